@@ -1,0 +1,18 @@
+package dev.mcprelay.config;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The pool of connections to upstream servers, {@code mcp-relay.connection-pool}. Each open SSE stream holds one
+ * connection for its whole life, so the pool is sized for long-lived streams, not for short requests.
+ *
+ * @param maxConnections connections per upstream host and port
+ * @param maxIdleTime an idle pooled connection older than this is closed instead of reused, so that a connection
+ * the upstream already closed is not picked for a new request
+ */
+public record ConnectionPoolProperties(
+		@DefaultValue("2000") int maxConnections,
+		@DefaultValue("30s") Duration maxIdleTime) {
+}

@@ -1,0 +1,22 @@
+package dev.mcprelay.config;
+
+/**
+ * A header the relay sets on every request to one upstream, {@code mcp-relay.servers.<id>.headers[n]}. Exactly one
+ * of {@code value} and {@code fromRequestHeader} is given. A configured header replaces any header of the same
+ * name the client sent.
+ *
+ * @param name the header name sent upstream
+ * @param value a static value, typically {@code ${ENV_VAR}}. A secret: never logged or printed.
+ * @param fromRequestHeader copy the value of this inbound request header instead of a static value
+ * @param required when the value cannot be resolved (the inbound header is absent), answer the client 400 instead
+ * of sending the request without the header
+ */
+public record HeaderProperties(String name, String value, String fromRequestHeader, boolean required) {
+
+	@Override
+	public String toString() {
+		String source = value != null ? "value=<redacted>" : "from-request-header=" + fromRequestHeader;
+		return "HeaderProperties[name=" + name + ", " + source + ", required=" + required + "]";
+	}
+
+}

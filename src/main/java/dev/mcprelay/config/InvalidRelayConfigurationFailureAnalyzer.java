@@ -1,0 +1,20 @@
+package dev.mcprelay.config;
+
+import java.util.stream.Collectors;
+
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/** Turns {@link InvalidRelayConfigurationException} into Spring Boot's start-up report: one line per problem. */
+class InvalidRelayConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidRelayConfigurationException> {
+
+	@Override
+	protected FailureAnalysis analyze(Throwable rootFailure, InvalidRelayConfigurationException cause) {
+		String description = "The mcp-relay configuration has " + cause.problems().size() + " problem(s):\n"
+				+ cause.problems().stream().map(p -> "  - " + p).collect(Collectors.joining("\n"));
+		return new FailureAnalysis(description,
+				"Fix each property named above in application.yml (or its environment variable) and start again.",
+				cause);
+	}
+
+}

@@ -1,0 +1,164 @@
+package dev.mcprelay.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Checks the whole {@code mcp-relay} tree and reports every problem at once, each named by its property path with
+ * what to write instead. Values that may be secrets ({@code authorization}, header {@code value}s, URL queries)
+ * are never quoted.
+ */
+public final class RelayPropertiesValidator {
+
+	private static final Pattern SERVER_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._~-]*");
+
+	private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
+	/** Headers the relay owns: a configuration may not set them. */
+	private static final Set<String> RESERVED_HEADERS = Set.of("host", "content-length", "transfer-encoding",
+			"connection", "keep-alive", "upgrade", "te", "trailer", "proxy-connection", "mcp-session-id",
+			"mcp-protocol-version", "last-event-id", "content-type", "accept");
+
+	private static final Pattern ORIGIN = Pattern.compile("https?://[^/?#\\s]+");
+
+	private RelayPropertiesValidator() {
+	}
+
+	public static List<ConfigurationProblem> validate(RelayProperties properties) {
+		List<ConfigurationProblem> problems = new ArrayList<>();
+		properties.servers().forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, problems));
+		List<String> origins = properties.allowedOrigins();
+		for (int i = 0; i < origins.size(); i++) {
+			String origin = origins.get(i);
+			if (origin == null || !(origin.equals("*") || ORIGIN.matcher(origin).matches())) {
+				problems.add(new ConfigurationProblem("mcp-relay.allowed-origins[" + i + "]",
+						"'" + origin + "' is not an origin",
+						"Write scheme://host[:port] with no path, e.g. https://app.example.com, or * to allow any"));
+			}
+		}
+		ConnectionPoolProperties pool = properties.connectionPool();
+		if (pool.maxConnections() < 1) {
+			problems.add(new ConfigurationProblem("mcp-relay.connection-pool.max-connections",
+					"must be at least 1 but is " + pool.maxConnections(), "Write a positive number, e.g. 2000"));
+		}
+		requirePositive("mcp-relay.connection-pool.max-idle-time", pool.maxIdleTime(), "30s", problems);
+		return problems;
+	}
+
+	/** Throws {@link InvalidRelayConfigurationException} listing every problem, if there is any. */
+	public static void requireValid(RelayProperties properties) {
+		List<ConfigurationProblem> problems = validate(properties);
+		if (!problems.isEmpty()) {
+			throw new InvalidRelayConfigurationException(problems);
+		}
+	}
+
+	private static void validateServer(String path, String id, ServerProperties server,
+			List<ConfigurationProblem> problems) {
+		if (!SERVER_ID.matcher(id).matches()) {
+			problems.add(new ConfigurationProblem(path, "the server id '" + id + "' cannot be a URL path segment",
+					"Use letters, digits, '.', '_', '~' and '-' only, starting with a letter or digit, e.g. github"));
+		}
+		if (server == null) {
+			problems.add(new ConfigurationProblem(path + ".url", "is missing",
+					"Write the upstream's absolute http(s) URL, e.g. https://mcp.example.com/mcp"));
+			return;
+		}
+		validateUrl(path + ".url", server.url(), problems);
+		if (server.authorization() != null && server.authorization().isBlank()) {
+			problems.add(new ConfigurationProblem(path + ".authorization",
+					"is blank (an environment variable that is not set?)",
+					"Set it to the full header value, e.g. \"Bearer ${TOKEN}\", or remove the property"));
+		}
+		for (int i = 0; i < server.headers().size(); i++) {
+			validateHeader(path + ".headers[" + i + "]", server.headers().get(i), problems);
+		}
+		TimeoutProperties timeouts = server.timeouts();
+		requirePositive(path + ".timeouts.non-streaming", timeouts.nonStreaming(), "60s", problems);
+		requirePositive(path + ".timeouts.streaming-idle", timeouts.streamingIdle(), "60s", problems);
+		DataSize max = server.maxBufferedBody();
+		if (max == null || max.toBytes() <= 0 || max.toBytes() > Integer.MAX_VALUE - 8) {
+			problems.add(new ConfigurationProblem(path + ".max-buffered-body",
+					"must be between 1B and 2047MB but is " + max, "Write a size such as 50MB"));
+		}
+	}
+
+	private static void validateUrl(String path, String url, List<ConfigurationProblem> problems) {
+		String fix = "Write the upstream's absolute http(s) URL, e.g. https://mcp.example.com/mcp";
+		if (url == null || url.isBlank()) {
+			problems.add(new ConfigurationProblem(path, "is missing", fix));
+			return;
+		}
+		URI uri;
+		try {
+			uri = new URI(url);
+		}
+		catch (URISyntaxException ex) {
+			problems.add(new ConfigurationProblem(path, "is not a valid URL (" + ex.getReason() + ")", fix));
+			return;
+		}
+		String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
+		if (!uri.isAbsolute()) {
+			problems.add(new ConfigurationProblem(path, "is a relative URL", fix));
+		}
+		else if (!"http".equals(scheme) && !"https".equals(scheme)) {
+			problems.add(new ConfigurationProblem(path, "has the scheme '" + scheme + "', not http or https", fix));
+		}
+		else if (uri.getHost() == null) {
+			problems.add(new ConfigurationProblem(path, "has no host", fix));
+		}
+		else if (uri.getFragment() != null) {
+			problems.add(new ConfigurationProblem(path, "has a #fragment, which HTTP never sends", "Remove the fragment"));
+		}
+	}
+
+	private static void validateHeader(String path, HeaderProperties header, List<ConfigurationProblem> problems) {
+		if (header.name() == null || header.name().isBlank()) {
+			problems.add(new ConfigurationProblem(path + ".name", "is blank", "Write the header name, e.g. X-Api-Key"));
+		}
+		else if (!HEADER_NAME.matcher(header.name()).matches()) {
+			problems.add(new ConfigurationProblem(path + ".name", "'" + header.name() + "' is not a valid header name",
+					"Use letters, digits and '-', e.g. X-Api-Key"));
+		}
+		else if (RESERVED_HEADERS.contains(header.name().toLowerCase(Locale.ROOT))) {
+			problems.add(new ConfigurationProblem(path + ".name", "'" + header.name() + "' is managed by the relay",
+					"Remove this header; the relay passes it through or computes it itself"));
+		}
+		boolean hasValue = header.value() != null;
+		boolean hasSource = header.fromRequestHeader() != null;
+		if (hasValue && hasSource) {
+			problems.add(new ConfigurationProblem(path, "has both value and from-request-header",
+					"Keep exactly one: value for a static value, from-request-header to copy an inbound header"));
+		}
+		else if (!hasValue && !hasSource) {
+			problems.add(new ConfigurationProblem(path, "has neither value nor from-request-header",
+					"Add value: ${ENV_VAR} for a static value, or from-request-header: X-Name to copy an inbound header"));
+		}
+		else if (hasSource && !HEADER_NAME.matcher(header.fromRequestHeader()).matches()) {
+			problems.add(new ConfigurationProblem(path + ".from-request-header",
+					"'" + header.fromRequestHeader() + "' is not a valid header name", "Write the inbound header's name, e.g. X-Tenant"));
+		}
+		else if (hasValue && header.required() && header.value().isBlank()) {
+			problems.add(new ConfigurationProblem(path + ".value", "is required but blank (an environment variable that is not set?)",
+					"Set the variable it refers to, or give a non-blank value"));
+		}
+	}
+
+	private static void requirePositive(String path, Duration duration, String example,
+			List<ConfigurationProblem> problems) {
+		if (duration == null || duration.isNegative() || duration.isZero()) {
+			problems.add(new ConfigurationProblem(path, "must be positive but is " + duration,
+					"Write a positive duration, e.g. " + example));
+		}
+	}
+
+}

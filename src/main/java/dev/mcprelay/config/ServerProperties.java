@@ -1,0 +1,55 @@
+package dev.mcprelay.config;
+
+import java.net.URI;
+import java.util.List;
+
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * One upstream MCP server, {@code mcp-relay.servers.<id>}.
+ *
+ * @param url the upstream's Streamable HTTP endpoint: an absolute http or https URL
+ * @param authorization the {@code Authorization} header value sent upstream, e.g. {@code Bearer ${TOKEN}}; the
+ * client's own {@code Authorization} header is never forwarded. A secret: never logged or printed.
+ * @param headers extra headers sent upstream, each with a static value or copied from the inbound request
+ * @param timeouts how long the relay waits on this upstream
+ * @param maxBufferedBody the largest body the relay reads into memory for this server: the client's POST body,
+ * a JSON response, and one SSE event
+ */
+public record ServerProperties(
+		String url,
+		String authorization,
+		@DefaultValue List<HeaderProperties> headers,
+		@DefaultValue TimeoutProperties timeouts,
+		@DefaultValue("50MB") DataSize maxBufferedBody) {
+
+	public ServerProperties {
+		headers = headers == null ? List.of() : List.copyOf(headers);
+	}
+
+	/** The upstream URL as a URI; only valid after {@link RelayPropertiesValidator} accepted it. */
+	public URI uri() {
+		return URI.create(url);
+	}
+
+	/** The URL with user info and query redacted, safe for logs and error messages. */
+	public String redactedUrl() {
+		try {
+			URI uri = uri();
+			String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+			String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+			return uri.getScheme() + "://" + uri.getHost() + port + path + (uri.getRawQuery() == null ? "" : "?<redacted>");
+		}
+		catch (RuntimeException ex) {
+			return "<unparsable url>";
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ServerProperties[url=" + redactedUrl() + ", authorization=" + (authorization == null ? "none" : "<redacted>")
+				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + "]";
+	}
+
+}

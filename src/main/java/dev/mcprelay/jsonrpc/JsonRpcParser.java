@@ -1,0 +1,105 @@
+package dev.mcprelay.jsonrpc;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Parses HTTP bodies and SSE event data into {@link JsonRpcPayload}s, enforcing the JSON-RPC 2.0 message shapes.
+ * Thread-safe.
+ *
+ * @see <a href="https://www.jsonrpc.org/specification">JSON-RPC 2.0</a>
+ */
+public final class JsonRpcParser {
+
+	private static final ObjectMapper MAPPER = JsonMapper.builder()
+		.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+		.build();
+
+	private JsonRpcParser() {
+	}
+
+	/** The mapper used for every JSON-RPC body: numbers keep their precision, trailing content is rejected. */
+	public static ObjectMapper mapper() {
+		return MAPPER;
+	}
+
+	public static JsonRpcPayload parse(byte[] body) throws JsonRpcParseException {
+		JsonNode root;
+		try (JsonParser parser = MAPPER.createParser(body)) {
+			root = MAPPER.readTree(parser);
+		}
+		catch (IOException ex) {
+			throw new JsonRpcParseException("Parse error: the body is not valid JSON", true);
+		}
+		if (root == null || root.isMissingNode()) {
+			throw new JsonRpcParseException("Parse error: the body is empty", true);
+		}
+		if (root.isArray()) {
+			if (root.isEmpty()) {
+				throw new JsonRpcParseException("Invalid Request: an empty batch", false);
+			}
+			List<JsonRpcMessage> messages = new ArrayList<>(root.size());
+			for (int i = 0; i < root.size(); i++) {
+				messages.add(toMessage(root.get(i), "batch element " + i + ": "));
+			}
+			return new JsonRpcPayload(body, messages, true);
+		}
+		return new JsonRpcPayload(body, List.of(toMessage(root, "")), false);
+	}
+
+	private static JsonRpcMessage toMessage(JsonNode node, String where) throws JsonRpcParseException {
+		if (!(node instanceof ObjectNode object)) {
+			throw invalid(where + "a JSON-RPC message is a JSON object");
+		}
+		JsonNode version = object.get("jsonrpc");
+		if (version == null || !"2.0".equals(version.textValue())) {
+			throw invalid(where + "\"jsonrpc\" must be \"2.0\"");
+		}
+		JsonNode id = object.get("id");
+		JsonNode method = object.get("method");
+		if (method != null) {
+			if (!method.isTextual() || method.textValue().isEmpty()) {
+				throw invalid(where + "\"method\" must be a non-empty string");
+			}
+			JsonNode params = object.get("params");
+			if (params != null && !params.isObject() && !params.isArray()) {
+				throw invalid(where + "\"params\" must be an object");
+			}
+			if (id == null) {
+				return new JsonRpcMessage(JsonRpcMessage.Kind.NOTIFICATION, object);
+			}
+			if (!id.isTextual() && !id.isIntegralNumber()) {
+				throw invalid(where + "a request \"id\" must be a string or an integer");
+			}
+			return new JsonRpcMessage(JsonRpcMessage.Kind.REQUEST, object);
+		}
+		boolean hasResult = object.has("result");
+		boolean hasError = object.has("error");
+		if (hasResult == hasError) {
+			throw invalid(where + "a message needs \"method\", or exactly one of \"result\" and \"error\"");
+		}
+		if (id == null || !(id.isTextual() || id.isIntegralNumber() || (hasError && id.isNull()))) {
+			throw invalid(where + "a response \"id\" must be a string or an integer");
+		}
+		if (hasError && !object.get("error").isObject()) {
+			throw invalid(where + "\"error\" must be an object");
+		}
+		return new JsonRpcMessage(JsonRpcMessage.Kind.RESPONSE, object);
+	}
+
+	private static JsonRpcParseException invalid(String detail) {
+		return new JsonRpcParseException("Invalid Request: " + detail, false);
+	}
+
+}

@@ -1,0 +1,100 @@
+package dev.mcprelay.proxy;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+
+import dev.mcprelay.config.HeaderProperties;
+
+/**
+ * Which headers cross the relay, in each direction.
+ *
+ * <p>Upstream: the client's headers minus hop-by-hop ones and those that belong to the client's connection or
+ * identity ({@code Host}, {@code Authorization}, {@code Cookie}, {@code Origin}, {@code Referer},
+ * {@code Accept-Encoding}, {@code Content-Length}, proxy credentials); then the server's configured headers, which
+ * win over the client's; then the configured {@code authorization}. {@code Mcp-Session-Id},
+ * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass.
+ *
+ * <p>Back to the client: the upstream's headers minus hop-by-hop ones and {@code Set-Cookie} (the client's cookies
+ * never reach the upstream, so its cookies could never come back to it).
+ */
+public final class HeaderRules {
+
+	private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection",
+			"proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade");
+
+	private static final Set<String> NOT_FORWARDED_UPSTREAM = Set.of("host", "authorization", "cookie", "origin",
+			"referer", "accept-encoding", "content-length", "expect", "forwarded");
+
+	private static final Set<String> NOT_RELAYED_DOWNSTREAM = Set.of("set-cookie", "content-length");
+
+	private HeaderRules() {
+	}
+
+	/**
+	 * The headers of the request sent upstream.
+	 *
+	 * @throws RelayFailure (400) when a {@code required} configured header cannot be resolved from the request
+	 */
+	public static HttpHeaders upstreamRequestHeaders(HttpHeaders inbound, Upstream upstream, boolean hasBody) {
+		HttpHeaders out = new HttpHeaders();
+		Set<String> connectionListed = connectionListed(inbound);
+		inbound.forEach((name, values) -> {
+			String lower = name.toLowerCase(Locale.ROOT);
+			if (!HOP_BY_HOP.contains(lower) && !NOT_FORWARDED_UPSTREAM.contains(lower) && !connectionListed.contains(lower)) {
+				out.addAll(name, values);
+			}
+		});
+		for (HeaderProperties header : upstream.properties().headers()) {
+			out.remove(header.name());
+			if (header.value() != null) {
+				out.set(header.name(), header.value());
+				continue;
+			}
+			List<String> values = inbound.get(header.fromRequestHeader());
+			if (values != null && !values.isEmpty()) {
+				out.addAll(header.name(), values);
+			}
+			else if (header.required()) {
+				throw RelayFailures.missingRequiredHeader(upstream.id(), header.fromRequestHeader());
+			}
+		}
+		String authorization = upstream.properties().authorization();
+		if (authorization != null) {
+			out.set(HttpHeaders.AUTHORIZATION, authorization);
+		}
+		if (hasBody && out.getContentType() == null) {
+			out.setContentType(MediaType.APPLICATION_JSON);
+		}
+		return out;
+	}
+
+	/**
+	 * Copies the upstream response's headers that may reach the client.
+	 *
+	 * @param keepContentLength true only when the body is relayed exactly as received
+	 */
+	public static void copyResponseHeaders(HttpHeaders upstream, HttpHeaders client, boolean keepContentLength) {
+		Set<String> connectionListed = connectionListed(upstream);
+		upstream.forEach((name, values) -> {
+			String lower = name.toLowerCase(Locale.ROOT);
+			boolean contentLength = lower.equals("content-length");
+			if (!HOP_BY_HOP.contains(lower) && !connectionListed.contains(lower)
+					&& (!NOT_RELAYED_DOWNSTREAM.contains(lower) || (contentLength && keepContentLength))) {
+				client.put(name, values);
+			}
+		});
+	}
+
+	private static Set<String> connectionListed(HttpHeaders headers) {
+		List<String> connection = headers.getConnection();
+		if (connection.isEmpty()) {
+			return Set.of();
+		}
+		return Set.copyOf(connection.stream().map(token -> token.trim().toLowerCase(Locale.ROOT)).toList());
+	}
+
+}

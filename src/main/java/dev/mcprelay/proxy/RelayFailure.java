@@ -1,0 +1,55 @@
+package dev.mcprelay.proxy;
+
+import java.util.Map;
+
+import org.springframework.http.HttpStatus;
+
+/**
+ * A failure the relay reports to its client as a JSON-RPC error. Everything in it is user-facing: the message says
+ * what happened and what to do, and never carries internal details, stack traces or secrets.
+ *
+ * @see RelayFailures for every failure the relay can report
+ */
+public final class RelayFailure extends RuntimeException {
+
+	private final HttpStatus status;
+
+	private final int code;
+
+	private final String reason;
+
+	private final String server;
+
+	/**
+	 * @param status the HTTP status when the failure is the whole answer
+	 * @param code the JSON-RPC error code
+	 * @param reason a stable snake_case identifier, sent as {@code error.data.reason}
+	 * @param server the server id, or {@code null} when no server was resolved
+	 * @param message the user-facing message
+	 */
+	RelayFailure(HttpStatus status, int code, String reason, String server, String message) {
+		super(message, null, false, false);
+		this.status = status;
+		this.code = code;
+		this.reason = reason;
+		this.server = server;
+	}
+
+	public HttpStatus status() {
+		return status;
+	}
+
+	public int code() {
+		return code;
+	}
+
+	public String reason() {
+		return reason;
+	}
+
+	/** The fields sent as the JSON-RPC error's {@code data}. */
+	public Map<String, String> data() {
+		return server == null ? Map.of("reason", reason) : Map.of("reason", reason, "server", server);
+	}
+
+}

@@ -1,0 +1,86 @@
+package dev.mcprelay.proxy;
+
+import java.time.Duration;
+import java.util.Collection;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.util.unit.DataSize;
+
+import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+
+/** Every failure the relay reports, in one place, with its HTTP status, JSON-RPC code and wording. */
+public final class RelayFailures {
+
+	private RelayFailures() {
+	}
+
+	public static RelayFailure unknownServer(String server, Collection<String> known) {
+		String way = known.isEmpty() ? "No servers are configured: add one under mcp-relay.servers in application.yml."
+				: "Known servers: " + String.join(", ", known.stream().sorted().toList()) + " (POST, GET or DELETE /mcp/{server}).";
+		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INVALID_REQUEST, "unknown_server", null,
+				"Unknown MCP server '" + server + "'. " + way);
+	}
+
+	public static RelayFailure originNotAllowed(String origin) {
+		return new RelayFailure(HttpStatus.FORBIDDEN, JsonRpcErrorCodes.INVALID_REQUEST, "origin_not_allowed", null,
+				"Origin '" + origin + "' is not allowed to call this relay; an operator can add it to mcp-relay.allowed-origins.");
+	}
+
+	public static RelayFailure requestTooLarge(String server, DataSize limit) {
+		return new RelayFailure(HttpStatus.PAYLOAD_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
+				server, "The request body is larger than the " + limit + " this relay accepts for '" + server + "'.");
+	}
+
+	public static RelayFailure unparsableRequest(String server, JsonRpcParseException cause) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, cause.errorCode(),
+				cause.notJson() ? "parse_error" : "invalid_request", server, cause.getMessage());
+	}
+
+	public static RelayFailure missingRequiredHeader(String server, String inboundHeader) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "missing_required_header",
+				server, "Missing required request header '" + inboundHeader + "': server '" + server
+						+ "' needs it to forward your request.");
+	}
+
+	public static RelayFailure upstreamUnreachable(String server, String what) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_unreachable", server,
+				"MCP server '" + server + "' could not be reached: " + what + ".");
+	}
+
+	public static RelayFailure upstreamTimeout(String server, Duration limit) {
+		return new RelayFailure(HttpStatus.GATEWAY_TIMEOUT, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_timeout", server,
+				"MCP server '" + server + "' did not answer within " + format(limit) + ".");
+	}
+
+	public static RelayFailure upstreamResponseTooLarge(String server, DataSize limit) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_response_too_large",
+				server, "MCP server '" + server + "' sent a message larger than the " + limit + " this relay accepts.");
+	}
+
+	public static RelayFailure upstreamInvalidResponse(String server, String detail) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_invalid_response",
+				server, "MCP server '" + server + "' sent an invalid response: " + detail + ".");
+	}
+
+	public static RelayFailure upstreamStreamIdle(String server, Duration limit) {
+		return new RelayFailure(HttpStatus.GATEWAY_TIMEOUT, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_stream_idle",
+				server, "MCP server '" + server + "' sent nothing for " + format(limit)
+						+ " before answering; the stream was closed.");
+	}
+
+	public static RelayFailure upstreamStreamBroken(String server) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_stream_broken",
+				server, "The stream from MCP server '" + server + "' broke off before the answer arrived.");
+	}
+
+	public static RelayFailure upstreamFailed(String server) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_failed", server,
+				"The exchange with MCP server '" + server + "' failed.");
+	}
+
+	private static String format(Duration duration) {
+		return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms";
+	}
+
+}

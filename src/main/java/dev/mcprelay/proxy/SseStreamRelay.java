@@ -1,0 +1,140 @@
+package dev.mcprelay.proxy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+import org.springframework.web.reactive.function.client.ClientResponse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.sse.SseEventSplitter;
+import dev.mcprelay.sse.SseEventTooLargeException;
+import dev.mcprelay.sse.SseEventWriter;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Relays an upstream {@code text/event-stream} to the client event by event: the response headers are flushed at
+ * once, then each event is written and flushed as soon as it is complete, its raw bytes unchanged. Demand comes
+ * from the client, so a slow client slows the upstream read instead of filling memory; a client that goes away
+ * cancels the upstream exchange.
+ *
+ * <p>How a stream ends:
+ * <ul>
+ * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
+ * SSE client would drop them);</li>
+ * <li>no byte for {@code timeouts.streaming-idle}: on a POST stream, each request still unanswered gets a JSON-RPC
+ * error event; on a GET stream this is its normal end;</li>
+ * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, or a broken
+ * connection: the upstream exchange is closed and, on a POST stream, each request still unanswered gets a
+ * JSON-RPC error event.</li>
+ * </ul>
+ */
+@Component
+class SseStreamRelay {
+
+	private static final Logger log = LoggerFactory.getLogger(SseStreamRelay.class);
+
+	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse) {
+		ServerHttpResponse response = call.exchange().getResponse();
+		ResponseRelay.writeHead(upstreamResponse, response, false);
+		DataBufferFactory buffers = response.bufferFactory();
+		Upstream upstream = call.upstream();
+		PendingRequests pending = new PendingRequests(call.payload() == null ? List.of() : call.payload().requestIds());
+		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
+
+		Flux<byte[]> events = upstreamResponse.bodyToFlux(DataBuffer.class)
+			.timeout(upstream.streamingIdleTimeout())
+			.concatMapIterable(chunk -> {
+				try {
+					return splitter.split(chunk);
+				}
+				finally {
+					DataBufferUtils.release(chunk);
+				}
+			})
+			.map(event -> relayEvent(event, pending, upstream))
+			.concatWith(Mono.fromRunnable(() -> warnIfCutShort(splitter, upstream)))
+			.onErrorResume(error -> endAfterFailure(error, call, pending))
+			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
+
+		Publisher<Publisher<DataBuffer>> groups = Flux.concat(
+				Mono.just(Flux.<DataBuffer>empty()),
+				events.map(bytes -> Mono.just(buffers.wrap(bytes))));
+		return response.writeAndFlushWith(groups);
+	}
+
+	private static byte[] relayEvent(SseEvent event, PendingRequests pending, Upstream upstream) {
+		if (event.isMessage()) {
+			try {
+				JsonRpcPayload payload = JsonRpcParser.parse(event.data().getBytes(StandardCharsets.UTF_8));
+				payload.messages().stream().filter(JsonRpcMessage::isResponse).forEach(m -> pending.answered(m.id()));
+			}
+			catch (JsonRpcParseException ex) {
+				throw new MalformedEventException(ex.getMessage());
+			}
+		}
+		return event.raw();
+	}
+
+	private static Flux<byte[]> endAfterFailure(Throwable error, RelayCall call, PendingRequests pending) {
+		Upstream upstream = call.upstream();
+		boolean idle = error instanceof TimeoutException;
+		if (idle && !call.isPost()) {
+			log.debug("GET stream from '{}' idle for {}: ending it", upstream.id(), upstream.streamingIdleTimeout());
+			return Flux.empty();
+		}
+		RelayFailure failure;
+		if (idle) {
+			failure = RelayFailures.upstreamStreamIdle(upstream.id(), upstream.streamingIdleTimeout());
+		}
+		else if (error instanceof SseEventTooLargeException) {
+			failure = RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody());
+		}
+		else if (error instanceof MalformedEventException) {
+			failure = RelayFailures.upstreamInvalidResponse(upstream.id(), "an SSE event held no JSON-RPC message ("
+					+ error.getMessage() + ")");
+		}
+		else {
+			failure = RelayFailures.upstreamStreamBroken(upstream.id());
+		}
+		List<JsonNode> unanswered = pending.remaining();
+		log.warn("{} stream from '{}' ended early ({}; {}); {} request(s) answered with an error", call.method(),
+				upstream.id(), failure.reason(), UpstreamFailures.describe(error), unanswered.size());
+		return Flux.fromIterable(unanswered)
+			.map(id -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(JsonRpcErrors.error(id, failure.code(),
+					failure.getMessage(), failure.data())), StandardCharsets.UTF_8)));
+	}
+
+	private static void warnIfCutShort(SseEventSplitter splitter, Upstream upstream) {
+		if (splitter.pendingBytes() > 0) {
+			log.warn("The stream from '{}' ended inside an event; its {} bytes were dropped, as an SSE client would",
+					upstream.id(), splitter.pendingBytes());
+		}
+	}
+
+	/** A message event whose data is not a JSON-RPC message. */
+	private static final class MalformedEventException extends RuntimeException {
+
+		MalformedEventException(String message) {
+			super(message, null, false, false);
+		}
+
+	}
+
+}

@@ -1,0 +1,159 @@
+package dev.mcprelay.sse;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.springframework.core.io.buffer.DataBuffer;
+
+/**
+ * Cuts a byte stream into {@link SseEvent}s at blank lines, accepting {@code \r\n}, {@code \n} and {@code \r} line
+ * ends split anywhere across chunks. Holds at most one event's bytes; an event larger than the cap fails with
+ * {@link SseEventTooLargeException}. Stateful: one instance per stream, fed from one thread at a time.
+ *
+ * <p>The concatenated {@code raw} bytes of the events emitted equal the input up to the end of the last complete
+ * event: nothing is dropped or reordered.
+ */
+public final class SseEventSplitter {
+
+	private final long maxEventBytes;
+
+	private byte[] pending = new byte[512];
+
+	private int length;
+
+	/** Where scanning resumes in {@link #pending}. */
+	private int scanned;
+
+	/** Start of the line being read. */
+	private int lineStart;
+
+	/** The previous byte was a {@code \r} that ended a line; a {@code \n} right after it belongs to that line end. */
+	private boolean afterCr;
+
+	private final EventBuilder builder = new EventBuilder();
+
+	public SseEventSplitter(long maxEventBytes) {
+		this.maxEventBytes = maxEventBytes;
+	}
+
+	/** Consumes the buffer (the caller still releases it) and returns the events it completed, in order. */
+	public List<SseEvent> split(DataBuffer buffer) {
+		int readable = buffer.readableByteCount();
+		ensureCapacity(length + readable);
+		buffer.read(pending, length, readable);
+		length += readable;
+		List<SseEvent> events = List.of();
+		for (int i = scanned; i < length; i++) {
+			byte b = pending[i];
+			if (afterCr) {
+				afterCr = false;
+				if (b == '\n') {
+					lineStart = i + 1;
+					continue;
+				}
+			}
+			if (b != '\n' && b != '\r') {
+				continue;
+			}
+			afterCr = b == '\r';
+			if (i == lineStart) {
+				if (events.isEmpty()) {
+					events = new ArrayList<>(2);
+				}
+				events.add(builder.build(Arrays.copyOf(pending, i + 1)));
+				int rest = length - (i + 1);
+				System.arraycopy(pending, i + 1, pending, 0, rest);
+				length = rest;
+				i = -1;
+				lineStart = 0;
+			}
+			else {
+				builder.line(pending, lineStart, i);
+				lineStart = i + 1;
+			}
+		}
+		scanned = length;
+		if (length > maxEventBytes) {
+			throw new SseEventTooLargeException(maxEventBytes);
+		}
+		return events;
+	}
+
+	/** Bytes received after the last complete event: an event the stream ended inside of. */
+	public int pendingBytes() {
+		for (int i = 0; i < length; i++) {
+			if (pending[i] != '\n' && pending[i] != '\r') {
+				return length;
+			}
+		}
+		return 0;
+	}
+
+	private void ensureCapacity(int needed) {
+		if (needed > pending.length) {
+			pending = Arrays.copyOf(pending, Math.max(needed, pending.length * 2));
+		}
+	}
+
+	/** Accumulates the fields of the event being read. */
+	private static final class EventBuilder {
+
+		private String id;
+
+		private String event;
+
+		private StringBuilder data;
+
+		private String retry;
+
+		void line(byte[] bytes, int start, int end) {
+			if (bytes[start] == ':') {
+				return;
+			}
+			int colon = start;
+			while (colon < end && bytes[colon] != ':') {
+				colon++;
+			}
+			String field = new String(bytes, start, colon - start, StandardCharsets.UTF_8);
+			int valueStart = colon < end ? colon + 1 : end;
+			if (valueStart < end && bytes[valueStart] == ' ') {
+				valueStart++;
+			}
+			String value = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
+			switch (field) {
+				case "data" -> {
+					if (data == null) {
+						data = new StringBuilder(value.length());
+					}
+					else {
+						data.append('\n');
+					}
+					data.append(value);
+				}
+				case "id" -> {
+					if (value.indexOf('\0') < 0) {
+						id = value;
+					}
+				}
+				case "event" -> event = value;
+				case "retry" -> retry = value;
+				default -> {
+					// Unknown fields are ignored, as an SSE client would; they stay in the raw bytes.
+				}
+			}
+		}
+
+		SseEvent build(byte[] raw) {
+			SseEvent built = new SseEvent(raw, id, event, data == null ? null : data.toString(), retry);
+			id = null;
+			event = null;
+			data = null;
+			retry = null;
+			return built;
+		}
+
+	}
+
+}
