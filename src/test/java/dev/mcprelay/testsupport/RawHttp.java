@@ -1,0 +1,90 @@
+package dev.mcprelay.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * Plain HTTP to the relay with the JDK client, for tests that look at status lines, headers and bytes rather than
+ * at MCP semantics.
+ */
+public final class RawHttp {
+
+	public static final String ACCEPT_BOTH = "application/json, text/event-stream";
+
+	private static final ObjectMapper JSON = new ObjectMapper();
+
+	private static final HttpClient CLIENT = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(5))
+		.build();
+
+	private final int port;
+
+	RawHttp(int port) {
+		this.port = port;
+	}
+
+	public HttpRequest.Builder post(String server, String body) {
+		return request(server).header("Content-Type", "application/json")
+			.header("Accept", ACCEPT_BOTH)
+			.POST(HttpRequest.BodyPublishers.ofString(body));
+	}
+
+	public HttpRequest.Builder request(String server) {
+		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp/" + server))
+			.timeout(Duration.ofSeconds(20));
+	}
+
+	public HttpResponse<String> send(HttpRequest.Builder request) {
+		try {
+			return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Returns as soon as the response headers arrive; the body is read by the caller as it streams. */
+	public HttpResponse<InputStream> open(HttpRequest.Builder request) {
+		try {
+			return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	public static JsonNode json(String body) {
+		try {
+			return JSON.readTree(body);
+		}
+		catch (IOException ex) {
+			throw new AssertionError("Not JSON: " + body, ex);
+		}
+	}
+
+	/** A tools/call request with this id. */
+	public static String toolsCall(Object id, String tool) {
+		String jsonId = id instanceof String ? "\"" + id + "\"" : String.valueOf(id);
+		return "{\"jsonrpc\":\"2.0\",\"id\":" + jsonId + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
+				+ "\",\"arguments\":{}}}";
+	}
+
+}

@@ -1,0 +1,61 @@
+package dev.mcprelay.testsupport;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Base of the integration tests: the relay on a random port in front of the shared {@link TestUpstreams}. One
+ * Spring context serves every subclass. Servers:
+ * <ul>
+ * <li>{@code sdk}: the SDK's Streamable HTTP server (SSE answers);</li>
+ * <li>{@code sdk-json}: the SDK's stateless server (JSON answers);</li>
+ * <li>{@code scripted}: the scripted upstream, with 1s timeouts and a 64KB body cap;</li>
+ * <li>{@code scripted-headers}: the scripted upstream with configured authorization and headers;</li>
+ * <li>{@code refused}: a port nothing listens on.</li>
+ * </ul>
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+public abstract class RelayIntegrationTest {
+
+	public static final String UPSTREAM_TOKEN = "Bearer upstream-secret-token-4711";
+
+	public static final String STATIC_KEY = "static-secret-key-0815";
+
+	public static final String QUERY_SECRET = "query-secret-0042";
+
+	@LocalServerPort
+	protected int port;
+
+	@DynamicPropertySource
+	static void upstreams(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.servers.sdk.url", () -> TestUpstreams.SDK.url("/mcp"));
+		registry.add("mcp-relay.servers.sdk-json.url", () -> TestUpstreams.SDK.url("/stateless"));
+		registry.add("mcp-relay.servers.scripted.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
+		registry.add("mcp-relay.servers.scripted.timeouts.non-streaming", () -> "1s");
+		registry.add("mcp-relay.servers.scripted.timeouts.streaming-idle", () -> "1s");
+		registry.add("mcp-relay.servers.scripted.max-buffered-body", () -> "64KB");
+		registry.add("mcp-relay.servers.scripted-headers.url", () -> TestUpstreams.SCRIPTED.url("/mcp?key=" + QUERY_SECRET));
+		registry.add("mcp-relay.servers.scripted-headers.authorization", () -> UPSTREAM_TOKEN);
+		registry.add("mcp-relay.servers.scripted-headers.headers[0].name", () -> "X-Api-Key");
+		registry.add("mcp-relay.servers.scripted-headers.headers[0].value", () -> STATIC_KEY);
+		registry.add("mcp-relay.servers.scripted-headers.headers[1].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.scripted-headers.headers[1].from-request-header", () -> "X-Client-Tenant");
+		registry.add("mcp-relay.servers.scripted-headers.headers[1].required", () -> "true");
+		registry.add("mcp-relay.servers.scripted-headers.headers[2].name", () -> "X-Trace");
+		registry.add("mcp-relay.servers.scripted-headers.headers[2].from-request-header", () -> "X-Client-Trace");
+		registry.add("mcp-relay.servers.refused.url", () -> "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/mcp");
+		registry.add("mcp-relay.servers.refused.timeouts.non-streaming", () -> "2s");
+		registry.add("mcp-relay.allowed-origins[0]", () -> "https://app.example.com");
+	}
+
+	protected String relayUrl(String server) {
+		return "http://127.0.0.1:" + port + "/mcp/" + server;
+	}
+
+	protected RawHttp http() {
+		return new RawHttp(port);
+	}
+
+}

@@ -1,0 +1,86 @@
+package dev.mcprelay.testsupport;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+
+import org.reactivestreams.Publisher;
+import org.springframework.http.HttpHeaders;
+
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * A raw HTTP upstream on 127.0.0.1 whose answers a test scripts, for what no real MCP server does: malformed SSE,
+ * stalls, huge bodies, odd statuses. It records each request (method, headers, body) and counts closed
+ * connections, so a test can see what reached it and when the relay let go.
+ */
+public final class ScriptedUpstream implements AutoCloseable {
+
+	/** One request as the upstream saw it. */
+	public record Seen(String method, String uri, HttpHeaders headers, String body) {
+	}
+
+	private final List<Seen> seen = new CopyOnWriteArrayList<>();
+
+	private final AtomicInteger closedConnections = new AtomicInteger();
+
+	private volatile BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> script = (request,
+			response) -> response.status(500).sendString(Mono.just("no script"));
+
+	private final DisposableServer server;
+
+	public ScriptedUpstream() {
+		this.server = HttpServer.create()
+			.host("127.0.0.1")
+			.port(0)
+			.doOnConnection(connection -> connection.onDispose(closedConnections::incrementAndGet))
+			.handle((request, response) -> request.receive()
+				.aggregate()
+				.asString(StandardCharsets.UTF_8)
+				.defaultIfEmpty("")
+				.flatMap(body -> {
+					HttpHeaders headers = new HttpHeaders();
+					request.requestHeaders().forEach(entry -> headers.add(entry.getKey(), entry.getValue()));
+					seen.add(new Seen(request.method().name(), request.uri(), headers, body));
+					return Mono.from(script.apply(request, response));
+				}))
+			.bindNow();
+	}
+
+	/** Answers every following request with this script. */
+	public void script(BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> script) {
+		this.script = script;
+	}
+
+	public String url(String path) {
+		return "http://127.0.0.1:" + server.port() + path;
+	}
+
+	public List<Seen> seen() {
+		return List.copyOf(seen);
+	}
+
+	public Seen lastSeen() {
+		return seen.get(seen.size() - 1);
+	}
+
+	public void clear() {
+		seen.clear();
+	}
+
+	public int closedConnections() {
+		return closedConnections.get();
+	}
+
+	@Override
+	public void close() {
+		server.disposeNow();
+	}
+
+}
