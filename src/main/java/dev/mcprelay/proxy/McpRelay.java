@@ -83,21 +83,25 @@ public class McpRelay {
 
 	private Mono<Void> forward(RelayCall call) {
 		Upstream upstream = call.upstream();
-		HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(), upstream,
-				call.payload() != null);
-		NonStreamingDeadline deadline = new NonStreamingDeadline();
-		WebClient.RequestBodySpec request = webClient.method(call.method())
-			.uri(upstream.uri())
-			.headers(h -> h.addAll(headers));
-		WebClient.RequestHeadersSpec<?> withBody = call.payload() == null ? request : request.bodyValue(call.payload().raw());
-		return withBody.exchangeToMono(response -> responseRelay.relay(call, response, deadline))
-			.timeout(deadline.expiry(upstream.nonStreamingTimeout()))
-			.onErrorResume(error -> {
-				RelayFailure failure = UpstreamFailures.classify(error, upstream);
+		return Mono.defer(() -> {
+			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
+					upstream, call.payload() != null);
+			NonStreamingDeadline deadline = new NonStreamingDeadline();
+			WebClient.RequestBodySpec request = webClient.method(call.method())
+				.uri(upstream.uri())
+				.headers(h -> h.addAll(headers));
+			WebClient.RequestHeadersSpec<?> withBody = call.payload() == null ? request
+					: request.bodyValue(call.payload().raw());
+			return withBody.exchangeToMono(response -> responseRelay.relay(call, response, deadline))
+				.timeout(deadline.expiry(upstream.nonStreamingTimeout()));
+		}).onErrorResume(error -> {
+			RelayFailure failure = UpstreamFailures.classify(error, upstream);
+			if (!(error instanceof RelayFailure)) {
 				log.warn("{} /mcp/{} failed: {} ({})", call.method(), upstream.id(), failure.reason(),
 						UpstreamFailures.describe(error));
-				return answer(call.exchange(), failure, call.payload());
-			});
+			}
+			return answer(call.exchange(), failure, call.payload());
+		});
 	}
 
 	private static Mono<Void> answer(ServerWebExchange exchange, RelayFailure failure, JsonRpcPayload payload) {

@@ -29,7 +29,7 @@ public final class RelayFailures {
 
 	public static RelayFailure requestTooLarge(String server, DataSize limit) {
 		return new RelayFailure(HttpStatus.PAYLOAD_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
-				server, "The request body is larger than the " + limit + " this relay accepts for '" + server + "'.");
+				server, "The request body is larger than the " + format(limit) + " this relay accepts for '" + server + "'.");
 	}
 
 	public static RelayFailure unparsableRequest(String server, JsonRpcParseException cause) {
@@ -55,7 +55,7 @@ public final class RelayFailures {
 
 	public static RelayFailure upstreamResponseTooLarge(String server, DataSize limit) {
 		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_response_too_large",
-				server, "MCP server '" + server + "' sent a message larger than the " + limit + " this relay accepts.");
+				server, "MCP server '" + server + "' sent a message larger than the " + format(limit) + " this relay accepts.");
 	}
 
 	public static RelayFailure upstreamInvalidResponse(String server, String detail) {
@@ -77,6 +77,14 @@ public final class RelayFailures {
 	public static RelayFailure upstreamFailed(String server) {
 		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_failed", server,
 				"The exchange with MCP server '" + server + "' failed.");
+	}
+
+	private static String format(DataSize size) {
+		long bytes = size.toBytes();
+		if (bytes % DataSize.ofMegabytes(1).toBytes() == 0) {
+			return size.toMegabytes() + "MB";
+		}
+		return bytes % 1024 == 0 ? size.toKilobytes() + "KB" : bytes + "B";
 	}
 
 	private static String format(Duration duration) {

@@ -60,14 +60,19 @@ class SseStreamRelay {
 
 		Flux<byte[]> events = upstreamResponse.bodyToFlux(DataBuffer.class)
 			.timeout(upstream.streamingIdleTimeout())
-			.concatMapIterable(chunk -> {
+			.<List<SseEvent>>handle((chunk, sink) -> {
+				// handle, not map: a chunk is released here exactly once, also when splitting fails
 				try {
-					return splitter.split(chunk);
+					sink.next(splitter.split(chunk));
+				}
+				catch (SseEventTooLargeException ex) {
+					sink.error(ex);
 				}
 				finally {
 					DataBufferUtils.release(chunk);
 				}
 			})
+			.concatMapIterable(completed -> completed)
 			.map(event -> relayEvent(event, pending, upstream))
 			.concatWith(Mono.fromRunnable(() -> warnIfCutShort(splitter, upstream)))
 			.onErrorResume(error -> endAfterFailure(error, call, pending))

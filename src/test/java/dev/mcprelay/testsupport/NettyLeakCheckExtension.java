@@ -32,7 +32,7 @@ public class NettyLeakCheckExtension implements AfterAllCallback {
 		}
 		List<String> leaks = NettyLeakReports.drain();
 		if (!leaks.isEmpty()) {
-			throw new AssertionError(context.getDisplayName() + " leaked " + leaks.size()
+			throw new AssertionError(context.getDisplayName() + " leaked or over-released " + leaks.size()
 					+ " Netty buffer(s). First report:\n" + leaks.get(0));
 		}
 	}

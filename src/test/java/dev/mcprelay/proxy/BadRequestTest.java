@@ -1,0 +1,151 @@
+package dev.mcprelay.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RelayIntegrationTest;
+import dev.mcprelay.testsupport.TestUpstreams;
+import reactor.core.publisher.Mono;
+
+/** Every bad client request gets a clear JSON-RPC error with a fitting status, and nothing reaches the upstream. */
+class BadRequestTest extends RelayIntegrationTest {
+
+	@BeforeEach
+	void answerEverythingOk() {
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(202).send());
+	}
+
+	@AfterEach
+	void relayStillServes() {
+		HttpResponse<String> ok = http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+		assertThat(ok.statusCode()).as("the relay keeps serving after a bad request").isEqualTo(202);
+	}
+
+	@Test
+	void malformedJsonIsAParseErrorWithNullId() {
+		HttpResponse<String> response = http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"id\":1,"));
+
+		assertError(response, 400, -32700, "parse_error");
+		assertThat(RawHttp.json(response.body()).get("id").isNull()).as("no id can be read from malformed JSON").isTrue();
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "{\"hello\":1}", "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", "[]", "42",
+			"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", "{\"jsonrpc\":\"2.0\",\"id\":1}",
+			"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}, 7]", "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":3}" })
+	void jsonThatIsNotJsonRpcIsAnInvalidRequest(String body) {
+		HttpResponse<String> response = http().send(http().post("scripted", body));
+
+		assertError(response, 400, -32600, "invalid_request");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@Test
+	void emptyBodyIsAParseError() {
+		HttpResponse<String> response = http().send(http().post("scripted", ""));
+
+		assertError(response, 400, -32700, "parse_error");
+	}
+
+	@Test
+	void bodyOverTheCapIs413WhenContentLengthSaysSo() {
+		String big = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"p\":\"" + "a".repeat(70 * 1024) + "\"}}";
+
+		HttpResponse<String> response = http().send(http().post("scripted", big));
+
+		assertError(response, 413, -32600, "request_too_large");
+		assertThat(RawHttp.json(response.body()).at("/error/message").asText()).contains("64KB");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@Test
+	void chunkedBodyOverTheCapIs413() {
+		byte[] big = ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"p\":\"" + "a".repeat(70 * 1024) + "\"}}")
+			.getBytes();
+		HttpRequest.Builder chunked = http().request("scripted")
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big)));
+
+		HttpResponse<String> response = http().send(chunked);
+
+		assertError(response, 413, -32600, "request_too_large");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@Test
+	void unknownServerIs404NamingTheKnownServers() {
+		HttpResponse<String> response = http().send(http().post("no-such-server", RawHttp.toolsCall(1, "echo")));
+
+		assertError(response, 404, -32600, "unknown_server");
+		assertThat(RawHttp.json(response.body()).at("/error/message").asText()).contains("no-such-server")
+			.contains("sdk")
+			.contains("scripted");
+	}
+
+	@Test
+	void unknownServerOnGetAndDeleteIs404Too() {
+		assertThat(http().send(http().request("nope").GET()).statusCode()).isEqualTo(404);
+		assertThat(http().send(http().request("nope").DELETE()).statusCode()).isEqualTo(404);
+	}
+
+	@Test
+	void missingRequiredInboundHeaderIs400NamingIt() {
+		HttpResponse<String> response = http().send(http().post("scripted-headers", RawHttp.toolsCall("r-1", "echo")));
+
+		assertError(response, 400, -32600, "missing_required_header");
+		JsonNode body = RawHttp.json(response.body());
+		assertThat(body.get("id").asText()).as("the request's id is kept").isEqualTo("r-1");
+		assertThat(body.at("/error/message").asText()).contains("X-Client-Tenant");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@Test
+	void disallowedOriginIs403AndAllowedOriginPasses() {
+		HttpResponse<String> refused = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo"))
+			.header("Origin", "https://evil.example.net"));
+		assertError(refused, 403, -32600, "origin_not_allowed");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+		HttpResponse<String> allowed = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo"))
+			.header("Origin", "https://app.example.com"));
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().headers().getOrigin()).as("Origin is not forwarded").isNull();
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(202).send());
+	}
+
+	@Test
+	void unsupportedHttpMethodIs405() {
+		HttpResponse<String> response = http().send(http().request("scripted").PUT(HttpRequest.BodyPublishers.ofString("{}")));
+
+		assertThat(response.statusCode()).isEqualTo(405);
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	static void assertError(HttpResponse<String> response, int status, int code, String reason) {
+		assertThat(response.statusCode()).as("HTTP status; body: %s", response.body()).isEqualTo(status);
+		assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
+		JsonNode body = RawHttp.json(response.body());
+		assertThat(body.get("jsonrpc").asText()).isEqualTo("2.0");
+		assertThat(body.at("/error/code").asInt()).as("JSON-RPC code").isEqualTo(code);
+		assertThat(body.at("/error/data/reason").asText()).as("machine-readable reason").isEqualTo(reason);
+		assertThat(body.at("/error/message").asText()).as("a message for the user").isNotBlank();
+	}
+
+}

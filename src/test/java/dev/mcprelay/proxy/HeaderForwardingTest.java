@@ -1,0 +1,95 @@
+package dev.mcprelay.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpHeaders;
+
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RelayIntegrationTest;
+import dev.mcprelay.testsupport.ScriptedUpstream;
+import dev.mcprelay.testsupport.TestUpstreams;
+import reactor.core.publisher.Mono;
+
+/** Which headers reach the upstream, and which come back, through a real relay (DESIGN section 3, step 4). */
+class HeaderForwardingTest extends RelayIntegrationTest {
+
+	@BeforeEach
+	void scriptJsonAnswer() {
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.header("Mcp-Session-Id", "upstream-session")
+			.header("Set-Cookie", "upstream=1")
+			.header("X-Upstream", "yes")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+	}
+
+	@Test
+	void clientIdentityIsReplacedByConfiguredCredentials() {
+		HttpResponse<String> response = http().send(http().post("scripted-headers", RawHttp.toolsCall(1, "echo"))
+			.header("Authorization", "Bearer client-token")
+			.header("Cookie", "session=client")
+			.header("Referer", "https://app.example.com/page")
+			.header("Origin", "https://app.example.com")
+			.header("Accept-Encoding", "gzip")
+			.header("X-Api-Key", "forged-by-client")
+			.header("X-Client-Tenant", "acme")
+			.header("X-Trace", "forged-trace")
+			.header("X-Custom", "kept")
+			.header("Mcp-Session-Id", "client-session")
+			.header("MCP-Protocol-Version", "2025-11-25"));
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		ScriptedUpstream.Seen seen = TestUpstreams.SCRIPTED.lastSeen();
+		HttpHeaders upstream = seen.headers();
+		assertThat(upstream.get("Authorization")).as("configured authorization replaces the client's")
+			.containsExactly(UPSTREAM_TOKEN);
+		assertThat(upstream.get("X-Api-Key")).as("a configured static value wins over the client's").containsExactly(STATIC_KEY);
+		assertThat(upstream.get("X-Tenant")).as("copied from the inbound X-Client-Tenant").containsExactly("acme");
+		assertThat(upstream.get("X-Trace")).as("configured from X-Client-Trace, absent, so the client's own is dropped").isNull();
+		assertThat(upstream.get("Cookie")).isNull();
+		assertThat(upstream.get("Referer")).isNull();
+		assertThat(upstream.get("Origin")).isNull();
+		assertThat(upstream.getFirst("Accept-Encoding")).as("the client's encodings are not forwarded").isNotEqualTo("gzip");
+		assertThat(upstream.get("X-Custom")).containsExactly("kept");
+		assertThat(upstream.get("Mcp-Session-Id")).containsExactly("client-session");
+		assertThat(upstream.get("MCP-Protocol-Version")).containsExactly("2025-11-25");
+		assertThat(upstream.getFirst("Accept")).isEqualTo(RawHttp.ACCEPT_BOTH);
+		assertThat(upstream.getFirst("Content-Type")).isEqualTo("application/json");
+		assertThat(upstream.getFirst("Host")).as("Host names the upstream").isEqualTo(TestUpstreams.SCRIPTED.url("").substring(7));
+		assertThat(seen.uri()).as("the configured URL, query included").isEqualTo("/mcp?key=" + QUERY_SECRET);
+		assertThat(seen.body()).as("the body goes upstream byte for byte").isEqualTo(RawHttp.toolsCall(1, "echo"));
+	}
+
+	@Test
+	void responseHeadersComeBackExceptCookies() {
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
+
+		assertThat(response.headers().firstValue("Mcp-Session-Id")).hasValue("upstream-session");
+		assertThat(response.headers().firstValue("X-Upstream")).hasValue("yes");
+		assertThat(response.headers().firstValue("Set-Cookie")).isEmpty();
+		assertThat(response.body()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+	}
+
+	@Test
+	void getCarriesLastEventIdAndSession() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(405).send());
+
+		HttpResponse<String> response = http().send(http().request("scripted")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", "s-1")
+			.header("Last-Event-ID", "event-41")
+			.GET());
+
+		assertThat(response.statusCode()).as("the upstream's 405 is relayed").isEqualTo(405);
+		HttpHeaders upstream = TestUpstreams.SCRIPTED.lastSeen().headers();
+		assertThat(upstream.getFirst("Last-Event-ID")).isEqualTo("event-41");
+		assertThat(upstream.getFirst("Mcp-Session-Id")).isEqualTo("s-1");
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().method()).isEqualTo("GET");
+	}
+
+}

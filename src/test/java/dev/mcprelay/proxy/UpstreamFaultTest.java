@@ -1,0 +1,309 @@
+package dev.mcprelay.proxy;
+
+import static dev.mcprelay.proxy.BadRequestTest.assertError;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RelayIntegrationTest;
+import dev.mcprelay.testsupport.TestUpstreams;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * Every way an upstream can fail or misbehave gets the client a clear JSON-RPC error (inline on a stream that has
+ * started), lets go of the upstream connection, and leaves the relay serving. The scripted server has 1s timeouts
+ * and a 64KB cap.
+ */
+class UpstreamFaultTest extends RelayIntegrationTest {
+
+	private static final String NOTIFICATION = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"working\"}}";
+
+	@BeforeEach
+	void clear() {
+		TestUpstreams.SCRIPTED.clear();
+	}
+
+	@AfterEach
+	void relayStillServes() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(202).send());
+		HttpResponse<String> ok = http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+		assertThat(ok.statusCode()).as("the relay keeps serving after the fault").isEqualTo(202);
+	}
+
+	@Test
+	void refusedConnectionIs502WithTheRequestId() {
+		HttpResponse<String> response = http().send(http().post("refused", RawHttp.toolsCall(7, "echo")));
+
+		assertError(response, 502, -32603, "upstream_unreachable");
+		JsonNode body = RawHttp.json(response.body());
+		assertThat(body.get("id").asInt()).isEqualTo(7);
+		assertThat(body.at("/error/message").asText()).contains("refused").contains("'refused'");
+	}
+
+	@Test
+	void upstreamSlowBeforeHeadersIs504AndItsConnectionIsClosed() {
+		CountDownLatch cancelled = new CountDownLatch(1);
+		TestUpstreams.SCRIPTED.script((request, response) -> Mono.delay(Duration.ofSeconds(10))
+			.doOnCancel(cancelled::countDown)
+			.then(response.status(200).send()));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall("slow", "echo")));
+
+		assertError(response, 504, -32603, "upstream_timeout");
+		assertThat(RawHttp.json(response.body()).get("id").asText()).isEqualTo("slow");
+		assertThat(RawHttp.json(response.body()).at("/error/message").asText()).contains("1s");
+		assertThat(await(cancelled)).as("the relay closed the upstream connection").isTrue();
+	}
+
+	@Test
+	void jsonBodyThatNeverFinishesIs504() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Flux.concat(Mono.just("{\"jsonrpc\":\"2.0\","), Mono.never())));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(3, "echo")));
+
+		assertError(response, 504, -32603, "upstream_timeout");
+	}
+
+	@Test
+	void jsonResponseOverTheCapIs502() {
+		String big = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"p\":\"" + "x".repeat(100 * 1024) + "\"}}";
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Flux.fromIterable(chunks(big, 8192))));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
+
+		assertError(response, 502, -32603, "upstream_response_too_large");
+		assertThat(RawHttp.json(response.body()).at("/error/message").asText()).contains("64KB");
+	}
+
+	@Test
+	void jsonResponseThatIsNotJsonRpcIs502() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("<html>oops</html>")));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
+
+		assertError(response, 502, -32603, "upstream_invalid_response");
+	}
+
+	@ParameterizedTest(name = "status {0} is relayed with its body and headers")
+	@ValueSource(ints = { 400, 401, 404, 405, 500, 503 })
+	void errorStatusesAreRelayedUntouched(int status) {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(status)
+			.header("Content-Type", "text/plain")
+			.header("X-Upstream-Reason", "because")
+			.sendString(Mono.just("upstream says " + status)));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
+
+		assertThat(response.statusCode()).isEqualTo(status);
+		assertThat(response.body()).isEqualTo("upstream says " + status);
+		assertThat(response.headers().firstValue("X-Upstream-Reason")).hasValue("because");
+		assertThat(response.headers().firstValue("Content-Type")).hasValue("text/plain");
+	}
+
+	@Test
+	void jsonErrorBodyOn404IsRelayedNotParsed() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(404)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"not\":\"json-rpc\"}")));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
+
+		assertThat(response.statusCode()).isEqualTo(404);
+		assertThat(response.body()).isEqualTo("{\"not\":\"json-rpc\"}");
+	}
+
+	@Test
+	void postStreamThatStallsEndsWithAnErrorEventForThePendingRequest() {
+		CountDownLatch cancelled = new CountDownLatch(1);
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.concat(Mono.just(event(NOTIFICATION)), Mono.<String>never()).doOnCancel(cancelled::countDown)));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(42, "slow")));
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).hasSize(2);
+		assertThat(events.get(0).get("method").asText()).as("events before the stall are relayed").isEqualTo("notifications/message");
+		assertThat(events.get(1).get("id").asInt()).as("the error answers the pending request").isEqualTo(42);
+		assertThat(events.get(1).at("/error/data/reason").asText()).isEqualTo("upstream_stream_idle");
+		assertThat(await(cancelled)).as("the upstream exchange was closed").isTrue();
+	}
+
+	@Test
+	void keepaliveCommentsCountAsActivity() {
+		String result = "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[]}}";
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.interval(Duration.ofMillis(300)).take(6).map(i -> ": keepalive\n\n")
+				.concatWith(Mono.just(event(result)))));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(5, "slow")));
+
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).as("1.8s of keepalives under a 1s idle bound, then the result").hasSize(1);
+		assertThat(events.get(0).has("result")).isTrue();
+		assertThat(response.body()).contains(": keepalive");
+	}
+
+	@Test
+	void getStreamThatStallsEndsNormally() {
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.concat(Mono.just(event(NOTIFICATION)), Mono.<String>never())));
+
+		HttpResponse<String> response = http().send(http().request("scripted").header("Accept", "text/event-stream").GET());
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).as("idle is the normal end of a GET stream: no error event").hasSize(1);
+		assertThat(events.get(0).get("method").asText()).isEqualTo("notifications/message");
+	}
+
+	@Test
+	void malformedEventEndsThePostStreamWithAnError() {
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.just(event(NOTIFICATION), "data: this is not json\n\n", event(NOTIFICATION))));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(8, "x")));
+
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).hasSize(2);
+		assertThat(events.get(1).get("id").asInt()).isEqualTo(8);
+		assertThat(events.get(1).at("/error/data/reason").asText()).isEqualTo("upstream_invalid_response");
+		assertThat(response.body()).as("the malformed event is not passed on").doesNotContain("this is not json");
+	}
+
+	@Test
+	void eventOverTheCapEndsThePostStreamWithAnError() {
+		String huge = "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"p\":\"" + "x".repeat(100 * 1024) + "\"}}";
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.fromIterable(chunks(event(huge), 4096))));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(9, "x")));
+
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).hasSize(1);
+		assertThat(events.get(0).get("id").asInt()).isEqualTo(9);
+		assertThat(events.get(0).at("/error/data/reason").asText()).isEqualTo("upstream_response_too_large");
+	}
+
+	@Test
+	void upstreamThatBreaksOffMidStreamGetsAnErrorEvent() {
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.concat(Mono.just(event(NOTIFICATION)),
+					Mono.delay(Duration.ofMillis(100)).then(Mono.error(new IllegalStateException("upstream crashed"))))));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(10, "x")));
+
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).hasSize(2);
+		assertThat(events.get(1).get("id").asInt()).isEqualTo(10);
+		assertThat(events.get(1).at("/error/data/reason").asText()).isEqualTo("upstream_stream_broken");
+	}
+
+	@Test
+	void streamThatEndsAfterItsResponseHasNoErrorEvent() {
+		String result = "{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}";
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.concat(Mono.just(event(result)), Mono.<String>never())));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(11, "x")));
+
+		assertThat(dataOf(response.body())).as("the request was answered, so idle only ends the stream").hasSize(1);
+	}
+
+	@Test
+	void clientThatDisconnectsMidStreamClosesTheUpstreamPromptly() throws Exception {
+		CountDownLatch cancelled = new CountDownLatch(1);
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.interval(Duration.ofMillis(100)).map(i -> event(NOTIFICATION)).doOnCancel(cancelled::countDown)));
+		String body = RawHttp.toolsCall(12, "forever");
+
+		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+			OutputStream out = socket.getOutputStream();
+			out.write(("POST /mcp/scripted HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\n"
+					+ "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+				.getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			StringBuilder received = new StringBuilder();
+			byte[] buffer = new byte[1024];
+			while (!received.toString().contains("notifications/message")) {
+				int n = in.read(buffer);
+				assertThat(n).as("the stream delivers events before the client leaves").isPositive();
+				received.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+			}
+		}
+
+		assertThat(await(cancelled)).as("the upstream stream was cancelled after the client went away").isTrue();
+	}
+
+	static HttpServerResponse sse(HttpServerResponse response) {
+		return response.status(200).header("Content-Type", "text/event-stream");
+	}
+
+	static String event(String data) {
+		return "event: message\ndata: " + data + "\n\n";
+	}
+
+	/** The JSON of every event's data in an SSE body. */
+	static List<JsonNode> dataOf(String sseBody) {
+		List<JsonNode> events = new ArrayList<>();
+		for (String block : sseBody.split("\r?\n\r?\n")) {
+			StringBuilder data = new StringBuilder();
+			for (String line : block.split("\r?\n")) {
+				if (line.startsWith("data:")) {
+					data.append(line.substring(5).stripLeading());
+				}
+			}
+			if (!data.isEmpty()) {
+				events.add(RawHttp.json(data.toString()));
+			}
+		}
+		return events;
+	}
+
+	static List<String> chunks(String text, int size) {
+		List<String> chunks = new ArrayList<>();
+		for (int i = 0; i < text.length(); i += size) {
+			chunks.add(text.substring(i, Math.min(text.length(), i + size)));
+		}
+		return chunks;
+	}
+
+	private static boolean await(CountDownLatch latch) {
+		try {
+			return latch.await(5, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+}
