@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -24,6 +25,7 @@ public final class JsonRpcParser {
 		.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
 		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+		.nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
 		.build();
 
 	private JsonRpcParser() {

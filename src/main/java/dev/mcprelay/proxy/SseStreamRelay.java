@@ -74,7 +74,7 @@ class SseStreamRelay {
 			})
 			.concatMapIterable(completed -> completed)
 			.map(event -> relayEvent(event, pending, upstream))
-			.concatWith(Mono.fromRunnable(() -> warnIfCutShort(splitter, upstream)))
+			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)).filter(tail -> tail.length > 0))
 			.onErrorResume(error -> endAfterFailure(error, call, pending))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 
@@ -126,11 +126,13 @@ class SseStreamRelay {
 					failure.getMessage(), failure.data())), StandardCharsets.UTF_8)));
 	}
 
-	private static void warnIfCutShort(SseEventSplitter splitter, Upstream upstream) {
+	/** What to write after the upstream's last event: the rest of a line end split off it, or nothing. */
+	private static byte[] endOfStream(SseEventSplitter splitter, Upstream upstream) {
 		if (splitter.pendingBytes() > 0) {
 			log.warn("The stream from '{}' ended inside an event; its {} bytes were dropped, as an SSE client would",
 					upstream.id(), splitter.pendingBytes());
 		}
+		return splitter.trailingLineEnds();
 	}
 
 	/** A message event whose data is not a JSON-RPC message. */

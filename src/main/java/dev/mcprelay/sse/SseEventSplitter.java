@@ -81,14 +81,26 @@ public final class SseEventSplitter {
 		return events;
 	}
 
-	/** Bytes received after the last complete event: an event the stream ended inside of. */
+	/** Bytes received after the last complete event that belong to an event the stream ended inside of. */
 	public int pendingBytes() {
+		return isOnlyLineEnds() ? 0 : length;
+	}
+
+	/**
+	 * At the end of the stream: the bytes after the last event when they are only the second half of its
+	 * {@code \r\n} (or stray line ends), to be relayed so the output stays byte-identical; otherwise empty.
+	 */
+	public byte[] trailingLineEnds() {
+		return length > 0 && isOnlyLineEnds() ? Arrays.copyOf(pending, length) : new byte[0];
+	}
+
+	private boolean isOnlyLineEnds() {
 		for (int i = 0; i < length; i++) {
 			if (pending[i] != '\n' && pending[i] != '\r') {
-				return length;
+				return false;
 			}
 		}
-		return 0;
+		return true;
 	}
 
 	private void ensureCapacity(int needed) {

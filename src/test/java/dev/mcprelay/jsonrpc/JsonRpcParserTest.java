@@ -1,0 +1,69 @@
+package dev.mcprelay.jsonrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class JsonRpcParserTest {
+
+	@Test
+	void recognisesTheThreeKinds() throws Exception {
+		assertThat(parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}").first().kind())
+			.isEqualTo(JsonRpcMessage.Kind.REQUEST);
+		assertThat(parse("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}").first().kind())
+			.isEqualTo(JsonRpcMessage.Kind.NOTIFICATION);
+		JsonRpcMessage error = parse("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-1,\"message\":\"m\"}}").first();
+		assertThat(error.kind()).isEqualTo(JsonRpcMessage.Kind.RESPONSE);
+		assertThat(error.isError()).isTrue();
+	}
+
+	@Test
+	void batchKeepsEveryMessageAndItsRequestIds() throws Exception {
+		JsonRpcPayload batch = parse("[{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]");
+		assertThat(batch.batch()).isTrue();
+		assertThat(batch.messages()).hasSize(3);
+		assertThat(batch.requestIds()).extracting(Object::toString).containsExactly("\"a\"", "2");
+	}
+
+	@Test
+	void keepsTheRawBytesAndUnknownFields() throws Exception {
+		String body = "{ \"jsonrpc\" : \"2.0\", \"id\":1, \"method\":\"x\", \"params\":{\"_meta\":{\"k\":1.50}}, \"ext\":true }";
+		JsonRpcPayload payload = parse(body);
+		assertThat(payload.raw()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+		assertThat(payload.first().node().get("ext").asBoolean()).isTrue();
+		assertThat(payload.first().node().at("/params/_meta/k").decimalValue()).as("precision kept").hasToString("1.50");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", "{", "nope", "{\"a\":1} trailing", "{\"a\":1,\"a\":2}" })
+	void notJsonIsAParseError(String body) {
+		assertThatThrownBy(() -> parse(body)).isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+			assertThat(ex.notJson()).isTrue();
+			assertThat(ex.errorCode()).isEqualTo(-32700);
+		});
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "[]", "null", "\"s\"", "{}", "{\"jsonrpc\":\"2.0\"}", "{\"jsonrpc\":2.0,\"method\":\"x\"}",
+			"{\"jsonrpc\":\"2.0\",\"method\":7}", "{\"jsonrpc\":\"2.0\",\"method\":\"\"}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"x\"}", "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"x\"}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{}}", "{\"jsonrpc\":\"2.0\",\"result\":{}}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"bad\"}", "[{\"jsonrpc\":\"2.0\",\"method\":\"x\"},[]]" })
+	void wrongShapesAreInvalidRequests(String body) {
+		assertThatThrownBy(() -> parse(body)).isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+			assertThat(ex.notJson()).isFalse();
+			assertThat(ex.errorCode()).isEqualTo(-32600);
+		});
+	}
+
+	private static JsonRpcPayload parse(String body) throws JsonRpcParseException {
+		return JsonRpcParser.parse(body.getBytes(StandardCharsets.UTF_8));
+	}
+
+}

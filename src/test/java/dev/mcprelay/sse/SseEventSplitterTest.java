@@ -1,0 +1,123 @@
+package dev.mcprelay.sse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+
+class SseEventSplitterTest {
+
+	private static final String STREAM = ": keepalive\n\n"
+			+ "id: 1\nevent: message\ndata: {\"a\":1}\n\n"
+			+ "id: 2\r\nretry: 1500\r\ndata:\r\n\r\n"
+			+ "event: custom\ndata: line one\ndata:line two\ndata:  indented ✓\n\n"
+			+ "data: {\"jsonrpc\":\"2.0\",\rdata: \"id\":5}\r\r"
+			+ "unknown: field\nid: with\0nul\ndata: x\n\n";
+
+	@Test
+	void splitsEveryKindOfEventAndDecodesItsFields() {
+		List<SseEvent> events = split(STREAM.getBytes(StandardCharsets.UTF_8), Integer.MAX_VALUE);
+
+		assertThat(events).hasSize(6);
+		assertThat(events.get(0).data()).as("a comment has no data").isNull();
+		assertThat(events.get(0).isMessage()).isFalse();
+		assertThat(events.get(1).id()).isEqualTo("1");
+		assertThat(events.get(1).data()).isEqualTo("{\"a\":1}");
+		assertThat(events.get(1).isMessage()).isTrue();
+		assertThat(events.get(2).id()).isEqualTo("2");
+		assertThat(events.get(2).retry()).isEqualTo("1500");
+		assertThat(events.get(2).data()).as("a priming event: an id and empty data").isEmpty();
+		assertThat(events.get(2).isMessage()).isFalse();
+		assertThat(events.get(3).event()).isEqualTo("custom");
+		assertThat(events.get(3).data()).isEqualTo("line one\nline two\n indented ✓");
+		assertThat(events.get(3).isMessage()).as("custom event types carry no JSON-RPC message").isFalse();
+		assertThat(events.get(4).data()).as("CR line ends").isEqualTo("{\"jsonrpc\":\"2.0\",\n\"id\":5}");
+		assertThat(events.get(5).id()).as("an id with NUL is ignored").isNull();
+	}
+
+	@Test
+	void rawBytesOfAllEventsAreTheInputExactly() {
+		byte[] input = STREAM.getBytes(StandardCharsets.UTF_8);
+		assertThat(concat(split(input, Integer.MAX_VALUE))).isEqualTo(input);
+	}
+
+	@ParameterizedTest(name = "chunks of {0} byte(s)")
+	@ValueSource(ints = { 1, 2, 3, 5, 7, 13, 64 })
+	void sameEventsWhateverTheChunking(int chunkSize) {
+		byte[] input = STREAM.getBytes(StandardCharsets.UTF_8);
+		List<SseEvent> whole = split(input, Integer.MAX_VALUE);
+
+		SseEventSplitter splitter = new SseEventSplitter(Integer.MAX_VALUE);
+		List<SseEvent> chunked = new ArrayList<>();
+		for (int i = 0; i < input.length; i += chunkSize) {
+			chunked.addAll(feed(splitter, java.util.Arrays.copyOfRange(input, i, Math.min(input.length, i + chunkSize))));
+		}
+
+		assertThat(chunked).extracting(SseEvent::data).containsExactlyElementsOf(whole.stream().map(SseEvent::data).toList());
+		assertThat(chunked).extracting(SseEvent::id).containsExactlyElementsOf(whole.stream().map(SseEvent::id).toList());
+		assertThat(concat(chunked)).as("no byte lost or added at any boundary").isEqualTo(input);
+	}
+
+	@Test
+	void everySplitPointOfCrLfGivesTheSameEvents() {
+		byte[] input = "data: a\r\n\r\ndata: b\r\n\r\n".getBytes(StandardCharsets.UTF_8);
+		for (int cut = 1; cut < input.length; cut++) {
+			SseEventSplitter splitter = new SseEventSplitter(1024);
+			List<SseEvent> events = new ArrayList<>(feed(splitter, java.util.Arrays.copyOfRange(input, 0, cut)));
+			events.addAll(feed(splitter, java.util.Arrays.copyOfRange(input, cut, input.length)));
+			assertThat(events).as("cut at %d", cut).extracting(SseEvent::data).containsExactly("a", "b");
+			byte[] relayed = concat(events);
+			byte[] tail = splitter.trailingLineEnds();
+			byte[] all = java.util.Arrays.copyOf(relayed, relayed.length + tail.length);
+			System.arraycopy(tail, 0, all, relayed.length, tail.length);
+			assertThat(all).as("events plus the trailing line end are the input").isEqualTo(input);
+			assertThat(splitter.pendingBytes()).isZero();
+		}
+	}
+
+	@Test
+	void anEventLargerThanTheCapFails() {
+		SseEventSplitter splitter = new SseEventSplitter(16);
+		assertThatThrownBy(() -> feed(splitter, "data: 0123456789abcdef".getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOf(SseEventTooLargeException.class);
+	}
+
+	@Test
+	void manySmallEventsInOneChunkDoNotCountAgainstTheCap() {
+		String many = "data: 12345\n\n".repeat(100);
+		assertThat(split(many.getBytes(StandardCharsets.UTF_8), 16)).hasSize(100);
+	}
+
+	@Test
+	void anUnterminatedTailIsReportedAsPending() {
+		SseEventSplitter splitter = new SseEventSplitter(1024);
+		assertThat(feed(splitter, "data: a\n\ndata: half".getBytes(StandardCharsets.UTF_8))).hasSize(1);
+		assertThat(splitter.pendingBytes()).isEqualTo("data: half".length());
+		assertThat(splitter.trailingLineEnds()).as("an unterminated event is not a line end").isEmpty();
+	}
+
+	private static List<SseEvent> split(byte[] input, long cap) {
+		return feed(new SseEventSplitter(cap), input);
+	}
+
+	private static List<SseEvent> feed(SseEventSplitter splitter, byte[] bytes) {
+		DataBuffer buffer = DefaultDataBufferFactory.sharedInstance.wrap(bytes);
+		return splitter.split(buffer);
+	}
+
+	private static byte[] concat(List<SseEvent> events) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream();
+		events.forEach(e -> out.writeBytes(e.raw()));
+		return out.toByteArray();
+	}
+
+}
