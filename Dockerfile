@@ -1,0 +1,18 @@
+# syntax=docker/dockerfile:1
+# Build: docker build -t mcp-relay .   Run: docker run -p 8080:8080 -v $PWD/config:/app/config:ro mcp-relay
+FROM eclipse-temurin:17-jdk AS build
+WORKDIR /src
+COPY .mvn .mvn
+COPY mvnw pom.xml ./
+RUN ./mvnw -B -q dependency:go-offline
+COPY src src
+RUN ./mvnw -B -q package -DskipTests && cp target/mcp-relay-*.jar /relay.jar
+
+FROM eclipse-temurin:17-jre
+RUN groupadd --system relay && useradd --system --gid relay --home-dir /app --shell /usr/sbin/nologin relay
+WORKDIR /app
+COPY --from=build /relay.jar /app/mcp-relay.jar
+USER relay:relay
+EXPOSE 8080
+# Spring Boot reads /app/config/application.yml (mount your own) on top of the defaults in the jar.
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/app/mcp-relay.jar"]

@@ -1,0 +1,136 @@
+package dev.mcprelay.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.mcprelay.McpRelayApplication;
+
+/** A bad configuration stops start-up with one line per problem, each naming its property and the fix. */
+@ExtendWith(OutputCaptureExtension.class)
+class RelayConfigurationValidationTest {
+
+	private static final String SECRET = "super-secret-value-1234";
+
+	@Test
+	void everyProblemIsNamedByItsPropertyPath() {
+		List<ConfigurationProblem> problems = problemsFor(
+				"--mcp-relay.servers.nourl.authorization=Bearer " + SECRET,
+				"--mcp-relay.servers.relative.url=example.com/mcp",
+				"--mcp-relay.servers.ftp.url=ftp://example.com/mcp",
+				"--mcp-relay.servers.ok.url=https://example.com/mcp",
+				"--mcp-relay.servers.ok.headers[0].name=X-Both",
+				"--mcp-relay.servers.ok.headers[0].value=" + SECRET,
+				"--mcp-relay.servers.ok.headers[0].from-request-header=X-In",
+				"--mcp-relay.servers.ok.headers[1].name=X-Neither",
+				"--mcp-relay.servers.ok.headers[2].name= ",
+				"--mcp-relay.servers.ok.headers[2].value=v",
+				"--mcp-relay.servers.ok.headers[3].name=Host",
+				"--mcp-relay.servers.ok.headers[3].value=v",
+				"--mcp-relay.servers.ok.timeouts.non-streaming=-5s",
+				"--mcp-relay.servers.ok.timeouts.streaming-idle=0s",
+				"--mcp-relay.servers.ok.max-buffered-body=0B",
+				"--mcp-relay.allowed-origins[0]=https://app.example.com/path");
+
+		assertThat(problems).extracting(ConfigurationProblem::property).containsExactlyInAnyOrder(
+				"mcp-relay.servers.nourl.url",
+				"mcp-relay.servers.relative.url",
+				"mcp-relay.servers.ftp.url",
+				"mcp-relay.servers.ok.headers[0]",
+				"mcp-relay.servers.ok.headers[1]",
+				"mcp-relay.servers.ok.headers[2].name",
+				"mcp-relay.servers.ok.headers[3].name",
+				"mcp-relay.servers.ok.timeouts.non-streaming",
+				"mcp-relay.servers.ok.timeouts.streaming-idle",
+				"mcp-relay.servers.ok.max-buffered-body",
+				"mcp-relay.allowed-origins[0]");
+		assertThat(problems).allSatisfy(p -> {
+			assertThat(p.fix()).as("each problem says what to write instead").isNotBlank();
+			assertThat(p.toString()).as("no secret in any message").doesNotContain(SECRET);
+		});
+		assertThat(problems).filteredOn(p -> p.property().endsWith("relative.url"))
+			.singleElement()
+			.satisfies(p -> assertThat(p.problem()).contains("relative"));
+		assertThat(problems).filteredOn(p -> p.property().endsWith("headers[0]"))
+			.singleElement()
+			.satisfies(p -> assertThat(p.problem()).contains("both value and from-request-header"));
+	}
+
+	@Test
+	void startUpFailsWithAReportThatListsEveryProblemAndNoSecret(CapturedOutput output) {
+		Throwable failure = startFailing("--mcp-relay.servers.github.authorization=Bearer " + SECRET,
+				"--mcp-relay.servers.github.headers[0].name=X-Key", "--mcp-relay.servers.github.headers[0].value=" + SECRET,
+				"--mcp-relay.servers.github.headers[0].from-request-header=X-In");
+
+		InvalidRelayConfigurationException cause = findCause(failure);
+		FailureAnalysis analysis = new InvalidRelayConfigurationFailureAnalyzer().analyze(failure);
+		assertThat(analysis.getDescription()).contains("2 problem(s)")
+			.contains("mcp-relay.servers.github.url: is missing")
+			.contains("mcp-relay.servers.github.headers[0]: has both value and from-request-header")
+			.doesNotContain(SECRET);
+		assertThat(cause.problems()).hasSize(2);
+		assertThat(output.getAll()).as("what Spring Boot printed at start-up")
+			.contains("mcp-relay.servers.github.url: is missing")
+			.doesNotContain(SECRET);
+	}
+
+	@Test
+	void defaultsApplyPerServer() {
+		RelayProperties properties = bind("--mcp-relay.servers.a.url=https://example.com/mcp");
+		ServerProperties server = properties.servers().get("a");
+		assertThat(server.timeouts().nonStreaming()).hasSeconds(60);
+		assertThat(server.timeouts().streamingIdle()).hasSeconds(60);
+		assertThat(server.maxBufferedBody().toMegabytes()).isEqualTo(50);
+		assertThat(server.headers()).isEmpty();
+		assertThat(RelayPropertiesValidator.validate(properties)).isEmpty();
+	}
+
+	@Test
+	void toStringNeverShowsSecrets() {
+		RelayProperties properties = bind("--mcp-relay.servers.a.url=https://u:" + SECRET + "@example.com/mcp?key=" + SECRET,
+				"--mcp-relay.servers.a.authorization=Bearer " + SECRET, "--mcp-relay.servers.a.headers[0].name=X-Key",
+				"--mcp-relay.servers.a.headers[0].value=" + SECRET);
+		assertThat(properties.toString()).doesNotContain(SECRET).contains("<redacted>").contains("example.com");
+	}
+
+	private static List<ConfigurationProblem> problemsFor(String... args) {
+		return RelayPropertiesValidator.validate(bind(args));
+	}
+
+	private static RelayProperties bind(String... args) {
+		var environment = new org.springframework.core.env.StandardEnvironment();
+		environment.getPropertySources().addFirst(new org.springframework.core.env.SimpleCommandLinePropertySource(args));
+		return org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+	}
+
+	private static Throwable startFailing(String... args) {
+		SpringApplication application = new SpringApplication(McpRelayApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		try {
+			application.run(args).close();
+		}
+		catch (Throwable failure) {
+			return failure;
+		}
+		throw new AssertionError("start-up should have failed");
+	}
+
+	private static InvalidRelayConfigurationException findCause(Throwable failure) {
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (t instanceof InvalidRelayConfigurationException invalid) {
+				return invalid;
+			}
+		}
+		throw new AssertionError("no InvalidRelayConfigurationException in " + failure);
+	}
+
+}
