@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build: docker build -t mcp-relay .   Run: docker run -p 8080:8080 -v $PWD/config:/app/config:ro mcp-relay
+# Build: docker build -t mcp-relay .   Run: docker run -p 8080:8080 -v $PWD/deploy:/app/config:ro mcp-relay
 FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
 COPY .mvn .mvn

@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.springframework.util.unit.DataSize;
@@ -27,6 +27,8 @@ public final class RelayPropertiesValidator {
 	private static final Set<String> RESERVED_HEADERS = Set.of("host", "content-length", "transfer-encoding",
 			"connection", "keep-alive", "upgrade", "te", "trailer", "proxy-connection", "mcp-session-id",
 			"mcp-protocol-version", "last-event-id", "content-type", "accept");
+
+	private static final Pattern UNRESOLVED = Pattern.compile("\\$\\{([^}:]+)[^}]*}");
 
 	private static final Pattern ORIGIN = Pattern.compile("https?://[^/?#\\s]+");
 
@@ -74,6 +76,7 @@ public final class RelayPropertiesValidator {
 			return;
 		}
 		validateUrl(path + ".url", server.url(), problems);
+		requireResolved(path + ".authorization", server.authorization(), problems);
 		if (server.authorization() != null && server.authorization().isBlank()) {
 			problems.add(new ConfigurationProblem(path + ".authorization",
 					"is blank (an environment variable that is not set?)",
@@ -133,6 +136,7 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem(path + ".name", "'" + header.name() + "' is managed by the relay",
 					"Remove this header; the relay passes it through or computes it itself"));
 		}
+		requireResolved(path + ".value", header.value(), problems);
 		boolean hasValue = header.value() != null;
 		boolean hasSource = header.fromRequestHeader() != null;
 		if (hasValue && hasSource) {
@@ -150,6 +154,16 @@ public final class RelayPropertiesValidator {
 		else if (hasValue && header.required() && header.value().isBlank()) {
 			problems.add(new ConfigurationProblem(path + ".value", "is required but blank (an environment variable that is not set?)",
 					"Set the variable it refers to, or give a non-blank value"));
+		}
+	}
+
+	/** A {@code ${VAR}} left in a value means its environment variable is not set; only the variable is named. */
+	private static void requireResolved(String path, String value, List<ConfigurationProblem> problems) {
+		Matcher placeholder = value == null ? null : UNRESOLVED.matcher(value);
+		if (placeholder != null && placeholder.find()) {
+			problems.add(new ConfigurationProblem(path, "refers to ${" + placeholder.group(1) + "}, which is not set",
+					"Set the environment variable " + placeholder.group(1) + " (or give a default: ${"
+							+ placeholder.group(1) + ":value})"));
 		}
 	}
 

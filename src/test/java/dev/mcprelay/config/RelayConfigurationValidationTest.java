@@ -38,6 +38,8 @@ class RelayConfigurationValidationTest {
 				"--mcp-relay.servers.ok.timeouts.non-streaming=-5s",
 				"--mcp-relay.servers.ok.timeouts.streaming-idle=0s",
 				"--mcp-relay.servers.ok.max-buffered-body=0B",
+				"--mcp-relay.servers.ok.headers[4].name=X-Unset",
+				"--mcp-relay.servers.ok.headers[4].value=${MCP_RELAY_TEST_UNSET_VARIABLE}",
 				"--mcp-relay.allowed-origins[0]=https://app.example.com/path");
 
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactlyInAnyOrder(
@@ -51,6 +53,7 @@ class RelayConfigurationValidationTest {
 				"mcp-relay.servers.ok.timeouts.non-streaming",
 				"mcp-relay.servers.ok.timeouts.streaming-idle",
 				"mcp-relay.servers.ok.max-buffered-body",
+				"mcp-relay.servers.ok.headers[4].value",
 				"mcp-relay.allowed-origins[0]");
 		assertThat(problems).allSatisfy(p -> {
 			assertThat(p.fix()).as("each problem says what to write instead").isNotBlank();
@@ -62,6 +65,9 @@ class RelayConfigurationValidationTest {
 		assertThat(problems).filteredOn(p -> p.property().endsWith("headers[0]"))
 			.singleElement()
 			.satisfies(p -> assertThat(p.problem()).contains("both value and from-request-header"));
+		assertThat(problems).filteredOn(p -> p.property().endsWith("headers[4].value"))
+			.singleElement()
+			.satisfies(p -> assertThat(p.toString()).contains("MCP_RELAY_TEST_UNSET_VARIABLE").contains("not set"));
 	}
 
 	@Test
