@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * The pool of connections to upstream servers, {@code mcp-relay.connection-pool}. Each open SSE stream holds one
+ * The pool of connections to upstream servers, mcp-relay.connection-pool. Each open SSE stream holds one
  * connection for its whole life, so the pool is sized for long-lived streams, not for short requests.
  *
  * @param maxConnections connections per upstream host and port

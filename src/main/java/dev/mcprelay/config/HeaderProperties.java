@@ -1,8 +1,8 @@
 package dev.mcprelay.config;
 
 /**
- * A header the relay sets on every request to one upstream, {@code mcp-relay.servers.<id>.headers[n]}. Exactly one
- * of {@code value} and {@code fromRequestHeader} is given. A configured header replaces any header of the same
+ * A header the relay sets on every request to one upstream, mcp-relay.servers.<id>.headers[n]. Exactly one
+ * of value and fromRequestHeader is given. A configured header replaces any header of the same
  * name the client sent.
  *
  * @param name the header name sent upstream

@@ -4,23 +4,24 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * The {@code mcp-relay} configuration tree. Property names are a public contract (users' YAML and environment
- * variables depend on them); {@link RelayPropertiesValidator} checks the whole tree at start-up.
+ * The mcp-relay configuration tree. Property names are a public contract (users' YAML and environment
+ * variables depend on them); RelayPropertiesValidator checks the whole tree at start-up.
  *
- * @param servers the upstream MCP servers by id; the id is the {@code {server}} segment of {@code /mcp/{server}}
- * @param allowedOrigins browser origins (scheme://host[:port], or {@code *}) allowed to call the relay; a request
- * that carries any other {@code Origin} header is refused with 403 (DNS-rebinding protection required by MCP).
- * Requests without an {@code Origin} header (non-browser clients) are always allowed.
+ * @param servers the upstream MCP servers by id; the id is the {server} segment of /mcp/{server}
+ * @param allowedOrigins browser origins (scheme://host[:port], or *) allowed to call the relay; a request
+ * that carries any other Origin header is refused with 403 (DNS-rebinding protection required by MCP).
+ * Requests without an Origin header (non-browser clients) are always allowed.
  * @param connectionPool the pool of connections to upstream servers
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
 		@DefaultValue Map<String, ServerProperties> servers,
 		@DefaultValue List<String> allowedOrigins,
-		@DefaultValue ConnectionPoolProperties connectionPool) {
+		@DefaultValue @NestedConfigurationProperty ConnectionPoolProperties connectionPool) {
 
 	public RelayProperties {
 		servers = servers == null ? Map.of() : Map.copyOf(servers);

@@ -7,11 +7,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 /**
- * One upstream MCP server, {@code mcp-relay.servers.<id>}.
+ * One upstream MCP server, mcp-relay.servers.<id>.
  *
  * @param url the upstream's Streamable HTTP endpoint: an absolute http or https URL
- * @param authorization the {@code Authorization} header value sent upstream, e.g. {@code Bearer ${TOKEN}}; the
- * client's own {@code Authorization} header is never forwarded. A secret: never logged or printed.
+ * @param authorization the Authorization header value sent upstream, e.g. {@code Bearer ${TOKEN}}; the
+ * client's own Authorization header is never forwarded. A secret: never logged or printed.
  * @param headers extra headers sent upstream, each with a static value or copied from the inbound request
  * @param timeouts how long the relay waits on this upstream
  * @param maxBufferedBody the largest body the relay reads into memory for this server: the client's POST body,
@@ -28,7 +28,7 @@ public record ServerProperties(
 		headers = headers == null ? List.of() : List.copyOf(headers);
 	}
 
-	/** The upstream URL as a URI; only valid after {@link RelayPropertiesValidator} accepted it. */
+	/** The upstream URL as a URI; only valid after RelayPropertiesValidator accepted it. */
 	public URI uri() {
 		return URI.create(url);
 	}

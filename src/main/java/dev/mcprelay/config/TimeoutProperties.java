@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * How long the relay waits on one upstream, {@code mcp-relay.servers.<id>.timeouts}.
+ * How long the relay waits on one upstream, mcp-relay.servers.<id>.timeouts.
  *
  * @param nonStreaming bound on connect plus response headers, and for a JSON response on reading its body too;
  * exceeded, the client gets a JSON-RPC error with HTTP 504
