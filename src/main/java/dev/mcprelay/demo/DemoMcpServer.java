@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcMessages;
 import dev.mcprelay.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
@@ -105,7 +106,7 @@ class DemoMcpServer {
 		return ServerResponse.ok()
 			.header("Mcp-Session-Id", session)
 			.contentType(MediaType.APPLICATION_JSON)
-			.bodyValue(JsonRpcErrors.toBytes(response(message.id(), result)));
+			.bodyValue(JsonRpcErrors.toBytes(JsonRpcMessages.result(message.id(), result)));
 	}
 
 	private Mono<ServerResponse> callTool(JsonRpcMessage message) {
@@ -132,7 +133,7 @@ class DemoMcpServer {
 				return event(notification);
 			});
 		Mono<ServerSentEvent<String>> done = Mono.fromSupplier(
-				() -> event(response(id, DemoTools.text("Lift-off after " + from + " steps", false))));
+				() -> event(JsonRpcMessages.result(id, DemoTools.text("Lift-off after " + from + " steps", false))));
 		return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(progress.concatWith(done),
 				ServerSentEvent.class);
 	}
@@ -150,21 +151,14 @@ class DemoMcpServer {
 			.build();
 	}
 
-	private static ObjectNode response(JsonNode id, JsonNode result) {
-		ObjectNode response = NODES.objectNode().put("jsonrpc", "2.0");
-		response.set("id", id);
-		response.set("result", result);
-		return response;
-	}
-
 	private static Mono<ServerResponse> result(JsonNode id, JsonNode result) {
-		return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(JsonRpcErrors.toBytes(response(id, result)));
+		return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(JsonRpcErrors.toBytes(JsonRpcMessages.result(id, result)));
 	}
 
 	private static Mono<ServerResponse> error(HttpStatus status, JsonNode id, int code, String message) {
 		return ServerResponse.status(status)
 			.contentType(MediaType.APPLICATION_JSON)
-			.bodyValue(JsonRpcErrors.toBytes(JsonRpcErrors.error(id, code, message, null)));
+			.bodyValue(JsonRpcErrors.toBytes(JsonRpcErrors.error(id, code, message, (JsonNode) null)));
 	}
 
 }

@@ -27,10 +27,23 @@ public final class JsonRpcErrors {
 	 * @param data extra machine-readable fields, or {@code null}
 	 */
 	public static ObjectNode error(JsonNode id, int code, String message, Map<String, String> data) {
-		ObjectNode error = NODES.objectNode().put("code", code).put("message", message);
+		ObjectNode dataNode = null;
 		if (data != null && !data.isEmpty()) {
-			ObjectNode dataNode = error.putObject("data");
+			dataNode = NODES.objectNode();
 			data.forEach(dataNode::put);
+		}
+		return error(id, code, message, dataNode);
+	}
+
+	/**
+	 * One error response whose {@code data} is any JSON value.
+	 *
+	 * @param data the error's {@code data}, or {@code null} for none
+	 */
+	public static ObjectNode error(JsonNode id, int code, String message, JsonNode data) {
+		ObjectNode error = NODES.objectNode().put("code", code).put("message", message);
+		if (data != null) {
+			error.set("data", data);
 		}
 		ObjectNode response = NODES.objectNode().put("jsonrpc", "2.0");
 		response.set("id", id == null ? NullNode.instance : id);

@@ -1,14 +1,25 @@
 package dev.mcprelay.proxy;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.server.ServerWebExchange;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.intercept.CallContext;
+import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.intercept.RequestInterception;
+import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -16,9 +27,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * Carries one client request to its upstream MCP server and the answer back (DESIGN section 3): resolve the
- * server, check the origin, read and parse a POST body within its cap, build the upstream headers, send, and hand
- * the response to {@link ResponseRelay}. Every failure before the client's response is committed is answered with
- * a JSON-RPC error for the request's id.
+ * server, check the origin, read and parse a POST body within its cap, run the request stages, build the upstream
+ * headers, send, and hand the response to {@link ResponseRelay}. Every failure before the client's response is
+ * committed is answered with a JSON-RPC error for the request's id; when the upstream is at fault, the error stage
+ * sees it first.
  */
 @Component
 public class McpRelay {
@@ -33,29 +45,42 @@ public class McpRelay {
 
 	private final ResponseRelay responseRelay;
 
+	private final RequestInterception requestInterception;
+
+	private final ResponseInterception responseInterception;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, WebClient upstreamWebClient,
-			ResponseRelay responseRelay) {
+			ResponseRelay responseRelay, RequestInterception requestInterception,
+			ResponseInterception responseInterception) {
 		this.upstreams = upstreams;
 		this.originPolicy = originPolicy;
 		this.webClient = upstreamWebClient;
 		this.responseRelay = responseRelay;
+		this.requestInterception = requestInterception;
+		this.responseInterception = responseInterception;
 	}
 
 	/** POST: one JSON-RPC message (or a batch) from the client. */
 	public Mono<Void> post(String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			Upstream upstream = resolve(serverId, exchange.getRequest());
+			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
 			return readPayload(upstream, exchange.getRequest())
-				.flatMap(payload -> forward(new RelayCall(upstream, HttpMethod.POST, payload, exchange)));
-		}).onErrorResume(RelayFailure.class, failure -> answer(exchange, failure, null));
+				.flatMap(payload -> requestInterception.apply(payload, context, upstream.nonStreamingTimeout()))
+				.flatMap(plan -> plan.forwardsAnything()
+						? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan))
+						: RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
+								plan.payload().batch()));
+		}).onErrorResume(RelayFailure.class, failure -> RelayAnswers.respond(exchange.getResponse(), failure, null));
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
 	public Mono<Void> relayWithoutBody(HttpMethod method, String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			Upstream upstream = resolve(serverId, exchange.getRequest());
-			return forward(new RelayCall(upstream, method, null, exchange));
-		}).onErrorResume(RelayFailure.class, failure -> answer(exchange, failure, null));
+			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
+			return forward(new RelayCall(upstream, method, exchange, context, null));
+		}).onErrorResume(RelayFailure.class, failure -> RelayAnswers.respond(exchange.getResponse(), failure, null));
 	}
 
 	private Upstream resolve(String serverId, ServerHttpRequest request) {
@@ -85,13 +110,13 @@ public class McpRelay {
 		Upstream upstream = call.upstream();
 		return Mono.defer(() -> {
 			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
-					upstream, call.payload() != null);
+					upstream, call.plan() != null);
 			NonStreamingDeadline deadline = new NonStreamingDeadline();
 			WebClient.RequestBodySpec request = webClient.method(call.method())
 				.uri(upstream.uri())
 				.headers(h -> h.addAll(headers));
-			WebClient.RequestHeadersSpec<?> withBody = call.payload() == null ? request
-					: request.bodyValue(call.payload().raw());
+			WebClient.RequestHeadersSpec<?> withBody = call.plan() == null ? request
+					: request.bodyValue(call.plan().upstreamBody());
 			return withBody.exchangeToMono(response -> responseRelay.relay(call, response, deadline))
 				.timeout(deadline.expiry(upstream.nonStreamingTimeout()));
 		}).onErrorResume(error -> {
@@ -100,12 +125,31 @@ public class McpRelay {
 				log.warn("{} /mcp/{} failed: {} ({})", call.method(), upstream.id(), failure.reason(),
 						UpstreamFailures.describe(error));
 			}
-			return answer(call.exchange(), failure, call.payload());
+			return answerFailure(call, failure);
 		});
 	}
 
-	private static Mono<Void> answer(ServerWebExchange exchange, RelayFailure failure, JsonRpcPayload payload) {
-		return FailureResponder.respond(exchange.getResponse(), failure, payload);
+	/**
+	 * Answers a POST whose upstream exchange failed: each request still waiting gets the failure, unless the error
+	 * stage gives it a result; the relay's own answers join them. The status is the failure's unless every answer is
+	 * a result.
+	 */
+	private Mono<Void> answerFailure(RelayCall call, RelayFailure failure) {
+		ServerHttpResponse response = call.exchange().getResponse();
+		InboundPlan plan = call.plan();
+		if (plan == null || !failure.isUpstreamFault() || response.isCommitted() || call.pending().isEmpty()) {
+			return RelayAnswers.respond(response, failure, plan == null ? null : plan.payload());
+		}
+		return responseInterception
+			.answerFailure(call.pending().remaining(), call.context(), failure.code(), failure.getMessage(),
+					failure.data(), failure.reason(), call.upstream().nonStreamingTimeout())
+			.flatMap(answers -> {
+				List<ObjectNode> all = new ArrayList<>(answers);
+				all.addAll(plan.localAnswers());
+				boolean allResults = all.stream().noneMatch(answer -> answer.has("error"));
+				return RelayAnswers.answer(response, allResults ? HttpStatus.OK : failure.status(), all,
+						plan.payload().batch());
+			});
 	}
 
 }

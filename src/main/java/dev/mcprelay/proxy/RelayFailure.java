@@ -47,6 +47,14 @@ public final class RelayFailure extends RuntimeException {
 		return reason;
 	}
 
+	/**
+	 * Whether the upstream is at fault (it failed, timed out or misbehaved), rather than the client's request or the
+	 * relay's configuration. Only these failures reach the error interceptors.
+	 */
+	public boolean isUpstreamFault() {
+		return status.is5xxServerError();
+	}
+
 	/** The fields sent as the JSON-RPC error's {@code data}. */
 	public Map<String, String> data() {
 		return server == null ? Map.of("reason", reason) : Map.of("reason", reason, "server", server);

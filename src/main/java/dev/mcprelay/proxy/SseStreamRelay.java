@@ -14,10 +14,10 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.client.ClientResponse;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
+import dev.mcprelay.intercept.McpRequest;
+import dev.mcprelay.intercept.PendingRequests;
+import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
-import dev.mcprelay.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -30,16 +30,18 @@ import reactor.core.publisher.Mono;
 
 /**
  * Relays an upstream {@code text/event-stream} to the client event by event: the response headers are flushed at
- * once, then each event is written and flushed as soon as it is complete, its raw bytes unchanged. Demand comes
- * from the client, so a slow client slows the upstream read instead of filling memory; a client that goes away
- * cancels the upstream exchange.
+ * once, then the relay's own answers to a batch (if any), then each event as soon as it is complete and the
+ * server-to-client stages have passed it: its raw bytes unchanged, or, when an interceptor changed or rejected its
+ * message, a substitute keeping its {@code id:}, {@code event:} and {@code retry:} fields. Events keep their order.
+ * Demand comes from the client, so a slow client (or a slow interceptor) slows the upstream read instead of filling
+ * memory; a client that goes away cancels the upstream exchange.
  *
  * <p>How a stream ends:
  * <ul>
  * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
  * SSE client would drop them);</li>
  * <li>no byte for {@code timeouts.streaming-idle}: on a POST stream, each request still unanswered gets a JSON-RPC
- * error event; on a GET stream this is its normal end;</li>
+ * error event (or the result the error stage gives it); on a GET stream this is its normal end;</li>
  * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, or a broken
  * connection: the upstream exchange is closed and, on a POST stream, each request still unanswered gets a
  * JSON-RPC error event.</li>
@@ -50,12 +52,17 @@ class SseStreamRelay {
 
 	private static final Logger log = LoggerFactory.getLogger(SseStreamRelay.class);
 
+	private final ResponseInterception responseInterception;
+
+	SseStreamRelay(ResponseInterception responseInterception) {
+		this.responseInterception = responseInterception;
+	}
+
 	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse) {
 		ServerHttpResponse response = call.exchange().getResponse();
 		ResponseRelay.writeHead(upstreamResponse, response, false);
 		DataBufferFactory buffers = response.bufferFactory();
 		Upstream upstream = call.upstream();
-		PendingRequests pending = new PendingRequests(call.payload() == null ? List.of() : call.payload().requestIds());
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		Flux<byte[]> events = upstreamResponse.bodyToFlux(DataBuffer.class)
@@ -73,31 +80,39 @@ class SseStreamRelay {
 				}
 			})
 			.concatMapIterable(completed -> completed)
-			.map(event -> relayEvent(event, pending, upstream))
+			.concatMap(event -> relayEvent(event, call), 1)
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)).filter(tail -> tail.length > 0))
-			.onErrorResume(error -> endAfterFailure(error, call, pending))
+			.onErrorResume(error -> endAfterFailure(error, call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 
+		Flux<byte[]> localAnswers = Flux.fromIterable(call.plan() == null ? List.of() : call.plan().localAnswers())
+			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
 		Publisher<Publisher<DataBuffer>> groups = Flux.concat(
 				Mono.just(Flux.<DataBuffer>empty()),
-				events.map(bytes -> Mono.just(buffers.wrap(bytes))));
+				localAnswers.concatWith(events).map(bytes -> Mono.just(buffers.wrap(bytes))));
 		return response.writeAndFlushWith(groups);
 	}
 
-	private static byte[] relayEvent(SseEvent event, PendingRequests pending, Upstream upstream) {
-		if (event.isMessage()) {
-			try {
-				JsonRpcPayload payload = JsonRpcParser.parse(event.data().getBytes(StandardCharsets.UTF_8));
-				payload.messages().stream().filter(JsonRpcMessage::isResponse).forEach(m -> pending.answered(m.id()));
-			}
-			catch (JsonRpcParseException ex) {
-				throw new MalformedEventException(ex.getMessage());
-			}
+	/** The event as the client gets it: raw, or a substitute around its message as the interceptors left it. */
+	private Mono<byte[]> relayEvent(SseEvent event, RelayCall call) {
+		if (!event.isMessage()) {
+			return Mono.just(event.raw());
 		}
-		return event.raw();
+		JsonRpcPayload received;
+		try {
+			received = JsonRpcParser.parse(event.data().getBytes(StandardCharsets.UTF_8));
+		}
+		catch (JsonRpcParseException ex) {
+			return Mono.error(new MalformedEventException(ex.getMessage()));
+		}
+		return responseInterception
+			.apply(received, call.context(), call.pending(), true, call.upstream().nonStreamingTimeout())
+			.map(messages -> messages.changed()
+					? SseEventWriter.substitute(event, new String(messages.bytes(), StandardCharsets.UTF_8))
+					: event.raw());
 	}
 
-	private static Flux<byte[]> endAfterFailure(Throwable error, RelayCall call, PendingRequests pending) {
+	private Flux<byte[]> endAfterFailure(Throwable error, RelayCall call) {
 		Upstream upstream = call.upstream();
 		boolean idle = error instanceof TimeoutException;
 		if (idle && !call.isPost()) {
@@ -118,12 +133,14 @@ class SseStreamRelay {
 		else {
 			failure = RelayFailures.upstreamStreamBroken(upstream.id());
 		}
-		List<JsonNode> unanswered = pending.remaining();
+		List<McpRequest> unanswered = call.pending().remaining();
 		log.warn("{} stream from '{}' ended early ({}; {}); {} request(s) answered with an error", call.method(),
 				upstream.id(), failure.reason(), UpstreamFailures.describe(error), unanswered.size());
-		return Flux.fromIterable(unanswered)
-			.map(id -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(JsonRpcErrors.error(id, failure.code(),
-					failure.getMessage(), failure.data())), StandardCharsets.UTF_8)));
+		return responseInterception
+			.answerFailure(unanswered, call.context(), failure.code(), failure.getMessage(), failure.data(),
+					failure.reason(), upstream.nonStreamingTimeout())
+			.flatMapIterable(answers -> answers)
+			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
 	}
 
 	/** What to write after the upstream's last event: the rest of a line end split off it, or nothing. */

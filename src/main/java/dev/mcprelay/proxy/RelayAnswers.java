@@ -2,20 +2,22 @@ package dev.mcprelay.proxy;
 
 import java.util.List;
 
-import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import reactor.core.publisher.Mono;
 
-/** Answers a client with a {@link RelayFailure}: its HTTP status and a JSON-RPC error body. */
-final class FailureResponder {
+/** Writes answers the relay gives itself as a whole JSON response: failures, and interceptors' answers. */
+final class RelayAnswers {
 
-	private FailureResponder() {
+	private RelayAnswers() {
 	}
 
 	/**
@@ -30,12 +32,26 @@ final class FailureResponder {
 		List<JsonNode> ids = payload == null ? List.of() : payload.requestIds();
 		byte[] body = JsonRpcErrors.body(ids, payload != null && payload.batch(), failure.code(), failure.getMessage(),
 				failure.data());
+		return write(response, failure.status(), body);
+	}
+
+	/**
+	 * Writes {@code answers} as the whole response: a JSON array for a batch, else the one answer.
+	 *
+	 * @param status the HTTP status
+	 */
+	static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, List<ObjectNode> answers,
+			boolean batch) {
+		JsonNode body = batch ? JsonNodeFactory.instance.arrayNode().addAll(answers) : answers.get(0);
+		return write(response, status, JsonRpcErrors.toBytes(body));
+	}
+
+	private static Mono<Void> write(ServerHttpResponse response, HttpStatus status, byte[] body) {
 		response.getHeaders().clear();
-		response.setStatusCode(failure.status());
+		response.setStatusCode(status);
 		response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
 		response.getHeaders().setContentLength(body.length);
-		DataBuffer buffer = response.bufferFactory().wrap(body);
-		return response.writeWith(Mono.just(buffer));
+		return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
 	}
 
 }

@@ -1,0 +1,48 @@
+package dev.mcprelay.intercept;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.http.HttpHeaders;
+
+/**
+ * The client HTTP request a message belongs to, as every interceptor view shows it.
+ *
+ * <p>{@link #headers()} are the client's headers as received (read-only): use them to tell tenants or users apart,
+ * and never copy a credential from them into a message or a log. {@link #attributes()} is a scratch map shared by
+ * every stage of one client request, so a request interceptor can leave a note for a response interceptor.
+ */
+public final class CallContext {
+
+	private final String server;
+
+	private final HttpHeaders headers;
+
+	private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+
+	public CallContext(String server, HttpHeaders headers) {
+		this.server = server;
+		this.headers = HttpHeaders.readOnlyHttpHeaders(headers);
+	}
+
+	/** The id of the upstream server, as configured under {@code mcp-relay.servers}. */
+	public String server() {
+		return server;
+	}
+
+	/** The client's request headers, read-only. */
+	public HttpHeaders headers() {
+		return headers;
+	}
+
+	/** The client's {@code Mcp-Session-Id}, or {@code null} before {@code initialize} has been answered. */
+	public String sessionId() {
+		return headers.getFirst("Mcp-Session-Id");
+	}
+
+	/** A map for notes shared between the stages of one client request. */
+	public Map<String, Object> attributes() {
+		return attributes;
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.mcprelay.intercept;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Every stage's chain, built once at start-up from the interceptor beans of the context, in {@code @Order} /
+ * {@code Ordered} order. Start-up fails when an interceptor's {@code name()} is not kebab-case or is used by two
+ * interceptors of one stage, since names identify interceptors in logs and metrics.
+ */
+@Component
+public class InterceptorChains {
+
+	private static final Logger log = LoggerFactory.getLogger(InterceptorChains.class);
+
+	private static final Pattern KEBAB_CASE = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)*");
+
+	private final Map<Stage<?>, InterceptorChain<?>> chains = new HashMap<>();
+
+	public InterceptorChains(ListableBeanFactory beans) {
+		List<String> problems = new ArrayList<>();
+		for (Stage<?> stage : Stage.ALL) {
+			InterceptorChain<?> chain = build(stage, beans, problems);
+			chains.put(stage, chain);
+			if (!chain.isEmpty()) {
+				log.info("Interceptors at the {} stage, in order: {}", stage, chain.names());
+			}
+		}
+		if (!problems.isEmpty()) {
+			throw new IllegalStateException("Invalid interceptor beans:\n  - " + String.join("\n  - ", problems));
+		}
+	}
+
+	private static <V extends MessageView> InterceptorChain<V> build(Stage<V> stage, ListableBeanFactory beans,
+			List<String> problems) {
+		List<? extends Interceptor<V>> interceptors = beans.getBeanProvider(stage.interceptorType())
+			.orderedStream()
+			.toList();
+		List<String> seen = new ArrayList<>();
+		for (Interceptor<V> interceptor : interceptors) {
+			String name = interceptor.name();
+			if (name == null || !KEBAB_CASE.matcher(name).matches()) {
+				problems.add(interceptor.getClass().getName() + ".name() returned \"" + name
+						+ "\": an interceptor name is kebab-case, such as \"tools-call-authz\"");
+			}
+			else if (seen.contains(name)) {
+				problems.add("two interceptors of the " + stage + " stage are named \"" + name
+						+ "\": give each a name of its own");
+			}
+			seen.add(name);
+		}
+		return new InterceptorChain<>(stage, interceptors);
+	}
+
+	/** The chain of {@code stage}; empty when no bean joined it. */
+	@SuppressWarnings("unchecked")
+	public <V extends MessageView> InterceptorChain<V> chain(Stage<V> stage) {
+		return (InterceptorChain<V>) chains.get(stage);
+	}
+
+}

@@ -1,0 +1,67 @@
+package dev.mcprelay.intercept;
+
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Which stage, and which typed view, a request or a response meets according to its method. A method not listed
+ * meets the catch-all stage with the untyped view.
+ */
+final class MethodRoutes {
+
+	/** A per-method request stage and how to build its view. */
+	record RequestRoute<V extends McpRequest>(Stage<V> stage, RequestViewFactory<V> view) {
+	}
+
+	/** A per-method response stage and how to build its view. */
+	record ResponseRoute<V extends McpResponse>(Stage<V> stage, ResponseViewFactory<V> view) {
+	}
+
+	@FunctionalInterface
+	interface RequestViewFactory<V extends McpRequest> {
+
+		V create(CallContext context, ObjectNode message);
+
+	}
+
+	@FunctionalInterface
+	interface ResponseViewFactory<V extends McpResponse> {
+
+		V create(CallContext context, ObjectNode message, McpRequest request);
+
+	}
+
+	private static final RequestRoute<McpRequest> OTHER_REQUEST = new RequestRoute<>(Stage.OTHER_REQUEST,
+			McpRequest::new);
+
+	private static final Map<String, RequestRoute<?>> REQUESTS = Map.of(
+			"initialize", new RequestRoute<>(Stage.INITIALIZE_REQUEST, InitializeRequest::new),
+			"tools/call", new RequestRoute<>(Stage.TOOLS_CALL_REQUEST, ToolsCallRequest::new),
+			"tools/list", new RequestRoute<>(Stage.TOOLS_LIST_REQUEST, ListRequest::new),
+			"prompts/list", new RequestRoute<>(Stage.PROMPTS_LIST_REQUEST, ListRequest::new),
+			"prompts/get", new RequestRoute<>(Stage.PROMPTS_GET_REQUEST, PromptsGetRequest::new),
+			"resources/list", new RequestRoute<>(Stage.RESOURCES_LIST_REQUEST, ListRequest::new),
+			"resources/templates/list", new RequestRoute<>(Stage.RESOURCE_TEMPLATES_LIST_REQUEST, ListRequest::new),
+			"resources/read", new RequestRoute<>(Stage.RESOURCES_READ_REQUEST, ResourcesReadRequest::new));
+
+	private static final ResponseRoute<McpResponse> OTHER_RESPONSE = new ResponseRoute<>(Stage.OTHER_RESPONSE,
+			McpResponse::new);
+
+	private static final Map<String, ResponseRoute<?>> RESPONSES = Map.of(
+			"tools/list", new ResponseRoute<>(Stage.TOOLS_LIST_RESPONSE, ToolsListResponse::new),
+			"prompts/list", new ResponseRoute<>(Stage.PROMPTS_LIST_RESPONSE, PromptsListResponse::new),
+			"resources/list", new ResponseRoute<>(Stage.RESOURCES_LIST_RESPONSE, ResourcesListResponse::new));
+
+	private MethodRoutes() {
+	}
+
+	static RequestRoute<?> request(String method) {
+		return REQUESTS.getOrDefault(method, OTHER_REQUEST);
+	}
+
+	static ResponseRoute<?> response(String method) {
+		return RESPONSES.getOrDefault(method, OTHER_RESPONSE);
+	}
+
+}

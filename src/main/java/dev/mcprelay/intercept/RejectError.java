@@ -1,0 +1,90 @@
+package dev.mcprelay.intercept;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+
+/**
+ * An interceptor's refusal of a message, sent to the client as a JSON-RPC error. Return it with
+ * {@code Mono.error(...)} (or {@link Outcome#reject(RejectError)}), or throw it.
+ *
+ * <p>{@link #code()}, {@link #getMessage()} and {@link #data()} are <b>user-facing</b>: they reach the MCP client
+ * (and often the model behind it) verbatim. Keep internal details, stack traces and secrets out of them. Any other
+ * exception an interceptor raises is not shown: it is logged and the client gets -32603 with a generic message
+ * (see {@link #fromCause(Throwable)}).
+ *
+ * <p>Where the error goes depends on what was rejected: see the wire forms in the README and in DESIGN section 5.
+ */
+public class RejectError extends RuntimeException {
+
+	private final int code;
+
+	private final transient JsonNode data;
+
+	/**
+	 * @param code the JSON-RPC error code: -32000 for a policy refusal, -32602 for bad arguments, -32601 for a method
+	 * that is not offered, or another JSON-RPC or MCP code
+	 * @param message a short sentence for the user: what was refused and, when it helps, what to do instead
+	 * @param data extra machine-readable fields (any JSON value, or {@code null} for none); converted with the relay's
+	 * JSON mapper, so a {@code Map}, a record or a {@code JsonNode} all work
+	 */
+	public RejectError(int code, String message, Object data) {
+		super(requireMessage(message), null, false, false);
+		this.code = code;
+		this.data = data == null ? null : JsonRpcParser.mapper().valueToTree(data);
+	}
+
+	public RejectError(int code, String message) {
+		this(code, message, null);
+	}
+
+	/** A policy refusal (-32000). */
+	public static RejectError policy(String message) {
+		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED, message);
+	}
+
+	/** Arguments the relay will not pass on (-32602). */
+	public static RejectError invalidParams(String message) {
+		return new RejectError(JsonRpcErrorCodes.INVALID_PARAMS, message);
+	}
+
+	/** A method the relay does not offer to this client (-32601). */
+	public static RejectError methodNotFound(String message) {
+		return new RejectError(JsonRpcErrorCodes.METHOD_NOT_FOUND, message);
+	}
+
+	/**
+	 * The error to send for {@code failure}: the first {@code RejectError} in its cause chain, else an internal error
+	 * (-32603) whose message says nothing of the failure, which is for the logs only.
+	 */
+	public static RejectError fromCause(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RejectError reject) {
+				return reject;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR,
+				"Internal error: the relay could not process this message");
+	}
+
+	public int code() {
+		return code;
+	}
+
+	/** The error's {@code data}, or {@code null}. */
+	public JsonNode data() {
+		return data;
+	}
+
+	private static String requireMessage(String message) {
+		if (message == null || message.isBlank()) {
+			throw new IllegalArgumentException("A RejectError needs a message for the user");
+		}
+		return message;
+	}
+
+}

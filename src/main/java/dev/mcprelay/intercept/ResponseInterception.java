@@ -1,0 +1,137 @@
+package dev.mcprelay.intercept;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcMessages;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for the answer to a
+ * pending request, the per-method response stage (a result) or the error stage (an error). Also gives the error
+ * stage the requests the upstream never answered.
+ */
+@Component
+public class ResponseInterception {
+
+	/** The {@code logger} of the {@code notifications/message} that replaces a rejected notification. */
+	static final String LOGGER_NAME = "mcp-relay";
+
+	private final InterceptorChains chains;
+
+	ResponseInterception(InterceptorChains chains) {
+		this.chains = chains;
+	}
+
+	/**
+	 * Decides about every message of one upstream body or SSE event, marking the requests it answers as answered.
+	 *
+	 * @param onStream whether the messages came as SSE events
+	 * @param timeout how long each interceptor may take
+	 * @return the messages to relay; never an error
+	 */
+	public Mono<RemoteMessages> apply(JsonRpcPayload received, CallContext context, PendingRequests pending,
+			boolean onStream, Duration timeout) {
+		if (received.messages().size() == 1) {
+			return relay(received.first(), context, pending, onStream, timeout)
+				.map(relayed -> new RemoteMessages(received, List.of(relayed.message()), relayed.changed()));
+		}
+		return Flux.fromIterable(received.messages())
+			.concatMap(message -> relay(message, context, pending, onStream, timeout))
+			.collectList()
+			.map(relayed -> new RemoteMessages(received, relayed.stream().map(Relayed::message).toList(),
+					relayed.stream().anyMatch(Relayed::changed)));
+	}
+
+	/** One message on its way to the client, and whether it differs from what the upstream sent. */
+	private record Relayed(ObjectNode message, boolean changed) {
+	}
+
+	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
+			boolean onStream, Duration timeout) {
+		McpRequest request = message.isResponse() ? pending.take(message.id()) : null;
+		RemoteMessage view = new RemoteMessage(context, message, request, onStream);
+		return chains.chain(Stage.REMOTE_MESSAGE).run(view, timeout).flatMap(verdict -> {
+			if (!verdict.proceeds()) {
+				return Mono.just(new Relayed(substitute(message, verdict.error()), true));
+			}
+			if (request == null) {
+				return Mono.just(new Relayed(message.node(), false));
+			}
+			if (message.isError()) {
+				UpstreamError error = new UpstreamError(context, message.node(), request, null);
+				return chains.chain(Stage.ERROR)
+					.run(error, timeout)
+					.map(errorVerdict -> new Relayed(answer(error, errorVerdict), !errorVerdict.proceeds()));
+			}
+			return respond(message, context, request, timeout);
+		});
+	}
+
+	private <V extends McpResponse> Mono<Relayed> respond(JsonRpcMessage message, CallContext context,
+			McpRequest request, Duration timeout) {
+		@SuppressWarnings("unchecked")
+		MethodRoutes.ResponseRoute<V> route = (MethodRoutes.ResponseRoute<V>) MethodRoutes.response(request.method());
+		V response = route.view().create(context, message.node(), request);
+		return chains.chain(route.stage())
+			.run(response, timeout)
+			.map(verdict -> verdict.proceeds() ? new Relayed(message.node(), response.isChanged())
+					: new Relayed(substitute(message, verdict.error()), true));
+	}
+
+	/**
+	 * Answers the requests the upstream never answered, after a failure that is the relay's to report: each gets the
+	 * failure as a JSON-RPC error, unless the error stage replaces it.
+	 *
+	 * @param reason the failure's {@code error.data.reason}
+	 * @return one answer per request, in order
+	 */
+	public Mono<List<ObjectNode>> answerFailure(List<McpRequest> unanswered, CallContext context, int code,
+			String message, Map<String, String> data, String reason, Duration timeout) {
+		return Flux.fromIterable(unanswered).concatMap(request -> {
+			UpstreamError error = new UpstreamError(context, JsonRpcErrors.error(request.id(), code, message, data),
+					request, reason);
+			return chains.chain(Stage.ERROR).run(error, timeout).map(verdict -> answer(error, verdict));
+		}).collectList();
+	}
+
+	private static ObjectNode answer(UpstreamError error, Verdict verdict) {
+		return switch (verdict.kind()) {
+			case REPLACE_ERROR -> JsonRpcMessages.result(error.id(), verdict.result());
+			case REJECT -> JsonRpcErrors.error(error.id(), verdict.error().code(), verdict.error().getMessage(),
+					verdict.error().data());
+			default -> error.message();
+		};
+	}
+
+	/**
+	 * What the client gets in place of a rejected upstream message: an error with the same id for a response or a
+	 * server request; a {@code notifications/message} at level {@code error} naming the method, for a notification.
+	 */
+	static ObjectNode substitute(JsonRpcMessage message, RejectError error) {
+		if (message.id() != null) {
+			return JsonRpcErrors.error(message.id(), error.code(), error.getMessage(), error.data());
+		}
+		ObjectNode data = JsonNodeFactory.instance.objectNode()
+			.put("error", error.getMessage())
+			.put("code", error.code())
+			.put("rejectedMethod", message.method());
+		if (error.data() != null) {
+			data.set("data", error.data());
+		}
+		ObjectNode params = JsonNodeFactory.instance.objectNode().put("level", "error").put("logger", LOGGER_NAME);
+		params.set("data", data);
+		return JsonRpcMessages.notification("notifications/message", params);
+	}
+
+}

@@ -1,0 +1,59 @@
+package dev.mcprelay.intercept;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.modelcontextprotocol.spec.McpSchema;
+
+/**
+ * A {@code tools/call} request: the tool's name and its arguments, which interceptors may change.
+ *
+ * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/server/tools#calling-tools">MCP, calling
+ * tools</a>
+ */
+public final class ToolsCallRequest extends McpRequest {
+
+	ToolsCallRequest(CallContext context, ObjectNode message) {
+		super(context, message);
+	}
+
+	/** The name of the tool called. */
+	public String toolName() {
+		return text(message().path("params"), "name");
+	}
+
+	/** A copy of the arguments, in the order sent; empty when there are none. */
+	public Map<String, Object> arguments() {
+		Map<String, Object> arguments = toSchema().arguments();
+		return arguments == null ? new LinkedHashMap<>() : new LinkedHashMap<>(arguments);
+	}
+
+	/** The params decoded: name, arguments and {@code _meta}. */
+	public McpSchema.CallToolRequest toSchema() {
+		return paramsAs(McpSchema.CallToolRequest.class);
+	}
+
+	/** Replaces all arguments. */
+	public void setArguments(Map<String, ?> arguments) {
+		liveParams().set("arguments", toJson(arguments));
+		markChanged();
+	}
+
+	/** Sets one argument, adding it when absent; other arguments are untouched. */
+	public void setArgument(String name, Object value) {
+		liveParams().withObjectProperty("arguments").set(name, toJson(value));
+		markChanged();
+	}
+
+	/** Removes one argument; other arguments are untouched. */
+	public void removeArgument(String name) {
+		JsonNode arguments = message().path("params").get("arguments");
+		if (arguments instanceof ObjectNode object && object.remove(name) != null) {
+			markChanged();
+		}
+	}
+
+}

@@ -1,0 +1,17 @@
+package dev.mcprelay.intercept;
+
+/**
+ * Stage 4, <b>tools/list response</b>: sees the upstream's successful answer to a tools/list request of this client request,
+ * on the JSON and the SSE path alike, after the {@link RemoteMessageInterceptor}s let it through. The request is at
+ * hand as {@code request()}.
+ *
+ * <p>Contract: inspect, reject, or change it: hide, reorder, replace or add tools, or replace the whole result.
+ *
+ * <p>Wire form of a rejection: the response is replaced by a JSON-RPC error with the same id (on a stream, in place
+ * of the event).
+ *
+ * <p>Not routed here: error answers and failures (see {@link ErrorInterceptor}), other methods, and responses on a
+ * GET stream, which answer no request of this client request.
+ */
+public interface ToolsListResponseInterceptor extends Interceptor<ToolsListResponse> {
+}

@@ -1,0 +1,64 @@
+package dev.mcprelay.intercept;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * A request of the client's that the upstream did not answer with a result, as the {@link ErrorInterceptor}s see
+ * it: either the upstream answered with a JSON-RPC error, or the relay could not get an answer (the upstream timed
+ * out, refused the connection, broke the stream, or sent something that is not JSON-RPC). Read-only; the error stage
+ * may replace the error with a result ({@link Outcome#replaceError}) or with another error ({@link RejectError}).
+ */
+public final class UpstreamError extends MessageView {
+
+	private final McpRequest request;
+
+	private final String failureReason;
+
+	UpstreamError(CallContext context, ObjectNode errorResponse, McpRequest request, String failureReason) {
+		super(context, errorResponse);
+		this.request = request;
+		this.failureReason = failureReason;
+	}
+
+	/** The request that failed, as it was sent upstream. */
+	public McpRequest request() {
+		return request;
+	}
+
+	/** The method of the request that failed. */
+	public String method() {
+		return request.method();
+	}
+
+	/** The JSON-RPC error code. */
+	public int code() {
+		return message().path("error").path("code").asInt();
+	}
+
+	/** The JSON-RPC error message. */
+	public String errorMessage() {
+		return message().path("error").path("message").asText();
+	}
+
+	/** A copy of the error's {@code data}, or {@code null} when it has none. */
+	public JsonNode data() {
+		JsonNode data = message().path("error").get("data");
+		return data == null ? null : data.deepCopy();
+	}
+
+	/**
+	 * Why the relay got no answer ({@code upstream_timeout}, {@code upstream_unreachable},
+	 * {@code upstream_invalid_response}, {@code upstream_stream_idle}, ...: the {@code error.data.reason} values of
+	 * the README), or {@code null} when the upstream itself answered with this error.
+	 */
+	public String failureReason() {
+		return failureReason;
+	}
+
+	/** Whether the relay got no answer from the upstream, rather than an error answer. */
+	public boolean isUpstreamFailure() {
+		return failureReason != null;
+	}
+
+}

@@ -1,0 +1,16 @@
+package dev.mcprelay.intercept;
+
+/**
+ * Stage 1, <b>user-request</b>: sees every message a client POSTs (requests, notifications, and responses to server
+ * requests), before any other stage and before anything is sent upstream. Each message of a batch is decided on its
+ * own.
+ *
+ * <p>Contract: inspect, reject, or {@linkplain Outcome#respond respond} to a request. The view is read-only.
+ *
+ * <p>Wire form of a rejection: for a request, HTTP 200 with a JSON-RPC error carrying the request's id; for a
+ * notification or a response, HTTP 400 with an id-less JSON-RPC error. Nothing is forwarded.
+ *
+ * <p>Not routed here: GET and DELETE (they carry no message), and anything from the upstream.
+ */
+public interface UserRequestInterceptor extends Interceptor<ClientMessage> {
+}

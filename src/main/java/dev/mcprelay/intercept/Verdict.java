@@ -1,0 +1,41 @@
+package dev.mcprelay.intercept;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * What a whole chain decided about one message, and which interceptor decided it.
+ *
+ * @param kind what happens to the message
+ * @param result the result to send, for {@link Kind#RESPOND} and {@link Kind#REPLACE_ERROR}
+ * @param error the error to send, for {@link Kind#REJECT}
+ * @param interceptor the {@code name()} of the interceptor that stopped the chain; {@code null} when all proceeded
+ */
+public record Verdict(Kind kind, JsonNode result, RejectError error, String interceptor) {
+
+	/** The fate of a message after a chain. */
+	public enum Kind {
+		/** Every interceptor proceeded: the message goes on, changed or not. */
+		PROCEED,
+		/** A request is answered with {@link #result()}; nothing goes upstream. */
+		RESPOND,
+		/** An upstream error or failure is answered with {@link #result()}. */
+		REPLACE_ERROR,
+		/** The message is refused with {@link #error()}. */
+		REJECT
+	}
+
+	static final Verdict PROCEED = new Verdict(Kind.PROCEED, null, null, null);
+
+	static final Mono<Verdict> PROCEED_MONO = Mono.just(PROCEED);
+
+	static Verdict rejected(RejectError error, String interceptor) {
+		return new Verdict(Kind.REJECT, null, error, interceptor);
+	}
+
+	public boolean proceeds() {
+		return kind == Kind.PROCEED;
+	}
+
+}
