@@ -30,6 +30,8 @@ public final class RelayPropertiesValidator {
 
 	private static final Pattern UNRESOLVED = Pattern.compile("\\$\\{([^}:]+)[^}]*}");
 
+	private static final Pattern TOOL_PATTERN = Pattern.compile("[^\\s\\p{Cntrl}]+");
+
 	private static final Pattern ORIGIN = Pattern.compile("https?://[^/?#\\s]+");
 
 	private RelayPropertiesValidator() {
@@ -92,6 +94,24 @@ public final class RelayPropertiesValidator {
 		if (max == null || max.toBytes() <= 0 || max.toBytes() > Integer.MAX_VALUE - 8) {
 			problems.add(new ConfigurationProblem(path + ".max-buffered-body",
 					"must be between 1B and 2047MB but is " + max, "Write a size such as 50MB"));
+		}
+		ToolsProperties tools = server.tools();
+		validateToolPatterns(path + ".tools.allow", tools.allow(), problems);
+		validateToolPatterns(path + ".tools.deny", tools.deny(), problems);
+	}
+
+	private static void validateToolPatterns(String path, List<String> patterns, List<ConfigurationProblem> problems) {
+		for (int i = 0; i < patterns.size(); i++) {
+			String pattern = patterns.get(i);
+			if (pattern == null || pattern.isBlank()) {
+				problems.add(new ConfigurationProblem(path + "[" + i + "]", "is blank",
+						"Write a tool name, or a glob with * such as github_*"));
+			}
+			else if (!TOOL_PATTERN.matcher(pattern).matches()) {
+				problems.add(new ConfigurationProblem(path + "[" + i + "]",
+						"'" + pattern + "' holds whitespace or a control character, which no tool name has",
+						"Write a tool name, or a glob with * such as github_*"));
+			}
 		}
 	}
 

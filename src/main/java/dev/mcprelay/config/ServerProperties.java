@@ -16,13 +16,15 @@ import org.springframework.util.unit.DataSize;
  * @param timeouts how long the relay waits on this upstream
  * @param maxBufferedBody the largest body the relay reads into memory for this server: the client's POST body,
  * a JSON response, and one SSE event
+ * @param tools which of the upstream's tools clients may see and call
  */
 public record ServerProperties(
 		String url,
 		String authorization,
 		@DefaultValue List<HeaderProperties> headers,
 		@DefaultValue TimeoutProperties timeouts,
-		@DefaultValue("50MB") DataSize maxBufferedBody) {
+		@DefaultValue("50MB") DataSize maxBufferedBody,
+		@DefaultValue ToolsProperties tools) {
 
 	public ServerProperties {
 		headers = headers == null ? List.of() : List.copyOf(headers);
@@ -49,7 +51,7 @@ public record ServerProperties(
 	@Override
 	public String toString() {
 		return "ServerProperties[url=" + redactedUrl() + ", authorization=" + (authorization == null ? "none" : "<redacted>")
-				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + "]";
+				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools + "]";
 	}
 
 }

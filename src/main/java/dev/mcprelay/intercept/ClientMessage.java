@@ -22,6 +22,7 @@ public final class ClientMessage extends MessageView {
 	}
 
 	/** The method of a request or notification; {@code null} for a response. */
+	@Override
 	public String method() {
 		return text(message(), "method");
 	}

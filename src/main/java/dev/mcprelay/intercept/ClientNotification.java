@@ -12,6 +12,7 @@ public final class ClientNotification extends MessageView {
 		super(context, message);
 	}
 
+	@Override
 	public String method() {
 		return text(message(), "method");
 	}

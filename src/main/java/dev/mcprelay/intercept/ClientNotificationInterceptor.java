@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 2, <b>client notification</b>: sees each notification a client POSTs (a message without an id), after the
  * {@link UserRequestInterceptor}s let it through and before it goes upstream.
@@ -12,5 +14,13 @@ package dev.mcprelay.intercept;
  * <p>Not routed here: requests, responses, and notifications from the upstream (see
  * {@link RemoteMessageInterceptor}).
  */
-public interface ClientNotificationInterceptor extends Interceptor<ClientNotification> {
+public interface ClientNotificationInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptClientNotification(ClientNotification notification);
+
 }

@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 4, <b>error</b>: sees each request of this client request that got no result: the upstream answered with a
  * JSON-RPC error (JSON or SSE), or the relay got no answer (timeout, connection refused, a broken or idle stream, an
@@ -16,5 +18,13 @@ package dev.mcprelay.intercept;
  * <p>Not routed here: successful answers, and HTTP answers that are not JSON-RPC (4xx, 5xx), which are relayed
  * untouched.
  */
-public interface ErrorInterceptor extends Interceptor<UpstreamError> {
+public interface ErrorInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptError(UpstreamError error);
+
 }

@@ -23,9 +23,9 @@ public final class InterceptorChain<V extends MessageView> {
 
 	private final Stage<V> stage;
 
-	private final List<? extends Interceptor<V>> interceptors;
+	private final List<Interceptor> interceptors;
 
-	InterceptorChain(Stage<V> stage, List<? extends Interceptor<V>> interceptors) {
+	InterceptorChain(Stage<V> stage, List<? extends Interceptor> interceptors) {
 		this.stage = stage;
 		this.interceptors = List.copyOf(interceptors);
 	}
@@ -57,8 +57,8 @@ public final class InterceptorChain<V extends MessageView> {
 		if (index == interceptors.size()) {
 			return Verdict.PROCEED_MONO;
 		}
-		Interceptor<V> interceptor = interceptors.get(index);
-		return Mono.defer(() -> interceptor.intercept(view))
+		Interceptor interceptor = interceptors.get(index);
+		return Mono.defer(() -> stage.invoke(interceptor, view))
 			.timeout(timeout)
 			.map(outcome -> verdict(outcome, interceptor))
 			.defaultIfEmpty(Verdict.PROCEED)
@@ -66,7 +66,7 @@ public final class InterceptorChain<V extends MessageView> {
 			.flatMap(verdict -> verdict.proceeds() ? runFrom(index + 1, view, timeout) : Mono.just(verdict));
 	}
 
-	private Verdict verdict(Outcome outcome, Interceptor<V> interceptor) {
+	private Verdict verdict(Outcome outcome, Interceptor interceptor) {
 		if (!stage.allows(outcome.kind())) {
 			throw new IllegalStateException("returned " + outcome + ", which the " + stage + " stage does not allow");
 		}
@@ -77,7 +77,7 @@ public final class InterceptorChain<V extends MessageView> {
 		};
 	}
 
-	private Verdict rejection(Throwable error, Interceptor<V> interceptor, V view, Duration timeout) {
+	private Verdict rejection(Throwable error, Interceptor interceptor, V view, Duration timeout) {
 		RejectError reject = RejectError.fromCause(error);
 		if (reject == error) {
 			log.debug("Interceptor '{}' ({} stage, server '{}') rejected a message: {} {}", interceptor.name(), stage,

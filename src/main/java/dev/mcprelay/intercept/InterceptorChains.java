@@ -41,11 +41,11 @@ public class InterceptorChains {
 
 	private static <V extends MessageView> InterceptorChain<V> build(Stage<V> stage, ListableBeanFactory beans,
 			List<String> problems) {
-		List<? extends Interceptor<V>> interceptors = beans.getBeanProvider(stage.interceptorType())
+		List<? extends Interceptor> interceptors = beans.getBeanProvider(stage.interceptorType())
 			.orderedStream()
 			.toList();
 		List<String> seen = new ArrayList<>();
-		for (Interceptor<V> interceptor : interceptors) {
+		for (Interceptor interceptor : interceptors) {
 			String name = interceptor.name();
 			if (name == null || !KEBAB_CASE.matcher(name).matches()) {
 				problems.add(interceptor.getClass().getName() + ".name() returned \"" + name

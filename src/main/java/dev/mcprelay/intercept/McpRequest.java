@@ -17,6 +17,7 @@ public class McpRequest extends MessageView {
 		super(context, message);
 	}
 
+	@Override
 	public String method() {
 		return text(message(), "method");
 	}

@@ -25,6 +25,7 @@ public class McpResponse extends MessageView {
 	}
 
 	/** The method of the request this answers. */
+	@Override
 	public String method() {
 		return request.method();
 	}

@@ -43,6 +43,12 @@ public abstract class MessageView {
 		return message.get("id");
 	}
 
+	/**
+	 * The method the message is about: its own for a request or notification; for a response or an error, the
+	 * method of the request it answers ({@code null} when it answers none of this client request).
+	 */
+	public abstract String method();
+
 	/** A copy of the whole message as JSON, for inspection. */
 	public ObjectNode json() {
 		return message.deepCopy();

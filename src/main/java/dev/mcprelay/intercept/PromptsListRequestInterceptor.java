@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 2, <b>prompts/list request</b>: sees each prompts/list request a client POSTs, after the {@link UserRequestInterceptor}s let
  * it through and before it goes upstream.
@@ -12,5 +14,13 @@ package dev.mcprelay.intercept;
  *
  * <p>Not routed here: other methods, notifications, and the response (see the response and error stages).
  */
-public interface PromptsListRequestInterceptor extends Interceptor<ListRequest> {
+public interface PromptsListRequestInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptPromptsList(ListRequest request);
+
 }

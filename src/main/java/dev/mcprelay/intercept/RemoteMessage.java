@@ -28,9 +28,13 @@ public final class RemoteMessage extends MessageView {
 		return kind;
 	}
 
-	/** The method of a server request or notification; {@code null} for a response. */
+	/**
+	 * The method of a server request or notification; for a response, the method of the request it answers, or
+	 * {@code null} when it answers none of this client request.
+	 */
+	@Override
 	public String method() {
-		return text(message(), "method");
+		return request != null ? request.method() : text(message(), "method");
 	}
 
 	/** For a response to a request of this client request, that request; otherwise {@code null}. */

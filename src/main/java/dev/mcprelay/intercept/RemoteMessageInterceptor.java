@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 3, <b>remote-message</b>: sees every message from the upstream before the client does: the message of a JSON
  * response body, and the message of every SSE event, on POST and GET streams alike (responses, server-to-client
@@ -16,5 +18,13 @@ package dev.mcprelay.intercept;
  * <p>Not routed here: SSE comments, events with no data, events of a custom type (they carry no message), and HTTP
  * answers that are not JSON-RPC (202, 4xx, 5xx), which are relayed untouched.
  */
-public interface RemoteMessageInterceptor extends Interceptor<RemoteMessage> {
+public interface RemoteMessageInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptRemoteMessage(RemoteMessage message);
+
 }

@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 2, <b>other request</b> (the catch-all): sees each request a client POSTs whose method has no typed stage of
  * its own ({@code ping}, {@code completion/complete}, {@code logging/setLevel}, {@code resources/subscribe},
@@ -15,5 +17,13 @@ package dev.mcprelay.intercept;
  * have their own stages; notifications; responses. To see every request whatever its method, use a
  * {@link UserRequestInterceptor}.
  */
-public interface RequestInterceptor extends Interceptor<McpRequest> {
+public interface RequestInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptRequest(McpRequest request);
+
 }

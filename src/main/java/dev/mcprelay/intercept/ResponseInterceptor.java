@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 4, <b>other response</b> (the catch-all): sees the upstream's successful answer to each request whose method
  * has no typed response stage ({@code tools/call}, {@code initialize}, {@code prompts/get}, {@code resources/read},
@@ -14,5 +16,13 @@ package dev.mcprelay.intercept;
  * <p>Not routed here: {@code tools/list}, {@code prompts/list} and {@code resources/list} answers, which have their
  * own stages; error answers and failures (see {@link ErrorInterceptor}); responses on a GET stream.
  */
-public interface ResponseInterceptor extends Interceptor<McpResponse> {
+public interface ResponseInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptResponse(McpResponse response);
+
 }

@@ -3,6 +3,9 @@ package dev.mcprelay.intercept;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiFunction;
+
+import reactor.core.publisher.Mono;
 
 /**
  * One interception stage: its name in logs and metrics, the interface its beans implement, and the outcomes it
@@ -19,55 +22,56 @@ public final class Stage<V extends MessageView> {
 	private static final Set<Outcome.Kind> ERROR_OUTCOMES = EnumSet.of(Outcome.Kind.PROCEED,
 			Outcome.Kind.REPLACE_ERROR);
 
-	public static final Stage<ClientMessage> USER_REQUEST = new Stage<>("user-request", UserRequestInterceptor.class,
-			REQUEST_OUTCOMES);
+	public static final Stage<ClientMessage> USER_REQUEST = Stage.of("user-request",
+			UserRequestInterceptor.class, UserRequestInterceptor::interceptUserRequest, REQUEST_OUTCOMES);
 
-	public static final Stage<InitializeRequest> INITIALIZE_REQUEST = new Stage<>("initialize-request",
-			InitializeRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<InitializeRequest> INITIALIZE_REQUEST = Stage.of("initialize-request",
+			InitializeRequestInterceptor.class, InitializeRequestInterceptor::interceptInitialize, REQUEST_OUTCOMES);
 
-	public static final Stage<ToolsCallRequest> TOOLS_CALL_REQUEST = new Stage<>("tools-call-request",
-			ToolsCallRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<ToolsCallRequest> TOOLS_CALL_REQUEST = Stage.of("tools-call-request",
+			ToolsCallRequestInterceptor.class, ToolsCallRequestInterceptor::interceptToolsCall, REQUEST_OUTCOMES);
 
-	public static final Stage<ListRequest> TOOLS_LIST_REQUEST = new Stage<>("tools-list-request",
-			ToolsListRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<ListRequest> TOOLS_LIST_REQUEST = Stage.of("tools-list-request",
+			ToolsListRequestInterceptor.class, ToolsListRequestInterceptor::interceptToolsList, REQUEST_OUTCOMES);
 
-	public static final Stage<ListRequest> PROMPTS_LIST_REQUEST = new Stage<>("prompts-list-request",
-			PromptsListRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<ListRequest> PROMPTS_LIST_REQUEST = Stage.of("prompts-list-request",
+			PromptsListRequestInterceptor.class, PromptsListRequestInterceptor::interceptPromptsList, REQUEST_OUTCOMES);
 
-	public static final Stage<PromptsGetRequest> PROMPTS_GET_REQUEST = new Stage<>("prompts-get-request",
-			PromptsGetRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<PromptsGetRequest> PROMPTS_GET_REQUEST = Stage.of("prompts-get-request",
+			PromptsGetRequestInterceptor.class, PromptsGetRequestInterceptor::interceptPromptsGet, REQUEST_OUTCOMES);
 
-	public static final Stage<ListRequest> RESOURCES_LIST_REQUEST = new Stage<>("resources-list-request",
-			ResourcesListRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<ListRequest> RESOURCES_LIST_REQUEST = Stage.of("resources-list-request",
+			ResourcesListRequestInterceptor.class, ResourcesListRequestInterceptor::interceptResourcesList, REQUEST_OUTCOMES);
 
-	public static final Stage<ListRequest> RESOURCE_TEMPLATES_LIST_REQUEST = new Stage<>(
-			"resource-templates-list-request", ResourceTemplatesListRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<ListRequest> RESOURCE_TEMPLATES_LIST_REQUEST = Stage.of("resource-templates-list-request",
+			ResourceTemplatesListRequestInterceptor.class, ResourceTemplatesListRequestInterceptor::interceptResourceTemplatesList, REQUEST_OUTCOMES);
 
-	public static final Stage<ResourcesReadRequest> RESOURCES_READ_REQUEST = new Stage<>("resources-read-request",
-			ResourcesReadRequestInterceptor.class, REQUEST_OUTCOMES);
+	public static final Stage<ResourcesReadRequest> RESOURCES_READ_REQUEST = Stage.of("resources-read-request",
+			ResourcesReadRequestInterceptor.class, ResourcesReadRequestInterceptor::interceptResourcesRead, REQUEST_OUTCOMES);
 
-	public static final Stage<McpRequest> OTHER_REQUEST = new Stage<>("other-request", RequestInterceptor.class,
-			REQUEST_OUTCOMES);
+	public static final Stage<McpRequest> OTHER_REQUEST = Stage.of("other-request",
+			RequestInterceptor.class, RequestInterceptor::interceptRequest, REQUEST_OUTCOMES);
 
-	public static final Stage<ClientNotification> CLIENT_NOTIFICATION = new Stage<>("client-notification",
-			ClientNotificationInterceptor.class, PROCEED_ONLY);
+	public static final Stage<ClientNotification> CLIENT_NOTIFICATION = Stage.of("client-notification",
+			ClientNotificationInterceptor.class, ClientNotificationInterceptor::interceptClientNotification, PROCEED_ONLY);
 
-	public static final Stage<RemoteMessage> REMOTE_MESSAGE = new Stage<>("remote-message",
-			RemoteMessageInterceptor.class, PROCEED_ONLY);
+	public static final Stage<RemoteMessage> REMOTE_MESSAGE = Stage.of("remote-message",
+			RemoteMessageInterceptor.class, RemoteMessageInterceptor::interceptRemoteMessage, PROCEED_ONLY);
 
-	public static final Stage<ToolsListResponse> TOOLS_LIST_RESPONSE = new Stage<>("tools-list-response",
-			ToolsListResponseInterceptor.class, PROCEED_ONLY);
+	public static final Stage<ToolsListResponse> TOOLS_LIST_RESPONSE = Stage.of("tools-list-response",
+			ToolsListResponseInterceptor.class, ToolsListResponseInterceptor::interceptToolsListResponse, PROCEED_ONLY);
 
-	public static final Stage<PromptsListResponse> PROMPTS_LIST_RESPONSE = new Stage<>("prompts-list-response",
-			PromptsListResponseInterceptor.class, PROCEED_ONLY);
+	public static final Stage<PromptsListResponse> PROMPTS_LIST_RESPONSE = Stage.of("prompts-list-response",
+			PromptsListResponseInterceptor.class, PromptsListResponseInterceptor::interceptPromptsListResponse, PROCEED_ONLY);
 
-	public static final Stage<ResourcesListResponse> RESOURCES_LIST_RESPONSE = new Stage<>("resources-list-response",
-			ResourcesListResponseInterceptor.class, PROCEED_ONLY);
+	public static final Stage<ResourcesListResponse> RESOURCES_LIST_RESPONSE = Stage.of("resources-list-response",
+			ResourcesListResponseInterceptor.class, ResourcesListResponseInterceptor::interceptResourcesListResponse, PROCEED_ONLY);
 
-	public static final Stage<McpResponse> OTHER_RESPONSE = new Stage<>("other-response", ResponseInterceptor.class,
-			PROCEED_ONLY);
+	public static final Stage<McpResponse> OTHER_RESPONSE = Stage.of("other-response",
+			ResponseInterceptor.class, ResponseInterceptor::interceptResponse, PROCEED_ONLY);
 
-	public static final Stage<UpstreamError> ERROR = new Stage<>("error", ErrorInterceptor.class, ERROR_OUTCOMES);
+	public static final Stage<UpstreamError> ERROR = Stage.of("error",
+			ErrorInterceptor.class, ErrorInterceptor::interceptError, ERROR_OUTCOMES);
 
 	/** Every stage, in the order a message meets them. */
 	public static final List<Stage<?>> ALL = List.of(USER_REQUEST, INITIALIZE_REQUEST, TOOLS_CALL_REQUEST,
@@ -77,14 +81,24 @@ public final class Stage<V extends MessageView> {
 
 	private final String name;
 
-	private final Class<? extends Interceptor<V>> interceptorType;
+	private final Class<? extends Interceptor> interceptorType;
+
+	private final BiFunction<Interceptor, V, Mono<Outcome>> invoker;
 
 	private final Set<Outcome.Kind> allowedOutcomes;
 
-	private Stage(String name, Class<? extends Interceptor<V>> interceptorType, Set<Outcome.Kind> allowedOutcomes) {
+	private Stage(String name, Class<? extends Interceptor> interceptorType,
+			BiFunction<Interceptor, V, Mono<Outcome>> invoker, Set<Outcome.Kind> allowedOutcomes) {
 		this.name = name;
 		this.interceptorType = interceptorType;
+		this.invoker = invoker;
 		this.allowedOutcomes = allowedOutcomes;
+	}
+
+	private static <I extends Interceptor, V extends MessageView> Stage<V> of(String name, Class<I> interceptorType,
+			BiFunction<I, V, Mono<Outcome>> method, Set<Outcome.Kind> allowedOutcomes) {
+		return new Stage<>(name, interceptorType,
+				(interceptor, view) -> method.apply(interceptorType.cast(interceptor), view), allowedOutcomes);
 	}
 
 	/** The stage's kebab-case name, as in logs and metrics. */
@@ -93,8 +107,13 @@ public final class Stage<V extends MessageView> {
 	}
 
 	/** The interface a bean implements to join this stage. */
-	public Class<? extends Interceptor<V>> interceptorType() {
+	public Class<? extends Interceptor> interceptorType() {
 		return interceptorType;
+	}
+
+	/** Calls the stage's method of {@code interceptor}, which implements {@link #interceptorType()}. */
+	Mono<Outcome> invoke(Interceptor interceptor, V view) {
+		return invoker.apply(interceptor, view);
 	}
 
 	/** Whether an interceptor of this stage may return {@code kind}; a reject is always allowed. */

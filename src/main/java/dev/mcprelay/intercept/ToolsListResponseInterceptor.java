@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 4, <b>tools/list response</b>: sees the upstream's successful answer to a tools/list request of this client request,
  * on the JSON and the SSE path alike, after the {@link RemoteMessageInterceptor}s let it through. The request is at
@@ -13,5 +15,13 @@ package dev.mcprelay.intercept;
  * <p>Not routed here: error answers and failures (see {@link ErrorInterceptor}), other methods, and responses on a
  * GET stream, which answer no request of this client request.
  */
-public interface ToolsListResponseInterceptor extends Interceptor<ToolsListResponse> {
+public interface ToolsListResponseInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptToolsListResponse(ToolsListResponse response);
+
 }

@@ -27,6 +27,7 @@ public final class UpstreamError extends MessageView {
 	}
 
 	/** The method of the request that failed. */
+	@Override
 	public String method() {
 		return request.method();
 	}

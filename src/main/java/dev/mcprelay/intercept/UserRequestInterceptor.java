@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Stage 1, <b>user-request</b>: sees every message a client POSTs (requests, notifications, and responses to server
  * requests), before any other stage and before anything is sent upstream. Each message of a batch is decided on its
@@ -12,5 +14,13 @@ package dev.mcprelay.intercept;
  *
  * <p>Not routed here: GET and DELETE (they carry no message), and anything from the upstream.
  */
-public interface UserRequestInterceptor extends Interceptor<ClientMessage> {
+public interface UserRequestInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one message; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptUserRequest(ClientMessage message);
+
 }

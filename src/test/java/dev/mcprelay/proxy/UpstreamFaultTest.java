@@ -273,19 +273,7 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 
 	/** The JSON of every event's data in an SSE body. */
 	static List<JsonNode> dataOf(String sseBody) {
-		List<JsonNode> events = new ArrayList<>();
-		for (String block : sseBody.split("\r?\n\r?\n")) {
-			StringBuilder data = new StringBuilder();
-			for (String line : block.split("\r?\n")) {
-				if (line.startsWith("data:")) {
-					data.append(line.substring(5).stripLeading());
-				}
-			}
-			if (!data.isEmpty()) {
-				events.add(RawHttp.json(data.toString()));
-			}
-		}
-		return events;
+		return RawHttp.sseData(sseBody);
 	}
 
 	static List<String> chunks(String text, int size) {

@@ -8,6 +8,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -78,6 +80,46 @@ public final class RawHttp {
 		catch (IOException ex) {
 			throw new AssertionError("Not JSON: " + body, ex);
 		}
+	}
+
+	/** The JSON of every event's data in an SSE body, in order. */
+	public static List<JsonNode> sseData(String sseBody) {
+		List<JsonNode> events = new ArrayList<>();
+		for (String block : sseBody.split("\r?\n\r?\n")) {
+			StringBuilder data = new StringBuilder();
+			for (String line : block.split("\r?\n")) {
+				if (line.startsWith("data:")) {
+					data.append(line.substring(5).stripLeading());
+				}
+			}
+			if (!data.isEmpty()) {
+				events.add(json(data.toString()));
+			}
+		}
+		return events;
+	}
+
+	/**
+	 * The JSON-RPC messages of a response, whichever way they came: each SSE event's data, or the JSON body (each
+	 * element of a batch array).
+	 */
+	public static List<JsonNode> messagesOf(HttpResponse<String> response) {
+		String type = response.headers().firstValue("Content-Type").orElse("");
+		if (type.startsWith("text/event-stream")) {
+			return sseData(response.body());
+		}
+		if (response.body().isEmpty()) {
+			return List.of();
+		}
+		JsonNode body = json(response.body());
+		List<JsonNode> messages = new ArrayList<>();
+		if (body.isArray()) {
+			body.forEach(messages::add);
+		}
+		else {
+			messages.add(body);
+		}
+		return messages;
 	}
 
 	/** A tools/call request with this id. */

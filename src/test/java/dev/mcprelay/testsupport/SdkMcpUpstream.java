@@ -1,8 +1,13 @@
 package dev.mcprelay.testsupport;
 
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +22,8 @@ import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.springframework.http.HttpHeaders;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
@@ -28,22 +35,71 @@ import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransp
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.Filter;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 
 /**
  * Real MCP servers from the official MCP Java SDK, hosted by an embedded Tomcat on 127.0.0.1: {@code /mcp} is a
  * Streamable HTTP server (answers requests over SSE, keeps sessions), {@code /stateless} a stateless one (answers
- * with {@code application/json}). Both offer {@code echo}; {@code /mcp} also offers {@code progress}, which sends a
- * progress notification and then holds its stream open until {@link #releaseProgress()} before sending the rest.
- * Every request's method, path and headers are recorded.
+ * with {@code application/json}). Both offer:
+ * <ul>
+ * <li>tools {@code echo} (returns its {@code message} argument; its listing carries {@code _meta}),
+ * {@code secret_admin} and {@code secret_audit} (both echo too);</li>
+ * <li>prompt {@code greeting} (argument {@code name});</li>
+ * <li>resource {@code memo://one} and resource template {@code memo://{id}}.</li>
+ * </ul>
+ * {@code /mcp} also offers {@code progress}, which sends a progress notification and then holds its stream open until
+ * {@link #releaseProgress()} before sending the rest; {@code /stateless} offers {@code slow}, which answers after
+ * {@link #SLOW_TOOL_DELAY}. Every request's method, path and headers are recorded.
  */
 public final class SdkMcpUpstream implements AutoCloseable {
 
-	/** One request as the upstream saw it. */
-	public record Seen(String method, String path, HttpHeaders headers) {
+	/**
+	 * One request as the upstream saw it.
+	 *
+	 * @param body the request body (empty for GET and DELETE)
+	 */
+	public record Seen(String method, String path, HttpHeaders headers, String body) {
+
+		/** The body as JSON; a JSON-RPC message or batch. */
+		public JsonNode json() {
+			return RawHttp.json(body);
+		}
+
 	}
 
 	private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
+
+	/** How long the {@code slow} tool takes to answer. */
+	public static final Duration SLOW_TOOL_DELAY = Duration.ofSeconds(3);
+
+	/** The {@code _meta} of the {@code echo} tool's listing. */
+	public static final Map<String, Object> ECHO_META = Map.of("vendor.example/rank", 1);
+
+	private static final List<String> ECHOING_TOOLS = List.of("echo", "secret_admin", "secret_audit");
+
+	private static final McpSchema.Prompt GREETING = new McpSchema.Prompt("greeting", "Greets someone",
+			List.of(new McpSchema.PromptArgument("name", "Who to greet", true)));
+
+	private static final McpSchema.Resource MEMO = McpSchema.Resource.builder()
+		.uri("memo://one")
+		.name("memo-one")
+		.mimeType("text/plain")
+		.build();
+
+	private static final McpSchema.ResourceTemplate MEMO_TEMPLATE = McpSchema.ResourceTemplate.builder()
+		.uriTemplate("memo://{id}")
+		.name("memo")
+		.mimeType("text/plain")
+		.build();
+
+	private static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
+		.tools(true)
+		.prompts(true)
+		.resources(false, true)
+		.build();
 
 	private final Tomcat tomcat = new Tomcat();
 
@@ -60,22 +116,47 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.builder()
 			.mcpEndpoint("/mcp")
 			.build();
+		List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
+		ECHOING_TOOLS.forEach(name -> tools.add(McpServerFeatures.SyncToolSpecification.builder()
+			.tool(tool(name))
+			.callHandler((exchange, request) -> echo(request))
+			.build()));
+		tools.add(progressTool());
 		this.streamable = McpServer.sync(streamableTransport)
 			.serverInfo("sdk-upstream", "1.0.0")
-			.capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-			.tools(echoTool(), progressTool())
+			.capabilities(CAPABILITIES)
+			.tools(tools)
+			.prompts(new McpServerFeatures.SyncPromptSpecification(GREETING, (exchange, request) -> greet(request)))
+			.resources(new McpServerFeatures.SyncResourceSpecification(MEMO, (exchange, request) -> read(request)))
+			.resourceTemplates(new McpServerFeatures.SyncResourceTemplateSpecification(MEMO_TEMPLATE,
+					(exchange, request) -> read(request)))
 			.requestTimeout(Duration.ofSeconds(30))
 			.build();
 		HttpServletStatelessServerTransport statelessTransport = HttpServletStatelessServerTransport.builder()
 			.messageEndpoint("/stateless")
 			.build();
+		List<McpStatelessServerFeatures.SyncToolSpecification> statelessTools = new ArrayList<>();
+		ECHOING_TOOLS.forEach(name -> statelessTools.add(McpStatelessServerFeatures.SyncToolSpecification.builder()
+			.tool(tool(name))
+			.callHandler((context, request) -> echo(request))
+			.build()));
+		statelessTools.add(McpStatelessServerFeatures.SyncToolSpecification.builder()
+			.tool(tool("slow"))
+			.callHandler((context, request) -> {
+				sleep(SLOW_TOOL_DELAY);
+				return McpSchema.CallToolResult.builder().addTextContent("slow answer").build();
+			})
+			.build());
 		this.stateless = McpServer.sync(statelessTransport)
 			.serverInfo("sdk-stateless-upstream", "1.0.0")
-			.capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-			.tools(McpStatelessServerFeatures.SyncToolSpecification.builder()
-				.tool(tool("echo", "Returns its message"))
-				.callHandler((context, request) -> echo(request))
-				.build())
+			.capabilities(CAPABILITIES)
+			.tools(statelessTools)
+			.prompts(new McpStatelessServerFeatures.SyncPromptSpecification(GREETING,
+					(context, request) -> greet(request)))
+			.resources(new McpStatelessServerFeatures.SyncResourceSpecification(MEMO,
+					(context, request) -> read(request)))
+			.resourceTemplates(new McpStatelessServerFeatures.SyncResourceTemplateSpecification(MEMO_TEMPLATE,
+					(context, request) -> read(request)))
 			.build();
 		try {
 			tomcat.setBaseDir(Files.createTempDirectory("sdk-upstream").toString());
@@ -129,8 +210,9 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			HttpHeaders headers = new HttpHeaders();
 			Collections.list(http.getHeaderNames())
 				.forEach(name -> headers.addAll(name, Collections.list(http.getHeaders(name))));
-			seen.add(new Seen(http.getMethod(), http.getRequestURI(), headers));
-			chain.doFilter(request, response);
+			byte[] body = http.getInputStream().readAllBytes();
+			seen.add(new Seen(http.getMethod(), http.getRequestURI(), headers, new String(body, StandardCharsets.UTF_8)));
+			chain.doFilter(new ReplayedBodyRequest(http, body), response);
 		};
 		FilterDef def = new FilterDef();
 		def.setFilterName("recorder");
@@ -143,16 +225,9 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		context.addFilterMap(map);
 	}
 
-	private static McpServerFeatures.SyncToolSpecification echoTool() {
-		return McpServerFeatures.SyncToolSpecification.builder()
-			.tool(tool("echo", "Returns its message"))
-			.callHandler((exchange, request) -> echo(request))
-			.build();
-	}
-
 	private McpServerFeatures.SyncToolSpecification progressTool() {
 		return McpServerFeatures.SyncToolSpecification.builder()
-			.tool(tool("progress", "Sends progress, waits to be released, sends more, then answers"))
+			.tool(tool("progress"))
 			.callHandler((exchange, request) -> {
 				Object token = request.progressToken();
 				exchange.progressNotification(new McpSchema.ProgressNotification(token, 1.0, 3.0, "first"));
@@ -171,12 +246,83 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.build();
 	}
 
-	private static McpSchema.Tool tool(String name, String description) {
+	private static McpSchema.Tool tool(String name) {
 		return McpSchema.Tool.builder()
 			.name(name)
-			.description(description)
+			.description("The " + name + " tool")
 			.inputSchema(JSON, "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}}}")
+			.meta(name.equals("echo") ? ECHO_META : null)
 			.build();
+	}
+
+	/** The request with its body, already read for the record, readable once more. */
+	private static final class ReplayedBodyRequest extends HttpServletRequestWrapper {
+
+		private final byte[] body;
+
+		ReplayedBodyRequest(HttpServletRequest request, byte[] body) {
+			super(request);
+			this.body = body;
+		}
+
+		@Override
+		public ServletInputStream getInputStream() {
+			ByteArrayInputStream in = new ByteArrayInputStream(body);
+			return new ServletInputStream() {
+
+				@Override
+				public int read() {
+					return in.read();
+				}
+
+				@Override
+				public int read(byte[] buffer, int offset, int length) {
+					return in.read(buffer, offset, length);
+				}
+
+				@Override
+				public boolean isFinished() {
+					return in.available() == 0;
+				}
+
+				@Override
+				public boolean isReady() {
+					return true;
+				}
+
+				@Override
+				public void setReadListener(ReadListener listener) {
+					throw new UnsupportedOperationException("blocking reads only");
+				}
+
+			};
+		}
+
+		@Override
+		public BufferedReader getReader() {
+			return new BufferedReader(new InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+		}
+
+	}
+
+	private static McpSchema.GetPromptResult greet(McpSchema.GetPromptRequest request) {
+		Object name = request.arguments() == null ? null : request.arguments().get("name");
+		return new McpSchema.GetPromptResult("A greeting", List.of(new McpSchema.PromptMessage(McpSchema.Role.USER,
+				new McpSchema.TextContent("Hello, " + name + "!"))));
+	}
+
+	private static McpSchema.ReadResourceResult read(McpSchema.ReadResourceRequest request) {
+		return new McpSchema.ReadResourceResult(
+				List.of(new McpSchema.TextResourceContents(request.uri(), "text/plain", "memo at " + request.uri())));
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static McpSchema.CallToolResult echo(McpSchema.CallToolRequest request) {
