@@ -40,6 +40,9 @@ class RelayConfigurationValidationTest {
 				"--mcp-relay.servers.ok.max-buffered-body=0B",
 				"--mcp-relay.servers.ok.headers[4].name=X-Unset",
 				"--mcp-relay.servers.ok.headers[4].value=${MCP_RELAY_TEST_UNSET_VARIABLE}",
+				"--mcp-relay.servers.ok.tools.allow[0]=echo",
+				"--mcp-relay.servers.ok.tools.allow[1]=github *",
+				"--mcp-relay.servers.ok.tools.deny[0]= ",
 				"--mcp-relay.allowed-origins[0]=https://app.example.com/path");
 
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactlyInAnyOrder(
@@ -54,6 +57,8 @@ class RelayConfigurationValidationTest {
 				"mcp-relay.servers.ok.timeouts.streaming-idle",
 				"mcp-relay.servers.ok.max-buffered-body",
 				"mcp-relay.servers.ok.headers[4].value",
+				"mcp-relay.servers.ok.tools.allow[1]",
+				"mcp-relay.servers.ok.tools.deny[0]",
 				"mcp-relay.allowed-origins[0]");
 		assertThat(problems).allSatisfy(p -> {
 			assertThat(p.fix()).as("each problem says what to write instead").isNotBlank();

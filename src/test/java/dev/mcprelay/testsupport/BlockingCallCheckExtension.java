@@ -1,0 +1,35 @@
+package dev.mcprelay.testsupport;
+
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import reactor.blockhound.BlockHound;
+
+/**
+ * Registered for every test class (auto-detected): installs BlockHound once per JVM, before the first class runs, so
+ * that a blocking call on a non-blocking thread (Reactor Netty's event loops, Reactor's parallel scheduler) throws
+ * {@code BlockingOperationError} in every test, not only in the ones about blocking. The relay turns such an error
+ * into a failed exchange, which the test then sees. Surefire runs with {@code -XX:+AllowRedefinitionToAddDeleteMethods},
+ * which BlockHound needs on Java 13+.
+ */
+public class BlockingCallCheckExtension implements BeforeAllCallback {
+
+	private static volatile boolean installed;
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		install();
+	}
+
+	/** Installs BlockHound unless it is already installed; safe to call from any test. */
+	public static synchronized void install() {
+		if (!installed) {
+			// install(...) loads the SPI integrations (Reactor's and Netty's thread markers); builder() alone would not.
+			// UUID.randomUUID reads /dev/urandom, which never blocks once the kernel's pool is seeded (the demo's
+			// session ids).
+			BlockHound.install(builder -> builder.allowBlockingCallsInside("java.util.UUID", "randomUUID"));
+			installed = true;
+		}
+	}
+
+}
