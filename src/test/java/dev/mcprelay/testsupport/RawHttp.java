@@ -105,19 +105,16 @@ public final class RawHttp {
 	 */
 	public static List<JsonNode> messagesOf(HttpResponse<String> response) {
 		String type = response.headers().firstValue("Content-Type").orElse("");
-		if (type.startsWith("text/event-stream")) {
-			return sseData(response.body());
-		}
-		if (response.body().isEmpty()) {
-			return List.of();
-		}
-		JsonNode body = json(response.body());
+		List<JsonNode> bodies = type.startsWith("text/event-stream") ? sseData(response.body())
+				: response.body().isEmpty() ? List.of() : List.of(json(response.body()));
 		List<JsonNode> messages = new ArrayList<>();
-		if (body.isArray()) {
-			body.forEach(messages::add);
-		}
-		else {
-			messages.add(body);
+		for (JsonNode body : bodies) {
+			if (body.isArray()) {
+				body.forEach(messages::add);
+			}
+			else {
+				messages.add(body);
+			}
 		}
 		return messages;
 	}
