@@ -31,7 +31,7 @@ public final class RawHttp {
 
 	private final int port;
 
-	RawHttp(int port) {
+	public RawHttp(int port) {
 		this.port = port;
 	}
 
