@@ -167,6 +167,32 @@ class InterceptorOutcomesTest extends InterceptorIntegrationTest {
 			.isEqualTo("id: ev-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}");
 	}
 
+	@Test
+	void serverRequestOnAGetStreamRejectedInlineKeepsItsId() {
+		// A GET stream carrying a server-to-client request: the scripted upstream sends one, with exact fields.
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "text/event-stream")
+			.sendString(Mono.just("id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-7\",\"method\":"
+					+ "\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":5}}\n\n"
+					+ "id: g-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")));
+		script.on("first", Stage.REMOTE_MESSAGE, message -> "sampling/createMessage".equals(message.method())
+				? Outcome.reject(RejectError.policy("Sampling is not allowed through this relay")) : Outcome.proceed());
+
+		HttpResponse<String> response = http().send(http().request("scripted")
+			.header("Accept", "text/event-stream")
+			.GET());
+
+		String[] events = response.body().split("\n\n");
+		assertThat(events[0]).startsWith("id: g-1\nevent: message\ndata: ");
+		JsonNode substitute = RawHttp.sseData(events[0] + "\n\n").get(0);
+		assertThat(substitute.path("id").asText()).as("same id as the server request").isEqualTo("srv-7");
+		assertThat(substitute.at("/error/message").asText()).isEqualTo("Sampling is not allowed through this relay");
+		assertThat(events[1]).as("the notification after it, untouched")
+			.isEqualTo("id: g-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+		assertThat(script.seenBy("first")).containsExactly("remote-message sampling/createMessage",
+				"remote-message notifications/tools/list_changed");
+	}
+
 	@ParameterizedTest(name = "{0}: an interceptor that throws is contained, its exception logged and never shown")
 	@ValueSource(strings = { "sdk", "sdk-json" })
 	void interceptorThatThrowsIsContained(String server) {
