@@ -67,4 +67,18 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 		assertThat(body).hasSize(4);
 	}
 
+	@Test
+	void answersOfTheRelayAreNotLostWhenTheUpstreamAccepts202() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(202).send());
+		script.on("first", Stage.OTHER_REQUEST, request -> Outcome.respond(java.util.Map.of()));
+
+		HttpResponse<String> response = http().send(http().post("scripted",
+				"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]"));
+
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().body())
+			.isEqualTo("[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]");
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.body()).isEqualTo("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]");
+	}
+
 }
