@@ -16,12 +16,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * that carries any other Origin header is refused with 403 (DNS-rebinding protection required by MCP).
  * Requests without an Origin header (non-browser clients) are always allowed.
  * @param connectionPool the pool of connections to upstream servers
+ * @param accessLog the one-line-per-request access log
+ * @param shutdown what happens to open streams on shutdown
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
 		@DefaultValue Map<String, ServerProperties> servers,
 		@DefaultValue List<String> allowedOrigins,
-		@DefaultValue @NestedConfigurationProperty ConnectionPoolProperties connectionPool) {
+		@DefaultValue @NestedConfigurationProperty ConnectionPoolProperties connectionPool,
+		@DefaultValue @NestedConfigurationProperty AccessLogProperties accessLog,
+		@DefaultValue @NestedConfigurationProperty ShutdownProperties shutdown) {
 
 	public RelayProperties {
 		servers = servers == null ? Map.of() : Map.copyOf(servers);

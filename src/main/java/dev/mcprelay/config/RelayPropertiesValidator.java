@@ -55,6 +55,8 @@ public final class RelayPropertiesValidator {
 					"must be at least 1 but is " + pool.maxConnections(), "Write a positive number, e.g. 2000"));
 		}
 		requirePositive("mcp-relay.connection-pool.max-idle-time", pool.maxIdleTime(), "30s", problems);
+		requirePositive("mcp-relay.shutdown.stream-grace-period", properties.shutdown().streamGracePeriod(), "10s",
+				problems);
 		return problems;
 	}
 

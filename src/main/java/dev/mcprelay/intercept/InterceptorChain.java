@@ -25,9 +25,16 @@ public final class InterceptorChain<V extends MessageView> {
 
 	private final List<Interceptor> interceptors;
 
+	private final InterceptorObserver observer;
+
 	InterceptorChain(Stage<V> stage, List<? extends Interceptor> interceptors) {
+		this(stage, interceptors, InterceptorObserver.NONE);
+	}
+
+	InterceptorChain(Stage<V> stage, List<? extends Interceptor> interceptors, InterceptorObserver observer) {
 		this.stage = stage;
 		this.interceptors = List.copyOf(interceptors);
+		this.observer = observer;
 	}
 
 	public Stage<V> stage() {
@@ -58,12 +65,16 @@ public final class InterceptorChain<V extends MessageView> {
 			return Verdict.PROCEED_MONO;
 		}
 		Interceptor interceptor = interceptors.get(index);
-		return Mono.defer(() -> stage.invoke(interceptor, view))
-			.timeout(timeout)
-			.map(outcome -> verdict(outcome, interceptor))
-			.defaultIfEmpty(Verdict.PROCEED)
-			.onErrorResume(error -> Mono.just(rejection(error, interceptor, view, timeout)))
-			.flatMap(verdict -> verdict.proceeds() ? runFrom(index + 1, view, timeout) : Mono.just(verdict));
+		return Mono.defer(() -> {
+			long start = System.nanoTime();
+			return Mono.defer(() -> stage.invoke(interceptor, view))
+				.timeout(timeout)
+				.map(outcome -> verdict(outcome, interceptor))
+				.defaultIfEmpty(Verdict.PROCEED)
+				.onErrorResume(error -> Mono.just(rejection(error, interceptor, view, timeout)))
+				.doOnNext(verdict -> observer.observe(stage.name(), interceptor.name(), view.server(), verdict.kind(),
+						Duration.ofNanos(System.nanoTime() - start)));
+		}).flatMap(verdict -> verdict.proceeds() ? runFrom(index + 1, view, timeout) : Mono.just(verdict));
 	}
 
 	private Verdict verdict(Outcome outcome, Interceptor interceptor) {

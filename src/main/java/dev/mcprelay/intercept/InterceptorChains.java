@@ -26,9 +26,11 @@ public class InterceptorChains {
 	private final Map<Stage<?>, InterceptorChain<?>> chains = new HashMap<>();
 
 	public InterceptorChains(ListableBeanFactory beans) {
+		InterceptorObserver observer = beans.getBeanProvider(InterceptorObserver.class)
+			.getIfAvailable(() -> InterceptorObserver.NONE);
 		List<String> problems = new ArrayList<>();
 		for (Stage<?> stage : Stage.ALL) {
-			InterceptorChain<?> chain = build(stage, beans, problems);
+			InterceptorChain<?> chain = build(stage, beans, observer, problems);
 			chains.put(stage, chain);
 			if (!chain.isEmpty()) {
 				log.info("Interceptors at the {} stage, in order: {}", stage, chain.names());
@@ -40,7 +42,7 @@ public class InterceptorChains {
 	}
 
 	private static <V extends MessageView> InterceptorChain<V> build(Stage<V> stage, ListableBeanFactory beans,
-			List<String> problems) {
+			InterceptorObserver observer, List<String> problems) {
 		List<? extends Interceptor> interceptors = beans.getBeanProvider(stage.interceptorType())
 			.orderedStream()
 			.toList();
@@ -57,7 +59,7 @@ public class InterceptorChains {
 			}
 			seen.add(name);
 		}
-		return new InterceptorChain<>(stage, interceptors);
+		return new InterceptorChain<>(stage, interceptors, observer);
 	}
 
 	/** The chain of {@code stage}; empty when no bean joined it. */

@@ -20,9 +20,12 @@ import dev.mcprelay.intercept.CallContext;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.intercept.RequestInterception;
 import dev.mcprelay.intercept.ResponseInterception;
+import dev.mcprelay.intercept.Verdict;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.metrics.RelayOutcome;
 import reactor.core.publisher.Mono;
 
 /**
@@ -63,24 +66,42 @@ public class McpRelay {
 	/** POST: one JSON-RPC message (or a batch) from the client. */
 	public Mono<Void> post(String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
+			ExchangeRecord record = ExchangeRecord.of(exchange);
 			Upstream upstream = resolve(serverId, exchange.getRequest());
+			record.server(upstream.id());
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
-			return readPayload(upstream, exchange.getRequest())
+			return readPayload(upstream, exchange.getRequest()).doOnNext(record::payload)
 				.flatMap(payload -> requestInterception.apply(payload, context, upstream.nonStreamingTimeout()))
 				.flatMap(plan -> plan.forwardsAnything()
 						? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan))
-						: RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
-								plan.payload().batch()));
-		}).onErrorResume(RelayFailure.class, failure -> RelayAnswers.respond(exchange.getResponse(), failure, null));
+						: answerLocally(exchange, plan));
+		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure));
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
 	public Mono<Void> relayWithoutBody(HttpMethod method, String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			Upstream upstream = resolve(serverId, exchange.getRequest());
+			ExchangeRecord.of(exchange).server(upstream.id());
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
 			return forward(new RelayCall(upstream, method, exchange, context, null));
-		}).onErrorResume(RelayFailure.class, failure -> RelayAnswers.respond(exchange.getResponse(), failure, null));
+		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure));
+	}
+
+	/** Answers a request refused before anything was sent upstream. */
+	private static Mono<Void> answerEarly(ServerWebExchange exchange, RelayFailure failure) {
+		ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
+		return RelayAnswers.respond(exchange.getResponse(), failure, null);
+	}
+
+	/** Answers a POST the interceptors answered in full: nothing goes upstream. */
+	private static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan) {
+		Verdict first = plan.stops().get(0);
+		boolean responded = plan.stops().stream().allMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
+		ExchangeRecord.of(exchange)
+			.stoppedBy(responded ? RelayOutcome.RESPONDED : RelayOutcome.REJECTED, first.interceptor());
+		return RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
+				plan.payload().batch());
 	}
 
 	private Upstream resolve(String serverId, ServerHttpRequest request) {
@@ -121,6 +142,7 @@ public class McpRelay {
 				.timeout(deadline.expiry(upstream.nonStreamingTimeout()));
 		}).onErrorResume(error -> {
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);
+			ExchangeRecord.of(call.exchange()).failed(failure.isUpstreamFault(), failure.reason());
 			if (!(error instanceof RelayFailure)) {
 				log.warn("{} /mcp/{} failed: {} ({})", call.method(), upstream.id(), failure.reason(),
 						UpstreamFailures.describe(error));

@@ -74,6 +74,11 @@ public final class RelayFailures {
 				server, "The stream from MCP server '" + server + "' broke off before the answer arrived.");
 	}
 
+	public static RelayFailure relayShuttingDown(String server) {
+		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_shutting_down",
+				server, "The relay is shutting down before MCP server '" + server + "' answered; send the request again.");
+	}
+
 	public static RelayFailure upstreamFailed(String server) {
 		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_failed", server,
 				"The exchange with MCP server '" + server + "' failed.");

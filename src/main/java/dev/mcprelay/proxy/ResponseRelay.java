@@ -16,6 +16,7 @@ import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.metrics.ExchangeRecord;
 import reactor.core.publisher.Mono;
 
 /**
@@ -45,6 +46,7 @@ class ResponseRelay {
 
 	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
 		HttpStatusCode status = upstreamResponse.statusCode();
+		ExchangeRecord.of(call.exchange()).forwarded(status.value());
 		MediaType contentType = upstreamResponse.headers().contentType().orElse(null);
 		if (status.is2xxSuccessful() && contentType != null) {
 			if (contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM)) {

@@ -3,6 +3,7 @@ package dev.mcprelay.proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -21,6 +22,7 @@ import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.sse.SseEventTooLargeException;
@@ -54,8 +56,11 @@ class SseStreamRelay {
 
 	private final ResponseInterception responseInterception;
 
-	SseStreamRelay(ResponseInterception responseInterception) {
+	private final OpenStreams openStreams;
+
+	SseStreamRelay(ResponseInterception responseInterception, OpenStreams openStreams) {
 		this.responseInterception = responseInterception;
+		this.openStreams = openStreams;
 	}
 
 	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse) {
@@ -84,6 +89,11 @@ class SseStreamRelay {
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)).filter(tail -> tail.length > 0))
 			.onErrorResume(error -> endAfterFailure(error, call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
+		AtomicBoolean shutDown = new AtomicBoolean();
+		events = events.takeUntilOther(openStreams.closing(call.isPost()).doOnTerminate(() -> shutDown.set(true)))
+			.concatWith(Flux.defer(() -> shutDown.get() ? endAfterFailure(new RelayShuttingDownException(), call)
+					: Flux.empty()));
+		events = openStreams.count(upstream.id(), call.isPost(), events);
 
 		Flux<byte[]> localAnswers = Flux.fromIterable(call.plan() == null ? List.of() : call.plan().localAnswers())
 			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
@@ -115,12 +125,17 @@ class SseStreamRelay {
 	private Flux<byte[]> endAfterFailure(Throwable error, RelayCall call) {
 		Upstream upstream = call.upstream();
 		boolean idle = error instanceof TimeoutException;
-		if (idle && !call.isPost()) {
-			log.debug("GET stream from '{}' idle for {}: ending it", upstream.id(), upstream.streamingIdleTimeout());
+		boolean shuttingDown = error instanceof RelayShuttingDownException;
+		if ((idle || shuttingDown) && !call.isPost()) {
+			log.debug("GET stream from '{}' {}: ending it", upstream.id(),
+					idle ? "idle for " + upstream.streamingIdleTimeout() : "closed for shutdown");
 			return Flux.empty();
 		}
 		RelayFailure failure;
-		if (idle) {
+		if (shuttingDown) {
+			failure = RelayFailures.relayShuttingDown(upstream.id());
+		}
+		else if (idle) {
 			failure = RelayFailures.upstreamStreamIdle(upstream.id(), upstream.streamingIdleTimeout());
 		}
 		else if (error instanceof SseEventTooLargeException) {
@@ -133,6 +148,7 @@ class SseStreamRelay {
 		else {
 			failure = RelayFailures.upstreamStreamBroken(upstream.id());
 		}
+		ExchangeRecord.of(call.exchange()).failed(true, failure.reason());
 		List<McpRequest> unanswered = call.pending().remaining();
 		log.warn("{} stream from '{}' ended early ({}; {}); {} request(s) answered with an error", call.method(),
 				upstream.id(), failure.reason(), UpstreamFailures.describe(error), unanswered.size());
@@ -150,6 +166,15 @@ class SseStreamRelay {
 					upstream.id(), splitter.pendingBytes());
 		}
 		return splitter.trailingLineEnds();
+	}
+
+	/** The relay is shutting down: the stream ends. */
+	private static final class RelayShuttingDownException extends RuntimeException {
+
+		RelayShuttingDownException() {
+			super("the relay is shutting down", null, false, false);
+		}
+
 	}
 
 	/** A message event whose data is not a JSON-RPC message. */

@@ -1,0 +1,155 @@
+package dev.mcprelay.metrics;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.http.HttpMethod;
+import org.springframework.web.server.ServerWebExchange;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+
+/**
+ * What one client request on {@code /mcp/{server}} did, filled in by the relay as the request goes and read once,
+ * when its response ends, for the meters and the access-log line. Fields are written from the exchange's serialized
+ * signals and read after the last of them.
+ */
+public final class ExchangeRecord {
+
+	private static final String ATTRIBUTE = ExchangeRecord.class.getName();
+
+	/** The server tag value for a path that names no configured server. */
+	public static final String UNKNOWN_SERVER = "unknown";
+
+	private final HttpMethod httpMethod;
+
+	private final long startNanos = System.nanoTime();
+
+	private final AtomicLong bytes = new AtomicLong();
+
+	private volatile String server = UNKNOWN_SERVER;
+
+	private volatile JsonRpcPayload payload;
+
+	private volatile Integer upstreamStatus;
+
+	private volatile RelayOutcome outcome;
+
+	private volatile String interceptor;
+
+	private volatile String reason;
+
+	ExchangeRecord(HttpMethod httpMethod) {
+		this.httpMethod = httpMethod;
+	}
+
+	/** The record of {@code exchange}; a detached one when the exchange was not observed. */
+	public static ExchangeRecord of(ServerWebExchange exchange) {
+		ExchangeRecord record = exchange.getAttribute(ATTRIBUTE);
+		return record != null ? record : new ExchangeRecord(exchange.getRequest().getMethod());
+	}
+
+	static ExchangeRecord attach(ServerWebExchange exchange) {
+		ExchangeRecord record = new ExchangeRecord(exchange.getRequest().getMethod());
+		exchange.getAttributes().put(ATTRIBUTE, record);
+		return record;
+	}
+
+	/** The request names configured server {@code id}. */
+	public void server(String id) {
+		this.server = id;
+	}
+
+	/** The POST body, parsed. */
+	public void payload(JsonRpcPayload payload) {
+		this.payload = payload;
+	}
+
+	/** The upstream answered with {@code status}. */
+	public void forwarded(int status) {
+		this.upstreamStatus = status;
+		this.outcome = RelayOutcome.FORWARDED;
+	}
+
+	/** An interceptor answered ({@link RelayOutcome#RESPONDED}) or refused ({@link RelayOutcome#REJECTED}) it. */
+	public void stoppedBy(RelayOutcome outcome, String interceptor) {
+		this.outcome = outcome;
+		this.interceptor = interceptor;
+	}
+
+	/**
+	 * The relay answered with a failure.
+	 *
+	 * @param upstreamFault whether the upstream was at fault ({@link RelayOutcome#FAILED}) rather than the request
+	 * ({@link RelayOutcome#REJECTED})
+	 * @param reason the failure's {@code error.data.reason}
+	 */
+	public void failed(boolean upstreamFault, String reason) {
+		this.outcome = upstreamFault ? RelayOutcome.FAILED : RelayOutcome.REJECTED;
+		this.reason = reason;
+	}
+
+	void countBytes(long count) {
+		bytes.addAndGet(count);
+	}
+
+	String server() {
+		return server;
+	}
+
+	String httpMethodTag() {
+		return httpMethod == HttpMethod.POST || httpMethod == HttpMethod.GET || httpMethod == HttpMethod.DELETE
+				? httpMethod.name() : "other";
+	}
+
+	String rpcMethodTag() {
+		return RpcMethodTag.of(payload);
+	}
+
+	/** The method as sent, for the log: the first message's, or {@code null}. */
+	String rpcMethod() {
+		JsonRpcPayload body = payload;
+		return body == null ? null : body.first().method();
+	}
+
+	/** The first request id, for the log, or {@code null}. */
+	JsonNode rpcId() {
+		JsonRpcPayload body = payload;
+		if (body == null) {
+			return null;
+		}
+		return body.messages().stream().map(JsonRpcMessage::id).filter(id -> id != null).findFirst().orElse(null);
+	}
+
+	Integer upstreamStatus() {
+		return upstreamStatus;
+	}
+
+	String statusClassTag() {
+		Integer status = upstreamStatus;
+		return status == null ? "error" : (status / 100) + "xx";
+	}
+
+	RelayOutcome outcome() {
+		RelayOutcome current = outcome;
+		return current != null ? current : RelayOutcome.FAILED;
+	}
+
+	String interceptor() {
+		return interceptor;
+	}
+
+	String reason() {
+		return reason;
+	}
+
+	long bytes() {
+		return bytes.get();
+	}
+
+	long elapsedNanos() {
+		return System.nanoTime() - startNanos;
+	}
+
+}

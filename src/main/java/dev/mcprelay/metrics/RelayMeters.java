@@ -1,0 +1,80 @@
+package dev.mcprelay.metrics;
+
+/**
+ * Every meter the relay publishes, and every tag on them, in one place (DESIGN section 6). Prometheus names come out
+ * with dots as underscores and unit suffixes: {@code mcp_relay_requests_total}, {@code mcp_relay_request_duration_seconds},
+ * {@code mcp_relay_response_bytes}, {@code mcp_relay_streams_active}, {@code mcp_relay_interceptor_duration_seconds},
+ * {@code mcp_relay_interceptor_rejections_total}.
+ *
+ * <p>Every tag value comes from a bounded set: configured server ids (or {@code unknown}), the known MCP methods (or
+ * {@code other}), status classes, outcomes, stage names and interceptor names. Never a session id, user, JSON-RPC
+ * id or tool argument.
+ */
+public final class RelayMeters {
+
+	/** Counter: client requests on {@code /mcp/{server}}, one per HTTP exchange. Tags: all five request tags. */
+	public static final String REQUESTS = "mcp.relay.requests";
+
+	/**
+	 * Timer: from the request's arrival until its response ends; for a stream, until the stream ends. Histogram
+	 * buckets from 10 ms to 120 s. Tags: all five request tags.
+	 */
+	public static final String REQUEST_DURATION = "mcp.relay.request.duration";
+
+	/**
+	 * Distribution summary: body bytes the client received, in bytes. Histogram buckets from 1 KB to 50 MB. Tags: all
+	 * five request tags.
+	 */
+	public static final String RESPONSE_BYTES = "mcp.relay.response.bytes";
+
+	/** Gauge: SSE streams open right now, per configured server. Tag: {@link #SERVER}. */
+	public static final String ACTIVE_STREAMS = "mcp.relay.streams.active";
+
+	/**
+	 * Timer: one interceptor's handling of one message, until its {@code Mono} completed. Tags: {@link #SERVER},
+	 * {@link #STAGE}, {@link #INTERCEPTOR}, {@link #RESULT}.
+	 */
+	public static final String INTERCEPTOR_DURATION = "mcp.relay.interceptor.duration";
+
+	/**
+	 * Counter: messages an interceptor refused (a {@code RejectError}, or a failure of the interceptor answered as
+	 * -32603). Tags: {@link #SERVER}, {@link #STAGE}, {@link #INTERCEPTOR}.
+	 */
+	public static final String INTERCEPTOR_REJECTIONS = "mcp.relay.interceptor.rejections";
+
+	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
+	public static final String SERVER = "server";
+
+	/** Tag: {@code POST}, {@code GET}, {@code DELETE}, or {@code other}. */
+	public static final String HTTP_METHOD = "http_method";
+
+	/**
+	 * Tag: the JSON-RPC method of a POST's message when MCP defines it ({@code tools/call}, ...), {@code other} for any
+	 * other method, {@code response} for a client's answer to a server request, {@code batch} for a batch, and
+	 * {@code none} for GET, DELETE and bodies that are not JSON-RPC.
+	 */
+	public static final String RPC_METHOD = "rpc_method";
+
+	/** Tag: the upstream's status class, {@code 2xx} to {@code 5xx}, or {@code error} when the upstream gave none. */
+	public static final String STATUS_CLASS = "status_class";
+
+	/**
+	 * Tag: {@code forwarded} (the upstream answered), {@code rejected} (an interceptor refused the request, or the
+	 * relay refused it as invalid), {@code responded} (an interceptor answered it) or {@code failed} (the upstream
+	 * could not be reached, timed out, misbehaved, or its stream broke).
+	 */
+	public static final String OUTCOME = "outcome";
+
+	/** Tag: the interception stage, e.g. {@code tools-call-request}. */
+	public static final String STAGE = "stage";
+
+	/** Tag: the interceptor's {@code name()}. */
+	public static final String INTERCEPTOR = "interceptor";
+
+	/** Tag: what an interceptor decided: {@code proceed}, {@code reject}, {@code respond} or {@code replace_error}. */
+	public static final String RESULT = "result";
+
+	private RelayMeters() {
+	}
+
+}
