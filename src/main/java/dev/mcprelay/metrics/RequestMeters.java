@@ -12,9 +12,23 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
-/** Records {@link RelayMeters#REQUESTS}, {@link RelayMeters#REQUEST_DURATION} and {@link RelayMeters#RESPONSE_BYTES}. */
+/**
+ * Records {@link RelayMeters#REQUESTS}, {@link RelayMeters#REQUEST_DURATION} and {@link RelayMeters#RESPONSE_BYTES}.
+ * Histograms have a few fixed buckets rather than Micrometer's percentile histogram (about 70 buckets per series),
+ * to keep the number of Prometheus series small.
+ */
 @Component
 class RequestMeters {
+
+	/** Duration buckets, 10 ms to 120 s. */
+	static final Duration[] DURATION_BUCKETS = { Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+			Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
+			Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
+			Duration.ofSeconds(60), Duration.ofSeconds(120) };
+
+	/** Size buckets, 1 KB to 50 MB. */
+	static final double[] BYTES_BUCKETS = { kb(1), kb(4), kb(16), kb(64), kb(256), kb(1024), kb(4 * 1024),
+			kb(16 * 1024), kb(50 * 1024) };
 
 	private final MeterRegistry registry;
 
@@ -34,20 +48,20 @@ class RequestMeters {
 		Timer.builder(RelayMeters.REQUEST_DURATION)
 			.description("From a request's arrival until its response (or stream) ended")
 			.tags(tags)
-			.publishPercentileHistogram()
-			.minimumExpectedValue(Duration.ofMillis(10))
-			.maximumExpectedValue(Duration.ofSeconds(120))
+			.serviceLevelObjectives(DURATION_BUCKETS)
 			.register(registry)
 			.record(record.elapsedNanos(), TimeUnit.NANOSECONDS);
 		DistributionSummary.builder(RelayMeters.RESPONSE_BYTES)
 			.description("Body bytes the client received")
 			.baseUnit("bytes")
 			.tags(tags)
-			.publishPercentileHistogram()
-			.minimumExpectedValue((double) DataSize.ofKilobytes(1).toBytes())
-			.maximumExpectedValue((double) DataSize.ofMegabytes(50).toBytes())
+			.serviceLevelObjectives(BYTES_BUCKETS)
 			.register(registry)
 			.record(record.bytes());
+	}
+
+	private static double kb(long kilobytes) {
+		return DataSize.ofKilobytes(kilobytes).toBytes();
 	}
 
 }
