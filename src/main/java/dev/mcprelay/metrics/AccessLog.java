@@ -98,7 +98,7 @@ class AccessLog {
 	}
 
 	private static String clip(String value) {
-		return value == null || value.length() <= MAX_VALUE_LENGTH ? value : value.substring(0, MAX_VALUE_LENGTH) + "…";
+		return value == null || value.length() <= MAX_VALUE_LENGTH ? value : value.substring(0, MAX_VALUE_LENGTH) + "...";
 	}
 
 }

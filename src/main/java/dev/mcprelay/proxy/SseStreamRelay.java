@@ -150,8 +150,14 @@ class SseStreamRelay {
 		}
 		ExchangeRecord.of(call.exchange()).failed(true, failure.reason());
 		List<McpRequest> unanswered = call.pending().remaining();
-		log.warn("{} stream from '{}' ended early ({}; {}); {} request(s) answered with an error", call.method(),
-				upstream.id(), failure.reason(), UpstreamFailures.describe(error), unanswered.size());
+		if (shuttingDown) {
+			log.info("{} stream from '{}' closed for shutdown; {} request(s) answered with an error", call.method(),
+					upstream.id(), unanswered.size());
+		}
+		else {
+			log.warn("{} stream from '{}' ended early ({}; {}); {} request(s) answered with an error", call.method(),
+					upstream.id(), failure.reason(), UpstreamFailures.describe(error), unanswered.size());
+		}
 		return responseInterception
 			.answerFailure(unanswered, call.context(), failure.code(), failure.getMessage(), failure.data(),
 					failure.reason(), upstream.nonStreamingTimeout())

@@ -23,7 +23,7 @@ public final class McpSession {
 		this.sessionId = sessionId;
 	}
 
-	static McpSession open(RawHttp http, String server) {
+	public static McpSession open(RawHttp http, String server) {
 		HttpResponse<String> initialized = http.send(http.post(server, initialize(0)));
 		if (initialized.statusCode() != 200) {
 			throw new AssertionError("initialize through the relay failed: " + initialized.statusCode() + " "

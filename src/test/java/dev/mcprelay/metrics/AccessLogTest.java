@@ -1,0 +1,123 @@
+package dev.mcprelay.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpMethod;
+
+import dev.mcprelay.config.AccessLogProperties;
+import dev.mcprelay.config.ConnectionPoolProperties;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.ShutdownProperties;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.testsupport.CapturedLogs;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RelayIntegrationTest;
+import dev.mcprelay.testsupport.TestUpstreams;
+import reactor.core.publisher.Mono;
+
+/**
+ * One access-log line per request, with its fields and without any configured secret, client credential, header
+ * value or argument content; text a client chose cannot break the line.
+ */
+class AccessLogTest extends RelayIntegrationTest {
+
+	private static final String ACCESS = "INFO mcp.relay.access ";
+
+	@Test
+	void oneLinePerRequestWithItsFieldsAndNoSecret() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":\"call-42\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"result-secret-9\"}]}}")));
+
+		http().send(http().post("scripted-headers", "{\"jsonrpc\":\"2.0\",\"id\":\"call-42\",\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"echo\",\"arguments\":{\"password\":\"argument-secret-7\"}}}")
+			.header("Authorization", "Bearer client-credential-3")
+			.header("X-Client-Tenant", "tenant-header-value-5"));
+
+		String line = awaitAccessLine("id=call-42");
+		assertThat(line).matches(ACCESS + "server=scripted-headers http_method=POST rpc_method=tools/call id=call-42 "
+				+ "status=200 outcome=forwarded duration_ms=\\d+ bytes=\\d+ interceptor=- reason=-");
+		assertThat(String.join("\n", CapturedLogs.all())).doesNotContain(UPSTREAM_TOKEN.substring(7))
+			.doesNotContain(STATIC_KEY)
+			.doesNotContain(QUERY_SECRET)
+			.doesNotContain("client-credential-3")
+			.doesNotContain("tenant-header-value-5")
+			.doesNotContain("argument-secret-7")
+			.doesNotContain("result-secret-9");
+	}
+
+	@Test
+	void failuresCarryTheirReasonAndNoUpstreamStatus() {
+		http().send(http().post("refused", RawHttp.toolsCall("refused-1", "echo")));
+
+		assertThat(awaitAccessLine("id=refused-1")).contains("server=refused")
+			.contains("status=- outcome=failed")
+			.endsWith("reason=upstream_unreachable");
+	}
+
+	@Test
+	void textAClientChoseCannotForgeOrFloodALine() {
+		AccessLog log = new AccessLog(properties(AccessLogProperties.Format.TEXT));
+		ExchangeRecord record = new ExchangeRecord(HttpMethod.POST);
+		record.server("github");
+		record.payload(parse("{\"jsonrpc\":\"2.0\",\"id\":\"x\\n" + "INFO mcp.relay.access server=forged" + "\\\"q\","
+				+ "\"method\":\"" + "m".repeat(500) + "\"}"));
+
+		log.write(record);
+
+		String line = lastAccessLine();
+		assertThat(line).doesNotContain("\n").contains("id=\"x\\nINFO mcp.relay.access server=forged\\\"q\"");
+		assertThat(line).contains("rpc_method=" + "m".repeat(AccessLog.MAX_VALUE_LENGTH) + "...");
+	}
+
+	@Test
+	void jsonFormatWritesOneObjectPerLine() throws Exception {
+		AccessLog log = new AccessLog(properties(AccessLogProperties.Format.JSON));
+		ExchangeRecord record = new ExchangeRecord(HttpMethod.GET);
+		record.server("github");
+		record.forwarded(200);
+
+		log.write(record);
+
+		String json = lastAccessLine().substring(ACCESS.length());
+		assertThat(JsonRpcParser.mapper().readTree(json).toString()).matches("\\{\"server\":\"github\",\"http_method\":\"GET\","
+				+ "\"rpc_method\":null,\"id\":null,\"status\":200,\"outcome\":\"forwarded\",\"duration_ms\":\\d+,\"bytes\":0,"
+				+ "\"interceptor\":null,\"reason\":null}");
+	}
+
+	private static String awaitAccessLine(String containing) {
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> CapturedLogs.all().stream().anyMatch(l -> l.startsWith(ACCESS) && l.contains(containing)));
+		List<String> lines = CapturedLogs.all().stream()
+			.filter(l -> l.startsWith(ACCESS) && l.contains(containing))
+			.toList();
+		assertThat(lines).as("exactly one line for the request").hasSize(1);
+		return lines.get(0);
+	}
+
+	private static String lastAccessLine() {
+		List<String> lines = CapturedLogs.all().stream().filter(l -> l.startsWith(ACCESS)).toList();
+		return lines.get(lines.size() - 1);
+	}
+
+	private static RelayProperties properties(AccessLogProperties.Format format) {
+		return new RelayProperties(Map.of(), List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
+				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)));
+	}
+
+	private static dev.mcprelay.jsonrpc.JsonRpcPayload parse(String json) {
+		try {
+			return JsonRpcParser.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		}
+		catch (dev.mcprelay.jsonrpc.JsonRpcParseException ex) {
+			throw new AssertionError(ex);
+		}
+	}
+
+}
