@@ -16,7 +16,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ReactorResourceFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -48,7 +52,7 @@ class GracefulShutdownTest {
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
 			.header("Content-Type", "text/event-stream")
 			.sendString(Flux.concat(Mono.just(": open\n\n"), Mono.never())));
-		ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class)
+		ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class)
 			.properties("server.port=0", "mcp-relay.servers.sdk.url=" + TestUpstreams.SDK.url("/mcp"),
 					"mcp-relay.servers.quiet.url=" + TestUpstreams.SCRIPTED.url("/mcp"),
 					"mcp-relay.shutdown.stream-grace-period=1s")
@@ -78,6 +82,30 @@ class GracefulShutdownTest {
 		List<String> logged = CapturedLogs.all().subList(logMark, CapturedLogs.all().size());
 		assertThat(logged).as("nothing logged as an error or with a stack trace during shutdown")
 			.noneMatch(line -> line.startsWith("ERROR") || line.startsWith("WARN") || line.contains("\tat "));
+	}
+
+	/**
+	 * Gives this relay event loops of its own: closing a context whose server runs on Reactor Netty's global loops
+	 * disposes them, and with them every other server and client of the test JVM.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class OwnEventLoops {
+
+		@Bean
+		static BeanPostProcessor ownEventLoops() {
+			return new BeanPostProcessor() {
+
+				@Override
+				public Object postProcessBeforeInitialization(Object bean, String name) {
+					if (bean instanceof ReactorResourceFactory resources) {
+						resources.setUseGlobalResources(false);
+					}
+					return bean;
+				}
+
+			};
+		}
+
 	}
 
 	private static String readAll(InputStream in) {
