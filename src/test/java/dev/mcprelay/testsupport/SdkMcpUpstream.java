@@ -1,9 +1,6 @@
 package dev.mcprelay.testsupport;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -35,10 +32,7 @@ import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransp
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.Filter;
-import jakarta.servlet.ReadListener;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 
 /**
  * Real MCP servers from the official MCP Java SDK, hosted by an embedded Tomcat on 127.0.0.1: {@code /mcp} is a
@@ -253,56 +247,6 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.inputSchema(JSON, "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}}}")
 			.meta(name.equals("echo") ? ECHO_META : null)
 			.build();
-	}
-
-	/** The request with its body, already read for the record, readable once more. */
-	private static final class ReplayedBodyRequest extends HttpServletRequestWrapper {
-
-		private final byte[] body;
-
-		ReplayedBodyRequest(HttpServletRequest request, byte[] body) {
-			super(request);
-			this.body = body;
-		}
-
-		@Override
-		public ServletInputStream getInputStream() {
-			ByteArrayInputStream in = new ByteArrayInputStream(body);
-			return new ServletInputStream() {
-
-				@Override
-				public int read() {
-					return in.read();
-				}
-
-				@Override
-				public int read(byte[] buffer, int offset, int length) {
-					return in.read(buffer, offset, length);
-				}
-
-				@Override
-				public boolean isFinished() {
-					return in.available() == 0;
-				}
-
-				@Override
-				public boolean isReady() {
-					return true;
-				}
-
-				@Override
-				public void setReadListener(ReadListener listener) {
-					throw new UnsupportedOperationException("blocking reads only");
-				}
-
-			};
-		}
-
-		@Override
-		public BufferedReader getReader() {
-			return new BufferedReader(new InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
-		}
-
 	}
 
 	private static McpSchema.GetPromptResult greet(McpSchema.GetPromptRequest request) {
