@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
@@ -151,6 +152,22 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 		assertThat(buckets(scrape, "mcp_relay_response_bytes_bucket" + series)).as("bytes buckets")
 			.containsExactly("1024.0", "4096.0", "16384.0", "65536.0", "262144.0", "1048576.0", "4194304.0",
 					"1.6777216E7", "5.24288E7", "+Inf");
+	}
+
+	@Test
+	void onlyHealthProbesAndPrometheusAreExposed() {
+		assertThat(actuatorStatus("health")).isEqualTo(200);
+		assertThat(actuatorStatus("health/liveness")).isEqualTo(200);
+		assertThat(actuatorStatus("health/readiness")).isEqualTo(200);
+		assertThat(actuatorStatus("prometheus")).isEqualTo(200);
+		for (String hidden : List.of("env", "configprops", "beans", "metrics", "heapdump", "loggers", "mappings")) {
+			assertThat(actuatorStatus(hidden)).as("/actuator/" + hidden).isEqualTo(404);
+		}
+	}
+
+	private int actuatorStatus(String endpoint) {
+		return http().send(java.net.http.HttpRequest.newBuilder(
+				java.net.URI.create("http://127.0.0.1:" + port + "/actuator/" + endpoint))).statusCode();
 	}
 
 	/** The {@code le} values of one series' buckets, in the order scraped. */
