@@ -1,0 +1,157 @@
+package dev.mcprelay.interop;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real MCP peers from npm that the interop suite runs, from {@code interop/}: Node is checked, the packages
+ * are installed from the lockfile ({@code npm ci}) when they are missing or older than it, the reference server runs
+ * on 127.0.0.1, and the TypeScript SDK client runs the scenarios. Every failure says what to do.
+ */
+final class NodePeers {
+
+	static final Path DIRECTORY = Path.of("interop");
+
+	private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(5);
+
+	private static final Duration SCENARIOS_TIMEOUT = Duration.ofSeconds(120);
+
+	private NodePeers() {
+	}
+
+	/** Fails unless Node 18 or newer is on the PATH. */
+	static void requireNode() {
+		Result version;
+		try {
+			version = run(List.of("node", "--version"), Duration.ofSeconds(30));
+		}
+		catch (IOException ex) {
+			throw new AssertionError("The interop suite needs Node.js 18 or newer on the PATH, and 'node' was not "
+					+ "found. Install Node.js (https://nodejs.org, or your system's nodejs package) and run the tests "
+					+ "again.", ex);
+		}
+		String text = version.stdout().strip();
+		int major = text.startsWith("v") ? Integer.parseInt(text.substring(1, text.indexOf('.'))) : 0;
+		if (version.exitCode() != 0 || major < 18) {
+			throw new AssertionError("The interop suite needs Node.js 18 or newer; 'node --version' says '" + text
+					+ "'. Install a newer Node.js and run the tests again.");
+		}
+	}
+
+	/** Installs the pinned packages from {@code interop/package-lock.json} unless they are already in place. */
+	static void installFromLockfile() throws IOException {
+		Path lockfile = DIRECTORY.resolve("package-lock.json");
+		Path installed = DIRECTORY.resolve("node_modules/.package-lock.json");
+		if (Files.exists(installed)
+				&& Files.getLastModifiedTime(installed).compareTo(Files.getLastModifiedTime(lockfile)) >= 0) {
+			return;
+		}
+		Result install = run(List.of("npm", "ci", "--no-audit", "--no-fund"), INSTALL_TIMEOUT);
+		if (install.exitCode() != 0) {
+			throw new AssertionError("'npm ci' in interop/ failed (exit " + install.exitCode() + "); is the npm "
+					+ "registry reachable?\n" + install.stderr());
+		}
+	}
+
+	/** Starts the reference server on 127.0.0.1 and waits until it accepts connections. */
+	static ReferenceServer startReferenceServer() throws IOException, InterruptedException {
+		int port = freePort();
+		ProcessBuilder builder = new ProcessBuilder("node", "everything-on-loopback.mjs").directory(DIRECTORY.toFile())
+			.redirectErrorStream(true)
+			.redirectOutput(Path.of("target", "interop-reference-server.log").toFile());
+		builder.environment().put("PORT", String.valueOf(port));
+		Process process = builder.start();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (System.nanoTime() < deadline) {
+			if (!process.isAlive()) {
+				throw new AssertionError("The reference server exited with " + process.exitValue()
+						+ "; see target/interop-reference-server.log");
+			}
+			try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+				return new ReferenceServer(process, port);
+			}
+			catch (IOException notYet) {
+				Thread.sleep(100);
+			}
+		}
+		process.destroyForcibly();
+		throw new AssertionError("The reference server did not listen on 127.0.0.1:" + port + " within 30s");
+	}
+
+	/** Runs the scenarios against {@code endpoint} with the TypeScript SDK client; returns its JSON transcript. */
+	static String runScenarios(String endpoint) throws IOException {
+		Result result = run(List.of("node", "scenarios.mjs", endpoint), SCENARIOS_TIMEOUT);
+		if (result.exitCode() != 0) {
+			throw new AssertionError("The TypeScript SDK client failed against " + endpoint + " (exit "
+					+ result.exitCode() + "):\n" + result.stderr());
+		}
+		return result.stdout();
+	}
+
+	/** The reference server process, stopped with its children on close. */
+	record ReferenceServer(Process process, int port) implements AutoCloseable {
+
+		String url() {
+			return "http://127.0.0.1:" + port + "/mcp";
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			process.descendants().forEach(ProcessHandle::destroy);
+			process.destroy();
+			if (!process.waitFor(10, TimeUnit.SECONDS)) {
+				process.destroyForcibly();
+			}
+		}
+
+	}
+
+	private record Result(int exitCode, String stdout, String stderr) {
+	}
+
+	private static Result run(List<String> command, Duration timeout) throws IOException {
+		Process process = new ProcessBuilder(new ArrayList<>(command)).directory(DIRECTORY.toFile()).start();
+		CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> read(process.getInputStream()));
+		CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
+		try {
+			if (!process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+				process.descendants().forEach(ProcessHandle::destroyForcibly);
+				process.destroyForcibly();
+				throw new AssertionError(String.join(" ", command) + " did not finish within " + timeout
+						+ "\n" + stderr.getNow(""));
+			}
+			return new Result(process.exitValue(), stdout.join(), stderr.join());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			process.destroyForcibly();
+			throw new IOException("interrupted", ex);
+		}
+	}
+
+	private static String read(java.io.InputStream in) {
+		try (in) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			return "";
+		}
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+	}
+
+}
