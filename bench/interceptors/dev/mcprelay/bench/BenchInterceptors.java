@@ -1,0 +1,99 @@
+package dev.mcprelay.bench;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.mcprelay.intercept.ClientMessage;
+import dev.mcprelay.intercept.McpResponse;
+import dev.mcprelay.intercept.Outcome;
+import dev.mcprelay.intercept.RejectError;
+import dev.mcprelay.intercept.RemoteMessage;
+import dev.mcprelay.intercept.RemoteMessageInterceptor;
+import dev.mcprelay.intercept.ResponseInterceptor;
+import dev.mcprelay.intercept.ToolsCallRequest;
+import dev.mcprelay.intercept.ToolsCallRequestInterceptor;
+import dev.mcprelay.intercept.UserRequestInterceptor;
+import reactor.core.publisher.Mono;
+
+/**
+ * Four interceptors of the kinds operators write, loaded into the relay for the "relay + 5 interceptors" run (the
+ * fifth is the built-in tool-access, switched on in the bench configuration). Each does real work on every message:
+ * a header check, an argument injection (the request is re-encoded), an inspection of every upstream message, and a
+ * look at every result.
+ */
+@Configuration(proxyBeanMethods = false)
+public class BenchInterceptors {
+
+	@Bean
+	UserRequestInterceptor benchTenantCheck() {
+		return new UserRequestInterceptor() {
+
+			@Override
+			public String name() {
+				return "bench-tenant-check";
+			}
+
+			@Override
+			public Mono<Outcome> interceptUserRequest(ClientMessage message) {
+				String tenant = message.context().headers().getFirst("X-Tenant");
+				return "blocked".equals(tenant) ? Outcome.reject(RejectError.policy("tenant blocked")) : Outcome.proceed();
+			}
+
+		};
+	}
+
+	@Bean
+	ToolsCallRequestInterceptor benchArgumentInjection() {
+		return new ToolsCallRequestInterceptor() {
+
+			@Override
+			public String name() {
+				return "bench-argument-injection";
+			}
+
+			@Override
+			public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
+				call.setArgument("requestedBy", "bench");
+				return Outcome.proceed();
+			}
+
+		};
+	}
+
+	@Bean
+	RemoteMessageInterceptor benchRemoteInspection() {
+		return new RemoteMessageInterceptor() {
+
+			@Override
+			public String name() {
+				return "bench-remote-inspection";
+			}
+
+			@Override
+			public Mono<Outcome> interceptRemoteMessage(RemoteMessage message) {
+				return "sampling/createMessage".equals(message.method())
+						? Outcome.reject(RejectError.policy("no sampling")) : Outcome.proceed();
+			}
+
+		};
+	}
+
+	@Bean
+	ResponseInterceptor benchResultCheck() {
+		return new ResponseInterceptor() {
+
+			@Override
+			public String name() {
+				return "bench-result-check";
+			}
+
+			@Override
+			public Mono<Outcome> interceptResponse(McpResponse response) {
+				return response.result().has("content") ? Outcome.proceed()
+						: Outcome.reject(RejectError.policy("empty result"));
+			}
+
+		};
+	}
+
+}

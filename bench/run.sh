@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# The mcp-relay benchmark, in one command: bench/run.sh
+#
+# Starts, all on 127.0.0.1: a fast upstream MCP server (bench/fast-upstream.mjs), nginx as a plain pass-through
+# reverse proxy (buffering off), mcp-relay, and mcp-relay with five interceptors. Then measures, in this one run:
+#   1. tools/call throughput and p50/p99 latency with wrk at each concurrency: direct, nginx, relay, relay + 5;
+#   2. one long SSE stream: events and bytes per second, direct and through the relay;
+#   3. the relay's resident size and heap with STREAMS concurrent open GET streams.
+# Writes bench/results/<date>-<host>.md and stops everything it started. Installs nginx and wrk (Debian) if missing.
+# Knobs (environment): DURATION (10s), WARMUP (5s), JVM_WARMUP (40s, for the relays' JIT), CONCURRENCY ("1 16 64"),
+# SSE_EVENTS (200000), STREAMS (1000).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-5s}
+JVM_WARMUP=${JVM_WARMUP:-40s}
+CONCURRENCY=${CONCURRENCY:-"1 16 64"}
+SSE_EVENTS=${SSE_EVENTS:-200000}
+STREAMS=${STREAMS:-1000}
+WORK=$(mktemp -d)
+PIDS=()
+
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+log() { printf '\n== %s\n' "$*" >&2; }
+
+install_debian() {
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get install -y -q "$@" >/dev/null 2>&1 || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "$@" >/dev/null; }
+}
+
+require_tools() {
+  command -v node >/dev/null || { echo "bench needs Node.js 18+ on the PATH" >&2; exit 1; }
+  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    log "installing nginx (Debian nginx-light)"
+    install_debian nginx-light
+    # the package starts a system nginx on port 80: the bench runs its own, on loopback only
+    (service nginx stop || pkill -x nginx || true) >/dev/null 2>&1
+  fi
+  command -v wrk >/dev/null || { log "installing wrk (Debian)"; install_debian wrk; }
+}
+
+free_port() {
+  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+wait_port() {
+  for _ in $(seq 1 600); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nothing listened on 127.0.0.1:$1 within 60s" >&2
+  exit 1
+}
+
+# latency text from wrk (850.00us, 1.23ms, 1.02s) in milliseconds
+to_ms() {
+  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+
+build() {
+  log "building the relay"
+  ./mvnw -q -B package -DskipTests
+  JAR=$(ls "$ROOT"/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
+  mkdir -p "$WORK/jar" "$WORK/interceptors"
+  (cd "$WORK/jar" && jar xf "$JAR")
+  javac -nowarn -d "$WORK/interceptors" -cp "$WORK/jar/BOOT-INF/classes:$WORK/jar/BOOT-INF/lib/*" \
+    bench/interceptors/dev/mcprelay/bench/*.java
+}
+
+start_upstream() {
+  UPSTREAM_PORT=$(free_port)
+  PORT=$UPSTREAM_PORT node bench/fast-upstream.mjs 2>"$WORK/upstream.log" &
+  PIDS+=($!)
+  wait_port "$UPSTREAM_PORT"
+}
+
+start_nginx() {
+  NGINX_PORT=$(free_port)
+  mkdir -p "$WORK/nginx/logs" "$WORK/nginx/tmp"
+  cat >"$WORK/nginx/nginx.conf" <<CONF
+worker_processes auto;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx/tmp;
+  proxy_temp_path $WORK/nginx/tmp;
+  upstream mcp { server 127.0.0.1:$UPSTREAM_PORT; keepalive 128; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location /mcp {
+      proxy_pass http://mcp;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_read_timeout 600s;
+    }
+  }
+}
+CONF
+  nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g 'daemon off;' 2>>"$WORK/nginx/logs/error.log" &
+  PIDS+=($!)
+  wait_port "$NGINX_PORT"
+}
+
+# start_relay <var for port> <var for pid> [loader.path]
+start_relay() {
+  local port; port=$(free_port)
+  local loader=()
+  [ -n "${3:-}" ] && loader=(-Dloader.path="$3")
+  java "${loader[@]}" -cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher \
+    --server.port="$port" --server.address=127.0.0.1 \
+    --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
+    --mcp-relay.servers.fast.timeouts.streaming-idle=600s \
+    --mcp-relay.servers.fast.tools.deny[0]='forbidden_*' \
+    --mcp-relay.access-log.enabled=false --logging.level.root=WARN \
+    --logging.level.dev.mcprelay.intercept.InterceptorChains=INFO >"$WORK/relay-$port.log" 2>&1 &
+  PIDS+=($!)
+  printf -v "$1" '%s' "$port"
+  printf -v "$2" '%s' "$!"
+  wait_port "$port"
+}
+
+check_answers() {
+  local url=$1
+  curl -sf -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -d "$(sed -n "s/^wrk.body = '\(.*\)'$/\1/p" bench/tools-call.lua)" "$url" | grep -q 'hello from wrk' \
+    || { echo "$url did not answer tools/call correctly" >&2; exit 1; }
+}
+
+# load <label> <url> <concurrency>: one wrk run; appends "label c rps p50 p99" to $WORK/load.txt
+load() {
+  local label=$1 url=$2 c=$3 threads=2 out="$WORK/wrk.out"
+  [ "$c" -lt 2 ] && threads=1
+  wrk -t"$threads" -c"$c" -d"$DURATION" --latency -s bench/tools-call.lua "$url" >"$out"
+  if grep -q 'Non-2xx\|Socket errors' "$out"; then
+    echo "wrk saw errors against $label:" >&2; cat "$out" >&2; exit 1
+  fi
+  local rps p50 p99
+  rps=$(awk '/^Requests\/sec/ {print $2}' "$out")
+  p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
+  p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
+  echo "$label $c $rps $p50 $p99" >>"$WORK/load.txt"
+  printf '%-10s c=%-3s %10s req/s  p50 %7s ms  p99 %7s ms\n' "$label" "$c" "$rps" "$p50" "$p99" >&2
+}
+
+# sse <label> <url>: one long stream; appends "label events seconds bytes" to $WORK/sse.txt
+sse() {
+  local label=$1 url=$2 best=""
+  local body="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"stream\",\"arguments\":{\"events\":$SSE_EVENTS,\"size\":200}}}"
+  for _ in 1 2 3; do
+    local result
+    result=$(curl -sN -o "$WORK/sse.out" -w '%{time_total} %{size_download}' -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' -d "$body" "$url")
+    tail -c 300 "$WORK/sse.out" | grep -q "streamed $SSE_EVENTS" || { echo "the $label stream was cut short" >&2; exit 1; }
+    if [ -z "$best" ] || awk -v a="${result% *}" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then best=$result; fi
+  done
+  echo "$label $SSE_EVENTS $best" >>"$WORK/sse.txt"
+  printf '%-10s %s events in %s s (%s bytes)\n' "$label" "$SSE_EVENTS" "${best% *}" "${best#* }" >&2
+}
+
+heap_used() {
+  jcmd "$1" GC.run >/dev/null
+  curl -sf "http://127.0.0.1:$2/actuator/prometheus" | awk '/^jvm_memory_used_bytes\{area="heap"/ { s += $NF } END { printf "%.0f", s }'
+}
+
+rss_kb() { ps -o rss= -p "$1" | tr -d ' '; }
+
+memory() {
+  log "memory: $STREAMS open GET streams through the relay"
+  local before_rss before_heap
+  before_heap=$(heap_used "$RELAY_PID" "$RELAY_PORT"); before_rss=$(rss_kb "$RELAY_PID")
+  mkfifo "$WORK/hold"
+  node bench/open-streams.mjs "http://127.0.0.1:$RELAY_PORT/mcp/fast" "$STREAMS" <"$WORK/hold" >"$WORK/streams.out" 2>&1 &
+  local client=$!
+  exec 7>"$WORK/hold"
+  for _ in $(seq 1 600); do grep -q "^open $STREAMS" "$WORK/streams.out" && break; sleep 0.1; done
+  grep -q "^open $STREAMS" "$WORK/streams.out" || { echo "the streams did not all open:" >&2; cat "$WORK/streams.out" >&2; exit 1; }
+  sleep 2
+  OPEN_GAUGE=$(curl -sf "http://127.0.0.1:$RELAY_PORT/actuator/prometheus" | awk '/^mcp_relay_streams_active\{server="fast"\}/ {print $2}')
+  local after_rss after_heap
+  after_heap=$(heap_used "$RELAY_PID" "$RELAY_PORT"); after_rss=$(rss_kb "$RELAY_PID")
+  exec 7>&-
+  wait "$client" || true
+  MEMORY="$before_rss $after_rss $before_heap $after_heap"
+  echo "rss ${before_rss} -> ${after_rss} KB, heap ${before_heap} -> ${after_heap} bytes, gauge ${OPEN_GAUGE}" >&2
+}
+
+report() {
+  local file="bench/results/$(date +%F)-$(hostname -s).md"
+  {
+    echo "# mcp-relay benchmark, $(date -u '+%F %H:%M UTC')"
+    echo
+    echo "Machine: $(nproc) cores ($(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')), $(free -g | awk '/Mem:/ {print $2}') GiB;"
+    echo "$(java -version 2>&1 | head -1); node $(node -v); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
+    echo "Everything on 127.0.0.1 of this one machine: wrk, the upstream, nginx and the relays share its cores."
+    echo "wrk: $DURATION per run after a warm-up ($WARMUP; $JVM_WARMUP for the relays' JIT), one tools/call (JSON answer) per request. nginx and the"
+    echo "relay write no access log. Relay + 5: four interceptor beans (bench/interceptors) and tool-access."
+    echo
+    echo "## tools/call, request/response"
+    echo
+    echo "| target | concurrency | req/s | p50 ms | p99 ms | req/s vs direct | req/s vs nginx | p99 vs nginx |"
+    echo "|---|---|---|---|---|---|---|---|"
+    while read -r label c rps p50 p99; do
+      local direct nginx nginx99
+      direct=$(awk -v c="$c" '$1 == "direct" && $2 == c {print $3}' "$WORK/load.txt")
+      nginx=$(awk -v c="$c" '$1 == "nginx" && $2 == c {print $3}' "$WORK/load.txt")
+      nginx99=$(awk -v c="$c" '$1 == "nginx" && $2 == c {print $5}' "$WORK/load.txt")
+      echo "| $label | $c | $rps | $p50 | $p99 | $(ratio "$rps" "$direct") | $(ratio "$rps" "$nginx") | $(ratio "$p99" "$nginx99") |"
+    done <"$WORK/load.txt"
+    echo
+    echo "## One SSE stream ($SSE_EVENTS events of about 200 bytes; best of three)"
+    echo
+    echo "| target | seconds | events/s | MB/s | vs direct |"
+    echo "|---|---|---|---|---|"
+    local direct_eps
+    direct_eps=$(awk '$1 == "direct" { printf "%.0f", $2 / $3 }' "$WORK/sse.txt")
+    while read -r label events seconds bytes; do
+      local eps; eps=$(awk -v e="$events" -v s="$seconds" 'BEGIN { printf "%.0f", e / s }')
+      echo "| $label | $seconds | $eps | $(awk -v b="$bytes" -v s="$seconds" 'BEGIN { printf "%.1f", b / s / 1e6 }') | $(ratio "$eps" "$direct_eps") |"
+    done <"$WORK/sse.txt"
+    echo
+    echo "## Memory with $STREAMS open GET streams (relay, default JVM settings)"
+    echo
+    read -r before_rss after_rss before_heap after_heap <<<"$MEMORY"
+    echo "| | idle | $STREAMS streams | per stream |"
+    echo "|---|---|---|---|"
+    echo "| resident size (after a GC) | $((before_rss / 1024)) MB | $((after_rss / 1024)) MB | $(( (after_rss - before_rss) / STREAMS )) KB |"
+    echo "| heap used after GC | $((before_heap / 1048576)) MB | $((after_heap / 1048576)) MB | $(( (after_heap - before_heap) / STREAMS / 1024 )) KB |"
+    echo
+    echo "\`mcp_relay_streams_active{server=\"fast\"}\` read $OPEN_GAUGE while the streams were open."
+  } >"$file"
+  log "report: $file"
+  cat "$file"
+}
+
+require_tools
+build
+start_upstream
+start_nginx
+start_relay RELAY_PORT RELAY_PID
+start_relay RELAY5_PORT RELAY5_PID "$WORK/interceptors"
+TARGETS=("direct http://127.0.0.1:$UPSTREAM_PORT/mcp" "nginx http://127.0.0.1:$NGINX_PORT/mcp"
+  "relay http://127.0.0.1:$RELAY_PORT/mcp/fast" "relay+5 http://127.0.0.1:$RELAY5_PORT/mcp/fast")
+for target in "${TARGETS[@]}"; do check_answers "${target#* }"; done
+grep -q 'bench-argument-injection' "$WORK/relay-$RELAY5_PORT.log" \
+  || { echo "the bench interceptors did not load:" >&2; cat "$WORK/relay-$RELAY5_PORT.log" >&2; exit 1; }
+
+log "tools/call load"
+: >"$WORK/load.txt"
+for target in "${TARGETS[@]}"; do
+  label=${target%% *}; url=${target#* }
+  warmup=$WARMUP; [[ $label == relay* ]] && warmup=$JVM_WARMUP
+  wrk -t2 -c16 -d"$warmup" -s bench/tools-call.lua "$url" >/dev/null
+  for c in $CONCURRENCY; do load "$label" "$url" "$c"; done
+done
+
+log "SSE stream"
+: >"$WORK/sse.txt"
+sse direct "http://127.0.0.1:$UPSTREAM_PORT/mcp"
+sse nginx "http://127.0.0.1:$NGINX_PORT/mcp"
+sse relay "http://127.0.0.1:$RELAY_PORT/mcp/fast"
+
+memory
+report
