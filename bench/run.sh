@@ -171,8 +171,10 @@ sse() {
   printf '%-10s %s events in %s s (%s bytes)\n' "$label" "$SSE_EVENTS" "${best% *}" "${best#* }" >&2
 }
 
+# runs a full GC, lets G1 return what it no longer needs to the OS, then reads the heap in use
 heap_used() {
   jcmd "$1" GC.run >/dev/null
+  sleep 3
   curl -sf "http://127.0.0.1:$2/actuator/prometheus" | awk '/^jvm_memory_used_bytes\{area="heap"/ { s += $NF } END { printf "%.0f", s }'
 }
 
@@ -181,6 +183,7 @@ rss_kb() { ps -o rss= -p "$1" | tr -d ' '; }
 memory() {
   log "memory: $STREAMS open GET streams through the relay"
   local before_rss before_heap
+  heap_used "$RELAY_PID" "$RELAY_PORT" >/dev/null  # a first GC after the load test shrinks the heap
   before_heap=$(heap_used "$RELAY_PID" "$RELAY_PORT"); before_rss=$(rss_kb "$RELAY_PID")
   mkfifo "$WORK/hold"
   node bench/open-streams.mjs "http://127.0.0.1:$RELAY_PORT/mcp/fast" "$STREAMS" <"$WORK/hold" >"$WORK/streams.out" 2>&1 &
