@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# JMH microbenchmarks of the relay's hot paths (SSE splitting, JSON-RPC parsing, splicing a change into a message):
+#   bench/jmh.sh                 all of them (about 3 minutes)
+#   bench/jmh.sh Splicing -f 1   any JMH options: a name pattern, -f forks, -wi/-i iterations, -prof gc, ...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./mvnw -q -B -f bench/jmh/pom.xml package
+java -jar bench/jmh/target/benchmarks.jar "$@"
