@@ -12,6 +12,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/sbin:/sbin"   # nginx lives in /usr/sbin, which a non-root PATH may lack
 ROOT=$PWD
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-5s}
