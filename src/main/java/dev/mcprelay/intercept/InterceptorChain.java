@@ -37,10 +37,6 @@ public final class InterceptorChain<V extends MessageView> {
 		this.observer = observer;
 	}
 
-	public Stage<V> stage() {
-		return stage;
-	}
-
 	public boolean isEmpty() {
 		return interceptors.isEmpty();
 	}

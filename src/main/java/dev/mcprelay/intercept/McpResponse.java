@@ -2,7 +2,6 @@ package dev.mcprelay.intercept;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
 
 /**
  * A successful response from the upstream, matched by id to the client's request, which is at hand. This is the
@@ -43,12 +42,6 @@ public class McpResponse extends MessageView {
 	public void replaceResult(Object result) {
 		message().set("result", toJson(result));
 		markChanged();
-	}
-
-	/** The result decoded as an MCP schema type; a mismatch fails the response as internal error (-32603). */
-	<T> T resultAs(Class<T> type) {
-		return decode(message().path("result"), type, problem -> new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR,
-				"The upstream's " + method() + " result is not valid MCP"));
 	}
 
 	/** The live result object; setters of subclasses write through it. */

@@ -14,7 +14,6 @@ import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcMessages;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -40,9 +39,7 @@ public class RequestInterception {
 	 * @return the plan; never an error, since interceptor failures become rejections
 	 */
 	public Mono<InboundPlan> apply(JsonRpcPayload payload, CallContext context, Duration timeout) {
-		return Flux.fromIterable(payload.messages())
-			.concatMap(message -> decide(message, context, timeout))
-			.collectList()
+		return InOrder.map(payload.messages(), message -> decide(message, context, timeout))
 			.map(decisions -> plan(payload, decisions));
 	}
 

@@ -13,7 +13,6 @@ import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcMessages;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -42,13 +41,7 @@ public class ResponseInterception {
 	 */
 	public Mono<RemoteMessages> apply(JsonRpcPayload received, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
-		if (received.messages().size() == 1) {
-			return relay(received.first(), context, pending, onStream, timeout)
-				.map(relayed -> new RemoteMessages(received, List.of(relayed.message()), relayed.changed()));
-		}
-		return Flux.fromIterable(received.messages())
-			.concatMap(message -> relay(message, context, pending, onStream, timeout))
-			.collectList()
+		return InOrder.map(received.messages(), message -> relay(message, context, pending, onStream, timeout))
 			.map(relayed -> new RemoteMessages(received, relayed.stream().map(Relayed::message).toList(),
 					relayed.stream().anyMatch(Relayed::changed)));
 	}
@@ -98,11 +91,11 @@ public class ResponseInterception {
 	 */
 	public Mono<List<ObjectNode>> answerFailure(List<McpRequest> unanswered, CallContext context, int code,
 			String message, Map<String, String> data, String reason, Duration timeout) {
-		return Flux.fromIterable(unanswered).concatMap(request -> {
+		return InOrder.map(unanswered, request -> {
 			UpstreamError error = new UpstreamError(context, JsonRpcErrors.error(request.id(), code, message, data),
 					request, reason);
 			return chains.chain(Stage.ERROR).run(error, timeout).map(verdict -> answer(error, verdict));
-		}).collectList();
+		});
 	}
 
 	private static ObjectNode answer(UpstreamError error, Verdict verdict) {

@@ -15,6 +15,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.client.ClientResponse;
 
+import dev.mcprelay.intercept.InOrder;
 import dev.mcprelay.intercept.McpRequest;
 import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.intercept.ResponseInterception;
@@ -78,7 +79,7 @@ class SseStreamRelay {
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		// The events each upstream chunk completes, in order, as soon as it arrived.
-		Flux<List<byte[]>> events = upstreamResponse.bodyToFlux(DataBuffer.class)
+		Flux<List<byte[]>> events = untilShutdown(upstreamResponse.bodyToFlux(DataBuffer.class), call.isPost())
 			.timeout(upstream.streamingIdleTimeout())
 			.<List<SseEvent>>handle((chunk, sink) -> {
 				// handle, not map: a chunk is released here exactly once, also when splitting fails
@@ -99,10 +100,6 @@ class SseStreamRelay {
 				.map(List::of))
 			.onErrorResume(error -> group(endAfterFailure(error, call)))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
-		AtomicBoolean shutDown = new AtomicBoolean();
-		events = events.takeUntilOther(openStreams.closing(call.isPost()).doOnTerminate(() -> shutDown.set(true)))
-			.concatWith(Flux.defer(() -> shutDown.get() ? group(endAfterFailure(new RelayShuttingDownException(), call))
-					: Flux.empty()));
 		events = openStreams.count(upstream.id(), call.isPost(), events);
 
 		Flux<byte[]> localAnswers = Flux.fromIterable(call.plan() == null ? List.of() : call.plan().localAnswers())
@@ -117,10 +114,20 @@ class SseStreamRelay {
 
 	/** The events of one upstream chunk as the client gets them, in order. */
 	private Mono<List<byte[]>> relayEvents(List<SseEvent> completed, RelayCall call) {
-		if (completed.size() == 1) {
-			return relayEvent(completed.get(0), call).map(List::of);
-		}
-		return Flux.fromIterable(completed).concatMap(event -> relayEvent(event, call)).collectList();
+		return InOrder.map(completed, event -> relayEvent(event, call));
+	}
+
+	/**
+	 * The upstream body, cut off with a {@link RelayShuttingDownException} when the relay shuts down, so that
+	 * shutdown ends the stream through the same failure path as any other early end.
+	 */
+	private Flux<DataBuffer> untilShutdown(Flux<DataBuffer> body, boolean post) {
+		return Flux.defer(() -> {
+			AtomicBoolean shutDown = new AtomicBoolean();
+			return body.takeUntilOther(openStreams.closing(post).doOnTerminate(() -> shutDown.set(true)))
+				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
+						: Mono.empty()));
+		});
 	}
 
 	/** The events as one write group, or none when there are none. */

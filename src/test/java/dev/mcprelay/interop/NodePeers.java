@@ -2,9 +2,7 @@ package dev.mcprelay.interop;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.TestUpstreams;
 
 /**
  * The real MCP peers from npm that the interop suite runs, from {@code interop/}: Node is checked, the packages
@@ -65,7 +66,7 @@ final class NodePeers {
 
 	/** Starts the reference server on 127.0.0.1 and waits until it accepts connections. */
 	static ReferenceServer startReferenceServer() throws IOException, InterruptedException {
-		int port = freePort();
+		int port = TestUpstreams.freePort();
 		ProcessBuilder builder = new ProcessBuilder("node", "everything-on-loopback.mjs").directory(DIRECTORY.toFile())
 			.redirectErrorStream(true)
 			.redirectOutput(Path.of("target", "interop-reference-server.log").toFile());
@@ -121,8 +122,8 @@ final class NodePeers {
 
 	private static Result run(List<String> command, Duration timeout) throws IOException {
 		Process process = new ProcessBuilder(new ArrayList<>(command)).directory(DIRECTORY.toFile()).start();
-		CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> read(process.getInputStream()));
-		CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
+		CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> RawHttp.readAll(process.getInputStream()));
+		CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> RawHttp.readAll(process.getErrorStream()));
 		try {
 			if (!process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
 				process.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -136,21 +137,6 @@ final class NodePeers {
 			Thread.currentThread().interrupt();
 			process.destroyForcibly();
 			throw new IOException("interrupted", ex);
-		}
-	}
-
-	private static String read(java.io.InputStream in) {
-		try (in) {
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			return "";
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
 		}
 	}
 

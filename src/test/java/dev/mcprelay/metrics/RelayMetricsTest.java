@@ -24,7 +24,7 @@ import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -64,7 +64,8 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 
 		HttpResponse<InputStream> stream = http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}"));
-		CompletableFuture<byte[]> body = CompletableFuture.supplyAsync(() -> readAll(stream.body()));
+		CompletableFuture<byte[]> body = CompletableFuture
+			.supplyAsync(() -> RawHttp.readAll(stream.body()).getBytes(StandardCharsets.UTF_8));
 
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(openStreams("sdk")).isEqualTo(1));
 		assertThat(timed(tags)).as("not timed while the stream is open").isEqualTo(timedBefore);
@@ -204,17 +205,8 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 	}
 
 	private double openStreams(String server) {
-		Meter gauge = registry.find(RelayMeters.ACTIVE_STREAMS).tag(RelayMeters.SERVER, server).gauge();
-		return gauge == null ? -1 : registry.find(RelayMeters.ACTIVE_STREAMS).tag(RelayMeters.SERVER, server).gauge().value();
-	}
-
-	private static byte[] readAll(InputStream in) {
-		try (in) {
-			return in.readAllBytes();
-		}
-		catch (java.io.IOException ex) {
-			throw new java.io.UncheckedIOException(ex);
-		}
+		Gauge gauge = registry.find(RelayMeters.ACTIVE_STREAMS).tag(RelayMeters.SERVER, server).gauge();
+		return gauge == null ? -1 : gauge.value();
 	}
 
 }

@@ -2,11 +2,8 @@ package dev.mcprelay.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -63,8 +60,8 @@ class GracefulShutdownTest {
 		HttpResponse<InputStream> post = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":\"long\",\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}"));
 		assertThat(get.statusCode()).isEqualTo(200);
-		CompletableFuture<String> getBody = CompletableFuture.supplyAsync(() -> readAll(get.body()));
-		CompletableFuture<String> postBody = CompletableFuture.supplyAsync(() -> readAll(post.body()));
+		CompletableFuture<String> getBody = CompletableFuture.supplyAsync(() -> RawHttp.readAll(get.body()));
+		CompletableFuture<String> postBody = CompletableFuture.supplyAsync(() -> RawHttp.readAll(post.body()));
 		int logMark = CapturedLogs.all().size();
 
 		long start = System.nanoTime();
@@ -106,15 +103,6 @@ class GracefulShutdownTest {
 			};
 		}
 
-	}
-
-	private static String readAll(InputStream in) {
-		try (in) {
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
 	}
 
 }

@@ -73,6 +73,16 @@ public final class RawHttp {
 		}
 	}
 
+	/** Everything {@code in} still holds, as UTF-8 text; closes it. */
+	public static String readAll(InputStream in) {
+		try (in) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
 	public static JsonNode json(String body) {
 		try {
 			return JSON.readTree(body);

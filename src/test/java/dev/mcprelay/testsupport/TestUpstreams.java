@@ -30,7 +30,8 @@ public final class TestUpstreams {
 	private TestUpstreams() {
 	}
 
-	private static int freePort() {
+	/** A loopback port free right now. */
+	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
