@@ -112,6 +112,16 @@ class RelayConfigurationValidationTest {
 		assertThat(properties.toString()).doesNotContain(SECRET).contains("<redacted>").contains("example.com");
 	}
 
+	@Test
+	void aShutdownGracePeriodThatIsNotPositiveIsAProblem() {
+		assertThat(problemsFor("--mcp-relay.shutdown.stream-grace-period=0s"))
+			.singleElement()
+			.satisfies(problem -> {
+				assertThat(problem.property()).isEqualTo("mcp-relay.shutdown.stream-grace-period");
+				assertThat(problem.fix()).contains("10s");
+			});
+	}
+
 	private static List<ConfigurationProblem> problemsFor(String... args) {
 		return RelayPropertiesValidator.validate(bind(args));
 	}

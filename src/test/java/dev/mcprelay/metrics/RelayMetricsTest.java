@@ -80,6 +80,24 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
+	void aClientThatGoesAwayMidStreamIsStillCountedAndItsStreamClosed() throws Exception {
+		McpSession session = session("sdk");
+		String[] tags = tags("sdk", "POST", "tools/call", "2xx", "forwarded");
+		double before = count(tags);
+
+		HttpResponse<InputStream> stream = http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":\"gone\",\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}"));
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(openStreams("sdk")).isEqualTo(1));
+		stream.body().read();
+		stream.body().close();
+
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			assertThat(openStreams("sdk")).as("the stream is no longer open").isZero();
+			assertThat(count(tags)).as("the exchange was counted when the client left").isEqualTo(before + 1);
+		});
+	}
+
+	@Test
 	void rejectedRespondedAndFailedExchangesHaveTheirOutcome() {
 		script.on("first", Stage.TOOLS_CALL_REQUEST, call -> call.toolName().equals("blocked")
 				? Outcome.reject(RejectError.policy("no")) : Outcome.proceed());
