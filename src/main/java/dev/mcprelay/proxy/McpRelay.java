@@ -67,8 +67,7 @@ public class McpRelay {
 	public Mono<Void> post(String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			ExchangeRecord record = ExchangeRecord.of(exchange);
-			Upstream upstream = resolve(serverId, exchange.getRequest());
-			record.server(upstream.id());
+			Upstream upstream = resolve(serverId, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
 			return readPayload(upstream, exchange.getRequest()).doOnNext(record::payload)
 				.flatMap(payload -> requestInterception.apply(payload, context, upstream.nonStreamingTimeout()))
@@ -81,8 +80,7 @@ public class McpRelay {
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
 	public Mono<Void> relayWithoutBody(HttpMethod method, String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
-			Upstream upstream = resolve(serverId, exchange.getRequest());
-			ExchangeRecord.of(exchange).server(upstream.id());
+			Upstream upstream = resolve(serverId, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
 			return forward(new RelayCall(upstream, method, exchange, context, null));
 		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure));
@@ -104,9 +102,11 @@ public class McpRelay {
 				plan.payload().batch());
 	}
 
-	private Upstream resolve(String serverId, ServerHttpRequest request) {
+	/** The configured upstream the path names, once the request's origin is allowed; recorded for metrics. */
+	private Upstream resolve(String serverId, ServerWebExchange exchange) {
 		Upstream upstream = upstreams.require(serverId);
-		originPolicy.check(request.getHeaders());
+		originPolicy.check(exchange.getRequest().getHeaders());
+		ExchangeRecord.of(exchange).server(upstream.id());
 		return upstream;
 	}
 

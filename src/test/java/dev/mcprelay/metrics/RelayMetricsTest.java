@@ -85,8 +85,13 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 		String[] tags = tags("sdk", "POST", "tools/call", "2xx", "forwarded");
 		double before = count(tags);
 
-		HttpResponse<InputStream> stream = http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":\"gone\",\"method\":"
-				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}"));
+		// A client of its own: the connection it abandons must not be reused by the tests after this one.
+		java.net.http.HttpClient leaving = java.net.http.HttpClient.newBuilder()
+			.version(java.net.http.HttpClient.Version.HTTP_1_1)
+			.build();
+		HttpResponse<InputStream> stream = leaving.send(session.request("{\"jsonrpc\":\"2.0\",\"id\":\"gone\",\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"t\"}}}")
+			.build(), HttpResponse.BodyHandlers.ofInputStream());
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(openStreams("sdk")).isEqualTo(1));
 		stream.body().read();
 		stream.body().close();
@@ -158,7 +163,8 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 			.until(() -> count(tags("sdk-json", "POST", "tools/call", "2xx", "forwarded")) > 0);
 
 		String scrape = http().send(java.net.http.HttpRequest.newBuilder(
-				java.net.URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))).body();
+				java.net.URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")).timeout(Duration.ofSeconds(20)))
+			.body();
 
 		String series = "{http_method=\"POST\",outcome=\"forwarded\",rpc_method=\"tools/call\",server=\"sdk-json\",status_class=\"2xx\"";
 		assertThat(scrape).contains("mcp_relay_requests_total" + series + "}")
@@ -186,7 +192,8 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 
 	private int actuatorStatus(String endpoint) {
 		return http().send(java.net.http.HttpRequest.newBuilder(
-				java.net.URI.create("http://127.0.0.1:" + port + "/actuator/" + endpoint))).statusCode();
+				java.net.URI.create("http://127.0.0.1:" + port + "/actuator/" + endpoint)).timeout(Duration.ofSeconds(20)))
+			.statusCode();
 	}
 
 	/** The {@code le} values of one series' buckets, in the order scraped. */
