@@ -8,11 +8,15 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
 
+import io.netty.channel.ChannelPipeline;
+import reactor.netty.NettyPipeline;
+
 /**
  * Pins the relay's HTTP server to Reactor Netty. The streaming guarantees (a flush per SSE event, a client that
  * disconnects cancelling its upstream exchange) are built and tested on it; without this bean, Spring Boot would
  * pick Tomcat whenever a servlet container is on the classpath, as it is in the tests that host an MCP SDK server.
- * {@code server.*} properties still apply through Boot's factory customizers.
+ * {@code server.*} properties still apply through Boot's factory customizers. Every client connection also gets
+ * {@link KeepAliveReadRearm}, the relay's guard against a Reactor Netty keep-alive stall.
  */
 @Configuration(proxyBeanMethods = false)
 class ReactorNettyServerConfiguration {
@@ -30,6 +34,16 @@ class ReactorNettyServerConfiguration {
 		routes.orderedStream().forEach(factory::addRouteProviders);
 		factory.getServerCustomizers().addAll(serverCustomizers.orderedStream().toList());
 		return factory;
+	}
+
+	@Bean
+	NettyServerCustomizer keepAliveReadRearm() {
+		return server -> server.doOnChannelInit((observer, channel, remoteAddress) -> {
+			ChannelPipeline pipeline = channel.pipeline();
+			if (pipeline.get(NettyPipeline.HttpTrafficHandler) != null) {
+				pipeline.addBefore(NettyPipeline.HttpTrafficHandler, KeepAliveReadRearm.NAME, KeepAliveReadRearm.INSTANCE);
+			}
+		});
 	}
 
 }
