@@ -26,7 +26,7 @@ public final class RelayPropertiesValidator {
 	/** Headers the relay owns: a configuration may not set them. */
 	private static final Set<String> RESERVED_HEADERS = Set.of("host", "content-length", "transfer-encoding",
 			"connection", "keep-alive", "upgrade", "te", "trailer", "proxy-connection", "mcp-session-id",
-			"mcp-protocol-version", "last-event-id", "content-type", "accept");
+			"mcp-protocol-version", "mcp-method", "mcp-name", "last-event-id", "content-type", "accept");
 
 	private static final Pattern UNRESOLVED = Pattern.compile("\\$\\{([^}:]+)[^}]*}");
 

@@ -22,6 +22,12 @@ public final class JsonRpcErrorCodes {
 	/** Internal error, including an upstream that failed or misbehaved. */
 	public static final int INTERNAL_ERROR = -32603;
 
+	/**
+	 * A header that mirrors a body field ({@code Mcp-Method}, {@code Mcp-Name}) says something else than the body
+	 * (MCP 2026-07-28).
+	 */
+	public static final int HEADER_MISMATCH = -32020;
+
 	/** A policy of the relay refused the message. */
 	public static final int POLICY_REJECTED = -32000;
 

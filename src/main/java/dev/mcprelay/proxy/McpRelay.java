@@ -69,12 +69,17 @@ public class McpRelay {
 			ExchangeRecord record = ExchangeRecord.of(exchange);
 			Upstream upstream = resolve(serverId, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
-			return readPayload(upstream, exchange.getRequest()).doOnNext(record::payload)
-				.flatMap(payload -> requestInterception.apply(payload, context, upstream.nonStreamingTimeout()))
-				.flatMap(plan -> plan.forwardsAnything()
-						? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan))
-						: answerLocally(exchange, plan));
-		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure));
+			return readPayload(upstream, exchange.getRequest()).doOnNext(record::payload).flatMap(payload -> {
+				RelayFailure mismatch = MirroredHeaders.mismatch(exchange.getRequest().getHeaders(), payload, upstream.id());
+				if (mismatch != null) {
+					return answerEarly(exchange, mismatch, payload);
+				}
+				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout())
+					.flatMap(plan -> plan.forwardsAnything()
+							? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan))
+							: answerLocally(exchange, plan));
+			});
+		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
@@ -83,13 +88,16 @@ public class McpRelay {
 			Upstream upstream = resolve(serverId, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
 			return forward(new RelayCall(upstream, method, exchange, context, null));
-		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure));
+		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
 	}
 
-	/** Answers a request refused before anything was sent upstream. */
-	private static Mono<Void> answerEarly(ServerWebExchange exchange, RelayFailure failure) {
+	/**
+	 * Answers a request refused before anything was sent upstream, by the ids of {@code payload}'s requests when it
+	 * was read.
+	 */
+	private static Mono<Void> answerEarly(ServerWebExchange exchange, RelayFailure failure, JsonRpcPayload payload) {
 		ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
-		return RelayAnswers.respond(exchange.getResponse(), failure, null);
+		return RelayAnswers.respond(exchange.getResponse(), failure, payload);
 	}
 
 	/** Answers a POST the interceptors answered in full: nothing goes upstream. */

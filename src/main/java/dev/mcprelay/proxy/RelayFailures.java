@@ -37,6 +37,11 @@ public final class RelayFailures {
 				cause.notJson() ? "parse_error" : "invalid_request", server, cause.getMessage());
 	}
 
+	public static RelayFailure headerMismatch(String server, String header, String field) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.HEADER_MISMATCH, "header_mismatch", server,
+				"The " + header + " header does not match " + field + " in the request body; send the same value in both.");
+	}
+
 	public static RelayFailure missingRequiredHeader(String server, String inboundHeader) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "missing_required_header",
 				server, "Missing required request header '" + inboundHeader + "': server '" + server

@@ -43,6 +43,8 @@ class RelayConfigurationValidationTest {
 				"--mcp-relay.servers.ok.tools.allow[0]=echo",
 				"--mcp-relay.servers.ok.tools.allow[1]=github *",
 				"--mcp-relay.servers.ok.tools.deny[0]= ",
+				"--mcp-relay.servers.ok.headers[5].name=Mcp-Name",
+				"--mcp-relay.servers.ok.headers[5].value=echo",
 				"--mcp-relay.allowed-origins[0]=https://app.example.com/path");
 
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactlyInAnyOrder(
@@ -59,6 +61,7 @@ class RelayConfigurationValidationTest {
 				"mcp-relay.servers.ok.headers[4].value",
 				"mcp-relay.servers.ok.tools.allow[1]",
 				"mcp-relay.servers.ok.tools.deny[0]",
+				"mcp-relay.servers.ok.headers[5].name",
 				"mcp-relay.allowed-origins[0]");
 		assertThat(problems).allSatisfy(p -> {
 			assertThat(p.fix()).as("each problem says what to write instead").isNotBlank();
