@@ -91,6 +91,14 @@ public class McpRelay {
 		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
 	}
 
+	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */
+	public Mono<Void> refuseMethod(String serverId, ServerWebExchange exchange) {
+		return Mono.<Void>defer(() -> {
+			Upstream upstream = resolve(serverId, exchange);
+			return Mono.error(RelayFailures.methodNotAllowed(upstream.id(), exchange.getRequest().getMethod()));
+		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
+	}
+
 	/**
 	 * Answers a request refused before anything was sent upstream, by the ids of {@code payload}'s requests when it
 	 * was read.

@@ -49,6 +49,9 @@ final class RelayAnswers {
 	private static Mono<Void> write(ServerHttpResponse response, HttpStatus status, byte[] body) {
 		response.getHeaders().clear();
 		response.setStatusCode(status);
+		if (status == HttpStatus.METHOD_NOT_ALLOWED) {
+			response.getHeaders().setAllow(RelayFailures.ENDPOINT_METHODS);
+		}
 		response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
 		response.getHeaders().setContentLength(body.length);
 		return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));

@@ -2,7 +2,9 @@ package dev.mcprelay.proxy;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Set;
 
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.util.unit.DataSize;
 
@@ -12,6 +14,9 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 /** Every failure the relay reports, in one place, with its HTTP status, JSON-RPC code and wording. */
 public final class RelayFailures {
 
+	/** The HTTP methods {@code /mcp/{server}} takes, as a 405 names them in {@code Allow}. */
+	static final Set<HttpMethod> ENDPOINT_METHODS = Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.DELETE);
+
 	private RelayFailures() {
 	}
 
@@ -20,6 +25,11 @@ public final class RelayFailures {
 				: "Known servers: " + String.join(", ", known.stream().sorted().toList()) + " (POST, GET or DELETE /mcp/{server}).";
 		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INVALID_REQUEST, "unknown_server", null,
 				"Unknown MCP server '" + server + "'. " + way);
+	}
+
+	public static RelayFailure methodNotAllowed(String server, HttpMethod method) {
+		return new RelayFailure(HttpStatus.METHOD_NOT_ALLOWED, JsonRpcErrorCodes.INVALID_REQUEST, "method_not_allowed",
+				server, "The MCP endpoint takes POST, GET and DELETE, not " + method.name() + ".");
 	}
 
 	public static RelayFailure originNotAllowed(String origin) {

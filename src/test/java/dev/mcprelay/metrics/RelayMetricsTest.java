@@ -180,6 +180,18 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
+	void springsOwnHttpTimerLeavesTheRelayedPathsToTheRelaysMeters() {
+		http().send(http().post("sdk-json", RawHttp.toolsCall(1, "echo")));
+		assertThat(actuatorStatus("health")).isEqualTo(200);
+
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(registry.find("http.server.requests").tag("uri", "/actuator/health").timer())
+				.as("actuator keeps Spring's timer").isNotNull());
+		assertThat(registry.find("http.server.requests").timers()).as("no /mcp request is timed twice")
+			.noneMatch(timer -> String.valueOf(timer.getId().getTag("uri")).startsWith("/mcp"));
+	}
+
+	@Test
 	void onlyHealthProbesAndPrometheusAreExposed() {
 		assertThat(actuatorStatus("health")).isEqualTo(200);
 		assertThat(actuatorStatus("health/liveness")).isEqualTo(200);

@@ -134,7 +134,9 @@ class BadRequestTest extends RelayIntegrationTest {
 	void unsupportedHttpMethodIs405() {
 		HttpResponse<String> response = http().send(http().request("scripted").PUT(HttpRequest.BodyPublishers.ofString("{}")));
 
-		assertThat(response.statusCode()).isEqualTo(405);
+		assertError(response, 405, -32600, "method_not_allowed");
+		assertThat(response.headers().firstValue("Allow")).hasValueSatisfying(
+				allow -> assertThat(allow.split(",\\s*")).containsExactlyInAnyOrder("GET", "POST", "DELETE"));
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
 	}
 
