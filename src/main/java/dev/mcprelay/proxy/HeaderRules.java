@@ -90,10 +90,10 @@ public final class HeaderRules {
 	}
 
 	private static Set<String> connectionListed(HttpHeaders headers) {
-		List<String> connection = headers.getConnection();
-		if (connection.isEmpty()) {
+		if (!headers.containsKey(HttpHeaders.CONNECTION)) {
 			return Set.of();
 		}
+		List<String> connection = headers.getConnection();
 		return Set.copyOf(connection.stream().map(token -> token.trim().toLowerCase(Locale.ROOT)).toList());
 	}
 
