@@ -6,7 +6,7 @@
 #   1. tools/call throughput and p50/p99 latency with wrk at each concurrency: direct, nginx, relay, relay + 5;
 #   2. one long SSE stream: events and bytes per second, direct and through the relay;
 #   3. the relay's resident size and heap with STREAMS concurrent open GET streams.
-# Writes bench/results/<date>-<host>.md and stops everything it started. Installs nginx and wrk (Debian) if missing.
+# Writes bench/results/<date>-<time>-<host>.md and stops everything it started. Installs nginx and wrk (Debian) if missing.
 # Knobs (environment): DURATION (10s), WARMUP (5s), JVM_WARMUP (40s, for the relays' JIT), CONCURRENCY ("1 16 64"),
 # SSE_EVENTS (200000), STREAMS (1000).
 set -euo pipefail
@@ -203,7 +203,7 @@ memory() {
 }
 
 report() {
-  local file="bench/results/$(date +%F)-$(hostname -s).md"
+  local file="bench/results/$(date +%F-%H%M)-$(hostname -s).md"
   {
     echo "# mcp-relay benchmark, $(date -u '+%F %H:%M UTC')"
     echo
