@@ -11,20 +11,10 @@ import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
  * <p>The only change every request allows is a {@code params._meta} entry ({@link #putMeta}), which is how MCP
  * carries context a server may read without it being a tool argument.
  */
-public class McpRequest extends MessageView {
+public class McpRequest extends ClientView {
 
 	McpRequest(CallContext context, ObjectNode message) {
 		super(context, message);
-	}
-
-	@Override
-	public String method() {
-		return text(message(), "method");
-	}
-
-	/** A copy of the params (an empty object when there are none). */
-	public ObjectNode params() {
-		return objectFieldCopy("params");
 	}
 
 	/** Sets {@code params._meta.<key>} to {@code value} (any JSON-convertible value). */
