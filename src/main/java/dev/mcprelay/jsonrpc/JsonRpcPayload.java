@@ -23,6 +23,16 @@ public record JsonRpcPayload(byte[] raw, List<JsonRpcMessage> messages, boolean 
 		return messages.stream().filter(JsonRpcMessage::isRequest).map(JsonRpcMessage::id).toList();
 	}
 
+	/** Whether a request or notification of this payload has {@code method}. */
+	public boolean contains(String method) {
+		for (JsonRpcMessage message : messages) {
+			if (method.equals(message.method())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** The first message; for a single-message payload, the message. */
 	public JsonRpcMessage first() {
 		return messages.get(0);

@@ -23,6 +23,9 @@ import dev.mcprelay.config.HeaderProperties;
  */
 public final class HeaderRules {
 
+	/** The session header of MCP's Streamable HTTP transport (2025 era). */
+	public static final String MCP_SESSION_ID = "Mcp-Session-Id";
+
 	private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection",
 			"proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade");
 

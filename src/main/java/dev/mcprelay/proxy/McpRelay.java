@@ -40,6 +40,8 @@ public class McpRelay {
 
 	private static final Logger log = LoggerFactory.getLogger(McpRelay.class);
 
+	private static final String INITIALIZED = "notifications/initialized";
+
 	private final UpstreamRegistry upstreams;
 
 	private final OriginPolicy originPolicy;
@@ -52,15 +54,18 @@ public class McpRelay {
 
 	private final ResponseInterception responseInterception;
 
+	private final SessionOrder sessionOrder;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, WebClient upstreamWebClient,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
-			ResponseInterception responseInterception) {
+			ResponseInterception responseInterception, SessionOrder sessionOrder) {
 		this.upstreams = upstreams;
 		this.originPolicy = originPolicy;
 		this.webClient = upstreamWebClient;
 		this.responseRelay = responseRelay;
 		this.requestInterception = requestInterception;
 		this.responseInterception = responseInterception;
+		this.sessionOrder = sessionOrder;
 	}
 
 	/** POST: one JSON-RPC message (or a batch) from the client. */
@@ -68,6 +73,7 @@ public class McpRelay {
 		return Mono.defer(() -> {
 			ExchangeRecord record = ExchangeRecord.of(exchange);
 			Upstream upstream = resolve(serverId, exchange);
+			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
 			return readPayload(upstream, exchange.getRequest()).doOnNext(record::payload).flatMap(payload -> {
 				RelayFailure mismatch = MirroredHeaders.mismatch(exchange.getRequest().getHeaders(), payload, upstream.id());
@@ -76,9 +82,9 @@ public class McpRelay {
 				}
 				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout())
 					.flatMap(plan -> plan.forwardsAnything()
-							? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan))
+							? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order))
 							: answerLocally(exchange, plan));
-			});
+			}).doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
 	}
 
@@ -86,8 +92,10 @@ public class McpRelay {
 	public Mono<Void> relayWithoutBody(HttpMethod method, String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			Upstream upstream = resolve(serverId, exchange);
+			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
-			return forward(new RelayCall(upstream, method, exchange, context, null));
+			return forward(new RelayCall(upstream, method, exchange, context, null, order))
+				.doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
 	}
 
@@ -126,6 +134,16 @@ public class McpRelay {
 		return upstream;
 	}
 
+	/** The request's place in its upstream session, taken on arrival, before anything that takes time. */
+	private SessionOrder.Ticket enter(Upstream upstream, ServerWebExchange exchange) {
+		return sessionOrder.enter(upstream.id(), sessionId(exchange),
+				HttpMethod.GET.equals(exchange.getRequest().getMethod()));
+	}
+
+	private static String sessionId(ServerWebExchange exchange) {
+		return exchange.getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID);
+	}
+
 	private Mono<JsonRpcPayload> readPayload(Upstream upstream, ServerHttpRequest request) {
 		long declared = request.getHeaders().getContentLength();
 		if (declared > upstream.maxBufferedBody().toBytes()) {
@@ -145,18 +163,30 @@ public class McpRelay {
 
 	private Mono<Void> forward(RelayCall call) {
 		Upstream upstream = call.upstream();
-		return Mono.defer(() -> {
+		SessionOrder.Ticket order = call.order();
+		// A POST or DELETE is delivered once it is written; a GET once the upstream answered its headers (it holds the
+		// stream from then on), or shortly after it is written if the upstream holds its headers back.
+		Runnable onWritten = HttpMethod.GET.equals(call.method())
+				? () -> order.releaseAfter(SessionOrder.STREAM_OPEN_GRACE) : order::release;
+		return order.turn().then(Mono.defer(() -> {
 			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
 					upstream, call.plan() != null);
 			NonStreamingDeadline deadline = new NonStreamingDeadline();
 			WebClient.RequestBodySpec request = webClient.method(call.method())
 				.uri(upstream.uri())
 				.headers(h -> h.addAll(headers));
+			request.attribute(WriteSignallingConnector.WRITTEN, onWritten);
 			WebClient.RequestHeadersSpec<?> withBody = call.plan() == null ? request
 					: request.bodyValue(call.plan().upstreamBody());
-			return withBody.exchangeToMono(response -> responseRelay.relay(call, response, deadline))
-				.timeout(deadline.expiry(upstream.nonStreamingTimeout()));
-		}).onErrorResume(error -> {
+			return withBody.exchangeToMono(response -> {
+				order.release();
+				if (call.plan() != null && response.statusCode().is2xxSuccessful()
+						&& call.plan().payload().contains(INITIALIZED)) {
+					sessionOrder.expectStream(upstream.id(), sessionId(call.exchange()));
+				}
+				return responseRelay.relay(call, response, deadline);
+			}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
+		})).onErrorResume(error -> {
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);
 			ExchangeRecord.of(call.exchange()).failed(failure.isUpstreamFault(), failure.reason());
 			if (!(error instanceof RelayFailure)) {

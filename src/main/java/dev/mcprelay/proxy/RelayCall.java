@@ -15,9 +15,10 @@ import dev.mcprelay.intercept.PendingRequests;
  * @param exchange the client's exchange
  * @param context what interceptors see of the client request
  * @param plan what the request stages decided about a POST body; {@code null} for GET and DELETE
+ * @param order its place among the requests of its session on their way upstream
  */
 public record RelayCall(Upstream upstream, HttpMethod method, ServerWebExchange exchange, CallContext context,
-		InboundPlan plan) {
+		InboundPlan plan, SessionOrder.Ticket order) {
 
 	public boolean isPost() {
 		return HttpMethod.POST.equals(method);

@@ -65,42 +65,57 @@ final class NodePeers {
 	}
 
 	/** Starts the reference server on 127.0.0.1 and waits until it accepts connections. */
-	static ReferenceServer startReferenceServer() throws IOException, InterruptedException {
+	static NodeServer startReferenceServer() throws IOException, InterruptedException {
+		return startServer("everything-on-loopback.mjs");
+	}
+
+	/**
+	 * Starts the MCP server {@code script} (a file in {@code interop/} that listens on 127.0.0.1 at the port in
+	 * {@code PORT}) and waits until it accepts connections. Its output goes to {@code target/interop-<script>.log}.
+	 */
+	static NodeServer startServer(String script) throws IOException, InterruptedException {
 		int port = TestUpstreams.freePort();
-		ProcessBuilder builder = new ProcessBuilder("node", "everything-on-loopback.mjs").directory(DIRECTORY.toFile())
+		ProcessBuilder builder = new ProcessBuilder("node", script).directory(DIRECTORY.toFile())
 			.redirectErrorStream(true)
-			.redirectOutput(Path.of("target", "interop-reference-server.log").toFile());
+			.redirectOutput(Path.of("target", "interop-" + script + ".log").toFile());
 		builder.environment().put("PORT", String.valueOf(port));
 		Process process = builder.start();
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
-				throw new AssertionError("The reference server exited with " + process.exitValue()
-						+ "; see target/interop-reference-server.log");
+				throw new AssertionError(script + " exited with " + process.exitValue() + "; see target/interop-"
+						+ script + ".log");
 			}
 			try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
-				return new ReferenceServer(process, port);
+				return new NodeServer(process, port);
 			}
 			catch (IOException notYet) {
 				Thread.sleep(100);
 			}
 		}
 		process.destroyForcibly();
-		throw new AssertionError("The reference server did not listen on 127.0.0.1:" + port + " within 30s");
+		throw new AssertionError(script + " did not listen on 127.0.0.1:" + port + " within 30s");
 	}
 
 	/** Runs the scenarios against {@code endpoint} with the TypeScript SDK client; returns its JSON transcript. */
 	static String runScenarios(String endpoint) throws IOException {
-		Result result = run(List.of("node", "scenarios.mjs", endpoint), SCENARIOS_TIMEOUT);
+		return runClient("scenarios.mjs", endpoint);
+	}
+
+	/** Runs the TypeScript SDK client {@code script} with {@code args}; returns what it printed on stdout. */
+	static String runClient(String script, String... args) throws IOException {
+		List<String> command = new ArrayList<>(List.of("node", script));
+		command.addAll(List.of(args));
+		Result result = run(command, SCENARIOS_TIMEOUT);
 		if (result.exitCode() != 0) {
-			throw new AssertionError("The TypeScript SDK client failed against " + endpoint + " (exit "
+			throw new AssertionError("The TypeScript SDK client " + script + " failed against " + args[0] + " (exit "
 					+ result.exitCode() + "):\n" + result.stderr());
 		}
 		return result.stdout();
 	}
 
-	/** The reference server process, stopped with its children on close. */
-	record ReferenceServer(Process process, int port) implements AutoCloseable {
+	/** A Node MCP server process on 127.0.0.1, stopped with its children on close. */
+	record NodeServer(Process process, int port) implements AutoCloseable {
 
 		String url() {
 			return "http://127.0.0.1:" + port + "/mcp";

@@ -33,7 +33,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ReferenceServerInteropTest {
 
-	private static NodePeers.ReferenceServer server;
+	private static NodePeers.NodeServer server;
 
 	@LocalServerPort
 	int port;

@@ -30,8 +30,16 @@ public final class ScriptedUpstream implements AutoCloseable {
 
 	private final AtomicInteger closedConnections = new AtomicInteger();
 
-	private volatile BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> script = (request,
-			response) -> response.status(500).sendString(Mono.just("no script"));
+	/** An answer that also reads the request's body. */
+	@FunctionalInterface
+	public interface Answer {
+
+		Publisher<Void> answer(HttpServerRequest request, HttpServerResponse response, String body);
+
+	}
+
+	private volatile Answer script = (request, response, body) -> response.status(500)
+		.sendString(Mono.just("no script"));
 
 	private final DisposableServer server;
 
@@ -48,13 +56,18 @@ public final class ScriptedUpstream implements AutoCloseable {
 					HttpHeaders headers = new HttpHeaders();
 					request.requestHeaders().forEach(entry -> headers.add(entry.getKey(), entry.getValue()));
 					seen.add(new Seen(request.method().name(), request.uri(), headers, body));
-					return Mono.from(script.apply(request, response));
+					return Mono.from(script.answer(request, response, body));
 				}))
 			.bindNow();
 	}
 
 	/** Answers every following request with this script. */
 	public void script(BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> script) {
+		this.script = (request, response, body) -> script.apply(request, response);
+	}
+
+	/** Answers every following request with this script, which also gets the request's body. */
+	public void scriptWithBody(Answer script) {
 		this.script = script;
 	}
 

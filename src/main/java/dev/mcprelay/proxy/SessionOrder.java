@@ -1,0 +1,193 @@
+package dev.mcprelay.proxy;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import org.springframework.stereotype.Component;
+
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * Keeps the requests of one upstream session in order on their way upstream, so that a server request sent on the
+ * session's GET stream has a stream to go out on.
+ *
+ * <p>Why: an MCP server drops a message meant for the standalone GET stream when the session has none open. A client
+ * opens that stream as soon as its {@code notifications/initialized} is accepted, and may call a tool in the same
+ * instant; the two requests reach the relay over two connections within a millisecond, in either order, and the
+ * relay cannot tell which the client sent first. Direct, the server's own work on the tool call hides the race;
+ * through a relay that sends the POST first, a tool that asks for sampling at once loses its request. So:
+ * <ol>
+ * <li><b>Order</b>: each request {@link #enter enters} on arrival, before its body is read or any interceptor runs,
+ * and gets a {@link Ticket}. Its {@link Ticket#turn() turn} comes once every earlier request of the session has been
+ * delivered upstream: a POST or DELETE once its bytes are written to the upstream connection; a GET once the
+ * upstream answered its headers (the server holds the stream from then on), or {@link #STREAM_OPEN_GRACE} after it
+ * was written, for servers that send a GET's headers only with its first event. A request that ends undelivered
+ * (answered by the relay, refused, failed, cancelled) gives up its place, never before the requests ahead of it
+ * were delivered, so the order holds transitively.</li>
+ * <li><b>The stream first</b>: once the upstream accepted a session's {@code notifications/initialized}
+ * ({@link #expectStream}), the session's next POSTs and DELETEs wait, at most {@link #STREAM_OPEN_GRACE}, for the
+ * client's GET to enter, and then queue behind it. A client that never opens a GET pays that wait once.</li>
+ * </ol>
+ * Every wait is bounded: by {@link #STREAM_OPEN_GRACE}, and by the earlier request's own bounds
+ * ({@code timeouts.non-streaming} covers connect and response headers).
+ *
+ * <p>Sessions are the upstream's ({@code Mcp-Session-Id}), per server; requests without a session id (initialize,
+ * 2026-07-28 requests) are not ordered. Order is kept within one replica. Nothing is kept for a session with no
+ * request in flight once its grace has passed.
+ */
+@Component
+public class SessionOrder {
+
+	/** How long a session's first requests after {@code notifications/initialized} wait for its GET stream. */
+	public static final Duration STREAM_OPEN_GRACE = Duration.ofMillis(50);
+
+	private final ConcurrentMap<String, Ticket> lastBySession = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<String, Sinks.Empty<Void>> streamsExpected = new ConcurrentHashMap<>();
+
+	/**
+	 * A ticket for a request of {@code sessionId}; with no session id its turn is at once.
+	 *
+	 * @param opensStream whether the request is a GET, which opens the session's server-to-client stream
+	 */
+	public Ticket enter(String serverId, String sessionId, boolean opensStream) {
+		if (sessionId == null || sessionId.isEmpty()) {
+			return Ticket.UNORDERED;
+		}
+		String key = serverId + '\n' + sessionId;
+		Ticket ticket = new Ticket(this, key);
+		Sinks.Empty<Void> expected = opensStream ? streamsExpected.remove(key) : streamsExpected.get(key);
+		if (opensStream || expected == null) {
+			ticket.queue();
+			if (expected != null) {
+				expected.tryEmitEmpty();
+			}
+		}
+		else {
+			ticket.queueAfter(expected.asMono());
+		}
+		return ticket;
+	}
+
+	/**
+	 * The upstream accepted the session's {@code notifications/initialized}: its client is about to open the GET
+	 * stream, which the session's next requests let go first.
+	 */
+	public void expectStream(String serverId, String sessionId) {
+		if (sessionId == null || sessionId.isEmpty()) {
+			return;
+		}
+		String key = serverId + '\n' + sessionId;
+		Sinks.Empty<Void> expected = Sinks.empty();
+		streamsExpected.put(key, expected);
+		Mono.delay(STREAM_OPEN_GRACE).subscribe(tick -> {
+			streamsExpected.remove(key, expected);
+			expected.tryEmitEmpty();
+		});
+	}
+
+	/** The sessions with a request in flight or a stream expected; for tests. */
+	int sessionsTracked() {
+		return lastBySession.size() + streamsExpected.size();
+	}
+
+	/** The previous last ticket's release, after making {@code ticket} the session's last. */
+	private Mono<Void> append(String key, Ticket ticket) {
+		Ticket[] previous = new Ticket[1];
+		lastBySession.compute(key, (k, last) -> {
+			previous[0] = last;
+			return ticket;
+		});
+		return previous[0] == null ? Mono.empty() : previous[0].released.asMono();
+	}
+
+	/** One request's place in its session's order. */
+	public static final class Ticket {
+
+		static final Ticket UNORDERED = new Ticket(null, null);
+
+		private final SessionOrder order;
+
+		private final String key;
+
+		private final Sinks.Empty<Void> released = Sinks.empty();
+
+		private final Sinks.Empty<Void> queued = Sinks.empty();
+
+		/** The release of the ticket ahead; set once queued. Guarded by {@code this}. */
+		private Mono<Void> ahead;
+
+		/** Guarded by {@code this}. */
+		private boolean ended;
+
+		private Ticket(SessionOrder order, String key) {
+			this.order = order;
+			this.key = key;
+			if (order == null) {
+				ahead = Mono.empty();
+				queued.tryEmitEmpty();
+			}
+		}
+
+		/**
+		 * Completes when every earlier request of the session has been delivered upstream (or has ended), so this one
+		 * may go.
+		 */
+		public Mono<Void> turn() {
+			return queued.asMono().then(Mono.defer(() -> {
+				synchronized (this) {
+					return ahead == null ? Mono.<Void>empty() : ahead;
+				}
+			}));
+		}
+
+		/**
+		 * This request has been delivered upstream, or ends without being delivered: the next request of the session
+		 * may go once the earlier ones have. Idempotent; safe from any thread.
+		 */
+		public void release() {
+			Mono<Void> before;
+			synchronized (this) {
+				if (order == null || ended) {
+					return;
+				}
+				ended = true;
+				before = ahead;
+			}
+			if (before == null) {
+				// never queued: no request waits behind this one
+				queued.tryEmitEmpty();
+				return;
+			}
+			before.subscribe(null, error -> done(), this::done);
+		}
+
+		/** Like {@link #release()}, {@code delay} from now (unless released before). */
+		public void releaseAfter(Duration delay) {
+			Mono.delay(delay).subscribe(tick -> release());
+		}
+
+		private void queue() {
+			synchronized (this) {
+				if (ended) {
+					return;
+				}
+				ahead = order.append(key, this);
+			}
+			queued.tryEmitEmpty();
+		}
+
+		private void queueAfter(Mono<Void> admission) {
+			admission.subscribe(null, error -> queue(), this::queue);
+		}
+
+		private void done() {
+			released.tryEmitEmpty();
+			order.lastBySession.remove(key, this);
+		}
+
+	}
+
+}

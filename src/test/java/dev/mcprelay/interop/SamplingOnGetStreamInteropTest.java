@@ -1,0 +1,65 @@
+package dev.mcprelay.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * No server-to-client request is lost: a TypeScript SDK server whose tool sends {@code sampling/createMessage} on the
+ * standalone GET stream ({@code interop/sampling-server.mjs}), and a TypeScript SDK client that opens that stream and
+ * calls the tool at once ({@code interop/sampling-scenario.mjs}), run session after session through the relay. Before
+ * the relay kept a session's GET ahead of its first call, about one run in five lost the request and the call hung.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SamplingOnGetStreamInteropTest {
+
+	private static final int RUNS = 50;
+
+	private static NodePeers.NodeServer server;
+
+	@LocalServerPort
+	int port;
+
+	@BeforeAll
+	static void startServer() throws Exception {
+		NodePeers.requireNode();
+		NodePeers.installFromLockfile();
+		server = NodePeers.startServer("sampling-server.mjs");
+	}
+
+	@AfterAll
+	static void stopServer() throws Exception {
+		if (server != null) {
+			server.close();
+		}
+	}
+
+	@DynamicPropertySource
+	static void upstream(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.servers.sampling.url", () -> server.url());
+	}
+
+	@Test
+	void everySamplingRequestOnTheGetStreamReachesTheClientThroughTheRelay() throws Exception {
+		ObjectMapper json = new ObjectMapper();
+
+		JsonNode direct = json.readTree(NodePeers.runClient("sampling-scenario.mjs", server.url(), "5"));
+		JsonNode relayed = json.readTree(NodePeers.runClient("sampling-scenario.mjs",
+				"http://127.0.0.1:" + port + "/mcp/sampling", String.valueOf(RUNS)));
+
+		assertThat(direct.get("answered").asInt()).as("the scenario works direct: %s", direct).isEqualTo(5);
+		assertThat(relayed.get("lost").asInt()).as("sampling requests lost through the relay: %s", relayed).isZero();
+		assertThat(relayed.get("answered").asInt()).as("every run answered through the relay: %s", relayed)
+			.isEqualTo(RUNS);
+	}
+
+}
