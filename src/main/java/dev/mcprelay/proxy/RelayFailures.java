@@ -78,6 +78,11 @@ public final class RelayFailures {
 				server, "MCP server '" + server + "' sent an invalid response: " + detail + ".");
 	}
 
+	public static RelayFailure upstreamErrorStatus(String server, int status) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_error_status",
+				server, "MCP server '" + server + "' refused the request with HTTP " + status + ".");
+	}
+
 	public static RelayFailure upstreamStreamIdle(String server, Duration limit) {
 		return new RelayFailure(HttpStatus.GATEWAY_TIMEOUT, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_stream_idle",
 				server, "MCP server '" + server + "' sent nothing for " + format(limit)

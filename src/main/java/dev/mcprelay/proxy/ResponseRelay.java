@@ -1,17 +1,22 @@
 package dev.mcprelay.proxy;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.client.ClientResponse;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
@@ -24,9 +29,13 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li>2xx {@code application/json} (not for DELETE): read whole within the non-streaming deadline and
  * {@code max-buffered-body}, checked to be JSON-RPC, run through the server-to-client stages, relayed byte for byte
- * unless an interceptor changed it; the relay's own answers to a batch join the upstream's;</li>
+ * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. An empty body when no
+ * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
  * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
+ * <li>4xx or 5xx to a POST the relay partly answered itself: the relay's answers, and for each forwarded request
+ * the upstream's own error for it or, failing that, an error naming the upstream's status; with the upstream's
+ * status, so that no answer is lost;</li>
  * <li>anything else (202, 4xx, 5xx, a DELETE's answer): status, safe headers and body relayed untouched as the
  * bytes arrive, bounded by the streaming idle timeout.</li>
  * </ul>
@@ -57,13 +66,39 @@ class ResponseRelay {
 				return relayJson(call, upstreamResponse, deadline);
 			}
 		}
+		boolean answeredLocally = call.plan() != null && !call.plan().localAnswers().isEmpty();
+		if (answeredLocally && (status.is4xxClientError() || status.is5xxServerError())) {
+			return relayErrorBesideLocalAnswers(call, upstreamResponse, deadline);
+		}
 		deadline.release();
-		if (status.value() == 202 && call.plan() != null && !call.plan().localAnswers().isEmpty()) {
+		if (status.value() == 202 && answeredLocally) {
 			return upstreamResponse.releaseBody()
 				.then(RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
 						call.plan().localAnswers(), true));
 		}
 		return relayUntouched(call, upstreamResponse);
+	}
+
+	/**
+	 * The upstream refused the part of a batch the relay did not answer itself: every request still gets its answer.
+	 * The upstream's body is read within the usual bounds; a JSON-RPC error in it answers the request it names (or,
+	 * id-less, every forwarded request); a request it does not answer gets an error naming the status.
+	 */
+	private Mono<Void> relayErrorBesideLocalAnswers(RelayCall call, ClientResponse upstreamResponse,
+			NonStreamingDeadline deadline) {
+		Upstream upstream = call.upstream();
+		HttpStatusCode status = upstreamResponse.statusCode();
+		return BoundedBody
+			.read(upstreamResponse.bodyToFlux(DataBuffer.class), upstream.maxBufferedBody(),
+					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
+			.flatMap(body -> {
+				deadline.release();
+				List<ObjectNode> answers = new ArrayList<>(UpstreamErrorAnswers.of(body, call.pending(),
+						RelayFailures.upstreamErrorStatus(upstream.id(), status.value())));
+				answers.addAll(call.plan().localAnswers());
+				return RelayAnswers.answer(call.exchange().getResponse(), HttpStatus.valueOf(status.value()), answers,
+						true);
+			});
 	}
 
 	private Mono<Void> relayJson(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
@@ -72,6 +107,10 @@ class ResponseRelay {
 			.read(upstreamResponse.bodyToFlux(DataBuffer.class), upstream.maxBufferedBody(),
 					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.flatMap(body -> {
+				if (call.pending().isEmpty() && isBlank(body)) {
+					deadline.release();
+					return accepted(call, upstreamResponse).then(Mono.<RemoteMessages>empty());
+				}
 				JsonRpcPayload received;
 				try {
 					received = JsonRpcParser.parse(body);
@@ -90,6 +129,32 @@ class ResponseRelay {
 				response.getHeaders().setContentLength(body.length);
 				return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
 			});
+	}
+
+	/**
+	 * Answers a POST of notifications or responses whose upstream said 2xx with nothing in the body: accepted, as the
+	 * transport prescribes (202, no body), with the relay's own answers if a batch had any.
+	 */
+	private static Mono<Void> accepted(RelayCall call, ClientResponse upstreamResponse) {
+		if (!call.plan().localAnswers().isEmpty()) {
+			return RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
+					call.plan().localAnswers(), call.plan().payload().batch());
+		}
+		ServerHttpResponse response = call.exchange().getResponse();
+		writeHead(upstreamResponse, response, false);
+		response.setStatusCode(HttpStatus.ACCEPTED);
+		response.getHeaders().remove(HttpHeaders.CONTENT_TYPE);
+		response.getHeaders().setContentLength(0);
+		return response.setComplete();
+	}
+
+	private static boolean isBlank(byte[] body) {
+		for (byte b : body) {
+			if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private Mono<Void> relayUntouched(RelayCall call, ClientResponse upstreamResponse) {

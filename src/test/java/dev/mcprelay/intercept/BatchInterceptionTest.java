@@ -81,4 +81,43 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 		assertThat(response.body()).isEqualTo("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]");
 	}
 
+	@ParameterizedTest(name = "the relay's answers survive an upstream {0} beside them")
+	@ValueSource(ints = { 400, 404, 500, 503 })
+	void answersOfTheRelayAreNotLostWhenTheUpstreamRefusesTheRest(int status) {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(status)
+			.header("Content-Type", "text/plain")
+			.sendString(Mono.just("upstream says no")));
+		script.on("first", Stage.TOOLS_CALL_REQUEST, call -> call.toolName().equals("blocked")
+				? Outcome.reject(RejectError.policy("blocked tool")) : Outcome.proceed());
+		script.on("first", Stage.OTHER_REQUEST, request -> Outcome.respond(java.util.Map.of()));
+
+		HttpResponse<String> response = http().send(http().post("scripted", BATCH));
+
+		assertThat(response.statusCode()).as("the upstream's status is kept").isEqualTo(status);
+		List<JsonNode> answers = messages(response);
+		assertThat(answers).extracting(answer -> answer.path("id").asText("null") + " "
+				+ (answer.has("result") ? "result" : answer.at("/error/data/reason").asText(answer.at("/error/message").asText())))
+			.as("every request is answered: the relay's own answers and an error for the one the upstream refused")
+			.containsExactlyInAnyOrder("1 blocked tool", "2 upstream_error_status", "3 result");
+		assertThat(answers.stream().filter(answer -> answer.path("id").asInt() == 2).findFirst().orElseThrow()
+			.at("/error/message").asText()).contains("HTTP " + status);
+	}
+
+	@Test
+	void anUpstreamJsonRpcErrorBesideTheRelaysAnswersAnswersTheForwardedRequest() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(404)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}")));
+		script.on("first", Stage.OTHER_REQUEST, request -> Outcome.respond(java.util.Map.of()));
+
+		HttpResponse<String> response = http().send(http().post("scripted",
+				"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}]"));
+
+		assertThat(response.statusCode()).isEqualTo(404);
+		assertThat(messages(response)).extracting(answer -> answer.path("id").asText() + " "
+				+ (answer.has("result") ? "result" : answer.at("/error/code").asText() + " " + answer.at("/error/message").asText()))
+			.as("the upstream's own id-less error answers the forwarded request, with its id")
+			.containsExactlyInAnyOrder("1 result", "2 -32001 Session not found");
+	}
+
 }

@@ -51,6 +51,34 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 		assertThat(ok.statusCode()).as("the relay keeps serving after the fault").isEqualTo(202);
 	}
 
+	@ParameterizedTest(name = "an empty 2xx JSON answer to {0} is taken as accepted")
+	@ValueSource(strings = { NOTIFICATION, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}",
+			"[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-1,\"message\":\"no\"}}]" })
+	void anEmptyAnswerToWhatAwaitsNoAnswerIsAccepted(String body) {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.header("Mcp-Session-Id", "s-1")
+			.send());
+
+		HttpResponse<String> response = http().send(http().post("scripted", body));
+
+		assertThat(response.statusCode()).as("nothing awaited an answer: accepted").isEqualTo(202);
+		assertThat(response.body()).isEmpty();
+		assertThat(response.headers().firstValue("Mcp-Session-Id")).hasValue("s-1");
+	}
+
+	@Test
+	void anEmptyAnswerToARequestIsStillAnInvalidResponse() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.send());
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(5, "echo")));
+
+		assertError(response, 502, -32603, "upstream_invalid_response");
+		assertThat(RawHttp.json(response.body()).get("id").asInt()).isEqualTo(5);
+	}
+
 	@Test
 	void refusedConnectionIs502WithTheRequestId() {
 		HttpResponse<String> response = http().send(http().post("refused", RawHttp.toolsCall(7, "echo")));
