@@ -40,7 +40,8 @@ public final class HeaderRules {
 	/**
 	 * The headers of the request sent upstream.
 	 *
-	 * @throws RelayFailure (400) when a {@code required} configured header cannot be resolved from the request
+	 * @throws RelayFailure (400) when a {@code required} configured header cannot be resolved from the request: it
+	 * is absent, or its value is empty
 	 */
 	public static HttpHeaders upstreamRequestHeaders(HttpHeaders inbound, Upstream upstream, boolean hasBody) {
 		HttpHeaders out = new HttpHeaders();
@@ -57,8 +58,8 @@ public final class HeaderRules {
 				out.set(header.name(), header.value());
 				continue;
 			}
-			List<String> values = inbound.get(header.fromRequestHeader());
-			if (values != null && !values.isEmpty()) {
+			List<String> values = present(inbound.get(header.fromRequestHeader()));
+			if (!values.isEmpty()) {
 				out.addAll(header.name(), values);
 			}
 			else if (header.required()) {
@@ -90,6 +91,19 @@ public final class HeaderRules {
 				client.put(name, values);
 			}
 		});
+	}
+
+	/** The values that say something: an empty or blank inbound value counts as no value. */
+	private static List<String> present(List<String> values) {
+		if (values == null || values.isEmpty()) {
+			return List.of();
+		}
+		for (String value : values) {
+			if (value == null || value.isBlank()) {
+				return values.stream().filter(v -> v != null && !v.isBlank()).toList();
+			}
+		}
+		return values;
 	}
 
 	private static Set<String> connectionListed(HttpHeaders headers) {

@@ -113,6 +113,16 @@ class BadRequestTest extends RelayIntegrationTest {
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
 	}
 
+	@ParameterizedTest(name = "a required inbound header sent as \"{0}\" counts as missing")
+	@ValueSource(strings = { "", " ", "\t" })
+	void anEmptyRequiredInboundHeaderCountsAsMissing(String value) {
+		HttpResponse<String> response = http().send(http().post("scripted-headers", RawHttp.toolsCall("r-2", "echo"))
+			.header("X-Client-Tenant", value));
+
+		assertError(response, 400, -32600, "missing_required_header");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
 	@Test
 	void disallowedOriginIs403AndAllowedOriginPasses() {
 		HttpResponse<String> refused = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo"))
