@@ -89,11 +89,11 @@ public class RequestInterception {
 
 	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions) {
 		List<ObjectNode> forwarded = new ArrayList<>();
-		List<ObjectNode> answers = new ArrayList<>();
+		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
 		List<Verdict> stops = new ArrayList<>();
 		PendingRequests pending = new PendingRequests();
-		boolean changed = false;
-		boolean idless = true;
+		boolean changed = !payload.isWhole();
+		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
 		for (Decision decision : decisions) {
 			JsonRpcMessage message = decision.message();
 			Verdict verdict = decision.verdict();

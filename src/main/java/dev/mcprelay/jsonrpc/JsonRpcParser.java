@@ -36,7 +36,23 @@ public final class JsonRpcParser {
 		return MAPPER;
 	}
 
+	/** Parses a body whose every message must be valid: an upstream's, or an SSE event's. */
 	public static JsonRpcPayload parse(byte[] body) throws JsonRpcParseException {
+		return parse(body, false);
+	}
+
+	/**
+	 * Parses a client's POST body. A batch whose elements are not all valid messages is still parsed: each invalid
+	 * element becomes an {@link JsonRpcPayload#invalidAnswers() error answer} (with the element's id when it has a
+	 * usable one), so that the valid ones can go on (JSON-RPC 2.0, section 6).
+	 *
+	 * @throws JsonRpcParseException when the body is not JSON, is an empty batch, or a single invalid message
+	 */
+	public static JsonRpcPayload parseClientBody(byte[] body) throws JsonRpcParseException {
+		return parse(body, true);
+	}
+
+	private static JsonRpcPayload parse(byte[] body, boolean answerInvalidElements) throws JsonRpcParseException {
 		JsonNode root;
 		try (JsonParser parser = MAPPER.createParser(body)) {
 			root = MAPPER.readTree(parser);
@@ -52,12 +68,28 @@ public final class JsonRpcParser {
 				throw new JsonRpcParseException("Invalid Request: an empty batch", false);
 			}
 			List<JsonRpcMessage> messages = new ArrayList<>(root.size());
+			List<ObjectNode> invalid = new ArrayList<>();
 			for (int i = 0; i < root.size(); i++) {
-				messages.add(toMessage(root.get(i), "batch element " + i + ": "));
+				try {
+					messages.add(toMessage(root.get(i), "batch element " + i + ": "));
+				}
+				catch (JsonRpcParseException ex) {
+					if (!answerInvalidElements) {
+						throw ex;
+					}
+					invalid.add(JsonRpcErrors.error(usableId(root.get(i)), JsonRpcErrorCodes.INVALID_REQUEST,
+							ex.getMessage(), (JsonNode) null));
+				}
 			}
-			return new JsonRpcPayload(body, messages, true);
+			return new JsonRpcPayload(body, messages, true, invalid);
 		}
 		return new JsonRpcPayload(body, List.of(toMessage(root, "")), false);
+	}
+
+	/** The id of an invalid element, when it is one a client could match: a string or an integer. */
+	private static JsonNode usableId(JsonNode element) {
+		JsonNode id = element instanceof ObjectNode object ? object.get("id") : null;
+		return id != null && (id.isTextual() || id.isIntegralNumber()) ? id : null;
 	}
 
 	private static JsonRpcMessage toMessage(JsonNode node, String where) throws JsonRpcParseException {

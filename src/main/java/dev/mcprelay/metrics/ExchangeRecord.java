@@ -110,7 +110,7 @@ public final class ExchangeRecord {
 	/** The method as sent, for the log: the first message's, or {@code null}. */
 	String rpcMethod() {
 		JsonRpcPayload body = payload;
-		return body == null ? null : body.first().method();
+		return body == null || body.first() == null ? null : body.first().method();
 	}
 
 	/** The first request id, for the log, or {@code null}. */

@@ -28,6 +28,9 @@ final class RpcMethodTag {
 			return "batch";
 		}
 		JsonRpcMessage message = payload.first();
+		if (message == null) {
+			return NONE;
+		}
 		if (message.isResponse()) {
 			return "response";
 		}

@@ -76,6 +76,9 @@ public class McpRelay {
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
 			return readPayload(upstream, exchange.getRequest()).doOnNext(record::payload).flatMap(payload -> {
+				if (payload.messages().isEmpty()) {
+					return answerInvalidBatch(exchange, payload);
+				}
 				RelayFailure mismatch = MirroredHeaders.mismatch(exchange.getRequest().getHeaders(), payload, upstream.id());
 				if (mismatch != null) {
 					return answerEarly(exchange, mismatch, payload);
@@ -116,6 +119,12 @@ public class McpRelay {
 		return RelayAnswers.respond(exchange.getResponse(), failure, payload);
 	}
 
+	/** Answers a batch none of whose elements is a valid message: an error for each, nothing forwarded. */
+	private static Mono<Void> answerInvalidBatch(ServerWebExchange exchange, JsonRpcPayload payload) {
+		ExchangeRecord.of(exchange).failed(false, "invalid_request");
+		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.BAD_REQUEST, payload.invalidAnswers(), true);
+	}
+
 	/** Answers a POST the interceptors answered in full: nothing goes upstream. */
 	private static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan) {
 		Verdict first = plan.stops().get(0);
@@ -153,7 +162,7 @@ public class McpRelay {
 				() -> RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.map(body -> {
 				try {
-					return JsonRpcParser.parse(body);
+					return JsonRpcParser.parseClientBody(body);
 				}
 				catch (JsonRpcParseException ex) {
 					throw RelayFailures.unparsableRequest(upstream.id(), ex);

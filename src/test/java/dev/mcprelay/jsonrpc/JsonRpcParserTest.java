@@ -62,6 +62,29 @@ class JsonRpcParserTest {
 		});
 	}
 
+	@Test
+	void aClientBatchAnswersEachInvalidElementAndKeepsTheValidOnes() throws Exception {
+		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"1.0\",\"id\":\"b\",\"method\":\"ping\"}, 7, {\"jsonrpc\":\"2.0\",\"id\":2.5,\"method\":\"x\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}]").getBytes(StandardCharsets.UTF_8));
+
+		assertThat(batch.messages()).extracting(JsonRpcMessage::method).containsExactly("ping", "notifications/x");
+		assertThat(batch.isWhole()).isFalse();
+		assertThat(batch.invalidAnswers()).extracting(answer -> answer.get("id").toString())
+			.as("an invalid element keeps its id when it is a string or an integer")
+			.containsExactly("\"b\"", "null", "null");
+		assertThat(batch.invalidAnswers()).allSatisfy(answer -> {
+			assertThat(answer.at("/error/code").asInt()).isEqualTo(-32600);
+			assertThat(answer.at("/error/message").asText()).startsWith("Invalid Request: batch element");
+		});
+	}
+
+	@Test
+	void anUpstreamBatchWithAnInvalidElementIsStillInvalidWhole() {
+		assertThatThrownBy(() -> parse("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},7]"))
+			.isInstanceOf(JsonRpcParseException.class);
+	}
+
 	private static JsonRpcPayload parse(String body) throws JsonRpcParseException {
 		return JsonRpcParser.parse(body.getBytes(StandardCharsets.UTF_8));
 	}

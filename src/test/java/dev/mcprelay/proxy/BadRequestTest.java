@@ -30,6 +30,7 @@ class BadRequestTest extends RelayIntegrationTest {
 
 	@AfterEach
 	void relayStillServes() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(202).send());
 		HttpResponse<String> ok = http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
 		assertThat(ok.statusCode()).as("the relay keeps serving after a bad request").isEqualTo(202);
 	}
@@ -46,7 +47,7 @@ class BadRequestTest extends RelayIntegrationTest {
 	@ParameterizedTest(name = "{0}")
 	@ValueSource(strings = { "{\"hello\":1}", "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", "[]", "42",
 			"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", "{\"jsonrpc\":\"2.0\",\"id\":1}",
-			"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}, 7]", "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":3}" })
+			"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":3}" })
 	void jsonThatIsNotJsonRpcIsAnInvalidRequest(String body) {
 		HttpResponse<String> response = http().send(http().post("scripted", body));
 
@@ -120,6 +121,35 @@ class BadRequestTest extends RelayIntegrationTest {
 			.header("X-Client-Tenant", value));
 
 		assertError(response, 400, -32600, "missing_required_header");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@Test
+	void aBatchWithAMalformedElementAnswersEachElementAndForwardsTheGoodOnes() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]")));
+
+		HttpResponse<String> response = http().send(http().post("scripted", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":7},\"junk\",{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}]"));
+
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().body()).as("only the valid elements went, still a batch")
+			.isEqualTo("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}]");
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(RawHttp.messagesOf(response)).extracting(answer -> answer.get("id").toString() + " "
+				+ (answer.has("result") ? "result" : answer.at("/error/code").asText()))
+			.as("the upstream's answer and an error for each malformed element, with its id when it had one")
+			.containsExactlyInAnyOrder("1 result", "2 -32600", "null -32600");
+	}
+
+	@Test
+	void aBatchOfOnlyMalformedElementsIs400WithAnErrorForEach() {
+		HttpResponse<String> response = http().send(http().post("scripted",
+				"[{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"\"},{\"id\":3,\"method\":\"ping\"}]"));
+
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(RawHttp.messagesOf(response)).extracting(answer -> answer.get("id").toString())
+			.containsExactly("\"a\"", "3");
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
 	}
 
