@@ -11,7 +11,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * The mcp-relay configuration tree. Property names are a public contract (users' YAML and environment
  * variables depend on them); RelayPropertiesValidator checks the whole tree at start-up.
  *
- * @param servers the upstream MCP servers by id; the id is the {server} segment of /mcp/{server}
+ * @param servers the upstream MCP servers by id; the id is the {server} segment of /mcp/{server} (and of
+ * /{server}/mcp)
+ * @param defaultServer the server /mcp itself relays to; when unset, the only configured server if there is
+ * exactly one
  * @param allowedOrigins browser origins (scheme://host[:port], or *) allowed to call the relay; a request
  * that carries any other Origin header is refused with 403 (DNS-rebinding protection required by MCP).
  * Requests without an Origin header (non-browser clients) are always allowed.
@@ -22,6 +25,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
 		@DefaultValue Map<String, ServerProperties> servers,
+		String defaultServer,
 		@DefaultValue List<String> allowedOrigins,
 		@DefaultValue @NestedConfigurationProperty ConnectionPoolProperties connectionPool,
 		@DefaultValue @NestedConfigurationProperty AccessLogProperties accessLog,

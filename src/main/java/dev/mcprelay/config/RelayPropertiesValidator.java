@@ -40,6 +40,12 @@ public final class RelayPropertiesValidator {
 	public static List<ConfigurationProblem> validate(RelayProperties properties) {
 		List<ConfigurationProblem> problems = new ArrayList<>();
 		properties.servers().forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, problems));
+		String defaultServer = properties.defaultServer();
+		if (defaultServer != null && !properties.servers().containsKey(defaultServer)) {
+			problems.add(new ConfigurationProblem("mcp-relay.default-server",
+					"names '" + defaultServer + "', which is not a configured server",
+					"Write the id of a server under mcp-relay.servers, or remove the property"));
+		}
 		List<String> origins = properties.allowedOrigins();
 		for (int i = 0; i < origins.size(); i++) {
 			String origin = origins.get(i);

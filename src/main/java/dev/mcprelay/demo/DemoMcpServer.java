@@ -9,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
@@ -32,16 +34,20 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * A small MCP server served by the relay itself at {@code /demo/mcp} under the {@code demo} profile, configured as
+ * A small MCP server served by the relay itself at {@code /demo-upstream/mcp} under the {@code demo} profile, configured as
  * the upstream {@code demo} so that a first run has something to relay. Tools: {@code echo} (a JSON response) and
  * {@code countdown} (an SSE stream of progress notifications, then the result). Sessions live in memory. Not for
  * production: it exists to show the relay working.
  */
 @Configuration(proxyBeanMethods = false)
 @Profile("demo")
-class DemoMcpServer {
+public class DemoMcpServer {
 
-	static final String PATH = "/demo/mcp";
+	/** Its first segment is no server id while the demo runs (the relay serves {@code /{server}/mcp} too). */
+	public static final String PATH = "/" + DemoMcpServer.SEGMENT + "/mcp";
+
+	/** The first segment of {@link #PATH}. */
+	public static final String SEGMENT = "demo-upstream";
 
 	private static final List<String> PROTOCOL_VERSIONS = List.of("2025-11-25", "2025-06-18", "2025-03-26");
 
@@ -50,6 +56,7 @@ class DemoMcpServer {
 	private final Set<String> sessions = ConcurrentHashMap.newKeySet();
 
 	@Bean
+	@Order(Ordered.HIGHEST_PRECEDENCE)
 	RouterFunction<ServerResponse> demoMcpRoutes() {
 		return RouterFunctions.route()
 			.POST(PATH, this::post)

@@ -81,12 +81,12 @@ public final class ExchangeRecord {
 	/**
 	 * The relay answered with a failure.
 	 *
-	 * @param upstreamFault whether the upstream was at fault ({@link RelayOutcome#FAILED}) rather than the request
-	 * ({@link RelayOutcome#REJECTED})
+	 * @param upstreamFault whether the upstream (or the relay) was at fault ({@link RelayOutcome#FAILED}) rather than
+	 * the client's request ({@link RelayOutcome#CLIENT_ERROR})
 	 * @param reason the failure's {@code error.data.reason}
 	 */
 	public void failed(boolean upstreamFault, String reason) {
-		this.outcome = upstreamFault ? RelayOutcome.FAILED : RelayOutcome.REJECTED;
+		this.outcome = upstreamFault ? RelayOutcome.FAILED : RelayOutcome.CLIENT_ERROR;
 		this.reason = reason;
 	}
 

@@ -9,7 +9,7 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Observes every request on {@code /mcp/**}: attaches an {@link ExchangeRecord} for the relay to fill in, counts the
+ * Observes every request on the MCP paths ({@link McpPaths}): attaches an {@link ExchangeRecord} for the relay to fill in, counts the
  * body bytes the client receives, and when the response ends (completed, failed, or cancelled by a client that went
  * away) records the meters and writes the access-log line. Other paths (actuator, the demo) are not observed.
  */
@@ -32,7 +32,7 @@ class RelayObservationFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		if (!exchange.getRequest().getPath().pathWithinApplication().value().startsWith("/mcp/")) {
+		if (!McpPaths.isMcpPath(exchange.getRequest().getPath().pathWithinApplication().value())) {
 			return chain.filter(exchange);
 		}
 		ExchangeRecord record = ExchangeRecord.attach(exchange);

@@ -5,8 +5,14 @@ public enum RelayOutcome {
 
 	/** The upstream answered, whatever its status. */
 	FORWARDED,
-	/** An interceptor refused the request, or the relay refused it as invalid; nothing reached the upstream. */
+	/** An interceptor refused the request (policy); nothing reached the upstream. */
 	REJECTED,
+	/**
+	 * The client's request was wrong or not allowed before any policy ran: an unknown server or path, a malformed
+	 * body, a disallowed origin, a missing required header, a method the endpoint does not take. Nothing reached the
+	 * upstream, and the upstream is not to blame.
+	 */
+	CLIENT_ERROR,
 	/** An interceptor answered the request; nothing reached the upstream. */
 	RESPONDED,
 	/** The upstream could not be reached, timed out, misbehaved, or its stream broke. */

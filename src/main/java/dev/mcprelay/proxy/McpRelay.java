@@ -68,7 +68,7 @@ public class McpRelay {
 		this.sessionOrder = sessionOrder;
 	}
 
-	/** POST: one JSON-RPC message (or a batch) from the client. */
+	/** POST: one JSON-RPC message (or a batch) from the client; {@code serverId} null for the default server. */
 	public Mono<Void> post(String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			ExchangeRecord record = ExchangeRecord.of(exchange);
@@ -135,9 +135,12 @@ public class McpRelay {
 				plan.payload().batch());
 	}
 
-	/** The configured upstream the path names, once the request's origin is allowed; recorded for metrics. */
+	/**
+	 * The configured upstream the path names ({@code null}: the default server of {@code /mcp}), once the request's
+	 * origin is allowed; recorded for metrics.
+	 */
 	private Upstream resolve(String serverId, ServerWebExchange exchange) {
-		Upstream upstream = upstreams.require(serverId);
+		Upstream upstream = serverId == null ? upstreams.requireDefault() : upstreams.require(serverId);
 		originPolicy.check(exchange.getRequest().getHeaders());
 		ExchangeRecord.of(exchange).server(upstream.id());
 		return upstream;

@@ -15,7 +15,7 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import reactor.core.publisher.Mono;
 
 /** Writes answers the relay gives itself as a whole JSON response: failures, and interceptors' answers. */
-final class RelayAnswers {
+public final class RelayAnswers {
 
 	private RelayAnswers() {
 	}
@@ -25,7 +25,7 @@ final class RelayAnswers {
 	 * there is no request). When the response is already committed nothing can be said any more: the connection is
 	 * aborted by propagating the failure.
 	 */
-	static Mono<Void> respond(ServerHttpResponse response, RelayFailure failure, JsonRpcPayload payload) {
+	public static Mono<Void> respond(ServerHttpResponse response, RelayFailure failure, JsonRpcPayload payload) {
 		if (response.isCommitted()) {
 			return Mono.error(failure);
 		}

@@ -1,7 +1,6 @@
 package dev.mcprelay.proxy;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Set;
 
 import org.springframework.http.HttpMethod;
@@ -20,11 +19,35 @@ public final class RelayFailures {
 	private RelayFailures() {
 	}
 
-	public static RelayFailure unknownServer(String server, Collection<String> known) {
-		String way = known.isEmpty() ? "No servers are configured: add one under mcp-relay.servers in application.yml."
-				: "Known servers: " + String.join(", ", known.stream().sorted().toList()) + " (POST, GET or DELETE /mcp/{server}).";
+	/** The message names no configured server: a caller who may not use the relay must not learn which exist. */
+	public static RelayFailure unknownServer(String server) {
 		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INVALID_REQUEST, "unknown_server", null,
-				"Unknown MCP server '" + server + "'. " + way);
+				"Unknown MCP server '" + server + "'. Check the server id in the URL: /mcp/{server} or /{server}/mcp, "
+						+ "with an id configured under mcp-relay.servers.");
+	}
+
+	public static RelayFailure noDefaultServer() {
+		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INVALID_REQUEST, "no_default_server", null,
+				"This relay serves several MCP servers and /mcp names none of them: use /mcp/{server} or "
+						+ "/{server}/mcp, or an operator can set mcp-relay.default-server.");
+	}
+
+	public static RelayFailure notFound() {
+		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INVALID_REQUEST, "not_found", null,
+				"Nothing is served at this path. MCP servers are at /mcp/{server} or /{server}/mcp.");
+	}
+
+	/** A request the HTTP layer refused before the relay saw it (an unsupported media type, a malformed header). */
+	public static RelayFailure httpError(HttpStatus status) {
+		String reason = status.name().toLowerCase(java.util.Locale.ROOT);
+		return new RelayFailure(status, JsonRpcErrorCodes.INVALID_REQUEST, reason, null,
+				"The request was refused: " + status.getReasonPhrase() + ".");
+	}
+
+	/** Something failed inside the relay; the message says nothing about what. */
+	public static RelayFailure internalError() {
+		return new RelayFailure(HttpStatus.INTERNAL_SERVER_ERROR, JsonRpcErrorCodes.INTERNAL_ERROR, "internal_error",
+				null, "The relay failed to handle the request; the operator can find the cause in its log.");
 	}
 
 	public static RelayFailure methodNotAllowed(String server, HttpMethod method) {

@@ -107,7 +107,7 @@ class AccessLogTest extends RelayIntegrationTest {
 	}
 
 	private static RelayProperties properties(AccessLogProperties.Format format) {
-		return new RelayProperties(Map.of(), List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
+		return new RelayProperties(Map.of(), null, List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
 				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)));
 	}
 

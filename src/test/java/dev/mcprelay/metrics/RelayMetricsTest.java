@@ -131,6 +131,28 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
+	void clientMistakesAreClientErrorsNotUpstreamFailures() {
+		String[] unknownServer = tags("unknown", "POST", "none", "error", "client_error");
+		String[] unparsable = tags("sdk-json", "POST", "none", "error", "client_error");
+		String[] wrongMethod = tags("sdk-json", "other", "none", "error", "client_error");
+		double[] before = { count(unknownServer), count(unparsable), count(wrongMethod) };
+
+		http().send(http().post("no-such-server", RawHttp.toolsCall(1, "echo")));
+		http().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/mcp/a/b"))
+			.POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")));
+		http().send(http().post("sdk-json", "{not json"));
+		http().send(http().request("sdk-json").PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{}")));
+
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(new double[] { count(unknownServer), count(unparsable), count(wrongMethod) })
+				.as("an unknown server or path, a malformed body and a wrong method are the client's mistakes")
+				.containsExactly(before[0] + 2, before[1] + 1, before[2] + 1));
+		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.OUTCOME, "failed").counters())
+			.as("none of them counts as a failure")
+			.noneMatch(counter -> counter.getId().getTag(RelayMeters.SERVER).equals("unknown"));
+	}
+
+	@Test
 	void tagsStayBoundedWhateverClientsSend() {
 		for (int i = 0; i < 1000; i++) {
 			http().send(http().post("sdk-json", "{\"jsonrpc\":\"2.0\",\"id\":" + i + ",\"method\":\"made/up/" + i + "\"}"));

@@ -88,13 +88,33 @@ class BadRequestTest extends RelayIntegrationTest {
 	}
 
 	@Test
-	void unknownServerIs404NamingTheKnownServers() {
+	void unknownServerIs404WithoutNamingTheConfiguredServers() {
 		HttpResponse<String> response = http().send(http().post("no-such-server", RawHttp.toolsCall(1, "echo")));
 
 		assertError(response, 404, -32600, "unknown_server");
 		assertThat(RawHttp.json(response.body()).at("/error/message").asText()).contains("no-such-server")
-			.contains("sdk")
-			.contains("scripted");
+			.as("a caller learns nothing of which servers exist")
+			.doesNotContain("sdk")
+			.doesNotContain("scripted")
+			.doesNotContain("refused");
+	}
+
+	@ParameterizedTest(name = "{0} {1} answers in JSON-RPC")
+	@org.junit.jupiter.params.provider.CsvSource({ "POST,/mcp/a/b,not_found", "GET,/mcp/a/b/c,not_found",
+			"POST,/nothing/here/at/all,not_found", "GET,/favicon.ico,not_found", "POST,/,not_found",
+			"POST,/mcp,no_default_server", "GET,/mcp,no_default_server", "POST,/no-such-server/mcp,unknown_server",
+			"GET,/actuator/env,not_found" })
+	void everyPathAnswersInJsonRpc(String method, String path, String reason) {
+		HttpResponse<String> response = http().send(HttpRequest.newBuilder(
+				java.net.URI.create("http://127.0.0.1:" + port + path))
+			.header("Content-Type", "application/json")
+			.header("Accept", RawHttp.ACCEPT_BOTH)
+			.method(method, method.equals("POST") ? HttpRequest.BodyPublishers.ofString(RawHttp.toolsCall(1, "echo"))
+					: HttpRequest.BodyPublishers.noBody()));
+
+		assertError(response, 404, -32600, reason);
+		assertThat(response.body()).as("no server id is named to a caller")
+			.doesNotContain("\"sdk").doesNotContain("scripted").doesNotContain("Whitelabel").doesNotContain("\"path\"");
 	}
 
 	@Test

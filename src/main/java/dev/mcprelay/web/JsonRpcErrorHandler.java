@@ -1,0 +1,62 @@
+package dev.mcprelay.web;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebExceptionHandler;
+
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.proxy.RelayAnswers;
+import dev.mcprelay.proxy.RelayFailure;
+import dev.mcprelay.proxy.RelayFailures;
+import reactor.core.publisher.Mono;
+
+/**
+ * Answers every request that no route answered, or whose handling failed before a response began, with a JSON-RPC
+ * error body, on every path: an MCP client must never have to read Spring's error JSON. A path nothing serves gets
+ * 404 {@code not_found}; a request the HTTP layer refused keeps its status (a 4xx, reason from the status); anything
+ * else is a fault of the relay: 500 {@code internal_error}, logged with its cause, with nothing of the cause in the
+ * body. Runs before Spring Boot's own error handler. A response already under way cannot be replaced: the error
+ * goes on, and the connection is closed.
+ */
+@Component
+@Order(-2)
+class JsonRpcErrorHandler implements WebExceptionHandler {
+
+	private static final Logger log = LoggerFactory.getLogger(JsonRpcErrorHandler.class);
+
+	@Override
+	public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
+		if (exchange.getResponse().isCommitted()) {
+			return Mono.error(error);
+		}
+		RelayFailure failure = failureFor(error, exchange);
+		ExchangeRecord.of(exchange).failed(failure.status().is5xxServerError(), failure.reason());
+		return RelayAnswers.respond(exchange.getResponse(), failure, null);
+	}
+
+	private static RelayFailure failureFor(Throwable error, ServerWebExchange exchange) {
+		if (error instanceof RelayFailure failure) {
+			return failure;
+		}
+		if (error instanceof ResponseStatusException statusError) {
+			HttpStatus status = HttpStatus.resolve(statusError.getStatusCode().value());
+			if (status == HttpStatus.NOT_FOUND) {
+				return RelayFailures.notFound();
+			}
+			if (status != null && status.is4xxClientError()) {
+				log.debug("{} {} refused: {}", exchange.getRequest().getMethod(), exchange.getRequest().getPath(),
+						statusError.getReason());
+				return RelayFailures.httpError(status);
+			}
+		}
+		log.error("{} {} failed inside the relay", exchange.getRequest().getMethod(), exchange.getRequest().getPath(),
+				error);
+		return RelayFailures.internalError();
+	}
+
+}
