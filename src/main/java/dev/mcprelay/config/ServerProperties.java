@@ -17,6 +17,8 @@ import org.springframework.util.unit.DataSize;
  * @param maxBufferedBody the largest body the relay reads into memory for this server: the client's POST body,
  * a JSON response, and one SSE event
  * @param tools which of the upstream's tools clients may see and call
+ * @param rejectedServerRequests what the client sees when an interceptor rejects a server-to-client request: nothing
+ * ({@code silent}, the default) or a warning notification ({@code notify}); the server always gets the error
  */
 public record ServerProperties(
 		String url,
@@ -24,7 +26,8 @@ public record ServerProperties(
 		@DefaultValue List<HeaderProperties> headers,
 		@DefaultValue TimeoutProperties timeouts,
 		@DefaultValue("50MB") DataSize maxBufferedBody,
-		@DefaultValue ToolsProperties tools) {
+		@DefaultValue ToolsProperties tools,
+		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests) {
 
 	public ServerProperties {
 		headers = headers == null ? List.of() : List.copyOf(headers);
@@ -51,7 +54,8 @@ public record ServerProperties(
 	@Override
 	public String toString() {
 		return "ServerProperties[url=" + redactedUrl() + ", authorization=" + (authorization == null ? "none" : "<redacted>")
-				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools + "]";
+				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools
+				+ ", rejectedServerRequests=" + rejectedServerRequests + "]";
 	}
 
 }

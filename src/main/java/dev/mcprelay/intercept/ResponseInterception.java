@@ -3,6 +3,7 @@ package dev.mcprelay.intercept;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.springframework.stereotype.Component;
 
@@ -17,8 +18,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for the answer to a
- * pending request, the per-method response stage (a result) or the error stage (an error). Also gives the error
- * stage the requests the upstream never answered.
+ * pending request, the per-method response stage (a result) or the error stage (an error). A list result without its
+ * request at hand (on a GET or resumed stream) meets its list's response stage too ({@link UnmatchedListResults}).
+ * Also gives the error stage the requests the upstream never answered.
  */
 @Component
 public class ResponseInterception {
@@ -42,12 +44,23 @@ public class ResponseInterception {
 	public Mono<RemoteMessages> apply(JsonRpcPayload received, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
 		return InOrder.map(received.messages(), message -> relay(message, context, pending, onStream, timeout))
-			.map(relayed -> new RemoteMessages(received, relayed.stream().map(Relayed::message).toList(),
-					relayed.stream().anyMatch(Relayed::changed)));
+			.map(relayed -> new RemoteMessages(received,
+					relayed.stream().map(Relayed::message).filter(Objects::nonNull).toList(),
+					relayed.stream().anyMatch(Relayed::changed),
+					relayed.stream().map(Relayed::upstreamAnswer).filter(Objects::nonNull).toList(),
+					relayed.stream().map(Relayed::notice).filter(Objects::nonNull).toList()));
 	}
 
-	/** One message on its way to the client, and whether it differs from what the upstream sent. */
-	private record Relayed(ObjectNode message, boolean changed) {
+	/**
+	 * One message on its way to the client, and whether it differs from what the upstream sent; for a rejected
+	 * server-to-client request, no message but the answer the upstream gets and a notice the client may get.
+	 */
+	private record Relayed(ObjectNode message, boolean changed, ObjectNode upstreamAnswer, ObjectNode notice) {
+
+		Relayed(ObjectNode message, boolean changed) {
+			this(message, changed, null, null);
+		}
+
 	}
 
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
@@ -55,11 +68,16 @@ public class ResponseInterception {
 		McpRequest request = message.isResponse() ? pending.take(message.id()) : null;
 		RemoteMessage view = new RemoteMessage(context, message, request, onStream);
 		return chains.chain(Stage.REMOTE_MESSAGE).run(view, timeout).flatMap(verdict -> {
+			if (!verdict.proceeds() && message.isRequest()) {
+				return Mono.just(answerUpstream(message, verdict.error()));
+			}
 			if (!verdict.proceeds()) {
 				return Mono.just(new Relayed(substitute(message, verdict.error()), true));
 			}
 			if (request == null) {
-				return Mono.just(new Relayed(message.node(), false));
+				McpRequest inferred = UnmatchedListResults.inferRequest(context, message);
+				return inferred == null ? Mono.just(new Relayed(message.node(), false))
+						: respond(message, context, inferred, timeout);
 			}
 			if (message.isError()) {
 				UpstreamError error = new UpstreamError(context, message.node(), request, null);
@@ -108,21 +126,36 @@ public class ResponseInterception {
 	}
 
 	/**
-	 * What the client gets in place of a rejected upstream message: an error with the same id for a response or a
-	 * server request; a {@code notifications/message} at level {@code error} naming the method, for a notification.
+	 * A server-to-client request an interceptor rejected: the server gets the error, under its own id (only the
+	 * server issued that id: the client could mistake it for one of its own); the client gets nothing, or a
+	 * {@code notifications/message} at level {@code warning} naming the method.
+	 */
+	private static Relayed answerUpstream(JsonRpcMessage request, RejectError error) {
+		ObjectNode answer = JsonRpcErrors.error(request.id(), error.code(), error.getMessage(), error.data());
+		return new Relayed(null, true, answer, notice("warning", request.method(), error));
+	}
+
+	/**
+	 * What the client gets in place of a rejected upstream message: an error with the same id for a response; a
+	 * {@code notifications/message} at level {@code error} naming the method, for a notification.
 	 */
 	static ObjectNode substitute(JsonRpcMessage message, RejectError error) {
 		if (message.id() != null) {
 			return JsonRpcErrors.error(message.id(), error.code(), error.getMessage(), error.data());
 		}
+		return notice("error", message.method(), error);
+	}
+
+	/** A {@code notifications/message} at {@code level} telling the client that a message of {@code method} was refused. */
+	private static ObjectNode notice(String level, String method, RejectError error) {
 		ObjectNode data = JsonNodeFactory.instance.objectNode()
 			.put("error", error.getMessage())
 			.put("code", error.code())
-			.put("rejectedMethod", message.method());
+			.put("rejectedMethod", method);
 		if (error.data() != null) {
 			data.set("data", error.data());
 		}
-		ObjectNode params = JsonNodeFactory.instance.objectNode().put("level", "error").put("logger", LOGGER_NAME);
+		ObjectNode params = JsonNodeFactory.instance.objectNode().put("level", level).put("logger", LOGGER_NAME);
 		params.set("data", data);
 		return JsonRpcMessages.notification("notifications/message", params);
 	}

@@ -48,9 +48,13 @@ class ResponseRelay {
 
 	private final ResponseInterception responseInterception;
 
-	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception) {
+	private final ServerRequestAnswers serverRequestAnswers;
+
+	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
+			ServerRequestAnswers serverRequestAnswers) {
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
+		this.serverRequestAnswers = serverRequestAnswers;
 	}
 
 	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
@@ -119,11 +123,17 @@ class ResponseRelay {
 					return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(), ex.getMessage()));
 				}
 				deadline.release();
-				return responseInterception.apply(received, call.context(), call.pending(), false,
-						upstream.nonStreamingTimeout());
+				return responseInterception
+					.apply(received, call.context(), call.pending(), false, upstream.nonStreamingTimeout())
+					.flatMap(messages -> serverRequestAnswers.send(call, messages.upstreamAnswers())
+						.thenReturn(upstream.notifiesRejectedServerRequests() ? messages.withNotices() : messages));
 			})
 			.flatMap(messages -> {
-				byte[] body = messages.bytesWith(call.plan() == null ? List.of() : call.plan().localAnswers());
+				List<ObjectNode> localAnswers = call.plan() == null ? List.of() : call.plan().localAnswers();
+				if (messages.isEmpty() && localAnswers.isEmpty()) {
+					return accepted(call, upstreamResponse);
+				}
+				byte[] body = messages.bytesWith(localAnswers);
 				ServerHttpResponse response = call.exchange().getResponse();
 				writeHead(upstreamResponse, response, false);
 				response.getHeaders().setContentLength(body.length);
@@ -136,7 +146,7 @@ class ResponseRelay {
 	 * transport prescribes (202, no body), with the relay's own answers if a batch had any.
 	 */
 	private static Mono<Void> accepted(RelayCall call, ClientResponse upstreamResponse) {
-		if (!call.plan().localAnswers().isEmpty()) {
+		if (call.plan() != null && !call.plan().localAnswers().isEmpty()) {
 			return RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
 					call.plan().localAnswers(), call.plan().payload().batch());
 		}

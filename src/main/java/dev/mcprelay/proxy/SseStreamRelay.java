@@ -18,6 +18,7 @@ import org.springframework.web.reactive.function.client.ClientResponse;
 import dev.mcprelay.intercept.InOrder;
 import dev.mcprelay.intercept.McpRequest;
 import dev.mcprelay.intercept.PendingRequests;
+import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
@@ -35,7 +36,9 @@ import reactor.core.publisher.Mono;
  * Relays an upstream {@code text/event-stream} to the client event by event: the response headers are flushed at
  * once, then the relay's own answers to a batch (if any), then each event as soon as it is complete and the
  * server-to-client stages have passed it (flushed whenever no further event is ready): its raw bytes unchanged, or, when an interceptor changed or rejected its
- * message, a substitute keeping its {@code id:}, {@code event:} and {@code retry:} fields. Events keep their order.
+ * message, a substitute keeping its {@code id:}, {@code event:} and {@code retry:} fields. A server-to-client request
+ * an interceptor rejected is answered upstream ({@link ServerRequestAnswers}) and never reaches the client: only its
+ * {@code id:} does, or a warning notification when the server is configured to notify. Events keep their order.
  * Demand comes from the client, so a slow client (or a slow interceptor) slows the upstream read instead of filling
  * memory; a client that goes away cancels the upstream exchange.
  *
@@ -66,9 +69,13 @@ class SseStreamRelay {
 
 	private final OpenStreams openStreams;
 
-	SseStreamRelay(ResponseInterception responseInterception, OpenStreams openStreams) {
+	private final ServerRequestAnswers serverRequestAnswers;
+
+	SseStreamRelay(ResponseInterception responseInterception, OpenStreams openStreams,
+			ServerRequestAnswers serverRequestAnswers) {
 		this.responseInterception = responseInterception;
 		this.openStreams = openStreams;
+		this.serverRequestAnswers = serverRequestAnswers;
 	}
 
 	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse) {
@@ -108,7 +115,10 @@ class SseStreamRelay {
 		// whenever no further event is ready, so an event never waits for a later one, and a burst costs one flush.
 		// (A group per event flushed each on its own, and waited for each write: 2x slower, bench/results.)
 		Publisher<Publisher<DataBuffer>> groups = Flux.just(Flux.<DataBuffer>empty(),
-				group(localAnswers).concatWith(events).concatMapIterable(group -> group).map(buffers::wrap));
+				group(localAnswers).concatWith(events)
+					.concatMapIterable(group -> group)
+					.filter(bytes -> bytes.length > 0)
+					.map(buffers::wrap));
 		return response.writeAndFlushWith(groups);
 	}
 
@@ -149,9 +159,17 @@ class SseStreamRelay {
 		}
 		return responseInterception
 			.apply(received, call.context(), call.pending(), true, call.upstream().nonStreamingTimeout())
-			.map(messages -> messages.changed()
-					? SseEventWriter.substitute(event, new String(messages.bytes(), StandardCharsets.UTF_8))
-					: event.raw());
+			.flatMap(messages -> serverRequestAnswers.send(call, messages.upstreamAnswers()).thenReturn(messages))
+			.map(messages -> {
+				RemoteMessages shown = call.upstream().notifiesRejectedServerRequests() ? messages.withNotices()
+						: messages;
+				if (shown.isEmpty()) {
+					return SseEventWriter.idOnly(event);
+				}
+				return shown.changed()
+						? SseEventWriter.substitute(event, new String(shown.bytes(), StandardCharsets.UTF_8))
+						: event.raw();
+			});
 	}
 
 	private Flux<byte[]> endAfterFailure(Throwable error, RelayCall call) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 
 import org.springframework.util.unit.DataSize;
 
+import dev.mcprelay.config.RejectedServerRequests;
 import dev.mcprelay.config.ServerProperties;
 
 /**
@@ -26,6 +27,11 @@ public record Upstream(String id, ServerProperties properties, URI uri) {
 
 	public Duration streamingIdleTimeout() {
 		return properties.timeouts().streamingIdle();
+	}
+
+	/** Whether the client is told, with a warning notification, of a server request an interceptor rejected. */
+	public boolean notifiesRejectedServerRequests() {
+		return properties.rejectedServerRequests() == RejectedServerRequests.NOTIFY;
 	}
 
 	public DataSize maxBufferedBody() {

@@ -18,6 +18,16 @@ public final class SseEventWriter {
 		return encode(original.id(), original.event() == null ? "message" : original.event(), original.retry(), data);
 	}
 
+	/**
+	 * What stays of an event whose message the client must not get: only its {@code id:} field, so that the client's
+	 * last event id still moves past it (an event without data is never dispatched, but its id counts); nothing at
+	 * all when it had no id.
+	 */
+	public static byte[] idOnly(SseEvent original) {
+		return original.id() == null ? new byte[0]
+				: ("id: " + original.id() + "\n\n").getBytes(StandardCharsets.UTF_8);
+	}
+
 	private static byte[] encode(String id, String event, String retry, String data) {
 		StringBuilder out = new StringBuilder(data.length() + 32);
 		if (id != null) {

@@ -18,6 +18,7 @@ import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.InterceptorIntegrationTest;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
 import io.modelcontextprotocol.spec.McpSchema;
 import reactor.core.publisher.Mono;
@@ -168,27 +169,41 @@ class InterceptorOutcomesTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
-	void serverRequestOnAGetStreamRejectedInlineKeepsItsId() {
+	void serverRequestOnAGetStreamRejectedIsAnsweredToTheServerAndOnlyItsEventIdReachesTheClient() {
 		// A GET stream carrying a server-to-client request: the scripted upstream sends one, with exact fields.
-		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
-			.header("Content-Type", "text/event-stream")
-			.sendString(Mono.just("id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-7\",\"method\":"
-					+ "\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":5}}\n\n"
-					+ "id: g-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")));
+		TestUpstreams.SCRIPTED.script((request, response) -> request.method().name().equals("POST")
+				? response.status(202).send()
+				: response.status(200)
+					.header("Content-Type", "text/event-stream")
+					.sendString(Mono.just("id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-7\",\"method\":"
+							+ "\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":5}}\n\n"
+							+ "id: g-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")));
 		script.on("first", Stage.REMOTE_MESSAGE, message -> "sampling/createMessage".equals(message.method())
 				? Outcome.reject(RejectError.policy("Sampling is not allowed through this relay")) : Outcome.proceed());
 
 		HttpResponse<String> response = http().send(http().request("scripted")
 			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", "s-9")
+			.header("Last-Event-ID", "g-0")
 			.GET());
 
 		String[] events = response.body().split("\n\n");
-		assertThat(events[0]).startsWith("id: g-1\nevent: message\ndata: ");
-		JsonNode substitute = RawHttp.sseData(events[0] + "\n\n").get(0);
-		assertThat(substitute.path("id").asText()).as("same id as the server request").isEqualTo("srv-7");
-		assertThat(substitute.at("/error/message").asText()).isEqualTo("Sampling is not allowed through this relay");
+		assertThat(events[0]).as("only the rejected event's id reaches the client, so resumption skips it")
+			.isEqualTo("id: g-1");
 		assertThat(events[1]).as("the notification after it, untouched")
 			.isEqualTo("id: g-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+		ScriptedUpstream.Seen answer = TestUpstreams.SCRIPTED.seen()
+			.stream()
+			.filter(seen -> seen.method().equals("POST"))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("the server never got an answer to its request"));
+		JsonNode error = RawHttp.json(answer.body());
+		assertThat(error.path("id").asText()).as("the server's own request id").isEqualTo("srv-7");
+		assertThat(error.at("/error/message").asText()).isEqualTo("Sampling is not allowed through this relay");
+		assertThat(answer.headers().getFirst("Mcp-Session-Id")).as("in the session of the stream").isEqualTo("s-9");
+		assertThat(answer.headers().getFirst("Accept")).contains("application/json").contains("text/event-stream");
+		assertThat(answer.headers().containsKey("Last-Event-ID")).as("the GET's resumption header is not an answer's")
+			.isFalse();
 		assertThat(script.seenBy("first")).containsExactly("remote-message sampling/createMessage",
 				"remote-message notifications/tools/list_changed");
 	}

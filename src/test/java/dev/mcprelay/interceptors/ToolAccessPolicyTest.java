@@ -9,16 +9,19 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.InterceptorIntegrationTest;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.TestUpstreams;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import reactor.core.publisher.Mono;
 
 /**
  * {@code tools.allow} / {@code tools.deny}: hidden tools vanish from tools/list (JSON and SSE answers) and a call of
@@ -28,8 +31,8 @@ import io.modelcontextprotocol.spec.McpSchema;
 class ToolAccessPolicyTest extends InterceptorIntegrationTest {
 
 	@ParameterizedTest(name = "{0} lists only {1}")
-	@CsvSource(delimiter = ';', value = { "sdk-tools; echo progress", "sdk-json-tools; echo secret_audit",
-			"sdk; echo secret_admin secret_audit progress" })
+	@CsvSource(delimiter = ';', value = { "sdk-tools; echo progress ask-model", "sdk-json-tools; echo secret_audit",
+			"sdk; echo secret_admin secret_audit progress ask-model" })
 	void hiddenToolsVanishFromTheList(String server, String offered) {
 		McpSession session = session(server);
 
@@ -37,6 +40,29 @@ class ToolAccessPolicyTest extends InterceptorIntegrationTest {
 
 		assertThat(messages.get(0).at("/result/tools").findValuesAsText("name"))
 			.containsExactlyInAnyOrder(offered.split(" "));
+	}
+
+	@ParameterizedTest(name = "a tools/list result on a {0} hides denied tools too")
+	@ValueSource(strings = { "GET stream", "GET stream resumed with Last-Event-ID" })
+	void hiddenToolsVanishFromAListResultThatArrivesOnAGetStream(String how) {
+		// No real server answers tools/list on a GET stream unasked; one that replays a POST stream on resumption does.
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "text/event-stream")
+			.sendString(Mono.just("id: e-4\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":["
+					+ "{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}},"
+					+ "{\"name\":\"secret_admin\",\"inputSchema\":{\"type\":\"object\"}}],\"nextCursor\":\"c2\"}}\n\n")));
+		java.net.http.HttpRequest.Builder get = http().request("scripted-tools").header("Accept", "text/event-stream");
+		if (how.contains("Last-Event-ID")) {
+			get.header("Last-Event-ID", "e-3");
+		}
+
+		String body = http().send(get.GET()).body();
+
+		JsonNode result = RawHttp.sseData(body).get(0);
+		assertThat(result.at("/result/tools").findValuesAsText("name")).as("the denied tool is gone")
+			.containsExactly("echo");
+		assertThat(result.at("/result/nextCursor").asText()).as("the rest of the result is kept").isEqualTo("c2");
+		assertThat(body).as("the event keeps its id").startsWith("id: e-4\n");
 	}
 
 	@ParameterizedTest(name = "{0}: a call of hidden {1} is refused with -32602 and never forwarded")
@@ -78,7 +104,7 @@ class ToolAccessPolicyTest extends InterceptorIntegrationTest {
 			client.initialize();
 
 			assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
-				.containsExactlyInAnyOrder("echo", "progress");
+				.containsExactlyInAnyOrder("echo", "progress", "ask-model");
 			McpSchema.CallToolResult refused = null;
 			try {
 				refused = client.callTool(McpSchema.CallToolRequest.builder().name("secret_admin").build());

@@ -22,11 +22,14 @@ import com.fasterxml.jackson.databind.JsonNode;
  * context serves every subclass. Servers:
  * <ul>
  * <li>{@code sdk}: the SDK's Streamable HTTP server (SSE answers); {@code sdk-json}: its stateless one (JSON);</li>
+ * <li>{@code sdk-notify}: {@code sdk} whose client is told of rejected server requests
+ * ({@code rejected-server-requests: notify});</li>
  * <li>{@code sdk-idle}: {@code sdk} with a 1s streaming-idle bound; {@code sdk-json-slow}: {@code sdk-json} with a 1s
  * non-streaming bound;</li>
  * <li>{@code sdk-tools} ({@code tools.deny: secret_*}) and {@code sdk-json-tools} ({@code tools.allow: echo,
  * secret_*}, {@code tools.deny: secret_admin});</li>
- * <li>{@code scripted}: the scripted upstream; {@code refused}: a port nothing listens on.</li>
+ * <li>{@code scripted}: the scripted upstream; {@code scripted-tools}: the same with {@code tools.deny: secret_*};
+ * {@code refused}: a port nothing listens on.</li>
  * </ul>
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -65,6 +68,8 @@ public abstract class InterceptorIntegrationTest {
 	static void upstreams(DynamicPropertyRegistry registry) {
 		registry.add("mcp-relay.servers.sdk.url", () -> TestUpstreams.SDK.url("/mcp"));
 		registry.add("mcp-relay.servers.sdk-json.url", () -> TestUpstreams.SDK.url("/stateless"));
+		registry.add("mcp-relay.servers.sdk-notify.url", () -> TestUpstreams.SDK.url("/mcp"));
+		registry.add("mcp-relay.servers.sdk-notify.rejected-server-requests", () -> "notify");
 		registry.add("mcp-relay.servers.sdk-idle.url", () -> TestUpstreams.SDK.url("/mcp"));
 		registry.add("mcp-relay.servers.sdk-idle.timeouts.streaming-idle", () -> "1s");
 		registry.add("mcp-relay.servers.sdk-json-slow.url", () -> TestUpstreams.SDK.url("/stateless"));
@@ -76,6 +81,8 @@ public abstract class InterceptorIntegrationTest {
 		registry.add("mcp-relay.servers.sdk-json-tools.tools.allow[1]", () -> "secret_*");
 		registry.add("mcp-relay.servers.sdk-json-tools.tools.deny[0]", () -> "secret_admin");
 		registry.add("mcp-relay.servers.scripted.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
+		registry.add("mcp-relay.servers.scripted-tools.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
+		registry.add("mcp-relay.servers.scripted-tools.tools.deny[0]", () -> "secret_*");
 		registry.add("mcp-relay.servers.scripted.timeouts.non-streaming", () -> "2s");
 		registry.add("mcp-relay.servers.scripted.timeouts.streaming-idle", () -> "2s");
 		registry.add("mcp-relay.servers.refused.url", () -> "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/mcp");

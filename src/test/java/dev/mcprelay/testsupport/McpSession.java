@@ -24,7 +24,13 @@ public final class McpSession {
 	}
 
 	public static McpSession open(RawHttp http, String server) {
-		HttpResponse<String> initialized = http.send(http.post(server, initialize(0)));
+		return open(http, server, "{}");
+	}
+
+	/** A session whose client declares {@code capabilities} (a JSON object), e.g. {@code {"sampling":{}}}. */
+	public static McpSession open(RawHttp http, String server, String capabilities) {
+		HttpResponse<String> initialized = http.send(http.post(server, initialize(0).replace("\"capabilities\":{}",
+				"\"capabilities\":" + capabilities)));
 		if (initialized.statusCode() != 200) {
 			throw new AssertionError("initialize through the relay failed: " + initialized.statusCode() + " "
 					+ initialized.body());

@@ -45,7 +45,9 @@ import jakarta.servlet.http.HttpServletRequest;
  * <li>resource {@code memo://one} and resource template {@code memo://{id}}.</li>
  * </ul>
  * {@code /mcp} also offers {@code progress}, which sends a progress notification and then holds its stream open until
- * {@link #releaseProgress()} before sending the rest; {@code /stateless} offers {@code slow}, which answers after
+ * {@link #releaseProgress()} before sending the rest, and {@code ask-model}, which asks the client for a completion
+ * ({@code sampling/createMessage} on the call's stream) and answers with what the model said, or with the error it
+ * got ({@code isError}); {@code /stateless} offers {@code slow}, which answers after
  * {@link #SLOW_TOOL_DELAY}. Every request's method, path and headers are recorded.
  */
 public final class SdkMcpUpstream implements AutoCloseable {
@@ -116,6 +118,7 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.callHandler((exchange, request) -> echo(request))
 			.build()));
 		tools.add(progressTool());
+		tools.add(askModelTool());
 		this.streamable = McpServer.sync(streamableTransport)
 			.serverInfo("sdk-upstream", "1.0.0")
 			.capabilities(CAPABILITIES)
@@ -236,6 +239,30 @@ public final class SdkMcpUpstream implements AutoCloseable {
 				exchange.progressNotification(new McpSchema.ProgressNotification(token, 2.0, 3.0, "second"));
 				exchange.progressNotification(new McpSchema.ProgressNotification(token, 3.0, 3.0, "third"));
 				return McpSchema.CallToolResult.builder().addTextContent("done").build();
+			})
+			.build();
+	}
+
+	private McpServerFeatures.SyncToolSpecification askModelTool() {
+		return McpServerFeatures.SyncToolSpecification.builder()
+			.tool(tool("ask-model"))
+			.callHandler((exchange, request) -> {
+				try {
+					McpSchema.CreateMessageResult answer = exchange.createMessage(McpSchema.CreateMessageRequest.builder()
+						.messages(List.of(new McpSchema.SamplingMessage(McpSchema.Role.USER,
+								new McpSchema.TextContent("Say hello"))))
+						.maxTokens(16)
+						.build());
+					return McpSchema.CallToolResult.builder()
+						.addTextContent("model said: " + ((McpSchema.TextContent) answer.content()).text())
+						.build();
+				}
+				catch (RuntimeException ex) {
+					return McpSchema.CallToolResult.builder()
+						.addTextContent("sampling failed: " + ex.getMessage())
+						.isError(true)
+						.build();
+				}
 			})
 			.build();
 	}

@@ -1,0 +1,74 @@
+package dev.mcprelay.proxy;
+
+import java.util.List;
+import java.util.Locale;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Sends the relay's own answers to server-to-client requests to the upstream: when an interceptor rejects a
+ * sampling, elicitation or roots request, the server gets the error response under its own request id, POSTed in the
+ * same session as the client would (the client's headers, configured headers and credentials, without those that
+ * describe the client's own request: {@code Last-Event-ID}, {@code Mcp-Method}, {@code Mcp-Name},
+ * {@code Mcp-Param-*}). One POST per answer, in order. A failure is logged and never ends the client's stream: the
+ * server then times its request out, as it would for a client that never answers.
+ */
+@Component
+class ServerRequestAnswers {
+
+	private static final Logger log = LoggerFactory.getLogger(ServerRequestAnswers.class);
+
+	private static final List<String> NOT_FOR_AN_ANSWER = List.of(HttpHeaders.ACCEPT, HttpHeaders.CONTENT_TYPE,
+			"Last-Event-ID", MirroredHeaders.MCP_METHOD, MirroredHeaders.MCP_NAME);
+
+	private final WebClient webClient;
+
+	ServerRequestAnswers(WebClient upstreamWebClient) {
+		this.webClient = upstreamWebClient;
+	}
+
+	/** POSTs each answer upstream; completes once all were answered (or failed), never with an error. */
+	Mono<Void> send(RelayCall call, List<ObjectNode> answers) {
+		if (answers.isEmpty()) {
+			return Mono.empty();
+		}
+		Upstream upstream = call.upstream();
+		return Flux.fromIterable(answers).concatMap(answer -> Mono.defer(() -> {
+			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
+					upstream, true);
+			NOT_FOR_AN_ANSWER.forEach(headers::remove);
+			headers.keySet().removeIf(name -> name.toLowerCase(Locale.ROOT).startsWith("mcp-param-"));
+			headers.setContentType(MediaType.APPLICATION_JSON);
+			headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
+			return webClient.method(HttpMethod.POST)
+				.uri(upstream.uri())
+				.headers(h -> h.addAll(headers))
+				.bodyValue(JsonRpcErrors.toBytes(answer))
+				.exchangeToMono(response -> {
+					if (!response.statusCode().is2xxSuccessful()) {
+						log.warn("'{}' did not accept the relay's answer to its {} request (HTTP {})", upstream.id(),
+								answer.get("id"), response.statusCode().value());
+					}
+					return response.releaseBody();
+				})
+				.timeout(upstream.nonStreamingTimeout());
+		}).onErrorResume(error -> {
+			log.warn("The relay's answer to a request of '{}' could not be sent ({})", upstream.id(),
+					UpstreamFailures.describe(error));
+			return Mono.empty();
+		})).then();
+	}
+
+}
