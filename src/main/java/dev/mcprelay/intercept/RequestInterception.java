@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -41,6 +42,23 @@ public class RequestInterception {
 	public Mono<InboundPlan> apply(JsonRpcPayload payload, CallContext context, Duration timeout) {
 		return InOrder.map(payload.messages(), message -> decide(message, context, timeout))
 			.map(decisions -> plan(payload, decisions));
+	}
+
+	/**
+	 * Decides about a GET or DELETE at the user-request stage.
+	 *
+	 * @return the verdict: proceed, or reject (a respond is refused, since there is no request to answer); never an
+	 * error
+	 */
+	public Mono<Verdict> applyWithoutBody(HttpMethod method, CallContext context, Duration timeout) {
+		return chains.chain(Stage.USER_REQUEST).run(new ClientMessage(context, method), timeout).map(verdict -> {
+			if (verdict.kind() == Verdict.Kind.RESPOND) {
+				log.warn("Interceptor '{}' (user-request stage) answered a {}, which has no request to answer; it is "
+						+ "refused", verdict.interceptor(), method.name());
+				return Verdict.rejected(RejectError.fromCause(new IllegalStateException()), verdict.interceptor());
+			}
+			return verdict;
+		});
 	}
 
 	private record Decision(JsonRpcMessage message, McpRequest request, Verdict verdict) {

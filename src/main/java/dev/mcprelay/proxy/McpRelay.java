@@ -18,9 +18,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.intercept.CallContext;
 import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.intercept.RejectError;
 import dev.mcprelay.intercept.RequestInterception;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.intercept.Verdict;
+import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -97,7 +99,10 @@ public class McpRelay {
 			Upstream upstream = resolve(serverId, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
-			return forward(new RelayCall(upstream, method, exchange, context, null, order))
+			return requestInterception.applyWithoutBody(method, context, upstream.nonStreamingTimeout())
+				.flatMap(verdict -> verdict.proceeds()
+						? forward(new RelayCall(upstream, method, exchange, context, null, order))
+						: refuseWithoutBody(exchange, verdict))
 				.doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
 	}
@@ -123,6 +128,14 @@ public class McpRelay {
 	private static Mono<Void> answerInvalidBatch(ServerWebExchange exchange, JsonRpcPayload payload) {
 		ExchangeRecord.of(exchange).failed(false, "invalid_request");
 		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.BAD_REQUEST, payload.invalidAnswers(), true);
+	}
+
+	/** Answers a GET or DELETE an interceptor refused: 403 with an id-less error; nothing goes upstream. */
+	private static Mono<Void> refuseWithoutBody(ServerWebExchange exchange, Verdict verdict) {
+		ExchangeRecord.of(exchange).stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
+		RejectError error = verdict.error();
+		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.FORBIDDEN,
+				List.of(JsonRpcErrors.error(null, error.code(), error.getMessage(), error.data())), false);
 	}
 
 	/** Answers a POST the interceptors answered in full: nothing goes upstream. */

@@ -204,7 +204,7 @@ class InterceptorOutcomesTest extends InterceptorIntegrationTest {
 		assertThat(answer.headers().getFirst("Accept")).contains("application/json").contains("text/event-stream");
 		assertThat(answer.headers().containsKey("Last-Event-ID")).as("the GET's resumption header is not an answer's")
 			.isFalse();
-		assertThat(script.seenBy("first")).containsExactly("remote-message sampling/createMessage",
+		assertThat(script.seenBy("first")).containsExactly("user-request null", "remote-message sampling/createMessage",
 				"remote-message notifications/tools/list_changed");
 	}
 
