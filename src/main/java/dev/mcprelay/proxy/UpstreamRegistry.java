@@ -17,13 +17,15 @@ import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.InvalidRelayConfigurationException;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.RelayPropertiesValidator;
+import dev.mcprelay.config.UnknownRelayProperties;
 import dev.mcprelay.demo.DemoMcpServer;
 
 /**
  * The configured upstream servers by id, and the one {@code /mcp} itself serves. Built once at start-up, after the
  * whole configuration has been validated: an invalid configuration stops the application with every problem listed,
- * including a server id that is also the first segment of a path the relay serves itself (the server would be
- * unreachable at {@code /{server}/mcp}).
+ * including a key under {@code mcp-relay} that is no property ({@link UnknownRelayProperties}) and a server id that is
+ * also the first segment of a path the relay serves itself (the server would be unreachable at
+ * {@code /{server}/mcp}).
  */
 @Component
 public class UpstreamRegistry {
@@ -35,7 +37,8 @@ public class UpstreamRegistry {
 	private final Upstream defaultUpstream;
 
 	public UpstreamRegistry(RelayProperties properties, Environment environment) {
-		List<ConfigurationProblem> problems = new ArrayList<>(RelayPropertiesValidator.validate(properties));
+		List<ConfigurationProblem> problems = new ArrayList<>(UnknownRelayProperties.find(environment));
+		problems.addAll(RelayPropertiesValidator.validate(properties));
 		Set<String> reserved = reservedSegments(environment);
 		properties.servers().keySet().stream().filter(reserved::contains).sorted().forEach(id -> problems.add(
 				new ConfigurationProblem("mcp-relay.servers." + id, "the id '" + id

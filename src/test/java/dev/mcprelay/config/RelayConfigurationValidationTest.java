@@ -97,6 +97,52 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void anUnknownKeyIsNamedWithTheNearestValidKey() {
+		List<ConfigurationProblem> problems = UnknownRelayProperties.find(environment(
+				"--mcp-relay.servers.x.url=https://example.com/mcp", "--mcp-relay.servers.x.tool.deny[0]=secret_*",
+				"--mcp-relay.servers.x.timeouts.non-streamin=5s", "--mcp-relay.alowed-origins[0]=https://a.example",
+				"--mcp-relay.sessions.store=redis", "--mcp-relay.servers.x.url.extra=1",
+				"--mcp-relay.servers.x.headers[0].nmae=X-A", "--mcp-relay.servers.x.headers[0].value=v"));
+
+		assertThat(problems).extracting(ConfigurationProblem::property).containsExactly(
+				"mcp-relay.alowed-origins[0]", "mcp-relay.servers.x.headers[0].nmae",
+				"mcp-relay.servers.x.timeouts.non-streamin", "mcp-relay.servers.x.tool.deny[0]",
+				"mcp-relay.servers.x.url.extra", "mcp-relay.sessions.store");
+		assertThat(problems).extracting(ConfigurationProblem::fix).containsExactly(
+				"Did you mean mcp-relay.allowed-origins[0]? Rename or remove it",
+				"Did you mean mcp-relay.servers.x.headers[0].name? Rename or remove it",
+				"Did you mean mcp-relay.servers.x.timeouts.non-streaming? Rename or remove it",
+				"Did you mean mcp-relay.servers.x.tools.deny[0]? Rename or remove it",
+				"Did you mean mcp-relay.servers.x.url? Rename or remove it",
+				"Remove it; see the configuration reference in the README");
+	}
+
+	@Test
+	void everyDocumentedKeyIsKnown() {
+		assertThat(UnknownRelayProperties.find(environment("--mcp-relay.default-server=x",
+				"--mcp-relay.allowed-origins=https://a.example,https://b.example",
+				"--mcp-relay.connection-pool.max-connections=10", "--mcp-relay.connection-pool.max-idle-time=5s",
+				"--mcp-relay.access-log.enabled=false", "--mcp-relay.access-log.format=json",
+				"--mcp-relay.shutdown.stream-grace-period=3s", "--mcp-relay.servers.x.url=https://example.com/mcp",
+				"--mcp-relay.servers.x.authorization=Bearer t", "--mcp-relay.servers.x.headers[0].name=X-A",
+				"--mcp-relay.servers.x.headers[0].from-request-header=X-B", "--mcp-relay.servers.x.headers[0].required=true",
+				"--mcp-relay.servers.x.timeouts.streaming-idle=3s", "--mcp-relay.servers.x.max-buffered-body=1MB",
+				"--mcp-relay.servers.x.tools.allow=a,b", "--mcp-relay.servers.x.rejected-server-requests=notify",
+				"--mcp-relay.servers.[my.dotted.id].url=https://example.com/mcp")))
+			.isEmpty();
+	}
+
+	@Test
+	void startUpFailsOnAnUnknownKey() {
+		Throwable failure = startFailing("--mcp-relay.servers.github.url=https://example.com/mcp",
+				"--mcp-relay.servers.github.tool.deny[0]=delete_*");
+
+		assertThat(findCause(failure).problems()).extracting(ConfigurationProblem::toString)
+			.containsExactly("mcp-relay.servers.github.tool.deny[0]: is not a property of mcp-relay. "
+					+ "Did you mean mcp-relay.servers.github.tools.deny[0]? Rename or remove it");
+	}
+
+	@Test
 	void defaultsApplyPerServer() {
 		RelayProperties properties = bind("--mcp-relay.servers.a.url=https://example.com/mcp");
 		ServerProperties server = properties.servers().get("a");
@@ -130,10 +176,14 @@ class RelayConfigurationValidationTest {
 	}
 
 	private static RelayProperties bind(String... args) {
+		return org.springframework.boot.context.properties.bind.Binder.get(environment(args))
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+	}
+
+	private static org.springframework.core.env.StandardEnvironment environment(String... args) {
 		var environment = new org.springframework.core.env.StandardEnvironment();
 		environment.getPropertySources().addFirst(new org.springframework.core.env.SimpleCommandLinePropertySource(args));
-		return org.springframework.boot.context.properties.bind.Binder.get(environment)
-			.bindOrCreate("mcp-relay", RelayProperties.class);
+		return environment;
 	}
 
 	private static Throwable startFailing(String... args) {
