@@ -98,6 +98,7 @@ public final class RelayPropertiesValidator {
 		TimeoutProperties timeouts = server.timeouts();
 		requirePositive(path + ".timeouts.non-streaming", timeouts.nonStreaming(), "60s", problems);
 		requirePositive(path + ".timeouts.streaming-idle", timeouts.streamingIdle(), "60s", problems);
+		requirePositive(path + ".timeouts.client-write", timeouts.clientWrite(), "30s", problems);
 		DataSize max = server.maxBufferedBody();
 		if (max == null || max.toBytes() <= 0 || max.toBytes() > Integer.MAX_VALUE - 8) {
 			problems.add(new ConfigurationProblem(path + ".max-buffered-body",

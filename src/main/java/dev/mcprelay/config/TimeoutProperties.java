@@ -5,15 +5,21 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * How long the relay waits on one upstream, mcp-relay.servers.<id>.timeouts.
+ * How long the relay waits on one upstream, and on a client that stops reading a stream of it,
+ * mcp-relay.servers.<id>.timeouts.
  *
  * @param nonStreaming bound on connect plus response headers, and for a JSON response on reading its body too;
  * exceeded, the client gets a JSON-RPC error with HTTP 504
- * @param streamingIdle bound on silence in an SSE stream (and any other streamed body), reset by every byte,
- * keepalive comments included. On a POST stream the pending request is answered with a JSON-RPC error event; on a
- * GET stream it is the stream's normal end.
+ * @param streamingIdle bound on the upstream's silence in an SSE stream, reset by every byte, keepalive comments
+ * included; it runs only while the relay is ready to read (a client that reads slowly never makes the upstream look
+ * idle). On a POST stream the pending request is answered with a JSON-RPC error event; on a GET stream it is the
+ * stream's normal end.
+ * @param clientWrite bound on a client that stops reading a stream: once the relay holds as much of the stream as it
+ * reads ahead and the client has taken none of it for this long, the client's connection is closed (reason
+ * {@code client_write_timeout}); the upstream exchange is cancelled and is not blamed
  */
 public record TimeoutProperties(
 		@DefaultValue("60s") Duration nonStreaming,
-		@DefaultValue("60s") Duration streamingIdle) {
+		@DefaultValue("60s") Duration streamingIdle,
+		@DefaultValue("30s") Duration clientWrite) {
 }

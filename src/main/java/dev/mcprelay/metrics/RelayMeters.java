@@ -31,6 +31,12 @@ public final class RelayMeters {
 	public static final String ACTIVE_STREAMS = "mcp.relay.streams.active";
 
 	/**
+	 * Counter: streams closed because the client read nothing for {@code timeouts.client-write}. Tags:
+	 * {@link #SERVER}.
+	 */
+	public static final String CLIENT_STALLS = "mcp.relay.client.stalls";
+
+	/**
 	 * Timer: one interceptor's handling of one message, until its {@code Mono} completed. Tags: {@link #SERVER},
 	 * {@link #STAGE}, {@link #INTERCEPTOR}, {@link #RESULT}.
 	 */

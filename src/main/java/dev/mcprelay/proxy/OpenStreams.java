@@ -3,6 +3,7 @@ package dev.mcprelay.proxy;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
@@ -12,6 +13,7 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.metrics.RelayMeters;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Flux;
@@ -37,6 +39,10 @@ public class OpenStreams implements SmartLifecycle {
 
 	private final Map<String, AtomicInteger> openByServer = new HashMap<>();
 
+	private final Map<String, Counter> stalledByServer = new ConcurrentHashMap<>();
+
+	private final MeterRegistry registry;
+
 	private final AtomicInteger openPostStreams = new AtomicInteger();
 
 	private final Sinks.Empty<Void> closeGetStreams = Sinks.empty();
@@ -49,7 +55,9 @@ public class OpenStreams implements SmartLifecycle {
 
 	OpenStreams(RelayProperties properties, MeterRegistry registry) {
 		this.gracePeriod = properties.shutdown().streamGracePeriod();
+		this.registry = registry;
 		properties.servers().keySet().forEach(server -> {
+			stalledByServer.put(server, stalledCounter(server));
 			AtomicInteger open = new AtomicInteger();
 			openByServer.put(server, open);
 			Gauge.builder(RelayMeters.ACTIVE_STREAMS, open, AtomicInteger::get)
@@ -73,6 +81,18 @@ public class OpenStreams implements SmartLifecycle {
 				openPostStreams.decrementAndGet();
 			}
 		});
+	}
+
+	/** A client stopped reading a stream of {@code server}, which was closed for it. */
+	void clientStalled(String server) {
+		stalledByServer.computeIfAbsent(server, this::stalledCounter).increment();
+	}
+
+	private Counter stalledCounter(String server) {
+		return Counter.builder(RelayMeters.CLIENT_STALLS)
+			.description("Streams closed because the client read nothing for timeouts.client-write")
+			.tag(RelayMeters.SERVER, server)
+			.register(registry);
 	}
 
 	/** Completes when a stream of this kind must end because the relay is shutting down. */

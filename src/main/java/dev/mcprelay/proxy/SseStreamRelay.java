@@ -12,6 +12,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.client.ClientResponse;
 
@@ -31,6 +32,8 @@ import dev.mcprelay.sse.SseEventTooLargeException;
 import dev.mcprelay.sse.SseEventWriter;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.NettyOutbound;
 
 /**
  * Relays an upstream {@code text/event-stream} to the client event by event: the response headers are flushed at
@@ -46,8 +49,12 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
  * SSE client would drop them);</li>
- * <li>no byte for {@code timeouts.streaming-idle}: on a POST stream, each request still unanswered gets a JSON-RPC
- * error event (or the result the error stage gives it); on a GET stream this is its normal end;</li>
+ * <li>no byte for {@code timeouts.streaming-idle} while the relay was ready to read: on a POST stream, each request
+ * still unanswered gets a JSON-RPC error event (or the result the error stage gives it); on a GET stream this is its
+ * normal end;</li>
+ * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead: the
+ * client's connection is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
+ * exchange cancelled ({@link StreamWatch});</li>
  * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, or a broken
  * connection: the upstream exchange is closed and, on a POST stream, each request still unanswered gets a
  * JSON-RPC error event.</li>
@@ -86,8 +93,9 @@ class SseStreamRelay {
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		// The events each upstream chunk completes, in order, as soon as it arrived.
-		Flux<List<byte[]>> events = untilShutdown(upstreamResponse.bodyToFlux(DataBuffer.class), call.isPost())
-			.timeout(upstream.streamingIdleTimeout())
+		Flux<List<byte[]>> events = StreamWatch
+			.watch(untilShutdown(upstreamResponse.bodyToFlux(DataBuffer.class), call.isPost()),
+					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
 			.<List<SseEvent>>handle((chunk, sink) -> {
 				// handle, not map: a chunk is released here exactly once, also when splitting fails
 				try {
@@ -174,6 +182,14 @@ class SseStreamRelay {
 
 	private Flux<byte[]> endAfterFailure(Throwable error, RelayCall call) {
 		Upstream upstream = call.upstream();
+		if (error instanceof StreamWatch.ClientStalledException) {
+			log.info("{} stream of '{}': the client read nothing for {}; its connection is closed", call.method(),
+					upstream.id(), upstream.clientWriteTimeout());
+			ExchangeRecord.of(call.exchange()).failed(false, "client_write_timeout");
+			openStreams.clientStalled(upstream.id());
+			closeConnection(call.exchange().getResponse());
+			return Flux.empty();
+		}
 		boolean idle = error instanceof TimeoutException;
 		boolean shuttingDown = error instanceof RelayShuttingDownException;
 		if ((idle || shuttingDown) && !call.isPost()) {
@@ -213,6 +229,16 @@ class SseStreamRelay {
 					failure.reason(), upstream.nonStreamingTimeout())
 			.flatMapIterable(answers -> answers)
 			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
+	}
+
+	/**
+	 * Closes the client's connection at once: a client that reads nothing would never take the rest of a response
+	 * (nor an error event), and what is queued for it would stay in memory.
+	 */
+	private static void closeConnection(ServerHttpResponse response) {
+		if (ServerHttpResponseDecorator.getNativeResponse(response) instanceof NettyOutbound outbound) {
+			outbound.withConnection(Connection::dispose);
+		}
 	}
 
 	/** What to write after the upstream's last event: the rest of a line end split off it, or nothing. */

@@ -29,6 +29,10 @@ public record Upstream(String id, ServerProperties properties, URI uri) {
 		return properties.timeouts().streamingIdle();
 	}
 
+	public Duration clientWriteTimeout() {
+		return properties.timeouts().clientWrite();
+	}
+
 	/** Whether the client is told, with a warning notification, of a server request an interceptor rejected. */
 	public boolean notifiesRejectedServerRequests() {
 		return properties.rejectedServerRequests() == RejectedServerRequests.NOTIFY;

@@ -16,7 +16,7 @@ class HeaderRulesTest {
 
 	private final Upstream upstream = new Upstream("s", new ServerProperties("http://up/mcp", null,
 			List.of(new HeaderProperties("X-Conf", "v", null, false)),
-			new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
+			new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
 			new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
 			dev.mcprelay.config.RejectedServerRequests.SILENT));
 

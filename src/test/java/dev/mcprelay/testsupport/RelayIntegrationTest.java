@@ -11,7 +11,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * <ul>
  * <li>{@code sdk}: the SDK's Streamable HTTP server (SSE answers);</li>
  * <li>{@code sdk-json}: the SDK's stateless server (JSON answers);</li>
- * <li>{@code scripted}: the scripted upstream, with 1s timeouts and a 64KB body cap;</li>
+ * <li>{@code scripted}: the scripted upstream, with 1s timeouts (2s for a client that stops reading) and a 64KB
+ * body cap;</li>
  * <li>{@code scripted-headers}: the scripted upstream with configured authorization and headers;</li>
  * <li>{@code refused}: a port nothing listens on.</li>
  * </ul>
@@ -35,6 +36,7 @@ public abstract class RelayIntegrationTest {
 		registry.add("mcp-relay.servers.scripted.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
 		registry.add("mcp-relay.servers.scripted.timeouts.non-streaming", () -> "1s");
 		registry.add("mcp-relay.servers.scripted.timeouts.streaming-idle", () -> "1s");
+		registry.add("mcp-relay.servers.scripted.timeouts.client-write", () -> "2s");
 		registry.add("mcp-relay.servers.scripted.max-buffered-body", () -> "64KB");
 		registry.add("mcp-relay.servers.scripted-headers.url", () -> TestUpstreams.SCRIPTED.url("/mcp?key=" + QUERY_SECRET));
 		registry.add("mcp-relay.servers.scripted-headers.authorization", () -> UPSTREAM_TOKEN);

@@ -1,0 +1,120 @@
+package dev.mcprelay.proxy;
+
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+
+import org.springframework.core.io.buffer.DataBuffer;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Watches an upstream body on its way to a client and tells whose silence ended it. The relay reads the upstream
+ * only as fast as the client takes what it reads (with a bounded read-ahead), so two clocks are needed:
+ * <ul>
+ * <li>while the relay has asked for more and waits, the <b>upstream</b> is silent: past {@code upstreamIdle} the body
+ * fails with a {@link TimeoutException}, the upstream's fault;</li>
+ * <li>while the relay asks for nothing because the client has not taken what it holds, the <b>client</b> is not
+ * reading: past {@code clientWrite} the body fails with a {@link ClientStalledException}, the client's fault.</li>
+ * </ul>
+ * The clock that runs restarts with every chunk and every request. On either failure the upstream body is cancelled.
+ */
+final class StreamWatch {
+
+	private final Duration upstreamIdle;
+
+	private final Duration clientWrite;
+
+	private final Scheduler timer = Schedulers.parallel();
+
+	private final Sinks.Empty<Void> expired = Sinks.empty();
+
+	/** Guarded by {@code this}. */
+	private long outstanding;
+
+	/** Guarded by {@code this}. */
+	private Disposable clock;
+
+	/** Guarded by {@code this}; set once a clock expired. */
+	private Throwable failure;
+
+	private StreamWatch(Duration upstreamIdle, Duration clientWrite) {
+		this.upstreamIdle = upstreamIdle;
+		this.clientWrite = clientWrite;
+	}
+
+	/** {@code body}, ended with the failure of whichever clock expires first. */
+	static Flux<DataBuffer> watch(Flux<DataBuffer> body, Duration upstreamIdle, Duration clientWrite) {
+		return Flux.defer(() -> {
+			StreamWatch watch = new StreamWatch(upstreamIdle, clientWrite);
+			return body.doOnNext(chunk -> watch.received())
+				.doOnRequest(watch::requested)
+				.takeUntilOther(watch.expired.asMono())
+				.concatWith(Mono.defer(watch::failureIfExpired))
+				.doFinally(signal -> watch.stop());
+		});
+	}
+
+	private synchronized void requested(long count) {
+		outstanding = count == Long.MAX_VALUE || outstanding + count < 0 ? Long.MAX_VALUE : outstanding + count;
+		restart();
+	}
+
+	private synchronized void received() {
+		if (outstanding != Long.MAX_VALUE) {
+			outstanding--;
+		}
+		restart();
+	}
+
+	/** Starts the clock of whoever is awaited now: the upstream if the relay asked for more, else the client. */
+	private void restart() {
+		if (failure != null) {
+			return;
+		}
+		if (clock != null) {
+			clock.dispose();
+		}
+		boolean awaitingUpstream = outstanding > 0;
+		Duration limit = awaitingUpstream ? upstreamIdle : clientWrite;
+		clock = timer.schedule(() -> expire(awaitingUpstream), limit.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+	}
+
+	private void expire(boolean upstreamSilent) {
+		synchronized (this) {
+			if (failure != null) {
+				return;
+			}
+			failure = upstreamSilent ? new TimeoutException("the upstream sent nothing for " + upstreamIdle)
+					: new ClientStalledException(clientWrite);
+		}
+		expired.tryEmitEmpty();
+	}
+
+	private synchronized Mono<DataBuffer> failureIfExpired() {
+		return failure == null ? Mono.empty() : Mono.error(failure);
+	}
+
+	private synchronized void stop() {
+		if (clock != null) {
+			clock.dispose();
+		}
+		if (failure == null) {
+			failure = new IllegalStateException("stopped");
+		}
+	}
+
+	/** The client took nothing of the stream for the client write timeout. */
+	static final class ClientStalledException extends RuntimeException {
+
+		ClientStalledException(Duration limit) {
+			super("the client read nothing for " + limit, null, false, false);
+		}
+
+	}
+
+}
