@@ -60,6 +60,11 @@ public final class RelayFailures {
 				"Origin '" + origin + "' is not allowed to call this relay; an operator can add it to mcp-relay.allowed-origins.");
 	}
 
+	public static RelayFailure hostNotAllowed() {
+		return new RelayFailure(HttpStatus.FORBIDDEN, JsonRpcErrorCodes.INVALID_REQUEST, "host_not_allowed", null,
+				"This relay listens on a loopback address and answers only requests for localhost, 127.0.0.1 or [::1].");
+	}
+
 	public static RelayFailure requestTooLarge(String server, DataSize limit) {
 		return new RelayFailure(HttpStatus.PAYLOAD_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
 				server, "The request body is larger than the " + format(limit) + " this relay accepts for '" + server + "'.");

@@ -274,7 +274,7 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 
 		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
 			OutputStream out = socket.getOutputStream();
-			out.write(("POST /mcp/scripted HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\n"
+			out.write(("POST /mcp/scripted HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 					+ "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
 				.getBytes(StandardCharsets.UTF_8));
 			out.flush();

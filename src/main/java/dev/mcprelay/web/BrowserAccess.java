@@ -1,0 +1,148 @@
+package dev.mcprelay.web;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+import org.springframework.web.cors.reactive.CorsUtils;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+import dev.mcprelay.config.HeaderProperties;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.metrics.McpPaths;
+import dev.mcprelay.metrics.RelayOutcome;
+import dev.mcprelay.proxy.OriginPolicy;
+import dev.mcprelay.proxy.RelayAnswers;
+import dev.mcprelay.proxy.RelayFailure;
+import dev.mcprelay.proxy.RelayFailures;
+import reactor.core.publisher.Mono;
+
+/**
+ * CORS for browser MCP clients on the MCP paths, for the origins {@link OriginPolicy} allows:
+ * <ul>
+ * <li>a preflight ({@code OPTIONS} with {@code Access-Control-Request-Method}) from an allowed origin is answered 204
+ * with the methods the endpoint takes and the request headers an MCP client sends ({@code Content-Type},
+ * {@code Authorization}, {@code Mcp-Session-Id}, {@code MCP-Protocol-Version}, {@code Last-Event-ID},
+ * {@code Mcp-Method}, {@code Mcp-Name}, {@code Mcp-Param-*}, {@code X-Api-Key}, and every configured
+ * {@code from-request-header}); from any other origin, or for a foreign host, it is refused with 403 and a JSON-RPC
+ * error. Nothing is forwarded either way;</li>
+ * <li>every other response to an allowed origin carries {@code Access-Control-Allow-Origin} and exposes
+ * {@code Mcp-Session-Id} and {@code MCP-Protocol-Version}, so the page can read the session it was given. A
+ * request from an origin not allowed is refused by the relay itself (403, {@code origin_not_allowed}).</li>
+ * </ul>
+ */
+@Component
+class BrowserAccess implements WebFilter, Ordered {
+
+	private static final String ALLOWED_METHODS = "GET, POST, DELETE";
+
+	private static final String EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version";
+
+	private static final String MCP_PARAM_PREFIX = "mcp-param-";
+
+	private static final long MAX_AGE_SECONDS = Duration.ofMinutes(10).toSeconds();
+
+	private final OriginPolicy originPolicy;
+
+	private final Set<String> allowedHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+
+	BrowserAccess(OriginPolicy originPolicy, RelayProperties properties) {
+		this.originPolicy = originPolicy;
+		allowedHeaders.addAll(List.of(HttpHeaders.CONTENT_TYPE, HttpHeaders.ACCEPT, HttpHeaders.AUTHORIZATION,
+				"Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "X-Api-Key"));
+		properties.servers().values().forEach(server -> {
+			if (server != null) {
+				server.headers().stream().map(HeaderProperties::fromRequestHeader).filter(name -> name != null)
+					.forEach(allowedHeaders::add);
+			}
+		});
+	}
+
+	/** Right after the relay's observation filter, before anything else looks at the request. */
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE + 10;
+	}
+
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		ServerHttpRequest request = exchange.getRequest();
+		String origin = request.getHeaders().getOrigin();
+		if (origin == null || !McpPaths.isMcpPath(request.getPath().pathWithinApplication().value())) {
+			return chain.filter(exchange);
+		}
+		if (CorsUtils.isPreFlightRequest(request)) {
+			return answerPreflight(exchange, origin);
+		}
+		if (originPolicy.allows(origin)) {
+			ServerHttpResponse response = exchange.getResponse();
+			response.beforeCommit(() -> {
+				HttpHeaders headers = response.getHeaders();
+				headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+				headers.set(HttpHeaders.ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED_HEADERS);
+				headers.add(HttpHeaders.VARY, HttpHeaders.ORIGIN);
+				return Mono.empty();
+			});
+		}
+		return chain.filter(exchange);
+	}
+
+	private Mono<Void> answerPreflight(ServerWebExchange exchange, String origin) {
+		ExchangeRecord record = ExchangeRecord.of(exchange);
+		try {
+			originPolicy.check(exchange.getRequest().getHeaders());
+		}
+		catch (RelayFailure refused) {
+			record.failed(false, refused.reason());
+			return RelayAnswers.respond(exchange.getResponse(), refused, null);
+		}
+		HttpHeaders requested = exchange.getRequest().getHeaders();
+		HttpMethod method = requested.getAccessControlRequestMethod();
+		if (method == null || !(method == HttpMethod.GET || method == HttpMethod.POST || method == HttpMethod.DELETE)) {
+			RelayFailure refused = RelayFailures.httpError(HttpStatus.FORBIDDEN);
+			record.failed(false, "method_not_allowed");
+			return RelayAnswers.respond(exchange.getResponse(), refused, null);
+		}
+		record.stoppedBy(RelayOutcome.RESPONDED, "cors-preflight");
+		ServerHttpResponse response = exchange.getResponse();
+		response.setStatusCode(HttpStatus.NO_CONTENT);
+		HttpHeaders headers = response.getHeaders();
+		headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+		headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_METHODS, ALLOWED_METHODS);
+		List<String> allowed = allowedOf(requested.getAccessControlRequestHeaders());
+		if (!allowed.isEmpty()) {
+			headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_HEADERS, String.join(", ", allowed));
+		}
+		headers.set(HttpHeaders.ACCESS_CONTROL_MAX_AGE, String.valueOf(MAX_AGE_SECONDS));
+		headers.add(HttpHeaders.VARY, HttpHeaders.ORIGIN);
+		headers.add(HttpHeaders.VARY, HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD);
+		headers.add(HttpHeaders.VARY, HttpHeaders.ACCESS_CONTROL_REQUEST_HEADERS);
+		return response.setComplete();
+	}
+
+	/** The requested headers an MCP client may send; a header left out makes the browser refuse the request. */
+	private List<String> allowedOf(List<String> requested) {
+		List<String> allowed = new ArrayList<>();
+		for (String header : requested) {
+			String name = header.trim();
+			if (allowedHeaders.contains(name) || name.toLowerCase(Locale.ROOT).startsWith(MCP_PARAM_PREFIX)) {
+				allowed.add(name);
+			}
+		}
+		return allowed;
+	}
+
+}
