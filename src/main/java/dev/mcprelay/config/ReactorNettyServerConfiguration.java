@@ -36,6 +36,16 @@ class ReactorNettyServerConfiguration {
 		return factory;
 	}
 
+	/**
+	 * Closes a client connection whose request stalls ({@code client-connections.request-read-timeout} between two
+	 * reads of it) or that waits idle for its next request ({@code client-connections.idle-timeout}).
+	 */
+	@Bean
+	NettyServerCustomizer clientConnectionBounds(RelayProperties properties) {
+		ClientConnectionProperties bounds = properties.clientConnections();
+		return server -> server.readTimeout(bounds.requestReadTimeout()).idleTimeout(bounds.idleTimeout());
+	}
+
 	@Bean
 	NettyServerCustomizer keepAliveReadRearm() {
 		return server -> server.doOnChannelInit((observer, channel, remoteAddress) -> {

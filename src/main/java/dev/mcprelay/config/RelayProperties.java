@@ -21,6 +21,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param connectionPool the pool of connections to upstream servers
  * @param accessLog the one-line-per-request access log
  * @param shutdown what happens to open streams on shutdown
+ * @param clientConnections bounds on the connections clients open to the relay
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -29,7 +30,8 @@ public record RelayProperties(
 		@DefaultValue List<String> allowedOrigins,
 		@DefaultValue @NestedConfigurationProperty ConnectionPoolProperties connectionPool,
 		@DefaultValue @NestedConfigurationProperty AccessLogProperties accessLog,
-		@DefaultValue @NestedConfigurationProperty ShutdownProperties shutdown) {
+		@DefaultValue @NestedConfigurationProperty ShutdownProperties shutdown,
+		@DefaultValue @NestedConfigurationProperty ClientConnectionProperties clientConnections) {
 
 	public RelayProperties {
 		servers = servers == null ? Map.of() : Map.copyOf(servers);

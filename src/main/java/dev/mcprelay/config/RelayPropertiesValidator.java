@@ -63,6 +63,10 @@ public final class RelayPropertiesValidator {
 		requirePositive("mcp-relay.connection-pool.max-idle-time", pool.maxIdleTime(), "30s", problems);
 		requirePositive("mcp-relay.shutdown.stream-grace-period", properties.shutdown().streamGracePeriod(), "10s",
 				problems);
+		requirePositive("mcp-relay.client-connections.request-read-timeout",
+				properties.clientConnections().requestReadTimeout(), "30s", problems);
+		requirePositive("mcp-relay.client-connections.idle-timeout", properties.clientConnections().idleTimeout(),
+				"120s", problems);
 		return problems;
 	}
 

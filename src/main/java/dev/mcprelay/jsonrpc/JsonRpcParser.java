@@ -46,19 +46,27 @@ public final class JsonRpcParser {
 	 * element becomes an {@link JsonRpcPayload#invalidAnswers() error answer} (with the element's id when it has a
 	 * usable one), so that the valid ones can go on (JSON-RPC 2.0, section 6).
 	 *
-	 * @throws JsonRpcParseException when the body is not JSON, is an empty batch, or a single invalid message
+	 * @throws JsonRpcParseException when the body is not well-formed UTF-8, not JSON (or holds a number out of range),
+	 * is an empty batch, or a single invalid message
 	 */
 	public static JsonRpcPayload parseClientBody(byte[] body) throws JsonRpcParseException {
 		return parse(body, true);
 	}
 
 	private static JsonRpcPayload parse(byte[] body, boolean answerInvalidElements) throws JsonRpcParseException {
+		if (answerInvalidElements && !Utf8.isWellFormed(body)) {
+			throw new JsonRpcParseException("Parse error: the body is not well-formed UTF-8", true);
+		}
 		JsonNode root;
 		try (JsonParser parser = MAPPER.createParser(body)) {
 			root = MAPPER.readTree(parser);
 		}
 		catch (IOException ex) {
 			throw new JsonRpcParseException("Parse error: the body is not valid JSON", true);
+		}
+		catch (NumberFormatException ex) {
+			// valid JSON, but a number no decimal can hold (an exponent such as 1e9999999999)
+			throw new JsonRpcParseException("Parse error: a number in the body is out of range", true);
 		}
 		if (root == null || root.isMissingNode()) {
 			throw new JsonRpcParseException("Parse error: the body is empty", true);

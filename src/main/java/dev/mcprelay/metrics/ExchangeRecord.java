@@ -90,6 +90,18 @@ public final class ExchangeRecord {
 		this.reason = reason;
 	}
 
+	/**
+	 * The client closed or reset its connection before the relay decided anything about the request: its own doing,
+	 * not a failure ({@link RelayOutcome#CLIENT_ERROR}, reason {@code client_disconnected}). An outcome already
+	 * recorded (a stream the client leaves after it was forwarded) is kept.
+	 */
+	public void clientLeft() {
+		if (outcome == null) {
+			this.outcome = RelayOutcome.CLIENT_ERROR;
+			this.reason = "client_disconnected";
+		}
+	}
+
 	void countBytes(long count) {
 		bytes.addAndGet(count);
 	}

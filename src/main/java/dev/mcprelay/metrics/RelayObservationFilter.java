@@ -7,6 +7,7 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 /**
  * Observes every request on the MCP paths ({@link McpPaths}): attaches an {@link ExchangeRecord} for the relay to fill in, counts the
@@ -40,6 +41,9 @@ class RelayObservationFilter implements WebFilter, Ordered {
 			.response(new CountingResponse(exchange.getResponse(), record))
 			.build();
 		return chain.filter(observed).doFinally(signal -> {
+			if (signal == SignalType.CANCEL) {
+				record.clientLeft();
+			}
 			meters.record(record);
 			accessLog.write(record);
 		});

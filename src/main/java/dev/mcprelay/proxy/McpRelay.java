@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
@@ -77,7 +78,7 @@ public class McpRelay {
 			Upstream upstream = resolve(serverId, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
-			return readPayload(upstream, exchange.getRequest()).doOnNext(record::payload).flatMap(payload -> {
+			return readPayload(upstream, exchange).doOnNext(record::payload).flatMap(payload -> {
 				if (payload.messages().isEmpty()) {
 					return answerInvalidBatch(exchange, payload);
 				}
@@ -155,8 +156,19 @@ public class McpRelay {
 	private Upstream resolve(String serverId, ServerWebExchange exchange) {
 		Upstream upstream = serverId == null ? upstreams.requireDefault() : upstreams.require(serverId);
 		originPolicy.check(exchange.getRequest().getHeaders());
+		requireReadableContentType(exchange.getRequest().getHeaders(), upstream);
 		ExchangeRecord.of(exchange).server(upstream.id());
 		return upstream;
+	}
+
+	/** A {@code Content-Type} that is no media type is the client's mistake, not something to send upstream. */
+	private static void requireReadableContentType(HttpHeaders headers, Upstream upstream) {
+		try {
+			headers.getContentType();
+		}
+		catch (InvalidMediaTypeException ex) {
+			throw RelayFailures.unreadableContentType(upstream.id());
+		}
 	}
 
 	/** The request's place in its upstream session, taken on arrival, before anything that takes time. */
@@ -169,13 +181,28 @@ public class McpRelay {
 		return exchange.getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID);
 	}
 
-	private Mono<JsonRpcPayload> readPayload(Upstream upstream, ServerHttpRequest request) {
+	/**
+	 * The POST body, parsed; empty when the HTTP layer refused the request while it arrived (a malformed chunk or
+	 * trailer): Reactor Netty then answers 400 itself and ends the body as if it were complete, so what was read
+	 * must never be forwarded.
+	 */
+	private Mono<JsonRpcPayload> readPayload(Upstream upstream, ServerWebExchange exchange) {
+		ServerHttpRequest request = exchange.getRequest();
 		long declared = request.getHeaders().getContentLength();
 		if (declared > upstream.maxBufferedBody().toBytes()) {
 			return Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()));
 		}
 		return BoundedBody.read(request.getBody(), upstream.maxBufferedBody(),
 				() -> RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
+			.filter(body -> {
+				if (HttpLayer.answeredAlready(exchange)) {
+					log.debug("{} /mcp/{}: the request was malformed on the wire and refused by the HTTP layer",
+							request.getMethod(), upstream.id());
+					ExchangeRecord.of(exchange).failed(false, "malformed_http_request");
+					return false;
+				}
+				return true;
+			})
 			.map(body -> {
 				try {
 					return JsonRpcParser.parseClientBody(body);
@@ -192,7 +219,7 @@ public class McpRelay {
 		// A POST or DELETE is delivered once it is written; a GET once the upstream answered its headers (it holds the
 		// stream from then on), or shortly after it is written if the upstream holds its headers back.
 		Runnable onWritten = HttpMethod.GET.equals(call.method())
-				? () -> order.releaseAfter(SessionOrder.STREAM_OPEN_GRACE) : order::release;
+				? () -> order.releaseAfter(SessionOrder.GET_HEADERS_GRACE) : order::release;
 		return order.turn().then(Mono.defer(() -> {
 			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
 					upstream, call.plan() != null);

@@ -75,6 +75,11 @@ public final class RelayFailures {
 				cause.notJson() ? "parse_error" : "invalid_request", server, cause.getMessage());
 	}
 
+	public static RelayFailure unreadableContentType(String server) {
+		return new RelayFailure(HttpStatus.UNSUPPORTED_MEDIA_TYPE, JsonRpcErrorCodes.INVALID_REQUEST,
+				"unsupported_media_type", server, "The Content-Type header is not a media type; send application/json.");
+	}
+
 	public static RelayFailure headerMismatch(String server, String header, String field) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.HEADER_MISMATCH, "header_mismatch", server,
 				"The " + header + " header does not match " + field + " in the request body; send the same value in both.");

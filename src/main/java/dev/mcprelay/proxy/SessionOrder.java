@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import reactor.core.publisher.Mono;
@@ -22,7 +24,7 @@ import reactor.core.publisher.Sinks;
  * <li><b>Order</b>: each request {@link #enter enters} on arrival, before its body is read or any interceptor runs,
  * and gets a {@link Ticket}. Its {@link Ticket#turn() turn} comes once every earlier request of the session has been
  * delivered upstream: a POST or DELETE once its bytes are written to the upstream connection; a GET once the
- * upstream answered its headers (the server holds the stream from then on), or {@link #STREAM_OPEN_GRACE} after it
+ * upstream answered its headers (the server holds the stream from then on), or {@link #GET_HEADERS_GRACE} after it
  * was written, for servers that send a GET's headers only with its first event. A request that ends undelivered
  * (answered by the relay, refused, failed, cancelled) gives up its place, never before the requests ahead of it
  * were delivered, so the order holds transitively.</li>
@@ -30,7 +32,7 @@ import reactor.core.publisher.Sinks;
  * ({@link #expectStream}), the session's next POSTs and DELETEs wait, at most {@link #STREAM_OPEN_GRACE}, for the
  * client's GET to enter, and then queue behind it. A client that never opens a GET pays that wait once.</li>
  * </ol>
- * Every wait is bounded: by {@link #STREAM_OPEN_GRACE}, and by the earlier request's own bounds
+ * Every wait is bounded: by {@link #STREAM_OPEN_GRACE} and {@link #GET_HEADERS_GRACE}, and by the earlier request's own bounds
  * ({@code timeouts.non-streaming} covers connect and response headers).
  *
  * <p>Sessions are the upstream's ({@code Mcp-Session-Id}), per server; requests without a session id (initialize,
@@ -40,8 +42,19 @@ import reactor.core.publisher.Sinks;
 @Component
 public class SessionOrder {
 
-	/** How long a session's first requests after {@code notifications/initialized} wait for its GET stream. */
-	public static final Duration STREAM_OPEN_GRACE = Duration.ofMillis(50);
+	private static final Logger log = LoggerFactory.getLogger(SessionOrder.class);
+
+	/**
+	 * How long a session's first requests after {@code notifications/initialized} wait for the client's GET to arrive.
+	 * A client opens it the moment it reads the 202; the margin is for a loaded machine.
+	 */
+	public static final Duration STREAM_OPEN_GRACE = Duration.ofMillis(500);
+
+	/**
+	 * How long a GET counts as not yet delivered after it was written, when the upstream has not answered its headers:
+	 * some servers (the MCP Java SDK's servlet transport) send them only with the first event.
+	 */
+	public static final Duration GET_HEADERS_GRACE = Duration.ofMillis(500);
 
 	private final ConcurrentMap<String, Ticket> lastBySession = new ConcurrentHashMap<>();
 
@@ -83,7 +96,10 @@ public class SessionOrder {
 		Sinks.Empty<Void> expected = Sinks.empty();
 		streamsExpected.put(key, expected);
 		Mono.delay(STREAM_OPEN_GRACE).subscribe(tick -> {
-			streamsExpected.remove(key, expected);
+			if (streamsExpected.remove(key, expected)) {
+				log.debug("No GET stream for a session of '{}' within {}: its requests go on without it", serverId,
+						STREAM_OPEN_GRACE);
+			}
 			expected.tryEmitEmpty();
 		});
 	}
@@ -166,7 +182,17 @@ public class SessionOrder {
 
 		/** Like {@link #release()}, {@code delay} from now (unless released before). */
 		public void releaseAfter(Duration delay) {
-			Mono.delay(delay).subscribe(tick -> release());
+			Mono.delay(delay).subscribe(tick -> {
+				if (!isReleased()) {
+					log.debug("A GET of a session has no response headers {} after it was sent; the session's next "
+							+ "requests go on", delay);
+					release();
+				}
+			});
+		}
+
+		private synchronized boolean isReleased() {
+			return ended;
 		}
 
 		private void queue() {

@@ -8,19 +8,22 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
+import org.springframework.web.util.DisconnectedClientHelper;
 
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import reactor.core.publisher.Mono;
+import reactor.netty.channel.AbortedException;
 
 /**
  * Answers every request that no route answered, or whose handling failed before a response began, with a JSON-RPC
  * error body, on every path: an MCP client must never have to read Spring's error JSON. A path nothing serves gets
  * 404 {@code not_found}; a request the HTTP layer refused keeps its status (a 4xx, reason from the status); anything
  * else is a fault of the relay: 500 {@code internal_error}, logged with its cause, with nothing of the cause in the
- * body. Runs before Spring Boot's own error handler. A response already under way cannot be replaced: the error
+ * body. A client that closed or reset its connection is no fault at all: it is logged at DEBUG, recorded as
+ * {@code client_disconnected}, and nothing is written. Runs before Spring Boot's own error handler. A response already under way cannot be replaced: the error
  * goes on, and the connection is closed.
  */
 @Component
@@ -31,12 +34,23 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 
 	@Override
 	public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
+		if (isClientGone(error)) {
+			log.debug("{} {}: the client went away ({})", exchange.getRequest().getMethod(),
+					exchange.getRequest().getPath(), error.toString());
+			ExchangeRecord.of(exchange).clientLeft();
+			return Mono.empty();
+		}
 		if (exchange.getResponse().isCommitted()) {
 			return Mono.error(error);
 		}
 		RelayFailure failure = failureFor(error, exchange);
 		ExchangeRecord.of(exchange).failed(failure.status().is5xxServerError(), failure.reason());
 		return RelayAnswers.respond(exchange.getResponse(), failure, null);
+	}
+
+	/** A client that closed or reset its connection: nothing to answer, and nothing wrong with the relay. */
+	private static boolean isClientGone(Throwable error) {
+		return error instanceof AbortedException || DisconnectedClientHelper.isClientDisconnectedException(error);
 	}
 
 	private static RelayFailure failureFor(Throwable error, ServerWebExchange exchange) {

@@ -108,7 +108,8 @@ class AccessLogTest extends RelayIntegrationTest {
 
 	private static RelayProperties properties(AccessLogProperties.Format format) {
 		return new RelayProperties(Map.of(), null, List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
-				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)));
+				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)),
+				new dev.mcprelay.config.ClientConnectionProperties(Duration.ofSeconds(30), Duration.ofSeconds(120)));
 	}
 
 	private static dev.mcprelay.jsonrpc.JsonRpcPayload parse(String json) {

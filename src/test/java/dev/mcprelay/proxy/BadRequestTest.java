@@ -55,6 +55,53 @@ class BadRequestTest extends RelayIntegrationTest {
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
 	}
 
+	@ParameterizedTest(name = "a number out of range ({0}) is a parse error, never a 500")
+	@ValueSource(strings = { "{\"jsonrpc\":\"2.0\",\"id\":1e9999999999,\"method\":\"ping\"}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"n\":-1E-9999999999}}}" })
+	void aNumberOutOfRangeIsAParseError(String body) {
+		int logsBefore = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		HttpResponse<String> response = http().send(http().post("scripted", body));
+
+		assertError(response, 400, -32700, "parse_error");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+		assertThat(dev.mcprelay.testsupport.CapturedLogs.all().subList(logsBefore,
+				dev.mcprelay.testsupport.CapturedLogs.all().size()))
+			.as("a client's bad input is no ERROR in the log").noneMatch(line -> line.startsWith("ERROR"));
+	}
+
+	@ParameterizedTest(name = "ill-formed UTF-8 ({0}) is a parse error: the relay and the upstream would read different text")
+	@ValueSource(strings = { "c1ae", "c0af", "eda080", "ff" })
+	void illFormedUtf8IsAParseError(String hex) {
+		byte[] prefix = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		byte[] bad = java.util.HexFormat.of().parseHex(hex);
+		byte[] suffix = "ng\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		byte[] body = new byte[prefix.length + bad.length + suffix.length];
+		System.arraycopy(prefix, 0, body, 0, prefix.length);
+		System.arraycopy(bad, 0, body, prefix.length, bad.length);
+		System.arraycopy(suffix, 0, body, prefix.length + bad.length, suffix.length);
+
+		HttpResponse<String> response = http().send(http().request("scripted")
+			.header("Content-Type", "application/json")
+			.header("Accept", RawHttp.ACCEPT_BOTH)
+			.POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+
+		assertError(response, 400, -32700, "parse_error");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@ParameterizedTest(name = "an unreadable Content-Type ({0}) is the client's mistake: 415, nothing forwarded")
+	@ValueSource(strings = { ";;;", "application/", "/json", "text/plain; charset=\"" })
+	void anUnreadableContentTypeIs415(String contentType) {
+		HttpResponse<String> response = http().send(http().request("scripted")
+			.header("Content-Type", contentType)
+			.header("Accept", RawHttp.ACCEPT_BOTH)
+			.POST(HttpRequest.BodyPublishers.ofString(RawHttp.toolsCall(1, "echo"))));
+
+		assertError(response, 415, -32600, "unsupported_media_type");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
 	@Test
 	void emptyBodyIsAParseError() {
 		HttpResponse<String> response = http().send(http().post("scripted", ""));

@@ -115,7 +115,8 @@ class DefaultServerTest {
 		return new RelayProperties(servers, defaultServer, java.util.List.of(),
 				new dev.mcprelay.config.ConnectionPoolProperties(10, java.time.Duration.ofSeconds(1)),
 				new dev.mcprelay.config.AccessLogProperties(true, dev.mcprelay.config.AccessLogProperties.Format.TEXT),
-				new dev.mcprelay.config.ShutdownProperties(java.time.Duration.ofSeconds(1)));
+				new dev.mcprelay.config.ShutdownProperties(java.time.Duration.ofSeconds(1)),
+				new dev.mcprelay.config.ClientConnectionProperties(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(120)));
 	}
 
 }

@@ -27,7 +27,7 @@ import reactor.core.publisher.Mono;
  */
 class SessionOrderThroughRelayTest extends InterceptorIntegrationTest {
 
-	/** Within {@link SessionOrder#STREAM_OPEN_GRACE}, so the relay waits for the headers themselves. */
+	/** Within {@link SessionOrder#GET_HEADERS_GRACE}, so the relay waits for the headers themselves. */
 	private static final Duration GET_HEADERS_DELAY = Duration.ofMillis(30);
 
 	/** What the upstream saw, in order: "arrived POST 2", "headers GET", ... */
