@@ -50,8 +50,11 @@ import reactor.netty.NettyOutbound;
  * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
  * SSE client would drop them);</li>
  * <li>no byte for {@code timeouts.streaming-idle} while the relay was ready to read: on a POST stream, each request
- * still unanswered gets a JSON-RPC error event (or the result the error stage gives it); on a GET stream this is its
- * normal end;</li>
+ * still unanswered gets a JSON-RPC error event (or the result the error stage gives it); on a GET stream, or the
+ * stream of a 2026-07-28 {@code subscriptions/listen} (quiet by design), this is its normal end;</li>
+ * <li>shutdown: GET and listen streams end at once (a listen stream with its result, {@code resultType: complete},
+ * as a server ends a subscription); other POST streams after the grace period, with an error event for each request
+ * still unanswered;</li>
  * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead: the
  * client's connection is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
  * exchange cancelled ({@link StreamWatch});</li>
@@ -64,6 +67,7 @@ import reactor.netty.NettyOutbound;
 class SseStreamRelay {
 
 	private static final Logger log = LoggerFactory.getLogger(SseStreamRelay.class);
+
 
 	/**
 	 * Upstream chunks read ahead while earlier ones are being written to the client (the two connections live on
@@ -94,7 +98,7 @@ class SseStreamRelay {
 
 		// The events each upstream chunk completes, in order, as soon as it arrived.
 		Flux<List<byte[]>> events = StreamWatch
-			.watch(untilShutdown(upstreamResponse.bodyToFlux(DataBuffer.class), call.isPost()),
+			.watch(untilShutdown(upstreamResponse.bodyToFlux(DataBuffer.class), call.isPost() && !ListenStreams.isListen(call)),
 					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
 			.<List<SseEvent>>handle((chunk, sink) -> {
 				// handle, not map: a chunk is released here exactly once, also when splitting fails
@@ -196,6 +200,12 @@ class SseStreamRelay {
 			log.debug("GET stream from '{}' {}: ending it", upstream.id(),
 					idle ? "idle for " + upstream.streamingIdleTimeout() : "closed for shutdown");
 			return Flux.empty();
+		}
+		if ((idle || shuttingDown) && ListenStreams.isListen(call)) {
+			log.debug("subscriptions/listen stream from '{}' {}: ending it", upstream.id(),
+					idle ? "idle for " + upstream.streamingIdleTimeout() : "closed for shutdown");
+			return shuttingDown ? Flux.fromIterable(call.pending().remaining()).map(ListenStreams::complete)
+					: Flux.empty();
 		}
 		RelayFailure failure;
 		if (shuttingDown) {

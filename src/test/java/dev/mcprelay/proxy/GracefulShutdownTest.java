@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  * grace period with an error event for the request still unanswered, and shutdown does not wait for Spring Boot's
  * whole graceful-shutdown timeout. Nothing is logged as an error. The test runs its own relay, so that it can stop it.
  */
-class GracefulShutdownTest {
+public class GracefulShutdownTest {
 
 	@AfterEach
 	void release() {
@@ -86,7 +86,7 @@ class GracefulShutdownTest {
 	 * disposes them, and with them every other server and client of the test JVM.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	static class OwnEventLoops {
+	public static class OwnEventLoops {
 
 		@Bean
 		static BeanPostProcessor ownEventLoops() {

@@ -40,6 +40,7 @@ class HeaderForwardingTest extends RelayIntegrationTest {
 			.header("X-Client-Tenant", "acme")
 			.header("X-Trace", "forged-trace")
 			.header("X-Custom", "kept")
+			.header("Mcp-Param-Region", "=?base64?ZXUtd2VzdA==?=")
 			.header("Mcp-Session-Id", "client-session")
 			.header("MCP-Protocol-Version", "2025-11-25"));
 
@@ -56,6 +57,8 @@ class HeaderForwardingTest extends RelayIntegrationTest {
 		assertThat(upstream.get("Origin")).isNull();
 		assertThat(upstream.getFirst("Accept-Encoding")).as("the client's encodings are not forwarded").isNotEqualTo("gzip");
 		assertThat(upstream.get("X-Custom")).containsExactly("kept");
+		assertThat(upstream.get("Mcp-Param-Region")).as("Mcp-Param-* (2026-07-28) go upstream untouched")
+			.containsExactly("=?base64?ZXUtd2VzdA==?=");
 		assertThat(upstream.get("Mcp-Session-Id")).containsExactly("client-session");
 		assertThat(upstream.get("MCP-Protocol-Version")).containsExactly("2025-11-25");
 		assertThat(upstream.getFirst("Accept")).isEqualTo(RawHttp.ACCEPT_BOTH);
