@@ -98,6 +98,33 @@ class ListenStreamInteropTest {
 			.isLessThan(Duration.ofSeconds(5));
 	}
 
+	@Test
+	void theSdkV2ClientSeesItsSubscriptionEndGracefullyWhenTheRelayShutsDown() throws Exception {
+		com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+		JsonNode direct = json.readTree(NodePeers.runClient("listen-client-v2.mjs", server.url(), "1500"));
+		assertThat(direct.path("closed").asText()).as("direct, a quiet subscription stays open: %s", direct)
+			.isEqualTo("open");
+
+		ConfigurableApplicationContext relay = startRelay();
+		String relayUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) relay).getWebServer().getPort() + "/mcp/v2";
+		CompletableFuture<String> relayed = CompletableFuture.supplyAsync(() -> {
+			try {
+				return NodePeers.runClient("listen-client-v2.mjs", relayUrl, "8000");
+			}
+			catch (java.io.IOException ex) {
+				throw new java.io.UncheckedIOException(ex);
+			}
+		});
+		Thread.sleep(1500);
+		relay.close();
+
+		JsonNode ended = json.readTree(relayed.get(20, TimeUnit.SECONDS));
+		assertThat(ended.path("honoredFilter").path("toolsListChanged").asBoolean()).as("acknowledged through the relay")
+			.isTrue();
+		assertThat(ended.path("closed").asText()).as("the SDK client saw its subscription end gracefully: %s", ended)
+			.isEqualTo("graceful");
+	}
+
 	private static ConfigurableApplicationContext startRelay() {
 		return new SpringApplicationBuilder(McpRelayApplication.class, GracefulShutdownTest.OwnEventLoops.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.v2.url=" + server.url(),
