@@ -71,12 +71,18 @@ public class SessionOrder {
 		}
 		String key = serverId + '\n' + sessionId;
 		Ticket ticket = new Ticket(this, key);
-		Sinks.Empty<Void> expected = opensStream ? streamsExpected.remove(key) : streamsExpected.get(key);
-		if (opensStream || expected == null) {
+		if (opensStream) {
+			// Queue first, then lift the expectation: a request that no longer finds it must find the GET queued.
 			ticket.queue();
+			Sinks.Empty<Void> expected = streamsExpected.remove(key);
 			if (expected != null) {
 				expected.tryEmitEmpty();
 			}
+			return ticket;
+		}
+		Sinks.Empty<Void> expected = streamsExpected.get(key);
+		if (expected == null) {
+			ticket.queue();
 		}
 		else {
 			ticket.queueAfter(expected.asMono());
