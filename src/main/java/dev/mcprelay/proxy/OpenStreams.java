@@ -12,6 +12,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -83,9 +84,21 @@ public class OpenStreams implements SmartLifecycle {
 		});
 	}
 
-	/** A client stopped reading a stream of {@code server}, which was closed for it. */
-	void clientStalled(String server) {
-		stalledByServer.computeIfAbsent(server, this::stalledCounter).increment();
+	/**
+	 * Ends the response of a client that read nothing for {@code timeouts.client-write}: logged at INFO (the client's
+	 * doing), recorded as {@code client_write_timeout} ({@code client_error}), counted, and its connection closed at
+	 * once.
+	 *
+	 * @return nothing more to write
+	 */
+	<T> Flux<T> endForStalledClient(RelayCall call) {
+		Upstream upstream = call.upstream();
+		log.info("{} response of '{}': the client read nothing for {}; its connection is closed", call.method(),
+				upstream.id(), upstream.clientWriteTimeout());
+		ExchangeRecord.of(call.exchange()).failed(false, "client_write_timeout");
+		stalledByServer.computeIfAbsent(upstream.id(), this::stalledCounter).increment();
+		HttpLayer.closeConnection(call.exchange().getResponse());
+		return Flux.empty();
 	}
 
 	private Counter stalledCounter(String server) {

@@ -37,7 +37,8 @@ import reactor.core.publisher.Mono;
  * the upstream's own error for it or, failing that, an error naming the upstream's status; with the upstream's
  * status, so that no answer is lost;</li>
  * <li>anything else (202, 4xx, 5xx, a DELETE's answer): status, safe headers and body relayed untouched as the
- * bytes arrive, bounded by the streaming idle timeout.</li>
+ * bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
+ * ({@code client-write}), told apart by {@link StreamWatch}.</li>
  * </ul>
  * A failure before the client's response is committed propagates, to be answered as a JSON-RPC error.
  */
@@ -50,11 +51,14 @@ class ResponseRelay {
 
 	private final ServerRequestAnswers serverRequestAnswers;
 
+	private final OpenStreams openStreams;
+
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
-			ServerRequestAnswers serverRequestAnswers) {
+			ServerRequestAnswers serverRequestAnswers, OpenStreams openStreams) {
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
 		this.serverRequestAnswers = serverRequestAnswers;
+		this.openStreams = openStreams;
 	}
 
 	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
@@ -170,8 +174,12 @@ class ResponseRelay {
 	private Mono<Void> relayUntouched(RelayCall call, ClientResponse upstreamResponse) {
 		ServerHttpResponse response = call.exchange().getResponse();
 		writeHead(upstreamResponse, response, true);
-		return response.writeWith(upstreamResponse.bodyToFlux(DataBuffer.class)
-			.timeout(call.upstream().streamingIdleTimeout())
+		Upstream upstream = call.upstream();
+		return response.writeWith(StreamWatch
+			.watch(upstreamResponse.bodyToFlux(DataBuffer.class), upstream.streamingIdleTimeout(),
+					upstream.clientWriteTimeout())
+			.onErrorResume(StreamWatch.ClientStalledException.class,
+					stalled -> openStreams.<DataBuffer>endForStalledClient(call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release));
 	}
 

@@ -12,7 +12,6 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.client.ClientResponse;
 
@@ -32,8 +31,6 @@ import dev.mcprelay.sse.SseEventTooLargeException;
 import dev.mcprelay.sse.SseEventWriter;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.netty.Connection;
-import reactor.netty.NettyOutbound;
 
 /**
  * Relays an upstream {@code text/event-stream} to the client event by event: the response headers are flushed at
@@ -187,12 +184,7 @@ class SseStreamRelay {
 	private Flux<byte[]> endAfterFailure(Throwable error, RelayCall call) {
 		Upstream upstream = call.upstream();
 		if (error instanceof StreamWatch.ClientStalledException) {
-			log.info("{} stream of '{}': the client read nothing for {}; its connection is closed", call.method(),
-					upstream.id(), upstream.clientWriteTimeout());
-			ExchangeRecord.of(call.exchange()).failed(false, "client_write_timeout");
-			openStreams.clientStalled(upstream.id());
-			closeConnection(call.exchange().getResponse());
-			return Flux.empty();
+			return openStreams.endForStalledClient(call);
 		}
 		boolean idle = error instanceof TimeoutException;
 		boolean shuttingDown = error instanceof RelayShuttingDownException;
@@ -239,16 +231,6 @@ class SseStreamRelay {
 					failure.reason(), upstream.nonStreamingTimeout())
 			.flatMapIterable(answers -> answers)
 			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
-	}
-
-	/**
-	 * Closes the client's connection at once: a client that reads nothing would never take the rest of a response
-	 * (nor an error event), and what is queued for it would stay in memory.
-	 */
-	private static void closeConnection(ServerHttpResponse response) {
-		if (ServerHttpResponseDecorator.getNativeResponse(response) instanceof NettyOutbound outbound) {
-			outbound.withConnection(Connection::dispose);
-		}
 	}
 
 	/** What to write after the upstream's last event: the rest of a line end split off it, or nothing. */

@@ -13,8 +13,8 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import dev.mcprelay.metrics.RelayMeters;
@@ -29,7 +29,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * A client that reads slowly is not the upstream's silence, and a client that stops reading is bounded by its own
- * limit. The scripted upstream answers a call with a burst of progress events (about 20 MB, far more than the
+ * limit, whether the relay streams SSE event by event or passes a body through untouched. The scripted upstream
+ * answers a call with a burst of progress events (about 20 MB, far more than the
  * relay reads ahead and the sockets hold) and then the result, all at once; the client reads through a socket with a
  * small receive buffer. {@code scripted} has a 1s streaming-idle bound and a 2s client-write bound.
  */
@@ -42,19 +43,21 @@ class SlowClientTest extends RelayIntegrationTest {
 	@Autowired
 	MeterRegistry registry;
 
-	@BeforeEach
-	void burstOfEventsThenTheResult() {
+	/** The burst, as an SSE stream or as a plain body the relay passes through untouched. */
+	private static void burstOfEventsThenTheResult(String contentType) {
 		TestUpstreams.SCRIPTED.clear();
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
-			.header("Content-Type", "text/event-stream")
+			.header("Content-Type", contentType)
 			.sendString(Flux.range(0, EVENTS)
 				.map(i -> "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,"
 						+ "\"progress\":" + i + ",\"message\":\"" + PADDING + "\"}}\n\n")
 				.concatWith(Mono.just("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n"))));
 	}
 
-	@Test
-	void aClientThatPausesLongerThanTheIdleBoundIsNotBlamedOnTheUpstream() throws Exception {
+	@ParameterizedTest(name = "{0}: a client that pauses longer than the idle bound is not blamed on the upstream")
+	@ValueSource(strings = { "text/event-stream", "text/plain" })
+	void aClientThatPausesLongerThanTheIdleBoundIsNotBlamedOnTheUpstream(String contentType) throws Exception {
+		burstOfEventsThenTheResult(contentType);
 		int logsFrom = CapturedLogs.all().size();
 		try (Socket socket = openStream()) {
 			InputStream in = socket.getInputStream();
@@ -73,8 +76,10 @@ class SlowClientTest extends RelayIntegrationTest {
 			.noneMatch(line -> line.contains("upstream_stream_idle")));
 	}
 
-	@Test
-	void aClientThatStopsReadingIsClosedWithItsOwnReasonAndTheUpstreamLetGo() throws Exception {
+	@ParameterizedTest(name = "{0}: a client that stops reading is closed with its own reason, the upstream let go")
+	@ValueSource(strings = { "text/event-stream", "text/plain" })
+	void aClientThatStopsReadingIsClosedWithItsOwnReasonAndTheUpstreamLetGo(String contentType) throws Exception {
+		burstOfEventsThenTheResult(contentType);
 		int logsFrom = CapturedLogs.all().size();
 		double stallsBefore = stalls();
 		int upstreamClosedBefore = TestUpstreams.SCRIPTED.closedConnections();
@@ -111,7 +116,7 @@ class SlowClientTest extends RelayIntegrationTest {
 	/** A POST whose answer streams, over a socket that holds little, read by the test at its own pace. */
 	private Socket openStream() throws IOException {
 		Socket socket = new Socket();
-		socket.setReceiveBufferSize(4096);
+		socket.setReceiveBufferSize(64 * 1024);
 		socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
 		String body = RawHttp.toolsCall(1, "burst");
 		OutputStream out = socket.getOutputStream();
