@@ -6,11 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.springframework.util.unit.DataSize;
+
+import dev.mcprelay.intercept.UpstreamHeaders;
 
 /**
  * Checks the whole {@code mcp-relay} tree and reports every problem at once, each named by its property path with
@@ -23,10 +24,6 @@ public final class RelayPropertiesValidator {
 
 	private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
-	/** Headers the relay owns: a configuration may not set them. */
-	private static final Set<String> RESERVED_HEADERS = Set.of("host", "content-length", "transfer-encoding",
-			"connection", "keep-alive", "upgrade", "te", "trailer", "proxy-connection", "mcp-session-id",
-			"mcp-protocol-version", "mcp-method", "mcp-name", "last-event-id", "content-type", "accept");
 
 	private static final Pattern UNRESOLVED = Pattern.compile("\\$\\{([^}:]+)[^}]*}");
 
@@ -111,6 +108,40 @@ public final class RelayPropertiesValidator {
 		ToolsProperties tools = server.tools();
 		validateToolPatterns(path + ".tools.allow", tools.allow(), problems);
 		validateToolPatterns(path + ".tools.deny", tools.deny(), problems);
+		ArgumentsProperties arguments = server.arguments();
+		if (!arguments.reservedPrefix().isEmpty() && !TOOL_PATTERN.matcher(arguments.reservedPrefix()).matches()) {
+			problems.add(new ConfigurationProblem(path + ".arguments.reserved-prefix",
+					"holds whitespace or a control character", "Write a prefix such as _, or \"\" to turn it off"));
+		}
+		for (int i = 0; i < arguments.inject().size(); i++) {
+			validateInjection(path + ".arguments.inject[" + i + "]", arguments.inject().get(i), problems);
+		}
+	}
+
+	private static void validateInjection(String path, InjectedArgumentProperties injection,
+			List<ConfigurationProblem> problems) {
+		if (injection.name() == null || injection.name().isBlank() || !TOOL_PATTERN.matcher(injection.name()).matches()) {
+			problems.add(new ConfigurationProblem(path + ".name", "is blank or holds whitespace",
+					"Write the argument's name, e.g. _tenant"));
+		}
+		requireResolved(path + ".value", injection.value(), problems);
+		int sources = (injection.value() != null ? 1 : 0) + (injection.fromRequestHeader() != null ? 1 : 0)
+				+ (injection.fromCallerClaim() != null ? 1 : 0);
+		if (sources != 1) {
+			problems.add(new ConfigurationProblem(path, sources == 0 ? "has no value, from-request-header or from-caller-claim"
+					: "has more than one of value, from-request-header and from-caller-claim",
+					"Keep exactly one: value for a static value, from-request-header to copy an inbound header"));
+		}
+		else if (injection.fromRequestHeader() != null && !HEADER_NAME.matcher(injection.fromRequestHeader()).matches()) {
+			problems.add(new ConfigurationProblem(path + ".from-request-header",
+					"'" + injection.fromRequestHeader() + "' is not a valid header name", "Write the inbound header's name, e.g. X-Tenant"));
+		}
+		else if (injection.fromCallerClaim() != null) {
+			problems.add(new ConfigurationProblem(path + ".from-caller-claim",
+					"needs authenticated callers, which this relay does not have yet",
+					"Use from-request-header or value until mcp-relay.security is available"));
+		}
+		validateToolPatterns(path + ".tools", injection.tools(), problems);
 	}
 
 	private static void validateToolPatterns(String path, List<String> patterns, List<ConfigurationProblem> problems) {
@@ -165,7 +196,7 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem(path + ".name", "'" + header.name() + "' is not a valid header name",
 					"Use letters, digits and '-', e.g. X-Api-Key"));
 		}
-		else if (RESERVED_HEADERS.contains(header.name().toLowerCase(Locale.ROOT))) {
+		else if (UpstreamHeaders.isManaged(header.name())) {
 			problems.add(new ConfigurationProblem(path + ".name", "'" + header.name() + "' is managed by the relay",
 					"Remove this header; the relay passes it through or computes it itself"));
 		}

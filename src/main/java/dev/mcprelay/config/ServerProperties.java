@@ -17,6 +17,7 @@ import org.springframework.util.unit.DataSize;
  * @param maxBufferedBody the largest body the relay reads into memory for this server: the client's POST body,
  * a JSON response, and one SSE event
  * @param tools which of the upstream's tools clients may see and call
+ * @param arguments tool arguments the relay injects, and the reserved prefix clients may not use
  * @param rejectedServerRequests what the client sees when an interceptor rejects a server-to-client request: nothing
  * ({@code silent}, the default) or a warning notification ({@code notify}); the server always gets the error
  */
@@ -27,6 +28,7 @@ public record ServerProperties(
 		@DefaultValue TimeoutProperties timeouts,
 		@DefaultValue("50MB") DataSize maxBufferedBody,
 		@DefaultValue ToolsProperties tools,
+		@DefaultValue ArgumentsProperties arguments,
 		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests) {
 
 	public ServerProperties {
@@ -55,7 +57,7 @@ public record ServerProperties(
 	public String toString() {
 		return "ServerProperties[url=" + redactedUrl() + ", authorization=" + (authorization == null ? "none" : "<redacted>")
 				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools
-				+ ", rejectedServerRequests=" + rejectedServerRequests + "]";
+				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + "]";
 	}
 
 }

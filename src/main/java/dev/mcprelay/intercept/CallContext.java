@@ -20,6 +20,8 @@ public final class CallContext {
 
 	private final Map<String, Object> attributes = new ConcurrentHashMap<>();
 
+	private final UpstreamHeaders upstreamHeaders = new UpstreamHeaders();
+
 	public CallContext(String server, HttpHeaders headers) {
 		this.server = server;
 		this.headers = HttpHeaders.readOnlyHttpHeaders(headers);
@@ -38,6 +40,14 @@ public final class CallContext {
 	/** The client's {@code Mcp-Session-Id}, or {@code null} before {@code initialize} has been answered. */
 	public String sessionId() {
 		return headers.getFirst("Mcp-Session-Id");
+	}
+
+	/**
+	 * The upstream request headers interceptors set or remove for this request; applied when it goes upstream, so
+	 * only stages that run before that (user-request, per-method request, client notification) make a difference.
+	 */
+	public UpstreamHeaders upstreamHeaders() {
+		return upstreamHeaders;
 	}
 
 	/** A map for notes shared between the stages of one client request. */

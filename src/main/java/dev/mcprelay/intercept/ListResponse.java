@@ -72,6 +72,18 @@ public abstract class ListResponse<T> extends McpResponse {
 		markChanged();
 	}
 
+	/** The entries as they will be relayed: the live JSON array, or an empty one. */
+	Iterable<JsonNode> liveEntries() {
+		return message().path("result").path(field);
+	}
+
+	/** The live JSON of some entry changed: the message is re-encoded, and the decoded entries are read anew. */
+	void entriesEdited() {
+		entries = null;
+		received = null;
+		markChanged();
+	}
+
 	/** Removes the entries {@code filter} matches; a no-op (and no re-encoding) when it matches none. */
 	void removeEntriesIf(Predicate<? super T> filter) {
 		List<T> kept = entries().stream().filter(filter.negate()).toList();

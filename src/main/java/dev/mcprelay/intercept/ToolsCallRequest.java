@@ -48,6 +48,15 @@ public final class ToolsCallRequest extends McpRequest {
 		markChanged();
 	}
 
+	/**
+	 * Injects one argument on the server's behalf: it replaces a client's argument of the same name (the server
+	 * wins), and a reserved name ({@code arguments.reserved-prefix}) is allowed, since the relay's argument policy
+	 * checks only what the client sent, before interceptors of default order run.
+	 */
+	public void injectArgument(String name, Object value) {
+		setArgument(name, value);
+	}
+
 	/** Removes one argument; other arguments are untouched. */
 	public void removeArgument(String name) {
 		JsonNode arguments = message().path("params").get("arguments");

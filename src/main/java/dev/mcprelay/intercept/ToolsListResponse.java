@@ -1,8 +1,10 @@
 package dev.mcprelay.intercept;
 
 import java.util.List;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.modelcontextprotocol.spec.McpSchema;
@@ -32,6 +34,23 @@ public final class ToolsListResponse extends ListResponse<McpSchema.Tool> {
 	/** Hides the tools {@code filter} matches. */
 	public void removeToolsIf(Predicate<? super McpSchema.Tool> filter) {
 		removeEntriesIf(filter);
+	}
+
+	/**
+	 * Edits tools' input schemas in place, keeping everything else of each tool as received: {@code editor} gets each
+	 * tool's name and its live {@code inputSchema} object and says whether it changed it. Only a changed result is
+	 * re-encoded.
+	 */
+	public void editInputSchemas(BiPredicate<String, ObjectNode> editor) {
+		boolean changed = false;
+		for (JsonNode tool : liveEntries()) {
+			if (tool.get("inputSchema") instanceof ObjectNode schema) {
+				changed |= editor.test(tool.path("name").asText(null), schema);
+			}
+		}
+		if (changed) {
+			entriesEdited();
+		}
 	}
 
 }

@@ -223,6 +223,7 @@ public class McpRelay {
 		return order.turn().then(Mono.defer(() -> {
 			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
 					upstream, call.plan() != null);
+			call.context().upstreamHeaders().applyTo(headers);
 			NonStreamingDeadline deadline = new NonStreamingDeadline();
 			WebClient.RequestBodySpec request = webClient.method(call.method())
 				.uri(upstream.uri())

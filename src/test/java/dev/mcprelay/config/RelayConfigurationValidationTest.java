@@ -97,6 +97,28 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void eachInjectionNeedsANameAndExactlyOneSource() {
+		List<ConfigurationProblem> problems = problemsFor("--mcp-relay.servers.x.url=https://example.com/mcp",
+				"--mcp-relay.servers.x.arguments.inject[0].name=_tenant",
+				"--mcp-relay.servers.x.arguments.inject[0].value=" + SECRET,
+				"--mcp-relay.servers.x.arguments.inject[0].from-request-header=X-Tenant",
+				"--mcp-relay.servers.x.arguments.inject[1].name=_who",
+				"--mcp-relay.servers.x.arguments.inject[2].name=_user",
+				"--mcp-relay.servers.x.arguments.inject[2].from-caller-claim=sub",
+				"--mcp-relay.servers.x.arguments.inject[3].name= ",
+				"--mcp-relay.servers.x.arguments.inject[3].value=v",
+				"--mcp-relay.servers.x.arguments.inject[4].name=_ok",
+				"--mcp-relay.servers.x.arguments.inject[4].from-request-header=X-Ok",
+				"--mcp-relay.servers.x.arguments.inject[4].tools[0]=search_*");
+
+		assertThat(problems).extracting(ConfigurationProblem::property).containsExactlyInAnyOrder(
+				"mcp-relay.servers.x.arguments.inject[0]", "mcp-relay.servers.x.arguments.inject[1]",
+				"mcp-relay.servers.x.arguments.inject[2].from-caller-claim",
+				"mcp-relay.servers.x.arguments.inject[3].name");
+		assertThat(problems).allSatisfy(p -> assertThat(p.toString()).doesNotContain(SECRET));
+	}
+
+	@Test
 	void anUnknownKeyIsNamedWithTheNearestValidKey() {
 		List<ConfigurationProblem> problems = UnknownRelayProperties.find(environment(
 				"--mcp-relay.servers.x.url=https://example.com/mcp", "--mcp-relay.servers.x.tool.deny[0]=secret_*",
@@ -128,6 +150,9 @@ class RelayConfigurationValidationTest {
 				"--mcp-relay.servers.x.headers[0].from-request-header=X-B", "--mcp-relay.servers.x.headers[0].required=true",
 				"--mcp-relay.servers.x.timeouts.streaming-idle=3s", "--mcp-relay.servers.x.max-buffered-body=1MB",
 				"--mcp-relay.servers.x.tools.allow=a,b", "--mcp-relay.servers.x.rejected-server-requests=notify",
+				"--mcp-relay.servers.x.arguments.reserved-prefix=__", "--mcp-relay.servers.x.arguments.inject[0].name=_t",
+				"--mcp-relay.servers.x.arguments.inject[0].value=v", "--mcp-relay.servers.x.arguments.inject[0].tools[0]=a*",
+				"--mcp-relay.servers.x.timeouts.client-write=5s", "--mcp-relay.client-connections.idle-timeout=5s",
 				"--mcp-relay.servers.[my.dotted.id].url=https://example.com/mcp")))
 			.isEmpty();
 	}

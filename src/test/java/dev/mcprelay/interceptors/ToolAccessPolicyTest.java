@@ -31,8 +31,8 @@ import reactor.core.publisher.Mono;
 class ToolAccessPolicyTest extends InterceptorIntegrationTest {
 
 	@ParameterizedTest(name = "{0} lists only {1}")
-	@CsvSource(delimiter = ';', value = { "sdk-tools; echo progress ask-model", "sdk-json-tools; echo secret_audit",
-			"sdk; echo secret_admin secret_audit progress ask-model" })
+	@CsvSource(delimiter = ';', value = { "sdk-tools; echo progress ask-model whoami", "sdk-json-tools; echo secret_audit",
+			"sdk; echo secret_admin secret_audit progress ask-model whoami" })
 	void hiddenToolsVanishFromTheList(String server, String offered) {
 		McpSession session = session(server);
 
@@ -104,7 +104,7 @@ class ToolAccessPolicyTest extends InterceptorIntegrationTest {
 			client.initialize();
 
 			assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
-				.containsExactlyInAnyOrder("echo", "progress", "ask-model");
+				.containsExactlyInAnyOrder("echo", "progress", "ask-model", "whoami");
 			McpSchema.CallToolResult refused = null;
 			try {
 				refused = client.callTool(McpSchema.CallToolRequest.builder().name("secret_admin").build());

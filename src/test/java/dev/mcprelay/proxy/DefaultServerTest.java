@@ -108,7 +108,9 @@ class DefaultServerTest {
 		return new ServerProperties("http://127.0.0.1:1/mcp", null, java.util.List.of(),
 				new dev.mcprelay.config.TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)),
 				org.springframework.util.unit.DataSize.ofMegabytes(1), new dev.mcprelay.config.ToolsProperties(
-						java.util.List.of(), java.util.List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT);
+						java.util.List.of(), java.util.List.of()),
+				new dev.mcprelay.config.ArgumentsProperties("_", java.util.List.of()),
+				dev.mcprelay.config.RejectedServerRequests.SILENT);
 	}
 
 	private static RelayProperties properties(Map<String, ServerProperties> servers, String defaultServer) {

@@ -10,7 +10,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * Spring context serves every subclass. Servers:
  * <ul>
  * <li>{@code sdk}: the SDK's Streamable HTTP server (SSE answers);</li>
- * <li>{@code sdk-json}: the SDK's stateless server (JSON answers);</li>
+ * <li>{@code sdk-json}: the SDK's stateless server (JSON answers); neither with a reserved argument prefix;</li>
  * <li>{@code scripted}: the scripted upstream, with 1s timeouts (2s for a client that stops reading) and a 64KB
  * body cap;</li>
  * <li>{@code scripted-headers}: the scripted upstream with configured authorization and headers;</li>
@@ -33,6 +33,10 @@ public abstract class RelayIntegrationTest {
 	static void upstreams(DynamicPropertyRegistry registry) {
 		registry.add("mcp-relay.servers.sdk.url", () -> TestUpstreams.SDK.url("/mcp"));
 		registry.add("mcp-relay.servers.sdk-json.url", () -> TestUpstreams.SDK.url("/stateless"));
+		// This context checks that the relay is faithful; the reserved-prefix policy, which changes published schemas
+		// by design, is checked in ArgumentPolicyTest.
+		registry.add("mcp-relay.servers.sdk.arguments.reserved-prefix", () -> "");
+		registry.add("mcp-relay.servers.sdk-json.arguments.reserved-prefix", () -> "");
 		registry.add("mcp-relay.servers.scripted.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
 		registry.add("mcp-relay.servers.scripted.timeouts.non-streaming", () -> "1s");
 		registry.add("mcp-relay.servers.scripted.timeouts.streaming-idle", () -> "1s");

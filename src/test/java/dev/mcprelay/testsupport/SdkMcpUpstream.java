@@ -40,7 +40,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * with {@code application/json}). Both offer:
  * <ul>
  * <li>tools {@code echo} (returns its {@code message} argument; its listing carries {@code _meta}),
- * {@code secret_admin} and {@code secret_audit} (both echo too);</li>
+ * {@code secret_admin} and {@code secret_audit} (both echo too), and {@code whoami} (answers with the arguments it
+ * received; its schema declares reserved {@code _tenant} and {@code _trace});</li>
  * <li>prompt {@code greeting} (argument {@code name});</li>
  * <li>resource {@code memo://one} and resource template {@code memo://{id}}.</li>
  * </ul>
@@ -119,6 +120,10 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.build()));
 		tools.add(progressTool());
 		tools.add(askModelTool());
+		tools.add(McpServerFeatures.SyncToolSpecification.builder()
+			.tool(WHOAMI)
+			.callHandler((exchange, request) -> whoami(request))
+			.build());
 		this.streamable = McpServer.sync(streamableTransport)
 			.serverInfo("sdk-upstream", "1.0.0")
 			.capabilities(CAPABILITIES)
@@ -137,6 +142,10 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.tool(tool(name))
 			.callHandler((context, request) -> echo(request))
 			.build()));
+		statelessTools.add(McpStatelessServerFeatures.SyncToolSpecification.builder()
+			.tool(WHOAMI)
+			.callHandler((context, request) -> whoami(request))
+			.build());
 		statelessTools.add(McpStatelessServerFeatures.SyncToolSpecification.builder()
 			.tool(tool("slow"))
 			.callHandler((context, request) -> {
@@ -265,6 +274,29 @@ public final class SdkMcpUpstream implements AutoCloseable {
 				}
 			})
 			.build();
+	}
+
+	/**
+	 * {@code whoami}: answers with its arguments as JSON text, exactly as it received them. Its schema declares the
+	 * reserved {@code _tenant} (required) and {@code _trace}, besides {@code message} (required) and {@code region}.
+	 */
+	private static final McpSchema.Tool WHOAMI = McpSchema.Tool.builder()
+		.name("whoami")
+		.description("Answers with the arguments it received")
+		.inputSchema(JSON, "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"},"
+				+ "\"_tenant\":{\"type\":\"string\"},\"_trace\":{\"type\":\"string\"},\"region\":{\"type\":\"string\"}},"
+				+ "\"required\":[\"_tenant\",\"message\"]}")
+		.build();
+
+	private static McpSchema.CallToolResult whoami(McpSchema.CallToolRequest request) {
+		try {
+			return McpSchema.CallToolResult.builder()
+				.addTextContent(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(request.arguments()))
+				.build();
+		}
+		catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private static McpSchema.Tool tool(String name) {

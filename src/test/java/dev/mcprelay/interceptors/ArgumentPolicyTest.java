@@ -1,0 +1,140 @@
+package dev.mcprelay.interceptors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.CapturedLogs;
+import dev.mcprelay.testsupport.InterceptorIntegrationTest;
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+
+/**
+ * Server-side argument injection with the reserved {@code _} prefix (seed 001), against the SDK servers'
+ * {@code whoami} tool, which declares {@code _tenant} (required) and {@code _trace} and answers with the arguments it
+ * got. {@code sdk-args} injects {@code _tenant} from the X-Tenant header and {@code region: eu} into {@code who*};
+ * {@code sdk-json-args} injects {@code _tenant: acme}; {@code sdk-json-open} has no reserved prefix.
+ */
+class ArgumentPolicyTest extends InterceptorIntegrationTest {
+
+	private static final String WHOAMI_SECRET_VALUE = "client-forged-tenant-9931";
+
+	@ParameterizedTest(name = "{0}: published schemas lose reserved properties and their required entries")
+	@ValueSource(strings = { "sdk-args", "sdk-json-args" })
+	void publishedSchemasLoseReservedArguments(String server) {
+		McpSession session = session(server);
+
+		JsonNode whoami = tool(messages(session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}")).get(0),
+				"whoami");
+
+		assertThat(whoami.at("/inputSchema/properties").fieldNames()).toIterable()
+			.as("reserved properties are gone, the others stay").containsExactly("message", "region");
+		assertThat(whoami.at("/inputSchema/required").toString()).isEqualTo("[\"message\"]");
+		assertThat(whoami.at("/inputSchema/type").asText()).as("the rest of the schema is kept").isEqualTo("object");
+		assertThat(whoami.path("description").asText()).isEqualTo("Answers with the arguments it received");
+	}
+
+	@Test
+	void aClientCallWithReservedKeysIsRefusedNamingEveryKeyAndNothingIsForwarded() {
+		McpSession session = session("sdk-args");
+		upstream.clearSeen();
+		int logsFrom = CapturedLogs.all().size();
+
+		List<JsonNode> answer = messages(session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+				+ "{\"name\":\"whoami\",\"arguments\":{\"message\":\"hi\",\"_tenant\":\"" + WHOAMI_SECRET_VALUE
+				+ "\",\"_trace\":\"t\"}}}"));
+
+		assertThat(answer.get(0).at("/error/code").asInt()).isEqualTo(-32602);
+		assertThat(answer.get(0).at("/error/message").asText())
+			.isEqualTo("Reserved argument keys not allowed: _tenant, _trace");
+		assertThat(upstreamReceived("tools/call")).as("nothing forwarded").isEmpty();
+		List<String> logged = CapturedLogs.all().subList(logsFrom, CapturedLogs.all().size());
+		assertThat(logged).as("the refusal is logged with the tool and the keys")
+			.anyMatch(line -> line.contains("whoami") && line.contains("_tenant") && line.contains("_trace"))
+			.as("never with the values").noneMatch(line -> line.contains(WHOAMI_SECRET_VALUE));
+	}
+
+	@Test
+	void injectedArgumentsWinOverTheClientsAndNestedKeysAreUntouched() {
+		McpSession session = session("sdk-args");
+		upstream.clearSeen();
+
+		List<JsonNode> answer = messages(http().send(session.request("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"whoami\",\"arguments\":{\"message\":\"hi\",\"region\":\"us\","
+				+ "\"options\":{\"_nested\":1}}}}")
+			.header("X-Tenant", "acme")));
+
+		JsonNode received = RawHttp.json(answer.get(answer.size() - 1).at("/result/content/0/text").asText());
+		assertThat(received.path("_tenant").asText()).as("injected from the X-Tenant header").isEqualTo("acme");
+		assertThat(received.path("region").asText()).as("the server's value wins over the client's").isEqualTo("eu");
+		assertThat(received.at("/options/_nested").asInt()).as("nested keys are not the relay's business").isEqualTo(1);
+		assertThat(received.path("message").asText()).isEqualTo("hi");
+	}
+
+	@Test
+	void anInjectionOnlyReachesTheToolsItNames() {
+		McpSession session = session("sdk-args");
+		upstream.clearSeen();
+
+		http().send(session.request(RawHttp.toolsCall(4, "echo")).header("X-Tenant", "acme"));
+
+		JsonNode sent = upstreamReceived("tools/call").get(0);
+		assertThat(sent.at("/params/arguments/_tenant").asText()).as("_tenant goes to every tool").isEqualTo("acme");
+		assertThat(sent.at("/params/arguments/region").isMissingNode()).as("region only to who*").isTrue();
+	}
+
+	@Test
+	void aStaticValueIsInjectedOnTheJsonPathToo() {
+		McpSession session = session("sdk-json-args");
+
+		JsonNode answer = messages(session.post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
+				+ "{\"name\":\"whoami\",\"arguments\":{\"message\":\"hi\"}}}")).get(0);
+
+		assertThat(RawHttp.json(answer.at("/result/content/0/text").asText()).path("_tenant").asText()).isEqualTo("acme");
+	}
+
+	@Test
+	void withoutAReservedPrefixAClientsUnderscoreArgumentPasses() {
+		McpSession session = session("sdk-json-open");
+
+		JsonNode answer = messages(session.post("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":"
+				+ "{\"name\":\"whoami\",\"arguments\":{\"message\":\"hi\",\"_tenant\":\"mine\"}}}")).get(0);
+		JsonNode listed = tool(messages(session.post("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}")).get(0),
+				"whoami");
+
+		assertThat(RawHttp.json(answer.at("/result/content/0/text").asText()).path("_tenant").asText()).isEqualTo("mine");
+		assertThat(listed.at("/inputSchema/properties/_tenant").isObject()).isTrue();
+	}
+
+	@Test
+	void aReservedArgumentNoInjectionSuppliesIsWarnedAboutOncePerTool() {
+		McpSession session = session("sdk-json-args");
+
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\"}");
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\"}");
+
+		assertThat(CapturedLogs.all())
+			.filteredOn(line -> line.startsWith("WARN") && line.contains("'whoami' of 'sdk-json-args'")
+					&& line.contains("'_trace'"))
+			.as("_trace is never injected on sdk-json-args: one warning, however often the list is read")
+			.hasSize(1);
+		assertThat(CapturedLogs.all())
+			.noneMatch(line -> line.contains("'whoami' of 'sdk-json-args'") && line.contains("'_tenant'"));
+	}
+
+	private static JsonNode tool(JsonNode listAnswer, String name) {
+		for (JsonNode tool : listAnswer.at("/result/tools")) {
+			if (tool.path("name").asText().equals(name)) {
+				return tool;
+			}
+		}
+		throw new AssertionError("no tool " + name + " in " + listAnswer);
+	}
+
+}
