@@ -33,8 +33,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * Carries one client request to its upstream MCP server and the answer back (DESIGN section 3): resolve the
- * server, check the origin, read and parse a POST body within its cap, run the request stages, build the upstream
- * headers, send, and hand the response to {@link ResponseRelay}. Every failure before the client's response is
+ * server, check the origin and host, take the request's place in its session's order ({@link SessionOrder}), read
+ * and parse a POST body within its cap, run the request stages (GET and DELETE meet the user-request stage), build
+ * the upstream headers (with those interceptors set), wait for the session's earlier requests, send, and hand the
+ * response to {@link ResponseRelay}. Every failure before the client's response is
  * committed is answered with a JSON-RPC error for the request's id; when the upstream is at fault, the error stage
  * sees it first.
  */
