@@ -49,6 +49,8 @@ final class MethodRoutes {
 			McpResponse::new);
 
 	private static final Map<String, ResponseRoute<?>> RESPONSES = Map.of(
+			"initialize", new ResponseRoute<>(Stage.INITIALIZE_RESPONSE, InitializeResponse::new),
+			"tools/call", new ResponseRoute<>(Stage.TOOLS_CALL_RESPONSE, ToolsCallResponse::new),
 			"tools/list", new ResponseRoute<>(Stage.TOOLS_LIST_RESPONSE, ToolsListResponse::new),
 			"prompts/list", new ResponseRoute<>(Stage.PROMPTS_LIST_RESPONSE, PromptsListResponse::new),
 			"resources/list", new ResponseRoute<>(Stage.RESOURCES_LIST_RESPONSE, ResourcesListResponse::new));

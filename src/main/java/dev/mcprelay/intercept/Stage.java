@@ -58,6 +58,12 @@ public final class Stage<V extends MessageView> {
 	public static final Stage<RemoteMessage> REMOTE_MESSAGE = Stage.of("remote-message",
 			RemoteMessageInterceptor.class, RemoteMessageInterceptor::interceptRemoteMessage, PROCEED_ONLY);
 
+	public static final Stage<InitializeResponse> INITIALIZE_RESPONSE = Stage.of("initialize-response",
+			InitializeResponseInterceptor.class, InitializeResponseInterceptor::interceptInitializeResponse, PROCEED_ONLY);
+
+	public static final Stage<ToolsCallResponse> TOOLS_CALL_RESPONSE = Stage.of("tools-call-response",
+			ToolsCallResponseInterceptor.class, ToolsCallResponseInterceptor::interceptToolsCallResponse, PROCEED_ONLY);
+
 	public static final Stage<ToolsListResponse> TOOLS_LIST_RESPONSE = Stage.of("tools-list-response",
 			ToolsListResponseInterceptor.class, ToolsListResponseInterceptor::interceptToolsListResponse, PROCEED_ONLY);
 
@@ -77,7 +83,7 @@ public final class Stage<V extends MessageView> {
 	public static final List<Stage<?>> ALL = List.of(USER_REQUEST, INITIALIZE_REQUEST, TOOLS_CALL_REQUEST,
 			TOOLS_LIST_REQUEST, PROMPTS_LIST_REQUEST, PROMPTS_GET_REQUEST, RESOURCES_LIST_REQUEST,
 			RESOURCE_TEMPLATES_LIST_REQUEST, RESOURCES_READ_REQUEST, OTHER_REQUEST, CLIENT_NOTIFICATION, REMOTE_MESSAGE,
-			TOOLS_LIST_RESPONSE, PROMPTS_LIST_RESPONSE, RESOURCES_LIST_RESPONSE, OTHER_RESPONSE, ERROR);
+			INITIALIZE_RESPONSE, TOOLS_CALL_RESPONSE, TOOLS_LIST_RESPONSE, PROMPTS_LIST_RESPONSE, RESOURCES_LIST_RESPONSE, OTHER_RESPONSE, ERROR);
 
 	private final String name;
 

@@ -12,8 +12,10 @@ import reactor.core.publisher.Mono;
  * <p>Wire form of a rejection: the response is replaced by a JSON-RPC error with the same id (on a stream, in place
  * of the event).
  *
- * <p>Not routed here: error answers and failures (see {@link ErrorInterceptor}), other methods, and responses on a
- * GET stream, which answer no request of this client request.
+ * <p>A list result that arrives without its request at hand (on a GET stream, or a stream resumed with
+ * {@code Last-Event-ID}) is routed here too, recognised by its shape, with an inferred {@code request()}.
+ *
+ * <p>Not routed here: error answers and failures (see {@link ErrorInterceptor}), and other methods.
  */
 public interface ToolsListResponseInterceptor extends Interceptor {
 

@@ -122,12 +122,50 @@ class InterceptorMutationTest extends InterceptorIntegrationTest {
 		}
 	}
 
+	@ParameterizedTest(name = "{0}: a tools/call result's setters change what the client gets, unknown fields intact")
+	@ValueSource(strings = { "sdk", "sdk-json" })
+	void toolsCallResultSettersChangeWhatTheClientGets(String server) {
+		McpSession session = session(server);
+		script.on("first", Stage.TOOLS_CALL_RESPONSE, response -> {
+			assertThat(response.content()).singleElement()
+				.isInstanceOfSatisfying(McpSchema.TextContent.class, text -> assertThat(text.text()).isEqualTo("hi"));
+			response.setContent(List.of(new McpSchema.TextContent("[checked] hi")));
+			response.setStructuredContent(java.util.Map.of("checked", true));
+			response.setError(false);
+			return Outcome.proceed();
+		});
+
+		JsonNode result = messages(session.post("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":"
+				+ "{\"name\":\"echo\",\"arguments\":{\"message\":\"hi\"}}}")).get(0).path("result");
+
+		assertThat(result.at("/content/0/text").asText()).isEqualTo("[checked] hi");
+		assertThat(result.at("/structuredContent/checked").asBoolean()).isTrue();
+		assertThat(result.path("isError").asBoolean(true)).isFalse();
+	}
+
+	@ParameterizedTest(name = "{0}: initialize's setters change what the client gets, the rest kept")
+	@ValueSource(strings = { "sdk", "sdk-json" })
+	void initializeSettersChangeWhatTheClientGets(String server) {
+		script.on("first", Stage.INITIALIZE_RESPONSE, response -> {
+			response.setInstructions("Use the echo tool for greetings.");
+			response.setServerInfo(new McpSchema.Implementation("relayed-" + response.serverInfo().name(), "1.0.0"));
+			return Outcome.proceed();
+		});
+
+		JsonNode result = messages(http().send(http().post(server, McpSession.initialize(1)))).get(0).path("result");
+
+		assertThat(result.path("instructions").asText()).isEqualTo("Use the echo tool for greetings.");
+		assertThat(result.at("/serverInfo/name").asText()).startsWith("relayed-sdk");
+		assertThat(result.path("protocolVersion").asText()).as("untouched").isEqualTo(McpSession.PROTOCOL_VERSION);
+		assertThat(result.at("/capabilities/tools").isObject()).as("untouched").isTrue();
+	}
+
 	@ParameterizedTest(name = "{0}: a replaced result reaches the client")
 	@ValueSource(strings = { "sdk", "sdk-json" })
 	void replacedResultReachesTheClient(String server) {
 		McpSession session = session(server);
-		script.on("first", Stage.OTHER_RESPONSE, response -> {
-			if (response.request() instanceof ToolsCallRequest call && call.toolName().equals("echo")) {
+		script.on("first", Stage.TOOLS_CALL_RESPONSE, response -> {
+			if (response.toolName().equals("echo")) {
 				response.replaceResult(McpSchema.CallToolResult.builder().addTextContent("[redacted]").build());
 			}
 			return Outcome.proceed();

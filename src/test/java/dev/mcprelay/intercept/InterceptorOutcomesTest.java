@@ -108,7 +108,7 @@ class InterceptorOutcomesTest extends InterceptorIntegrationTest {
 		assertThat(messages.get(0).path("error").path("message").asText()).isEqualTo("The answer was withheld");
 		assertThat(messages.get(0).has("result")).isFalse();
 		assertThat(script.seenBy("second")).as("the response stage never saw the withheld answer")
-			.doesNotContain("other-response tools/call");
+			.doesNotContain("tools-call-response tools/call");
 	}
 
 	@ParameterizedTest(name = "{0}: a response rejected at its per-method stage becomes an error with its id")
@@ -228,7 +228,7 @@ class InterceptorOutcomesTest extends InterceptorIntegrationTest {
 	@ValueSource(strings = { "sdk", "sdk-json" })
 	void interceptorThatErrorsAsynchronouslyIsContained(String server) {
 		McpSession session = session(server);
-		script.on("second", Stage.OTHER_RESPONSE, response -> Mono.delay(Duration.ofMillis(50))
+		script.on("second", Stage.TOOLS_CALL_RESPONSE, response -> Mono.delay(Duration.ofMillis(50))
 			.then(Mono.error(new IllegalStateException("lookup failed for internal host db-7"))));
 
 		HttpResponse<String> response = session.post(RawHttp.toolsCall(42, "echo"));

@@ -43,12 +43,12 @@ class InterceptorStagesTest extends InterceptorIntegrationTest {
 
 		assertThat(script.seenBy("first")).as("the stages, in the order the messages met them").containsExactly(
 				"user-request initialize", "initialize-request initialize", "remote-message initialize",
-				"other-response initialize",
+				"initialize-response initialize",
 				"user-request notifications/initialized", "client-notification notifications/initialized",
 				"user-request tools/list", "tools-list-request tools/list", "remote-message tools/list",
 				"tools-list-response tools/list",
 				"user-request tools/call", "tools-call-request tools/call", "remote-message tools/call",
-				"other-response tools/call",
+				"tools-call-response tools/call",
 				"user-request prompts/list", "prompts-list-request prompts/list", "remote-message prompts/list",
 				"prompts-list-response prompts/list",
 				"user-request prompts/get", "prompts-get-request prompts/get", "remote-message prompts/get",
@@ -75,7 +75,7 @@ class InterceptorStagesTest extends InterceptorIntegrationTest {
 			.as("first (order 10) before second (order 20), stage after stage")
 			.containsExactly("first user-request", "second user-request", "first tools-call-request",
 					"second tools-call-request", "first remote-message", "second remote-message",
-					"first other-response", "second other-response");
+					"first tools-call-response", "second tools-call-response");
 	}
 
 	@Test

@@ -8,6 +8,8 @@ import dev.mcprelay.intercept.ClientNotificationInterceptor;
 import dev.mcprelay.intercept.ErrorInterceptor;
 import dev.mcprelay.intercept.InitializeRequest;
 import dev.mcprelay.intercept.InitializeRequestInterceptor;
+import dev.mcprelay.intercept.InitializeResponse;
+import dev.mcprelay.intercept.InitializeResponseInterceptor;
 import dev.mcprelay.intercept.ListRequest;
 import dev.mcprelay.intercept.McpRequest;
 import dev.mcprelay.intercept.McpResponse;
@@ -30,6 +32,8 @@ import dev.mcprelay.intercept.ResponseInterceptor;
 import dev.mcprelay.intercept.Stage;
 import dev.mcprelay.intercept.ToolsCallRequest;
 import dev.mcprelay.intercept.ToolsCallRequestInterceptor;
+import dev.mcprelay.intercept.ToolsCallResponse;
+import dev.mcprelay.intercept.ToolsCallResponseInterceptor;
 import dev.mcprelay.intercept.ToolsListRequestInterceptor;
 import dev.mcprelay.intercept.ToolsListResponse;
 import dev.mcprelay.intercept.ToolsListResponseInterceptor;
@@ -42,8 +46,8 @@ public final class ScriptedInterceptor implements UserRequestInterceptor, Initia
 		ToolsCallRequestInterceptor, ToolsListRequestInterceptor, PromptsListRequestInterceptor,
 		PromptsGetRequestInterceptor, ResourcesListRequestInterceptor, ResourceTemplatesListRequestInterceptor,
 		ResourcesReadRequestInterceptor, RequestInterceptor, ClientNotificationInterceptor, RemoteMessageInterceptor,
-		ToolsListResponseInterceptor, PromptsListResponseInterceptor, ResourcesListResponseInterceptor,
-		ResponseInterceptor, ErrorInterceptor, Ordered {
+		InitializeResponseInterceptor, ToolsCallResponseInterceptor, ToolsListResponseInterceptor,
+		PromptsListResponseInterceptor, ResourcesListResponseInterceptor, ResponseInterceptor, ErrorInterceptor, Ordered {
 
 	private final String name;
 
@@ -125,6 +129,16 @@ public final class ScriptedInterceptor implements UserRequestInterceptor, Initia
 	@Override
 	public Mono<Outcome> interceptRemoteMessage(RemoteMessage message) {
 		return script.run(name, Stage.REMOTE_MESSAGE, message);
+	}
+
+	@Override
+	public Mono<Outcome> interceptInitializeResponse(InitializeResponse response) {
+		return script.run(name, Stage.INITIALIZE_RESPONSE, response);
+	}
+
+	@Override
+	public Mono<Outcome> interceptToolsCallResponse(ToolsCallResponse response) {
+		return script.run(name, Stage.TOOLS_CALL_RESPONSE, response);
 	}
 
 	@Override
