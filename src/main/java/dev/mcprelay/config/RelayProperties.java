@@ -22,6 +22,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param accessLog the one-line-per-request access log
  * @param shutdown what happens to open streams on shutdown
  * @param clientConnections bounds on the connections clients open to the relay
+ * @param security who may call the relay
+ * @param rateLimits how many requests callers may make, rule by rule (every matching rule must allow a request)
+ * @param sessions where state shared across requests lives
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -31,10 +34,14 @@ public record RelayProperties(
 		@DefaultValue @NestedConfigurationProperty ConnectionPoolProperties connectionPool,
 		@DefaultValue @NestedConfigurationProperty AccessLogProperties accessLog,
 		@DefaultValue @NestedConfigurationProperty ShutdownProperties shutdown,
-		@DefaultValue @NestedConfigurationProperty ClientConnectionProperties clientConnections) {
+		@DefaultValue @NestedConfigurationProperty ClientConnectionProperties clientConnections,
+		@DefaultValue @NestedConfigurationProperty SecurityProperties security,
+		@DefaultValue List<RateLimitProperties> rateLimits,
+		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions) {
 
 	public RelayProperties {
 		servers = servers == null ? Map.of() : Map.copyOf(servers);
+		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
 	}
 

@@ -36,7 +36,11 @@ public final class RelayPropertiesValidator {
 
 	public static List<ConfigurationProblem> validate(RelayProperties properties) {
 		List<ConfigurationProblem> problems = new ArrayList<>();
-		properties.servers().forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, problems));
+		SecurityMode mode = properties.security().mode();
+		properties.servers()
+			.forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, mode, problems));
+		problems.addAll(SecurityPropertiesValidator.validate(properties));
+		problems.addAll(RateLimitPropertiesValidator.validate(properties));
 		String defaultServer = properties.defaultServer();
 		if (defaultServer != null && !properties.servers().containsKey(defaultServer)) {
 			problems.add(new ConfigurationProblem("mcp-relay.default-server",
@@ -75,7 +79,7 @@ public final class RelayPropertiesValidator {
 		}
 	}
 
-	private static void validateServer(String path, String id, ServerProperties server,
+	private static void validateServer(String path, String id, ServerProperties server, SecurityMode mode,
 			List<ConfigurationProblem> problems) {
 		if (!SERVER_ID.matcher(id).matches()) {
 			problems.add(new ConfigurationProblem(path, "the server id '" + id + "' cannot be a URL path segment",
@@ -94,7 +98,12 @@ public final class RelayPropertiesValidator {
 					"Set it to the full header value, e.g. \"Bearer ${TOKEN}\", or remove the property"));
 		}
 		for (int i = 0; i < server.headers().size(); i++) {
-			validateHeader(path + ".headers[" + i + "]", server.headers().get(i), problems);
+			validateHeader(path + ".headers[" + i + "]", server.headers().get(i), mode, problems);
+		}
+		if (!server.allowedScopes().isEmpty() && mode != SecurityMode.JWT) {
+			problems.add(new ConfigurationProblem(path + ".allowed-scopes",
+					"applies to callers with JWTs, and mcp-relay.security.mode is not jwt",
+					"Remove it, or set mcp-relay.security.mode: jwt"));
 		}
 		TimeoutProperties timeouts = server.timeouts();
 		requirePositive(path + ".timeouts.non-streaming", timeouts.nonStreaming(), "60s", problems);
@@ -114,11 +123,11 @@ public final class RelayPropertiesValidator {
 					"holds whitespace or a control character", "Write a prefix such as _, or \"\" to turn it off"));
 		}
 		for (int i = 0; i < arguments.inject().size(); i++) {
-			validateInjection(path + ".arguments.inject[" + i + "]", arguments.inject().get(i), problems);
+			validateInjection(path + ".arguments.inject[" + i + "]", arguments.inject().get(i), mode, problems);
 		}
 	}
 
-	private static void validateInjection(String path, InjectedArgumentProperties injection,
+	private static void validateInjection(String path, InjectedArgumentProperties injection, SecurityMode mode,
 			List<ConfigurationProblem> problems) {
 		if (injection.name() == null || injection.name().isBlank() || !TOOL_PATTERN.matcher(injection.name()).matches()) {
 			problems.add(new ConfigurationProblem(path + ".name", "is blank or holds whitespace",
@@ -130,16 +139,15 @@ public final class RelayPropertiesValidator {
 		if (sources != 1) {
 			problems.add(new ConfigurationProblem(path, sources == 0 ? "has no value, from-request-header or from-caller-claim"
 					: "has more than one of value, from-request-header and from-caller-claim",
-					"Keep exactly one: value for a static value, from-request-header to copy an inbound header"));
+					"Keep exactly one: value for a static value, from-request-header to copy an inbound header, "
+							+ "from-caller-claim to copy a claim of the authenticated caller"));
 		}
 		else if (injection.fromRequestHeader() != null && !HEADER_NAME.matcher(injection.fromRequestHeader()).matches()) {
 			problems.add(new ConfigurationProblem(path + ".from-request-header",
 					"'" + injection.fromRequestHeader() + "' is not a valid header name", "Write the inbound header's name, e.g. X-Tenant"));
 		}
 		else if (injection.fromCallerClaim() != null) {
-			problems.add(new ConfigurationProblem(path + ".from-caller-claim",
-					"needs authenticated callers, which this relay does not have yet",
-					"Use from-request-header or value until mcp-relay.security is available"));
+			requireCallers(path + ".from-caller-claim", injection.fromCallerClaim(), mode, problems);
 		}
 		validateToolPatterns(path + ".tools", injection.tools(), problems);
 	}
@@ -188,7 +196,8 @@ public final class RelayPropertiesValidator {
 		}
 	}
 
-	private static void validateHeader(String path, HeaderProperties header, List<ConfigurationProblem> problems) {
+	private static void validateHeader(String path, HeaderProperties header, SecurityMode mode,
+			List<ConfigurationProblem> problems) {
 		if (header.name() == null || header.name().isBlank()) {
 			problems.add(new ConfigurationProblem(path + ".name", "is blank", "Write the header name, e.g. X-Api-Key"));
 		}
@@ -203,13 +212,18 @@ public final class RelayPropertiesValidator {
 		requireResolved(path + ".value", header.value(), problems);
 		boolean hasValue = header.value() != null;
 		boolean hasSource = header.fromRequestHeader() != null;
-		if (hasValue && hasSource) {
-			problems.add(new ConfigurationProblem(path, "has both value and from-request-header",
-					"Keep exactly one: value for a static value, from-request-header to copy an inbound header"));
+		int sources = (hasValue ? 1 : 0) + (hasSource ? 1 : 0) + (header.fromCallerClaim() != null ? 1 : 0);
+		if (sources > 1) {
+			problems.add(new ConfigurationProblem(path, "has more than one of value, from-request-header and from-caller-claim",
+					"Keep exactly one: value for a static value, from-request-header to copy an inbound header, "
+							+ "from-caller-claim to copy a claim of the authenticated caller"));
 		}
-		else if (!hasValue && !hasSource) {
-			problems.add(new ConfigurationProblem(path, "has neither value nor from-request-header",
+		else if (sources == 0) {
+			problems.add(new ConfigurationProblem(path, "has none of value, from-request-header and from-caller-claim",
 					"Add value: ${ENV_VAR} for a static value, or from-request-header: X-Name to copy an inbound header"));
+		}
+		else if (header.fromCallerClaim() != null) {
+			requireCallers(path + ".from-caller-claim", header.fromCallerClaim(), mode, problems);
 		}
 		else if (hasSource && !HEADER_NAME.matcher(header.fromRequestHeader()).matches()) {
 			problems.add(new ConfigurationProblem(path + ".from-request-header",
@@ -218,6 +232,17 @@ public final class RelayPropertiesValidator {
 		else if (hasValue && header.required() && header.value().isBlank()) {
 			problems.add(new ConfigurationProblem(path + ".value", "is required but blank (an environment variable that is not set?)",
 					"Set the variable it refers to, or give a non-blank value"));
+		}
+	}
+
+	/** A claim of the caller exists only when callers are authenticated. */
+	private static void requireCallers(String path, String claim, SecurityMode mode, List<ConfigurationProblem> problems) {
+		if (claim.isBlank()) {
+			problems.add(new ConfigurationProblem(path, "is blank", "Write the claim's name, e.g. tenant"));
+		}
+		else if (mode == SecurityMode.NONE) {
+			problems.add(new ConfigurationProblem(path, "needs authenticated callers, and mcp-relay.security.mode is none",
+					"Set mcp-relay.security.mode to api-key or jwt, or use value or from-request-header"));
 		}
 	}
 

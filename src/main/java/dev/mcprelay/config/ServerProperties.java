@@ -20,6 +20,8 @@ import org.springframework.util.unit.DataSize;
  * @param arguments tool arguments the relay injects, and the reserved prefix clients may not use
  * @param rejectedServerRequests what the client sees when an interceptor rejects a server-to-client request: nothing
  * ({@code silent}, the default) or a warning notification ({@code notify}); the server always gets the error
+ * @param allowedScopes in {@code jwt} security mode, a token must carry at least one of these scopes to use this
+ * server; empty, any valid token may
  */
 public record ServerProperties(
 		String url,
@@ -29,10 +31,12 @@ public record ServerProperties(
 		@DefaultValue("50MB") DataSize maxBufferedBody,
 		@DefaultValue ToolsProperties tools,
 		@DefaultValue ArgumentsProperties arguments,
-		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests) {
+		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests,
+		@DefaultValue List<String> allowedScopes) {
 
 	public ServerProperties {
 		headers = headers == null ? List.of() : List.copyOf(headers);
+		allowedScopes = allowedScopes == null ? List.of() : List.copyOf(allowedScopes);
 	}
 
 	/** The upstream URL as a URI; only valid after RelayPropertiesValidator accepted it. */
@@ -57,7 +61,8 @@ public record ServerProperties(
 	public String toString() {
 		return "ServerProperties[url=" + redactedUrl() + ", authorization=" + (authorization == null ? "none" : "<redacted>")
 				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools
-				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + "]";
+				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + ", allowedScopes="
+				+ allowedScopes + "]";
 	}
 
 }

@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import dev.mcprelay.security.Caller;
+
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,9 +24,25 @@ public final class CallContext {
 
 	private final UpstreamHeaders upstreamHeaders = new UpstreamHeaders();
 
-	public CallContext(String server, HttpHeaders headers) {
+	private final Caller caller;
+
+	public CallContext(String server, HttpHeaders headers, Caller caller) {
 		this.server = server;
 		this.headers = HttpHeaders.readOnlyHttpHeaders(headers);
+		this.caller = caller;
+	}
+
+	/** A request from an anonymous caller (security mode {@code none}). */
+	public CallContext(String server, HttpHeaders headers) {
+		this(server, headers, Caller.ANONYMOUS);
+	}
+
+	/**
+	 * Who sent the request, as the front door established it ({@code mcp-relay.security}): id, scopes and claims;
+	 * {@link Caller#ANONYMOUS} in security mode {@code none}.
+	 */
+	public Caller caller() {
+		return caller;
 	}
 
 	/** The id of the upstream server, as configured under {@code mcp-relay.servers}. */

@@ -93,7 +93,7 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 		}
 		for (Injection injection : server.injections()) {
 			if (injection.tools().offers(call.toolName())) {
-				String value = injection.valueFor(call);
+				Object value = injection.valueFor(call);
 				if (value != null) {
 					call.injectArgument(injection.name(), value);
 				}
@@ -166,17 +166,30 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 	}
 
 	/** One configured injection, with its tool globs compiled. */
-	private record Injection(String name, String value, String fromRequestHeader, ToolNameFilter tools) {
+	private record Injection(String name, String value, String fromRequestHeader, String fromCallerClaim,
+			ToolNameFilter tools) {
 
 		Injection(InjectedArgumentProperties properties) {
-			this(properties.name(), properties.value(), properties.fromRequestHeader(),
+			this(properties.name(), properties.value(), properties.fromRequestHeader(), properties.fromCallerClaim(),
 					new ToolNameFilter(new ToolsProperties(properties.tools(), List.of())));
 		}
 
-		/** The value to inject into {@code call}; {@code null} when its source header is absent or blank. */
-		String valueFor(ToolsCallRequest call) {
+		/**
+		 * The value to inject into {@code call}: the static value, the header's (a string), or the caller's claim (a
+		 * string, number, boolean or list as the token has it); {@code null} when the header or claim is absent or
+		 * blank.
+		 */
+		Object valueFor(ToolsCallRequest call) {
 			if (value != null) {
 				return value;
+			}
+			if (fromCallerClaim != null) {
+				Object claim = call.context().caller().claim(fromCallerClaim);
+				if (claim instanceof String || claim instanceof Number || claim instanceof Boolean
+						|| claim instanceof java.util.Collection<?>) {
+					return claim instanceof String text && text.isBlank() ? null : claim;
+				}
+				return call.context().caller().claimAsText(fromCallerClaim);
 			}
 			String header = call.context().headers().getFirst(fromRequestHeader);
 			return header == null || header.isBlank() ? null : header;

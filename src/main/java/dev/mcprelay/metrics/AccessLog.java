@@ -17,7 +17,7 @@ import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 
 /**
- * Writes one line per client request, at INFO on the logger {@code mcp.relay.access}: server, HTTP method, rpc
+ * Writes one line per client request, at INFO on the logger {@code mcp.relay.access}: server, caller, HTTP method, rpc
  * method, JSON-RPC id, upstream status, outcome, duration, bytes, the interceptor that stopped the request and the
  * failure reason. Never a header value, an argument or a result. Text taken from the request (method, id) is cut
  * to {@value #MAX_VALUE_LENGTH} characters and escaped, so a client cannot forge or flood log lines.
@@ -41,6 +41,7 @@ class AccessLog {
 		}
 		Map<String, Object> fields = new LinkedHashMap<>();
 		fields.put("server", record.server());
+		fields.put("client", clip(record.clientId()));
 		fields.put("http_method", record.httpMethodTag());
 		fields.put("rpc_method", clip(record.rpcMethod()));
 		JsonNode id = record.rpcId();

@@ -1,5 +1,7 @@
 package dev.mcprelay.metrics;
 
+import dev.mcprelay.security.Caller;
+
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.http.HttpMethod;
@@ -40,6 +42,8 @@ public final class ExchangeRecord {
 
 	private volatile String reason;
 
+	private volatile Caller caller = Caller.ANONYMOUS;
+
 	ExchangeRecord(HttpMethod httpMethod) {
 		this.httpMethod = httpMethod;
 	}
@@ -59,6 +63,11 @@ public final class ExchangeRecord {
 	/** The request names configured server {@code id}. */
 	public void server(String id) {
 		this.server = id;
+	}
+
+	/** Who sent the request, once the front door let it in. */
+	void caller(Caller caller) {
+		this.caller = caller;
 	}
 
 	/** The POST body, parsed. */
@@ -113,6 +122,15 @@ public final class ExchangeRecord {
 	String httpMethodTag() {
 		return httpMethod == HttpMethod.POST || httpMethod == HttpMethod.GET || httpMethod == HttpMethod.DELETE
 				? httpMethod.name() : "other";
+	}
+
+	String clientTag() {
+		return caller.metricTag();
+	}
+
+	/** The caller's id for the log: an API key's client, a token's client claim; {@code null} when anonymous. */
+	String clientId() {
+		return caller.id();
 	}
 
 	String rpcMethodTag() {

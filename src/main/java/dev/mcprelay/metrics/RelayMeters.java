@@ -4,7 +4,8 @@ package dev.mcprelay.metrics;
  * Every meter the relay publishes, and every tag on them, in one place (DESIGN section 6). Prometheus names come out
  * with dots as underscores and unit suffixes: {@code mcp_relay_requests_total}, {@code mcp_relay_request_duration_seconds},
  * {@code mcp_relay_response_bytes}, {@code mcp_relay_streams_active}, {@code mcp_relay_interceptor_duration_seconds},
- * {@code mcp_relay_interceptor_rejections_total}.
+ * {@code mcp_relay_interceptor_rejections_total}, {@code mcp_relay_auth_failures_total},
+ * {@code mcp_relay_rate_limit_rejections_total}.
  *
  * <p>Every tag value comes from a bounded set: configured server ids (or {@code unknown}), the known MCP methods (or
  * {@code other}), status classes, outcomes, stage names and interceptor names. Never a session id, user, JSON-RPC
@@ -12,18 +13,18 @@ package dev.mcprelay.metrics;
  */
 public final class RelayMeters {
 
-	/** Counter: client requests on {@code /mcp/{server}}, one per HTTP exchange. Tags: all five request tags. */
+	/** Counter: client requests on {@code /mcp/{server}}, one per HTTP exchange. Tags: all six request tags. */
 	public static final String REQUESTS = "mcp.relay.requests";
 
 	/**
 	 * Timer: from the request's arrival until its response ends; for a stream, until the stream ends. Histogram
-	 * buckets from 10 ms to 120 s. Tags: all five request tags.
+	 * buckets from 10 ms to 120 s. Tags: all six request tags.
 	 */
 	public static final String REQUEST_DURATION = "mcp.relay.request.duration";
 
 	/**
 	 * Distribution summary: body bytes the client received, in bytes. Histogram buckets from 1 KB to 50 MB. Tags: all
-	 * five request tags.
+	 * six request tags.
 	 */
 	public static final String RESPONSE_BYTES = "mcp.relay.response.bytes";
 
@@ -48,6 +49,23 @@ public final class RelayMeters {
 	 */
 	public static final String INTERCEPTOR_REJECTIONS = "mcp.relay.interceptor.rejections";
 
+	/**
+	 * Counter: requests the front door refused ({@code mcp-relay.security}). Tags: {@link #REASON} (e.g.
+	 * {@code missing_credentials}, {@code invalid_api_key}, {@code token_expired}, {@code server_not_allowed}) and
+	 * {@link #SERVER} ({@code unknown} for a path naming no configured server, {@code none} for a path that is no MCP
+	 * path).
+	 */
+	public static final String AUTH_FAILURES = "mcp.relay.auth.failures";
+
+	/** Counter: JSON-RPC requests a rate-limit rule refused. Tags: {@link #RULE}, {@link #SERVER}. */
+	public static final String RATE_LIMIT_REJECTIONS = "mcp.relay.rate.limit.rejections";
+
+	/**
+	 * Counter: rate-limit checks that could not reach the shared store (Redis); those requests were let through.
+	 * Tag: {@link #RULE}.
+	 */
+	public static final String RATE_LIMIT_STORE_ERRORS = "mcp.relay.rate.limit.store.errors";
+
 	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
 	public static final String SERVER = "server";
 
@@ -70,6 +88,18 @@ public final class RelayMeters {
 	 * could not be reached, timed out, misbehaved, or its stream broke).
 	 */
 	public static final String OUTCOME = "outcome";
+
+	/**
+	 * Tag: the configured API-key client that sent the request, or {@code none} (anonymous callers, and callers with
+	 * tokens: a token's subject is unbounded and never a tag).
+	 */
+	public static final String CLIENT = "client";
+
+	/** Tag: why the front door refused a request. */
+	public static final String REASON = "reason";
+
+	/** Tag: a rate-limit rule's name. */
+	public static final String RULE = "rule";
 
 	/** Tag: the interception stage, e.g. {@code tools-call-request}. */
 	public static final String STAGE = "stage";

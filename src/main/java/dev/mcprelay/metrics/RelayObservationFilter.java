@@ -1,5 +1,7 @@
 package dev.mcprelay.metrics;
 
+import dev.mcprelay.security.Caller;
+
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -41,6 +43,7 @@ class RelayObservationFilter implements WebFilter, Ordered {
 			.response(new CountingResponse(exchange.getResponse(), record))
 			.build();
 		return chain.filter(observed).doFinally(signal -> {
+			record.caller(Caller.of(exchange));
 			if (signal == SignalType.CANCEL) {
 				record.clientLeft();
 			}

@@ -39,7 +39,7 @@ class RequestMeters {
 	void record(ExchangeRecord record) {
 		Tags tags = Tags.of(RelayMeters.SERVER, record.server(), RelayMeters.HTTP_METHOD, record.httpMethodTag(),
 				RelayMeters.RPC_METHOD, record.rpcMethodTag(), RelayMeters.STATUS_CLASS, record.statusClassTag(),
-				RelayMeters.OUTCOME, record.outcome().tag());
+				RelayMeters.OUTCOME, record.outcome().tag(), RelayMeters.CLIENT, record.clientTag());
 		Counter.builder(RelayMeters.REQUESTS)
 			.description("Client requests relayed on /mcp/{server}")
 			.tags(tags)

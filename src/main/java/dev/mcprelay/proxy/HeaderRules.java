@@ -8,6 +8,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 
 import dev.mcprelay.config.HeaderProperties;
+import dev.mcprelay.security.Caller;
 
 /**
  * Which headers cross the relay, in each direction.
@@ -18,8 +19,10 @@ import dev.mcprelay.config.HeaderProperties;
  * win over the client's; then the configured {@code authorization}. {@code Mcp-Session-Id},
  * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass.
  *
- * <p>Back to the client: the upstream's headers minus hop-by-hop ones and {@code Set-Cookie} (the client's cookies
- * never reach the upstream, so its cookies could never come back to it).
+ * <p>Back to the client: the upstream's headers minus hop-by-hop ones, {@code Set-Cookie} (the client's cookies
+ * never reach the upstream, so its cookies could never come back to it) and {@code WWW-Authenticate} (the upstream
+ * challenges the relay's configured credentials, not the client's; a client following it would be sent to the
+ * upstream's authorization server instead of the relay's).
  */
 public final class HeaderRules {
 
@@ -32,7 +35,8 @@ public final class HeaderRules {
 	private static final Set<String> NOT_FORWARDED_UPSTREAM = Set.of("host", "authorization", "cookie", "origin",
 			"referer", "accept-encoding", "content-length", "expect", "forwarded");
 
-	private static final Set<String> NOT_RELAYED_DOWNSTREAM = Set.of("set-cookie", "content-length");
+	private static final Set<String> NOT_RELAYED_DOWNSTREAM = Set.of("set-cookie", "content-length",
+			"www-authenticate");
 
 	private HeaderRules() {
 	}
@@ -43,7 +47,8 @@ public final class HeaderRules {
 	 * @throws RelayFailure (400) when a {@code required} configured header cannot be resolved from the request: it
 	 * is absent, or its value is empty
 	 */
-	public static HttpHeaders upstreamRequestHeaders(HttpHeaders inbound, Upstream upstream, boolean hasBody) {
+	public static HttpHeaders upstreamRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream,
+			boolean hasBody) {
 		HttpHeaders out = new HttpHeaders();
 		Set<String> connectionListed = connectionListed(inbound);
 		inbound.forEach((name, values) -> {
@@ -56,6 +61,16 @@ public final class HeaderRules {
 			out.remove(header.name());
 			if (header.value() != null) {
 				out.set(header.name(), header.value());
+				continue;
+			}
+			if (header.fromCallerClaim() != null) {
+				String claim = caller.claimAsText(header.fromCallerClaim());
+				if (claim != null && !claim.isBlank()) {
+					out.set(header.name(), claim);
+				}
+				else if (header.required()) {
+					throw RelayFailures.missingCallerClaim(upstream.id(), header.fromCallerClaim());
+				}
 				continue;
 			}
 			List<String> values = present(inbound.get(header.fromRequestHeader()));

@@ -29,6 +29,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayOutcome;
+import dev.mcprelay.security.Caller;
 import reactor.core.publisher.Mono;
 
 /**
@@ -79,7 +80,8 @@ public class McpRelay {
 			ExchangeRecord record = ExchangeRecord.of(exchange);
 			Upstream upstream = resolve(serverId, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
-			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
+			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders(),
+					Caller.of(exchange));
 			return readPayload(upstream, exchange).doOnNext(record::payload).flatMap(payload -> {
 				if (payload.messages().isEmpty()) {
 					return answerInvalidBatch(exchange, payload);
@@ -101,7 +103,8 @@ public class McpRelay {
 		return Mono.defer(() -> {
 			Upstream upstream = resolve(serverId, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
-			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders());
+			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders(),
+					Caller.of(exchange));
 			return requestInterception.applyWithoutBody(method, context, upstream.nonStreamingTimeout())
 				.flatMap(verdict -> verdict.proceeds()
 						? forward(new RelayCall(upstream, method, exchange, context, null, order))
@@ -224,7 +227,7 @@ public class McpRelay {
 				? () -> order.releaseAfter(SessionOrder.GET_HEADERS_GRACE) : order::release;
 		return order.turn().then(Mono.defer(() -> {
 			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
-					upstream, call.plan() != null);
+					call.context().caller(), upstream, call.plan() != null);
 			call.context().upstreamHeaders().applyTo(headers);
 			NonStreamingDeadline deadline = new NonStreamingDeadline();
 			WebClient.RequestBodySpec request = webClient.method(call.method())

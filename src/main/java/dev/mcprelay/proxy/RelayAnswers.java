@@ -2,6 +2,7 @@ package dev.mcprelay.proxy;
 
 import java.util.List;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -32,7 +33,19 @@ public final class RelayAnswers {
 		List<JsonNode> ids = payload == null ? List.of() : payload.requestIds();
 		byte[] body = JsonRpcErrors.body(ids, payload != null && payload.batch(), failure.code(), failure.getMessage(),
 				failure.data());
-		return write(response, failure.status(), body);
+		return write(response, failure.status(), body, HttpHeaders.EMPTY);
+	}
+
+	/**
+	 * Writes the failure, for no request in particular (id null), as the whole response, with {@code headers} added
+	 * (a {@code WWW-Authenticate} challenge, a {@code Retry-After}).
+	 */
+	public static Mono<Void> respondWith(ServerHttpResponse response, RelayFailure failure, HttpHeaders headers) {
+		if (response.isCommitted()) {
+			return Mono.error(failure);
+		}
+		byte[] body = JsonRpcErrors.body(List.of(), false, failure.code(), failure.getMessage(), failure.data());
+		return write(response, failure.status(), body, headers);
 	}
 
 	/**
@@ -42,12 +55,19 @@ public final class RelayAnswers {
 	 */
 	static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, List<ObjectNode> answers,
 			boolean batch) {
-		JsonNode body = batch ? JsonNodeFactory.instance.arrayNode().addAll(answers) : answers.get(0);
-		return write(response, status, JsonRpcErrors.toBytes(body));
+		return answer(response, status, answers, batch, HttpHeaders.EMPTY);
 	}
 
-	private static Mono<Void> write(ServerHttpResponse response, HttpStatus status, byte[] body) {
+	/** As {@link #answer(ServerHttpResponse, HttpStatus, List, boolean)}, with {@code headers} added. */
+	static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, List<ObjectNode> answers, boolean batch,
+			HttpHeaders headers) {
+		JsonNode body = batch ? JsonNodeFactory.instance.arrayNode().addAll(answers) : answers.get(0);
+		return write(response, status, JsonRpcErrors.toBytes(body), headers);
+	}
+
+	private static Mono<Void> write(ServerHttpResponse response, HttpStatus status, byte[] body, HttpHeaders headers) {
 		response.getHeaders().clear();
+		response.getHeaders().putAll(headers);
 		response.setStatusCode(status);
 		if (status == HttpStatus.METHOD_NOT_ALLOWED) {
 			response.getHeaders().setAllow(RelayFailures.ENDPOINT_METHODS);

@@ -44,6 +44,31 @@ public final class RelayFailures {
 				"The request was refused: " + status.getReasonPhrase() + ".");
 	}
 
+	/**
+	 * The front door found no acceptable credentials (401). The data names no server: a caller who may not use the
+	 * relay must not learn which exist.
+	 */
+	public static RelayFailure unauthenticated(String reason, String message) {
+		return new RelayFailure(HttpStatus.UNAUTHORIZED, JsonRpcErrorCodes.INVALID_REQUEST, reason, null, message);
+	}
+
+	/** The caller is known but may not use this server or path (403). */
+	public static RelayFailure forbidden(String reason, String server, String message) {
+		return new RelayFailure(HttpStatus.FORBIDDEN, JsonRpcErrorCodes.INVALID_REQUEST, reason, server, message);
+	}
+
+	/** A required configured header copies a claim the caller's token does not have (400). */
+	public static RelayFailure missingCallerClaim(String server, String claim) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "missing_caller_claim", server,
+				"Server '" + server + "' needs the caller's '" + claim + "' claim, and the credentials carry none.");
+	}
+
+	/** The front door cannot check credentials now (its key source is unreachable): 503, nothing forwarded. */
+	public static RelayFailure authenticationUnavailable(String message) {
+		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR,
+				"authentication_unavailable", null, message);
+	}
+
 	/** Something failed inside the relay; the message says nothing about what. */
 	public static RelayFailure internalError() {
 		return new RelayFailure(HttpStatus.INTERNAL_SERVER_ERROR, JsonRpcErrorCodes.INTERNAL_ERROR, "internal_error",

@@ -47,7 +47,7 @@ class ServerRequestAnswers {
 		Upstream upstream = call.upstream();
 		return Flux.fromIterable(answers).concatMap(answer -> Mono.defer(() -> {
 			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
-					upstream, true);
+					call.context().caller(), upstream, true);
 			NOT_FOR_AN_ANSWER.forEach(headers::remove);
 			headers.keySet().removeIf(name -> name.toLowerCase(Locale.ROOT).startsWith("mcp-param-"));
 			headers.setContentType(MediaType.APPLICATION_JSON);

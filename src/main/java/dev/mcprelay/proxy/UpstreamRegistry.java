@@ -64,6 +64,14 @@ public class UpstreamRegistry {
 		}
 	}
 
+	/**
+	 * The configured server an MCP path segment names ({@code ""}: the default server), or {@code null} when it names
+	 * none; for the front door, which decides before the relay resolves anything.
+	 */
+	public Upstream find(String segment) {
+		return segment.isEmpty() ? defaultUpstream : upstreams.get(segment);
+	}
+
 	/** The upstream with this id, or a {@link RelayFailure} (404) that names none of the servers that exist. */
 	public Upstream require(String id) {
 		Upstream upstream = upstreams.get(id);

@@ -49,7 +49,7 @@ class BrowserAccess implements WebFilter, Ordered {
 
 	private static final String ALLOWED_METHODS = "GET, POST, DELETE";
 
-	private static final String EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version";
+	private static final String EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
 
 	private static final String MCP_PARAM_PREFIX = "mcp-param-";
 

@@ -72,7 +72,7 @@ class RelayConfigurationValidationTest {
 			.satisfies(p -> assertThat(p.problem()).contains("relative"));
 		assertThat(problems).filteredOn(p -> p.property().endsWith("headers[0]"))
 			.singleElement()
-			.satisfies(p -> assertThat(p.problem()).contains("both value and from-request-header"));
+			.satisfies(p -> assertThat(p.problem()).contains("more than one of value, from-request-header"));
 		assertThat(problems).filteredOn(p -> p.property().endsWith("headers[4].value"))
 			.singleElement()
 			.satisfies(p -> assertThat(p.toString()).contains("MCP_RELAY_TEST_UNSET_VARIABLE").contains("not set"));
@@ -88,7 +88,7 @@ class RelayConfigurationValidationTest {
 		FailureAnalysis analysis = new InvalidRelayConfigurationFailureAnalyzer().analyze(failure);
 		assertThat(analysis.getDescription()).contains("2 problem(s)")
 			.contains("mcp-relay.servers.github.url: is missing")
-			.contains("mcp-relay.servers.github.headers[0]: has both value and from-request-header")
+			.contains("mcp-relay.servers.github.headers[0]: has more than one of value, from-request-header")
 			.doesNotContain(SECRET);
 		assertThat(cause.problems()).hasSize(2);
 		assertThat(output.getAll()).as("what Spring Boot printed at start-up")
@@ -123,13 +123,13 @@ class RelayConfigurationValidationTest {
 		List<ConfigurationProblem> problems = UnknownRelayProperties.find(environment(
 				"--mcp-relay.servers.x.url=https://example.com/mcp", "--mcp-relay.servers.x.tool.deny[0]=secret_*",
 				"--mcp-relay.servers.x.timeouts.non-streamin=5s", "--mcp-relay.alowed-origins[0]=https://a.example",
-				"--mcp-relay.sessions.store=redis", "--mcp-relay.servers.x.url.extra=1",
+				"--mcp-relay.tool-search.enabled=true", "--mcp-relay.servers.x.url.extra=1",
 				"--mcp-relay.servers.x.headers[0].nmae=X-A", "--mcp-relay.servers.x.headers[0].value=v"));
 
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactly(
 				"mcp-relay.alowed-origins[0]", "mcp-relay.servers.x.headers[0].nmae",
 				"mcp-relay.servers.x.timeouts.non-streamin", "mcp-relay.servers.x.tool.deny[0]",
-				"mcp-relay.servers.x.url.extra", "mcp-relay.sessions.store");
+				"mcp-relay.servers.x.url.extra", "mcp-relay.tool-search.enabled");
 		assertThat(problems).extracting(ConfigurationProblem::fix).containsExactly(
 				"Did you mean mcp-relay.allowed-origins[0]? Rename or remove it",
 				"Did you mean mcp-relay.servers.x.headers[0].name? Rename or remove it",
@@ -208,6 +208,10 @@ class RelayConfigurationValidationTest {
 	private static org.springframework.core.env.StandardEnvironment environment(String... args) {
 		var environment = new org.springframework.core.env.StandardEnvironment();
 		environment.getPropertySources().addFirst(new org.springframework.core.env.SimpleCommandLinePropertySource(args));
+		// Every relay names its security mode; these tests are about other properties unless they set it themselves.
+		environment.getPropertySources()
+			.addLast(new org.springframework.core.env.MapPropertySource("mode",
+					java.util.Map.of("mcp-relay.security.mode", "none")));
 		return environment;
 	}
 

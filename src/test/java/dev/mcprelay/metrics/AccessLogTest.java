@@ -41,7 +41,7 @@ class AccessLogTest extends RelayIntegrationTest {
 			.header("X-Client-Tenant", "tenant-header-value-5"));
 
 		String line = awaitAccessLine("id=call-42");
-		assertThat(line).matches(ACCESS + "server=scripted-headers http_method=POST rpc_method=tools/call id=call-42 "
+		assertThat(line).matches(ACCESS + "server=scripted-headers client=- http_method=POST rpc_method=tools/call id=call-42 "
 				+ "status=200 outcome=forwarded duration_ms=\\d+ bytes=\\d+ interceptor=- reason=-");
 		assertThat(String.join("\n", CapturedLogs.all())).doesNotContain(UPSTREAM_TOKEN.substring(7))
 			.doesNotContain(STATIC_KEY)
@@ -86,7 +86,7 @@ class AccessLogTest extends RelayIntegrationTest {
 		log.write(record);
 
 		String json = lastAccessLine().substring(ACCESS.length());
-		assertThat(JsonRpcParser.mapper().readTree(json).toString()).matches("\\{\"server\":\"github\",\"http_method\":\"GET\","
+		assertThat(JsonRpcParser.mapper().readTree(json).toString()).matches("\\{\"server\":\"github\",\"client\":null,\"http_method\":\"GET\","
 				+ "\"rpc_method\":null,\"id\":null,\"status\":200,\"outcome\":\"forwarded\",\"duration_ms\":\\d+,\"bytes\":0,"
 				+ "\"interceptor\":null,\"reason\":null}");
 	}
@@ -109,7 +109,8 @@ class AccessLogTest extends RelayIntegrationTest {
 	private static RelayProperties properties(AccessLogProperties.Format format) {
 		return new RelayProperties(Map.of(), null, List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
 				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)),
-				new dev.mcprelay.config.ClientConnectionProperties(Duration.ofSeconds(30), Duration.ofSeconds(120)));
+				new dev.mcprelay.config.ClientConnectionProperties(Duration.ofSeconds(30), Duration.ofSeconds(120)),
+				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, java.util.List.of(), "sub")), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1)));
 	}
 
 	private static dev.mcprelay.jsonrpc.JsonRpcPayload parse(String json) {

@@ -15,10 +15,10 @@ import dev.mcprelay.config.TimeoutProperties;
 class HeaderRulesTest {
 
 	private final Upstream upstream = new Upstream("s", new ServerProperties("http://up/mcp", null,
-			List.of(new HeaderProperties("X-Conf", "v", null, false)),
+			List.of(new HeaderProperties("X-Conf", "v", null, null, false)),
 			new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
 			new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
-			new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT));
+			new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, List.of()));
 
 	@Test
 	void hopByHopAndConnectionListedHeadersStayOnTheirHop() {
@@ -34,7 +34,7 @@ class HeaderRulesTest {
 		inbound.add("Host", "relay");
 		inbound.add("X-Kept", "1");
 
-		HttpHeaders out = HeaderRules.upstreamRequestHeaders(inbound, upstream, true);
+		HttpHeaders out = HeaderRules.upstreamRequestHeaders(inbound, dev.mcprelay.security.Caller.ANONYMOUS, upstream, true);
 
 		assertThat(out.keySet()).containsExactlyInAnyOrder("X-Kept", "X-Conf", "Content-Type");
 	}

@@ -1,0 +1,201 @@
+package dev.mcprelay.security;
+
+import java.util.Locale;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.authentication.AuthenticationServiceException;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
+import org.springframework.security.oauth2.core.OAuth2ErrorCodes;
+import org.springframework.security.web.server.ServerAuthenticationEntryPoint;
+import org.springframework.security.web.server.WebFilterExchange;
+import org.springframework.security.web.server.authentication.ServerAuthenticationFailureHandler;
+import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
+import org.springframework.web.server.ServerWebExchange;
+
+import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.metrics.McpPaths;
+import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.proxy.RelayAnswers;
+import dev.mcprelay.proxy.RelayFailure;
+import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.proxy.Upstream;
+import dev.mcprelay.proxy.UpstreamRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
+
+/**
+ * Writes every refusal of the front door, as a JSON-RPC error (id null: the body is never read) with a stable
+ * {@code error.data.reason}, counts it ({@code mcp.relay.auth.failures} by reason and server) and records it for the
+ * access log. Nothing is forwarded and no credential is quoted.
+ * <ul>
+ * <li>401: no credentials ({@code missing_credentials}), malformed ones ({@code malformed_credentials}), an unknown
+ * key ({@code invalid_api_key}), a token that is not valid ({@code token_expired}, {@code token_not_yet_valid},
+ * {@code invalid_audience}, {@code invalid_issuer}, {@code invalid_signature}, {@code malformed_token},
+ * {@code invalid_token}). The body names no server.</li>
+ * <li>403: a key that does not open the server ({@code server_not_allowed}), a token without the scopes it needs
+ * ({@code insufficient_scope}).</li>
+ * <li>503: the token's keys cannot be fetched ({@code authentication_unavailable}).</li>
+ * </ul>
+ * In {@code jwt} mode, 401 and 403 carry {@code WWW-Authenticate: Bearer resource_metadata="…"} pointing at the RFC
+ * 9728 metadata of the path asked for (with RFC 6750's {@code error} and {@code scope} where they apply), which is how
+ * an MCP client finds the authorization server.
+ */
+final class FrontDoorAnswers
+		implements ServerAuthenticationEntryPoint, ServerAccessDeniedHandler, ServerAuthenticationFailureHandler {
+
+	private static final Logger log = LoggerFactory.getLogger(FrontDoorAnswers.class);
+
+	private final SecurityMode mode;
+
+	private final UpstreamRegistry upstreams;
+
+	private final MeterRegistry registry;
+
+	FrontDoorAnswers(SecurityMode mode, UpstreamRegistry upstreams, MeterRegistry registry) {
+		this.mode = mode;
+		this.upstreams = upstreams;
+		this.registry = registry;
+	}
+
+	@Override
+	public Mono<Void> commence(ServerWebExchange exchange, AuthenticationException failure) {
+		if (failure instanceof AuthenticationServiceException) {
+			log.warn("Tokens cannot be checked: {}", failure.getMessage());
+			return refuse(exchange, RelayFailures.authenticationUnavailable("The relay cannot check tokens right now: "
+					+ "the keys of its authorization server are unreachable. Try again later."), null);
+		}
+		String reason;
+		String message;
+		if (failure instanceof FrontDoorException refusal) {
+			reason = refusal.reason();
+			message = refusal.getMessage();
+		}
+		else if (failure instanceof OAuth2AuthenticationException oauth
+				&& OAuth2ErrorCodes.INVALID_TOKEN.equals(oauth.getError().getErrorCode())) {
+			reason = TokenRejections.reasonFor(oauth.getError().getDescription());
+			message = TokenRejections.messageFor(reason);
+		}
+		else if (failure instanceof OAuth2AuthenticationException) {
+			reason = "malformed_credentials";
+			message = "The credentials are malformed: send Authorization: Bearer <token>";
+		}
+		else {
+			reason = "missing_credentials";
+			message = mode == SecurityMode.JWT
+					? "This relay needs an OAuth access token: send Authorization: Bearer <token>"
+					: "This relay needs an API key: send Authorization: Bearer <key> or X-Api-Key: <key>";
+		}
+		String challenge = "missing_credentials".equals(reason) ? null
+				: "error=\"" + ("malformed_credentials".equals(reason) ? OAuth2ErrorCodes.INVALID_REQUEST
+						: OAuth2ErrorCodes.INVALID_TOKEN) + "\", error_description=\"" + message.replace("\"", "'") + "\"";
+		return refuse(exchange, RelayFailures.unauthenticated(reason, message), challenge);
+	}
+
+	@Override
+	public Mono<Void> handle(ServerWebExchange exchange, AccessDeniedException denied) {
+		if (exchange.getAttribute(AccessRefusal.ATTRIBUTE) instanceof AccessRefusal refusal) {
+			String challenge = refusal.scope() == null ? null
+					: "error=\"insufficient_scope\", scope=\"" + refusal.scope() + "\"";
+			return refuse(exchange, RelayFailures.forbidden(refusal.reason(), refusal.server(), refusal.getMessage()),
+					challenge);
+		}
+		return refuse(exchange, RelayFailures.forbidden("forbidden", null, "This caller may not use this path."), null);
+	}
+
+	@Override
+	public Mono<Void> onAuthenticationFailure(WebFilterExchange webFilterExchange, AuthenticationException failure) {
+		return commence(webFilterExchange.getExchange(), failure);
+	}
+
+	private Mono<Void> refuse(ServerWebExchange exchange, RelayFailure failure, String challengeDetail) {
+		String path = exchange.getRequest().getPath().pathWithinApplication().value();
+		String segment = McpPaths.serverSegment(path);
+		Upstream upstream = segment == null ? null : upstreams.find(segment);
+		String serverTag = upstream != null ? upstream.id() : segment != null ? ExchangeRecord.UNKNOWN_SERVER : "none";
+		Counter.builder(RelayMeters.AUTH_FAILURES)
+			.description("Requests the front door refused, by reason")
+			.tag(RelayMeters.REASON, failure.reason())
+			.tag(RelayMeters.SERVER, serverTag)
+			.register(registry)
+			.increment();
+		ExchangeRecord record = ExchangeRecord.of(exchange);
+		if (upstream != null) {
+			record.server(upstream.id());
+		}
+		record.failed(failure.isUpstreamFault(), failure.reason());
+		HttpHeaders headers = new HttpHeaders();
+		if (failure.status().value() == 401 || failure.status().value() == 403) {
+			headers.set(HttpHeaders.WWW_AUTHENTICATE, challenge(exchange.getRequest(), segment, challengeDetail));
+		}
+		return RelayAnswers.respondWith(exchange.getResponse(), failure, headers);
+	}
+
+	/** The Bearer challenge: with the path's RFC 9728 metadata in {@code jwt} mode. */
+	private String challenge(ServerHttpRequest request, String segment, String detail) {
+		StringBuilder challenge = new StringBuilder("Bearer");
+		if (mode == SecurityMode.JWT && segment != null) {
+			challenge.append(" resource_metadata=\"")
+				.append(ProtectedResourceMetadata.metadataUrl(request))
+				.append('"');
+		}
+		else {
+			challenge.append(" realm=\"mcp-relay\"");
+		}
+		if (detail != null) {
+			challenge.append(", ").append(detail);
+		}
+		return challenge.toString();
+	}
+
+	/** The reasons and messages of tokens Spring Security's validation refused, told apart by its descriptions. */
+	static final class TokenRejections {
+
+		private TokenRejections() {
+		}
+
+		static String reasonFor(String description) {
+			String text = description == null ? "" : description.toLowerCase(Locale.ROOT);
+			if (text.contains("expired")) {
+				return "token_expired";
+			}
+			if (text.contains("used before")) {
+				return "token_not_yet_valid";
+			}
+			if (text.contains("aud claim")) {
+				return "invalid_audience";
+			}
+			if (text.contains("iss claim")) {
+				return "invalid_issuer";
+			}
+			if (text.contains("signature") || text.contains("no matching key") || text.contains("algorithm")) {
+				return "invalid_signature";
+			}
+			if (text.contains("malformed") || text.contains("serialization") || text.contains("parse")
+					|| text.contains("invalid jwt")) {
+				return "malformed_token";
+			}
+			return "invalid_token";
+		}
+
+		static String messageFor(String reason) {
+			return switch (reason) {
+				case "token_expired" -> "The access token has expired: get a new one";
+				case "token_not_yet_valid" -> "The access token is not valid yet (nbf is in the future)";
+				case "invalid_audience" -> "The access token was not issued for this relay (aud)";
+				case "invalid_issuer" -> "The access token was issued by an authorization server this relay does not trust (iss)";
+				case "invalid_signature" -> "The access token's signature cannot be verified with the authorization server's keys";
+				case "malformed_token" -> "The access token is not a well-formed JWT";
+				default -> "The access token is not valid";
+			};
+		}
+
+	}
+
+}

@@ -1,0 +1,104 @@
+package dev.mcprelay.security;
+
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.springframework.security.authorization.AuthorizationDecision;
+import org.springframework.security.authorization.ReactiveAuthorizationManager;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.GrantedAuthority;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
+import org.springframework.security.web.server.authorization.AuthorizationContext;
+import org.springframework.web.server.ServerWebExchange;
+
+import dev.mcprelay.metrics.McpPaths;
+import dev.mcprelay.proxy.Upstream;
+import dev.mcprelay.proxy.UpstreamRegistry;
+import reactor.core.publisher.Mono;
+
+/**
+ * Decides whether an authenticated caller may use what its request asks for, after authentication and before the
+ * relay resolves anything: an API key must open the server the path names ({@code servers}, or {@code *}); a token
+ * must carry every {@code required-scopes} entry and, for a server with {@code allowed-scopes}, at least one of them.
+ * Paths that name no server (the actuator's prometheus endpoint) need an authenticated caller and, for tokens, the
+ * required scopes. A request without a caller is refused, to be answered 401; a caller refused is answered 403
+ * with its {@link AccessRefusal}. The caller let in is left on the exchange ({@link Caller#ATTRIBUTE}) for the relay and its interceptors.
+ *
+ * <p>A caller that may not use a server learns nothing about it: a restricted key gets the same 403 for a server
+ * that exists and for one that does not.
+ */
+final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationContext> {
+
+	private static final String SCOPE_PREFIX = "SCOPE_";
+
+	private final UpstreamRegistry upstreams;
+
+	private final List<String> requiredScopes;
+
+	ServerAccess(UpstreamRegistry upstreams, List<String> requiredScopes) {
+		this.upstreams = upstreams;
+		this.requiredScopes = List.copyOf(requiredScopes);
+	}
+
+	/**
+	 * Grants or refuses; a refusal of an authenticated caller leaves its {@link AccessRefusal} on the exchange
+	 * ({@link AccessRefusal#ATTRIBUTE}) for the answer to say why, since Spring Security passes on only the verdict.
+	 */
+	@Override
+	@SuppressWarnings("deprecation")
+	public Mono<AuthorizationDecision> check(Mono<Authentication> authentication, AuthorizationContext context) {
+		ServerWebExchange exchange = context.getExchange();
+		return authentication.filter(Authentication::isAuthenticated)
+			.flatMap(caller -> decide(caller, exchange).thenReturn(new AuthorizationDecision(true)))
+			.onErrorResume(AccessRefusal.class, refusal -> {
+				exchange.getAttributes().put(AccessRefusal.ATTRIBUTE, refusal);
+				return Mono.just(new AuthorizationDecision(false));
+			})
+			.defaultIfEmpty(new AuthorizationDecision(false));
+	}
+
+	private Mono<Void> decide(Authentication authentication, ServerWebExchange exchange) {
+		Caller caller = callerOf(authentication);
+		String segment = McpPaths.serverSegment(exchange.getRequest().getPath().pathWithinApplication().value());
+		Upstream upstream = segment == null ? null : upstreams.find(segment);
+		String server = upstream == null ? null : upstream.id();
+		if (authentication instanceof ApiKeyAuthentication key && segment != null
+				&& !key.opens(server != null ? server : segment)) {
+			return Mono.error(new AccessRefusal("server_not_allowed", server, null,
+					"This API key may not use this MCP server; an operator can add it to the key's servers."));
+		}
+		if (caller.kind() == Caller.Kind.JWT) {
+			if (!caller.scopes().containsAll(requiredScopes)) {
+				return Mono.error(new AccessRefusal("insufficient_scope", server, String.join(" ", requiredScopes),
+						"The token lacks a required scope: " + String.join(", ", requiredScopes) + "."));
+			}
+			List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
+			if (!allowed.isEmpty() && allowed.stream().noneMatch(caller.scopes()::contains)) {
+				return Mono.error(new AccessRefusal("insufficient_scope", server, String.join(" ", allowed),
+						"The token carries none of the scopes this MCP server needs: one of " + String.join(", ", allowed)
+								+ "."));
+			}
+		}
+		exchange.getAttributes().put(Caller.ATTRIBUTE, caller);
+		return Mono.empty();
+	}
+
+	/** The caller an accepted authentication stands for. */
+	static Caller callerOf(Authentication authentication) {
+		if (authentication instanceof ApiKeyAuthentication key) {
+			return key.getPrincipal();
+		}
+		if (authentication instanceof JwtAuthenticationToken token) {
+			Set<String> scopes = token.getAuthorities()
+				.stream()
+				.map(GrantedAuthority::getAuthority)
+				.filter(authority -> authority.startsWith(SCOPE_PREFIX))
+				.map(authority -> authority.substring(SCOPE_PREFIX.length()))
+				.collect(Collectors.toUnmodifiableSet());
+			return new Caller(token.getName(), Caller.Kind.JWT, scopes, token.getToken().getClaims());
+		}
+		throw new IllegalStateException("Unexpected authentication " + authentication.getClass().getName());
+	}
+
+}

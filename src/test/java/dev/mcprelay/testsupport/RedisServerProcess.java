@@ -1,0 +1,149 @@
+package dev.mcprelay.testsupport;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real Redis server (Debian's {@code redis-server}) on 127.0.0.1 at a free port, with no persistence, for tests
+ * that need shared state between relays. When {@code redis-server} is not installed, it is installed with
+ * {@code apt-get} (as root, which CI and a fresh machine of this project's kind are); elsewhere the failure says
+ * what to install. Stopped on {@link #close()}.
+ */
+public final class RedisServerProcess implements AutoCloseable {
+
+	private static final List<Path> KNOWN_LOCATIONS = List.of(Path.of("/usr/bin/redis-server"),
+			Path.of("/usr/local/bin/redis-server"), Path.of("/usr/sbin/redis-server"));
+
+	private final Process process;
+
+	private final int port;
+
+	private RedisServerProcess(Process process, int port) {
+		this.process = process;
+		this.port = port;
+	}
+
+	/** Starts a server and waits until it answers {@code PING}. */
+	public static RedisServerProcess start() throws IOException, InterruptedException {
+		Path binary = locateOrInstall();
+		int port = TestUpstreams.freePort();
+		Path log = Path.of("target", "redis-" + port + ".log");
+		Process process = new ProcessBuilder(binary.toString(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
+				"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
+			.redirectErrorStream(true)
+			.redirectOutput(log.toFile())
+			.start();
+		RedisServerProcess redis = new RedisServerProcess(process, port);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (System.nanoTime() < deadline) {
+			if (!process.isAlive()) {
+				throw new AssertionError("redis-server exited with " + process.exitValue() + "; see " + log);
+			}
+			if (redis.ping()) {
+				return redis;
+			}
+			Thread.sleep(50);
+		}
+		redis.close();
+		throw new AssertionError("redis-server did not answer PING on 127.0.0.1:" + port + " within 20s; see " + log);
+	}
+
+	public int port() {
+		return port;
+	}
+
+	/** Stops the server abruptly, as a crash or a network cut would look to its clients. */
+	public void kill() throws InterruptedException {
+		process.destroyForcibly();
+		process.waitFor(10, TimeUnit.SECONDS);
+	}
+
+	@Override
+	public void close() throws InterruptedException {
+		process.destroy();
+		if (!process.waitFor(10, TimeUnit.SECONDS)) {
+			process.destroyForcibly();
+		}
+	}
+
+	private boolean ping() {
+		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+			socket.setSoTimeout(2000);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			String line = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
+				.readLine();
+			return "+PONG".equals(line);
+		}
+		catch (IOException notYet) {
+			return false;
+		}
+	}
+
+	private static synchronized Path locateOrInstall() throws IOException, InterruptedException {
+		Path found = locate();
+		if (found != null) {
+			return found;
+		}
+		if (!Files.isExecutable(Path.of("/usr/bin/apt-get"))) {
+			throw new AssertionError("These tests need a Redis server, and 'redis-server' was not found. Install "
+					+ "Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) and run the tests "
+					+ "again.");
+		}
+		if (install() != 0) {
+			// A fresh machine may have no package lists yet.
+			run(List.of("apt-get", "update", "-q"));
+			int exit = install();
+			if (exit != 0) {
+				throw new AssertionError("'apt-get install redis-server' failed (exit " + exit + "; see "
+						+ "target/redis-install.log). Install Redis yourself (apt-get install redis-server) and run "
+						+ "the tests again; installing needs root.");
+			}
+		}
+		found = locate();
+		if (found == null) {
+			throw new AssertionError("redis-server was installed but is not in " + KNOWN_LOCATIONS);
+		}
+		return found;
+	}
+
+	private static int install() throws IOException, InterruptedException {
+		return run(List.of("apt-get", "install", "-y", "-q", "--no-install-recommends", "redis-server"));
+	}
+
+	private static int run(List<String> command) throws IOException, InterruptedException {
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of("target", "redis-install.log").toFile()));
+		builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
+		Process process = builder.start();
+		if (!process.waitFor(10, TimeUnit.MINUTES)) {
+			process.destroyForcibly();
+			return -1;
+		}
+		return process.exitValue();
+	}
+
+	private static Path locate() {
+		String path = System.getenv("PATH");
+		if (path != null) {
+			for (String dir : path.split(java.io.File.pathSeparator)) {
+				Path candidate = Path.of(dir, "redis-server");
+				if (Files.isExecutable(candidate)) {
+					return candidate;
+				}
+			}
+		}
+		return KNOWN_LOCATIONS.stream().filter(Files::isExecutable).findFirst().orElse(null);
+	}
+
+}
