@@ -1,7 +1,9 @@
 package dev.mcprelay.intercept;
 
+import java.time.Duration;
 import java.util.List;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -77,11 +79,41 @@ public final class InboundPlan {
 	}
 
 	/**
-	 * The status of an answer made of {@link #localAnswers()} only: 400 when they are all id-less errors (rejected
-	 * notifications or responses), else 200.
+	 * The status of an answer made of {@link #localAnswers()} only: the first status a rejection asked for
+	 * ({@link RejectError#withHttpStatus}, e.g. 429) when nothing goes upstream; else 400 when they are all id-less
+	 * errors (rejected notifications or responses), else 200.
 	 */
 	public HttpStatus localAnswerStatus() {
+		if (!forwardsAnything()) {
+			for (Verdict stop : stops) {
+				if (stop.kind() == Verdict.Kind.REJECT && stop.error().httpStatus() > 0) {
+					return HttpStatus.valueOf(stop.error().httpStatus());
+				}
+			}
+		}
 		return answersAreIdless ? HttpStatus.BAD_REQUEST : HttpStatus.OK;
+	}
+
+	/**
+	 * The headers of an answer made of {@link #localAnswers()} only: {@code Retry-After} with the longest wait a
+	 * rejection asked for, when nothing goes upstream.
+	 */
+	public HttpHeaders localAnswerHeaders() {
+		HttpHeaders headers = new HttpHeaders();
+		if (!forwardsAnything()) {
+			stops.stream()
+				.filter(stop -> stop.kind() == Verdict.Kind.REJECT && stop.error().retryAfter() != null)
+				.map(stop -> stop.error().retryAfter())
+				.max(Duration::compareTo)
+				.ifPresent(wait -> headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfterSeconds(wait))));
+		}
+		return headers;
+	}
+
+	/** Whole seconds, rounded up, at least 1: what {@code Retry-After} carries. */
+	public static long retryAfterSeconds(Duration wait) {
+		long seconds = wait.toSeconds() + (wait.toNanosPart() > 0 ? 1 : 0);
+		return Math.max(1, seconds);
 	}
 
 	/** The verdicts that stopped a chain (respond or reject), in message order; for logs and metrics. */

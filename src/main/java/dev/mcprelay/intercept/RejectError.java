@@ -1,5 +1,7 @@
 package dev.mcprelay.intercept;
 
+import java.time.Duration;
+
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
@@ -22,6 +24,10 @@ public class RejectError extends RuntimeException {
 
 	private final transient JsonNode data;
 
+	private final int httpStatus;
+
+	private final Duration retryAfter;
+
 	/**
 	 * @param code the JSON-RPC error code: -32000 for a policy refusal, -32602 for bad arguments, -32601 for a method
 	 * that is not offered, or another JSON-RPC or MCP code
@@ -30,9 +36,40 @@ public class RejectError extends RuntimeException {
 	 * JSON mapper, so a {@code Map}, a record or a {@code JsonNode} all work
 	 */
 	public RejectError(int code, String message, Object data) {
-		super(requireMessage(message), null, false, false);
+		this(code, requireMessage(message), data == null ? null : JsonRpcParser.mapper().valueToTree(data), 0, null);
+	}
+
+	private RejectError(int code, String message, JsonNode data, int httpStatus, Duration retryAfter) {
+		super(message, null, false, false);
 		this.code = code;
-		this.data = data == null ? null : JsonRpcParser.mapper().valueToTree(data);
+		this.data = data;
+		this.httpStatus = httpStatus;
+		this.retryAfter = retryAfter;
+	}
+
+	/**
+	 * This error, answered with HTTP {@code status} and, when {@code retryAfter} is not null, a {@code Retry-After}
+	 * header (whole seconds, rounded up) when it is the whole answer: a single message, or a batch of which nothing
+	 * was forwarded. Within an answer that also carries the upstream's, the upstream's status stands and the error
+	 * travels as one JSON-RPC answer (or SSE event) among the others.
+	 *
+	 * @param status a 4xx or 5xx status, e.g. 429 for a rate limit
+	 */
+	public RejectError withHttpStatus(int status, Duration retryAfter) {
+		if (status < 400 || status > 599) {
+			throw new IllegalArgumentException("A refusal's HTTP status is a 4xx or 5xx, not " + status);
+		}
+		return new RejectError(code, getMessage(), data, status, retryAfter);
+	}
+
+	/** The HTTP status asked for by {@link #withHttpStatus}, or 0 for the stage's own. */
+	public int httpStatus() {
+		return httpStatus;
+	}
+
+	/** How long the client should wait before trying again, or {@code null}. */
+	public Duration retryAfter() {
+		return retryAfter;
 	}
 
 	public RejectError(int code, String message) {

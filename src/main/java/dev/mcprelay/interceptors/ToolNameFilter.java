@@ -11,18 +11,18 @@ import dev.mcprelay.config.ToolsProperties;
  * allow entry (or allow is empty) and no deny entry. An entry is an exact name or a glob where {@code *} matches any
  * run of characters, {@code /} and {@code .} included; matching is case-sensitive, as tool names are.
  */
-final class ToolNameFilter {
+public final class ToolNameFilter {
 
 	private final Pattern allow;
 
 	private final Pattern deny;
 
-	ToolNameFilter(ToolsProperties rules) {
+	public ToolNameFilter(ToolsProperties rules) {
 		this.allow = rules.allow().isEmpty() ? null : compile(rules.allow());
 		this.deny = rules.deny().isEmpty() ? null : compile(rules.deny());
 	}
 
-	boolean offers(String toolName) {
+	public boolean offers(String toolName) {
 		if (toolName == null) {
 			return false;
 		}

@@ -136,12 +136,20 @@ public class McpRelay {
 		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.BAD_REQUEST, payload.invalidAnswers(), true);
 	}
 
-	/** Answers a GET or DELETE an interceptor refused: 403 with an id-less error; nothing goes upstream. */
+	/**
+	 * Answers a GET or DELETE an interceptor refused: 403 (or the status the rejection asked for) with an id-less
+	 * error; nothing goes upstream.
+	 */
 	private static Mono<Void> refuseWithoutBody(ServerWebExchange exchange, Verdict verdict) {
 		ExchangeRecord.of(exchange).stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
 		RejectError error = verdict.error();
-		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.FORBIDDEN,
-				List.of(JsonRpcErrors.error(null, error.code(), error.getMessage(), error.data())), false);
+		HttpHeaders headers = new HttpHeaders();
+		if (error.retryAfter() != null) {
+			headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(InboundPlan.retryAfterSeconds(error.retryAfter())));
+		}
+		HttpStatus status = error.httpStatus() > 0 ? HttpStatus.valueOf(error.httpStatus()) : HttpStatus.FORBIDDEN;
+		return RelayAnswers.answer(exchange.getResponse(), status,
+				List.of(JsonRpcErrors.error(null, error.code(), error.getMessage(), error.data())), false, headers);
 	}
 
 	/** Answers a POST the interceptors answered in full: nothing goes upstream. */
@@ -151,7 +159,7 @@ public class McpRelay {
 		ExchangeRecord.of(exchange)
 			.stoppedBy(responded ? RelayOutcome.RESPONDED : RelayOutcome.REJECTED, first.interceptor());
 		return RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
-				plan.payload().batch());
+				plan.payload().batch(), plan.localAnswerHeaders());
 	}
 
 	/**

@@ -79,7 +79,8 @@ final class FrontDoorAnswers
 		}
 		else if (failure instanceof OAuth2AuthenticationException oauth
 				&& OAuth2ErrorCodes.INVALID_TOKEN.equals(oauth.getError().getErrorCode())) {
-			reason = TokenRejections.reasonFor(oauth.getError().getDescription());
+			reason = TokenRejections.reasonFor(describe(oauth));
+			log.debug("Token refused ({}): {}", reason, describe(oauth));
 			message = TokenRejections.messageFor(reason);
 		}
 		else if (failure instanceof OAuth2AuthenticationException) {
@@ -137,6 +138,21 @@ final class FrontDoorAnswers
 		return RelayAnswers.respondWith(exchange.getResponse(), failure, headers);
 	}
 
+	/** The failure's message with its causes': Spring Security keeps the decoder's reason in the cause. */
+	private static String describe(Throwable failure) {
+		StringBuilder text = new StringBuilder();
+		for (Throwable cause = failure; cause != null && text.length() < 2000; cause = cause.getCause()) {
+			text.append(cause.getMessage()).append(" / ");
+			if (cause instanceof OAuth2AuthenticationException oauth && oauth.getError().getDescription() != null) {
+				text.append(oauth.getError().getDescription()).append(" / ");
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return text.toString();
+	}
+
 	/** The Bearer challenge: with the path's RFC 9728 metadata in {@code jwt} mode. */
 	private String challenge(ServerHttpRequest request, String segment, String detail) {
 		StringBuilder challenge = new StringBuilder("Bearer");
@@ -177,7 +193,7 @@ final class FrontDoorAnswers
 			if (text.contains("signature") || text.contains("no matching key") || text.contains("algorithm")) {
 				return "invalid_signature";
 			}
-			if (text.contains("malformed") || text.contains("serialization") || text.contains("parse")
+			if (text.contains("malformed") || text.contains("serializ") || text.contains("delimiter") || text.contains("parse")
 					|| text.contains("invalid jwt")) {
 				return "malformed_token";
 			}

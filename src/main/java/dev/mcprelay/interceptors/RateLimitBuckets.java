@@ -1,0 +1,22 @@
+package dev.mcprelay.interceptors;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+import reactor.core.publisher.Mono;
+
+/**
+ * Where rate-limit budgets live: {@link LocalRateLimitBuckets} in this process (the default), or
+ * {@link RedisRateLimitBuckets} shared by every replica ({@code mcp-relay.sessions.store: redis}). Both are
+ * Bucket4j token buckets; neither blocks the calling thread.
+ */
+public interface RateLimitBuckets {
+
+	/**
+	 * Takes one token from bucket {@code key}, creating it with {@code configuration} if it does not exist.
+	 *
+	 * @return whether a token was taken and, if not, how long until one is there; an error when the store cannot be
+	 * reached
+	 */
+	Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration);
+
+}

@@ -1,0 +1,148 @@
+package dev.mcprelay.interceptors;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.intercept.ClientMessage;
+import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.intercept.Outcome;
+import dev.mcprelay.intercept.RejectError;
+import dev.mcprelay.intercept.UserRequestInterceptor;
+import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.security.Caller;
+import io.github.bucket4j.ConsumptionProbe;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The rate limits of {@code mcp-relay.rate-limits}, at the user-request stage, before every other interceptor: each
+ * JSON-RPC request a client POSTs takes one token from the bucket of every rule that matches it (its server, and for a
+ * rule with a {@code tool} glob, a {@code tools/call} of a matching tool), per client, per server or globally.
+ * Notifications, responses, GET and DELETE are never counted.
+ *
+ * <p>A request a rule has no token for is refused: HTTP 429 with {@code Retry-After} when it is the whole answer
+ * (inside a batch partly forwarded, or on an SSE answer, it is one error among the answers), JSON-RPC error -32000
+ * with {@code data.reason: rate_limited}, the rule and {@code retryAfterSeconds}; counted in
+ * {@code mcp.relay.rate.limit.rejections} by rule and server. When the shared store (Redis) cannot be reached the
+ * request is let through (limits fail open: an outage of Redis must not become an outage of every MCP server), the
+ * check is counted in {@code mcp.relay.rate.limit.store.errors} and logged at most once a minute.
+ */
+final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
+
+	/** Before the tool policies and every interceptor of default order: a flood costs nothing further. */
+	static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 500;
+
+	private static final Logger log = LoggerFactory.getLogger(RateLimitPolicy.class);
+
+	private static final long LOG_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+	private final List<RateLimitRule> rules;
+
+	private final RateLimitBuckets buckets;
+
+	private final MeterRegistry registry;
+
+	private final AtomicLong lastStoreWarning = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+
+	RateLimitPolicy(RelayProperties properties, RateLimitBuckets buckets, MeterRegistry registry) {
+		List<RateLimitRule> compiled = new ArrayList<>();
+		for (int i = 0; i < properties.rateLimits().size(); i++) {
+			compiled.add(new RateLimitRule(properties.rateLimits().get(i), i));
+		}
+		this.rules = List.copyOf(compiled);
+		this.buckets = buckets;
+		this.registry = registry;
+	}
+
+	@Override
+	public String name() {
+		return "rate-limit";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	@Override
+	public Mono<Outcome> interceptUserRequest(ClientMessage message) {
+		if (message.kind() != JsonRpcMessage.Kind.REQUEST) {
+			return Outcome.proceed();
+		}
+		String server = message.server();
+		String method = message.method();
+		JsonNode name = message.params() == null ? null : message.params().get("name");
+		String tool = name != null && name.isTextual() ? name.textValue() : null;
+		List<RateLimitRule> matching = rules.stream()
+			.filter(rule -> rule.appliesTo(server) && rule.counts(method, tool))
+			.toList();
+		if (matching.isEmpty()) {
+			return Outcome.proceed();
+		}
+		String caller = callerKey(message.context().caller());
+		return Flux.fromIterable(matching)
+			.concatMap(rule -> consume(rule, server, caller))
+			.next()
+			.flatMap(Outcome::reject)
+			.switchIfEmpty(Outcome.proceed());
+	}
+
+	/** The refusal when {@code rule} has no token for this request; empty when it has. */
+	private Mono<RejectError> consume(RateLimitRule rule, String server, String caller) {
+		return buckets.tryConsume(rule.key(server, caller), rule.bucket())
+			.flatMap(probe -> probe.isConsumed() ? Mono.<RejectError>empty() : Mono.just(refusal(rule, server, probe)))
+			.onErrorResume(error -> {
+				storeFailed(rule, error);
+				return Mono.empty();
+			});
+	}
+
+	private RejectError refusal(RateLimitRule rule, String server, ConsumptionProbe probe) {
+		Counter.builder(RelayMeters.RATE_LIMIT_REJECTIONS)
+			.description("Requests a rate-limit rule refused")
+			.tag(RelayMeters.RULE, rule.name())
+			.tag(RelayMeters.SERVER, server)
+			.register(registry)
+			.increment();
+		Duration wait = Duration.ofNanos(probe.getNanosToWaitForRefill());
+		long seconds = InboundPlan.retryAfterSeconds(wait);
+		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
+				"Rate limit exceeded (" + rule.description() + "): try again in " + seconds + "s.",
+				Map.of("reason", "rate_limited", "rule", rule.name(), "retryAfterSeconds", seconds))
+			.withHttpStatus(429, wait);
+	}
+
+	private void storeFailed(RateLimitRule rule, Throwable error) {
+		Counter.builder(RelayMeters.RATE_LIMIT_STORE_ERRORS)
+			.description("Rate-limit checks that could not reach the shared store; the requests were let through")
+			.tag(RelayMeters.RULE, rule.name())
+			.register(registry)
+			.increment();
+		long now = System.nanoTime();
+		long last = lastStoreWarning.get();
+		if (now - last >= LOG_INTERVAL_NANOS && lastStoreWarning.compareAndSet(last, now)) {
+			log.warn("Rate limits cannot reach their store, so requests are let through unlimited: {}",
+					error.toString());
+		}
+	}
+
+	/** Whose budget a {@code per: client} rule draws from: the caller's id, or one shared anonymous budget. */
+	private static String callerKey(Caller caller) {
+		return caller.id() == null ? "-" : caller.kind().name() + ":" + caller.id();
+	}
+
+}
