@@ -126,6 +126,7 @@ start_relay() {
     --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
     --mcp-relay.servers.fast.timeouts.streaming-idle=600s \
     --mcp-relay.servers.fast.tools.deny[0]='forbidden_*' \
+    --mcp-relay.security.mode=none \
     --mcp-relay.access-log.enabled=false --logging.level.root=WARN \
     --logging.level.dev.mcprelay.intercept.InterceptorChains=INFO >"$WORK/relay-$port.log" 2>&1 &
   PIDS+=($!)

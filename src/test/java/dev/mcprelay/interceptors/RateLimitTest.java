@@ -3,7 +3,9 @@ package dev.mcprelay.interceptors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import java.util.List;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -15,8 +17,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
 import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
 
 /**
  * {@code mcp-relay.rate-limits} in memory, in front of the SDK's MCP server: a tool rule counts calls of its tools
@@ -32,8 +36,21 @@ class RateLimitTest {
 	@Autowired
 	MeterRegistry registry;
 
+	static final ScriptedUpstream SCRIPTED = new ScriptedUpstream();
+
+	@AfterAll
+	static void stop() {
+		SCRIPTED.close();
+	}
+
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.servers.scripted.url", () -> SCRIPTED.url("/mcp"));
+		registry.add("mcp-relay.rate-limits[2].name", () -> "scripted-echo");
+		registry.add("mcp-relay.rate-limits[2].match.server", () -> "scripted");
+		registry.add("mcp-relay.rate-limits[2].match.tool", () -> "echo");
+		registry.add("mcp-relay.rate-limits[2].limit", () -> "1");
+		registry.add("mcp-relay.rate-limits[2].period", () -> "1h");
 		registry.add("mcp-relay.servers.tools.url", () -> TestUpstreams.SDK.url("/stateless"));
 		registry.add("mcp-relay.servers.requests.url", () -> TestUpstreams.SDK.url("/stateless"));
 		registry.add("mcp-relay.rate-limits[0].name", () -> "echo-calls");
@@ -72,6 +89,35 @@ class RateLimitTest {
 		assertThat(registry.find(RelayMeters.RATE_LIMIT_REJECTIONS).tags("rule", "echo-calls", "server", "tools")
 			.counter().count()).isEqualTo(1);
 
+	}
+
+	@Test
+	void insideABatchTheRefusalIsOneAnswerAmongTheUpstreamsOnJsonAndSseAlike() {
+		RawHttp http = new RawHttp(port);
+		SCRIPTED.script((request, response) -> response.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+		assertThat(http.send(http.post("scripted", RawHttp.toolsCall(1, "echo"))).statusCode()).isEqualTo(200);
+		String batch = "[" + RawHttp.toolsCall(20, "echo") + "," + RawHttp.toolsCall(21, "other") + "]";
+
+		SCRIPTED.script((request, response) -> response.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":21,\"result\":{}}]")));
+		HttpResponse<String> json = http.send(http.post("scripted", batch));
+		SCRIPTED.script((request, response) -> response.header("Content-Type", "text/event-stream")
+			.sendString(Mono.just("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":21,\"result\":{}}\n\n")));
+		HttpResponse<String> sse = http.send(http.post("scripted", batch));
+
+		for (HttpResponse<String> answer : List.of(json, sse)) {
+			assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+			List<JsonNode> messages = RawHttp.messagesOf(answer);
+			assertThat(messages).hasSize(2);
+			assertThat(messages).filteredOn(message -> message.path("id").asInt() == 20).singleElement()
+				.satisfies(message -> assertThat(message.at("/error/data/reason").asText()).isEqualTo("rate_limited"));
+			assertThat(messages).filteredOn(message -> message.path("id").asInt() == 21).singleElement()
+				.satisfies(message -> assertThat(message.has("result")).isTrue());
+		}
+		assertThat(sse.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/event-stream");
+		assertThat(SCRIPTED.lastSeen().body()).as("only the call within the limit went upstream")
+			.doesNotContain("\"id\":20").contains("\"id\":21");
 	}
 
 	@Test

@@ -13,6 +13,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.mcprelay.McpRelayApplication;
 import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -77,7 +78,7 @@ class SharedRateLimitTest {
 	}
 
 	private static ConfigurableApplicationContext relay() {
-		return new SpringApplicationBuilder(McpRelayApplication.class).run("--server.port=0",
+		return new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class).run("--server.port=0",
 				"--server.address=127.0.0.1", "--mcp-relay.security.mode=none",
 				"--mcp-relay.servers.sdk-json.url=" + TestUpstreams.SDK.url("/stateless"),
 				"--mcp-relay.sessions.store=redis", "--spring.data.redis.host=127.0.0.1",

@@ -106,7 +106,7 @@ class FrontDoorInteropTest {
 			.concat(java.util.stream.Stream.of("--server.port=0", "--server.address=127.0.0.1",
 					"--mcp-relay.servers.everything.url=" + server.url()), java.util.stream.Stream.of(security))
 			.toArray(String[]::new);
-		return new SpringApplicationBuilder(McpRelayApplication.class).run(args);
+		return new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class).run(args);
 	}
 
 }

@@ -126,7 +126,7 @@ class ListenStreamInteropTest {
 	}
 
 	private static ConfigurableApplicationContext startRelay() {
-		return new SpringApplicationBuilder(McpRelayApplication.class, GracefulShutdownTest.OwnEventLoops.class)
+		return new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.v2.url=" + server.url(),
 					"mcp-relay.servers.v2.timeouts.streaming-idle=2s", "mcp-relay.shutdown.stream-grace-period=10s")
 			.run();

@@ -13,17 +13,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.context.WebServerApplicationContext;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.http.client.ReactorResourceFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.McpRelayApplication;
 import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.TestUpstreams;
 import reactor.core.publisher.Flux;
@@ -79,30 +76,6 @@ public class GracefulShutdownTest {
 		List<String> logged = CapturedLogs.all().subList(logMark, CapturedLogs.all().size());
 		assertThat(logged).as("nothing logged as an error or with a stack trace during shutdown")
 			.noneMatch(line -> line.startsWith("ERROR") || line.startsWith("WARN") || line.contains("\tat "));
-	}
-
-	/**
-	 * Gives this relay event loops of its own: closing a context whose server runs on Reactor Netty's global loops
-	 * disposes them, and with them every other server and client of the test JVM.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	public static class OwnEventLoops {
-
-		@Bean
-		static BeanPostProcessor ownEventLoops() {
-			return new BeanPostProcessor() {
-
-				@Override
-				public Object postProcessBeforeInitialization(Object bean, String name) {
-					if (bean instanceof ReactorResourceFactory resources) {
-						resources.setUseGlobalResources(false);
-					}
-					return bean;
-				}
-
-			};
-		}
-
 	}
 
 }

@@ -40,8 +40,9 @@ class HeaderRulesTest {
 	}
 
 	@Test
-	void responseHopByHopHeadersAndCookiesAreDropped() {
+	void responseHopByHopHeadersCookiesAndTheUpstreamsChallengeAreDropped() {
 		HttpHeaders upstreamHeaders = new HttpHeaders();
+		upstreamHeaders.add("WWW-Authenticate", "Bearer resource_metadata=\"https://upstream.example/.well-known/x\"");
 		upstreamHeaders.add("Connection", "close, X-Hop");
 		upstreamHeaders.add("X-Hop", "1");
 		upstreamHeaders.add("Transfer-Encoding", "chunked");

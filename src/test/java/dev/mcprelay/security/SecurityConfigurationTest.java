@@ -18,6 +18,7 @@ import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.InvalidRelayConfigurationException;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.RelayPropertiesValidator;
+import dev.mcprelay.testsupport.OwnEventLoops;
 
 /**
  * {@code mcp-relay.security} and {@code mcp-relay.rate-limits} are checked at start-up: no mode is no start, with the
@@ -77,7 +78,7 @@ class SecurityConfigurationTest {
 
 	@Test
 	void modeNoneOnAReachableAddressIsWarnedAbout(CapturedOutput output) {
-		SpringApplication application = new SpringApplication(McpRelayApplication.class);
+		SpringApplication application = new SpringApplication(McpRelayApplication.class, OwnEventLoops.class);
 		application.run("--server.port=0", "--server.address=0.0.0.0", "--mcp-relay.security.mode=none").close();
 
 		assertThat(output.getAll()).contains("mcp-relay.security.mode is none")
@@ -86,7 +87,7 @@ class SecurityConfigurationTest {
 
 	@Test
 	void modeNoneOnLoopbackIsNotWarnedAbout(CapturedOutput output) {
-		SpringApplication application = new SpringApplication(McpRelayApplication.class);
+		SpringApplication application = new SpringApplication(McpRelayApplication.class, OwnEventLoops.class);
 		application.run("--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.security.mode=none").close();
 
 		assertThat(output.getAll()).doesNotContain("mcp-relay.security.mode is none");
@@ -105,7 +106,7 @@ class SecurityConfigurationTest {
 
 	private static Throwable startFailing(String... args) {
 		try {
-			new SpringApplication(McpRelayApplication.class).run(args).close();
+			new SpringApplication(McpRelayApplication.class, OwnEventLoops.class).run(args).close();
 		}
 		catch (Throwable failure) {
 			return failure;
