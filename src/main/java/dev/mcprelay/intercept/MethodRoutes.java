@@ -4,6 +4,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.JsonRpcMessage;
+
 /**
  * Which stage, and which typed view, a request or a response meets according to its method. A method not listed
  * meets the catch-all stage with the untyped view.
@@ -16,6 +18,17 @@ final class MethodRoutes {
 
 	/** A per-method response stage and how to build its view. */
 	record ResponseRoute<V extends McpResponse>(Stage<V> stage, ResponseViewFactory<V> view) {
+	}
+
+	/** A server-request stage and how to build its view. */
+	record ServerRequestRoute<V extends ServerRequest>(Stage<V> stage, ServerRequestViewFactory<V> view) {
+	}
+
+	@FunctionalInterface
+	interface ServerRequestViewFactory<V extends ServerRequest> {
+
+		V create(CallContext context, JsonRpcMessage message, boolean onStream);
+
 	}
 
 	@FunctionalInterface
@@ -55,7 +68,19 @@ final class MethodRoutes {
 			"prompts/list", new ResponseRoute<>(Stage.PROMPTS_LIST_RESPONSE, PromptsListResponse::new),
 			"resources/list", new ResponseRoute<>(Stage.RESOURCES_LIST_RESPONSE, ResourcesListResponse::new));
 
+	private static final ServerRequestRoute<ServerRequest> OTHER_SERVER_REQUEST = new ServerRequestRoute<>(
+			Stage.OTHER_SERVER_REQUEST, ServerRequest::new);
+
+	private static final Map<String, ServerRequestRoute<?>> SERVER_REQUESTS = Map.of(
+			"sampling/createMessage", new ServerRequestRoute<>(Stage.SAMPLING_REQUEST, SamplingRequest::new),
+			"elicitation/create", new ServerRequestRoute<>(Stage.ELICITATION_REQUEST, ElicitationRequest::new),
+			"roots/list", new ServerRequestRoute<>(Stage.ROOTS_LIST_REQUEST, RootsListRequest::new));
+
 	private MethodRoutes() {
+	}
+
+	static ServerRequestRoute<?> serverRequest(String method) {
+		return SERVER_REQUESTS.getOrDefault(method, OTHER_SERVER_REQUEST);
 	}
 
 	static RequestRoute<?> request(String method) {

@@ -17,8 +17,9 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import reactor.core.publisher.Mono;
 
 /**
- * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for the answer to a
- * pending request, the per-method response stage (a result) or the error stage (an error). A list result without its
+ * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for a request of the
+ * server to the client, its server-request stage; for the answer to a pending request, the per-method response stage
+ * (a result) or the error stage (an error). A list result without its
  * request at hand (on a GET or resumed stream) meets its list's response stage too ({@link UnmatchedListResults}).
  * Also gives the error stage the requests the upstream never answered.
  */
@@ -71,6 +72,9 @@ public class ResponseInterception {
 			if (!verdict.proceeds() && message.isRequest()) {
 				return Mono.just(answerUpstream(message, verdict.error()));
 			}
+			if (message.isRequest()) {
+				return serverRequest(message, context, onStream, timeout);
+			}
 			if (!verdict.proceeds()) {
 				return Mono.just(new Relayed(substitute(message, verdict.error()), true));
 			}
@@ -86,6 +90,23 @@ public class ResponseInterception {
 					.map(errorVerdict -> new Relayed(answer(error, errorVerdict), !errorVerdict.proceeds()));
 			}
 			return respond(message, context, request, timeout);
+		});
+	}
+
+	/**
+	 * A server-to-client request at its server-request stage: relayed (changed or not), answered to the server by
+	 * the interceptor's result, or refused to the server.
+	 */
+	private <V extends ServerRequest> Mono<Relayed> serverRequest(JsonRpcMessage message, CallContext context,
+			boolean onStream, Duration timeout) {
+		@SuppressWarnings("unchecked")
+		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
+			.serverRequest(message.method());
+		V request = route.view().create(context, message, onStream);
+		return chains.chain(route.stage()).run(request, timeout).map(verdict -> switch (verdict.kind()) {
+			case RESPOND -> new Relayed(null, true, JsonRpcMessages.result(message.id(), verdict.result()), null);
+			case REJECT -> answerUpstream(message, verdict.error());
+			default -> new Relayed(message.node(), request.isChanged());
 		});
 	}
 

@@ -58,6 +58,19 @@ public final class Stage<V extends MessageView> {
 	public static final Stage<RemoteMessage> REMOTE_MESSAGE = Stage.of("remote-message",
 			RemoteMessageInterceptor.class, RemoteMessageInterceptor::interceptRemoteMessage, PROCEED_ONLY);
 
+	public static final Stage<SamplingRequest> SAMPLING_REQUEST = Stage.of("sampling-request",
+			SamplingRequestInterceptor.class, SamplingRequestInterceptor::interceptSamplingRequest, REQUEST_OUTCOMES);
+
+	public static final Stage<ElicitationRequest> ELICITATION_REQUEST = Stage.of("elicitation-request",
+			ElicitationRequestInterceptor.class, ElicitationRequestInterceptor::interceptElicitationRequest,
+			REQUEST_OUTCOMES);
+
+	public static final Stage<RootsListRequest> ROOTS_LIST_REQUEST = Stage.of("roots-list-request",
+			RootsListRequestInterceptor.class, RootsListRequestInterceptor::interceptRootsListRequest, REQUEST_OUTCOMES);
+
+	public static final Stage<ServerRequest> OTHER_SERVER_REQUEST = Stage.of("server-request",
+			ServerRequestInterceptor.class, ServerRequestInterceptor::interceptServerRequest, REQUEST_OUTCOMES);
+
 	public static final Stage<InitializeResponse> INITIALIZE_RESPONSE = Stage.of("initialize-response",
 			InitializeResponseInterceptor.class, InitializeResponseInterceptor::interceptInitializeResponse, PROCEED_ONLY);
 
@@ -83,7 +96,7 @@ public final class Stage<V extends MessageView> {
 	public static final List<Stage<?>> ALL = List.of(USER_REQUEST, INITIALIZE_REQUEST, TOOLS_CALL_REQUEST,
 			TOOLS_LIST_REQUEST, PROMPTS_LIST_REQUEST, PROMPTS_GET_REQUEST, RESOURCES_LIST_REQUEST,
 			RESOURCE_TEMPLATES_LIST_REQUEST, RESOURCES_READ_REQUEST, OTHER_REQUEST, CLIENT_NOTIFICATION, REMOTE_MESSAGE,
-			INITIALIZE_RESPONSE, TOOLS_CALL_RESPONSE, TOOLS_LIST_RESPONSE, PROMPTS_LIST_RESPONSE, RESOURCES_LIST_RESPONSE, OTHER_RESPONSE, ERROR);
+			SAMPLING_REQUEST, ELICITATION_REQUEST, ROOTS_LIST_REQUEST, OTHER_SERVER_REQUEST, INITIALIZE_RESPONSE, TOOLS_CALL_RESPONSE, TOOLS_LIST_RESPONSE, PROMPTS_LIST_RESPONSE, RESOURCES_LIST_RESPONSE, OTHER_RESPONSE, ERROR);
 
 	private final String name;
 

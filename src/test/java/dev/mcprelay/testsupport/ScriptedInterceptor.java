@@ -2,6 +2,14 @@ package dev.mcprelay.testsupport;
 
 import org.springframework.core.Ordered;
 
+import dev.mcprelay.intercept.ElicitationRequest;
+import dev.mcprelay.intercept.ElicitationRequestInterceptor;
+import dev.mcprelay.intercept.RootsListRequest;
+import dev.mcprelay.intercept.RootsListRequestInterceptor;
+import dev.mcprelay.intercept.SamplingRequest;
+import dev.mcprelay.intercept.SamplingRequestInterceptor;
+import dev.mcprelay.intercept.ServerRequest;
+import dev.mcprelay.intercept.ServerRequestInterceptor;
 import dev.mcprelay.intercept.ClientMessage;
 import dev.mcprelay.intercept.ClientNotification;
 import dev.mcprelay.intercept.ClientNotificationInterceptor;
@@ -47,7 +55,9 @@ public final class ScriptedInterceptor implements UserRequestInterceptor, Initia
 		PromptsGetRequestInterceptor, ResourcesListRequestInterceptor, ResourceTemplatesListRequestInterceptor,
 		ResourcesReadRequestInterceptor, RequestInterceptor, ClientNotificationInterceptor, RemoteMessageInterceptor,
 		InitializeResponseInterceptor, ToolsCallResponseInterceptor, ToolsListResponseInterceptor,
-		PromptsListResponseInterceptor, ResourcesListResponseInterceptor, ResponseInterceptor, ErrorInterceptor, Ordered {
+		PromptsListResponseInterceptor, ResourcesListResponseInterceptor, ResponseInterceptor, ErrorInterceptor,
+		SamplingRequestInterceptor, ElicitationRequestInterceptor, RootsListRequestInterceptor, ServerRequestInterceptor,
+		Ordered {
 
 	private final String name;
 
@@ -164,6 +174,26 @@ public final class ScriptedInterceptor implements UserRequestInterceptor, Initia
 	@Override
 	public Mono<Outcome> interceptError(UpstreamError error) {
 		return script.run(name, Stage.ERROR, error);
+	}
+
+	@Override
+	public Mono<Outcome> interceptSamplingRequest(SamplingRequest request) {
+		return script.run(name, Stage.SAMPLING_REQUEST, request);
+	}
+
+	@Override
+	public Mono<Outcome> interceptElicitationRequest(ElicitationRequest request) {
+		return script.run(name, Stage.ELICITATION_REQUEST, request);
+	}
+
+	@Override
+	public Mono<Outcome> interceptRootsListRequest(RootsListRequest request) {
+		return script.run(name, Stage.ROOTS_LIST_REQUEST, request);
+	}
+
+	@Override
+	public Mono<Outcome> interceptServerRequest(ServerRequest request) {
+		return script.run(name, Stage.OTHER_SERVER_REQUEST, request);
 	}
 
 }
