@@ -137,6 +137,45 @@ public class ResponseInterception {
 		});
 	}
 
+	/** Whether any interceptor joined the error stage (so that refusals are worth reading for it). */
+	public boolean hasErrorInterceptors() {
+		return !chains.chain(Stage.ERROR).isEmpty();
+	}
+
+	/**
+	 * Runs the error stage over the answers to requests the upstream refused with HTTP {@code httpStatus} (a 4xx or
+	 * 5xx): its JSON-RPC error for a request when it sent one, else the relay's {@code upstream_error_status}.
+	 *
+	 * @param requests the refused requests, in order
+	 * @param answers one answer per request, in the same order
+	 * @return the answers after the stage, and whether the stage changed any
+	 */
+	public Mono<RefusalAnswers> answerRefusal(List<McpRequest> requests, List<ObjectNode> answers, CallContext context,
+			int httpStatus, Duration timeout) {
+		List<Integer> indexes = java.util.stream.IntStream.range(0, requests.size()).boxed().toList();
+		return InOrder.map(indexes, i -> {
+			ObjectNode answer = answers.get(i);
+			String reason = "upstream_error_status".equals(answer.at("/error/data/reason").asText(null))
+					? "upstream_error_status" : null;
+			UpstreamError error = new UpstreamError(context, answer, requests.get(i), reason, httpStatus);
+			return chains.chain(Stage.ERROR).run(error, timeout).map(verdict -> new RefusalAnswer(
+					answer(error, verdict), !verdict.proceeds()));
+		}).map(results -> new RefusalAnswers(results.stream().map(RefusalAnswer::answer).toList(),
+				results.stream().anyMatch(RefusalAnswer::changed)));
+	}
+
+	private record RefusalAnswer(ObjectNode answer, boolean changed) {
+	}
+
+	/**
+	 * The answers to refused requests after the error stage.
+	 *
+	 * @param answers one per request, in order
+	 * @param changed whether an interceptor replaced any of them
+	 */
+	public record RefusalAnswers(List<ObjectNode> answers, boolean changed) {
+	}
+
 	private static ObjectNode answer(UpstreamError error, Verdict verdict) {
 		return switch (verdict.kind()) {
 			case REPLACE_ERROR -> JsonRpcMessages.result(error.id(), verdict.result());

@@ -5,8 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A request of the client's that the upstream did not answer with a result, as the {@link ErrorInterceptor}s see
- * it: either the upstream answered with a JSON-RPC error, or the relay could not get an answer (the upstream timed
- * out, refused the connection, broke the stream, or sent something that is not JSON-RPC). Read-only; the error stage
+ * it: the upstream answered with a JSON-RPC error, or refused the request with an HTTP 4xx or 5xx (JSON-RPC or not:
+ * {@link #httpStatus()}), or the relay could not get an answer (the upstream timed out, refused the connection, broke
+ * the stream, or sent something that is not JSON-RPC). Read-only; the error stage
  * may replace the error with a result ({@link Outcome#replaceError}) or with another error ({@link RejectError}).
  */
 public final class UpstreamError extends MessageView {
@@ -15,15 +16,39 @@ public final class UpstreamError extends MessageView {
 
 	private final String failureReason;
 
+	private final int httpStatus;
+
 	UpstreamError(CallContext context, ObjectNode errorResponse, McpRequest request, String failureReason) {
+		this(context, errorResponse, request, failureReason, 0);
+	}
+
+	UpstreamError(CallContext context, ObjectNode errorResponse, McpRequest request, String failureReason,
+			int httpStatus) {
 		super(context, errorResponse);
 		this.request = request;
 		this.failureReason = failureReason;
+		this.httpStatus = httpStatus;
 	}
 
-	/** The request that failed, as it was sent upstream. */
+	/**
+	 * The request that failed, as it was sent upstream, as its typed view: a {@link ToolsCallRequest} for
+	 * {@code tools/call}, a {@link PromptsGetRequest} for {@code prompts/get}, ...
+	 */
 	public McpRequest request() {
 		return request;
+	}
+
+	/** The request as {@code type} (e.g. {@code ToolsCallRequest.class}), or {@code null} when it is another. */
+	public <T extends McpRequest> T request(Class<T> type) {
+		return type.isInstance(request) ? type.cast(request) : null;
+	}
+
+	/**
+	 * The upstream's HTTP status when it refused the request with a 4xx or 5xx (whether or not its body held a
+	 * JSON-RPC error), else 0.
+	 */
+	public int httpStatus() {
+		return httpStatus;
 	}
 
 	/** The method of the request that failed. */

@@ -16,6 +16,7 @@ import org.springframework.web.reactive.function.client.ClientResponse;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.intercept.McpRequest;
 import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
@@ -33,9 +34,11 @@ import reactor.core.publisher.Mono;
  * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
  * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
- * <li>4xx or 5xx to a POST the relay partly answered itself: the relay's answers, and for each forwarded request
- * the upstream's own error for it or, failing that, an error naming the upstream's status; with the upstream's
- * status, so that no answer is lost;</li>
+ * <li>4xx or 5xx to a POST the relay partly answered itself, or when error interceptors are configured: for each
+ * forwarded request the upstream's own error for it or, failing that, an error naming the upstream's status, through
+ * the error stage (which may replace it with a result), and the relay's own answers; with the upstream's status
+ * unless every answer is a result, so that no answer is lost. Unchanged and alone, the upstream's answer is relayed
+ * as it came;</li>
  * <li>anything else (202, 4xx, 5xx, a DELETE's answer): status, safe headers and body relayed untouched as the
  * bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
  * ({@code client-write}), told apart by {@link StreamWatch}.</li>
@@ -75,8 +78,10 @@ class ResponseRelay {
 			}
 		}
 		boolean answeredLocally = call.plan() != null && !call.plan().localAnswers().isEmpty();
-		if (answeredLocally && (status.is4xxClientError() || status.is5xxServerError())) {
-			return relayErrorBesideLocalAnswers(call, upstreamResponse, deadline);
+		boolean refused = status.is4xxClientError() || status.is5xxServerError();
+		if (refused && (answeredLocally
+				|| (!call.pending().isEmpty() && responseInterception.hasErrorInterceptors()))) {
+			return relayRefusal(call, upstreamResponse, deadline);
 		}
 		deadline.release();
 		if (status.value() == 202 && answeredLocally) {
@@ -88,24 +93,43 @@ class ResponseRelay {
 	}
 
 	/**
-	 * The upstream refused the part of a batch the relay did not answer itself: every request still gets its answer.
+	 * The upstream refused the forwarded requests with a 4xx or 5xx, and either the relay answered part of the batch
+	 * itself or error interceptors want to see refusals: every request gets its answer, through the error stage.
 	 * The upstream's body is read within the usual bounds; a JSON-RPC error in it answers the request it names (or,
-	 * id-less, every forwarded request); a request it does not answer gets an error naming the status.
+	 * id-less, every forwarded request); a request it does not answer gets an error naming the status. When no
+	 * interceptor changed anything and the relay answered nothing itself, the upstream's answer is relayed as it came
+	 * (status, headers, body); otherwise the answers are the body, with the upstream's status unless every answer is
+	 * a result.
 	 */
-	private Mono<Void> relayErrorBesideLocalAnswers(RelayCall call, ClientResponse upstreamResponse,
-			NonStreamingDeadline deadline) {
+	private Mono<Void> relayRefusal(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
 		Upstream upstream = call.upstream();
 		HttpStatusCode status = upstreamResponse.statusCode();
+		List<McpRequest> refused = call.pending().remaining();
 		return BoundedBody
 			.read(upstreamResponse.bodyToFlux(DataBuffer.class), upstream.maxBufferedBody(),
 					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.flatMap(body -> {
 				deadline.release();
-				List<ObjectNode> answers = new ArrayList<>(UpstreamErrorAnswers.of(body, call.pending(),
-						RelayFailures.upstreamErrorStatus(upstream.id(), status.value())));
-				answers.addAll(call.plan().localAnswers());
-				return RelayAnswers.answer(call.exchange().getResponse(), HttpStatus.valueOf(status.value()), answers,
-						true);
+				List<ObjectNode> answers = UpstreamErrorAnswers.of(body, call.pending(),
+						RelayFailures.upstreamErrorStatus(upstream.id(), status.value()));
+				return responseInterception
+					.answerRefusal(refused, answers, call.context(), status.value(), upstream.nonStreamingTimeout())
+					.flatMap(afterStage -> {
+						ServerHttpResponse response = call.exchange().getResponse();
+						List<ObjectNode> localAnswers = call.plan().localAnswers();
+						if (!afterStage.changed() && localAnswers.isEmpty()) {
+							writeHead(upstreamResponse, response, false);
+							response.getHeaders().setContentLength(body.length);
+							return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+						}
+						List<ObjectNode> all = new ArrayList<>(afterStage.answers());
+						all.addAll(localAnswers);
+						boolean allResults = all.stream().noneMatch(answer -> answer.has("error"));
+						HttpStatus upstreamStatus = HttpStatus.resolve(status.value());
+						return RelayAnswers.answer(response,
+								allResults ? HttpStatus.OK : upstreamStatus != null ? upstreamStatus : HttpStatus.BAD_GATEWAY,
+								all, call.plan().payload().batch() || !localAnswers.isEmpty());
+					});
 			});
 	}
 

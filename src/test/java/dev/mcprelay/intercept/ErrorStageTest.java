@@ -123,6 +123,44 @@ class ErrorStageTest extends InterceptorIntegrationTest {
 		assertThat(script.seenBy("first")).contains("error tools/call");
 	}
 
+	@Test
+	void aNonJsonRpc5xxMeetsTheErrorStageWithItsStatusAndTypedRequestAndCanBecomeAResult() {
+		dev.mcprelay.testsupport.TestUpstreams.SCRIPTED.script((request, response) -> response.status(503)
+			.header("Content-Type", "text/plain")
+			.sendString(reactor.core.publisher.Mono.just("down for maintenance")));
+		replaceEveryErrorWithAFriendlyResult();
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(7, "search")));
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertFriendlyResult(messages(response), 7);
+		assertThat(seen).singleElement().satisfies(error -> {
+			assertThat(error.httpStatus()).isEqualTo(503);
+			assertThat(error.failureReason()).isEqualTo("upstream_error_status");
+			assertThat(error.request(ToolsCallRequest.class).toolName()).isEqualTo("search");
+			assertThat(error.errorMessage()).contains("HTTP 503");
+		});
+	}
+
+	@Test
+	void aRefusalNoInterceptorReplacesIsRelayedAsItCame() {
+		dev.mcprelay.testsupport.TestUpstreams.SCRIPTED.script((request, response) -> response.status(429)
+			.header("Content-Type", "text/plain")
+			.header("Retry-After", "7")
+			.sendString(reactor.core.publisher.Mono.just("slow down")));
+		script.on("first", Stage.ERROR, error -> {
+			seen.add(error);
+			return Outcome.proceed();
+		});
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(8, "search")));
+
+		assertThat(response.statusCode()).isEqualTo(429);
+		assertThat(response.body()).isEqualTo("slow down");
+		assertThat(response.headers().firstValue("Retry-After")).hasValue("7");
+		assertThat(seen).singleElement().satisfies(error -> assertThat(error.httpStatus()).isEqualTo(429));
+	}
+
 	private static void assertFriendlyResult(List<JsonNode> messages, int id) {
 		assertThat(messages).singleElement().satisfies(message -> {
 			assertThat(message.path("id").asInt()).isEqualTo(id);
