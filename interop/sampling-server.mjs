@@ -1,5 +1,6 @@
 // A Streamable HTTP MCP server written with the official TypeScript SDK, on 127.0.0.1 (PORT from the environment),
-// whose tool asks the client for a completion with sampling/createMessage on the session's standalone GET stream:
+// whose tool asks the client for a completion with sampling/createMessage on the session's standalone GET stream
+// (and another asks the user for input with elicitation/create, the same way):
 // a server request tied to no client request, as the SDK sends it when the request names no related request. The
 // tool answers with what the client's model said. Used by the interop suite to check that the relay loses no
 // server-to-client request (the client opens its GET stream and calls the tool at once, so the order in which the
@@ -19,6 +20,13 @@ function newSession() {
       maxTokens: 16,
     });
     return { content: [{ type: "text", text: `model said: ${answer.content.text}` }] };
+  });
+  server.registerTool("ask-user", { description: "Asks the user for an email address, over the standalone GET stream" }, async () => {
+    const answer = await server.server.elicitInput({
+      message: "Which email address should receive the report?",
+      requestedSchema: { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+    });
+    return { content: [{ type: "text", text: `user said: ${answer.action} ${answer.content?.email ?? ""}` }] };
   });
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),

@@ -5,13 +5,24 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * State the relay keeps across requests, {@code mcp-relay.sessions}: rate-limit budgets today.
+ * State the relay keeps across requests, {@code mcp-relay.sessions}: rate-limit budgets, and the key of what it carries
+ * in messages.
  *
  * @param store {@code memory} (the default: per replica) or {@code redis} (shared by every replica, with
  * {@code spring.data.redis.*})
  * @param idleTimeout how long state nobody touches is kept
+ * @param secret the key replicas share to trust what the relay carries in messages (the server request a client's
+ * answer brings back); unset, each process makes its own. A secret: never logged
  */
 public record SessionsProperties(
 		@DefaultValue("memory") SessionStoreKind store,
-		@DefaultValue("1h") Duration idleTimeout) {
+		@DefaultValue("1h") Duration idleTimeout,
+		String secret) {
+
+	@Override
+	public String toString() {
+		return "SessionsProperties[store=" + store + ", idleTimeout=" + idleTimeout + ", secret="
+				+ (secret == null ? "none" : "<redacted>") + "]";
+	}
+
 }

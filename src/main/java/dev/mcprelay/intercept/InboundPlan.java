@@ -34,8 +34,11 @@ public final class InboundPlan {
 
 	private final List<Verdict> stops;
 
+	private final List<ObjectNode> notifications;
+
 	InboundPlan(JsonRpcPayload payload, List<ObjectNode> forwarded, boolean changed, PendingRequests pending,
-			List<ObjectNode> answers, boolean answersAreIdless, List<Verdict> stops) {
+			List<ObjectNode> answers, boolean answersAreIdless, List<Verdict> stops, List<ObjectNode> notifications) {
+		this.notifications = List.copyOf(notifications);
 		this.payload = payload;
 		this.forwarded = List.copyOf(forwarded);
 		this.changed = changed;
@@ -114,6 +117,15 @@ public final class InboundPlan {
 	public static long retryAfterSeconds(Duration wait) {
 		long seconds = wait.toSeconds() + (wait.toNanosPart() > 0 ? 1 : 0);
 		return Math.max(1, seconds);
+	}
+
+	/**
+	 * The notifications interceptors answered with before their results ({@link Outcome#respond(List, Object)}), in
+	 * message order; sent as SSE events ahead of {@link #localAnswers()} when the client accepts a stream and nothing
+	 * goes upstream, else not at all.
+	 */
+	public List<ObjectNode> localNotifications() {
+		return notifications;
 	}
 
 	/** The verdicts that stopped a chain (respond or reject), in message order; for logs and metrics. */

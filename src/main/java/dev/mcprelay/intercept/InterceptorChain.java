@@ -79,8 +79,10 @@ public final class InterceptorChain<V extends MessageView> {
 		}
 		return switch (outcome.kind()) {
 			case PROCEED -> Verdict.PROCEED;
-			case RESPOND -> new Verdict(Verdict.Kind.RESPOND, outcome.result(), null, interceptor.name());
+			case RESPOND -> new Verdict(Verdict.Kind.RESPOND, outcome.result(), null, interceptor.name(),
+					outcome.notifications());
 			case REPLACE_ERROR -> new Verdict(Verdict.Kind.REPLACE_ERROR, outcome.result(), null, interceptor.name());
+			case DROP -> new Verdict(Verdict.Kind.DROP, null, null, interceptor.name());
 		};
 	}
 

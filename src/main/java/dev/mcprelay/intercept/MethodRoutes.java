@@ -62,6 +62,10 @@ final class MethodRoutes {
 			McpResponse::new);
 
 	private static final Map<String, ResponseRoute<?>> RESPONSES = Map.of(
+			"prompts/get", new ResponseRoute<>(Stage.PROMPTS_GET_RESPONSE, PromptsGetResponse::new),
+			"resources/templates/list", new ResponseRoute<>(Stage.RESOURCE_TEMPLATES_LIST_RESPONSE,
+					ResourceTemplatesListResponse::new),
+			"resources/read", new ResponseRoute<>(Stage.RESOURCES_READ_RESPONSE, ResourcesReadResponse::new),
 			"initialize", new ResponseRoute<>(Stage.INITIALIZE_RESPONSE, InitializeResponse::new),
 			"tools/call", new ResponseRoute<>(Stage.TOOLS_CALL_RESPONSE, ToolsCallResponse::new),
 			"tools/list", new ResponseRoute<>(Stage.TOOLS_LIST_RESPONSE, ToolsListResponse::new),

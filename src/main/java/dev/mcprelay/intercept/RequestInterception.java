@@ -29,8 +29,11 @@ public class RequestInterception {
 
 	private final InterceptorChains chains;
 
-	RequestInterception(InterceptorChains chains) {
+	private final ServerRequestIds serverRequestIds;
+
+	RequestInterception(InterceptorChains chains, ServerRequestIds serverRequestIds) {
 		this.chains = chains;
+		this.serverRequestIds = serverRequestIds;
 	}
 
 	/**
@@ -61,10 +64,15 @@ public class RequestInterception {
 		});
 	}
 
-	private record Decision(JsonRpcMessage message, McpRequest request, Verdict verdict) {
+	private record Decision(JsonRpcMessage message, MessageView view, Verdict verdict) {
 
 		boolean changed() {
-			return request != null && request.isChanged();
+			return view != null && view.isChanged();
+		}
+
+		/** The request waiting for its answer, when this is one. */
+		McpRequest request() {
+			return view instanceof McpRequest request ? request : null;
 		}
 
 	}
@@ -80,7 +88,7 @@ public class RequestInterception {
 				case NOTIFICATION -> chains.chain(Stage.CLIENT_NOTIFICATION)
 					.run(new ClientNotification(context, message.node()), timeout)
 					.map(notificationVerdict -> new Decision(message, null, notificationVerdict));
-				case RESPONSE -> Mono.just(new Decision(message, null, verdict));
+				case RESPONSE -> clientResponse(message, context, timeout);
 			};
 		});
 	}
@@ -93,6 +101,25 @@ public class RequestInterception {
 		return chains.chain(route.stage())
 			.run(request, timeout)
 			.map(verdict -> new Decision(message, request, verdict));
+	}
+
+	/**
+	 * A client's answer to a server request: the server's own id restored when the relay gave it another, then the
+	 * client-response stage with the server request at hand. A rejection goes to the server as the error answer.
+	 */
+	private Mono<Decision> clientResponse(JsonRpcMessage message, CallContext context, Duration timeout) {
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id());
+		ClientResponse view = new ClientResponse(context, message.node(), origin);
+		if (origin != null) {
+			message.node().set("id", origin.id());
+			view.markChanged();
+		}
+		return chains.chain(Stage.CLIENT_RESPONSE).run(view, timeout).map(verdict -> {
+			if (!verdict.proceeds()) {
+				view.replaceWithError(verdict.error());
+			}
+			return new Decision(message, view, Verdict.PROCEED);
+		});
 	}
 
 	/** A respond is only possible for a request: for anything else the interceptor misbehaved. */
@@ -108,6 +135,7 @@ public class RequestInterception {
 	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions) {
 		List<ObjectNode> forwarded = new ArrayList<>();
 		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
+		List<ObjectNode> notifications = new ArrayList<>();
 		List<Verdict> stops = new ArrayList<>();
 		PendingRequests pending = new PendingRequests();
 		boolean changed = !payload.isWhole();
@@ -127,6 +155,9 @@ public class RequestInterception {
 			changed = true;
 			if (message.isRequest()) {
 				idless = false;
+				if (verdict.kind() == Verdict.Kind.RESPOND && !verdict.notifications().isEmpty()) {
+					notifications.addAll(verdict.notifications());
+				}
 				answers.add(verdict.kind() == Verdict.Kind.RESPOND ? JsonRpcMessages.result(message.id(), verdict.result())
 						: error(message, verdict.error()));
 			}
@@ -135,7 +166,7 @@ public class RequestInterception {
 						verdict.error().data()));
 			}
 		}
-		return new InboundPlan(payload, forwarded, changed, pending, answers, idless, stops);
+		return new InboundPlan(payload, forwarded, changed, pending, answers, idless, stops, notifications);
 	}
 
 	private static ObjectNode error(JsonRpcMessage message, RejectError error) {

@@ -18,7 +18,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for a request of the
- * server to the client, its server-request stage; for the answer to a pending request, the per-method response stage
+ * server to the client, its server-request stage; for a notification, the server-notification stage; for the answer to a pending request, the per-method response stage
  * (a result) or the error stage (an error). A list result without its
  * request at hand (on a GET or resumed stream) meets its list's response stage too ({@link UnmatchedListResults}).
  * Also gives the error stage the requests the upstream never answered.
@@ -31,8 +31,11 @@ public class ResponseInterception {
 
 	private final InterceptorChains chains;
 
-	ResponseInterception(InterceptorChains chains) {
+	private final ServerRequestIds serverRequestIds;
+
+	ResponseInterception(InterceptorChains chains, ServerRequestIds serverRequestIds) {
 		this.chains = chains;
+		this.serverRequestIds = serverRequestIds;
 	}
 
 	/**
@@ -72,11 +75,14 @@ public class ResponseInterception {
 			if (!verdict.proceeds() && message.isRequest()) {
 				return Mono.just(answerUpstream(message, verdict.error()));
 			}
+			if (!verdict.proceeds()) {
+				return Mono.just(new Relayed(substitute(message, verdict.error()), true));
+			}
 			if (message.isRequest()) {
 				return serverRequest(message, context, onStream, timeout);
 			}
-			if (!verdict.proceeds()) {
-				return Mono.just(new Relayed(substitute(message, verdict.error()), true));
+			if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
+				return serverNotification(message, context, onStream, timeout);
 			}
 			if (request == null) {
 				McpRequest inferred = UnmatchedListResults.inferRequest(context, message);
@@ -106,7 +112,30 @@ public class ResponseInterception {
 		return chains.chain(route.stage()).run(request, timeout).map(verdict -> switch (verdict.kind()) {
 			case RESPOND -> new Relayed(null, true, JsonRpcMessages.result(message.id(), verdict.result()), null);
 			case REJECT -> answerUpstream(message, verdict.error());
-			default -> new Relayed(message.node(), request.isChanged());
+			default -> carryToClient(message, request.isChanged());
+		});
+	}
+
+	/**
+	 * A server request on its way to the client: with client-response interceptors configured, under an id that
+	 * carries it ({@link ServerRequestIds}), so that the client's answer meets them with the request at hand.
+	 */
+	private Relayed carryToClient(JsonRpcMessage message, boolean changed) {
+		if (chains.chain(Stage.CLIENT_RESPONSE).isEmpty()) {
+			return new Relayed(message.node(), changed);
+		}
+		message.node().set("id", serverRequestIds.wrap(message.node()));
+		return new Relayed(message.node(), true);
+	}
+
+	/** A server notification at its stage: relayed (changed or not), dropped, or replaced by an error notice. */
+	private Mono<Relayed> serverNotification(JsonRpcMessage message, CallContext context, boolean onStream,
+			Duration timeout) {
+		ServerNotification notification = ServerNotification.of(context, message, onStream);
+		return chains.chain(Stage.SERVER_NOTIFICATION).run(notification, timeout).map(verdict -> switch (verdict.kind()) {
+			case DROP -> new Relayed(null, true);
+			case REJECT -> new Relayed(substitute(message, verdict.error()), true);
+			default -> new Relayed(message.node(), notification.isChanged());
 		});
 	}
 

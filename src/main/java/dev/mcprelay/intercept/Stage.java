@@ -55,6 +55,9 @@ public final class Stage<V extends MessageView> {
 	public static final Stage<ClientNotification> CLIENT_NOTIFICATION = Stage.of("client-notification",
 			ClientNotificationInterceptor.class, ClientNotificationInterceptor::interceptClientNotification, PROCEED_ONLY);
 
+	public static final Stage<ClientResponse> CLIENT_RESPONSE = Stage.of("client-response",
+			ClientResponseInterceptor.class, ClientResponseInterceptor::interceptClientResponse, PROCEED_ONLY);
+
 	public static final Stage<RemoteMessage> REMOTE_MESSAGE = Stage.of("remote-message",
 			RemoteMessageInterceptor.class, RemoteMessageInterceptor::interceptRemoteMessage, PROCEED_ONLY);
 
@@ -71,6 +74,10 @@ public final class Stage<V extends MessageView> {
 	public static final Stage<ServerRequest> OTHER_SERVER_REQUEST = Stage.of("server-request",
 			ServerRequestInterceptor.class, ServerRequestInterceptor::interceptServerRequest, REQUEST_OUTCOMES);
 
+	public static final Stage<ServerNotification> SERVER_NOTIFICATION = Stage.of("server-notification",
+			ServerNotificationInterceptor.class, ServerNotificationInterceptor::interceptServerNotification,
+			EnumSet.of(Outcome.Kind.PROCEED, Outcome.Kind.DROP));
+
 	public static final Stage<InitializeResponse> INITIALIZE_RESPONSE = Stage.of("initialize-response",
 			InitializeResponseInterceptor.class, InitializeResponseInterceptor::interceptInitializeResponse, PROCEED_ONLY);
 
@@ -86,6 +93,17 @@ public final class Stage<V extends MessageView> {
 	public static final Stage<ResourcesListResponse> RESOURCES_LIST_RESPONSE = Stage.of("resources-list-response",
 			ResourcesListResponseInterceptor.class, ResourcesListResponseInterceptor::interceptResourcesListResponse, PROCEED_ONLY);
 
+	public static final Stage<PromptsGetResponse> PROMPTS_GET_RESPONSE = Stage.of("prompts-get-response",
+			PromptsGetResponseInterceptor.class, PromptsGetResponseInterceptor::interceptPromptsGetResponse, PROCEED_ONLY);
+
+	public static final Stage<ResourceTemplatesListResponse> RESOURCE_TEMPLATES_LIST_RESPONSE = Stage.of(
+			"resource-templates-list-response", ResourceTemplatesListResponseInterceptor.class,
+			ResourceTemplatesListResponseInterceptor::interceptResourceTemplatesListResponse, PROCEED_ONLY);
+
+	public static final Stage<ResourcesReadResponse> RESOURCES_READ_RESPONSE = Stage.of("resources-read-response",
+			ResourcesReadResponseInterceptor.class, ResourcesReadResponseInterceptor::interceptResourcesReadResponse,
+			PROCEED_ONLY);
+
 	public static final Stage<McpResponse> OTHER_RESPONSE = Stage.of("other-response",
 			ResponseInterceptor.class, ResponseInterceptor::interceptResponse, PROCEED_ONLY);
 
@@ -95,8 +113,10 @@ public final class Stage<V extends MessageView> {
 	/** Every stage, in the order a message meets them. */
 	public static final List<Stage<?>> ALL = List.of(USER_REQUEST, INITIALIZE_REQUEST, TOOLS_CALL_REQUEST,
 			TOOLS_LIST_REQUEST, PROMPTS_LIST_REQUEST, PROMPTS_GET_REQUEST, RESOURCES_LIST_REQUEST,
-			RESOURCE_TEMPLATES_LIST_REQUEST, RESOURCES_READ_REQUEST, OTHER_REQUEST, CLIENT_NOTIFICATION, REMOTE_MESSAGE,
-			SAMPLING_REQUEST, ELICITATION_REQUEST, ROOTS_LIST_REQUEST, OTHER_SERVER_REQUEST, INITIALIZE_RESPONSE, TOOLS_CALL_RESPONSE, TOOLS_LIST_RESPONSE, PROMPTS_LIST_RESPONSE, RESOURCES_LIST_RESPONSE, OTHER_RESPONSE, ERROR);
+			RESOURCE_TEMPLATES_LIST_REQUEST, RESOURCES_READ_REQUEST, OTHER_REQUEST, CLIENT_NOTIFICATION, CLIENT_RESPONSE, REMOTE_MESSAGE,
+			SAMPLING_REQUEST, ELICITATION_REQUEST, ROOTS_LIST_REQUEST, OTHER_SERVER_REQUEST, SERVER_NOTIFICATION,
+			INITIALIZE_RESPONSE, TOOLS_CALL_RESPONSE, TOOLS_LIST_RESPONSE, PROMPTS_LIST_RESPONSE, PROMPTS_GET_RESPONSE, RESOURCES_LIST_RESPONSE,
+			RESOURCE_TEMPLATES_LIST_RESPONSE, RESOURCES_READ_RESPONSE, OTHER_RESPONSE, ERROR);
 
 	private final String name;
 

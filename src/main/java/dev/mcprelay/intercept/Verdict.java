@@ -1,6 +1,9 @@
 package dev.mcprelay.intercept;
 
+import java.util.List;
+
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import reactor.core.publisher.Mono;
 
@@ -11,8 +14,14 @@ import reactor.core.publisher.Mono;
  * @param result the result to send, for {@link Kind#RESPOND} and {@link Kind#REPLACE_ERROR}
  * @param error the error to send, for {@link Kind#REJECT}
  * @param interceptor the {@code name()} of the interceptor that stopped the chain; {@code null} when all proceeded
+ * @param notifications for {@link Kind#RESPOND}, the notifications to send before the result
  */
-public record Verdict(Kind kind, JsonNode result, RejectError error, String interceptor) {
+public record Verdict(Kind kind, JsonNode result, RejectError error, String interceptor,
+		List<ObjectNode> notifications) {
+
+	public Verdict(Kind kind, JsonNode result, RejectError error, String interceptor) {
+		this(kind, result, error, interceptor, List.of());
+	}
 
 	/** The fate of a message after a chain. */
 	public enum Kind {
@@ -22,6 +31,8 @@ public record Verdict(Kind kind, JsonNode result, RejectError error, String inte
 		RESPOND,
 		/** An upstream error or failure is answered with {@link #result()}. */
 		REPLACE_ERROR,
+		/** A server notification goes no further; nobody is told. */
+		DROP,
 		/** The message is refused with {@link #error()}. */
 		REJECT
 	}

@@ -152,14 +152,32 @@ public class McpRelay {
 				List.of(JsonRpcErrors.error(null, error.code(), error.getMessage(), error.data())), false, headers);
 	}
 
-	/** Answers a POST the interceptors answered in full: nothing goes upstream. */
+	/**
+	 * Answers a POST the interceptors answered in full: nothing goes upstream. Notifications an interceptor answered
+	 * with go first, as an SSE stream, when the client accepts one.
+	 */
 	private static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan) {
 		Verdict first = plan.stops().get(0);
 		boolean responded = plan.stops().stream().allMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
 		ExchangeRecord.of(exchange)
 			.stoppedBy(responded ? RelayOutcome.RESPONDED : RelayOutcome.REJECTED, first.interceptor());
+		if (!plan.localNotifications().isEmpty() && acceptsEventStream(exchange)) {
+			List<ObjectNode> events = new ArrayList<>(plan.localNotifications());
+			events.addAll(plan.localAnswers());
+			return RelayAnswers.stream(exchange.getResponse(), events);
+		}
 		return RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
 				plan.payload().batch(), plan.localAnswerHeaders());
+	}
+
+	private static boolean acceptsEventStream(ServerWebExchange exchange) {
+		try {
+			return exchange.getRequest().getHeaders().getAccept().stream()
+				.anyMatch(type -> type.getType().equals("text") && type.getSubtype().equals("event-stream"));
+		}
+		catch (InvalidMediaTypeException ex) {
+			return false;
+		}
 	}
 
 	/**

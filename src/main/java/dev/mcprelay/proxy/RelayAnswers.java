@@ -65,6 +65,25 @@ public final class RelayAnswers {
 		return write(response, status, JsonRpcErrors.toBytes(body), headers);
 	}
 
+	/**
+	 * Writes {@code messages} as the whole response, an SSE stream of one {@code message} event each, in order: how an
+	 * interceptor's notifications reach the client ahead of its result.
+	 */
+	static Mono<Void> stream(ServerHttpResponse response, List<ObjectNode> messages) {
+		java.io.ByteArrayOutputStream events = new java.io.ByteArrayOutputStream();
+		for (ObjectNode message : messages) {
+			events.writeBytes(dev.mcprelay.sse.SseEventWriter.message(
+					new String(JsonRpcErrors.toBytes(message), java.nio.charset.StandardCharsets.UTF_8)));
+		}
+		byte[] body = events.toByteArray();
+		response.getHeaders().clear();
+		response.setStatusCode(HttpStatus.OK);
+		response.getHeaders().setContentType(MediaType.TEXT_EVENT_STREAM);
+		response.getHeaders().setCacheControl("no-cache");
+		response.getHeaders().setContentLength(body.length);
+		return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+	}
+
 	private static Mono<Void> write(ServerHttpResponse response, HttpStatus status, byte[] body, HttpHeaders headers) {
 		response.getHeaders().clear();
 		response.getHeaders().putAll(headers);

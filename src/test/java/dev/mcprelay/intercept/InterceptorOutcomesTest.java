@@ -205,7 +205,7 @@ class InterceptorOutcomesTest extends InterceptorIntegrationTest {
 		assertThat(answer.headers().containsKey("Last-Event-ID")).as("the GET's resumption header is not an answer's")
 			.isFalse();
 		assertThat(script.seenBy("first")).containsExactly("user-request null", "remote-message sampling/createMessage",
-				"remote-message notifications/tools/list_changed");
+				"remote-message notifications/tools/list_changed", "server-notification notifications/tools/list_changed");
 	}
 
 	@ParameterizedTest(name = "{0}: an interceptor that throws is contained, its exception logged and never shown")

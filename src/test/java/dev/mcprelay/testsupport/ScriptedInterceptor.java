@@ -10,7 +10,17 @@ import dev.mcprelay.intercept.SamplingRequest;
 import dev.mcprelay.intercept.SamplingRequestInterceptor;
 import dev.mcprelay.intercept.ServerRequest;
 import dev.mcprelay.intercept.ServerRequestInterceptor;
+import dev.mcprelay.intercept.PromptsGetResponse;
+import dev.mcprelay.intercept.PromptsGetResponseInterceptor;
+import dev.mcprelay.intercept.ResourceTemplatesListResponse;
+import dev.mcprelay.intercept.ResourceTemplatesListResponseInterceptor;
+import dev.mcprelay.intercept.ResourcesReadResponse;
+import dev.mcprelay.intercept.ResourcesReadResponseInterceptor;
+import dev.mcprelay.intercept.ServerNotification;
+import dev.mcprelay.intercept.ServerNotificationInterceptor;
 import dev.mcprelay.intercept.ClientMessage;
+import dev.mcprelay.intercept.ClientResponse;
+import dev.mcprelay.intercept.ClientResponseInterceptor;
 import dev.mcprelay.intercept.ClientNotification;
 import dev.mcprelay.intercept.ClientNotificationInterceptor;
 import dev.mcprelay.intercept.ErrorInterceptor;
@@ -57,7 +67,8 @@ public final class ScriptedInterceptor implements UserRequestInterceptor, Initia
 		InitializeResponseInterceptor, ToolsCallResponseInterceptor, ToolsListResponseInterceptor,
 		PromptsListResponseInterceptor, ResourcesListResponseInterceptor, ResponseInterceptor, ErrorInterceptor,
 		SamplingRequestInterceptor, ElicitationRequestInterceptor, RootsListRequestInterceptor, ServerRequestInterceptor,
-		Ordered {
+		ServerNotificationInterceptor, PromptsGetResponseInterceptor, ResourceTemplatesListResponseInterceptor,
+		ResourcesReadResponseInterceptor, ClientResponseInterceptor, Ordered {
 
 	private final String name;
 
@@ -194,6 +205,31 @@ public final class ScriptedInterceptor implements UserRequestInterceptor, Initia
 	@Override
 	public Mono<Outcome> interceptServerRequest(ServerRequest request) {
 		return script.run(name, Stage.OTHER_SERVER_REQUEST, request);
+	}
+
+	@Override
+	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
+		return script.run(name, Stage.SERVER_NOTIFICATION, notification);
+	}
+
+	@Override
+	public Mono<Outcome> interceptPromptsGetResponse(PromptsGetResponse response) {
+		return script.run(name, Stage.PROMPTS_GET_RESPONSE, response);
+	}
+
+	@Override
+	public Mono<Outcome> interceptResourceTemplatesListResponse(ResourceTemplatesListResponse response) {
+		return script.run(name, Stage.RESOURCE_TEMPLATES_LIST_RESPONSE, response);
+	}
+
+	@Override
+	public Mono<Outcome> interceptResourcesReadResponse(ResourcesReadResponse response) {
+		return script.run(name, Stage.RESOURCES_READ_RESPONSE, response);
+	}
+
+	@Override
+	public Mono<Outcome> interceptClientResponse(ClientResponse response) {
+		return script.run(name, Stage.CLIENT_RESPONSE, response);
 	}
 
 }

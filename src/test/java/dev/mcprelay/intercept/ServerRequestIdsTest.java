@@ -1,0 +1,82 @@
+package dev.mcprelay.intercept;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+
+import dev.mcprelay.config.JwtProperties;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.config.SecurityProperties;
+import dev.mcprelay.config.SessionStoreKind;
+import dev.mcprelay.config.SessionsProperties;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+
+/**
+ * The id a server request gets on its way to the client carries the request: replicas that share
+ * {@code sessions.secret} trust each other's; without it, or when a client altered it, the server's id is still
+ * restored but the request is not trusted.
+ */
+class ServerRequestIdsTest {
+
+	private static final ObjectNode REQUEST = (ObjectNode) read(
+			"{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"elicitation/create\",\"params\":{\"message\":\"Your email?\"}}");
+
+	@Test
+	void replicasSharingTheSecretTrustEachOther() {
+		TextNode id = ids("shared").wrap(REQUEST);
+
+		ServerRequestIds.Origin origin = ids("shared").unwrap(id);
+
+		assertThat(origin.trusted()).isTrue();
+		assertThat(origin.id().asInt()).isEqualTo(42);
+		assertThat(origin.method()).isEqualTo("elicitation/create");
+		assertThat(origin.params().path("message").asText()).isEqualTo("Your email?");
+	}
+
+	@Test
+	void anotherSecretOrAnAlteredIdIsRestoredButNotTrusted() {
+		TextNode id = ids("shared").wrap(REQUEST);
+		String token = id.textValue();
+		String altered = token.substring(0, ServerRequestIds.PREFIX.length() + 3) + "A"
+				+ token.substring(ServerRequestIds.PREFIX.length() + 4);
+
+		assertThat(ids("other").unwrap(id).trusted()).isFalse();
+		assertThat(ids("other").unwrap(id).id().asInt()).as("the server still gets its id").isEqualTo(42);
+		assertThat(ids(null).unwrap(id).trusted()).isFalse();
+		ServerRequestIds.Origin tampered = ids("shared").unwrap(TextNode.valueOf(altered));
+		assertThat(tampered == null || !tampered.trusted()).isTrue();
+		assertThat(new ClientResponse(null, (ObjectNode) read("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"),
+				ids("other").unwrap(id)).serverRequestMethod()).as("an untrusted request is not shown").isNull();
+	}
+
+	@Test
+	void idsTheRelayDidNotGiveAreLeftAlone() {
+		assertThat(ids("s").unwrap(TextNode.valueOf("client-7"))).isNull();
+		assertThat(ids("s").unwrap(JsonRpcParser.mapper().getNodeFactory().numberNode(7))).isNull();
+		assertThat(ids("s").unwrap(TextNode.valueOf(ServerRequestIds.PREFIX + "!!!.x"))).isNull();
+	}
+
+	private static ServerRequestIds ids(String secret) {
+		return new ServerRequestIds(new RelayProperties(Map.of(), null, List.of(), null, null, null, null,
+				new SecurityProperties(SecurityMode.NONE, List.of(), new JwtProperties(null, null, null, List.of(), "sub")),
+				List.of(), new SessionsProperties(SessionStoreKind.MEMORY, Duration.ofHours(1), secret)));
+	}
+
+	private static com.fasterxml.jackson.databind.JsonNode read(String json) {
+		try {
+			return JsonRpcParser.mapper().readTree(json);
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
