@@ -2,10 +2,12 @@
 # The mcp-relay benchmark, in one command: bench/run.sh
 #
 # Starts, all on 127.0.0.1: a fast upstream MCP server (bench/fast-upstream.mjs), nginx as a plain pass-through
-# reverse proxy (buffering off), mcp-relay, and mcp-relay with five interceptors. Then measures, in this one run:
-#   1. tools/call throughput and p50/p99 latency with wrk at each concurrency: direct, nginx, relay, relay + 5;
+# reverse proxy (buffering off), a bare Reactor Netty relay (bench/bare-relay: the platform's ceiling), mcp-relay, and
+# mcp-relay with five interceptors. Then measures, in this one run:
+#   1. tools/call throughput and p50/p99 latency with wrk at each concurrency: direct, nginx, bare, relay, relay + 5;
 #   2. one long SSE stream: events and bytes per second, direct and through the relay;
-#   3. the relay's resident size and heap with STREAMS concurrent open GET streams.
+#   3. the relay's resident size and heap with STREAMS concurrent open GET streams;
+#   4. warm-up: a freshly started relay's req/s at concurrency 16, second by second, from the moment it listens.
 # Writes bench/results/<date>-<time>-<host>.md and stops everything it started. Installs nginx and wrk (Debian) if missing.
 # Knobs (environment): DURATION (10s), WARMUP (5s), JVM_WARMUP (40s, for the relays' JIT), CONCURRENCY ("1 16 64"),
 # SSE_EVENTS (200000), STREAMS (1000).
@@ -19,6 +21,7 @@ WARMUP=${WARMUP:-5s}
 JVM_WARMUP=${JVM_WARMUP:-40s}
 CONCURRENCY=${CONCURRENCY:-"1 16 64"}
 SSE_EVENTS=${SSE_EVENTS:-200000}
+WARM_SECONDS=${WARM_SECONDS:-30}
 STREAMS=${STREAMS:-1000}
 WORK=$(mktemp -d)
 PIDS=()
@@ -76,6 +79,31 @@ build() {
   (cd "$WORK/jar" && jar xf "$JAR")
   javac -nowarn -d "$WORK/interceptors" -cp "$WORK/jar/BOOT-INF/classes:$WORK/jar/BOOT-INF/lib/*" \
     bench/interceptors/dev/mcprelay/bench/*.java
+  mkdir -p "$WORK/bare"
+  javac -nowarn -d "$WORK/bare" -cp "$WORK/jar/BOOT-INF/lib/*" bench/bare-relay/dev/mcprelay/bench/*.java
+}
+
+start_bare() {
+  BARE_PORT=$(free_port)
+  java -cp "$WORK/bare:$WORK/jar/BOOT-INF/lib/*" dev.mcprelay.bench.BareRelay "$BARE_PORT" \
+    "http://127.0.0.1:$UPSTREAM_PORT/mcp" >"$WORK/bare.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "$BARE_PORT"
+}
+
+# warmup_curve: a fresh relay, loaded at concurrency 16 from the moment it listens; one req/s figure per second
+warmup_curve() {
+  log "warm-up: a fresh relay, second by second"
+  local start_ns
+  start_ns=$(date +%s%N)
+  start_relay WARM_PORT WARM_PID
+  WARM_LISTEN_MS=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+  : >"$WORK/warm.txt"
+  for second in $(seq 1 "$WARM_SECONDS"); do
+    wrk -t2 -c16 -d1s -s bench/tools-call.lua "http://127.0.0.1:$WARM_PORT/mcp/fast" 2>/dev/null \
+      | awk -v s="$second" '/^Requests\/sec/ {print s, $2}' >>"$WORK/warm.txt"
+  done
+  kill "$WARM_PID" 2>/dev/null || true
 }
 
 start_upstream() {
@@ -246,6 +274,20 @@ report() {
     echo "| heap used after GC | $((before_heap / 1048576)) MB | $((after_heap / 1048576)) MB | $(( (after_heap - before_heap) / STREAMS / 1024 )) KB |"
     echo
     echo "\`mcp_relay_streams_active{server=\"fast\"}\` read $OPEN_GAUGE while the streams were open."
+    echo
+    echo "## Warm-up (a fresh relay at concurrency 16, from the moment it listens)"
+    echo
+    local steady first10 to90
+    steady=$(awk '$1 == "relay" && $2 == 16 {print $3}' "$WORK/load.txt")
+    first10=$(awk '$1 <= 10 { s += $2; n++ } END { if (n) printf "%.0f", s / n }' "$WORK/warm.txt")
+    to90=$(awk -v t="$steady" '$2 >= 0.9 * t { print $1; exit }' "$WORK/warm.txt")
+    echo "Listening $WARM_LISTEN_MS ms after launch. Steady state (the load test above): $steady req/s."
+    echo
+    echo "| first 10 s, mean req/s | vs steady | seconds to 90% of steady |"
+    echo "|---|---|---|"
+    echo "| $first10 | $(ratio "$first10" "$steady") | ${to90:-not within $WARM_SECONDS s} |"
+    echo
+    echo "Per second: $(awk '{ printf "%s%s", sep, int($2); sep = ", " }' "$WORK/warm.txt")."
   } >"$file"
   log "report: $file"
   cat "$file"
@@ -255,10 +297,13 @@ require_tools
 build
 start_upstream
 start_nginx
+start_bare
+warmup_curve
 start_relay RELAY_PORT RELAY_PID
 start_relay RELAY5_PORT RELAY5_PID "$WORK/interceptors"
 TARGETS=("direct http://127.0.0.1:$UPSTREAM_PORT/mcp" "nginx http://127.0.0.1:$NGINX_PORT/mcp"
-  "relay http://127.0.0.1:$RELAY_PORT/mcp/fast" "relay+5 http://127.0.0.1:$RELAY5_PORT/mcp/fast")
+  "bare http://127.0.0.1:$BARE_PORT/mcp" "relay http://127.0.0.1:$RELAY_PORT/mcp/fast"
+  "relay+5 http://127.0.0.1:$RELAY5_PORT/mcp/fast")
 for target in "${TARGETS[@]}"; do check_answers "${target#* }"; done
 grep -q 'bench-argument-injection' "$WORK/relay-$RELAY5_PORT.log" \
   || { echo "the bench interceptors did not load:" >&2; cat "$WORK/relay-$RELAY5_PORT.log" >&2; exit 1; }
@@ -267,7 +312,7 @@ log "tools/call load"
 : >"$WORK/load.txt"
 for target in "${TARGETS[@]}"; do
   label=${target%% *}; url=${target#* }
-  warmup=$WARMUP; [[ $label == relay* ]] && warmup=$JVM_WARMUP
+  warmup=$WARMUP; [[ $label == relay* || $label == bare ]] && warmup=$JVM_WARMUP
   wrk -t2 -c16 -d"$warmup" -s bench/tools-call.lua "$url" >/dev/null
   for c in $CONCURRENCY; do load "$label" "$url" "$c"; done
 done

@@ -19,6 +19,9 @@ client.setRequestHandler(ElicitRequestSchema, async (request) => {
 });
 const transport = new StreamableHTTPClientTransport(endpoint);
 await client.connect(transport);
+// The server asks over the GET stream the SDK opens after connecting; give it a moment to be open, since the race
+// between the two is another test's subject (sampling-scenario.mjs), not this one's.
+await new Promise((resolve) => setTimeout(resolve, 300));
 const askModel = await client.callTool({ name: "ask-model", arguments: {} }, undefined, { timeout: 10000 });
 const askUser = await client.callTool({ name: "ask-user", arguments: {} }, undefined, { timeout: 10000 });
 console.log(JSON.stringify({ ...seen, askModel: askModel.content[0].text, askUser: askUser.content[0].text }));

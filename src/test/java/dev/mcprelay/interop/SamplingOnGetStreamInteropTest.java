@@ -56,7 +56,10 @@ class SamplingOnGetStreamInteropTest {
 		JsonNode relayed = json.readTree(NodePeers.runClient("sampling-scenario.mjs",
 				"http://127.0.0.1:" + port + "/mcp/sampling", String.valueOf(RUNS)));
 
-		assertThat(direct.get("answered").asInt()).as("the scenario works direct: %s", direct).isEqualTo(5);
+		// Direct, the race this test is about can lose a request now and then (the server's own work usually hides it):
+		// the direct run only shows that the scenario works.
+		assertThat(direct.get("answered").asInt()).as("the scenario works direct: %s", direct).isPositive();
+		assertThat(direct.get("failed").asInt()).as("the scenario works direct: %s", direct).isZero();
 		assertThat(relayed.get("lost").asInt()).as("sampling requests lost through the relay: %s", relayed).isZero();
 		assertThat(relayed.get("answered").asInt()).as("every run answered through the relay: %s", relayed)
 			.isEqualTo(RUNS);
