@@ -1,6 +1,8 @@
 package dev.mcprelay.metrics;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.springframework.stereotype.Component;
@@ -13,7 +15,8 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 /**
- * Records {@link RelayMeters#REQUESTS}, {@link RelayMeters#REQUEST_DURATION} and {@link RelayMeters#RESPONSE_BYTES}.
+ * Records {@link RelayMeters#REQUESTS}, {@link RelayMeters#REQUEST_DURATION} and {@link RelayMeters#RESPONSE_BYTES},
+ * registered once per series (tag combination) and kept, so that a request costs no registry lookup.
  * Histograms have a few fixed buckets rather than Micrometer's percentile histogram (about 70 buckets per series),
  * to keep the number of Prometheus series small.
  */
@@ -30,34 +33,51 @@ class RequestMeters {
 	static final double[] BYTES_BUCKETS = { kb(1), kb(4), kb(16), kb(64), kb(256), kb(1024), kb(4 * 1024),
 			kb(16 * 1024), kb(50 * 1024) };
 
+	/** The tag values of one series; every value comes from a bounded set. */
+	private record Key(String server, String httpMethod, String rpcMethod, String statusClass, String outcome,
+			String client) {
+	}
+
+	/** The three meters of one series, registered once and kept. */
+	private record Series(Counter requests, Timer duration, DistributionSummary bytes) {
+	}
+
 	private final MeterRegistry registry;
+
+	private final Map<Key, Series> series = new ConcurrentHashMap<>();
 
 	RequestMeters(MeterRegistry registry) {
 		this.registry = registry;
 	}
 
 	void record(ExchangeRecord record) {
-		Tags tags = Tags.of(RelayMeters.SERVER, record.server(), RelayMeters.HTTP_METHOD, record.httpMethodTag(),
-				RelayMeters.RPC_METHOD, record.rpcMethodTag(), RelayMeters.STATUS_CLASS, record.statusClassTag(),
-				RelayMeters.OUTCOME, record.outcome().tag(), RelayMeters.CLIENT, record.clientTag());
-		Counter.builder(RelayMeters.REQUESTS)
+		Key key = new Key(record.server(), record.httpMethodTag(), record.rpcMethodTag(), record.statusClassTag(),
+				record.outcome().tag(), record.clientTag());
+		Series meters = series.computeIfAbsent(key, this::register);
+		meters.requests().increment();
+		meters.duration().record(record.elapsedNanos(), TimeUnit.NANOSECONDS);
+		meters.bytes().record(record.bytes());
+	}
+
+	private Series register(Key key) {
+		Tags tags = Tags.of(RelayMeters.SERVER, key.server(), RelayMeters.HTTP_METHOD, key.httpMethod(),
+				RelayMeters.RPC_METHOD, key.rpcMethod(), RelayMeters.STATUS_CLASS, key.statusClass(),
+				RelayMeters.OUTCOME, key.outcome(), RelayMeters.CLIENT, key.client());
+		return new Series(Counter.builder(RelayMeters.REQUESTS)
 			.description("Client requests relayed on /mcp/{server}")
 			.tags(tags)
-			.register(registry)
-			.increment();
-		Timer.builder(RelayMeters.REQUEST_DURATION)
-			.description("From a request's arrival until its response (or stream) ended")
-			.tags(tags)
-			.serviceLevelObjectives(DURATION_BUCKETS)
-			.register(registry)
-			.record(record.elapsedNanos(), TimeUnit.NANOSECONDS);
-		DistributionSummary.builder(RelayMeters.RESPONSE_BYTES)
-			.description("Body bytes the client received")
-			.baseUnit("bytes")
-			.tags(tags)
-			.serviceLevelObjectives(BYTES_BUCKETS)
-			.register(registry)
-			.record(record.bytes());
+			.register(registry),
+				Timer.builder(RelayMeters.REQUEST_DURATION)
+					.description("From a request's arrival until its response (or stream) ended")
+					.tags(tags)
+					.serviceLevelObjectives(DURATION_BUCKETS)
+					.register(registry),
+				DistributionSummary.builder(RelayMeters.RESPONSE_BYTES)
+					.description("Body bytes the client received")
+					.baseUnit("bytes")
+					.tags(tags)
+					.serviceLevelObjectives(BYTES_BUCKETS)
+					.register(registry));
 	}
 
 	private static double kb(long kilobytes) {

@@ -122,11 +122,17 @@ public final class HeaderRules {
 	}
 
 	private static Set<String> connectionListed(HttpHeaders headers) {
-		if (!headers.containsKey(HttpHeaders.CONNECTION)) {
+		String connection = headers.getFirst(HttpHeaders.CONNECTION);
+		if (connection == null) {
 			return Set.of();
 		}
-		List<String> connection = headers.getConnection();
-		return Set.copyOf(connection.stream().map(token -> token.trim().toLowerCase(Locale.ROOT)).toList());
+		// The usual values name no header (keep-alive and close are hop-by-hop anyway): no tokenizing, no set.
+		if (headers.get(HttpHeaders.CONNECTION).size() == 1
+				&& (connection.equalsIgnoreCase("keep-alive") || connection.equalsIgnoreCase("close"))) {
+			return Set.of();
+		}
+		List<String> tokens = headers.getConnection();
+		return Set.copyOf(tokens.stream().map(token -> token.trim().toLowerCase(Locale.ROOT)).toList());
 	}
 
 }

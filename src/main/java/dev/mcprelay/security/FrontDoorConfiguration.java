@@ -7,12 +7,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.autoconfigure.security.reactive.EndpointRequest;
 import org.springframework.boot.actuate.health.HealthEndpoint;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.Profiles;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
 import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
@@ -22,7 +28,6 @@ import org.springframework.security.oauth2.server.resource.authentication.Reacti
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
-import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatcher;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -41,7 +46,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <li>{@code api-key}: {@link ApiKeyCredentials} reads the key, {@link ApiKeys} checks it;</li>
  * <li>{@code jwt}: Spring Security's OAuth2 resource server with {@link JwtDecoding}'s decoder; the RFC 9728
  * metadata ({@link ProtectedResourceMetadata}) is served;</li>
- * <li>{@code none}: no chain applies, and the relay warns at start-up unless it listens on loopback only.</li>
+ * <li>{@code none}: Spring Security is not set up at all (no filter costs a request anything), and the relay warns at
+ * start-up unless it listens on loopback only.</li>
  * </ul>
  * In both secured modes every path needs an authenticated caller that {@link ServerAccess} lets through, except the
  * health probes, the RFC 9728 metadata, CORS preflights (answered before this chain) and, under the {@code demo}
@@ -53,14 +59,53 @@ import io.micrometer.core.instrument.MeterRegistry;
  * list of problems before any of this is built.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableWebFluxSecurity
 class FrontDoorConfiguration {
+
+	/**
+	 * Spring Security, in {@code api-key} and {@code jwt} mode only (and with no mode, so that start-up reaches the
+	 * configuration check and fails there with its message): in mode {@code none} no security filter runs at all.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(SecuredMode.class)
+	@EnableWebFluxSecurity
+	static class Secured {
+
+		@Bean
+		SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
+				UpstreamRegistry upstreams, MeterRegistry registry, Environment environment) {
+			return FrontDoorConfiguration.frontDoor(http, properties, upstreams, registry, environment);
+		}
+
+	}
+
+	/** Matches unless {@code mcp-relay.security.mode} is {@code none}. */
+	static final class SecuredMode implements Condition {
+
+		@Override
+		public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			SecurityMode mode = Binder.get(context.getEnvironment())
+				.bind("mcp-relay.security.mode", SecurityMode.class)
+				.orElse(null);
+			return mode != SecurityMode.NONE;
+		}
+
+	}
+
+	/** In mode {@code none}: the warning when others can reach the port. */
+	@Bean
+	SmartInitializingSingleton openRelayWarning(RelayProperties properties, UpstreamRegistry upstreams,
+			Environment environment) {
+		return () -> {
+			if (properties.security().mode() == SecurityMode.NONE) {
+				warnIfReachable(environment);
+			}
+		};
+	}
 
 	private static final Logger log = LoggerFactory.getLogger(FrontDoorConfiguration.class);
 
-	@Bean
-	SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties, UpstreamRegistry upstreams,
-			MeterRegistry registry, Environment environment) {
+	static SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
+			UpstreamRegistry upstreams, MeterRegistry registry, Environment environment) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
 		http.csrf(ServerHttpSecurity.CsrfSpec::disable)
@@ -71,10 +116,6 @@ class FrontDoorConfiguration {
 			.headers(ServerHttpSecurity.HeaderSpec::disable)
 			.requestCache(ServerHttpSecurity.RequestCacheSpec::disable)
 			.securityContextRepository(NoOpServerSecurityContextRepository.getInstance());
-		if (mode == SecurityMode.NONE) {
-			warnIfReachable(environment);
-			return http.securityMatcher(exchange -> ServerWebExchangeMatcher.MatchResult.notMatch()).build();
-		}
 		FrontDoorAnswers answers = new FrontDoorAnswers(mode, upstreams, registry);
 		ServerAccess access = new ServerAccess(upstreams,
 				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : java.util.List.of());

@@ -86,9 +86,13 @@ class SecurityConfigurationTest {
 	}
 
 	@Test
-	void modeNoneOnLoopbackIsNotWarnedAbout(CapturedOutput output) {
+	void modeNoneOnLoopbackIsNotWarnedAboutAndRunsNoSecurityFilter(CapturedOutput output) {
 		SpringApplication application = new SpringApplication(McpRelayApplication.class, OwnEventLoops.class);
-		application.run("--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.security.mode=none").close();
+		try (var relay = application.run("--server.port=0", "--server.address=127.0.0.1",
+				"--mcp-relay.security.mode=none")) {
+			assertThat(relay.getBeanProvider(org.springframework.security.web.server.WebFilterChainProxy.class)
+				.getIfAvailable()).as("no Spring Security filter costs a request anything").isNull();
+		}
 
 		assertThat(output.getAll()).doesNotContain("mcp-relay.security.mode is none");
 	}
