@@ -1,7 +1,5 @@
 package dev.mcprelay.intercept;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.mcprelay.jsonrpc.JsonRpcMessage;
 
 /**
@@ -13,13 +11,10 @@ import dev.mcprelay.jsonrpc.JsonRpcMessage;
  * <p>Any notification's params may be replaced as a whole ({@link #replaceParams}) or given a {@code _meta} entry;
  * typed views add finer setters. Fields no setter touches are relayed unchanged.
  */
-public class ServerNotification extends MessageView {
-
-	private final boolean onStream;
+public class ServerNotification extends ServerMessage {
 
 	ServerNotification(CallContext context, JsonRpcMessage message, boolean onStream) {
-		super(context, message.node());
-		this.onStream = onStream;
+		super(context, message, onStream);
 	}
 
 	/** The view of {@code message}: its typed view when MCP defines one for its method. */
@@ -33,38 +28,6 @@ public class ServerNotification extends MessageView {
 					? new ListChangedNotification(context, message, onStream)
 					: new ServerNotification(context, message, onStream);
 		};
-	}
-
-	@Override
-	public String method() {
-		return text(message(), "method");
-	}
-
-	/** A copy of the params; an empty object when there are none. */
-	public ObjectNode params() {
-		return objectFieldCopy("params");
-	}
-
-	/** Replaces the params as a whole (a {@code JsonNode}, a {@code Map} or an MCP schema record). */
-	public void replaceParams(Object params) {
-		message().set("params", toJson(params));
-		markChanged();
-	}
-
-	/** Sets {@code params._meta.<key>} to {@code value} (any JSON-convertible value). */
-	public void putMeta(String key, Object value) {
-		objectField("params").withObjectProperty("_meta").set(key, toJson(value));
-		markChanged();
-	}
-
-	/** Whether it came as an SSE event (on a POST or GET stream) rather than in a JSON body. */
-	public boolean isOnStream() {
-		return onStream;
-	}
-
-	/** The live params object, created when absent; setters of subclasses write through it. */
-	ObjectNode liveParams() {
-		return objectField("params");
 	}
 
 }
