@@ -1,6 +1,8 @@
 package dev.mcprelay.intercept;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,6 +25,17 @@ public final class ToolsCallRequest extends McpRequest {
 	/** The name of the tool called. */
 	public String toolName() {
 		return text(message().path("params"), "name");
+	}
+
+	/** The names of the top-level arguments, in the order sent, read without decoding their values. */
+	public List<String> argumentNames() {
+		JsonNode arguments = message().path("params").path("arguments");
+		if (!arguments.isObject()) {
+			return List.of();
+		}
+		List<String> names = new ArrayList<>(arguments.size());
+		arguments.fieldNames().forEachRemaining(names::add);
+		return names;
 	}
 
 	/** A copy of the arguments, in the order sent; empty when there are none. */

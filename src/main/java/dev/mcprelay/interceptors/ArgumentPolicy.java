@@ -83,7 +83,7 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 			return Outcome.proceed();
 		}
 		if (server.reserves()) {
-			List<String> reserved = call.arguments().keySet().stream().filter(server::isReserved).toList();
+			List<String> reserved = call.argumentNames().stream().filter(server::isReserved).toList();
 			if (!reserved.isEmpty()) {
 				log.info("Refused tools/call of '{}' on '{}': reserved argument keys {}", call.toolName(), call.server(),
 						reserved);
