@@ -155,7 +155,7 @@ start_relay() {
     --mcp-relay.servers.fast.timeouts.streaming-idle=600s \
     --mcp-relay.servers.fast.tools.deny[0]='forbidden_*' \
     --mcp-relay.security.mode=none \
-    --mcp-relay.access-log.enabled=false --logging.level.root=WARN \
+    --logging.level.root=WARN --logging.level.mcp.relay.access=INFO \
     --logging.level.dev.mcprelay.intercept.InterceptorChains=INFO >"$WORK/relay-$port.log" 2>&1 &
   PIDS+=($!)
   printf -v "$1" '%s' "$port"
@@ -239,8 +239,9 @@ report() {
     echo "Machine: $(nproc) cores ($(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')), $(free -g | awk '/Mem:/ {print $2}') GiB;"
     echo "$(java -version 2>&1 | head -1); node $(node -v); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
     echo "Everything on 127.0.0.1 of this one machine: wrk, the upstream, nginx and the relays share its cores."
-    echo "wrk: $DURATION per run after a warm-up ($WARMUP; $JVM_WARMUP for the relays' JIT), one tools/call (JSON answer) per request. nginx and the"
-    echo "relay write no access log. Relay + 5: four interceptor beans (bench/interceptors) and tool-access."
+    echo "wrk: $DURATION per run after a warm-up ($WARMUP; $JVM_WARMUP for the relays' JIT), one tools/call (JSON answer) per request. The relays"
+    echo "run their default configuration (security mode none, access log on, to a file); nginx writes no access log. Relay + 5: four"
+    echo "interceptor beans (bench/interceptors) and tool-access."
     echo
     echo "## tools/call, request/response"
     echo

@@ -1,7 +1,5 @@
 package dev.mcprelay.metrics;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -35,67 +33,81 @@ class AccessLog {
 		this.properties = properties.accessLog();
 	}
 
+	/** The fields of a line, in order. */
+	private static final String[] FIELDS = { "server", "client", "http_method", "rpc_method", "id", "status", "outcome",
+			"duration_ms", "bytes", "interceptor", "reason" };
+
 	void write(ExchangeRecord record) {
 		if (!properties.enabled() || !log.isInfoEnabled()) {
 			return;
 		}
-		Map<String, Object> fields = new LinkedHashMap<>();
-		fields.put("server", record.server());
-		fields.put("client", clip(record.clientId()));
-		fields.put("http_method", record.httpMethodTag());
-		fields.put("rpc_method", clip(record.rpcMethod()));
 		JsonNode id = record.rpcId();
-		fields.put("id", id == null ? null : clip(id.asText()));
-		fields.put("status", record.upstreamStatus());
-		fields.put("outcome", record.outcome().tag());
-		fields.put("duration_ms", TimeUnit.NANOSECONDS.toMillis(record.elapsedNanos()));
-		fields.put("bytes", record.bytes());
-		fields.put("interceptor", record.interceptor());
-		fields.put("reason", record.reason());
-		log.info(properties.format() == AccessLogProperties.Format.JSON ? json(fields) : text(fields));
+		Object[] values = { record.server(), clip(record.clientId()), record.httpMethodTag(), clip(record.rpcMethod()),
+				id == null ? null : clip(id.asText()), record.upstreamStatus(), record.outcome().tag(),
+				TimeUnit.NANOSECONDS.toMillis(record.elapsedNanos()), record.bytes(), record.interceptor(),
+				record.reason() };
+		log.info(properties.format() == AccessLogProperties.Format.JSON ? json(values) : text(values));
 	}
 
-	private static String text(Map<String, Object> fields) {
-		StringBuilder line = new StringBuilder();
-		fields.forEach((key, value) -> {
-			if (!line.isEmpty()) {
+	/** {@code key=value} pairs, written straight into one buffer: this runs once per request. */
+	private static String text(Object[] values) {
+		StringBuilder line = new StringBuilder(192);
+		for (int i = 0; i < FIELDS.length; i++) {
+			if (i > 0) {
 				line.append(' ');
 			}
-			line.append(key).append('=').append(value == null ? "-" : quoteIfNeeded(String.valueOf(value)));
-		});
+			line.append(FIELDS[i]).append('=');
+			Object value = values[i];
+			if (value == null) {
+				line.append('-');
+			}
+			else if (value instanceof Number number) {
+				line.append(number);
+			}
+			else {
+				appendQuotedIfNeeded(line, value.toString());
+			}
+		}
 		return line.toString();
 	}
 
-	private static String json(Map<String, Object> fields) {
+	private static String json(Object[] values) {
 		ObjectNode node = JsonRpcParser.mapper().createObjectNode();
-		fields.forEach((key, value) -> node.set(key, JsonRpcParser.mapper().valueToTree(value)));
+		for (int i = 0; i < FIELDS.length; i++) {
+			node.set(FIELDS[i], JsonRpcParser.mapper().valueToTree(values[i]));
+		}
 		return new String(JsonRpcErrors.toBytes(node), java.nio.charset.StandardCharsets.UTF_8);
 	}
 
-	private static String quoteIfNeeded(String value) {
-		boolean plain = !value.isEmpty() && value.chars().allMatch(c -> c > ' ' && c < 127 && c != '"' && c != '=');
-		if (plain) {
-			return value;
+	private static void appendQuotedIfNeeded(StringBuilder line, String value) {
+		boolean plain = !value.isEmpty();
+		for (int i = 0; plain && i < value.length(); i++) {
+			char c = value.charAt(i);
+			plain = c > ' ' && c < 127 && c != '"' && c != '=';
 		}
-		StringBuilder quoted = new StringBuilder("\"");
-		value.chars().forEach(c -> {
+		if (plain) {
+			line.append(value);
+			return;
+		}
+		line.append('"');
+		value.codePoints().forEach(c -> {
 			switch (c) {
-				case '"' -> quoted.append("\\\"");
-				case '\\' -> quoted.append("\\\\");
-				case '\n' -> quoted.append("\\n");
-				case '\r' -> quoted.append("\\r");
-				case '\t' -> quoted.append("\\t");
+				case '"' -> line.append("\\\"");
+				case '\\' -> line.append("\\\\");
+				case '\n' -> line.append("\\n");
+				case '\r' -> line.append("\\r");
+				case '\t' -> line.append("\\t");
 				default -> {
 					if (c < ' ' || c == 127) {
-						quoted.append(String.format("\\u%04x", c));
+						line.append(String.format("\\u%04x", c));
 					}
 					else {
-						quoted.appendCodePoint(c);
+						line.appendCodePoint(c);
 					}
 				}
 			}
 		});
-		return quoted.append('"').toString();
+		line.append('"');
 	}
 
 	private static String clip(String value) {
