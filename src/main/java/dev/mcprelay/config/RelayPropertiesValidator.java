@@ -247,7 +247,7 @@ public final class RelayPropertiesValidator {
 	}
 
 	/** A {@code ${VAR}} left in a value means its environment variable is not set; only the variable is named. */
-	private static void requireResolved(String path, String value, List<ConfigurationProblem> problems) {
+	static void requireResolved(String path, String value, List<ConfigurationProblem> problems) {
 		Matcher placeholder = value == null ? null : UNRESOLVED.matcher(value);
 		if (placeholder != null && placeholder.find()) {
 			problems.add(new ConfigurationProblem(path, "refers to ${" + placeholder.group(1) + "}, which is not set",

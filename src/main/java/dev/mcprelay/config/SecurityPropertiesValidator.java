@@ -69,11 +69,14 @@ final class SecurityPropertiesValidator {
 				problems.add(new ConfigurationProblem(path + ".client", "'" + key.client() + "' names two keys",
 						"Give each key a client id of its own"));
 			}
-			if (key.keySha256() == null || !SHA256_HEX.matcher(key.keySha256()).matches()) {
+			int before = problems.size();
+			RelayPropertiesValidator.requireResolved(path + ".key-sha256", key.keySha256(), problems);
+			boolean unresolved = problems.size() > before;
+			if (!unresolved && (key.keySha256() == null || !SHA256_HEX.matcher(key.keySha256()).matches())) {
 				problems.add(new ConfigurationProblem(path + ".key-sha256", "is not 64 hex digits",
 						"Write the key's hex SHA-256 (printf %s \"$KEY\" | sha256sum), never the key itself"));
 			}
-			else if (!hashes.add(key.keySha256().toLowerCase(Locale.ROOT))) {
+			else if (!unresolved && !hashes.add(key.keySha256().toLowerCase(Locale.ROOT))) {
 				problems.add(new ConfigurationProblem(path + ".key-sha256", "is the hash of another key too",
 						"Give each client a key of its own"));
 			}

@@ -49,6 +49,10 @@ class SecurityConfigurationTest {
 			.containsExactlyInAnyOrder("mcp-relay.security.api-keys[0].key-sha256",
 					"mcp-relay.security.api-keys[0].servers[0]", "mcp-relay.security.api-keys[1].client",
 					"mcp-relay.security.api-keys[1].servers");
+		assertThat(problems("--mcp-relay.security.mode=api-key", "--mcp-relay.security.api-keys[0].client=a",
+				"--mcp-relay.security.api-keys[0].key-sha256=${MCP_RELAY_TEST_UNSET_HASH}",
+				"--mcp-relay.security.api-keys[0].servers[0]=*"))
+			.as("an unset environment variable is named as such").containsExactly("mcp-relay.security.api-keys[0].key-sha256");
 		assertThat(problems("--mcp-relay.security.mode=jwt")).containsExactly("mcp-relay.security.jwt");
 		assertThat(problems("--mcp-relay.security.mode=jwt", "--mcp-relay.security.jwt.jwk-set-uri=not a url"))
 			.containsExactly("mcp-relay.security.jwt.jwk-set-uri");
