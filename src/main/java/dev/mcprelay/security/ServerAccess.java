@@ -23,7 +23,8 @@ import reactor.core.publisher.Mono;
  * must carry every {@code required-scopes} entry and, for a server with {@code allowed-scopes}, at least one of them.
  * Paths that name no server (the actuator's prometheus endpoint) need an authenticated caller and, for tokens, the
  * required scopes. A request without a caller is refused, to be answered 401; a caller refused is answered 403
- * with its {@link AccessRefusal}. The caller let in is left on the exchange ({@link Caller#ATTRIBUTE}) for the relay and its interceptors.
+ * with its {@link AccessRefusal}. The authenticated caller is left on the exchange ({@link Caller#ATTRIBUTE}) for the
+ * relay, its interceptors and the access log, refused or not.
  *
  * <p>A caller that may not use a server learns nothing about it: a restricted key gets the same 403 for a server
  * that exists and for one that does not.
@@ -60,6 +61,8 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	private Mono<Void> decide(Authentication authentication, ServerWebExchange exchange) {
 		Caller caller = callerOf(authentication);
+		// Known even when refused below: the access log and the client tag say who was refused.
+		exchange.getAttributes().put(Caller.ATTRIBUTE, caller);
 		String segment = McpPaths.serverSegment(exchange.getRequest().getPath().pathWithinApplication().value());
 		Upstream upstream = segment == null ? null : upstreams.find(segment);
 		String server = upstream == null ? null : upstream.id();
@@ -80,7 +83,6 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 								+ "."));
 			}
 		}
-		exchange.getAttributes().put(Caller.ATTRIBUTE, caller);
 		return Mono.empty();
 	}
 

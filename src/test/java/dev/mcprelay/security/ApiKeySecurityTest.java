@@ -118,6 +118,8 @@ class ApiKeySecurityTest {
 
 		assertThat(other.statusCode()).isEqualTo(403);
 		assertThat(reason(other)).isEqualTo("server_not_allowed");
+		await(() -> CapturedLogs.all().stream()
+			.anyMatch(line -> line.contains("server=other client=ci-bot") && line.contains("reason=server_not_allowed")));
 		assertThat(unknown.statusCode()).isEqualTo(403);
 		assertThat(reason(unknown)).isEqualTo("server_not_allowed");
 		HttpResponse<String> admin = send(post("no-such-server").header("X-Api-Key", ADMIN_KEY));
