@@ -108,15 +108,9 @@ public final class InboundPlan {
 				.filter(stop -> stop.kind() == Verdict.Kind.REJECT && stop.error().retryAfter() != null)
 				.map(stop -> stop.error().retryAfter())
 				.max(Duration::compareTo)
-				.ifPresent(wait -> headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfterSeconds(wait))));
+				.ifPresent(wait -> headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(RejectError.retryAfterSeconds(wait))));
 		}
 		return headers;
-	}
-
-	/** Whole seconds, rounded up, at least 1: what {@code Retry-After} carries. */
-	public static long retryAfterSeconds(Duration wait) {
-		long seconds = wait.toSeconds() + (wait.toNanosPart() > 0 ? 1 : 0);
-		return Math.max(1, seconds);
 	}
 
 	/**

@@ -72,6 +72,12 @@ public class RejectError extends RuntimeException {
 		return retryAfter;
 	}
 
+	/** {@link #retryAfter()} as {@code Retry-After} carries it: whole seconds, rounded up, at least 1. */
+	public static long retryAfterSeconds(Duration wait) {
+		long seconds = wait.toSeconds() + (wait.toNanosPart() > 0 ? 1 : 0);
+		return Math.max(1, seconds);
+	}
+
 	public RejectError(int code, String message) {
 		this(code, message, null);
 	}

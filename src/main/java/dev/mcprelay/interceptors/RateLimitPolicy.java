@@ -14,16 +14,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.intercept.ClientMessage;
-import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.intercept.Outcome;
 import dev.mcprelay.intercept.RejectError;
 import dev.mcprelay.intercept.UserRequestInterceptor;
 import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.metrics.KeptCounters;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.security.Caller;
 import io.github.bucket4j.ConsumptionProbe;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -54,7 +53,7 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	private final RateLimitBuckets buckets;
 
-	private final MeterRegistry registry;
+	private final KeptCounters counters;
 
 	private final AtomicLong lastStoreWarning = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
 
@@ -65,7 +64,7 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 		}
 		this.rules = List.copyOf(compiled);
 		this.buckets = buckets;
-		this.registry = registry;
+		this.counters = new KeptCounters(registry);
 	}
 
 	@Override
@@ -112,14 +111,10 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	}
 
 	private RejectError refusal(RateLimitRule rule, String server, ConsumptionProbe probe) {
-		Counter.builder(RelayMeters.RATE_LIMIT_REJECTIONS)
-			.description("Requests a rate-limit rule refused")
-			.tag(RelayMeters.RULE, rule.name())
-			.tag(RelayMeters.SERVER, server)
-			.register(registry)
-			.increment();
+		counters.increment(RelayMeters.RATE_LIMIT_REJECTIONS, "Requests a rate-limit rule refused", RelayMeters.RULE,
+				rule.name(), RelayMeters.SERVER, server);
 		Duration wait = Duration.ofNanos(probe.getNanosToWaitForRefill());
-		long seconds = InboundPlan.retryAfterSeconds(wait);
+		long seconds = RejectError.retryAfterSeconds(wait);
 		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
 				"Rate limit exceeded (" + rule.description() + "): try again in " + seconds + "s.",
 				Map.of("reason", "rate_limited", "rule", rule.name(), "retryAfterSeconds", seconds))
@@ -127,11 +122,9 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	}
 
 	private void storeFailed(RateLimitRule rule, Throwable error) {
-		Counter.builder(RelayMeters.RATE_LIMIT_STORE_ERRORS)
-			.description("Rate-limit checks that could not reach the shared store; the requests were let through")
-			.tag(RelayMeters.RULE, rule.name())
-			.register(registry)
-			.increment();
+		counters.increment(RelayMeters.RATE_LIMIT_STORE_ERRORS,
+				"Rate-limit checks that could not reach the shared store; the requests were let through",
+				RelayMeters.RULE, rule.name());
 		long now = System.nanoTime();
 		long last = lastStoreWarning.get();
 		if (now - last >= LOG_INTERVAL_NANOS && lastStoreWarning.compareAndSet(last, now)) {

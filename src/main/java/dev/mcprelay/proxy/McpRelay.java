@@ -19,16 +19,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.intercept.CallContext;
 import dev.mcprelay.intercept.InboundPlan;
-import dev.mcprelay.intercept.RejectError;
 import dev.mcprelay.intercept.RequestInterception;
 import dev.mcprelay.intercept.ResponseInterception;
-import dev.mcprelay.intercept.Verdict;
-import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
-import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.security.Caller;
 import reactor.core.publisher.Mono;
 
@@ -84,18 +80,18 @@ public class McpRelay {
 					Caller.of(exchange));
 			return readPayload(upstream, exchange).doOnNext(record::payload).flatMap(payload -> {
 				if (payload.messages().isEmpty()) {
-					return answerInvalidBatch(exchange, payload);
+					return EarlyAnswers.answerInvalidBatch(exchange, payload);
 				}
 				RelayFailure mismatch = MirroredHeaders.mismatch(exchange.getRequest().getHeaders(), payload, upstream.id());
 				if (mismatch != null) {
-					return answerEarly(exchange, mismatch, payload);
+					return EarlyAnswers.answerEarly(exchange, mismatch, payload);
 				}
 				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout())
 					.flatMap(plan -> plan.forwardsAnything()
 							? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order))
-							: answerLocally(exchange, plan));
+							: EarlyAnswers.answerLocally(exchange, plan));
 			}).doFinally(signal -> order.release());
-		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
+		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
@@ -108,9 +104,9 @@ public class McpRelay {
 			return requestInterception.applyWithoutBody(method, context, upstream.nonStreamingTimeout())
 				.flatMap(verdict -> verdict.proceeds()
 						? forward(new RelayCall(upstream, method, exchange, context, null, order))
-						: refuseWithoutBody(exchange, verdict))
+						: EarlyAnswers.refuseWithoutBody(exchange, verdict))
 				.doFinally(signal -> order.release());
-		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
+		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
 	}
 
 	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */
@@ -118,66 +114,7 @@ public class McpRelay {
 		return Mono.<Void>defer(() -> {
 			Upstream upstream = resolve(serverId, exchange);
 			return Mono.error(RelayFailures.methodNotAllowed(upstream.id(), exchange.getRequest().getMethod()));
-		}).onErrorResume(RelayFailure.class, failure -> answerEarly(exchange, failure, null));
-	}
-
-	/**
-	 * Answers a request refused before anything was sent upstream, by the ids of {@code payload}'s requests when it
-	 * was read.
-	 */
-	private static Mono<Void> answerEarly(ServerWebExchange exchange, RelayFailure failure, JsonRpcPayload payload) {
-		ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
-		return RelayAnswers.respond(exchange.getResponse(), failure, payload);
-	}
-
-	/** Answers a batch none of whose elements is a valid message: an error for each, nothing forwarded. */
-	private static Mono<Void> answerInvalidBatch(ServerWebExchange exchange, JsonRpcPayload payload) {
-		ExchangeRecord.of(exchange).failed(false, "invalid_request");
-		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.BAD_REQUEST, payload.invalidAnswers(), true);
-	}
-
-	/**
-	 * Answers a GET or DELETE an interceptor refused: 403 (or the status the rejection asked for) with an id-less
-	 * error; nothing goes upstream.
-	 */
-	private static Mono<Void> refuseWithoutBody(ServerWebExchange exchange, Verdict verdict) {
-		ExchangeRecord.of(exchange).stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
-		RejectError error = verdict.error();
-		HttpHeaders headers = new HttpHeaders();
-		if (error.retryAfter() != null) {
-			headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(InboundPlan.retryAfterSeconds(error.retryAfter())));
-		}
-		HttpStatus status = error.httpStatus() > 0 ? HttpStatus.valueOf(error.httpStatus()) : HttpStatus.FORBIDDEN;
-		return RelayAnswers.answer(exchange.getResponse(), status,
-				List.of(JsonRpcErrors.error(null, error.code(), error.getMessage(), error.data())), false, headers);
-	}
-
-	/**
-	 * Answers a POST the interceptors answered in full: nothing goes upstream. Notifications an interceptor answered
-	 * with go first, as an SSE stream, when the client accepts one.
-	 */
-	private static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan) {
-		Verdict first = plan.stops().get(0);
-		boolean responded = plan.stops().stream().allMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
-		ExchangeRecord.of(exchange)
-			.stoppedBy(responded ? RelayOutcome.RESPONDED : RelayOutcome.REJECTED, first.interceptor());
-		if (!plan.localNotifications().isEmpty() && acceptsEventStream(exchange)) {
-			List<ObjectNode> events = new ArrayList<>(plan.localNotifications());
-			events.addAll(plan.localAnswers());
-			return RelayAnswers.stream(exchange.getResponse(), events);
-		}
-		return RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
-				plan.payload().batch(), plan.localAnswerHeaders());
-	}
-
-	private static boolean acceptsEventStream(ServerWebExchange exchange) {
-		try {
-			return exchange.getRequest().getHeaders().getAccept().stream()
-				.anyMatch(type -> type.getType().equals("text") && type.getSubtype().equals("event-stream"));
-		}
-		catch (InvalidMediaTypeException ex) {
-			return false;
-		}
+		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
 	}
 
 	/**

@@ -27,13 +27,7 @@ public final class RelayAnswers {
 	 * aborted by propagating the failure.
 	 */
 	public static Mono<Void> respond(ServerHttpResponse response, RelayFailure failure, JsonRpcPayload payload) {
-		if (response.isCommitted()) {
-			return Mono.error(failure);
-		}
-		List<JsonNode> ids = payload == null ? List.of() : payload.requestIds();
-		byte[] body = JsonRpcErrors.body(ids, payload != null && payload.batch(), failure.code(), failure.getMessage(),
-				failure.data());
-		return write(response, failure.status(), body, HttpHeaders.EMPTY);
+		return respond(response, failure, payload, HttpHeaders.EMPTY);
 	}
 
 	/**
@@ -41,10 +35,17 @@ public final class RelayAnswers {
 	 * (a {@code WWW-Authenticate} challenge, a {@code Retry-After}).
 	 */
 	public static Mono<Void> respondWith(ServerHttpResponse response, RelayFailure failure, HttpHeaders headers) {
+		return respond(response, failure, null, headers);
+	}
+
+	private static Mono<Void> respond(ServerHttpResponse response, RelayFailure failure, JsonRpcPayload payload,
+			HttpHeaders headers) {
 		if (response.isCommitted()) {
 			return Mono.error(failure);
 		}
-		byte[] body = JsonRpcErrors.body(List.of(), false, failure.code(), failure.getMessage(), failure.data());
+		List<JsonNode> ids = payload == null ? List.of() : payload.requestIds();
+		byte[] body = JsonRpcErrors.body(ids, payload != null && payload.batch(), failure.code(), failure.getMessage(),
+				failure.data());
 		return write(response, failure.status(), body, headers);
 	}
 

@@ -19,6 +19,7 @@ import org.springframework.web.server.ServerWebExchange;
 
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.metrics.KeptCounters;
 import dev.mcprelay.metrics.McpPaths;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.proxy.RelayAnswers;
@@ -26,7 +27,6 @@ import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
 
@@ -56,12 +56,12 @@ final class FrontDoorAnswers
 
 	private final UpstreamRegistry upstreams;
 
-	private final MeterRegistry registry;
+	private final KeptCounters counters;
 
 	FrontDoorAnswers(SecurityMode mode, UpstreamRegistry upstreams, MeterRegistry registry) {
 		this.mode = mode;
 		this.upstreams = upstreams;
-		this.registry = registry;
+		this.counters = new KeptCounters(registry);
 	}
 
 	@Override
@@ -120,12 +120,8 @@ final class FrontDoorAnswers
 		String segment = McpPaths.serverSegment(path);
 		Upstream upstream = segment == null ? null : upstreams.find(segment);
 		String serverTag = upstream != null ? upstream.id() : segment != null ? ExchangeRecord.UNKNOWN_SERVER : "none";
-		Counter.builder(RelayMeters.AUTH_FAILURES)
-			.description("Requests the front door refused, by reason")
-			.tag(RelayMeters.REASON, failure.reason())
-			.tag(RelayMeters.SERVER, serverTag)
-			.register(registry)
-			.increment();
+		counters.increment(RelayMeters.AUTH_FAILURES, "Requests the front door refused, by reason", RelayMeters.REASON,
+				failure.reason(), RelayMeters.SERVER, serverTag);
 		ExchangeRecord record = ExchangeRecord.of(exchange);
 		if (upstream != null) {
 			record.server(upstream.id());
