@@ -2,18 +2,16 @@ package dev.mcprelay.config;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
-import org.springframework.web.reactive.function.client.WebClient;
 
-import dev.mcprelay.proxy.WriteSignallingConnector;
+import dev.mcprelay.transport.StreamableHttpTransport;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
 /**
- * The one {@link WebClient} the relay talks to upstreams with. It is built from scratch, not from Boot's
- * instrumented builder, so that no upstream URL (which may carry a key in its query) becomes a metric tag; it
- * never follows redirects, never asks for compression, pools connections for long-lived streams, and tells each
- * request when it has been written ({@link WriteSignallingConnector}).
+ * The one Reactor Netty {@link HttpClient} the relay talks to upstreams with, used directly (no WebClient: its
+ * per-request builder and codec work cost more than the relay needs). It is built from scratch, not from Boot's
+ * instrumented customizers, so that no upstream URL (which may carry a key in its query) becomes a metric tag; it
+ * never follows redirects, never asks for compression, and pools connections for long-lived streams.
  */
 @Configuration(proxyBeanMethods = false)
 class UpstreamClientConfiguration {
@@ -30,11 +28,13 @@ class UpstreamClientConfiguration {
 	}
 
 	@Bean
-	WebClient upstreamWebClient(ConnectionProvider upstreamConnectionProvider) {
-		HttpClient httpClient = HttpClient.create(upstreamConnectionProvider).compress(false).followRedirect(false);
-		return WebClient.builder()
-			.clientConnector(new WriteSignallingConnector(new ReactorClientHttpConnector(httpClient)))
-			.build();
+	HttpClient upstreamHttpClient(ConnectionProvider upstreamConnectionProvider) {
+		return HttpClient.create(upstreamConnectionProvider).compress(false).followRedirect(false);
+	}
+
+	@Bean
+	StreamableHttpTransport streamableHttpTransport(HttpClient upstreamHttpClient) {
+		return new StreamableHttpTransport(upstreamHttpClient);
 	}
 
 }

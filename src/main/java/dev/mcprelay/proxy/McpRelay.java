@@ -12,7 +12,6 @@ import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.server.ServerWebExchange;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -26,6 +25,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.security.Caller;
+import dev.mcprelay.transport.UpstreamRequest;
 import reactor.core.publisher.Mono;
 
 /**
@@ -48,7 +48,7 @@ public class McpRelay {
 
 	private final OriginPolicy originPolicy;
 
-	private final WebClient webClient;
+	private final UpstreamTransports transports;
 
 	private final ResponseRelay responseRelay;
 
@@ -58,12 +58,12 @@ public class McpRelay {
 
 	private final SessionOrder sessionOrder;
 
-	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, WebClient upstreamWebClient,
+	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, UpstreamTransports transports,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
 			ResponseInterception responseInterception, SessionOrder sessionOrder) {
 		this.upstreams = upstreams;
 		this.originPolicy = originPolicy;
-		this.webClient = upstreamWebClient;
+		this.transports = transports;
 		this.responseRelay = responseRelay;
 		this.requestInterception = requestInterception;
 		this.responseInterception = responseInterception;
@@ -193,13 +193,9 @@ public class McpRelay {
 					call.context().caller(), upstream, call.plan() != null);
 			call.context().upstreamHeaders().applyTo(headers);
 			NonStreamingDeadline deadline = new NonStreamingDeadline();
-			WebClient.RequestBodySpec request = webClient.method(call.method())
-				.uri(upstream.uri())
-				.headers(h -> h.addAll(headers));
-			request.attribute(WriteSignallingConnector.WRITTEN, onWritten);
-			WebClient.RequestHeadersSpec<?> withBody = call.plan() == null ? request
-					: request.bodyValue(call.plan().upstreamBody());
-			return withBody.exchangeToMono(response -> {
+			UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers,
+					call.plan() == null ? null : call.plan().upstreamBody(), call.context().caller().id(), onWritten);
+			return transports.of(upstream).exchange(request, response -> {
 				order.release();
 				if (call.plan() != null && response.statusCode().is2xxSuccessful()
 						&& call.plan().payload().contains(INITIALIZED)) {

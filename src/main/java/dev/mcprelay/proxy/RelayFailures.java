@@ -9,6 +9,7 @@ import org.springframework.util.unit.DataSize;
 
 import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.transport.UpstreamTransportException;
 
 /** Every failure the relay reports, in one place, with its HTTP status, JSON-RPC code and wording. */
 public final class RelayFailures {
@@ -155,6 +156,22 @@ public final class RelayFailures {
 	public static RelayFailure relayShuttingDown(String server) {
 		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_shutting_down",
 				server, "The relay is shutting down before MCP server '" + server + "' answered; send the request again.");
+	}
+
+	/**
+	 * A transport's own failure: an unknown session is the client's to fix (404: it re-initializes, as MCP prescribes
+	 * for a session that ended); the others are the upstream's (502, 504) or the relay's limits (503, 409).
+	 */
+	public static RelayFailure transportFailure(String server, UpstreamTransportException failure) {
+		HttpStatus status = switch (failure.kind()) {
+			case UNKNOWN_SESSION -> HttpStatus.NOT_FOUND;
+			case UPSTREAM_TIMEOUT -> HttpStatus.GATEWAY_TIMEOUT;
+			case TOO_MANY_SESSIONS -> HttpStatus.SERVICE_UNAVAILABLE;
+			case CONFLICT -> HttpStatus.CONFLICT;
+			case UPSTREAM_FAILED -> HttpStatus.BAD_GATEWAY;
+		};
+		int code = status.is4xxClientError() ? JsonRpcErrorCodes.INVALID_REQUEST : JsonRpcErrorCodes.INTERNAL_ERROR;
+		return new RelayFailure(status, code, failure.reason(), server, failure.getMessage());
 	}
 
 	public static RelayFailure upstreamFailed(String server) {

@@ -12,7 +12,6 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.client.ClientResponse;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -23,6 +22,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.transport.UpstreamResponse;
 import reactor.core.publisher.Mono;
 
 /**
@@ -64,10 +64,10 @@ class ResponseRelay {
 		this.openStreams = openStreams;
 	}
 
-	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
+	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
 		HttpStatusCode status = upstreamResponse.statusCode();
 		ExchangeRecord.of(call.exchange()).forwarded(status.value());
-		MediaType contentType = upstreamResponse.headers().contentType().orElse(null);
+		MediaType contentType = upstreamResponse.contentType();
 		if (status.is2xxSuccessful() && contentType != null) {
 			if (contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM)) {
 				deadline.release();
@@ -101,12 +101,12 @@ class ResponseRelay {
 	 * (status, headers, body); otherwise the answers are the body, with the upstream's status unless every answer is
 	 * a result.
 	 */
-	private Mono<Void> relayRefusal(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
+	private Mono<Void> relayRefusal(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
 		Upstream upstream = call.upstream();
 		HttpStatusCode status = upstreamResponse.statusCode();
 		List<McpRequest> refused = call.pending().remaining();
 		return BoundedBody
-			.read(upstreamResponse.bodyToFlux(DataBuffer.class), upstream.maxBufferedBody(),
+			.read(upstreamResponse.body(), upstream.maxBufferedBody(),
 					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.flatMap(body -> {
 				deadline.release();
@@ -133,10 +133,10 @@ class ResponseRelay {
 			});
 	}
 
-	private Mono<Void> relayJson(RelayCall call, ClientResponse upstreamResponse, NonStreamingDeadline deadline) {
+	private Mono<Void> relayJson(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
 		Upstream upstream = call.upstream();
 		return BoundedBody
-			.read(upstreamResponse.bodyToFlux(DataBuffer.class), upstream.maxBufferedBody(),
+			.read(upstreamResponse.body(), upstream.maxBufferedBody(),
 					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.flatMap(body -> {
 				if (call.pending().isEmpty() && isBlank(body)) {
@@ -173,7 +173,7 @@ class ResponseRelay {
 	 * Answers a POST of notifications or responses whose upstream said 2xx with nothing in the body: accepted, as the
 	 * transport prescribes (202, no body), with the relay's own answers if a batch had any.
 	 */
-	private static Mono<Void> accepted(RelayCall call, ClientResponse upstreamResponse) {
+	private static Mono<Void> accepted(RelayCall call, UpstreamResponse upstreamResponse) {
 		if (call.plan() != null && !call.plan().localAnswers().isEmpty()) {
 			return RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
 					call.plan().localAnswers(), call.plan().payload().batch());
@@ -195,21 +195,21 @@ class ResponseRelay {
 		return true;
 	}
 
-	private Mono<Void> relayUntouched(RelayCall call, ClientResponse upstreamResponse) {
+	private Mono<Void> relayUntouched(RelayCall call, UpstreamResponse upstreamResponse) {
 		ServerHttpResponse response = call.exchange().getResponse();
 		writeHead(upstreamResponse, response, true);
 		Upstream upstream = call.upstream();
 		return response.writeWith(StreamWatch
-			.watch(upstreamResponse.bodyToFlux(DataBuffer.class), upstream.streamingIdleTimeout(),
+			.watch(upstreamResponse.body(), upstream.streamingIdleTimeout(),
 					upstream.clientWriteTimeout())
 			.onErrorResume(StreamWatch.ClientStalledException.class,
 					stalled -> openStreams.<DataBuffer>endForStalledClient(call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release));
 	}
 
-	static void writeHead(ClientResponse upstreamResponse, ServerHttpResponse response, boolean keepContentLength) {
+	static void writeHead(UpstreamResponse upstreamResponse, ServerHttpResponse response, boolean keepContentLength) {
 		response.setStatusCode(upstreamResponse.statusCode());
-		HttpHeaders upstreamHeaders = upstreamResponse.headers().asHttpHeaders();
+		HttpHeaders upstreamHeaders = upstreamResponse.headers();
 		HeaderRules.copyResponseHeaders(upstreamHeaders, response.getHeaders(), keepContentLength);
 	}
 

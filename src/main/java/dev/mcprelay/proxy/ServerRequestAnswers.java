@@ -9,11 +9,11 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.client.WebClient;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.transport.UpstreamRequest;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -33,10 +33,10 @@ class ServerRequestAnswers {
 	private static final List<String> NOT_FOR_AN_ANSWER = List.of(HttpHeaders.ACCEPT, HttpHeaders.CONTENT_TYPE,
 			"Last-Event-ID", MirroredHeaders.MCP_METHOD, MirroredHeaders.MCP_NAME);
 
-	private final WebClient webClient;
+	private final UpstreamTransports transports;
 
-	ServerRequestAnswers(WebClient upstreamWebClient) {
-		this.webClient = upstreamWebClient;
+	ServerRequestAnswers(UpstreamTransports transports) {
+		this.transports = transports;
 	}
 
 	/** POSTs each answer upstream; completes once all were answered (or failed), never with an error. */
@@ -52,11 +52,9 @@ class ServerRequestAnswers {
 			headers.keySet().removeIf(name -> name.toLowerCase(Locale.ROOT).startsWith("mcp-param-"));
 			headers.setContentType(MediaType.APPLICATION_JSON);
 			headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
-			return webClient.method(HttpMethod.POST)
-				.uri(upstream.uri())
-				.headers(h -> h.addAll(headers))
-				.bodyValue(JsonRpcErrors.toBytes(answer))
-				.exchangeToMono(response -> {
+			UpstreamRequest request = new UpstreamRequest(upstream.id(), HttpMethod.POST, upstream.uri(), headers,
+					JsonRpcErrors.toBytes(answer), call.context().caller().id(), null);
+			return transports.of(upstream).send(request, response -> {
 					if (!response.statusCode().is2xxSuccessful()) {
 						log.warn("'{}' did not accept the relay's answer to its {} request (HTTP {})", upstream.id(),
 								answer.get("id"), response.statusCode().value());

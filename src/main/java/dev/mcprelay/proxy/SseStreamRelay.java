@@ -13,7 +13,6 @@ import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
-import org.springframework.web.reactive.function.client.ClientResponse;
 
 import dev.mcprelay.intercept.InOrder;
 import dev.mcprelay.intercept.McpRequest;
@@ -29,6 +28,7 @@ import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.sse.SseEventTooLargeException;
 import dev.mcprelay.sse.SseEventWriter;
+import dev.mcprelay.transport.UpstreamResponse;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -86,7 +86,7 @@ class SseStreamRelay {
 		this.serverRequestAnswers = serverRequestAnswers;
 	}
 
-	Mono<Void> relay(RelayCall call, ClientResponse upstreamResponse) {
+	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse) {
 		ServerHttpResponse response = call.exchange().getResponse();
 		ResponseRelay.writeHead(upstreamResponse, response, false);
 		DataBufferFactory buffers = response.bufferFactory();
@@ -95,7 +95,7 @@ class SseStreamRelay {
 
 		// The events each upstream chunk completes, in order, as soon as it arrived.
 		Flux<List<byte[]>> events = StreamWatch
-			.watch(untilShutdown(upstreamResponse.bodyToFlux(DataBuffer.class), call.isPost() && !ListenStreams.isListen(call)),
+			.watch(untilShutdown(upstreamResponse.body(), call.isPost() && !ListenStreams.isListen(call)),
 					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
 			.<List<SseEvent>>handle((chunk, sink) -> {
 				// handle, not map: a chunk is released here exactly once, also when splitting fails

@@ -1,14 +1,15 @@
 package dev.mcprelay.proxy;
 
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeoutException;
 
 import org.springframework.core.io.buffer.DataBufferLimitException;
-import org.springframework.web.reactive.function.client.WebClientRequestException;
 
 import io.netty.channel.ConnectTimeoutException;
+import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.netty.http.client.PrematureCloseException;
 
 /** Classifies whatever went wrong talking to an upstream into the {@link RelayFailure} the client is told. */
@@ -28,7 +29,10 @@ final class UpstreamFailures {
 		if (error instanceof DataBufferLimitException) {
 			return RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody());
 		}
-		Throwable cause = error instanceof WebClientRequestException ? error.getCause() : error;
+		if (error instanceof UpstreamTransportException transportFailure) {
+			return RelayFailures.transportFailure(upstream.id(), transportFailure);
+		}
+		Throwable cause = error;
 		if (cause instanceof ConnectTimeoutException) {
 			return RelayFailures.upstreamUnreachable(upstream.id(), "the connection attempt timed out");
 		}
@@ -41,7 +45,7 @@ final class UpstreamFailures {
 		if (cause instanceof PrematureCloseException || cause instanceof ClosedChannelException) {
 			return RelayFailures.upstreamUnreachable(upstream.id(), "it closed the connection before answering");
 		}
-		if (error instanceof WebClientRequestException) {
+		if (cause instanceof IOException) {
 			return RelayFailures.upstreamUnreachable(upstream.id(), "the request could not be sent");
 		}
 		return RelayFailures.upstreamFailed(upstream.id());
@@ -56,7 +60,7 @@ final class UpstreamFailures {
 		if (root instanceof RelayFailure) {
 			return root.getMessage();
 		}
-		String message = root instanceof WebClientRequestException ? null : root.getMessage();
+		String message = root.getMessage();
 		return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
 	}
 
