@@ -1,16 +1,19 @@
 // The interop scenarios, run by a client written with the official TypeScript SDK against one MCP endpoint
-// (process.argv[2]). Prints one JSON transcript on stdout: everything an MCP client sees that must be the same
+// (process.argv[2]), over Streamable HTTP, or over the legacy HTTP+SSE transport when process.argv[3] is "sse" (the
+// SDK's SSEClientTransport, for an upstream that speaks only that). Prints one JSON transcript on stdout: everything an MCP client sees that must be the same
 // directly and through mcp-relay. Values that differ from one session to the next (session ids, random log levels)
 // are recorded only as facts about them.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const endpoint = new URL(process.argv[2]);
 const transcript = {};
 
 const client = new Client({ name: "mcp-relay-interop", version: "1.0.0" }, { capabilities: {} });
-const transport = new StreamableHTTPClientTransport(endpoint);
+const legacySse = process.argv[3] === "sse";
+const transport = legacySse ? new SSEClientTransport(endpoint) : new StreamableHTTPClientTransport(endpoint);
 const logMessages = [];
 client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
   logMessages.push(notification.params);
@@ -18,9 +21,10 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =
 
 await client.connect(transport);
 transcript.initialize = {
-  protocolVersion: transport.protocolVersion,
+  protocolVersion: legacySse ? undefined : transport.protocolVersion,
   serverName: client.getServerVersion()?.name,
-  sessionIdIssued: typeof transport.sessionId === "string" && transport.sessionId.length > 0,
+  // The legacy transport has no session header: its session is the event stream itself.
+  sessionIdIssued: legacySse || (typeof transport.sessionId === "string" && transport.sessionId.length > 0),
   capabilities: Object.keys(client.getServerCapabilities() ?? {}).sort(),
 };
 
@@ -66,14 +70,17 @@ transcript.serverLogging = {
 };
 await client.callTool({ name: "toggle-simulated-logging", arguments: {} });
 
-// Ending the session with DELETE; the server then no longer knows it.
-await transport.terminateSession();
-transcript.sessionTerminated = transport.sessionId === undefined;
-try {
-  await client.listTools();
-  transcript.afterTermination = "still answered";
-} catch (error) {
-  transcript.afterTermination = String(error?.code ?? error?.message);
+// Ending the session with DELETE; the server then no longer knows it. (The legacy transport ends a session by closing
+// its stream, which client.close() does below.)
+if (!legacySse) {
+  await transport.terminateSession();
+  transcript.sessionTerminated = transport.sessionId === undefined;
+  try {
+    await client.listTools();
+    transcript.afterTermination = "still answered";
+  } catch (error) {
+    transcript.afterTermination = String(error?.code ?? error?.message);
+  }
 }
 
 await client.close();

@@ -9,7 +9,10 @@ import org.springframework.util.unit.DataSize;
 /**
  * One upstream MCP server, mcp-relay.servers.<id>.
  *
- * @param url the upstream's Streamable HTTP endpoint: an absolute http or https URL
+ * @param url the upstream's endpoint, an absolute http or https URL: its Streamable HTTP endpoint, or with
+ * {@code transport: sse} the URL of its event stream (the GET that answers with an {@code endpoint} event)
+ * @param transport what the upstream speaks: {@code streamable-http} (the default) or {@code sse} (the legacy
+ * HTTP+SSE transport, bridged per session; the client still speaks Streamable HTTP to the relay)
  * @param authorization the Authorization header value sent upstream, e.g. {@code Bearer ${TOKEN}}; the
  * client's own Authorization header is never forwarded. A secret: never logged or printed.
  * @param headers extra headers sent upstream, each with a static value or copied from the inbound request
@@ -25,6 +28,7 @@ import org.springframework.util.unit.DataSize;
  */
 public record ServerProperties(
 		String url,
+		@DefaultValue("streamable-http") UpstreamTransportKind transport,
 		String authorization,
 		@DefaultValue List<HeaderProperties> headers,
 		@DefaultValue TimeoutProperties timeouts,
@@ -35,6 +39,7 @@ public record ServerProperties(
 		@DefaultValue List<String> allowedScopes) {
 
 	public ServerProperties {
+		transport = transport == null ? UpstreamTransportKind.STREAMABLE_HTTP : transport;
 		headers = headers == null ? List.of() : List.copyOf(headers);
 		allowedScopes = allowedScopes == null ? List.of() : List.copyOf(allowedScopes);
 	}
@@ -59,7 +64,7 @@ public record ServerProperties(
 
 	@Override
 	public String toString() {
-		return "ServerProperties[url=" + redactedUrl() + ", authorization=" + (authorization == null ? "none" : "<redacted>")
+		return "ServerProperties[url=" + redactedUrl() + ", transport=" + transport + ", authorization=" + (authorization == null ? "none" : "<redacted>")
 				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools
 				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + ", allowedScopes="
 				+ allowedScopes + "]";

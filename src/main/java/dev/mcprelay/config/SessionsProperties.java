@@ -11,17 +11,21 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param store {@code memory} (the default: per replica) or {@code redis} (shared by every replica, with
  * {@code spring.data.redis.*})
  * @param idleTimeout how long state nobody touches is kept
+ * @param maxBridgedSessions how many sessions with a legacy SSE upstream ({@code transport: sse}) one replica keeps
+ * open at once; each holds an upstream event stream. One more {@code initialize} is answered 503
  * @param secret the key replicas share to trust what the relay carries in messages (the server request a client's
  * answer brings back); unset, each process makes its own. A secret: never logged
  */
 public record SessionsProperties(
 		@DefaultValue("memory") SessionStoreKind store,
 		@DefaultValue("1h") Duration idleTimeout,
+		@DefaultValue("1000") int maxBridgedSessions,
 		String secret) {
 
 	@Override
 	public String toString() {
-		return "SessionsProperties[store=" + store + ", idleTimeout=" + idleTimeout + ", secret="
+		return "SessionsProperties[store=" + store + ", idleTimeout=" + idleTimeout + ", maxBridgedSessions="
+				+ maxBridgedSessions + ", secret="
 				+ (secret == null ? "none" : "<redacted>") + "]";
 	}
 

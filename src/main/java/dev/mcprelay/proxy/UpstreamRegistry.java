@@ -72,6 +72,11 @@ public class UpstreamRegistry {
 		return segment.isEmpty() ? defaultUpstream : upstreams.get(segment);
 	}
 
+	/** Every configured upstream. */
+	public java.util.Collection<Upstream> all() {
+		return upstreams.values();
+	}
+
 	/** The upstream with this id, or a {@link RelayFailure} (404) that names none of the servers that exist. */
 	public Upstream require(String id) {
 		Upstream upstream = upstreams.get(id);

@@ -1,22 +1,50 @@
 package dev.mcprelay.proxy;
 
+import java.util.Map;
+import java.util.HashMap;
+
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.SessionsProperties;
+import dev.mcprelay.config.UpstreamTransportKind;
 import dev.mcprelay.transport.StreamableHttpTransport;
 import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.sse.LegacySseTransport;
+import reactor.netty.http.client.HttpClient;
 
-/** The transport each configured upstream speaks ({@code mcp-relay.servers.<id>.transport}). */
+/**
+ * The transport each configured upstream speaks ({@code mcp-relay.servers.<id>.transport}): Streamable HTTP is one
+ * stateless transport for every such server; each legacy SSE server gets a bridge of its own, which keeps its
+ * sessions and ends them at shutdown.
+ */
 @Component
-public class UpstreamTransports {
+public class UpstreamTransports implements DisposableBean {
 
 	private final StreamableHttpTransport streamableHttp;
 
-	UpstreamTransports(StreamableHttpTransport streamableHttp) {
+	private final Map<String, LegacySseTransport> bridges = new HashMap<>();
+
+	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
+			UpstreamRegistry upstreams, RelayProperties properties) {
 		this.streamableHttp = streamableHttp;
+		SessionsProperties sessions = properties.sessions();
+		// made at start-up, not on first use: a bridge seeds its session-id generator, which may block
+		upstreams.all().stream().filter(upstream -> upstream.properties().transport() == UpstreamTransportKind.SSE)
+			.forEach(upstream -> bridges.put(upstream.id(), new LegacySseTransport(upstreamHttpClient, upstream.id(),
+					upstream.uri(), upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5),
+					upstream.maxBufferedBody().toBytes(), sessions.maxBridgedSessions(), sessions.idleTimeout())));
 	}
 
 	public UpstreamTransport of(Upstream upstream) {
-		return streamableHttp;
+		LegacySseTransport bridge = bridges.get(upstream.id());
+		return bridge != null ? bridge : streamableHttp;
+	}
+
+	@Override
+	public void destroy() {
+		bridges.values().forEach(LegacySseTransport::close);
 	}
 
 }

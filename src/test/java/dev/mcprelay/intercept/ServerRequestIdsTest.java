@@ -67,7 +67,7 @@ class ServerRequestIdsTest {
 	private static ServerRequestIds ids(String secret) {
 		return new ServerRequestIds(new RelayProperties(Map.of(), null, List.of(), null, null, null, null,
 				new SecurityProperties(SecurityMode.NONE, List.of(), new JwtProperties(null, null, null, List.of(), "sub")),
-				List.of(), new SessionsProperties(SessionStoreKind.MEMORY, Duration.ofHours(1), secret)));
+				List.of(), new SessionsProperties(SessionStoreKind.MEMORY, Duration.ofHours(1), 1000, secret)));
 	}
 
 	private static com.fasterxml.jackson.databind.JsonNode read(String json) {

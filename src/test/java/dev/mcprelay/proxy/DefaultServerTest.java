@@ -105,7 +105,7 @@ class DefaultServerTest {
 	}
 
 	private static ServerProperties server() {
-		return new ServerProperties("http://127.0.0.1:1/mcp", null, java.util.List.of(),
+		return new ServerProperties("http://127.0.0.1:1/mcp", null, null, java.util.List.of(),
 				new dev.mcprelay.config.TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)),
 				org.springframework.util.unit.DataSize.ofMegabytes(1), new dev.mcprelay.config.ToolsProperties(
 						java.util.List.of(), java.util.List.of()),
@@ -119,7 +119,7 @@ class DefaultServerTest {
 				new dev.mcprelay.config.AccessLogProperties(true, dev.mcprelay.config.AccessLogProperties.Format.TEXT),
 				new dev.mcprelay.config.ShutdownProperties(java.time.Duration.ofSeconds(1)),
 				new dev.mcprelay.config.ClientConnectionProperties(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(120)),
-				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, java.util.List.of(), "sub")), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), null));
+				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, java.util.List.of(), "sub")), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, null));
 	}
 
 }

@@ -14,7 +14,7 @@ import dev.mcprelay.config.TimeoutProperties;
 
 class HeaderRulesTest {
 
-	private final Upstream upstream = new Upstream("s", new ServerProperties("http://up/mcp", null,
+	private final Upstream upstream = new Upstream("s", new ServerProperties("http://up/mcp", null, null,
 			List.of(new HeaderProperties("X-Conf", "v", null, null, false)),
 			new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
 			new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),

@@ -1,0 +1,131 @@
+package dev.mcprelay.transport.sse;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.mcprelay.transport.UpstreamTransportException;
+import dev.mcprelay.transport.UpstreamTransportException.Kind;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The bridged sessions of one replica (DESIGN section 7): each under a relay session id of 256 random bits, minted
+ * for the client, bound to the caller that opened it, capped in number ({@code sessions.max-bridged-sessions}) and
+ * ended when idle ({@code sessions.idle-timeout}: no request, no waiting POST, no GET stream attached). A session
+ * lives where its upstream stream is: another replica does not know it and answers 404.
+ */
+final class BridgedSessions implements AutoCloseable {
+
+	private static final Logger log = LoggerFactory.getLogger(BridgedSessions.class);
+
+	/**
+	 * A DRBG seeded once, when the first bridge is made at start-up: the default {@link SecureRandom} reads the
+	 * operating system's source on every call, a blocking read that has no place on an event loop.
+	 */
+	private static final SecureRandom RANDOM = drbg();
+
+	private final Map<String, BridgedSession> sessions = new ConcurrentHashMap<>();
+
+	private final String serverId;
+
+	private final int max;
+
+	private final Duration idleTimeout;
+
+	private final Disposable sweeper;
+
+	BridgedSessions(String serverId, int max, Duration idleTimeout) {
+		this.serverId = serverId;
+		this.max = max;
+		this.idleTimeout = idleTimeout;
+		Duration every = idleTimeout.dividedBy(4).compareTo(Duration.ofSeconds(30)) < 0
+				? max(idleTimeout.dividedBy(4), Duration.ofMillis(100)) : Duration.ofSeconds(30);
+		this.sweeper = Flux.interval(every, every, Schedulers.parallel()).subscribe(tick -> endIdle());
+		RANDOM.nextBytes(new byte[1]); // seeds it now, off the event loops
+	}
+
+	/** A new session's id: 256 bits from a {@link SecureRandom}, URL-safe. */
+	static String mintId() {
+		byte[] bytes = new byte[32];
+		RANDOM.nextBytes(bytes);
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+	}
+
+	/**
+	 * Keeps a new session, unless as many are open as may be.
+	 *
+	 * @throws UpstreamTransportException when the cap is reached (503)
+	 */
+	void add(BridgedSession session) {
+		if (sessions.size() >= max) {
+			throw new UpstreamTransportException(Kind.TOO_MANY_SESSIONS, "too_many_sessions",
+					"The relay holds as many sessions with MCP server '" + serverId + "' as it may (" + max
+							+ "); try again later.");
+		}
+		sessions.put(session.id(), session);
+	}
+
+	/** Forgets an ended session. */
+	void remove(BridgedSession session) {
+		sessions.remove(session.id(), session);
+	}
+
+	/**
+	 * The live session with this id, opened by this caller.
+	 *
+	 * @throws UpstreamTransportException (404) when there is none here: never opened, ended, expired, opened by
+	 * another caller, or by another replica
+	 */
+	BridgedSession require(String id, String callerId) {
+		BridgedSession session = id == null ? null : sessions.get(id);
+		if (session == null || session.isEnded() || !Objects.equals(session.callerId(), callerId)) {
+			throw new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_not_found",
+					"No MCP session with that id is open for server '" + serverId + "' on this relay (it ended, "
+							+ "expired, or was opened elsewhere); initialize a new one.");
+		}
+		session.touch();
+		return session;
+	}
+
+	int size() {
+		return sessions.size();
+	}
+
+	private void endIdle() {
+		sessions.values().forEach(session -> {
+			if (session.idleFor(idleTimeout)) {
+				log.debug("A session of '{}' was idle for {}: ending it", serverId, idleTimeout);
+				session.end("the session was idle");
+			}
+		});
+	}
+
+	/** Ends every session (shutdown). */
+	@Override
+	public void close() {
+		sweeper.dispose();
+		sessions.values().forEach(session -> session.end("the relay is shutting down"));
+	}
+
+	private static SecureRandom drbg() {
+		try {
+			return SecureRandom.getInstance("DRBG");
+		}
+		catch (java.security.NoSuchAlgorithmException ex) {
+			return new SecureRandom();
+		}
+	}
+
+	private static Duration max(Duration a, Duration b) {
+		return a.compareTo(b) >= 0 ? a : b;
+	}
+
+}

@@ -1,0 +1,214 @@
+package dev.mcprelay.testsupport;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * A scripted legacy HTTP+SSE MCP server (2024-11-05 transport) on 127.0.0.1, for the faults no real server produces
+ * on demand. {@code GET /sse} opens a session's stream, whose first event names {@code /messages?sessionId=<n>}
+ * (or, as {@link #endpointForm} says, a JSON payload, a header, or nothing at all); {@code POST /messages} accepts a
+ * message (202) and answers each request on that session's stream with a result echoing its method and id, after a
+ * random delay of up to {@link #answerJitter}. {@link #onRequest} changes what happens to a request by method.
+ */
+public final class ScriptedLegacySseServer implements AutoCloseable {
+
+	private static final ObjectMapper JSON = new ObjectMapper();
+
+	/** How a new stream names its endpoint. */
+	public enum EndpointForm {
+		/** {@code event: endpoint} with a relative URL, as the transport prescribes. */
+		EVENT,
+		/** a message event with {@code {"endpoint": "…"}}. */
+		JSON_ENDPOINT,
+		/** an {@code X-Session-Id} response header, and no event. */
+		HEADER,
+		/** nothing: the stream stays open and silent. */
+		NONE
+	}
+
+	/** What the server does with a request. */
+	public enum Reaction {
+		/** answers it on the stream */
+		ANSWER,
+		/** sends two progress notifications for its token, then answers */
+		PROGRESS_THEN_ANSWER,
+		/** accepts it and never answers */
+		IGNORE,
+		/** refuses the POST with 500 */
+		REFUSE_500,
+		/** accepts it, then closes the session's stream */
+		DROP_STREAM
+	}
+
+	/** One session as the server sees it. */
+	public static final class Session {
+
+		final Sinks.Many<String> events = Sinks.many().unicast().onBackpressureBuffer();
+
+		final List<String> received = new CopyOnWriteArrayList<>();
+
+		volatile boolean closed;
+
+		/** Sends a message on the stream (a server request or notification). */
+		public void send(String json) {
+			events.tryEmitNext("event: message\ndata: " + json + "\n\n");
+		}
+
+		/** The messages the client POSTed, in order. */
+		public List<String> received() {
+			return List.copyOf(received);
+		}
+
+		/** Whether the client side (the relay) closed the stream. */
+		public boolean closed() {
+			return closed;
+		}
+
+	}
+
+	private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+
+	private final AtomicInteger opened = new AtomicInteger();
+
+	private final Map<String, Reaction> reactions = new ConcurrentHashMap<>();
+
+	private final List<String> seenHeaders = new CopyOnWriteArrayList<>();
+
+	public volatile EndpointForm endpointForm = EndpointForm.EVENT;
+
+	public volatile Duration answerJitter = Duration.ZERO;
+
+	private final DisposableServer server;
+
+	public ScriptedLegacySseServer() {
+		this.server = HttpServer.create().host("127.0.0.1").port(0).route(routes -> routes.get("/sse", (request, response) -> {
+			String id = String.valueOf(opened.incrementAndGet());
+			Session session = new Session();
+			sessions.put(id, session);
+			request.requestHeaders().forEach(header -> seenHeaders.add(header.getKey() + ": " + header.getValue()));
+			String first = switch (endpointForm) {
+				case EVENT -> "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
+				case JSON_ENDPOINT -> "data: {\"endpoint\":\"/messages?sessionId=" + id + "\"}\n\n";
+				case HEADER, NONE -> ": opened\n\n";
+			};
+			if (endpointForm == EndpointForm.HEADER) {
+				response.header("X-Session-Id", id);
+			}
+			return response.header("Content-Type", "text/event-stream")
+				.sendString(Flux.just(first).concatWith(session.events.asFlux())
+					.doFinally(signal -> session.closed = true), StandardCharsets.UTF_8)
+				.then();
+		}).post("/messages", (request, response) -> {
+			String id = new QueryStringDecoder(request.uri()).parameters()
+				.getOrDefault("sessionId", List.of(""))
+				.get(0);
+			request.requestHeaders().forEach(header -> seenHeaders.add(header.getKey() + ": " + header.getValue()));
+			return request.receive().aggregate().asString(StandardCharsets.UTF_8).flatMap(body -> {
+				Session session = sessions.get(id);
+				if (session == null) {
+					return response.status(HttpResponseStatus.NOT_FOUND).sendString(Mono.just("no session")).then();
+				}
+				session.received.add(body);
+				JsonNode message = read(body);
+				Reaction reaction = message.has("id") && message.has("method")
+						? reactions.getOrDefault(message.get("method").asText(), Reaction.ANSWER) : null;
+				if (reaction == Reaction.REFUSE_500) {
+					return response.status(500).sendString(Mono.just("boom")).then();
+				}
+				Mono<Void> accepted = response.status(202).sendString(Mono.just("Accepted")).then();
+				if (reaction == null || reaction == Reaction.IGNORE) {
+					return accepted;
+				}
+				if (reaction == Reaction.DROP_STREAM) {
+					return accepted.doOnSuccess(done -> session.events.tryEmitComplete());
+				}
+				long delay = answerJitter.isZero() ? 0 : (long) (Math.random() * answerJitter.toMillis());
+				Mono.delay(Duration.ofMillis(delay)).subscribe(tick -> {
+					if (reaction == Reaction.PROGRESS_THEN_ANSWER) {
+						JsonNode token = message.at("/params/_meta/progressToken");
+						for (int step = 1; step <= 2; step++) {
+							session.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{"
+									+ "\"progressToken\":" + token + ",\"progress\":" + step + ",\"total\":2}}");
+						}
+					}
+					session.send(answerTo(message));
+				});
+				return accepted;
+			});
+		})).bindNow();
+	}
+
+	/** What the server answers a request: {@code initialize} as a 2024-11-05 server, anything else with an echo. */
+	private static String answerTo(JsonNode request) {
+		String method = request.get("method").asText();
+		if (method.equals("initialize")) {
+			return "{\"jsonrpc\":\"2.0\",\"id\":" + request.get("id") + ",\"result\":{\"protocolVersion\":\"2024-11-05\","
+					+ "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"scripted-legacy\",\"version\":\"1\"}}}";
+		}
+		return "{\"jsonrpc\":\"2.0\",\"id\":" + request.get("id") + ",\"result\":{\"method\":\"" + method
+				+ "\",\"echoedId\":" + request.get("id") + "}}";
+	}
+
+	private static JsonNode read(String body) {
+		try {
+			return JSON.readTree(body);
+		}
+		catch (Exception ex) {
+			return JSON.createObjectNode();
+		}
+	}
+
+	/** From now on, requests of this method get this reaction. */
+	public void onRequest(String method, Reaction reaction) {
+		reactions.put(method, reaction);
+	}
+
+	/** Back to answering everything at once, endpoints as events. */
+	public void reset() {
+		reactions.clear();
+		endpointForm = EndpointForm.EVENT;
+		answerJitter = Duration.ZERO;
+		seenHeaders.clear();
+	}
+
+	/** The session the server opened last. */
+	public Session lastSession() {
+		return sessions.get(String.valueOf(opened.get()));
+	}
+
+	/** How many streams were opened so far. */
+	public int streamsOpened() {
+		return opened.get();
+	}
+
+	/** Every request header the server saw, as {@code name: value}. */
+	public List<String> seenHeaders() {
+		return List.copyOf(seenHeaders);
+	}
+
+	public String url() {
+		return "http://127.0.0.1:" + server.port() + "/sse";
+	}
+
+	@Override
+	public void close() {
+		server.disposeNow();
+	}
+
+}
