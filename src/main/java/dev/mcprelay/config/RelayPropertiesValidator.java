@@ -68,6 +68,12 @@ public final class RelayPropertiesValidator {
 				properties.clientConnections().requestReadTimeout(), "30s", problems);
 		requirePositive("mcp-relay.client-connections.idle-timeout", properties.clientConnections().idleTimeout(),
 				"120s", problems);
+		requirePositive("mcp-relay.sessions.idle-timeout", properties.sessions().idleTimeout(), "1h", problems);
+		if (properties.sessions().maxBridgedSessions() < 1) {
+			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-bridged-sessions",
+					"must be at least 1 but is " + properties.sessions().maxBridgedSessions(),
+					"Write a positive number, e.g. 1000"));
+		}
 		return problems;
 	}
 

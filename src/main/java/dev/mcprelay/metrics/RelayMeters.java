@@ -32,6 +32,12 @@ public final class RelayMeters {
 	public static final String ACTIVE_STREAMS = "mcp.relay.streams.active";
 
 	/**
+	 * Gauge: sessions bridged to a legacy HTTP+SSE upstream ({@code transport: sse}) open right now on this replica,
+	 * each holding one upstream event stream. Tag: {@link #SERVER}.
+	 */
+	public static final String BRIDGED_SESSIONS = "mcp.relay.sessions.bridged";
+
+	/**
 	 * Counter: streams closed because the client read nothing for {@code timeouts.client-write}. Tags:
 	 * {@link #SERVER}.
 	 */

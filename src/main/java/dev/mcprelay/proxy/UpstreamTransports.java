@@ -9,9 +9,12 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
+import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.transport.StreamableHttpTransport;
 import dev.mcprelay.transport.UpstreamTransport;
 import dev.mcprelay.transport.sse.LegacySseTransport;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -27,7 +30,7 @@ public class UpstreamTransports implements DisposableBean {
 	private final Map<String, LegacySseTransport> bridges = new HashMap<>();
 
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
-			UpstreamRegistry upstreams, RelayProperties properties) {
+			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry) {
 		this.streamableHttp = streamableHttp;
 		SessionsProperties sessions = properties.sessions();
 		// made at start-up, not on first use: a bridge seeds its session-id generator, which may block
@@ -35,6 +38,10 @@ public class UpstreamTransports implements DisposableBean {
 			.forEach(upstream -> bridges.put(upstream.id(), new LegacySseTransport(upstreamHttpClient, upstream.id(),
 					upstream.uri(), upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5),
 					upstream.maxBufferedBody().toBytes(), sessions.maxBridgedSessions(), sessions.idleTimeout())));
+		bridges.forEach((id, bridge) -> Gauge.builder(RelayMeters.BRIDGED_SESSIONS, bridge, LegacySseTransport::openSessions)
+			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
+			.tag(RelayMeters.SERVER, id)
+			.register(registry));
 	}
 
 	public UpstreamTransport of(Upstream upstream) {

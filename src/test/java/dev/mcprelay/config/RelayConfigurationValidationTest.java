@@ -153,7 +153,8 @@ class RelayConfigurationValidationTest {
 				"--mcp-relay.servers.x.arguments.reserved-prefix=__", "--mcp-relay.servers.x.arguments.inject[0].name=_t",
 				"--mcp-relay.servers.x.arguments.inject[0].value=v", "--mcp-relay.servers.x.arguments.inject[0].tools[0]=a*",
 				"--mcp-relay.servers.x.timeouts.client-write=5s", "--mcp-relay.client-connections.idle-timeout=5s",
-				"--mcp-relay.servers.[my.dotted.id].url=https://example.com/mcp")))
+				"--mcp-relay.servers.[my.dotted.id].url=https://example.com/mcp", "--mcp-relay.servers.x.transport=sse",
+				"--mcp-relay.sessions.max-bridged-sessions=5", "--mcp-relay.sessions.idle-timeout=10m")))
 			.isEmpty();
 	}
 
@@ -194,6 +195,19 @@ class RelayConfigurationValidationTest {
 				assertThat(problem.property()).isEqualTo("mcp-relay.shutdown.stream-grace-period");
 				assertThat(problem.fix()).contains("10s");
 			});
+	}
+
+	@Test
+	void aTransportThatIsNoneOfTheTwoAndNoRoomForSessionsAreProblems() {
+		assertThat(problemsFor("--mcp-relay.sessions.max-bridged-sessions=0", "--mcp-relay.sessions.idle-timeout=0s"))
+			.extracting(ConfigurationProblem::property)
+			.containsExactlyInAnyOrder("mcp-relay.sessions.max-bridged-sessions", "mcp-relay.sessions.idle-timeout");
+		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/sse", "--mcp-relay.servers.a.transport=sse")
+			.servers().get("a").transport()).isEqualTo(UpstreamTransportKind.SSE);
+		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp").servers().get("a").transport())
+			.as("the default").isEqualTo(UpstreamTransportKind.STREAMABLE_HTTP);
+		assertThat(startFailing("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.servers.a.transport=websocket"))
+			.as("an unknown transport stops start-up").isNotNull();
 	}
 
 	private static List<ConfigurationProblem> problemsFor(String... args) {

@@ -65,9 +65,13 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 		volatile boolean closed;
 
-		/** Sends a message on the stream (a server request or notification). */
-		public void send(String json) {
+		/** Sends a message on the stream (a server request or notification); safe from any thread. */
+		public synchronized void send(String json) {
 			events.tryEmitNext("event: message\ndata: " + json + "\n\n");
+		}
+
+		synchronized void end() {
+			events.tryEmitComplete();
 		}
 
 		/** The messages the client POSTed, in order. */
@@ -136,7 +140,7 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 					return accepted;
 				}
 				if (reaction == Reaction.DROP_STREAM) {
-					return accepted.doOnSuccess(done -> session.events.tryEmitComplete());
+					return accepted.doOnSuccess(done -> session.end());
 				}
 				long delay = answerJitter.isZero() ? 0 : (long) (Math.random() * answerJitter.toMillis());
 				Mono.delay(Duration.ofMillis(delay)).subscribe(tick -> {

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -25,8 +26,12 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.micrometer.core.instrument.MeterRegistry;
+
+import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedLegacySseServer;
+import dev.mcprelay.testsupport.TestUpstreams;
 import dev.mcprelay.testsupport.ScriptedLegacySseServer.EndpointForm;
 import dev.mcprelay.testsupport.ScriptedLegacySseServer.Reaction;
 
@@ -46,6 +51,9 @@ class LegacySseBridgeTest {
 	@LocalServerPort
 	int port;
 
+	@Autowired
+	MeterRegistry registry;
+
 	@DynamicPropertySource
 	static void upstream(DynamicPropertyRegistry registry) {
 		registry.add("mcp-relay.servers.legacy.url", UPSTREAM::url);
@@ -53,8 +61,13 @@ class LegacySseBridgeTest {
 		registry.add("mcp-relay.servers.legacy.timeouts.non-streaming", () -> "1s");
 		registry.add("mcp-relay.servers.legacy.headers[0].name", () -> "X-Api-Key");
 		registry.add("mcp-relay.servers.legacy.headers[0].value", () -> "configured-key");
+		registry.add("mcp-relay.servers.legacy.tools.deny[0]", () -> "forbidden");
 		registry.add("mcp-relay.servers.capped.url", UPSTREAM::url);
 		registry.add("mcp-relay.servers.capped.transport", () -> "sse");
+		registry.add("mcp-relay.servers.refused.url", () -> "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/sse");
+		registry.add("mcp-relay.servers.refused.transport", () -> "sse");
+		registry.add("mcp-relay.servers.not-sse.url", () -> TestUpstreams.SDK.url("/mcp"));
+		registry.add("mcp-relay.servers.not-sse.transport", () -> "sse");
 		registry.add("mcp-relay.sessions.max-bridged-sessions", () -> String.valueOf(CAP));
 		registry.add("mcp-relay.sessions.idle-timeout", () -> "3s");
 	}
@@ -121,6 +134,20 @@ class LegacySseBridgeTest {
 		assertThat(error.at("/error/message").asText()).contains("endpoint");
 		assertThat(refused.headers().firstValue("Mcp-Session-Id")).as("no session was made").isEmpty();
 		await(() -> UPSTREAM.lastSession().closed(), "the silent stream was closed");
+	}
+
+	@Test
+	void aStreamThatCannotBeOpenedFailsInitializeWithTheReason() {
+		HttpResponse<String> refused = initialize("refused");
+		assertThat(refused.statusCode()).isEqualTo(502);
+		assertThat(RawHttp.json(refused.body()).at("/error/data/reason").asText()).isEqualTo("upstream_unreachable");
+
+		HttpResponse<String> notSse = initialize("not-sse");
+		assertThat(notSse.statusCode()).as("a Streamable HTTP server answers the GET, but not with a stream")
+			.isEqualTo(502);
+		assertThat(RawHttp.json(notSse.body()).at("/error/data/reason").asText()).isIn("upstream_error_status",
+				"upstream_not_event_stream");
+		assertThat(RawHttp.json(notSse.body()).at("/id").asInt()).isEqualTo(1);
 	}
 
 	@Test
@@ -196,8 +223,10 @@ class LegacySseBridgeTest {
 			.mapToObj(id -> CompletableFuture.supplyAsync(() -> send("legacy", session, RawHttp.toolsCall(id, "par"))))
 			.toList();
 		for (int i = 0; i < concurrent.size(); i++) {
-			JsonNode answer = RawHttp.json(concurrent.get(i).join().body());
-			assertThat(answer.at("/id").asInt()).as("the answer is for the request that asked").isEqualTo(1000 + i);
+			HttpResponse<String> response = concurrent.get(i).join();
+			JsonNode answer = RawHttp.json(response.body());
+			assertThat(answer.at("/id").asInt()).as("the answer is for the request that asked: %s %s",
+					response.statusCode(), response.body()).isEqualTo(1000 + i);
 			assertThat(answer.at("/result/echoedId").asInt()).isEqualTo(1000 + i);
 		}
 		assertThat(UPSTREAM.lastSession().received()).hasSize(121);
@@ -259,6 +288,21 @@ class LegacySseBridgeTest {
 
 		await(upstream::closed, "the idle session's stream was closed");
 		assertThat(send("legacy", session, RawHttp.toolsCall(1, "x")).statusCode()).isEqualTo(404);
+	}
+
+	@Test
+	void policiesAndMetricsApplyAsOnAnyUpstream() {
+		String session = sessionOf(initialize("legacy"));
+		int before = UPSTREAM.lastSession().received().size();
+
+		HttpResponse<String> refused = send("legacy", session, RawHttp.toolsCall(21, "forbidden"));
+
+		assertThat(RawHttp.json(refused.body()).at("/error/code").asInt()).as("the deny list holds").isEqualTo(-32602);
+		assertThat(UPSTREAM.lastSession().received()).as("nothing refused reaches the upstream").hasSize(before);
+		assertThat(registry.get(RelayMeters.BRIDGED_SESSIONS).tag(RelayMeters.SERVER, "legacy").gauge().value())
+			.as("the open session is counted").isGreaterThanOrEqualTo(1);
+		assertThat(registry.get(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "legacy").counters())
+			.as("requests are counted per server as for any upstream").isNotEmpty();
 	}
 
 	@Test

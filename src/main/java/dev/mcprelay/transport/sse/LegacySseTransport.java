@@ -131,7 +131,7 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 				.timeout(openTimeout)
 				.onErrorMap(TimeoutException.class, timeout -> new UpstreamTransportException(Kind.UPSTREAM_TIMEOUT,
 						"upstream_no_endpoint", "MCP server '" + serverId + "' named no message endpoint on its event "
-								+ "stream within " + openTimeout.toSeconds() + "s; is it a legacy HTTP+SSE server?"))
+								+ "stream within " + openTimeout.toMillis() + " ms; is it a legacy HTTP+SSE server?"))
 				.doOnError(error -> session.end("it could not be opened"))
 				.doOnCancel(() -> session.end("the client went away while it opened"))
 				.thenReturn(session);
