@@ -23,6 +23,7 @@ import org.springframework.util.unit.DataSize;
  * @param arguments tool arguments the relay injects, and the reserved prefix clients may not use
  * @param rejectedServerRequests what the client sees when an interceptor rejects a server-to-client request: nothing
  * ({@code silent}, the default) or a warning notification ({@code notify}); the server always gets the error
+ * @param toolSearch whether clients find tools through {@code search_available_tools} instead of the whole list
  * @param allowedScopes in {@code jwt} security mode, a token must carry at least one of these scopes to use this
  * server; empty, any valid token may
  */
@@ -36,12 +37,14 @@ public record ServerProperties(
 		@DefaultValue ToolsProperties tools,
 		@DefaultValue ArgumentsProperties arguments,
 		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests,
+		@DefaultValue ToolSearchProperties toolSearch,
 		@DefaultValue List<String> allowedScopes) {
 
 	public ServerProperties {
 		transport = transport == null ? UpstreamTransportKind.STREAMABLE_HTTP : transport;
 		headers = headers == null ? List.of() : List.copyOf(headers);
 		allowedScopes = allowedScopes == null ? List.of() : List.copyOf(allowedScopes);
+		toolSearch = toolSearch == null ? new ToolSearchProperties(false, 5, List.of()) : toolSearch;
 	}
 
 	/** The upstream URL as a URI; only valid after RelayPropertiesValidator accepted it. */
@@ -66,7 +69,8 @@ public record ServerProperties(
 	public String toString() {
 		return "ServerProperties[url=" + redactedUrl() + ", transport=" + transport + ", authorization=" + (authorization == null ? "none" : "<redacted>")
 				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools
-				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + ", allowedScopes="
+				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + ", toolSearch=" + toolSearch
+				+ ", allowedScopes="
 				+ allowedScopes + "]";
 	}
 

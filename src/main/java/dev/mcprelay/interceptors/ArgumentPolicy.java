@@ -49,7 +49,7 @@ import reactor.core.publisher.Mono;
 public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, Ordered {
 
 	/** Right after {@link ToolAccessPolicy}. */
-	public static final int ORDER = ToolAccessPolicy.ORDER + 1;
+	public static final int ORDER = ToolAccessPolicy.ORDER + 2;
 
 	private static final Logger log = LoggerFactory.getLogger(ArgumentPolicy.class);
 

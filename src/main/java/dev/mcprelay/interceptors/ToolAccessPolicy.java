@@ -1,7 +1,9 @@
 package dev.mcprelay.interceptors;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
@@ -13,6 +15,7 @@ import dev.mcprelay.intercept.ToolsCallRequest;
 import dev.mcprelay.intercept.ToolsCallRequestInterceptor;
 import dev.mcprelay.intercept.ToolsListResponse;
 import dev.mcprelay.intercept.ToolsListResponseInterceptor;
+import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
 import reactor.core.publisher.Mono;
 
 /**
@@ -31,10 +34,16 @@ public class ToolAccessPolicy implements ToolsCallRequestInterceptor, ToolsListR
 
 	private final Map<String, ToolNameFilter> filters = new HashMap<>();
 
+	/** Servers whose tools are found through tool search: its own tool is always offered there. */
+	private final Set<String> searching = new HashSet<>();
+
 	public ToolAccessPolicy(RelayProperties properties) {
 		properties.servers().forEach((id, server) -> {
 			if (server != null && server.tools().restricts()) {
 				filters.put(id, new ToolNameFilter(server.tools()));
+			}
+			if (server != null && server.toolSearch().enabled()) {
+				searching.add(id);
 			}
 		});
 	}
@@ -52,7 +61,8 @@ public class ToolAccessPolicy implements ToolsCallRequestInterceptor, ToolsListR
 	@Override
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
 		ToolNameFilter filter = filters.get(call.server());
-		if (filter == null || filter.offers(call.toolName())) {
+		if (filter == null || filter.offers(call.toolName())
+				|| (searching.contains(call.server()) && ToolSearchPolicy.SEARCH_TOOL.equals(call.toolName()))) {
 			return Outcome.proceed();
 		}
 		return Outcome.reject(RejectError.invalidParams(

@@ -58,9 +58,11 @@ public class McpRelay {
 
 	private final SessionOrder sessionOrder;
 
+	private final RelaySessions relaySessions;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, UpstreamTransports transports,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
-			ResponseInterception responseInterception, SessionOrder sessionOrder) {
+			ResponseInterception responseInterception, SessionOrder sessionOrder, RelaySessions relaySessions) {
 		this.upstreams = upstreams;
 		this.originPolicy = originPolicy;
 		this.transports = transports;
@@ -68,6 +70,7 @@ public class McpRelay {
 		this.requestInterception = requestInterception;
 		this.responseInterception = responseInterception;
 		this.sessionOrder = sessionOrder;
+		this.relaySessions = relaySessions;
 	}
 
 	/** POST: one JSON-RPC message (or a batch) from the client; {@code serverId} null for the default server. */
@@ -201,7 +204,7 @@ public class McpRelay {
 						&& call.plan().payload().contains(INITIALIZED)) {
 					sessionOrder.expectStream(upstream.id(), sessionId(call.exchange()));
 				}
-				return responseRelay.relay(call, response, deadline);
+				return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
 			}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
 		})).onErrorResume(error -> {
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);

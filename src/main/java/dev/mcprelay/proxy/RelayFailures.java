@@ -174,6 +174,12 @@ public final class RelayFailures {
 		return new RelayFailure(status, code, failure.reason(), server, failure.getMessage());
 	}
 
+	/** The session store did not answer; nothing the client holds can be trusted to work: 503. */
+	public static RelayFailure sessionStoreUnavailable(String server) {
+		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR,
+				"session_store_unavailable", server, "The relay's session store is unavailable; try again shortly.");
+	}
+
 	public static RelayFailure upstreamFailed(String server) {
 		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_failed", server,
 				"The exchange with MCP server '" + server + "' failed.");

@@ -1,0 +1,150 @@
+package dev.mcprelay.interceptors.toolsearch;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.ByteBuffersDirectory;
+
+import io.modelcontextprotocol.spec.McpSchema;
+
+/**
+ * A server's tool catalogue in an in-memory Lucene index, ranked with BM25 (Lucene's default similarity) over the
+ * tool's name (split into words: {@code search_issues}, {@code getSum} and {@code get-sum} all count as words), title,
+ * description and the names of its parameters, name matches weighing most. Queries are free text: they are split into
+ * words by the same analyzer, never parsed as Lucene syntax, so no query can fail. Immutable once built; safe to
+ * search from any thread.
+ */
+final class ToolIndex {
+
+	/** Words of a query that count; the rest of a very long query is ignored. */
+	static final int MAX_QUERY_TERMS = 64;
+
+	private static final Map<String, Float> FIELD_BOOSTS = Map.of("name", 4f, "title", 2f, "parameters", 1.5f,
+			"description", 1f);
+
+	private static final Analyzer ANALYZER = new StandardAnalyzer();
+
+	private final List<McpSchema.Tool> tools;
+
+	private final IndexSearcher searcher;
+
+	/**
+	 * Loads Lucene's classes (its codecs are found through the service loader, reading jar files): to be called once
+	 * at start-up, so that the first search on an event loop does not block.
+	 */
+	static void warmUp() {
+		new ToolIndex(List.of(McpSchema.Tool.builder().name("warm_up").description("warm up")
+			.inputSchema(Map.of("type", "object")).build())).search("warm", 1);
+	}
+
+	ToolIndex(List<McpSchema.Tool> tools) {
+		this.tools = List.copyOf(tools);
+		ByteBuffersDirectory directory = new ByteBuffersDirectory();
+		try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig(ANALYZER))) {
+			for (int i = 0; i < this.tools.size(); i++) {
+				McpSchema.Tool tool = this.tools.get(i);
+				Document document = new Document();
+				document.add(new StoredField("position", i));
+				document.add(new TextField("name", words(tool.name()), Field.Store.NO));
+				document.add(new TextField("title", words(tool.title()), Field.Store.NO));
+				document.add(new TextField("description", tool.description() == null ? "" : tool.description(),
+						Field.Store.NO));
+				document.add(new TextField("parameters", words(String.join(" ", parameterNames(tool))), Field.Store.NO));
+				writer.addDocument(document);
+			}
+			writer.commit();
+			this.searcher = new IndexSearcher(DirectoryReader.open(directory));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	List<McpSchema.Tool> tools() {
+		return tools;
+	}
+
+	/** The best matches for {@code query}, best first, at most {@code limit}; none when the query has no word. */
+	List<McpSchema.Tool> search(String query, int limit) {
+		Set<String> terms = terms(query);
+		if (terms.isEmpty() || tools.isEmpty()) {
+			return List.of();
+		}
+		BooleanQuery.Builder builder = new BooleanQuery.Builder();
+		for (String term : terms) {
+			FIELD_BOOSTS.forEach((field, boost) -> builder
+				.add(new BoostQuery(new TermQuery(new Term(field, term)), boost), BooleanClause.Occur.SHOULD));
+		}
+		try {
+			List<McpSchema.Tool> found = new ArrayList<>();
+			for (ScoreDoc hit : searcher.search(builder.build(), Math.min(limit, tools.size())).scoreDocs) {
+				int position = searcher.storedFields().document(hit.doc).getField("position").numericValue().intValue();
+				found.add(tools.get(position));
+			}
+			return found;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** The distinct words of a query as the index holds them, at most {@link #MAX_QUERY_TERMS}. */
+	static Set<String> terms(String query) {
+		Set<String> terms = new LinkedHashSet<>();
+		try (TokenStream stream = ANALYZER.tokenStream("description", words(query))) {
+			CharTermAttribute term = stream.addAttribute(CharTermAttribute.class);
+			stream.reset();
+			while (terms.size() < MAX_QUERY_TERMS && stream.incrementToken()) {
+				terms.add(term.toString());
+			}
+			stream.end();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		return terms;
+	}
+
+	/**
+	 * Text with identifiers split into words, the identifier kept as well: {@code getIssue_comments} becomes
+	 * {@code getIssue_comments get Issue comments}.
+	 */
+	static String words(String text) {
+		if (text == null) {
+			return "";
+		}
+		String split = text.replaceAll("([a-z0-9])([A-Z])", "$1 $2").replaceAll("[_\\-./:]+", " ");
+		return split.equals(text) ? text : text + " " + split;
+	}
+
+	private static List<String> parameterNames(McpSchema.Tool tool) {
+		if (tool.inputSchema() != null && tool.inputSchema().get("properties") instanceof Map<?, ?> properties) {
+			return properties.keySet().stream().map(String::valueOf).toList();
+		}
+		return List.of();
+	}
+
+}

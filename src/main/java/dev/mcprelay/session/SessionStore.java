@@ -1,0 +1,24 @@
+package dev.mcprelay.session;
+
+import java.util.Collection;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * The relay's state per client session (DESIGN section 7), for the features that need some (tool search): in memory
+ * per replica ({@code mcp-relay.sessions.store: memory}, the default) or in Redis shared by every replica
+ * ({@code redis}). Entries expire after {@code mcp-relay.sessions.idle-timeout} without use; every read or write is a
+ * use. Each call is bounded; a store that cannot answer fails with {@link SessionStoreUnavailableException}.
+ */
+public interface SessionStore {
+
+	/** Records a new session (its {@code initialize} was answered), opened by {@code callerId}. */
+	Mono<Void> open(SessionKey key, String callerId);
+
+	/** The session's state; empty when the store does not know it (never opened here, or expired). */
+	Mono<SessionState> find(SessionKey key);
+
+	/** Adds tools to what the session exposes; a no-op for a session the store does not know. */
+	Mono<Void> expose(SessionKey key, Collection<String> tools);
+
+}
