@@ -1,5 +1,7 @@
 package dev.mcprelay.proxy;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.session.SessionKey;
@@ -16,6 +18,8 @@ import reactor.core.publisher.Mono;
  */
 @Component
 class RelaySessions {
+
+	private static final Logger log = LoggerFactory.getLogger(RelaySessions.class);
 
 	private final SessionStore store;
 
@@ -35,8 +39,10 @@ class RelaySessions {
 			return Mono.empty();
 		}
 		return store.open(new SessionKey(upstream.id(), sessionId), call.context().caller().id())
-			.onErrorResume(error -> response.releaseBody().then(Mono.error(RelayFailures.sessionStoreUnavailable(
-					upstream.id()))));
+			.onErrorResume(error -> {
+				log.warn("A session of '{}' could not be recorded: {}", upstream.id(), UpstreamFailures.describe(error));
+				return response.releaseBody().then(Mono.error(RelayFailures.sessionStoreUnavailable(upstream.id())));
+			});
 	}
 
 }

@@ -6,12 +6,12 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HexFormat;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Sessions in Redis, shared by every replica ({@code mcp-relay.sessions.store: redis}, {@code spring.data.redis.*}):
@@ -65,8 +65,13 @@ final class RedisSessionStore implements SessionStore {
 			.then());
 	}
 
+	/**
+	 * The call, subscribed off the event loop (the first use opens the client's shared connection, and Lettuce waits
+	 * for that), bounded by {@link #TIMEOUT}, its failures as {@link SessionStoreUnavailableException}.
+	 */
 	private static <T> Mono<T> bounded(Mono<T> call) {
-		return call.timeout(TIMEOUT).onErrorMap(error -> !(error instanceof SessionStoreUnavailableException),
+		return call.subscribeOn(Schedulers.boundedElastic())
+			.timeout(TIMEOUT).onErrorMap(error -> !(error instanceof SessionStoreUnavailableException),
 				SessionStoreUnavailableException::new);
 	}
 
@@ -81,11 +86,6 @@ final class RedisSessionStore implements SessionStore {
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException(ex);
 		}
-	}
-
-	/** For tests: the keys of a session. */
-	static Set<String> keysOf(SessionKey key) {
-		return Set.of(key(key), key(key) + ":tools");
 	}
 
 }
