@@ -62,9 +62,11 @@ final class EarlyAnswers {
 
 	/**
 	 * Answers a POST the interceptors answered in full: nothing goes upstream. Notifications an interceptor answered
-	 * with go first, as an SSE stream, when the client accepts one.
+	 * with go first, as an SSE stream, when the client accepts one; otherwise on the session's GET stream, when one is
+	 * open on this replica ({@link SessionStreams}), and the answer is JSON.
 	 */
-	static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan) {
+	static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan, SessionStreams sessionStreams,
+			String serverId) {
 		Verdict first = plan.stops().get(0);
 		boolean responded = plan.stops().stream().allMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
 		ExchangeRecord.of(exchange)
@@ -74,6 +76,8 @@ final class EarlyAnswers {
 			events.addAll(plan.localAnswers());
 			return RelayAnswers.stream(exchange.getResponse(), events);
 		}
+		sessionStreams.send(serverId, exchange.getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID),
+				plan.localNotifications());
 		return RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
 				plan.payload().batch(), plan.localAnswerHeaders());
 	}

@@ -60,9 +60,12 @@ public class McpRelay {
 
 	private final RelaySessions relaySessions;
 
+	private final SessionStreams sessionStreams;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, UpstreamTransports transports,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
-			ResponseInterception responseInterception, SessionOrder sessionOrder, RelaySessions relaySessions) {
+			ResponseInterception responseInterception, SessionOrder sessionOrder, RelaySessions relaySessions,
+			SessionStreams sessionStreams) {
 		this.upstreams = upstreams;
 		this.originPolicy = originPolicy;
 		this.transports = transports;
@@ -71,6 +74,7 @@ public class McpRelay {
 		this.responseInterception = responseInterception;
 		this.sessionOrder = sessionOrder;
 		this.relaySessions = relaySessions;
+		this.sessionStreams = sessionStreams;
 	}
 
 	/** POST: one JSON-RPC message (or a batch) from the client; {@code serverId} null for the default server. */
@@ -92,7 +96,7 @@ public class McpRelay {
 				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout())
 					.flatMap(plan -> plan.forwardsAnything()
 							? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order))
-							: EarlyAnswers.answerLocally(exchange, plan));
+							: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id()));
 			}).doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
 	}

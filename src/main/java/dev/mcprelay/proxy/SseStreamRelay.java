@@ -79,11 +79,14 @@ class SseStreamRelay {
 
 	private final ServerRequestAnswers serverRequestAnswers;
 
+	private final SessionStreams sessionStreams;
+
 	SseStreamRelay(ResponseInterception responseInterception, OpenStreams openStreams,
-			ServerRequestAnswers serverRequestAnswers) {
+			ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams) {
 		this.responseInterception = responseInterception;
 		this.openStreams = openStreams;
 		this.serverRequestAnswers = serverRequestAnswers;
+		this.sessionStreams = sessionStreams;
 	}
 
 	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse) {
@@ -117,6 +120,10 @@ class SseStreamRelay {
 			.onErrorResume(error -> group(endAfterFailure(error, call)))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 		events = openStreams.count(upstream.id(), call.isPost(), events);
+		if (!call.isPost()) {
+			events = sessionStreams.carry(upstream.id(),
+					call.exchange().getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID), events);
+		}
 
 		Flux<byte[]> localAnswers = Flux.fromIterable(call.plan() == null ? List.of() : call.plan().localAnswers())
 			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));

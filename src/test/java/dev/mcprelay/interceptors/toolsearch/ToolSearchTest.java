@@ -2,9 +2,16 @@ package dev.mcprelay.interceptors.toolsearch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -15,7 +22,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * Tool search in front of the MCP Java SDK's server (tools {@code echo}, {@code secret_admin}, {@code secret_audit},
@@ -25,6 +35,9 @@ import dev.mcprelay.testsupport.TestUpstreams;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ToolSearchTest {
+
+	/** An upstream that opens a GET stream at once (the SDK's server answers a GET's headers with its first event). */
+	static final ScriptedUpstream PROMPT = new ScriptedUpstream();
 
 	@LocalServerPort
 	int port;
@@ -37,6 +50,13 @@ class ToolSearchTest {
 		registry.add("mcp-relay.servers.searching.tool-search.always-expose[0]", () -> "who*");
 		registry.add("mcp-relay.servers.searching.tools.deny[0]", () -> "secret_admin");
 		registry.add("mcp-relay.servers.plain.url", () -> TestUpstreams.SDK.url("/mcp"));
+		registry.add("mcp-relay.servers.prompt.url", () -> PROMPT.url("/mcp"));
+		registry.add("mcp-relay.servers.prompt.tool-search.enabled", () -> "true");
+	}
+
+	@AfterAll
+	static void stopPrompt() {
+		PROMPT.close();
 	}
 
 	@Test
@@ -85,6 +105,53 @@ class ToolSearchTest {
 		assertThat(found.headers().firstValue("Content-Type")).hasValueSatisfying(
 				type -> assertThat(type).startsWith("application/json"));
 		assertThat(RawHttp.json(found.body()).at("/result/structuredContent/tools/0/name").asText()).isEqualTo("echo");
+	}
+
+	@Test
+	void aJsonOnlyClientGetsTheNotificationOnItsOpenGetStream() throws Exception {
+		// The SDK's server sends a GET's headers only with its first event; this upstream opens the stream at once.
+		PROMPT.scriptWithBody((request, response, body) -> {
+			if (request.method().name().equals("GET")) {
+				return response.header("Content-Type", "text/event-stream").sendString(Flux.just(": open\n\n")
+					.concatWith(Flux.never()));
+			}
+			JsonNode message = RawHttp.json(body);
+			String method = message.path("method").asText();
+			if (!message.has("id")) {
+				return response.status(202).send();
+			}
+			String result = method.equals("initialize")
+					? "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"p\",\"version\":\"1\"}}"
+					: "{\"tools\":[{\"name\":\"echo\",\"description\":\"Echoes\",\"inputSchema\":{\"type\":\"object\"}}]}";
+			return response.header("Content-Type", "application/json").header("Mcp-Session-Id", "prompt-session")
+				.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":" + result + "}"));
+		});
+		McpSession session = McpSession.open(http(), "prompt");
+		HttpResponse<InputStream> stream = http().open(http().request("prompt")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		CompletableFuture<String> firstData = CompletableFuture.supplyAsync(() -> {
+			try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+				for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+					if (line.startsWith("data:")) {
+						return line;
+					}
+				}
+				return "the stream ended";
+			}
+			catch (java.io.IOException ex) {
+				return ex.toString();
+			}
+		});
+
+		HttpResponse<String> found = http().send(session.request(call(12, "search_available_tools",
+				"{\"query\":\"echo\"}")).setHeader("Accept", "application/json"));
+
+		assertThat(RawHttp.json(found.body()).at("/result/structuredContent/tools/0/name").asText()).isEqualTo("echo");
+		assertThat(firstData.get(10, TimeUnit.SECONDS)).as("the notification went to the open GET stream")
+			.contains("notifications/tools/list_changed");
 	}
 
 	@Test
