@@ -19,4 +19,13 @@ public interface Interceptor {
 	 */
 	String name();
 
+	/**
+	 * Whether this interceptor has anything to do for the configured server {@code server}; asked once per server at
+	 * start-up. A server's chains leave out the interceptors that answer false, so a policy that is off for a server
+	 * costs that server nothing. The default: every server.
+	 */
+	default boolean appliesTo(String server) {
+		return true;
+	}
+
 }

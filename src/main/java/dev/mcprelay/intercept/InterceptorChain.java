@@ -7,6 +7,7 @@ import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import reactor.core.Fuseable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -37,6 +38,12 @@ public final class InterceptorChain<V extends MessageView> {
 		this.observer = observer;
 	}
 
+	/** This chain without the interceptors that do not apply to {@code server}. */
+	InterceptorChain<V> forServer(String server) {
+		List<Interceptor> applying = interceptors.stream().filter(interceptor -> interceptor.appliesTo(server)).toList();
+		return applying.size() == interceptors.size() ? this : new InterceptorChain<>(stage, applying, observer);
+	}
+
 	public boolean isEmpty() {
 		return interceptors.isEmpty();
 	}
@@ -53,24 +60,62 @@ public final class InterceptorChain<V extends MessageView> {
 	 * @return the verdict; never an error
 	 */
 	public Mono<Verdict> run(V view, Duration timeout) {
-		return interceptors.isEmpty() ? Verdict.PROCEED_MONO : runFrom(0, view, timeout);
+		return interceptors.isEmpty() ? Verdict.PROCEED_MONO : Mono.defer(() -> runFrom(0, view, timeout));
 	}
 
+	/**
+	 * Runs the interceptors from {@code index} on. An interceptor that decided at once (its {@code Mono} is a
+	 * constant: {@code Outcome.proceed()}, {@code Mono.just}, {@code Mono.error}) is taken as it is, with no timer and
+	 * no subscription; only one that decides later runs under the timeout.
+	 */
 	private Mono<Verdict> runFrom(int index, V view, Duration timeout) {
-		if (index == interceptors.size()) {
-			return Verdict.PROCEED_MONO;
-		}
-		Interceptor interceptor = interceptors.get(index);
-		return Mono.defer(() -> {
+		for (int i = index; i < interceptors.size(); i++) {
+			Interceptor interceptor = interceptors.get(i);
 			long start = System.nanoTime();
-			return Mono.defer(() -> stage.invoke(interceptor, view))
-				.timeout(timeout)
-				.map(outcome -> verdict(outcome, interceptor))
-				.defaultIfEmpty(Verdict.PROCEED)
-				.onErrorResume(error -> Mono.just(rejection(error, interceptor, view, timeout)))
-				.doOnNext(verdict -> observer.observe(stage.name(), interceptor.name(), view.server(), verdict.kind(),
-						Duration.ofNanos(System.nanoTime() - start)));
-		}).flatMap(verdict -> verdict.proceeds() ? runFrom(index + 1, view, timeout) : Mono.just(verdict));
+			Mono<Outcome> decision;
+			try {
+				decision = stage.invoke(interceptor, view);
+				if (decision == null) {
+					throw new IllegalStateException("returned null instead of a Mono");
+				}
+			}
+			catch (RuntimeException | Error error) {
+				return Mono.just(observed(rejection(error, interceptor, view, timeout), interceptor, view, start));
+			}
+			if (!(decision instanceof Fuseable.ScalarCallable<?> decided)) {
+				int next = i + 1;
+				return later(decision, interceptor, view, timeout, start)
+					.flatMap(verdict -> verdict.proceeds() ? runFrom(next, view, timeout) : Mono.just(verdict));
+			}
+			Verdict verdict;
+			try {
+				Object outcome = decided.call();
+				verdict = outcome == null ? Verdict.PROCEED : verdict((Outcome) outcome, interceptor);
+			}
+			catch (Throwable error) {
+				verdict = rejection(error, interceptor, view, timeout);
+			}
+			observed(verdict, interceptor, view, start);
+			if (!verdict.proceeds()) {
+				return Mono.just(verdict);
+			}
+		}
+		return Verdict.PROCEED_MONO;
+	}
+
+	/** The verdict of an interceptor that decides later, within {@code timeout}. */
+	private Mono<Verdict> later(Mono<Outcome> decision, Interceptor interceptor, V view, Duration timeout, long start) {
+		return decision.timeout(timeout)
+			.map(outcome -> verdict(outcome, interceptor))
+			.defaultIfEmpty(Verdict.PROCEED)
+			.onErrorResume(error -> Mono.just(rejection(error, interceptor, view, timeout)))
+			.doOnNext(verdict -> observed(verdict, interceptor, view, start));
+	}
+
+	private Verdict observed(Verdict verdict, Interceptor interceptor, V view, long start) {
+		observer.observe(stage.name(), interceptor.name(), view.server(), verdict.kind(),
+				Duration.ofNanos(System.nanoTime() - start));
+		return verdict;
 	}
 
 	private Verdict verdict(Outcome outcome, Interceptor interceptor) {

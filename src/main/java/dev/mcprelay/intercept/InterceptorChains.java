@@ -4,12 +4,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.stereotype.Component;
+
+import dev.mcprelay.config.RelayProperties;
 
 /**
  * Every stage's chain, built once at start-up from the interceptor beans of the context, in {@code @Order} /
@@ -25,6 +28,9 @@ public class InterceptorChains {
 
 	private final Map<Stage<?>, InterceptorChain<?>> chains = new HashMap<>();
 
+	/** Per stage, per configured server: the chain without the interceptors that do not apply to that server. */
+	private final Map<Stage<?>, Map<String, InterceptorChain<?>>> byServer = new HashMap<>();
+
 	public InterceptorChains(ListableBeanFactory beans) {
 		InterceptorObserver observer = beans.getBeanProvider(InterceptorObserver.class)
 			.getIfAvailable(() -> InterceptorObserver.NONE);
@@ -35,6 +41,11 @@ public class InterceptorChains {
 			if (!chain.isEmpty()) {
 				log.info("Interceptors at the {} stage, in order: {}", stage, chain.names());
 			}
+			Map<String, InterceptorChain<?>> servers = new HashMap<>();
+			for (String server : serverIds(beans)) {
+				servers.put(server, chain.forServer(server));
+			}
+			byServer.put(stage, servers);
 		}
 		if (!problems.isEmpty()) {
 			throw new IllegalStateException("Invalid interceptor beans:\n  - " + String.join("\n  - ", problems));
@@ -60,6 +71,21 @@ public class InterceptorChains {
 			seen.add(name);
 		}
 		return new InterceptorChain<>(stage, interceptors, observer);
+	}
+
+	/**
+	 * The chain of {@code stage} for the configured server {@code server}: the interceptors that apply to it
+	 * ({@link Interceptor#appliesTo}); the whole chain for a server that is not configured.
+	 */
+	@SuppressWarnings("unchecked")
+	public <V extends MessageView> InterceptorChain<V> chain(Stage<V> stage, String server) {
+		InterceptorChain<?> chain = server == null ? null : byServer.get(stage).get(server);
+		return (InterceptorChain<V>) (chain != null ? chain : chains.get(stage));
+	}
+
+	private static Set<String> serverIds(ListableBeanFactory beans) {
+		RelayProperties properties = beans.getBeanProvider(RelayProperties.class).getIfAvailable();
+		return properties == null ? Set.of() : properties.servers().keySet();
 	}
 
 	/** The chain of {@code stage}; empty when no bean joined it. */

@@ -54,7 +54,7 @@ public class RequestInterception {
 	 * error
 	 */
 	public Mono<Verdict> applyWithoutBody(HttpMethod method, CallContext context, Duration timeout) {
-		return chains.chain(Stage.USER_REQUEST).run(new ClientMessage(context, method), timeout).map(verdict -> {
+		return chains.chain(Stage.USER_REQUEST, context.server()).run(new ClientMessage(context, method), timeout).map(verdict -> {
 			if (verdict.kind() == Verdict.Kind.RESPOND) {
 				log.warn("Interceptor '{}' (user-request stage) answered a {}, which has no request to answer; it is "
 						+ "refused", verdict.interceptor(), method.name());
@@ -79,13 +79,13 @@ public class RequestInterception {
 
 	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout) {
 		ClientMessage view = new ClientMessage(context, message);
-		return chains.chain(Stage.USER_REQUEST).run(view, timeout).flatMap(verdict -> {
+		return chains.chain(Stage.USER_REQUEST, context.server()).run(view, timeout).flatMap(verdict -> {
 			if (!verdict.proceeds()) {
 				return Mono.just(new Decision(message, null, answerable(verdict, message)));
 			}
 			return switch (message.kind()) {
 				case REQUEST -> decideRequest(message, context, timeout);
-				case NOTIFICATION -> chains.chain(Stage.CLIENT_NOTIFICATION)
+				case NOTIFICATION -> chains.chain(Stage.CLIENT_NOTIFICATION, context.server())
 					.run(new ClientNotification(context, message.node()), timeout)
 					.map(notificationVerdict -> new Decision(message, null, notificationVerdict));
 				case RESPONSE -> clientResponse(message, context, timeout);
@@ -98,7 +98,7 @@ public class RequestInterception {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.RequestRoute<V> route = (MethodRoutes.RequestRoute<V>) MethodRoutes.request(message.method());
 		V request = route.view().create(context, message.node());
-		return chains.chain(route.stage())
+		return chains.chain(route.stage(), context.server())
 			.run(request, timeout)
 			.map(verdict -> new Decision(message, request, verdict));
 	}
@@ -114,7 +114,7 @@ public class RequestInterception {
 			message.node().set("id", origin.id());
 			view.markChanged();
 		}
-		return chains.chain(Stage.CLIENT_RESPONSE).run(view, timeout).map(verdict -> {
+		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
 			if (!verdict.proceeds()) {
 				view.replaceWithError(verdict.error());
 			}

@@ -71,7 +71,7 @@ public class ResponseInterception {
 			boolean onStream, Duration timeout) {
 		McpRequest request = message.isResponse() ? pending.take(message.id()) : null;
 		RemoteMessage view = new RemoteMessage(context, message, request, onStream);
-		return chains.chain(Stage.REMOTE_MESSAGE).run(view, timeout).flatMap(verdict -> {
+		return chains.chain(Stage.REMOTE_MESSAGE, context.server()).run(view, timeout).flatMap(verdict -> {
 			if (!verdict.proceeds() && message.isRequest()) {
 				return Mono.just(answerUpstream(message, verdict.error()));
 			}
@@ -91,7 +91,7 @@ public class ResponseInterception {
 			}
 			if (message.isError()) {
 				UpstreamError error = new UpstreamError(context, message.node(), request, null);
-				return chains.chain(Stage.ERROR)
+				return chains.chain(Stage.ERROR, context.server())
 					.run(error, timeout)
 					.map(errorVerdict -> new Relayed(answer(error, errorVerdict), !errorVerdict.proceeds()));
 			}
@@ -109,7 +109,7 @@ public class ResponseInterception {
 		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
 			.serverRequest(message.method());
 		V request = route.view().create(context, message, onStream);
-		return chains.chain(route.stage()).run(request, timeout).map(verdict -> switch (verdict.kind()) {
+		return chains.chain(route.stage(), context.server()).run(request, timeout).map(verdict -> switch (verdict.kind()) {
 			case RESPOND -> new Relayed(null, true, JsonRpcMessages.result(message.id(), verdict.result()), null);
 			case REJECT -> answerUpstream(message, verdict.error());
 			default -> carryToClient(message, request.isChanged());
@@ -132,7 +132,7 @@ public class ResponseInterception {
 	private Mono<Relayed> serverNotification(JsonRpcMessage message, CallContext context, boolean onStream,
 			Duration timeout) {
 		ServerNotification notification = ServerNotification.of(context, message, onStream);
-		return chains.chain(Stage.SERVER_NOTIFICATION).run(notification, timeout).map(verdict -> switch (verdict.kind()) {
+		return chains.chain(Stage.SERVER_NOTIFICATION, context.server()).run(notification, timeout).map(verdict -> switch (verdict.kind()) {
 			case DROP -> new Relayed(null, true);
 			case REJECT -> new Relayed(substitute(message, verdict.error()), true);
 			default -> new Relayed(message.node(), notification.isChanged());
@@ -144,7 +144,7 @@ public class ResponseInterception {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.ResponseRoute<V> route = (MethodRoutes.ResponseRoute<V>) MethodRoutes.response(request.method());
 		V response = route.view().create(context, message.node(), request);
-		return chains.chain(route.stage())
+		return chains.chain(route.stage(), context.server())
 			.run(response, timeout)
 			.map(verdict -> verdict.proceeds() ? new Relayed(message.node(), response.isChanged())
 					: new Relayed(substitute(message, verdict.error()), true));
@@ -162,7 +162,7 @@ public class ResponseInterception {
 		return InOrder.map(unanswered, request -> {
 			UpstreamError error = new UpstreamError(context, JsonRpcErrors.error(request.id(), code, message, data),
 					request, reason);
-			return chains.chain(Stage.ERROR).run(error, timeout).map(verdict -> answer(error, verdict));
+			return chains.chain(Stage.ERROR, context.server()).run(error, timeout).map(verdict -> answer(error, verdict));
 		});
 	}
 
@@ -187,7 +187,7 @@ public class ResponseInterception {
 			String reason = "upstream_error_status".equals(answer.at("/error/data/reason").asText(null))
 					? "upstream_error_status" : null;
 			UpstreamError error = new UpstreamError(context, answer, requests.get(i), reason, httpStatus);
-			return chains.chain(Stage.ERROR).run(error, timeout).map(verdict -> new RefusalAnswer(
+			return chains.chain(Stage.ERROR, context.server()).run(error, timeout).map(verdict -> new RefusalAnswer(
 					answer(error, verdict), !verdict.proceeds()));
 		}).map(results -> new RefusalAnswers(results.stream().map(RefusalAnswer::answer).toList(),
 				results.stream().anyMatch(RefusalAnswer::changed)));

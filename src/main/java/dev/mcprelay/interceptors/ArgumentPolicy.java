@@ -67,6 +67,11 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 	}
 
 	@Override
+	public boolean appliesTo(String server) {
+		return rules.containsKey(server);
+	}
+
+	@Override
 	public String name() {
 		return "arguments";
 	}

@@ -68,6 +68,11 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	}
 
 	@Override
+	public boolean appliesTo(String server) {
+		return rules.stream().anyMatch(rule -> rule.appliesTo(server));
+	}
+
+	@Override
 	public String name() {
 		return "rate-limit";
 	}

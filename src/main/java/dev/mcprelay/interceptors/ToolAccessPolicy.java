@@ -49,6 +49,11 @@ public class ToolAccessPolicy implements ToolsCallRequestInterceptor, ToolsListR
 	}
 
 	@Override
+	public boolean appliesTo(String server) {
+		return filters.containsKey(server);
+	}
+
+	@Override
 	public String name() {
 		return "tool-access";
 	}

@@ -113,6 +113,63 @@ class InterceptorChainTest {
 		assertThat(new InterceptorChains(beans).chain(Stage.TOOLS_CALL_REQUEST).names()).containsExactly("early", "late");
 	}
 
+	@Test
+	void aServerChainLeavesOutTheInterceptorsThatDoNotApplyToIt() {
+		ToolsCallRequestInterceptor onlyGithub = new ToolsCallRequestInterceptor() {
+
+			@Override
+			public String name() {
+				return "only-github";
+			}
+
+			@Override
+			public boolean appliesTo(String server) {
+				return server.equals("github");
+			}
+
+			@Override
+			public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
+				calls.add("only-github");
+				return Outcome.proceed();
+			}
+
+		};
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerSingleton("everywhere", step("everywhere", call -> Outcome.proceed()));
+		beans.registerSingleton("onlyGithub", onlyGithub);
+		beans.registerSingleton("properties", new dev.mcprelay.config.RelayProperties(java.util.Map.of("github",
+				server(), "jira", server()), null, null, null, null, null, null, null, null, null));
+
+		InterceptorChains chains = new InterceptorChains(beans);
+
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, "github").names()).containsExactly("everywhere", "only-github");
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, "jira").names()).as("left out where it has nothing to do")
+			.containsExactly("everywhere");
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, "not-configured").names())
+			.as("a server nobody configured gets every interceptor").containsExactly("everywhere", "only-github");
+	}
+
+	@Test
+	void anInterceptorThatDecidesLaterStillRunsUnderTheTimeout() {
+		Verdict verdict = new InterceptorChain<>(Stage.TOOLS_CALL_REQUEST,
+				List.of(step("slow", call -> Mono.<Outcome>never()), step("after", call -> Outcome.proceed())))
+			.run(view(), Duration.ofMillis(200))
+			.block(TIMEOUT);
+
+		assertThat(verdict.kind()).isEqualTo(Verdict.Kind.REJECT);
+		assertThat(verdict.interceptor()).isEqualTo("slow");
+		assertThat(calls).as("the chain stopped at the late one").doesNotContain("after");
+	}
+
+	private static dev.mcprelay.config.ServerProperties server() {
+		return new dev.mcprelay.config.ServerProperties("http://127.0.0.1:1/mcp", null, null, List.of(),
+				new dev.mcprelay.config.TimeoutProperties(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1)),
+				org.springframework.util.unit.DataSize.ofMegabytes(1),
+				new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
+				new dev.mcprelay.config.ArgumentsProperties("_", List.of()),
+				dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of());
+	}
+
 	private Verdict run(List<ToolsCallRequestInterceptor> interceptors) {
 		calls.clear();
 		return new InterceptorChain<>(Stage.TOOLS_CALL_REQUEST, interceptors).run(view(), TIMEOUT).block(TIMEOUT);

@@ -105,6 +105,11 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	}
 
 	@Override
+	public boolean appliesTo(String server) {
+		return servers.containsKey(server);
+	}
+
+	@Override
 	public String name() {
 		return "tool-search";
 	}
