@@ -3,8 +3,9 @@
 #
 # Builds each revision (git worktrees, tests skipped), starts the bench's fast upstream on 127.0.0.1, then PAIRS times
 # starts A, warms it for WARM, measures tools/call req/s and p50/p99 with wrk for DURATION at concurrency C, stops
-# it, and does the same for B, so that both meet the same machine state. Prints one row per run and the B/A ratio of
-# the means; nothing is asserted. The relays run their default configuration (security none, access log on), as
+# it, and does the same for B, so that both meet the same machine state. Besides req/s and latency it reports the
+# relay process's own CPU time per request (user + system, from /proc), which the other processes on the machine
+# disturb far less than throughput. Prints one row per run and the B/A ratios of the means; nothing is asserted. The relays run their default configuration (security none, access log on), as
 # bench/run.sh runs them. Knobs (environment): PAIRS (3), WARM (25s), DURATION (15s), C (16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,19 +54,28 @@ run() {
   wait_port "$port"
   local url="http://127.0.0.1:$port/mcp/fast"
   wrk -t2 -c"$C" -d"$WARM" -s bench/tools-call.lua "$url" >/dev/null 2>&1
+  local before; before=$(cpu_ticks "$pid")
   wrk -t2 -c"$C" -d"$DURATION" --latency -s bench/tools-call.lua "$url" >"$WORK/wrk.out" 2>&1
+  local after; after=$(cpu_ticks "$pid")
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  awk -v rev="$rev" '/^Requests\/sec/ {rps=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2} END {print rev, rps, p50, p99}' "$WORK/wrk.out"
+  awk -v rev="$rev" -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+    '/requests in/ {n=$1} /^Requests\/sec/ {rps=$2} /^ +50%/ {p50=$2} /^ +99%/ {p99=$2}
+     END {printf "%s %s %s %s %.1f\n", rev, rps, p50, p99, ticks * 1000000 / hz / n}' "$WORK/wrk.out"
 }
 
-printf '| pair | A req/s | A p50 | A p99 | B req/s | B p50 | B p99 | B / A |\n|---|---|---|---|---|---|---|---|\n'
-sum_a=0; sum_b=0
+# user + system CPU ticks of a process so far
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+printf '| pair | A req/s | A p50 | A p99 | A CPU µs/req | B req/s | B p50 | B p99 | B CPU µs/req | B / A req/s | B / A CPU |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+sum_a=0; sum_b=0; cpu_a=0; cpu_b=0
 for pair in $(seq 1 "$PAIRS"); do
-  read -r _ ra la pa < <(run a)
-  read -r _ rb lb pb < <(run b)
-  sum_a=$(awk -v s="$sum_a" -v r="$ra" 'BEGIN {print s + r}')
-  sum_b=$(awk -v s="$sum_b" -v r="$rb" 'BEGIN {print s + r}')
-  printf '| %s | %.0f | %s | %s | %.0f | %s | %s | %.2f |\n' "$pair" "$ra" "$la" "$pa" "$rb" "$lb" "$pb" \
-    "$(awk -v a="$ra" -v b="$rb" 'BEGIN {print b / a}')"
+  read -r _ ra la pa ca < <(run a)
+  read -r _ rb lb pb cb < <(run b)
+  sum_a=$(awk -v s="$sum_a" -v r="$ra" 'BEGIN {print s + r}'); cpu_a=$(awk -v s="$cpu_a" -v r="$ca" 'BEGIN {print s + r}')
+  sum_b=$(awk -v s="$sum_b" -v r="$rb" 'BEGIN {print s + r}'); cpu_b=$(awk -v s="$cpu_b" -v r="$cb" 'BEGIN {print s + r}')
+  printf '| %s | %.0f | %s | %s | %s | %.0f | %s | %s | %s | %.2f | %.2f |\n' "$pair" "$ra" "$la" "$pa" "$ca" "$rb" "$lb" \
+    "$pb" "$cb" "$(awk -v a="$ra" -v b="$rb" 'BEGIN {print b / a}')" "$(awk -v a="$ca" -v b="$cb" 'BEGIN {print b / a}')"
 done
-awk -v a="$sum_a" -v b="$sum_b" -v n="$PAIRS" 'BEGIN {printf "| mean | %.0f | | | %.0f | | | **%.2f** |\n", a / n, b / n, b / a}'
+awk -v a="$sum_a" -v b="$sum_b" -v ca="$cpu_a" -v cb="$cpu_b" -v n="$PAIRS" \
+  'BEGIN {printf "| mean | %.0f | | | %.1f | %.0f | | | %.1f | **%.2f** | **%.2f** |\n", a / n, ca / n, b / n, cb / n, b / a, cb / ca}'

@@ -1,25 +1,12 @@
 // Starts mcp-hub (npm mcp-hub, pinned) on 127.0.0.1 serving the reference server over stdio, for the legacy HTTP+SSE
 // bridge: mcp-hub's unified endpoint is GET /mcp (an event stream whose first event names /messages?sessionId=…).
 // mcp-hub calls app.listen(port), which binds every interface; every listen() in this process is made to name the
-// loopback address instead. Its state and config live under target/ (MCP_HUB_HOME), never in the user's home.
+// loopback address instead (loopback.mjs). Its state and config live under target/ (MCP_HUB_HOME), never in the user's home.
 // PORT (environment) chooses the port.
-import http from "node:http";
+import "./loopback.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-
-const listen = http.Server.prototype.listen;
-http.Server.prototype.listen = function (...args) {
-  if (typeof args[0] === "number" || (typeof args[0] === "string" && /^\d+$/.test(args[0]))) {
-    const port = Number(args[0]);
-    const rest = args.slice(1).filter((arg) => typeof arg === "function");
-    return listen.call(this, port, "127.0.0.1", ...rest);
-  }
-  if (args[0] && typeof args[0] === "object" && !Array.isArray(args[0])) {
-    return listen.call(this, { ...args[0], host: "127.0.0.1" }, ...args.slice(1));
-  }
-  return listen.apply(this, args);
-};
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const home = process.env.MCP_HUB_HOME ?? path.join(here, "..", "target", "mcp-hub-home");
