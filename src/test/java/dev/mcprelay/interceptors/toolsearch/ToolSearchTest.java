@@ -26,6 +26,7 @@ import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Tool search in front of the MCP Java SDK's server (tools {@code echo}, {@code secret_admin}, {@code secret_audit},
@@ -52,6 +53,8 @@ class ToolSearchTest {
 		registry.add("mcp-relay.servers.plain.url", () -> TestUpstreams.SDK.url("/mcp"));
 		registry.add("mcp-relay.servers.prompt.url", () -> PROMPT.url("/mcp"));
 		registry.add("mcp-relay.servers.prompt.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.paged.url", () -> PROMPT.url("/mcp"));
+		registry.add("mcp-relay.servers.paged.tool-search.enabled", () -> "true");
 	}
 
 	@AfterAll
@@ -152,6 +155,62 @@ class ToolSearchTest {
 		assertThat(RawHttp.json(found.body()).at("/result/structuredContent/tools/0/name").asText()).isEqualTo("echo");
 		assertThat(firstData.get(10, TimeUnit.SECONDS)).as("the notification went to the open GET stream")
 			.contains("notifications/tools/list_changed");
+	}
+
+	@Test
+	void theWholeCatalogueIsListedPageByPageAndListedAgainWhenItChanges() throws Exception {
+		Sinks.Many<String> serverStream = Sinks.many().unicast().onBackpressureBuffer();
+		PROMPT.scriptWithBody((request, response, body) -> {
+			if (request.method().name().equals("GET")) {
+				return response.header("Content-Type", "text/event-stream")
+					.sendString(Flux.just(": open\n\n").concatWith(serverStream.asFlux()));
+			}
+			JsonNode message = RawHttp.json(body);
+			if (!message.has("id")) {
+				return response.status(202).send();
+			}
+			String method = message.path("method").asText();
+			String cursor = message.at("/params/cursor").asText("");
+			String result = method.equals("initialize")
+					? "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":true}},\"serverInfo\":{\"name\":\"p\",\"version\":\"1\"}}"
+					: cursor.isEmpty()
+							? "{\"tools\":[" + tool("echo", "Echoes") + "],\"nextCursor\":\"page-2\"}"
+							: "{\"tools\":[" + tool("rotate_keys", "Rotates the API keys") + "]}";
+			return response.header("Content-Type", "application/json").header("Mcp-Session-Id", "paged-session")
+				.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":" + result + "}"));
+		});
+		McpSession session = McpSession.open(http(), "paged");
+
+		JsonNode found = result(session.post(call(13, "search_available_tools", "{\"query\":\"rotate keys\"}")));
+		assertThat(found.at("/structuredContent/tools/0/name").asText()).as("found on the second page")
+			.isEqualTo("rotate_keys");
+		long listings = listingsSeen();
+		result(session.post(call(14, "search_available_tools", "{\"query\":\"echo\"}")));
+		assertThat(listingsSeen()).as("the catalogue is kept between searches").isEqualTo(listings);
+
+		HttpResponse<InputStream> stream = http().open(http().request("paged")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+		serverStream.tryEmitNext("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n");
+		try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+			String line = reader.readLine();
+			while (line != null && !line.contains("list_changed")) {
+				line = reader.readLine();
+			}
+			assertThat(line).as("the client got the server's notification").contains("list_changed");
+		}
+		result(session.post(call(15, "search_available_tools", "{\"query\":\"echo\"}")));
+		assertThat(listingsSeen()).as("after list_changed the catalogue is listed again, both pages")
+			.isEqualTo(listings + 2);
+	}
+
+	private static long listingsSeen() {
+		return PROMPT.seen().stream().filter(seen -> seen.body().contains("\"tools/list\"")).count();
+	}
+
+	private static String tool(String name, String description) {
+		return "{\"name\":\"" + name + "\",\"description\":\"" + description + "\",\"inputSchema\":{\"type\":\"object\"}}";
 	}
 
 	@Test
