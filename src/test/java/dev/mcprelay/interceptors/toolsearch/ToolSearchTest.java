@@ -13,12 +13,15 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
+
+import io.micrometer.core.instrument.MeterRegistry;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
@@ -42,6 +45,9 @@ class ToolSearchTest {
 
 	@LocalServerPort
 	int port;
+
+	@Autowired
+	MeterRegistry registry;
 
 	@DynamicPropertySource
 	static void upstreams(DynamicPropertyRegistry registry) {
@@ -97,6 +103,12 @@ class ToolSearchTest {
 			.satisfies(answer -> assertThat(answer.at("/result/content/0/text").asText()).isEqualTo("hi"));
 		assertThat(toolNames(McpSession.open(http(), "searching"))).as("another session has found nothing")
 			.doesNotContain("echo");
+		assertThat(registry.get(ToolSearchMeters.SEARCHES).tag("server", "searching").counter().count())
+			.as("searches are counted").isPositive();
+		assertThat(registry.get(ToolSearchMeters.RESULTS).tag("server", "searching").summary().totalAmount())
+			.as("results are counted").isPositive();
+		assertThat(registry.get(ToolSearchMeters.EXPOSED).tag("server", "searching").summary().max())
+			.as("the exposed set's size is recorded").isGreaterThanOrEqualTo(1);
 	}
 
 	@Test
