@@ -166,6 +166,14 @@ public class ResponseInterception {
 		});
 	}
 
+	/**
+	 * Whether the server's notifications reach the client as the upstream sent them: no interceptor of the server sees
+	 * server messages or notifications, so a notification needs no view and no stage.
+	 */
+	public boolean relaysNotificationsUntouched(String server) {
+		return chains.chain(Stage.REMOTE_MESSAGE, server).isEmpty() && chains.chain(Stage.SERVER_NOTIFICATION, server).isEmpty();
+	}
+
 	/** Whether any interceptor joined the error stage (so that refusals are worth reading for it). */
 	public boolean hasErrorInterceptors() {
 		return !chains.chain(Stage.ERROR).isEmpty();

@@ -1,6 +1,7 @@
 package dev.mcprelay.proxy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,6 +21,7 @@ import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.NotificationScan;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -138,9 +140,27 @@ class SseStreamRelay {
 		return response.writeAndFlushWith(groups);
 	}
 
-	/** The events of one upstream chunk as the client gets them, in order. */
+	/**
+	 * The events of one upstream chunk as the client gets them, in order. When no interceptor of the server looks at
+	 * server messages and every event of the chunk is a plain notification (or no message at all), the chunk's events
+	 * are relayed as they came, without a tree or a stage: the common case of a long stream of progress.
+	 */
 	private Mono<List<byte[]>> relayEvents(List<SseEvent> completed, RelayCall call) {
+		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
+			List<byte[]> raw = new ArrayList<>(completed.size());
+			completed.forEach(event -> raw.add(event.raw()));
+			return Mono.just(raw);
+		}
 		return InOrder.map(completed, event -> relayEvent(event, call));
+	}
+
+	private static boolean allPlain(List<SseEvent> events) {
+		for (SseEvent event : events) {
+			if (event.isMessage() && !NotificationScan.isPlainNotification(event.data())) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**

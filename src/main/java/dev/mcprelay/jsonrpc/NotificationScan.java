@@ -1,0 +1,73 @@
+package dev.mcprelay.jsonrpc;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+
+/**
+ * Tells, with Jackson's streaming parser and no tree, whether a message is a plain JSON-RPC notification: one object
+ * with {@code "jsonrpc": "2.0"}, a non-empty string {@code method}, {@code params} an object or array when present,
+ * no {@code id}, {@code result} or {@code error}, no key twice at its top level, and nothing after it. What the relay
+ * relays unread, when no interceptor wants to see it, is only what {@link JsonRpcParser} would have accepted as a
+ * notification; anything else, malformed or not a notification, answers {@code false} and takes the full parse.
+ */
+public final class NotificationScan {
+
+	private static final JsonFactory FACTORY = JsonFactory.builder().build();
+
+	private NotificationScan() {
+	}
+
+	public static boolean isPlainNotification(String json) {
+		try (JsonParser parser = FACTORY.createParser(json)) {
+			if (parser.nextToken() != JsonToken.START_OBJECT) {
+				return false;
+			}
+			boolean version = false;
+			boolean method = false;
+			List<String> seen = new ArrayList<>(4);
+			JsonToken token;
+			while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+				String name = parser.currentName();
+				if (seen.contains(name)) {
+					return false;
+				}
+				seen.add(name);
+				JsonToken value = parser.nextToken();
+				switch (name) {
+					case "jsonrpc" -> {
+						if (value != JsonToken.VALUE_STRING || !"2.0".equals(parser.getText())) {
+							return false;
+						}
+						version = true;
+					}
+					case "method" -> {
+						if (value != JsonToken.VALUE_STRING || parser.getTextLength() == 0) {
+							return false;
+						}
+						method = true;
+					}
+					case "params" -> {
+						if (value != JsonToken.START_OBJECT && value != JsonToken.START_ARRAY) {
+							return false;
+						}
+						parser.skipChildren();
+					}
+					case "id", "result", "error" -> {
+						return false;
+					}
+					default -> parser.skipChildren();
+				}
+			}
+			return token == JsonToken.END_OBJECT && parser.nextToken() == null && version && method;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+}
