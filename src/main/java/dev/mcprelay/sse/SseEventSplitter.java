@@ -45,6 +45,9 @@ public final class SseEventSplitter {
 		buffer.read(pending, length, readable);
 		length += readable;
 		List<SseEvent> events = List.of();
+		// Where the event being read starts; what comes before it is moved out once, after the loop (moving the rest
+		// after every event made a chunk of many small events quadratic).
+		int eventStart = 0;
 		for (int i = scanned; i < length; i++) {
 			byte b = pending[i];
 			if (afterCr) {
@@ -62,17 +65,19 @@ public final class SseEventSplitter {
 				if (events.isEmpty()) {
 					events = new ArrayList<>(2);
 				}
-				events.add(builder.build(Arrays.copyOf(pending, i + 1)));
-				int rest = length - (i + 1);
-				System.arraycopy(pending, i + 1, pending, 0, rest);
-				length = rest;
-				i = -1;
-				lineStart = 0;
+				events.add(builder.build(Arrays.copyOfRange(pending, eventStart, i + 1)));
+				eventStart = i + 1;
+				lineStart = i + 1;
 			}
 			else {
 				builder.line(pending, lineStart, i);
 				lineStart = i + 1;
 			}
+		}
+		if (eventStart > 0) {
+			System.arraycopy(pending, eventStart, pending, 0, length - eventStart);
+			length -= eventStart;
+			lineStart -= eventStart;
 		}
 		scanned = length;
 		if (length > maxEventBytes) {
