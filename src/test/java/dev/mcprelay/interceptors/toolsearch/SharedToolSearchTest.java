@@ -8,18 +8,14 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.mcprelay.McpRelayApplication;
 import dev.mcprelay.testsupport.McpSession;
-import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
-import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.TestUpstreams;
+import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
  * Two relays over one real Redis server ({@code sessions.store: redis}) share tool-search sessions: a search on one
@@ -28,7 +24,7 @@ import dev.mcprelay.testsupport.TestUpstreams;
  */
 class SharedToolSearchTest {
 
-	static RedisServerProcess redis;
+	static TwoRelaysOverRedis relays;
 
 	static ConfigurableApplicationContext first;
 
@@ -36,21 +32,17 @@ class SharedToolSearchTest {
 
 	@BeforeAll
 	static void start() throws Exception {
-		redis = RedisServerProcess.start();
-		first = relay();
-		second = relay();
+		relays = TwoRelaysOverRedis.start("--mcp-relay.servers.searching.url=" + TestUpstreams.SDK.url("/mcp"),
+				"--mcp-relay.servers.searching.tool-search.enabled=true",
+				"--mcp-relay.servers.plain.url=" + TestUpstreams.SDK.url("/mcp"));
+		first = relays.first();
+		second = relays.second();
 	}
 
 	@AfterAll
 	static void stop() throws Exception {
-		if (first != null) {
-			first.close();
-		}
-		if (second != null) {
-			second.close();
-		}
-		if (redis != null) {
-			redis.close();
+		if (relays != null) {
+			relays.close();
 		}
 	}
 
@@ -73,7 +65,7 @@ class SharedToolSearchTest {
 				answer -> assertThat(answer.at("/result/content/0/text").asText()).isEqualTo("across replicas"));
 
 		McpSession plain = McpSession.open(new RawHttp(port(second)), "plain");
-		redis.kill();
+		relays.redis().kill();
 
 		HttpResponse<String> unavailable = post(second, "searching", session, list(5));
 		assertThat(unavailable.statusCode()).isEqualTo(503);
@@ -105,16 +97,7 @@ class SharedToolSearchTest {
 	}
 
 	private static int port(ConfigurableApplicationContext relay) {
-		return ((WebServerApplicationContext) relay).getWebServer().getPort();
-	}
-
-	private static ConfigurableApplicationContext relay() {
-		return new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class).run("--server.port=0",
-				"--server.address=127.0.0.1", "--mcp-relay.security.mode=none",
-				"--mcp-relay.servers.searching.url=" + TestUpstreams.SDK.url("/mcp"),
-				"--mcp-relay.servers.searching.tool-search.enabled=true",
-				"--mcp-relay.servers.plain.url=" + TestUpstreams.SDK.url("/mcp"), "--mcp-relay.sessions.store=redis",
-				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redis.port());
+		return TwoRelaysOverRedis.port(relay);
 	}
 
 }
