@@ -92,6 +92,30 @@ public final class HeaderRules {
 	}
 
 	/**
+	 * The headers of a request the relay sends upstream on its own account within a client's session (its answer to a
+	 * server request, its listing of the catalogue): the client's upstream headers, without those that describe the
+	 * client's own request ({@code Last-Event-ID}, {@code Mcp-Name}, {@code Mcp-Param-*}), asking for JSON or SSE, with
+	 * {@code Mcp-Method} naming {@code method} where the client sent one ({@code null}: a response, which has none).
+	 *
+	 * @throws RelayFailure as {@link #upstreamRequestHeaders} does
+	 */
+	public static HttpHeaders relayRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream, String method) {
+		HttpHeaders headers = upstreamRequestHeaders(inbound, caller, upstream, true);
+		headers.remove("Last-Event-ID");
+		headers.remove(MirroredHeaders.MCP_NAME);
+		headers.keySet().removeIf(name -> name.toLowerCase(Locale.ROOT).startsWith("mcp-param-"));
+		if (method == null) {
+			headers.remove(MirroredHeaders.MCP_METHOD);
+		}
+		else if (headers.containsKey(MirroredHeaders.MCP_METHOD)) {
+			headers.set(MirroredHeaders.MCP_METHOD, method);
+		}
+		headers.setContentType(MediaType.APPLICATION_JSON);
+		headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
+		return headers;
+	}
+
+	/**
 	 * Copies the upstream response's headers that may reach the client.
 	 *
 	 * @param keepContentLength true only when the body is relayed exactly as received

@@ -1,13 +1,11 @@
 package dev.mcprelay.proxy;
 
 import java.util.List;
-import java.util.Locale;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -30,9 +28,6 @@ class ServerRequestAnswers {
 
 	private static final Logger log = LoggerFactory.getLogger(ServerRequestAnswers.class);
 
-	private static final List<String> NOT_FOR_AN_ANSWER = List.of(HttpHeaders.ACCEPT, HttpHeaders.CONTENT_TYPE,
-			"Last-Event-ID", MirroredHeaders.MCP_METHOD, MirroredHeaders.MCP_NAME);
-
 	private final UpstreamTransports transports;
 
 	ServerRequestAnswers(UpstreamTransports transports) {
@@ -46,12 +41,8 @@ class ServerRequestAnswers {
 		}
 		Upstream upstream = call.upstream();
 		return Flux.fromIterable(answers).concatMap(answer -> Mono.defer(() -> {
-			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
-					call.context().caller(), upstream, true);
-			NOT_FOR_AN_ANSWER.forEach(headers::remove);
-			headers.keySet().removeIf(name -> name.toLowerCase(Locale.ROOT).startsWith("mcp-param-"));
-			headers.setContentType(MediaType.APPLICATION_JSON);
-			headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
+			HttpHeaders headers = HeaderRules.relayRequestHeaders(call.exchange().getRequest().getHeaders(),
+					call.context().caller(), upstream, null);
 			UpstreamRequest request = new UpstreamRequest(upstream.id(), HttpMethod.POST, upstream.uri(), headers,
 					JsonRpcErrors.toBytes(answer), call.context().caller().id(), null);
 			return transports.of(upstream).send(request, response -> {

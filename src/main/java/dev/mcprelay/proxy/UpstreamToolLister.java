@@ -3,7 +3,6 @@ package dev.mcprelay.proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.http.HttpHeaders;
@@ -76,15 +75,7 @@ public class UpstreamToolLister {
 			if (cursor != null) {
 				request.putObject("params").put("cursor", cursor);
 			}
-			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(clientHeaders, caller, upstream, true);
-			headers.remove("Last-Event-ID");
-			headers.remove(MirroredHeaders.MCP_NAME);
-			headers.keySet().removeIf(name -> name.toLowerCase(Locale.ROOT).startsWith("mcp-param-"));
-			if (headers.containsKey(MirroredHeaders.MCP_METHOD)) {
-				headers.set(MirroredHeaders.MCP_METHOD, "tools/list");
-			}
-			headers.setContentType(MediaType.APPLICATION_JSON);
-			headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
+			HttpHeaders headers = HeaderRules.relayRequestHeaders(clientHeaders, caller, upstream, "tools/list");
 			byte[] body = request.toString().getBytes(StandardCharsets.UTF_8);
 			UpstreamRequest upstreamRequest = new UpstreamRequest(upstream.id(), HttpMethod.POST, upstream.uri(),
 					headers, body, caller.id(), null);

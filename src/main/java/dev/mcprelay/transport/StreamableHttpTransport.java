@@ -2,8 +2,6 @@ package dev.mcprelay.transport;
 
 import java.util.function.Function;
 
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
@@ -41,34 +39,10 @@ public final class StreamableHttpTransport implements UpstreamTransport {
 
 	@Override
 	public Mono<Void> exchange(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return send(httpClient, request).response((response, body) -> handler.apply(new NettyUpstreamResponse(response, body)))
+		return UpstreamHttp.send(httpClient, request.method(), request.uri(), request.headers(), request.body(),
+				request.onWritten())
+			.response((response, body) -> handler.apply(new NettyUpstreamResponse(response, body)))
 			.then();
-	}
-
-	/**
-	 * The request on its way: headers as given (with the body's length), the body written in one piece, and the
-	 * request's {@link UpstreamRequest#onWritten()} run once both are on the connection.
-	 */
-	static HttpClient.ResponseReceiver<?> send(HttpClient httpClient, UpstreamRequest request) {
-		byte[] body = request.body();
-		return httpClient.request(HttpMethod.valueOf(request.method().name()))
-			.uri(request.uri())
-			.send((out, outbound) -> {
-				io.netty.handler.codec.http.HttpHeaders headers = out.requestHeaders();
-				// set, not add: the client's values replace Reactor Netty's defaults (Accept, User-Agent)
-				request.headers().forEach(headers::set);
-				Mono<Void> written;
-				if (body == null) {
-					written = outbound.then();
-				}
-				else {
-					// Reactor Netty marks a request with a body chunked until told its length.
-					headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
-					headers.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
-					written = outbound.sendByteArray(Mono.just(body)).then();
-				}
-				return written.doOnSuccess(done -> request.onWritten().run());
-			});
 	}
 
 }

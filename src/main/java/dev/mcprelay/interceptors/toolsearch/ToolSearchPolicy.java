@@ -76,9 +76,6 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	/** After the allow/deny lists, before the argument policy (which then cleans the schemas this lists). */
 	public static final int ORDER = ToolAccessPolicy.ORDER + 1;
 
-	/** The longest query read; the rest is ignored. */
-	static final int MAX_QUERY_CHARS = 1000;
-
 	private static final String STATE = ToolSearchPolicy.class.getName() + ".state";
 
 	private final Map<String, Server> servers = new HashMap<>();
@@ -148,7 +145,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return catalogue.flatMap(index -> {
 			ObjectNode result = list.result();
 			ArrayNode tools = result.putArray("tools");
-			tools.add(searchTool(server));
+			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
 			for (McpSchema.Tool tool : index.tools()) {
 				if (server.alwaysExposed(tool.name()) || exposed.contains(tool.name())) {
 					tools.add(JsonRpcParser.mapper().valueToTree(tool));
@@ -191,96 +188,34 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	/** Answers a search: the best matches, now exposed in the session, after a list_changed notification. */
 	private Mono<Outcome> search(ToolsCallRequest call, Server server) {
-		JsonNode arguments = call.params().path("arguments");
-		JsonNode queryArgument = arguments.path("query");
-		if (!queryArgument.isTextual() || queryArgument.asText().isBlank()) {
-			return Outcome.reject(RejectError.invalidParams(SEARCH_TOOL + " needs a non-empty string 'query': the "
-					+ "task or capability to find tools for, e.g. \"create a GitHub issue\"."));
+		SearchQuery query;
+		try {
+			query = SearchQuery.of(call.params().path("arguments"), server.settings().maxResults());
 		}
-		int limit = server.settings().maxResults();
-		JsonNode limitArgument = arguments.path("limit");
-		if (!limitArgument.isMissingNode() && !limitArgument.isNull()) {
-			if (!limitArgument.canConvertToLong() || !limitArgument.isIntegralNumber() || limitArgument.asLong() < 1) {
-				return Outcome.reject(RejectError.invalidParams(SEARCH_TOOL + " takes an optional 'limit' that is a "
-						+ "whole number of at least 1 (at most " + server.settings().maxResults() + " are returned)."));
-			}
-			limit = (int) Math.min(limitArgument.asLong(), server.settings().maxResults());
+		catch (RejectError refused) {
+			return Outcome.reject(refused);
 		}
-		String query = queryArgument.asText();
-		String read = query.length() > MAX_QUERY_CHARS ? query.substring(0, MAX_QUERY_CHARS) : query;
-		int max = limit;
-		return state(call.context()).map(java.util.Optional::of)
-			.defaultIfEmpty(java.util.Optional.empty())
-			.flatMap(state -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
-				List<McpSchema.Tool> found = index.search(read, max + 1 + server.settings().alwaysExpose().size())
+		return state(call.context()).map(SessionState::exposedTools)
+			.defaultIfEmpty(Set.of())
+			.flatMap(before -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
+				// one more than asked: a tool of the upstream's named like the search tool is never returned
+				List<McpSchema.Tool> found = index.search(query.read(), query.limit() + 1)
 					.stream()
 					.filter(tool -> server.offers(tool.name()))
-					.limit(max)
+					.limit(query.limit())
 					.toList();
 				List<String> names = found.stream().map(McpSchema.Tool::name).toList();
 				SessionKey key = key(call.context());
-				Set<String> exposedNow = new LinkedHashSet<>(state.map(SessionState::exposedTools).orElse(Set.of()));
+				Set<String> exposedNow = new LinkedHashSet<>(before);
 				exposedNow.addAll(names);
 				Mono<Void> exposed = key == null ? Mono.empty() : store.expose(key, names).onErrorMap(
 						SessionStoreUnavailableException.class, ToolSearchPolicy::storeUnavailable);
 				return exposed.then(Mono.defer(() -> {
 					server.meters().searched(found.size(), exposedNow.size());
 					return Outcome.respond(List.of(Outcome.notification("notifications/tools/list_changed", null)),
-							result(query, found));
+							ToolSearchAnswers.result(query.text(), found));
 				}));
 			}));
-	}
-
-	/** The search's result: a summary for the model, and the tools as structured content. */
-	private static ObjectNode result(String query, List<McpSchema.Tool> found) {
-		ObjectNode result = JsonRpcParser.mapper().createObjectNode();
-		StringBuilder text = new StringBuilder();
-		String shown = query.length() > 80 ? query.substring(0, 80) + "…" : query;
-		if (found.isEmpty()) {
-			text.append("No tools match \"").append(shown).append("\". Try other words for what you need.");
-		}
-		else {
-			text.append("Found ").append(found.size()).append(found.size() == 1 ? " tool" : " tools").append(" for \"")
-				.append(shown).append("\"; ").append(found.size() == 1 ? "it is" : "they are")
-				.append(" now available to call:");
-			for (McpSchema.Tool tool : found) {
-				text.append("\n- ").append(tool.name());
-				if (tool.description() != null && !tool.description().isBlank()) {
-					text.append(": ").append(tool.description().strip());
-				}
-			}
-		}
-		result.putArray("content").addObject().put("type", "text").put("text", text.toString());
-		ArrayNode tools = result.putObject("structuredContent").putArray("tools");
-		for (McpSchema.Tool tool : found) {
-			ObjectNode entry = tools.addObject().put("name", tool.name());
-			if (tool.title() != null) {
-				entry.put("title", tool.title());
-			}
-			if (tool.description() != null) {
-				entry.put("description", tool.description());
-			}
-		}
-		result.put("isError", false);
-		return result;
-	}
-
-	/** The search tool as {@code tools/list} shows it. */
-	private static ObjectNode searchTool(Server server) {
-		ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", SEARCH_TOOL)
-			.put("title", "Search available tools")
-			.put("description", "Search this server's tools by what you want to do. The best matches (at most "
-					+ server.settings().maxResults() + ") become available to call, and the tool list changes to "
-					+ "include them.");
-		ObjectNode schema = tool.putObject("inputSchema").put("type", "object");
-		ObjectNode properties = schema.putObject("properties");
-		properties.putObject("query").put("type", "string")
-			.put("description", "The task or capability to find tools for, in plain words");
-		properties.putObject("limit").put("type", "integer").put("minimum", 1)
-			.put("description", "How many tools to return at most");
-		schema.putArray("required").add("query");
-		tool.putObject("annotations").put("readOnlyHint", true).put("openWorldHint", false);
-		return tool;
 	}
 
 	/**

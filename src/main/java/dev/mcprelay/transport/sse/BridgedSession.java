@@ -5,15 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.buffer.NettyDataBufferFactory;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -23,11 +20,8 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.sse.SseEvent;
-import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.handler.codec.http.HttpMethod;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -49,8 +43,6 @@ import reactor.netty.http.client.HttpClient;
 final class BridgedSession {
 
 	private static final Logger log = LoggerFactory.getLogger(BridgedSession.class);
-
-	private static final NettyDataBufferFactory BUFFERS = new NettyDataBufferFactory(ByteBufAllocator.DEFAULT);
 
 	private final String id;
 
@@ -124,35 +116,9 @@ final class BridgedSession {
 	 * stream cannot be opened or names no endpoint before it ends; the caller bounds the wait.
 	 */
 	Mono<URI> open(HttpClient httpClient, HttpHeaders headers) {
-		stream = httpClient.request(HttpMethod.GET)
-			.uri(streamUri)
-			.send((request, outbound) -> {
-				headers.forEach(request.requestHeaders()::set);
-				request.requestHeaders().set(HttpHeaders.ACCEPT, MediaType.TEXT_EVENT_STREAM_VALUE);
-				return outbound.then();
-			})
-			.response((response, body) -> {
-				int status = response.status().code();
-				if (status < 200 || status > 299) {
-					return Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_error_status",
-							"MCP server '" + serverId + "' refused to open its event stream with HTTP " + status + "."));
-				}
-				String contentType = response.responseHeaders().get(HttpHeaders.CONTENT_TYPE);
-				if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith(MediaType.TEXT_EVENT_STREAM_VALUE)) {
-					return Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_not_event_stream",
-							"MCP server '" + serverId + "' did not answer with an event stream; is it a legacy "
-									+ "HTTP+SSE server (transport: sse)?"));
-				}
-				String headerSession = firstNonBlank(response.responseHeaders().get("Mcp-Session-Id"),
-						response.responseHeaders().get("X-Session-Id"));
-				if (headerSession != null) {
-					endpointFound(MessageEndpoint.fromSessionId(streamUri, headerSession));
-				}
-				SseEventSplitter splitter = new SseEventSplitter(maxEventBytes);
-				// Netty releases each chunk once this returns: it is split here, at once, and never held.
-				return body.doOnNext(chunk -> splitter.split(BUFFERS.wrap(chunk)).forEach(this::onEvent)).then();
-			})
-			.then()
+		stream = UpstreamEventStream
+			.read(httpClient, serverId, streamUri, headers, maxEventBytes,
+					sessionId -> endpointFound(MessageEndpoint.fromSessionId(streamUri, sessionId)), this::onEvent)
 			.subscribe(null, this::streamFailed, this::streamEnded);
 		return endpoint.asMono();
 	}
@@ -319,10 +285,6 @@ final class BridgedSession {
 	/** A JSON-RPC id (or progress token) as a map key: its JSON text, so that {@code 1} and {@code "1"} differ. */
 	static String idKey(JsonNode id) {
 		return id == null ? "null" : id.toString();
-	}
-
-	private static String firstNonBlank(String a, String b) {
-		return a != null && !a.isBlank() ? a : b != null && !b.isBlank() ? b : null;
 	}
 
 }

@@ -7,18 +7,19 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.UpstreamHttp;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
 import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -167,16 +168,9 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 
 	/** One client message to the endpoint; fails unless it is accepted (2xx). */
 	private Mono<Void> postToEndpoint(URI endpoint, UpstreamRequest request) {
-		byte[] body = request.body();
 		HttpHeaders headers = upstreamHeaders(request.headers(), true);
-		return httpClient.request(io.netty.handler.codec.http.HttpMethod.POST)
-			.uri(endpoint)
-			.send((out, outbound) -> {
-				headers.forEach(out.requestHeaders()::set);
-				out.requestHeaders().remove(HttpHeaderNames.TRANSFER_ENCODING);
-				out.requestHeaders().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
-				return outbound.sendByteArray(Mono.just(body)).then();
-			})
+		byte[] body = request.body();
+		return UpstreamHttp.send(httpClient, HttpMethod.POST, endpoint, headers, body, null)
 			.response((response, responseBody) -> {
 				int status = response.status().code();
 				Mono<Void> drained = responseBody.then();

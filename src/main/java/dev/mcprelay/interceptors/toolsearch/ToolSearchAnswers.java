@@ -1,0 +1,69 @@
+package dev.mcprelay.interceptors.toolsearch;
+
+import java.util.List;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import io.modelcontextprotocol.spec.McpSchema;
+
+/** What tool search shows a client: the search tool in {@code tools/list}, and the result of one search. */
+final class ToolSearchAnswers {
+
+	private ToolSearchAnswers() {
+	}
+
+	/** The search's result: a summary for the model, and the tools as structured content. */
+	static ObjectNode result(String query, List<McpSchema.Tool> found) {
+		ObjectNode result = JsonRpcParser.mapper().createObjectNode();
+		StringBuilder text = new StringBuilder();
+		String shown = query.length() > 80 ? query.substring(0, 80) + "…" : query;
+		if (found.isEmpty()) {
+			text.append("No tools match \"").append(shown).append("\". Try other words for what you need.");
+		}
+		else {
+			text.append("Found ").append(found.size()).append(found.size() == 1 ? " tool" : " tools").append(" for \"")
+				.append(shown).append("\"; ").append(found.size() == 1 ? "it is" : "they are")
+				.append(" now available to call:");
+			for (McpSchema.Tool tool : found) {
+				text.append("\n- ").append(tool.name());
+				if (tool.description() != null && !tool.description().isBlank()) {
+					text.append(": ").append(tool.description().strip());
+				}
+			}
+		}
+		result.putArray("content").addObject().put("type", "text").put("text", text.toString());
+		ArrayNode tools = result.putObject("structuredContent").putArray("tools");
+		for (McpSchema.Tool tool : found) {
+			ObjectNode entry = tools.addObject().put("name", tool.name());
+			if (tool.title() != null) {
+				entry.put("title", tool.title());
+			}
+			if (tool.description() != null) {
+				entry.put("description", tool.description());
+			}
+		}
+		result.put("isError", false);
+		return result;
+	}
+
+	/** The search tool as {@code tools/list} shows it. */
+	static ObjectNode searchTool(int maxResults) {
+		ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", ToolSearchPolicy.SEARCH_TOOL)
+			.put("title", "Search available tools")
+			.put("description", "Search this server's tools by what you want to do. The best matches (at most "
+					+ maxResults + ") become available to call, and the tool list changes to "
+					+ "include them.");
+		ObjectNode schema = tool.putObject("inputSchema").put("type", "object");
+		ObjectNode properties = schema.putObject("properties");
+		properties.putObject("query").put("type", "string")
+			.put("description", "The task or capability to find tools for, in plain words");
+		properties.putObject("limit").put("type", "integer").put("minimum", 1)
+			.put("description", "How many tools to return at most");
+		schema.putArray("required").add("query");
+		tool.putObject("annotations").put("readOnlyHint", true).put("openWorldHint", false);
+		return tool;
+	}
+
+}

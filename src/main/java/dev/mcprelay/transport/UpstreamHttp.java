@@ -1,0 +1,44 @@
+package dev.mcprelay.transport;
+
+import java.net.URI;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+
+/**
+ * How every transport puts one HTTP request on an upstream connection through Reactor Netty's pooled
+ * {@link HttpClient}: the headers as given (they replace Reactor Netty's defaults, {@code Accept} and
+ * {@code User-Agent}), a body written in one piece with its length (Reactor Netty would otherwise send it chunked),
+ * and {@code onWritten} run once headers and body are on the connection.
+ */
+public final class UpstreamHttp {
+
+	private UpstreamHttp() {
+	}
+
+	/** The request on its way; the caller chooses how to read the response. */
+	public static HttpClient.ResponseReceiver<?> send(HttpClient httpClient, HttpMethod method, URI uri,
+			HttpHeaders headers, byte[] body, Runnable onWritten) {
+		return httpClient.request(io.netty.handler.codec.http.HttpMethod.valueOf(method.name()))
+			.uri(uri)
+			.send((request, outbound) -> {
+				io.netty.handler.codec.http.HttpHeaders out = request.requestHeaders();
+				headers.forEach(out::set);
+				Mono<Void> written;
+				if (body == null) {
+					written = outbound.then();
+				}
+				else {
+					out.remove(HttpHeaderNames.TRANSFER_ENCODING);
+					out.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+					written = outbound.sendByteArray(Mono.just(body)).then();
+				}
+				return onWritten == null ? written : written.doOnSuccess(done -> onWritten.run());
+			});
+	}
+
+}
