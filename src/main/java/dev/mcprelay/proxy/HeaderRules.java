@@ -1,14 +1,20 @@
 package dev.mcprelay.proxy;
 
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
+import java.util.stream.Stream;
 
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.util.AsciiString;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 
 import dev.mcprelay.config.HeaderProperties;
 import dev.mcprelay.security.Caller;
+import dev.mcprelay.transport.WireHeaders;
 
 /**
  * Which headers cross the relay, in each direction.
@@ -23,59 +29,80 @@ import dev.mcprelay.security.Caller;
  * never reach the upstream, so its cookies could never come back to it) and {@code WWW-Authenticate} (the upstream
  * challenges the relay's configured credentials, not the client's; a client following it would be sent to the
  * upstream's authorization server instead of the relay's).
+ *
+ * <p>The rules run on Netty's headers, the form both connections already hold them in: no header map is copied
+ * into another kind, and no name is lower-cased to be looked up ({@link HeaderNameSet}).
  */
 public final class HeaderRules {
 
 	/** The session header of MCP's Streamable HTTP transport (2025 era). */
 	public static final String MCP_SESSION_ID = "Mcp-Session-Id";
 
-	private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection",
+	private static final List<String> HOP_BY_HOP = List.of("connection", "keep-alive", "proxy-connection",
 			"proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade");
 
-	private static final Set<String> NOT_FORWARDED_UPSTREAM = Set.of("host", "authorization", "cookie", "origin",
-			"referer", "accept-encoding", "content-length", "expect", "forwarded");
+	private static final HeaderNameSet NOT_FORWARDED_UPSTREAM = HeaderNameSet.of(Stream.concat(HOP_BY_HOP.stream(),
+			Stream.of("host", "authorization", "cookie", "origin", "referer", "accept-encoding", "content-length",
+					"expect", "forwarded"))
+		.toList());
 
-	private static final Set<String> NOT_RELAYED_DOWNSTREAM = Set.of("set-cookie", "content-length",
-			"www-authenticate");
+	private static final HeaderNameSet NOT_RELAYED_DOWNSTREAM = HeaderNameSet
+		.of(Stream.concat(HOP_BY_HOP.stream(), Stream.of("set-cookie", "www-authenticate")).toList());
+
+	private static final AsciiString CONNECTION = AsciiString.cached("connection");
+
+	private static final AsciiString CONTENT_LENGTH = AsciiString.cached("content-length");
+
+	private static final DefaultHttpHeadersFactory RELAYED = DefaultHttpHeadersFactory.headersFactory()
+		.withValidation(false);
 
 	private HeaderRules() {
 	}
 
+	/** {@link #upstreamRequestHeaders(io.netty.handler.codec.http.HttpHeaders, Caller, Upstream, boolean)} of Spring's headers. */
+	public static WireHeaders upstreamRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream,
+			boolean hasBody) {
+		return upstreamRequestHeaders(WireHeaders.nettyOf(inbound), caller, upstream, hasBody);
+	}
+
 	/**
-	 * The headers of the request sent upstream.
+	 * The headers of the request sent upstream, from the client's request headers as Reactor Netty read them.
 	 *
 	 * @throws RelayFailure (400) when a {@code required} configured header cannot be resolved from the request: it
 	 * is absent, or its value is empty
 	 */
-	public static HttpHeaders upstreamRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream,
-			boolean hasBody) {
-		HttpHeaders out = new HttpHeaders();
-		Set<String> connectionListed = connectionListed(inbound);
-		inbound.forEach((name, values) -> {
-			String lower = name.toLowerCase(Locale.ROOT);
-			if (!HOP_BY_HOP.contains(lower) && !NOT_FORWARDED_UPSTREAM.contains(lower) && !connectionListed.contains(lower)) {
-				out.addAll(name, values);
+	public static WireHeaders upstreamRequestHeaders(io.netty.handler.codec.http.HttpHeaders inbound, Caller caller,
+			Upstream upstream, boolean hasBody) {
+		WireHeaders out = new WireHeaders();
+		io.netty.handler.codec.http.HttpHeaders wire = out.netty();
+		HeaderNameSet connectionListed = connectionListed(inbound);
+		Iterator<Map.Entry<CharSequence, CharSequence>> entries = inbound.iteratorCharSequence();
+		while (entries.hasNext()) {
+			Map.Entry<CharSequence, CharSequence> entry = entries.next();
+			CharSequence name = entry.getKey();
+			if (!NOT_FORWARDED_UPSTREAM.contains(name) && !connectionListed.contains(name)) {
+				wire.add(name, entry.getValue());
 			}
-		});
+		}
 		for (HeaderProperties header : upstream.properties().headers()) {
-			out.remove(header.name());
+			wire.remove(header.name());
 			if (header.value() != null) {
-				out.set(header.name(), header.value());
+				wire.set(header.name(), header.value());
 				continue;
 			}
 			if (header.fromCallerClaim() != null) {
 				String claim = caller.claimAsText(header.fromCallerClaim());
 				if (claim != null && !claim.isBlank()) {
-					out.set(header.name(), claim);
+					wire.set(header.name(), claim);
 				}
 				else if (header.required()) {
 					throw RelayFailures.missingCallerClaim(upstream.id(), header.fromCallerClaim());
 				}
 				continue;
 			}
-			List<String> values = present(inbound.get(header.fromRequestHeader()));
+			List<String> values = present(inbound.getAll(header.fromRequestHeader()));
 			if (!values.isEmpty()) {
-				out.addAll(header.name(), values);
+				wire.add(header.name(), values);
 			}
 			else if (header.required()) {
 				throw RelayFailures.missingRequiredHeader(upstream.id(), header.fromRequestHeader());
@@ -83,10 +110,10 @@ public final class HeaderRules {
 		}
 		String authorization = upstream.properties().authorization();
 		if (authorization != null) {
-			out.set(HttpHeaders.AUTHORIZATION, authorization);
+			wire.set(HttpHeaders.AUTHORIZATION, authorization);
 		}
-		if (hasBody && out.getContentType() == null) {
-			out.setContentType(MediaType.APPLICATION_JSON);
+		if (hasBody && !wire.contains(HttpHeaders.CONTENT_TYPE)) {
+			wire.set(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE);
 		}
 		return out;
 	}
@@ -99,37 +126,64 @@ public final class HeaderRules {
 	 *
 	 * @throws RelayFailure as {@link #upstreamRequestHeaders} does
 	 */
-	public static HttpHeaders relayRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream, String method) {
-		HttpHeaders headers = upstreamRequestHeaders(inbound, caller, upstream, true);
-		headers.remove("Last-Event-ID");
-		headers.remove(MirroredHeaders.MCP_NAME);
-		headers.keySet().removeIf(name -> name.toLowerCase(Locale.ROOT).startsWith("mcp-param-"));
+	public static WireHeaders relayRequestHeaders(io.netty.handler.codec.http.HttpHeaders inbound, Caller caller,
+			Upstream upstream, String method) {
+		WireHeaders headers = upstreamRequestHeaders(inbound, caller, upstream, true);
+		io.netty.handler.codec.http.HttpHeaders wire = headers.netty();
+		wire.remove("Last-Event-ID");
+		wire.remove(MirroredHeaders.MCP_NAME);
+		List<String> params = new ArrayList<>(0);
+		for (String name : wire.names()) {
+			if (name.toLowerCase(Locale.ROOT).startsWith("mcp-param-")) {
+				params.add(name);
+			}
+		}
+		params.forEach(wire::remove);
 		if (method == null) {
-			headers.remove(MirroredHeaders.MCP_METHOD);
+			wire.remove(MirroredHeaders.MCP_METHOD);
 		}
-		else if (headers.containsKey(MirroredHeaders.MCP_METHOD)) {
-			headers.set(MirroredHeaders.MCP_METHOD, method);
+		else if (wire.contains(MirroredHeaders.MCP_METHOD)) {
+			wire.set(MirroredHeaders.MCP_METHOD, method);
 		}
-		headers.setContentType(MediaType.APPLICATION_JSON);
-		headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
+		wire.set(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE);
+		wire.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
 		return headers;
 	}
 
+	/** {@link #relayRequestHeaders(io.netty.handler.codec.http.HttpHeaders, Caller, Upstream, String)} of Spring's headers. */
+	public static WireHeaders relayRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream, String method) {
+		return relayRequestHeaders(WireHeaders.nettyOf(inbound), caller, upstream, method);
+	}
+
 	/**
-	 * Copies the upstream response's headers that may reach the client.
+	 * The upstream response's headers that may reach the client, as a new set of headers to put on the client's
+	 * response (each name replacing what the response had).
 	 *
 	 * @param keepContentLength true only when the body is relayed exactly as received
 	 */
-	public static void copyResponseHeaders(HttpHeaders upstream, HttpHeaders client, boolean keepContentLength) {
-		Set<String> connectionListed = connectionListed(upstream);
-		upstream.forEach((name, values) -> {
-			String lower = name.toLowerCase(Locale.ROOT);
-			boolean contentLength = lower.equals("content-length");
-			if (!HOP_BY_HOP.contains(lower) && !connectionListed.contains(lower)
-					&& (!NOT_RELAYED_DOWNSTREAM.contains(lower) || (contentLength && keepContentLength))) {
-				client.put(name, values);
+	public static io.netty.handler.codec.http.HttpHeaders relayedResponseHeaders(
+			io.netty.handler.codec.http.HttpHeaders upstream, boolean keepContentLength) {
+		io.netty.handler.codec.http.HttpHeaders relayed = RELAYED.newHeaders();
+		HeaderNameSet connectionListed = connectionListed(upstream);
+		Iterator<Map.Entry<CharSequence, CharSequence>> entries = upstream.iteratorCharSequence();
+		while (entries.hasNext()) {
+			Map.Entry<CharSequence, CharSequence> entry = entries.next();
+			CharSequence name = entry.getKey();
+			if (!NOT_RELAYED_DOWNSTREAM.contains(name) && !connectionListed.contains(name)
+					&& (keepContentLength || !CONTENT_LENGTH.contentEqualsIgnoreCase(name))) {
+				relayed.add(name, entry.getValue());
 			}
-		});
+		}
+		return relayed;
+	}
+
+	/** {@link #relayedResponseHeaders} put on Spring's headers of a response. */
+	public static void copyResponseHeaders(HttpHeaders upstream, HttpHeaders client, boolean keepContentLength) {
+		io.netty.handler.codec.http.HttpHeaders relayed = relayedResponseHeaders(WireHeaders.nettyOf(upstream),
+				keepContentLength);
+		for (String name : relayed.names()) {
+			client.put(name, relayed.getAll(name));
+		}
 	}
 
 	/** The values that say something: an empty or blank inbound value counts as no value. */
@@ -145,18 +199,26 @@ public final class HeaderRules {
 		return values;
 	}
 
-	private static Set<String> connectionListed(HttpHeaders headers) {
-		String connection = headers.getFirst(HttpHeaders.CONNECTION);
+	/** The names a {@code Connection} header lists, which belong to that hop only. */
+	private static HeaderNameSet connectionListed(io.netty.handler.codec.http.HttpHeaders headers) {
+		String connection = headers.get(CONNECTION);
 		if (connection == null) {
-			return Set.of();
+			return HeaderNameSet.EMPTY;
 		}
+		List<String> values = headers.getAll(CONNECTION);
 		// The usual values name no header (keep-alive and close are hop-by-hop anyway): no tokenizing, no set.
-		if (headers.get(HttpHeaders.CONNECTION).size() == 1
-				&& (connection.equalsIgnoreCase("keep-alive") || connection.equalsIgnoreCase("close"))) {
-			return Set.of();
+		if (values.size() == 1 && (connection.equalsIgnoreCase("keep-alive") || connection.equalsIgnoreCase("close"))) {
+			return HeaderNameSet.EMPTY;
 		}
-		List<String> tokens = headers.getConnection();
-		return Set.copyOf(tokens.stream().map(token -> token.trim().toLowerCase(Locale.ROOT)).toList());
+		List<String> tokens = new ArrayList<>();
+		for (String value : values) {
+			for (String token : value.split(",")) {
+				if (!token.isBlank()) {
+					tokens.add(token.trim());
+				}
+			}
+		}
+		return HeaderNameSet.of(tokens);
 	}
 
 }

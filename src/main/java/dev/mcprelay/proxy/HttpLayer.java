@@ -1,11 +1,15 @@
 package dev.mcprelay.proxy;
 
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ServerWebExchange;
 
+import dev.mcprelay.transport.WireHeaders;
+
 import reactor.netty.Connection;
 import reactor.netty.NettyOutbound;
+import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /** What Reactor Netty, under WebFlux, did on its own with a client's exchange, and what the relay asks of it directly. */
@@ -21,6 +25,32 @@ final class HttpLayer {
 	static boolean answeredAlready(ServerWebExchange exchange) {
 		return ServerHttpResponseDecorator.getNativeResponse(exchange.getResponse()) instanceof HttpServerResponse nativeResponse
 				&& nativeResponse.hasSentHeaders();
+	}
+
+	/**
+	 * The client's request headers as Reactor Netty read them, for the header rules to read without a copy. Nothing on
+	 * the relay's path rewrites a request's headers (the front door only adds a principal), so Netty's are the
+	 * request's; a request that is not Reactor Netty's (a test's mock) gives a copy of its own.
+	 */
+	static io.netty.handler.codec.http.HttpHeaders clientHeaders(ServerWebExchange exchange) {
+		if (ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof HttpServerRequest nativeRequest) {
+			return nativeRequest.requestHeaders();
+		}
+		return WireHeaders.nettyOf(exchange.getRequest().getHeaders());
+	}
+
+	/**
+	 * Puts {@code headers} on the client's response, each name replacing what the response had: on Reactor Netty's
+	 * response itself when there is one (Spring's headers of it are a view of the same), so nothing is copied twice.
+	 */
+	static void putHeaders(ServerHttpResponse response, io.netty.handler.codec.http.HttpHeaders headers) {
+		if (ServerHttpResponseDecorator.getNativeResponse(response) instanceof HttpServerResponse nativeResponse) {
+			nativeResponse.responseHeaders().setAll(headers);
+			return;
+		}
+		for (String name : headers.names()) {
+			response.getHeaders().put(name, headers.getAll(name));
+		}
 	}
 
 	/**

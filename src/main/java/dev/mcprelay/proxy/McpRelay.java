@@ -196,7 +196,7 @@ public class McpRelay {
 		Runnable onWritten = HttpMethod.GET.equals(call.method())
 				? () -> order.releaseAfter(SessionOrder.GET_HEADERS_GRACE) : order::release;
 		return order.turn().then(Mono.defer(() -> {
-			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().getRequest().getHeaders(),
+			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(HttpLayer.clientHeaders(call.exchange()),
 					call.context().caller(), upstream, call.plan() != null);
 			call.context().upstreamHeaders().applyTo(headers);
 			NonStreamingDeadline deadline = new NonStreamingDeadline();

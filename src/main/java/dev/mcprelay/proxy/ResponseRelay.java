@@ -209,8 +209,8 @@ class ResponseRelay {
 
 	static void writeHead(UpstreamResponse upstreamResponse, ServerHttpResponse response, boolean keepContentLength) {
 		response.setStatusCode(upstreamResponse.statusCode());
-		HttpHeaders upstreamHeaders = upstreamResponse.headers();
-		HeaderRules.copyResponseHeaders(upstreamHeaders, response.getHeaders(), keepContentLength);
+		HttpLayer.putHeaders(response,
+				HeaderRules.relayedResponseHeaders(upstreamResponse.wireHeaders(), keepContentLength));
 	}
 
 }

@@ -46,6 +46,11 @@ final class NettyUpstreamResponse implements UpstreamResponse {
 	}
 
 	@Override
+	public io.netty.handler.codec.http.HttpHeaders wireHeaders() {
+		return response.responseHeaders();
+	}
+
+	@Override
 	public Flux<DataBuffer> body() {
 		// Netty releases each buffer once it has been handed on: retain it for the reader, who releases it.
 		return body.map(buffer -> BUFFERS.wrap(buffer.retain()));

@@ -27,7 +27,7 @@ public final class UpstreamHttp {
 			.uri(uri)
 			.send((request, outbound) -> {
 				io.netty.handler.codec.http.HttpHeaders out = request.requestHeaders();
-				headers.forEach(out::set);
+				out.setAll(WireHeaders.nettyOf(headers));
 				Mono<Void> written;
 				if (body == null) {
 					written = outbound.then();

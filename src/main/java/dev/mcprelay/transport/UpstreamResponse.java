@@ -22,9 +22,15 @@ public interface UpstreamResponse {
 	HttpHeaders headers();
 
 	/** The body's media type, or {@code null} when there is none or it does not parse. */
+	/** The headers in Netty's form, as they came off the wire when they did (nothing copied). */
+	default io.netty.handler.codec.http.HttpHeaders wireHeaders() {
+		return WireHeaders.nettyOf(headers());
+	}
+
 	default MediaType contentType() {
 		try {
-			return headers().getContentType();
+			String value = wireHeaders().get(HttpHeaders.CONTENT_TYPE);
+			return value == null || value.isEmpty() ? null : MediaType.parseMediaType(value);
 		}
 		catch (RuntimeException ex) {
 			return null;
