@@ -77,6 +77,22 @@ public class McpRelay {
 		this.sessionStreams = sessionStreams;
 	}
 
+	/**
+	 * One request on an MCP path, by its HTTP method: POST sends a message ({@link #post}), GET opens the
+	 * server-to-client stream and DELETE ends a session ({@link #relayWithoutBody}), anything else is refused with
+	 * 405 ({@link #refuseMethod}). {@code serverId} is {@code null} for the default server.
+	 */
+	public Mono<Void> handle(String serverId, ServerWebExchange exchange) {
+		HttpMethod method = exchange.getRequest().getMethod();
+		if (HttpMethod.POST.equals(method)) {
+			return post(serverId, exchange);
+		}
+		if (HttpMethod.GET.equals(method) || HttpMethod.DELETE.equals(method)) {
+			return relayWithoutBody(method, serverId, exchange);
+		}
+		return refuseMethod(serverId, exchange);
+	}
+
 	/** POST: one JSON-RPC message (or a batch) from the client; {@code serverId} null for the default server. */
 	public Mono<Void> post(String serverId, ServerWebExchange exchange) {
 		return Mono.defer(() -> {

@@ -4,7 +4,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpMethod;
 import org.springframework.web.reactive.function.server.RequestPredicate;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
@@ -22,7 +21,9 @@ import reactor.core.publisher.Mono;
  * relayed to the configured upstream; the relay writes the response to the exchange itself, so that streams flow
  * event by event, and the route returns no {@link ServerResponse} of its own. A functional route: it costs no
  * argument resolution per request. It comes after every other route ({@code /{server}/mcp} would match the relay's
- * own paths), which the relay refuses as server ids.
+ * own paths), which the relay refuses as server ids. A request for a configured server, the usual case, is taken
+ * before WebFlux's dispatch by {@link ConfiguredServerRoute}; this route answers the rest (an unknown server, a
+ * percent-encoded path) with the same relay.
  *
  * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http">MCP
  * Streamable HTTP</a>
@@ -39,15 +40,7 @@ class McpEndpoint {
 		RequestPredicate anyServerPath = RequestPredicates.path("/mcp/{server}")
 			.or(RequestPredicates.path("/{server}/mcp"))
 			.or(RequestPredicates.path(DEFAULT_PATH));
-		return RouterFunctions.route()
-			.route(anyServerPath.and(RequestPredicates.method(HttpMethod.POST)),
-					request -> written(relay.post(server(request), request.exchange())))
-			.route(anyServerPath.and(RequestPredicates.method(HttpMethod.GET)),
-					request -> written(relay.relayWithoutBody(HttpMethod.GET, server(request), request.exchange())))
-			.route(anyServerPath.and(RequestPredicates.method(HttpMethod.DELETE)),
-					request -> written(relay.relayWithoutBody(HttpMethod.DELETE, server(request), request.exchange())))
-			.route(anyServerPath, request -> written(relay.refuseMethod(server(request), request.exchange())))
-			.build();
+		return RouterFunctions.route(anyServerPath, request -> written(relay.handle(server(request), request.exchange())));
 	}
 
 	/** The server the path names; {@code null} for the default server of {@code /mcp}. */
