@@ -24,50 +24,64 @@ public final class NotificationScan {
 
 	public static boolean isPlainNotification(String json) {
 		try (JsonParser parser = FACTORY.createParser(json)) {
-			if (parser.nextToken() != JsonToken.START_OBJECT) {
-				return false;
-			}
-			boolean version = false;
-			boolean method = false;
-			List<String> seen = new ArrayList<>(4);
-			JsonToken token;
-			while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-				String name = parser.currentName();
-				if (seen.contains(name)) {
-					return false;
-				}
-				seen.add(name);
-				JsonToken value = parser.nextToken();
-				switch (name) {
-					case "jsonrpc" -> {
-						if (value != JsonToken.VALUE_STRING || !"2.0".equals(parser.getText())) {
-							return false;
-						}
-						version = true;
-					}
-					case "method" -> {
-						if (value != JsonToken.VALUE_STRING || parser.getTextLength() == 0) {
-							return false;
-						}
-						method = true;
-					}
-					case "params" -> {
-						if (value != JsonToken.START_OBJECT && value != JsonToken.START_ARRAY) {
-							return false;
-						}
-						parser.skipChildren();
-					}
-					case "id", "result", "error" -> {
-						return false;
-					}
-					default -> parser.skipChildren();
-				}
-			}
-			return token == JsonToken.END_OBJECT && parser.nextToken() == null && version && method;
+			return scan(parser);
 		}
 		catch (IOException ex) {
 			return false;
 		}
+	}
+
+	/** {@link #isPlainNotification(String)} of the UTF-8 bytes {@code bytes[offset, offset + length)}. */
+	public static boolean isPlainNotification(byte[] bytes, int offset, int length) {
+		try (JsonParser parser = FACTORY.createParser(bytes, offset, length)) {
+			return scan(parser);
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static boolean scan(JsonParser parser) throws IOException {
+		if (parser.nextToken() != JsonToken.START_OBJECT) {
+			return false;
+		}
+		boolean version = false;
+		boolean method = false;
+		List<String> seen = new ArrayList<>(4);
+		JsonToken token;
+		while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+			String name = parser.currentName();
+			if (seen.contains(name)) {
+				return false;
+			}
+			seen.add(name);
+			JsonToken value = parser.nextToken();
+			switch (name) {
+				case "jsonrpc" -> {
+					if (value != JsonToken.VALUE_STRING || !"2.0".equals(parser.getText())) {
+						return false;
+					}
+					version = true;
+				}
+				case "method" -> {
+					if (value != JsonToken.VALUE_STRING || parser.getTextLength() == 0) {
+						return false;
+					}
+					method = true;
+				}
+				case "params" -> {
+					if (value != JsonToken.START_OBJECT && value != JsonToken.START_ARRAY) {
+						return false;
+					}
+					parser.skipChildren();
+				}
+				case "id", "result", "error" -> {
+					return false;
+				}
+				default -> parser.skipChildren();
+			}
+		}
+		return token == JsonToken.END_OBJECT && parser.nextToken() == null && version && method;
 	}
 
 }

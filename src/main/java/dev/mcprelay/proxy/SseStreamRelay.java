@@ -21,7 +21,6 @@ import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
-import dev.mcprelay.jsonrpc.NotificationScan;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -143,24 +142,40 @@ class SseStreamRelay {
 	/**
 	 * The events of one upstream chunk as the client gets them, in order. When no interceptor of the server looks at
 	 * server messages and every event of the chunk is a plain notification (or no message at all), the chunk's events
-	 * are relayed as they came, without a tree or a stage: the common case of a long stream of progress.
+	 * are relayed as they came, without a tree or a stage, as one write: the common case of a long stream of progress.
 	 */
 	private Mono<List<byte[]>> relayEvents(List<SseEvent> completed, RelayCall call) {
 		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
-			List<byte[]> raw = new ArrayList<>(completed.size());
-			completed.forEach(event -> raw.add(event.raw()));
-			return Mono.just(raw);
+			return Mono.just(List.of(joined(completed)));
 		}
 		return InOrder.map(completed, event -> relayEvent(event, call));
 	}
 
 	private static boolean allPlain(List<SseEvent> events) {
 		for (SseEvent event : events) {
-			if (event.isMessage() && !NotificationScan.isPlainNotification(event.data())) {
+			if (event.isMessage() && !event.holdsPlainNotification()) {
 				return false;
 			}
 		}
 		return true;
+	}
+
+	/** The raw bytes of the events, one after the other. */
+	private static byte[] joined(List<SseEvent> events) {
+		if (events.size() == 1) {
+			return events.get(0).raw();
+		}
+		int length = 0;
+		for (SseEvent event : events) {
+			length += event.raw().length;
+		}
+		byte[] joined = new byte[length];
+		int at = 0;
+		for (SseEvent event : events) {
+			System.arraycopy(event.raw(), 0, joined, at, event.raw().length);
+			at += event.raw().length;
+		}
+		return joined;
 	}
 
 	/**
@@ -188,7 +203,7 @@ class SseStreamRelay {
 		}
 		JsonRpcPayload received;
 		try {
-			received = JsonRpcParser.parse(event.data().getBytes(StandardCharsets.UTF_8));
+			received = JsonRpcParser.parse(event.dataBytes());
 		}
 		catch (JsonRpcParseException ex) {
 			return Mono.error(new MalformedEventException(ex.getMessage()));

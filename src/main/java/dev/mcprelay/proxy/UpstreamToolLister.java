@@ -128,7 +128,7 @@ public class UpstreamToolLister {
 		for (SseEvent event : splitter.split(org.springframework.core.io.buffer.DefaultDataBufferFactory.sharedInstance
 			.wrap(body))) {
 			if (event.isMessage()) {
-				data.add(event.data().getBytes(StandardCharsets.UTF_8));
+				data.add(event.dataBytes());
 			}
 		}
 		return data;

@@ -65,7 +65,7 @@ public final class SseEventSplitter {
 				if (events.isEmpty()) {
 					events = new ArrayList<>(2);
 				}
-				events.add(builder.build(Arrays.copyOfRange(pending, eventStart, i + 1)));
+				events.add(builder.build(Arrays.copyOfRange(pending, eventStart, i + 1), eventStart));
 				eventStart = i + 1;
 				lineStart = i + 1;
 			}
@@ -78,6 +78,7 @@ public final class SseEventSplitter {
 			System.arraycopy(pending, eventStart, pending, 0, length - eventStart);
 			length -= eventStart;
 			lineStart -= eventStart;
+			builder.moved(eventStart);
 		}
 		scanned = length;
 		if (length > maxEventBytes) {
@@ -114,13 +115,30 @@ public final class SseEventSplitter {
 		}
 	}
 
-	/** Accumulates the fields of the event being read. */
+	/**
+	 * Accumulates the fields of the event being read. Field names are matched as bytes; the one {@code data:} line of
+	 * an event is kept as a span of its bytes, decoded only if asked for ({@link SseEvent#data()}).
+	 */
 	private static final class EventBuilder {
+
+		private static final byte[] DATA = "data".getBytes(StandardCharsets.US_ASCII);
+
+		private static final byte[] ID = "id".getBytes(StandardCharsets.US_ASCII);
+
+		private static final byte[] EVENT = "event".getBytes(StandardCharsets.US_ASCII);
+
+		private static final byte[] RETRY = "retry".getBytes(StandardCharsets.US_ASCII);
 
 		private String id;
 
 		private String event;
 
+		/** Where the first data line's value lies in the splitter's buffer; {@code -1}: no data line yet. */
+		private int dataStart = -1;
+
+		private int dataEnd;
+
+		/** The data lines joined, once there is a second one. */
 		private StringBuilder data;
 
 		private String retry;
@@ -133,39 +151,57 @@ public final class SseEventSplitter {
 			while (colon < end && bytes[colon] != ':') {
 				colon++;
 			}
-			String field = new String(bytes, start, colon - start, StandardCharsets.UTF_8);
 			int valueStart = colon < end ? colon + 1 : end;
 			if (valueStart < end && bytes[valueStart] == ' ') {
 				valueStart++;
 			}
-			String value = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
-			switch (field) {
-				case "data" -> {
-					if (data == null) {
-						data = new StringBuilder(value.length());
-					}
-					else {
-						data.append('\n');
-					}
-					data.append(value);
+			if (is(DATA, bytes, start, colon)) {
+				if (dataStart < 0 && data == null) {
+					dataStart = valueStart;
+					dataEnd = end;
+					return;
 				}
-				case "id" -> {
-					if (value.indexOf('\0') < 0) {
-						id = value;
-					}
+				if (data == null) {
+					data = new StringBuilder(new String(bytes, dataStart, dataEnd - dataStart, StandardCharsets.UTF_8));
+					dataStart = -1;
 				}
-				case "event" -> event = value;
-				case "retry" -> retry = value;
-				default -> {
-					// Unknown fields are ignored, as an SSE client would; they stay in the raw bytes.
+				data.append('\n').append(new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8));
+			}
+			else if (is(ID, bytes, start, colon)) {
+				String value = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
+				if (value.indexOf('\0') < 0) {
+					id = value;
 				}
+			}
+			else if (is(EVENT, bytes, start, colon)) {
+				event = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
+			}
+			else if (is(RETRY, bytes, start, colon)) {
+				retry = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
+			}
+			// Unknown fields are ignored, as an SSE client would; they stay in the raw bytes.
+		}
+
+		private static boolean is(byte[] field, byte[] bytes, int start, int end) {
+			return Arrays.equals(field, 0, field.length, bytes, start, end);
+		}
+
+		/** The splitter moved its buffer {@code by} bytes towards its start. */
+		void moved(int by) {
+			if (dataStart >= 0) {
+				dataStart -= by;
+				dataEnd -= by;
 			}
 		}
 
-		SseEvent build(byte[] raw) {
-			SseEvent built = new SseEvent(raw, id, event, data == null ? null : data.toString(), retry);
+		/** The event read, whose raw bytes were copied from the splitter's buffer at {@code rawStart}. */
+		SseEvent build(byte[] raw, int rawStart) {
+			SseEvent built = dataStart >= 0
+					? new SseEvent(raw, id, event, dataStart - rawStart, dataEnd - dataStart, retry)
+					: new SseEvent(raw, id, event, data == null ? null : data.toString(), retry);
 			id = null;
 			event = null;
+			dataStart = -1;
 			data = null;
 			retry = null;
 			return built;

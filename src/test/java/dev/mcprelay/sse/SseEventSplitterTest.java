@@ -85,6 +85,22 @@ class SseEventSplitterTest {
 	}
 
 	@Test
+	void dataIsReadWhereItLiesOrJoinedAcrossLines() {
+		String notification = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"p\":\"\u00e9\"}}";
+		String request = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+		List<SseEvent> events = split(("id: 7\ndata: " + notification + "\n\ndata: " + request + "\n\n"
+				+ "data: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"m\"}\n\n").getBytes(StandardCharsets.UTF_8),
+				Integer.MAX_VALUE);
+
+		assertThat(events).extracting(SseEvent::data)
+			.containsExactly(notification, request, "{\"jsonrpc\":\"2.0\",\n\"method\":\"m\"}");
+		assertThat(events).allSatisfy(event -> assertThat(event.dataBytes())
+			.isEqualTo(event.data().getBytes(StandardCharsets.UTF_8)));
+		assertThat(events).extracting(SseEvent::holdsPlainNotification).containsExactly(true, false, true);
+		assertThat(events.get(0).id()).isEqualTo("7");
+	}
+
+	@Test
 	void anEventLargerThanTheCapFails() {
 		SseEventSplitter splitter = new SseEventSplitter(16);
 		assertThatThrownBy(() -> feed(splitter, "data: 0123456789abcdef".getBytes(StandardCharsets.UTF_8)))

@@ -214,7 +214,7 @@ final class BridgedSession {
 		if (!event.isMessage()) {
 			return;
 		}
-		byte[] data = event.data().getBytes(StandardCharsets.UTF_8);
+		byte[] data = event.dataBytes();
 		JsonRpcPayload payload;
 		try {
 			payload = JsonRpcParser.parse(data);
