@@ -11,8 +11,12 @@ RUN ./mvnw -B -q package -DskipTests && cp target/mcp-relay-*.jar /relay.jar
 FROM eclipse-temurin:17-jre
 RUN groupadd --system relay && useradd --system --gid relay --home-dir /app --shell /usr/sbin/nologin relay
 WORKDIR /app
-COPY --from=build /relay.jar /app/mcp-relay.jar
+COPY --from=build /relay.jar /tmp/relay.jar
+COPY deploy/class-archive.sh /tmp/class-archive.sh
+# The jar extracted and a class-data-sharing archive of its start-up (deploy/class-archive.sh), built with this JRE:
+# the relay listens in about half the time (bench/results).
+RUN sh /tmp/class-archive.sh /tmp/relay.jar /app/relay && rm /tmp/relay.jar /tmp/class-archive.sh
 USER relay:relay
 EXPOSE 8080
 # Spring Boot reads /app/config/application.yml (mount your own) on top of the defaults in the jar.
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/app/mcp-relay.jar"]
+ENTRYPOINT ["java", "-XX:SharedArchiveFile=/app/relay/mcp-relay.jsa", "-XX:MaxRAMPercentage=75", "-jar", "/app/relay/mcp-relay.jar"]
