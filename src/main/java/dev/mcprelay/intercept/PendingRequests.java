@@ -37,11 +37,6 @@ public final class PendingRequests {
 		return List.copyOf(pending.values());
 	}
 
-	/** The one request waiting, when exactly one is; otherwise {@code null}. */
-	public McpRequest only() {
-		return pending.size() == 1 ? pending.values().iterator().next() : null;
-	}
-
 	public boolean isEmpty() {
 		return pending.isEmpty();
 	}

@@ -174,16 +174,6 @@ public class ResponseInterception {
 		return chains.chain(Stage.REMOTE_MESSAGE, server).isEmpty() && chains.chain(Stage.SERVER_NOTIFICATION, server).isEmpty();
 	}
 
-	/**
-	 * Whether the server's answer to a {@code method} request reaches the client as the upstream sent it: no interceptor
-	 * of the server sees server messages, that method's responses, or errors, so the answer needs no view and no stage.
-	 */
-	public boolean relaysAnswersUntouched(String server, String method) {
-		return chains.chain(Stage.REMOTE_MESSAGE, server).isEmpty()
-				&& chains.chain(MethodRoutes.response(method).stage(), server).isEmpty()
-				&& chains.chain(Stage.ERROR, server).isEmpty();
-	}
-
 	/** Whether any interceptor joined the error stage (so that refusals are worth reading for it). */
 	public boolean hasErrorInterceptors() {
 		return !chains.chain(Stage.ERROR).isEmpty();

@@ -21,7 +21,6 @@ import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
-import dev.mcprelay.jsonrpc.ResponseScan;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.transport.UpstreamResponse;
 import reactor.core.publisher.Mono;
@@ -144,10 +143,6 @@ class ResponseRelay {
 					deadline.release();
 					return accepted(call, upstreamResponse).then(Mono.<RemoteMessages>empty());
 				}
-				if (answersUnread(call, body)) {
-					deadline.release();
-					return writeJson(call, upstreamResponse, body).then(Mono.<RemoteMessages>empty());
-				}
 				JsonRpcPayload received;
 				try {
 					received = JsonRpcParser.parse(body);
@@ -166,31 +161,12 @@ class ResponseRelay {
 				if (messages.isEmpty() && localAnswers.isEmpty()) {
 					return accepted(call, upstreamResponse);
 				}
-				return writeJson(call, upstreamResponse, messages.bytesWith(localAnswers));
+				byte[] body = messages.bytesWith(localAnswers);
+				ServerHttpResponse response = call.exchange().getResponse();
+				writeHead(upstreamResponse, response, false);
+				response.getHeaders().setContentLength(body.length);
+				return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
 			});
-	}
-
-	/**
-	 * Whether {@code body} is the plain answer to the one request the POST sent, which no interceptor wants to see and
-	 * the relay did not answer in part itself: then it is relayed as it came, unread beyond a streaming scan
-	 * ({@link ResponseScan}), and the request is answered.
-	 */
-	private boolean answersUnread(RelayCall call, byte[] body) {
-		McpRequest only = call.pending().only();
-		if (only == null || !call.plan().localAnswers().isEmpty()
-				|| !responseInterception.relaysAnswersUntouched(call.upstream().id(), only.method())
-				|| !ResponseScan.answers(body, only.id())) {
-			return false;
-		}
-		call.pending().take(only.id());
-		return true;
-	}
-
-	private static Mono<Void> writeJson(RelayCall call, UpstreamResponse upstreamResponse, byte[] body) {
-		ServerHttpResponse response = call.exchange().getResponse();
-		writeHead(upstreamResponse, response, false);
-		response.getHeaders().setContentLength(body.length);
-		return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
 	}
 
 	/**
