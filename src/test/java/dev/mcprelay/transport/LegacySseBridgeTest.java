@@ -18,6 +18,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -181,7 +184,8 @@ class LegacySseBridgeTest {
 	}
 
 	@Test
-	void anAnswerThatNeverComesTimesOutAndALateOneIsDropped() {
+	@ExtendWith(OutputCaptureExtension.class)
+	void anAnswerThatNeverComesTimesOutAndALateOneIsDropped(CapturedOutput output) throws InterruptedException {
 		String session = sessionOf(initialize("legacy"));
 		UPSTREAM.onRequest("tools/call", Reaction.IGNORE);
 
@@ -190,6 +194,13 @@ class LegacySseBridgeTest {
 		assertThat(timedOut.statusCode()).isEqualTo(504);
 		assertThat(RawHttp.json(timedOut.body()).at("/id").asInt()).isEqualTo(11);
 		UPSTREAM.lastSession().send("{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{\"late\":true}}");
+		// the late answer is read from the session's stream on its own connection: wait until the relay dropped it,
+		// so that the next request with the same id is certainly sent after it
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (!output.getOut().contains("that nothing waits for") && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(output.getOut()).as("the late answer was dropped").contains("that nothing waits for");
 		HttpResponse<String> listed = send("legacy", session, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/list\"}");
 		assertThat(RawHttp.json(listed.body()).at("/result/method").asText())
 			.as("the id is free again, and the late answer did not take its place").isEqualTo("tools/list");
