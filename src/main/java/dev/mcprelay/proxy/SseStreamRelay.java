@@ -146,7 +146,7 @@ class SseStreamRelay {
 	 */
 	private Mono<List<byte[]>> relayEvents(List<SseEvent> completed, RelayCall call) {
 		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
-			return Mono.just(List.of(joined(completed)));
+			return Mono.just(List.of(SseEvent.rawOf(completed)));
 		}
 		return InOrder.map(completed, event -> relayEvent(event, call));
 	}
@@ -158,24 +158,6 @@ class SseStreamRelay {
 			}
 		}
 		return true;
-	}
-
-	/** The raw bytes of the events, one after the other. */
-	private static byte[] joined(List<SseEvent> events) {
-		if (events.size() == 1) {
-			return events.get(0).raw();
-		}
-		int length = 0;
-		for (SseEvent event : events) {
-			length += event.raw().length;
-		}
-		byte[] joined = new byte[length];
-		int at = 0;
-		for (SseEvent event : events) {
-			System.arraycopy(event.raw(), 0, joined, at, event.raw().length);
-			at += event.raw().length;
-		}
-		return joined;
 	}
 
 	/**

@@ -2,6 +2,7 @@ package dev.mcprelay.sse;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 
 import dev.mcprelay.jsonrpc.NotificationScan;
 
@@ -57,6 +58,24 @@ public final class SseEvent {
 		this.dataOffset = dataOffset;
 		this.dataLength = dataLength;
 		this.retry = retry;
+	}
+
+	/** The raw bytes of {@code events}, one after the other: what relaying them unchanged writes. */
+	public static byte[] rawOf(List<SseEvent> events) {
+		if (events.size() == 1) {
+			return events.get(0).raw;
+		}
+		int length = 0;
+		for (SseEvent event : events) {
+			length += event.raw.length;
+		}
+		byte[] joined = new byte[length];
+		int at = 0;
+		for (SseEvent event : events) {
+			System.arraycopy(event.raw, 0, joined, at, event.raw.length);
+			at += event.raw.length;
+		}
+		return joined;
 	}
 
 	/** The event's bytes, from its first line through the blank line that ended it. */
