@@ -3,6 +3,7 @@ package dev.mcprelay.config;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.mcprelay.transport.EventStreamReadBatching;
 import dev.mcprelay.transport.StreamableHttpTransport;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
@@ -11,7 +12,8 @@ import reactor.netty.resources.ConnectionProvider;
  * The one Reactor Netty {@link HttpClient} the relay talks to upstreams with, used directly (no WebClient: its
  * per-request builder and codec work cost more than the relay needs). It is built from scratch, not from Boot's
  * instrumented customizers, so that no upstream URL (which may carry a key in its query) becomes a metric tag; it
- * never follows redirects, never asks for compression, and pools connections for long-lived streams.
+ * never follows redirects, never asks for compression, pools connections for long-lived streams, and reads an
+ * event stream a socket read at a time ({@link EventStreamReadBatching}).
  */
 @Configuration(proxyBeanMethods = false)
 class UpstreamClientConfiguration {
@@ -29,7 +31,10 @@ class UpstreamClientConfiguration {
 
 	@Bean
 	HttpClient upstreamHttpClient(ConnectionProvider upstreamConnectionProvider) {
-		return HttpClient.create(upstreamConnectionProvider).compress(false).followRedirect(false);
+		return HttpClient.create(upstreamConnectionProvider)
+			.compress(false)
+			.followRedirect(false)
+			.doOnResponse(EventStreamReadBatching::installOnEventStream);
 	}
 
 	@Bean

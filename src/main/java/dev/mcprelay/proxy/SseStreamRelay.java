@@ -15,7 +15,6 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
-import dev.mcprelay.intercept.InOrder;
 import dev.mcprelay.intercept.McpRequest;
 import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.intercept.RemoteMessages;
@@ -143,12 +142,17 @@ class SseStreamRelay {
 	 * The events of one upstream chunk as the client gets them, in order. When no interceptor of the server looks at
 	 * server messages and every event of the chunk is a plain notification (or no message at all), the chunk's events
 	 * are relayed as they came, without a tree or a stage, as one write: the common case of a long stream of progress.
+	 * Otherwise each event goes through the stages in turn and is passed on as soon as it has: an event that ends the
+	 * stream (a malformed message) does so after the events before it went out.
 	 */
-	private Mono<List<byte[]>> relayEvents(List<SseEvent> completed, RelayCall call) {
+	private Publisher<List<byte[]>> relayEvents(List<SseEvent> completed, RelayCall call) {
 		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
 			return Mono.just(List.of(SseEvent.rawOf(completed)));
 		}
-		return InOrder.map(completed, event -> relayEvent(event, call));
+		if (completed.size() == 1) {
+			return relayEvent(completed.get(0), call).map(List::of);
+		}
+		return Flux.fromIterable(completed).concatMap(event -> relayEvent(event, call)).map(List::of);
 	}
 
 	private static boolean allPlain(List<SseEvent> events) {

@@ -9,8 +9,9 @@ import org.springframework.core.io.buffer.DataBuffer;
 
 /**
  * Cuts a byte stream into {@link SseEvent}s at blank lines, accepting {@code \r\n}, {@code \n} and {@code \r} line
- * ends split anywhere across chunks. Holds at most one event's bytes; an event larger than the cap fails with
- * {@link SseEventTooLargeException}. Stateful: one instance per stream, fed from one thread at a time.
+ * ends split anywhere across chunks. Holds at most one event's bytes (and the rest of the chunk that completed it);
+ * an event larger than the cap fails with {@link SseEventTooLargeException}, whether it completes within one chunk or
+ * is still incomplete when its bytes pass the cap. Stateful: one instance per stream, fed from one thread at a time.
  *
  * <p>The concatenated {@code raw} bytes of the events emitted equal the input up to the end of the last complete
  * event: nothing is dropped or reordered.
@@ -62,6 +63,9 @@ public final class SseEventSplitter {
 			}
 			afterCr = b == '\r';
 			if (i == lineStart) {
+				if (i + 1 - eventStart > maxEventBytes) {
+					throw new SseEventTooLargeException(maxEventBytes);
+				}
 				if (events.isEmpty()) {
 					events = new ArrayList<>(2);
 				}

@@ -79,6 +79,50 @@ class SseRelayFidelityTest extends RelayIntegrationTest {
 	}
 
 	@Test
+	void aBurstOfEventsEachInItsOwnHttpChunkArrivesWhole() {
+		// Written as fast as the connection takes them, many of these chunks share a socket read: the relay reads them
+		// in batches and must still hand on every byte, in order.
+		StringBuilder expected = new StringBuilder();
+		List<String> events = new java.util.ArrayList<>();
+		for (int i = 0; i < 5000; i++) {
+			String event = "id: " + i + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+					+ "\"params\":{\"progressToken\":\"t\",\"progress\":" + i + "}}\n\n";
+			events.add(event);
+			expected.append(event);
+		}
+		String result = UpstreamFaultTest.event("{\"jsonrpc\":\"2.0\",\"id\":\"req-1\",\"result\":{}}");
+		events.add(result);
+		expected.append(result);
+		TestUpstreams.SCRIPTED.script((request, response) -> UpstreamFaultTest.sse(response)
+			.sendString(Flux.fromIterable(events), StandardCharsets.UTF_8));
+
+		HttpResponse<byte[]> response = sendForBytes(RawHttp.toolsCall("req-1", "x"));
+
+		assertThat(new String(response.body(), StandardCharsets.UTF_8)).isEqualTo(expected.toString());
+	}
+
+	@Test
+	void eachEventReachesTheClientBeforeTheUpstreamSendsTheNext() throws Exception {
+		String first = UpstreamFaultTest.event("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+				+ "\"params\":{\"progressToken\":\"t\",\"progress\":1}}");
+		String last = UpstreamFaultTest.event("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+		CompletableFuture<Void> clientSawFirst = new CompletableFuture<>();
+		TestUpstreams.SCRIPTED.script((request, response) -> UpstreamFaultTest.sse(response)
+			.sendString(Flux.concat(Mono.just(first),
+					Mono.fromFuture(clientSawFirst).timeout(Duration.ofSeconds(5)).then(Mono.<String>empty()),
+					Mono.just(last))));
+
+		HttpResponse<InputStream> response = http().open(http().post("scripted", RawHttp.toolsCall(1, "x")));
+		try (InputStream body = response.body()) {
+			byte[] firstBytes = body.readNBytes(first.getBytes(StandardCharsets.UTF_8).length);
+			assertThat(new String(firstBytes, StandardCharsets.UTF_8)).as("the first event, while the upstream waits")
+				.isEqualTo(first);
+			clientSawFirst.complete(null);
+			assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(last);
+		}
+	}
+
+	@Test
 	void getStreamRelaysServerInitiatedMessagesAndEndsWhenTheUpstreamDoes() {
 		String request = "id: s-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"sampling/createMessage\",\"params\":{}}\n\n";
 		TestUpstreams.SCRIPTED.script((req, response) -> UpstreamFaultTest.sse(response).sendString(Mono.just(request)));

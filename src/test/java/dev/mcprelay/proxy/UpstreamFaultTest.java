@@ -227,6 +227,19 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 	}
 
 	@Test
+	void malformedEventEndsThePostStreamAfterTheEventsBeforeItInTheSameChunk() {
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Mono.just(event(NOTIFICATION) + "data: this is not json\n\n" + event(NOTIFICATION))));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(8, "x")));
+
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).as("the notification before the malformed event, then the error").hasSize(2);
+		assertThat(events.get(0).get("method").asText()).isEqualTo("notifications/message");
+		assertThat(events.get(1).at("/error/data/reason").asText()).isEqualTo("upstream_invalid_response");
+	}
+
+	@Test
 	void eventOverTheCapEndsThePostStreamWithAnError() {
 		String huge = "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"p\":\"" + "x".repeat(100 * 1024) + "\"}}";
 		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)

@@ -108,6 +108,14 @@ class SseEventSplitterTest {
 	}
 
 	@Test
+	void anEventLargerThanTheCapFailsAlsoWhenOneChunkCompletesIt() {
+		SseEventSplitter splitter = new SseEventSplitter(16);
+		assertThatThrownBy(() -> splitter.split(DefaultDataBufferFactory.sharedInstance
+			.wrap("data: 1\n\ndata: 0123456789abcdef\n\ndata: 2\n\n".getBytes(StandardCharsets.UTF_8))))
+			.isInstanceOf(SseEventTooLargeException.class);
+	}
+
+	@Test
 	void manySmallEventsInOneChunkDoNotCountAgainstTheCap() {
 		String many = "data: 12345\n\n".repeat(100);
 		assertThat(split(many.getBytes(StandardCharsets.UTF_8), 16)).hasSize(100);
