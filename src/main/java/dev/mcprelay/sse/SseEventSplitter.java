@@ -49,34 +49,36 @@ public final class SseEventSplitter {
 		// Where the event being read starts; what comes before it is moved out once, after the loop (moving the rest
 		// after every event made a chunk of many small events quadratic).
 		int eventStart = 0;
-		for (int i = scanned; i < length; i++) {
-			byte b = pending[i];
+		int i = scanned;
+		while (i < length) {
 			if (afterCr) {
 				afterCr = false;
-				if (b == '\n') {
+				if (pending[i] == '\n') {
 					lineStart = i + 1;
+					i++;
 					continue;
 				}
 			}
-			if (b != '\n' && b != '\r') {
-				continue;
+			int end = LineEndSearch.next(pending, i, length);
+			if (end < 0) {
+				break;
 			}
-			afterCr = b == '\r';
-			if (i == lineStart) {
-				if (i + 1 - eventStart > maxEventBytes) {
+			afterCr = pending[end] == '\r';
+			if (end == lineStart) {
+				if (end + 1 - eventStart > maxEventBytes) {
 					throw new SseEventTooLargeException(maxEventBytes);
 				}
 				if (events.isEmpty()) {
 					events = new ArrayList<>(2);
 				}
-				events.add(builder.build(Arrays.copyOfRange(pending, eventStart, i + 1), eventStart));
-				eventStart = i + 1;
-				lineStart = i + 1;
+				events.add(builder.build(Arrays.copyOfRange(pending, eventStart, end + 1), eventStart));
+				eventStart = end + 1;
 			}
 			else {
-				builder.line(pending, lineStart, i);
-				lineStart = i + 1;
+				builder.line(pending, lineStart, end);
 			}
+			lineStart = end + 1;
+			i = end + 1;
 		}
 		if (eventStart > 0) {
 			System.arraycopy(pending, eventStart, pending, 0, length - eventStart);
