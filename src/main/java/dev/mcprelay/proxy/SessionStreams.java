@@ -1,5 +1,7 @@
 package dev.mcprelay.proxy;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,18 +29,18 @@ public class SessionStreams {
 	/** Messages of the relay's own that wait for one slow GET stream. */
 	static final int CAPACITY = 64;
 
-	private final Map<String, Sinks.Many<List<byte[]>>> streams = new ConcurrentHashMap<>();
+	private final Map<String, Sinks.Many<byte[]>> streams = new ConcurrentHashMap<>();
 
 	/**
 	 * The events of a GET stream, with the relay's own messages for its session merged in; they end when the upstream's
 	 * do.
 	 */
-	Flux<List<byte[]>> carry(String serverId, String sessionId, Flux<List<byte[]>> events) {
+	Flux<byte[]> carry(String serverId, String sessionId, Flux<byte[]> events) {
 		if (sessionId == null || sessionId.isEmpty()) {
 			return events;
 		}
 		String key = serverId + '\n' + sessionId;
-		Sinks.Many<List<byte[]>> own = Sinks.many().unicast().onBackpressureBuffer(Queues.<List<byte[]>>get(CAPACITY).get());
+		Sinks.Many<byte[]> own = Sinks.many().unicast().onBackpressureBuffer(Queues.<byte[]>get(CAPACITY).get());
 		return Flux.defer(() -> {
 			streams.put(key, own);
 			return Flux.merge(events.doFinally(signal -> {
@@ -59,16 +61,17 @@ public class SessionStreams {
 		if (sessionId == null || messages.isEmpty()) {
 			return false;
 		}
-		Sinks.Many<List<byte[]>> own = streams.get(serverId + '\n' + sessionId);
+		Sinks.Many<byte[]> own = streams.get(serverId + '\n' + sessionId);
 		if (own == null) {
 			return false;
 		}
-		List<byte[]> events = messages.stream()
-			.map(message -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(message),
-					java.nio.charset.StandardCharsets.UTF_8)))
-			.toList();
+		// One element of complete events: merged between two upstream events, never inside one, and kept together.
+		ByteArrayOutputStream events = new ByteArrayOutputStream();
+		for (ObjectNode message : messages) {
+			events.writeBytes(SseEventWriter.message(new String(JsonRpcErrors.toBytes(message), StandardCharsets.UTF_8)));
+		}
 		synchronized (own) {
-			return own.tryEmitNext(events).isSuccess();
+			return own.tryEmitNext(events.toByteArray()).isSuccess();
 		}
 	}
 

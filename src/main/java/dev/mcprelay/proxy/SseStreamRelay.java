@@ -96,8 +96,8 @@ class SseStreamRelay {
 		Upstream upstream = call.upstream();
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
-		// The events each upstream chunk completes, in order, as soon as it arrived.
-		Flux<List<byte[]>> events = StreamWatch
+		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
+		Flux<byte[]> events = StreamWatch
 			.watch(untilShutdown(upstreamResponse.body(), call.isPost() && !ListenStreams.isListen(call)),
 					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
 			.<List<SseEvent>>handle((chunk, sink) -> {
@@ -114,10 +114,8 @@ class SseStreamRelay {
 			})
 			.filter(completed -> !completed.isEmpty())
 			.concatMap(completed -> relayEvents(completed, call), READ_AHEAD_CHUNKS)
-			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream))
-				.filter(tail -> tail.length > 0)
-				.map(List::of))
-			.onErrorResume(error -> group(endAfterFailure(error, call)))
+			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
+			.onErrorResume(error -> endAfterFailure(error, call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 		events = openStreams.count(upstream.id(), call.isPost(), events);
 		if (!call.isPost()) {
@@ -131,8 +129,7 @@ class SseStreamRelay {
 		// whenever no further event is ready, so an event never waits for a later one, and a burst costs one flush.
 		// (A group per event flushed each on its own, and waited for each write: 2x slower, bench/results.)
 		Publisher<Publisher<DataBuffer>> groups = Flux.just(Flux.<DataBuffer>empty(),
-				group(localAnswers).concatWith(events)
-					.concatMapIterable(group -> group)
+				localAnswers.concatWith(events)
 					.filter(bytes -> bytes.length > 0)
 					.map(buffers::wrap));
 		return response.writeAndFlushWith(groups);
@@ -145,14 +142,14 @@ class SseStreamRelay {
 	 * Otherwise each event goes through the stages in turn and is passed on as soon as it has: an event that ends the
 	 * stream (a malformed message) does so after the events before it went out.
 	 */
-	private Publisher<List<byte[]>> relayEvents(List<SseEvent> completed, RelayCall call) {
+	private Publisher<byte[]> relayEvents(List<SseEvent> completed, RelayCall call) {
 		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
-			return Mono.just(List.of(SseEvent.rawOf(completed)));
+			return Mono.just(SseEvent.rawOf(completed));
 		}
 		if (completed.size() == 1) {
-			return relayEvent(completed.get(0), call).map(List::of);
+			return relayEvent(completed.get(0), call);
 		}
-		return Flux.fromIterable(completed).concatMap(event -> relayEvent(event, call)).map(List::of);
+		return Flux.fromIterable(completed).concatMap(event -> relayEvent(event, call));
 	}
 
 	private static boolean allPlain(List<SseEvent> events) {
@@ -175,11 +172,6 @@ class SseStreamRelay {
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
 						: Mono.empty()));
 		});
-	}
-
-	/** The events as one write group, or none when there are none. */
-	private static Flux<List<byte[]>> group(Flux<byte[]> events) {
-		return events.collectList().filter(group -> !group.isEmpty()).flux();
 	}
 
 	/** The event as the client gets it: raw, or a substitute around its message as the interceptors left it. */
