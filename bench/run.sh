@@ -24,6 +24,9 @@ SSE_EVENTS=${SSE_EVENTS:-200000}
 WARM_SECONDS=${WARM_SECONDS:-30}
 STREAMS=${STREAMS:-10000}
 RELAY_LAUNCH=()
+RELAY_PREFIX=()
+# the heap bound the image starts the relay with
+IMAGE_HEAP=$(grep -o -- '-XX:MaxRAMPercentage=[0-9.]*' Dockerfile)
 # each open stream holds two sockets in the relay (the client's and the upstream's) and one in each peer; where the
 # hard limit on open files cannot hold that many, fewer streams are measured (the report says how many)
 HARD_FILES=$(ulimit -Hn)
@@ -164,7 +167,7 @@ start_relay() {
   [ -n "${3:-}" ] && loader=(-Dloader.path="$3")
   local launch=("${RELAY_LAUNCH[@]}")
   [ ${#launch[@]} -eq 0 ] && launch=(-cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher)
-  java "${loader[@]}" "${launch[@]}" \
+  "${RELAY_PREFIX[@]}" java "${loader[@]}" "${launch[@]}" \
     --server.port="$port" --server.address=127.0.0.1 \
     --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
     --mcp-relay.servers.fast.timeouts.streaming-idle=600s \
@@ -247,6 +250,48 @@ memory() {
   echo "rss ${before_rss} -> ${after_rss} KB, heap ${before_heap} -> ${after_heap} bytes, gauge ${OPEN_GAUGE}" >&2
 }
 
+# container_memory: the relay as the image runs it (class archive, the Dockerfile's -XX:MaxRAMPercentage) in a memory
+# cgroup limited to 512 MB, as a container with that limit holds it, with $STREAMS open GET streams: does it stay up,
+# and how much of the limit does it take (the kernel's memory for its sockets counts, as it does in a container).
+# Needs a cgroup v1 memory controller this user may write to; elsewhere it is skipped and the report says so.
+container_memory() {
+  CONTAINER=""
+  local own cg
+  own=/sys/fs/cgroup/memory$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+  cg="$own/mcp-relay-bench-$$"
+  if ! { [ -w "$own" ] && mkdir "$cg" 2>/dev/null && echo $((512 * 1024 * 1024)) >"$cg/memory.limit_in_bytes"; }; then
+    log "memory in a 512 MB container: no writable cgroup v1 memory controller here; skipped"
+    return 0
+  fi
+  log "memory in a 512 MB container: $STREAMS open GET streams"
+  [ -d "$WORK/cds" ] || sh deploy/class-archive.sh "$JAR" "$WORK/cds"
+  # shellcheck disable=SC2016 # expanded by the inner shell, which then becomes the relay
+  RELAY_PREFIX=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg")
+  RELAY_LAUNCH=(-XX:SharedArchiveFile="$WORK/cds/mcp-relay.jsa" "$IMAGE_HEAP" -jar "$WORK/cds/mcp-relay.jar")
+  start_relay BOXED_PORT BOXED_PID
+  RELAY_PREFIX=(); RELAY_LAUNCH=()
+  mkfifo "$WORK/hold-boxed"
+  node bench/open-streams.mjs "http://127.0.0.1:$BOXED_PORT/mcp/fast" "$STREAMS" <"$WORK/hold-boxed" >"$WORK/boxed.out" 2>&1 &
+  local client=$! opened=no alive=no rss=0
+  exec 8>"$WORK/hold-boxed"
+  for _ in $(seq 1 600); do
+    grep -q "^open $STREAMS" "$WORK/boxed.out" && { opened=yes; break; }
+    kill -0 "$BOXED_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  sleep 2
+  kill -0 "$BOXED_PID" 2>/dev/null && { alive=yes; rss=$(rss_kb "$BOXED_PID"); }
+  local peak kills
+  peak=$(( $(cat "$cg/memory.max_usage_in_bytes") / 1048576 ))
+  kills=$(awk '$1 == "oom_kill" {print $2}' "$cg/memory.oom_control")
+  exec 8>&-
+  kill "$BOXED_PID" 2>/dev/null || true
+  wait "$client" "$BOXED_PID" 2>/dev/null || true
+  rmdir "$cg" 2>/dev/null || true
+  CONTAINER="$opened $alive $((rss / 1024)) $peak ${kills:-0}"
+  echo "opened $opened, alive $alive, rss $((rss / 1024)) MB, peak $peak MB, oom kills ${kills:-0}" >&2
+}
+
 report() {
   local file="bench/results/$(date +%F-%H%M)-$(hostname -s).md"
   {
@@ -291,6 +336,20 @@ report() {
     echo "| heap used after GC | $((before_heap / 1048576)) MB | $((after_heap / 1048576)) MB | $(( (after_heap - before_heap) / STREAMS / 1024 )) KB |"
     echo
     echo "\`mcp_relay_streams_active{server=\"fast\"}\` read $OPEN_GAUGE while the streams were open."
+    echo
+    echo "## $STREAMS open GET streams in a 512 MB container"
+    echo
+    if [ -z "$CONTAINER" ]; then
+      echo "Not measured: no writable cgroup v1 memory controller on this machine."
+    else
+      read -r opened alive rss peak kills <<<"$CONTAINER"
+      echo "The relay as the image starts it ($IMAGE_HEAP, class archive; the JVM sees the limit and sizes its heap and"
+      echo "collector from it) in a memory cgroup limited to 512 MB; the cgroup also counts the kernel's memory for the sockets."
+      echo
+      echo "| all streams open | relay still up | resident size | peak use of the 512 MB | OOM kills |"
+      echo "|---|---|---|---|---|"
+      echo "| $opened | $alive | $rss MB | $peak MB | $kills |"
+    fi
     echo
     echo "## Warm-up (a fresh relay as the image runs it, at concurrency 16 from the moment it listens)"
     echo
@@ -347,4 +406,5 @@ sse nginx "http://127.0.0.1:$NGINX_PORT/mcp"
 sse relay "http://127.0.0.1:$RELAY_PORT/mcp/fast"
 
 memory
+container_memory
 report
