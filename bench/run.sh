@@ -11,7 +11,7 @@
 #   4. warm-up: a freshly started relay's req/s at concurrency 16, second by second, from the moment it listens.
 # Writes bench/results/<date>-<time>-<host>.md and stops everything it started. Installs nginx and wrk (Debian) if missing.
 # Knobs (environment): DURATION (10s), WARMUP (5s), JVM_WARMUP (40s, for the relays' JIT), CONCURRENCY ("1 16 64"),
-# SSE_EVENTS (200000), SSE_WARMUP (5 unmeasured streams per target), STREAMS (10000), WARM_SECONDS (30).
+# SSE_EVENTS (200000), SSE_WARMUP (20 unmeasured streams per target), STREAMS (10000), WARM_SECONDS (30).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ WARMUP=${WARMUP:-5s}
 JVM_WARMUP=${JVM_WARMUP:-40s}
 CONCURRENCY=${CONCURRENCY:-"1 16 64"}
 SSE_EVENTS=${SSE_EVENTS:-200000}
-SSE_WARMUP=${SSE_WARMUP:-5}
+SSE_WARMUP=${SSE_WARMUP:-20}
 WARM_SECONDS=${WARM_SECONDS:-30}
 STREAMS=${STREAMS:-10000}
 RELAY_LAUNCH=()
@@ -211,8 +211,9 @@ load() {
 sse() {
   local label=$1 url=$2 best=""
   local body="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"stream\",\"arguments\":{\"events\":$SSE_EVENTS,\"size\":200}}}"
-  # every target streams SSE_WARMUP times unmeasured first: the relays' JIT compiles the event path (the tools/call
-  # warm-up does not run it); how a cold relay does is the warm-up section's business
+  # every target streams SSE_WARMUP times unmeasured first (the relay's 20 take about 6 s): the relays' JIT compiles
+  # the event path, which the tools/call warm-up does not run (after 8 streams the relay was still 25% short of its
+  # steady rate); how a cold relay does is the warm-up section's business
   for _ in $(seq 1 "$SSE_WARMUP"); do
     curl -sN -o /dev/null -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
       -d "$body" "$url"
