@@ -9,8 +9,9 @@ import org.springframework.core.io.buffer.DataBuffer;
 
 /**
  * Cuts a byte stream into {@link SseEvent}s at blank lines, accepting {@code \r\n}, {@code \n} and {@code \r} line
- * ends split anywhere across chunks. Holds at most one event's bytes (and the rest of the chunk that completed it);
- * an event larger than the cap fails with {@link SseEventTooLargeException}, whether it completes within one chunk or
+ * ends split anywhere across chunks. A chunk is scanned in a working buffer of the thread's; the stream keeps only
+ * the bytes of the event being read, in a buffer given back once a large event has passed. An event larger than the
+ * cap fails with {@link SseEventTooLargeException}, whether it completes within one chunk or
  * is still incomplete when its bytes pass the cap. Stateful: one instance per stream, fed from one thread at a time.
  *
  * <p>The concatenated {@code raw} bytes of the events emitted equal the input up to the end of the last complete
@@ -20,14 +21,30 @@ public final class SseEventSplitter {
 
 	private final long maxEventBytes;
 
-	private byte[] pending = new byte[512];
+	/** What a stream's own buffer starts at. */
+	static final int INITIAL_CAPACITY = 256;
+
+	/** A stream's own buffer grown past this for a large event is given back once the event has passed. */
+	static final int RETAINED_CAPACITY = 16 * 1024;
+
+	/**
+	 * The largest chunk (with the incomplete event before it) scanned in the thread's working buffer; more is appended
+	 * to the stream's own buffer, which grows by doubling, so that an event of many chunks is not copied over and over.
+	 */
+	static final int SCRATCH_LIMIT = 128 * 1024;
+
+	/** Per thread: where a chunk is scanned, so that a chunk never stays in the memory of a long, quiet stream. */
+	private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[64 * 1024]);
+
+	/** The bytes of the event being read (those after the last complete event), from index 0. */
+	private byte[] pending = new byte[INITIAL_CAPACITY];
 
 	private int length;
 
-	/** Where scanning resumes in {@link #pending}. */
+	/** Where scanning resumes: an index into the bytes of the event being read. */
 	private int scanned;
 
-	/** Start of the line being read. */
+	/** Start of the line being read, an index like {@link #scanned}. */
 	private int lineStart;
 
 	/** The previous byte was a {@code \r} that ended a line; a {@code \n} right after it belongs to that line end. */
@@ -42,28 +59,39 @@ public final class SseEventSplitter {
 	/** Consumes the buffer (the caller still releases it) and returns the events it completed, in order. */
 	public List<SseEvent> split(DataBuffer buffer) {
 		int readable = buffer.readableByteCount();
-		ensureCapacity(length + readable);
-		buffer.read(pending, length, readable);
-		length += readable;
+		int total = length + readable;
+		// The bytes to scan: the incomplete event so far, then the chunk, from index 0 (every index kept between calls
+		// is one into them). Usually in the thread's working buffer, so that only an incomplete event stays with the
+		// stream; an event too large for it grows in the stream's own buffer.
+		byte[] work;
+		if (total <= SCRATCH_LIMIT) {
+			work = scratch(total);
+			System.arraycopy(pending, 0, work, 0, length);
+		}
+		else {
+			ensureCapacity(total);
+			work = pending;
+		}
+		buffer.read(work, length, readable);
 		List<SseEvent> events = List.of();
 		// Where the event being read starts; what comes before it is moved out once, after the loop (moving the rest
 		// after every event made a chunk of many small events quadratic).
 		int eventStart = 0;
 		int i = scanned;
-		while (i < length) {
+		while (i < total) {
 			if (afterCr) {
 				afterCr = false;
-				if (pending[i] == '\n') {
+				if (work[i] == '\n') {
 					lineStart = i + 1;
 					i++;
 					continue;
 				}
 			}
-			int end = LineEndSearch.next(pending, i, length);
+			int end = LineEndSearch.next(work, i, total);
 			if (end < 0) {
 				break;
 			}
-			afterCr = pending[end] == '\r';
+			afterCr = work[end] == '\r';
 			if (end == lineStart) {
 				if (end + 1 - eventStart > maxEventBytes) {
 					throw new SseEventTooLargeException(maxEventBytes);
@@ -71,26 +99,54 @@ public final class SseEventSplitter {
 				if (events.isEmpty()) {
 					events = new ArrayList<>(2);
 				}
-				events.add(builder.build(Arrays.copyOfRange(pending, eventStart, end + 1), eventStart));
+				events.add(builder.build(Arrays.copyOfRange(work, eventStart, end + 1), eventStart));
 				eventStart = end + 1;
 			}
 			else {
-				builder.line(pending, lineStart, end);
+				builder.line(work, lineStart, end);
 			}
 			lineStart = end + 1;
 			i = end + 1;
 		}
-		if (eventStart > 0) {
-			System.arraycopy(pending, eventStart, pending, 0, length - eventStart);
-			length -= eventStart;
-			lineStart -= eventStart;
-			builder.moved(eventStart);
-		}
-		scanned = length;
+		keepIncompleteEvent(work, eventStart, total);
 		if (length > maxEventBytes) {
 			throw new SseEventTooLargeException(maxEventBytes);
 		}
 		return events;
+	}
+
+	/** Keeps {@code work[from, to)}, the event being read, as the stream's own bytes from index 0. */
+	private void keepIncompleteEvent(byte[] work, int from, int to) {
+		int tail = to - from;
+		if (work != pending || from > 0) {
+			// One large event must not keep its buffer: a stream lives long and most of its events are small.
+			if (tail > pending.length || pending.length > RETAINED_CAPACITY && tail <= INITIAL_CAPACITY) {
+				byte[] kept = new byte[tail <= INITIAL_CAPACITY ? INITIAL_CAPACITY : Math.max(tail, pending.length * 2)];
+				System.arraycopy(work, from, kept, 0, tail);
+				pending = kept;
+			}
+			else {
+				System.arraycopy(work, from, pending, 0, tail);
+			}
+		}
+		length = tail;
+		lineStart -= from;
+		builder.moved(from);
+		scanned = tail;
+	}
+
+	private static byte[] scratch(int needed) {
+		byte[] scratch = SCRATCH.get();
+		if (scratch.length < needed) {
+			scratch = new byte[Math.min(SCRATCH_LIMIT, Math.max(needed, scratch.length * 2))];
+			SCRATCH.set(scratch);
+		}
+		return scratch;
+	}
+
+	/** The size of the buffer held for the event being read. */
+	int capacity() {
+		return pending.length;
 	}
 
 	/** Bytes received after the last complete event that belong to an event the stream ended inside of. */

@@ -116,6 +116,58 @@ class SseEventSplitterTest {
 	}
 
 	@Test
+	void eventsLargerThanTheWorkingBufferArriveWholeWhateverTheChunking() {
+		// events beyond SCRATCH_LIMIT grow in the stream's own buffer; the others are scanned in the thread's
+		StringBuilder stream = new StringBuilder();
+		for (int i = 0; i < 12; i++) {
+			int size = i % 3 == 0 ? SseEventSplitter.SCRATCH_LIMIT + 7919 * i : 10 + i;
+			stream.append("id: ").append(i).append("\r\ndata: ").append("x".repeat(size)).append("\r\n\r\n");
+		}
+		byte[] input = stream.toString().getBytes(StandardCharsets.UTF_8);
+		List<SseEvent> whole = split(input, Integer.MAX_VALUE);
+		java.util.Random random = new java.util.Random(7);
+
+		for (int round = 0; round < 5; round++) {
+			SseEventSplitter splitter = new SseEventSplitter(Integer.MAX_VALUE);
+			List<SseEvent> chunked = new ArrayList<>();
+			for (int at = 0; at < input.length;) {
+				int size = 1 + random.nextInt(round % 2 == 0 ? 100 * 1024 : 3000);
+				chunked.addAll(feed(splitter, java.util.Arrays.copyOfRange(input, at, Math.min(input.length, at + size))));
+				at += size;
+			}
+			assertThat(chunked).hasSize(12);
+			assertThat(chunked).extracting(SseEvent::data).containsExactlyElementsOf(whole.stream().map(SseEvent::data).toList());
+			assertThat(concat(chunked)).isEqualTo(concat(whole));
+		}
+	}
+
+	@Test
+	void aLargeEventDoesNotKeepItsBufferOnceItPassed() {
+		SseEventSplitter splitter = new SseEventSplitter(1024 * 1024);
+		byte[] large = ("data: " + "x".repeat(3 * SseEventSplitter.SCRATCH_LIMIT)).getBytes(StandardCharsets.UTF_8);
+		for (int at = 0; at < large.length; at += 8192) {
+			assertThat(feed(splitter, java.util.Arrays.copyOfRange(large, at, Math.min(large.length, at + 8192)))).isEmpty();
+		}
+		assertThat(splitter.capacity()).as("the event grew the stream's own buffer").isGreaterThan(SseEventSplitter.SCRATCH_LIMIT);
+
+		assertThat(feed(splitter, "\n\ndata: small\n\n".getBytes(StandardCharsets.UTF_8))).hasSize(2);
+
+		assertThat(splitter.capacity()).isEqualTo(SseEventSplitter.INITIAL_CAPACITY);
+	}
+
+	@Test
+	void aBurstOfSmallEventsIsNotKeptByTheStream() {
+		SseEventSplitter splitter = new SseEventSplitter(1024 * 1024);
+		String burst = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n".repeat(1000) + "data: half";
+
+		assertThat(feed(splitter, burst.getBytes(StandardCharsets.UTF_8))).hasSize(1000);
+
+		assertThat(splitter.capacity()).as("only the incomplete event stays with the stream")
+			.isEqualTo(SseEventSplitter.INITIAL_CAPACITY);
+		assertThat(splitter.pendingBytes()).isEqualTo("data: half".length());
+	}
+
+	@Test
 	void manySmallEventsInOneChunkDoNotCountAgainstTheCap() {
 		String many = "data: 12345\n\n".repeat(100);
 		assertThat(split(many.getBytes(StandardCharsets.UTF_8), 16)).hasSize(100);
