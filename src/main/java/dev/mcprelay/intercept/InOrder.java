@@ -8,8 +8,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Maps each item of a list to one value, one item after the other (the next starts when the previous completed),
- * keeping the order: how every message of a body, and every event of a chunk, goes through the stages. A list of one,
- * by far the most common, takes no {@code Flux}.
+ * keeping the order: how every message of a body, and every answer the relay gives to a batch, goes through the
+ * stages. A list of one, by far the most common, takes no {@code Flux}.
  */
 public final class InOrder {
 

@@ -75,15 +75,7 @@ public final class HeaderRules {
 			Upstream upstream, boolean hasBody) {
 		WireHeaders out = new WireHeaders();
 		io.netty.handler.codec.http.HttpHeaders wire = out.netty();
-		HeaderNameSet connectionListed = connectionListed(inbound);
-		Iterator<Map.Entry<CharSequence, CharSequence>> entries = inbound.iteratorCharSequence();
-		while (entries.hasNext()) {
-			Map.Entry<CharSequence, CharSequence> entry = entries.next();
-			CharSequence name = entry.getKey();
-			if (!NOT_FORWARDED_UPSTREAM.contains(name) && !connectionListed.contains(name)) {
-				wire.add(name, entry.getValue());
-			}
-		}
+		copyCrossing(inbound, NOT_FORWARDED_UPSTREAM, wire);
 		for (HeaderProperties header : upstream.properties().headers()) {
 			wire.remove(header.name());
 			if (header.value() != null) {
@@ -164,15 +156,9 @@ public final class HeaderRules {
 	public static io.netty.handler.codec.http.HttpHeaders relayedResponseHeaders(
 			io.netty.handler.codec.http.HttpHeaders upstream, boolean keepContentLength) {
 		io.netty.handler.codec.http.HttpHeaders relayed = RELAYED.newHeaders();
-		HeaderNameSet connectionListed = connectionListed(upstream);
-		Iterator<Map.Entry<CharSequence, CharSequence>> entries = upstream.iteratorCharSequence();
-		while (entries.hasNext()) {
-			Map.Entry<CharSequence, CharSequence> entry = entries.next();
-			CharSequence name = entry.getKey();
-			if (!NOT_RELAYED_DOWNSTREAM.contains(name) && !connectionListed.contains(name)
-					&& (keepContentLength || !CONTENT_LENGTH.contentEqualsIgnoreCase(name))) {
-				relayed.add(name, entry.getValue());
-			}
+		copyCrossing(upstream, NOT_RELAYED_DOWNSTREAM, relayed);
+		if (!keepContentLength) {
+			relayed.remove(CONTENT_LENGTH);
 		}
 		return relayed;
 	}
@@ -197,6 +183,23 @@ public final class HeaderRules {
 			}
 		}
 		return values;
+	}
+
+	/**
+	 * Adds to {@code to} every header of {@code from} that may cross the relay: not named in {@code blocked}, nor in
+	 * {@code from}'s own {@code Connection} header.
+	 */
+	private static void copyCrossing(io.netty.handler.codec.http.HttpHeaders from, HeaderNameSet blocked,
+			io.netty.handler.codec.http.HttpHeaders to) {
+		HeaderNameSet connectionListed = connectionListed(from);
+		Iterator<Map.Entry<CharSequence, CharSequence>> entries = from.iteratorCharSequence();
+		while (entries.hasNext()) {
+			Map.Entry<CharSequence, CharSequence> entry = entries.next();
+			CharSequence name = entry.getKey();
+			if (!blocked.contains(name) && !connectionListed.contains(name)) {
+				to.add(name, entry.getValue());
+			}
+		}
 	}
 
 	/** The names a {@code Connection} header lists, which belong to that hop only. */
