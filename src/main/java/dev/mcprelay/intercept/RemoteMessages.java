@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 
 /**
@@ -14,18 +15,18 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
  * changed, replaced or held back.
  *
  * @param received the body or event data as the upstream sent it
- * @param messages the messages to relay, in order; a server-to-client request an interceptor rejected is not
- * among them
+ * @param messages the messages to relay, in order (a message no interceptor saw unread, as scanned); a
+ * server-to-client request an interceptor rejected is not among them
  * @param changed whether any message was changed, replaced or held back, so that the bytes must be re-encoded
  * @param upstreamAnswers the error responses that answer rejected server-to-client requests, to be sent to the
  * upstream (the server waits for them)
  * @param rejectionNotices for each rejected server-to-client request, a {@code notifications/message} at level
  * {@code warning} the client may be shown instead of nothing
  */
-public record RemoteMessages(JsonRpcPayload received, List<ObjectNode> messages, boolean changed,
+public record RemoteMessages(JsonRpcPayload received, List<JsonRpcMessage> messages, boolean changed,
 		List<ObjectNode> upstreamAnswers, List<ObjectNode> rejectionNotices) {
 
-	public RemoteMessages(JsonRpcPayload received, List<ObjectNode> messages, boolean changed) {
+	public RemoteMessages(JsonRpcPayload received, List<JsonRpcMessage> messages, boolean changed) {
 		this(received, messages, changed, List.of(), List.of());
 	}
 
@@ -39,8 +40,8 @@ public record RemoteMessages(JsonRpcPayload received, List<ObjectNode> messages,
 		if (rejectionNotices.isEmpty()) {
 			return this;
 		}
-		List<ObjectNode> all = new java.util.ArrayList<>(messages);
-		all.addAll(rejectionNotices);
+		List<JsonRpcMessage> all = new java.util.ArrayList<>(messages);
+		rejectionNotices.forEach(notice -> all.add(JsonRpcMessage.written(notice)));
 		return new RemoteMessages(received, all, true, upstreamAnswers, List.of());
 	}
 
@@ -58,10 +59,10 @@ public record RemoteMessages(JsonRpcPayload received, List<ObjectNode> messages,
 			return received.raw();
 		}
 		if (!received.batch() && extra.isEmpty() && messages.size() == 1) {
-			return JsonRpcErrors.toBytes(messages.get(0));
+			return JsonRpcErrors.toBytes(messages.get(0).node());
 		}
 		ArrayNode array = JsonNodeFactory.instance.arrayNode(messages.size() + extra.size());
-		array.addAll(messages);
+		messages.forEach(message -> array.add(message.node()));
 		array.addAll(extra);
 		return JsonRpcErrors.toBytes(array);
 	}

@@ -57,12 +57,23 @@ public class ResponseInterception {
 
 	/**
 	 * One message on its way to the client, and whether it differs from what the upstream sent; for a rejected
-	 * server-to-client request, no message but the answer the upstream gets and a notice the client may get.
+	 * server-to-client request, no message but the answer the upstream gets and a notice the client may get. A
+	 * message no interceptor saw is the upstream's as scanned: its tree is never read.
 	 */
-	private record Relayed(ObjectNode message, boolean changed, ObjectNode upstreamAnswer, ObjectNode notice) {
+	private record Relayed(JsonRpcMessage message, boolean changed, ObjectNode upstreamAnswer, ObjectNode notice) {
 
-		Relayed(ObjectNode message, boolean changed) {
+		Relayed(JsonRpcMessage message, boolean changed) {
 			this(message, changed, null, null);
+		}
+
+		/** The upstream's message replaced by one the relay wrote. */
+		static Relayed replaced(ObjectNode replacement) {
+			return new Relayed(JsonRpcMessage.written(replacement), true);
+		}
+
+		/** The upstream's message held back from the client. */
+		static Relayed dropped() {
+			return new Relayed(null, true);
 		}
 
 	}
@@ -70,13 +81,15 @@ public class ResponseInterception {
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
 		McpRequest request = message.isResponse() ? pending.take(message.id()) : null;
-		RemoteMessage view = new RemoteMessage(context, message, request, onStream);
-		return chains.chain(Stage.REMOTE_MESSAGE, context.server()).run(view, timeout).flatMap(verdict -> {
+		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context.server());
+		Mono<Verdict> remoteVerdict = remoteChain.isEmpty() ? Verdict.PROCEED_MONO
+				: remoteChain.run(new RemoteMessage(context, message, request, onStream), timeout);
+		return remoteVerdict.flatMap(verdict -> {
 			if (!verdict.proceeds() && message.isRequest()) {
 				return Mono.just(answerUpstream(message, verdict.error()));
 			}
 			if (!verdict.proceeds()) {
-				return Mono.just(new Relayed(substitute(message, verdict.error()), true));
+				return Mono.just(Relayed.replaced(substitute(message, verdict.error())));
 			}
 			if (message.isRequest()) {
 				return serverRequest(message, context, onStream, timeout);
@@ -86,14 +99,18 @@ public class ResponseInterception {
 			}
 			if (request == null) {
 				McpRequest inferred = UnmatchedListResults.inferRequest(context, message);
-				return inferred == null ? Mono.just(new Relayed(message.node(), false))
+				return inferred == null ? Mono.just(new Relayed(message, false))
 						: respond(message, context, inferred, timeout);
 			}
 			if (message.isError()) {
+				InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
+				if (errorChain.isEmpty()) {
+					return Mono.just(new Relayed(message, false));
+				}
 				UpstreamError error = new UpstreamError(context, message.node(), request, null);
-				return chains.chain(Stage.ERROR, context.server())
-					.run(error, timeout)
-					.map(errorVerdict -> new Relayed(answer(error, errorVerdict), !errorVerdict.proceeds()));
+				return errorChain.run(error, timeout)
+					.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
+							: Relayed.replaced(answer(error, errorVerdict)));
 			}
 			return respond(message, context, request, timeout);
 		});
@@ -122,20 +139,24 @@ public class ResponseInterception {
 	 */
 	private Relayed carryToClient(JsonRpcMessage message, boolean changed) {
 		if (chains.chain(Stage.CLIENT_RESPONSE).isEmpty()) {
-			return new Relayed(message.node(), changed);
+			return new Relayed(message, changed);
 		}
 		message.node().set("id", serverRequestIds.wrap(message.node()));
-		return new Relayed(message.node(), true);
+		return new Relayed(message, true);
 	}
 
 	/** A server notification at its stage: relayed (changed or not), dropped, or replaced by an error notice. */
 	private Mono<Relayed> serverNotification(JsonRpcMessage message, CallContext context, boolean onStream,
 			Duration timeout) {
+		InterceptorChain<ServerNotification> chain = chains.chain(Stage.SERVER_NOTIFICATION, context.server());
+		if (chain.isEmpty()) {
+			return Mono.just(new Relayed(message, false));
+		}
 		ServerNotification notification = ServerNotification.of(context, message, onStream);
-		return chains.chain(Stage.SERVER_NOTIFICATION, context.server()).run(notification, timeout).map(verdict -> switch (verdict.kind()) {
-			case DROP -> new Relayed(null, true);
-			case REJECT -> new Relayed(substitute(message, verdict.error()), true);
-			default -> new Relayed(message.node(), notification.isChanged());
+		return chain.run(notification, timeout).map(verdict -> switch (verdict.kind()) {
+			case DROP -> Relayed.dropped();
+			case REJECT -> Relayed.replaced(substitute(message, verdict.error()));
+			default -> new Relayed(message, notification.isChanged());
 		});
 	}
 
@@ -143,11 +164,14 @@ public class ResponseInterception {
 			McpRequest request, Duration timeout) {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.ResponseRoute<V> route = (MethodRoutes.ResponseRoute<V>) MethodRoutes.response(request.method());
+		InterceptorChain<V> chain = chains.chain(route.stage(), context.server());
+		if (chain.isEmpty()) {
+			return Mono.just(new Relayed(message, false));
+		}
 		V response = route.view().create(context, message.node(), request);
-		return chains.chain(route.stage(), context.server())
-			.run(response, timeout)
-			.map(verdict -> verdict.proceeds() ? new Relayed(message.node(), response.isChanged())
-					: new Relayed(substitute(message, verdict.error()), true));
+		return chain.run(response, timeout)
+			.map(verdict -> verdict.proceeds() ? new Relayed(message, response.isChanged())
+					: Relayed.replaced(substitute(message, verdict.error())));
 	}
 
 	/**

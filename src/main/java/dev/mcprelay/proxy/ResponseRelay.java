@@ -145,7 +145,7 @@ class ResponseRelay {
 				}
 				JsonRpcPayload received;
 				try {
-					received = JsonRpcParser.parse(body);
+					received = JsonRpcParser.scan(body);
 				}
 				catch (JsonRpcParseException ex) {
 					return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(), ex.getMessage()));

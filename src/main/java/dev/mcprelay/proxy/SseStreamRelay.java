@@ -181,7 +181,7 @@ class SseStreamRelay {
 		}
 		JsonRpcPayload received;
 		try {
-			received = JsonRpcParser.parse(event.dataBytes());
+			received = JsonRpcParser.scan(event.dataBytes());
 		}
 		catch (JsonRpcParseException ex) {
 			return Mono.error(new MalformedEventException(ex.getMessage()));

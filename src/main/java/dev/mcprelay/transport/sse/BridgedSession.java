@@ -217,7 +217,7 @@ final class BridgedSession {
 		byte[] data = event.dataBytes();
 		JsonRpcPayload payload;
 		try {
-			payload = JsonRpcParser.parse(data);
+			payload = JsonRpcParser.scan(data);
 		}
 		catch (JsonRpcParseException ex) {
 			log.warn("A session of '{}' got an event that is no JSON-RPC message ({}); it was dropped", serverId,
