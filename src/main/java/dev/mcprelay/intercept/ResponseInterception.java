@@ -1,9 +1,9 @@
 package dev.mcprelay.intercept;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 import org.springframework.stereotype.Component;
 
@@ -48,11 +48,29 @@ public class ResponseInterception {
 	public Mono<RemoteMessages> apply(JsonRpcPayload received, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
 		return InOrder.map(received.messages(), message -> relay(message, context, pending, onStream, timeout))
-			.map(relayed -> new RemoteMessages(received,
-					relayed.stream().map(Relayed::message).filter(Objects::nonNull).toList(),
-					relayed.stream().anyMatch(Relayed::changed),
-					relayed.stream().map(Relayed::upstreamAnswer).filter(Objects::nonNull).toList(),
-					relayed.stream().map(Relayed::notice).filter(Objects::nonNull).toList()));
+			.map(relayed -> remoteMessages(received, relayed));
+	}
+
+	private static RemoteMessages remoteMessages(JsonRpcPayload received, List<Relayed> relayed) {
+		List<JsonRpcMessage> messages = new ArrayList<>(relayed.size());
+		List<ObjectNode> upstreamAnswers = List.of();
+		List<ObjectNode> notices = List.of();
+		boolean changed = false;
+		for (Relayed one : relayed) {
+			changed |= one.changed();
+			if (one.message() != null) {
+				messages.add(one.message());
+			}
+			if (one.upstreamAnswer() != null) {
+				upstreamAnswers = upstreamAnswers.isEmpty() ? new ArrayList<>() : upstreamAnswers;
+				upstreamAnswers.add(one.upstreamAnswer());
+			}
+			if (one.notice() != null) {
+				notices = notices.isEmpty() ? new ArrayList<>() : notices;
+				notices.add(one.notice());
+			}
+		}
+		return new RemoteMessages(received, messages, changed, upstreamAnswers, notices);
 	}
 
 	/**
