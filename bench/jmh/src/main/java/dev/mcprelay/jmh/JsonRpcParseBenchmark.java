@@ -16,7 +16,10 @@ import org.openjdk.jmh.annotations.Warmup;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 
-/** Parsing JSON-RPC envelopes as the relay does for every POST body, JSON answer and SSE event. */
+/**
+ * Reading JSON-RPC envelopes as the relay does: a client's POST body into a tree ({@code parse}), an upstream's
+ * answer or SSE event by a validating scan that builds no tree ({@code scan}), beside the tree parse it replaced.
+ */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -30,6 +33,11 @@ public class JsonRpcParseBenchmark {
 		.getBytes(StandardCharsets.UTF_8);
 
 	public static final byte[] TOOLS_LIST = toolsList(40);
+
+	public static final byte[] TOOLS_CALL_ANSWER = ("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\","
+			+ "\"text\":\"3 open issues labelled bug: #12 crash on start, #15 slow search, #21 wrong totals\"}],"
+			+ "\"isError\":false}}")
+		.getBytes(StandardCharsets.UTF_8);
 
 	static byte[] toolsList(int tools) {
 		StringBuilder text = new StringBuilder("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[");
@@ -51,6 +59,21 @@ public class JsonRpcParseBenchmark {
 	@Benchmark
 	public Object parseToolsListResponseOf40Tools() throws JsonRpcParseException {
 		return JsonRpcParser.parse(TOOLS_LIST);
+	}
+
+	@Benchmark
+	public Object parseToolsCallAnswer() throws JsonRpcParseException {
+		return JsonRpcParser.parse(TOOLS_CALL_ANSWER);
+	}
+
+	@Benchmark
+	public Object scanToolsCallAnswer() throws JsonRpcParseException {
+		return JsonRpcParser.scan(TOOLS_CALL_ANSWER);
+	}
+
+	@Benchmark
+	public Object scanToolsListResponseOf40Tools() throws JsonRpcParseException {
+		return JsonRpcParser.scan(TOOLS_LIST);
 	}
 
 }
