@@ -8,7 +8,8 @@
 #   2. one long SSE stream: events and bytes per second, direct and through the relay;
 #   3. the relay's resident size and heap with STREAMS concurrent open GET streams, and, where the machine allows a
 #      memory cgroup, whether the relay as the image runs it holds them within a 512 MB limit;
-#   4. warm-up: a freshly started relay's req/s at concurrency 16, second by second, from the moment it listens.
+#   4. warm-up: a freshly started relay's req/s at concurrency 16, second by second, from the moment it listens, and a
+#      freshly started bare relay's the same way (how fast the platform itself warms up on this machine).
 # Writes bench/results/<date>-<time>-<host>.md and stops everything it started. Installs nginx and wrk (Debian) if missing.
 # Knobs (environment): DURATION (10s), WARMUP (5s), JVM_WARMUP (40s, for the relays' JIT), CONCURRENCY ("1 16 64"),
 # SSE_EVENTS (200000), SSE_WARMUP (20 unmeasured streams per target), STREAMS (10000), WARM_SECONDS (30).
@@ -106,8 +107,18 @@ start_bare() {
   wait_port "$BARE_PORT"
 }
 
+# load_curve FILE URL: concurrency 16 from now on, one req/s figure per second for WARM_SECONDS, into FILE
+load_curve() {
+  : >"$1"
+  for second in $(seq 1 "$WARM_SECONDS"); do
+    wrk -t2 -c16 -d1s -s bench/tools-call.lua "$2" 2>/dev/null \
+      | awk -v s="$second" '/^Requests\/sec/ {print s, $2}' >>"$1"
+  done
+}
+
 # warmup_curve: a fresh relay as the container image runs it (extracted jar, class-data-sharing archive built by
-# deploy/class-archive.sh), loaded at concurrency 16 from the moment it listens; one req/s figure per second
+# deploy/class-archive.sh), loaded at concurrency 16 from the moment it listens; then a fresh bare relay the same way:
+# how fast the platform itself (the JVM's JIT on these cores, Reactor Netty) warms up
 warmup_curve() {
   log "warm-up: a fresh relay, second by second"
   sh deploy/class-archive.sh "$JAR" "$WORK/cds"
@@ -117,12 +128,20 @@ warmup_curve() {
   start_relay WARM_PORT WARM_PID
   RELAY_LAUNCH=()
   WARM_LISTEN_MS=$(( ($(date +%s%N) - start_ns) / 1000000 ))
-  : >"$WORK/warm.txt"
-  for second in $(seq 1 "$WARM_SECONDS"); do
-    wrk -t2 -c16 -d1s -s bench/tools-call.lua "http://127.0.0.1:$WARM_PORT/mcp/fast" 2>/dev/null \
-      | awk -v s="$second" '/^Requests\/sec/ {print s, $2}' >>"$WORK/warm.txt"
-  done
+  load_curve "$WORK/warm.txt" "http://127.0.0.1:$WARM_PORT/mcp/fast"
   kill "$WARM_PID" 2>/dev/null || true
+  log "warm-up: a fresh bare relay, second by second"
+  local port pid
+  port=$(free_port)
+  start_ns=$(date +%s%N)
+  java -cp "$WORK/bare:$WORK/jar/BOOT-INF/lib/*" dev.mcprelay.bench.BareRelay "$port" \
+    "http://127.0.0.1:$UPSTREAM_PORT/mcp" >"$WORK/bare-warm.log" 2>&1 &
+  pid=$!
+  PIDS+=("$pid")
+  wait_port "$port"
+  BARE_WARM_LISTEN_MS=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+  load_curve "$WORK/warm-bare.txt" "http://127.0.0.1:$port/mcp"
+  kill "$pid" 2>/dev/null || true
 }
 
 start_upstream() {
@@ -302,6 +321,17 @@ container_memory() {
   echo "opened $opened, alive $alive, rss $((rss / 1024)) MB, peak $peak MB, oom kills ${kills:-0}" >&2
 }
 
+# warm_row LABEL LISTEN_MS FILE: one row of the warm-up table, against LABEL's req/s at concurrency 16
+warm_row() {
+  local steady first10 from_start to90
+  steady=$(awk -v l="$1" '$1 == l && $2 == 16 {print $3}' "$WORK/load.txt")
+  first10=$(awk '$1 <= 10 { s += $2; n++ } END { if (n) printf "%.0f", s / n }' "$3")
+  # the first 10 s from process start: nothing while it starts, then the seconds that fit
+  from_start=$(awk -v l="$2" '$1 <= 10 - l / 1000 { s += $2 } END { printf "%.0f", s / 10 }' "$3")
+  to90=$(awk -v t="$steady" '$2 >= 0.9 * t { print $1; exit }' "$3")
+  echo "| $1 | $2 ms | $steady | $first10 req/s, $(ratio "$first10" "$steady") | $from_start req/s, $(ratio "$from_start" "$steady") | ${to90:-not within $WARM_SECONDS s} |"
+}
+
 report() {
   local file="bench/results/$(date +%F-%H%M)-$(hostname -s).md"
   {
@@ -361,25 +391,19 @@ report() {
       echo "| $opened | $alive | $rss MB | $peak MB | $kills |"
     fi
     echo
-    echo "## Warm-up (a fresh relay as the image runs it, at concurrency 16 from the moment it listens)"
+    echo "## Warm-up (a fresh process at concurrency 16 from the moment it listens; the bare relay beside it)"
     echo
-    local steady first10 from_start to90
-    steady=$(awk '$1 == "relay" && $2 == 16 {print $3}' "$WORK/load.txt")
-    first10=$(awk '$1 <= 10 { s += $2; n++ } END { if (n) printf "%.0f", s / n }' "$WORK/warm.txt")
-    # the first 10 s from process start: nothing while it starts, then the seconds that fit
-    from_start=$(awk -v l="$WARM_LISTEN_MS" '$1 <= 10 - l / 1000 { s += $2 } END { printf "%.0f", s / 10 }' "$WORK/warm.txt")
-    to90=$(awk -v t="$steady" '$2 >= 0.9 * t { print $1; exit }' "$WORK/warm.txt")
-    echo "Listening $WARM_LISTEN_MS ms after launch (extracted jar and class-data-sharing archive, as in the image)."
-    echo "Steady state (the load test above): $steady req/s."
+    echo "The relay as the image runs it (extracted jar and class-data-sharing archive); the bare relay from its classes."
+    echo "Each against its own steady state (the load test above, concurrency 16)."
     echo
-    echo "| | mean req/s | vs steady |"
-    echo "|---|---|---|"
-    echo "| first 10 s after it listens | $first10 | $(ratio "$first10" "$steady") |"
-    echo "| first 10 s after launch | $from_start | $(ratio "$from_start" "$steady") |"
+    echo "| | listening after launch | steady req/s | first 10 s after it listens | first 10 s after launch | seconds from listening to 90% |"
+    echo "|---|---|---|---|---|---|"
+    warm_row relay "$WARM_LISTEN_MS" "$WORK/warm.txt"
+    warm_row bare "$BARE_WARM_LISTEN_MS" "$WORK/warm-bare.txt"
     echo
-    echo "Seconds from listening to 90% of steady: ${to90:-not within $WARM_SECONDS s}."
+    echo "Relay, per second: $(awk '{ printf "%s%s", sep, int($2); sep = ", " }' "$WORK/warm.txt")."
     echo
-    echo "Per second: $(awk '{ printf "%s%s", sep, int($2); sep = ", " }' "$WORK/warm.txt")."
+    echo "Bare, per second: $(awk '{ printf "%s%s", sep, int($2); sep = ", " }' "$WORK/warm-bare.txt")."
   } >"$file"
   log "report: $file"
   cat "$file"
