@@ -5,6 +5,7 @@
 # reverse proxy (buffering off), a bare Reactor Netty relay (bench/bare-relay: the platform's ceiling), mcp-relay, and
 # mcp-relay with five interceptors. Then measures, in this one run:
 #   1. tools/call throughput and p50/p99 latency with wrk at each concurrency: direct, nginx, bare, relay, relay + 5;
+#      then ROUNDS interleaved rounds of all five at concurrency 16, whose median ratios judge the throughput goal;
 #   2. one long SSE stream: events and bytes per second, direct and through the relay;
 #   3. the relay's resident size and heap with STREAMS concurrent open GET streams, and, where the machine allows a
 #      memory cgroup, whether the relay as the image runs it holds them within a 512 MB limit;
@@ -12,7 +13,7 @@
 #      freshly started bare relay's the same way (how fast the platform itself warms up on this machine).
 # Writes bench/results/<date>-<time>-<host>.md and stops everything it started. Installs nginx and wrk (Debian) if missing.
 # Knobs (environment): DURATION (10s), WARMUP (5s), JVM_WARMUP (40s, for the relays' JIT), CONCURRENCY ("1 16 64"),
-# SSE_EVENTS (200000), SSE_WARMUP (20 unmeasured streams per target), STREAMS (10000), WARM_SECONDS (30).
+# SSE_EVENTS (200000), SSE_WARMUP (20 unmeasured streams per target), STREAMS (10000), WARM_SECONDS (30), ROUNDS (3).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -25,6 +26,7 @@ CONCURRENCY=${CONCURRENCY:-"1 16 64"}
 SSE_EVENTS=${SSE_EVENTS:-200000}
 SSE_WARMUP=${SSE_WARMUP:-20}
 WARM_SECONDS=${WARM_SECONDS:-30}
+ROUNDS=${ROUNDS:-3}
 STREAMS=${STREAMS:-10000}
 RELAY_LAUNCH=()
 RELAY_PREFIX=()
@@ -321,6 +323,15 @@ container_memory() {
   echo "opened $opened, alive $alive, rss $((rss / 1024)) MB, peak $peak MB, oom kills ${kills:-0}" >&2
 }
 
+# round_median A B: the median over the interleaved rounds of A's req/s over B's
+round_median() {
+  awk -v a="$1" -v b="$2" '$2 == a { x[$1] = $3 } $2 == b { y[$1] = $3 }
+    END { for (k in x) if (y[k] > 0) r[++n] = x[k] / y[k]
+          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+          if (n == 0) print "n/a"; else if (n % 2) printf "%.2f", r[(n + 1) / 2]; else printf "%.2f", (r[n / 2] + r[n / 2 + 1]) / 2 }' \
+    "$WORK/rounds.txt"
+}
+
 # warm_row LABEL LISTEN_MS FILE: one row of the warm-up table, against LABEL's req/s at concurrency 16
 warm_row() {
   local steady first10 from_start to90
@@ -355,6 +366,21 @@ report() {
       nginx99=$(awk -v c="$c" '$1 == "nginx" && $2 == c {print $5}' "$WORK/load.txt")
       echo "| $label | $c | $rps | $p50 | $p99 | $(ratio "$rps" "$direct") | $(ratio "$rps" "$nginx") | $(ratio "$p99" "$nginx99") |"
     done <"$WORK/load.txt"
+    echo
+    echo "## tools/call at concurrency 16, interleaved ($ROUNDS rounds of $DURATION, each round's targets back to back)"
+    echo
+    echo "On shared cores one target's speed moves between runs as much as a change would; within a round every target"
+    echo "meets the same machine state, so each round gives its own ratios, and the median of the rounds is the figure."
+    echo
+    echo "| round | direct | nginx | bare | relay | relay+5 | relay / nginx | relay / bare | relay+5 / relay |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    local round
+    for round in $(seq 1 "$ROUNDS"); do
+      local d n b r r5
+      read -r d n b r r5 <<<"$(awk -v k="$round" '$1 == k {printf "%s ", $3}' "$WORK/rounds.txt")"
+      echo "| $round | $d | $n | $b | $r | $r5 | $(ratio "$r" "$n") | $(ratio "$r" "$b") | $(ratio "$r5" "$r") |"
+    done
+    echo "| median | | | | | | $(round_median relay nginx) | $(round_median relay bare) | $(round_median relay+5 relay) |"
     echo
     echo "## One SSE stream ($SSE_EVENTS events of about 200 bytes; best of three after $SSE_WARMUP unmeasured)"
     echo
@@ -431,6 +457,17 @@ for target in "${TARGETS[@]}"; do
   warmup=$WARMUP; [[ $label == relay* || $label == bare ]] && warmup=$JVM_WARMUP
   wrk -t2 -c16 -d"$warmup" -s bench/tools-call.lua "$url" >/dev/null
   for c in $CONCURRENCY; do load "$label" "$url" "$c"; done
+done
+
+log "tools/call at concurrency 16, $ROUNDS interleaved rounds"
+: >"$WORK/rounds.txt"
+for round in $(seq 1 "$ROUNDS"); do
+  for target in "${TARGETS[@]}"; do
+    label=${target%% *}; url=${target#* }
+    rps=$(wrk -t2 -c16 -d"$DURATION" -s bench/tools-call.lua "$url" | awk '/^Requests\/sec/ {print $2}')
+    echo "$round $label $rps" >>"$WORK/rounds.txt"
+    printf 'round %s %-10s %10s req/s\n' "$round" "$label" "$rps" >&2
+  done
 done
 
 log "SSE stream"
