@@ -23,8 +23,9 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcprelay.jsonrpc.JsonRpcMessage.Kind;
 
 /**
- * Parses HTTP bodies and SSE event data into {@link JsonRpcPayload}s, enforcing the JSON-RPC 2.0 message shapes.
- * Thread-safe.
+ * Parses HTTP bodies and SSE event data into {@link JsonRpcPayload}s, enforcing the JSON-RPC 2.0 message shapes: into
+ * trees ({@link #parse}, {@link #parseClientBody}), or by a validating scan whose messages read their trees on demand
+ * ({@link #scan}). Thread-safe.
  *
  * @see <a href="https://www.jsonrpc.org/specification">JSON-RPC 2.0</a>
  */
@@ -49,7 +50,10 @@ public final class JsonRpcParser {
 		return MAPPER;
 	}
 
-	/** Parses a body whose every message must be valid: an upstream's, or an SSE event's. */
+	/**
+	 * Parses a body whose every message must be valid (an upstream's, an SSE event's) into trees at once, for a reader
+	 * that needs every message's tree; {@link #scan} validates the same way and defers the trees.
+	 */
 	public static JsonRpcPayload parse(byte[] body) throws JsonRpcParseException {
 		return parse(body, false);
 	}
