@@ -1,6 +1,7 @@
 package dev.mcprelay.config;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.reactor.netty.ReactorNettyProperties;
 import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
 import org.springframework.boot.web.embedded.netty.NettyRouteProvider;
 import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
@@ -21,9 +22,19 @@ import reactor.netty.NettyPipeline;
 @Configuration(proxyBeanMethods = false)
 class ReactorNettyServerConfiguration {
 
+	/**
+	 * The server's event loops, in place of Spring Boot's factory, which this bean replaces; so it takes Boot's own
+	 * setting for them: {@code spring.reactor.netty.shutdown-quiet-period}, how long the loops wait for quiet at
+	 * shutdown (Reactor Netty's 2 s when unset).
+	 */
 	@Bean
-	ReactorResourceFactory reactorServerResourceFactory() {
-		return new ReactorResourceFactory();
+	ReactorResourceFactory reactorServerResourceFactory(ObjectProvider<ReactorNettyProperties> reactorNetty) {
+		ReactorResourceFactory factory = new ReactorResourceFactory();
+		ReactorNettyProperties properties = reactorNetty.getIfAvailable();
+		if (properties != null && properties.getShutdownQuietPeriod() != null) {
+			factory.setShutdownQuietPeriod(properties.getShutdownQuietPeriod());
+		}
+		return factory;
 	}
 
 	@Bean
