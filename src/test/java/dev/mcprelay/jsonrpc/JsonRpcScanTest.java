@@ -27,6 +27,8 @@ class JsonRpcScanTest {
 			"{\"jsonrpc\":\"2.0\",\"id\":-3,\"method\":\"sampling/createMessage\",\"params\":{\"a\":[{\"b\":{}}]}}",
 			"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":[1,\"x\",true,null]}",
 			" \n[ {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} , {\"jsonrpc\":\"2.0\",\"method\":\"n\"} ] \n",
+			"\ufeff{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"after\":\"a byte-order mark\"}}",
+			"\t{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"deep\":[[[[{\"x\":[{}]}]]]]}}\r\n",
 			"{\"jsonrpc\":\"2.0\",\"id\":\"\\u00e9\\n\",\"result\":{\"t\":\"caf\u00e9 \u2603 \ud83d\ude00\"},\"ext\":{\"x\":[]}}",
 			// not JSON
 			"", "  ", "{", "nope", "{\"a\":1} trailing", "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} {}",
