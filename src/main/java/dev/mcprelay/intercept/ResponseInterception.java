@@ -3,7 +3,6 @@ package dev.mcprelay.intercept;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import org.springframework.stereotype.Component;
 
@@ -18,10 +17,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for a request of the
- * server to the client, its server-request stage; for a notification, the server-notification stage; for the answer to a pending request, the per-method response stage
- * (a result) or the error stage (an error). A list result without its
+ * server to the client, its server-request stage; for a notification, the server-notification stage; for the answer to
+ * a pending request, the per-method response stage (a result) or the error stage (an error). A list result without its
  * request at hand (on a GET or resumed stream) meets its list's response stage too ({@link UnmatchedListResults}).
- * Also gives the error stage the requests the upstream never answered.
+ * The requests the upstream failed or refused meet the error stage in {@link FailedRequestAnswers}.
  */
 @Component
 public class ResponseInterception {
@@ -128,7 +127,7 @@ public class ResponseInterception {
 				UpstreamError error = new UpstreamError(context, message.node(), request, null);
 				return errorChain.run(error, timeout)
 					.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
-							: Relayed.replaced(answer(error, errorVerdict)));
+							: Relayed.replaced(error.answerAfter(errorVerdict)));
 			}
 			return respond(message, context, request, timeout);
 		});
@@ -193,75 +192,11 @@ public class ResponseInterception {
 	}
 
 	/**
-	 * Answers the requests the upstream never answered, after a failure that is the relay's to report: each gets the
-	 * failure as a JSON-RPC error, unless the error stage replaces it.
-	 *
-	 * @param reason the failure's {@code error.data.reason}
-	 * @return one answer per request, in order
-	 */
-	public Mono<List<ObjectNode>> answerFailure(List<McpRequest> unanswered, CallContext context, int code,
-			String message, Map<String, String> data, String reason, Duration timeout) {
-		return InOrder.map(unanswered, request -> {
-			UpstreamError error = new UpstreamError(context, JsonRpcErrors.error(request.id(), code, message, data),
-					request, reason);
-			return chains.chain(Stage.ERROR, context.server()).run(error, timeout).map(verdict -> answer(error, verdict));
-		});
-	}
-
-	/**
 	 * Whether the server's notifications reach the client as the upstream sent them: no interceptor of the server sees
 	 * server messages or notifications, so a notification needs no view and no stage.
 	 */
 	public boolean relaysNotificationsUntouched(String server) {
 		return chains.chain(Stage.REMOTE_MESSAGE, server).isEmpty() && chains.chain(Stage.SERVER_NOTIFICATION, server).isEmpty();
-	}
-
-	/** Whether any interceptor joined the error stage (so that refusals are worth reading for it). */
-	public boolean hasErrorInterceptors() {
-		return !chains.chain(Stage.ERROR).isEmpty();
-	}
-
-	/**
-	 * Runs the error stage over the answers to requests the upstream refused with HTTP {@code httpStatus} (a 4xx or
-	 * 5xx): its JSON-RPC error for a request when it sent one, else the relay's {@code upstream_error_status}.
-	 *
-	 * @param requests the refused requests, in order
-	 * @param answers one answer per request, in the same order
-	 * @return the answers after the stage, and whether the stage changed any
-	 */
-	public Mono<RefusalAnswers> answerRefusal(List<McpRequest> requests, List<ObjectNode> answers, CallContext context,
-			int httpStatus, Duration timeout) {
-		List<Integer> indexes = java.util.stream.IntStream.range(0, requests.size()).boxed().toList();
-		return InOrder.map(indexes, i -> {
-			ObjectNode answer = answers.get(i);
-			String reason = "upstream_error_status".equals(answer.at("/error/data/reason").asText(null))
-					? "upstream_error_status" : null;
-			UpstreamError error = new UpstreamError(context, answer, requests.get(i), reason, httpStatus);
-			return chains.chain(Stage.ERROR, context.server()).run(error, timeout).map(verdict -> new RefusalAnswer(
-					answer(error, verdict), !verdict.proceeds()));
-		}).map(results -> new RefusalAnswers(results.stream().map(RefusalAnswer::answer).toList(),
-				results.stream().anyMatch(RefusalAnswer::changed)));
-	}
-
-	private record RefusalAnswer(ObjectNode answer, boolean changed) {
-	}
-
-	/**
-	 * The answers to refused requests after the error stage.
-	 *
-	 * @param answers one per request, in order
-	 * @param changed whether an interceptor replaced any of them
-	 */
-	public record RefusalAnswers(List<ObjectNode> answers, boolean changed) {
-	}
-
-	private static ObjectNode answer(UpstreamError error, Verdict verdict) {
-		return switch (verdict.kind()) {
-			case REPLACE_ERROR -> JsonRpcMessages.result(error.id(), verdict.result());
-			case REJECT -> JsonRpcErrors.error(error.id(), verdict.error().code(), verdict.error().getMessage(),
-					verdict.error().data());
-			default -> error.message();
-		};
 	}
 
 	/**

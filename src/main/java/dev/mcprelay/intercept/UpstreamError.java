@@ -3,6 +3,9 @@ package dev.mcprelay.intercept;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcMessages;
+
 /**
  * A request of the client's that the upstream did not answer with a result, as the {@link ErrorInterceptor}s see
  * it: the upstream answered with a JSON-RPC error, or refused the request with an HTTP 4xx or 5xx (JSON-RPC or not:
@@ -85,6 +88,19 @@ public final class UpstreamError extends MessageView {
 	/** Whether the relay got no answer from the upstream, rather than an error answer. */
 	public boolean isUpstreamFailure() {
 		return failureReason != null;
+	}
+
+	/**
+	 * The answer the client gets after the error stage's {@code verdict}: a result in the error's place, the
+	 * interceptor's own error, or this error as it stands.
+	 */
+	ObjectNode answerAfter(Verdict verdict) {
+		return switch (verdict.kind()) {
+			case REPLACE_ERROR -> JsonRpcMessages.result(id(), verdict.result());
+			case REJECT -> JsonRpcErrors.error(id(), verdict.error().code(), verdict.error().getMessage(),
+					verdict.error().data());
+			default -> message();
+		};
 	}
 
 }

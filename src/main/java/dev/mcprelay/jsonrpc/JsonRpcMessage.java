@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * One validated JSON-RPC 2.0 message: a request, a notification or a response.
  *
- * <p>A message {@link JsonRpcParser#scan scanned} from an upstream's body knows its kind, id and method from the scan
+ * <p>A message {@link JsonRpcScanner#scan scanned} from an upstream's body knows its kind, id and method from the scan
  * alone and reads its JSON tree from the body's bytes the first time {@link #node()} is called: a response nobody
  * inspects beyond its id is never turned into a tree. Once read, the tree is the message: {@link #id()} and
  * {@link #method()} read it, so that a change made through it shows. Not thread-safe; a message travels one reactive

@@ -17,9 +17,9 @@ import org.springframework.web.server.ServerWebExchange;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.intercept.CallContext;
+import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.intercept.RequestInterception;
-import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -54,7 +54,7 @@ public class McpRelay {
 
 	private final RequestInterception requestInterception;
 
-	private final ResponseInterception responseInterception;
+	private final FailedRequestAnswers failedRequestAnswers;
 
 	private final SessionOrder sessionOrder;
 
@@ -64,14 +64,14 @@ public class McpRelay {
 
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, UpstreamTransports transports,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
-			ResponseInterception responseInterception, SessionOrder sessionOrder, RelaySessions relaySessions,
+			FailedRequestAnswers failedRequestAnswers, SessionOrder sessionOrder, RelaySessions relaySessions,
 			SessionStreams sessionStreams) {
 		this.upstreams = upstreams;
 		this.originPolicy = originPolicy;
 		this.transports = transports;
 		this.responseRelay = responseRelay;
 		this.requestInterception = requestInterception;
-		this.responseInterception = responseInterception;
+		this.failedRequestAnswers = failedRequestAnswers;
 		this.sessionOrder = sessionOrder;
 		this.relaySessions = relaySessions;
 		this.sessionStreams = sessionStreams;
@@ -248,7 +248,7 @@ public class McpRelay {
 		if (plan == null || !failure.isUpstreamFault() || response.isCommitted() || call.pending().isEmpty()) {
 			return RelayAnswers.respond(response, failure, plan == null ? null : plan.payload());
 		}
-		return responseInterception
+		return failedRequestAnswers
 			.answerFailure(call.pending().remaining(), call.context(), failure.code(), failure.getMessage(),
 					failure.data(), failure.reason(), call.upstream().nonStreamingTimeout())
 			.flatMap(answers -> {

@@ -16,10 +16,11 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.intercept.McpRequest;
+import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.transport.UpstreamResponse;
@@ -52,14 +53,18 @@ class ResponseRelay {
 
 	private final ResponseInterception responseInterception;
 
+	private final FailedRequestAnswers failedRequestAnswers;
+
 	private final ServerRequestAnswers serverRequestAnswers;
 
 	private final OpenStreams openStreams;
 
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
-			ServerRequestAnswers serverRequestAnswers, OpenStreams openStreams) {
+			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
+			OpenStreams openStreams) {
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
+		this.failedRequestAnswers = failedRequestAnswers;
 		this.serverRequestAnswers = serverRequestAnswers;
 		this.openStreams = openStreams;
 	}
@@ -80,7 +85,7 @@ class ResponseRelay {
 		boolean answeredLocally = call.plan() != null && !call.plan().localAnswers().isEmpty();
 		boolean refused = status.is4xxClientError() || status.is5xxServerError();
 		if (refused && (answeredLocally
-				|| (!call.pending().isEmpty() && responseInterception.hasErrorInterceptors()))) {
+				|| (!call.pending().isEmpty() && failedRequestAnswers.hasErrorInterceptors()))) {
 			return relayRefusal(call, upstreamResponse, deadline);
 		}
 		deadline.release();
@@ -112,7 +117,7 @@ class ResponseRelay {
 				deadline.release();
 				List<ObjectNode> answers = UpstreamErrorAnswers.of(body, call.pending(),
 						RelayFailures.upstreamErrorStatus(upstream.id(), status.value()));
-				return responseInterception
+				return failedRequestAnswers
 					.answerRefusal(refused, answers, call.context(), status.value(), upstream.nonStreamingTimeout())
 					.flatMap(afterStage -> {
 						ServerHttpResponse response = call.exchange().getResponse();
@@ -145,7 +150,7 @@ class ResponseRelay {
 				}
 				JsonRpcPayload received;
 				try {
-					received = JsonRpcParser.scan(body);
+					received = JsonRpcScanner.scan(body);
 				}
 				catch (JsonRpcParseException ex) {
 					return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(), ex.getMessage()));

@@ -17,11 +17,12 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.intercept.McpRequest;
 import dev.mcprelay.intercept.PendingRequests;
+import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.sse.SseEvent;
@@ -75,15 +76,18 @@ class SseStreamRelay {
 
 	private final ResponseInterception responseInterception;
 
+	private final FailedRequestAnswers failedRequestAnswers;
+
 	private final OpenStreams openStreams;
 
 	private final ServerRequestAnswers serverRequestAnswers;
 
 	private final SessionStreams sessionStreams;
 
-	SseStreamRelay(ResponseInterception responseInterception, OpenStreams openStreams,
-			ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams) {
+	SseStreamRelay(ResponseInterception responseInterception, FailedRequestAnswers failedRequestAnswers,
+			OpenStreams openStreams, ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams) {
 		this.responseInterception = responseInterception;
+		this.failedRequestAnswers = failedRequestAnswers;
 		this.openStreams = openStreams;
 		this.serverRequestAnswers = serverRequestAnswers;
 		this.sessionStreams = sessionStreams;
@@ -181,7 +185,7 @@ class SseStreamRelay {
 		}
 		JsonRpcPayload received;
 		try {
-			received = JsonRpcParser.scan(event.dataBytes());
+			received = JsonRpcScanner.scan(event.dataBytes());
 		}
 		catch (JsonRpcParseException ex) {
 			return Mono.error(new MalformedEventException(ex.getMessage()));
@@ -246,7 +250,7 @@ class SseStreamRelay {
 			log.warn("{} stream from '{}' ended early ({}; {}); {} request(s) answered with an error", call.method(),
 					upstream.id(), failure.reason(), UpstreamFailures.describe(error), unanswered.size());
 		}
-		return responseInterception
+		return failedRequestAnswers
 			.answerFailure(unanswered, call.context(), failure.code(), failure.getMessage(), failure.data(),
 					failure.reason(), upstream.nonStreamingTimeout())
 			.flatMapIterable(answers -> answers)

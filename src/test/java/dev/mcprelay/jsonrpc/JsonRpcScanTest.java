@@ -11,7 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@link JsonRpcParser#scan} against {@link JsonRpcParser#parse(byte[])}: the same verdict on every body (the same
+ * {@link JsonRpcScanner#scan} against {@link JsonRpcParser#parse(byte[])}: the same verdict on every body (the same
  * error message, or the same messages with the same kinds, ids, methods and trees), the tree read only on demand.
  */
 class JsonRpcScanTest {
@@ -53,7 +53,7 @@ class JsonRpcScanTest {
 		JsonRpcParseException treeRefusal = catchThrowableOfType(JsonRpcParseException.class,
 				() -> JsonRpcParser.parse(body));
 		if (treeRefusal != null) {
-			assertThatThrownBy(() -> JsonRpcParser.scan(body)).isInstanceOfSatisfying(JsonRpcParseException.class,
+			assertThatThrownBy(() -> JsonRpcScanner.scan(body)).isInstanceOfSatisfying(JsonRpcParseException.class,
 					scanRefusal -> {
 						assertThat(scanRefusal.getMessage()).isEqualTo(treeRefusal.getMessage());
 						assertThat(scanRefusal.errorCode()).isEqualTo(treeRefusal.errorCode());
@@ -61,7 +61,7 @@ class JsonRpcScanTest {
 			return;
 		}
 		JsonRpcPayload tree = JsonRpcParser.parse(body);
-		JsonRpcPayload scanned = JsonRpcParser.scan(body);
+		JsonRpcPayload scanned = JsonRpcScanner.scan(body);
 		assertThat(scanned.batch()).isEqualTo(tree.batch());
 		assertThat(scanned.raw()).isSameAs(body);
 		assertThat(scanned.messages()).hasSameSizeAs(tree.messages());
@@ -96,12 +96,12 @@ class JsonRpcScanTest {
 		overlong[39] = (byte) 0xC0;
 		overlong[40] = (byte) 0xAF;
 
-		assertThatThrownBy(() -> JsonRpcParser.scan(overlong)).isInstanceOfSatisfying(JsonRpcParseException.class,
+		assertThatThrownBy(() -> JsonRpcScanner.scan(overlong)).isInstanceOfSatisfying(JsonRpcParseException.class,
 				ex -> assertThat(ex.getMessage()).contains("UTF-8"));
 	}
 
 	private static JsonRpcPayload scan(String body) throws JsonRpcParseException {
-		return JsonRpcParser.scan(body.getBytes(StandardCharsets.UTF_8));
+		return JsonRpcScanner.scan(body.getBytes(StandardCharsets.UTF_8));
 	}
 
 }

@@ -17,7 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.transport.UpstreamTransportException;
@@ -217,7 +217,7 @@ final class BridgedSession {
 		byte[] data = event.dataBytes();
 		JsonRpcPayload payload;
 		try {
-			payload = JsonRpcParser.scan(data);
+			payload = JsonRpcScanner.scan(data);
 		}
 		catch (JsonRpcParseException ex) {
 			log.warn("A session of '{}' got an event that is no JSON-RPC message ({}); it was dropped", serverId,

@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
 
 /**
  * Reading JSON-RPC envelopes as the relay does: a client's POST body into a tree ({@code parse}), an upstream's
@@ -68,12 +69,12 @@ public class JsonRpcParseBenchmark {
 
 	@Benchmark
 	public Object scanToolsCallAnswer() throws JsonRpcParseException {
-		return JsonRpcParser.scan(TOOLS_CALL_ANSWER);
+		return JsonRpcScanner.scan(TOOLS_CALL_ANSWER);
 	}
 
 	@Benchmark
 	public Object scanToolsListResponseOf40Tools() throws JsonRpcParseException {
-		return JsonRpcParser.scan(TOOLS_LIST);
+		return JsonRpcScanner.scan(TOOLS_LIST);
 	}
 
 }
