@@ -3,6 +3,7 @@ package dev.mcprelay.intercept;
 import dev.mcprelay.security.Caller;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.http.HttpHeaders;
@@ -10,15 +11,20 @@ import org.springframework.http.HttpHeaders;
 /**
  * The client HTTP request a message belongs to, as every interceptor view shows it.
  *
- * <p>{@link #headers()} are the client's headers as received (read-only): use them to tell tenants or users apart,
- * and never copy a credential from them into a message or a log. {@link #attributes()} is a scratch map shared by
+ * <p>{@link #headers()} are the client's headers as received (read-only), without the credential the caller
+ * presented to the relay ({@code Authorization}, {@code X-Api-Key}) in a secured mode, unless the server's configuration
+ * copies that header by name: use them to tell tenants or users apart ({@link #caller()} says who is asking). {@link #attributes()} is a scratch map shared by
  * every stage of one client request, so a request interceptor can leave a note for a response interceptor.
  */
 public final class CallContext {
 
 	private final String server;
 
-	private final HttpHeaders headers;
+	private final HttpHeaders received;
+
+	private final Set<String> hidden;
+
+	private HttpHeaders headers;
 
 	private final Map<String, Object> attributes = new ConcurrentHashMap<>();
 
@@ -27,9 +33,18 @@ public final class CallContext {
 	private final Caller caller;
 
 	public CallContext(String server, HttpHeaders headers, Caller caller) {
+		this(server, headers, caller, Set.of());
+	}
+
+	/**
+	 * @param hidden inbound headers interceptors do not see (names compared case-insensitively): the caller's
+	 * credential for the relay
+	 */
+	public CallContext(String server, HttpHeaders headers, Caller caller, Set<String> hidden) {
 		this.server = server;
-		this.headers = HttpHeaders.readOnlyHttpHeaders(headers);
+		this.received = headers;
 		this.caller = caller;
+		this.hidden = hidden;
 	}
 
 	/** A request from an anonymous caller (security mode {@code none}). */
@@ -50,14 +65,33 @@ public final class CallContext {
 		return server;
 	}
 
-	/** The client's request headers, read-only. */
+	/** The client's request headers, read-only, less the caller's credential for the relay (see the class comment). */
 	public HttpHeaders headers() {
-		return headers;
+		HttpHeaders view = headers;
+		if (view == null) {
+			view = HttpHeaders.readOnlyHttpHeaders(withoutHidden());
+			headers = view;
+		}
+		return view;
 	}
 
 	/** The client's {@code Mcp-Session-Id}, or {@code null} before {@code initialize} has been answered. */
 	public String sessionId() {
-		return headers.getFirst("Mcp-Session-Id");
+		return received.getFirst("Mcp-Session-Id");
+	}
+
+	/** The received headers, copied without the hidden ones when one is there; as they are otherwise. */
+	private HttpHeaders withoutHidden() {
+		if (hidden.isEmpty() || hidden.stream().noneMatch(received::containsKey)) {
+			return received;
+		}
+		HttpHeaders visible = new HttpHeaders();
+		received.forEach((name, values) -> {
+			if (!hidden.contains(name)) {
+				visible.addAll(name, values);
+			}
+		});
+		return visible;
 	}
 
 	/**

@@ -1,13 +1,6 @@
 package dev.mcprelay.intercept;
 
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.util.Base64;
-
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 import org.springframework.stereotype.Component;
 
@@ -15,9 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
-import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.security.RelayMac;
 
 /**
  * Carries a server-to-client request in its own id, so that the client's answer brings the request back to any
@@ -25,26 +18,19 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
  * the method and the params (Base64url JSON) and an HMAC-SHA256 over them. When the client answers, the relay
  * restores the server's id and hands the request to the client-response stage.
  *
- * <p>The HMAC key is {@code mcp-relay.sessions.secret} (the same on every replica), or a random key of this process
- * when none is configured: a token from another replica is then still restored (the server gets its answer) but not
- * trusted (the stage sees no request), and a token a client altered is never trusted.
+ * <p>The HMAC is the relay's ({@link RelayMac}: {@code mcp-relay.sessions.secret}, the same on every replica, or a
+ * random key of this process when none is configured): a token from another replica is then still restored (the
+ * server gets its answer) but not trusted (the stage sees no request), and a token a client altered is never trusted.
  */
 @Component
 public class ServerRequestIds {
 
 	static final String PREFIX = "mcp-relay.1.";
 
-	private final byte[] key;
+	private final RelayMac mac;
 
-	ServerRequestIds(RelayProperties properties) {
-		String secret = properties.sessions().secret();
-		if (secret != null && !secret.isBlank()) {
-			this.key = secret.getBytes(StandardCharsets.UTF_8);
-		}
-		else {
-			this.key = new byte[32];
-			new SecureRandom().nextBytes(this.key);
-		}
+	ServerRequestIds(RelayMac mac) {
+		this.mac = mac;
 	}
 
 	/** A server request as a client answer carried it back. */
@@ -58,7 +44,7 @@ public class ServerRequestIds {
 		carried.set("m", message.get("method"));
 		carried.set("p", message.get("params"));
 		String payload = Base64.getUrlEncoder().withoutPadding().encodeToString(JsonRpcErrors.toBytes(carried));
-		return TextNode.valueOf(PREFIX + payload + "." + mac(payload));
+		return TextNode.valueOf(PREFIX + payload + "." + mac.sign(payload));
 	}
 
 	/** The request an answer's {@code id} carries; {@code null} when it is no id the relay gave. */
@@ -77,27 +63,13 @@ public class ServerRequestIds {
 			if (!(carried instanceof ObjectNode object) || !object.has("i")) {
 				return null;
 			}
-			boolean trusted = MessageDigest.isEqual(mac(payload).getBytes(StandardCharsets.US_ASCII),
-					token.substring(dot + 1).getBytes(StandardCharsets.US_ASCII));
+			boolean trusted = mac.verifies(payload, token.substring(dot + 1));
 			JsonNode params = object.get("p");
 			return new Origin(object.get("i"), object.path("m").asText(null),
 					params instanceof ObjectNode p ? p : null, trusted);
 		}
 		catch (IllegalArgumentException | java.io.IOException ex) {
 			return null;
-		}
-	}
-
-	private String mac(String payload) {
-		try {
-			Mac mac = Mac.getInstance("HmacSHA256");
-			mac.init(new SecretKeySpec(key, "HmacSHA256"));
-			return Base64.getUrlEncoder()
-				.withoutPadding()
-				.encodeToString(mac.doFinal(payload.getBytes(StandardCharsets.US_ASCII)));
-		}
-		catch (GeneralSecurityException ex) {
-			throw new IllegalStateException("Every Java runtime has HmacSHA256", ex);
 		}
 	}
 

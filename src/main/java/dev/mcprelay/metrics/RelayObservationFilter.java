@@ -1,5 +1,7 @@
 package dev.mcprelay.metrics;
 
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.security.Caller;
 
 import org.springframework.core.Ordered;
@@ -12,9 +14,11 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 /**
- * Observes every request on the MCP paths ({@link McpPaths}): attaches an {@link ExchangeRecord} for the relay to fill in, counts the
+ * Observes every request whose routing decision ({@link McpRouting}) is the MCP endpoint's or a refused lenient form of
+ * it: attaches an {@link ExchangeRecord}, born with the server the decision names, for the relay to fill in, counts the
  * body bytes the client receives, and when the response ends (completed, failed, or cancelled by a client that went
- * away) records the meters and writes the access-log line. Other paths (actuator, the demo) are not observed.
+ * away) records the meters and writes the access-log line. Other paths (actuator, the demo) are not observed. The
+ * first web filter: the decision it reads is the one every later stage reads.
  */
 @Component
 class RelayObservationFilter implements WebFilter, Ordered {
@@ -23,9 +27,12 @@ class RelayObservationFilter implements WebFilter, Ordered {
 
 	private final AccessLog accessLog;
 
-	RelayObservationFilter(RequestMeters meters, AccessLog accessLog) {
+	private final McpRouting routing;
+
+	RelayObservationFilter(RequestMeters meters, AccessLog accessLog, McpRouting routing) {
 		this.meters = meters;
 		this.accessLog = accessLog;
+		this.routing = routing;
 	}
 
 	@Override
@@ -35,10 +42,14 @@ class RelayObservationFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		if (!McpPaths.isMcpPath(exchange.getRequest().getPath().pathWithinApplication().value())) {
+		McpRoute route = routing.routeOf(exchange);
+		if (!route.isObserved()) {
 			return chain.filter(exchange);
 		}
 		ExchangeRecord record = ExchangeRecord.attach(exchange);
+		if (route.server() != null) {
+			record.server(route.server());
+		}
 		ServerWebExchange observed = exchange.mutate()
 			.response(new CountingResponse(exchange.getResponse(), record))
 			.build();

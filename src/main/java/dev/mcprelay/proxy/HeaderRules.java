@@ -20,7 +20,8 @@ import dev.mcprelay.transport.WireHeaders;
  * Which headers cross the relay, in each direction.
  *
  * <p>Upstream: the client's headers minus hop-by-hop ones and those that belong to the client's connection or
- * identity ({@code Host}, {@code Authorization}, {@code Cookie}, {@code Origin}, {@code Referer},
+ * identity ({@code Host}, the relay's own credentials {@code Authorization} and {@code X-Api-Key} (in every mode),
+ * {@code Cookie}, {@code Origin}, {@code Referer},
  * {@code Accept-Encoding}, {@code Content-Length}, proxy credentials); then the server's configured headers, which
  * win over the client's; then the configured {@code authorization}. {@code Mcp-Session-Id},
  * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass.
@@ -42,8 +43,8 @@ public final class HeaderRules {
 			"proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade");
 
 	private static final HeaderNameSet NOT_FORWARDED_UPSTREAM = HeaderNameSet.of(Stream.concat(HOP_BY_HOP.stream(),
-			Stream.of("host", "authorization", "cookie", "origin", "referer", "accept-encoding", "content-length",
-					"expect", "forwarded"))
+			Stream.of("host", "authorization", "x-api-key", "cookie", "origin", "referer", "accept-encoding",
+					"content-length", "expect", "forwarded"))
 		.toList());
 
 	private static final HeaderNameSet NOT_RELAYED_DOWNSTREAM = HeaderNameSet

@@ -29,14 +29,27 @@ final class HttpLayer {
 
 	/**
 	 * The client's request headers as Reactor Netty read them, for the header rules to read without a copy. Nothing on
-	 * the relay's path rewrites a request's headers (the front door only adds a principal), so Netty's are the
-	 * request's; a request that is not Reactor Netty's (a test's mock) gives a copy of its own.
+	 * the relay's path rewrites a request's headers but {@link #replaceRequestHeader}, on Netty's own, so Netty's are
+	 * the request's; a request that is not Reactor Netty's (a test's mock) gives a copy of its own.
 	 */
 	static io.netty.handler.codec.http.HttpHeaders clientHeaders(ServerWebExchange exchange) {
 		if (ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof HttpServerRequest nativeRequest) {
 			return nativeRequest.requestHeaders();
 		}
 		return WireHeaders.nettyOf(exchange.getRequest().getHeaders());
+	}
+
+	/**
+	 * Replaces a header of the client's request where every later reader sees it (Reactor Netty's headers, of which
+	 * Spring's are a view): for what the relay decided once about the request and all else must read the same way.
+	 *
+	 * @throws IllegalStateException when the request is not Reactor Netty's
+	 */
+	static void replaceRequestHeader(ServerWebExchange exchange, String name, String value) {
+		if (!(ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof HttpServerRequest nativeRequest)) {
+			throw new IllegalStateException("The request is not Reactor Netty's: its headers cannot be replaced");
+		}
+		nativeRequest.requestHeaders().set(name, value);
 	}
 
 	/**

@@ -24,7 +24,10 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.security.Caller;
+import dev.mcprelay.security.CredentialHeaders;
+import dev.mcprelay.security.SessionBinding;
 import dev.mcprelay.transport.UpstreamRequest;
 import reactor.core.publisher.Mono;
 
@@ -62,10 +65,16 @@ public class McpRelay {
 
 	private final SessionStreams sessionStreams;
 
+	private final CredentialHeaders credentialHeaders;
+
+	private final SessionBinding sessionBinding;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, UpstreamTransports transports,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
 			FailedRequestAnswers failedRequestAnswers, SessionOrder sessionOrder, RelaySessions relaySessions,
-			SessionStreams sessionStreams) {
+			SessionStreams sessionStreams, CredentialHeaders credentialHeaders, SessionBinding sessionBinding) {
+		this.credentialHeaders = credentialHeaders;
+		this.sessionBinding = sessionBinding;
 		this.upstreams = upstreams;
 		this.originPolicy = originPolicy;
 		this.transports = transports;
@@ -80,27 +89,28 @@ public class McpRelay {
 	/**
 	 * One request on an MCP path, by its HTTP method: POST sends a message ({@link #post}), GET opens the
 	 * server-to-client stream and DELETE ends a session ({@link #relayWithoutBody}), anything else is refused with
-	 * 405 ({@link #refuseMethod}). {@code serverId} is {@code null} for the default server.
+	 * 405 ({@link #refuseMethod}). {@code route} is the request's routing decision, an endpoint route
+	 * ({@link McpRoute#isEndpoint()}): a configured server, or one the relay answers 404 for.
 	 */
-	public Mono<Void> handle(String serverId, ServerWebExchange exchange) {
+	public Mono<Void> handle(McpRoute route, ServerWebExchange exchange) {
 		HttpMethod method = exchange.getRequest().getMethod();
 		if (HttpMethod.POST.equals(method)) {
-			return post(serverId, exchange);
+			return post(route, exchange);
 		}
 		if (HttpMethod.GET.equals(method) || HttpMethod.DELETE.equals(method)) {
-			return relayWithoutBody(method, serverId, exchange);
+			return relayWithoutBody(method, route, exchange);
 		}
-		return refuseMethod(serverId, exchange);
+		return refuseMethod(route, exchange);
 	}
 
-	/** POST: one JSON-RPC message (or a batch) from the client; {@code serverId} null for the default server. */
-	public Mono<Void> post(String serverId, ServerWebExchange exchange) {
+	/** POST: one JSON-RPC message (or a batch) from the client. */
+	private Mono<Void> post(McpRoute route, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
 			ExchangeRecord record = ExchangeRecord.of(exchange);
-			Upstream upstream = resolve(serverId, exchange);
+			Upstream upstream = resolve(route, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders(),
-					Caller.of(exchange));
+					Caller.of(exchange), credentialHeaders.hiddenFrom(upstream.id()));
 			return readPayload(upstream, exchange).doOnNext(record::payload).flatMap(payload -> {
 				if (payload.messages().isEmpty()) {
 					return EarlyAnswers.answerInvalidBatch(exchange, payload);
@@ -118,12 +128,12 @@ public class McpRelay {
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
-	public Mono<Void> relayWithoutBody(HttpMethod method, String serverId, ServerWebExchange exchange) {
+	private Mono<Void> relayWithoutBody(HttpMethod method, McpRoute route, ServerWebExchange exchange) {
 		return Mono.defer(() -> {
-			Upstream upstream = resolve(serverId, exchange);
+			Upstream upstream = resolve(route, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders(),
-					Caller.of(exchange));
+					Caller.of(exchange), credentialHeaders.hiddenFrom(upstream.id()));
 			return requestInterception.applyWithoutBody(method, context, upstream.nonStreamingTimeout())
 				.flatMap(verdict -> verdict.proceeds()
 						? forward(new RelayCall(upstream, method, exchange, context, null, order))
@@ -133,23 +143,41 @@ public class McpRelay {
 	}
 
 	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */
-	public Mono<Void> refuseMethod(String serverId, ServerWebExchange exchange) {
+	private Mono<Void> refuseMethod(McpRoute route, ServerWebExchange exchange) {
 		return Mono.<Void>defer(() -> {
-			Upstream upstream = resolve(serverId, exchange);
+			Upstream upstream = resolve(route, exchange);
 			return Mono.error(RelayFailures.methodNotAllowed(upstream.id(), exchange.getRequest().getMethod()));
 		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
 	}
 
-	/**
-	 * The configured upstream the path names ({@code null}: the default server of {@code /mcp}), once the request's
-	 * origin is allowed; recorded for metrics.
-	 */
-	private Upstream resolve(String serverId, ServerWebExchange exchange) {
-		Upstream upstream = serverId == null ? upstreams.requireDefault() : upstreams.require(serverId);
+	/** The configured upstream the route names, once the request's origin is allowed; recorded for metrics. */
+	private Upstream resolve(McpRoute route, ServerWebExchange exchange) {
+		Upstream upstream = upstreams.require(route);
 		originPolicy.check(exchange.getRequest().getHeaders());
 		requireReadableContentType(exchange.getRequest().getHeaders(), upstream);
 		ExchangeRecord.of(exchange).server(upstream.id());
+		admitSession(upstream, exchange);
 		return upstream;
+	}
+
+	/**
+	 * Checks the session id the client presents against the caller that presents it ({@link SessionBinding}), and
+	 * puts the session's own id in its place for everything after (the upstream, interceptors, the session's order): an
+	 * id bound to another caller or server, altered or invented, is an unknown session (404), and nothing is forwarded.
+	 */
+	private void admitSession(Upstream upstream, ServerWebExchange exchange) {
+		if (!sessionBinding.enabled()) {
+			return;
+		}
+		String presented = sessionId(exchange);
+		if (presented == null) {
+			return;
+		}
+		String sessionId = sessionBinding.unbind(upstream.id(), Caller.of(exchange), presented);
+		if (sessionId == null) {
+			throw RelayFailures.unknownSession(upstream.id());
+		}
+		HttpLayer.replaceRequestHeader(exchange, HeaderRules.MCP_SESSION_ID, sessionId);
 	}
 
 	/** A {@code Content-Type} that is no media type is the client's mistake, not something to send upstream. */

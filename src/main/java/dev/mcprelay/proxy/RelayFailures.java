@@ -38,6 +38,12 @@ public final class RelayFailures {
 				"Nothing is served at this path. MCP servers are at /mcp/{server} or /{server}/mcp.");
 	}
 
+	/** A path that is an MCP endpoint path only when read leniently ({@code /%6dcp/acme}, {@code /mcp/acme/}): 400. */
+	public static RelayFailure ambiguousPath(String problem) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "ambiguous_path", null,
+				problem + " Use /mcp, /mcp/{server} or /{server}/mcp exactly.");
+	}
+
 	/** A request the HTTP layer refused before the relay saw it (an unsupported media type, a malformed header). */
 	public static RelayFailure httpError(HttpStatus status) {
 		String reason = status.name().toLowerCase(java.util.Locale.ROOT);
@@ -172,6 +178,16 @@ public final class RelayFailures {
 		};
 		int code = status.is4xxClientError() ? JsonRpcErrorCodes.INVALID_REQUEST : JsonRpcErrorCodes.INTERNAL_ERROR;
 		return new RelayFailure(status, code, failure.reason(), server, failure.getMessage());
+	}
+
+	/**
+	 * The client presents a session id that is not one of its sessions with this server (another caller's, altered,
+	 * invented): the same 404 as a session that ended, so that the client initializes a new one and learns nothing.
+	 */
+	public static RelayFailure unknownSession(String server) {
+		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INVALID_REQUEST, "session_not_found", server,
+				"No MCP session with that id is open for server '" + server + "' (it ended, expired, or belongs to "
+						+ "another caller); initialize a new one.");
 	}
 
 	/** The session store did not answer; nothing the client holds can be trusted to work: 503. */

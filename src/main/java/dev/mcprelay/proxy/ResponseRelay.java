@@ -59,9 +59,12 @@ class ResponseRelay {
 
 	private final OpenStreams openStreams;
 
+	private final ResponseHead responseHead;
+
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
 			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
-			OpenStreams openStreams) {
+			OpenStreams openStreams, ResponseHead responseHead) {
+		this.responseHead = responseHead;
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
 		this.failedRequestAnswers = failedRequestAnswers;
@@ -123,7 +126,7 @@ class ResponseRelay {
 						ServerHttpResponse response = call.exchange().getResponse();
 						List<ObjectNode> localAnswers = call.plan().localAnswers();
 						if (!afterStage.changed() && localAnswers.isEmpty()) {
-							writeHead(upstreamResponse, response, false);
+							responseHead.write(call, upstreamResponse, false);
 							response.getHeaders().setContentLength(body.length);
 							return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
 						}
@@ -168,7 +171,7 @@ class ResponseRelay {
 				}
 				byte[] body = messages.bytesWith(localAnswers);
 				ServerHttpResponse response = call.exchange().getResponse();
-				writeHead(upstreamResponse, response, false);
+				responseHead.write(call, upstreamResponse, false);
 				response.getHeaders().setContentLength(body.length);
 				return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
 			});
@@ -178,13 +181,13 @@ class ResponseRelay {
 	 * Answers a POST of notifications or responses whose upstream said 2xx with nothing in the body: accepted, as the
 	 * transport prescribes (202, no body), with the relay's own answers if a batch had any.
 	 */
-	private static Mono<Void> accepted(RelayCall call, UpstreamResponse upstreamResponse) {
+	private Mono<Void> accepted(RelayCall call, UpstreamResponse upstreamResponse) {
 		if (call.plan() != null && !call.plan().localAnswers().isEmpty()) {
 			return RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
 					call.plan().localAnswers(), call.plan().payload().batch());
 		}
 		ServerHttpResponse response = call.exchange().getResponse();
-		writeHead(upstreamResponse, response, false);
+		responseHead.write(call, upstreamResponse, false);
 		response.setStatusCode(HttpStatus.ACCEPTED);
 		response.getHeaders().remove(HttpHeaders.CONTENT_TYPE);
 		response.getHeaders().setContentLength(0);
@@ -202,7 +205,7 @@ class ResponseRelay {
 
 	private Mono<Void> relayUntouched(RelayCall call, UpstreamResponse upstreamResponse) {
 		ServerHttpResponse response = call.exchange().getResponse();
-		writeHead(upstreamResponse, response, true);
+		responseHead.write(call, upstreamResponse, true);
 		Upstream upstream = call.upstream();
 		return response.writeWith(StreamWatch
 			.watch(upstreamResponse.body(), upstream.streamingIdleTimeout(),
@@ -210,12 +213,6 @@ class ResponseRelay {
 			.onErrorResume(StreamWatch.ClientStalledException.class,
 					stalled -> openStreams.<DataBuffer>endForStalledClient(call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release));
-	}
-
-	static void writeHead(UpstreamResponse upstreamResponse, ServerHttpResponse response, boolean keepContentLength) {
-		response.setStatusCode(upstreamResponse.statusCode());
-		HttpLayer.putHeaders(response,
-				HeaderRules.relayedResponseHeaders(upstreamResponse.wireHeaders(), keepContentLength));
 	}
 
 }

@@ -84,8 +84,12 @@ class SseStreamRelay {
 
 	private final SessionStreams sessionStreams;
 
+	private final ResponseHead responseHead;
+
 	SseStreamRelay(ResponseInterception responseInterception, FailedRequestAnswers failedRequestAnswers,
-			OpenStreams openStreams, ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams) {
+			OpenStreams openStreams, ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams,
+			ResponseHead responseHead) {
+		this.responseHead = responseHead;
 		this.responseInterception = responseInterception;
 		this.failedRequestAnswers = failedRequestAnswers;
 		this.openStreams = openStreams;
@@ -95,7 +99,7 @@ class SseStreamRelay {
 
 	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse) {
 		ServerHttpResponse response = call.exchange().getResponse();
-		ResponseRelay.writeHead(upstreamResponse, response, false);
+		responseHead.write(call, upstreamResponse, false);
 		DataBufferFactory buffers = response.bufferFactory();
 		Upstream upstream = call.upstream();
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());

@@ -5,12 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.env.Environment;
-import org.springframework.core.env.Profiles;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.ConfigurationProblem;
@@ -18,10 +16,11 @@ import dev.mcprelay.config.InvalidRelayConfigurationException;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.RelayPropertiesValidator;
 import dev.mcprelay.config.UnknownRelayProperties;
-import dev.mcprelay.demo.DemoMcpServer;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.McpRouting;
 
 /**
- * The configured upstream servers by id, and the one {@code /mcp} itself serves. Built once at start-up, after the
+ * The configured upstream servers by id. Built once at start-up, after the
  * whole configuration has been validated: an invalid configuration stops the application with every problem listed,
  * including a key under {@code mcp-relay} that is no property ({@link UnknownRelayProperties}) and a server id that is
  * also the first segment of a path the relay serves itself (the server would be unreachable at
@@ -34,12 +33,10 @@ public class UpstreamRegistry {
 
 	private final Map<String, Upstream> upstreams;
 
-	private final Upstream defaultUpstream;
-
-	public UpstreamRegistry(RelayProperties properties, Environment environment) {
+	public UpstreamRegistry(RelayProperties properties, Environment environment, McpRouting routing) {
 		List<ConfigurationProblem> problems = new ArrayList<>(UnknownRelayProperties.find(environment));
 		problems.addAll(RelayPropertiesValidator.validate(properties));
-		Set<String> reserved = reservedSegments(environment);
+		Set<String> reserved = routing.reservedSegments();
 		properties.servers().keySet().stream().filter(reserved::contains).sorted().forEach(id -> problems.add(
 				new ConfigurationProblem("mcp-relay.servers." + id, "the id '" + id
 						+ "' is a path of the relay itself (ids it cannot take: " + String.join(", ", reserved) + ")",
@@ -50,26 +47,21 @@ public class UpstreamRegistry {
 		Map<String, Upstream> byId = new LinkedHashMap<>();
 		properties.servers().forEach((id, server) -> byId.put(id, new Upstream(id, server)));
 		this.upstreams = Map.copyOf(byId);
-		String defaultId = properties.defaultServer() != null ? properties.defaultServer()
-				: upstreams.size() == 1 ? upstreams.keySet().iterator().next() : null;
-		this.defaultUpstream = defaultId == null ? null : upstreams.get(defaultId);
+		String defaultId = routing.resolve("/mcp").server();
 		if (upstreams.isEmpty()) {
 			log.warn("No MCP servers are configured: add them under mcp-relay.servers; every request will get 404");
 		}
 		upstreams.values()
 			.forEach(upstream -> log.info("Relaying /mcp/{} and /{}/mcp to {}", upstream.id(), upstream.id(),
 					upstream.properties().redactedUrl()));
-		if (defaultUpstream != null) {
-			log.info("Relaying /mcp to '{}'", defaultUpstream.id());
+		if (defaultId != null) {
+			log.info("Relaying /mcp to '{}'", defaultId);
 		}
 	}
 
-	/**
-	 * The configured server an MCP path segment names ({@code ""}: the default server), or {@code null} when it names
-	 * none; for the front door, which decides before the relay resolves anything.
-	 */
-	public Upstream find(String segment) {
-		return segment.isEmpty() ? defaultUpstream : upstreams.get(segment);
+	/** The configured server with this id, or {@code null}. */
+	public Upstream find(String id) {
+		return id == null ? null : upstreams.get(id);
 	}
 
 	/** Every configured upstream. */
@@ -77,39 +69,17 @@ public class UpstreamRegistry {
 		return upstreams.values();
 	}
 
-	/** The upstream with this id, or a {@link RelayFailure} (404) that names none of the servers that exist. */
-	public Upstream require(String id) {
-		Upstream upstream = upstreams.get(id);
-		if (upstream == null) {
-			throw RelayFailures.unknownServer(id);
-		}
-		return upstream;
-	}
-
-	/** The upstream {@code /mcp} serves, or a {@link RelayFailure} (404) saying how to pick one. */
-	public Upstream requireDefault() {
-		if (defaultUpstream == null) {
-			throw RelayFailures.noDefaultServer();
-		}
-		return defaultUpstream;
-	}
-
-	/** The first path segments the relay serves itself: the actuator's, RFC 9728 metadata's, the demo's. */
-	private static Set<String> reservedSegments(Environment environment) {
-		Set<String> reserved = new TreeSet<>();
-		reserved.add(firstSegment(environment.getProperty("management.endpoints.web.base-path", "/actuator")));
-		reserved.add(".well-known");
-		if (environment.acceptsProfiles(Profiles.of("demo"))) {
-			reserved.add(DemoMcpServer.SEGMENT);
-		}
-		reserved.remove("");
-		return reserved;
-	}
-
-	private static String firstSegment(String path) {
-		String trimmed = path.startsWith("/") ? path.substring(1) : path;
-		int slash = trimmed.indexOf('/');
-		return slash < 0 ? trimmed : trimmed.substring(0, slash);
+	/**
+	 * The upstream an endpoint route names, or the {@link RelayFailure} (404) that says why there is none: an unknown
+	 * server (naming none of the servers that exist), or {@code /mcp} without a default server (saying how to pick one).
+	 */
+	public Upstream require(McpRoute route) {
+		return switch (route.kind()) {
+			case SERVER -> upstreams.get(route.target());
+			case UNKNOWN_SERVER -> throw RelayFailures.unknownServer(route.target());
+			case NO_DEFAULT_SERVER -> throw RelayFailures.noDefaultServer();
+			default -> throw new IllegalArgumentException("Not an MCP endpoint route: " + route.kind());
+		};
 	}
 
 }

@@ -20,13 +20,12 @@ import org.springframework.web.server.ServerWebExchange;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.KeptCounters;
-import dev.mcprelay.metrics.McpPaths;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
-import dev.mcprelay.proxy.Upstream;
-import dev.mcprelay.proxy.UpstreamRegistry;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.McpRouting;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
 
@@ -35,7 +34,8 @@ import reactor.core.publisher.Mono;
  * {@code error.data.reason}, counts it ({@code mcp.relay.auth.failures} by reason and server) and records it for the
  * access log. Nothing is forwarded and no credential is quoted.
  * <ul>
- * <li>401: no credentials ({@code missing_credentials}), malformed ones ({@code malformed_credentials}), an unknown
+ * <li>401: no credentials ({@code missing_credentials}), malformed ones ({@code malformed_credentials}), more than
+ * one ({@code ambiguous_credentials}), an unknown
  * key ({@code invalid_api_key}), a token that is not valid ({@code token_expired}, {@code token_not_yet_valid},
  * {@code invalid_audience}, {@code invalid_issuer}, {@code invalid_signature}, {@code malformed_token},
  * {@code invalid_token}). The body names no server.</li>
@@ -54,13 +54,13 @@ final class FrontDoorAnswers
 
 	private final SecurityMode mode;
 
-	private final UpstreamRegistry upstreams;
-
 	private final KeptCounters counters;
 
-	FrontDoorAnswers(SecurityMode mode, UpstreamRegistry upstreams, MeterRegistry registry) {
+	private final McpRouting routing;
+
+	FrontDoorAnswers(SecurityMode mode, McpRouting routing, MeterRegistry registry) {
 		this.mode = mode;
-		this.upstreams = upstreams;
+		this.routing = routing;
 		this.counters = new KeptCounters(registry);
 	}
 
@@ -94,7 +94,8 @@ final class FrontDoorAnswers
 					: "This relay needs an API key: send Authorization: Bearer <key> or X-Api-Key: <key>";
 		}
 		String challenge = "missing_credentials".equals(reason) ? null
-				: "error=\"" + ("malformed_credentials".equals(reason) ? OAuth2ErrorCodes.INVALID_REQUEST
+				: "error=\"" + ("malformed_credentials".equals(reason) || "ambiguous_credentials".equals(reason)
+						? OAuth2ErrorCodes.INVALID_REQUEST
 						: OAuth2ErrorCodes.INVALID_TOKEN) + "\", error_description=\"" + message.replace("\"", "'") + "\"";
 		return refuse(exchange, RelayFailures.unauthenticated(reason, message), challenge);
 	}
@@ -116,20 +117,15 @@ final class FrontDoorAnswers
 	}
 
 	private Mono<Void> refuse(ServerWebExchange exchange, RelayFailure failure, String challengeDetail) {
-		String path = exchange.getRequest().getPath().pathWithinApplication().value();
-		String segment = McpPaths.serverSegment(path);
-		Upstream upstream = segment == null ? null : upstreams.find(segment);
-		String serverTag = upstream != null ? upstream.id() : segment != null ? ExchangeRecord.UNKNOWN_SERVER : "none";
+		McpRoute route = routing.routeOf(exchange);
+		String serverTag = route.server() != null ? route.server()
+				: route.isEndpoint() ? ExchangeRecord.UNKNOWN_SERVER : "none";
 		counters.increment(RelayMeters.AUTH_FAILURES, "Requests the front door refused, by reason", RelayMeters.REASON,
 				failure.reason(), RelayMeters.SERVER, serverTag);
-		ExchangeRecord record = ExchangeRecord.of(exchange);
-		if (upstream != null) {
-			record.server(upstream.id());
-		}
-		record.failed(failure.isUpstreamFault(), failure.reason());
+		ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
 		HttpHeaders headers = new HttpHeaders();
 		if (failure.status().value() == 401 || failure.status().value() == 403) {
-			headers.set(HttpHeaders.WWW_AUTHENTICATE, challenge(exchange.getRequest(), segment, challengeDetail));
+			headers.set(HttpHeaders.WWW_AUTHENTICATE, challenge(exchange.getRequest(), route, challengeDetail));
 		}
 		return RelayAnswers.respondWith(exchange.getResponse(), failure, headers);
 	}
@@ -150,9 +146,9 @@ final class FrontDoorAnswers
 	}
 
 	/** The Bearer challenge: with the path's RFC 9728 metadata in {@code jwt} mode. */
-	private String challenge(ServerHttpRequest request, String segment, String detail) {
+	private String challenge(ServerHttpRequest request, McpRoute route, String detail) {
 		StringBuilder challenge = new StringBuilder("Bearer");
-		if (mode == SecurityMode.JWT && segment != null) {
+		if (mode == SecurityMode.JWT && route.isEndpoint()) {
 			challenge.append(" resource_metadata=\"")
 				.append(ProtectedResourceMetadata.metadataUrl(request))
 				.append('"');

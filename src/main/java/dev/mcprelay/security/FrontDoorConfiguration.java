@@ -26,6 +26,7 @@ import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.ReactiveJwtAuthenticationConverterAdapter;
+import org.springframework.security.oauth2.server.resource.web.server.authentication.ServerBearerTokenAuthenticationConverter;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
@@ -39,6 +40,7 @@ import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.SecurityProperties;
 import dev.mcprelay.demo.DemoMcpServer;
 import dev.mcprelay.proxy.UpstreamRegistry;
+import dev.mcprelay.route.McpRouting;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -83,8 +85,8 @@ class FrontDoorConfiguration {
 
 		@Bean
 		SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
-				UpstreamRegistry upstreams, MeterRegistry registry, Environment environment) {
-			return FrontDoorConfiguration.frontDoor(http, properties, upstreams, registry, environment);
+				UpstreamRegistry upstreams, McpRouting routing, MeterRegistry registry, Environment environment) {
+			return FrontDoorConfiguration.frontDoor(http, properties, upstreams, routing, registry, environment);
 		}
 
 	}
@@ -116,7 +118,7 @@ class FrontDoorConfiguration {
 	private static final Logger log = LoggerFactory.getLogger(FrontDoorConfiguration.class);
 
 	static SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
-			UpstreamRegistry upstreams, MeterRegistry registry, Environment environment) {
+			UpstreamRegistry upstreams, McpRouting routing, MeterRegistry registry, Environment environment) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
 		http.csrf(ServerHttpSecurity.CsrfSpec::disable)
@@ -127,8 +129,8 @@ class FrontDoorConfiguration {
 			.headers(ServerHttpSecurity.HeaderSpec::disable)
 			.requestCache(ServerHttpSecurity.RequestCacheSpec::disable)
 			.securityContextRepository(NoOpServerSecurityContextRepository.getInstance());
-		FrontDoorAnswers answers = new FrontDoorAnswers(mode, upstreams, registry);
-		ServerAccess access = new ServerAccess(upstreams,
+		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
+		ServerAccess access = new ServerAccess(upstreams, routing,
 				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : java.util.List.of());
 		boolean demo = environment.acceptsProfiles(Profiles.of("demo"));
 		http.authorizeExchange(exchanges -> {
@@ -141,7 +143,7 @@ class FrontDoorConfiguration {
 		}).exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(answers).accessDeniedHandler(answers));
 		if (mode == SecurityMode.API_KEY) {
 			AuthenticationWebFilter apiKeys = new AuthenticationWebFilter(new ApiKeys(security.apiKeys()));
-			apiKeys.setServerAuthenticationConverter(new ApiKeyCredentials());
+			apiKeys.setServerAuthenticationConverter(new SingleCredential(new ApiKeyCredentials()));
 			apiKeys.setAuthenticationFailureHandler(answers);
 			apiKeys.setSecurityContextRepository(NoOpServerSecurityContextRepository.getInstance());
 			http.addFilterAt(apiKeys, SecurityWebFiltersOrder.AUTHENTICATION);
@@ -151,6 +153,7 @@ class FrontDoorConfiguration {
 			JwtAuthenticationConverter callers = new JwtAuthenticationConverter();
 			callers.setPrincipalClaimName(security.jwt().clientClaim());
 			http.oauth2ResourceServer(resourceServer -> resourceServer
+				.bearerTokenConverter(new SingleCredential(new ServerBearerTokenAuthenticationConverter()))
 				.jwt(jwt -> jwt.jwtDecoder(JwtDecoding.decoder(security.jwt()))
 					.jwtAuthenticationConverter(new ReactiveJwtAuthenticationConverterAdapter(callers)))
 				.authenticationEntryPoint(answers)
@@ -165,11 +168,12 @@ class FrontDoorConfiguration {
 	/** RFC 9728 metadata, in {@code jwt} mode only; ahead of the MCP routes, whose {@code /{server}/mcp} is broad. */
 	@Bean
 	@Order(Ordered.HIGHEST_PRECEDENCE)
-	RouterFunction<ServerResponse> protectedResourceMetadata(RelayProperties properties, UpstreamRegistry upstreams) {
+	RouterFunction<ServerResponse> protectedResourceMetadata(RelayProperties properties, UpstreamRegistry upstreams,
+			McpRouting routing) {
 		if (properties.security().mode() != SecurityMode.JWT) {
 			return request -> reactor.core.publisher.Mono.empty();
 		}
-		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(properties.security().jwt(), upstreams);
+		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(properties.security().jwt(), upstreams, routing);
 		return RouterFunctions.route(RequestPredicates.GET(ProtectedResourceMetadata.PREFIX + "/**"), metadata::serve);
 	}
 

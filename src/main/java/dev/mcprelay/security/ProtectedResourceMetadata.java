@@ -14,10 +14,11 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.util.UriComponentsBuilder;
 
 import dev.mcprelay.config.JwtProperties;
-import dev.mcprelay.metrics.McpPaths;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
 /**
@@ -40,9 +41,12 @@ final class ProtectedResourceMetadata {
 
 	private final UpstreamRegistry upstreams;
 
-	ProtectedResourceMetadata(JwtProperties jwt, UpstreamRegistry upstreams) {
+	private final McpRouting routing;
+
+	ProtectedResourceMetadata(JwtProperties jwt, UpstreamRegistry upstreams, McpRouting routing) {
 		this.jwt = jwt;
 		this.upstreams = upstreams;
+		this.routing = routing;
 	}
 
 	/** The metadata URL of the resource {@code request} addressed. */
@@ -52,11 +56,11 @@ final class ProtectedResourceMetadata {
 
 	Mono<ServerResponse> serve(ServerRequest request) {
 		String path = request.path().substring(PREFIX.length());
-		String segment = McpPaths.serverSegment(path);
-		if (segment == null) {
+		McpRoute route = routing.resolve(path);
+		if (!route.isEndpoint()) {
 			return Mono.error(RelayFailures.notFound());
 		}
-		Upstream upstream = upstreams.find(segment);
+		Upstream upstream = upstreams.find(route.server());
 		Set<String> scopes = new LinkedHashSet<>(jwt.requiredScopes());
 		if (upstream != null) {
 			scopes.addAll(upstream.properties().allowedScopes());

@@ -12,14 +12,16 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 import org.springframework.security.web.server.authorization.AuthorizationContext;
 import org.springframework.web.server.ServerWebExchange;
 
-import dev.mcprelay.metrics.McpPaths;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
 /**
- * Decides whether an authenticated caller may use what its request asks for, after authentication and before the
- * relay resolves anything: an API key must open the server the path names ({@code servers}, or {@code *}); a token
+ * Decides whether an authenticated caller may use what its request asks for, after authentication, on exactly the
+ * server the request will reach (the request's one routing decision, {@link McpRouting}): an API key must open the
+ * server the path names ({@code servers}, or {@code *}); a token
  * must carry every {@code required-scopes} entry and, for a server with {@code allowed-scopes}, at least one of them.
  * Paths that name no server (the actuator's prometheus endpoint) need an authenticated caller and, for tokens, the
  * required scopes. A request without a caller is refused, to be answered 401; a caller refused is answered 403
@@ -35,10 +37,13 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	private final UpstreamRegistry upstreams;
 
+	private final McpRouting routing;
+
 	private final List<String> requiredScopes;
 
-	ServerAccess(UpstreamRegistry upstreams, List<String> requiredScopes) {
+	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, List<String> requiredScopes) {
 		this.upstreams = upstreams;
+		this.routing = routing;
 		this.requiredScopes = List.copyOf(requiredScopes);
 	}
 
@@ -63,11 +68,11 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		Caller caller = callerOf(authentication);
 		// Known even when refused below: the access log and the client tag say who was refused.
 		exchange.getAttributes().put(Caller.ATTRIBUTE, caller);
-		String segment = McpPaths.serverSegment(exchange.getRequest().getPath().pathWithinApplication().value());
-		Upstream upstream = segment == null ? null : upstreams.find(segment);
-		String server = upstream == null ? null : upstream.id();
-		if (authentication instanceof ApiKeyAuthentication key && segment != null
-				&& !key.opens(server != null ? server : segment)) {
+		McpRoute route = routing.routeOf(exchange);
+		String server = route.server();
+		Upstream upstream = upstreams.find(server);
+		if (authentication instanceof ApiKeyAuthentication key && route.isEndpoint()
+				&& !key.opens(route.target() != null ? route.target() : "")) {
 			return Mono.error(new AccessRefusal("server_not_allowed", server, null,
 					"This API key may not use this MCP server; an operator can add it to the key's servers."));
 		}

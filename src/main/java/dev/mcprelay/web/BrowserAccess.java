@@ -22,12 +22,12 @@ import org.springframework.web.server.WebFilterChain;
 import dev.mcprelay.config.HeaderProperties;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.metrics.ExchangeRecord;
-import dev.mcprelay.metrics.McpPaths;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
 /**
@@ -59,8 +59,11 @@ class BrowserAccess implements WebFilter, Ordered {
 
 	private final Set<String> allowedHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
 
-	BrowserAccess(OriginPolicy originPolicy, RelayProperties properties) {
+	private final McpRouting routing;
+
+	BrowserAccess(OriginPolicy originPolicy, RelayProperties properties, McpRouting routing) {
 		this.originPolicy = originPolicy;
+		this.routing = routing;
 		allowedHeaders.addAll(List.of(HttpHeaders.CONTENT_TYPE, HttpHeaders.ACCEPT, HttpHeaders.AUTHORIZATION,
 				"Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "X-Api-Key"));
 		properties.servers().values().forEach(server -> {
@@ -81,7 +84,7 @@ class BrowserAccess implements WebFilter, Ordered {
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		ServerHttpRequest request = exchange.getRequest();
 		String origin = request.getHeaders().getOrigin();
-		if (origin == null || !McpPaths.isMcpPath(request.getPath().pathWithinApplication().value())) {
+		if (origin == null || !routing.routeOf(exchange).isEndpoint()) {
 			return chain.filter(exchange);
 		}
 		if (CorsUtils.isPreFlightRequest(request)) {

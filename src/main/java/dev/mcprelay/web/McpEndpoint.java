@@ -1,56 +1,52 @@
 package dev.mcprelay.web;
 
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
-import org.springframework.web.reactive.function.server.RequestPredicate;
-import org.springframework.web.reactive.function.server.RequestPredicates;
-import org.springframework.web.reactive.function.server.RouterFunction;
-import org.springframework.web.reactive.function.server.RouterFunctions;
-import org.springframework.web.reactive.function.server.ServerRequest;
-import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 
 import dev.mcprelay.proxy.McpRelay;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
 /**
  * The MCP Streamable HTTP endpoint of each configured server, at {@code /mcp/{server}} and at {@code /{server}/mcp}
  * (some clients rewrite any URL to end in {@code /mcp}), and of the default server at {@code /mcp}: POST sends a
- * message, GET opens the server-to-client stream, DELETE ends a session; any other method is answered 405. Each is
- * relayed to the configured upstream; the relay writes the response to the exchange itself, so that streams flow
- * event by event, and the route returns no {@link ServerResponse} of its own. A functional route: it costs no
- * argument resolution per request. It comes after every other route ({@code /{server}/mcp} would match the relay's
- * own paths), which the relay refuses as server ids. A request for a configured server, the usual case, is taken
- * before WebFlux's dispatch by {@link ConfiguredServerRoute}; this route answers the rest (an unknown server, a
- * percent-encoded path) with the same relay.
+ * message, GET opens the server-to-client stream, DELETE ends a session; any other method is answered 405.
+ *
+ * <p>Taken as the last web filter, once the relay's observation, CORS and the front door have run, for every request
+ * whose routing decision ({@link McpRouting}) is an endpoint route: a configured server, or a server id or default the
+ * relay answers 404 for. The request goes to {@link McpRelay} without WebFlux's dispatch (its handler mappings would
+ * be tried in turn and find nothing better), and the relay writes the response itself, so that streams flow event by
+ * event. Every other path goes on to WebFlux's routes (the actuator, RFC 9728 metadata, the demo upstream), and what
+ * none of them serves is answered 404 by {@link JsonRpcErrorHandler}. The path is never read here: the decision is.
  *
  * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http">MCP
  * Streamable HTTP</a>
  */
-@Configuration(proxyBeanMethods = false)
-class McpEndpoint {
+@Component
+class McpEndpoint implements WebFilter, Ordered {
 
-	/** The path of the default server. */
-	static final String DEFAULT_PATH = "/mcp";
+	private final McpRelay relay;
 
-	@Bean
-	@Order(Ordered.LOWEST_PRECEDENCE)
-	RouterFunction<ServerResponse> mcpRoutes(McpRelay relay) {
-		RequestPredicate anyServerPath = RequestPredicates.path("/mcp/{server}")
-			.or(RequestPredicates.path("/{server}/mcp"))
-			.or(RequestPredicates.path(DEFAULT_PATH));
-		return RouterFunctions.route(anyServerPath, request -> written(relay.handle(server(request), request.exchange())));
+	private final McpRouting routing;
+
+	McpEndpoint(McpRelay relay, McpRouting routing) {
+		this.relay = relay;
+		this.routing = routing;
 	}
 
-	/** The server the path names; {@code null} for the default server of {@code /mcp}. */
-	private static String server(ServerRequest request) {
-		return request.pathVariables().get("server");
+	@Override
+	public int getOrder() {
+		return Ordered.LOWEST_PRECEDENCE;
 	}
 
-	/** The response is complete once the relay has written it: there is nothing left for WebFlux to render. */
-	private static Mono<ServerResponse> written(Mono<Void> relayed) {
-		return relayed.then(Mono.empty());
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		McpRoute route = routing.routeOf(exchange);
+		return route.isEndpoint() ? relay.handle(route, exchange) : chain.filter(exchange);
 	}
 
 }

@@ -2,22 +2,14 @@ package dev.mcprelay.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
-import dev.mcprelay.config.JwtProperties;
-import dev.mcprelay.config.RelayProperties;
-import dev.mcprelay.config.SecurityMode;
-import dev.mcprelay.config.SecurityProperties;
-import dev.mcprelay.config.SessionStoreKind;
-import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.security.RelayMac;
 
 /**
  * The id a server request gets on its way to the client carries the request: replicas that share
@@ -65,9 +57,7 @@ class ServerRequestIdsTest {
 	}
 
 	private static ServerRequestIds ids(String secret) {
-		return new ServerRequestIds(new RelayProperties(Map.of(), null, List.of(), null, null, null, null,
-				new SecurityProperties(SecurityMode.NONE, List.of(), new JwtProperties(null, null, null, List.of(), "sub")),
-				List.of(), new SessionsProperties(SessionStoreKind.MEMORY, Duration.ofHours(1), 1000, secret)));
+		return new ServerRequestIds(new RelayMac(secret));
 	}
 
 	private static com.fasterxml.jackson.databind.JsonNode read(String json) {

@@ -138,15 +138,19 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 		double[] before = { count(unknownServer), count(unparsable), count(wrongMethod) };
 
 		http().send(http().post("no-such-server", RawHttp.toolsCall(1, "echo")));
-		http().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/mcp/a/b"))
+		java.net.http.HttpResponse<String> otherPath = http().send(java.net.http.HttpRequest
+			.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/mcp/a/b"))
 			.POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")));
 		http().send(http().post("sdk-json", "{not json"));
 		http().send(http().request("sdk-json").PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{}")));
 
+		assertThat(otherPath.statusCode()).as("a path that is no MCP endpoint is not found").isEqualTo(404);
+		assertThat(RawHttp.json(otherPath.body()).at("/error/data/reason").asText()).isEqualTo("not_found");
 		await().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(new double[] { count(unknownServer), count(unparsable), count(wrongMethod) })
-				.as("an unknown server or path, a malformed body and a wrong method are the client's mistakes")
-				.containsExactly(before[0] + 2, before[1] + 1, before[2] + 1));
+				.as("an unknown server, a malformed body and a wrong method are the client's mistakes; another path "
+						+ "is no MCP endpoint and is left to Spring's HTTP metrics")
+				.containsExactly(before[0] + 1, before[1] + 1, before[2] + 1));
 		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.OUTCOME, "failed").counters())
 			.as("none of them counts as a failure")
 			.noneMatch(counter -> counter.getId().getTag(RelayMeters.SERVER).equals("unknown"));

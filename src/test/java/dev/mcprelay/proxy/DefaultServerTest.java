@@ -19,6 +19,7 @@ import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.InvalidRelayConfigurationException;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -54,17 +55,18 @@ class DefaultServerTest {
 
 	@Test
 	void theOnlyServerIsTheDefaultWhenNoneIsNamed() {
-		UpstreamRegistry registry = new UpstreamRegistry(properties(Map.of("only", server()), null), new MockEnvironment());
+		UpstreamRegistry registry = registry(properties(Map.of("only", server()), null), new MockEnvironment());
 
-		assertThat(registry.requireDefault().id()).isEqualTo("only");
+		assertThat(registry.require(routing(properties(Map.of("only", server()), null)).resolve("/mcp")).id())
+			.isEqualTo("only");
 	}
 
 	@Test
 	void withSeveralServersAndNoDefaultSlashMcpSaysHowToPickOne() {
-		UpstreamRegistry registry = new UpstreamRegistry(properties(Map.of("a", server(), "b", server()), null),
-				new MockEnvironment());
+		RelayProperties properties = properties(Map.of("a", server(), "b", server()), null);
+		UpstreamRegistry registry = registry(properties, new MockEnvironment());
 
-		assertThatThrownBy(registry::requireDefault).isInstanceOfSatisfying(RelayFailure.class, failure -> {
+		assertThatThrownBy(() -> registry.require(routing(properties).resolve("/mcp"))).isInstanceOfSatisfying(RelayFailure.class, failure -> {
 			assertThat(failure.status().value()).isEqualTo(404);
 			assertThat(failure.reason()).isEqualTo("no_default_server");
 			assertThat(failure.getMessage()).contains("/mcp/{server}").doesNotContain("'a'").doesNotContain("'b'");
@@ -73,7 +75,7 @@ class DefaultServerTest {
 
 	@Test
 	void aDefaultServerThatIsNotConfiguredFailsStartUp() {
-		assertThatThrownBy(() -> new UpstreamRegistry(properties(Map.of("a", server()), "github"), new MockEnvironment()))
+		assertThatThrownBy(() -> registry(properties(Map.of("a", server()), "github"), new MockEnvironment()))
 			.isInstanceOfSatisfying(InvalidRelayConfigurationException.class, ex -> assertThat(ex.problems())
 				.extracting(ConfigurationProblem::property)
 				.containsExactly("mcp-relay.default-server"));
@@ -96,12 +98,20 @@ class DefaultServerTest {
 
 	private static java.util.List<String> problems(Map<String, ServerProperties> servers, MockEnvironment environment) {
 		try {
-			new UpstreamRegistry(properties(servers, null), environment);
+			registry(properties(servers, null), environment);
 			return java.util.List.of();
 		}
 		catch (InvalidRelayConfigurationException ex) {
 			return ex.problems().stream().map(ConfigurationProblem::property).toList();
 		}
+	}
+
+	private static UpstreamRegistry registry(RelayProperties properties, MockEnvironment environment) {
+		return new UpstreamRegistry(properties, environment, new McpRouting(properties, environment));
+	}
+
+	private static McpRouting routing(RelayProperties properties) {
+		return new McpRouting(properties, new MockEnvironment());
 	}
 
 	private static ServerProperties server() {

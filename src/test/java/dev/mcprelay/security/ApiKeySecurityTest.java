@@ -133,17 +133,45 @@ class ApiKeySecurityTest {
 		HttpResponse<String> header = send(new RawHttp(port).post("sdk-json", RawHttp.toolsCall(2, "echo"))
 			.header("X-Api-Key", CI_KEY));
 		send(post("recording").header("Authorization", "Bearer " + CI_KEY));
+		ScriptedUpstream.Seen seenBearer = RECORDING.lastSeen();
+		send(post("recording").header("X-Api-Key", CI_KEY));
+		ScriptedUpstream.Seen seenKey = RECORDING.lastSeen();
 
 		assertThat(bearer.statusCode()).as(bearer.body()).isEqualTo(200);
 		assertThat(RawHttp.json(bearer.body()).at("/result/serverInfo/name").asText()).isNotBlank();
 		assertThat(header.statusCode()).as(header.body()).isEqualTo(200);
-		ScriptedUpstream.Seen seen = RECORDING.lastSeen();
-		assertThat(seen.headers().getFirst("X-Caller")).isEqualTo("ci-bot");
-		assertThat(seen.headers().containsKey("Authorization")).isFalse();
-		assertThat(seen.headers().toString()).doesNotContain(CI_KEY);
+		for (ScriptedUpstream.Seen seen : java.util.List.of(seenBearer, seenKey)) {
+			assertThat(seen.headers().getFirst("X-Caller")).isEqualTo("ci-bot");
+			assertThat(seen.headers().containsKey("Authorization")).isFalse();
+			assertThat(seen.headers().containsKey("X-Api-Key")).as("the relay's credential never crosses").isFalse();
+			assertThat(seen.headers().toString()).doesNotContain(CI_KEY);
+		}
 		await(() -> CapturedLogs.all().stream().anyMatch(line -> line.contains("server=recording client=ci-bot")));
 		await(() -> registry.find(RelayMeters.REQUESTS).tags("server", "sdk-json", "client", "ci-bot").counter() != null);
 		assertThat(CapturedLogs.all()).noneMatch(line -> line.contains(CI_KEY) || line.contains(ADMIN_KEY));
+	}
+
+	@Test
+	void moreThanOneCredentialIsRefusedWhateverTheOrderAndWhicheverIsGood() {
+		double before = failures("ambiguous_credentials", "recording");
+
+		HttpResponse<String> goodKeyBadBearer = send(post("recording").header("X-Api-Key", CI_KEY)
+			.header("Authorization", "Bearer not-a-configured-key"));
+		HttpResponse<String> badKeyGoodBearer = send(post("recording").header("X-Api-Key", "not-a-configured-key")
+			.header("Authorization", "Bearer " + CI_KEY));
+		HttpResponse<String> bothGood = send(post("recording").header("X-Api-Key", CI_KEY)
+			.header("Authorization", "Bearer " + CI_KEY));
+		HttpResponse<String> twoKeys = send(post("recording").header("X-Api-Key", CI_KEY).header("X-Api-Key", ADMIN_KEY));
+
+		for (HttpResponse<String> refused : java.util.List.of(goodKeyBadBearer, badKeyGoodBearer, bothGood, twoKeys)) {
+			assertThat(refused.statusCode()).as(refused.body()).isEqualTo(401);
+			assertThat(reason(refused)).isEqualTo("ambiguous_credentials");
+			assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(
+					challenge -> assertThat(challenge).startsWith("Bearer").contains("error=\"invalid_request\""));
+			assertThat(refused.body()).doesNotContain(CI_KEY).doesNotContain(ADMIN_KEY);
+		}
+		assertThat(RECORDING.seen()).as("nothing reached the upstream").isEmpty();
+		assertThat(failures("ambiguous_credentials", "recording") - before).as("each refusal is counted").isEqualTo(4);
 	}
 
 	@Test

@@ -21,6 +21,12 @@ public class CapturedLogs extends AppenderBase<ILoggingEvent> {
 		LINES.add(line);
 	}
 
+	/** What was logged after the first {@code mark} lines (a mark taken from {@code all().size()}). */
+	public static List<String> since(int mark) {
+		List<String> all = all();
+		return all.subList(Math.min(mark, all.size()), all.size());
+	}
+
 	/** Everything logged so far in this JVM. */
 	public static List<String> all() {
 		return List.copyOf(LINES);

@@ -31,8 +31,16 @@ public final class RawHttp {
 
 	private final int port;
 
+	private final String[] headers;
+
 	public RawHttp(int port) {
+		this(port, new String[0]);
+	}
+
+	/** Requests that all carry {@code headers} (name, value, name, value, …): a caller's credential, for instance. */
+	public RawHttp(int port, String... headers) {
 		this.port = port;
+		this.headers = headers.clone();
 	}
 
 	public HttpRequest.Builder post(String server, String body) {
@@ -42,8 +50,9 @@ public final class RawHttp {
 	}
 
 	public HttpRequest.Builder request(String server) {
-		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp/" + server))
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp/" + server))
 			.timeout(Duration.ofSeconds(20));
+		return headers.length == 0 ? request : request.headers(headers);
 	}
 
 	public HttpResponse<String> send(HttpRequest.Builder request) {

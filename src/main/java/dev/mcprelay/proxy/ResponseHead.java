@@ -1,0 +1,42 @@
+package dev.mcprelay.proxy;
+
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+
+import dev.mcprelay.security.SessionBinding;
+import dev.mcprelay.transport.UpstreamResponse;
+
+/**
+ * Writes the head of a client's response from the upstream's, for every kind of relayed response (JSON, SSE, untouched,
+ * accepted): the upstream's status, the headers that may cross ({@link HeaderRules#relayedResponseHeaders}), and the
+ * session id bound to the caller ({@link SessionBinding}) in place of the upstream's. Nothing is written yet: the
+ * response commits with its first body write.
+ */
+@Component
+class ResponseHead {
+
+	private final SessionBinding sessionBinding;
+
+	ResponseHead(SessionBinding sessionBinding) {
+		this.sessionBinding = sessionBinding;
+	}
+
+	/**
+	 * @param keepContentLength true only when the body is relayed exactly as received
+	 */
+	void write(RelayCall call, UpstreamResponse upstreamResponse, boolean keepContentLength) {
+		ServerHttpResponse response = call.exchange().getResponse();
+		response.setStatusCode(upstreamResponse.statusCode());
+		io.netty.handler.codec.http.HttpHeaders relayed = HeaderRules
+			.relayedResponseHeaders(upstreamResponse.wireHeaders(), keepContentLength);
+		if (sessionBinding.enabled()) {
+			String sessionId = relayed.get(HeaderRules.MCP_SESSION_ID);
+			if (sessionId != null) {
+				relayed.set(HeaderRules.MCP_SESSION_ID,
+						sessionBinding.bind(call.upstream().id(), call.context().caller(), sessionId));
+			}
+		}
+		HttpLayer.putHeaders(response, relayed);
+	}
+
+}

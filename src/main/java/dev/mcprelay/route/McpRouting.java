@@ -1,0 +1,108 @@
+package dev.mcprelay.route;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.Profiles;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ServerWebExchange;
+
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.demo.DemoMcpServer;
+
+/**
+ * Makes the routing decision of each request ({@link McpRoute}), once: the first web filter that asks (the relay's
+ * observation) has the path parsed ({@link McpPath}) and the id looked up among the configured servers, and the
+ * decision is kept in the exchange's attributes; every later reader gets the same object. A {@code /{id}/mcp} path whose id is a path of the relay itself (the actuator's base path,
+ * {@code .well-known}, the demo upstream) is not the MCP endpoint's.
+ */
+@Component
+public class McpRouting {
+
+	private static final String ATTRIBUTE = McpRoute.class.getName();
+
+	private final Map<String, McpRoute> servers;
+
+	private final McpRoute defaultRoute;
+
+	private final Set<String> reserved;
+
+	public McpRouting(RelayProperties properties, Environment environment) {
+		Map<String, McpRoute> byId = new LinkedHashMap<>();
+		properties.servers().keySet().forEach(id -> byId.put(id, new McpRoute(McpRoute.Kind.SERVER, id, null)));
+		this.servers = Map.copyOf(byId);
+		String defaultId = properties.defaultServer() != null ? properties.defaultServer()
+				: servers.size() == 1 ? servers.keySet().iterator().next() : null;
+		McpRoute configuredDefault = defaultId == null ? null : servers.get(defaultId);
+		this.defaultRoute = configuredDefault != null ? configuredDefault : McpRoute.NO_DEFAULT_SERVER;
+		this.reserved = reservedSegments(environment);
+	}
+
+	/** The decision for {@code exchange}: made now if no component asked before. */
+	public McpRoute routeOf(ServerWebExchange exchange) {
+		Map<String, Object> attributes = exchange.getAttributes();
+		Object decided = attributes.get(ATTRIBUTE);
+		if (decided instanceof McpRoute route) {
+			return route;
+		}
+		McpRoute route = resolve(exchange.getRequest().getPath().pathWithinApplication().value());
+		attributes.put(ATTRIBUTE, route);
+		return route;
+	}
+
+	/**
+	 * The decision for {@code request} where its exchange's attributes can only be read ({@code attributes}: Spring's
+	 * observation of the request, which starts before any web filter): the decision made already, or the one the first
+	 * web filter will make, which is the same, since it is a function of the path alone.
+	 */
+	public McpRoute peek(ServerHttpRequest request, Map<String, Object> attributes) {
+		Object decided = attributes.get(ATTRIBUTE);
+		return decided instanceof McpRoute route ? route
+				: resolve(request.getPath().pathWithinApplication().value());
+	}
+
+	/** The decision for a path as it arrived (percent-encoded, no query), within the application. */
+	public McpRoute resolve(String rawPath) {
+		McpPath path = McpPath.parse(rawPath);
+		return switch (path.form()) {
+			case DEFAULT -> defaultRoute;
+			case MCP_FIRST -> server(path.segment());
+			case MCP_LAST -> reserved.contains(path.segment()) ? McpRoute.NOT_MCP : server(path.segment());
+			case AMBIGUOUS -> new McpRoute(McpRoute.Kind.AMBIGUOUS_PATH, null, path.problem());
+			case OTHER -> McpRoute.NOT_MCP;
+		};
+	}
+
+	/** The first path segments the relay serves itself, which no server id may take. */
+	public Set<String> reservedSegments() {
+		return reserved;
+	}
+
+	private McpRoute server(String id) {
+		McpRoute route = servers.get(id);
+		return route != null ? route : new McpRoute(McpRoute.Kind.UNKNOWN_SERVER, id, null);
+	}
+
+	/** The first path segments the relay serves itself: the actuator's, RFC 9728 metadata's, the demo's. */
+	private static Set<String> reservedSegments(Environment environment) {
+		Set<String> reserved = new TreeSet<>();
+		reserved.add(firstSegment(environment.getProperty("management.endpoints.web.base-path", "/actuator")));
+		reserved.add(".well-known");
+		if (environment.acceptsProfiles(Profiles.of("demo"))) {
+			reserved.add(DemoMcpServer.SEGMENT);
+		}
+		reserved.remove("");
+		return Set.copyOf(reserved);
+	}
+
+	private static String firstSegment(String path) {
+		String trimmed = path.startsWith("/") ? path.substring(1) : path;
+		int slash = trimmed.indexOf('/');
+		return slash < 0 ? trimmed : trimmed.substring(0, slash);
+	}
+
+}

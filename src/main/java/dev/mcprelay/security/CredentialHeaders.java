@@ -1,0 +1,63 @@
+package dev.mcprelay.security;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import org.springframework.stereotype.Component;
+
+import dev.mcprelay.config.HeaderProperties;
+import dev.mcprelay.config.InjectedArgumentProperties;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.config.ServerProperties;
+
+/**
+ * The headers that carry a caller's credential for the relay itself ({@code Authorization}, {@code X-Api-Key}), and
+ * who may see them. They belong to the relay alone: the header rules never forward either upstream, in any mode (the
+ * MCP authorization rules forbid token passthrough). In {@code api-key} and {@code jwt} mode they are also hidden from
+ * interceptors ({@code CallContext.headers()}), except a header a server's configuration copies by name
+ * ({@code headers[n].from-request-header}, {@code arguments.inject[n].from-request-header}): an operator who names the
+ * header for that server means it to cross. In mode {@code none} the relay reads no credential, so interceptors see
+ * both (a policy of the operator's own may check them).
+ */
+@Component
+public class CredentialHeaders {
+
+	/** The headers the front door reads a credential from. */
+	public static final List<String> NAMES = List.of("Authorization", "X-Api-Key");
+
+	private final Map<String, Set<String>> hiddenByServer;
+
+	public CredentialHeaders(RelayProperties properties) {
+		boolean secured = properties.security().mode() != SecurityMode.NONE;
+		this.hiddenByServer = properties.servers()
+			.entrySet()
+			.stream()
+			.filter(entry -> entry.getValue() != null)
+			.collect(Collectors.toUnmodifiableMap(Map.Entry::getKey,
+					entry -> secured ? hidden(entry.getValue()) : Set.of()));
+	}
+
+	/**
+	 * The inbound headers interceptors of server {@code serverId} do not see (names compare case-insensitively);
+	 * empty when they see every header.
+	 */
+	public Set<String> hiddenFrom(String serverId) {
+		return hiddenByServer.getOrDefault(serverId, Set.of());
+	}
+
+	private static Set<String> hidden(ServerProperties server) {
+		Set<String> hidden = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+		hidden.addAll(NAMES);
+		server.headers().stream().map(HeaderProperties::fromRequestHeader).filter(name -> name != null)
+			.forEach(hidden::remove);
+		server.arguments().inject().stream().map(InjectedArgumentProperties::fromRequestHeader)
+			.filter(name -> name != null)
+			.forEach(hidden::remove);
+		return hidden.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(hidden);
+	}
+
+}
