@@ -17,7 +17,8 @@ import reactor.netty.NettyPipeline;
  * disconnects cancelling its upstream exchange) are built and tested on it; without this bean, Spring Boot would
  * pick Tomcat whenever a servlet container is on the classpath, as it is in the tests that host an MCP SDK server.
  * {@code server.*} properties still apply through Boot's factory customizers. Every client connection also gets
- * {@link KeepAliveReadRearm}, the relay's guard against a Reactor Netty keep-alive stall.
+ * {@link KeepAliveReadRearm}, the relay's guard against a Reactor Netty keep-alive stall, and
+ * {@link RequestTargetRepair}, which encodes what a request target may not hold.
  */
 @Configuration(proxyBeanMethods = false)
 class ReactorNettyServerConfiguration {
@@ -55,6 +56,17 @@ class ReactorNettyServerConfiguration {
 	NettyServerCustomizer clientConnectionBounds(RelayProperties properties) {
 		ClientConnectionProperties bounds = properties.clientConnections();
 		return server -> server.readTimeout(bounds.requestReadTimeout()).idleTimeout(bounds.idleTimeout());
+	}
+
+	/** Encodes what no request target may hold, so that such a request meets the relay's routing and errors. */
+	@Bean
+	NettyServerCustomizer requestTargetRepair() {
+		return server -> server.doOnChannelInit((observer, channel, remoteAddress) -> {
+			ChannelPipeline pipeline = channel.pipeline();
+			if (pipeline.get(NettyPipeline.HttpTrafficHandler) != null) {
+				pipeline.addBefore(NettyPipeline.HttpTrafficHandler, RequestTargetRepair.NAME, RequestTargetRepair.INSTANCE);
+			}
+		});
 	}
 
 	@Bean

@@ -44,6 +44,13 @@ public final class RelayFailures {
 				problem + " Use /mcp, /mcp/{server} or /{server}/mcp exactly.");
 	}
 
+	/** A request Spring Security's firewall refused (an encoded {@code %} or {@code /}, control characters): 400. */
+	public static RelayFailure requestRejected() {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "request_rejected", null,
+				"The request was refused: its path or headers hold forms the relay does not accept (an encoded '%', "
+						+ "'/', '\\' or NUL, ';' parameters, '..' segments, control characters).");
+	}
+
 	/** A request the HTTP layer refused before the relay saw it (an unsupported media type, a malformed header). */
 	public static RelayFailure httpError(HttpStatus status) {
 		String reason = status.name().toLowerCase(java.util.Locale.ROOT);

@@ -30,6 +30,7 @@ import org.springframework.security.oauth2.server.resource.web.server.authentica
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
+import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -39,6 +40,10 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.SecurityProperties;
 import dev.mcprelay.demo.DemoMcpServer;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.proxy.RelayAnswers;
+import dev.mcprelay.proxy.RelayFailure;
+import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.route.McpRouting;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -81,6 +86,22 @@ class FrontDoorConfiguration {
 		@Bean
 		static SecurityObservationSettings noSecurityObservations() {
 			return SecurityObservationSettings.noObservations();
+		}
+
+		/**
+		 * Spring Security's firewall refuses requests whose path or headers hold forms it does not accept (an encoded
+		 * {@code %} or {@code /}, {@code ;} parameters, control characters, …) before any other of its filters: they
+		 * get the relay's JSON-RPC error (400, {@code request_rejected}) instead of an empty body. MCP paths in such
+		 * forms were refused before, as ambiguous paths.
+		 */
+		@Bean
+		static ServerExchangeRejectedHandler jsonRpcRejection() {
+			return (exchange, rejected) -> {
+				log.debug("{} refused by the firewall: {}", exchange.getRequest().getMethod(), rejected.getMessage());
+				RelayFailure failure = RelayFailures.requestRejected();
+				ExchangeRecord.of(exchange).failed(false, failure.reason());
+				return RelayAnswers.respond(exchange.getResponse(), failure, null);
+			};
 		}
 
 		@Bean
