@@ -11,6 +11,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param issuerUri the authorization server's issuer: its metadata names the JWK Set, and a token's {@code iss} must be
  * this value; it is also the authorization server the RFC 9728 metadata names
  * @param jwkSetUri the JWK Set to verify signatures with, when the issuer publishes no metadata
+ * @param issuer with {@code jwk-set-uri}: the issuer a token's {@code iss} must be, and the authorization server the
+ * RFC 9728 metadata names (with {@code issuer-uri} that is already the issuer, so this is not written)
  * @param audience the value a token's {@code aud} must contain; unset, the audience is not checked
  * @param requiredScopes scopes every token must carry, whatever the server
  * @param clientClaim the claim that names the caller (access log, interceptors)
@@ -18,6 +20,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record JwtProperties(
 		String issuerUri,
 		String jwkSetUri,
+		String issuer,
 		String audience,
 		@DefaultValue List<String> requiredScopes,
 		@DefaultValue("sub") String clientClaim) {
@@ -25,6 +28,11 @@ public record JwtProperties(
 	public JwtProperties {
 		requiredScopes = requiredScopes == null ? List.of() : List.copyOf(requiredScopes);
 		clientClaim = clientClaim == null || clientClaim.isBlank() ? "sub" : clientClaim;
+	}
+
+	/** The issuer tokens must come from ({@code issuer-uri}, else {@code issuer}); {@code null} when neither is set. */
+	public String expectedIssuer() {
+		return issuerUri != null ? issuerUri : issuer;
 	}
 
 }

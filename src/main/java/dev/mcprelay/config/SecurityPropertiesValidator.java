@@ -43,7 +43,7 @@ final class SecurityPropertiesValidator {
 		if (mode == SecurityMode.JWT) {
 			validateJwt(jwt, problems);
 		}
-		else if (jwt.issuerUri() != null || jwt.jwkSetUri() != null) {
+		else if (jwt.issuerUri() != null || jwt.jwkSetUri() != null || jwt.issuer() != null) {
 			problems.add(new ConfigurationProblem(PATH + ".jwt", "is configured, but the mode is not jwt",
 					"Set mcp-relay.security.mode: jwt, or remove mcp-relay.security.jwt"));
 		}
@@ -108,6 +108,15 @@ final class SecurityPropertiesValidator {
 		}
 		if (jwkSet) {
 			requireHttpUrl(PATH + ".jwt.jwk-set-uri", jwt.jwkSetUri(), problems);
+		}
+		if (jwt.issuer() != null) {
+			if (issuer) {
+				problems.add(new ConfigurationProblem(PATH + ".jwt.issuer", "is set beside issuer-uri, which is the issuer",
+						"Remove issuer: it is for jwk-set-uri, when the authorization server publishes no metadata"));
+			}
+			else {
+				requireHttpUrl(PATH + ".jwt.issuer", jwt.issuer(), problems);
+			}
 		}
 		List<String> scopes = jwt.requiredScopes();
 		for (int i = 0; i < scopes.size(); i++) {

@@ -44,8 +44,19 @@ public record Caller(String id, Kind kind, Set<String> scopes, Map<String, Objec
 	}
 
 	public Caller {
-		scopes = Set.copyOf(scopes);
-		claims = Map.copyOf(claims);
+		scopes = scopes == null ? Set.of() : Set.copyOf(scopes);
+		claims = claims == null ? Map.of() : withoutNulls(claims);
+	}
+
+	/** The claims with a name and a value: a token may carry {@code null} values, which say nothing. */
+	private static Map<String, Object> withoutNulls(Map<String, Object> claims) {
+		Map<String, Object> kept = new java.util.HashMap<>();
+		claims.forEach((name, value) -> {
+			if (name != null && value != null) {
+				kept.put(name, value);
+			}
+		});
+		return Map.copyOf(kept);
 	}
 
 	/** A configured API-key client. */

@@ -182,6 +182,11 @@ class FrontDoorConfiguration {
 				.authenticationFailureHandler(answers));
 			log.info("Callers authenticate with JWT access tokens from {}",
 					security.jwt().issuerUri() != null ? security.jwt().issuerUri() : security.jwt().jwkSetUri());
+			if (security.jwt().expectedIssuer() == null) {
+				log.warn("mcp-relay.security.jwt has no issuer: tokens are accepted from whoever holds a key of {}, and "
+						+ "the RFC 9728 metadata names no authorization server for clients to log in with. Set "
+						+ "mcp-relay.security.jwt.issuer to the issuer of your tokens.", security.jwt().jwkSetUri());
+			}
 		}
 		return http.build();
 	}

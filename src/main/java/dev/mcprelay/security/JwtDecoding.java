@@ -26,12 +26,13 @@ import reactor.netty.http.client.HttpClient;
 /**
  * The {@link ReactiveJwtDecoder} of {@code jwt} mode: Spring Security's Nimbus decoder with the keys from
  * {@code issuer-uri} (its metadata, fetched on first use and cached) or {@code jwk-set-uri}, checking the signature,
- * {@code exp} and {@code nbf} (60 s of clock skew), {@code iss} when an issuer is configured, and {@code aud} when an
- * audience is. Unsigned tokens ({@code alg: none}) are refused by the decoder itself.
+ * {@code exp} and {@code nbf} (60 s of clock skew), {@code iss} when an issuer is configured ({@code issuer-uri}, or
+ * {@code issuer} beside {@code jwk-set-uri}), and {@code aud} when an audience is. Unsigned tokens ({@code alg: none}) are refused by the decoder itself.
  *
  * <p>Fetching the keys is bounded ({@value #KEYS_TIMEOUT_SECONDS} s to connect and to answer): a key source that is
- * down or hangs fails the token's check as an {@link JwtException} that is not a bad token, which the front door
- * answers 503, never a hang and never a 401 the client would take for its own fault.
+ * down, refuses connections, hangs or answers with something that is no key set fails the token's check as a
+ * {@link JwtException} that is not a bad token, which the front door answers 503, never a hang and never a 401 the
+ * client would take for its own fault; tokens signed with keys already fetched go on being accepted meanwhile.
  */
 final class JwtDecoding {
 
@@ -53,8 +54,8 @@ final class JwtDecoding {
 			.webClient(keys)
 			.build();
 		List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
-		if (jwt.issuerUri() != null) {
-			validators.add(new JwtIssuerValidator(jwt.issuerUri()));
+		if (jwt.expectedIssuer() != null) {
+			validators.add(new JwtIssuerValidator(jwt.expectedIssuer()));
 		}
 		if (jwt.audience() != null && !jwt.audience().isBlank()) {
 			validators.add(audience(jwt.audience()));

@@ -26,7 +26,8 @@ import reactor.core.publisher.Mono;
  * {@code /.well-known/oauth-protected-resource} followed by the path ({@code /mcp/{server}}, {@code /{server}/mcp},
  * {@code /mcp}), without credentials: an MCP client that got a 401 reads it to find the authorization server. The
  * document names the {@code resource} exactly as the client addressed it (behind a proxy, with
- * {@code server.forward-headers-strategy} set, as the client sees it), the configured issuer, the scopes
+ * {@code server.forward-headers-strategy} set, as the client sees it), the configured issuer ({@code issuer-uri}, or
+ * {@code issuer} beside {@code jwk-set-uri}), the scopes
  * (required ones, and the server's {@code allowed-scopes}) and the header as the only way to send a token. A path
  * naming no configured server gets the same document with the required scopes only, so the metadata tells nobody which
  * servers exist; a path that is no MCP path gets 404.
@@ -67,8 +68,8 @@ final class ProtectedResourceMetadata {
 		}
 		Map<String, Object> document = new LinkedHashMap<>();
 		document.put("resource", origin(request.exchange().getRequest()) + path);
-		if (jwt.issuerUri() != null) {
-			document.put("authorization_servers", List.of(jwt.issuerUri()));
+		if (jwt.expectedIssuer() != null) {
+			document.put("authorization_servers", List.of(jwt.expectedIssuer()));
 		}
 		if (!scopes.isEmpty()) {
 			document.put("scopes_supported", new ArrayList<>(scopes));

@@ -1,13 +1,10 @@
 package dev.mcprelay.security;
 
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.ReactiveAuthorizationManager;
 import org.springframework.security.core.Authentication;
-import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.security.web.server.authorization.AuthorizationContext;
 import org.springframework.web.server.ServerWebExchange;
@@ -32,8 +29,6 @@ import reactor.core.publisher.Mono;
  * that exists and for one that does not.
  */
 final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationContext> {
-
-	private static final String SCOPE_PREFIX = "SCOPE_";
 
 	private final UpstreamRegistry upstreams;
 
@@ -97,13 +92,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 			return key.getPrincipal();
 		}
 		if (authentication instanceof JwtAuthenticationToken token) {
-			Set<String> scopes = token.getAuthorities()
-				.stream()
-				.map(GrantedAuthority::getAuthority)
-				.filter(authority -> authority.startsWith(SCOPE_PREFIX))
-				.map(authority -> authority.substring(SCOPE_PREFIX.length()))
-				.collect(Collectors.toUnmodifiableSet());
-			return new Caller(token.getName(), Caller.Kind.JWT, scopes, token.getToken().getClaims());
+			return TokenCaller.of(token);
 		}
 		throw new IllegalStateException("Unexpected authentication " + authentication.getClass().getName());
 	}

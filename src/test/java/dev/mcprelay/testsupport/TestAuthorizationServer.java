@@ -35,6 +35,28 @@ public final class TestAuthorizationServer implements AutoCloseable {
 
 	private final AtomicBoolean down = new AtomicBoolean();
 
+	private volatile JwksFault fault = JwksFault.NONE;
+
+	/** How the JWK Set fails to answer. */
+	public enum JwksFault {
+
+		/** It answers with the published keys. */
+		NONE,
+
+		/** 503. */
+		UNAVAILABLE,
+
+		/** 500 with a body that is no JWK Set. */
+		SERVER_ERROR,
+
+		/** 200 with a body that is no JSON. */
+		NOT_JSON,
+
+		/** It never answers. */
+		HANGS
+
+	}
+
 	private final DisposableServer server;
 
 	public TestAuthorizationServer() {
@@ -45,11 +67,16 @@ public final class TestAuthorizationServer implements AutoCloseable {
 				.sendString(Mono.fromSupplier(() -> "{\"issuer\":\"" + issuer() + "\",\"jwks_uri\":\"" + issuer()
 						+ "/jwks\",\"response_types_supported\":[\"code\"],\"subject_types_supported\":[\"public\"],"
 						+ "\"id_token_signing_alg_values_supported\":[\"RS256\"]}")))
-			.get("/jwks", (request, response) -> down.get() ? response.status(503).send()
-					: response.header("Content-Type", "application/json")
-						.sendString(Mono.fromSupplier(() -> new JWKSet(published.stream()
-							.map(key -> (com.nimbusds.jose.jwk.JWK) key.toPublicJWK())
-							.toList()).toString()))))
+			.get("/jwks", (request, response) -> switch (down.get() ? JwksFault.UNAVAILABLE : fault) {
+				case UNAVAILABLE -> response.status(503).send();
+				case SERVER_ERROR -> response.status(500).sendString(Mono.just("boom"));
+				case NOT_JSON -> response.header("Content-Type", "application/json").sendString(Mono.just("<html>"));
+				case HANGS -> Mono.never();
+				case NONE -> response.header("Content-Type", "application/json")
+					.sendString(Mono.fromSupplier(() -> new JWKSet(published.stream()
+						.map(key -> (com.nimbusds.jose.jwk.JWK) key.toPublicJWK())
+						.toList()).toString()));
+			}))
 			.bindNow();
 	}
 
@@ -60,6 +87,11 @@ public final class TestAuthorizationServer implements AutoCloseable {
 	/** A JWK Set that answers 503 while down. */
 	public void down(boolean isDown) {
 		down.set(isDown);
+	}
+
+	/** Makes the JWK Set fail this way from now on ({@link JwksFault#NONE}: answer again). */
+	public void fault(JwksFault fault) {
+		this.fault = fault;
 	}
 
 	/** A new key, not yet published. */
