@@ -13,13 +13,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param per who shares one budget
  * @param limit requests allowed per period
  * @param period the period the limit refills over
+ * @param onStoreFailure what to do with a request when the shared store (Redis) cannot answer its check:
+ * {@code fail-open} (the default) lets it through, {@code fail-closed} refuses it with 503
  */
 public record RateLimitProperties(
 		String name,
 		@DefaultValue RateLimitMatch match,
 		@DefaultValue("client") RateLimitScope per,
 		long limit,
-		Duration period) {
+		Duration period,
+		@DefaultValue("fail-open") RateLimitStoreFailure onStoreFailure) {
 
 	/** The rule's name in metrics, errors and bucket keys: its configured name, else {@code rule-<index>}. */
 	public String nameOr(int index) {

@@ -37,8 +37,10 @@ import reactor.core.publisher.Mono;
  * (inside a batch partly forwarded, or on an SSE answer, it is one error among the answers), JSON-RPC error -32000
  * with {@code data.reason: rate_limited}, the rule and {@code retryAfterSeconds}; counted in
  * {@code mcp.relay.rate.limit.rejections} by rule and server. When the shared store (Redis) cannot be reached the
- * request is let through (limits fail open: an outage of Redis must not become an outage of every MCP server), the
- * check is counted in {@code mcp.relay.rate.limit.store.errors} and logged at most once a minute.
+ * request is let through (limits fail open: an outage of Redis must not become an outage of every MCP server), or, for a
+ * rule with {@code on-store-failure: fail-closed}, refused with HTTP 503 and {@code data.reason:
+ * rate_limit_unavailable}; either way the check is counted in {@code mcp.relay.rate.limit.store.errors} and logged at
+ * most once a minute.
  */
 final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
@@ -111,8 +113,17 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 			.flatMap(probe -> probe.isConsumed() ? Mono.<RejectError>empty() : Mono.just(refusal(rule, server, probe)))
 			.onErrorResume(error -> {
 				storeFailed(rule, error);
-				return Mono.empty();
+				return rule.failsClosed() ? Mono.just(unavailable(rule, server)) : Mono.empty();
 			});
+	}
+
+	/** The refusal of a {@code fail-closed} rule whose store cannot answer: 503, try again in a second. */
+	private static RejectError unavailable(RateLimitRule rule, String server) {
+		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
+				"The rate limit (" + rule.description() + ") cannot be checked right now, and it does not let requests "
+						+ "through unchecked: try again shortly.",
+				Map.of("reason", "rate_limit_unavailable", "rule", rule.name(), "retryAfterSeconds", 1))
+			.withHttpStatus(503, Duration.ofSeconds(1));
 	}
 
 	private RejectError refusal(RateLimitRule rule, String server, ConsumptionProbe probe) {
@@ -128,13 +139,13 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	private void storeFailed(RateLimitRule rule, Throwable error) {
 		counters.increment(RelayMeters.RATE_LIMIT_STORE_ERRORS,
-				"Rate-limit checks that could not reach the shared store; the requests were let through",
+				"Rate-limit checks that could not reach the shared store; let through, or refused by fail-closed rules",
 				RelayMeters.RULE, rule.name());
 		long now = System.nanoTime();
 		long last = lastStoreWarning.get();
 		if (now - last >= LOG_INTERVAL_NANOS && lastStoreWarning.compareAndSet(last, now)) {
-			log.warn("Rate limits cannot reach their store, so requests are let through unlimited: {}",
-					error.toString());
+			log.warn("Rate limits cannot reach their store: requests are let through unlimited (rules with "
+					+ "on-store-failure: fail-closed refuse them): {}", error.toString());
 		}
 	}
 

@@ -3,6 +3,7 @@ package dev.mcprelay.interceptors;
 import java.util.List;
 
 import dev.mcprelay.config.RateLimitProperties;
+import dev.mcprelay.config.RateLimitStoreFailure;
 import dev.mcprelay.config.RateLimitScope;
 import dev.mcprelay.config.ToolsProperties;
 import io.github.bucket4j.Bandwidth;
@@ -27,7 +28,10 @@ final class RateLimitRule {
 
 	private final String description;
 
+	private final boolean failsClosed;
+
 	RateLimitRule(RateLimitProperties properties, int index) {
+		this.failsClosed = properties.onStoreFailure() == RateLimitStoreFailure.FAIL_CLOSED;
 		this.name = properties.nameOr(index);
 		this.servers = glob(properties.match().server());
 		this.tools = properties.match().tool() == null ? null : glob(properties.match().tool());
@@ -43,6 +47,11 @@ final class RateLimitRule {
 
 	String name() {
 		return name;
+	}
+
+	/** Whether a request is refused when the store cannot answer its check ({@code on-store-failure: fail-closed}). */
+	boolean failsClosed() {
+		return failsClosed;
 	}
 
 	BucketConfiguration bucket() {

@@ -34,8 +34,12 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	/** Starts a server and waits until it answers {@code PING}. */
 	public static RedisServerProcess start() throws IOException, InterruptedException {
+		return start(TestUpstreams.freePort());
+	}
+
+	/** Starts a server on {@code port} and waits until it answers {@code PING}. */
+	public static RedisServerProcess start(int port) throws IOException, InterruptedException {
 		Path binary = locateOrInstall();
-		int port = TestUpstreams.freePort();
 		Path log = Path.of("target", "redis-" + port + ".log");
 		Process process = new ProcessBuilder(binary.toString(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
 				"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
