@@ -74,6 +74,11 @@ public final class RelayPropertiesValidator {
 					"must be at least 1 but is " + properties.sessions().maxBridgedSessions(),
 					"Write a positive number, e.g. 1000"));
 		}
+		if (properties.sessions().maxPerCaller() < 1) {
+			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-per-caller",
+					"must be at least 1 but is " + properties.sessions().maxPerCaller(),
+					"Write a positive number, e.g. 1000"));
+		}
 		return problems;
 	}
 

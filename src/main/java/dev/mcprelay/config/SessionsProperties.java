@@ -13,6 +13,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param idleTimeout how long state nobody touches is kept
  * @param maxBridgedSessions how many sessions with a legacy SSE upstream ({@code transport: sse}) one replica keeps
  * open at once; each holds an upstream event stream. One more {@code initialize} is answered 503
+ * @param maxPerCaller how many sessions one caller may hold at once (stored sessions: tool search, legacy SSE
+ * bridges); past it the caller's own oldest session ends, never another caller's. Anonymous callers are not counted
  * @param secret the key replicas share to trust what the relay carries in messages (the server request a client's
  * answer brings back); unset, each process makes its own. A secret: never logged
  */
@@ -20,12 +22,13 @@ public record SessionsProperties(
 		@DefaultValue("memory") SessionStoreKind store,
 		@DefaultValue("1h") Duration idleTimeout,
 		@DefaultValue("1000") int maxBridgedSessions,
+		@DefaultValue("1000") int maxPerCaller,
 		String secret) {
 
 	@Override
 	public String toString() {
 		return "SessionsProperties[store=" + store + ", idleTimeout=" + idleTimeout + ", maxBridgedSessions="
-				+ maxBridgedSessions + ", secret="
+				+ maxBridgedSessions + ", maxPerCaller=" + maxPerCaller + ", secret="
 				+ (secret == null ? "none" : "<redacted>") + "]";
 	}
 

@@ -72,6 +72,9 @@ public final class RelayMeters {
 	 */
 	public static final String RATE_LIMIT_STORE_ERRORS = "mcp.relay.rate.limit.store.errors";
 
+	/** Counter: sessions the relay ended itself, by {@link #SERVER} and {@link #REASON} ({@code max_per_caller}). */
+	public static final String SESSIONS_EVICTED = "mcp.relay.sessions.evicted";
+
 	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
 	public static final String SERVER = "server";
 

@@ -1,6 +1,7 @@
 package dev.mcprelay.proxy;
 
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.HashMap;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -8,6 +9,8 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionsProperties;
+import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionStoreConfiguration;
 import dev.mcprelay.config.UpstreamTransportKind;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.transport.StreamableHttpTransport;
@@ -33,11 +36,13 @@ public class UpstreamTransports implements DisposableBean {
 			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry) {
 		this.streamableHttp = streamableHttp;
 		SessionsProperties sessions = properties.sessions();
+		Consumer<SessionKey> evicted = SessionStoreConfiguration.evictedSessions(registry);
 		// made at start-up, not on first use: a bridge seeds its session-id generator, which may block
 		upstreams.all().stream().filter(upstream -> upstream.properties().transport() == UpstreamTransportKind.SSE)
 			.forEach(upstream -> bridges.put(upstream.id(), new LegacySseTransport(upstreamHttpClient, upstream.id(),
 					upstream.uri(), upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5),
-					upstream.maxBufferedBody().toBytes(), sessions.maxBridgedSessions(), sessions.idleTimeout())));
+					upstream.maxBufferedBody().toBytes(), sessions.maxBridgedSessions(), sessions.maxPerCaller(),
+					sessions.idleTimeout(), () -> evicted.accept(new SessionKey(upstream.id(), "<ended>")))));
 		bridges.forEach((id, bridge) -> Gauge.builder(RelayMeters.BRIDGED_SESSIONS, bridge, LegacySseTransport::openSessions)
 			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
 			.tag(RelayMeters.SERVER, id)

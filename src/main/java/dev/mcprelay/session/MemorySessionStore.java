@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -11,8 +12,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import reactor.core.publisher.Mono;
 
 /**
- * Sessions in this replica's memory: bounded ({@link #MAX_SESSIONS}, least recently used first out) and expiring
- * after the idle timeout. Another replica does not know them.
+ * Sessions in this replica's memory: bounded ({@link #MAX_SESSIONS}, least recently used first out), expiring after
+ * the idle timeout, and counted per caller ({@link CallerQuota}): a caller past {@code sessions.max-per-caller} loses
+ * its own oldest session, reported to {@code onEvicted}. Another replica does not know them.
  */
 final class MemorySessionStore implements SessionStore {
 
@@ -21,13 +23,39 @@ final class MemorySessionStore implements SessionStore {
 
 	private final Cache<SessionKey, Entry> sessions;
 
-	MemorySessionStore(Duration idleTimeout) {
-		this.sessions = Caffeine.newBuilder().expireAfterAccess(idleTimeout).maximumSize(MAX_SESSIONS).build();
+	private final CallerQuota<SessionKey> quota;
+
+	private final Consumer<SessionKey> onEvicted;
+
+	MemorySessionStore(Duration idleTimeout, int maxPerCaller, Consumer<SessionKey> onEvicted) {
+		this.quota = new CallerQuota<>(maxPerCaller);
+		this.onEvicted = onEvicted;
+		this.sessions = Caffeine.newBuilder()
+			.expireAfterAccess(idleTimeout)
+			.maximumSize(MAX_SESSIONS)
+			.executor(Runnable::run)
+			.<SessionKey, Entry>removalListener((key, entry, cause) -> {
+				if (key != null && entry != null) {
+					quota.forget(entry.callerId, key);
+				}
+			})
+			.build();
 	}
 
 	@Override
 	public Mono<Void> open(SessionKey key, String callerId) {
-		return Mono.fromRunnable(() -> sessions.put(key, new Entry(callerId)));
+		return Mono.fromRunnable(() -> {
+			sessions.put(key, new Entry(callerId));
+			for (SessionKey oldest : quota.admit(callerId, key)) {
+				sessions.invalidate(oldest);
+				onEvicted.accept(oldest);
+			}
+		});
+	}
+
+	/** The sessions {@code callerId} holds here; for tests. */
+	int heldBy(String callerId) {
+		return quota.held(callerId);
 	}
 
 	@Override

@@ -6,9 +6,12 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -17,11 +20,17 @@ import reactor.core.scheduler.Schedulers;
  * Sessions in Redis, shared by every replica ({@code mcp-relay.sessions.store: redis}, {@code spring.data.redis.*}):
  * per session a key {@value #PREFIX}{@code <server>:<sha256 of the id>} holding its caller, and the same key with
  * {@code :tools} for the set of exposed tools (added to with {@code SADD}, so two replicas searching at once both
- * count). Both expire after the idle timeout, renewed on every use. Each call is bounded by {@link #TIMEOUT}.
+ * count). Both expire after the idle timeout, renewed on every use. Each caller's sessions are counted in a sorted set
+ * ({@value #CALLERS}{@code <sha256 of the caller id>}): past {@code sessions.max-per-caller} the caller's oldest
+ * sessions are deleted by the same script that counts the new one, so replicas opening at once keep the limit. Each
+ * call is bounded by {@link #TIMEOUT}.
  */
 final class RedisSessionStore implements SessionStore {
 
 	static final String PREFIX = "mcp-relay:session:";
+
+	/** The sorted set of a caller's sessions: this prefix and the SHA-256 of the caller's id. */
+	static final String CALLERS = "mcp-relay:caller-sessions:";
 
 	/** The longest a replica waits for Redis on one request. */
 	static final Duration TIMEOUT = Duration.ofSeconds(1);
@@ -29,18 +38,61 @@ final class RedisSessionStore implements SessionStore {
 	/** Stored for a session whose caller the front door did not name. */
 	private static final String NOBODY = "";
 
+	/**
+	 * Counts a session as its caller's newest and ends the caller's oldest past the limit, in one step that two
+	 * replicas cannot interleave: KEYS[1] the caller's sorted set of session keys (scored by opening time), ARGV the
+	 * session's key, the time, the limit and the expiry in seconds. Returns the session keys it ended.
+	 */
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> ADMIT = RedisScript.of(String.join("\n",
+			"redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])",
+			"local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])",
+			"local ended = {}",
+			"if over > 0 then",
+			"  local popped = redis.call('ZPOPMIN', KEYS[1], over)",
+			"  for i = 1, #popped, 2 do",
+			"    redis.call('DEL', popped[i], popped[i] .. ':tools')",
+			"    table.insert(ended, popped[i])",
+			"  end",
+			"end",
+			"redis.call('EXPIRE', KEYS[1], ARGV[4])",
+			"return ended"), List.class);
+
 	private final ReactiveStringRedisTemplate redis;
 
 	private final Duration idleTimeout;
 
-	RedisSessionStore(ReactiveStringRedisTemplate redis, Duration idleTimeout) {
+	private final int maxPerCaller;
+
+	private final Consumer<SessionKey> onEvicted;
+
+	RedisSessionStore(ReactiveStringRedisTemplate redis, Duration idleTimeout, int maxPerCaller,
+			Consumer<SessionKey> onEvicted) {
 		this.redis = redis;
 		this.idleTimeout = idleTimeout;
+		this.maxPerCaller = maxPerCaller;
+		this.onEvicted = onEvicted;
 	}
 
 	@Override
 	public Mono<Void> open(SessionKey key, String callerId) {
-		return bounded(redis.opsForValue().set(key(key), callerId == null ? NOBODY : callerId, idleTimeout).then());
+		Mono<Void> stored = redis.opsForValue().set(key(key), callerId == null ? NOBODY : callerId, idleTimeout).then();
+		if (callerId == null) {
+			return bounded(stored);
+		}
+		Mono<Void> counted = redis.execute(ADMIT, List.of(CALLERS + sha256(callerId)), List.of(key(key),
+				String.valueOf(System.currentTimeMillis()), String.valueOf(maxPerCaller),
+				String.valueOf(Math.max(1, idleTimeout.toSeconds()))))
+			.flatMapIterable(ended -> (List<?>) ended)
+			.doOnNext(ended -> onEvicted.accept(sessionKeyOf(String.valueOf(ended))))
+			.then();
+		return bounded(stored.then(counted));
+	}
+
+	/** The server of a stored session key; the id is only kept as its hash, so the key says no more. */
+	private static SessionKey sessionKeyOf(String stored) {
+		String rest = stored.substring(PREFIX.length());
+		return new SessionKey(rest.substring(0, rest.indexOf(':')), "<ended>");
 	}
 
 	@Override

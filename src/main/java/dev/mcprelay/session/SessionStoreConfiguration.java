@@ -1,5 +1,9 @@
 package dev.mcprelay.session;
 
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -7,16 +11,38 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
+import dev.mcprelay.config.SessionsProperties;
+import dev.mcprelay.metrics.KeptCounters;
+import dev.mcprelay.metrics.RelayMeters;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /** The session store {@code mcp-relay.sessions.store} names: memory, or Redis ({@code spring.data.redis.*}). */
 @Configuration(proxyBeanMethods = false)
-class SessionStoreConfiguration {
+public class SessionStoreConfiguration {
+
+	private static final Logger log = LoggerFactory.getLogger(SessionStoreConfiguration.class);
 
 	@Bean
-	SessionStore sessionStore(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis) {
-		return properties.sessions().store() == SessionStoreKind.REDIS
-				? new RedisSessionStore(redis.getObject(), properties.sessions().idleTimeout())
-				: new MemorySessionStore(properties.sessions().idleTimeout());
+	SessionStore sessionStore(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
+			MeterRegistry registry) {
+		SessionsProperties sessions = properties.sessions();
+		Consumer<SessionKey> evicted = evictedSessions(registry);
+		return sessions.store() == SessionStoreKind.REDIS
+				? new RedisSessionStore(redis.getObject(), sessions.idleTimeout(), sessions.maxPerCaller(), evicted)
+				: new MemorySessionStore(sessions.idleTimeout(), sessions.maxPerCaller(), evicted);
+	}
+
+	/**
+	 * Counts a session ended because its caller opened more than {@code sessions.max-per-caller}
+	 * ({@code mcp.relay.sessions.evicted}, by server and reason), and says so at DEBUG (never the session id).
+	 */
+	public static Consumer<SessionKey> evictedSessions(MeterRegistry registry) {
+		KeptCounters counters = new KeptCounters(registry);
+		return key -> {
+			log.debug("A session of '{}' ended: its caller opened more than sessions.max-per-caller", key.server());
+			counters.increment(RelayMeters.SESSIONS_EVICTED, "Sessions ended by the relay, by reason",
+					RelayMeters.SERVER, key.server(), RelayMeters.REASON, "max_per_caller");
+		};
 	}
 
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.mcprelay.session.CallerQuota;
 import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import reactor.core.Disposable;
@@ -18,7 +19,8 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * The bridged sessions of one replica (DESIGN section 7): each under a relay session id of 256 random bits, minted
- * for the client, bound to the caller that opened it, capped in number ({@code sessions.max-bridged-sessions}) and
+ * for the client, bound to the caller that opened it, capped in number ({@code sessions.max-bridged-sessions}, and
+ * per caller {@code sessions.max-per-caller}: past it the caller's own oldest session ends) and
  * ended when idle ({@code sessions.idle-timeout}: no request, no waiting POST, no GET stream attached). A session
  * lives where its upstream stream is: another replica does not know it and answers 404.
  */
@@ -42,9 +44,24 @@ final class BridgedSessions implements AutoCloseable {
 
 	private final Disposable sweeper;
 
+	private final CallerQuota<String> quota;
+
+	private final Runnable onEvicted;
+
 	BridgedSessions(String serverId, int max, Duration idleTimeout) {
+		this(serverId, max, max, idleTimeout, () -> {
+		});
+	}
+
+	/**
+	 * @param maxPerCaller how many one caller may hold; past it the caller's oldest ends
+	 * @param onEvicted told of each session ended that way
+	 */
+	BridgedSessions(String serverId, int max, int maxPerCaller, Duration idleTimeout, Runnable onEvicted) {
 		this.serverId = serverId;
 		this.max = max;
+		this.quota = new CallerQuota<>(maxPerCaller);
+		this.onEvicted = onEvicted;
 		this.idleTimeout = idleTimeout;
 		Duration every = idleTimeout.dividedBy(4).compareTo(Duration.ofSeconds(30)) < 0
 				? max(idleTimeout.dividedBy(4), Duration.ofMillis(100)) : Duration.ofSeconds(30);
@@ -71,11 +88,21 @@ final class BridgedSessions implements AutoCloseable {
 							+ "); try again later.");
 		}
 		sessions.put(session.id(), session);
+		for (String oldest : quota.admit(session.callerId(), session.id())) {
+			BridgedSession ended = sessions.get(oldest);
+			if (ended != null) {
+				log.debug("A session of '{}' ended: its caller opened more than sessions.max-per-caller", serverId);
+				ended.end("its caller opened more sessions than it may hold");
+				onEvicted.run();
+			}
+		}
 	}
 
 	/** Forgets an ended session. */
 	void remove(BridgedSession session) {
-		sessions.remove(session.id(), session);
+		if (sessions.remove(session.id(), session)) {
+			quota.forget(session.callerId(), session.id());
+		}
 	}
 
 	/**

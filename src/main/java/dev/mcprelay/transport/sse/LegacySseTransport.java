@@ -67,16 +67,18 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	 * is slow to answer
 	 * @param maxEventBytes the largest event read from the stream ({@code max-buffered-body})
 	 * @param maxSessions how many sessions may be open at once on this replica
+	 * @param maxPerCaller how many of them one caller may hold; past it the caller's oldest ends
 	 * @param idleTimeout when an unused session ends
+	 * @param onEvicted told of each session ended because its caller held too many
 	 */
 	public LegacySseTransport(HttpClient httpClient, String serverId, URI streamUri, Duration openTimeout,
-			long maxEventBytes, int maxSessions, Duration idleTimeout) {
+			long maxEventBytes, int maxSessions, int maxPerCaller, Duration idleTimeout, Runnable onEvicted) {
 		this.httpClient = httpClient;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
 		this.openTimeout = openTimeout;
 		this.maxEventBytes = maxEventBytes;
-		this.sessions = new BridgedSessions(serverId, maxSessions, idleTimeout);
+		this.sessions = new BridgedSessions(serverId, maxSessions, maxPerCaller, idleTimeout, onEvicted);
 	}
 
 	@Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,35 @@ class BridgedSessionsTest {
 				.isEqualTo(UpstreamTransportException.Kind.UNKNOWN_SESSION);
 			assertThatThrownBy(() -> sessions.require(session.id(), null)).isInstanceOf(UpstreamTransportException.class);
 		}
+	}
+
+	@Test
+	void aCallerPastItsLimitEndsItsOwnOldestSessionNeverAnotherCallers() {
+		java.util.concurrent.atomic.AtomicInteger evicted = new java.util.concurrent.atomic.AtomicInteger();
+		try (BridgedSessions sessions = new BridgedSessions("s", 10, 2, Duration.ofHours(1), evicted::incrementAndGet)) {
+			BridgedSession bob = open(sessions, "bob");
+			BridgedSession first = open(sessions, "alice");
+			BridgedSession second = open(sessions, "alice");
+			BridgedSession third = open(sessions, "alice");
+
+			assertThat(first.isEnded()).as("alice's oldest ends").isTrue();
+			assertThatThrownBy(() -> sessions.require(first.id(), "alice")).isInstanceOf(UpstreamTransportException.class);
+			assertThat(List.of(second, third, bob)).noneMatch(BridgedSession::isEnded);
+			assertThat(sessions.require(bob.id(), "bob")).as("bob's session is untouched").isSameAs(bob);
+			assertThat(sessions.size()).isEqualTo(3);
+			assertThat(evicted).hasValue(1);
+			third.end("the client ended it");
+			open(sessions, "alice");
+			assertThat(second.isEnded()).as("an ended session no longer counts").isFalse();
+		}
+	}
+
+	private static BridgedSession open(BridgedSessions sessions, String caller) {
+		BridgedSession[] created = new BridgedSession[1];
+		created[0] = new BridgedSession(BridgedSessions.mintId(), caller, "s", STREAM, 1024,
+				() -> sessions.remove(created[0]));
+		sessions.add(created[0]);
+		return created[0];
 	}
 
 	@Test
