@@ -1,10 +1,10 @@
 package dev.mcprelay.config;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.reactor.netty.ReactorNettyProperties;
-import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
-import org.springframework.boot.web.embedded.netty.NettyRouteProvider;
-import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
+import org.springframework.boot.reactor.netty.autoconfigure.ReactorNettyProperties;
+import org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory;
+import org.springframework.boot.reactor.netty.NettyRouteProvider;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
@@ -17,7 +17,6 @@ import reactor.netty.NettyPipeline;
  * disconnects cancelling its upstream exchange) are built and tested on it; without this bean, Spring Boot would
  * pick Tomcat whenever a servlet container is on the classpath, as it is in the tests that host an MCP SDK server.
  * {@code server.*} properties still apply through Boot's factory customizers. Every client connection also gets
- * {@link KeepAliveReadRearm}, the relay's guard against a Reactor Netty keep-alive stall, and
  * {@link RequestTargetRepair}, which encodes what a request target may not hold.
  */
 @Configuration(proxyBeanMethods = false)
@@ -65,16 +64,6 @@ class ReactorNettyServerConfiguration {
 			ChannelPipeline pipeline = channel.pipeline();
 			if (pipeline.get(NettyPipeline.HttpTrafficHandler) != null) {
 				pipeline.addBefore(NettyPipeline.HttpTrafficHandler, RequestTargetRepair.NAME, RequestTargetRepair.INSTANCE);
-			}
-		});
-	}
-
-	@Bean
-	NettyServerCustomizer keepAliveReadRearm() {
-		return server -> server.doOnChannelInit((observer, channel, remoteAddress) -> {
-			ChannelPipeline pipeline = channel.pipeline();
-			if (pipeline.get(NettyPipeline.HttpTrafficHandler) != null) {
-				pipeline.addBefore(NettyPipeline.HttpTrafficHandler, KeepAliveReadRearm.NAME, KeepAliveReadRearm.INSTANCE);
 			}
 		});
 	}

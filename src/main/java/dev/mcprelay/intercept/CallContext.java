@@ -82,7 +82,7 @@ public final class CallContext {
 
 	/** The received headers, copied without the hidden ones when one is there; as they are otherwise. */
 	private HttpHeaders withoutHidden() {
-		if (hidden.isEmpty() || hidden.stream().noneMatch(received::containsKey)) {
+		if (hidden.isEmpty() || hidden.stream().noneMatch(received::containsHeader)) {
 			return received;
 		}
 		HttpHeaders visible = new HttpHeaders();

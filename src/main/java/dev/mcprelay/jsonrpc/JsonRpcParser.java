@@ -9,8 +9,8 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcMessage.Kind;
@@ -27,7 +27,7 @@ public final class JsonRpcParser {
 		.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
 		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-		.nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+		.disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
 		.build();
 
 	private JsonRpcParser() {

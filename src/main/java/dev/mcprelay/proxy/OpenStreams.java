@@ -46,9 +46,9 @@ public class OpenStreams implements SmartLifecycle {
 
 	private final AtomicInteger openPostStreams = new AtomicInteger();
 
-	private final Sinks.Empty<Void> closeGetStreams = Sinks.empty();
+	private volatile Sinks.Empty<Void> closeGetStreams = Sinks.empty();
 
-	private final Sinks.Empty<Void> closePostStreams = Sinks.empty();
+	private volatile Sinks.Empty<Void> closePostStreams = Sinks.empty();
 
 	private final Duration gracePeriod;
 
@@ -113,8 +113,16 @@ public class OpenStreams implements SmartLifecycle {
 		return (post ? closePostStreams : closeGetStreams).asMono();
 	}
 
+	/**
+	 * Opens for streams; after a stop (a paused test context is stopped and started again, as Spring's test framework
+	 * does with cached contexts), streams opened from now on get closing signals of their own.
+	 */
 	@Override
 	public void start() {
+		if (!running) {
+			closeGetStreams = Sinks.empty();
+			closePostStreams = Sinks.empty();
+		}
 		running = true;
 	}
 
@@ -126,13 +134,14 @@ public class OpenStreams implements SmartLifecycle {
 	@Override
 	public void stop(Runnable callback) {
 		running = false;
+		Sinks.Empty<Void> closePosts = closePostStreams;
 		closeGetStreams.tryEmitEmpty();
 		log.info("Shutting down: GET streams closed; {} POST stream(s) get up to {} to finish",
 				openPostStreams.get(), gracePeriod);
 		Flux.interval(Duration.ZERO, POLL)
 			.takeUntil(tick -> openPostStreams.get() == 0)
 			.take(gracePeriod)
-			.then(Mono.fromRunnable(closePostStreams::tryEmitEmpty))
+			.then(Mono.fromRunnable(closePosts::tryEmitEmpty))
 			.doFinally(signal -> callback.run())
 			.subscribe();
 	}

@@ -105,7 +105,7 @@ public final class RelayFailures {
 	}
 
 	public static RelayFailure requestTooLarge(String server, DataSize limit) {
-		return new RelayFailure(HttpStatus.PAYLOAD_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
+		return new RelayFailure(HttpStatus.CONTENT_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
 				server, "The request body is larger than the " + format(limit) + " this relay accepts for '" + server + "'.");
 	}
 

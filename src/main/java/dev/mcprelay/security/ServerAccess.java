@@ -3,6 +3,7 @@ package dev.mcprelay.security;
 import java.util.List;
 
 import org.springframework.security.authorization.AuthorizationDecision;
+import org.springframework.security.authorization.AuthorizationResult;
 import org.springframework.security.authorization.ReactiveAuthorizationManager;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
@@ -30,6 +31,10 @@ import reactor.core.publisher.Mono;
  */
 final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationContext> {
 
+	private static final AuthorizationDecision GRANTED = new AuthorizationDecision(true);
+
+	private static final AuthorizationDecision DENIED = new AuthorizationDecision(false);
+
 	private final UpstreamRegistry upstreams;
 
 	private final McpRouting routing;
@@ -47,16 +52,15 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	 * ({@link AccessRefusal#ATTRIBUTE}) for the answer to say why, since Spring Security passes on only the verdict.
 	 */
 	@Override
-	@SuppressWarnings("deprecation")
-	public Mono<AuthorizationDecision> check(Mono<Authentication> authentication, AuthorizationContext context) {
+	public Mono<AuthorizationResult> authorize(Mono<Authentication> authentication, AuthorizationContext context) {
 		ServerWebExchange exchange = context.getExchange();
 		return authentication.filter(Authentication::isAuthenticated)
-			.flatMap(caller -> decide(caller, exchange).thenReturn(new AuthorizationDecision(true)))
+			.flatMap(caller -> decide(caller, exchange).thenReturn((AuthorizationResult) GRANTED))
 			.onErrorResume(AccessRefusal.class, refusal -> {
 				exchange.getAttributes().put(AccessRefusal.ATTRIBUTE, refusal);
-				return Mono.just(new AuthorizationDecision(false));
+				return Mono.just(DENIED);
 			})
-			.defaultIfEmpty(new AuthorizationDecision(false));
+			.defaultIfEmpty(DENIED);
 	}
 
 	private Mono<Void> decide(Authentication authentication, ServerWebExchange exchange) {

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
 
 import dev.mcprelay.intercept.Outcome;
 import dev.mcprelay.intercept.RejectError;
@@ -33,7 +33,7 @@ import io.micrometer.core.instrument.Timer;
  * registry and from the scraped Prometheus text; tags stay bounded whatever clients send. The context is shared, so
  * every count is taken as a difference around the exchange under test.
  */
-@AutoConfigureObservability(tracing = false)
+@AutoConfigureMetrics
 class RelayMetricsTest extends InterceptorIntegrationTest {
 
 	@Autowired

@@ -22,8 +22,8 @@ import dev.mcprelay.testsupport.RawHttp;
 /**
  * A client that keeps its connection to the relay open gets an answer to every request on it, including the answers
  * the relay gives at once, without a round trip upstream. Reactor Netty 1.2 could stop reading such a connection
- * after one of them (reactor-netty#4361); {@code KeepAliveReadRearm} guards against it. Without the guard this test
- * hung on one of its first few hundred requests in every run.
+ * after one of them (reactor-netty#4361): this test hung on one of its first few hundred requests in every run without
+ * the relay's guard. Reactor Netty 1.3 (Spring Boot 4.1) reads on; the guard is gone, and the test stays to keep it so.
  */
 class KeepAliveConnectionTest extends InterceptorIntegrationTest {
 
