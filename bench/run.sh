@@ -30,6 +30,10 @@ ROUNDS=${ROUNDS:-3}
 STREAMS=${STREAMS:-10000}
 RELAY_LAUNCH=()
 RELAY_PREFIX=()
+RELAY_JAVA=java
+# The image runs the relay on Java 25 with an AOT cache (deploy/aot-cache.sh): the sections that start the relay "as the
+# image starts it" do the same, with this java.
+JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 # the heap bound the image starts the relay with
 IMAGE_HEAP=$(grep -o -- '-XX:MaxRAMPercentage=[0-9.]*' Dockerfile)
 # each open stream holds two sockets in the relay (the client's and the upstream's) and one in each peer; where the
@@ -118,17 +122,24 @@ load_curve() {
   done
 }
 
-# warmup_curve: a fresh relay as the container image runs it (extracted jar, class-data-sharing archive built by
-# deploy/class-archive.sh), loaded at concurrency 16 from the moment it listens; then a fresh bare relay the same way:
-# how fast the platform itself (the JVM's JIT on these cores, Reactor Netty) warms up
+# image_layout: the relay laid out as the container image runs it (extracted jar, AOT cache trained by
+# deploy/aot-cache.sh on Java 25), once per run
+image_layout() {
+  [ -d "$WORK/image" ] || JAVA="$JAVA25" bash deploy/aot-cache.sh "$JAR" "$WORK/image"
+  RELAY_JAVA=$JAVA25
+  RELAY_LAUNCH=(-XX:AOTCache="$WORK/image/mcp-relay.aot" "$@" -jar "$WORK/image/mcp-relay.jar")
+}
+
+# warmup_curve: a fresh relay as the container image runs it (image_layout), loaded at concurrency 16 from the moment
+# it listens; then a fresh bare relay the same way: how fast the platform itself (the JVM's JIT on these cores,
+# Reactor Netty) warms up. bench/warmup.sh compares the runtimes.
 warmup_curve() {
   log "warm-up: a fresh relay, second by second"
-  sh deploy/class-archive.sh "$JAR" "$WORK/cds"
   local start_ns
+  image_layout
   start_ns=$(date +%s%N)
-  RELAY_LAUNCH=(-XX:SharedArchiveFile="$WORK/cds/mcp-relay.jsa" -jar "$WORK/cds/mcp-relay.jar")
   start_relay WARM_PORT WARM_PID
-  RELAY_LAUNCH=()
+  RELAY_LAUNCH=(); RELAY_JAVA=java
   WARM_LISTEN_MS=$(( ($(date +%s%N) - start_ns) / 1000000 ))
   load_curve "$WORK/warm.txt" "http://127.0.0.1:$WARM_PORT/mcp/fast"
   kill "$WARM_PID" 2>/dev/null || true
@@ -191,7 +202,7 @@ start_relay() {
   [ -n "${3:-}" ] && loader=(-Dloader.path="$3")
   local launch=("${RELAY_LAUNCH[@]}")
   [ ${#launch[@]} -eq 0 ] && launch=(-cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher)
-  "${RELAY_PREFIX[@]}" java "${loader[@]}" "${launch[@]}" \
+  "${RELAY_PREFIX[@]}" "$RELAY_JAVA" "${loader[@]}" "${launch[@]}" \
     --server.port="$port" --server.address=127.0.0.1 \
     --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
     --mcp-relay.servers.fast.timeouts.streaming-idle=600s \
@@ -281,7 +292,7 @@ memory() {
   echo "rss ${before_rss} -> ${after_rss} KB, heap ${before_heap} -> ${after_heap} bytes, gauge ${OPEN_GAUGE}" >&2
 }
 
-# container_memory: the relay as the image runs it (class archive, the Dockerfile's -XX:MaxRAMPercentage) in a memory
+# container_memory: the relay as the image runs it (AOT cache, the Dockerfile's -XX:MaxRAMPercentage) in a memory
 # cgroup limited to 512 MB, as a container with that limit holds it, with $STREAMS open GET streams: does it stay up,
 # and how much of the limit does it take (the kernel's memory for its sockets counts, as it does in a container).
 # Needs a cgroup v1 memory controller this user may write to; elsewhere it is skipped and the report says so.
@@ -295,12 +306,11 @@ container_memory() {
     return 0
   fi
   log "memory in a 512 MB container: $STREAMS open GET streams"
-  [ -d "$WORK/cds" ] || sh deploy/class-archive.sh "$JAR" "$WORK/cds"
+  image_layout "$IMAGE_HEAP"
   # shellcheck disable=SC2016 # expanded by the inner shell, which then becomes the relay
   RELAY_PREFIX=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg")
-  RELAY_LAUNCH=(-XX:SharedArchiveFile="$WORK/cds/mcp-relay.jsa" "$IMAGE_HEAP" -jar "$WORK/cds/mcp-relay.jar")
   start_relay BOXED_PORT BOXED_PID
-  RELAY_PREFIX=(); RELAY_LAUNCH=()
+  RELAY_PREFIX=(); RELAY_LAUNCH=(); RELAY_JAVA=java
   mkfifo "$WORK/hold-boxed"
   node bench/open-streams.mjs "http://127.0.0.1:$BOXED_PORT/mcp/fast" "$STREAMS" <"$WORK/hold-boxed" >"$WORK/boxed.out" 2>&1 &
   local client=$! opened=no alive=no rss=0
