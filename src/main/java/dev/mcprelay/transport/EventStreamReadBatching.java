@@ -23,7 +23,7 @@ import reactor.netty.http.client.HttpClientResponse;
  * for more bytes than the read brought: latency is unchanged. A batch is passed on early once it reaches
  * {@value #MAX_BATCH_BYTES} bytes, and always before the end of the body, an error or the connection's end, so bytes
  * keep their order and nothing is held back. Reactor Netty removes the handler when the exchange ends; bytes it still
- * held then (the exchange was cancelled) are released.
+ * holds then are passed on, never dropped.
  */
 public final class EventStreamReadBatching extends ChannelInboundHandlerAdapter {
 
@@ -38,6 +38,11 @@ public final class EventStreamReadBatching extends ChannelInboundHandlerAdapter 
 	private boolean copied;
 
 	private EventStreamReadBatching() {
+	}
+
+	/** A handler of its own, for tests of its bytes. */
+	static EventStreamReadBatching forTest() {
+		return new EventStreamReadBatching();
 	}
 
 	/** For {@code HttpClient.doOnResponse}: installs the batching on the connection when the body is an event stream. */
@@ -93,12 +98,15 @@ public final class EventStreamReadBatching extends ChannelInboundHandlerAdapter 
 		ctx.fireExceptionCaught(cause);
 	}
 
+	/**
+	 * Passes on what this read brought so far: Reactor Netty removes the handler when its exchange ends, and on a pooled
+	 * connection that removal can come after the next exchange started reading through this same handler (Reactor
+	 * Netty keeps a handler of the same name instead of adding another), so the bytes held may be the next exchange's.
+	 * Passed on, they reach whoever reads the connection now, in order, and are released there if nobody does.
+	 */
 	@Override
 	public void handlerRemoved(ChannelHandlerContext ctx) {
-		if (batch != null) {
-			batch.release();
-			batch = null;
-		}
+		passOn(ctx);
 	}
 
 	private void passOn(ChannelHandlerContext ctx) {

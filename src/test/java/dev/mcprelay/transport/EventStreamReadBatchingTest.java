@@ -93,4 +93,24 @@ class EventStreamReadBatchingTest {
 			.doesNotContain(EventStreamReadBatching.NAME);
 	}
 
+	@Test
+	void bytesHeldWhenTheHandlerIsRemovedArePassedOnNotDropped() {
+		io.netty.channel.embedded.EmbeddedChannel channel = new io.netty.channel.embedded.EmbeddedChannel(
+				EventStreamReadBatching.forTest());
+		channel.writeOneInbound(new io.netty.handler.codec.http.DefaultHttpContent(
+				io.netty.buffer.Unpooled.copiedBuffer("data: 1\n\n", java.nio.charset.StandardCharsets.UTF_8)));
+		channel.writeOneInbound(new io.netty.handler.codec.http.DefaultHttpContent(
+				io.netty.buffer.Unpooled.copiedBuffer("data: 2\n\n", java.nio.charset.StandardCharsets.UTF_8)));
+		assertThat((Object) channel.readInbound()).as("held until the read completes").isNull();
+
+		channel.pipeline().remove(EventStreamReadBatching.class);
+
+		io.netty.handler.codec.http.HttpContent passed = channel.readInbound();
+		assertThat(passed).as("what the handler held when it was removed (its exchange ended while the connection read "
+				+ "on) goes on").isNotNull();
+		assertThat(passed.content().toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("data: 1\n\ndata: 2\n\n");
+		passed.release();
+		channel.finishAndReleaseAll();
+	}
+
 }
