@@ -9,12 +9,14 @@
 #   relay, Java 25 + AOT    the jar extracted, the AOT cache of deploy/aot-cache.sh (the image now)
 #   bare, Java 17 / 25      the bare Reactor Netty relay (bench/bare-relay): how fast the platform itself warms up
 # Reports time to listen, the first 10 s after listening and after launch against steady, and the time to 90%.
-# Nothing is asserted. JAVA17 and JAVA25 name the two runtimes; WARM_SECONDS (30) the length of each curve.
+# Nothing is asserted. JAVA17 and JAVA25 name the two runtimes; WARM_SECONDS (30) the length of each curve; ROUNDS (2)
+# how many times each target is measured, in interleaved rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JAVA17=${JAVA17:-java}
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 WARM_SECONDS=${WARM_SECONDS:-30}
+ROUNDS=${ROUNDS:-2}
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -84,17 +86,23 @@ measure() {
   first10=$(awk '$1 <= 10 { s += $2; n++ } END { if (n) printf "%.0f", s / n }' "$WORK/curve.txt")
   from_start=$(awk -v l="$listen_ms" '$1 <= 10 - l / 1000 { s += $2 } END { printf "%.0f", s / 10 }' "$WORK/curve.txt")
   to90=$(awk -v t="$steady" '$2 >= 0.9 * t { print $1; exit }' "$WORK/curve.txt")
-  ROWS+=("| $label | $listen_ms ms | $steady | $first10, $(ratio "$first10" "$steady") | $from_start, $(ratio "$from_start" "$steady") | ${to90:+${to90} s}${to90:-not within $WARM_SECONDS s} |")
+  local reached="not within $WARM_SECONDS s"; [ -n "$to90" ] && reached="$to90 s"
+  ROWS+=("| $label | $listen_ms ms | $steady | $first10, $(ratio "$first10" "$steady") | $from_start, $(ratio "$from_start" "$steady") | $reached |")
   CURVES+=("$label: $(awk '{ printf "%s%s", sep, int($2); sep = ", " }' "$WORK/curve.txt")")
 }
 
 ROWS=()
 CURVES=()
-measure "relay, Java 17 + CDS archive" relay "$JAVA17" -XX:SharedArchiveFile="$WORK/cds/mcp-relay.jsa" -jar "$WORK/cds/mcp-relay.jar"
-measure "relay, Java 25" relay "$JAVA25" -jar "$WORK/plain/mcp-relay.jar"
-measure "relay, Java 25 + AOT cache" relay "$JAVA25" -XX:AOTCache="$WORK/aot/mcp-relay.aot" -jar "$WORK/aot/mcp-relay.jar"
-measure "bare relay, Java 17" bare "$JAVA17"
-measure "bare relay, Java 25" bare "$JAVA25"
+# ROUNDS rounds, each target once per round in the same order, so that no target meets only a quiet or a busy machine
+for round in $(seq 1 "$ROUNDS"); do
+  measure "relay, Java 17 + CDS archive ($round)" relay "$JAVA17" -XX:SharedArchiveFile="$WORK/cds/mcp-relay.jsa" \
+    -jar "$WORK/cds/mcp-relay.jar"
+  measure "relay, Java 25 ($round)" relay "$JAVA25" --enable-native-access=ALL-UNNAMED -jar "$WORK/plain/mcp-relay.jar"
+  measure "relay, Java 25 + AOT cache ($round)" relay "$JAVA25" -XX:AOTCache="$WORK/aot/mcp-relay.aot" \
+    --enable-native-access=ALL-UNNAMED -jar "$WORK/aot/mcp-relay.jar"
+  measure "bare relay, Java 17 ($round)" bare "$JAVA17"
+  measure "bare relay, Java 25 ($round)" bare "$JAVA25" --enable-native-access=ALL-UNNAMED
+done
 
 {
   echo "Warm-up, $(date -u '+%F %H:%M UTC'), $(nproc) cores; $("$JAVA17" -version 2>&1 | head -1); $("$JAVA25" -version 2>&1 | head -1)."

@@ -14,6 +14,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.util.UriComponentsBuilder;
 
 import dev.mcprelay.config.JwtProperties;
+import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
@@ -75,7 +77,7 @@ final class ProtectedResourceMetadata {
 			document.put("scopes_supported", new ArrayList<>(scopes));
 		}
 		document.put("bearer_methods_supported", List.of("header"));
-		return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(document);
+		return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(JsonRpcErrors.toBytes(JsonRpcParser.mapper().valueToTree(document)));
 	}
 
 	private static String origin(ServerHttpRequest request) {
