@@ -3,7 +3,8 @@
 #
 # Extracts the Spring Boot jar into DIR (DIR/mcp-relay.jar and DIR/lib/: classes load from plain jars), then runs the
 # relay once as a training run under Java 25's AOT cache (JEP 483, 514, 515): the demo profile on a free loopback
-# port, a few MCP sessions through it (initialize, tools/list, a JSON tools/call, an SSE tools/call, DELETE), then a
+# port, a few MCP sessions through it (initialize, tools/list, a JSON tools/call, an SSE tools/call, DELETE) and
+# TRAINING_CALLS tools/call in one more session (the hot path's method profiles), then a
 # graceful stop, at which the JVM writes DIR/mcp-relay.aot: the classes loaded and linked and the method profiles of
 # that run. Started with
 #   java -XX:AOTCache=DIR/mcp-relay.aot -jar DIR/mcp-relay.jar
@@ -15,6 +16,7 @@ JAR=$1
 DIR=$2
 JAVA=${JAVA:-java}
 SESSIONS=${TRAINING_SESSIONS:-20}
+CALLS=${TRAINING_CALLS:-2000}
 
 rm -rf "$DIR"
 "$JAVA" -Djarmode=tools -jar "$JAR" extract --destination "$DIR" >/dev/null
@@ -51,6 +53,12 @@ for i in $(seq 1 "$SESSIONS"); do
   exchange POST /mcp/demo "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\"training $i\"}}}" "$session" >/dev/null
   [ "$i" -le 3 ] && exchange POST /mcp/demo '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"countdown","arguments":{"from":1},"_meta":{"progressToken":"p"}}}' "$session" >/dev/null
   exchange DELETE /mcp/demo "" "$session" >/dev/null
+done
+# the hot path as a busy relay runs it: many tools/call in one session, so the cache's method profiles are of that path
+session=$(exchange POST /mcp/demo "$init" | tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p')
+exchange POST /mcp/demo '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$session" >/dev/null
+for i in $(seq 1 "$CALLS"); do
+  exchange POST /mcp/demo "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\"call $i\"}}}" "$session" >/dev/null
 done
 
 kill -TERM "$RELAY"
