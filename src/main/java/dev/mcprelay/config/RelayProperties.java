@@ -1,5 +1,7 @@
 package dev.mcprelay.config;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,6 +27,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param security who may call the relay
  * @param rateLimits how many requests callers may make, rule by rule (every matching rule must allow a request)
  * @param sessions where state shared across requests lives
+ * @param virtualServers endpoints that compose several servers into one, by id (DESIGN section 11); the ids share
+ * one namespace with {@code servers}
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -37,10 +41,14 @@ public record RelayProperties(
 		@DefaultValue @NestedConfigurationProperty ClientConnectionProperties clientConnections,
 		@DefaultValue @NestedConfigurationProperty SecurityProperties security,
 		@DefaultValue List<RateLimitProperties> rateLimits,
-		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions) {
+		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
+		@DefaultValue Map<String, VirtualServerProperties> virtualServers) {
 
 	public RelayProperties {
-		servers = servers == null ? Map.of() : Map.copyOf(servers);
+		// Configuration order is kept: it decides which member wins a name two publish ({@code members: ["*"]}).
+		servers = servers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(servers));
+		virtualServers = virtualServers == null ? Map.of()
+				: Collections.unmodifiableMap(new LinkedHashMap<>(virtualServers));
 		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
 	}

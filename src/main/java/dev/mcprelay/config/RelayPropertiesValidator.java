@@ -41,11 +41,13 @@ public final class RelayPropertiesValidator {
 			.forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, mode, problems));
 		problems.addAll(SecurityPropertiesValidator.validate(properties));
 		problems.addAll(RateLimitPropertiesValidator.validate(properties));
+		problems.addAll(VirtualServerPropertiesValidator.validate(properties));
 		String defaultServer = properties.defaultServer();
-		if (defaultServer != null && !properties.servers().containsKey(defaultServer)) {
+		if (defaultServer != null && !properties.servers().containsKey(defaultServer)
+				&& !properties.virtualServers().containsKey(defaultServer)) {
 			problems.add(new ConfigurationProblem("mcp-relay.default-server",
-					"names '" + defaultServer + "', which is not a configured server",
-					"Write the id of a server under mcp-relay.servers, or remove the property"));
+					"names '" + defaultServer + "', which is not a configured server or virtual server",
+					"Write the id of a server under mcp-relay.servers or mcp-relay.virtual-servers, or remove the property"));
 		}
 		List<String> origins = properties.allowedOrigins();
 		for (int i = 0; i < origins.size(); i++) {

@@ -33,7 +33,9 @@ final class SecurityPropertiesValidator {
 							+ "none (anyone who reaches the port is served with the configured upstream credentials)"));
 		}
 		if (mode == SecurityMode.API_KEY) {
-			validateApiKeys(security.apiKeys(), properties.servers().keySet(), problems);
+			Set<String> ids = new java.util.HashSet<>(properties.servers().keySet());
+			ids.addAll(properties.virtualServers().keySet());
+			validateApiKeys(security.apiKeys(), ids, problems);
 		}
 		else if (!security.apiKeys().isEmpty()) {
 			problems.add(new ConfigurationProblem(PATH + ".api-keys", "are configured, but the mode is not api-key",
@@ -88,7 +90,8 @@ final class SecurityPropertiesValidator {
 				String server = key.servers().get(s);
 				if (server == null || !(server.equals("*") || servers.contains(server))) {
 					problems.add(new ConfigurationProblem(path + ".servers[" + s + "]",
-							"'" + server + "' is not a configured server", "Write an id under mcp-relay.servers, or *"));
+							"'" + server + "' is not a configured server",
+							"Write an id under mcp-relay.servers or mcp-relay.virtual-servers, or *"));
 				}
 			}
 		}

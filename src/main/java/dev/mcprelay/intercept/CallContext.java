@@ -32,6 +32,8 @@ public final class CallContext {
 
 	private final Caller caller;
 
+	private final String virtualServer;
+
 	public CallContext(String server, HttpHeaders headers, Caller caller) {
 		this(server, headers, caller, Set.of());
 	}
@@ -41,10 +43,21 @@ public final class CallContext {
 	 * credential for the relay
 	 */
 	public CallContext(String server, HttpHeaders headers, Caller caller, Set<String> hidden) {
+		this(server, headers, caller, hidden, null);
+	}
+
+	/**
+	 * @param hidden inbound headers interceptors do not see (names compared case-insensitively): the caller's
+	 * credential for the relay
+	 * @param virtualServer the virtual server the message came through, or {@code null} when the client addressed
+	 * {@code server} itself
+	 */
+	public CallContext(String server, HttpHeaders headers, Caller caller, Set<String> hidden, String virtualServer) {
 		this.server = server;
 		this.received = headers;
 		this.caller = caller;
 		this.hidden = hidden;
+		this.virtualServer = virtualServer;
 	}
 
 	/** A request from an anonymous caller (security mode {@code none}). */
@@ -60,9 +73,20 @@ public final class CallContext {
 		return caller;
 	}
 
-	/** The id of the upstream server, as configured under {@code mcp-relay.servers}. */
+	/**
+	 * The id of the upstream server, as configured under {@code mcp-relay.servers}: for a message that came through a
+	 * virtual server, the member it goes to (or came from).
+	 */
 	public String server() {
 		return server;
+	}
+
+	/**
+	 * The virtual server ({@code mcp-relay.virtual-servers}) the client addressed, whose member {@link #server()} is;
+	 * {@code null} when the client addressed the server itself.
+	 */
+	public String virtualServer() {
+		return virtualServer;
 	}
 
 	/** The client's request headers, read-only, less the caller's credential for the relay (see the class comment). */

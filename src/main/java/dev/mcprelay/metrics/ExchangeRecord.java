@@ -21,6 +21,9 @@ public final class ExchangeRecord {
 
 	private static final String ATTRIBUTE = ExchangeRecord.class.getName();
 
+	/** The virtual server tag value of a request to a server itself. */
+	public static final String NO_VIRTUAL_SERVER = "none";
+
 	/** The server tag value for a path that names no configured server. */
 	public static final String UNKNOWN_SERVER = "unknown";
 
@@ -31,6 +34,8 @@ public final class ExchangeRecord {
 	private final AtomicLong bytes = new AtomicLong();
 
 	private volatile String server = UNKNOWN_SERVER;
+
+	private volatile String virtualServer = NO_VIRTUAL_SERVER;
 
 	private volatile JsonRpcPayload payload;
 
@@ -54,7 +59,11 @@ public final class ExchangeRecord {
 		return record != null ? record : new ExchangeRecord(exchange.getRequest().getMethod());
 	}
 
-	static ExchangeRecord attach(ServerWebExchange exchange) {
+	/**
+	 * A new record attached to {@code exchange}, for a component that observes an exchange of its own (a virtual
+	 * server's message to a member) and records it with {@link RequestMeters} when it ends.
+	 */
+	public static ExchangeRecord attach(ServerWebExchange exchange) {
 		ExchangeRecord record = new ExchangeRecord(exchange.getRequest().getMethod());
 		exchange.getAttributes().put(ATTRIBUTE, record);
 		return record;
@@ -65,8 +74,17 @@ public final class ExchangeRecord {
 		this.server = id;
 	}
 
+	/** The request came through configured virtual server {@code id}. */
+	public void virtualServer(String id) {
+		this.virtualServer = id;
+	}
+
+	String virtualServerTag() {
+		return virtualServer;
+	}
+
 	/** Who sent the request, once the front door let it in. */
-	void caller(Caller caller) {
+	public void caller(Caller caller) {
 		this.caller = caller;
 	}
 

@@ -13,18 +13,18 @@ package dev.mcprelay.metrics;
  */
 public final class RelayMeters {
 
-	/** Counter: client requests on {@code /mcp/{server}}, one per HTTP exchange. Tags: all six request tags. */
+	/** Counter: client requests on {@code /mcp/{server}}, one per HTTP exchange. Tags: all seven request tags. */
 	public static final String REQUESTS = "mcp.relay.requests";
 
 	/**
 	 * Timer: from the request's arrival until its response ends; for a stream, until the stream ends. Histogram
-	 * buckets from 10 ms to 120 s. Tags: all six request tags.
+	 * buckets from 10 ms to 120 s. Tags: all seven request tags.
 	 */
 	public static final String REQUEST_DURATION = "mcp.relay.request.duration";
 
 	/**
 	 * Distribution summary: body bytes the client received, in bytes. Histogram buckets from 1 KB to 50 MB. Tags: all
-	 * six request tags.
+	 * seven request tags.
 	 */
 	public static final String RESPONSE_BYTES = "mcp.relay.response.bytes";
 
@@ -77,6 +77,19 @@ public final class RelayMeters {
 
 	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
 	public static final String SERVER = "server";
+
+	/**
+	 * Tag: the configured virtual server a request came through (DESIGN section 11), or {@code none} for a request to
+	 * a server itself. A request to a virtual server is counted once with {@link #SERVER} the virtual server's id,
+	 * and once more per message relayed to a member, with {@link #SERVER} the member's.
+	 */
+	public static final String VIRTUAL_SERVER = "virtual_server";
+
+	/** Counter: tools or prompts of a virtual server's member left out because an earlier member published the name. */
+	public static final String VIRTUAL_NAME_CLASHES = "mcp.relay.virtual.name.clashes";
+
+	/** Counter: a member of a virtual server that could not be used (down, slow, refused), by {@link #SERVER}. */
+	public static final String VIRTUAL_MEMBER_UNAVAILABLE = "mcp.relay.virtual.member.unavailable";
 
 	/** Tag: {@code POST}, {@code GET}, {@code DELETE}, or {@code other}. */
 	public static final String HTTP_METHOD = "http_method";

@@ -47,8 +47,11 @@ class RelayObservationFilter implements WebFilter, Ordered {
 			return chain.filter(exchange);
 		}
 		ExchangeRecord record = ExchangeRecord.attach(exchange);
-		if (route.server() != null) {
-			record.server(route.server());
+		if (route.configuredId() != null) {
+			record.server(route.configuredId());
+		}
+		if (route.virtualServer() != null) {
+			record.virtualServer(route.virtualServer());
 		}
 		ServerWebExchange observed = exchange.mutate()
 			.response(new CountingResponse(exchange.getResponse(), record))

@@ -35,7 +35,7 @@ class RequestMeters {
 
 	/** The tag values of one series; every value comes from a bounded set. */
 	private record Key(String server, String httpMethod, String rpcMethod, String statusClass, String outcome,
-			String client) {
+			String client, String virtualServer) {
 	}
 
 	/** The three meters of one series, registered once and kept. */
@@ -52,7 +52,7 @@ class RequestMeters {
 
 	void record(ExchangeRecord record) {
 		Key key = new Key(record.server(), record.httpMethodTag(), record.rpcMethodTag(), record.statusClassTag(),
-				record.outcome().tag(), record.clientTag());
+				record.outcome().tag(), record.clientTag(), record.virtualServerTag());
 		Series meters = series.computeIfAbsent(key, this::register);
 		meters.requests().increment();
 		meters.duration().record(record.elapsedNanos(), TimeUnit.NANOSECONDS);
@@ -62,7 +62,8 @@ class RequestMeters {
 	private Series register(Key key) {
 		Tags tags = Tags.of(RelayMeters.SERVER, key.server(), RelayMeters.HTTP_METHOD, key.httpMethod(),
 				RelayMeters.RPC_METHOD, key.rpcMethod(), RelayMeters.STATUS_CLASS, key.statusClass(),
-				RelayMeters.OUTCOME, key.outcome(), RelayMeters.CLIENT, key.client());
+				RelayMeters.OUTCOME, key.outcome(), RelayMeters.CLIENT, key.client(), RelayMeters.VIRTUAL_SERVER,
+				key.virtualServer());
 		return new Series(Counter.builder(RelayMeters.REQUESTS)
 			.description("Client requests relayed on /mcp/{server}")
 			.tags(tags)

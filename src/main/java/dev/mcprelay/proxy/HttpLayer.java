@@ -1,5 +1,6 @@
 package dev.mcprelay.proxy;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
@@ -43,13 +44,20 @@ final class HttpLayer {
 	 * Replaces a header of the client's request where every later reader sees it (Reactor Netty's headers, of which
 	 * Spring's are a view): for what the relay decided once about the request and all else must read the same way.
 	 *
-	 * @throws IllegalStateException when the request is not Reactor Netty's
+	 * @throws IllegalStateException when the request is neither Reactor Netty's nor a virtual server's
 	 */
 	static void replaceRequestHeader(ServerWebExchange exchange, String name, String value) {
-		if (!(ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof HttpServerRequest nativeRequest)) {
+		Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+		if (nativeRequest instanceof HttpServerRequest nettyRequest) {
+			nettyRequest.requestHeaders().set(name, value);
+		}
+		else if (nativeRequest instanceof HttpHeaders ownHeaders) {
+			// A virtual server's request to a member: its native request is the header map its headers are a view of.
+			ownHeaders.set(name, value);
+		}
+		else {
 			throw new IllegalStateException("The request is not Reactor Netty's: its headers cannot be replaced");
 		}
-		nativeRequest.requestHeaders().set(name, value);
 	}
 
 	/**

@@ -25,6 +25,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.VirtualMembers;
 import dev.mcprelay.security.Caller;
 import dev.mcprelay.security.CredentialHeaders;
 import dev.mcprelay.security.SessionBinding;
@@ -109,8 +110,7 @@ public class McpRelay {
 			ExchangeRecord record = ExchangeRecord.of(exchange);
 			Upstream upstream = resolve(route, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
-			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders(),
-					Caller.of(exchange), credentialHeaders.hiddenFrom(upstream.id()));
+			CallContext context = contextOf(upstream, exchange);
 			return readPayload(upstream, exchange).doOnNext(record::payload).flatMap(payload -> {
 				if (payload.messages().isEmpty()) {
 					return EarlyAnswers.answerInvalidBatch(exchange, payload);
@@ -132,14 +132,20 @@ public class McpRelay {
 		return Mono.defer(() -> {
 			Upstream upstream = resolve(route, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
-			CallContext context = new CallContext(upstream.id(), exchange.getRequest().getHeaders(),
-					Caller.of(exchange), credentialHeaders.hiddenFrom(upstream.id()));
+			CallContext context = contextOf(upstream, exchange);
 			return requestInterception.applyWithoutBody(method, context, upstream.nonStreamingTimeout())
 				.flatMap(verdict -> verdict.proceeds()
 						? forward(new RelayCall(upstream, method, exchange, context, null, order))
 						: EarlyAnswers.refuseWithoutBody(exchange, verdict))
 				.doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
+	}
+
+	/** What every stage of the request sees of it; a virtual server's message to a member names the virtual server. */
+	private CallContext contextOf(Upstream upstream, ServerWebExchange exchange) {
+		VirtualMembers virtual = VirtualMembers.of(exchange);
+		return new CallContext(upstream.id(), exchange.getRequest().getHeaders(), Caller.of(exchange),
+				credentialHeaders.hiddenFrom(upstream.id()), virtual == null ? null : virtual.virtualServer());
 	}
 
 	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */

@@ -54,13 +54,13 @@ public final class RelayAnswers {
 	 *
 	 * @param status the HTTP status
 	 */
-	static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, List<ObjectNode> answers,
+	public static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, List<ObjectNode> answers,
 			boolean batch) {
 		return answer(response, status, answers, batch, HttpHeaders.EMPTY);
 	}
 
 	/** As {@link #answer(ServerHttpResponse, HttpStatus, List, boolean)}, with {@code headers} added. */
-	static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, List<ObjectNode> answers, boolean batch,
+	public static Mono<Void> answer(ServerHttpResponse response, HttpStatus status, List<ObjectNode> answers, boolean batch,
 			HttpHeaders headers) {
 		JsonNode body = batch ? JsonNodeFactory.instance.arrayNode().addAll(answers) : answers.get(0);
 		return write(response, status, JsonRpcErrors.toBytes(body), headers);
@@ -70,7 +70,7 @@ public final class RelayAnswers {
 	 * Writes {@code messages} as the whole response, an SSE stream of one {@code message} event each, in order: how an
 	 * interceptor's notifications reach the client ahead of its result.
 	 */
-	static Mono<Void> stream(ServerHttpResponse response, List<ObjectNode> messages) {
+	public static Mono<Void> stream(ServerHttpResponse response, List<ObjectNode> messages) {
 		java.io.ByteArrayOutputStream events = new java.io.ByteArrayOutputStream();
 		for (ObjectNode message : messages) {
 			events.writeBytes(dev.mcprelay.sse.SseEventWriter.message(

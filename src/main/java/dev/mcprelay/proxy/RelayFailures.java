@@ -220,4 +220,35 @@ public final class RelayFailures {
 		return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms";
 	}
 
+	/** A virtual server's request that needs a session came without {@code Mcp-Session-Id}. */
+	public static RelayFailure sessionRequired(String server) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "session_required", server,
+				"This endpoint composes several MCP servers and needs a session: send initialize first, then its "
+						+ "Mcp-Session-Id with every request.");
+	}
+
+	/** A JSON-RPC batch sent to a virtual server. */
+	public static RelayFailure batchToVirtualServer(String server) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "batch_not_supported", server,
+				"This endpoint composes several MCP servers and takes one JSON-RPC message per request, not a batch.");
+	}
+
+	/** A client's answer to a server request whose id the relay never gave in this session. */
+	public static RelayFailure unknownServerRequest(String server) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "unknown_request_id", server,
+				"This answer's id is not one this endpoint gave a server request in this session.");
+	}
+
+	/** No member of a virtual server could be joined by {@code initialize}. */
+	public static RelayFailure noMemberAvailable(String server) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "no_member_available", server,
+				"None of the MCP servers behind this endpoint could be initialized; try again shortly.");
+	}
+
+	/** A virtual server whose members this caller may use none of (security mode none cannot get here). */
+	public static RelayFailure noUsableMember(String server) {
+		return new RelayFailure(HttpStatus.FORBIDDEN, JsonRpcErrorCodes.INVALID_REQUEST, "server_not_allowed", server,
+				"This caller may not use any MCP server behind this endpoint.");
+	}
+
 }

@@ -6,7 +6,8 @@ package dev.mcprelay.route;
  * read to know which server a request is for. Nothing else parses the path.
  *
  * @param kind what the path names
- * @param target the configured server id for {@link Kind#SERVER}; the decoded id asked for, for
+ * @param target the configured server id for {@link Kind#SERVER}, the virtual server's for {@link Kind#VIRTUAL}; the
+ * decoded id asked for, for
  * {@link Kind#UNKNOWN_SERVER}; else {@code null}
  * @param problem what is wrong with an {@link Kind#AMBIGUOUS_PATH}, for the client; else {@code null}
  */
@@ -24,6 +25,9 @@ public record McpRoute(Kind kind, String target, String problem) {
 		/** A configured server, by the id in the path or as the default server of {@code /mcp}. */
 		SERVER,
 
+		/** A configured virtual server (DESIGN section 11), by the id in the path or as the default of {@code /mcp}. */
+		VIRTUAL,
+
 		/** An MCP endpoint path whose id names no configured server. */
 		UNKNOWN_SERVER,
 
@@ -40,7 +44,8 @@ public record McpRoute(Kind kind, String target, String problem) {
 
 	/** Whether the relay answers the request: an MCP endpoint path, known server or not. */
 	public boolean isEndpoint() {
-		return kind == Kind.SERVER || kind == Kind.UNKNOWN_SERVER || kind == Kind.NO_DEFAULT_SERVER;
+		return kind == Kind.SERVER || kind == Kind.VIRTUAL || kind == Kind.UNKNOWN_SERVER
+				|| kind == Kind.NO_DEFAULT_SERVER;
 	}
 
 	/** Whether the relay observes and logs the request: every path but {@link Kind#NOT_MCP}. */
@@ -48,9 +53,19 @@ public record McpRoute(Kind kind, String target, String problem) {
 		return kind != Kind.NOT_MCP;
 	}
 
-	/** The configured server the request is for, or {@code null}. */
+	/** The configured server the request is for, or {@code null} (a virtual server is none: {@link #virtualServer()}). */
 	public String server() {
 		return kind == Kind.SERVER ? target : null;
+	}
+
+	/** The configured virtual server the request is for, or {@code null}. */
+	public String virtualServer() {
+		return kind == Kind.VIRTUAL ? target : null;
+	}
+
+	/** The configured server or virtual server the request is for (the {@code server} tag), or {@code null}. */
+	public String configuredId() {
+		return kind == Kind.SERVER || kind == Kind.VIRTUAL ? target : null;
 	}
 
 }

@@ -16,7 +16,7 @@ import dev.mcprelay.demo.DemoMcpServer;
 
 /**
  * Makes the routing decision of each request ({@link McpRoute}), once: the first web filter that asks (the relay's
- * observation) has the path parsed ({@link McpPath}) and the id looked up among the configured servers, and the
+ * observation) has the path parsed ({@link McpPath}) and the id looked up among the configured servers and virtual servers, and the
  * decision is kept in the exchange's attributes; every later reader gets the same object. A {@code /{id}/mcp} path whose id is a path of the relay itself (the actuator's base path,
  * {@code .well-known}, the demo upstream) is not the MCP endpoint's.
  */
@@ -34,9 +34,11 @@ public class McpRouting {
 	public McpRouting(RelayProperties properties, Environment environment) {
 		Map<String, McpRoute> byId = new LinkedHashMap<>();
 		properties.servers().keySet().forEach(id -> byId.put(id, new McpRoute(McpRoute.Kind.SERVER, id, null)));
+		properties.virtualServers().keySet()
+			.forEach(id -> byId.putIfAbsent(id, new McpRoute(McpRoute.Kind.VIRTUAL, id, null)));
 		this.servers = Map.copyOf(byId);
 		String defaultId = properties.defaultServer() != null ? properties.defaultServer()
-				: servers.size() == 1 ? servers.keySet().iterator().next() : null;
+				: properties.servers().size() == 1 ? properties.servers().keySet().iterator().next() : null;
 		McpRoute configuredDefault = defaultId == null ? null : servers.get(defaultId);
 		this.defaultRoute = configuredDefault != null ? configuredDefault : McpRoute.NO_DEFAULT_SERVER;
 		this.reserved = reservedSegments(environment);
@@ -75,6 +77,18 @@ public class McpRouting {
 			case AMBIGUOUS -> new McpRoute(McpRoute.Kind.AMBIGUOUS_PATH, null, path.problem());
 			case OTHER -> McpRoute.NOT_MCP;
 		};
+	}
+
+	/**
+	 * The decision for a message a virtual server sends configured server {@code id}, one of its members: the same
+	 * object a client request to that server gets.
+	 */
+	public McpRoute serverRoute(String id) {
+		McpRoute route = servers.get(id);
+		if (route == null || route.kind() != McpRoute.Kind.SERVER) {
+			throw new IllegalArgumentException("Not a configured server: " + id);
+		}
+		return route;
 	}
 
 	/** The first path segments the relay serves itself, which no server id may take. */

@@ -118,7 +118,7 @@ final class FrontDoorAnswers
 
 	private Mono<Void> refuse(ServerWebExchange exchange, RelayFailure failure, String challengeDetail) {
 		McpRoute route = routing.routeOf(exchange);
-		String serverTag = route.server() != null ? route.server()
+		String serverTag = route.configuredId() != null ? route.configuredId()
 				: route.isEndpoint() ? ExchangeRecord.UNKNOWN_SERVER : "none";
 		counters.increment(RelayMeters.AUTH_FAILURES, "Requests the front door refused, by reason", RelayMeters.REASON,
 				failure.reason(), RelayMeters.SERVER, serverTag);

@@ -46,6 +46,7 @@ import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.route.McpRouting;
+import dev.mcprelay.virtual.VirtualServers;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -106,8 +107,10 @@ class FrontDoorConfiguration {
 
 		@Bean
 		SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
-				UpstreamRegistry upstreams, McpRouting routing, MeterRegistry registry, Environment environment) {
-			return FrontDoorConfiguration.frontDoor(http, properties, upstreams, routing, registry, environment);
+				UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers, MeterRegistry registry,
+				Environment environment) {
+			return FrontDoorConfiguration.frontDoor(http, properties, upstreams, routing, virtualServers, registry,
+					environment);
 		}
 
 	}
@@ -139,7 +142,8 @@ class FrontDoorConfiguration {
 	private static final Logger log = LoggerFactory.getLogger(FrontDoorConfiguration.class);
 
 	static SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
-			UpstreamRegistry upstreams, McpRouting routing, MeterRegistry registry, Environment environment) {
+			UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers, MeterRegistry registry,
+			Environment environment) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
 		http.csrf(ServerHttpSecurity.CsrfSpec::disable)
@@ -151,7 +155,7 @@ class FrontDoorConfiguration {
 			.requestCache(ServerHttpSecurity.RequestCacheSpec::disable)
 			.securityContextRepository(NoOpServerSecurityContextRepository.getInstance());
 		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
-		ServerAccess access = new ServerAccess(upstreams, routing,
+		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers,
 				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : java.util.List.of());
 		boolean demo = environment.acceptsProfiles(Profiles.of("demo"));
 		http.authorizeExchange(exchanges -> {

@@ -1,5 +1,6 @@
 package dev.mcprelay.security;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.security.authorization.AuthorizationDecision;
@@ -13,6 +14,9 @@ import org.springframework.web.server.ServerWebExchange;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.VirtualMembers;
+import dev.mcprelay.virtual.VirtualServer;
+import dev.mcprelay.virtual.VirtualServers;
 import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
@@ -41,8 +45,12 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	private final List<String> requiredScopes;
 
-	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, List<String> requiredScopes) {
+	private final VirtualServers virtualServers;
+
+	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers,
+			List<String> requiredScopes) {
 		this.upstreams = upstreams;
+		this.virtualServers = virtualServers;
 		this.routing = routing;
 		this.requiredScopes = List.copyOf(requiredScopes);
 	}
@@ -68,6 +76,9 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		// Known even when refused below: the access log and the client tag say who was refused.
 		exchange.getAttributes().put(Caller.ATTRIBUTE, caller);
 		McpRoute route = routing.routeOf(exchange);
+		if (route.kind() == McpRoute.Kind.VIRTUAL) {
+			return decideMembers(authentication, caller, route.virtualServer(), exchange);
+		}
 		String server = route.server();
 		Upstream upstream = upstreams.find(server);
 		if (authentication instanceof ApiKeyAuthentication key && route.isEndpoint()
@@ -87,6 +98,48 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 								+ "."));
 			}
 		}
+		return Mono.empty();
+	}
+
+	/**
+	 * For a virtual server: the members this caller may use, left on the exchange ({@link VirtualMembers}). A key that
+	 * names the virtual server (or {@code *}) opens all its members, another key the members it names; a token must
+	 * carry the required scopes, and opens each member whose {@code allowed-scopes} it meets. A caller that may use
+	 * no member is refused as for a server it may not use.
+	 */
+	private Mono<Void> decideMembers(Authentication authentication, Caller caller, String virtualId,
+			ServerWebExchange exchange) {
+		VirtualServer virtual = virtualServers.find(virtualId);
+		List<String> usable = new ArrayList<>();
+		if (authentication instanceof ApiKeyAuthentication key) {
+			for (String member : virtual.members()) {
+				if (key.opens(virtualId) || key.opens(member)) {
+					usable.add(member);
+				}
+			}
+			if (usable.isEmpty()) {
+				return Mono.error(new AccessRefusal("server_not_allowed", virtualId, null,
+						"This API key may not use this MCP server; an operator can add it to the key's servers."));
+			}
+		}
+		else {
+			if (!caller.scopes().containsAll(requiredScopes)) {
+				return Mono.error(new AccessRefusal("insufficient_scope", virtualId, String.join(" ", requiredScopes),
+						"The token lacks a required scope: " + String.join(", ", requiredScopes) + "."));
+			}
+			for (String member : virtual.members()) {
+				Upstream upstream = upstreams.find(member);
+				List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
+				if (allowed.isEmpty() || allowed.stream().anyMatch(caller.scopes()::contains)) {
+					usable.add(member);
+				}
+			}
+			if (usable.isEmpty()) {
+				return Mono.error(new AccessRefusal("insufficient_scope", virtualId, null,
+						"The token carries none of the scopes the servers behind this endpoint need."));
+			}
+		}
+		exchange.getAttributes().put(VirtualMembers.ATTRIBUTE, new VirtualMembers(virtualId, usable));
 		return Mono.empty();
 	}
 

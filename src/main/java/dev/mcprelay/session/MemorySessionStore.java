@@ -2,7 +2,9 @@ package dev.mcprelay.session;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -76,18 +78,39 @@ final class MemorySessionStore implements SessionStore {
 		});
 	}
 
+	@Override
+	public Mono<Void> join(SessionKey key, String member, String state) {
+		return Mono.fromRunnable(() -> {
+			Entry entry = sessions.getIfPresent(key);
+			if (entry != null) {
+				entry.join(member, state);
+			}
+		});
+	}
+
+	@Override
+	public Mono<Void> end(SessionKey key, String callerId) {
+		return Mono.fromRunnable(() -> sessions.invalidate(key));
+	}
+
 	private static final class Entry {
 
 		private final String callerId;
 
 		private final Set<String> exposed = new HashSet<>();
 
+		private final Map<String, String> members = new HashMap<>();
+
 		Entry(String callerId) {
 			this.callerId = callerId;
 		}
 
 		synchronized SessionState state() {
-			return new SessionState(callerId, exposed);
+			return new SessionState(callerId, exposed, members);
+		}
+
+		synchronized void join(String member, String state) {
+			members.put(member, state);
 		}
 
 		synchronized void add(Collection<String> tools) {

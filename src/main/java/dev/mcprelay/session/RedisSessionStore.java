@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -20,7 +21,8 @@ import reactor.core.scheduler.Schedulers;
  * Sessions in Redis, shared by every replica ({@code mcp-relay.sessions.store: redis}, {@code spring.data.redis.*}):
  * per session a key {@value #PREFIX}{@code <server>:<sha256 of the id>} holding its caller, and the same key with
  * {@code :tools} for the set of exposed tools (added to with {@code SADD}, so two replicas searching at once both
- * count). Both expire after the idle timeout, renewed on every use. Each caller's sessions are counted in a sorted set
+ * count), and with {@code :members} for a virtual server's session the hash of what it keeps per member. All expire
+ * after the idle timeout, renewed on every use. Each caller's sessions are counted in a sorted set
  * ({@value #CALLERS}{@code <sha256 of the caller id>}): past {@code sessions.max-per-caller} the caller's oldest
  * sessions are deleted by the same script that counts the new one, so replicas opening at once keep the limit. Each
  * call is bounded by {@link #TIMEOUT}.
@@ -51,7 +53,7 @@ final class RedisSessionStore implements SessionStore {
 			"if over > 0 then",
 			"  local popped = redis.call('ZPOPMIN', KEYS[1], over)",
 			"  for i = 1, #popped, 2 do",
-			"    redis.call('DEL', popped[i], popped[i] .. ':tools')",
+			"    redis.call('DEL', popped[i], popped[i] .. ':tools', popped[i] .. ':members')",
 			"    table.insert(ended, popped[i])",
 			"  end",
 			"end",
@@ -99,11 +101,29 @@ final class RedisSessionStore implements SessionStore {
 	public Mono<SessionState> find(SessionKey key) {
 		String session = key(key);
 		String tools = session + ":tools";
-		return bounded(redis.opsForValue().getAndExpire(session, idleTimeout).flatMap(caller -> redis.opsForSet()
-			.members(tools)
-			.collect(Collectors.toSet())
-			.flatMap(exposed -> redis.expire(tools, idleTimeout)
-				.thenReturn(new SessionState(caller.isEmpty() ? null : caller, exposed)))));
+		String members = session + ":members";
+		return bounded(redis.opsForValue().getAndExpire(session, idleTimeout).flatMap(caller -> Mono.zip(
+				redis.opsForSet().members(tools).collect(Collectors.toSet()),
+				redis.<String, String>opsForHash().entries(members).collectMap(Map.Entry::getKey, Map.Entry::getValue),
+				redis.expire(tools, idleTimeout), redis.expire(members, idleTimeout))
+			.map(kept -> new SessionState(caller.isEmpty() ? null : caller, kept.getT1(), kept.getT2()))));
+	}
+
+	@Override
+	public Mono<Void> join(SessionKey key, String member, String state) {
+		String members = key(key) + ":members";
+		return bounded(redis.<String, String>opsForHash().put(members, member, state)
+			.then(redis.expire(members, idleTimeout))
+			.then());
+	}
+
+	@Override
+	public Mono<Void> end(SessionKey key, String callerId) {
+		String session = key(key);
+		Mono<Void> deleted = redis.delete(session, session + ":tools", session + ":members").then();
+		Mono<Void> uncounted = callerId == null ? Mono.empty()
+				: redis.opsForZSet().remove(CALLERS + sha256(callerId), session).then();
+		return bounded(deleted.then(uncounted));
 	}
 
 	@Override

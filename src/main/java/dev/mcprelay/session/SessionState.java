@@ -1,5 +1,6 @@
 package dev.mcprelay.session;
 
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -7,11 +8,18 @@ import java.util.Set;
  *
  * @param callerId who opened it ({@code null}: the front door asked nobody); only that caller may use it
  * @param exposedTools the tools this session's searches made visible ({@code tool-search})
+ * @param members for a virtual server's session, what it keeps per member it joined (its session with the member),
+ * by member id; empty otherwise
  */
-public record SessionState(String callerId, Set<String> exposedTools) {
+public record SessionState(String callerId, Set<String> exposedTools, Map<String, String> members) {
 
 	public SessionState {
 		exposedTools = Set.copyOf(exposedTools);
+		members = Map.copyOf(members);
+	}
+
+	public SessionState(String callerId, Set<String> exposedTools) {
+		this(callerId, exposedTools, Map.of());
 	}
 
 }

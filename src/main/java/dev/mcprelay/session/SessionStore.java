@@ -21,4 +21,13 @@ public interface SessionStore {
 	/** Adds tools to what the session exposes; a no-op for a session the store does not know. */
 	Mono<Void> expose(SessionKey key, Collection<String> tools);
 
+	/**
+	 * Keeps {@code state} for member {@code member} of a virtual server's session (its session with that member),
+	 * replacing what was kept for it; a no-op for a session the store does not know.
+	 */
+	Mono<Void> join(SessionKey key, String member, String state);
+
+	/** Forgets the session (the client ended it), opened by {@code callerId}. */
+	Mono<Void> end(SessionKey key, String callerId);
+
 }

@@ -28,6 +28,11 @@ public final class SseEventWriter {
 				: ("id: " + original.id() + "\n\n").getBytes(StandardCharsets.UTF_8);
 	}
 
+	/** The original event's {@code event} and {@code retry} fields around a new {@code id} (none when null) and data. */
+	public static byte[] withId(SseEvent original, String id, String data) {
+		return encode(id, original.event() == null ? "message" : original.event(), original.retry(), data);
+	}
+
 	private static byte[] encode(String id, String event, String retry, String data) {
 		StringBuilder out = new StringBuilder(data.length() + 32);
 		if (id != null) {

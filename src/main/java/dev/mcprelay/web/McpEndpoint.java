@@ -9,6 +9,7 @@ import org.springframework.web.server.WebFilterChain;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.McpRouting;
+import dev.mcprelay.virtual.VirtualRelay;
 import reactor.core.publisher.Mono;
 
 /**
@@ -17,8 +18,8 @@ import reactor.core.publisher.Mono;
  * message, GET opens the server-to-client stream, DELETE ends a session; any other method is answered 405.
  *
  * <p>Taken as the last web filter, once the relay's observation, CORS and the front door have run, for every request
- * whose routing decision ({@link McpRouting}) is an endpoint route: a configured server, or a server id or default the
- * relay answers 404 for. The request goes to {@link McpRelay} without WebFlux's dispatch (its handler mappings would
+ * whose routing decision ({@link McpRouting}) is an endpoint route: a configured server, a virtual server (to
+ * {@link VirtualRelay}), or a server id or default the relay answers 404 for. The request goes to {@link McpRelay} without WebFlux's dispatch (its handler mappings would
  * be tried in turn and find nothing better), and the relay writes the response itself, so that streams flow event by
  * event. Every other path goes on to WebFlux's routes (the actuator, RFC 9728 metadata, the demo upstream), and what
  * none of them serves is answered 404 by {@link JsonRpcErrorHandler}. The path is never read here: the decision is.
@@ -31,10 +32,13 @@ class McpEndpoint implements WebFilter, Ordered {
 
 	private final McpRelay relay;
 
+	private final VirtualRelay virtualRelay;
+
 	private final McpRouting routing;
 
-	McpEndpoint(McpRelay relay, McpRouting routing) {
+	McpEndpoint(McpRelay relay, VirtualRelay virtualRelay, McpRouting routing) {
 		this.relay = relay;
+		this.virtualRelay = virtualRelay;
 		this.routing = routing;
 	}
 
@@ -46,6 +50,9 @@ class McpEndpoint implements WebFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		McpRoute route = routing.routeOf(exchange);
+		if (route.kind() == McpRoute.Kind.VIRTUAL) {
+			return virtualRelay.handle(route, exchange);
+		}
 		return route.isEndpoint() ? relay.handle(route, exchange) : chain.filter(exchange);
 	}
 

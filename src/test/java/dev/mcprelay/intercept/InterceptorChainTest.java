@@ -138,7 +138,7 @@ class InterceptorChainTest {
 		beans.registerSingleton("everywhere", step("everywhere", call -> Outcome.proceed()));
 		beans.registerSingleton("onlyGithub", onlyGithub);
 		beans.registerSingleton("properties", new dev.mcprelay.config.RelayProperties(java.util.Map.of("github",
-				server(), "jira", server()), null, null, null, null, null, null, null, null, null));
+				server(), "jira", server()), null, null, null, null, null, null, null, null, null, null));
 
 		InterceptorChains chains = new InterceptorChains(beans);
 

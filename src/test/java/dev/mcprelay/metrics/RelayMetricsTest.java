@@ -192,7 +192,7 @@ class RelayMetricsTest extends InterceptorIntegrationTest {
 				java.net.URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")).timeout(Duration.ofSeconds(20)))
 			.body();
 
-		String series = "{client=\"none\",http_method=\"POST\",outcome=\"forwarded\",rpc_method=\"tools/call\",server=\"sdk-json\",status_class=\"2xx\"";
+		String series = "{client=\"none\",http_method=\"POST\",outcome=\"forwarded\",rpc_method=\"tools/call\",server=\"sdk-json\",status_class=\"2xx\",virtual_server=\"none\"";
 		assertThat(scrape).contains("mcp_relay_requests_total" + series + "}")
 			.contains("mcp_relay_request_duration_seconds_count" + series + "}")
 			.contains("mcp_relay_response_bytes_sum" + series + "}")

@@ -1,8 +1,6 @@
 package dev.mcprelay.transport.sse;
 
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.mcprelay.session.CallerQuota;
+import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import reactor.core.Disposable;
@@ -27,12 +26,6 @@ import reactor.core.scheduler.Schedulers;
 final class BridgedSessions implements AutoCloseable {
 
 	private static final Logger log = LoggerFactory.getLogger(BridgedSessions.class);
-
-	/**
-	 * A DRBG seeded once, when the first bridge is made at start-up: the default {@link SecureRandom} reads the
-	 * operating system's source on every call, a blocking read that has no place on an event loop.
-	 */
-	private static final SecureRandom RANDOM = drbg();
 
 	private final Map<String, BridgedSession> sessions = new ConcurrentHashMap<>();
 
@@ -66,14 +59,12 @@ final class BridgedSessions implements AutoCloseable {
 		Duration every = idleTimeout.dividedBy(4).compareTo(Duration.ofSeconds(30)) < 0
 				? max(idleTimeout.dividedBy(4), Duration.ofMillis(100)) : Duration.ofSeconds(30);
 		this.sweeper = Flux.interval(every, every, Schedulers.parallel()).subscribe(tick -> endIdle());
-		RANDOM.nextBytes(new byte[1]); // seeds it now, off the event loops
+		SessionIds.mint(); // seeds the generator now, off the event loops
 	}
 
-	/** A new session's id: 256 bits from a {@link SecureRandom}, URL-safe. */
+	/** A new session's id ({@link SessionIds}). */
 	static String mintId() {
-		byte[] bytes = new byte[32];
-		RANDOM.nextBytes(bytes);
-		return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+		return SessionIds.mint();
 	}
 
 	/**
@@ -140,15 +131,6 @@ final class BridgedSessions implements AutoCloseable {
 	public void close() {
 		sweeper.dispose();
 		sessions.values().forEach(session -> session.end("the relay is shutting down"));
-	}
-
-	private static SecureRandom drbg() {
-		try {
-			return SecureRandom.getInstance("DRBG");
-		}
-		catch (java.security.NoSuchAlgorithmException ex) {
-			return new SecureRandom();
-		}
 	}
 
 	private static Duration max(Duration a, Duration b) {

@@ -1,0 +1,59 @@
+package dev.mcprelay.virtual;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * What a member's relay answered one message of a virtual server with, as the client of a direct server would have
+ * received it: status, headers and body. The body must be consumed (its buffers released) or discarded: the member's
+ * exchange ends when it is.
+ */
+record MemberAnswer(String member, HttpStatusCode status, HttpHeaders headers, Flux<DataBuffer> body) {
+
+	/** Whether the body is an event stream. */
+	boolean isEventStream() {
+		MediaType type = contentType();
+		return type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
+	}
+
+	/** Whether the body is one JSON document. */
+	boolean isJson() {
+		MediaType type = contentType();
+		return type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
+	}
+
+	private MediaType contentType() {
+		try {
+			return headers.getContentType();
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	/** Ends the member's exchange without reading its body. */
+	Mono<Void> discard() {
+		return body.doOnNext(DataBufferUtils::release).then();
+	}
+
+	/** The whole body, up to {@code limit} bytes (more fails with {@code DataBufferLimitException}). */
+	Mono<byte[]> bytes(int limit) {
+		return DataBufferUtils.join(body, limit).map(joined -> {
+			try {
+				byte[] bytes = new byte[joined.readableByteCount()];
+				joined.read(bytes);
+				return bytes;
+			}
+			finally {
+				DataBufferUtils.release(joined);
+			}
+		}).defaultIfEmpty(new byte[0]);
+	}
+
+}

@@ -1,0 +1,28 @@
+package dev.mcprelay.virtual;
+
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * One client session of a virtual server, as the store keeps it.
+ *
+ * @param id the id the client holds ({@code Mcp-Session-Id})
+ * @param members the session with each member it joined, by member id
+ * @param initialize the client's {@code initialize} request, sent again to a member that joins later
+ * @param exposedTools the tools this session's searches made visible ({@code tool-search})
+ */
+record VirtualSession(String id, Map<String, MemberSession> members, ObjectNode initialize, Set<String> exposedTools) {
+
+	VirtualSession {
+		members = Map.copyOf(members);
+		exposedTools = Set.copyOf(exposedTools);
+	}
+
+	@Override
+	public String toString() {
+		return "VirtualSession[<redacted>, " + members.keySet() + "]";
+	}
+
+}

@@ -1,0 +1,198 @@
+package dev.mcprelay.virtual;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The server-to-client stream of a virtual session: one client GET stream carries every member's stream, each
+ * member's stream is reopened on its own from where it stopped, the merged event ids resume every member where it
+ * stopped, and two members' requests with the same id reach the client under different ids, each answer going back to
+ * the member that asked with its own id. The members are a scripted upstream: what no real server does on demand
+ * (event ids, a stream that ends, a request on the GET stream at once).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class MergedStreamTest {
+
+	static final ScriptedUpstream MEMBERS = new ScriptedUpstream();
+
+	/** Each GET a member saw, as member:Last-Event-ID ({@code -} for none). */
+	static final List<String> GETS = new CopyOnWriteArrayList<>();
+
+	/** Each client answer a member got, as member:id. */
+	static final List<String> ANSWERS = new CopyOnWriteArrayList<>();
+
+	@LocalServerPort
+	int port;
+
+	@DynamicPropertySource
+	static void servers(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.servers.a.url", () -> MEMBERS.url("/a"));
+		registry.add("mcp-relay.servers.b.url", () -> MEMBERS.url("/b"));
+		registry.add("mcp-relay.virtual-servers.pair.members", () -> "a,b");
+	}
+
+	@AfterAll
+	static void stop() {
+		MEMBERS.close();
+	}
+
+	@BeforeEach
+	void script() {
+		GETS.clear();
+		ANSWERS.clear();
+		MEMBERS.scriptWithBody((request, response, body) -> {
+			String member = request.uri().substring(1, 2);
+			if (request.method().name().equals("GET")) {
+				String last = request.requestHeaders().get("Last-Event-ID");
+				GETS.add(member + ":" + (last == null ? "-" : last));
+				if (last == null) {
+					// Two events, the second a request to the client, then the stream ends.
+					return response.header("Content-Type", "text/event-stream").sendString(Flux.just(
+							"id: " + member + "1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+									+ "\"params\":{\"level\":\"info\",\"data\":\"from " + member + "\"}}\n\n",
+							"id: " + member + "2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\"}\n\n"));
+				}
+				return response.header("Content-Type", "text/event-stream")
+					.sendString(Flux.concat(Mono.just("id: " + member + "3\ndata: {\"jsonrpc\":\"2.0\",\"method\":"
+							+ "\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"again " + member
+							+ "\"}}\n\n"), Mono.never()));
+			}
+			if (request.method().name().equals("DELETE")) {
+				return response.status(200).send();
+			}
+			JsonNode message = RawHttp.json(body);
+			if (!message.has("method")) {
+				ANSWERS.add(member + ":" + message.path("id").asText());
+				return response.status(202).send();
+			}
+			String method = message.path("method").asText();
+			if (method.startsWith("notifications/")) {
+				return response.status(202).send();
+			}
+			String result = switch (method) {
+				case "initialize" -> "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
+						+ "\"serverInfo\":{\"name\":\"" + member + "\",\"version\":\"1\"}}";
+				case "tools/list" -> "{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}}]}";
+				default -> "{}";
+			};
+			return response.header("Content-Type", "application/json")
+				.header("Mcp-Session-Id", "session-" + member)
+				.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":" + result + "}"));
+		});
+	}
+
+	@Test
+	void oneStreamCarriesEveryMemberAndEachIsReopenedFromWhereItStopped() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "pair");
+
+		HttpResponse<InputStream> stream = http.open(http.request("pair").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id()).GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		List<Event> events = read(stream.body(), 6);
+
+		assertThat(events).extracting(event -> event.data().path("params").path("data").asText())
+			.contains("from a", "from b", "again a", "again b");
+		List<Event> requests = events.stream().filter(event -> event.data().has("id")).toList();
+		assertThat(requests).hasSize(2);
+		assertThat(requests.get(0).data().get("id")).as("two members' requests with id 7 are two ids to the client")
+			.isNotEqualTo(requests.get(1).data().get("id"));
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(GETS).contains("a:a2", "b:b2"));
+
+		for (Event request : requests) {
+			HttpResponse<String> answered = session.post("{\"jsonrpc\":\"2.0\",\"id\":" + request.data().get("id")
+					+ ",\"result\":{\"roots\":[]}}");
+			assertThat(answered.statusCode()).isEqualTo(202);
+		}
+		assertThat(ANSWERS).containsExactlyInAnyOrder("a:7", "b:7");
+
+		Event last = events.get(events.size() - 1);
+		Map<String, String> positions = MemberIds.positions(last.id());
+		assertThat(positions).as("the merged id holds every member's position").containsKeys("a", "b");
+		GETS.clear();
+		HttpResponse<InputStream> resumed = http.open(http.request("pair").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id()).header("Last-Event-ID", last.id()).GET());
+		read(resumed.body(), 2);
+		assertThat(GETS).containsExactlyInAnyOrder("a:" + positions.get("a"), "b:" + positions.get("b"));
+	}
+
+	@Test
+	void anAnswerWithAnIdTheRelayNeverGaveIsRefusedAndReachesNoMember() {
+		McpSession session = McpSession.open(new RawHttp(port), "pair");
+
+		for (String id : List.of("7", "\"mcp-relay.v1.a.Nw.invented\"", "\"mcp-relay.v1.a.Nw\"", "\"other\"")) {
+			HttpResponse<String> refused = session.post("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{}}");
+			assertThat(refused.statusCode()).as(id).isEqualTo(400);
+			assertThat(RawHttp.json(refused.body()).at("/error/data/reason").asText()).isEqualTo("unknown_request_id");
+		}
+		assertThat(ANSWERS).isEmpty();
+	}
+
+	record Event(String id, JsonNode data) {
+	}
+
+	/** Reads {@code count} message events from an open stream, then closes it. */
+	private static List<Event> read(InputStream in, int count) throws Exception {
+		List<Event> events = new ArrayList<>();
+		Thread reader = new Thread(() -> {
+			try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+				String id = null;
+				StringBuilder data = new StringBuilder();
+				String line;
+				while (events.size() < count && (line = lines.readLine()) != null) {
+					if (line.startsWith("id:")) {
+						id = line.substring(3).strip();
+					}
+					else if (line.startsWith("data:")) {
+						data.append(line.substring(5).strip());
+					}
+					else if (line.isEmpty() && !data.isEmpty()) {
+						synchronized (events) {
+							events.add(new Event(id, RawHttp.json(data.toString())));
+						}
+						id = null;
+						data.setLength(0);
+					}
+				}
+			}
+			catch (java.io.IOException ex) {
+				// closed
+			}
+		});
+		reader.start();
+		reader.join(15_000);
+		in.close();
+		synchronized (events) {
+			assertThat(events).as("events read").hasSizeGreaterThanOrEqualTo(count);
+			return List.copyOf(events);
+		}
+	}
+
+}
