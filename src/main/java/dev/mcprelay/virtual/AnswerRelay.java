@@ -33,8 +33,11 @@ class AnswerRelay {
 
 	private final MemberIds ids;
 
-	AnswerRelay(MemberIds ids) {
+	private final VirtualToolSearch toolSearch;
+
+	AnswerRelay(MemberIds ids, VirtualToolSearch toolSearch) {
 		this.ids = ids;
+		this.toolSearch = toolSearch;
 	}
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
@@ -60,16 +63,23 @@ class AnswerRelay {
 	/** The event as the client gets it. */
 	byte[] rewrite(VirtualCall call, String member, SseEvent event) {
 		String eventId = event.id() == null ? null : MemberIds.eventId(Map.of(member, event.id()));
-		return rewrite(call.session().id(), member, event, eventId);
+		return rewrite(call, member, event, eventId);
 	}
 
-	/** The event with a member request's id replaced and event id {@code eventId} (none when null). */
-	byte[] rewrite(String sessionId, String member, SseEvent event, String eventId) {
+	/**
+	 * The event with a member request's id replaced and event id {@code eventId} (none when null); a member's
+	 * {@code notifications/tools/list_changed} also drops the merged catalogue tool search keeps.
+	 */
+	byte[] rewrite(VirtualCall call, String member, SseEvent event, String eventId) {
+		String sessionId = call.session().id();
 		if (!event.isMessage()) {
 			return eventId == null ? event.raw() : SseEventWriter.withId(event, eventId, event.data() == null ? "" : event.data());
 		}
 		ObjectNode message = MemberMessages.parse(event.dataBytes());
 		boolean memberRequest = message != null && message.hasNonNull("method") && message.hasNonNull("id");
+		if (message != null && "notifications/tools/list_changed".equals(message.path("method").asText())) {
+			toolSearch.invalidate(call.server().id());
+		}
 		if (!memberRequest) {
 			return eventId == null && event.id() == null ? event.raw() : SseEventWriter.withId(event, eventId, event.data());
 		}

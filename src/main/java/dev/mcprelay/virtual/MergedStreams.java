@@ -80,7 +80,7 @@ class MergedStreams {
 						eventId = MemberIds.eventId(positions);
 					}
 				}
-				return answers.rewrite(call.session().id(), member, event, eventId);
+				return answers.rewrite(call, member, event, eventId);
 			});
 		})
 			// A stream that ended is reopened, from where it stopped.

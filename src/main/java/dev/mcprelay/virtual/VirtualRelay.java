@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
 import dev.mcprelay.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcMessage;
@@ -45,7 +46,8 @@ import reactor.core.publisher.Mono;
  * {@code prompts/get}, the resource requests and {@code completion/complete} go to the member that published what they
  * name ({@link MemberTargets}) and its answer is relayed as it comes ({@link AnswerRelay}); the client's answer to a
  * member's request goes back to that member ({@link MemberIds}); notifications and {@code logging/setLevel} go to every
- * joined member; {@code ping} is answered here. GET merges the members' streams ({@link MergedStreams}); DELETE ends
+ * joined member; {@code ping} is answered here. With {@code tool-search}, the tools are found by search
+ * ({@link VirtualToolSearch}). GET merges the members' streams ({@link MergedStreams}); DELETE ends
  * every member session and the relay session. Every request but {@code initialize} needs the session's id; an
  * unknown one, or another caller's, is 404.
  */
@@ -80,9 +82,13 @@ public class VirtualRelay {
 
 	private final MemberAvailability availability;
 
+	private final VirtualToolSearch toolSearch;
+
 	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions,
 			MemberJoin join, MemberCalls calls, MemberRequests requests, VirtualLists lists, MemberTargets targets,
-			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability) {
+			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
+			VirtualToolSearch toolSearch) {
+		this.toolSearch = toolSearch;
 		this.servers = servers;
 		this.originPolicy = originPolicy;
 		this.properties = properties;
@@ -189,6 +195,21 @@ public class VirtualRelay {
 		String method = message.method();
 		if ("ping".equals(method)) {
 			return answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()));
+		}
+		if (call.server().toolSearch().enabled() && "tools/list".equals(method)) {
+			return toolSearch.list(call, node).flatMap(response -> answer(call, response));
+		}
+		if (call.server().toolSearch().enabled() && "tools/call".equals(method)) {
+			String tool = node.path("params").path("name").asText("");
+			if (ToolSearchPolicy.SEARCH_TOOL.equals(tool)) {
+				return toolSearch.search(call, node).flatMap(messages -> messages.size() == 1
+						? answer(call, messages.get(0))
+						: answer(call, messages.get(messages.size() - 1), messages.subList(0, messages.size() - 1)));
+			}
+			ObjectNode refusal = toolSearch.refusal(call, node, tool);
+			if (refusal != null) {
+				return answer(call, refusal);
+			}
 		}
 		if (VirtualLists.isList(method)) {
 			return lists.page(call, node).flatMap(page -> answer(call, page.response(), page.warnings()));

@@ -33,6 +33,11 @@ public class VirtualServers {
 		return new VirtualServer(id, members, prefixes, virtual.toolSearch());
 	}
 
+	/** Whether any virtual server offers its tools through search. */
+	boolean anySearches() {
+		return byId.values().stream().anyMatch(server -> server.toolSearch().enabled());
+	}
+
 	/** The virtual server {@code id}, or {@code null}. */
 	public VirtualServer find(String id) {
 		return id == null ? null : byId.get(id);

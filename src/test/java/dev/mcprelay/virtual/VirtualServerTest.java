@@ -69,6 +69,9 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.all.prefix.gamma", () -> "g.");
 		registry.add("mcp-relay.virtual-servers.solo.members[0]", () -> "alpha");
 		registry.add("mcp-relay.virtual-servers.solo.tool-prefix", () -> "");
+		registry.add("mcp-relay.virtual-servers.search.members", () -> "alpha,beta");
+		registry.add("mcp-relay.virtual-servers.search.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.virtual-servers.search.tool-search.always-expose[0]", () -> "beta_whoami");
 		registry.add("mcp-relay.default-server", () -> "all");
 	}
 
@@ -208,6 +211,34 @@ class VirtualServerTest {
 	void theDefaultEndpointServesTheComposition() {
 		McpSyncClient client = client("/mcp");
 		assertThat(client.initialize().serverInfo().name()).isEqualTo("all");
+	}
+
+	@Test
+	void toolSearchFindsToolsAcrossMembersAndExposesThemInTheSession() {
+		McpSession session = McpSession.open(new RawHttp(port), "search");
+		assertThat(listedTools(session)).containsExactly("search_available_tools", "beta_whoami");
+
+		JsonNode early = RawHttp.json(session.post(RawHttp.toolsCall(2, "beta_echo")).body());
+		assertThat(early.at("/error/code").asInt()).isEqualTo(-32602);
+		assertThat(early.at("/error/message").asText()).contains("search_available_tools");
+
+		List<JsonNode> searched = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"search_available_tools\",\"arguments\":{\"query\":\"echo\","
+				+ "\"limit\":4}}}"));
+		assertThat(searched.get(0).path("method").asText()).isEqualTo("notifications/tools/list_changed");
+		List<String> found = searched.get(1).at("/result/structuredContent/tools").findValuesAsText("name");
+		assertThat(found).as("hits from both members, prefixed").contains("alpha_echo", "beta_echo");
+		assertThat(listedTools(session)).contains("search_available_tools", "beta_whoami", "alpha_echo", "beta_echo");
+
+		List<JsonNode> called = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"beta_echo\",\"arguments\":{\"message\":\"found\"}}}"));
+		assertThat(called.get(called.size() - 1).at("/result/content/0/text").asText()).isEqualTo("found");
+	}
+
+	private static List<String> listedTools(McpSession session) {
+		List<JsonNode> listed = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"));
+		return listed.get(listed.size() - 1).at("/result/tools").findValuesAsText("name").stream()
+			.filter(name -> !name.isEmpty()).distinct().toList();
 	}
 
 	private McpSyncClient client(String endpoint) {

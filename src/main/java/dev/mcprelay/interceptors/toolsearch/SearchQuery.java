@@ -11,7 +11,7 @@ import dev.mcprelay.intercept.RejectError;
  * @param read the part of it that is searched: its first {@link #MAX_QUERY_CHARS} characters
  * @param limit how many tools to return: the client's {@code limit}, capped at the server's {@code max-results}
  */
-record SearchQuery(String text, String read, int limit) {
+public record SearchQuery(String text, String read, int limit) {
 
 	/** The longest query read; the rest is ignored. */
 	static final int MAX_QUERY_CHARS = 1000;
@@ -20,7 +20,7 @@ record SearchQuery(String text, String read, int limit) {
 	 * @throws RejectError (-32602, naming the argument) for a missing, empty or non-string {@code query}, or a
 	 * {@code limit} that is not a whole number of at least 1
 	 */
-	static SearchQuery of(JsonNode arguments, int maxResults) {
+	public static SearchQuery of(JsonNode arguments, int maxResults) {
 		JsonNode query = arguments.path("query");
 		if (!query.isTextual() || query.asText().isBlank()) {
 			throw RejectError.invalidParams(ToolSearchPolicy.SEARCH_TOOL + " needs a non-empty string 'query': the "

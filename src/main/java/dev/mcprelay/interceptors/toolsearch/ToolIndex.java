@@ -37,7 +37,7 @@ import io.modelcontextprotocol.spec.McpSchema;
  * words by the same analyzer, never parsed as Lucene syntax, so no query can fail. Immutable once built; safe to
  * search from any thread.
  */
-final class ToolIndex {
+public final class ToolIndex {
 
 	/** Words of a query that count; the rest of a very long query is ignored. */
 	static final int MAX_QUERY_TERMS = 64;
@@ -55,12 +55,12 @@ final class ToolIndex {
 	 * Loads Lucene's classes (its codecs are found through the service loader, reading jar files): to be called once
 	 * at start-up, so that the first search on an event loop does not block.
 	 */
-	static void warmUp() {
+	public static void warmUp() {
 		new ToolIndex(List.of(McpSchema.Tool.builder().name("warm_up").description("warm up")
 			.inputSchema(Map.of("type", "object")).build())).search("warm", 1);
 	}
 
-	ToolIndex(List<McpSchema.Tool> tools) {
+	public ToolIndex(List<McpSchema.Tool> tools) {
 		this.tools = List.copyOf(tools);
 		ByteBuffersDirectory directory = new ByteBuffersDirectory();
 		try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig(ANALYZER))) {
@@ -83,12 +83,12 @@ final class ToolIndex {
 		}
 	}
 
-	List<McpSchema.Tool> tools() {
+	public List<McpSchema.Tool> tools() {
 		return tools;
 	}
 
 	/** The best matches for {@code query}, best first, at most {@code limit}; none when the query has no word. */
-	List<McpSchema.Tool> search(String query, int limit) {
+	public List<McpSchema.Tool> search(String query, int limit) {
 		Set<String> terms = terms(query);
 		if (terms.isEmpty() || tools.isEmpty()) {
 			return List.of();

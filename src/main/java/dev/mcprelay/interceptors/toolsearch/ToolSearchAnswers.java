@@ -9,13 +9,13 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 import io.modelcontextprotocol.spec.McpSchema;
 
 /** What tool search shows a client: the search tool in {@code tools/list}, and the result of one search. */
-final class ToolSearchAnswers {
+public final class ToolSearchAnswers {
 
 	private ToolSearchAnswers() {
 	}
 
 	/** The search's result: a summary for the model, and the tools as structured content. */
-	static ObjectNode result(String query, List<McpSchema.Tool> found) {
+	public static ObjectNode result(String query, List<McpSchema.Tool> found) {
 		ObjectNode result = JsonRpcParser.mapper().createObjectNode();
 		StringBuilder text = new StringBuilder();
 		String shown = query.length() > 80 ? query.substring(0, 80) + "…" : query;
@@ -49,7 +49,7 @@ final class ToolSearchAnswers {
 	}
 
 	/** The search tool as {@code tools/list} shows it. */
-	static ObjectNode searchTool(int maxResults) {
+	public static ObjectNode searchTool(int maxResults) {
 		ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", ToolSearchPolicy.SEARCH_TOOL)
 			.put("title", "Search available tools")
 			.put("description", "Search this server's tools by what you want to do. The best matches (at most "
