@@ -105,6 +105,11 @@ public final class ExchangeRecord {
 		this.interceptor = interceptor;
 	}
 
+	/** Whether an interceptor (or the relay itself) answered or refused the request ({@link #stoppedBy}). */
+	public boolean stoppedHere() {
+		return outcome == RelayOutcome.RESPONDED || outcome == RelayOutcome.REJECTED;
+	}
+
 	/**
 	 * The relay answered with a failure.
 	 *

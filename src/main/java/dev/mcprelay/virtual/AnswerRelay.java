@@ -13,6 +13,7 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventWriter;
 import reactor.core.publisher.Flux;
@@ -42,6 +43,7 @@ class AnswerRelay {
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
 		ServerHttpResponse response = call.exchange().getResponse();
+		ExchangeRecord.of(call.exchange()).forwarded(answer.status().value());
 		response.setStatusCode(answer.status());
 		answer.headers().forEach((name, values) -> {
 			if (!NOT_RELAYED.contains(name.toLowerCase(Locale.ROOT))) {

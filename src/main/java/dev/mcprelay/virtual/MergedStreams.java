@@ -13,6 +13,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.metrics.ExchangeRecord;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
@@ -50,6 +51,7 @@ class MergedStreams {
 		positions.keySet().retainAll(call.session().members().keySet());
 		List<String> members = call.usable().stream().filter(call::joined).toList();
 		ServerHttpResponse response = call.exchange().getResponse();
+		ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
 		response.setStatusCode(HttpStatus.OK);
 		AnswerRelay.eventStreamHeaders(response.getHeaders());
 		response.getHeaders().set("Mcp-Session-Id", call.session().id());

@@ -27,6 +27,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BoundedBody;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
@@ -55,6 +56,9 @@ import reactor.core.publisher.Mono;
 public class VirtualRelay {
 
 	private static final String VERSION = versionOf();
+
+	/** The name the access log gives the virtual server where it answers a request itself. */
+	private static final String VIRTUAL_SERVER = "virtual-server";
 
 	private final VirtualServers servers;
 
@@ -194,6 +198,7 @@ public class VirtualRelay {
 		}
 		String method = message.method();
 		if ("ping".equals(method)) {
+			ExchangeRecord.of(call.exchange()).stoppedBy(RelayOutcome.RESPONDED, VIRTUAL_SERVER);
 			return answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()));
 		}
 		if (call.server().toolSearch().enabled() && "tools/list".equals(method)) {
@@ -272,6 +277,7 @@ public class VirtualRelay {
 		return sent.then(Mono.defer(() -> {
 			ServerHttpResponse response = call.exchange().getResponse();
 			response.setStatusCode(HttpStatus.ACCEPTED);
+			ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.ACCEPTED.value());
 			response.getHeaders().set("Mcp-Session-Id", call.session().id());
 			return response.setComplete();
 		}));
@@ -303,6 +309,7 @@ public class VirtualRelay {
 					// A session the store could not keep is ended with every member, not left open behind them.
 					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
 					.then(Mono.defer(() -> {
+						ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
 						HttpHeaders headers = new HttpHeaders();
 						headers.set("Mcp-Session-Id", sessionId);
 						return RelayAnswers.answer(call.exchange().getResponse(), HttpStatus.OK,
@@ -317,6 +324,7 @@ public class VirtualRelay {
 			.then(sessions.end(call.server().id(), call.session().id(), call.callerId()))
 			.then(Mono.defer(() -> {
 				call.exchange().getResponse().setStatusCode(HttpStatus.OK);
+				ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
 				return call.exchange().getResponse().setComplete();
 			}));
 	}
@@ -341,6 +349,7 @@ public class VirtualRelay {
 	 */
 	private Mono<Void> answer(VirtualCall call, ObjectNode response, List<ObjectNode> warnings) {
 		ServerHttpResponse http = call.exchange().getResponse();
+		record(call, response);
 		if (!warnings.isEmpty() && acceptsEventStream(call)) {
 			List<ObjectNode> messages = new ArrayList<>(warnings);
 			messages.add(response);
@@ -354,6 +363,21 @@ public class VirtualRelay {
 			headers.set("Mcp-Session-Id", call.session().id());
 		}
 		return RelayAnswers.answer(http, HttpStatus.OK, List.of(response), false, headers);
+	}
+
+	/**
+	 * What the access log and meters say of an answer the virtual server wrote: a result made of its members' answers
+	 * is forwarded (unless the relay answered it itself), an error is the client's mistake unless a member failed.
+	 */
+	private static void record(VirtualCall call, ObjectNode response) {
+		ExchangeRecord record = ExchangeRecord.of(call.exchange());
+		if (response.has("error")) {
+			String reason = response.path("error").path("data").path("reason").asText("invalid_params");
+			record.failed("member_unavailable".equals(reason), reason);
+		}
+		else if (!record.stoppedHere()) {
+			record.forwarded(HttpStatus.OK.value());
+		}
 	}
 
 	private static boolean acceptsEventStream(VirtualCall call) {

@@ -1,0 +1,198 @@
+package dev.mcprelay.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.TestUpstreams;
+
+/**
+ * Virtual servers with software we did not write: the reference server (Streamable HTTP, and in its legacy
+ * {@code sse} mode) and the Java SDK's server are members, and the TypeScript SDK's client drives the composition:
+ * initialize, the merged list, a call per member, the reference server's sampling request answered by the client,
+ * the warning about a member that is down, tool search across members, and the session's end. A virtual server of the
+ * reference server alone, without a prefix, gives the direct suite's transcript; a dropped GET stream resumes the
+ * reference server's events where it stopped.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class VirtualServerInteropTest {
+
+	private static NodePeers.NodeServer everything;
+
+	private static NodePeers.NodeServer everythingSse;
+
+	@LocalServerPort
+	int port;
+
+	@BeforeAll
+	static void startServers() throws Exception {
+		NodePeers.requireNode();
+		NodePeers.installFromLockfile();
+		everything = NodePeers.startReferenceServer();
+		everythingSse = NodePeers.startServer("everything-sse-on-loopback.mjs");
+	}
+
+	@AfterAll
+	static void stopServers() throws Exception {
+		if (everything != null) {
+			everything.close();
+		}
+		if (everythingSse != null) {
+			everythingSse.close();
+		}
+	}
+
+	@DynamicPropertySource
+	static void upstreams(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.servers.everything.url", () -> everything.url());
+		registry.add("mcp-relay.servers.legacy.url", () -> "http://127.0.0.1:" + everythingSse.port() + "/sse");
+		registry.add("mcp-relay.servers.legacy.transport", () -> "sse");
+		registry.add("mcp-relay.servers.sdk.url", () -> TestUpstreams.SDK.url("/mcp"));
+		registry.add("mcp-relay.servers.gone.url", () -> "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/mcp");
+		registry.add("mcp-relay.servers.gone.timeouts.non-streaming", () -> "2s");
+		registry.add("mcp-relay.virtual-servers.hub.members", () -> "everything,legacy,sdk,gone");
+		registry.add("mcp-relay.virtual-servers.mirror.members", () -> "everything");
+		registry.add("mcp-relay.virtual-servers.mirror.tool-prefix", () -> "");
+		registry.add("mcp-relay.virtual-servers.find.members", () -> "everything,sdk");
+		registry.add("mcp-relay.virtual-servers.find.tool-prefix", () -> "");
+		registry.add("mcp-relay.virtual-servers.find.tool-search.enabled", () -> "true");
+	}
+
+	@Test
+	void theTypeScriptClientUsesThreeMembersThroughOneEndpoint() throws Exception {
+		JsonNode transcript = new ObjectMapper().readTree(NodePeers.runClient("virtual-scenario.mjs", relay("hub"),
+				"everything_echo", "legacy_echo", "sdk_echo"));
+
+		assertThat(transcript.at("/initialize/serverName").asText()).isEqualTo("hub");
+		assertThat(transcript.at("/initialize/sessionIdIssued").asBoolean()).isTrue();
+		assertThat(transcript.at("/initialize/capabilities").toString()).contains("tools", "prompts", "resources");
+		assertThat(transcript.at("/initialize/instructions").asText()).contains("## everything");
+		assertThat(transcript.at("/tools").toString()).contains("\"everything_echo\"", "\"legacy_echo\"",
+				"\"sdk_echo\"", "\"everything_trigger-sampling-request\"").doesNotContain("\"gone_");
+		assertThat(transcript.at("/warnings").toString()).contains("'gone'");
+		assertThat(transcript.at("/echo/everything_echo").asText()).contains("to everything_echo");
+		assertThat(transcript.at("/echo/legacy_echo").asText()).contains("to legacy_echo");
+		assertThat(transcript.at("/echo/sdk_echo").asText()).isEqualTo("to sdk_echo");
+		assertThat(transcript.at("/sampling/asked").asInt()).as("the member's request reached the client").isEqualTo(1);
+		assertThat(transcript.at("/sampling/result").asText()).contains("the client's answer");
+		assertThat(transcript.at("/unknownTool").toString()).contains("-32602");
+		assertThat(transcript.at("/sessionTerminated").asBoolean()).isTrue();
+		assertThat(transcript.at("/afterTermination").asText()).as("no session any more: as the reference server itself says")
+			.contains("400");
+	}
+
+	@Test
+	void aVirtualServerOfOneMemberWithoutAPrefixGivesTheDirectTranscript() throws Exception {
+		ObjectMapper json = new ObjectMapper();
+
+		JsonNode direct = json.readTree(NodePeers.runScenarios(relay("everything")));
+		ObjectNode mirrored = (ObjectNode) json.readTree(NodePeers.runScenarios(relay("mirror")));
+
+		assertThat(mirrored.at("/initialize/serverName").asText()).isEqualTo("mirror");
+		((ObjectNode) mirrored.get("initialize")).set("serverName", direct.at("/initialize/serverName"));
+		assertThat(mirrored).as("everything but serverInfo is the member's").isEqualTo(direct);
+	}
+
+	@Test
+	void toolSearchFindsToolsAcrossMembers() throws Exception {
+		JsonNode transcript = new ObjectMapper().readTree(NodePeers.runClient("tool-search-scenario.mjs", relay("find")));
+
+		assertThat(transcript.at("/before").toString()).isEqualTo("[\"search_available_tools\"]");
+		assertThat(transcript.at("/order").toString()).isEqualTo("[\"tools/list_changed\",\"result\"]");
+		assertThat(transcript.at("/found").toString()).contains("\"get-sum\"");
+		assertThat(transcript.at("/after").toString()).contains("\"get-sum\"");
+		assertThat(transcript.at("/sum/content/0/text").asText()).contains("42");
+		assertThat(transcript.at("/notFound").toString()).contains("-32602");
+	}
+
+	@Test
+	void aDroppedStreamResumesTheMembersEventsWhereItStopped() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "mirror");
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"debug\"}}");
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+				+ "\"toggle-simulated-logging\",\"arguments\":{}}}");
+
+		List<String[]> first = events(http, session, null, 2);
+		String lastId = first.get(first.size() - 1)[0];
+		assertThat(lastId).as("the merged stream's events carry ids").isNotBlank();
+		// The reference server logs every few seconds: long enough away, the stream misses at least one event.
+		Thread.sleep(7000);
+		List<String[]> resumed = events(http, session, lastId, 1);
+
+		assertThat(resumed.get(0)[0]).as("resumed after the last event, not from the start").isNotEqualTo(lastId);
+		assertThat(first).extracting(event -> event[1]).doesNotContain(resumed.get(0)[1]);
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+				+ "\"toggle-simulated-logging\",\"arguments\":{}}}");
+	}
+
+	/** Reads {@code count} message events (id, data) from a GET stream of the session, then drops it. */
+	private static List<String[]> events(RawHttp http, McpSession session, String lastEventId, int count)
+			throws Exception {
+		var request = http.request("mirror").header("Accept", "text/event-stream").header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION);
+		if (lastEventId != null) {
+			request.header("Last-Event-ID", lastEventId);
+		}
+		HttpResponse<InputStream> stream = http.open(request.GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		List<String[]> events = new ArrayList<>();
+		Thread reader = new Thread(() -> {
+			try (BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+				String id = null;
+				StringBuilder data = new StringBuilder();
+				String line;
+				while (events.size() < count && (line = lines.readLine()) != null) {
+					if (line.startsWith("id:")) {
+						id = line.substring(3).strip();
+					}
+					else if (line.startsWith("data:")) {
+						data.append(line.substring(5).strip());
+					}
+					else if (line.isEmpty() && !data.isEmpty()) {
+						synchronized (events) {
+							events.add(new String[] { id, data.toString() });
+						}
+						id = null;
+						data.setLength(0);
+					}
+				}
+			}
+			catch (java.io.IOException ex) {
+				// dropped
+			}
+		});
+		reader.start();
+		reader.join(30_000);
+		stream.body().close();
+		synchronized (events) {
+			assertThat(events).hasSizeGreaterThanOrEqualTo(count);
+			return List.copyOf(events);
+		}
+	}
+
+	private String relay(String server) {
+		return "http://127.0.0.1:" + port + "/mcp/" + server;
+	}
+
+}
