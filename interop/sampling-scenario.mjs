@@ -1,17 +1,21 @@
 // Runs, RUNS times over (argv[3], default 50), a fresh TypeScript SDK client session against one endpoint
 // (argv[2]): connect (the SDK then opens the GET stream by itself), call the sampling-on-get-stream server's tool at
 // once, answer its sampling/createMessage, and wait for the tool's result. A run whose sampling request never
-// arrives within the wait is lost. Prints {"runs": N, "answered": N, "lost": N, "failed": N} on stdout.
+// arrives within the wait is lost. argv[4] (default 1) is how many sessions run at once; argv[5] onwards name the
+// tools each session calls in turn (default ask-model): through a virtual server, one per member.
+// Prints {"runs": N, "answered": N, "lost": N, "failed": N} on stdout, counting each call.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const endpoint = new URL(process.argv[2]);
 const runs = Number(process.argv[3] ?? 50);
+const concurrency = Number(process.argv[4] ?? 1);
+const tools = process.argv.length > 5 ? process.argv.slice(5) : ["ask-model"];
 const waitMs = 5000;
-const outcome = { runs, answered: 0, lost: 0, failed: 0, errors: [] };
+const outcome = { runs, calls: 0, answered: 0, lost: 0, failed: 0, errors: [] };
 
-for (let run = 0; run < runs; run++) {
+async function session() {
   const client = new Client({ name: "mcp-relay-interop-sampling", version: "1.0.0" }, { capabilities: { sampling: {} } });
   client.setRequestHandler(CreateMessageRequestSchema, async () => ({
     role: "assistant",
@@ -21,20 +25,28 @@ for (let run = 0; run < runs; run++) {
   const transport = new StreamableHTTPClientTransport(endpoint);
   try {
     await client.connect(transport);
-    const result = await client.callTool({ name: "ask-model", arguments: {} }, undefined, { timeout: waitMs });
-    if (result.content?.[0]?.text === "model said: hello") {
-      outcome.answered++;
-    } else {
-      outcome.failed++;
-      outcome.errors.push(JSON.stringify(result));
+    for (const tool of tools) {
+      outcome.calls++;
+      try {
+        const result = await client.callTool({ name: tool, arguments: {} }, undefined, { timeout: waitMs });
+        if (result.content?.[0]?.text === "model said: hello") {
+          outcome.answered++;
+        } else {
+          outcome.failed++;
+          outcome.errors.push(JSON.stringify(result));
+        }
+      } catch (error) {
+        if (String(error?.message).includes("timed out")) {
+          outcome.lost++;
+        } else {
+          outcome.failed++;
+          outcome.errors.push(String(error?.message ?? error));
+        }
+      }
     }
   } catch (error) {
-    if (String(error?.message).includes("timed out")) {
-      outcome.lost++;
-    } else {
-      outcome.failed++;
-      outcome.errors.push(String(error?.message ?? error));
-    }
+    outcome.failed++;
+    outcome.errors.push(String(error?.message ?? error));
   }
   try {
     await transport.terminateSession();
@@ -43,6 +55,15 @@ for (let run = 0; run < runs; run++) {
   }
   await client.close();
 }
+
+let started = 0;
+async function worker() {
+  while (started < runs) {
+    started++;
+    await session();
+  }
+}
+await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
 outcome.errors = outcome.errors.slice(0, 5);
 process.stdout.write(JSON.stringify(outcome) + "\n");
 process.exit(0);

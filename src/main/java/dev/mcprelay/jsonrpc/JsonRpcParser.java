@@ -30,6 +30,18 @@ public final class JsonRpcParser {
 		.disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
 		.build();
 
+	static {
+		// Jackson makes its tree deserializer on first use, under a lock: made here, at start-up, no event loop ever
+		// waits on another for it (the first requests of a virtual server arrive in parallel).
+		try {
+			MAPPER.readTree("{\"warm\":[1,1.5,\"up\",true,null]}");
+			MAPPER.writeValueAsBytes(MAPPER.createObjectNode().put("warm", 1));
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	private JsonRpcParser() {
 	}
 

@@ -16,7 +16,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 /**
  * No server-to-client request is lost: a TypeScript SDK server whose tool sends {@code sampling/createMessage} on the
  * standalone GET stream ({@code interop/sampling-server.mjs}), and a TypeScript SDK client that opens that stream and
- * calls the tool at once ({@code interop/sampling-scenario.mjs}), run session after session through the relay. Before
+ * calls the tool at once ({@code interop/sampling-scenario.mjs}), run session after session through the relay, and
+ * fifty sessions, ten at a time, through a virtual server of three members, each call's request on another member's
+ * GET stream, merged into the client's one. Before
  * the relay kept a session's GET ahead of its first call, about one run in five lost the request and the call hung.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -46,6 +48,9 @@ class SamplingOnGetStreamInteropTest {
 	@DynamicPropertySource
 	static void upstream(DynamicPropertyRegistry registry) {
 		registry.add("mcp-relay.servers.sampling.url", () -> server.url());
+		registry.add("mcp-relay.servers.second.url", () -> server.url());
+		registry.add("mcp-relay.servers.third.url", () -> server.url());
+		registry.add("mcp-relay.virtual-servers.three.members", () -> "sampling,second,third");
 	}
 
 	@Test
@@ -63,6 +68,18 @@ class SamplingOnGetStreamInteropTest {
 		assertThat(relayed.get("lost").asInt()).as("sampling requests lost through the relay: %s", relayed).isZero();
 		assertThat(relayed.get("answered").asInt()).as("every run answered through the relay: %s", relayed)
 			.isEqualTo(RUNS);
+	}
+
+	@Test
+	void fiftyConcurrentSessionsOverThreeMembersLoseNoSamplingRequest() throws Exception {
+		JsonNode relayed = new ObjectMapper().readTree(NodePeers.runClient("sampling-scenario.mjs",
+				"http://127.0.0.1:" + port + "/mcp/three", String.valueOf(RUNS), "10", "sampling_ask-model",
+				"second_ask-model", "third_ask-model"));
+
+		assertThat(relayed.get("calls").asInt()).as("three calls per session: %s", relayed).isEqualTo(3 * RUNS);
+		assertThat(relayed.get("lost").asInt()).as("sampling requests lost: %s", relayed).isZero();
+		assertThat(relayed.get("failed").asInt()).as("calls failed: %s", relayed).isZero();
+		assertThat(relayed.get("answered").asInt()).as("every call answered: %s", relayed).isEqualTo(3 * RUNS);
 	}
 
 }
