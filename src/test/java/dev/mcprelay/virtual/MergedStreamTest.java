@@ -48,6 +48,9 @@ class MergedStreamTest {
 	/** Each client answer a member got, as member:id. */
 	static final List<String> ANSWERS = new CopyOnWriteArrayList<>();
 
+	/** Whether member a's first stream dies mid-stream (its connection reset after one event). */
+	static volatile boolean aDies;
+
 	@LocalServerPort
 	int port;
 
@@ -67,11 +70,19 @@ class MergedStreamTest {
 	void script() {
 		GETS.clear();
 		ANSWERS.clear();
+		aDies = false;
+		MEMBERS.clear();
 		MEMBERS.scriptWithBody((request, response, body) -> {
 			String member = request.uri().substring(1, 2);
 			if (request.method().name().equals("GET")) {
 				String last = request.requestHeaders().get("Last-Event-ID");
 				GETS.add(member + ":" + (last == null ? "-" : last));
+				if (last == null && member.equals("a") && aDies) {
+					return response.header("Content-Type", "text/event-stream")
+						.sendString(Flux.concat(Mono.just("id: a1\ndata: {\"jsonrpc\":\"2.0\",\"method\":"
+								+ "\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"from a\"}}\n\n"),
+								Mono.delay(Duration.ofMillis(200)).then(Mono.error(new IllegalStateException("a dies")))));
+				}
 				if (last == null) {
 					// Two events, the second a request to the client, then the stream ends.
 					return response.header("Content-Type", "text/event-stream").sendString(Flux.just(
@@ -97,7 +108,8 @@ class MergedStreamTest {
 				return response.status(202).send();
 			}
 			String result = switch (method) {
-				case "initialize" -> "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
+				case "initialize" -> "{\"protocolVersion\":\"" + (member.equals("b") ? "2025-03-26" : "2025-06-18")
+						+ "\",\"capabilities\":{\"tools\":{}},"
 						+ "\"serverInfo\":{\"name\":\"" + member + "\",\"version\":\"1\"}}";
 				case "tools/list" -> "{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}}]}";
 				default -> "{}";
@@ -141,6 +153,34 @@ class MergedStreamTest {
 			.header("Mcp-Session-Id", session.id()).header("Last-Event-ID", last.id()).GET());
 		read(resumed.body(), 2);
 		assertThat(GETS).containsExactlyInAnyOrder("a:" + positions.get("a"), "b:" + positions.get("b"));
+	}
+
+	@Test
+	void aMemberThatDiesMidStreamIsReopenedWhileTheOthersGoOn() throws Exception {
+		aDies = true;
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "pair");
+
+		HttpResponse<InputStream> stream = http.open(http.request("pair").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id()).GET());
+		List<Event> events = read(stream.body(), 5);
+
+		assertThat(events).extracting(event -> event.data().path("params").path("data").asText())
+			.contains("from a", "from b", "again a", "again b");
+		assertThat(GETS).as("a was reopened after the last event it sent").contains("a:a1");
+	}
+
+	@Test
+	void eachMemberKeepsTheProtocolVersionItNegotiated() {
+		McpSession session = McpSession.open(new RawHttp(port), "pair");
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+
+		List<ScriptedUpstream.Seen> lists = MEMBERS.seen().stream().filter(seen -> seen.body().contains("tools/list"))
+			.toList();
+		assertThat(lists).hasSize(2).allSatisfy(seen -> assertThat(seen.headers().getFirst("MCP-Protocol-Version"))
+			.isEqualTo(seen.uri().startsWith("/b") ? "2025-03-26" : "2025-06-18"));
+		assertThat(lists).allSatisfy(seen -> assertThat(seen.headers().getFirst("Mcp-Session-Id"))
+			.isEqualTo("session-" + seen.uri().charAt(1)));
 	}
 
 	@Test

@@ -14,12 +14,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.intercept.Outcome;
+import dev.mcprelay.intercept.ToolsCallRequest;
+import dev.mcprelay.intercept.ToolsCallRequestInterceptor;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
@@ -31,6 +36,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import reactor.core.publisher.Mono;
 
 /**
  * A virtual server composing real MCP servers (the Java SDK's, over SSE and over JSON, and one that is down), driven
@@ -73,6 +79,12 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.search.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.virtual-servers.search.tool-search.always-expose[0]", () -> "beta_whoami");
 		registry.add("mcp-relay.default-server", () -> "all");
+		registry.add("mcp-relay.servers.beta.tools.deny[0]", () -> "secret_*");
+		registry.add("mcp-relay.rate-limits[0].name", () -> "alpha-audits");
+		registry.add("mcp-relay.rate-limits[0].match.server", () -> "alpha");
+		registry.add("mcp-relay.rate-limits[0].match.tool", () -> "secret_audit");
+		registry.add("mcp-relay.rate-limits[0].limit", () -> "1");
+		registry.add("mcp-relay.rate-limits[0].period", () -> "1h");
 	}
 
 	@AfterEach
@@ -211,6 +223,56 @@ class VirtualServerTest {
 	void theDefaultEndpointServesTheComposition() {
 		McpSyncClient client = client("/mcp");
 		assertThat(client.initialize().serverInfo().name()).isEqualTo("all");
+	}
+
+	@Test
+	void eachMembersPoliciesApplyAndInterceptorsSeeTheMemberAndTheVirtualServer() {
+		McpSyncClient client = client("/mcp/all");
+		client.initialize();
+		SEEN.clear();
+
+		List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).toList();
+		assertThat(names).as("beta's deny list holds through the virtual server").contains("alpha_secret_admin")
+			.doesNotContain("beta_secret_admin", "beta_secret_audit");
+		assertThatThrownBy(() -> client.callTool(call("beta_secret_admin", "x"))).isInstanceOf(McpError.class);
+		assertThat(text(client.callTool(call("alpha_secret_audit", "once")))).isEqualTo("once");
+		assertThatThrownBy(() -> client.callTool(call("alpha_secret_audit", "twice")))
+			.as("alpha's rate limit holds through the virtual server: 429, as from alpha itself")
+			.hasMessageContaining("429")
+			.hasMessageContaining("alpha-audits");
+		assertThat(SEEN).as("tools/call interceptors ran per member, with the virtual server in the context")
+			.contains("alpha/all/secret_audit");
+		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "alpha")
+			.tag(RelayMeters.VIRTUAL_SERVER, "all").tag(RelayMeters.RPC_METHOD, "tools/call").counter())
+			.as("the member's meters carry the virtual server").isNotNull();
+		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "all")
+			.tag(RelayMeters.VIRTUAL_SERVER, "all").counter()).isNotNull();
+	}
+
+	/** Every tools/call an interceptor saw, as server/virtual server/tool. */
+	static final List<String> SEEN = new CopyOnWriteArrayList<>();
+
+	@TestConfiguration
+	static class RecordingInterceptor {
+
+		@Bean
+		ToolsCallRequestInterceptor recordingToolsCall() {
+			return new ToolsCallRequestInterceptor() {
+
+				@Override
+				public String name() {
+					return "recording";
+				}
+
+				@Override
+				public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
+					SEEN.add(call.context().server() + "/" + call.context().virtualServer() + "/" + call.toolName());
+					return Outcome.proceed();
+				}
+
+			};
+		}
+
 	}
 
 	@Test
