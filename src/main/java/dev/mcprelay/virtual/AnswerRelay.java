@@ -36,9 +36,12 @@ class AnswerRelay {
 
 	private final VirtualToolSearch toolSearch;
 
-	AnswerRelay(MemberIds ids, VirtualToolSearch toolSearch) {
+	private final ListCache listCache;
+
+	AnswerRelay(MemberIds ids, VirtualToolSearch toolSearch, ListCache listCache) {
 		this.ids = ids;
 		this.toolSearch = toolSearch;
+		this.listCache = listCache;
 	}
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
@@ -73,14 +76,18 @@ class AnswerRelay {
 	 * {@code notifications/tools/list_changed} also drops the merged catalogue tool search keeps.
 	 */
 	byte[] rewrite(VirtualCall call, String member, SseEvent event, String eventId) {
-		String sessionId = call.session().id();
+		String sessionId = call.sessionId();
 		if (!event.isMessage()) {
 			return eventId == null ? event.raw() : SseEventWriter.withId(event, eventId, event.data() == null ? "" : event.data());
 		}
 		ObjectNode message = MemberMessages.parse(event.dataBytes());
 		boolean memberRequest = message != null && message.hasNonNull("method") && message.hasNonNull("id");
-		if (message != null && "notifications/tools/list_changed".equals(message.path("method").asText())) {
-			toolSearch.invalidate(call.server().id());
+		String method = message == null ? "" : message.path("method").asText();
+		if (method.endsWith("/list_changed") && !message.has("id")) {
+			listCache.changed(member, ListCache.listOf(method));
+			if (method.equals("notifications/tools/list_changed")) {
+				toolSearch.invalidate(call.server().id());
+			}
 		}
 		if (!memberRequest) {
 			return eventId == null && event.id() == null ? event.raw() : SseEventWriter.withId(event, eventId, event.data());

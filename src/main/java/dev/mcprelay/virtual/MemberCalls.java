@@ -43,6 +43,10 @@ class MemberCalls {
 
 	private static final String ACCEPT_POST = "application/json, text/event-stream";
 
+	private static final String MCP_METHOD = "Mcp-Method";
+
+	private static final String MCP_NAME = "Mcp-Name";
+
 	private static final ServerCodecConfigurer CODECS = ServerCodecConfigurer.create();
 
 	private static final DefaultWebSessionManager NO_WEB_SESSIONS = new DefaultWebSessionManager();
@@ -72,6 +76,9 @@ class MemberCalls {
 			MemberSession session, String lastEventId, byte[] body) {
 		return Mono.create(sink -> {
 			HttpHeaders headers = headersFor(client.getRequest().getHeaders(), method, session, lastEventId);
+			if (body != null && client.getRequest().getHeaders().containsHeader(MCP_METHOD)) {
+				mirror(headers, body);
+			}
 			MemberResponse response = new MemberResponse(member, sink::success);
 			ServerWebExchange exchange = new DefaultServerWebExchange(new MemberRequest(method, member, headers, body),
 					response, NO_WEB_SESSIONS, CODECS, LOCALES);
@@ -86,6 +93,27 @@ class MemberCalls {
 				.subscribe(null, sink::error, response::finish);
 			sink.onCancel(handling);
 		});
+	}
+
+	/**
+	 * The 2026-07-28 headers that mirror the body (SEP-2243), for a client that sends them: of the message the member
+	 * gets, whose name may have lost its prefix.
+	 */
+	private static void mirror(HttpHeaders headers, byte[] body) {
+		com.fasterxml.jackson.databind.node.ObjectNode message = MemberMessages.parse(body);
+		if (message == null || !message.path("method").isTextual()) {
+			return;
+		}
+		headers.set(MCP_METHOD, message.get("method").asText());
+		com.fasterxml.jackson.databind.JsonNode params = message.path("params");
+		com.fasterxml.jackson.databind.JsonNode name = params.path("name").isTextual() ? params.get("name")
+				: params.path("uri");
+		if (name.isTextual()) {
+			String value = name.textValue();
+			boolean plain = value.chars().allMatch(c -> c >= 0x20 && c < 0x7f) && value.strip().equals(value);
+			headers.set(MCP_NAME, plain ? value : "=?base64?" + java.util.Base64.getEncoder()
+				.encodeToString(value.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "?=");
+		}
 	}
 
 	private static HttpHeaders headersFor(HttpHeaders clientHeaders, HttpMethod method, MemberSession session,
@@ -108,6 +136,10 @@ class MemberCalls {
 		}
 		if (session.protocolVersion() != null) {
 			headers.set("MCP-Protocol-Version", session.protocolVersion());
+		}
+		else if (session.sessionId() == null && clientHeaders.containsHeader("MCP-Protocol-Version")) {
+			// No session with the member (a 2026-07-28 client's request): the client's own version is the member's.
+			headers.set("MCP-Protocol-Version", clientHeaders.getFirst("MCP-Protocol-Version"));
 		}
 		if (lastEventId != null) {
 			headers.set("Last-Event-ID", lastEventId);

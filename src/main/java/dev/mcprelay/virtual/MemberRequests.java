@@ -37,7 +37,7 @@ class MemberRequests {
 
 	/** The session with {@code member}: the one the session holds, or a new one, joined now and kept. */
 	Mono<MemberSession> sessionWith(VirtualCall call, String member) {
-		if (call.joined(member)) {
+		if (call.joined(member) || call.stateless()) {
 			return Mono.just(call.memberSession(member));
 		}
 		return join.join(call, member, call.session().initialize())

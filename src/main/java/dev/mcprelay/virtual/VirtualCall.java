@@ -33,9 +33,29 @@ record VirtualCall(ServerWebExchange exchange, VirtualServer server, VirtualMemb
 		return session == null ? MemberSession.NONE : session.members().getOrDefault(member, MemberSession.NONE);
 	}
 
+	/** Whether a message can go to {@code member}: the session joined it, or there is no session to join. */
+	boolean reachable(String member) {
+		return session == null ? access.members().contains(member) : session.members().containsKey(member);
+	}
+
 	/** Whether the session joined {@code member}. */
 	boolean joined(String member) {
 		return session != null && session.members().containsKey(member);
+	}
+
+	/** The session's id, or {@code ""} for a request without one (MCP 2026-07-28). */
+	String sessionId() {
+		return session == null ? "" : session.id();
+	}
+
+	/** Whether the request belongs to no session: a 2026-07-28 client's, carrying what it needs in each request. */
+	boolean stateless() {
+		return session == null;
+	}
+
+	/** The tools this session's searches found; none without a session. */
+	java.util.Set<String> exposedTools() {
+		return session == null ? java.util.Set.of() : session.exposedTools();
 	}
 
 	/** The same request with {@code session}. */

@@ -59,7 +59,7 @@ class VirtualCursor {
 	}
 
 	private static String signed(VirtualCall call, String method, String payload) {
-		return "virtual-cursor\n" + call.server().id() + "\n" + call.session().id() + "\n" + method + "\n" + payload;
+		return "virtual-cursor\n" + call.server().id() + "\n" + call.sessionId() + "\n" + method + "\n" + payload;
 	}
 
 }

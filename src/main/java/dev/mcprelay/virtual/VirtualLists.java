@@ -41,7 +41,14 @@ class VirtualLists {
 
 	private final MemberAvailability availability;
 
-	VirtualLists(MemberRequests requests, VirtualCursor cursors, NameClashes clashes, MemberAvailability availability) {
+	private final ListCache cache;
+
+	/** The id of the list requests the virtual server makes on its own account. */
+	static final String CATALOGUE_ID = "mcp-relay-catalogue";
+
+	VirtualLists(MemberRequests requests, VirtualCursor cursors, NameClashes clashes, MemberAvailability availability,
+			ListCache cache) {
+		this.cache = cache;
 		this.requests = requests;
 		this.cursors = cursors;
 		this.clashes = clashes;
@@ -52,8 +59,12 @@ class VirtualLists {
 	record Page(ObjectNode response, List<ObjectNode> warnings) {
 	}
 
-	/** One member's page of one list. */
-	record MemberPage(String member, List<ObjectNode> items, String nextCursor) {
+	/**
+	 * One member's page of one list.
+	 *
+	 * @param rest the result's other fields ({@code resultType}, {@code ttlMs}, {@code cacheScope}, ...)
+	 */
+	record MemberPage(String member, List<ObjectNode> items, String nextCursor, ObjectNode rest) {
 	}
 
 	static boolean isList(String method) {
@@ -101,7 +112,7 @@ class VirtualLists {
 	Mono<List<ObjectNode>> all(VirtualCall call, String method, String member) {
 		ObjectNode request = JsonRpcParser.mapper().createObjectNode();
 		request.put("jsonrpc", "2.0");
-		request.put("id", "mcp-relay-catalogue");
+		request.put("id", CATALOGUE_ID);
 		request.put("method", method);
 		return memberPage(call, request, member, null)
 			.expand(page -> page.nextCursor() == null ? Mono.empty()
@@ -123,8 +134,18 @@ class VirtualLists {
 		if (params.isEmpty()) {
 			asked.remove("params");
 		}
-		String field = ITEMS.get(request.get("method").asText());
-		return requests.request(call, member, asked).flatMap(response -> {
+		String method = request.get("method").asText();
+		String field = ITEMS.get(method);
+		boolean cached = call.stateless() || CATALOGUE_ID.equals(request.path("id").asText());
+		ListCache.Key key = new ListCache.Key(call.callerId(), call.sessionId(), member, method, cursor);
+		ObjectNode kept = cached ? cache.find(key) : null;
+		Mono<ObjectNode> asking = kept != null ? Mono.just(kept)
+				: requests.request(call, member, asked).doOnNext(response -> {
+					if (cached && response.get("result") instanceof ObjectNode) {
+						cache.keep(key, response);
+					}
+				});
+		return asking.flatMap(response -> {
 			if (!(response.get("result") instanceof ObjectNode result)) {
 				return Mono.error(new MemberUnavailable(member, "answered " + request.get("method").asText()
 						+ " with an error: " + response.path("error").path("message").asText("no message")));
@@ -136,7 +157,11 @@ class VirtualLists {
 				}
 			});
 			JsonNode next = result.get("nextCursor");
-			return Mono.just(new MemberPage(member, items, next != null && next.isTextual() ? next.textValue() : null));
+			ObjectNode rest = result.deepCopy();
+			rest.remove(field);
+			rest.remove("nextCursor");
+			return Mono.just(new MemberPage(member, items, next != null && next.isTextual() ? next.textValue() : null,
+					rest));
 		});
 	}
 
@@ -154,6 +179,7 @@ class VirtualLists {
 		response.set("id", id);
 		ObjectNode result = response.putObject("result");
 		ArrayNode items = result.putArray(field);
+		ResultFields.merge(result, pages.stream().map(MemberPage::rest).toList());
 		Map<String, String> next = new LinkedHashMap<>();
 		for (MemberPage page : pages) {
 			for (ObjectNode item : page.items()) {

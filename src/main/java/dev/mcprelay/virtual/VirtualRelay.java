@@ -50,7 +50,9 @@ import reactor.core.publisher.Mono;
  * joined member; {@code ping} is answered here. With {@code tool-search}, the tools are found by search
  * ({@link VirtualToolSearch}). GET merges the members' streams ({@link MergedStreams}); DELETE ends
  * every member session and the relay session. Every request but {@code initialize} needs the session's id; an
- * unknown one, or another caller's, is 404.
+ * unknown one, or another caller's, is 404. A 2026-07-28 client's request needs no session: it goes to the members as
+ * it came, each on its own ({@link StatelessRequests}: {@code server/discover} merged, {@code subscriptions/listen}
+ * fanned out and its streams merged).
  */
 @Component
 public class VirtualRelay {
@@ -88,11 +90,14 @@ public class VirtualRelay {
 
 	private final VirtualToolSearch toolSearch;
 
+	private final StatelessRequests stateless;
+
 	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions,
 			MemberJoin join, MemberCalls calls, MemberRequests requests, VirtualLists lists, MemberTargets targets,
 			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
-			VirtualToolSearch toolSearch) {
+			VirtualToolSearch toolSearch, StatelessRequests stateless) {
 		this.toolSearch = toolSearch;
+		this.stateless = stateless;
 		this.servers = servers;
 		this.originPolicy = originPolicy;
 		this.properties = properties;
@@ -174,6 +179,10 @@ public class VirtualRelay {
 				if (message.isRequest() && "initialize".equals(message.method())) {
 					return initialize(call, message.node());
 				}
+				if (!call.exchange().getRequest().getHeaders().containsHeader("Mcp-Session-Id")
+						&& StatelessRequests.isStateless(message, call.exchange().getRequest().getHeaders())) {
+					return dispatch(call, message);
+				}
 				return withSession(call).flatMap(session -> dispatch(session, message));
 			});
 	}
@@ -197,6 +206,12 @@ public class VirtualRelay {
 			return notifyMembers(call, message);
 		}
 		String method = message.method();
+		if ("server/discover".equals(method)) {
+			return stateless.discover(call, node, VERSION).flatMap(response -> answer(call, response));
+		}
+		if ("subscriptions/listen".equals(method)) {
+			return stateless.listen(call, node);
+		}
 		if ("ping".equals(method)) {
 			ExchangeRecord.of(call.exchange()).stoppedBy(RelayOutcome.RESPONDED, VIRTUAL_SERVER);
 			return answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()));
@@ -221,7 +236,7 @@ public class VirtualRelay {
 		}
 		if ("logging/setLevel".equals(method)) {
 			return Flux.fromIterable(call.usable())
-				.filter(call::joined)
+				.filter(call::reachable)
 				.flatMap(member -> requests.request(call, member, node).onErrorResume(error -> Mono.empty()))
 				.then(Mono.defer(() -> answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()))));
 		}
@@ -249,11 +264,12 @@ public class VirtualRelay {
 
 	/** The client's answer to a member's request: to that member, with the member's own id. */
 	private Mono<Void> answerToMember(VirtualCall call, ObjectNode answer) {
-		MemberIds.MemberRequestId origin = ids.unwrap(call.session().id(), answer.get("id"));
+		MemberIds.MemberRequestId origin = call.stateless() ? null : ids.unwrap(call.sessionId(), answer.get("id"));
 		if (origin == null || !call.joined(origin.member()) || !call.usable().contains(origin.member())) {
 			return Mono.error(RelayFailures.unknownServerRequest(call.server().id()));
 		}
 		ObjectNode restored = answer.deepCopy();
+		// (a 2026-07-28 client has no session: a member asks it nothing outside a result, so no id is its)
 		restored.set("id", origin.id());
 		return calls.send(call.exchange(), call.access(), origin.member(), HttpMethod.POST,
 				call.memberSession(origin.member()), null, JsonRpcErrors.toBytes(restored))
@@ -267,7 +283,7 @@ public class VirtualRelay {
 	private Mono<Void> notifyMembers(VirtualCall call, JsonRpcMessage message) {
 		Mono<Void> sent = "notifications/initialized".equals(message.method()) ? Mono.empty()
 				: Flux.fromIterable(call.usable())
-					.filter(call::joined)
+					.filter(call::reachable)
 					.flatMap(member -> calls
 						.send(call.exchange(), call.access(), member, HttpMethod.POST, call.memberSession(member), null,
 								JsonRpcErrors.toBytes(message.node()))
@@ -278,7 +294,9 @@ public class VirtualRelay {
 			ServerHttpResponse response = call.exchange().getResponse();
 			response.setStatusCode(HttpStatus.ACCEPTED);
 			ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.ACCEPTED.value());
-			response.getHeaders().set("Mcp-Session-Id", call.session().id());
+			if (!call.stateless()) {
+				response.getHeaders().set("Mcp-Session-Id", call.session().id());
+			}
 			return response.setComplete();
 		}));
 	}
@@ -355,7 +373,9 @@ public class VirtualRelay {
 			messages.add(response);
 			Mono<Void> written = RelayAnswers.stream(http, messages);
 			// Set once the stream's headers are (the write commits them when subscribed).
-			http.getHeaders().set("Mcp-Session-Id", call.session().id());
+			if (!call.stateless()) {
+				http.getHeaders().set("Mcp-Session-Id", call.session().id());
+			}
 			return written;
 		}
 		HttpHeaders headers = new HttpHeaders();

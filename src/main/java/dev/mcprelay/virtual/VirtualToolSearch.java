@@ -75,7 +75,7 @@ class VirtualToolSearch {
 			ArrayNode tools = response.putObject("result").putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(call.server().toolSearch().maxResults()));
 			for (McpSchema.Tool tool : index.tools()) {
-				if (pinned(call, tool.name()) || call.session().exposedTools().contains(tool.name())) {
+				if (pinned(call, tool.name()) || call.exposedTools().contains(tool.name())) {
 					tools.add(JsonRpcParser.mapper().<JsonNode>valueToTree(tool));
 				}
 			}
@@ -96,7 +96,9 @@ class VirtualToolSearch {
 		return catalogue(call).flatMap(index -> {
 			List<McpSchema.Tool> found = index.search(query.read(), query.limit());
 			List<String> names = found.stream().map(McpSchema.Tool::name).toList();
-			return store.expose(new SessionKey(call.server().id(), call.session().id()), names)
+			Mono<Void> exposed = call.stateless() ? Mono.empty()
+					: store.expose(new SessionKey(call.server().id(), call.session().id()), names);
+			return exposed
 				.onErrorMap(SessionStoreUnavailableException.class,
 						ex -> RelayFailures.sessionStoreUnavailable(call.server().id()))
 				.then(Mono.fromSupplier(() -> {
@@ -112,7 +114,8 @@ class VirtualToolSearch {
 
 	/** The refusal of a call of {@code tool}, or {@code null} when the session may call it. */
 	ObjectNode refusal(VirtualCall call, ObjectNode request, String tool) {
-		if (pinned(call, tool) || call.session().exposedTools().contains(tool)) {
+		// Without a session (2026-07-28) nothing can be remembered: any tool may be called, as for a server.
+		if (call.stateless() || pinned(call, tool) || call.exposedTools().contains(tool)) {
 			return null;
 		}
 		return JsonRpcErrors.error(request.get("id"), JsonRpcErrorCodes.INVALID_PARAMS, "Tool '" + tool

@@ -107,6 +107,12 @@ class MergedStreamTest {
 			if (method.startsWith("notifications/")) {
 				return response.status(202).send();
 			}
+			if (method.equals("subscriptions/listen")) {
+				return response.header("Content-Type", "text/event-stream").sendString(Flux.just(
+						"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\"}\n\n",
+						"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+						"data: {\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":{\"resultType\":\"complete\"}}\n\n"));
+			}
 			String result = switch (method) {
 				case "initialize" -> "{\"protocolVersion\":\"" + (member.equals("b") ? "2025-03-26" : "2025-06-18")
 						+ "\",\"capabilities\":{\"tools\":{}},"
@@ -181,6 +187,33 @@ class MergedStreamTest {
 			.isEqualTo(seen.uri().startsWith("/b") ? "2025-03-26" : "2025-06-18"));
 		assertThat(lists).allSatisfy(seen -> assertThat(seen.headers().getFirst("Mcp-Session-Id"))
 			.isEqualTo("session-" + seen.uri().charAt(1)));
+	}
+
+	@Test
+	void aClientWithoutSessionsGetsMergedListsKeptUntilAMemberSaysTheyChanged() {
+		RawHttp http = new RawHttp(port);
+		String meta = ",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}";
+
+		for (int id = 1; id <= 2; id++) {
+			List<JsonNode> listed = RawHttp.messagesOf(http.send(http.post("pair",
+					"{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"" + meta + "}")));
+			assertThat(listed.get(0).at("/result/tools").findValuesAsText("name")).containsExactly("a_t", "b_t");
+		}
+		assertThat(listsSeen()).as("the second list came from what the first asked").isEqualTo(2);
+
+		List<JsonNode> listened = RawHttp.messagesOf(http.send(http.post("pair",
+				"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\"" + meta + "}")));
+		assertThat(listened).extracting(message -> message.path("method").asText("result")).containsExactly(
+				"notifications/subscriptions/acknowledged", "notifications/tools/list_changed",
+				"notifications/tools/list_changed", "result");
+		assertThat(listened.get(3).path("id").asInt()).as("one answer to the client's one request").isEqualTo(3);
+
+		http.send(http.post("pair", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"" + meta + "}"));
+		assertThat(listsSeen()).as("asked again once the members said their tools changed").isEqualTo(4);
+	}
+
+	private static long listsSeen() {
+		return MEMBERS.seen().stream().filter(seen -> seen.body().contains("\"tools/list\"")).count();
 	}
 
 	@Test
