@@ -2,12 +2,9 @@ package dev.mcprelay.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -24,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SseReader;
 import dev.mcprelay.testsupport.TestUpstreams;
 
 /**
@@ -133,21 +131,22 @@ class VirtualServerInteropTest {
 		session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
 				+ "\"toggle-simulated-logging\",\"arguments\":{}}}");
 
-		List<String[]> first = events(http, session, null, 2);
-		String lastId = first.get(first.size() - 1)[0];
+		List<SseReader.Event> first = events(http, session, null, 2);
+		String lastId = first.get(first.size() - 1).id();
 		assertThat(lastId).as("the merged stream's events carry ids").isNotBlank();
 		// The reference server logs every few seconds: long enough away, the stream misses at least one event.
 		Thread.sleep(7000);
-		List<String[]> resumed = events(http, session, lastId, 1);
+		List<SseReader.Event> resumed = events(http, session, lastId, 1);
 
-		assertThat(resumed.get(0)[0]).as("resumed after the last event, not from the start").isNotEqualTo(lastId);
-		assertThat(first).extracting(event -> event[1]).doesNotContain(resumed.get(0)[1]);
+		// Every event of the member has an id of its own (the server's log texts repeat, the ids do not).
+		assertThat(first).extracting(SseReader.Event::id).as("resumed after the last event, not from the start")
+			.doesNotContain(resumed.get(0).id());
 		session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
 				+ "\"toggle-simulated-logging\",\"arguments\":{}}}");
 	}
 
-	/** Reads {@code count} message events (id, data) from a GET stream of the session, then drops it. */
-	private static List<String[]> events(RawHttp http, McpSession session, String lastEventId, int count)
+	/** Reads {@code count} message events from a GET stream of the session, then drops it. */
+	private static List<SseReader.Event> events(RawHttp http, McpSession session, String lastEventId, int count)
 			throws Exception {
 		var request = http.request("mirror").header("Accept", "text/event-stream").header("Mcp-Session-Id", session.id())
 			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION);
@@ -156,39 +155,7 @@ class VirtualServerInteropTest {
 		}
 		HttpResponse<InputStream> stream = http.open(request.GET());
 		assertThat(stream.statusCode()).isEqualTo(200);
-		List<String[]> events = new ArrayList<>();
-		Thread reader = new Thread(() -> {
-			try (BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
-				String id = null;
-				StringBuilder data = new StringBuilder();
-				String line;
-				while (events.size() < count && (line = lines.readLine()) != null) {
-					if (line.startsWith("id:")) {
-						id = line.substring(3).strip();
-					}
-					else if (line.startsWith("data:")) {
-						data.append(line.substring(5).strip());
-					}
-					else if (line.isEmpty() && !data.isEmpty()) {
-						synchronized (events) {
-							events.add(new String[] { id, data.toString() });
-						}
-						id = null;
-						data.setLength(0);
-					}
-				}
-			}
-			catch (java.io.IOException ex) {
-				// dropped
-			}
-		});
-		reader.start();
-		reader.join(30_000);
-		stream.body().close();
-		synchronized (events) {
-			assertThat(events).hasSizeGreaterThanOrEqualTo(count);
-			return List.copyOf(events);
-		}
+		return SseReader.read(stream.body(), count, Duration.ofSeconds(30));
 	}
 
 	private String relay(String server) {

@@ -3,13 +3,9 @@ package dev.mcprelay.virtual;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,6 +23,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedUpstream;
+import dev.mcprelay.testsupport.SseReader;
+import dev.mcprelay.testsupport.SseReader.Event;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -117,7 +115,12 @@ class MergedStreamTest {
 				case "initialize" -> "{\"protocolVersion\":\"" + (member.equals("b") ? "2025-03-26" : "2025-06-18")
 						+ "\",\"capabilities\":{\"tools\":{}},"
 						+ "\"serverInfo\":{\"name\":\"" + member + "\",\"version\":\"1\"}}";
-				case "tools/list" -> "{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}}]}";
+				// a pages its tools: t, then (after cursor p2) u; b has t only
+				case "tools/list" -> member.equals("a") && !message.path("params").has("_meta")
+						? (message.path("params").path("cursor").asText().equals("p2")
+								? "{\"tools\":[{\"name\":\"u\",\"inputSchema\":{\"type\":\"object\"}}]}"
+								: "{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}}],\"nextCursor\":\"p2\"}")
+						: "{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}}]}";
 				default -> "{}";
 			};
 			return response.header("Content-Type", "application/json")
@@ -217,6 +220,35 @@ class MergedStreamTest {
 	}
 
 	@Test
+	void aMembersNextPageIsCarriedInACursorThatOnlyItsSessionCanUse() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "pair");
+		McpSession other = McpSession.open(http, "pair");
+
+		JsonNode first = RawHttp.json(session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}").body());
+		assertThat(first.at("/result/tools").findValuesAsText("name")).containsExactly("a_t", "b_t");
+		String cursor = first.at("/result/nextCursor").asText();
+		assertThat(cursor).as("a has more").isNotEmpty().doesNotContain("p2");
+		MEMBERS.clear();
+
+		String next = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"cursor\":\"" + cursor + "\"}}";
+		JsonNode second = RawHttp.json(session.post(next).body());
+		assertThat(second.at("/result/tools").findValuesAsText("name")).containsExactly("a_u");
+		assertThat(second.at("/result/nextCursor").isMissingNode()).isTrue();
+		assertThat(MEMBERS.seen()).as("only the member with more pages is asked, with its own cursor")
+			.singleElement()
+			.satisfies(seen -> assertThat(RawHttp.json(seen.body()).at("/params/cursor").asText()).isEqualTo("p2"));
+
+		JsonNode stale = RawHttp.json(other.post(next).body());
+		assertThat(stale.at("/error/code").asInt()).as("another session's cursor").isEqualTo(-32602);
+		JsonNode altered = RawHttp.json(session.post(next.replace(cursor, "x" + cursor)).body());
+		assertThat(altered.at("/error/code").asInt()).isEqualTo(-32602);
+		JsonNode notText = RawHttp.json(session.post(
+				"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":42}}").body());
+		assertThat(notText.at("/error/data/reason").asText()).isEqualTo("invalid_cursor");
+	}
+
+	@Test
 	void anAnswerWithAnIdTheRelayNeverGaveIsRefusedAndReachesNoMember() {
 		McpSession session = McpSession.open(new RawHttp(port), "pair");
 
@@ -228,44 +260,8 @@ class MergedStreamTest {
 		assertThat(ANSWERS).isEmpty();
 	}
 
-	record Event(String id, JsonNode data) {
-	}
-
-	/** Reads {@code count} message events from an open stream, then closes it. */
 	private static List<Event> read(InputStream in, int count) throws Exception {
-		List<Event> events = new ArrayList<>();
-		Thread reader = new Thread(() -> {
-			try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-				String id = null;
-				StringBuilder data = new StringBuilder();
-				String line;
-				while (events.size() < count && (line = lines.readLine()) != null) {
-					if (line.startsWith("id:")) {
-						id = line.substring(3).strip();
-					}
-					else if (line.startsWith("data:")) {
-						data.append(line.substring(5).strip());
-					}
-					else if (line.isEmpty() && !data.isEmpty()) {
-						synchronized (events) {
-							events.add(new Event(id, RawHttp.json(data.toString())));
-						}
-						id = null;
-						data.setLength(0);
-					}
-				}
-			}
-			catch (java.io.IOException ex) {
-				// closed
-			}
-		});
-		reader.start();
-		reader.join(15_000);
-		in.close();
-		synchronized (events) {
-			assertThat(events).as("events read").hasSizeGreaterThanOrEqualTo(count);
-			return List.copyOf(events);
-		}
+		return SseReader.read(in, count, Duration.ofSeconds(15));
 	}
 
 }

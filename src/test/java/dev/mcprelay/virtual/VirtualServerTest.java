@@ -75,6 +75,8 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.all.prefix.gamma", () -> "g.");
 		registry.add("mcp-relay.virtual-servers.solo.members[0]", () -> "alpha");
 		registry.add("mcp-relay.virtual-servers.solo.tool-prefix", () -> "");
+		registry.add("mcp-relay.virtual-servers.flat.members", () -> "gamma,alpha");
+		registry.add("mcp-relay.virtual-servers.flat.tool-prefix", () -> "");
 		registry.add("mcp-relay.virtual-servers.search.members", () -> "alpha,beta");
 		registry.add("mcp-relay.virtual-servers.search.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.virtual-servers.search.tool-search.always-expose[0]", () -> "beta_whoami");
@@ -273,6 +275,23 @@ class VirtualServerTest {
 			};
 		}
 
+	}
+
+	@Test
+	void aNameTwoMembersPublishStaysWithTheEarlierMemberAndTheClashIsCounted() {
+		McpSyncClient client = client("/mcp/flat");
+		client.initialize();
+		TestUpstreams.SDK.clearSeen();
+
+		List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).toList();
+		assertThat(names).contains("echo", "ask-model").doesNotHaveDuplicates();
+		assertThat(text(client.callTool(call("echo", "to the first")))).isEqualTo("to the first");
+
+		assertThat(TestUpstreams.SDK.seen()).as("gamma, first in members, keeps echo: alpha is not asked")
+			.noneMatch(seen -> seen.body().contains("tools/call"));
+		assertThat(registry.find(RelayMeters.VIRTUAL_NAME_CLASHES).tag(RelayMeters.VIRTUAL_SERVER, "flat")
+			.tag(RelayMeters.SERVER, "alpha").counter()).isNotNull()
+			.satisfies(counter -> assertThat(counter.count()).isPositive());
 	}
 
 	@Test
