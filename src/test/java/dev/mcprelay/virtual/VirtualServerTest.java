@@ -295,6 +295,32 @@ class VirtualServerTest {
 	}
 
 	@Test
+	void completionsSubscriptionsAndCancellationsReachTheRightMembers() {
+		RawHttp http = new RawHttp(port);
+		McpSession all = McpSession.open(http, "all");
+		McpSession solo = McpSession.open(http, "solo");
+		TestUpstreams.SDK.clearSeen();
+		SECOND.clearSeen();
+
+		all.post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":"
+				+ "\"ref/prompt\",\"name\":\"g.greeting\"},\"argument\":{\"name\":\"name\",\"value\":\"A\"}}}");
+		assertThat(SECOND.seen()).as("gamma's prompt, by its own name").anySatisfy(seen -> {
+			assertThat(seen.json().path("method").asText()).isEqualTo("completion/complete");
+			assertThat(seen.json().at("/params/ref/name").asText()).isEqualTo("greeting");
+		});
+		assertThat(TestUpstreams.SDK.seen()).noneMatch(seen -> seen.body().contains("completion/complete"));
+
+		solo.post("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"memo://one\"}}");
+		assertThat(TestUpstreams.SDK.seen()).anyMatch(seen -> seen.body().contains("resources/subscribe"));
+
+		assertThat(all.post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":99}}")
+			.statusCode()).isEqualTo(202);
+		assertThat(TestUpstreams.SDK.seen()).filteredOn(seen -> seen.body().contains("notifications/cancelled"))
+			.extracting(SdkMcpUpstream.Seen::path).as("to every joined member").contains("/mcp", "/stateless");
+		assertThat(SECOND.seen()).anyMatch(seen -> seen.body().contains("notifications/cancelled"));
+	}
+
+	@Test
 	void toolSearchFindsToolsAcrossMembersAndExposesThemInTheSession() {
 		McpSession session = McpSession.open(new RawHttp(port), "search");
 		assertThat(listedTools(session)).containsExactly("search_available_tools", "beta_whoami");
