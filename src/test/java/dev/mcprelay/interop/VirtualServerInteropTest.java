@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SseReader;
+import dev.mcprelay.testsupport.StreamCuttingProxy;
 import dev.mcprelay.testsupport.TestUpstreams;
 
 /**
@@ -30,7 +31,8 @@ import dev.mcprelay.testsupport.TestUpstreams;
  * initialize, the merged list, a call per member, the reference server's sampling request answered by the client,
  * the warning about a member that is down, tool search across members, and the session's end. A virtual server of the
  * reference server alone, without a prefix, gives the direct suite's transcript; a dropped GET stream resumes the
- * reference server's events where it stopped.
+ * reference server's events where it stopped, for a raw client and for the TypeScript client (which reopens it with
+ * {@code Last-Event-ID} by itself).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class VirtualServerInteropTest {
@@ -38,6 +40,8 @@ class VirtualServerInteropTest {
 	private static NodePeers.NodeServer everything;
 
 	private static NodePeers.NodeServer everythingSse;
+
+	private static NodePeers.NodeServer resumable;
 
 	@LocalServerPort
 	int port;
@@ -48,6 +52,7 @@ class VirtualServerInteropTest {
 		NodePeers.installFromLockfile();
 		everything = NodePeers.startReferenceServer();
 		everythingSse = NodePeers.startServer("everything-sse-on-loopback.mjs");
+		resumable = NodePeers.startServer("resumable-server.mjs");
 	}
 
 	@AfterAll
@@ -57,6 +62,9 @@ class VirtualServerInteropTest {
 		}
 		if (everythingSse != null) {
 			everythingSse.close();
+		}
+		if (resumable != null) {
+			resumable.close();
 		}
 	}
 
@@ -71,6 +79,9 @@ class VirtualServerInteropTest {
 		registry.add("mcp-relay.virtual-servers.hub.members", () -> "everything,legacy,sdk,gone");
 		registry.add("mcp-relay.virtual-servers.mirror.members", () -> "everything");
 		registry.add("mcp-relay.virtual-servers.mirror.tool-prefix", () -> "");
+		registry.add("mcp-relay.servers.resumable.url", () -> resumable.url());
+		registry.add("mcp-relay.virtual-servers.ticker.members", () -> "resumable,sdk");
+		registry.add("mcp-relay.virtual-servers.ticker.prefix.resumable", () -> "");
 		registry.add("mcp-relay.virtual-servers.find.members", () -> "everything,sdk");
 		registry.add("mcp-relay.virtual-servers.find.tool-prefix", () -> "");
 		registry.add("mcp-relay.virtual-servers.find.tool-search.enabled", () -> "true");
@@ -143,6 +154,27 @@ class VirtualServerInteropTest {
 			.doesNotContain(resumed.get(0).id());
 		session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
 				+ "\"toggle-simulated-logging\",\"arguments\":{}}}");
+	}
+
+	@Test
+	void theTypeScriptClientResumesADroppedStreamWhereItStopped() throws Exception {
+		try (StreamCuttingProxy proxy = new StreamCuttingProxy(port, 3)) {
+			JsonNode outcome = new ObjectMapper().readTree(NodePeers.runClient("resume-scenario.mjs",
+					"http://127.0.0.1:" + proxy.port() + "/mcp/ticker", "8"));
+
+			assertThat(proxy.cut()).as("the client's GET stream was dropped after three events").isTrue();
+			assertThat(outcome.get("disconnects").asInt()).as("%s", outcome).isPositive();
+			assertThat(outcome.get("received").asInt()).as("log messages after the drop too: %s", outcome)
+				.isGreaterThanOrEqualTo(8);
+			List<String> ticks = new java.util.ArrayList<>();
+			outcome.get("data").forEach(data -> ticks.add(data.asText()));
+			assertThat(ticks).as("every tick once, in order, none lost in the gap: %s", outcome)
+				.isEqualTo(java.util.stream.IntStream.rangeClosed(1, ticks.size()).mapToObj(n -> "tick " + n).toList());
+			assertThat(proxy.getHeads()).as("the client reopened its stream from where it stopped")
+				.hasSizeGreaterThanOrEqualTo(2)
+				.last()
+				.satisfies(head -> assertThat(head.toLowerCase()).contains("last-event-id:"));
+		}
 	}
 
 	/** Reads {@code count} message events from a GET stream of the session, then drops it. */
