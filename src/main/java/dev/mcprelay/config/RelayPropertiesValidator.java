@@ -84,6 +84,40 @@ public final class RelayPropertiesValidator {
 		return problems;
 	}
 
+	/** {@code servers.<id>.oauth2}: where the server's token comes from, instead of a static authorization. */
+	private static void validateOAuth2(String path, ServerProperties server, SecurityMode mode,
+			List<ConfigurationProblem> problems) {
+		UpstreamOAuth2Properties oauth2 = server.oauth2();
+		String at = path + ".oauth2";
+		if (server.authorization() != null) {
+			problems.add(new ConfigurationProblem(path + ".authorization", "is set beside oauth2",
+					"Keep one: a static authorization, or oauth2 to get tokens from an authorization server"));
+		}
+		if (oauth2.tokenUri() == null || oauth2.tokenUri().isBlank()) {
+			problems.add(new ConfigurationProblem(at + ".token-uri", "is missing",
+					"Write the authorization server's token endpoint, e.g. https://idp.example.com/oauth2/token"));
+		}
+		else {
+			validateUrl(at + ".token-uri", oauth2.tokenUri(), problems);
+		}
+		if (oauth2.clientId() == null || oauth2.clientId().isBlank()) {
+			problems.add(new ConfigurationProblem(at + ".client-id", "is missing",
+					"Write the relay's client id at the authorization server"));
+		}
+		if (oauth2.clientSecret() == null || oauth2.clientSecret().isBlank()) {
+			problems.add(new ConfigurationProblem(at + ".client-secret", "is missing",
+					"Write the relay's client secret from the environment, e.g. client-secret: ${GITHUB_CLIENT_SECRET}"));
+		}
+		else {
+			requireResolved(at + ".client-secret", oauth2.clientSecret(), problems);
+		}
+		if (oauth2.grant() == UpstreamOAuth2Properties.UpstreamGrant.TOKEN_EXCHANGE && mode != SecurityMode.JWT) {
+			problems.add(new ConfigurationProblem(at + ".grant", "is token-exchange, which exchanges the caller's token, "
+					+ "but mcp-relay.security.mode is not jwt",
+					"Set mcp-relay.security.mode: jwt, or use grant: client-credentials"));
+		}
+	}
+
 	/** Throws {@link InvalidRelayConfigurationException} listing every problem, if there is any. */
 	public static void requireValid(RelayProperties properties) {
 		List<ConfigurationProblem> problems = validate(properties);
@@ -105,6 +139,9 @@ public final class RelayPropertiesValidator {
 		}
 		validateUrl(path + ".url", server.url(), problems);
 		requireResolved(path + ".authorization", server.authorization(), problems);
+		if (server.oauth2() != null) {
+			validateOAuth2(path, server, mode, problems);
+		}
 		if (server.authorization() != null && server.authorization().isBlank()) {
 			problems.add(new ConfigurationProblem(path + ".authorization",
 					"is blank (an environment variable that is not set?)",

@@ -26,6 +26,8 @@ import org.springframework.util.unit.DataSize;
  * @param toolSearch whether clients find tools through {@code search_available_tools} instead of the whole list
  * @param allowedScopes in {@code jwt} security mode, a token must carry at least one of these scopes to use this
  * server; empty, any valid token may
+ * @param oauth2 where the relay gets the server's access token, instead of a static {@code authorization}; or
+ * {@code null}
  */
 public record ServerProperties(
 		String url,
@@ -38,7 +40,8 @@ public record ServerProperties(
 		@DefaultValue ArgumentsProperties arguments,
 		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests,
 		@DefaultValue ToolSearchProperties toolSearch,
-		@DefaultValue List<String> allowedScopes) {
+		@DefaultValue List<String> allowedScopes,
+		UpstreamOAuth2Properties oauth2) {
 
 	public ServerProperties {
 		transport = transport == null ? UpstreamTransportKind.STREAMABLE_HTTP : transport;
@@ -71,7 +74,7 @@ public record ServerProperties(
 				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools
 				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + ", toolSearch=" + toolSearch
 				+ ", allowedScopes="
-				+ allowedScopes + "]";
+				+ allowedScopes + ", oauth2=" + oauth2 + "]";
 	}
 
 }

@@ -30,6 +30,7 @@ import dev.mcprelay.security.Caller;
 import dev.mcprelay.security.CredentialHeaders;
 import dev.mcprelay.security.SessionBinding;
 import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.upstream.UpstreamTokens;
 import reactor.core.publisher.Mono;
 
 /**
@@ -70,10 +71,14 @@ public class McpRelay {
 
 	private final SessionBinding sessionBinding;
 
+	private final UpstreamTokens tokens;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, UpstreamTransports transports,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
 			FailedRequestAnswers failedRequestAnswers, SessionOrder sessionOrder, RelaySessions relaySessions,
-			SessionStreams sessionStreams, CredentialHeaders credentialHeaders, SessionBinding sessionBinding) {
+			SessionStreams sessionStreams, CredentialHeaders credentialHeaders, SessionBinding sessionBinding,
+			UpstreamTokens tokens) {
+		this.tokens = tokens;
 		this.credentialHeaders = credentialHeaders;
 		this.sessionBinding = sessionBinding;
 		this.upstreams = upstreams;
@@ -245,22 +250,7 @@ public class McpRelay {
 		// stream from then on), or shortly after it is written if the upstream holds its headers back.
 		Runnable onWritten = HttpMethod.GET.equals(call.method())
 				? () -> order.releaseAfter(SessionOrder.GET_HEADERS_GRACE) : order::release;
-		return order.turn().then(Mono.defer(() -> {
-			HttpHeaders headers = HeaderRules.upstreamRequestHeaders(HttpLayer.clientHeaders(call.exchange()),
-					call.context().caller(), upstream, call.plan() != null);
-			call.context().upstreamHeaders().applyTo(headers);
-			NonStreamingDeadline deadline = new NonStreamingDeadline();
-			UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers,
-					call.plan() == null ? null : call.plan().upstreamBody(), call.context().caller().id(), onWritten);
-			return transports.of(upstream).exchange(request, response -> {
-				order.release();
-				if (call.plan() != null && response.statusCode().is2xxSuccessful()
-						&& call.plan().payload().contains(INITIALIZED)) {
-					sessionOrder.expectStream(upstream.id(), sessionId(call.exchange()));
-				}
-				return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
-			}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
-		})).onErrorResume(error -> {
+		return order.turn().then(Mono.defer(() -> send(call, onWritten, true))).onErrorResume(error -> {
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);
 			ExchangeRecord.of(call.exchange()).failed(failure.isUpstreamFault(), failure.reason());
 			if (!(error instanceof RelayFailure)) {
@@ -269,6 +259,67 @@ public class McpRelay {
 			}
 			return answerFailure(call, failure);
 		});
+	}
+
+	/**
+	 * Sends the request upstream with its headers (and, for a server with {@code oauth2}, its current access token) and
+	 * relays the answer. An upstream's 401 to a token of the relay's drops that token and, the first time, sends the
+	 * request again with a fresh one (the 401 came from the upstream's authentication, before its handler).
+	 */
+	private Mono<Void> send(RelayCall call, Runnable onWritten, boolean mayRetry) {
+		Upstream upstream = call.upstream();
+		SessionOrder.Ticket order = call.order();
+		String callerToken = callerToken(call);
+		return tokens.tokenFor(upstream.id(), callerToken, upstream.nonStreamingTimeout())
+			.map(java.util.Optional::of)
+			.defaultIfEmpty(java.util.Optional.empty())
+			.flatMap(token -> {
+				HttpHeaders headers = HeaderRules.upstreamRequestHeaders(HttpLayer.clientHeaders(call.exchange()),
+						call.context().caller(), upstream, call.plan() != null);
+				call.context().upstreamHeaders().applyTo(headers);
+				token.ifPresent(value -> headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + value));
+				NonStreamingDeadline deadline = new NonStreamingDeadline();
+				UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers,
+						call.plan() == null ? null : call.plan().upstreamBody(), call.context().caller().id(), onWritten);
+				return transports.of(upstream).exchange(request, response -> {
+					if (token.isPresent() && response.statusCode().value() == 401) {
+						tokens.drop(upstream.id(), callerToken);
+						if (mayRetry) {
+							log.info("{} /mcp/{}: the upstream refused the relay's token (401); asking for a new one",
+									call.method(), upstream.id());
+							return response.releaseBody().then(Mono.error(RefusedToken.INSTANCE));
+						}
+					}
+					order.release();
+					if (call.plan() != null && response.statusCode().is2xxSuccessful()
+							&& call.plan().payload().contains(INITIALIZED)) {
+						sessionOrder.expectStream(upstream.id(), sessionId(call.exchange()));
+					}
+					return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
+				}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
+			})
+			.onErrorResume(RefusedToken.class, refused -> send(call, onWritten, false));
+	}
+
+	/** The caller's own bearer token, for a server that exchanges it ({@code token-exchange}); else {@code null}. */
+	private String callerToken(RelayCall call) {
+		if (!tokens.appliesTo(call.upstream().id()) || call.context().caller().kind() != Caller.Kind.JWT) {
+			return null;
+		}
+		String authorization = HttpLayer.clientHeaders(call.exchange()).get(HttpHeaders.AUTHORIZATION);
+		return authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+				? authorization.substring(7).strip() : null;
+	}
+
+	/** The upstream refused the relay's token: the request goes again with a fresh one. */
+	private static final class RefusedToken extends RuntimeException {
+
+		static final RefusedToken INSTANCE = new RefusedToken();
+
+		private RefusedToken() {
+			super("the upstream refused the relay's token", null, false, false);
+		}
+
 	}
 
 	/**

@@ -251,4 +251,13 @@ public final class RelayFailures {
 				"This caller may not use any MCP server behind this endpoint.");
 	}
 
+	/**
+	 * No access token for the upstream: its authorization server refused (502) or could not be reached in time (503).
+	 * The message names the server, never a secret or a token.
+	 */
+	public static RelayFailure upstreamAuth(String server, dev.mcprelay.upstream.UpstreamAuthException failure) {
+		return new RelayFailure(failure.refused() ? HttpStatus.BAD_GATEWAY : HttpStatus.SERVICE_UNAVAILABLE,
+				JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_auth", server, failure.getMessage());
+	}
+
 }

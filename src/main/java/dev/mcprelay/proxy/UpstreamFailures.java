@@ -10,6 +10,7 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 
 import io.netty.channel.ConnectTimeoutException;
 import dev.mcprelay.transport.UpstreamTransportException;
+import dev.mcprelay.upstream.UpstreamAuthException;
 import reactor.netty.http.client.PrematureCloseException;
 
 /** Classifies whatever went wrong talking to an upstream into the {@link RelayFailure} the client is told. */
@@ -31,6 +32,9 @@ final class UpstreamFailures {
 		}
 		if (error instanceof UpstreamTransportException transportFailure) {
 			return RelayFailures.transportFailure(upstream.id(), transportFailure);
+		}
+		if (error instanceof UpstreamAuthException authFailure) {
+			return RelayFailures.upstreamAuth(upstream.id(), authFailure);
 		}
 		Throwable cause = error;
 		if (cause instanceof ConnectTimeoutException) {

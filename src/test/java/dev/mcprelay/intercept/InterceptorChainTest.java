@@ -167,7 +167,7 @@ class InterceptorChainTest {
 				org.springframework.util.unit.DataSize.ofMegabytes(1),
 				new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
 				new dev.mcprelay.config.ArgumentsProperties("_", List.of()),
-				dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of());
+				dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null);
 	}
 
 	private Verdict run(List<ToolsCallRequestInterceptor> interceptors) {

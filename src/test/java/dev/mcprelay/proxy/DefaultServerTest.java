@@ -120,7 +120,7 @@ class DefaultServerTest {
 				org.springframework.util.unit.DataSize.ofMegabytes(1), new dev.mcprelay.config.ToolsProperties(
 						java.util.List.of(), java.util.List.of()),
 				new dev.mcprelay.config.ArgumentsProperties("_", java.util.List.of()),
-				dev.mcprelay.config.RejectedServerRequests.SILENT, null, java.util.List.of());
+				dev.mcprelay.config.RejectedServerRequests.SILENT, null, java.util.List.of(), null);
 	}
 
 	private static RelayProperties properties(Map<String, ServerProperties> servers, String defaultServer) {

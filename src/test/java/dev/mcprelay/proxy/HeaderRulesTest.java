@@ -18,7 +18,7 @@ class HeaderRulesTest {
 			List.of(new HeaderProperties("X-Conf", "v", null, null, false)),
 			new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
 			new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
-			new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of()));
+			new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null));
 
 	@Test
 	void hopByHopAndConnectionListedHeadersStayOnTheirHop() {

@@ -1,0 +1,51 @@
+package dev.mcprelay.config;
+
+import java.util.List;
+
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * How the relay gets the access token it sends a server, {@code mcp-relay.servers.<id>.oauth2}: from an OAuth 2.0
+ * authorization server, with Spring Security's OAuth2 client, instead of a static {@code authorization}.
+ *
+ * @param grant {@code client-credentials} (the relay's own token, shared by every caller) or {@code token-exchange}
+ * (RFC 8693, security mode {@code jwt}: the caller's token exchanged for one for this server, per caller)
+ * @param tokenUri the authorization server's token endpoint, an absolute http or https URL
+ * @param clientId the relay's client id at the authorization server
+ * @param clientSecret the relay's client secret (from the environment); a secret, never logged or printed
+ * @param scopes the scopes asked for
+ * @param audience the server's audience: sent as {@code audience}, and as the RFC 8707 {@code resource} when it is
+ * an absolute URI
+ */
+public record UpstreamOAuth2Properties(
+		@DefaultValue("client-credentials") UpstreamGrant grant,
+		String tokenUri,
+		String clientId,
+		String clientSecret,
+		@DefaultValue List<String> scopes,
+		String audience) {
+
+	public UpstreamOAuth2Properties {
+		grant = grant == null ? UpstreamGrant.CLIENT_CREDENTIALS : grant;
+		scopes = scopes == null ? List.of() : List.copyOf(scopes);
+	}
+
+	/** The grants the relay can use for an upstream's token. */
+	public enum UpstreamGrant {
+
+		/** The relay's own token (OAuth 2.0 client credentials). */
+		CLIENT_CREDENTIALS,
+
+		/** The caller's token exchanged for one for this server (RFC 8693). */
+		TOKEN_EXCHANGE
+
+	}
+
+	@Override
+	public String toString() {
+		return "UpstreamOAuth2Properties[grant=" + grant + ", tokenUri=" + tokenUri
+				+ ", clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>")
+				+ ", scopes=" + scopes + ", audience=" + audience + "]";
+	}
+
+}

@@ -1,0 +1,267 @@
+package dev.mcprelay.upstream;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.security.oauth2.client.ClientCredentialsReactiveOAuth2AuthorizedClientProvider;
+import org.springframework.security.oauth2.client.OAuth2AuthorizationContext;
+import org.springframework.security.oauth2.client.OAuth2AuthorizedClient;
+import org.springframework.security.oauth2.client.ReactiveOAuth2AuthorizedClientProvider;
+import org.springframework.security.oauth2.client.TokenExchangeReactiveOAuth2AuthorizedClientProvider;
+import org.springframework.security.oauth2.client.endpoint.AbstractOAuth2AuthorizationGrantRequest;
+import org.springframework.security.oauth2.client.endpoint.WebClientReactiveClientCredentialsTokenResponseClient;
+import org.springframework.security.oauth2.client.endpoint.WebClientReactiveTokenExchangeTokenResponseClient;
+import org.springframework.security.oauth2.client.registration.ClientRegistration;
+import org.springframework.security.oauth2.core.AuthorizationGrantType;
+import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
+import org.springframework.security.oauth2.core.OAuth2AccessToken;
+import org.springframework.security.oauth2.core.OAuth2AuthorizationException;
+import org.springframework.stereotype.Component;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.UpstreamOAuth2Properties;
+import dev.mcprelay.config.UpstreamOAuth2Properties.UpstreamGrant;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
+
+/**
+ * The access tokens the relay sends servers with {@code oauth2} ({@link UpstreamOAuth2Properties}), from their
+ * authorization servers through Spring Security's reactive OAuth2 client providers (client credentials, and token
+ * exchange, RFC 8693).
+ *
+ * <p>A client-credentials token is one per server; an exchanged token is one per server and caller token (at most
+ * {@link #MAX_EXCHANGED} kept). Each is cached until {@link TokenRenewal} says to renew it, and asked for once however
+ * many requests wait for it (single flight: they share one token request). A request bounded by the server's
+ * {@code non-streaming} timeout that cannot get a token fails with {@link UpstreamAuthException}: refused, or the
+ * authorization server down or slow; counted as {@value #FAILURES} by server and reason. A token the upstream refused
+ * (401) is {@link #drop dropped}, so the next request asks for a new one.
+ */
+@Component
+public class UpstreamTokens {
+
+	static final String FAILURES = "mcp.relay.upstream.auth.failures";
+
+	/** Exchanged tokens kept at most, least recently used first out. */
+	static final int MAX_EXCHANGED = 10_000;
+
+	private static final Logger log = LoggerFactory.getLogger(UpstreamTokens.class);
+
+	private final Map<String, Server> servers = new LinkedHashMap<>();
+
+	private final MeterRegistry registry;
+
+	public UpstreamTokens(RelayProperties properties, MeterRegistry registry) {
+		this.registry = registry;
+		WebClient webClient = WebClient.create();
+		properties.servers().forEach((id, server) -> {
+			if (server != null && server.oauth2() != null) {
+				servers.put(id, new Server(id, server, webClient));
+			}
+		});
+	}
+
+	/** Whether {@code server} gets its token from an authorization server. */
+	public boolean appliesTo(String server) {
+		return servers.containsKey(server);
+	}
+
+	/**
+	 * The access token to send {@code server} for this request; empty when it has no {@code oauth2}.
+	 *
+	 * @param callerToken the caller's own validated token, for a {@code token-exchange} server; else ignored
+	 * @param bound how long to wait for a token at most (the server's {@code non-streaming} timeout)
+	 */
+	public Mono<String> tokenFor(String server, String callerToken, Duration bound) {
+		Server source = servers.get(server);
+		if (source == null) {
+			return Mono.empty();
+		}
+		return source.token(callerToken)
+			.map(OAuth2AccessToken::getTokenValue)
+			.timeout(bound, Mono.error(() -> new UpstreamAuthException(server, false,
+					"The authorization server for MCP server '" + server + "' did not answer within " + bound + ".")))
+			.onErrorMap(error -> !(error instanceof UpstreamAuthException), error -> translate(server, error))
+			.doOnError(UpstreamAuthException.class, failure -> count(server, failure));
+	}
+
+	/** Forgets the token sent with a request the upstream refused (401): the next request asks for a new one. */
+	public void drop(String server, String callerToken) {
+		Server source = servers.get(server);
+		if (source != null) {
+			source.drop(callerToken);
+		}
+	}
+
+	private UpstreamAuthException translate(String server, Throwable error) {
+		if (error instanceof OAuth2AuthorizationException refused) {
+			log.warn("The authorization server refused a token for MCP server '{}': {}", server,
+					refused.getError().getErrorCode());
+			return new UpstreamAuthException(server, true, "The authorization server refused a token for MCP server '"
+					+ server + "' (" + refused.getError().getErrorCode() + ").");
+		}
+		log.warn("No token for MCP server '{}': the authorization server could not be reached ({})", server,
+				error.getClass().getSimpleName());
+		return new UpstreamAuthException(server, false,
+				"The authorization server for MCP server '" + server + "' could not be reached.");
+	}
+
+	private void count(String server, UpstreamAuthException failure) {
+		Counter.builder(FAILURES)
+			.description("Requests that could not get an upstream access token, by server and reason")
+			.tag("server", server)
+			.tag("reason", failure.refused() ? "refused" : "unavailable")
+			.register(registry)
+			.increment();
+	}
+
+	/** One server's token source: its registration, provider and cached token(s). */
+	private static final class Server {
+
+		private final String id;
+
+		private final UpstreamOAuth2Properties settings;
+
+		private final ClientRegistration registration;
+
+		private final ReactiveOAuth2AuthorizedClientProvider provider;
+
+		private final AtomicReference<Mono<OAuth2AccessToken>> shared = new AtomicReference<>();
+
+		private final Cache<String, Mono<OAuth2AccessToken>> exchanged = Caffeine.newBuilder()
+			.maximumSize(MAX_EXCHANGED)
+			.expireAfterAccess(Duration.ofHours(1))
+			.build();
+
+		Server(String id, ServerProperties server, WebClient webClient) {
+			this.id = id;
+			this.settings = server.oauth2();
+			boolean exchange = settings.grant() == UpstreamGrant.TOKEN_EXCHANGE;
+			this.registration = ClientRegistration.withRegistrationId(id)
+				.clientId(settings.clientId())
+				.clientSecret(settings.clientSecret())
+				.clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_BASIC)
+				.authorizationGrantType(exchange ? AuthorizationGrantType.TOKEN_EXCHANGE
+						: AuthorizationGrantType.CLIENT_CREDENTIALS)
+				.tokenUri(settings.tokenUri())
+				.scope(settings.scopes())
+				.build();
+			if (exchange) {
+				WebClientReactiveTokenExchangeTokenResponseClient client = new WebClientReactiveTokenExchangeTokenResponseClient();
+				client.setWebClient(webClient);
+				client.addParametersConverter(this::audienceParameters);
+				TokenExchangeReactiveOAuth2AuthorizedClientProvider exchanging = new TokenExchangeReactiveOAuth2AuthorizedClientProvider();
+				exchanging.setAccessTokenResponseClient(client);
+				exchanging.setSubjectTokenResolver(context -> Mono.justOrEmpty(
+						context.<OAuth2AccessToken>getAttribute(SUBJECT_TOKEN)));
+				this.provider = exchanging;
+			}
+			else {
+				WebClientReactiveClientCredentialsTokenResponseClient client = new WebClientReactiveClientCredentialsTokenResponseClient();
+				client.setWebClient(webClient);
+				client.addParametersConverter(this::audienceParameters);
+				ClientCredentialsReactiveOAuth2AuthorizedClientProvider credentials = new ClientCredentialsReactiveOAuth2AuthorizedClientProvider();
+				credentials.setAccessTokenResponseClient(client);
+				this.provider = credentials;
+			}
+		}
+
+		private static final String SUBJECT_TOKEN = UpstreamTokens.class.getName() + ".subjectToken";
+
+		/** {@code audience}, and {@code resource} (RFC 8707) when the audience is an absolute URI. */
+		private MultiValueMap<String, String> audienceParameters(AbstractOAuth2AuthorizationGrantRequest request) {
+			MultiValueMap<String, String> parameters = new LinkedMultiValueMap<>();
+			String audience = settings.audience();
+			if (audience != null && !audience.isBlank()) {
+				parameters.add("audience", audience);
+				try {
+					if (URI.create(audience).isAbsolute()) {
+						parameters.add("resource", audience);
+					}
+				}
+				catch (IllegalArgumentException ex) {
+					// not a URI: audience only
+				}
+			}
+			return parameters;
+		}
+
+		Mono<OAuth2AccessToken> token(String callerToken) {
+			if (settings.grant() == UpstreamGrant.TOKEN_EXCHANGE) {
+				if (callerToken == null) {
+					return Mono.error(new UpstreamAuthException(id, true,
+							"MCP server '" + id + "' takes exchanged tokens and this request carries none to exchange."));
+				}
+				return exchanged.get(hash(callerToken), key -> renewing(request(callerToken), () -> exchanged.invalidate(key)));
+			}
+			Mono<OAuth2AccessToken> current = shared.get();
+			if (current == null) {
+				Mono<OAuth2AccessToken> fresh = renewing(request(null), () -> shared.set(null));
+				current = shared.compareAndSet(null, fresh) ? fresh : shared.get();
+			}
+			return current;
+		}
+
+		/** A token request, shared by every subscriber until the token is due for renewal (or the request failed). */
+		private Mono<OAuth2AccessToken> renewing(Mono<OAuth2AccessToken> request, Runnable expire) {
+			return request.cache(token -> TokenRenewal.useFor(token, Instant.now()), error -> {
+				expire.run();
+				return Duration.ZERO;
+			}, () -> Duration.ZERO);
+		}
+
+		private Mono<OAuth2AccessToken> request(String callerToken) {
+			return Mono.defer(() -> {
+				OAuth2AuthorizationContext.Builder context = OAuth2AuthorizationContext.withClientRegistration(registration)
+					.principal(new org.springframework.security.authentication.AnonymousAuthenticationToken("mcp-relay",
+							callerToken == null ? "mcp-relay" : "caller",
+							org.springframework.security.core.authority.AuthorityUtils.createAuthorityList("ROLE_RELAY")));
+				if (callerToken != null) {
+					context.attribute(SUBJECT_TOKEN, new OAuth2AccessToken(OAuth2AccessToken.TokenType.BEARER, callerToken,
+							Instant.now(), Instant.now().plusSeconds(60)));
+				}
+				return provider.authorize(context.build()).map(OAuth2AuthorizedClient::getAccessToken);
+			});
+		}
+
+		void drop(String callerToken) {
+			if (settings.grant() == UpstreamGrant.TOKEN_EXCHANGE) {
+				if (callerToken != null) {
+					exchanged.invalidate(hash(callerToken));
+				}
+			}
+			else {
+				shared.set(null);
+			}
+		}
+
+		private static String hash(String token) {
+			try {
+				return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+					.digest(token.getBytes(StandardCharsets.UTF_8)));
+			}
+			catch (NoSuchAlgorithmException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+
+	}
+
+}

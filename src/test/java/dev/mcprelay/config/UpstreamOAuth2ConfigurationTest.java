@@ -1,0 +1,67 @@
+package dev.mcprelay.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+/** {@code servers.<id>.oauth2}: every mistake named by its property path, and the secret never shown. */
+class UpstreamOAuth2ConfigurationTest {
+
+	private static final String SECRET = "oauth2-client-secret-81b3";
+
+	@Test
+	void everyMistakeIsNamedByItsPropertyPathAndTheSecretIsNeverShown() {
+		List<ConfigurationProblem> problems = RelayPropertiesValidator.validate(bind(Map.of(
+				"mcp-relay.servers.both.url", "https://example.com/mcp",
+				"mcp-relay.servers.both.authorization", "Bearer static",
+				"mcp-relay.servers.both.oauth2.token-uri", "https://idp.example.com/oauth2/token",
+				"mcp-relay.servers.both.oauth2.client-id", "relay",
+				"mcp-relay.servers.both.oauth2.client-secret", SECRET,
+				"mcp-relay.servers.bare.url", "https://example.com/mcp",
+				"mcp-relay.servers.bare.oauth2.token-uri", "idp.example.com/token",
+				"mcp-relay.servers.exchange.url", "https://example.com/mcp",
+				"mcp-relay.servers.exchange.oauth2.grant", "token-exchange",
+				"mcp-relay.servers.exchange.oauth2.token-uri", "https://idp.example.com/oauth2/token")));
+		List<ConfigurationProblem> exchangeProblems = problems.stream()
+			.filter(problem -> problem.property().startsWith("mcp-relay.servers.exchange")).toList();
+
+		assertThat(problems).extracting(ConfigurationProblem::property).contains(
+				"mcp-relay.servers.both.authorization",
+				"mcp-relay.servers.bare.oauth2.token-uri",
+				"mcp-relay.servers.bare.oauth2.client-id",
+				"mcp-relay.servers.bare.oauth2.client-secret",
+				"mcp-relay.servers.exchange.oauth2.grant");
+		assertThat(exchangeProblems).extracting(ConfigurationProblem::property).contains(
+				"mcp-relay.servers.exchange.oauth2.client-id", "mcp-relay.servers.exchange.oauth2.grant");
+		assertThat(problems).allSatisfy(problem -> assertThat(problem.toString()).doesNotContain(SECRET));
+		assertThat(bind(Map.of("mcp-relay.servers.both.url", "https://example.com/mcp",
+				"mcp-relay.servers.both.oauth2.client-secret", SECRET)).toString()).doesNotContain(SECRET);
+	}
+
+	@Test
+	void aCompleteClientCredentialsServerIsValid() {
+		assertThat(RelayPropertiesValidator.validate(bind(Map.of(
+				"mcp-relay.servers.github.url", "https://example.com/mcp",
+				"mcp-relay.servers.github.oauth2.token-uri", "https://idp.example.com/oauth2/token",
+				"mcp-relay.servers.github.oauth2.client-id", "relay",
+				"mcp-relay.servers.github.oauth2.client-secret", SECRET,
+				"mcp-relay.servers.github.oauth2.scopes[0]", "mcp.read",
+				"mcp-relay.servers.github.oauth2.audience", "https://github-mcp.example.com")))).isEmpty();
+	}
+
+	private static RelayProperties bind(Map<String, Object> properties) {
+		Map<String, Object> all = new LinkedHashMap<>(properties);
+		all.put("mcp-relay.security.mode", "none");
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources().addFirst(new MapPropertySource("test", all));
+		return Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
+	}
+
+}

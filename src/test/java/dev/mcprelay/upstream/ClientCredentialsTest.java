@@ -1,0 +1,177 @@
+package dev.mcprelay.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.CapturedLogs;
+import dev.mcprelay.testsupport.ProtectedMcpUpstream;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SpringAuthorizationServer;
+import dev.mcprelay.testsupport.TestUpstreams;
+
+/**
+ * {@code oauth2} with {@code grant: client-credentials}, against a real authorization server (Spring Authorization
+ * Server) issuing two-second tokens and a real MCP server that accepts nothing else (no clock skew): the relay is used
+ * across many token lifetimes without an expired token reaching the upstream and without a token request per call;
+ * a hundred calls before the first token cause one token request; a 401 from the upstream gets a fresh token and one
+ * retry; an authorization server that refuses, is slow or is not there gets the client a JSON-RPC error
+ * ({@code upstream_auth}) within the server's bound, and the client secret shows up nowhere.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ClientCredentialsTest {
+
+	static final String AUDIENCE = "https://protected-mcp.example";
+
+	static final SpringAuthorizationServer AUTH = new SpringAuthorizationServer(Duration.ofSeconds(2));
+
+	static final ProtectedMcpUpstream UPSTREAM = new ProtectedMcpUpstream(AUTH, AUDIENCE);
+
+	@LocalServerPort
+	int port;
+
+	@org.springframework.beans.factory.annotation.Autowired
+	io.micrometer.core.instrument.MeterRegistry registry;
+
+	@DynamicPropertySource
+	static void relay(DynamicPropertyRegistry registry) {
+		for (String id : List.of("protected", "burst", "retry", "refused", "slow")) {
+			registry.add("mcp-relay.servers." + id + ".url", UPSTREAM::url);
+			registry.add("mcp-relay.servers." + id + ".timeouts.non-streaming", () -> "1s");
+			registry.add("mcp-relay.servers." + id + ".oauth2.token-uri", AUTH::tokenUri);
+			registry.add("mcp-relay.servers." + id + ".oauth2.client-id", () -> SpringAuthorizationServer.RELAY_CLIENT);
+			registry.add("mcp-relay.servers." + id + ".oauth2.client-secret", () -> SpringAuthorizationServer.RELAY_SECRET);
+			registry.add("mcp-relay.servers." + id + ".oauth2.scopes[0]", () -> "mcp.read");
+			registry.add("mcp-relay.servers." + id + ".oauth2.audience", () -> AUDIENCE);
+		}
+		registry.add("mcp-relay.servers.nowhere.url", UPSTREAM::url);
+		registry.add("mcp-relay.servers.nowhere.timeouts.non-streaming", () -> "1s");
+		registry.add("mcp-relay.servers.nowhere.oauth2.token-uri",
+				() -> "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/oauth2/token");
+		registry.add("mcp-relay.servers.nowhere.oauth2.client-id", () -> SpringAuthorizationServer.RELAY_CLIENT);
+		registry.add("mcp-relay.servers.nowhere.oauth2.client-secret", () -> SpringAuthorizationServer.RELAY_SECRET);
+	}
+
+	@AfterEach
+	void normal() {
+		AUTH.mode(SpringAuthorizationServer.Mode.NORMAL, null);
+	}
+
+	@AfterAll
+	static void stop() {
+		UPSTREAM.close();
+		AUTH.close();
+	}
+
+	@Test
+	void manyTokenLifetimesWithoutARestartAnExpiredTokenOrATokenPerCall() throws Exception {
+		int before = AUTH.tokenRequests();
+		int rejectedBefore = UPSTREAM.rejectedTokens();
+		List<String> answers = new ArrayList<>();
+		long end = System.nanoTime() + Duration.ofSeconds(7).toNanos();
+		while (System.nanoTime() < end) {
+			answers.add(whoami("protected").at("/result/content/0/text").asText());
+			Thread.sleep(100);
+		}
+
+		assertThat(answers).as("every call answered by the upstream, as the relay's client")
+			.allMatch(SpringAuthorizationServer.RELAY_CLIENT::equals);
+		assertThat(UPSTREAM.rejectedTokens()).as("no expired token reached the upstream").isEqualTo(rejectedBefore);
+		int asked = AUTH.tokenRequests() - before;
+		assertThat(asked).as("renewed across the lifetimes (%s calls)", answers.size()).isBetween(3, 8);
+		assertThat(UPSTREAM.accepted().stream().map(ProtectedMcpUpstream.Accepted::token).distinct().count())
+			.isGreaterThanOrEqualTo(3);
+	}
+
+	@Test
+	void aHundredCallsBeforeTheFirstTokenAskForOne() {
+		int before = AUTH.tokenRequests();
+		AUTH.mode(SpringAuthorizationServer.Mode.SLOW, Duration.ofMillis(300));
+
+		List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			calls.add(CompletableFuture.supplyAsync(() -> whoami("burst")));
+		}
+
+		assertThat(calls).allSatisfy(call -> assertThat(call.join().at("/result/content/0/text").asText())
+			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT));
+		assertThat(AUTH.tokenRequests() - before).as("single flight").isEqualTo(1);
+	}
+
+	@Test
+	void anUpstream401GetsAFreshTokenAndOneRetry() {
+		whoami("retry");
+		int before = AUTH.tokenRequests();
+		UPSTREAM.refuseNext(1);
+
+		JsonNode answered = whoami("retry");
+
+		assertThat(answered.at("/result/content/0/text").asText()).isEqualTo(SpringAuthorizationServer.RELAY_CLIENT);
+		assertThat(AUTH.tokenRequests() - before).isEqualTo(1);
+
+		UPSTREAM.refuseNext(2);
+		HttpResponse<String> twice = post("retry");
+		assertThat(twice.statusCode()).as("refused again: relayed, not retried forever").isEqualTo(401);
+	}
+
+	@Test
+	void aRefusingSlowOrMissingAuthorizationServerIsAClearErrorWithinTheBound() {
+		int logMark = CapturedLogs.all().size();
+		AUTH.mode(SpringAuthorizationServer.Mode.REFUSE, null);
+		HttpResponse<String> refused = post("refused");
+		AUTH.mode(SpringAuthorizationServer.Mode.SLOW, Duration.ofSeconds(3));
+		long start = System.nanoTime();
+		HttpResponse<String> slow = post("slow");
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		AUTH.mode(SpringAuthorizationServer.Mode.NORMAL, null);
+		HttpResponse<String> missing = post("nowhere");
+
+		assertThat(refused.statusCode()).isEqualTo(502);
+		assertThat(RawHttp.json(refused.body()).at("/error/data/reason").asText()).isEqualTo("upstream_auth");
+		assertThat(RawHttp.json(refused.body()).at("/error/message").asText()).contains("refused").contains("'refused'");
+		assertThat(slow.statusCode()).isEqualTo(503);
+		assertThat(RawHttp.json(slow.body()).at("/error/data/reason").asText()).isEqualTo("upstream_auth");
+		assertThat(took).as("bounded by non-streaming (1s), not the authorization server's 3s").isLessThan(Duration.ofMillis(2500));
+		assertThat(missing.statusCode()).isEqualTo(503);
+		assertThat(RawHttp.json(missing.body()).at("/error/id").isMissingNode()).isTrue();
+		assertThat(List.of(refused.body(), slow.body(), missing.body())).noneMatch(body -> body.contains(
+				SpringAuthorizationServer.RELAY_SECRET));
+		assertThat(CapturedLogs.since(logMark)).noneMatch(line -> line.contains(SpringAuthorizationServer.RELAY_SECRET));
+		assertThat(registry.find("mcp.relay.upstream.auth.failures").tag("server", "refused").tag("reason", "refused")
+			.counter()).isNotNull();
+		assertThat(registry.find("mcp.relay.upstream.auth.failures").tag("server", "slow").tag("reason", "unavailable")
+			.counter()).isNotNull();
+		assertThat(registry.getMeters()).allSatisfy(meter -> assertThat(meter.getId().toString())
+			.doesNotContain(SpringAuthorizationServer.RELAY_SECRET));
+	}
+
+	private JsonNode whoami(String server) {
+		HttpResponse<String> answer = post(server);
+		List<JsonNode> messages = RawHttp.messagesOf(answer);
+		assertThat(messages).as(answer.statusCode() + " " + answer.body()).isNotEmpty();
+		return messages.get(messages.size() - 1);
+	}
+
+	private HttpResponse<String> post(String server) {
+		return http().send(http().post(server, RawHttp.toolsCall(1, "whoami")));
+	}
+
+	private RawHttp http() {
+		return new RawHttp(port);
+	}
+
+}
