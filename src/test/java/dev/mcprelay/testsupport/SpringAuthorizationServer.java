@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.NoSuchAlgorithmException;
+import java.security.Principal;
 import java.security.interfaces.RSAPrivateKey;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
@@ -28,6 +29,10 @@ import org.springframework.security.oauth2.core.AuthorizationGrantType;
 import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
 import org.springframework.security.oauth2.server.authorization.authentication.OAuth2ClientCredentialsAuthenticationToken;
 import org.springframework.security.oauth2.server.authorization.authentication.OAuth2TokenExchangeAuthenticationToken;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.oauth2.server.authorization.InMemoryOAuth2AuthorizationService;
+import org.springframework.security.oauth2.server.authorization.OAuth2Authorization;
+import org.springframework.security.oauth2.server.authorization.OAuth2AuthorizationService;
 import org.springframework.security.oauth2.server.authorization.client.InMemoryRegisteredClientRepository;
 import org.springframework.security.oauth2.server.authorization.client.RegisteredClient;
 import org.springframework.security.oauth2.server.authorization.client.RegisteredClientRepository;
@@ -64,6 +69,10 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 	public static final String CALLER_CLIENT = "alice-app";
 
 	public static final String CALLER_SECRET = "alice-app-secret-2c4e6a8b0d";
+
+	public static final String OTHER_CALLER_CLIENT = "bob-app";
+
+	public static final String OTHER_CALLER_SECRET = "bob-app-secret-7f9a1c3e5b";
 
 	/** How the token endpoint behaves. */
 	public enum Mode {
@@ -153,6 +162,11 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 		return requests.token(tokenUri(), CALLER_CLIENT, CALLER_SECRET, audience);
 	}
 
+	/** Another caller's access token, issued to {@value #OTHER_CALLER_CLIENT} for {@code audience}. */
+	public String otherCallerToken(String audience) {
+		return requests.token(tokenUri(), OTHER_CALLER_CLIENT, OTHER_CALLER_SECRET, audience);
+	}
+
 	@Override
 	public void close() {
 		try {
@@ -199,7 +213,53 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 				.scope("mcp")
 				.tokenSettings(TokenSettings.builder().accessTokenTimeToLive(Duration.ofMinutes(10)).build())
 				.build();
-			return new InMemoryRegisteredClientRepository(relay, caller);
+			RegisteredClient other = RegisteredClient.from(caller)
+				.id(UUID.randomUUID().toString())
+				.clientId(OTHER_CALLER_CLIENT)
+				.clientSecret("{noop}" + OTHER_CALLER_SECRET)
+				.build();
+			return new InMemoryRegisteredClientRepository(relay, caller, other);
+		}
+
+		/**
+		 * Authorizations kept in memory, each with its principal, as a login's would carry it: the token exchange takes
+		 * only subject tokens whose authorization names a principal, and a client-credentials grant (how the test's
+		 * callers get tokens, with no user to log in) names none of its own.
+		 */
+		@Bean
+		OAuth2AuthorizationService authorizations() {
+			InMemoryOAuth2AuthorizationService kept = new InMemoryOAuth2AuthorizationService();
+			return new OAuth2AuthorizationService() {
+
+				@Override
+				public void save(OAuth2Authorization authorization) {
+					OAuth2Authorization withPrincipal = authorization;
+					if (authorization.getAttribute(Principal.class.getName()) == null) {
+						withPrincipal = OAuth2Authorization.from(authorization)
+							.attribute(Principal.class.getName(), new UsernamePasswordAuthenticationToken(
+									authorization.getPrincipalName(), null, List.of()))
+							.build();
+					}
+					kept.save(withPrincipal);
+				}
+
+				@Override
+				public void remove(OAuth2Authorization authorization) {
+					kept.remove(authorization);
+				}
+
+				@Override
+				public OAuth2Authorization findById(String id) {
+					return kept.findById(id);
+				}
+
+				@Override
+				public OAuth2Authorization findByToken(String token,
+						org.springframework.security.oauth2.server.authorization.OAuth2TokenType tokenType) {
+					return kept.findByToken(token, tokenType);
+				}
+
+			};
 		}
 
 		/** The audience a token request named ({@code resource} or {@code audience}), as the token's {@code aud}. */
