@@ -98,7 +98,7 @@ class ClientCredentialsTest {
 	}
 
 	@Test
-	void aHundredCallsBeforeTheFirstTokenAskForOne() {
+	void aHundredCallsBeforeTheFirstTokenOrAtARenewalAskForOne() {
 		int before = AUTH.tokenRequests();
 		AUTH.mode(SpringAuthorizationServer.Mode.SLOW, Duration.ofMillis(300));
 
@@ -110,6 +110,26 @@ class ClientCredentialsTest {
 		assertThat(calls).allSatisfy(call -> assertThat(call.join().at("/result/content/0/text").asText())
 			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT));
 		assertThat(AUTH.tokenRequests() - before).as("single flight").isEqualTo(1);
+
+		// past the renewal point of the two-second token (1.6 s): a hundred calls at once renew it once
+		sleep(Duration.ofMillis(1800));
+		int beforeRenewal = AUTH.tokenRequests();
+		List<CompletableFuture<JsonNode>> renewing = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			renewing.add(CompletableFuture.supplyAsync(() -> whoami("burst")));
+		}
+		assertThat(renewing).allSatisfy(call -> assertThat(call.join().at("/result/content/0/text").asText())
+			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT));
+		assertThat(AUTH.tokenRequests() - beforeRenewal).as("single flight across a renewal").isEqualTo(1);
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	@Test
