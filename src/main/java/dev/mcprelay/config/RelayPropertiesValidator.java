@@ -93,12 +93,18 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem(path + ".authorization", "is set beside oauth2",
 					"Keep one: a static authorization, or oauth2 to get tokens from an authorization server"));
 		}
-		if (oauth2.tokenUri() == null || oauth2.tokenUri().isBlank()) {
-			problems.add(new ConfigurationProblem(at + ".token-uri", "is missing",
-					"Write the authorization server's token endpoint, e.g. https://idp.example.com/oauth2/token"));
+		boolean tokenUri = oauth2.tokenUri() != null && !oauth2.tokenUri().isBlank();
+		boolean issuerUri = oauth2.issuerUri() != null && !oauth2.issuerUri().isBlank();
+		if (tokenUri == issuerUri) {
+			problems.add(new ConfigurationProblem(at + ".token-uri", tokenUri ? "is set beside issuer-uri" : "is missing",
+					"Write the authorization server's token endpoint (token-uri, e.g. https://idp.example.com/oauth2/token) "
+							+ "or its issuer (issuer-uri), not both"));
+		}
+		else if (tokenUri) {
+			validateUrl(at + ".token-uri", oauth2.tokenUri(), problems);
 		}
 		else {
-			validateUrl(at + ".token-uri", oauth2.tokenUri(), problems);
+			validateUrl(at + ".issuer-uri", oauth2.issuerUri(), problems);
 		}
 		if (oauth2.clientId() == null || oauth2.clientId().isBlank()) {
 			problems.add(new ConfigurationProblem(at + ".client-id", "is missing",

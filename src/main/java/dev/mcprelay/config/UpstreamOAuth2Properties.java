@@ -11,6 +11,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param grant {@code client-credentials} (the relay's own token, shared by every caller) or {@code token-exchange}
  * (RFC 8693, security mode {@code jwt}: the caller's token exchanged for one for this server, per caller)
  * @param tokenUri the authorization server's token endpoint, an absolute http or https URL
+ * @param issuerUri instead of {@code token-uri}: the authorization server's issuer, whose metadata (OpenID Connect
+ * discovery or RFC 8414) names the token endpoint; read when the first request needs a token
  * @param clientId the relay's client id at the authorization server
  * @param clientSecret the relay's client secret (from the environment); a secret, never logged or printed
  * @param scopes the scopes asked for
@@ -20,6 +22,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record UpstreamOAuth2Properties(
 		@DefaultValue("client-credentials") UpstreamGrant grant,
 		String tokenUri,
+		String issuerUri,
 		String clientId,
 		String clientSecret,
 		@DefaultValue List<String> scopes,
@@ -43,7 +46,7 @@ public record UpstreamOAuth2Properties(
 
 	@Override
 	public String toString() {
-		return "UpstreamOAuth2Properties[grant=" + grant + ", tokenUri=" + tokenUri
+		return "UpstreamOAuth2Properties[grant=" + grant + ", tokenUri=" + tokenUri + ", issuerUri=" + issuerUri
 				+ ", clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>")
 				+ ", scopes=" + scopes + ", audience=" + audience + "]";
 	}

@@ -9,6 +9,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.OffEventLoop;
 import dev.mcprelay.session.StoreReadiness;
 
 import io.github.bucket4j.BucketConfiguration;
@@ -22,7 +23,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Rate-limit buckets in Redis, shared by every replica: Bucket4j's Lettuce integration (compare-and-swap on one key
@@ -68,7 +68,7 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 				.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(idleTimeout))
 				.build()
 				.asAsync();
-		}).subscribeOn(Schedulers.boundedElastic()).cache(manager -> FOREVER, error -> Duration.ZERO,
+		}).subscribeOn(OffEventLoop.SCHEDULER).cache(manager -> FOREVER, error -> Duration.ZERO,
 				() -> Duration.ZERO);
 	}
 

@@ -14,8 +14,8 @@ import java.util.stream.Collectors;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import dev.mcprelay.OffEventLoop;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Sessions in Redis, shared by every replica ({@code mcp-relay.sessions.store: redis}, {@code spring.data.redis.*}):
@@ -142,7 +142,7 @@ final class RedisSessionStore implements SessionStore {
 	 * for that), bounded by {@link #TIMEOUT}, its failures as {@link SessionStoreUnavailableException}.
 	 */
 	private static <T> Mono<T> bounded(Mono<T> call) {
-		return call.subscribeOn(Schedulers.boundedElastic())
+		return call.subscribeOn(OffEventLoop.SCHEDULER)
 			.timeout(TIMEOUT).onErrorMap(error -> !(error instanceof SessionStoreUnavailableException),
 				SessionStoreUnavailableException::new);
 	}

@@ -13,11 +13,11 @@ import org.springframework.context.event.EventListener;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.OffEventLoop;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The relay's shared store in its readiness ({@code /actuator/health/readiness}, contributor {@code relayStore}): with
@@ -66,7 +66,7 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 		parts.orderedStream().forEach(all::add);
 		return Flux.fromIterable(all)
 			.flatMap(part -> part.ready()
-				.subscribeOn(Schedulers.boundedElastic())
+				.subscribeOn(OffEventLoop.SCHEDULER)
 				.timeout(TIMEOUT)
 				.then(Mono.<String>empty())
 				.onErrorResume(error -> Mono.just(part.name())))

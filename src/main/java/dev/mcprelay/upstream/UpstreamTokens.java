@@ -22,6 +22,7 @@ import org.springframework.security.oauth2.client.endpoint.AbstractOAuth2Authori
 import org.springframework.security.oauth2.client.endpoint.WebClientReactiveClientCredentialsTokenResponseClient;
 import org.springframework.security.oauth2.client.endpoint.WebClientReactiveTokenExchangeTokenResponseClient;
 import org.springframework.security.oauth2.client.registration.ClientRegistration;
+import org.springframework.security.oauth2.client.registration.ClientRegistrations;
 import org.springframework.security.oauth2.core.AuthorizationGrantType;
 import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
 import org.springframework.security.oauth2.core.OAuth2AccessToken;
@@ -34,6 +35,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.OffEventLoop;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.config.UpstreamOAuth2Properties;
@@ -58,6 +60,9 @@ import reactor.core.publisher.Mono;
 public class UpstreamTokens {
 
 	static final String FAILURES = "mcp.relay.upstream.auth.failures";
+
+	/** How long an issuer's metadata ({@code issuer-uri}) is used before it is read again. */
+	static final Duration METADATA_AGE = Duration.ofHours(1);
 
 	/** Exchanged tokens kept at most, least recently used first out. */
 	static final int MAX_EXCHANGED = 10_000;
@@ -139,7 +144,7 @@ public class UpstreamTokens {
 
 		private final UpstreamOAuth2Properties settings;
 
-		private final ClientRegistration registration;
+		private final Mono<ClientRegistration> registration;
 
 		private final ReactiveOAuth2AuthorizedClientProvider provider;
 
@@ -154,15 +159,21 @@ public class UpstreamTokens {
 			this.id = id;
 			this.settings = server.oauth2();
 			boolean exchange = settings.grant() == UpstreamGrant.TOKEN_EXCHANGE;
-			this.registration = ClientRegistration.withRegistrationId(id)
-				.clientId(settings.clientId())
-				.clientSecret(settings.clientSecret())
-				.clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_BASIC)
-				.authorizationGrantType(exchange ? AuthorizationGrantType.TOKEN_EXCHANGE
-						: AuthorizationGrantType.CLIENT_CREDENTIALS)
-				.tokenUri(settings.tokenUri())
-				.scope(settings.scopes())
-				.build();
+			AuthorizationGrantType grantType = exchange ? AuthorizationGrantType.TOKEN_EXCHANGE
+					: AuthorizationGrantType.CLIENT_CREDENTIALS;
+			if (settings.tokenUri() != null) {
+				this.registration = Mono.just(complete(ClientRegistration.withRegistrationId(id), grantType)
+					.tokenUri(settings.tokenUri())
+					.build());
+			}
+			else {
+				// The issuer's metadata is read once, off the event loops (Spring reads it with a blocking client), when the
+				// first request needs a token, and again after METADATA_AGE; a failure is not kept: the next request reads it again.
+				this.registration = Mono.fromCallable(() -> complete(ClientRegistrations.fromIssuerLocation(settings.issuerUri())
+						.registrationId(id), grantType).build())
+					.subscribeOn(OffEventLoop.SCHEDULER)
+					.cache(found -> METADATA_AGE, error -> Duration.ZERO, () -> Duration.ZERO);
+			}
 			if (exchange) {
 				WebClientReactiveTokenExchangeTokenResponseClient client = new WebClientReactiveTokenExchangeTokenResponseClient();
 				client.setWebClient(webClient);
@@ -184,6 +195,15 @@ public class UpstreamTokens {
 		}
 
 		private static final String SUBJECT_TOKEN = UpstreamTokens.class.getName() + ".subjectToken";
+
+		/** The registration's client, authentication, grant and scopes, as configured. */
+		private ClientRegistration.Builder complete(ClientRegistration.Builder builder, AuthorizationGrantType grantType) {
+			return builder.clientId(settings.clientId())
+				.clientSecret(settings.clientSecret())
+				.clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_BASIC)
+				.authorizationGrantType(grantType)
+				.scope(settings.scopes());
+		}
 
 		/** {@code audience}, and {@code resource} (RFC 8707) when the audience is an absolute URI. */
 		private MultiValueMap<String, String> audienceParameters(AbstractOAuth2AuthorizationGrantRequest request) {
@@ -228,8 +248,8 @@ public class UpstreamTokens {
 		}
 
 		private Mono<OAuth2AccessToken> request(String callerToken) {
-			return Mono.defer(() -> {
-				OAuth2AuthorizationContext.Builder context = OAuth2AuthorizationContext.withClientRegistration(registration)
+			return registration.flatMap(client -> {
+				OAuth2AuthorizationContext.Builder context = OAuth2AuthorizationContext.withClientRegistration(client)
 					.principal(new org.springframework.security.authentication.AnonymousAuthenticationToken("mcp-relay",
 							callerToken == null ? "mcp-relay" : "caller",
 							org.springframework.security.core.authority.AuthorityUtils.createAuthorityList("ROLE_RELAY")));

@@ -58,6 +58,11 @@ class ClientCredentialsTest {
 			registry.add("mcp-relay.servers." + id + ".oauth2.scopes[0]", () -> "mcp.read");
 			registry.add("mcp-relay.servers." + id + ".oauth2.audience", () -> AUDIENCE);
 		}
+		registry.add("mcp-relay.servers.discovered.url", UPSTREAM::url);
+		registry.add("mcp-relay.servers.discovered.oauth2.issuer-uri", AUTH::issuer);
+		registry.add("mcp-relay.servers.discovered.oauth2.client-id", () -> SpringAuthorizationServer.RELAY_CLIENT);
+		registry.add("mcp-relay.servers.discovered.oauth2.client-secret", () -> SpringAuthorizationServer.RELAY_SECRET);
+		registry.add("mcp-relay.servers.discovered.oauth2.audience", () -> AUDIENCE);
 		registry.add("mcp-relay.servers.nowhere.url", UPSTREAM::url);
 		registry.add("mcp-relay.servers.nowhere.timeouts.non-streaming", () -> "1s");
 		registry.add("mcp-relay.servers.nowhere.oauth2.token-uri",
@@ -130,6 +135,12 @@ class ClientCredentialsTest {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	@Test
+	void theTokenEndpointCanBeFoundFromTheIssuersMetadata() {
+		assertThat(whoami("discovered").at("/result/content/0/text").asText())
+			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT);
 	}
 
 	@Test

@@ -1,0 +1,43 @@
+package dev.mcprelay;
+
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Where the relay subscribes work that may block (the first use of a Redis connection, reading an authorization
+ * server's metadata with Spring's blocking client) so that no event loop waits: a few daemon threads whose tasks are
+ * never interrupted. A task given up on (a timeout, a client gone) is left to finish: interrupting a thread while it
+ * loads or initializes a class (the first Redis command initializes Spring Data's converters) would leave that class
+ * unusable for the rest of the process, which Reactor's {@code boundedElastic} scheduler does when a subscription is
+ * cancelled.
+ */
+public final class OffEventLoop {
+
+	/** The threads: enough for a burst of first uses; each task only subscribes, the work itself is asynchronous. */
+	private static final int THREADS = 8;
+
+	private static final AtomicInteger COUNT = new AtomicInteger();
+
+	/** The scheduler for work that may block. */
+	public static final Scheduler SCHEDULER = Schedulers.fromExecutor(executor());
+
+	private OffEventLoop() {
+	}
+
+	private static ThreadPoolExecutor executor() {
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), task -> {
+					Thread thread = new Thread(task, "mcp-relay-blocking-" + COUNT.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		executor.allowCoreThreadTimeOut(true);
+		return executor;
+	}
+
+}
