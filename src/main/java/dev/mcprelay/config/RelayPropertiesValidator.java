@@ -110,12 +110,23 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem(at + ".client-id", "is missing",
 					"Write the relay's client id at the authorization server"));
 		}
-		if (oauth2.clientSecret() == null || oauth2.clientSecret().isBlank()) {
-			problems.add(new ConfigurationProblem(at + ".client-secret", "is missing",
-					"Write the relay's client secret from the environment, e.g. client-secret: ${GITHUB_CLIENT_SECRET}"));
+		boolean secret = oauth2.clientSecret() != null && !oauth2.clientSecret().isBlank();
+		boolean key = oauth2.privateKey() != null && !oauth2.privateKey().isBlank();
+		if (secret == key) {
+			problems.add(new ConfigurationProblem(at + ".client-secret", secret ? "is set beside private-key" : "is missing",
+					"Write one way for the relay to authenticate: client-secret: ${GITHUB_CLIENT_SECRET}, or private-key "
+							+ "(an RSA key in PEM, PKCS#8) for private_key_jwt"));
+		}
+		else if (secret) {
+			requireResolved(at + ".client-secret", oauth2.clientSecret(), problems);
 		}
 		else {
-			requireResolved(at + ".client-secret", oauth2.clientSecret(), problems);
+			requireResolved(at + ".private-key", oauth2.privateKey(), problems);
+			if (!oauth2.privateKey().contains("${") && ClientKeys.rsaKey(oauth2.privateKey(), oauth2.keyId()) == null) {
+				problems.add(new ConfigurationProblem(at + ".private-key", "is not an RSA private key in PEM (PKCS#8)",
+						"Write the key as -----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----, e.g. from an environment "
+								+ "variable"));
+			}
 		}
 		if (oauth2.grant() == UpstreamOAuth2Properties.UpstreamGrant.TOKEN_EXCHANGE && mode != SecurityMode.JWT) {
 			problems.add(new ConfigurationProblem(at + ".grant", "is token-exchange, which exchanges the caller's token, "

@@ -14,7 +14,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param issuerUri instead of {@code token-uri}: the authorization server's issuer, whose metadata (OpenID Connect
  * discovery or RFC 8414) names the token endpoint; read when the first request needs a token
  * @param clientId the relay's client id at the authorization server
- * @param clientSecret the relay's client secret (from the environment); a secret, never logged or printed
+ * @param clientSecret the relay's client secret (from the environment), sent with HTTP Basic; a secret, never logged
+ * or printed
+ * @param privateKey instead of {@code client-secret}: the relay's RSA private key, PEM (PKCS#8), with which it signs a
+ * client assertion ({@code private_key_jwt}, RFC 7523); a secret, never logged or printed
+ * @param keyId the {@code kid} of {@code private-key} as the authorization server knows it, or {@code null}
  * @param scopes the scopes asked for
  * @param audience the server's audience: sent as {@code audience}, and as the RFC 8707 {@code resource} when it is
  * an absolute URI
@@ -25,6 +29,8 @@ public record UpstreamOAuth2Properties(
 		String issuerUri,
 		String clientId,
 		String clientSecret,
+		String privateKey,
+		String keyId,
 		@DefaultValue List<String> scopes,
 		String audience) {
 
@@ -47,7 +53,8 @@ public record UpstreamOAuth2Properties(
 	@Override
 	public String toString() {
 		return "UpstreamOAuth2Properties[grant=" + grant + ", tokenUri=" + tokenUri + ", issuerUri=" + issuerUri
-				+ ", clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>")
+				+ ", clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>") + ", privateKey="
+				+ (privateKey == null ? "none" : "<redacted>") + ", keyId=" + keyId
 				+ ", scopes=" + scopes + ", audience=" + audience + "]";
 	}
 

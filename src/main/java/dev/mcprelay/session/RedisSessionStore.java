@@ -78,13 +78,14 @@ final class RedisSessionStore implements SessionStore {
 
 	@Override
 	public Mono<Void> open(SessionKey key, String callerId) {
-		Mono<Void> stored = redis.opsForValue().set(key(key), callerId == null ? NOBODY : callerId, idleTimeout).then();
+		Mono<Void> stored = command(redis.opsForValue().set(key(key), callerId == null ? NOBODY : callerId, idleTimeout)).then();
 		if (callerId == null) {
 			return bounded(stored);
 		}
-		Mono<Void> counted = redis.execute(ADMIT, List.of(CALLERS + sha256(callerId)), List.of(key(key),
+		Mono<Void> counted = command(redis.execute(ADMIT, List.of(CALLERS + sha256(callerId)), List.of(key(key),
 				String.valueOf(System.currentTimeMillis()), String.valueOf(maxPerCaller),
-				String.valueOf(Math.max(1, idleTimeout.toSeconds()))))
+				String.valueOf(Math.max(1, idleTimeout.toSeconds())))).collectList())
+			.flatMapIterable(all -> all)
 			.flatMapIterable(ended -> (List<?>) ended)
 			.doOnNext(ended -> onEvicted.accept(sessionKeyOf(String.valueOf(ended))))
 			.then();
@@ -102,27 +103,27 @@ final class RedisSessionStore implements SessionStore {
 		String session = key(key);
 		String tools = session + ":tools";
 		String members = session + ":members";
-		return bounded(redis.opsForValue().getAndExpire(session, idleTimeout).flatMap(caller -> Mono.zip(
-				redis.opsForSet().members(tools).collect(Collectors.toSet()),
-				redis.<String, String>opsForHash().entries(members).collectMap(Map.Entry::getKey, Map.Entry::getValue),
-				redis.expire(tools, idleTimeout), redis.expire(members, idleTimeout))
+		return bounded(command(redis.opsForValue().getAndExpire(session, idleTimeout)).flatMap(caller -> Mono.zip(
+				command(redis.opsForSet().members(tools).collect(Collectors.toSet())),
+				command(redis.<String, String>opsForHash().entries(members).collectMap(Map.Entry::getKey, Map.Entry::getValue)),
+				command(redis.expire(tools, idleTimeout)), command(redis.expire(members, idleTimeout)))
 			.map(kept -> new SessionState(caller.isEmpty() ? null : caller, kept.getT1(), kept.getT2()))));
 	}
 
 	@Override
 	public Mono<Void> join(SessionKey key, String member, String state) {
 		String members = key(key) + ":members";
-		return bounded(redis.<String, String>opsForHash().put(members, member, state)
-			.then(redis.expire(members, idleTimeout))
+		return bounded(command(redis.<String, String>opsForHash().put(members, member, state))
+			.then(command(redis.expire(members, idleTimeout)))
 			.then());
 	}
 
 	@Override
 	public Mono<Void> end(SessionKey key, String callerId) {
 		String session = key(key);
-		Mono<Void> deleted = redis.delete(session, session + ":tools", session + ":members").then();
+		Mono<Void> deleted = command(redis.delete(session, session + ":tools", session + ":members")).then();
 		Mono<Void> uncounted = callerId == null ? Mono.empty()
-				: redis.opsForZSet().remove(CALLERS + sha256(callerId), session).then();
+				: command(redis.opsForZSet().remove(CALLERS + sha256(callerId), session)).then();
 		return bounded(deleted.then(uncounted));
 	}
 
@@ -132,9 +133,18 @@ final class RedisSessionStore implements SessionStore {
 			return Mono.empty();
 		}
 		String set = key(key) + ":tools";
-		return bounded(redis.opsForSet().add(set, tools.toArray(String[]::new))
-			.then(redis.expire(set, idleTimeout))
+		return bounded(command(redis.opsForSet().add(set, tools.toArray(String[]::new)))
+			.then(command(redis.expire(set, idleTimeout)))
 			.then());
+	}
+
+	/**
+	 * One Redis command, subscribed off the event loops: the template takes a lock of Spring Data's connection factory
+	 * for every command it starts, and a command started where the previous one completed would take it on Lettuce's
+	 * event loop.
+	 */
+	private static <T> Mono<T> command(Mono<T> command) {
+		return command.subscribeOn(OffEventLoop.SCHEDULER);
 	}
 
 	/**

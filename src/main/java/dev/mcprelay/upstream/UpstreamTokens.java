@@ -178,6 +178,7 @@ public class UpstreamTokens {
 				WebClientReactiveTokenExchangeTokenResponseClient client = new WebClientReactiveTokenExchangeTokenResponseClient();
 				client.setWebClient(webClient);
 				client.addParametersConverter(this::audienceParameters);
+				authenticateWithKey(client);
 				TokenExchangeReactiveOAuth2AuthorizedClientProvider exchanging = new TokenExchangeReactiveOAuth2AuthorizedClientProvider();
 				exchanging.setAccessTokenResponseClient(client);
 				exchanging.setSubjectTokenResolver(context -> Mono.justOrEmpty(
@@ -188,6 +189,7 @@ public class UpstreamTokens {
 				WebClientReactiveClientCredentialsTokenResponseClient client = new WebClientReactiveClientCredentialsTokenResponseClient();
 				client.setWebClient(webClient);
 				client.addParametersConverter(this::audienceParameters);
+				authenticateWithKey(client);
 				ClientCredentialsReactiveOAuth2AuthorizedClientProvider credentials = new ClientCredentialsReactiveOAuth2AuthorizedClientProvider();
 				credentials.setAccessTokenResponseClient(client);
 				this.provider = credentials;
@@ -198,11 +200,26 @@ public class UpstreamTokens {
 
 		/** The registration's client, authentication, grant and scopes, as configured. */
 		private ClientRegistration.Builder complete(ClientRegistration.Builder builder, AuthorizationGrantType grantType) {
-			return builder.clientId(settings.clientId())
-				.clientSecret(settings.clientSecret())
-				.clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_BASIC)
-				.authorizationGrantType(grantType)
-				.scope(settings.scopes());
+			builder.clientId(settings.clientId()).authorizationGrantType(grantType).scope(settings.scopes());
+			if (settings.privateKey() != null) {
+				return builder.clientSecret(null).clientAuthenticationMethod(ClientAuthenticationMethod.PRIVATE_KEY_JWT);
+			}
+			return builder.clientSecret(settings.clientSecret())
+				.clientAuthenticationMethod(ClientAuthenticationMethod.CLIENT_SECRET_BASIC);
+		}
+
+		/**
+		 * For {@code private_key_jwt}: the client assertion, signed with the relay's key, added to every token request
+		 * (Spring Security's Nimbus converter).
+		 */
+		private <T extends AbstractOAuth2AuthorizationGrantRequest> void authenticateWithKey(
+				org.springframework.security.oauth2.client.endpoint.AbstractWebClientReactiveOAuth2AccessTokenResponseClient<T> client) {
+			if (settings.privateKey() != null) {
+				com.nimbusds.jose.jwk.JWK key = dev.mcprelay.config.ClientKeys.rsaKey(settings.privateKey(), settings.keyId());
+				client.addParametersConverter(
+						new org.springframework.security.oauth2.client.endpoint.NimbusJwtClientAuthenticationParametersConverter<>(
+								registration -> key));
+			}
 		}
 
 		/** {@code audience}, and {@code resource} (RFC 8707) when the audience is an absolute URI. */
@@ -258,7 +275,10 @@ public class UpstreamTokens {
 							Instant.now(), Instant.now().plusSeconds(60)));
 				}
 				return provider.authorize(context.build()).map(OAuth2AuthorizedClient::getAccessToken);
-			});
+			})
+				// Off the event loops: a private_key_jwt assertion is signed when the request is made (RSA blinding reads
+				// the platform's random source), and token requests are rare enough that the hop costs nothing.
+				.subscribeOn(OffEventLoop.SCHEDULER);
 		}
 
 		void drop(String callerToken) {

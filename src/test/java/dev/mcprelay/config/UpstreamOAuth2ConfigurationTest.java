@@ -18,7 +18,7 @@ class UpstreamOAuth2ConfigurationTest {
 
 	@Test
 	void everyMistakeIsNamedByItsPropertyPathAndTheSecretIsNeverShown() {
-		List<ConfigurationProblem> problems = RelayPropertiesValidator.validate(bind(Map.of(
+		List<ConfigurationProblem> problems = RelayPropertiesValidator.validate(bind(properties(
 				"mcp-relay.servers.both.url", "https://example.com/mcp",
 				"mcp-relay.servers.both.authorization", "Bearer static",
 				"mcp-relay.servers.both.oauth2.token-uri", "https://idp.example.com/oauth2/token",
@@ -28,7 +28,11 @@ class UpstreamOAuth2ConfigurationTest {
 				"mcp-relay.servers.bare.oauth2.token-uri", "idp.example.com/token",
 				"mcp-relay.servers.exchange.url", "https://example.com/mcp",
 				"mcp-relay.servers.exchange.oauth2.grant", "token-exchange",
-				"mcp-relay.servers.exchange.oauth2.token-uri", "https://idp.example.com/oauth2/token")));
+				"mcp-relay.servers.exchange.oauth2.token-uri", "https://idp.example.com/oauth2/token",
+				"mcp-relay.servers.keyed.url", "https://example.com/mcp",
+				"mcp-relay.servers.keyed.oauth2.token-uri", "https://idp.example.com/oauth2/token",
+				"mcp-relay.servers.keyed.oauth2.client-id", "relay",
+				"mcp-relay.servers.keyed.oauth2.private-key", "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----")));
 		List<ConfigurationProblem> exchangeProblems = problems.stream()
 			.filter(problem -> problem.property().startsWith("mcp-relay.servers.exchange")).toList();
 
@@ -37,7 +41,8 @@ class UpstreamOAuth2ConfigurationTest {
 				"mcp-relay.servers.bare.oauth2.token-uri",
 				"mcp-relay.servers.bare.oauth2.client-id",
 				"mcp-relay.servers.bare.oauth2.client-secret",
-				"mcp-relay.servers.exchange.oauth2.grant");
+				"mcp-relay.servers.exchange.oauth2.grant",
+				"mcp-relay.servers.keyed.oauth2.private-key");
 		assertThat(exchangeProblems).extracting(ConfigurationProblem::property).contains(
 				"mcp-relay.servers.exchange.oauth2.client-id", "mcp-relay.servers.exchange.oauth2.grant");
 		assertThat(problems).allSatisfy(problem -> assertThat(problem.toString()).doesNotContain(SECRET));
@@ -54,6 +59,14 @@ class UpstreamOAuth2ConfigurationTest {
 				"mcp-relay.servers.github.oauth2.client-secret", SECRET,
 				"mcp-relay.servers.github.oauth2.scopes[0]", "mcp.read",
 				"mcp-relay.servers.github.oauth2.audience", "https://github-mcp.example.com")))).isEmpty();
+	}
+
+	private static Map<String, Object> properties(String... namesAndValues) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		for (int i = 0; i < namesAndValues.length; i += 2) {
+			properties.put(namesAndValues[i], namesAndValues[i + 1]);
+		}
+		return properties;
 	}
 
 	private static RelayProperties bind(Map<String, Object> properties) {

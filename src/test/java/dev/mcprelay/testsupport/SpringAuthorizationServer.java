@@ -70,6 +70,12 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 
 	public static final String CALLER_SECRET = "alice-app-secret-2c4e6a8b0d";
 
+	/** The relay as a client that authenticates with its own key ({@code private_key_jwt}). */
+	public static final String KEYED_RELAY_CLIENT = "mcp-relay-keyed";
+
+	/** The keyed client's RSA key pair: its public half served at {@code /client-jwks} for the server to check. */
+	static final KeyPair CLIENT_KEY = rsaKeyPair();
+
 	public static final String OTHER_CALLER_CLIENT = "bob-app";
 
 	public static final String OTHER_CALLER_SECRET = "bob-app-secret-7f9a1c3e5b";
@@ -111,6 +117,16 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 				}
 			});
 			web.addServletMappingDecoded("/", "nothing");
+			Tomcat.addServlet(web, "clientJwks", new jakarta.servlet.http.HttpServlet() {
+				@Override
+				protected void doGet(jakarta.servlet.http.HttpServletRequest request,
+						jakarta.servlet.http.HttpServletResponse response) throws IOException {
+					response.setContentType("application/json");
+					response.getWriter().write(new JWKSet(new RSAKey.Builder((RSAPublicKey) CLIENT_KEY.getPublic())
+						.keyID("relay-key-1").build()).toString());
+				}
+			});
+			web.addServletMappingDecoded("/client-jwks", "clientJwks");
 			tomcat.start();
 			int port = tomcat.getConnector().getLocalPort();
 			context.setId("authorization-server-" + INSTANCES.incrementAndGet());
@@ -157,6 +173,25 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 		requests.mode(mode, delay);
 	}
 
+	/** The keyed client's private key, PEM (PKCS#8), as an operator would configure it. */
+	public static String keyedClientPrivateKeyPem() {
+		return "-----BEGIN PRIVATE KEY-----\n"
+				+ java.util.Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+					.encodeToString(CLIENT_KEY.getPrivate().getEncoded())
+				+ "\n-----END PRIVATE KEY-----\n";
+	}
+
+	private static KeyPair rsaKeyPair() {
+		try {
+			KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+			generator.initialize(2048);
+			return generator.generateKeyPair();
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	/** A caller's access token, issued to {@value #CALLER_CLIENT} for {@code audience}. */
 	public String callerToken(String audience) {
 		return requests.token(tokenUri(), CALLER_CLIENT, CALLER_SECRET, audience);
@@ -194,7 +229,7 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 		}
 
 		@Bean
-		RegisteredClientRepository clients(TokenSettings tokenSettings) {
+		RegisteredClientRepository clients(TokenSettings tokenSettings, AuthorizationServerSettings settings) {
 			RegisteredClient relay = RegisteredClient.withId(UUID.randomUUID().toString())
 				.clientId(RELAY_CLIENT)
 				.clientSecret("{noop}" + RELAY_SECRET)
@@ -218,7 +253,19 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 				.clientId(OTHER_CALLER_CLIENT)
 				.clientSecret("{noop}" + OTHER_CALLER_SECRET)
 				.build();
-			return new InMemoryRegisteredClientRepository(relay, caller, other);
+			RegisteredClient keyed = RegisteredClient.withId(UUID.randomUUID().toString())
+				.clientId(KEYED_RELAY_CLIENT)
+				.clientAuthenticationMethod(ClientAuthenticationMethod.PRIVATE_KEY_JWT)
+				.authorizationGrantType(AuthorizationGrantType.CLIENT_CREDENTIALS)
+				.scope("mcp.read")
+				.clientSettings(org.springframework.security.oauth2.server.authorization.settings.ClientSettings.builder()
+					.jwkSetUrl(settings.getIssuer() + "/client-jwks")
+					.tokenEndpointAuthenticationSigningAlgorithm(
+							org.springframework.security.oauth2.jose.jws.SignatureAlgorithm.RS256)
+					.build())
+				.tokenSettings(tokenSettings)
+				.build();
+			return new InMemoryRegisteredClientRepository(relay, caller, other, keyed);
 		}
 
 		/**

@@ -41,6 +41,9 @@ class ClientCredentialsTest {
 
 	static final ProtectedMcpUpstream UPSTREAM = new ProtectedMcpUpstream(AUTH, AUDIENCE);
 
+	/** An upstream that holds a GET stream open and answers POSTs, recording the token of each. */
+	static final dev.mcprelay.testsupport.ScriptedUpstream STREAMING = new dev.mcprelay.testsupport.ScriptedUpstream();
+
 	@LocalServerPort
 	int port;
 
@@ -63,6 +66,16 @@ class ClientCredentialsTest {
 		registry.add("mcp-relay.servers.discovered.oauth2.client-id", () -> SpringAuthorizationServer.RELAY_CLIENT);
 		registry.add("mcp-relay.servers.discovered.oauth2.client-secret", () -> SpringAuthorizationServer.RELAY_SECRET);
 		registry.add("mcp-relay.servers.discovered.oauth2.audience", () -> AUDIENCE);
+		registry.add("mcp-relay.servers.keyed.url", UPSTREAM::url);
+		registry.add("mcp-relay.servers.keyed.oauth2.token-uri", AUTH::tokenUri);
+		registry.add("mcp-relay.servers.keyed.oauth2.client-id", () -> SpringAuthorizationServer.KEYED_RELAY_CLIENT);
+		registry.add("mcp-relay.servers.keyed.oauth2.private-key", SpringAuthorizationServer::keyedClientPrivateKeyPem);
+		registry.add("mcp-relay.servers.keyed.oauth2.key-id", () -> "relay-key-1");
+		registry.add("mcp-relay.servers.keyed.oauth2.audience", () -> AUDIENCE);
+		registry.add("mcp-relay.servers.streaming.url", () -> STREAMING.url("/mcp"));
+		registry.add("mcp-relay.servers.streaming.oauth2.token-uri", AUTH::tokenUri);
+		registry.add("mcp-relay.servers.streaming.oauth2.client-id", () -> SpringAuthorizationServer.RELAY_CLIENT);
+		registry.add("mcp-relay.servers.streaming.oauth2.client-secret", () -> SpringAuthorizationServer.RELAY_SECRET);
 		registry.add("mcp-relay.servers.nowhere.url", UPSTREAM::url);
 		registry.add("mcp-relay.servers.nowhere.timeouts.non-streaming", () -> "1s");
 		registry.add("mcp-relay.servers.nowhere.oauth2.token-uri",
@@ -78,6 +91,7 @@ class ClientCredentialsTest {
 
 	@AfterAll
 	static void stop() {
+		STREAMING.close();
 		UPSTREAM.close();
 		AUTH.close();
 	}
@@ -141,6 +155,33 @@ class ClientCredentialsTest {
 	void theTokenEndpointCanBeFoundFromTheIssuersMetadata() {
 		assertThat(whoami("discovered").at("/result/content/0/text").asText())
 			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT);
+	}
+
+	@Test
+	void theRelayCanAuthenticateWithItsOwnKeyInsteadOfASecret() {
+		assertThat(whoami("keyed").at("/result/content/0/text").asText())
+			.isEqualTo(SpringAuthorizationServer.KEYED_RELAY_CLIENT);
+	}
+
+	@Test
+	void aLongStreamKeepsItsTokenAndTheNextRequestGetsTheRenewedOne() throws Exception {
+		STREAMING.script((request, response) -> request.method().name().equals("GET")
+				? response.header("Content-Type", "text/event-stream").sendString(reactor.core.publisher.Flux
+					.concat(reactor.core.publisher.Mono.just(": open\n\n"), reactor.core.publisher.Mono.never()))
+				: response.header("Content-Type", "application/json")
+					.sendString(reactor.core.publisher.Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+		RawHttp http = http();
+		HttpResponse<java.io.InputStream> stream = http.open(http.request("streaming").header("Accept", "text/event-stream").GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		sleep(Duration.ofMillis(2200)); // past the two-second token's life
+
+		HttpResponse<String> later = post("streaming");
+
+		assertThat(later.statusCode()).isEqualTo(200);
+		List<String> tokens = STREAMING.seen().stream().map(seen -> seen.headers().getFirst("Authorization")).toList();
+		assertThat(tokens).hasSize(2).doesNotHaveDuplicates().allMatch(token -> token.startsWith("Bearer "));
+		assertThat(STREAMING.closedConnections()).as("the stream is still open, on the token it opened with").isZero();
+		stream.body().close();
 	}
 
 	@Test
