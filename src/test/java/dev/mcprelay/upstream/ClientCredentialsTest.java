@@ -121,25 +121,24 @@ class ClientCredentialsTest {
 		int before = AUTH.tokenRequests();
 		AUTH.mode(SpringAuthorizationServer.Mode.SLOW, Duration.ofMillis(300));
 
-		List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
-		for (int i = 0; i < 100; i++) {
-			calls.add(CompletableFuture.supplyAsync(() -> whoami("burst")));
-		}
-
-		assertThat(calls).allSatisfy(call -> assertThat(call.join().at("/result/content/0/text").asText())
-			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT));
+		hundredCallsAnsweredAtOnce("burst");
 		assertThat(AUTH.tokenRequests() - before).as("single flight").isEqualTo(1);
 
 		// past the renewal point of the two-second token (1.6 s): a hundred calls at once renew it once
 		sleep(Duration.ofMillis(1800));
 		int beforeRenewal = AUTH.tokenRequests();
-		List<CompletableFuture<JsonNode>> renewing = new ArrayList<>();
-		for (int i = 0; i < 100; i++) {
-			renewing.add(CompletableFuture.supplyAsync(() -> whoami("burst")));
-		}
-		assertThat(renewing).allSatisfy(call -> assertThat(call.join().at("/result/content/0/text").asText())
-			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT));
+		hundredCallsAnsweredAtOnce("burst");
 		assertThat(AUTH.tokenRequests() - beforeRenewal).as("single flight across a renewal").isEqualTo(1);
+	}
+
+	/** A hundred calls to {@code server} at once, every one answered by the upstream as the relay's client. */
+	private void hundredCallsAnsweredAtOnce(String server) {
+		List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			calls.add(CompletableFuture.supplyAsync(() -> whoami(server)));
+		}
+		assertThat(calls).allSatisfy(call -> assertThat(call.join().at("/result/content/0/text").asText())
+			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT));
 	}
 
 	private static void sleep(Duration duration) {
