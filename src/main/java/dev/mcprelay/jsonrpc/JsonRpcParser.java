@@ -42,6 +42,9 @@ public final class JsonRpcParser {
 		}
 	}
 
+	/** The {@code error.data} of the answer to a batch element that is no JSON-RPC message. */
+	private static final java.util.Map<String, String> INVALID_ELEMENT = java.util.Map.of("reason", "invalid_request");
+
 	private JsonRpcParser() {
 	}
 
@@ -102,8 +105,9 @@ public final class JsonRpcParser {
 					if (!answerInvalidElements) {
 						throw ex;
 					}
+					// the reason a single message's error carries too: what a client's error handling keys on
 					invalid.add(JsonRpcErrors.error(usableId(root.get(i)), JsonRpcErrorCodes.INVALID_REQUEST,
-							ex.getMessage(), (JsonNode) null));
+							ex.getMessage(), INVALID_ELEMENT));
 				}
 			}
 			return new JsonRpcPayload(body, messages, true, invalid);

@@ -206,6 +206,9 @@ class BadRequestTest extends RelayIntegrationTest {
 				+ (answer.has("result") ? "result" : answer.at("/error/code").asText()))
 			.as("the upstream's answer and an error for each malformed element, with its id when it had one")
 			.containsExactlyInAnyOrder("1 result", "2 -32600", "null -32600");
+		assertThat(RawHttp.messagesOf(response)).filteredOn(answer -> answer.has("error"))
+			.as("each element's error carries its reason, as a single message's does")
+			.allSatisfy(answer -> assertThat(answer.at("/error/data/reason").asText()).isEqualTo("invalid_request"));
 	}
 
 	@Test
@@ -216,6 +219,8 @@ class BadRequestTest extends RelayIntegrationTest {
 		assertThat(response.statusCode()).isEqualTo(400);
 		assertThat(RawHttp.messagesOf(response)).extracting(answer -> answer.get("id").toString())
 			.containsExactly("\"a\"", "3");
+		assertThat(RawHttp.messagesOf(response))
+			.allSatisfy(answer -> assertThat(answer.at("/error/data/reason").asText()).isEqualTo("invalid_request"));
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
 	}
 
