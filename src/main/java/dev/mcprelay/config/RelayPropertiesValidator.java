@@ -84,57 +84,6 @@ public final class RelayPropertiesValidator {
 		return problems;
 	}
 
-	/** {@code servers.<id>.oauth2}: where the server's token comes from, instead of a static authorization. */
-	private static void validateOAuth2(String path, ServerProperties server, SecurityMode mode,
-			List<ConfigurationProblem> problems) {
-		UpstreamOAuth2Properties oauth2 = server.oauth2();
-		String at = path + ".oauth2";
-		if (server.authorization() != null) {
-			problems.add(new ConfigurationProblem(path + ".authorization", "is set beside oauth2",
-					"Keep one: a static authorization, or oauth2 to get tokens from an authorization server"));
-		}
-		boolean tokenUri = oauth2.tokenUri() != null && !oauth2.tokenUri().isBlank();
-		boolean issuerUri = oauth2.issuerUri() != null && !oauth2.issuerUri().isBlank();
-		if (tokenUri == issuerUri) {
-			problems.add(new ConfigurationProblem(at + ".token-uri", tokenUri ? "is set beside issuer-uri" : "is missing",
-					"Write the authorization server's token endpoint (token-uri, e.g. https://idp.example.com/oauth2/token) "
-							+ "or its issuer (issuer-uri), not both"));
-		}
-		else if (tokenUri) {
-			validateUrl(at + ".token-uri", oauth2.tokenUri(), problems);
-		}
-		else {
-			validateUrl(at + ".issuer-uri", oauth2.issuerUri(), problems);
-		}
-		if (oauth2.clientId() == null || oauth2.clientId().isBlank()) {
-			problems.add(new ConfigurationProblem(at + ".client-id", "is missing",
-					"Write the relay's client id at the authorization server"));
-		}
-		boolean secret = oauth2.clientSecret() != null && !oauth2.clientSecret().isBlank();
-		boolean key = oauth2.privateKey() != null && !oauth2.privateKey().isBlank();
-		if (secret == key) {
-			problems.add(new ConfigurationProblem(at + ".client-secret", secret ? "is set beside private-key" : "is missing",
-					"Write one way for the relay to authenticate: client-secret: ${GITHUB_CLIENT_SECRET}, or private-key "
-							+ "(an RSA key in PEM, PKCS#8) for private_key_jwt"));
-		}
-		else if (secret) {
-			requireResolved(at + ".client-secret", oauth2.clientSecret(), problems);
-		}
-		else {
-			requireResolved(at + ".private-key", oauth2.privateKey(), problems);
-			if (!oauth2.privateKey().contains("${") && ClientKeys.rsaKey(oauth2.privateKey(), oauth2.keyId()) == null) {
-				problems.add(new ConfigurationProblem(at + ".private-key", "is not an RSA private key in PEM (PKCS#8)",
-						"Write the key as -----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----, e.g. from an environment "
-								+ "variable"));
-			}
-		}
-		if (oauth2.grant() == UpstreamOAuth2Properties.UpstreamGrant.TOKEN_EXCHANGE && mode != SecurityMode.JWT) {
-			problems.add(new ConfigurationProblem(at + ".grant", "is token-exchange, which exchanges the caller's token, "
-					+ "but mcp-relay.security.mode is not jwt",
-					"Set mcp-relay.security.mode: jwt, or use grant: client-credentials"));
-		}
-	}
-
 	/** Throws {@link InvalidRelayConfigurationException} listing every problem, if there is any. */
 	public static void requireValid(RelayProperties properties) {
 		List<ConfigurationProblem> problems = validate(properties);
@@ -157,7 +106,7 @@ public final class RelayPropertiesValidator {
 		validateUrl(path + ".url", server.url(), problems);
 		requireResolved(path + ".authorization", server.authorization(), problems);
 		if (server.oauth2() != null) {
-			validateOAuth2(path, server, mode, problems);
+			UpstreamOAuth2PropertiesValidator.validate(path, server, mode, problems);
 		}
 		if (server.authorization() != null && server.authorization().isBlank()) {
 			problems.add(new ConfigurationProblem(path + ".authorization",
@@ -234,7 +183,7 @@ public final class RelayPropertiesValidator {
 		}
 	}
 
-	private static void validateUrl(String path, String url, List<ConfigurationProblem> problems) {
+	static void validateUrl(String path, String url, List<ConfigurationProblem> problems) {
 		String fix = "Write the upstream's absolute http(s) URL, e.g. https://mcp.example.com/mcp";
 		if (url == null || url.isBlank()) {
 			problems.add(new ConfigurationProblem(path, "is missing", fix));

@@ -268,37 +268,46 @@ public class McpRelay {
 	 */
 	private Mono<Void> send(RelayCall call, Runnable onWritten, boolean mayRetry) {
 		Upstream upstream = call.upstream();
-		SessionOrder.Ticket order = call.order();
+		if (!tokens.appliesTo(upstream.id())) {
+			// most servers: no token to wait for, nothing on the path but the exchange
+			return exchange(call, onWritten, null, null, false);
+		}
 		String callerToken = callerToken(call);
 		return tokens.tokenFor(upstream.id(), callerToken, upstream.nonStreamingTimeout())
-			.map(java.util.Optional::of)
-			.defaultIfEmpty(java.util.Optional.empty())
-			.flatMap(token -> {
-				HttpHeaders headers = HeaderRules.upstreamRequestHeaders(HttpLayer.clientHeaders(call.exchange()),
-						call.context().caller(), upstream, call.plan() != null);
-				call.context().upstreamHeaders().applyTo(headers);
-				token.ifPresent(value -> headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + value));
-				NonStreamingDeadline deadline = new NonStreamingDeadline();
-				UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers,
-						call.plan() == null ? null : call.plan().upstreamBody(), call.context().caller().id(), onWritten);
-				return transports.of(upstream).exchange(request, response -> {
-					if (token.isPresent() && response.statusCode().value() == 401) {
-						tokens.drop(upstream.id(), callerToken);
-						if (mayRetry) {
-							log.info("{} /mcp/{}: the upstream refused the relay's token (401); asking for a new one",
-									call.method(), upstream.id());
-							return response.releaseBody().then(Mono.error(RefusedToken.INSTANCE));
-						}
-					}
-					order.release();
-					if (call.plan() != null && response.statusCode().is2xxSuccessful()
-							&& call.plan().payload().contains(INITIALIZED)) {
-						sessionOrder.expectStream(upstream.id(), sessionId(call.exchange()));
-					}
-					return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
-				}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
-			})
+			.flatMap(token -> exchange(call, onWritten, token, callerToken, mayRetry))
 			.onErrorResume(RefusedToken.class, refused -> send(call, onWritten, false));
+	}
+
+	/** The upstream exchange itself, with the relay's access token for the upstream ({@code null}: none). */
+	private Mono<Void> exchange(RelayCall call, Runnable onWritten, String token, String callerToken,
+			boolean mayRetry) {
+		Upstream upstream = call.upstream();
+		SessionOrder.Ticket order = call.order();
+		HttpHeaders headers = HeaderRules.upstreamRequestHeaders(HttpLayer.clientHeaders(call.exchange()),
+				call.context().caller(), upstream, call.plan() != null);
+		call.context().upstreamHeaders().applyTo(headers);
+		if (token != null) {
+			headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + token);
+		}
+		NonStreamingDeadline deadline = new NonStreamingDeadline();
+		UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers,
+				call.plan() == null ? null : call.plan().upstreamBody(), call.context().caller().id(), onWritten);
+		return transports.of(upstream).exchange(request, response -> {
+			if (token != null && response.statusCode().value() == 401) {
+				tokens.drop(upstream.id(), callerToken);
+				if (mayRetry) {
+					log.info("{} /mcp/{}: the upstream refused the relay's token (401); asking for a new one",
+							call.method(), upstream.id());
+					return response.releaseBody().then(Mono.error(RefusedToken.INSTANCE));
+				}
+			}
+			order.release();
+			if (call.plan() != null && response.statusCode().is2xxSuccessful()
+					&& call.plan().payload().contains(INITIALIZED)) {
+				sessionOrder.expectStream(upstream.id(), sessionId(call.exchange()));
+			}
+			return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
+		}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
 	}
 
 	/** The caller's own bearer token, for a server that exchanges it ({@code token-exchange}); else {@code null}. */
