@@ -17,10 +17,14 @@ import reactor.core.publisher.Mono;
 
 /**
  * Opens a virtual session's session with one member: sends it the client's {@code initialize} request (through the
- * member's relay, so its interceptors and limits apply), keeps the session id and protocol version it answers with,
- * and tells it {@code notifications/initialized}, all within the member's {@code non-streaming} bound. A member that
- * is down, slow, or refuses yields {@link MemberUnavailable} with what went wrong (never a secret: the member relay's
- * own error message).
+ * member's relay, so its interceptors and limits apply) and keeps the session id and protocol version it answers with,
+ * within the member's {@code non-streaming} bound. A member that is down, slow, or refuses yields
+ * {@link MemberUnavailable} with what went wrong (never a secret: the member relay's own error message).
+ *
+ * <p>When {@code notifications/initialized} reaches the member decides when its server-to-client stream is expected
+ * ({@code SessionOrder}): the members joined by the client's {@code initialize} hear it when the client sends its own
+ * ({@link #initialize}; the client opens its GET stream right after); a member joined later, after the client's, hears
+ * it at once ({@link #join}).
  */
 @Component
 class MemberJoin {
@@ -44,10 +48,22 @@ class MemberJoin {
 	}
 
 	/**
-	 * Joins {@code member} with the client's {@code initialize} request {@code initialize}; fails with
-	 * {@link MemberUnavailable}.
+	 * Joins {@code member} for a session whose client has already said {@code notifications/initialized}: the
+	 * handshake of {@link #initialize}, then the notification; fails with {@link MemberUnavailable}.
 	 */
 	Mono<Joined> join(VirtualCall call, String member, ObjectNode initialize) {
+		return handshake(call, member, initialize, true);
+	}
+
+	/**
+	 * Sends {@code member} the client's {@code initialize} request {@code initialize} and keeps what it answers; the
+	 * client's own {@code notifications/initialized} follows later. Fails with {@link MemberUnavailable}.
+	 */
+	Mono<Joined> initialize(VirtualCall call, String member, ObjectNode initialize) {
+		return handshake(call, member, initialize, false);
+	}
+
+	private Mono<Joined> handshake(VirtualCall call, String member, ObjectNode initialize, boolean initialized) {
 		Upstream upstream = upstreams.find(member);
 		Duration bound = upstream.nonStreamingTimeout();
 		JsonNode id = initialize.get("id");
@@ -65,7 +81,7 @@ class MemberJoin {
 					return Mono.just(new Joined(member, new MemberSession(sessionId, version), result));
 				});
 			})
-			.flatMap(joined -> calls
+			.flatMap(joined -> !initialized ? Mono.just(joined) : calls
 				.send(call.exchange(), call.access(), member, HttpMethod.POST, joined.session(), null, INITIALIZED)
 				.flatMap(MemberAnswer::discard)
 				.thenReturn(joined))

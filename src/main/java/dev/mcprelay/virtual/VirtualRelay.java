@@ -1,19 +1,18 @@
 package dev.mcprelay.virtual;
 
-import java.util.ArrayList;
+import static dev.mcprelay.virtual.VirtualAnswers.answer;
+import static dev.mcprelay.virtual.VirtualAnswers.result;
+
 import java.util.List;
 import java.util.Map;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 import org.springframework.web.server.ServerWebExchange;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.config.RelayProperties;
@@ -43,7 +42,7 @@ import reactor.core.publisher.Mono;
  * toward each member, every message to a member going through the member's own relay ({@link MemberCalls}).
  *
  * <p>POST: {@code initialize} joins every member the caller may use, in parallel, and opens a relay session
- * ({@link VirtualSessions}); the lists fan out and merge ({@link VirtualLists}); {@code tools/call},
+ * ({@link VirtualSessionLifecycle}, {@link VirtualSessions}); the lists fan out and merge ({@link VirtualLists}); {@code tools/call},
  * {@code prompts/get}, the resource requests and {@code completion/complete} go to the member that published what they
  * name ({@link MemberTargets}) and its answer is relayed as it comes ({@link AnswerRelay}); the client's answer to a
  * member's request goes back to that member ({@link MemberIds}); notifications and {@code logging/setLevel} go to every
@@ -70,8 +69,6 @@ public class VirtualRelay {
 
 	private final VirtualSessions sessions;
 
-	private final MemberJoin join;
-
 	private final MemberCalls calls;
 
 	private final MemberRequests requests;
@@ -92,17 +89,18 @@ public class VirtualRelay {
 
 	private final StatelessRequests stateless;
 
-	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions,
-			MemberJoin join, MemberCalls calls, MemberRequests requests, VirtualLists lists, MemberTargets targets,
+	private final VirtualSessionLifecycle lifecycle;
+
+	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberCalls calls, MemberRequests requests, VirtualLists lists, MemberTargets targets,
 			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
-			VirtualToolSearch toolSearch, StatelessRequests stateless) {
+			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle) {
+		this.lifecycle = lifecycle;
 		this.toolSearch = toolSearch;
 		this.stateless = stateless;
 		this.servers = servers;
 		this.originPolicy = originPolicy;
 		this.properties = properties;
 		this.sessions = sessions;
-		this.join = join;
 		this.calls = calls;
 		this.requests = requests;
 		this.lists = lists;
@@ -127,7 +125,7 @@ public class VirtualRelay {
 				return withSession(call).flatMap(streams::open);
 			}
 			if (HttpMethod.DELETE.equals(method)) {
-				return withSession(call).flatMap(this::end);
+				return withSession(call).flatMap(lifecycle::end);
 			}
 			return Mono.error(RelayFailures.methodNotAllowed(server.id(), method));
 		}).onErrorResume(RelayFailure.class, failure -> {
@@ -177,7 +175,7 @@ public class VirtualRelay {
 				}
 				JsonRpcMessage message = payload.messages().get(0);
 				if (message.isRequest() && "initialize".equals(message.method())) {
-					return initialize(call, message.node());
+					return lifecycle.open(call, message.node(), VERSION);
 				}
 				if (!call.exchange().getRequest().getHeaders().containsHeader("Mcp-Session-Id")
 						&& StatelessRequests.isStateless(message, call.exchange().getRequest().getHeaders())) {
@@ -278,18 +276,19 @@ public class VirtualRelay {
 
 	/**
 	 * A notification: to every joined member (a cancellation reaches the one that holds the request, the others have
-	 * no request by that id); {@code notifications/initialized} was sent each member when it was joined. 202.
+	 * no request by that id), answered 202 once they have it. The client's {@code notifications/initialized} reaches
+	 * the members it joined now, not when they were joined: each member's relay then keeps the GET stream the client
+	 * opens next ahead of the calls that follow it, as for a client of the member itself.
 	 */
 	private Mono<Void> notifyMembers(VirtualCall call, JsonRpcMessage message) {
-		Mono<Void> sent = "notifications/initialized".equals(message.method()) ? Mono.empty()
-				: Flux.fromIterable(call.usable())
-					.filter(call::reachable)
-					.flatMap(member -> calls
-						.send(call.exchange(), call.access(), member, HttpMethod.POST, call.memberSession(member), null,
-								JsonRpcErrors.toBytes(message.node()))
-						.flatMap(MemberAnswer::discard)
-						.onErrorResume(error -> Mono.empty()))
-					.then();
+		Mono<Void> sent = Flux.fromIterable(call.usable())
+			.filter(call::reachable)
+			.flatMap(member -> calls
+				.send(call.exchange(), call.access(), member, HttpMethod.POST, call.memberSession(member), null,
+						JsonRpcErrors.toBytes(message.node()))
+				.flatMap(MemberAnswer::discard)
+				.onErrorResume(error -> Mono.empty()))
+			.then();
 		return sent.then(Mono.defer(() -> {
 			ServerHttpResponse response = call.exchange().getResponse();
 			response.setStatusCode(HttpStatus.ACCEPTED);
@@ -299,123 +298,6 @@ public class VirtualRelay {
 			}
 			return response.setComplete();
 		}));
-	}
-
-	/** {@code initialize}: joins every usable member at once and opens the session with those that answered. */
-	private Mono<Void> initialize(VirtualCall call, ObjectNode initialize) {
-		String virtualId = call.server().id();
-		List<ObjectNode> warnings = new ArrayList<>();
-		return Flux.fromIterable(call.usable())
-			.flatMapSequential(member -> join.join(call, member, initialize)
-				.onErrorResume(MemberUnavailable.class, failure -> {
-					synchronized (warnings) {
-						warnings.add(availability.unavailable(virtualId, failure));
-					}
-					return Mono.empty();
-				}), Math.max(1, call.usable().size()))
-			.collectList()
-			.flatMap(joined -> {
-				if (joined.isEmpty()) {
-					return Mono.error(RelayFailures.noMemberAvailable(virtualId));
-				}
-				String sessionId = VirtualSessions.mint();
-				Map<String, MemberSession> members = new java.util.LinkedHashMap<>();
-				joined.forEach(member -> members.put(member.member(), member.session()));
-				ObjectNode result = InitializeMerge.result(virtualId, VERSION,
-						initialize.path("params").path("protocolVersion").asText(null), joined);
-				return sessions.open(virtualId, sessionId, call.callerId(), initialize, members)
-					// A session the store could not keep is ended with every member, not left open behind them.
-					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
-					.then(Mono.defer(() -> {
-						ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
-						HttpHeaders headers = new HttpHeaders();
-						headers.set("Mcp-Session-Id", sessionId);
-						return RelayAnswers.answer(call.exchange().getResponse(), HttpStatus.OK,
-								List.of(result(initialize.get("id"), result)), false, headers);
-					}));
-			});
-	}
-
-	/** DELETE: ends every member session, then the relay session. */
-	private Mono<Void> end(VirtualCall call) {
-		return endMembers(call, call.session().members())
-			.then(sessions.end(call.server().id(), call.session().id(), call.callerId()))
-			.then(Mono.defer(() -> {
-				call.exchange().getResponse().setStatusCode(HttpStatus.OK);
-				ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
-				return call.exchange().getResponse().setComplete();
-			}));
-	}
-
-	/** Ends the sessions with {@code members} (DELETE to each; what they answer does not matter). */
-	private Mono<Void> endMembers(VirtualCall call, Map<String, MemberSession> members) {
-		return Flux.fromIterable(members.entrySet())
-			.flatMap(member -> calls
-				.send(call.exchange(), call.access(), member.getKey(), HttpMethod.DELETE, member.getValue(), null, null)
-				.flatMap(MemberAnswer::discard)
-				.onErrorResume(error -> Mono.empty()))
-			.then();
-	}
-
-	private Mono<Void> answer(VirtualCall call, ObjectNode response) {
-		return answer(call, response, List.of());
-	}
-
-	/**
-	 * Answers with {@code response}, after {@code warnings} when there are any and the client takes an event stream
-	 * (else the warnings are left out: a JSON answer holds one message).
-	 */
-	private Mono<Void> answer(VirtualCall call, ObjectNode response, List<ObjectNode> warnings) {
-		ServerHttpResponse http = call.exchange().getResponse();
-		record(call, response);
-		if (!warnings.isEmpty() && acceptsEventStream(call)) {
-			List<ObjectNode> messages = new ArrayList<>(warnings);
-			messages.add(response);
-			Mono<Void> written = RelayAnswers.stream(http, messages);
-			// Set once the stream's headers are (the write commits them when subscribed).
-			if (!call.stateless()) {
-				http.getHeaders().set("Mcp-Session-Id", call.session().id());
-			}
-			return written;
-		}
-		HttpHeaders headers = new HttpHeaders();
-		if (call.session() != null) {
-			headers.set("Mcp-Session-Id", call.session().id());
-		}
-		return RelayAnswers.answer(http, HttpStatus.OK, List.of(response), false, headers);
-	}
-
-	/**
-	 * What the access log and meters say of an answer the virtual server wrote: a result made of its members' answers
-	 * is forwarded (unless the relay answered it itself), an error is the client's mistake unless a member failed.
-	 */
-	private static void record(VirtualCall call, ObjectNode response) {
-		ExchangeRecord record = ExchangeRecord.of(call.exchange());
-		if (response.has("error")) {
-			String reason = response.path("error").path("data").path("reason").asText("invalid_params");
-			record.failed("member_unavailable".equals(reason), reason);
-		}
-		else if (!record.stoppedHere()) {
-			record.forwarded(HttpStatus.OK.value());
-		}
-	}
-
-	private static boolean acceptsEventStream(VirtualCall call) {
-		try {
-			return call.exchange().getRequest().getHeaders().getAccept().stream()
-				.anyMatch(type -> type.isCompatibleWith(MediaType.TEXT_EVENT_STREAM) && !type.isWildcardType());
-		}
-		catch (RuntimeException ex) {
-			return false;
-		}
-	}
-
-	private static ObjectNode result(JsonNode id, ObjectNode result) {
-		ObjectNode response = JsonRpcParser.mapper().createObjectNode();
-		response.put("jsonrpc", "2.0");
-		response.set("id", id);
-		response.set("result", result);
-		return response;
 	}
 
 	private static String versionOf() {

@@ -1,0 +1,100 @@
+package dev.mcprelay.virtual;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.proxy.RelayAnswers;
+import dev.mcprelay.proxy.RelayFailures;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * How a virtual session begins and ends: {@code initialize} joins every member the caller may use at once
+ * ({@link MemberJoin}) and opens the relay session with those that answered (none: 502; a store that cannot keep it:
+ * the joined member sessions are ended again and 503); DELETE ends every member session, then the relay session.
+ */
+@Component
+class VirtualSessionLifecycle {
+
+	private final MemberJoin join;
+
+	private final MemberCalls calls;
+
+	private final VirtualSessions sessions;
+
+	private final MemberAvailability availability;
+
+	VirtualSessionLifecycle(MemberJoin join, MemberCalls calls, VirtualSessions sessions,
+			MemberAvailability availability) {
+		this.join = join;
+		this.calls = calls;
+		this.sessions = sessions;
+		this.availability = availability;
+	}
+
+	/** {@code initialize}: joins every usable member at once and opens the session with those that answered. */
+	Mono<Void> open(VirtualCall call, ObjectNode initialize, String version) {
+		String virtualId = call.server().id();
+		List<ObjectNode> warnings = new ArrayList<>();
+		return Flux.fromIterable(call.usable())
+			.flatMapSequential(member -> join.initialize(call, member, initialize)
+				.onErrorResume(MemberUnavailable.class, failure -> {
+					synchronized (warnings) {
+						warnings.add(availability.unavailable(virtualId, failure));
+					}
+					return Mono.empty();
+				}), Math.max(1, call.usable().size()))
+			.collectList()
+			.flatMap(joined -> {
+				if (joined.isEmpty()) {
+					return Mono.error(RelayFailures.noMemberAvailable(virtualId));
+				}
+				String sessionId = VirtualSessions.mint();
+				Map<String, MemberSession> members = new java.util.LinkedHashMap<>();
+				joined.forEach(member -> members.put(member.member(), member.session()));
+				ObjectNode result = InitializeMerge.result(virtualId, version,
+						initialize.path("params").path("protocolVersion").asText(null), joined);
+				return sessions.open(virtualId, sessionId, call.callerId(), initialize, members)
+					// A session the store could not keep is ended with every member, not left open behind them.
+					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
+					.then(Mono.defer(() -> {
+						ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
+						HttpHeaders headers = new HttpHeaders();
+						headers.set("Mcp-Session-Id", sessionId);
+						return RelayAnswers.answer(call.exchange().getResponse(), HttpStatus.OK,
+								List.of(VirtualAnswers.result(initialize.get("id"), result)), false, headers);
+					}));
+			});
+	}
+
+	/** DELETE: ends every member session, then the relay session. */
+	Mono<Void> end(VirtualCall call) {
+		return endMembers(call, call.session().members())
+			.then(sessions.end(call.server().id(), call.session().id(), call.callerId()))
+			.then(Mono.defer(() -> {
+				call.exchange().getResponse().setStatusCode(HttpStatus.OK);
+				ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
+				return call.exchange().getResponse().setComplete();
+			}));
+	}
+
+	/** Ends the sessions with {@code members} (DELETE to each; what they answer does not matter). */
+	private Mono<Void> endMembers(VirtualCall call, Map<String, MemberSession> members) {
+		return Flux.fromIterable(members.entrySet())
+			.flatMap(member -> calls
+				.send(call.exchange(), call.access(), member.getKey(), HttpMethod.DELETE, member.getValue(), null, null)
+				.flatMap(MemberAnswer::discard)
+				.onErrorResume(error -> Mono.empty()))
+			.then();
+	}
+
+}
