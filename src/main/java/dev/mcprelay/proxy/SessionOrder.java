@@ -29,8 +29,12 @@ import reactor.core.publisher.Sinks;
  * (answered by the relay, refused, failed, cancelled) gives up its place, never before the requests ahead of it
  * were delivered, so the order holds transitively.</li>
  * <li><b>The stream first</b>: once the upstream accepted a session's {@code notifications/initialized}
- * ({@link #expectStream}), the session's next POSTs and DELETEs wait, at most {@link #STREAM_OPEN_GRACE}, for the
- * client's GET to enter, and then queue behind it. A client that never opens a GET pays that wait once.</li>
+ * ({@link #expectStream}), the session's next POSTs and DELETEs wait, each at most {@link #STREAM_OPEN_GRACE} from its
+ * own arrival, for the client's GET to enter, and then queue behind it. The grace is counted from the request, not
+ * from {@code notifications/initialized}: the client sends its GET and its first call together, whatever the time it
+ * took to send them (a loaded client, or a virtual server that joins its members first). A client that never opens a
+ * GET pays that wait once: the first request that waited it out ends the expectation; an expectation no request
+ * met ends after {@link #STREAM_EXPECTATION_LIFETIME}.</li>
  * </ol>
  * Every wait is bounded: by {@link #STREAM_OPEN_GRACE} and {@link #GET_HEADERS_GRACE}, and by the earlier request's own bounds
  * ({@code timeouts.non-streaming} covers connect and response headers).
@@ -45,10 +49,16 @@ public class SessionOrder {
 	private static final Logger log = LoggerFactory.getLogger(SessionOrder.class);
 
 	/**
-	 * How long a session's first requests after {@code notifications/initialized} wait for the client's GET to arrive.
-	 * A client opens it the moment it reads the 202; the margin is for a loaded machine.
+	 * How long a request of a session that expects its GET stream waits, from its arrival, for the client's GET to
+	 * arrive. A client sends both at once; the margin is for a loaded machine.
 	 */
 	public static final Duration STREAM_OPEN_GRACE = Duration.ofMillis(500);
+
+	/**
+	 * How long a session expects its GET stream after {@code notifications/initialized} when no request comes to wait
+	 * for it: only a bound on what is kept for a client that went quiet.
+	 */
+	public static final Duration STREAM_EXPECTATION_LIFETIME = Duration.ofSeconds(30);
 
 	/**
 	 * How long a GET counts as not yet delivered after it was written, when the upstream has not answered its headers:
@@ -85,7 +95,14 @@ public class SessionOrder {
 			ticket.queue();
 		}
 		else {
-			ticket.queueAfter(expected.asMono());
+			ticket.queueAfter(expected.asMono().timeout(STREAM_OPEN_GRACE, Mono.fromRunnable(() -> {
+				// No GET within the grace: this client opens none (or not yet); nobody waits for it again.
+				if (streamsExpected.remove(key, expected)) {
+					log.debug("No GET stream for a session of '{}' within {} of its first request: its requests go on "
+							+ "without it", serverId, STREAM_OPEN_GRACE);
+				}
+				expected.tryEmitEmpty();
+			})));
 		}
 		return ticket;
 	}
@@ -101,12 +118,10 @@ public class SessionOrder {
 		String key = serverId + '\n' + sessionId;
 		Sinks.Empty<Void> expected = Sinks.empty();
 		streamsExpected.put(key, expected);
-		Mono.delay(STREAM_OPEN_GRACE).subscribe(tick -> {
+		Mono.delay(STREAM_EXPECTATION_LIFETIME).subscribe(tick -> {
 			if (streamsExpected.remove(key, expected)) {
-				log.debug("No GET stream for a session of '{}' within {}: its requests go on without it", serverId,
-						STREAM_OPEN_GRACE);
+				expected.tryEmitEmpty();
 			}
-			expected.tryEmitEmpty();
 		});
 	}
 

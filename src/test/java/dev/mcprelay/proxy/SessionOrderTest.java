@@ -82,6 +82,24 @@ class SessionOrderTest {
 		assertThat(went).as("with no GET, the grace ends the wait").containsExactly("call");
 		call.release();
 		assertThat(order.sessionsTracked()).as("the expectation is gone once its grace has passed").isZero();
+
+		SessionOrder.Ticket next = order.enter("s", "session-1", false);
+		next.turn().subscribe(null, null, () -> went.add("next"));
+		assertThat(went).as("the client pays the wait once").containsExactly("call", "next");
+	}
+
+	@Test
+	void theGraceCountsFromTheRequestNotFromInitialized() throws InterruptedException {
+		order.expectStream("s", "session-1");
+		Thread.sleep(SessionOrder.STREAM_OPEN_GRACE.toMillis() + 200); // a slow client: its GET and call come later
+		SessionOrder.Ticket call = order.enter("s", "session-1", false);
+		call.turn().subscribe(null, null, () -> went.add("call"));
+		SessionOrder.Ticket get = order.enter("s", "session-1", true);
+		get.turn().subscribe(null, null, () -> went.add("get"));
+
+		assertThat(went).as("the GET still goes first").containsExactly("get");
+		get.release();
+		assertThat(went).containsExactly("get", "call");
 	}
 
 	@Test
