@@ -86,7 +86,11 @@ class SlowClientTest extends RelayIntegrationTest {
 		try (Socket socket = openStream()) {
 			InputStream in = socket.getInputStream();
 			in.readNBytes(16 * 1024);
-			Thread.sleep(4000); // past client-write (2s)
+			// Reads nothing more until the relay has given up on the client (client-write, 2s, once the sockets are
+			// full): waiting for the relay's own count, not a fixed time, so a loaded machine that fills them slowly
+			// does not make the client look like one that kept reading.
+			await().atMost(Duration.ofSeconds(30)).untilAsserted(
+					() -> assertThat(stalls()).as("counted as a stalled client").isEqualTo(stallsBefore + 1));
 			byte[] rest = readToEnd(in, Duration.ofSeconds(10));
 
 			assertThat(new String(rest, StandardCharsets.UTF_8)).as("the stream was cut off, never finished")
