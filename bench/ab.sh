@@ -36,8 +36,8 @@ wait_port() {
 for rev in a b; do
   commit=$([ $rev = a ] && echo "$A" || echo "$B")
   git -C "$ROOT" worktree add -q --detach "$WORK/$rev" "$commit"
-  (cd "$WORK/$rev" && "$ROOT/mvnw" -q -B package -DskipTests -Dmaven.repo.local="${HOME}/.m2/repository" >/dev/null)
-  cp "$(ls "$WORK/$rev"/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)" "$WORK/$rev.jar"
+  (cd "$WORK/$rev" && "$ROOT/mvnw" -q -B package -DskipTests -pl relay -am -Dmaven.repo.local="${HOME}/.m2/repository" >/dev/null)
+  cp "$(ls "$WORK/$rev"/relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)" "$WORK/$rev.jar"
 done
 
 UPSTREAM_PORT=$(free_port)

@@ -95,8 +95,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf 
 
 build() {
   log "building the relay"
-  ./mvnw -q -B package -DskipTests
-  JAR=$(ls "$ROOT"/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
+  ./mvnw -q -B package -DskipTests -pl relay -am
+  JAR=$(ls "$ROOT"/relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
   mkdir -p "$WORK/jar" "$WORK/interceptors"
   (cd "$WORK/jar" && jar xf "$JAR")
   javac -nowarn -d "$WORK/interceptors" -cp "$WORK/jar/BOOT-INF/classes:$WORK/jar/BOOT-INF/lib/*" \

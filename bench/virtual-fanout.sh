@@ -25,10 +25,10 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 wait_port() { for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; return 1; }
 
-JAR=$(ls target/mcp-relay-*.jar 2>/dev/null | grep -v original | head -1 || true)
+JAR=$(ls relay/target/mcp-relay-*.jar 2>/dev/null | grep -v original | head -1 || true)
 if [ -z "$JAR" ]; then
-  ./mvnw -B -q package -DskipTests
-  JAR=$(ls target/mcp-relay-*.jar | grep -v original | head -1)
+  ./mvnw -B -q package -DskipTests -pl relay -am
+  JAR=$(ls relay/target/mcp-relay-*.jar | grep -v original | head -1)
 fi
 
 MEMBER_ARGS=()

@@ -35,8 +35,8 @@ wait_port() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 log "building the relay and the bare relay"
-./mvnw -q -B package -DskipTests
-JAR=$(ls target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
+./mvnw -q -B package -DskipTests -pl relay -am
+JAR=$(ls relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
 mkdir -p "$WORK/jar" "$WORK/bare"
 (cd "$WORK/jar" && jar xf "$OLDPWD/$JAR")
 javac -nowarn -d "$WORK/bare" -cp "$WORK/jar/BOOT-INF/lib/*" bench/bare-relay/dev/mcprelay/bench/*.java

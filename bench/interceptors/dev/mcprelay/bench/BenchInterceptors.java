@@ -3,16 +3,16 @@ package dev.mcprelay.bench;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.mcprelay.intercept.ClientMessage;
-import dev.mcprelay.intercept.McpResponse;
-import dev.mcprelay.intercept.Outcome;
-import dev.mcprelay.intercept.RejectError;
-import dev.mcprelay.intercept.RemoteMessage;
-import dev.mcprelay.intercept.RemoteMessageInterceptor;
-import dev.mcprelay.intercept.ResponseInterceptor;
-import dev.mcprelay.intercept.ToolsCallRequest;
-import dev.mcprelay.intercept.ToolsCallRequestInterceptor;
-import dev.mcprelay.intercept.UserRequestInterceptor;
+import dev.mcprelay.api.ClientMessage;
+import dev.mcprelay.api.McpResponse;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.RemoteMessage;
+import dev.mcprelay.api.RemoteMessageInterceptor;
+import dev.mcprelay.api.ResponseInterceptor;
+import dev.mcprelay.api.ToolsCallRequest;
+import dev.mcprelay.api.ToolsCallRequestInterceptor;
+import dev.mcprelay.api.UserRequestInterceptor;
 import reactor.core.publisher.Mono;
 
 /**

@@ -15,7 +15,10 @@ import org.springframework.http.HttpHeaders;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.ToolsCallRequest;
+import dev.mcprelay.api.ToolsListResponse;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 

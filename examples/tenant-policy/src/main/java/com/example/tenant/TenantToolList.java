@@ -1,0 +1,24 @@
+package com.example.tenant;
+
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.ToolsListResponse;
+import dev.mcprelay.api.ToolsListResponseInterceptor;
+import reactor.core.publisher.Mono;
+
+/** Tenants other than the admin do not see the {@code delete_} tools they may not call. */
+public class TenantToolList implements ToolsListResponseInterceptor {
+
+	@Override
+	public String name() {
+		return "tenant-tool-list";
+	}
+
+	@Override
+	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
+		if (!Tenants.isAdmin(list.context())) {
+			list.removeToolsIf(tool -> tool.name().startsWith("delete_"));
+		}
+		return Outcome.proceed();
+	}
+
+}

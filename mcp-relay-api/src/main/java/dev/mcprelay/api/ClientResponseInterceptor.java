@@ -1,0 +1,28 @@
+package dev.mcprelay.api;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * Stage 2, <b>client-response</b>: sees each answer a client POSTs to a request of the server (what the user approved
+ * for a sampling request, what they entered for an elicitation, the roots), with the server's request at hand
+ * ({@link ClientResponse#serverRequestMethod()}, {@link ClientResponse#serverRequestParams()}), after the
+ * {@link UserRequestInterceptor}s let it through and before it goes upstream.
+ *
+ * <p>Contract: inspect, change the result ({@link ClientResponse#replaceResult}), or reject it.
+ *
+ * <p>Wire form of a rejection: the server gets the rejection as the error answer to its request, in place of what
+ * the client said; the client's POST is answered as the upstream answers it (202).
+ *
+ * <p>While a bean of this stage exists, the server requests the client sees carry ids the relay gives them (the
+ * request rides along inside the id, signed, so any replica has it); the server always gets its own ids back.
+ */
+public interface ClientResponseInterceptor extends Interceptor {
+
+	/**
+	 * Decides about one answer; see the stage's contract above.
+	 *
+	 * @return the {@link Outcome}; empty means proceed, an error means reject
+	 */
+	Mono<Outcome> interceptClientResponse(ClientResponse response);
+
+}

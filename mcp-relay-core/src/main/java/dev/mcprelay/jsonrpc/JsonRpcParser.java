@@ -1,0 +1,120 @@
+package dev.mcprelay.jsonrpc;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.api.jsonrpc.JsonRpcJson;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage.Kind;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+
+/**
+ * Parses HTTP bodies and SSE event data into {@link JsonRpcPayload}s of JSON trees, enforcing the JSON-RPC 2.0 message
+ * shapes ({@link MessageShape}); {@link JsonRpcScanner} validates the same way and defers the trees. Thread-safe.
+ *
+ * @see <a href="https://www.jsonrpc.org/specification">JSON-RPC 2.0</a>
+ */
+public final class JsonRpcParser {
+
+	private static final ObjectMapper MAPPER = JsonRpcJson.mapper();
+
+	/** The {@code error.data} of the answer to a batch element that is no JSON-RPC message. */
+	private static final java.util.Map<String, String> INVALID_ELEMENT = java.util.Map.of("reason", "invalid_request");
+
+	private JsonRpcParser() {
+	}
+
+	/** The mapper used for every JSON-RPC body ({@link JsonRpcJson#mapper()}). */
+	public static ObjectMapper mapper() {
+		return MAPPER;
+	}
+
+	/**
+	 * Parses a body whose every message must be valid (an upstream's, an SSE event's) into trees at once, for a reader
+	 * that needs every message's tree; {@link JsonRpcScanner#scan} validates the same way and defers the trees.
+	 */
+	public static JsonRpcPayload parse(byte[] body) throws JsonRpcParseException {
+		return parse(body, false);
+	}
+
+	/**
+	 * Parses a client's POST body. A batch whose elements are not all valid messages is still parsed: each invalid
+	 * element becomes an {@link JsonRpcPayload#invalidAnswers() error answer} (with the element's id when it has a
+	 * usable one), so that the valid ones can go on (JSON-RPC 2.0, section 6).
+	 *
+	 * @throws JsonRpcParseException when the body is not well-formed UTF-8, not JSON (or holds a number out of range),
+	 * is an empty batch, or a single invalid message
+	 */
+	public static JsonRpcPayload parseClientBody(byte[] body) throws JsonRpcParseException {
+		return parse(body, true);
+	}
+
+	private static JsonRpcPayload parse(byte[] body, boolean answerInvalidElements) throws JsonRpcParseException {
+		if (answerInvalidElements && !Utf8.isWellFormed(body)) {
+			throw new JsonRpcParseException("Parse error: the body is not well-formed UTF-8", true);
+		}
+		JsonNode root;
+		try (JsonParser parser = MAPPER.createParser(body)) {
+			root = MAPPER.readTree(parser);
+		}
+		catch (IOException ex) {
+			throw new JsonRpcParseException("Parse error: the body is not valid JSON", true);
+		}
+		catch (NumberFormatException ex) {
+			// valid JSON, but a number no decimal can hold (an exponent such as 1e9999999999)
+			throw new JsonRpcParseException("Parse error: a number in the body is out of range", true);
+		}
+		if (root == null || root.isMissingNode()) {
+			throw new JsonRpcParseException("Parse error: the body is empty", true);
+		}
+		if (root.isArray()) {
+			if (root.isEmpty()) {
+				throw new JsonRpcParseException("Invalid Request: an empty batch", false);
+			}
+			List<JsonRpcMessage> messages = new ArrayList<>(root.size());
+			List<ObjectNode> invalid = new ArrayList<>();
+			for (int i = 0; i < root.size(); i++) {
+				try {
+					messages.add(toMessage(root.get(i), "batch element " + i + ": "));
+				}
+				catch (JsonRpcParseException ex) {
+					if (!answerInvalidElements) {
+						throw ex;
+					}
+					// the reason a single message's error carries too: what a client's error handling keys on
+					invalid.add(JsonRpcErrors.error(usableId(root.get(i)), JsonRpcErrorCodes.INVALID_REQUEST,
+							ex.getMessage(), INVALID_ELEMENT));
+				}
+			}
+			return new JsonRpcPayload(body, messages, true, invalid);
+		}
+		return new JsonRpcPayload(body, List.of(toMessage(root, "")), false);
+	}
+
+	/** The id of an invalid element, when it is one a client could match: a string or an integer. */
+	private static JsonNode usableId(JsonNode element) {
+		JsonNode id = element instanceof ObjectNode object ? object.get("id") : null;
+		return id != null && (id.isTextual() || id.isIntegralNumber()) ? id : null;
+	}
+
+	private static JsonRpcMessage toMessage(JsonNode node, String where) throws JsonRpcParseException {
+		if (!(node instanceof ObjectNode object)) {
+			throw MessageShape.invalid(where + "a JSON-RPC message is a JSON object");
+		}
+		JsonNode params = object.get("params");
+		JsonNode error = object.get("error");
+		Kind kind = MessageShape.of(object.get("jsonrpc"), object.get("id"), object.get("method"),
+				params == null || params.isObject() || params.isArray(), object.has("result"), error != null,
+				error == null || error.isObject(), where);
+		return new JsonRpcMessage(kind, object);
+	}
+
+
+}

@@ -1,0 +1,71 @@
+package dev.mcprelay.config;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory;
+import org.springframework.boot.reactor.netty.NettyRouteProvider;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.boot.reactor.netty.autoconfigure.ReactorNettyProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ReactorResourceFactory;
+
+import io.netty.channel.ChannelPipeline;
+import reactor.netty.NettyPipeline;
+
+/**
+ * Pins the relay's HTTP server to Reactor Netty. The streaming guarantees (a flush per SSE event, a client that
+ * disconnects cancelling its upstream exchange) are built and tested on it; without this bean, Spring Boot would
+ * pick Tomcat whenever a servlet container is on the classpath, as it is in the tests that host an MCP SDK server.
+ * {@code server.*} properties still apply through Boot's factory customizers. Every client connection also gets
+ * {@link RequestTargetRepair}, which encodes what a request target may not hold.
+ */
+@Configuration(proxyBeanMethods = false)
+class ReactorNettyServerConfiguration {
+
+	/**
+	 * The server's event loops, in place of Spring Boot's factory, which this bean replaces; so it takes Boot's own
+	 * setting for them: {@code spring.reactor.netty.shutdown-quiet-period}, how long the loops wait for quiet at
+	 * shutdown (Reactor Netty's 2 s when unset).
+	 */
+	@Bean
+	ReactorResourceFactory reactorServerResourceFactory(ObjectProvider<ReactorNettyProperties> reactorNetty) {
+		ReactorResourceFactory factory = new ReactorResourceFactory();
+		ReactorNettyProperties properties = reactorNetty.getIfAvailable();
+		if (properties != null && properties.getShutdownQuietPeriod() != null) {
+			factory.setShutdownQuietPeriod(properties.getShutdownQuietPeriod());
+		}
+		return factory;
+	}
+
+	@Bean
+	NettyReactiveWebServerFactory nettyReactiveWebServerFactory(ReactorResourceFactory reactorServerResourceFactory,
+			ObjectProvider<NettyRouteProvider> routes, ObjectProvider<NettyServerCustomizer> serverCustomizers) {
+		NettyReactiveWebServerFactory factory = new NettyReactiveWebServerFactory();
+		factory.setResourceFactory(reactorServerResourceFactory);
+		routes.orderedStream().forEach(factory::addRouteProviders);
+		factory.getServerCustomizers().addAll(serverCustomizers.orderedStream().toList());
+		return factory;
+	}
+
+	/**
+	 * Closes a client connection whose request stalls ({@code client-connections.request-read-timeout} between two
+	 * reads of it) or that waits idle for its next request ({@code client-connections.idle-timeout}).
+	 */
+	@Bean
+	NettyServerCustomizer clientConnectionBounds(RelayProperties properties) {
+		ClientConnectionProperties bounds = properties.clientConnections();
+		return server -> server.readTimeout(bounds.requestReadTimeout()).idleTimeout(bounds.idleTimeout());
+	}
+
+	/** Encodes what no request target may hold, so that such a request meets the relay's routing and errors. */
+	@Bean
+	NettyServerCustomizer requestTargetRepair() {
+		return server -> server.doOnChannelInit((observer, channel, remoteAddress) -> {
+			ChannelPipeline pipeline = channel.pipeline();
+			if (pipeline.get(NettyPipeline.HttpTrafficHandler) != null) {
+				pipeline.addBefore(NettyPipeline.HttpTrafficHandler, RequestTargetRepair.NAME, RequestTargetRepair.INSTANCE);
+			}
+		});
+	}
+
+}

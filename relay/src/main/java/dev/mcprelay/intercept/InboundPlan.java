@@ -1,0 +1,132 @@
+package dev.mcprelay.intercept;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.chain.Verdict;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+
+/**
+ * What the request stages decided about one POST body: which messages go upstream (changed or not), and which the
+ * relay answers itself (a respond, or a rejection). A body whose messages all go upstream unchanged is forwarded
+ * byte for byte; otherwise the messages that go are re-encoded, keeping the body's batch or single shape.
+ */
+public final class InboundPlan {
+
+	private final JsonRpcPayload payload;
+
+	private final List<ObjectNode> forwarded;
+
+	private final boolean changed;
+
+	private final PendingRequests pending;
+
+	private final List<ObjectNode> answers;
+
+	private final boolean answersAreIdless;
+
+	private final List<Verdict> stops;
+
+	private final List<ObjectNode> notifications;
+
+	InboundPlan(JsonRpcPayload payload, List<ObjectNode> forwarded, boolean changed, PendingRequests pending,
+			List<ObjectNode> answers, boolean answersAreIdless, List<Verdict> stops, List<ObjectNode> notifications) {
+		this.notifications = List.copyOf(notifications);
+		this.payload = payload;
+		this.forwarded = List.copyOf(forwarded);
+		this.changed = changed;
+		this.pending = pending;
+		this.answers = List.copyOf(answers);
+		this.answersAreIdless = answersAreIdless;
+		this.stops = List.copyOf(stops);
+	}
+
+	/** The body as the client sent it. */
+	public JsonRpcPayload payload() {
+		return payload;
+	}
+
+	/** Whether any message goes upstream. */
+	public boolean forwardsAnything() {
+		return !forwarded.isEmpty();
+	}
+
+	/** The body to send upstream: the client's bytes when nothing changed, else the re-encoded messages. */
+	public byte[] upstreamBody() {
+		if (!changed) {
+			return payload.raw();
+		}
+		if (!payload.batch()) {
+			return JsonRpcErrors.toBytes(forwarded.get(0));
+		}
+		ArrayNode batch = JsonNodeFactory.instance.arrayNode(forwarded.size());
+		batch.addAll(forwarded);
+		return JsonRpcErrors.toBytes(batch);
+	}
+
+	/** The forwarded requests, waiting for their answers. */
+	public PendingRequests pending() {
+		return pending;
+	}
+
+	/** The answers the relay gives itself (results, errors, id-less errors for notifications), in message order. */
+	public List<ObjectNode> localAnswers() {
+		return answers;
+	}
+
+	/**
+	 * The status of an answer made of {@link #localAnswers()} only: the first status a rejection asked for
+	 * ({@link RejectError#withHttpStatus}, e.g. 429) when nothing goes upstream; else 400 when they are all id-less
+	 * errors (rejected notifications or responses), else 200.
+	 */
+	public HttpStatus localAnswerStatus() {
+		if (!forwardsAnything()) {
+			for (Verdict stop : stops) {
+				if (stop.kind() == Verdict.Kind.REJECT && stop.error().httpStatus() > 0) {
+					return HttpStatus.valueOf(stop.error().httpStatus());
+				}
+			}
+		}
+		return answersAreIdless ? HttpStatus.BAD_REQUEST : HttpStatus.OK;
+	}
+
+	/**
+	 * The headers of an answer made of {@link #localAnswers()} only: {@code Retry-After} with the longest wait a
+	 * rejection asked for, when nothing goes upstream.
+	 */
+	public HttpHeaders localAnswerHeaders() {
+		HttpHeaders headers = new HttpHeaders();
+		if (!forwardsAnything()) {
+			stops.stream()
+				.filter(stop -> stop.kind() == Verdict.Kind.REJECT && stop.error().retryAfter() != null)
+				.map(stop -> stop.error().retryAfter())
+				.max(Duration::compareTo)
+				.ifPresent(wait -> headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(RejectError.retryAfterSeconds(wait))));
+		}
+		return headers;
+	}
+
+	/**
+	 * The notifications interceptors answered with before their results ({@link Outcome#respond(List, Object)}), in
+	 * message order; sent as SSE events ahead of {@link #localAnswers()} when the client accepts a stream and nothing
+	 * goes upstream, else not at all.
+	 */
+	public List<ObjectNode> localNotifications() {
+		return notifications;
+	}
+
+	/** The verdicts that stopped a chain (respond or reject), in message order; for logs and metrics. */
+	public List<Verdict> stops() {
+		return stops;
+	}
+
+}

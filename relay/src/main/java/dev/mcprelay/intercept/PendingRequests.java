@@ -1,0 +1,50 @@
+package dev.mcprelay.intercept;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.McpRequest;
+
+/**
+ * The requests of one POST that went upstream and are not answered yet, by id, so that a response meets the
+ * response stage with its request at hand, and a stream that fails answers exactly the requests still waiting. Ids
+ * compare by JSON value ({@code 1} and {@code "1"} differ). Used from one exchange's serialized signals only.
+ */
+public final class PendingRequests {
+
+	private final Map<String, McpRequest> pending = new LinkedHashMap<>();
+
+	PendingRequests() {
+	}
+
+	/** None: a GET stream, a DELETE, or a POST of notifications. */
+	public static PendingRequests none() {
+		return new PendingRequests();
+	}
+
+	void add(McpRequest request) {
+		pending.put(key(request.id()), request);
+	}
+
+	/** The request {@code id} answers, now answered; {@code null} when none is waiting for it. */
+	public McpRequest take(JsonNode id) {
+		return id == null ? null : pending.remove(key(id));
+	}
+
+	/** The requests still waiting, in the order they were sent. */
+	public List<McpRequest> remaining() {
+		return List.copyOf(pending.values());
+	}
+
+	public boolean isEmpty() {
+		return pending.isEmpty();
+	}
+
+	private static String key(JsonNode id) {
+		return (id.isTextual() ? "s:" : "n:") + id.asText();
+	}
+
+}

@@ -1,0 +1,188 @@
+package dev.mcprelay.intercept;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpMethod;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.ClientMessage;
+import dev.mcprelay.api.ClientNotification;
+import dev.mcprelay.api.ClientResponse;
+import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.api.MessageView;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessages;
+import dev.mcprelay.chain.MethodRoutes;
+import dev.mcprelay.chain.Stage;
+import dev.mcprelay.chain.Verdict;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import reactor.core.publisher.Mono;
+
+/**
+ * Runs the client-to-server stages over each message of a POST body, in order: user-request, then the request's
+ * per-method stage or the client-notification stage. Each message of a batch is decided on its own; none is ever
+ * dropped without an answer.
+ */
+@Component
+public class RequestInterception {
+
+	private static final Logger log = LoggerFactory.getLogger(RequestInterception.class);
+
+	private final InterceptorChains chains;
+
+	private final ServerRequestIds serverRequestIds;
+
+	RequestInterception(InterceptorChains chains, ServerRequestIds serverRequestIds) {
+		this.chains = chains;
+		this.serverRequestIds = serverRequestIds;
+	}
+
+	/**
+	 * Decides about every message of {@code payload}.
+	 *
+	 * @param timeout how long each interceptor may take
+	 * @return the plan; never an error, since interceptor failures become rejections
+	 */
+	public Mono<InboundPlan> apply(JsonRpcPayload payload, CallContext context, Duration timeout) {
+		return InOrder.map(payload.messages(), message -> decide(message, context, timeout))
+			.map(decisions -> plan(payload, decisions));
+	}
+
+	/**
+	 * Decides about a GET or DELETE at the user-request stage.
+	 *
+	 * @return the verdict: proceed, or reject (a respond is refused, since there is no request to answer); never an
+	 * error
+	 */
+	public Mono<Verdict> applyWithoutBody(HttpMethod method, CallContext context, Duration timeout) {
+		return chains.chain(Stage.USER_REQUEST, context.server()).run(new ClientMessage(context, method.name()), timeout).map(verdict -> {
+			if (verdict.kind() == Verdict.Kind.RESPOND) {
+				log.warn("Interceptor '{}' (user-request stage) answered a {}, which has no request to answer; it is "
+						+ "refused", verdict.interceptor(), method.name());
+				return Verdict.rejected(RejectError.fromCause(new IllegalStateException()), verdict.interceptor());
+			}
+			return verdict;
+		});
+	}
+
+	private record Decision(JsonRpcMessage message, MessageView view, Verdict verdict) {
+
+		boolean changed() {
+			return view != null && view.isChanged();
+		}
+
+		/** The request waiting for its answer, when this is one. */
+		McpRequest request() {
+			return view instanceof McpRequest request ? request : null;
+		}
+
+	}
+
+	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout) {
+		ClientMessage view = new ClientMessage(context, message);
+		return chains.chain(Stage.USER_REQUEST, context.server()).run(view, timeout).flatMap(verdict -> {
+			if (!verdict.proceeds()) {
+				return Mono.just(new Decision(message, null, answerable(verdict, message)));
+			}
+			return switch (message.kind()) {
+				case REQUEST -> decideRequest(message, context, timeout);
+				case NOTIFICATION -> chains.chain(Stage.CLIENT_NOTIFICATION, context.server())
+					.run(new ClientNotification(context, message.node()), timeout)
+					.map(notificationVerdict -> new Decision(message, null, notificationVerdict));
+				case RESPONSE -> clientResponse(message, context, timeout);
+			};
+		});
+	}
+
+	private <V extends McpRequest> Mono<Decision> decideRequest(JsonRpcMessage message, CallContext context,
+			Duration timeout) {
+		@SuppressWarnings("unchecked")
+		MethodRoutes.RequestRoute<V> route = (MethodRoutes.RequestRoute<V>) MethodRoutes.request(message.method());
+		V request = route.view().create(context, message.node());
+		return chains.chain(route.stage(), context.server())
+			.run(request, timeout)
+			.map(verdict -> new Decision(message, request, verdict));
+	}
+
+	/**
+	 * A client's answer to a server request: the server's own id restored when the relay gave it another, then the
+	 * client-response stage with the server request at hand. A rejection goes to the server as the error answer.
+	 */
+	private Mono<Decision> clientResponse(JsonRpcMessage message, CallContext context, Duration timeout) {
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id());
+		boolean known = origin != null && origin.trusted();
+		ClientResponse view = new ClientResponse(context, message.node(), known ? origin.method() : null,
+				known ? origin.params() : null);
+		if (origin != null) {
+			message.node().set("id", origin.id());
+			view.markChanged();
+		}
+		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
+			if (!verdict.proceeds()) {
+				view.replaceWithError(verdict.error());
+			}
+			return new Decision(message, view, Verdict.PROCEED);
+		});
+	}
+
+	/** A respond is only possible for a request: for anything else the interceptor misbehaved. */
+	private static Verdict answerable(Verdict verdict, JsonRpcMessage message) {
+		if (verdict.kind() == Verdict.Kind.RESPOND && !message.isRequest()) {
+			log.warn("Interceptor '{}' (user-request stage) answered a {}, but only a request can be answered; the "
+					+ "message is refused", verdict.interceptor(), message.kind().name().toLowerCase());
+			return Verdict.rejected(RejectError.fromCause(new IllegalStateException()), verdict.interceptor());
+		}
+		return verdict;
+	}
+
+	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions) {
+		List<ObjectNode> forwarded = new ArrayList<>();
+		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
+		List<ObjectNode> notifications = new ArrayList<>();
+		List<Verdict> stops = new ArrayList<>();
+		PendingRequests pending = new PendingRequests();
+		boolean changed = !payload.isWhole();
+		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
+		for (Decision decision : decisions) {
+			JsonRpcMessage message = decision.message();
+			Verdict verdict = decision.verdict();
+			if (verdict.proceeds()) {
+				forwarded.add(message.node());
+				changed |= decision.changed();
+				if (decision.request() != null) {
+					pending.add(decision.request());
+				}
+				continue;
+			}
+			stops.add(verdict);
+			changed = true;
+			if (message.isRequest()) {
+				idless = false;
+				if (verdict.kind() == Verdict.Kind.RESPOND && !verdict.notifications().isEmpty()) {
+					notifications.addAll(verdict.notifications());
+				}
+				answers.add(verdict.kind() == Verdict.Kind.RESPOND ? JsonRpcMessages.result(message.id(), verdict.result())
+						: error(message, verdict.error()));
+			}
+			else {
+				answers.add(JsonRpcErrors.error(null, verdict.error().code(), verdict.error().getMessage(),
+						verdict.error().data()));
+			}
+		}
+		return new InboundPlan(payload, forwarded, changed, pending, answers, idless, stops, notifications);
+	}
+
+	private static ObjectNode error(JsonRpcMessage message, RejectError error) {
+		return JsonRpcErrors.error(message.id(), error.code(), error.getMessage(), error.data());
+	}
+
+}

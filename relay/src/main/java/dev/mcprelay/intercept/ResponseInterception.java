@@ -1,0 +1,249 @@
+package dev.mcprelay.intercept;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.api.McpResponse;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.RemoteMessage;
+import dev.mcprelay.api.ServerNotification;
+import dev.mcprelay.api.ServerRequest;
+import dev.mcprelay.api.UpstreamError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessages;
+import dev.mcprelay.chain.InterceptorChain;
+import dev.mcprelay.chain.MethodRoutes;
+import dev.mcprelay.chain.Stage;
+import dev.mcprelay.chain.Verdict;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import reactor.core.publisher.Mono;
+
+/**
+ * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for a request of the
+ * server to the client, its server-request stage; for a notification, the server-notification stage; for the answer to
+ * a pending request, the per-method response stage (a result) or the error stage (an error). A list result without its
+ * request at hand (on a GET or resumed stream) meets its list's response stage too ({@link UnmatchedListResults}).
+ * The requests the upstream failed or refused meet the error stage in {@link FailedRequestAnswers}.
+ */
+@Component
+public class ResponseInterception {
+
+	/** The {@code logger} of the {@code notifications/message} that replaces a rejected notification. */
+	static final String LOGGER_NAME = "mcp-relay";
+
+	private final InterceptorChains chains;
+
+	private final ServerRequestIds serverRequestIds;
+
+	ResponseInterception(InterceptorChains chains, ServerRequestIds serverRequestIds) {
+		this.chains = chains;
+		this.serverRequestIds = serverRequestIds;
+	}
+
+	/**
+	 * Decides about every message of one upstream body or SSE event, marking the requests it answers as answered.
+	 *
+	 * @param onStream whether the messages came as SSE events
+	 * @param timeout how long each interceptor may take
+	 * @return the messages to relay; never an error
+	 */
+	public Mono<RemoteMessages> apply(JsonRpcPayload received, CallContext context, PendingRequests pending,
+			boolean onStream, Duration timeout) {
+		return InOrder.map(received.messages(), message -> relay(message, context, pending, onStream, timeout))
+			.map(relayed -> remoteMessages(received, relayed));
+	}
+
+	private static RemoteMessages remoteMessages(JsonRpcPayload received, List<Relayed> relayed) {
+		List<JsonRpcMessage> messages = new ArrayList<>(relayed.size());
+		List<ObjectNode> upstreamAnswers = List.of();
+		List<ObjectNode> notices = List.of();
+		boolean changed = false;
+		for (Relayed one : relayed) {
+			changed |= one.changed();
+			if (one.message() != null) {
+				messages.add(one.message());
+			}
+			if (one.upstreamAnswer() != null) {
+				upstreamAnswers = upstreamAnswers.isEmpty() ? new ArrayList<>() : upstreamAnswers;
+				upstreamAnswers.add(one.upstreamAnswer());
+			}
+			if (one.notice() != null) {
+				notices = notices.isEmpty() ? new ArrayList<>() : notices;
+				notices.add(one.notice());
+			}
+		}
+		return new RemoteMessages(received, messages, changed, upstreamAnswers, notices);
+	}
+
+	/**
+	 * One message on its way to the client, and whether it differs from what the upstream sent; for a rejected
+	 * server-to-client request, no message but the answer the upstream gets and a notice the client may get. A
+	 * message no interceptor saw is the upstream's as scanned: its tree is never read.
+	 */
+	private record Relayed(JsonRpcMessage message, boolean changed, ObjectNode upstreamAnswer, ObjectNode notice) {
+
+		Relayed(JsonRpcMessage message, boolean changed) {
+			this(message, changed, null, null);
+		}
+
+		/** The upstream's message replaced by one the relay wrote. */
+		static Relayed replaced(ObjectNode replacement) {
+			return new Relayed(JsonRpcMessage.written(replacement), true);
+		}
+
+		/** The upstream's message held back from the client. */
+		static Relayed dropped() {
+			return new Relayed(null, true);
+		}
+
+	}
+
+	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
+			boolean onStream, Duration timeout) {
+		McpRequest request = message.isResponse() ? pending.take(message.id()) : null;
+		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context.server());
+		Mono<Verdict> remoteVerdict = remoteChain.isEmpty() ? Verdict.PROCEED_MONO
+				: remoteChain.run(new RemoteMessage(context, message, request, onStream), timeout);
+		return remoteVerdict.flatMap(verdict -> {
+			if (!verdict.proceeds() && message.isRequest()) {
+				return Mono.just(answerUpstream(message, verdict.error()));
+			}
+			if (!verdict.proceeds()) {
+				return Mono.just(Relayed.replaced(substitute(message, verdict.error())));
+			}
+			if (message.isRequest()) {
+				return serverRequest(message, context, onStream, timeout);
+			}
+			if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
+				return serverNotification(message, context, onStream, timeout);
+			}
+			if (request == null) {
+				McpRequest inferred = UnmatchedListResults.inferRequest(context, message);
+				return inferred == null ? Mono.just(new Relayed(message, false))
+						: respond(message, context, inferred, timeout);
+			}
+			if (message.isError()) {
+				InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
+				if (errorChain.isEmpty()) {
+					return Mono.just(new Relayed(message, false));
+				}
+				UpstreamError error = new UpstreamError(context, message.node(), request, null);
+				return errorChain.run(error, timeout)
+					.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
+							: Relayed.replaced(ErrorStageAnswers.after(error, errorVerdict)));
+			}
+			return respond(message, context, request, timeout);
+		});
+	}
+
+	/**
+	 * A server-to-client request at its server-request stage: relayed (changed or not), answered to the server by
+	 * the interceptor's result, or refused to the server.
+	 */
+	private <V extends ServerRequest> Mono<Relayed> serverRequest(JsonRpcMessage message, CallContext context,
+			boolean onStream, Duration timeout) {
+		@SuppressWarnings("unchecked")
+		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
+			.serverRequest(message.method());
+		V request = route.view().create(context, message, onStream);
+		return chains.chain(route.stage(), context.server()).run(request, timeout).map(verdict -> switch (verdict.kind()) {
+			case RESPOND -> new Relayed(null, true, JsonRpcMessages.result(message.id(), verdict.result()), null);
+			case REJECT -> answerUpstream(message, verdict.error());
+			default -> carryToClient(message, request.isChanged());
+		});
+	}
+
+	/**
+	 * A server request on its way to the client: with client-response interceptors configured, under an id that
+	 * carries it ({@link ServerRequestIds}), so that the client's answer meets them with the request at hand.
+	 */
+	private Relayed carryToClient(JsonRpcMessage message, boolean changed) {
+		if (chains.chain(Stage.CLIENT_RESPONSE).isEmpty()) {
+			return new Relayed(message, changed);
+		}
+		message.node().set("id", serverRequestIds.wrap(message.node()));
+		return new Relayed(message, true);
+	}
+
+	/** A server notification at its stage: relayed (changed or not), dropped, or replaced by an error notice. */
+	private Mono<Relayed> serverNotification(JsonRpcMessage message, CallContext context, boolean onStream,
+			Duration timeout) {
+		InterceptorChain<ServerNotification> chain = chains.chain(Stage.SERVER_NOTIFICATION, context.server());
+		if (chain.isEmpty()) {
+			return Mono.just(new Relayed(message, false));
+		}
+		ServerNotification notification = ServerNotification.of(context, message, onStream);
+		return chain.run(notification, timeout).map(verdict -> switch (verdict.kind()) {
+			case DROP -> Relayed.dropped();
+			case REJECT -> Relayed.replaced(substitute(message, verdict.error()));
+			default -> new Relayed(message, notification.isChanged());
+		});
+	}
+
+	private <V extends McpResponse> Mono<Relayed> respond(JsonRpcMessage message, CallContext context,
+			McpRequest request, Duration timeout) {
+		@SuppressWarnings("unchecked")
+		MethodRoutes.ResponseRoute<V> route = (MethodRoutes.ResponseRoute<V>) MethodRoutes.response(request.method());
+		InterceptorChain<V> chain = chains.chain(route.stage(), context.server());
+		if (chain.isEmpty()) {
+			return Mono.just(new Relayed(message, false));
+		}
+		V response = route.view().create(context, message.node(), request);
+		return chain.run(response, timeout)
+			.map(verdict -> verdict.proceeds() ? new Relayed(message, response.isChanged())
+					: Relayed.replaced(substitute(message, verdict.error())));
+	}
+
+	/**
+	 * Whether the server's notifications reach the client as the upstream sent them: no interceptor of the server sees
+	 * server messages or notifications, so a notification needs no view and no stage.
+	 */
+	public boolean relaysNotificationsUntouched(String server) {
+		return chains.chain(Stage.REMOTE_MESSAGE, server).isEmpty() && chains.chain(Stage.SERVER_NOTIFICATION, server).isEmpty();
+	}
+
+	/**
+	 * A server-to-client request an interceptor rejected: the server gets the error, under its own id (only the
+	 * server issued that id: the client could mistake it for one of its own); the client gets nothing, or a
+	 * {@code notifications/message} at level {@code warning} naming the method.
+	 */
+	private static Relayed answerUpstream(JsonRpcMessage request, RejectError error) {
+		ObjectNode answer = JsonRpcErrors.error(request.id(), error.code(), error.getMessage(), error.data());
+		return new Relayed(null, true, answer, notice("warning", request.method(), error));
+	}
+
+	/**
+	 * What the client gets in place of a rejected upstream message: an error with the same id for a response; a
+	 * {@code notifications/message} at level {@code error} naming the method, for a notification.
+	 */
+	static ObjectNode substitute(JsonRpcMessage message, RejectError error) {
+		if (message.id() != null) {
+			return JsonRpcErrors.error(message.id(), error.code(), error.getMessage(), error.data());
+		}
+		return notice("error", message.method(), error);
+	}
+
+	/** A {@code notifications/message} at {@code level} telling the client that a message of {@code method} was refused. */
+	private static ObjectNode notice(String level, String method, RejectError error) {
+		ObjectNode data = JsonNodeFactory.instance.objectNode()
+			.put("error", error.getMessage())
+			.put("code", error.code())
+			.put("rejectedMethod", method);
+		if (error.data() != null) {
+			data.set("data", error.data());
+		}
+		ObjectNode params = JsonNodeFactory.instance.objectNode().put("level", level).put("logger", LOGGER_NAME);
+		params.set("data", data);
+		return JsonRpcMessages.notification("notifications/message", params);
+	}
+
+}

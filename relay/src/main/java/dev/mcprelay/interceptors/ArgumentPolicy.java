@@ -1,0 +1,205 @@
+package dev.mcprelay.interceptors;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.ToolsCallRequest;
+import dev.mcprelay.api.ToolsCallRequestInterceptor;
+import dev.mcprelay.api.ToolsListResponse;
+import dev.mcprelay.api.ToolsListResponseInterceptor;
+import dev.mcprelay.config.ArgumentsProperties;
+import dev.mcprelay.config.InjectedArgumentProperties;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.ToolsProperties;
+import reactor.core.publisher.Mono;
+
+/**
+ * The tool arguments of {@code mcp-relay.servers.<id>.arguments}: server-side injection with a reserved prefix.
+ * <ul>
+ * <li><b>tools/list</b>, wherever the result travels (JSON, POST or GET stream): every top-level property whose name
+ * has the reserved prefix leaves each tool's {@code inputSchema}, with its {@code required} entry; the rest of the
+ * tool is relayed as received. A tool that declares a reserved argument no injection supplies is logged once as a
+ * warning: no client can ever set it.</li>
+ * <li><b>tools/call</b>: a client argument with the reserved prefix (top level only; nested keys are the tool's
+ * business) is refused with -32602 naming every such key, and logged with the tool and the keys, never the values;
+ * then the configured arguments are injected, the relay's value winning over a client's of the same name.</li>
+ * </ul>
+ * It runs right after the tool allow/deny lists and before interceptors of default order, so the refusal sees only
+ * what the client sent: an interceptor that injects afterwards ({@link ToolsCallRequest#injectArgument}) is exempt.
+ *
+ * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/server/tools">MCP, tools</a>
+ */
+@Component
+public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, Ordered {
+
+	/** Right after {@link ToolAccessPolicy}. */
+	public static final int ORDER = ToolAccessPolicy.ORDER + 2;
+
+	private static final Logger log = LoggerFactory.getLogger(ArgumentPolicy.class);
+
+	private final Map<String, ServerRules> rules = new HashMap<>();
+
+	/** "server tool key" for each reserved argument already warned about. */
+	private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
+	public ArgumentPolicy(RelayProperties properties) {
+		properties.servers().forEach((id, server) -> {
+			if (server != null && (server.arguments().reserves() || !server.arguments().inject().isEmpty())) {
+				rules.put(id, new ServerRules(server.arguments()));
+			}
+		});
+	}
+
+	@Override
+	public boolean appliesTo(String server) {
+		return rules.containsKey(server);
+	}
+
+	@Override
+	public String name() {
+		return "arguments";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	@Override
+	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
+		ServerRules server = rules.get(call.server());
+		if (server == null) {
+			return Outcome.proceed();
+		}
+		if (server.reserves()) {
+			List<String> reserved = call.argumentNames().stream().filter(server::isReserved).toList();
+			if (!reserved.isEmpty()) {
+				log.info("Refused tools/call of '{}' on '{}': reserved argument keys {}", call.toolName(), call.server(),
+						reserved);
+				return Outcome.reject(RejectError.invalidParams("Reserved argument keys not allowed: "
+						+ String.join(", ", reserved)));
+			}
+		}
+		for (Injection injection : server.injections()) {
+			if (injection.tools().offers(call.toolName())) {
+				Object value = injection.valueFor(call);
+				if (value != null) {
+					call.injectArgument(injection.name(), value);
+				}
+			}
+		}
+		return Outcome.proceed();
+	}
+
+	@Override
+	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
+		ServerRules server = rules.get(list.server());
+		if (server != null && server.reserves()) {
+			list.editInputSchemas((tool, schema) -> stripReserved(list.server(), server, tool, schema));
+		}
+		return Outcome.proceed();
+	}
+
+	/** Removes the reserved top-level properties and their {@code required} entries; whether anything went. */
+	private boolean stripReserved(String serverId, ServerRules server, String tool, ObjectNode schema) {
+		boolean changed = false;
+		if (schema.get("properties") instanceof ObjectNode properties) {
+			List<String> reserved = new ArrayList<>();
+			properties.fieldNames().forEachRemaining(name -> {
+				if (server.isReserved(name)) {
+					reserved.add(name);
+				}
+			});
+			for (String name : reserved) {
+				properties.remove(name);
+				warnIfNeverSupplied(serverId, server, tool, name);
+			}
+			changed = !reserved.isEmpty();
+		}
+		if (schema.get("required") instanceof ArrayNode required) {
+			for (Iterator<JsonNode> names = required.elements(); names.hasNext();) {
+				if (server.isReserved(names.next().asText())) {
+					names.remove();
+					changed = true;
+				}
+			}
+		}
+		return changed;
+	}
+
+	private void warnIfNeverSupplied(String serverId, ServerRules server, String tool, String name) {
+		boolean supplied = server.injections()
+			.stream()
+			.anyMatch(injection -> injection.name().equals(name) && injection.tools().offers(tool));
+		if (!supplied && warned.add(serverId + ' ' + tool + ' ' + name)) {
+			log.warn("Tool '{}' of '{}' declares the reserved argument '{}', which no arguments.inject entry "
+					+ "supplies: clients cannot set it, so the tool will never get it", tool, serverId, name);
+		}
+	}
+
+	/** One server's prefix and injections. */
+	private record ServerRules(String prefix, List<Injection> injections) {
+
+		ServerRules(ArgumentsProperties arguments) {
+			this(arguments.reservedPrefix(), arguments.inject().stream().map(Injection::new).toList());
+		}
+
+		boolean reserves() {
+			return !prefix.isEmpty();
+		}
+
+		boolean isReserved(String name) {
+			return reserves() && name.startsWith(prefix);
+		}
+
+	}
+
+	/** One configured injection, with its tool globs compiled. */
+	private record Injection(String name, String value, String fromRequestHeader, String fromCallerClaim,
+			ToolNameFilter tools) {
+
+		Injection(InjectedArgumentProperties properties) {
+			this(properties.name(), properties.value(), properties.fromRequestHeader(), properties.fromCallerClaim(),
+					new ToolNameFilter(new ToolsProperties(properties.tools(), List.of())));
+		}
+
+		/**
+		 * The value to inject into {@code call}: the static value, the header's (a string), or the caller's claim (a
+		 * string, number, boolean or list as the token has it); {@code null} when the header or claim is absent or
+		 * blank.
+		 */
+		Object valueFor(ToolsCallRequest call) {
+			if (value != null) {
+				return value;
+			}
+			if (fromCallerClaim != null) {
+				Object claim = call.context().caller().claim(fromCallerClaim);
+				if (claim instanceof String || claim instanceof Number || claim instanceof Boolean
+						|| claim instanceof java.util.Collection<?>) {
+					return claim instanceof String text && text.isBlank() ? null : claim;
+				}
+				return call.context().caller().claimAsText(fromCallerClaim);
+			}
+			String header = call.context().headers().getFirst(fromRequestHeader);
+			return header == null || header.isBlank() ? null : header;
+		}
+
+	}
+
+}

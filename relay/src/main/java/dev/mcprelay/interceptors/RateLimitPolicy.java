@@ -1,0 +1,157 @@
+package dev.mcprelay.interceptors;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.api.ClientMessage;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.UserRequestInterceptor;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.metrics.KeptCounters;
+import dev.mcprelay.metrics.RelayMeters;
+import io.github.bucket4j.ConsumptionProbe;
+import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The rate limits of {@code mcp-relay.rate-limits}, at the user-request stage, before every other interceptor: each
+ * JSON-RPC request a client POSTs takes one token from the bucket of every rule that matches it (its server, and for a
+ * rule with a {@code tool} glob, a {@code tools/call} of a matching tool), per client, per server or globally.
+ * Notifications, responses, GET and DELETE are never counted.
+ *
+ * <p>A request a rule has no token for is refused: HTTP 429 with {@code Retry-After} when it is the whole answer
+ * (inside a batch partly forwarded, or on an SSE answer, it is one error among the answers), JSON-RPC error -32000
+ * with {@code data.reason: rate_limited}, the rule and {@code retryAfterSeconds}; counted in
+ * {@code mcp.relay.rate.limit.rejections} by rule and server. When the shared store (Redis) cannot be reached the
+ * request is let through (limits fail open: an outage of Redis must not become an outage of every MCP server), or, for a
+ * rule with {@code on-store-failure: fail-closed}, refused with HTTP 503 and {@code data.reason:
+ * rate_limit_unavailable}; either way the check is counted in {@code mcp.relay.rate.limit.store.errors} and logged at
+ * most once a minute.
+ */
+final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
+
+	/** Before the tool policies and every interceptor of default order: a flood costs nothing further. */
+	static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 500;
+
+	private static final Logger log = LoggerFactory.getLogger(RateLimitPolicy.class);
+
+	private static final long LOG_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+	private final List<RateLimitRule> rules;
+
+	private final RateLimitBuckets buckets;
+
+	private final KeptCounters counters;
+
+	private final AtomicLong lastStoreWarning = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+
+	RateLimitPolicy(RelayProperties properties, RateLimitBuckets buckets, MeterRegistry registry) {
+		List<RateLimitRule> compiled = new ArrayList<>();
+		for (int i = 0; i < properties.rateLimits().size(); i++) {
+			compiled.add(new RateLimitRule(properties.rateLimits().get(i), i));
+		}
+		this.rules = List.copyOf(compiled);
+		this.buckets = buckets;
+		this.counters = new KeptCounters(registry);
+	}
+
+	@Override
+	public boolean appliesTo(String server) {
+		return rules.stream().anyMatch(rule -> rule.appliesTo(server));
+	}
+
+	@Override
+	public String name() {
+		return "rate-limit";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	@Override
+	public Mono<Outcome> interceptUserRequest(ClientMessage message) {
+		if (message.kind() != JsonRpcMessage.Kind.REQUEST) {
+			return Outcome.proceed();
+		}
+		String server = message.server();
+		String method = message.method();
+		JsonNode name = message.params() == null ? null : message.params().get("name");
+		String tool = name != null && name.isTextual() ? name.textValue() : null;
+		List<RateLimitRule> matching = rules.stream()
+			.filter(rule -> rule.appliesTo(server) && rule.counts(method, tool))
+			.toList();
+		if (matching.isEmpty()) {
+			return Outcome.proceed();
+		}
+		String caller = callerKey(message.context().caller());
+		return Flux.fromIterable(matching)
+			.concatMap(rule -> consume(rule, server, caller))
+			.next()
+			.flatMap(Outcome::reject)
+			.switchIfEmpty(Outcome.proceed());
+	}
+
+	/** The refusal when {@code rule} has no token for this request; empty when it has. */
+	private Mono<RejectError> consume(RateLimitRule rule, String server, String caller) {
+		return buckets.tryConsume(rule.key(server, caller), rule.bucket())
+			.flatMap(probe -> probe.isConsumed() ? Mono.<RejectError>empty() : Mono.just(refusal(rule, server, probe)))
+			.onErrorResume(error -> {
+				storeFailed(rule, error);
+				return rule.failsClosed() ? Mono.just(unavailable(rule, server)) : Mono.empty();
+			});
+	}
+
+	/** The refusal of a {@code fail-closed} rule whose store cannot answer: 503, try again in a second. */
+	private static RejectError unavailable(RateLimitRule rule, String server) {
+		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
+				"The rate limit (" + rule.description() + ") cannot be checked right now, and it does not let requests "
+						+ "through unchecked: try again shortly.",
+				Map.of("reason", "rate_limit_unavailable", "rule", rule.name(), "retryAfterSeconds", 1))
+			.withHttpStatus(503, Duration.ofSeconds(1));
+	}
+
+	private RejectError refusal(RateLimitRule rule, String server, ConsumptionProbe probe) {
+		counters.increment(RelayMeters.RATE_LIMIT_REJECTIONS, "Requests a rate-limit rule refused", RelayMeters.RULE,
+				rule.name(), RelayMeters.SERVER, server);
+		Duration wait = Duration.ofNanos(probe.getNanosToWaitForRefill());
+		long seconds = RejectError.retryAfterSeconds(wait);
+		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
+				"Rate limit exceeded (" + rule.description() + "): try again in " + seconds + "s.",
+				Map.of("reason", "rate_limited", "rule", rule.name(), "retryAfterSeconds", seconds))
+			.withHttpStatus(429, wait);
+	}
+
+	private void storeFailed(RateLimitRule rule, Throwable error) {
+		counters.increment(RelayMeters.RATE_LIMIT_STORE_ERRORS,
+				"Rate-limit checks that could not reach the shared store; let through, or refused by fail-closed rules",
+				RelayMeters.RULE, rule.name());
+		long now = System.nanoTime();
+		long last = lastStoreWarning.get();
+		if (now - last >= LOG_INTERVAL_NANOS && lastStoreWarning.compareAndSet(last, now)) {
+			log.warn("Rate limits cannot reach their store: requests are let through unlimited (rules with "
+					+ "on-store-failure: fail-closed refuse them): {}", error.toString());
+		}
+	}
+
+	/** Whose budget a {@code per: client} rule draws from: the caller's id, or one shared anonymous budget. */
+	private static String callerKey(Caller caller) {
+		return caller.id() == null ? "-" : caller.kind().name() + ":" + caller.id();
+	}
+
+}

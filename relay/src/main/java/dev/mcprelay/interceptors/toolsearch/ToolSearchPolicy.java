@@ -1,0 +1,286 @@
+package dev.mcprelay.interceptors.toolsearch;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.springframework.core.Ordered;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.ListChangedNotification;
+import dev.mcprelay.api.ListRequest;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.ServerNotification;
+import dev.mcprelay.api.ServerNotificationInterceptor;
+import dev.mcprelay.api.ToolsCallRequest;
+import dev.mcprelay.api.ToolsCallRequestInterceptor;
+import dev.mcprelay.api.ToolsListRequestInterceptor;
+import dev.mcprelay.api.ToolsListResponse;
+import dev.mcprelay.api.ToolsListResponseInterceptor;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.ToolSearchProperties;
+import dev.mcprelay.config.ToolsProperties;
+import dev.mcprelay.interceptors.ToolAccessPolicy;
+import dev.mcprelay.interceptors.ToolNameFilter;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.proxy.SpringRequestHeaders;
+import dev.mcprelay.proxy.Upstream;
+import dev.mcprelay.proxy.UpstreamRegistry;
+import dev.mcprelay.proxy.UpstreamToolLister;
+import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionState;
+import dev.mcprelay.session.SessionStore;
+import dev.mcprelay.session.SessionStoreUnavailableException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.modelcontextprotocol.spec.McpSchema;
+import reactor.core.publisher.Mono;
+
+/**
+ * Tool search, {@code mcp-relay.servers.<id>.tool-search} (seed 004): a client sees a small entry point instead of the
+ * whole catalogue.
+ * <ul>
+ * <li>{@code tools/list} answers {@value #SEARCH_TOOL}, the tools of {@code always-expose}, and the tools this
+ * session's searches found, from the server's whole catalogue (every page; {@link ToolCatalogue});</li>
+ * <li>a call of {@value #SEARCH_TOOL} ranks the catalogue with BM25 ({@link ToolIndex}), adds the best matches to the
+ * session's exposed tools, and answers, without the upstream, with {@code notifications/tools/list_changed} and then
+ * the result (a text summary, and {@code structuredContent.tools} with each tool's name, title and description): as an
+ * SSE stream in that order when the client accepts one, else the result alone as JSON;</li>
+ * <li>a call of a tool the session does not expose is refused with -32602, telling the model to search first.</li>
+ * </ul>
+ * The tool allow/deny lists apply to everything search returns, and the reserved-prefix rule to every schema listed
+ * (it runs after this). The exposed tools live in the {@link SessionStore} under the session id the client holds,
+ * recorded when its {@code initialize} is answered: a session the store does not know gets 404 (the client
+ * initializes again), and a store that does not answer gets 503. Requests without a session (2026-07-28) list the
+ * entry point and may call any tool. Servers without tool search are not touched.
+ *
+ * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/server/tools">MCP tools</a>
+ */
+@Component
+public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListResponseInterceptor,
+		ToolsCallRequestInterceptor, ServerNotificationInterceptor, Ordered {
+
+	/** The tool the relay offers in place of the catalogue. */
+	public static final String SEARCH_TOOL = "search_available_tools";
+
+	/** After the allow/deny lists, before the argument policy (which then cleans the schemas this lists). */
+	public static final int ORDER = ToolAccessPolicy.ORDER + 1;
+
+	private static final String STATE = ToolSearchPolicy.class.getName() + ".state";
+
+	private final Map<String, Server> servers = new HashMap<>();
+
+	private final UpstreamRegistry upstreams;
+
+	private final UpstreamToolLister lister;
+
+	private final SessionStore store;
+
+	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamToolLister lister,
+			SessionStore store, MeterRegistry registry) {
+		this.upstreams = upstreams;
+		this.lister = lister;
+		this.store = store;
+		properties.servers().forEach((id, server) -> {
+			if (server != null && server.toolSearch().enabled()) {
+				servers.put(id, new Server(server, new ToolCatalogue(), new ToolSearchMeters(registry, id)));
+			}
+		});
+		if (!servers.isEmpty()) {
+			ToolIndex.warmUp();
+		}
+	}
+
+	@Override
+	public boolean appliesTo(String server) {
+		return servers.containsKey(server);
+	}
+
+	@Override
+	public String name() {
+		return "tool-search";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	/** Whether {@code server} offers its tools through search. */
+	public boolean searches(String server) {
+		return servers.containsKey(server);
+	}
+
+	@Override
+	public Mono<Outcome> interceptToolsList(ListRequest request) {
+		if (!servers.containsKey(request.server())) {
+			return Outcome.proceed();
+		}
+		// the session must exist before anything goes upstream; its state is kept for the response stage
+		return state(request.context()).doOnNext(state -> request.context().attributes().put(STATE, state))
+			.then(Outcome.proceed());
+	}
+
+	@Override
+	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
+		Server server = servers.get(list.server());
+		if (server == null) {
+			return Outcome.proceed();
+		}
+		Set<String> exposed = list.context().attributes().get(STATE) instanceof SessionState state
+				? state.exposedTools() : Set.of();
+		boolean wholeCatalogue = list.nextCursor() == null && list.request().params().path("cursor").isMissingNode();
+		Mono<ToolIndex> catalogue = wholeCatalogue ? server.catalogue().update(list.tools())
+				: server.catalogue().get(() -> listAll(list.context(), server));
+		return catalogue.flatMap(index -> {
+			ObjectNode result = list.result();
+			ArrayNode tools = result.putArray("tools");
+			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
+			for (McpSchema.Tool tool : index.tools()) {
+				if (server.alwaysExposed(tool.name()) || exposed.contains(tool.name())) {
+					tools.add(JsonRpcParser.mapper().valueToTree(tool));
+				}
+			}
+			result.remove("nextCursor");
+			list.replaceResult(result);
+			return Outcome.proceed();
+		});
+	}
+
+	@Override
+	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
+		Server server = servers.get(call.server());
+		if (server == null) {
+			return Outcome.proceed();
+		}
+		if (SEARCH_TOOL.equals(call.toolName())) {
+			return search(call, server);
+		}
+		if (server.alwaysExposed(call.toolName())) {
+			return Outcome.proceed();
+		}
+		return state(call.context()).map(state -> state.exposedTools().contains(call.toolName()))
+			.defaultIfEmpty(true)
+			.flatMap(callable -> callable ? Outcome.proceed()
+					: Outcome.reject(RejectError.invalidParams("Tool '" + call.toolName() + "' is not available in "
+							+ "this session yet. Call " + SEARCH_TOOL + " with a query describing what you need; the "
+							+ "tools it finds can then be called.")));
+	}
+
+	@Override
+	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
+		Server server = servers.get(notification.server());
+		if (server != null && notification instanceof ListChangedNotification changed && "tools".equals(changed.list())) {
+			server.catalogue().invalidate();
+		}
+		return Outcome.proceed();
+	}
+
+	/** Answers a search: the best matches, now exposed in the session, after a list_changed notification. */
+	private Mono<Outcome> search(ToolsCallRequest call, Server server) {
+		SearchQuery query;
+		try {
+			query = SearchQuery.of(call.params().path("arguments"), server.settings().maxResults());
+		}
+		catch (RejectError refused) {
+			return Outcome.reject(refused);
+		}
+		return state(call.context()).map(SessionState::exposedTools)
+			.defaultIfEmpty(Set.of())
+			.flatMap(before -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
+				// one more than asked: a tool of the upstream's named like the search tool is never returned
+				List<McpSchema.Tool> found = index.search(query.read(), query.limit() + 1)
+					.stream()
+					.filter(tool -> server.offers(tool.name()))
+					.limit(query.limit())
+					.toList();
+				List<String> names = found.stream().map(McpSchema.Tool::name).toList();
+				SessionKey key = key(call.context());
+				Set<String> exposedNow = new LinkedHashSet<>(before);
+				exposedNow.addAll(names);
+				Mono<Void> exposed = key == null ? Mono.empty() : store.expose(key, names).onErrorMap(
+						SessionStoreUnavailableException.class, ToolSearchPolicy::storeUnavailable);
+				return exposed.then(Mono.defer(() -> {
+					server.meters().searched(found.size(), exposedNow.size());
+					return Outcome.respond(List.of(Outcome.notification("notifications/tools/list_changed", null)),
+							ToolSearchAnswers.result(query.text(), found));
+				}));
+			}));
+	}
+
+	/**
+	 * The state of the request's session; empty without a session id. A session the store does not know (or that
+	 * another caller opened) is refused with 404, a store that does not answer with 503.
+	 */
+	private Mono<SessionState> state(CallContext context) {
+		SessionKey key = key(context);
+		if (key == null) {
+			return Mono.empty();
+		}
+		String caller = context.caller().id();
+		return store.find(key)
+			.onErrorMap(SessionStoreUnavailableException.class, ToolSearchPolicy::storeUnavailable)
+			.filter(state -> java.util.Objects.equals(state.callerId(), caller))
+			.switchIfEmpty(Mono.error(() -> new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Session not found: "
+					+ "this relay does not know the session (it ended or expired); initialize a new one.",
+					Map.of("reason", "session_not_found")).withHttpStatus(404, null)));
+	}
+
+	private static RejectError storeUnavailable(Throwable error) {
+		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay's session store is unavailable; try again "
+				+ "shortly.", Map.of("reason", "session_store_unavailable")).withHttpStatus(503, Duration.ofSeconds(1));
+	}
+
+	private static SessionKey key(CallContext context) {
+		String id = context.sessionId();
+		return id == null || id.isEmpty() ? null : new SessionKey(context.server(), id);
+	}
+
+	/** The whole catalogue, listed upstream in the client's session, as the allow/deny lists offer it. */
+	private Mono<List<McpSchema.Tool>> listAll(CallContext context, Server server) {
+		Upstream upstream = upstreams.find(context.server());
+		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller()).map(nodes -> {
+			List<McpSchema.Tool> tools = new ArrayList<>(nodes.size());
+			for (JsonNode node : nodes) {
+				McpSchema.Tool tool = JsonRpcParser.mapper().convertValue(node, McpSchema.Tool.class);
+				if (server.offers(tool.name())) {
+					tools.add(tool);
+				}
+			}
+			return tools;
+		});
+	}
+
+	/** One server's settings, catalogue and meters. */
+	private record Server(ToolSearchProperties settings, ToolNameFilter access, ToolNameFilter pinned,
+			ToolCatalogue catalogue, ToolSearchMeters meters) {
+
+		Server(ServerProperties properties, ToolCatalogue catalogue, ToolSearchMeters meters) {
+			this(properties.toolSearch(), new ToolNameFilter(properties.tools()),
+					properties.toolSearch().alwaysExpose().isEmpty() ? null
+							: new ToolNameFilter(new ToolsProperties(properties.toolSearch().alwaysExpose(), List.of())),
+					catalogue, meters);
+		}
+
+		boolean offers(String tool) {
+			return access.offers(tool) && !SEARCH_TOOL.equals(tool);
+		}
+
+		boolean alwaysExposed(String tool) {
+			return pinned != null && pinned.offers(tool) && offers(tool);
+		}
+
+	}
+
+}

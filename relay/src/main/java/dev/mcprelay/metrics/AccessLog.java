@@ -1,0 +1,117 @@
+package dev.mcprelay.metrics;
+
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.AccessLogProperties;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+
+/**
+ * Writes one line per client request, at INFO on the logger {@code mcp.relay.access}: server, caller, HTTP method, rpc
+ * method, JSON-RPC id, upstream status, outcome, duration, bytes, the interceptor that stopped the request and the
+ * failure reason. Never a header value, an argument or a result. Text taken from the request (method, id) is cut
+ * to {@value #MAX_VALUE_LENGTH} characters and escaped, so a client cannot forge or flood log lines.
+ */
+@Component
+class AccessLog {
+
+	private static final Logger log = LoggerFactory.getLogger("mcp.relay.access");
+
+	static final int MAX_VALUE_LENGTH = 128;
+
+	private final AccessLogProperties properties;
+
+	AccessLog(RelayProperties properties) {
+		this.properties = properties.accessLog();
+	}
+
+	/** The fields of a line, in order. */
+	private static final String[] FIELDS = { "server", "client", "http_method", "rpc_method", "id", "status", "outcome",
+			"duration_ms", "bytes", "interceptor", "reason" };
+
+	void write(ExchangeRecord record) {
+		if (!properties.enabled() || !log.isInfoEnabled()) {
+			return;
+		}
+		JsonNode id = record.rpcId();
+		Object[] values = { record.server(), clip(record.clientId()), record.httpMethodTag(), clip(record.rpcMethod()),
+				id == null ? null : clip(id.asText()), record.upstreamStatus(), record.outcome().tag(),
+				TimeUnit.NANOSECONDS.toMillis(record.elapsedNanos()), record.bytes(), record.interceptor(),
+				record.reason() };
+		log.info(properties.format() == AccessLogProperties.Format.JSON ? json(values) : text(values));
+	}
+
+	/** {@code key=value} pairs, written straight into one buffer: this runs once per request. */
+	private static String text(Object[] values) {
+		StringBuilder line = new StringBuilder(192);
+		for (int i = 0; i < FIELDS.length; i++) {
+			if (i > 0) {
+				line.append(' ');
+			}
+			line.append(FIELDS[i]).append('=');
+			Object value = values[i];
+			if (value == null) {
+				line.append('-');
+			}
+			else if (value instanceof Number number) {
+				line.append(number);
+			}
+			else {
+				appendQuotedIfNeeded(line, value.toString());
+			}
+		}
+		return line.toString();
+	}
+
+	private static String json(Object[] values) {
+		ObjectNode node = JsonRpcParser.mapper().createObjectNode();
+		for (int i = 0; i < FIELDS.length; i++) {
+			node.set(FIELDS[i], JsonRpcParser.mapper().valueToTree(values[i]));
+		}
+		return new String(JsonRpcErrors.toBytes(node), java.nio.charset.StandardCharsets.UTF_8);
+	}
+
+	private static void appendQuotedIfNeeded(StringBuilder line, String value) {
+		boolean plain = !value.isEmpty();
+		for (int i = 0; plain && i < value.length(); i++) {
+			char c = value.charAt(i);
+			plain = c > ' ' && c < 127 && c != '"' && c != '=';
+		}
+		if (plain) {
+			line.append(value);
+			return;
+		}
+		line.append('"');
+		value.codePoints().forEach(c -> {
+			switch (c) {
+				case '"' -> line.append("\\\"");
+				case '\\' -> line.append("\\\\");
+				case '\n' -> line.append("\\n");
+				case '\r' -> line.append("\\r");
+				case '\t' -> line.append("\\t");
+				default -> {
+					if (c < ' ' || c == 127) {
+						line.append(String.format("\\u%04x", c));
+					}
+					else {
+						line.appendCodePoint(c);
+					}
+				}
+			}
+		});
+		line.append('"');
+	}
+
+	private static String clip(String value) {
+		return value == null || value.length() <= MAX_VALUE_LENGTH ? value : value.substring(0, MAX_VALUE_LENGTH) + "...";
+	}
+
+}

@@ -1,0 +1,207 @@
+package dev.mcprelay.metrics;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.http.HttpMethod;
+import org.springframework.web.server.ServerWebExchange;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+
+/**
+ * What one client request on {@code /mcp/{server}} did, filled in by the relay as the request goes and read once,
+ * when its response ends, for the meters and the access-log line. Fields are written from the exchange's serialized
+ * signals and read after the last of them.
+ */
+public final class ExchangeRecord {
+
+	private static final String ATTRIBUTE = ExchangeRecord.class.getName();
+
+	/** The virtual server tag value of a request to a server itself. */
+	public static final String NO_VIRTUAL_SERVER = "none";
+
+	/** The server tag value for a path that names no configured server. */
+	public static final String UNKNOWN_SERVER = "unknown";
+
+	private final HttpMethod httpMethod;
+
+	private final long startNanos = System.nanoTime();
+
+	private final AtomicLong bytes = new AtomicLong();
+
+	private volatile String server = UNKNOWN_SERVER;
+
+	private volatile String virtualServer = NO_VIRTUAL_SERVER;
+
+	private volatile JsonRpcPayload payload;
+
+	private volatile Integer upstreamStatus;
+
+	private volatile RelayOutcome outcome;
+
+	private volatile String interceptor;
+
+	private volatile String reason;
+
+	private volatile Caller caller = Caller.ANONYMOUS;
+
+	ExchangeRecord(HttpMethod httpMethod) {
+		this.httpMethod = httpMethod;
+	}
+
+	/** The record of {@code exchange}; a detached one when the exchange was not observed. */
+	public static ExchangeRecord of(ServerWebExchange exchange) {
+		ExchangeRecord record = exchange.getAttribute(ATTRIBUTE);
+		return record != null ? record : new ExchangeRecord(exchange.getRequest().getMethod());
+	}
+
+	/**
+	 * A new record attached to {@code exchange}, for a component that observes an exchange of its own (a virtual
+	 * server's message to a member) and records it with {@link RequestMeters} when it ends.
+	 */
+	public static ExchangeRecord attach(ServerWebExchange exchange) {
+		ExchangeRecord record = new ExchangeRecord(exchange.getRequest().getMethod());
+		exchange.getAttributes().put(ATTRIBUTE, record);
+		return record;
+	}
+
+	/** The request names configured server {@code id}. */
+	public void server(String id) {
+		this.server = id;
+	}
+
+	/** The request came through configured virtual server {@code id}. */
+	public void virtualServer(String id) {
+		this.virtualServer = id;
+	}
+
+	String virtualServerTag() {
+		return virtualServer;
+	}
+
+	/** Who sent the request, once the front door let it in. */
+	public void caller(Caller caller) {
+		this.caller = caller;
+	}
+
+	/** The POST body, parsed. */
+	public void payload(JsonRpcPayload payload) {
+		this.payload = payload;
+	}
+
+	/** The upstream answered with {@code status}. */
+	public void forwarded(int status) {
+		this.upstreamStatus = status;
+		this.outcome = RelayOutcome.FORWARDED;
+	}
+
+	/** An interceptor answered ({@link RelayOutcome#RESPONDED}) or refused ({@link RelayOutcome#REJECTED}) it. */
+	public void stoppedBy(RelayOutcome outcome, String interceptor) {
+		this.outcome = outcome;
+		this.interceptor = interceptor;
+	}
+
+	/** Whether an interceptor (or the relay itself) answered or refused the request ({@link #stoppedBy}). */
+	public boolean stoppedHere() {
+		return outcome == RelayOutcome.RESPONDED || outcome == RelayOutcome.REJECTED;
+	}
+
+	/**
+	 * The relay answered with a failure.
+	 *
+	 * @param upstreamFault whether the upstream (or the relay) was at fault ({@link RelayOutcome#FAILED}) rather than
+	 * the client's request ({@link RelayOutcome#CLIENT_ERROR})
+	 * @param reason the failure's {@code error.data.reason}
+	 */
+	public void failed(boolean upstreamFault, String reason) {
+		this.outcome = upstreamFault ? RelayOutcome.FAILED : RelayOutcome.CLIENT_ERROR;
+		this.reason = reason;
+	}
+
+	/**
+	 * The client closed or reset its connection before the relay decided anything about the request: its own doing,
+	 * not a failure ({@link RelayOutcome#CLIENT_ERROR}, reason {@code client_disconnected}). An outcome already
+	 * recorded (a stream the client leaves after it was forwarded) is kept.
+	 */
+	public void clientLeft() {
+		if (outcome == null) {
+			this.outcome = RelayOutcome.CLIENT_ERROR;
+			this.reason = "client_disconnected";
+		}
+	}
+
+	void countBytes(long count) {
+		bytes.addAndGet(count);
+	}
+
+	String server() {
+		return server;
+	}
+
+	String httpMethodTag() {
+		return httpMethod == HttpMethod.POST || httpMethod == HttpMethod.GET || httpMethod == HttpMethod.DELETE
+				? httpMethod.name() : "other";
+	}
+
+	String clientTag() {
+		return caller.metricTag();
+	}
+
+	/** The caller's id for the log: an API key's client, a token's client claim; {@code null} when anonymous. */
+	String clientId() {
+		return caller.id();
+	}
+
+	String rpcMethodTag() {
+		return RpcMethodTag.of(payload);
+	}
+
+	/** The method as sent, for the log: the first message's, or {@code null}. */
+	String rpcMethod() {
+		JsonRpcPayload body = payload;
+		return body == null || body.first() == null ? null : body.first().method();
+	}
+
+	/** The first request id, for the log, or {@code null}. */
+	JsonNode rpcId() {
+		JsonRpcPayload body = payload;
+		if (body == null) {
+			return null;
+		}
+		return body.messages().stream().map(JsonRpcMessage::id).filter(id -> id != null).findFirst().orElse(null);
+	}
+
+	Integer upstreamStatus() {
+		return upstreamStatus;
+	}
+
+	String statusClassTag() {
+		Integer status = upstreamStatus;
+		return status == null ? "error" : (status / 100) + "xx";
+	}
+
+	RelayOutcome outcome() {
+		RelayOutcome current = outcome;
+		return current != null ? current : RelayOutcome.FAILED;
+	}
+
+	String interceptor() {
+		return interceptor;
+	}
+
+	String reason() {
+		return reason;
+	}
+
+	long bytes() {
+		return bytes.get();
+	}
+
+	long elapsedNanos() {
+		return System.nanoTime() - startNanos;
+	}
+
+}

@@ -1,0 +1,95 @@
+package dev.mcprelay.proxy;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.web.server.ServerWebExchange;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.chain.Verdict;
+import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.metrics.RelayOutcome;
+import reactor.core.publisher.Mono;
+
+/**
+ * The answers {@link McpRelay} gives before anything goes upstream: a failure of the request itself, a batch with no
+ * valid element, a GET or DELETE an interceptor refused, a POST the interceptors answered in full. Each is recorded
+ * for the meters and the access log, then written as the whole response.
+ */
+final class EarlyAnswers {
+
+	private EarlyAnswers() {
+	}
+
+	/**
+	 * Answers a request refused before anything was sent upstream, by the ids of {@code payload}'s requests when it
+	 * was read.
+	 */
+	static Mono<Void> answerEarly(ServerWebExchange exchange, RelayFailure failure, JsonRpcPayload payload) {
+		ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
+		return RelayAnswers.respond(exchange.getResponse(), failure, payload);
+	}
+
+	/** Answers a batch none of whose elements is a valid message: an error for each, nothing forwarded. */
+	static Mono<Void> answerInvalidBatch(ServerWebExchange exchange, JsonRpcPayload payload) {
+		ExchangeRecord.of(exchange).failed(false, "invalid_request");
+		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.BAD_REQUEST, payload.invalidAnswers(), true);
+	}
+
+	/**
+	 * Answers a GET or DELETE an interceptor refused: 403 (or the status the rejection asked for) with an id-less
+	 * error; nothing goes upstream.
+	 */
+	static Mono<Void> refuseWithoutBody(ServerWebExchange exchange, Verdict verdict) {
+		ExchangeRecord.of(exchange).stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
+		RejectError error = verdict.error();
+		HttpHeaders headers = new HttpHeaders();
+		if (error.retryAfter() != null) {
+			headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(RejectError.retryAfterSeconds(error.retryAfter())));
+		}
+		HttpStatus status = error.httpStatus() > 0 ? HttpStatus.valueOf(error.httpStatus()) : HttpStatus.FORBIDDEN;
+		return RelayAnswers.answer(exchange.getResponse(), status,
+				List.of(JsonRpcErrors.error(null, error.code(), error.getMessage(), error.data())), false, headers);
+	}
+
+	/**
+	 * Answers a POST the interceptors answered in full: nothing goes upstream. Notifications an interceptor answered
+	 * with go first, as an SSE stream, when the client accepts one; otherwise on the session's GET stream, when one is
+	 * open on this replica ({@link SessionStreams}), and the answer is JSON.
+	 */
+	static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan, SessionStreams sessionStreams,
+			String serverId) {
+		Verdict first = plan.stops().get(0);
+		boolean responded = plan.stops().stream().allMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
+		ExchangeRecord.of(exchange)
+			.stoppedBy(responded ? RelayOutcome.RESPONDED : RelayOutcome.REJECTED, first.interceptor());
+		if (!plan.localNotifications().isEmpty() && acceptsEventStream(exchange)) {
+			List<ObjectNode> events = new ArrayList<>(plan.localNotifications());
+			events.addAll(plan.localAnswers());
+			return RelayAnswers.stream(exchange.getResponse(), events);
+		}
+		sessionStreams.send(serverId, exchange.getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID),
+				plan.localNotifications());
+		return RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
+				plan.payload().batch(), plan.localAnswerHeaders());
+	}
+
+	private static boolean acceptsEventStream(ServerWebExchange exchange) {
+		try {
+			return exchange.getRequest().getHeaders().getAccept().stream()
+				.anyMatch(type -> type.getType().equals("text") && type.getSubtype().equals("event-stream"));
+		}
+		catch (InvalidMediaTypeException ex) {
+			return false;
+		}
+	}
+
+}

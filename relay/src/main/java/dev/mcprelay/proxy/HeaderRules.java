@@ -1,0 +1,228 @@
+package dev.mcprelay.proxy;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.config.HeaderProperties;
+import dev.mcprelay.transport.WireHeaders;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.util.AsciiString;
+
+/**
+ * Which headers cross the relay, in each direction.
+ *
+ * <p>Upstream: the client's headers minus hop-by-hop ones and those that belong to the client's connection or
+ * identity ({@code Host}, the relay's own credentials {@code Authorization} and {@code X-Api-Key} (in every mode),
+ * {@code Cookie}, {@code Origin}, {@code Referer},
+ * {@code Accept-Encoding}, {@code Content-Length}, proxy credentials); then the server's configured headers, which
+ * win over the client's; then the configured {@code authorization}. {@code Mcp-Session-Id},
+ * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass.
+ *
+ * <p>Back to the client: the upstream's headers minus hop-by-hop ones, {@code Set-Cookie} (the client's cookies
+ * never reach the upstream, so its cookies could never come back to it) and {@code WWW-Authenticate} (the upstream
+ * challenges the relay's configured credentials, not the client's; a client following it would be sent to the
+ * upstream's authorization server instead of the relay's).
+ *
+ * <p>The rules run on Netty's headers, the form both connections already hold them in: no header map is copied
+ * into another kind, and no name is lower-cased to be looked up ({@link HeaderNameSet}).
+ */
+public final class HeaderRules {
+
+	/** The session header of MCP's Streamable HTTP transport (2025 era). */
+	public static final String MCP_SESSION_ID = "Mcp-Session-Id";
+
+	private static final List<String> HOP_BY_HOP = List.of("connection", "keep-alive", "proxy-connection",
+			"proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade");
+
+	private static final HeaderNameSet NOT_FORWARDED_UPSTREAM = HeaderNameSet.of(Stream.concat(HOP_BY_HOP.stream(),
+			Stream.of("host", "authorization", "x-api-key", "cookie", "origin", "referer", "accept-encoding",
+					"content-length", "expect", "forwarded"))
+		.toList());
+
+	private static final HeaderNameSet NOT_RELAYED_DOWNSTREAM = HeaderNameSet
+		.of(Stream.concat(HOP_BY_HOP.stream(), Stream.of("set-cookie", "www-authenticate")).toList());
+
+	private static final AsciiString CONNECTION = AsciiString.cached("connection");
+
+	private static final AsciiString CONTENT_LENGTH = AsciiString.cached("content-length");
+
+	private static final DefaultHttpHeadersFactory RELAYED = DefaultHttpHeadersFactory.headersFactory()
+		.withValidation(false);
+
+	private HeaderRules() {
+	}
+
+	/** {@link #upstreamRequestHeaders(io.netty.handler.codec.http.HttpHeaders, Caller, Upstream, boolean)} of Spring's headers. */
+	public static WireHeaders upstreamRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream,
+			boolean hasBody) {
+		return upstreamRequestHeaders(WireHeaders.nettyOf(inbound), caller, upstream, hasBody);
+	}
+
+	/**
+	 * The headers of the request sent upstream, from the client's request headers as Reactor Netty read them.
+	 *
+	 * @throws RelayFailure (400) when a {@code required} configured header cannot be resolved from the request: it
+	 * is absent, or its value is empty
+	 */
+	public static WireHeaders upstreamRequestHeaders(io.netty.handler.codec.http.HttpHeaders inbound, Caller caller,
+			Upstream upstream, boolean hasBody) {
+		WireHeaders out = new WireHeaders();
+		io.netty.handler.codec.http.HttpHeaders wire = out.netty();
+		copyCrossing(inbound, NOT_FORWARDED_UPSTREAM, wire);
+		for (HeaderProperties header : upstream.properties().headers()) {
+			wire.remove(header.name());
+			if (header.value() != null) {
+				wire.set(header.name(), header.value());
+				continue;
+			}
+			if (header.fromCallerClaim() != null) {
+				String claim = caller.claimAsText(header.fromCallerClaim());
+				if (claim != null && !claim.isBlank()) {
+					wire.set(header.name(), claim);
+				}
+				else if (header.required()) {
+					throw RelayFailures.missingCallerClaim(upstream.id(), header.fromCallerClaim());
+				}
+				continue;
+			}
+			List<String> values = present(inbound.getAll(header.fromRequestHeader()));
+			if (!values.isEmpty()) {
+				wire.add(header.name(), values);
+			}
+			else if (header.required()) {
+				throw RelayFailures.missingRequiredHeader(upstream.id(), header.fromRequestHeader());
+			}
+		}
+		String authorization = upstream.properties().authorization();
+		if (authorization != null) {
+			wire.set(HttpHeaders.AUTHORIZATION, authorization);
+		}
+		if (hasBody && !wire.contains(HttpHeaders.CONTENT_TYPE)) {
+			wire.set(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE);
+		}
+		return out;
+	}
+
+	/**
+	 * The headers of a request the relay sends upstream on its own account within a client's session (its answer to a
+	 * server request, its listing of the catalogue): the client's upstream headers, without those that describe the
+	 * client's own request ({@code Last-Event-ID}, {@code Mcp-Name}, {@code Mcp-Param-*}), asking for JSON or SSE, with
+	 * {@code Mcp-Method} naming {@code method} where the client sent one ({@code null}: a response, which has none).
+	 *
+	 * @throws RelayFailure as {@link #upstreamRequestHeaders} does
+	 */
+	public static WireHeaders relayRequestHeaders(io.netty.handler.codec.http.HttpHeaders inbound, Caller caller,
+			Upstream upstream, String method) {
+		WireHeaders headers = upstreamRequestHeaders(inbound, caller, upstream, true);
+		io.netty.handler.codec.http.HttpHeaders wire = headers.netty();
+		wire.remove("Last-Event-ID");
+		wire.remove(MirroredHeaders.MCP_NAME);
+		List<String> params = new ArrayList<>(0);
+		for (String name : wire.names()) {
+			if (name.toLowerCase(Locale.ROOT).startsWith("mcp-param-")) {
+				params.add(name);
+			}
+		}
+		params.forEach(wire::remove);
+		if (method == null) {
+			wire.remove(MirroredHeaders.MCP_METHOD);
+		}
+		else if (wire.contains(MirroredHeaders.MCP_METHOD)) {
+			wire.set(MirroredHeaders.MCP_METHOD, method);
+		}
+		wire.set(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_JSON_VALUE);
+		wire.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
+		return headers;
+	}
+
+	/** {@link #relayRequestHeaders(io.netty.handler.codec.http.HttpHeaders, Caller, Upstream, String)} of Spring's headers. */
+	public static WireHeaders relayRequestHeaders(HttpHeaders inbound, Caller caller, Upstream upstream, String method) {
+		return relayRequestHeaders(WireHeaders.nettyOf(inbound), caller, upstream, method);
+	}
+
+	/**
+	 * The upstream response's headers that may reach the client, as a new set of headers to put on the client's
+	 * response (each name replacing what the response had).
+	 *
+	 * @param keepContentLength true only when the body is relayed exactly as received
+	 */
+	public static io.netty.handler.codec.http.HttpHeaders relayedResponseHeaders(
+			io.netty.handler.codec.http.HttpHeaders upstream, boolean keepContentLength) {
+		io.netty.handler.codec.http.HttpHeaders relayed = RELAYED.newHeaders();
+		copyCrossing(upstream, NOT_RELAYED_DOWNSTREAM, relayed);
+		if (!keepContentLength) {
+			relayed.remove(CONTENT_LENGTH);
+		}
+		return relayed;
+	}
+
+	/** {@link #relayedResponseHeaders} put on Spring's headers of a response. */
+	public static void copyResponseHeaders(HttpHeaders upstream, HttpHeaders client, boolean keepContentLength) {
+		io.netty.handler.codec.http.HttpHeaders relayed = relayedResponseHeaders(WireHeaders.nettyOf(upstream),
+				keepContentLength);
+		for (String name : relayed.names()) {
+			client.put(name, relayed.getAll(name));
+		}
+	}
+
+	/** The values that say something: an empty or blank inbound value counts as no value. */
+	private static List<String> present(List<String> values) {
+		if (values == null || values.isEmpty()) {
+			return List.of();
+		}
+		for (String value : values) {
+			if (value == null || value.isBlank()) {
+				return values.stream().filter(v -> v != null && !v.isBlank()).toList();
+			}
+		}
+		return values;
+	}
+
+	/**
+	 * Adds to {@code to} every header of {@code from} that may cross the relay: not named in {@code blocked}, nor in
+	 * {@code from}'s own {@code Connection} header.
+	 */
+	private static void copyCrossing(io.netty.handler.codec.http.HttpHeaders from, HeaderNameSet blocked,
+			io.netty.handler.codec.http.HttpHeaders to) {
+		HeaderNameSet connectionListed = connectionListed(from);
+		Iterator<Map.Entry<CharSequence, CharSequence>> entries = from.iteratorCharSequence();
+		while (entries.hasNext()) {
+			Map.Entry<CharSequence, CharSequence> entry = entries.next();
+			CharSequence name = entry.getKey();
+			if (!blocked.contains(name) && !connectionListed.contains(name)) {
+				to.add(name, entry.getValue());
+			}
+		}
+	}
+
+	/** The names a {@code Connection} header lists, which belong to that hop only. */
+	private static HeaderNameSet connectionListed(io.netty.handler.codec.http.HttpHeaders headers) {
+		String connection = headers.get(CONNECTION);
+		if (connection == null) {
+			return HeaderNameSet.EMPTY;
+		}
+		List<String> values = headers.getAll(CONNECTION);
+		// The usual values name no header (keep-alive and close are hop-by-hop anyway): no tokenizing, no set.
+		if (values.size() == 1 && (connection.equalsIgnoreCase("keep-alive") || connection.equalsIgnoreCase("close"))) {
+			return HeaderNameSet.EMPTY;
+		}
+		List<String> tokens = new ArrayList<>();
+		for (String value : values) {
+			for (String token : value.split(",")) {
+				if (!token.isBlank()) {
+					tokens.add(token.trim());
+				}
+			}
+		}
+		return HeaderNameSet.of(tokens);
+	}
+
+}

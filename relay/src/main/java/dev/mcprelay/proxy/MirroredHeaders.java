@@ -1,0 +1,84 @@
+package dev.mcprelay.proxy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+import org.springframework.http.HttpHeaders;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+
+/**
+ * The request headers that mirror fields of the body (MCP 2026-07-28, SEP-2243): {@code Mcp-Method} carries the
+ * JSON-RPC {@code method}, {@code Mcp-Name} the {@code params.name} (tools/call, prompts/get) or {@code params.uri}
+ * (resources/read and the like), plain or as {@code =?base64?<UTF-8 in Base64>?=}.
+ *
+ * <p>
+ * Load balancers, gateways and WAFs behind the relay may route or police by these headers while the relay's
+ * interceptors police by the body, so a header that says something else than the body would let a request past one
+ * of them under a false name. The relay refuses such a request before any interceptor or upstream sees it, whatever
+ * the protocol version: a client that sends these headers must send the body's values. It does not require them: an
+ * upstream that speaks 2026-07-28 rejects a request that lacks them itself. The relay never changes a method, tool
+ * name or URI, so headers that match what the client sent match what goes upstream.
+ */
+final class MirroredHeaders {
+
+	static final String MCP_METHOD = "Mcp-Method";
+
+	static final String MCP_NAME = "Mcp-Name";
+
+	private static final String BASE64_PREFIX = "=?base64?";
+
+	private static final String BASE64_SUFFIX = "?=";
+
+	private MirroredHeaders() {
+	}
+
+	/**
+	 * Checks the mirrored headers against every message of the payload (a header describes the whole POST, so in a
+	 * batch every message must agree with it).
+	 *
+	 * @return the failure to answer with (400, -32020), or {@code null} when the headers are absent or agree
+	 */
+	static RelayFailure mismatch(HttpHeaders headers, JsonRpcPayload payload, String server) {
+		String method = headers.getFirst(MCP_METHOD);
+		String name = headers.getFirst(MCP_NAME);
+		if (method == null && name == null) {
+			return null;
+		}
+		for (JsonRpcMessage message : payload.messages()) {
+			if (method != null && !method.equals(message.method())) {
+				return RelayFailures.headerMismatch(server, MCP_METHOD, "method");
+			}
+			if (name != null && !nameMatches(name, message)) {
+				return RelayFailures.headerMismatch(server, MCP_NAME, "params.name or params.uri");
+			}
+		}
+		return null;
+	}
+
+	private static boolean nameMatches(String header, JsonRpcMessage message) {
+		JsonNode params = message.node().path("params");
+		JsonNode target = params.path("name").isTextual() ? params.get("name") : params.path("uri");
+		String decoded = decode(header);
+		return target.isTextual() && decoded != null && decoded.equals(target.textValue());
+	}
+
+	/** The header's value, Base64-decoded when it is in the sentinel form; {@code null} when that form is broken. */
+	static String decode(String header) {
+		if (!header.startsWith(BASE64_PREFIX) || !header.endsWith(BASE64_SUFFIX)
+				|| header.length() < BASE64_PREFIX.length() + BASE64_SUFFIX.length()) {
+			return header;
+		}
+		String encoded = header.substring(BASE64_PREFIX.length(), header.length() - BASE64_SUFFIX.length());
+		try {
+			return new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
+}

@@ -1,0 +1,218 @@
+package dev.mcprelay.proxy;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.intercept.FailedRequestAnswers;
+import dev.mcprelay.intercept.RemoteMessages;
+import dev.mcprelay.intercept.ResponseInterception;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.transport.UpstreamResponse;
+import reactor.core.publisher.Mono;
+
+/**
+ * Relays an upstream response to the client, by kind:
+ * <ul>
+ * <li>2xx {@code application/json} (not for DELETE): read whole within the non-streaming deadline and
+ * {@code max-buffered-body}, checked to be JSON-RPC, run through the server-to-client stages, relayed byte for byte
+ * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. An empty body when no
+ * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
+ * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
+ * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
+ * <li>4xx or 5xx to a POST the relay partly answered itself, or when error interceptors are configured: for each
+ * forwarded request the upstream's own error for it or, failing that, an error naming the upstream's status, through
+ * the error stage (which may replace it with a result), and the relay's own answers; with the upstream's status
+ * unless every answer is a result, so that no answer is lost. Unchanged and alone, the upstream's answer is relayed
+ * as it came;</li>
+ * <li>anything else (202, 4xx, 5xx, a DELETE's answer): status, safe headers and body relayed untouched as the
+ * bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
+ * ({@code client-write}), told apart by {@link StreamWatch}.</li>
+ * </ul>
+ * A failure before the client's response is committed propagates, to be answered as a JSON-RPC error.
+ */
+@Component
+class ResponseRelay {
+
+	private final SseStreamRelay sseStreamRelay;
+
+	private final ResponseInterception responseInterception;
+
+	private final FailedRequestAnswers failedRequestAnswers;
+
+	private final ServerRequestAnswers serverRequestAnswers;
+
+	private final OpenStreams openStreams;
+
+	private final ResponseHead responseHead;
+
+	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
+			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
+			OpenStreams openStreams, ResponseHead responseHead) {
+		this.responseHead = responseHead;
+		this.sseStreamRelay = sseStreamRelay;
+		this.responseInterception = responseInterception;
+		this.failedRequestAnswers = failedRequestAnswers;
+		this.serverRequestAnswers = serverRequestAnswers;
+		this.openStreams = openStreams;
+	}
+
+	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
+		HttpStatusCode status = upstreamResponse.statusCode();
+		ExchangeRecord.of(call.exchange()).forwarded(status.value());
+		MediaType contentType = upstreamResponse.contentType();
+		if (status.is2xxSuccessful() && contentType != null) {
+			if (contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM)) {
+				deadline.release();
+				return sseStreamRelay.relay(call, upstreamResponse);
+			}
+			if (contentType.isCompatibleWith(MediaType.APPLICATION_JSON) && !HttpMethod.DELETE.equals(call.method())) {
+				return relayJson(call, upstreamResponse, deadline);
+			}
+		}
+		boolean answeredLocally = call.plan() != null && !call.plan().localAnswers().isEmpty();
+		boolean refused = status.is4xxClientError() || status.is5xxServerError();
+		if (refused && (answeredLocally
+				|| (!call.pending().isEmpty() && failedRequestAnswers.hasErrorInterceptors()))) {
+			return relayRefusal(call, upstreamResponse, deadline);
+		}
+		deadline.release();
+		if (status.value() == 202 && answeredLocally) {
+			return upstreamResponse.releaseBody()
+				.then(RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
+						call.plan().localAnswers(), true));
+		}
+		return relayUntouched(call, upstreamResponse);
+	}
+
+	/**
+	 * The upstream refused the forwarded requests with a 4xx or 5xx, and either the relay answered part of the batch
+	 * itself or error interceptors want to see refusals: every request gets its answer, through the error stage.
+	 * The upstream's body is read within the usual bounds; a JSON-RPC error in it answers the request it names (or,
+	 * id-less, every forwarded request); a request it does not answer gets an error naming the status. When no
+	 * interceptor changed anything and the relay answered nothing itself, the upstream's answer is relayed as it came
+	 * (status, headers, body); otherwise the answers are the body, with the upstream's status unless every answer is
+	 * a result.
+	 */
+	private Mono<Void> relayRefusal(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
+		Upstream upstream = call.upstream();
+		HttpStatusCode status = upstreamResponse.statusCode();
+		List<McpRequest> refused = call.pending().remaining();
+		return BoundedBody
+			.read(upstreamResponse.body(), upstream.maxBufferedBody(),
+					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
+			.flatMap(body -> {
+				deadline.release();
+				List<ObjectNode> answers = UpstreamErrorAnswers.of(body, call.pending(),
+						RelayFailures.upstreamErrorStatus(upstream.id(), status.value()));
+				return failedRequestAnswers
+					.answerRefusal(refused, answers, call.context(), status.value(), upstream.nonStreamingTimeout())
+					.flatMap(afterStage -> {
+						ServerHttpResponse response = call.exchange().getResponse();
+						List<ObjectNode> localAnswers = call.plan().localAnswers();
+						if (!afterStage.changed() && localAnswers.isEmpty()) {
+							responseHead.write(call, upstreamResponse, false);
+							response.getHeaders().setContentLength(body.length);
+							return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+						}
+						List<ObjectNode> all = new ArrayList<>(afterStage.answers());
+						all.addAll(localAnswers);
+						boolean allResults = all.stream().noneMatch(answer -> answer.has("error"));
+						HttpStatus upstreamStatus = HttpStatus.resolve(status.value());
+						return RelayAnswers.answer(response,
+								allResults ? HttpStatus.OK : upstreamStatus != null ? upstreamStatus : HttpStatus.BAD_GATEWAY,
+								all, call.plan().payload().batch() || !localAnswers.isEmpty());
+					});
+			});
+	}
+
+	private Mono<Void> relayJson(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
+		Upstream upstream = call.upstream();
+		return BoundedBody
+			.read(upstreamResponse.body(), upstream.maxBufferedBody(),
+					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
+			.flatMap(body -> {
+				if (call.pending().isEmpty() && isBlank(body)) {
+					deadline.release();
+					return accepted(call, upstreamResponse).then(Mono.<RemoteMessages>empty());
+				}
+				JsonRpcPayload received;
+				try {
+					received = JsonRpcScanner.scan(body);
+				}
+				catch (JsonRpcParseException ex) {
+					return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(), ex.getMessage()));
+				}
+				deadline.release();
+				return responseInterception
+					.apply(received, call.context(), call.pending(), false, upstream.nonStreamingTimeout())
+					.flatMap(messages -> serverRequestAnswers.send(call, messages.upstreamAnswers())
+						.thenReturn(upstream.notifiesRejectedServerRequests() ? messages.withNotices() : messages));
+			})
+			.flatMap(messages -> {
+				List<ObjectNode> localAnswers = call.plan() == null ? List.of() : call.plan().localAnswers();
+				if (messages.isEmpty() && localAnswers.isEmpty()) {
+					return accepted(call, upstreamResponse);
+				}
+				byte[] body = messages.bytesWith(localAnswers);
+				ServerHttpResponse response = call.exchange().getResponse();
+				responseHead.write(call, upstreamResponse, false);
+				response.getHeaders().setContentLength(body.length);
+				return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+			});
+	}
+
+	/**
+	 * Answers a POST of notifications or responses whose upstream said 2xx with nothing in the body: accepted, as the
+	 * transport prescribes (202, no body), with the relay's own answers if a batch had any.
+	 */
+	private Mono<Void> accepted(RelayCall call, UpstreamResponse upstreamResponse) {
+		if (call.plan() != null && !call.plan().localAnswers().isEmpty()) {
+			return RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
+					call.plan().localAnswers(), call.plan().payload().batch());
+		}
+		ServerHttpResponse response = call.exchange().getResponse();
+		responseHead.write(call, upstreamResponse, false);
+		response.setStatusCode(HttpStatus.ACCEPTED);
+		response.getHeaders().remove(HttpHeaders.CONTENT_TYPE);
+		response.getHeaders().setContentLength(0);
+		return response.setComplete();
+	}
+
+	private static boolean isBlank(byte[] body) {
+		for (byte b : body) {
+			if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private Mono<Void> relayUntouched(RelayCall call, UpstreamResponse upstreamResponse) {
+		ServerHttpResponse response = call.exchange().getResponse();
+		responseHead.write(call, upstreamResponse, true);
+		Upstream upstream = call.upstream();
+		return response.writeWith(StreamWatch
+			.watch(upstreamResponse.body(), upstream.streamingIdleTimeout(),
+					upstream.clientWriteTimeout())
+			.onErrorResume(StreamWatch.ClientStalledException.class,
+					stalled -> openStreams.<DataBuffer>endForStalledClient(call))
+			.doOnDiscard(DataBuffer.class, DataBufferUtils::release));
+	}
+
+}

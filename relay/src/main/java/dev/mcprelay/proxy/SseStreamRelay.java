@@ -1,0 +1,291 @@
+package dev.mcprelay.proxy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+
+import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.intercept.FailedRequestAnswers;
+import dev.mcprelay.intercept.PendingRequests;
+import dev.mcprelay.intercept.RemoteMessages;
+import dev.mcprelay.intercept.ResponseInterception;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.sse.SseEventSplitter;
+import dev.mcprelay.sse.SseEventTooLargeException;
+import dev.mcprelay.sse.SseEventWriter;
+import dev.mcprelay.transport.UpstreamResponse;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Relays an upstream {@code text/event-stream} to the client event by event: the response headers are flushed at
+ * once, then the relay's own answers to a batch (if any), then each event as soon as it is complete and the
+ * server-to-client stages have passed it (flushed whenever no further event is ready): its raw bytes unchanged, or, when an interceptor changed or rejected its
+ * message, a substitute keeping its {@code id:}, {@code event:} and {@code retry:} fields. A server-to-client request
+ * an interceptor rejected is answered upstream ({@link ServerRequestAnswers}) and never reaches the client: only its
+ * {@code id:} does, or a warning notification when the server is configured to notify. Events keep their order.
+ * Demand comes from the client, so a slow client (or a slow interceptor) slows the upstream read instead of filling
+ * memory; a client that goes away cancels the upstream exchange.
+ *
+ * <p>How a stream ends:
+ * <ul>
+ * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
+ * SSE client would drop them);</li>
+ * <li>no byte for {@code timeouts.streaming-idle} while the relay was ready to read: on a POST stream, each request
+ * still unanswered gets a JSON-RPC error event (or the result the error stage gives it); on a GET stream, or the
+ * stream of a 2026-07-28 {@code subscriptions/listen} (quiet by design), this is its normal end;</li>
+ * <li>shutdown: GET and listen streams end at once (a listen stream with its result, {@code resultType: complete},
+ * as a server ends a subscription); other POST streams after the grace period, with an error event for each request
+ * still unanswered;</li>
+ * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead: the
+ * client's connection is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
+ * exchange cancelled ({@link StreamWatch});</li>
+ * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, or a broken
+ * connection: the upstream exchange is closed and, on a POST stream, each request still unanswered gets a
+ * JSON-RPC error event.</li>
+ * </ul>
+ */
+@Component
+class SseStreamRelay {
+
+	private static final Logger log = LoggerFactory.getLogger(SseStreamRelay.class);
+
+
+	/**
+	 * Upstream chunks read ahead while earlier ones are being written to the client (the two connections live on
+	 * different event loops). Bounded, so a slow client still slows the upstream read: at most this many chunks wait
+	 * in memory.
+	 */
+	private static final int READ_AHEAD_CHUNKS = 32;
+
+	private final ResponseInterception responseInterception;
+
+	private final FailedRequestAnswers failedRequestAnswers;
+
+	private final OpenStreams openStreams;
+
+	private final ServerRequestAnswers serverRequestAnswers;
+
+	private final SessionStreams sessionStreams;
+
+	private final ResponseHead responseHead;
+
+	SseStreamRelay(ResponseInterception responseInterception, FailedRequestAnswers failedRequestAnswers,
+			OpenStreams openStreams, ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams,
+			ResponseHead responseHead) {
+		this.responseHead = responseHead;
+		this.responseInterception = responseInterception;
+		this.failedRequestAnswers = failedRequestAnswers;
+		this.openStreams = openStreams;
+		this.serverRequestAnswers = serverRequestAnswers;
+		this.sessionStreams = sessionStreams;
+	}
+
+	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse) {
+		ServerHttpResponse response = call.exchange().getResponse();
+		responseHead.write(call, upstreamResponse, false);
+		DataBufferFactory buffers = response.bufferFactory();
+		Upstream upstream = call.upstream();
+		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
+
+		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
+		Flux<byte[]> events = StreamWatch
+			.watch(untilShutdown(upstreamResponse.body(), call.isPost() && !ListenStreams.isListen(call)),
+					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
+			.<List<SseEvent>>handle((chunk, sink) -> {
+				// handle, not map: a chunk is released here exactly once, also when splitting fails
+				try {
+					sink.next(splitter.split(chunk));
+				}
+				catch (SseEventTooLargeException ex) {
+					sink.error(ex);
+				}
+				finally {
+					DataBufferUtils.release(chunk);
+				}
+			})
+			.filter(completed -> !completed.isEmpty())
+			.concatMap(completed -> relayEvents(completed, call), READ_AHEAD_CHUNKS)
+			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
+			.onErrorResume(error -> endAfterFailure(error, call))
+			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
+		events = openStreams.count(upstream.id(), call.isPost(), events);
+		if (!call.isPost()) {
+			events = sessionStreams.carry(upstream.id(),
+					call.exchange().getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID), events);
+		}
+
+		Flux<byte[]> localAnswers = Flux.fromIterable(call.plan() == null ? List.of() : call.plan().localAnswers())
+			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
+		// One write: an empty buffer first, which commits the headers and, nothing else being ready, flushes them at
+		// once; then every event, written as it comes and flushed whenever no further event is ready, so an event never
+		// waits for a later one and a burst costs one flush. (A group per event flushed each on its own, and waited for
+		// each write: 2x slower, bench/results; write groups cost a queue per stream for the first flush alone.)
+		return response.writeWith(localAnswers.concatWith(events)
+			.filter(bytes -> bytes.length > 0)
+			.map(buffers::wrap)
+			.startWith(buffers.wrap(new byte[0])));
+	}
+
+	/**
+	 * The events of one upstream chunk as the client gets them, in order. When no interceptor of the server looks at
+	 * server messages and every event of the chunk is a plain notification (or no message at all), the chunk's events
+	 * are relayed as they came, without a tree or a stage, as one write: the common case of a long stream of progress.
+	 * Otherwise each event goes through the stages in turn and is passed on as soon as it has: an event that ends the
+	 * stream (a malformed message) does so after the events before it went out.
+	 */
+	private Publisher<byte[]> relayEvents(List<SseEvent> completed, RelayCall call) {
+		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
+			return Mono.just(SseEvent.rawOf(completed));
+		}
+		if (completed.size() == 1) {
+			return relayEvent(completed.get(0), call);
+		}
+		return Flux.fromIterable(completed).concatMap(event -> relayEvent(event, call));
+	}
+
+	private static boolean allPlain(List<SseEvent> events) {
+		for (SseEvent event : events) {
+			if (event.isMessage() && !event.holdsPlainNotification()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The upstream body, cut off with a {@link RelayShuttingDownException} when the relay shuts down, so that
+	 * shutdown ends the stream through the same failure path as any other early end.
+	 */
+	private Flux<DataBuffer> untilShutdown(Flux<DataBuffer> body, boolean post) {
+		return Flux.defer(() -> {
+			AtomicBoolean shutDown = new AtomicBoolean();
+			return body.takeUntilOther(openStreams.closing(post).doOnTerminate(() -> shutDown.set(true)))
+				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
+						: Mono.empty()));
+		});
+	}
+
+	/** The event as the client gets it: raw, or a substitute around its message as the interceptors left it. */
+	private Mono<byte[]> relayEvent(SseEvent event, RelayCall call) {
+		if (!event.isMessage()) {
+			return Mono.just(event.raw());
+		}
+		JsonRpcPayload received;
+		try {
+			received = JsonRpcScanner.scan(event.dataBytes());
+		}
+		catch (JsonRpcParseException ex) {
+			return Mono.error(new MalformedEventException(ex.getMessage()));
+		}
+		return responseInterception
+			.apply(received, call.context(), call.pending(), true, call.upstream().nonStreamingTimeout())
+			.flatMap(messages -> serverRequestAnswers.send(call, messages.upstreamAnswers()).thenReturn(messages))
+			.map(messages -> {
+				RemoteMessages shown = call.upstream().notifiesRejectedServerRequests() ? messages.withNotices()
+						: messages;
+				if (shown.isEmpty()) {
+					return SseEventWriter.idOnly(event);
+				}
+				return shown.changed()
+						? SseEventWriter.substitute(event, new String(shown.bytes(), StandardCharsets.UTF_8))
+						: event.raw();
+			});
+	}
+
+	private Flux<byte[]> endAfterFailure(Throwable error, RelayCall call) {
+		Upstream upstream = call.upstream();
+		if (error instanceof StreamWatch.ClientStalledException) {
+			return openStreams.endForStalledClient(call);
+		}
+		boolean idle = error instanceof TimeoutException;
+		boolean shuttingDown = error instanceof RelayShuttingDownException;
+		if ((idle || shuttingDown) && !call.isPost()) {
+			log.debug("GET stream from '{}' {}: ending it", upstream.id(),
+					idle ? "idle for " + upstream.streamingIdleTimeout() : "closed for shutdown");
+			return Flux.empty();
+		}
+		if ((idle || shuttingDown) && ListenStreams.isListen(call)) {
+			log.debug("subscriptions/listen stream from '{}' {}: ending it", upstream.id(),
+					idle ? "idle for " + upstream.streamingIdleTimeout() : "closed for shutdown");
+			return shuttingDown ? Flux.fromIterable(call.pending().remaining()).map(ListenStreams::complete)
+					: Flux.empty();
+		}
+		RelayFailure failure;
+		if (shuttingDown) {
+			failure = RelayFailures.relayShuttingDown(upstream.id());
+		}
+		else if (idle) {
+			failure = RelayFailures.upstreamStreamIdle(upstream.id(), upstream.streamingIdleTimeout());
+		}
+		else if (error instanceof SseEventTooLargeException) {
+			failure = RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody());
+		}
+		else if (error instanceof MalformedEventException) {
+			failure = RelayFailures.upstreamInvalidResponse(upstream.id(), "an SSE event held no JSON-RPC message ("
+					+ error.getMessage() + ")");
+		}
+		else {
+			failure = RelayFailures.upstreamStreamBroken(upstream.id());
+		}
+		ExchangeRecord.of(call.exchange()).failed(true, failure.reason());
+		List<McpRequest> unanswered = call.pending().remaining();
+		if (shuttingDown) {
+			log.info("{} stream from '{}' closed for shutdown; {} request(s) answered with an error", call.method(),
+					upstream.id(), unanswered.size());
+		}
+		else {
+			log.warn("{} stream from '{}' ended early ({}; {}); {} request(s) answered with an error", call.method(),
+					upstream.id(), failure.reason(), UpstreamFailures.describe(error), unanswered.size());
+		}
+		return failedRequestAnswers
+			.answerFailure(unanswered, call.context(), failure.code(), failure.getMessage(), failure.data(),
+					failure.reason(), upstream.nonStreamingTimeout())
+			.flatMapIterable(answers -> answers)
+			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
+	}
+
+	/** What to write after the upstream's last event: the rest of a line end split off it, or nothing. */
+	private static byte[] endOfStream(SseEventSplitter splitter, Upstream upstream) {
+		if (splitter.pendingBytes() > 0) {
+			log.warn("The stream from '{}' ended inside an event; its {} bytes were dropped, as an SSE client would",
+					upstream.id(), splitter.pendingBytes());
+		}
+		return splitter.trailingLineEnds();
+	}
+
+	/** The relay is shutting down: the stream ends. */
+	private static final class RelayShuttingDownException extends RuntimeException {
+
+		RelayShuttingDownException() {
+			super("the relay is shutting down", null, false, false);
+		}
+
+	}
+
+	/** A message event whose data is not a JSON-RPC message. */
+	private static final class MalformedEventException extends RuntimeException {
+
+		MalformedEventException(String message) {
+			super(message, null, false, false);
+		}
+
+	}
+
+}

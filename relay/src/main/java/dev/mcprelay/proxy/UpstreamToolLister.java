@@ -1,0 +1,137 @@
+package dev.mcprelay.proxy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.sse.SseEventSplitter;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import reactor.core.publisher.Mono;
+
+/**
+ * Lists an upstream's whole tool catalogue on the relay's own account, within a client's session: {@code tools/list}
+ * page after page (following {@code nextCursor}, at most {@link #MAX_PAGES}), sent like any request of that client
+ * (its session, the configured headers and credentials) through the server's transport, with ids of the relay's own.
+ * The answer may come as JSON or SSE. Each page is bounded by {@code timeouts.non-streaming} and
+ * {@code max-buffered-body}. No interceptor sees these requests; the caller applies its own policies to the result.
+ */
+@Component
+public class UpstreamToolLister {
+
+	/** The most pages one listing follows. */
+	static final int MAX_PAGES = 100;
+
+	private static final AtomicLong IDS = new AtomicLong();
+
+	private final UpstreamTransports transports;
+
+	UpstreamToolLister(UpstreamTransports transports) {
+		this.transports = transports;
+	}
+
+	/**
+	 * Every tool of {@code upstream}, as the JSON the server sent, in its order.
+	 *
+	 * @param clientHeaders the headers of the client request on whose behalf the relay lists (its session)
+	 */
+	public Mono<List<JsonNode>> listAll(Upstream upstream, HttpHeaders clientHeaders, Caller caller) {
+		List<JsonNode> tools = new ArrayList<>();
+		return page(upstream, clientHeaders, caller, null, tools, 1).thenReturn(tools);
+	}
+
+	private Mono<Void> page(Upstream upstream, HttpHeaders clientHeaders, Caller caller, String cursor,
+			List<JsonNode> tools, int number) {
+		return listPage(upstream, clientHeaders, caller, cursor).flatMap(result -> {
+			result.path("tools").forEach(tools::add);
+			String next = result.path("nextCursor").isTextual() ? result.get("nextCursor").asText() : null;
+			if (next == null || next.isEmpty() || number >= MAX_PAGES) {
+				return Mono.empty();
+			}
+			return page(upstream, clientHeaders, caller, next, tools, number + 1);
+		});
+	}
+
+	private Mono<JsonNode> listPage(Upstream upstream, HttpHeaders clientHeaders, Caller caller, String cursor) {
+		return Mono.defer(() -> {
+			String id = "mcp-relay-tools-" + IDS.incrementAndGet();
+			ObjectNode request = JsonRpcParser.mapper().createObjectNode().put("jsonrpc", "2.0").put("id", id)
+				.put("method", "tools/list");
+			if (cursor != null) {
+				request.putObject("params").put("cursor", cursor);
+			}
+			HttpHeaders headers = HeaderRules.relayRequestHeaders(clientHeaders, caller, upstream, "tools/list");
+			byte[] body = request.toString().getBytes(StandardCharsets.UTF_8);
+			UpstreamRequest upstreamRequest = new UpstreamRequest(upstream.id(), HttpMethod.POST, upstream.uri(),
+					headers, body, caller.id(), null);
+			JsonNode[] result = new JsonNode[1];
+			return transports.of(upstream)
+				.send(upstreamRequest, response -> read(upstream, response, id).doOnNext(found -> result[0] = found).then())
+				.timeout(upstream.nonStreamingTimeout())
+				.then(Mono.fromSupplier(() -> result[0]))
+				.switchIfEmpty(Mono.error(() -> RelayFailures.upstreamInvalidResponse(upstream.id(),
+						"it did not answer the relay's tools/list")));
+		});
+	}
+
+	/** The result of the response with {@code id}, read from a JSON or SSE body; an error response fails. */
+	private static Mono<JsonNode> read(Upstream upstream, UpstreamResponse response, String id) {
+		if (!response.statusCode().is2xxSuccessful()) {
+			return response.releaseBody().then(Mono.error(RelayFailures.upstreamErrorStatus(upstream.id(),
+					response.statusCode().value())));
+		}
+		MediaType type = response.contentType();
+		boolean stream = type != null && type.isCompatibleWith(MediaType.TEXT_EVENT_STREAM);
+		return BoundedBody.read(response.body(), upstream.maxBufferedBody(),
+				() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
+			.flatMap(body -> {
+				try {
+					for (byte[] message : stream ? eventData(body, upstream) : List.of(body)) {
+						JsonRpcPayload payload = JsonRpcParser.parse(message);
+						for (JsonRpcMessage candidate : payload.messages()) {
+							if (candidate.isResponse() && id.equals(candidate.id().asText())) {
+								if (candidate.isError()) {
+									return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(),
+											"it refused the relay's tools/list: "
+													+ candidate.node().path("error").path("message").asText()));
+								}
+								return Mono.just(candidate.node().path("result"));
+							}
+						}
+					}
+				}
+				catch (JsonRpcParseException ex) {
+					return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(), ex.getMessage()));
+				}
+				return Mono.empty();
+			});
+	}
+
+	private static List<byte[]> eventData(byte[] body, Upstream upstream) {
+		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
+		List<byte[]> data = new ArrayList<>();
+		for (SseEvent event : splitter.split(org.springframework.core.io.buffer.DefaultDataBufferFactory.sharedInstance
+			.wrap(body))) {
+			if (event.isMessage()) {
+				data.add(event.dataBytes());
+			}
+		}
+		return data;
+	}
+
+}

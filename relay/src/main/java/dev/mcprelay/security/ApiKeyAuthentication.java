@@ -1,0 +1,68 @@
+package dev.mcprelay.security;
+
+import java.util.List;
+import java.util.Set;
+
+import org.springframework.security.authentication.AbstractAuthenticationToken;
+
+import dev.mcprelay.api.Caller;
+
+/**
+ * An API key on its way through Spring Security: first as presented (not authenticated, holding the key until it is
+ * checked), then as accepted (authenticated, holding the {@link Caller} and the servers the key opens, and no longer
+ * the key).
+ */
+final class ApiKeyAuthentication extends AbstractAuthenticationToken {
+
+	private final transient String presentedKey;
+
+	private final Caller caller;
+
+	private final Set<String> servers;
+
+	private ApiKeyAuthentication(String presentedKey, Caller caller, Set<String> servers) {
+		super(List.of());
+		this.presentedKey = presentedKey;
+		this.caller = caller;
+		this.servers = servers;
+		setAuthenticated(caller != null);
+	}
+
+	static ApiKeyAuthentication presented(String key) {
+		return new ApiKeyAuthentication(key, null, Set.of());
+	}
+
+	static ApiKeyAuthentication accepted(Caller caller, Set<String> servers) {
+		return new ApiKeyAuthentication(null, caller, Set.copyOf(servers));
+	}
+
+	String presentedKey() {
+		return presentedKey;
+	}
+
+	/** Whether the key opens server {@code id} ({@code *} opens every server). */
+	boolean opens(String id) {
+		return servers.contains("*") || servers.contains(id);
+	}
+
+	@Override
+	public Object getCredentials() {
+		return null;
+	}
+
+	@Override
+	public Caller getPrincipal() {
+		return caller;
+	}
+
+	@Override
+	public String getName() {
+		return caller == null ? "" : caller.id();
+	}
+
+	@Override
+	public String toString() {
+		return "ApiKeyAuthentication[" + (caller == null ? "presented" : caller.id()) + "]";
+	}
+
+}

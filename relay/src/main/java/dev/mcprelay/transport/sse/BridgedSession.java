@@ -1,0 +1,290 @@
+package dev.mcprelay.transport.sse;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
+import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.transport.UpstreamTransportException.Kind;
+import dev.mcprelay.transport.UpstreamTransportException;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.netty.http.client.HttpClient;
+
+/**
+ * One relay session bridged to a legacy HTTP+SSE server: the upstream event stream the relay opened for it, the
+ * endpoint that stream named, and what waits for the stream: the client POSTs whose answers have not come, and the
+ * client's GET stream ({@link ClientOutbox}).
+ *
+ * <p>Every message on the stream is routed: a response to the POST that holds its id; a progress notification to the
+ * POST whose request carried its token; anything else (server requests, other notifications) to the client's GET
+ * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped.
+ *
+ * <p>When the stream ends or breaks, the session ends: every waiting POST fails with a JSON-RPC error, the client's
+ * GET stream ends, and the session is forgotten, so that the client's next request gets 404 and it initializes
+ * again.
+ */
+final class BridgedSession {
+
+	private static final Logger log = LoggerFactory.getLogger(BridgedSession.class);
+
+	private final String id;
+
+	private final String callerId;
+
+	private final String serverId;
+
+	private final URI streamUri;
+
+	private final long maxEventBytes;
+
+	private final ClientOutbox outbox;
+
+	private final Map<String, PendingPost> byId = new ConcurrentHashMap<>();
+
+	private final Map<String, PendingPost> byProgressToken = new ConcurrentHashMap<>();
+
+	private final Sinks.One<URI> endpoint = Sinks.one();
+
+	/** The endpoint once known: from then on every event is a message. */
+	private volatile URI endpointUri;
+
+	private final Runnable onEnd;
+
+	private volatile Disposable stream;
+
+	private volatile boolean ended;
+
+	private volatile long lastUsed = System.nanoTime();
+
+	/**
+	 * @param onEnd run once when the session ends, whatever ended it
+	 */
+	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, Runnable onEnd) {
+		this.id = id;
+		this.callerId = callerId;
+		this.serverId = serverId;
+		this.streamUri = streamUri;
+		this.maxEventBytes = maxEventBytes;
+		this.outbox = new ClientOutbox(serverId);
+		this.onEnd = onEnd;
+	}
+
+	String id() {
+		return id;
+	}
+
+	String callerId() {
+		return callerId;
+	}
+
+	ClientOutbox outbox() {
+		return outbox;
+	}
+
+	boolean isEnded() {
+		return ended;
+	}
+
+	void touch() {
+		lastUsed = System.nanoTime();
+	}
+
+	/** Whether nothing used the session for {@code idle}: no request, no waiting POST, no GET stream attached. */
+	boolean idleFor(Duration idle) {
+		return byId.isEmpty() && !outbox.isAttached() && System.nanoTime() - lastUsed > idle.toNanos();
+	}
+
+	/**
+	 * Opens the upstream event stream with {@code headers} and completes with the endpoint it names. Fails when the
+	 * stream cannot be opened or names no endpoint before it ends; the caller bounds the wait.
+	 */
+	Mono<URI> open(HttpClient httpClient, HttpHeaders headers) {
+		stream = UpstreamEventStream
+			.read(httpClient, serverId, streamUri, headers, maxEventBytes,
+					sessionId -> endpointFound(MessageEndpoint.fromSessionId(streamUri, sessionId)), this::onEvent)
+			.subscribe(null, this::streamFailed, this::streamEnded);
+		return endpoint.asMono();
+	}
+
+	/** The endpoint, once known. */
+	Mono<URI> endpoint() {
+		return endpoint.asMono();
+	}
+
+	/**
+	 * Registers a POST's requests before it is sent, so that no answer can come before its place exists.
+	 *
+	 * @throws UpstreamTransportException when a request's id is already waiting in this session (409)
+	 */
+	PendingPost expect(JsonRpcPayload payload) {
+		List<String> ids = new ArrayList<>();
+		List<String> tokens = new ArrayList<>();
+		for (JsonRpcMessage message : payload.messages()) {
+			if (message.isRequest()) {
+				ids.add(idKey(message.id()));
+				JsonNode token = message.node().path("params").path("_meta").path("progressToken");
+				if (!token.isMissingNode() && !token.isNull()) {
+					tokens.add(idKey(token));
+				}
+			}
+		}
+		PendingPost post = new PendingPost(ids, tokens);
+		for (String key : ids) {
+			if (byId.putIfAbsent(key, post) != null) {
+				forget(post);
+				throw new UpstreamTransportException(Kind.CONFLICT, "request_id_in_flight",
+						"A request with id " + key + " is already waiting for its answer in this session; give each "
+								+ "request of a session its own id.");
+			}
+		}
+		tokens.forEach(token -> byProgressToken.put(token, post));
+		if (ended) {
+			forget(post);
+			throw sessionEnded();
+		}
+		return post;
+	}
+
+	/** The POST no longer waits (answered, timed out, or its client went away). */
+	void forget(PendingPost post) {
+		post.ids().forEach(key -> byId.remove(key, post));
+		post.progressTokens().forEach(token -> byProgressToken.remove(token, post));
+	}
+
+	/** Ends the session: the upstream stream is closed, waiting POSTs fail, the client's GET stream ends. */
+	void end(String why) {
+		if (ended) {
+			return;
+		}
+		ended = true;
+		Disposable open = stream;
+		if (open != null) {
+			open.dispose();
+		}
+		endpoint.tryEmitError(sessionEnded());
+		UpstreamTransportException failure = new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
+				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
+						+ "session is over, initialize a new one.");
+		new ArrayList<>(byId.values()).forEach(post -> {
+			forget(post);
+			post.fail(failure);
+		});
+		outbox.close();
+		onEnd.run();
+	}
+
+	private UpstreamTransportException sessionEnded() {
+		return new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
+				"This MCP session of server '" + serverId + "' has ended; initialize a new one.");
+	}
+
+	private void onEvent(SseEvent event) {
+		if (!endpointKnown()) {
+			try {
+				URI named = MessageEndpoint.fromEvent(streamUri, event);
+				if (named != null) {
+					endpointFound(named);
+					return;
+				}
+			}
+			catch (IllegalArgumentException ex) {
+				endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_bad_endpoint",
+						"MCP server '" + serverId + "' named an endpoint the relay cannot use: " + ex.getMessage() + "."));
+				end("no usable endpoint");
+				return;
+			}
+		}
+		if (!event.isMessage()) {
+			return;
+		}
+		byte[] data = event.dataBytes();
+		JsonRpcPayload payload;
+		try {
+			payload = JsonRpcScanner.scan(data);
+		}
+		catch (JsonRpcParseException ex) {
+			log.warn("A session of '{}' got an event that is no JSON-RPC message ({}); it was dropped", serverId,
+					ex.getMessage());
+			return;
+		}
+		for (JsonRpcMessage message : payload.messages()) {
+			route(message, payload.batch() ? JsonRpcErrors.toBytes(message.node()) : data);
+		}
+	}
+
+	private void route(JsonRpcMessage message, byte[] json) {
+		if (message.isResponse()) {
+			String key = idKey(message.id());
+			PendingPost post = byId.remove(key);
+			if (post == null) {
+				log.warn("A session of '{}' got a response to request {} that nothing waits for (timed out or "
+						+ "cancelled); it was dropped", serverId, key);
+				return;
+			}
+			post.answer(key, json);
+			if (post.ids().stream().noneMatch(byId::containsKey)) {
+				forget(post);
+			}
+			return;
+		}
+		if (!message.isRequest()) {
+			JsonNode token = message.node().path("params").path("progressToken");
+			PendingPost post = token.isMissingNode() ? null : byProgressToken.get(idKey(token));
+			if (post != null) {
+				post.progress(json);
+				return;
+			}
+		}
+		outbox.offer(json);
+	}
+
+	private boolean endpointKnown() {
+		return endpointUri != null;
+	}
+
+	private void endpointFound(URI named) {
+		endpointUri = named;
+		endpoint.tryEmitValue(named);
+	}
+
+	private void streamFailed(Throwable error) {
+		if (!endpointKnown()) {
+			endpoint.tryEmitError(error);
+		}
+		log.warn("The event stream of a session of '{}' broke ({}); the session ends", serverId,
+				error.getClass().getSimpleName());
+		end("it broke");
+	}
+
+	private void streamEnded() {
+		if (!endpointKnown()) {
+			endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_no_endpoint",
+					"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
+		}
+		log.debug("The event stream of a session of '{}' ended; the session ends", serverId);
+		end("the server closed it");
+	}
+
+	/** A JSON-RPC id (or progress token) as a map key: its JSON text, so that {@code 1} and {@code "1"} differ. */
+	static String idKey(JsonNode id) {
+		return id == null ? "null" : id.toString();
+	}
+
+}

@@ -1,0 +1,102 @@
+package dev.mcprelay.virtual;
+
+import java.time.Duration;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpMethod;
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.proxy.Upstream;
+import dev.mcprelay.proxy.UpstreamRegistry;
+import reactor.core.publisher.Mono;
+
+/**
+ * Opens a virtual session's session with one member: sends it the client's {@code initialize} request (through the
+ * member's relay, so its interceptors and limits apply) and keeps the session id and protocol version it answers with,
+ * within the member's {@code non-streaming} bound. A member that is down, slow, or refuses yields
+ * {@link MemberUnavailable} with what went wrong (never a secret: the member relay's own error message).
+ *
+ * <p>When {@code notifications/initialized} reaches the member decides when its server-to-client stream is expected
+ * ({@code SessionOrder}): the members joined by the client's {@code initialize} hear it when the client sends its own
+ * ({@link #initialize}; the client opens its GET stream right after); a member joined later, after the client's, hears
+ * it at once ({@link #join}).
+ */
+@Component
+class MemberJoin {
+
+	private static final Logger log = LoggerFactory.getLogger(MemberJoin.class);
+
+	private static final byte[] INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+		.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+	private final MemberCalls calls;
+
+	private final UpstreamRegistry upstreams;
+
+	MemberJoin(MemberCalls calls, UpstreamRegistry upstreams) {
+		this.calls = calls;
+		this.upstreams = upstreams;
+	}
+
+	/** What a member answered {@code initialize} with. */
+	record Joined(String member, MemberSession session, ObjectNode result) {
+	}
+
+	/**
+	 * Joins {@code member} for a session whose client has already said {@code notifications/initialized}: the
+	 * handshake of {@link #initialize}, then the notification; fails with {@link MemberUnavailable}.
+	 */
+	Mono<Joined> join(VirtualCall call, String member, ObjectNode initialize) {
+		return handshake(call, member, initialize, true);
+	}
+
+	/**
+	 * Sends {@code member} the client's {@code initialize} request {@code initialize} and keeps what it answers; the
+	 * client's own {@code notifications/initialized} follows later. Fails with {@link MemberUnavailable}.
+	 */
+	Mono<Joined> initialize(VirtualCall call, String member, ObjectNode initialize) {
+		return handshake(call, member, initialize, false);
+	}
+
+	private Mono<Joined> handshake(VirtualCall call, String member, ObjectNode initialize, boolean initialized) {
+		Upstream upstream = upstreams.find(member);
+		Duration bound = upstream.nonStreamingTimeout();
+		JsonNode id = initialize.get("id");
+		byte[] body = JsonRpcErrors.toBytes(initialize);
+		return calls.send(call.exchange(), call.access(), member, HttpMethod.POST, MemberSession.NONE, null, body)
+			.flatMap(answer -> {
+				String sessionId = answer.headers().getFirst("Mcp-Session-Id");
+				boolean ok = answer.status().is2xxSuccessful();
+				return MemberMessages.all(answer).flatMap(messages -> {
+					ObjectNode response = MemberMessages.responseTo(messages, id);
+					if (!ok || response == null || !(response.get("result") instanceof ObjectNode result)) {
+						return Mono.error(new MemberUnavailable(member, refusal(answer.status().value(), response)));
+					}
+					String version = result.path("protocolVersion").asText(null);
+					return Mono.just(new Joined(member, new MemberSession(sessionId, version), result));
+				});
+			})
+			.flatMap(joined -> !initialized ? Mono.just(joined) : calls
+				.send(call.exchange(), call.access(), member, HttpMethod.POST, joined.session(), null, INITIALIZED)
+				.flatMap(MemberAnswer::discard)
+				.thenReturn(joined))
+			.timeout(bound, Mono.error(() -> new MemberUnavailable(member, "did not answer initialize within " + bound)))
+			.onErrorMap(error -> !(error instanceof MemberUnavailable), error -> {
+				log.debug("Member '{}' of virtual server '{}' could not be joined", member, call.server().id(), error);
+				return new MemberUnavailable(member, "could not be reached");
+			});
+	}
+
+	private static String refusal(int status, ObjectNode response) {
+		if (response != null && response.get("error") instanceof ObjectNode error) {
+			return "refused initialize: " + error.path("message").asText("an error");
+		}
+		return "answered initialize with HTTP " + status + " and no result";
+	}
+
+}

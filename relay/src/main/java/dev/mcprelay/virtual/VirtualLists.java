@@ -1,0 +1,215 @@
+package dev.mcprelay.virtual;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The four lists of a virtual server ({@code tools/list}, {@code prompts/list}, {@code resources/list},
+ * {@code resources/templates/list}): asked of every usable member at once (so a merged page takes as long as the
+ * slowest member, not the sum), merged in configuration order, tool and prompt names prefixed; resource URIs are never
+ * rewritten. A name two members publish stays with the earlier member ({@link NameClashes}). Members with more pages
+ * are carried in one signed cursor ({@link VirtualCursor}); a cursor the relay did not give for this list and session
+ * is answered -32602. A member that cannot answer is left out, and the client is told ({@link MemberAvailability}).
+ */
+@Component
+class VirtualLists {
+
+	/** Each list method and the field of its result that holds the items. */
+	static final Map<String, String> ITEMS = Map.of("tools/list", "tools", "prompts/list", "prompts", "resources/list",
+			"resources", "resources/templates/list", "resourceTemplates");
+
+	private final MemberRequests requests;
+
+	private final VirtualCursor cursors;
+
+	private final NameClashes clashes;
+
+	private final MemberAvailability availability;
+
+	private final ListCache cache;
+
+	/** The id of the list requests the virtual server makes on its own account. */
+	static final String CATALOGUE_ID = "mcp-relay-catalogue";
+
+	VirtualLists(MemberRequests requests, VirtualCursor cursors, NameClashes clashes, MemberAvailability availability,
+			ListCache cache) {
+		this.cache = cache;
+		this.requests = requests;
+		this.cursors = cursors;
+		this.clashes = clashes;
+		this.availability = availability;
+	}
+
+	/** A merged page: the response for the client and the warnings to send before it. */
+	record Page(ObjectNode response, List<ObjectNode> warnings) {
+	}
+
+	/**
+	 * One member's page of one list.
+	 *
+	 * @param rest the result's other fields ({@code resultType}, {@code ttlMs}, {@code cacheScope}, ...)
+	 */
+	record MemberPage(String member, List<ObjectNode> items, String nextCursor, ObjectNode rest) {
+	}
+
+	static boolean isList(String method) {
+		return method != null && ITEMS.containsKey(method);
+	}
+
+	/** Answers list request {@code request}. */
+	Mono<Page> page(VirtualCall call, ObjectNode request) {
+		String method = request.get("method").asText();
+		JsonNode id = request.get("id");
+		JsonNode cursor = request.path("params").get("cursor");
+		Map<String, String> members;
+		if (cursor == null || cursor.isNull()) {
+			members = new LinkedHashMap<>();
+			call.usable().forEach(member -> members.put(member, null));
+		}
+		else {
+			Map<String, String> decoded = cursor.isTextual() ? cursors.decode(call, method, cursor.textValue()) : null;
+			if (decoded == null) {
+				return Mono.just(new Page(JsonRpcErrors.error(id, JsonRpcErrorCodes.INVALID_PARAMS,
+						"Invalid cursor: it is not one this endpoint gave for " + method + " in this session",
+						Map.of("reason", "invalid_cursor")), List.of()));
+			}
+			members = new LinkedHashMap<>();
+			decoded.forEach((member, memberCursor) -> {
+				if (call.usable().contains(member)) {
+					members.put(member, memberCursor);
+				}
+			});
+		}
+		List<ObjectNode> warnings = new ArrayList<>();
+		return Flux.fromIterable(members.entrySet())
+			.flatMapSequential(member -> memberPage(call, request, member.getKey(), member.getValue())
+				.onErrorResume(MemberUnavailable.class, failure -> {
+					synchronized (warnings) {
+						warnings.add(availability.unavailable(call.server().id(), failure));
+					}
+					return Mono.empty();
+				}), Math.max(1, members.size()))
+			.collectList()
+			.map(pages -> new Page(merge(call, method, id, pages), List.copyOf(warnings)));
+	}
+
+	/** Every item of {@code member}'s list {@code method}, all pages, as the member publishes them (no prefix). */
+	Mono<List<ObjectNode>> all(VirtualCall call, String method, String member) {
+		ObjectNode request = JsonRpcParser.mapper().createObjectNode();
+		request.put("jsonrpc", "2.0");
+		request.put("id", CATALOGUE_ID);
+		request.put("method", method);
+		return memberPage(call, request, member, null)
+			.expand(page -> page.nextCursor() == null ? Mono.empty()
+					: memberPage(call, request, member, page.nextCursor()))
+			.take(1000)
+			.concatMapIterable(MemberPage::items)
+			.collectList();
+	}
+
+	private Mono<MemberPage> memberPage(VirtualCall call, ObjectNode request, String member, String cursor) {
+		ObjectNode asked = request.deepCopy();
+		ObjectNode params = asked.get("params") instanceof ObjectNode given ? given : asked.putObject("params");
+		if (cursor == null) {
+			params.remove("cursor");
+		}
+		else {
+			params.put("cursor", cursor);
+		}
+		if (params.isEmpty()) {
+			asked.remove("params");
+		}
+		String method = request.get("method").asText();
+		String field = ITEMS.get(method);
+		boolean cached = call.stateless() || CATALOGUE_ID.equals(request.path("id").asText());
+		ListCache.Key key = new ListCache.Key(call.callerId(), call.sessionId(), member, method, cursor);
+		ObjectNode kept = cached ? cache.find(key) : null;
+		Mono<ObjectNode> asking = kept != null ? Mono.just(kept)
+				: requests.request(call, member, asked).doOnNext(response -> {
+					if (cached && response.get("result") instanceof ObjectNode) {
+						cache.keep(key, response);
+					}
+				});
+		return asking.flatMap(response -> {
+			if (!(response.get("result") instanceof ObjectNode result)) {
+				return Mono.error(new MemberUnavailable(member, "answered " + request.get("method").asText()
+						+ " with an error: " + response.path("error").path("message").asText("no message")));
+			}
+			List<ObjectNode> items = new ArrayList<>();
+			result.path(field).forEach(item -> {
+				if (item instanceof ObjectNode object) {
+					items.add(object);
+				}
+			});
+			JsonNode next = result.get("nextCursor");
+			ObjectNode rest = result.deepCopy();
+			rest.remove(field);
+			rest.remove("nextCursor");
+			return Mono.just(new MemberPage(member, items, next != null && next.isTextual() ? next.textValue() : null,
+					rest));
+		});
+	}
+
+	private ObjectNode merge(VirtualCall call, String method, JsonNode id, List<MemberPage> pages) {
+		String field = ITEMS.get(method);
+		String key = switch (field) {
+			case "resources" -> "uri";
+			case "resourceTemplates" -> "uriTemplate";
+			default -> "name";
+		};
+		boolean prefixed = key.equals("name");
+		Map<String, String> owners = new HashMap<>();
+		ObjectNode response = JsonRpcParser.mapper().createObjectNode();
+		response.put("jsonrpc", "2.0");
+		response.set("id", id);
+		ObjectNode result = response.putObject("result");
+		ArrayNode items = result.putArray(field);
+		ResultFields.merge(result, pages.stream().map(MemberPage::rest).toList());
+		Map<String, String> next = new LinkedHashMap<>();
+		for (MemberPage page : pages) {
+			for (ObjectNode item : page.items()) {
+				JsonNode name = item.get(key);
+				if (name == null || !name.isTextual()) {
+					continue;
+				}
+				String exposed = prefixed ? call.server().exposedName(page.member(), name.textValue()) : name.textValue();
+				String owner = owners.putIfAbsent(exposed, page.member());
+				if (owner != null) {
+					clashes.report(call.server().id(), field, exposed, owner, page.member());
+					continue;
+				}
+				if (prefixed && !exposed.equals(name.textValue())) {
+					ObjectNode renamed = item.deepCopy();
+					renamed.put("name", exposed);
+					items.add(renamed);
+				}
+				else {
+					items.add(item);
+				}
+			}
+			if (page.nextCursor() != null) {
+				next.put(page.member(), page.nextCursor());
+			}
+		}
+		if (!next.isEmpty()) {
+			result.put("nextCursor", cursors.encode(call, method, next));
+		}
+		return response;
+	}
+
+}

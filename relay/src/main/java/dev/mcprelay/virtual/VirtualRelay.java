@@ -1,0 +1,308 @@
+package dev.mcprelay.virtual;
+
+import static dev.mcprelay.virtual.VirtualAnswers.answer;
+import static dev.mcprelay.virtual.VirtualAnswers.result;
+
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+import org.springframework.util.unit.DataSize;
+import org.springframework.web.server.ServerWebExchange;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.metrics.RelayOutcome;
+import dev.mcprelay.proxy.BoundedBody;
+import dev.mcprelay.proxy.OriginPolicy;
+import dev.mcprelay.proxy.RelayAnswers;
+import dev.mcprelay.proxy.RelayFailure;
+import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.VirtualMembers;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Serves a virtual server's endpoint (DESIGN section 11): the relay is the server toward the client and a client
+ * toward each member, every message to a member going through the member's own relay ({@link MemberCalls}).
+ *
+ * <p>POST: {@code initialize} joins every member the caller may use, in parallel, and opens a relay session
+ * ({@link VirtualSessionLifecycle}, {@link VirtualSessions}); the lists fan out and merge ({@link VirtualLists}); {@code tools/call},
+ * {@code prompts/get}, the resource requests and {@code completion/complete} go to the member that published what they
+ * name ({@link MemberTargets}) and its answer is relayed as it comes ({@link AnswerRelay}); the client's answer to a
+ * member's request goes back to that member ({@link MemberIds}); notifications and {@code logging/setLevel} go to every
+ * joined member; {@code ping} is answered here. With {@code tool-search}, the tools are found by search
+ * ({@link VirtualToolSearch}). GET merges the members' streams ({@link MergedStreams}); DELETE ends
+ * every member session and the relay session. Every request but {@code initialize} needs the session's id; an
+ * unknown one, or another caller's, is 404. A 2026-07-28 client's request needs no session: it goes to the members as
+ * it came, each on its own ({@link StatelessRequests}: {@code server/discover} merged, {@code subscriptions/listen}
+ * fanned out and its streams merged).
+ */
+@Component
+public class VirtualRelay {
+
+	private static final String VERSION = versionOf();
+
+	/** The name the access log gives the virtual server where it answers a request itself. */
+	private static final String VIRTUAL_SERVER = "virtual-server";
+
+	private final VirtualServers servers;
+
+	private final OriginPolicy originPolicy;
+
+	private final RelayProperties properties;
+
+	private final VirtualSessions sessions;
+
+	private final MemberCalls calls;
+
+	private final MemberRequests requests;
+
+	private final VirtualLists lists;
+
+	private final MemberTargets targets;
+
+	private final AnswerRelay answers;
+
+	private final MergedStreams streams;
+
+	private final MemberIds ids;
+
+	private final MemberAvailability availability;
+
+	private final VirtualToolSearch toolSearch;
+
+	private final StatelessRequests stateless;
+
+	private final VirtualSessionLifecycle lifecycle;
+
+	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberCalls calls, MemberRequests requests, VirtualLists lists, MemberTargets targets,
+			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
+			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle) {
+		this.lifecycle = lifecycle;
+		this.toolSearch = toolSearch;
+		this.stateless = stateless;
+		this.servers = servers;
+		this.originPolicy = originPolicy;
+		this.properties = properties;
+		this.sessions = sessions;
+		this.calls = calls;
+		this.requests = requests;
+		this.lists = lists;
+		this.targets = targets;
+		this.answers = answers;
+		this.streams = streams;
+		this.ids = ids;
+		this.availability = availability;
+	}
+
+	/** One request on a virtual server's endpoint ({@code route} is a {@link McpRoute.Kind#VIRTUAL} route). */
+	public Mono<Void> handle(McpRoute route, ServerWebExchange exchange) {
+		VirtualServer server = servers.find(route.virtualServer());
+		return Mono.defer(() -> {
+			originPolicy.check(exchange.getRequest().getHeaders());
+			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null);
+			HttpMethod method = exchange.getRequest().getMethod();
+			if (HttpMethod.POST.equals(method)) {
+				return post(call);
+			}
+			if (HttpMethod.GET.equals(method)) {
+				return withSession(call).flatMap(streams::open);
+			}
+			if (HttpMethod.DELETE.equals(method)) {
+				return withSession(call).flatMap(lifecycle::end);
+			}
+			return Mono.error(RelayFailures.methodNotAllowed(server.id(), method));
+		}).onErrorResume(RelayFailure.class, failure -> {
+			ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
+			return RelayAnswers.respond(exchange.getResponse(), failure, null);
+		});
+	}
+
+	/** The members this caller may use: the front door's decision, or every member when it asks nobody. */
+	private VirtualMembers access(VirtualServer server, ServerWebExchange exchange) {
+		VirtualMembers decided = VirtualMembers.of(exchange);
+		if (decided != null) {
+			return decided;
+		}
+		if (properties.security().mode() != SecurityMode.NONE) {
+			throw RelayFailures.noUsableMember(server.id());
+		}
+		VirtualMembers all = new VirtualMembers(server.id(), server.members());
+		exchange.getAttributes().put(VirtualMembers.ATTRIBUTE, all);
+		return all;
+	}
+
+	private Mono<VirtualCall> withSession(VirtualCall call) {
+		String id = call.exchange().getRequest().getHeaders().getFirst("Mcp-Session-Id");
+		if (id == null || id.isEmpty()) {
+			return Mono.error(RelayFailures.sessionRequired(call.server().id()));
+		}
+		return sessions.find(call.server().id(), id, call.callerId()).map(call::with);
+	}
+
+	private Mono<Void> post(VirtualCall call) {
+		String virtualId = call.server().id();
+		DataSize limit = maxBufferedBody(call);
+		return BoundedBody.read(call.exchange().getRequest().getBody(), limit,
+				() -> RelayFailures.requestTooLarge(virtualId, limit))
+			.flatMap(body -> {
+				JsonRpcPayload payload;
+				try {
+					payload = JsonRpcParser.parseClientBody(body);
+				}
+				catch (JsonRpcParseException ex) {
+					return Mono.error(RelayFailures.unparsableRequest(virtualId, ex));
+				}
+				ExchangeRecord.of(call.exchange()).payload(payload);
+				if (payload.batch() || payload.messages().size() != 1) {
+					return Mono.error(RelayFailures.batchToVirtualServer(virtualId));
+				}
+				JsonRpcMessage message = payload.messages().get(0);
+				if (message.isRequest() && "initialize".equals(message.method())) {
+					return lifecycle.open(call, message.node(), VERSION);
+				}
+				if (!call.exchange().getRequest().getHeaders().containsHeader("Mcp-Session-Id")
+						&& StatelessRequests.isStateless(message, call.exchange().getRequest().getHeaders())) {
+					return dispatch(call, message);
+				}
+				return withSession(call).flatMap(session -> dispatch(session, message));
+			});
+	}
+
+	/** The largest body any member takes: what one message to this endpoint may be. */
+	private DataSize maxBufferedBody(VirtualCall call) {
+		long most = 0;
+		for (String member : call.server().members()) {
+			ServerProperties server = properties.servers().get(member);
+			most = Math.max(most, server.maxBufferedBody().toBytes());
+		}
+		return DataSize.ofBytes(most);
+	}
+
+	private Mono<Void> dispatch(VirtualCall call, JsonRpcMessage message) {
+		ObjectNode node = message.node();
+		if (message.kind() == JsonRpcMessage.Kind.RESPONSE) {
+			return answerToMember(call, node);
+		}
+		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
+			return notifyMembers(call, message);
+		}
+		String method = message.method();
+		if ("server/discover".equals(method)) {
+			return stateless.discover(call, node, VERSION).flatMap(response -> answer(call, response));
+		}
+		if ("subscriptions/listen".equals(method)) {
+			return stateless.listen(call, node);
+		}
+		if ("ping".equals(method)) {
+			ExchangeRecord.of(call.exchange()).stoppedBy(RelayOutcome.RESPONDED, VIRTUAL_SERVER);
+			return answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()));
+		}
+		if (call.server().toolSearch().enabled() && "tools/list".equals(method)) {
+			return toolSearch.list(call, node).flatMap(response -> answer(call, response));
+		}
+		if (call.server().toolSearch().enabled() && "tools/call".equals(method)) {
+			String tool = node.path("params").path("name").asText("");
+			if (ToolSearchPolicy.SEARCH_TOOL.equals(tool)) {
+				return toolSearch.search(call, node).flatMap(messages -> messages.size() == 1
+						? answer(call, messages.get(0))
+						: answer(call, messages.get(messages.size() - 1), messages.subList(0, messages.size() - 1)));
+			}
+			ObjectNode refusal = toolSearch.refusal(call, node, tool);
+			if (refusal != null) {
+				return answer(call, refusal);
+			}
+		}
+		if (VirtualLists.isList(method)) {
+			return lists.page(call, node).flatMap(page -> answer(call, page.response(), page.warnings()));
+		}
+		if ("logging/setLevel".equals(method)) {
+			return Flux.fromIterable(call.usable())
+				.filter(call::reachable)
+				.flatMap(member -> requests.request(call, member, node).onErrorResume(error -> Mono.empty()))
+				.then(Mono.defer(() -> answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()))));
+		}
+		if (MemberTargets.isRouted(method)) {
+			return targets.target(call, node).flatMap(target -> target.error() != null ? answer(call, target.error())
+					: forward(call, target.member(), target.message()));
+		}
+		return answer(call, JsonRpcErrors.error(node.get("id"), JsonRpcErrorCodes.METHOD_NOT_FOUND,
+				"Method not found: " + method, Map.of("reason", "method_not_found")));
+	}
+
+	/** Sends {@code message} to {@code member} and relays its answer, or says which member is unavailable. */
+	private Mono<Void> forward(VirtualCall call, String member, ObjectNode message) {
+		return requests.sessionWith(call, member)
+			.flatMap(session -> calls.send(call.exchange(), call.access(), member, HttpMethod.POST, session, null,
+					JsonRpcErrors.toBytes(message)))
+			.flatMap(answer -> answers.relay(call, answer))
+			.onErrorResume(MemberUnavailable.class, failure -> {
+				ObjectNode warning = availability.unavailable(call.server().id(), failure);
+				return answer(call, JsonRpcErrors.error(message.get("id"), JsonRpcErrorCodes.INTERNAL_ERROR,
+						failure.getMessage(), Map.of("reason", "member_unavailable", "member", failure.member())),
+						List.of(warning));
+			});
+	}
+
+	/** The client's answer to a member's request: to that member, with the member's own id. */
+	private Mono<Void> answerToMember(VirtualCall call, ObjectNode answer) {
+		MemberIds.MemberRequestId origin = call.stateless() ? null : ids.unwrap(call.sessionId(), answer.get("id"));
+		if (origin == null || !call.joined(origin.member()) || !call.usable().contains(origin.member())) {
+			return Mono.error(RelayFailures.unknownServerRequest(call.server().id()));
+		}
+		ObjectNode restored = answer.deepCopy();
+		// (a 2026-07-28 client has no session: a member asks it nothing outside a result, so no id is its)
+		restored.set("id", origin.id());
+		return calls.send(call.exchange(), call.access(), origin.member(), HttpMethod.POST,
+				call.memberSession(origin.member()), null, JsonRpcErrors.toBytes(restored))
+			.flatMap(memberAnswer -> answers.relay(call, memberAnswer));
+	}
+
+	/**
+	 * A notification: to every joined member (a cancellation reaches the one that holds the request, the others have
+	 * no request by that id), answered 202 once they have it. The client's {@code notifications/initialized} reaches
+	 * the members it joined now, not when they were joined: each member's relay then keeps the GET stream the client
+	 * opens next ahead of the calls that follow it, as for a client of the member itself.
+	 */
+	private Mono<Void> notifyMembers(VirtualCall call, JsonRpcMessage message) {
+		Mono<Void> sent = Flux.fromIterable(call.usable())
+			.filter(call::reachable)
+			.flatMap(member -> calls
+				.send(call.exchange(), call.access(), member, HttpMethod.POST, call.memberSession(member), null,
+						JsonRpcErrors.toBytes(message.node()))
+				.flatMap(MemberAnswer::discard)
+				.onErrorResume(error -> Mono.empty()))
+			.then();
+		return sent.then(Mono.defer(() -> {
+			ServerHttpResponse response = call.exchange().getResponse();
+			response.setStatusCode(HttpStatus.ACCEPTED);
+			ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.ACCEPTED.value());
+			if (!call.stateless()) {
+				response.getHeaders().set("Mcp-Session-Id", call.session().id());
+			}
+			return response.setComplete();
+		}));
+	}
+
+	private static String versionOf() {
+		String version = VirtualRelay.class.getPackage().getImplementationVersion();
+		return version != null ? version : "dev";
+	}
+
+}

@@ -1,0 +1,89 @@
+package dev.mcprelay.virtual;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.session.SessionIds;
+import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionStore;
+import dev.mcprelay.session.SessionStoreUnavailableException;
+import reactor.core.publisher.Mono;
+
+/**
+ * A virtual server's client sessions (DESIGN section 7): each a relay session under an id the relay mints (256
+ * random bits), opened by one caller, holding one {@link MemberSession} per member it joined, in the relay's session
+ * store, so that any replica sharing the store continues it. An unknown or expired id, or one another caller opened,
+ * is a session that ended (404); a store that cannot answer is 503.
+ */
+@Component
+class VirtualSessions {
+
+	/** Where the session keeps the client's {@code initialize} request: a key no member id can be. */
+	private static final String INITIALIZE = "";
+
+	private final SessionStore store;
+
+	VirtualSessions(SessionStore store) {
+		this.store = store;
+		SessionIds.mint(); // seeds the generator now, off the event loops
+	}
+
+	/** A fresh session id ({@link SessionIds}: 256 random bits). */
+	static String mint() {
+		return SessionIds.mint();
+	}
+
+	/**
+	 * Records session {@code id} of {@code virtualId}, opened by {@code callerId} with the client's {@code initialize}
+	 * request (kept to join members later), with the members it joined.
+	 */
+	Mono<Void> open(String virtualId, String id, String callerId, ObjectNode initialize,
+			Map<String, MemberSession> members) {
+		SessionKey key = new SessionKey(virtualId, id);
+		return store.open(key, callerId)
+			.then(store.join(key, INITIALIZE, new String(JsonRpcErrors.toBytes(initialize), StandardCharsets.UTF_8)))
+			.then(Mono.when(members.entrySet().stream()
+				.map(member -> store.join(key, member.getKey(), member.getValue().stored()))
+				.toList()))
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/** Session {@code id}, for {@code callerId}; fails with 404 when the store holds none for that caller. */
+	Mono<VirtualSession> find(String virtualId, String id, String callerId) {
+		return store.find(new SessionKey(virtualId, id))
+			.filter(state -> Objects.equals(state.callerId(), callerId) && state.members().containsKey(INITIALIZE))
+			.map(state -> {
+				Map<String, MemberSession> members = new LinkedHashMap<>();
+				state.members().forEach((member, stored) -> {
+					if (!member.equals(INITIALIZE)) {
+						members.put(member, MemberSession.ofStored(stored));
+					}
+				});
+				ObjectNode initialize = MemberMessages.parse(state.members().get(INITIALIZE).getBytes(StandardCharsets.UTF_8));
+				return new VirtualSession(id, members, initialize, state.exposedTools());
+			})
+			.switchIfEmpty(Mono.error(() -> RelayFailures.unknownSession(virtualId)))
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/** Adds (or replaces) what session {@code id} keeps for {@code member}. */
+	Mono<Void> join(String virtualId, String id, String member, MemberSession session) {
+		return store.join(new SessionKey(virtualId, id), member, session.stored())
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/** Forgets session {@code id}. */
+	Mono<Void> end(String virtualId, String id, String callerId) {
+		return store.end(new SessionKey(virtualId, id), callerId)
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+}

@@ -1,0 +1,94 @@
+package dev.mcprelay.jsonrpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+
+class JsonRpcParserTest {
+
+	@Test
+	void recognisesTheThreeKinds() throws Exception {
+		assertThat(parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}").first().kind())
+			.isEqualTo(JsonRpcMessage.Kind.REQUEST);
+		assertThat(parse("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}").first().kind())
+			.isEqualTo(JsonRpcMessage.Kind.NOTIFICATION);
+		JsonRpcMessage error = parse("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-1,\"message\":\"m\"}}").first();
+		assertThat(error.kind()).isEqualTo(JsonRpcMessage.Kind.RESPONSE);
+		assertThat(error.isError()).isTrue();
+	}
+
+	@Test
+	void batchKeepsEveryMessageAndItsRequestIds() throws Exception {
+		JsonRpcPayload batch = parse("[{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]");
+		assertThat(batch.batch()).isTrue();
+		assertThat(batch.messages()).hasSize(3);
+		assertThat(batch.requestIds()).extracting(Object::toString).containsExactly("\"a\"", "2");
+	}
+
+	@Test
+	void keepsTheRawBytesAndUnknownFields() throws Exception {
+		String body = "{ \"jsonrpc\" : \"2.0\", \"id\":1, \"method\":\"x\", \"params\":{\"_meta\":{\"k\":1.50}}, \"ext\":true }";
+		JsonRpcPayload payload = parse(body);
+		assertThat(payload.raw()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+		assertThat(payload.first().node().get("ext").asBoolean()).isTrue();
+		assertThat(payload.first().node().at("/params/_meta/k").decimalValue()).as("precision kept").hasToString("1.50");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", "{", "nope", "{\"a\":1} trailing", "{\"a\":1,\"a\":2}" })
+	void notJsonIsAParseError(String body) {
+		assertThatThrownBy(() -> parse(body)).isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+			assertThat(ex.notJson()).isTrue();
+			assertThat(ex.errorCode()).isEqualTo(-32700);
+		});
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "[]", "null", "\"s\"", "{}", "{\"jsonrpc\":\"2.0\"}", "{\"jsonrpc\":2.0,\"method\":\"x\"}",
+			"{\"jsonrpc\":\"2.0\",\"method\":7}", "{\"jsonrpc\":\"2.0\",\"method\":\"\"}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"x\"}", "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"x\"}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{}}", "{\"jsonrpc\":\"2.0\",\"result\":{}}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":\"bad\"}", "[{\"jsonrpc\":\"2.0\",\"method\":\"x\"},[]]" })
+	void wrongShapesAreInvalidRequests(String body) {
+		assertThatThrownBy(() -> parse(body)).isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+			assertThat(ex.notJson()).isFalse();
+			assertThat(ex.errorCode()).isEqualTo(-32600);
+		});
+	}
+
+	@Test
+	void aClientBatchAnswersEachInvalidElementAndKeepsTheValidOnes() throws Exception {
+		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"1.0\",\"id\":\"b\",\"method\":\"ping\"}, 7, {\"jsonrpc\":\"2.0\",\"id\":2.5,\"method\":\"x\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}]").getBytes(StandardCharsets.UTF_8));
+
+		assertThat(batch.messages()).extracting(JsonRpcMessage::method).containsExactly("ping", "notifications/x");
+		assertThat(batch.isWhole()).isFalse();
+		assertThat(batch.invalidAnswers()).extracting(answer -> answer.get("id").toString())
+			.as("an invalid element keeps its id when it is a string or an integer")
+			.containsExactly("\"b\"", "null", "null");
+		assertThat(batch.invalidAnswers()).allSatisfy(answer -> {
+			assertThat(answer.at("/error/code").asInt()).isEqualTo(-32600);
+			assertThat(answer.at("/error/message").asText()).startsWith("Invalid Request: batch element");
+		});
+	}
+
+	@Test
+	void anUpstreamBatchWithAnInvalidElementIsStillInvalidWhole() {
+		assertThatThrownBy(() -> parse("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},7]"))
+			.isInstanceOf(JsonRpcParseException.class);
+	}
+
+	private static JsonRpcPayload parse(String body) throws JsonRpcParseException {
+		return JsonRpcParser.parse(body.getBytes(StandardCharsets.UTF_8));
+	}
+
+}

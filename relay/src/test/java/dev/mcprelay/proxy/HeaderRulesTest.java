@@ -1,0 +1,64 @@
+package dev.mcprelay.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpHeaders;
+import org.springframework.util.unit.DataSize;
+
+import dev.mcprelay.config.HeaderProperties;
+import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.TimeoutProperties;
+
+class HeaderRulesTest {
+
+	private final Upstream upstream = new Upstream("s", new ServerProperties("http://up/mcp", null, null,
+			List.of(new HeaderProperties("X-Conf", "v", null, null, false)),
+			new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
+			new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
+			new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null));
+
+	@Test
+	void hopByHopAndConnectionListedHeadersStayOnTheirHop() {
+		HttpHeaders inbound = new HttpHeaders();
+		inbound.add("Connection", "keep-alive, X-Hop");
+		inbound.add("X-Hop", "1");
+		inbound.add("Keep-Alive", "timeout=5");
+		inbound.add("Transfer-Encoding", "chunked");
+		inbound.add("TE", "trailers");
+		inbound.add("Upgrade", "h2c");
+		inbound.add("Proxy-Authorization", "Basic secret");
+		inbound.add("Content-Length", "12");
+		inbound.add("Host", "relay");
+		inbound.add("X-Kept", "1");
+
+		HttpHeaders out = HeaderRules.upstreamRequestHeaders(inbound, dev.mcprelay.api.Caller.ANONYMOUS, upstream, true);
+
+		assertThat(out.headerNames()).containsExactlyInAnyOrder("X-Kept", "X-Conf", "Content-Type");
+	}
+
+	@Test
+	void responseHopByHopHeadersCookiesAndTheUpstreamsChallengeAreDropped() {
+		HttpHeaders upstreamHeaders = new HttpHeaders();
+		upstreamHeaders.add("WWW-Authenticate", "Bearer resource_metadata=\"https://upstream.example/.well-known/x\"");
+		upstreamHeaders.add("Connection", "close, X-Hop");
+		upstreamHeaders.add("X-Hop", "1");
+		upstreamHeaders.add("Transfer-Encoding", "chunked");
+		upstreamHeaders.add("Set-Cookie", "a=b");
+		upstreamHeaders.add("Content-Length", "10");
+		upstreamHeaders.add("Mcp-Session-Id", "s");
+		upstreamHeaders.add("Content-Type", "text/event-stream");
+
+		HttpHeaders streamed = new HttpHeaders();
+		HeaderRules.copyResponseHeaders(upstreamHeaders, streamed, false);
+		assertThat(streamed.headerNames()).containsExactlyInAnyOrder("Mcp-Session-Id", "Content-Type");
+
+		HttpHeaders untouched = new HttpHeaders();
+		HeaderRules.copyResponseHeaders(upstreamHeaders, untouched, true);
+		assertThat(untouched.headerNames()).as("an untouched body keeps its length")
+			.containsExactlyInAnyOrder("Mcp-Session-Id", "Content-Type", "Content-Length");
+	}
+
+}
