@@ -72,6 +72,13 @@ public final class RelayMeters {
 	 */
 	public static final String RATE_LIMIT_STORE_ERRORS = "mcp.relay.rate.limit.store.errors";
 
+	/**
+	 * Counter: calls to the shared session store (Redis) that failed or timed out: the virtual-server, tool-search and
+	 * legacy-SSE requests that needed them were answered 503 ({@code session_store_unavailable}). Registered at 0 with
+	 * {@code sessions.store: redis}.
+	 */
+	public static final String SESSION_STORE_ERRORS = "mcp.relay.session.store.errors";
+
 	/** Counter: sessions the relay ended itself, by {@link #SERVER} and {@link #REASON} ({@code max_per_caller}). */
 	public static final String SESSIONS_EVICTED = "mcp.relay.sessions.evicted";
 

@@ -68,12 +68,20 @@ final class RedisSessionStore implements SessionStore {
 
 	private final Consumer<SessionKey> onEvicted;
 
+	private final Runnable onUnavailable;
+
+	/**
+	 * @param onEvicted told of each session ended because its caller holds more than {@code maxPerCaller}
+	 * @param onUnavailable told of each call that failed or timed out (it is answered with
+	 * {@link SessionStoreUnavailableException})
+	 */
 	RedisSessionStore(ReactiveStringRedisTemplate redis, Duration idleTimeout, int maxPerCaller,
-			Consumer<SessionKey> onEvicted) {
+			Consumer<SessionKey> onEvicted, Runnable onUnavailable) {
 		this.redis = redis;
 		this.idleTimeout = idleTimeout;
 		this.maxPerCaller = maxPerCaller;
 		this.onEvicted = onEvicted;
+		this.onUnavailable = onUnavailable;
 	}
 
 	@Override
@@ -151,10 +159,12 @@ final class RedisSessionStore implements SessionStore {
 	 * The call, subscribed off the event loop (the first use opens the client's shared connection, and Lettuce waits
 	 * for that), bounded by {@link #TIMEOUT}, its failures as {@link SessionStoreUnavailableException}.
 	 */
-	private static <T> Mono<T> bounded(Mono<T> call) {
+	private <T> Mono<T> bounded(Mono<T> call) {
 		return call.subscribeOn(OffEventLoop.SCHEDULER)
-			.timeout(TIMEOUT).onErrorMap(error -> !(error instanceof SessionStoreUnavailableException),
-				SessionStoreUnavailableException::new);
+			.timeout(TIMEOUT)
+			.onErrorMap(error -> !(error instanceof SessionStoreUnavailableException),
+					SessionStoreUnavailableException::new)
+			.doOnError(error -> onUnavailable.run());
 	}
 
 	private static String key(SessionKey key) {

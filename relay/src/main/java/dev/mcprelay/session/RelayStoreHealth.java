@@ -25,8 +25,13 @@ import reactor.core.publisher.Mono;
  * keeps state there ({@link StoreReadiness}: the rate-limit buckets) have their connection open and answering, so a
  * fresh replica takes no traffic whose limits or sessions it could not yet check. The connections are opened at
  * start-up, off the event loops, so no request pays for opening them; each check is bounded by {@link #TIMEOUT}.
- * With the memory store it is always up. Liveness is not affected: a relay whose Redis goes away later still serves
- * what does not need it.
+ * With the memory store it is always up.
+ *
+ * <p>Once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
+ * store (every direct server; rate limits as their {@code on-store-error} says), and every replica shares the same
+ * Redis, so taking them out of rotation would turn a Redis outage into an outage of every MCP server. The health then
+ * says which parts cannot reach the store ({@code unavailable}); the store's failures are counted in
+ * {@code mcp.relay.session.store.errors} and {@code mcp.relay.rate.limit.store.errors}.
  */
 @Component("relayStore")
 class RelayStoreHealth implements ReactiveHealthIndicator {
@@ -40,6 +45,9 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 	private final ObjectProvider<ReactiveStringRedisTemplate> redis;
 
 	private final ObjectProvider<StoreReadiness> parts;
+
+	/** Whether every part has been ready once: from then on, an unavailable store no longer makes the relay unready. */
+	private final java.util.concurrent.atomic.AtomicBoolean wasReady = new java.util.concurrent.atomic.AtomicBoolean();
 
 	RelayStoreHealth(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
 			ObjectProvider<StoreReadiness> parts) {
@@ -71,8 +79,14 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 				.then(Mono.<String>empty())
 				.onErrorResume(error -> Mono.just(part.name())))
 			.collectList()
-			.map(down -> down.isEmpty() ? Health.up().withDetail("store", "redis").build()
-					: Health.down().withDetail("store", "redis").withDetail("unavailable", down).build());
+			.map(down -> {
+				if (down.isEmpty()) {
+					wasReady.set(true);
+					return Health.up().withDetail("store", "redis").build();
+				}
+				Health.Builder health = wasReady.get() ? Health.up() : Health.down();
+				return health.withDetail("store", "redis").withDetail("unavailable", down).build();
+			});
 	}
 
 	/** The session store's connection (Spring Data Redis's shared one) answers a PING. */

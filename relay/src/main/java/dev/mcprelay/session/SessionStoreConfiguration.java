@@ -14,6 +14,7 @@ import dev.mcprelay.config.SessionStoreKind;
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.metrics.KeptCounters;
 import dev.mcprelay.metrics.RelayMeters;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /** The session store {@code mcp-relay.sessions.store} names: memory, or Redis ({@code spring.data.redis.*}). */
@@ -27,9 +28,14 @@ public class SessionStoreConfiguration {
 			MeterRegistry registry) {
 		SessionsProperties sessions = properties.sessions();
 		Consumer<SessionKey> evicted = evictedSessions(registry);
-		return sessions.store() == SessionStoreKind.REDIS
-				? new RedisSessionStore(redis.getObject(), sessions.idleTimeout(), sessions.maxPerCaller(), evicted)
-				: new MemorySessionStore(sessions.idleTimeout(), sessions.maxPerCaller(), evicted);
+		if (sessions.store() == SessionStoreKind.REDIS) {
+			Counter errors = Counter.builder(RelayMeters.SESSION_STORE_ERRORS)
+				.description("Calls to the shared session store that failed or timed out")
+				.register(registry);
+			return new RedisSessionStore(redis.getObject(), sessions.idleTimeout(), sessions.maxPerCaller(), evicted,
+					errors::increment);
+		}
+		return new MemorySessionStore(sessions.idleTimeout(), sessions.maxPerCaller(), evicted);
 	}
 
 	/**

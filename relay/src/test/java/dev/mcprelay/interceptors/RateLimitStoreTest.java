@@ -116,6 +116,10 @@ class RateLimitStoreTest {
 		assertThat(lenient.statusCode()).as("fail-open lets it through").isEqualTo(200);
 		assertThat(upstream.seen()).as("only the fail-open rule's call reached the upstream").hasSize(1);
 		assertThat(storeErrors(relays.first())).isEqualTo(2);
+		assertThat(readiness(TwoRelaysOverRedis.port(relays.first())).statusCode())
+			.as("a replica that was ready stays ready without Redis: every replica shares it, and what does not need it "
+					+ "is still served")
+			.isEqualTo(200);
 	}
 
 	private void answerEverything() {

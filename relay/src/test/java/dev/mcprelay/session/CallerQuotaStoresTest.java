@@ -63,9 +63,9 @@ class CallerQuotaStoresTest {
 			try {
 				List<SessionKey> evicted = new CopyOnWriteArrayList<>();
 				RedisSessionStore one = new RedisSessionStore(new ReactiveStringRedisTemplate(first), Duration.ofHours(1), 5,
-						evicted::add);
+						evicted::add, () -> { });
 				RedisSessionStore other = new RedisSessionStore(new ReactiveStringRedisTemplate(second),
-						Duration.ofHours(1), 5, evicted::add);
+						Duration.ofHours(1), 5, evicted::add, () -> { });
 				one.open(key("bob-1"), "bob").block();
 
 				Flux.range(0, 40)

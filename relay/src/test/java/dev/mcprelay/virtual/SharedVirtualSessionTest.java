@@ -84,6 +84,10 @@ class SharedVirtualSessionTest {
 
 		JsonNode called = last(direct.post(RawHttp.toolsCall(6, "echo")));
 		assertThat(called.has("result")).as("a server addressed directly needs no store").isTrue();
+		assertThat(first.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+			.get(dev.mcprelay.metrics.RelayMeters.SESSION_STORE_ERRORS)
+			.counter()
+			.count()).as("the store's failures are counted").isGreaterThanOrEqualTo(2);
 	}
 
 	private static JsonNode last(HttpResponse<String> response) {
