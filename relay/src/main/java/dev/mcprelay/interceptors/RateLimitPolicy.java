@@ -57,6 +57,9 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	private final KeptCounters counters;
 
+	private static final String STORE_ERRORS = "Rate-limit checks that could not reach the shared store; let through, "
+			+ "or refused by fail-closed rules";
+
 	private final AtomicLong lastStoreWarning = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
 
 	RateLimitPolicy(RelayProperties properties, RateLimitBuckets buckets, MeterRegistry registry) {
@@ -67,6 +70,10 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 		this.rules = List.copyOf(compiled);
 		this.buckets = buckets;
 		this.counters = new KeptCounters(registry);
+		if (properties.sessions().store() == dev.mcprelay.config.SessionStoreKind.REDIS) {
+			rules.forEach(rule -> counters.declare(RelayMeters.RATE_LIMIT_STORE_ERRORS, STORE_ERRORS, RelayMeters.RULE,
+					rule.name()));
+		}
 	}
 
 	@Override
@@ -138,9 +145,7 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	}
 
 	private void storeFailed(RateLimitRule rule, Throwable error) {
-		counters.increment(RelayMeters.RATE_LIMIT_STORE_ERRORS,
-				"Rate-limit checks that could not reach the shared store; let through, or refused by fail-closed rules",
-				RelayMeters.RULE, rule.name());
+		counters.increment(RelayMeters.RATE_LIMIT_STORE_ERRORS, STORE_ERRORS, RelayMeters.RULE, rule.name());
 		long now = System.nanoTime();
 		long last = lastStoreWarning.get();
 		if (now - last >= LOG_INTERVAL_NANOS && lastStoreWarning.compareAndSet(last, now)) {

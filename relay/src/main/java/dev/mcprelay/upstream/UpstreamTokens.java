@@ -2,6 +2,7 @@ package dev.mcprelay.upstream;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.slf4j.Logger;
@@ -13,7 +14,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.UpstreamOAuth2Properties;
-import io.micrometer.core.instrument.Counter;
+import dev.mcprelay.metrics.KeptCounters;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
 
@@ -34,18 +35,28 @@ public class UpstreamTokens {
 
 	static final String FAILURES = "mcp.relay.upstream.auth.failures";
 
+	private static final String FAILURES_DESCRIPTION = "Requests that could not get an upstream access token, by server "
+			+ "and reason";
+
+	private static final String REFUSED = "refused";
+
+	private static final String UNAVAILABLE = "unavailable";
+
 	private static final Logger log = LoggerFactory.getLogger(UpstreamTokens.class);
 
 	private final Map<String, TokenSource> servers = new LinkedHashMap<>();
 
-	private final MeterRegistry registry;
+	private final KeptCounters failures;
 
 	public UpstreamTokens(RelayProperties properties, MeterRegistry registry) {
-		this.registry = registry;
+		this.failures = new KeptCounters(registry);
 		WebClient webClient = WebClient.create();
 		properties.servers().forEach((id, server) -> {
 			if (server != null && server.oauth2() != null) {
 				servers.put(id, new TokenSource(id, server, webClient));
+				for (String reason : List.of(REFUSED, UNAVAILABLE)) {
+					failures.declare(FAILURES, FAILURES_DESCRIPTION, "server", id, "reason", reason);
+				}
 			}
 		});
 	}
@@ -96,12 +107,8 @@ public class UpstreamTokens {
 	}
 
 	private void count(String server, UpstreamAuthException failure) {
-		Counter.builder(FAILURES)
-			.description("Requests that could not get an upstream access token, by server and reason")
-			.tag("server", server)
-			.tag("reason", failure.refused() ? "refused" : "unavailable")
-			.register(registry)
-			.increment();
+		failures.increment(FAILURES, FAILURES_DESCRIPTION, "server", server, "reason",
+				failure.refused() ? REFUSED : UNAVAILABLE);
 	}
 
 }
