@@ -43,6 +43,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.McpRelayApplication;
 import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.testsupport.DebianTool;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
@@ -532,8 +533,9 @@ class MonitoringAssetsTest {
 	 */
 	private static final class Promtool {
 
-		private static final List<Path> KNOWN_LOCATIONS = List.of(Path.of("/usr/bin/promtool"),
-				Path.of("/usr/local/bin/promtool"));
+		private static final DebianTool PROMTOOL = new DebianTool("promtool", "prometheus", "This test needs Prometheus' "
+				+ "promtool: install Prometheus (Debian/Ubuntu: apt-get install prometheus; macOS: brew install "
+				+ "prometheus; or the release archive from prometheus.io) and run the tests again.");
 
 		static void run(String... arguments) throws IOException, InterruptedException {
 			List<String> command = new ArrayList<>();
@@ -549,61 +551,8 @@ class MonitoringAssetsTest {
 					output).isZero();
 		}
 
-		private static synchronized Path locateOrInstall() throws IOException, InterruptedException {
-			Path found = locate();
-			if (found != null) {
-				return found;
-			}
-			if (!Files.isExecutable(Path.of("/usr/bin/apt-get"))) {
-				throw new AssertionError("This test needs Prometheus' promtool, and 'promtool' was not found. Install "
-						+ "Prometheus (Debian/Ubuntu: apt-get install prometheus; macOS: brew install prometheus; or the "
-						+ "release archive from prometheus.io) and run the tests again.");
-			}
-			if (install() != 0) {
-				// A fresh machine may have no package lists yet.
-				aptGet(List.of("apt-get", "update", "-q"));
-				int exit = install();
-				if (exit != 0) {
-					throw new AssertionError("'apt-get install prometheus' failed (exit " + exit + "; see "
-							+ "target/promtool-install.log). Install Prometheus yourself (apt-get install prometheus, for "
-							+ "promtool) and run the tests again; installing needs root.");
-				}
-			}
-			found = locate();
-			if (found == null) {
-				throw new AssertionError("prometheus was installed but promtool is not in " + KNOWN_LOCATIONS);
-			}
-			return found;
-		}
-
-		private static int install() throws IOException, InterruptedException {
-			return aptGet(List.of("apt-get", "install", "-y", "-q", "--no-install-recommends", "prometheus"));
-		}
-
-		private static int aptGet(List<String> command) throws IOException, InterruptedException {
-			Files.createDirectories(Path.of("target"));
-			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of("target", "promtool-install.log").toFile()));
-			builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
-			Process process = builder.start();
-			if (!process.waitFor(10, TimeUnit.MINUTES)) {
-				process.destroyForcibly();
-				return -1;
-			}
-			return process.exitValue();
-		}
-
-		private static Path locate() {
-			String path = System.getenv("PATH");
-			if (path != null) {
-				for (String dir : path.split(java.io.File.pathSeparator)) {
-					Path candidate = Path.of(dir, "promtool");
-					if (Files.isExecutable(candidate)) {
-						return candidate;
-					}
-				}
-			}
-			return KNOWN_LOCATIONS.stream().filter(Files::isExecutable).findFirst().orElse(null);
+		private static Path locateOrInstall() throws IOException, InterruptedException {
+			return PROMTOOL.locateOrInstall();
 		}
 
 	}

@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedisServerProcess implements AutoCloseable {
 
-	private static final List<Path> KNOWN_LOCATIONS = List.of(Path.of("/usr/bin/redis-server"),
-			Path.of("/usr/local/bin/redis-server"), Path.of("/usr/sbin/redis-server"));
+	private static final DebianTool REDIS = new DebianTool("redis-server", "redis-server", "These tests need a Redis "
+			+ "server: install Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) and run the "
+			+ "tests again.");
 
 	private final Process process;
 
@@ -94,60 +95,8 @@ public final class RedisServerProcess implements AutoCloseable {
 		}
 	}
 
-	private static synchronized Path locateOrInstall() throws IOException, InterruptedException {
-		Path found = locate();
-		if (found != null) {
-			return found;
-		}
-		if (!Files.isExecutable(Path.of("/usr/bin/apt-get"))) {
-			throw new AssertionError("These tests need a Redis server, and 'redis-server' was not found. Install "
-					+ "Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) and run the tests "
-					+ "again.");
-		}
-		if (install() != 0) {
-			// A fresh machine may have no package lists yet.
-			run(List.of("apt-get", "update", "-q"));
-			int exit = install();
-			if (exit != 0) {
-				throw new AssertionError("'apt-get install redis-server' failed (exit " + exit + "; see "
-						+ "target/redis-install.log). Install Redis yourself (apt-get install redis-server) and run "
-						+ "the tests again; installing needs root.");
-			}
-		}
-		found = locate();
-		if (found == null) {
-			throw new AssertionError("redis-server was installed but is not in " + KNOWN_LOCATIONS);
-		}
-		return found;
-	}
-
-	private static int install() throws IOException, InterruptedException {
-		return run(List.of("apt-get", "install", "-y", "-q", "--no-install-recommends", "redis-server"));
-	}
-
-	private static int run(List<String> command) throws IOException, InterruptedException {
-		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of("target", "redis-install.log").toFile()));
-		builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
-		Process process = builder.start();
-		if (!process.waitFor(10, TimeUnit.MINUTES)) {
-			process.destroyForcibly();
-			return -1;
-		}
-		return process.exitValue();
-	}
-
-	private static Path locate() {
-		String path = System.getenv("PATH");
-		if (path != null) {
-			for (String dir : path.split(java.io.File.pathSeparator)) {
-				Path candidate = Path.of(dir, "redis-server");
-				if (Files.isExecutable(candidate)) {
-					return candidate;
-				}
-			}
-		}
-		return KNOWN_LOCATIONS.stream().filter(Files::isExecutable).findFirst().orElse(null);
+	private static Path locateOrInstall() throws IOException, InterruptedException {
+		return REDIS.locateOrInstall();
 	}
 
 }
