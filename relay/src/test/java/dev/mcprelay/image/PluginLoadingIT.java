@@ -39,14 +39,17 @@ class PluginLoadingIT {
 				StandardCopyOption.REPLACE_EXISTING);
 		int port = freePort();
 		Path log = Path.of("target", "plugin-it-ok.out");
-		Process relay = start(plugins, port, log);
+		Process relay = start(plugins, port, log, "--plugins.tenant-policy.header=X-Team");
 		try {
 			RawHttp anonymous = new RawHttp(port);
 			HttpResponse<String> refused = whenListening(relay, log,
 					() -> anonymous.send(anonymous.post("demo", McpSession.initialize(1))));
 			assertThat(RawHttp.json(refused.body()).at("/error/code").asInt()).as(refused.body()).isEqualTo(-32000);
+			assertThat(RawHttp.json(refused.body()).at("/error/message").asText())
+				.as("the plugin read its setting plugins.tenant-policy.header from the relay's configuration")
+				.contains("X-Team");
 
-			McpSession session = McpSession.open(new RawHttp(port, "X-Tenant", "acme"), "demo");
+			McpSession session = McpSession.open(new RawHttp(port, "X-Team", "acme"), "demo");
 			assertThat(session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}").body()).contains("echo");
 			assertThat(Files.readString(log)).as("the start-up log docs/writing-an-interceptor.md shows")
 				.contains(WritingAnInterceptorGuideTest.loggedPluginLine())
@@ -86,10 +89,12 @@ class PluginLoadingIT {
 		return Files.readString(log);
 	}
 
-	private static Process start(Path plugins, int port, Path log) throws IOException {
-		return new ProcessBuilder(JAVA.toString(), "-Dloader.path=" + plugins, "-jar", packagedJar().toString(),
-				"--spring.profiles.active=demo", "--server.port=" + port, "--server.address=127.0.0.1")
-			.redirectErrorStream(true)
+	private static Process start(Path plugins, int port, Path log, String... arguments) throws IOException {
+		List<String> command = new java.util.ArrayList<>(List.of(JAVA.toString(), "-Dloader.path=" + plugins, "-jar",
+				packagedJar().toString(), "--spring.profiles.active=demo", "--server.port=" + port,
+				"--server.address=127.0.0.1"));
+		command.addAll(List.of(arguments));
+		return new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
 	}

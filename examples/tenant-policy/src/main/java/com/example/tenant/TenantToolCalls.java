@@ -1,6 +1,7 @@
 package com.example.tenant;
 
 import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.PluginSettings;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsCallRequestInterceptor;
@@ -12,6 +13,12 @@ import reactor.core.publisher.Mono;
  */
 public class TenantToolCalls implements ToolsCallRequestInterceptor {
 
+	private final Tenants tenants;
+
+	public TenantToolCalls(PluginSettings settings) {
+		this.tenants = new Tenants(settings);
+	}
+
 	@Override
 	public String name() {
 		return "tenant-tool-calls";
@@ -19,10 +26,10 @@ public class TenantToolCalls implements ToolsCallRequestInterceptor {
 
 	@Override
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
-		if (call.toolName().startsWith("delete_") && !Tenants.isAdmin(call.context())) {
+		if (call.toolName().startsWith("delete_") && !tenants.isAdmin(call.context())) {
 			return Outcome.reject(RejectError.policy("Deleting is reserved to the admin tenant."));
 		}
-		call.setArgument("tenant", Tenants.of(call.context()));
+		call.setArgument("tenant", tenants.of(call.context()));
 		return Outcome.proceed();
 	}
 

@@ -1,25 +1,31 @@
 package com.example.tenant;
 
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.PluginSettings;
 
-/** Who the tenant of a request is: the client's {@code X-Tenant} header. */
+/**
+ * Who the tenant of a request is: the client's tenant header ({@code plugins.tenant-policy.header}, default
+ * {@code X-Tenant}); and which tenant administers ({@code plugins.tenant-policy.admin-tenant}, default {@code admin}).
+ */
 final class Tenants {
 
-	static final String HEADER = "X-Tenant";
+	final String header;
 
-	static final String ADMIN = "admin";
+	private final String admin;
 
-	private Tenants() {
+	Tenants(PluginSettings settings) {
+		this.header = settings.get("plugins.tenant-policy.header", "X-Tenant");
+		this.admin = settings.get("plugins.tenant-policy.admin-tenant", "admin");
 	}
 
 	/** The request's tenant, or {@code null} when the client named none. */
-	static String of(CallContext context) {
-		String tenant = context.headers().getFirst(HEADER);
+	String of(CallContext context) {
+		String tenant = context.headers().getFirst(header);
 		return tenant == null || tenant.isBlank() ? null : tenant.trim();
 	}
 
-	static boolean isAdmin(CallContext context) {
-		return ADMIN.equals(of(context));
+	boolean isAdmin(CallContext context) {
+		return admin.equals(of(context));
 	}
 
 }
