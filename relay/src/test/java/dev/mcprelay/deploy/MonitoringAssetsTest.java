@@ -239,7 +239,7 @@ class MonitoringAssetsTest {
 			expressions.put(ROOT.relativize(file).toString() + " (PromQL)", promql);
 		}
 		assertThat(expressions.get(ROOT.relativize(RULES).toString())).as("alert rules").hasSizeGreaterThanOrEqualTo(5);
-		assertThat(expressions.get("README.md (PromQL)")).as("PromQL lines of the README").isNotEmpty();
+		assertThat(expressions.get("docs/operations.md (PromQL)")).as("PromQL lines of docs/operations.md").isNotEmpty();
 		return expressions;
 	}
 

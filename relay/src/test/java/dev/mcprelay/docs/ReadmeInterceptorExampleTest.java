@@ -24,7 +24,7 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
 
 /**
- * The README's interceptor example compiles, is quoted verbatim, and does what the README says when it is simply
+ * The interceptor example of {@code docs/interceptors.md} compiles, is quoted verbatim, and does what the README says when it is simply
  * declared as a bean.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -48,7 +48,7 @@ class ReadmeInterceptorExampleTest {
 	void theReadmeQuotesTheExampleVerbatim() throws Exception {
 		String source = Files.readString(Path.of("src/test/java/com/example/policy/TenantToolPolicy.java"));
 
-		assertThat(Files.readString(RepositoryRoot.resolve("README.md"))).contains("```java\n" + source + "```");
+		assertThat(Files.readString(RepositoryRoot.resolve("docs/interceptors.md"))).contains("```java\n" + source + "```");
 	}
 
 	@Test

@@ -26,7 +26,7 @@ import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTranspor
 import io.modelcontextprotocol.spec.McpSchema;
 
 /**
- * The README's server-to-client example compiles, is quoted verbatim, and does what the README says: the Java SDK
+ * The server-to-client example of {@code docs/interceptors.md} compiles, is quoted verbatim, and does what the README says: the Java SDK
  * client's model is asked for at most 8 tokens, with the policy's system prompt.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -45,7 +45,7 @@ class ReadmeServerToClientExampleTest {
 	void theReadmeQuotesTheExampleVerbatim() throws Exception {
 		String source = Files.readString(Path.of("src/test/java/com/example/policy/ModelUsePolicy.java"));
 
-		assertThat(Files.readString(RepositoryRoot.resolve("README.md"))).contains("```java\n" + source + "```");
+		assertThat(Files.readString(RepositoryRoot.resolve("docs/interceptors.md"))).contains("```java\n" + source + "```");
 	}
 
 	@Test

@@ -21,15 +21,16 @@ import dev.mcprelay.config.UpstreamOAuth2Properties.UpstreamGrant;
 import dev.mcprelay.testsupport.RepositoryRoot;
 
 /**
- * The README's upstream OAuth2 configuration ("Upstream tokens from an authorization server") is valid as written in
- * security mode {@code jwt}, binds each grant as the README says, and is refused in another mode (token exchange
+ * The upstream OAuth2 configuration of {@code docs/servers-and-transports.md} ("Upstream tokens from an authorization server") is valid as written in
+ * security mode {@code jwt}, binds each grant as the page says, and is refused in another mode (token exchange
  * needs the caller's token).
  */
 class ReadmeUpstreamOAuth2ExampleTest {
 
 	@Test
 	void theReadmeConfigurationBindsAndValidatesAsDescribed() throws Exception {
-		String yaml = ReadmeVirtualServerExampleTest.block(Files.readString(RepositoryRoot.resolve("README.md")),
+		String yaml = ReadmeVirtualServerExampleTest.block(
+				Files.readString(RepositoryRoot.resolve("docs/servers-and-transports.md")),
 				"## Upstream tokens from an authorization server");
 
 		RelayProperties jwt = bind(yaml, "jwt");

@@ -24,15 +24,16 @@ import dev.mcprelay.virtual.VirtualServer;
 import dev.mcprelay.virtual.VirtualServers;
 
 /**
- * The README's virtual-server configuration ("One endpoint for many servers") is valid as written and means what the
- * README says: three members in order, the default prefix and one member's own, and {@code /mcp} serving the
+ * The virtual-server configuration of {@code docs/virtual-servers.md} is valid as written and means what the
+ * page says: three members in order, the default prefix and one member's own, and {@code /mcp} serving the
  * composition.
  */
 class ReadmeVirtualServerExampleTest {
 
 	@Test
 	void theReadmeConfigurationBindsValidatesAndComposesAsDescribed() throws Exception {
-		String yaml = block(Files.readString(RepositoryRoot.resolve("README.md")), "## One endpoint for many servers");
+		String yaml = block(Files.readString(RepositoryRoot.resolve("docs/virtual-servers.md")),
+				"# Virtual servers: one endpoint for many servers");
 		StandardEnvironment environment = new StandardEnvironment();
 		for (PropertySource<?> source : new YamlPropertySourceLoader().load("readme",
 				new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)))) {
@@ -56,7 +57,7 @@ class ReadmeVirtualServerExampleTest {
 	/** The first {@code yaml} block after {@code heading}. */
 	static String block(String readme, String heading) {
 		int at = readme.indexOf(heading);
-		assertThat(at).as("the README has the section " + heading).isNotNegative();
+		assertThat(at).as("the page has the section " + heading).isNotNegative();
 		int start = readme.indexOf("```yaml\n", at) + "```yaml\n".length();
 		return readme.substring(start, readme.indexOf("```", start));
 	}
