@@ -16,7 +16,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcJson;
  * exception an interceptor raises is not shown: it is logged and the client gets -32603 with a generic message
  * (see {@link #fromCause(Throwable)}).
  *
- * <p>Where the error goes depends on what was rejected: see the wire forms in the README and in DESIGN section 5.
+ * <p>Where the error goes depends on what was rejected: see the wire forms in docs/interceptors.md.
  */
 public class RejectError extends RuntimeException {
 

@@ -78,7 +78,7 @@ public final class UpstreamError extends MessageView {
 	/**
 	 * Why the relay got no answer ({@code upstream_timeout}, {@code upstream_unreachable},
 	 * {@code upstream_invalid_response}, {@code upstream_stream_idle}, ...: the {@code error.data.reason} values of
-	 * the README), or {@code null} when the upstream itself answered with this error.
+	 * docs/troubleshooting.md), or {@code null} when the upstream itself answered with this error.
 	 */
 	public String failureReason() {
 		return failureReason;

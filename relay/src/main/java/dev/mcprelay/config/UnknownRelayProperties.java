@@ -50,7 +50,7 @@ public final class UnknownRelayProperties {
 					String suggestion = check(name);
 					if (suggestion != null && unknown.add(name.toString())) {
 						problems.add(new ConfigurationProblem(name.toString(), "is not a property of mcp-relay",
-								suggestion.isEmpty() ? "Remove it; see the configuration reference in the README"
+								suggestion.isEmpty() ? "Remove it; see the configuration reference in docs/configuration.md"
 										: "Did you mean " + suggestion + "? Rename or remove it"));
 					}
 				});

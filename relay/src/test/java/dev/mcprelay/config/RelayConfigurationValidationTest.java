@@ -136,7 +136,7 @@ class RelayConfigurationValidationTest {
 				"Did you mean mcp-relay.servers.x.timeouts.non-streaming? Rename or remove it",
 				"Did you mean mcp-relay.servers.x.tools.deny[0]? Rename or remove it",
 				"Did you mean mcp-relay.servers.x.url? Rename or remove it",
-				"Remove it; see the configuration reference in the README");
+				"Remove it; see the configuration reference in docs/configuration.md");
 	}
 
 	@Test
