@@ -57,6 +57,7 @@ import dev.mcprelay.config.RelayPropertiesValidator;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.config.SessionStoreKind;
 import dev.mcprelay.config.UnknownRelayProperties;
+import dev.mcprelay.testsupport.DebianTool;
 import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RedisServerProcess;
 
@@ -955,17 +956,7 @@ class KubernetesManifestsTest {
 		}
 
 		private static int install(Path directory, String... command) throws IOException, InterruptedException {
-			ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
-				.redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect
-					.appendTo(Path.of("target", "kubernetes-client-install.log").toAbsolutePath().toFile()));
-			builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
-			Process process = builder.start();
-			if (!process.waitFor(10, TimeUnit.MINUTES)) {
-				process.destroyForcibly();
-				return -1;
-			}
-			return process.exitValue();
+			return DebianTool.run(directory, Path.of("target", "kubernetes-client-install.log"), command);
 		}
 
 		private static Path onPath(String name) {

@@ -61,9 +61,18 @@ public record DebianTool(String program, String debianPackage, String whatFor) {
 	}
 
 	private static int run(Path log, String... command) throws IOException, InterruptedException {
-		Files.createDirectories(log.getParent());
-		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+		return run(Path.of("").toAbsolutePath(), log, command);
+	}
+
+	/**
+	 * Runs a package command ({@code apt-get}, {@code dpkg-deb}) in {@code directory}, non-interactively, its output
+	 * appended to {@code log}; its exit status, or -1 when it did not finish within ten minutes.
+	 */
+	public static int run(Path directory, Path log, String... command) throws IOException, InterruptedException {
+		Files.createDirectories(log.toAbsolutePath().getParent());
+		ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile())
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toAbsolutePath().toFile()));
 		builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
 		Process process = builder.start();
 		if (!process.waitFor(10, TimeUnit.MINUTES)) {
