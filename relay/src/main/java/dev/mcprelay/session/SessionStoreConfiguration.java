@@ -23,11 +23,19 @@ public class SessionStoreConfiguration {
 
 	private static final Logger log = LoggerFactory.getLogger(SessionStoreConfiguration.class);
 
+	private static final String EVICTED_DESCRIPTION = "Sessions ended by the relay, by reason";
+
 	@Bean
 	SessionStore sessionStore(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
 			MeterRegistry registry) {
 		SessionsProperties sessions = properties.sessions();
 		Consumer<SessionKey> evicted = evictedSessions(registry);
+		// at 0 from start-up for every server and virtual server a session can be kept for, so that the first eviction
+		// shows as an increase
+		KeptCounters declared = new KeptCounters(registry);
+		java.util.stream.Stream.concat(properties.servers().keySet().stream(), properties.virtualServers().keySet().stream())
+			.forEach(id -> declared.declare(RelayMeters.SESSIONS_EVICTED, EVICTED_DESCRIPTION, RelayMeters.SERVER, id,
+					RelayMeters.REASON, "max_per_caller"));
 		if (sessions.store() == SessionStoreKind.REDIS) {
 			Counter errors = Counter.builder(RelayMeters.SESSION_STORE_ERRORS)
 				.description("Calls to the shared session store that failed or timed out")
@@ -46,7 +54,7 @@ public class SessionStoreConfiguration {
 		KeptCounters counters = new KeptCounters(registry);
 		return key -> {
 			log.debug("A session of '{}' ended: its caller opened more than sessions.max-per-caller", key.server());
-			counters.increment(RelayMeters.SESSIONS_EVICTED, "Sessions ended by the relay, by reason",
+			counters.increment(RelayMeters.SESSIONS_EVICTED, EVICTED_DESCRIPTION,
 					RelayMeters.SERVER, key.server(), RelayMeters.REASON, "max_per_caller");
 		};
 	}
