@@ -11,11 +11,11 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.springframework.http.HttpHeaders;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.RequestHeaders;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
@@ -25,7 +25,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 /**
  * Changing a message through a view and re-encoding it, as an interceptor's change costs: injecting a tools/call
  * argument, and hiding tools from a 40-tool list (each kept tool relayed as received). Parsing is included, since
- * every view starts from a freshly parsed message. In the intercept package to reach the views' constructors.
+ * every view starts from a freshly parsed message.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -35,7 +35,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 @Fork(1)
 public class SplicingBenchmark {
 
-	private static final CallContext CONTEXT = new CallContext("bench", new HttpHeaders());
+	private static final CallContext CONTEXT = new CallContext("bench", RequestHeaders.empty());
 
 	@Benchmark
 	public byte[] injectAToolsCallArgument() throws JsonRpcParseException {
