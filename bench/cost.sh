@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# bench/cost.sh: what each proxy's own process spends per exchange, where the upstream costs nearly nothing.
+#
+# The upstream is nginx answering every POST /mcp with a fixed tools/call result (one worker, no Lua, no disk): the
+# cheapest upstream this machine has, so the proxies' own cost shows. In front of it, all on 127.0.0.1:
+#   nginx-proxy   nginx as a plain pass-through reverse proxy (one worker, buffering off)
+#   bare          a bare Reactor Netty relay (bench/bare-relay: the platform's floor)
+#   relay         mcp-relay, default configuration, security mode none, access log on
+#   relay-api-key mcp-relay in mode api-key (the key as a bearer token)
+#   relay-jwt     mcp-relay in mode jwt (an RS256 token, validated against a JWK Set the upstream nginx serves; the
+#                 same token every request, so the relay's decoder cache is what is measured)
+# Each target is warmed up (JVM_WARMUP), then ROUNDS interleaved rounds run wrk at CONCURRENCY for DURATION against each
+# target in turn; around each run the target process's CPU time (utime + stime from /proc/<pid>/stat; for nginx its
+# worker's) is read, so each round gives req/s and CPU microseconds per request. The report leads with the CPU table
+# (medians over the rounds, and each target's ratio to the bare relay), then the ratios issue 25 sets goals for.
+# Writes bench/results/<date>-<time>-<host>-cost.md. Installs nginx and wrk (Debian) if missing.
+# Knobs (environment): DURATION (10s), JVM_WARMUP (30s), ROUNDS (3), CONCURRENCY (16).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/sbin:/sbin"
+ROOT=$PWD
+DURATION=${DURATION:-10s}
+JVM_WARMUP=${JVM_WARMUP:-30s}
+ROUNDS=${ROUNDS:-3}
+CONCURRENCY=${CONCURRENCY:-16}
+TICKS=$(getconf CLK_TCK)
+WORK=$(mktemp -d)
+PIDS=()
+TARGETS=(nginx-proxy bare relay relay-api-key relay-jwt)
+declare -A URL CPU_PID
+
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+log() { printf '\n== %s\n' "$*" >&2; }
+
+install_debian() {
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get install -y -q "$@" >/dev/null 2>&1 || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "$@" >/dev/null; }
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_port() {
+  for _ in $(seq 1 600); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nothing listened on 127.0.0.1:$1 within 60s" >&2
+  exit 1
+}
+
+# cpu_ticks PID: utime + stime of the process, in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after the
+# command name's closing parenthesis, which may hold spaces)
+cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+
+# nginx_worker MASTER_PID: the pid of the single worker of that nginx master
+nginx_worker() {
+  for _ in $(seq 1 50); do
+    local worker; worker=$(pgrep -P "$1" | head -1 || true)
+    [ -n "$worker" ] && { echo "$worker"; return; }
+    sleep 0.1
+  done
+  echo "no nginx worker under $1" >&2
+  exit 1
+}
+
+# start_nginx NAME CONFIG-BODY: one worker, the given server block(s); sets NGINX_PID
+start_nginx() {
+  local dir="$WORK/nginx-$1"
+  mkdir -p "$dir/logs" "$dir/tmp"
+  cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp;
+  proxy_temp_path $dir/tmp;
+  $2
+}
+CONF
+  nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' 2>>"$dir/logs/error.log" &
+  NGINX_PID=$!
+  PIDS+=("$NGINX_PID")
+}
+
+# start_relay NAME ARGS...: mcp-relay from the packaged jar in front of the static upstream; sets URL and CPU_PID
+start_relay() {
+  local name=$1; shift
+  local port; port=$(free_port)
+  java -cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher \
+    --server.port="$port" --server.address=127.0.0.1 \
+    --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
+    --logging.level.root=WARN --logging.level.mcp.relay.access=INFO "$@" >"$WORK/$name.log" 2>&1 &
+  PIDS+=($!)
+  CPU_PID[$name]=$!
+  URL[$name]="http://127.0.0.1:$port/mcp/fast"
+  wait_port "$port"
+}
+
+# one_run TARGET SECONDS: wrk at CONCURRENCY; prints "req/s cpu-us-per-request p50-ms p99-ms"
+one_run() {
+  local target=$1 pid=${CPU_PID[$1]}
+  local auth=()
+  [ -n "${AUTH[$target]:-}" ] && auth=(-H "Authorization: Bearer ${AUTH[$target]}")
+  local before; before=$(cpu_ticks "$pid")
+  local out; out=$(wrk -t2 -c"$CONCURRENCY" -d"$2" --latency -s bench/tools-call.lua "${auth[@]}" "${URL[$target]}")
+  local after; after=$(cpu_ticks "$pid")
+  local requests; requests=$(awk '/requests in/ { print $1 }' <<<"$out")
+  local rps; rps=$(awk '/Requests\/sec/ { print $2 }' <<<"$out")
+  local errors; errors=$(awk '/Non-2xx/ { print $NF }' <<<"$out")
+  if [ -n "$errors" ]; then
+    echo "$target answered $errors non-2xx; one of them, and its log:" >&2
+    curl -s -i "${auth[@]}" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+      -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}' "${URL[$target]}" >&2 || true
+    tail -20 "$WORK/$target.log" >&2 || true
+    exit 1
+  fi
+  local p50; p50=$(awk '$1 == "50%" { print $2 }' <<<"$out")
+  local p99; p99=$(awk '$1 == "99%" { print $2 }' <<<"$out")
+  awk -v r="$rps" -v t=$((after - before)) -v n="$requests" -v hz="$TICKS" -v a="$p50" -v b="$p99" '
+    function ms(v) { n2 = v + 0; if (v ~ /us$/) return n2 / 1000; if (v ~ /ms$/) return n2; return n2 * 1000 }
+    BEGIN { printf "%s %.1f %.3f %.3f\n", r, t * 1000000 / hz / n, ms(a), ms(b) }'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+command -v wrk >/dev/null || { log "installing wrk (Debian)"; install_debian wrk; }
+command -v nginx >/dev/null || { log "installing nginx (Debian nginx-light)"; install_debian nginx-light; (service nginx stop || pkill -x nginx || true) >/dev/null 2>&1; }
+
+log "building the relay and the bare relay"
+./mvnw -q -B package -DskipTests -pl relay -am
+JAR=$(ls "$ROOT"/relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
+mkdir -p "$WORK/jar" "$WORK/bare"
+(cd "$WORK/jar" && jar xf "$JAR")
+javac -nowarn -d "$WORK/bare" -cp "$WORK/jar/BOOT-INF/lib/*" bench/bare-relay/dev/mcprelay/bench/*.java
+
+log "a key, an RSA key pair, its JWK Set and a token"
+API_KEY=$(openssl rand -hex 32)
+API_KEY_SHA256=$(printf %s "$API_KEY" | sha256sum | cut -d' ' -f1)
+openssl genrsa -out "$WORK/jwt.pem" 2048 2>/dev/null
+MODULUS=$(python3 -c 'import base64, sys; print(base64.urlsafe_b64encode(bytes.fromhex(sys.argv[1])).decode().rstrip("="))' \
+  "$(openssl rsa -in "$WORK/jwt.pem" -noout -modulus | cut -d= -f2)")
+mkdir -p "$WORK/static"
+printf '{"keys":[{"kty":"RSA","kid":"bench","use":"sig","alg":"RS256","n":"%s","e":"AQAB"}]}' "$MODULUS" >"$WORK/static/jwks.json"
+# nginx's worker runs as an unprivileged user when started by root: the JWK Set must be readable by it
+chmod 755 "$WORK" "$WORK/static" && chmod 644 "$WORK/static/jwks.json"
+HEADER=$(printf '{"alg":"RS256","kid":"bench","typ":"JWT"}' | b64url)
+PAYLOAD=$(printf '{"sub":"bench","aud":"mcp-relay","scope":"mcp","iat":%d,"exp":%d}' "$(date +%s)" "$(( $(date +%s) + 86400 ))" | b64url)
+SIGNATURE=$(printf %s "$HEADER.$PAYLOAD" | openssl dgst -sha256 -sign "$WORK/jwt.pem" -binary | b64url)
+declare -A AUTH=([relay-api-key]="$API_KEY" [relay-jwt]="$HEADER.$PAYLOAD.$SIGNATURE")
+
+log "starting the static upstream, nginx, the bare relay and four relays"
+UPSTREAM_PORT=$(free_port)
+RESULT='{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello from wrk"}]}}'
+start_nginx upstream "server {
+    listen 127.0.0.1:$UPSTREAM_PORT;
+    location = /mcp { default_type application/json; return 200 '$RESULT'; }
+    location = /jwks.json { root $WORK/static; default_type application/json; }
+  }"
+wait_port "$UPSTREAM_PORT"
+
+PROXY_PORT=$(free_port)
+start_nginx proxy "upstream mcp { server 127.0.0.1:$UPSTREAM_PORT; keepalive 128; }
+  server {
+    listen 127.0.0.1:$PROXY_PORT;
+    location /mcp { proxy_pass http://mcp/mcp; proxy_http_version 1.1; proxy_set_header Connection \"\";
+      proxy_buffering off; proxy_request_buffering off; }
+  }"
+wait_port "$PROXY_PORT"
+CPU_PID[nginx-proxy]=$(nginx_worker "$NGINX_PID")
+URL[nginx-proxy]="http://127.0.0.1:$PROXY_PORT/mcp"
+
+BARE_PORT=$(free_port)
+java -cp "$WORK/bare:$WORK/jar/BOOT-INF/lib/*" dev.mcprelay.bench.BareRelay "$BARE_PORT" \
+  "http://127.0.0.1:$UPSTREAM_PORT/mcp" >"$WORK/bare.log" 2>&1 &
+PIDS+=($!)
+CPU_PID[bare]=$!
+URL[bare]="http://127.0.0.1:$BARE_PORT/mcp"
+wait_port "$BARE_PORT"
+
+start_relay relay --mcp-relay.security.mode=none
+start_relay relay-api-key --mcp-relay.security.mode=api-key --mcp-relay.security.api-keys[0].client=bench \
+  --mcp-relay.security.api-keys[0].key-sha256="$API_KEY_SHA256" '--mcp-relay.security.api-keys[0].servers[0]=*'
+start_relay relay-jwt --mcp-relay.security.mode=jwt \
+  --mcp-relay.security.jwt.jwk-set-uri="http://127.0.0.1:$UPSTREAM_PORT/jwks.json" \
+  --mcp-relay.security.jwt.audience=mcp-relay
+
+log "warming up every target for $JVM_WARMUP"
+for target in "${TARGETS[@]}"; do one_run "$target" "$JVM_WARMUP" >/dev/null; done
+
+: >"$WORK/rounds.txt"
+for round in $(seq 1 "$ROUNDS"); do
+  log "round $round of $ROUNDS"
+  for target in "${TARGETS[@]}"; do
+    echo "$round $target $(one_run "$target" "$DURATION")" | tee -a "$WORK/rounds.txt" >&2
+  done
+done
+
+# med TARGET COLUMN: the median of a column (3 req/s, 4 CPU us/request, 5 p50, 6 p99) over the rounds
+med() { awk -v t="$1" -v c="$2" '$2 == t { print $c }' "$WORK/rounds.txt" | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+mkdir -p bench/results
+REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
+{
+  echo "# Cost per exchange: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(git rev-parse --short HEAD)"
+  echo
+  echo "bench/cost.sh: tools/call through each proxy to an nginx static upstream, wrk -c$CONCURRENCY for $DURATION per run,"
+  echo "$ROUNDS interleaved rounds after $JVM_WARMUP of warm-up each; medians over the rounds. CPU is the proxy process's own"
+  echo "utime + stime (for nginx, its one worker) per request."
+  echo
+  echo "| target | CPU µs per request | CPU vs bare | req/s | req/s vs bare | p50 ms | p99 ms |"
+  echo "|---|---|---|---|---|---|---|"
+  for target in "${TARGETS[@]}"; do
+    echo "| $target | $(med "$target" 4) | $(ratio "$(med "$target" 4)" "$(med bare 4)") | $(med "$target" 3) |" \
+      "$(ratio "$(med "$target" 3)" "$(med bare 3)") | $(med "$target" 5) | $(med "$target" 6) |"
+  done
+  echo
+  echo "Issue 25's goals, from this run:"
+  echo
+  echo "| ratio | value | goal |"
+  echo "|---|---|---|"
+  echo "| relay CPU / bare CPU | $(ratio "$(med relay 4)" "$(med bare 4)") | ≤ 1.5 |"
+  echo "| relay req/s / bare req/s | $(ratio "$(med relay 3)" "$(med bare 3)") | ≥ 0.7 |"
+  echo "| api-key CPU / none CPU | $(ratio "$(med relay-api-key 4)" "$(med relay 4)") | ≤ 1.1 |"
+  echo "| jwt CPU / none CPU | $(ratio "$(med relay-jwt 4)" "$(med relay 4)") | ≤ 1.15 |"
+  echo "| relay p99 / bare p99 | $(ratio "$(med relay 6)" "$(med bare 6)") | ≤ 1.5 |"
+  echo
+  echo "Every round:"
+  echo
+  echo '```'
+  echo "round target req/s cpu-us-per-request p50-ms p99-ms"
+  cat "$WORK/rounds.txt"
+  echo '```'
+} >"$REPORT"
+cat "$REPORT"
+echo "wrote $REPORT" >&2
