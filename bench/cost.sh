@@ -25,36 +25,13 @@ JVM_WARMUP=${JVM_WARMUP:-30s}
 ROUNDS=${ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-16}
 TICKS=$(getconf CLK_TCK)
-WORK=$(mktemp -d)
-PIDS=()
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 TARGETS=(nginx-proxy bare relay relay-api-key relay-jwt)
 declare -A URL CPU_PID
 
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-log() { printf '\n== %s\n' "$*" >&2; }
-
-install_debian() {
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get install -y -q "$@" >/dev/null 2>&1 || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "$@" >/dev/null; }
-}
-
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-wait_port() {
-  for _ in $(seq 1 600); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "nothing listened on 127.0.0.1:$1 within 60s" >&2
-  exit 1
 }
 
 # cpu_ticks PID: utime + stime of the process, in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after the

@@ -45,22 +45,8 @@ if [ "$HARD_FILES" != unlimited ] && [ "$HARD_FILES" -lt $((STREAMS * 2 + 200)) 
   echo "the hard limit of $HARD_FILES open files holds $STREAMS streams: measuring those" >&2
 fi
 ulimit -n "$HARD_FILES"
-WORK=$(mktemp -d)
-PIDS=()
-
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-log() { printf '\n== %s\n' "$*" >&2; }
-
-install_debian() {
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get install -y -q "$@" >/dev/null 2>&1 || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "$@" >/dev/null; }
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 require_tools() {
   command -v node >/dev/null || { echo "bench needs Node.js 18+ on the PATH" >&2; exit 1; }
@@ -75,15 +61,6 @@ require_tools() {
 
 free_port() {
   node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
-}
-
-wait_port() {
-  for _ in $(seq 1 600); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "nothing listened on 127.0.0.1:$1 within 60s" >&2
-  exit 1
 }
 
 # latency text from wrk (850.00us, 1.23ms, 1.02s) in milliseconds
