@@ -64,17 +64,20 @@ public final class InterceptorChain<V extends MessageView> {
 	 * @return the verdict; never an error
 	 */
 	public Mono<Verdict> run(V view, Duration timeout) {
-		return interceptors.isEmpty() ? Verdict.PROCEED_MONO : Mono.defer(() -> runFrom(0, view, timeout));
+		return interceptors.isEmpty() ? Verdict.PROCEED_MONO : Mono.defer(() -> runFrom(0, view, timeout, null));
 	}
 
 	/**
 	 * Runs the interceptors from {@code index} on. An interceptor that decided at once (its {@code Mono} is a
 	 * constant: {@code Outcome.proceed()}, {@code Mono.just}, {@code Mono.error}) is taken as it is, with no timer and
-	 * no subscription; only one that decides later runs under the timeout.
+	 * no subscription; only one that decides later runs under the timeout. {@code changedBy} names the first
+	 * interceptor so far that changed the message ({@link Verdict#changedBy}).
 	 */
-	private Mono<Verdict> runFrom(int index, V view, Duration timeout) {
+	private Mono<Verdict> runFrom(int index, V view, Duration timeout, String changedBy) {
+		String firstChange = changedBy;
 		for (int i = index; i < interceptors.size(); i++) {
 			Interceptor interceptor = interceptors.get(i);
+			boolean unchangedBefore = firstChange == null && !view.isChanged();
 			long start = System.nanoTime();
 			Mono<Outcome> decision;
 			try {
@@ -88,8 +91,10 @@ public final class InterceptorChain<V extends MessageView> {
 			}
 			if (!(decision instanceof Fuseable.ScalarCallable<?> decided)) {
 				int next = i + 1;
-				return later(decision, interceptor, view, timeout, start)
-					.flatMap(verdict -> verdict.proceeds() ? runFrom(next, view, timeout) : Mono.just(verdict));
+				String changedSoFar = firstChange;
+				return later(decision, interceptor, view, timeout, start).flatMap(verdict -> verdict.proceeds()
+						? runFrom(next, view, timeout, firstChangeAfter(changedSoFar, unchangedBefore, interceptor, view))
+						: Mono.just(verdict));
 			}
 			Verdict verdict;
 			try {
@@ -103,8 +108,15 @@ public final class InterceptorChain<V extends MessageView> {
 			if (!verdict.proceeds()) {
 				return Mono.just(verdict);
 			}
+			firstChange = firstChangeAfter(firstChange, unchangedBefore, interceptor, view);
 		}
-		return Verdict.PROCEED_MONO;
+		return firstChange == null ? Verdict.PROCEED_MONO : Mono.just(Verdict.changedBy(firstChange));
+	}
+
+	/** The first interceptor that changed the message, once {@code interceptor} proceeded. */
+	private static String firstChangeAfter(String firstChange, boolean unchangedBefore, Interceptor interceptor,
+			MessageView view) {
+		return unchangedBefore && view.isChanged() ? interceptor.name() : firstChange;
 	}
 
 	/** The verdict of an interceptor that decides later, within {@code timeout}. */

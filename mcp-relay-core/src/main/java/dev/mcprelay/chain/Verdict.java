@@ -16,12 +16,19 @@ import reactor.core.publisher.Mono;
  * @param error the error to send, for {@link Kind#REJECT}
  * @param interceptor the {@code name()} of the interceptor that stopped the chain; {@code null} when all proceeded
  * @param notifications for {@link Kind#RESPOND}, the notifications to send before the result
+ * @param changedBy for {@link Kind#PROCEED}, the {@code name()} of the first interceptor that changed the message (it
+ * was unchanged before that interceptor ran); {@code null} when none did
  */
 public record Verdict(Kind kind, JsonNode result, RejectError error, String interceptor,
-		List<ObjectNode> notifications) {
+		List<ObjectNode> notifications, String changedBy) {
+
+	public Verdict(Kind kind, JsonNode result, RejectError error, String interceptor,
+			List<ObjectNode> notifications) {
+		this(kind, result, error, interceptor, notifications, null);
+	}
 
 	public Verdict(Kind kind, JsonNode result, RejectError error, String interceptor) {
-		this(kind, result, error, interceptor, List.of());
+		this(kind, result, error, interceptor, List.of(), null);
 	}
 
 	/** The fate of a message after a chain. */
@@ -47,6 +54,11 @@ public record Verdict(Kind kind, JsonNode result, RejectError error, String inte
 	/** The message is refused with {@code error} by the interceptor named {@code interceptor}. */
 	public static Verdict rejected(RejectError error, String interceptor) {
 		return new Verdict(Kind.REJECT, null, error, interceptor);
+	}
+
+	/** Every interceptor proceeded, and the one named {@code interceptor} was the first to change the message. */
+	public static Verdict changedBy(String interceptor) {
+		return new Verdict(Kind.PROCEED, null, null, null, List.of(), interceptor);
 	}
 
 	public boolean proceeds() {

@@ -71,6 +71,14 @@ public final class TestResult {
 	}
 
 	/**
+	 * The {@code name()} of the first interceptor that changed the message while every one proceeded; {@code null}
+	 * when none changed it or the chain stopped.
+	 */
+	public String changedBy() {
+		return verdict.changedBy();
+	}
+
+	/**
 	 * The error the client (or, for a server request, the server) gets, for {@link Kind#REJECT}: the interceptor's
 	 * {@link RejectError}, or the relay's generic -32603 for an interceptor that threw something else, timed out,
 	 * returned {@code null} or an outcome its stage does not allow. {@code null} for every other kind.
