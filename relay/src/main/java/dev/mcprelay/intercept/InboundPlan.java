@@ -62,9 +62,19 @@ public final class InboundPlan {
 
 	/** The body to send upstream: the client's bytes when nothing changed, else the re-encoded messages. */
 	public byte[] upstreamBody() {
-		if (!changed) {
-			return payload.raw();
-		}
+		return changed ? encodedForwardedMessages() : payload.raw();
+	}
+
+	/**
+	 * The messages that go upstream, live: the relay may change them in place after the plan was made (trace context
+	 * in {@code params._meta}), and then sends {@link #encodedForwardedMessages()}.
+	 */
+	public List<ObjectNode> forwardedMessages() {
+		return forwarded;
+	}
+
+	/** The messages that go upstream, encoded as they are now, in the body's batch or single shape. */
+	public byte[] encodedForwardedMessages() {
 		if (!payload.batch()) {
 			return JsonRpcErrors.toBytes(forwarded.get(0));
 		}

@@ -7,6 +7,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 
 /**
  * The requests of one POST that went upstream and are not answered yet, by id, so that a response meets the
@@ -16,6 +17,8 @@ import dev.mcprelay.api.McpRequest;
 public final class PendingRequests {
 
 	private final Map<String, McpRequest> pending = new LinkedHashMap<>();
+
+	private AnswerWatcher watcher = AnswerWatcher.NONE;
 
 	PendingRequests() {
 	}
@@ -27,6 +30,28 @@ public final class PendingRequests {
 
 	void add(McpRequest request) {
 		pending.put(key(request.id()), request);
+	}
+
+	/** From now on, {@code watcher} is told of each answer and each other message the upstream sends back. */
+	public void watch(AnswerWatcher watcher) {
+		this.watcher = watcher;
+	}
+
+	/** The watcher of what the upstream sends back ({@link AnswerWatcher#NONE} unless one was set). */
+	public AnswerWatcher watcher() {
+		return watcher;
+	}
+
+	/**
+	 * The request {@code answer} answers, now answered (the watcher is told); {@code null} when it answers none that
+	 * is waiting.
+	 */
+	public McpRequest answer(JsonRpcMessage answer) {
+		McpRequest request = take(answer.id());
+		if (request != null) {
+			watcher.answered(answer);
+		}
+		return request;
 	}
 
 	/** The request {@code id} answers, now answered; {@code null} when none is waiting for it. */

@@ -21,6 +21,7 @@ import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessages;
+import dev.mcprelay.chain.InterceptorChain;
 import dev.mcprelay.chain.MethodRoutes;
 import dev.mcprelay.chain.Stage;
 import dev.mcprelay.chain.Verdict;
@@ -53,8 +54,30 @@ public class RequestInterception {
 	 * @return the plan; never an error, since interceptor failures become rejections
 	 */
 	public Mono<InboundPlan> apply(JsonRpcPayload payload, CallContext context, Duration timeout) {
-		return InOrder.map(payload.messages(), message -> decide(message, context, timeout))
+		return apply(payload, context, timeout, ChainWatcher.NONE);
+	}
+
+	/**
+	 * Decides about every message of {@code payload}, telling {@code watcher} of each chain that ran.
+	 *
+	 * @param timeout how long each interceptor may take
+	 * @return the plan; never an error, since interceptor failures become rejections
+	 */
+	public Mono<InboundPlan> apply(JsonRpcPayload payload, CallContext context, Duration timeout,
+			ChainWatcher watcher) {
+		return InOrder.map(payload.messages(), message -> decide(message, context, timeout, watcher))
 			.map(decisions -> plan(payload, decisions));
+	}
+
+	/** Runs {@code stage}'s chain for {@code context}'s server over {@code view}, a view of {@code message}. */
+	private <V extends MessageView> Mono<Verdict> run(Stage<V> stage, V view, JsonRpcMessage message,
+			CallContext context, Duration timeout, ChainWatcher watcher) {
+		InterceptorChain<V> chain = chains.chain(stage, context.server());
+		if (chain.isEmpty()) {
+			return Verdict.PROCEED_MONO;
+		}
+		long start = System.nanoTime();
+		return chain.run(view, timeout).doOnNext(verdict -> watcher.chainRan(message, stage.name(), verdict, start));
 	}
 
 	/**
@@ -87,16 +110,17 @@ public class RequestInterception {
 
 	}
 
-	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout) {
+	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout,
+			ChainWatcher watcher) {
 		ClientMessage view = new ClientMessage(context, message);
-		return chains.chain(Stage.USER_REQUEST, context.server()).run(view, timeout).flatMap(verdict -> {
+		return run(Stage.USER_REQUEST, view, message, context, timeout, watcher).flatMap(verdict -> {
 			if (!verdict.proceeds()) {
 				return Mono.just(new Decision(message, null, answerable(verdict, message)));
 			}
 			return switch (message.kind()) {
-				case REQUEST -> decideRequest(message, context, timeout);
-				case NOTIFICATION -> chains.chain(Stage.CLIENT_NOTIFICATION, context.server())
-					.run(new ClientNotification(context, message.node()), timeout)
+				case REQUEST -> decideRequest(message, context, timeout, watcher);
+				case NOTIFICATION -> run(Stage.CLIENT_NOTIFICATION, new ClientNotification(context, message.node()),
+						message, context, timeout, watcher)
 					.map(notificationVerdict -> new Decision(message, null, notificationVerdict));
 				case RESPONSE -> clientResponse(message, context, timeout);
 			};
@@ -104,12 +128,11 @@ public class RequestInterception {
 	}
 
 	private <V extends McpRequest> Mono<Decision> decideRequest(JsonRpcMessage message, CallContext context,
-			Duration timeout) {
+			Duration timeout, ChainWatcher watcher) {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.RequestRoute<V> route = (MethodRoutes.RequestRoute<V>) MethodRoutes.request(message.method());
 		V request = route.view().create(context, message.node());
-		return chains.chain(route.stage(), context.server())
-			.run(request, timeout)
+		return run(route.stage(), request, message, context, timeout, watcher)
 			.map(verdict -> new Decision(message, request, verdict));
 	}
 

@@ -109,10 +109,12 @@ public class ResponseInterception {
 
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
-		McpRequest request = message.isResponse() ? pending.take(message.id()) : null;
+		McpRequest request = message.isResponse() ? pending.answer(message) : null;
+		boolean stamped = !message.isResponse() && pending.watcher().relayed(message);
 		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context.server());
 		Mono<Verdict> remoteVerdict = remoteChain.isEmpty() ? Verdict.PROCEED_MONO
-				: remoteChain.run(new RemoteMessage(context, message, request, onStream), timeout);
+				: watched(Stage.REMOTE_MESSAGE, remoteChain.run(new RemoteMessage(context, message, request, onStream),
+						timeout), message, pending);
 		return remoteVerdict.flatMap(verdict -> {
 			if (!verdict.proceeds() && message.isRequest()) {
 				return Mono.just(answerUpstream(message, verdict.error()));
@@ -121,15 +123,15 @@ public class ResponseInterception {
 				return Mono.just(Relayed.replaced(substitute(message, verdict.error())));
 			}
 			if (message.isRequest()) {
-				return serverRequest(message, context, onStream, timeout);
+				return serverRequest(message, context, onStream, timeout, stamped, pending);
 			}
 			if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
-				return serverNotification(message, context, onStream, timeout);
+				return serverNotification(message, context, onStream, timeout, pending);
 			}
 			if (request == null) {
 				McpRequest inferred = UnmatchedListResults.inferRequest(context, message);
 				return inferred == null ? Mono.just(new Relayed(message, false))
-						: respond(message, context, inferred, timeout);
+						: respond(message, context, inferred, timeout, pending);
 			}
 			if (message.isError()) {
 				InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
@@ -137,28 +139,38 @@ public class ResponseInterception {
 					return Mono.just(new Relayed(message, false));
 				}
 				UpstreamError error = new UpstreamError(context, message.node(), request, null);
-				return errorChain.run(error, timeout)
+				return watched(Stage.ERROR, errorChain.run(error, timeout), message, pending)
 					.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
 							: Relayed.replaced(ErrorStageAnswers.after(error, errorVerdict)));
 			}
-			return respond(message, context, request, timeout);
+			return respond(message, context, request, timeout, pending);
 		});
+	}
+
+	/** {@code verdict}, the chain of {@code stage} deciding about {@code message}, told to the exchange's watcher. */
+	private static Mono<Verdict> watched(Stage<?> stage, Mono<Verdict> verdict, JsonRpcMessage message,
+			PendingRequests pending) {
+		long start = System.nanoTime();
+		return verdict.doOnNext(decided -> pending.watcher().responseChainRan(message, stage.name(), decided, start));
 	}
 
 	/**
 	 * A server-to-client request at its server-request stage: relayed (changed or not), answered to the server by
-	 * the interceptor's result, or refused to the server.
+	 * the interceptor's result, or refused to the server. {@code stamped}: the relay wrote its trace context into it.
 	 */
 	private <V extends ServerRequest> Mono<Relayed> serverRequest(JsonRpcMessage message, CallContext context,
-			boolean onStream, Duration timeout) {
+			boolean onStream, Duration timeout, boolean stamped, PendingRequests pending) {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
 			.serverRequest(message.method());
 		V request = route.view().create(context, message, onStream);
-		return chains.chain(route.stage(), context.server()).run(request, timeout).map(verdict -> switch (verdict.kind()) {
+		InterceptorChain<V> chain = chains.chain(route.stage(), context.server());
+		Mono<Verdict> decided = chain.isEmpty() ? Verdict.PROCEED_MONO
+				: watched(route.stage(), chain.run(request, timeout), message, pending);
+		return decided.map(verdict -> switch (verdict.kind()) {
 			case RESPOND -> new Relayed(null, true, JsonRpcMessages.result(message.id(), verdict.result()), null);
 			case REJECT -> answerUpstream(message, verdict.error());
-			default -> carryToClient(message, request.isChanged());
+			default -> carryToClient(message, stamped || request.isChanged());
 		});
 	}
 
@@ -176,13 +188,14 @@ public class ResponseInterception {
 
 	/** A server notification at its stage: relayed (changed or not), dropped, or replaced by an error notice. */
 	private Mono<Relayed> serverNotification(JsonRpcMessage message, CallContext context, boolean onStream,
-			Duration timeout) {
+			Duration timeout, PendingRequests pending) {
 		InterceptorChain<ServerNotification> chain = chains.chain(Stage.SERVER_NOTIFICATION, context.server());
 		if (chain.isEmpty()) {
 			return Mono.just(new Relayed(message, false));
 		}
 		ServerNotification notification = ServerNotification.of(context, message, onStream);
-		return chain.run(notification, timeout).map(verdict -> switch (verdict.kind()) {
+		return watched(Stage.SERVER_NOTIFICATION, chain.run(notification, timeout), message, pending)
+			.map(verdict -> switch (verdict.kind()) {
 			case DROP -> Relayed.dropped();
 			case REJECT -> Relayed.replaced(substitute(message, verdict.error()));
 			default -> new Relayed(message, notification.isChanged());
@@ -190,7 +203,7 @@ public class ResponseInterception {
 	}
 
 	private <V extends McpResponse> Mono<Relayed> respond(JsonRpcMessage message, CallContext context,
-			McpRequest request, Duration timeout) {
+			McpRequest request, Duration timeout, PendingRequests pending) {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.ResponseRoute<V> route = (MethodRoutes.ResponseRoute<V>) MethodRoutes.response(request.method());
 		InterceptorChain<V> chain = chains.chain(route.stage(), context.server());
@@ -198,7 +211,7 @@ public class ResponseInterception {
 			return Mono.just(new Relayed(message, false));
 		}
 		V response = route.view().create(context, message.node(), request);
-		return chain.run(response, timeout)
+		return watched(route.stage(), chain.run(response, timeout), message, pending)
 			.map(verdict -> verdict.proceeds() ? new Relayed(message, response.isChanged())
 					: Relayed.replaced(substitute(message, verdict.error())));
 	}

@@ -16,8 +16,8 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 
 /**
  * Writes one line per client request, at INFO on the logger {@code mcp.relay.access}: server, caller, HTTP method, rpc
- * method, JSON-RPC id, upstream status, outcome, duration, bytes, the interceptor that stopped the request and the
- * failure reason. Never a header value, an argument or a result. Text taken from the request (method, id) is cut
+ * method, JSON-RPC id, upstream status, outcome, duration, bytes, the interceptor that stopped the request, the
+ * failure reason, and the trace id of the request's first message when tracing is on. Never a header value, an argument or a result. Text taken from the request (method, id) is cut
  * to {@value #MAX_VALUE_LENGTH} characters and escaped, so a client cannot forge or flood log lines.
  */
 @Component
@@ -35,7 +35,7 @@ class AccessLog {
 
 	/** The fields of a line, in order. */
 	private static final String[] FIELDS = { "server", "client", "http_method", "rpc_method", "id", "status", "outcome",
-			"duration_ms", "bytes", "interceptor", "reason" };
+			"duration_ms", "bytes", "interceptor", "reason", "trace_id" };
 
 	void write(ExchangeRecord record) {
 		if (!properties.enabled() || !log.isInfoEnabled()) {
@@ -45,7 +45,7 @@ class AccessLog {
 		Object[] values = { record.server(), clip(record.clientId()), record.httpMethodTag(), clip(record.rpcMethod()),
 				id == null ? null : clip(id.asText()), record.upstreamStatus(), record.outcome().tag(),
 				TimeUnit.NANOSECONDS.toMillis(record.elapsedNanos()), record.bytes(), record.interceptor(),
-				record.reason() };
+				record.reason(), record.traceId() };
 		log.info(properties.format() == AccessLogProperties.Format.JSON ? json(values) : text(values));
 	}
 

@@ -5,8 +5,10 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.api.Caller;
 
 /**
- * Records an exchange the relay observes itself rather than through its web filter: a virtual server's message to
- * one member (DESIGN section 11) is counted and logged as a request to that member, tagged with the virtual server.
+ * Records an exchange that ended, once: its messages' operations and spans ({@link ExchangeRecord#endTrace}), its
+ * meters and its access-log line. For the client requests the relay's web filter observes, and for the exchanges the
+ * relay observes itself: a virtual server's message to one member (DESIGN section 11) is counted and logged as a
+ * request to that member, tagged with the virtual server.
  */
 @Component
 public class ExchangeObservations {
@@ -30,6 +32,7 @@ public class ExchangeObservations {
 		if (cancelled) {
 			record.clientLeft();
 		}
+		record.endTrace(cancelled);
 		meters.record(record);
 		accessLog.write(record);
 	}

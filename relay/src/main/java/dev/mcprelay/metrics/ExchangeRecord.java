@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.tracing.ExchangeTrace;
 
 /**
  * What one client request on {@code /mcp/{server}} did, filled in by the relay as the request goes and read once,
@@ -48,6 +49,8 @@ public final class ExchangeRecord {
 
 	private volatile Caller caller = Caller.ANONYMOUS;
 
+	private volatile ExchangeTrace trace = ExchangeTrace.NONE;
+
 	ExchangeRecord(HttpMethod httpMethod) {
 		this.httpMethod = httpMethod;
 	}
@@ -85,6 +88,22 @@ public final class ExchangeRecord {
 	/** Who sent the request, once the front door let it in. */
 	public void caller(Caller caller) {
 		this.caller = caller;
+	}
+
+	/** The telemetry in MCP's terms of the POST's messages, ended with the exchange ({@link #endTrace}). */
+	public void trace(ExchangeTrace trace) {
+		this.trace = trace;
+	}
+
+	/** The trace id of the request's first message, or {@code null} when it is not traced. */
+	String traceId() {
+		return trace.traceId();
+	}
+
+	/** The exchange ended: its messages' operations end, failed with its failure reason if it has one. */
+	void endTrace(boolean cancelled) {
+		String failure = reason;
+		trace.end(failure != null ? failure : cancelled ? "client_disconnected" : null);
 	}
 
 	/** The POST body, parsed. */

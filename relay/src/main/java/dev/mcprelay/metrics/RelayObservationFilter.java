@@ -23,15 +23,12 @@ import reactor.core.publisher.SignalType;
 @Component
 class RelayObservationFilter implements WebFilter, Ordered {
 
-	private final RequestMeters meters;
-
-	private final AccessLog accessLog;
+	private final ExchangeObservations observations;
 
 	private final McpRouting routing;
 
-	RelayObservationFilter(RequestMeters meters, AccessLog accessLog, McpRouting routing) {
-		this.meters = meters;
-		this.accessLog = accessLog;
+	RelayObservationFilter(ExchangeObservations observations, McpRouting routing) {
+		this.observations = observations;
 		this.routing = routing;
 	}
 
@@ -56,14 +53,8 @@ class RelayObservationFilter implements WebFilter, Ordered {
 		ServerWebExchange observed = exchange.mutate()
 			.response(new CountingResponse(exchange.getResponse(), record))
 			.build();
-		return chain.filter(observed).doFinally(signal -> {
-			record.caller(ExchangeCaller.of(exchange));
-			if (signal == SignalType.CANCEL) {
-				record.clientLeft();
-			}
-			meters.record(record);
-			accessLog.write(record);
-		});
+		return chain.filter(observed)
+			.doFinally(signal -> observations.ended(record, ExchangeCaller.of(exchange), signal == SignalType.CANCEL));
 	}
 
 }

@@ -30,6 +30,8 @@ import dev.mcprelay.route.VirtualMembers;
 import dev.mcprelay.security.CredentialHeaders;
 import dev.mcprelay.security.ExchangeCaller;
 import dev.mcprelay.security.SessionBinding;
+import dev.mcprelay.tracing.ExchangeTrace;
+import dev.mcprelay.tracing.McpTelemetry;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.upstream.UpstreamTokens;
 import reactor.core.publisher.Mono;
@@ -74,12 +76,15 @@ public class McpRelay {
 
 	private final UpstreamTokens tokens;
 
+	private final McpTelemetry telemetry;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, UpstreamTransports transports,
 			ResponseRelay responseRelay, RequestInterception requestInterception,
 			FailedRequestAnswers failedRequestAnswers, SessionOrder sessionOrder, RelaySessions relaySessions,
 			SessionStreams sessionStreams, CredentialHeaders credentialHeaders, SessionBinding sessionBinding,
-			UpstreamTokens tokens) {
+			UpstreamTokens tokens, McpTelemetry telemetry) {
 		this.tokens = tokens;
+		this.telemetry = telemetry;
 		this.credentialHeaders = credentialHeaders;
 		this.sessionBinding = sessionBinding;
 		this.upstreams = upstreams;
@@ -125,10 +130,15 @@ public class McpRelay {
 				if (mismatch != null) {
 					return EarlyAnswers.answerEarly(exchange, mismatch, payload);
 				}
-				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout())
-					.flatMap(plan -> plan.forwardsAnything()
-							? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order))
-							: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id()));
+				ExchangeTrace trace = telemetry.begin(payload, context);
+				record.trace(trace);
+				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace)
+					.flatMap(plan -> {
+						plan.pending().watch(trace);
+						return plan.forwardsAnything()
+								? forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
+								: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
+					});
 			}).doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
 	}
@@ -141,7 +151,7 @@ public class McpRelay {
 			CallContext context = contextOf(upstream, exchange);
 			return requestInterception.applyWithoutBody(method, context, upstream.nonStreamingTimeout())
 				.flatMap(verdict -> verdict.proceeds()
-						? forward(new RelayCall(upstream, method, exchange, context, null, order))
+						? forward(new RelayCall(upstream, method, exchange, context, null, order, ExchangeTrace.NONE))
 						: EarlyAnswers.refuseWithoutBody(exchange, verdict))
 				.doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
@@ -298,9 +308,11 @@ public class McpRelay {
 		if (token != null) {
 			headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + token);
 		}
+		byte[] body = call.plan() == null ? null
+				: call.trace().upstreamBody(call.plan(), headers, upstream.uri().getHost(), port(upstream));
 		NonStreamingDeadline deadline = new NonStreamingDeadline();
-		UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers,
-				call.plan() == null ? null : call.plan().upstreamBody(), call.context().caller().id(), onWritten);
+		UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers, body,
+				call.context().caller().id(), onWritten);
 		return transports.of(upstream).exchange(request, response -> {
 			if (token != null && response.statusCode().value() == 401) {
 				tokens.drop(upstream.id(), callerToken);
@@ -317,6 +329,12 @@ public class McpRelay {
 			}
 			return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
 		}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
+	}
+
+	/** The upstream's port, for telemetry: the URL's, else its scheme's. */
+	private static int port(Upstream upstream) {
+		int port = upstream.uri().getPort();
+		return port >= 0 ? port : "https".equalsIgnoreCase(upstream.uri().getScheme()) ? 443 : 80;
 	}
 
 	/** The caller's own bearer token, for a server that exchanges it ({@code token-exchange}); else {@code null}. */

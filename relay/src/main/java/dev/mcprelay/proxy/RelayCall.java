@@ -6,6 +6,7 @@ import org.springframework.web.server.ServerWebExchange;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.intercept.PendingRequests;
+import dev.mcprelay.tracing.ExchangeTrace;
 
 /**
  * One client request on its way through the relay.
@@ -16,9 +17,10 @@ import dev.mcprelay.intercept.PendingRequests;
  * @param context what interceptors see of the client request
  * @param plan what the request stages decided about a POST body; {@code null} for GET and DELETE
  * @param order its place among the requests of its session on their way upstream
+ * @param trace its telemetry in MCP's terms; {@link ExchangeTrace#NONE} for GET and DELETE
  */
 public record RelayCall(Upstream upstream, HttpMethod method, ServerWebExchange exchange, CallContext context,
-		InboundPlan plan, SessionOrder.Ticket order) {
+		InboundPlan plan, SessionOrder.Ticket order, ExchangeTrace trace) {
 
 	public boolean isPost() {
 		return HttpMethod.POST.equals(method);

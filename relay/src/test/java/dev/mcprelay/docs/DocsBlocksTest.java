@@ -131,6 +131,49 @@ class DocsBlocksTest {
 		assertThat(bound).as("relay configurations bound").isGreaterThanOrEqualTo(10);
 	}
 
+	/**
+	 * Every Spring Boot property ({@code management.*}, {@code spring.*}) a block of the manual sets is one Spring Boot
+	 * knows: a renamed property (Boot renamed the tracing ones in 4.0) turns this red.
+	 */
+	@Test
+	void everySpringBootPropertyTheManualSetsExists() throws Exception {
+		Set<String> known = new LinkedHashSet<>();
+		Set<String> maps = new LinkedHashSet<>();
+		com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+		for (String name : List.of("META-INF/spring-configuration-metadata.json",
+				"META-INF/additional-spring-configuration-metadata.json")) {
+			for (java.net.URL url : java.util.Collections.list(getClass().getClassLoader().getResources(name))) {
+				for (com.fasterxml.jackson.databind.JsonNode property : json.readTree(url).path("properties")) {
+					known.add(property.path("name").asText());
+					if (property.path("type").asText().startsWith("java.util.Map")) {
+						maps.add(property.path("name").asText() + ".");
+					}
+				}
+			}
+		}
+		List<String> unknown = new ArrayList<>();
+		int checked = 0;
+		for (Block block : blocks("yaml", "yml")) {
+			if (block.fragment()) {
+				continue;
+			}
+			for (PropertySource<?> source : loaded(block.text())) {
+				for (String property : ((MapPropertySource) source).getPropertyNames()) {
+					String name = property.replaceAll("\\[\\d+]", "");
+					if (!name.startsWith("management.") && !name.startsWith("spring.")) {
+						continue;
+					}
+					checked++;
+					if (!known.contains(name) && maps.stream().noneMatch(name::startsWith)) {
+						unknown.add(block + ": " + property);
+					}
+				}
+			}
+		}
+		assertThat(unknown).as("Spring Boot properties the manual sets that Spring Boot does not know").isEmpty();
+		assertThat(checked).as("Spring Boot properties checked").isPositive();
+	}
+
 	/** {@code null} when {@code yaml} is a valid relay configuration (in some security mode), else what is wrong. */
 	static String configurationProblems(String yaml) throws IOException {
 		boolean setsMode = loaded(yaml).stream()

@@ -42,7 +42,7 @@ class AccessLogTest extends RelayIntegrationTest {
 
 		String line = awaitAccessLine("id=call-42");
 		assertThat(line).matches(ACCESS + "server=scripted-headers client=- http_method=POST rpc_method=tools/call id=call-42 "
-				+ "status=200 outcome=forwarded duration_ms=\\d+ bytes=\\d+ interceptor=- reason=-");
+				+ "status=200 outcome=forwarded duration_ms=\\d+ bytes=\\d+ interceptor=- reason=- trace_id=-");
 		assertThat(String.join("\n", CapturedLogs.all())).doesNotContain(UPSTREAM_TOKEN.substring(7))
 			.doesNotContain(STATIC_KEY)
 			.doesNotContain(QUERY_SECRET)
@@ -58,7 +58,7 @@ class AccessLogTest extends RelayIntegrationTest {
 
 		assertThat(awaitAccessLine("id=refused-1")).contains("server=refused")
 			.contains("status=- outcome=failed")
-			.endsWith("reason=upstream_unreachable");
+			.endsWith("reason=upstream_unreachable trace_id=-");
 	}
 
 	@Test
@@ -88,7 +88,7 @@ class AccessLogTest extends RelayIntegrationTest {
 		String json = lastAccessLine().substring(ACCESS.length());
 		assertThat(JsonRpcParser.mapper().readTree(json).toString()).matches("\\{\"server\":\"github\",\"client\":null,\"http_method\":\"GET\","
 				+ "\"rpc_method\":null,\"id\":null,\"status\":200,\"outcome\":\"forwarded\",\"duration_ms\":\\d+,\"bytes\":0,"
-				+ "\"interceptor\":null,\"reason\":null}");
+				+ "\"interceptor\":null,\"reason\":null,\"trace_id\":null}");
 	}
 
 	private static String awaitAccessLine(String containing) {

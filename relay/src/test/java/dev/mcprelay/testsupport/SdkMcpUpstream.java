@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.catalina.Context;
@@ -104,6 +105,9 @@ public final class SdkMcpUpstream implements AutoCloseable {
 
 	private volatile CountDownLatch progressGate = new CountDownLatch(1);
 
+	private volatile Consumer<McpSchema.CallToolRequest> toolCallObserver = request -> {
+	};
+
 	private final McpSyncServer streamable;
 
 	private final McpStatelessSyncServer stateless;
@@ -116,7 +120,10 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
 		ECHOING_TOOLS.forEach(name -> tools.add(McpServerFeatures.SyncToolSpecification.builder()
 			.tool(tool(name))
-			.callHandler((exchange, request) -> echo(request))
+			.callHandler((exchange, request) -> {
+				toolCallObserver.accept(request);
+				return echo(request);
+			})
 			.build()));
 		tools.add(progressTool());
 		tools.add(askModelTool());
@@ -191,6 +198,14 @@ public final class SdkMcpUpstream implements AutoCloseable {
 
 	public void clearSeen() {
 		seen.clear();
+	}
+
+	/**
+	 * Hands every call of an echoing tool on {@code /mcp} to {@code observer}, in the server's handler, before it is
+	 * answered (a test's stand-in for the upstream's own instrumentation).
+	 */
+	public void observeToolCalls(Consumer<McpSchema.CallToolRequest> observer) {
+		this.toolCallObserver = observer;
 	}
 
 	/** Lets a {@code progress} call that is holding its stream open finish. */

@@ -1,0 +1,229 @@
+package dev.mcprelay.tracing;
+
+import java.util.List;
+
+import org.springframework.http.HttpHeaders;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.chain.Verdict;
+import dev.mcprelay.intercept.AnswerWatcher;
+import dev.mcprelay.intercept.ChainWatcher;
+import dev.mcprelay.intercept.InboundPlan;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
+
+/**
+ * The telemetry of one client POST, one {@link MessageTrace} per request and notification in it, told by the relay
+ * what happens as the exchange goes (from its serialized signals): which interceptor chains did something
+ * ({@link #chainRan}), what goes upstream and with which trace context ({@link #upstreamBody}), which answers came
+ * back ({@link AnswerWatcher}), and that the exchange ended ({@link #end}). Nothing here fails the exchange or changes
+ * what it relays, except the trace context written into what goes upstream when tracing is on.
+ */
+public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
+
+	/** The trace of an exchange the relay records nothing for (no message, or none parsed). */
+	public static final ExchangeTrace NONE = new ExchangeTrace(null, List.of());
+
+	private final McpTelemetry telemetry;
+
+	private final List<MessageTrace> messages;
+
+	private byte[] upstreamBody;
+
+	private TraceContext upstreamContext;
+
+	private final String traceId;
+
+	ExchangeTrace(McpTelemetry telemetry, List<MessageTrace> messages) {
+		this.telemetry = telemetry;
+		this.messages = messages;
+		Span first = messages.isEmpty() ? null : messages.get(0).serverSpan();
+		this.traceId = first != null && Boolean.TRUE.equals(first.context().sampled()) ? first.context().traceId() : null;
+	}
+
+	/**
+	 * An interceptor chain of {@code stage} ran over the client's {@code message} from {@code startNanos} and decided
+	 * {@code verdict}: a rejection or an answer becomes the message's fate; when tracing, a chain that rejected,
+	 * answered or changed the message gets a span (a chain that let it through untouched gets none).
+	 */
+	@Override
+	public void chainRan(JsonRpcMessage message, String stage, Verdict verdict, long startNanos) {
+		MessageTrace trace = find(message);
+		if (trace != null) {
+			interceptorsRan(trace, stage, verdict, startNanos, true);
+		}
+	}
+
+	/**
+	 * An interceptor chain of {@code stage} ran over the upstream's {@code message}: a span under the server span of
+	 * the request it answers (of the first message, for a notification or request of the upstream's). For an answer,
+	 * a rejection (the client gets an error instead) or a replaced error (the client gets a result) is the request's
+	 * fate.
+	 */
+	@Override
+	public void responseChainRan(JsonRpcMessage message, String stage, Verdict verdict, long startNanos) {
+		MessageTrace trace = message.isResponse() ? answered(message.id()) : messages.isEmpty() ? null : messages.get(0);
+		if (trace != null) {
+			interceptorsRan(trace, stage, verdict, startNanos, message.isResponse());
+		}
+	}
+
+	private void interceptorsRan(MessageTrace trace, String stage, Verdict verdict, long startNanos,
+			boolean decidesFate) {
+		String outcome = switch (verdict.kind()) {
+			case REJECT -> "rejected";
+			case RESPOND -> "responded";
+			case PROCEED -> verdict.changedBy() != null ? "changed" : null;
+			case DROP -> "dropped";
+			case REPLACE_ERROR -> "replaced_error";
+		};
+		if (decidesFate) {
+			switch (verdict.kind()) {
+				case REJECT -> trace.rejected(verdict.error().code(), verdict.error().getMessage());
+				case RESPOND, REPLACE_ERROR -> trace.respondedLocally();
+				default -> {
+				}
+			}
+		}
+		if (outcome != null && trace.serverSpan() != null && !trace.serverSpan().isNoop()) {
+			telemetry.interceptorSpan(trace, stage,
+					verdict.proceeds() ? verdict.changedBy() : verdict.interceptor(), outcome, startNanos);
+		}
+	}
+
+	/**
+	 * The body of {@code plan} to send upstream, and its trace context in {@code headers}: the messages that go start
+	 * their trip upstream (the first time only: a request sent again with a fresh token is the same trip). When
+	 * tracing, {@code traceparent} (and {@code tracestate}) of the first message's trip go in the HTTP headers, and
+	 * each sampled message that goes carries its own in {@code params._meta}, spliced into the message (nothing else
+	 * in it changes); otherwise the body is the plan's as it is.
+	 *
+	 * @param host the upstream's host, for the spans
+	 * @param port the upstream's port, for the spans
+	 */
+	public byte[] upstreamBody(InboundPlan plan, HttpHeaders headers, String host, int port) {
+		if (upstreamBody == null) {
+			upstreamBody = startTrips(plan, host, port);
+		}
+		if (upstreamContext != null) {
+			telemetry.inject(upstreamContext, headers, HttpHeaders::set);
+		}
+		return upstreamBody;
+	}
+
+	private byte[] startTrips(InboundPlan plan, String host, int port) {
+		boolean spliced = false;
+		for (ObjectNode forwarded : plan.forwardedMessages()) {
+			MessageTrace trace = find(forwarded);
+			if (trace == null) {
+				continue;
+			}
+			Span clientSpan = trace.serverSpan() == null ? null : telemetry.clientSpan(trace, host, port);
+			trace.sent(clientSpan);
+			if (clientSpan == null || clientSpan.isNoop()) {
+				continue;
+			}
+			TraceContext context = clientSpan.context();
+			if (upstreamContext == null) {
+				upstreamContext = context;
+			}
+			if (Boolean.TRUE.equals(context.sampled())) {
+				ObjectNode meta = TraceMeta.writableMetaOf(forwarded);
+				if (meta != null) {
+					telemetry.inject(context, meta, TraceMeta.SETTER);
+					spliced = true;
+				}
+			}
+		}
+		return spliced ? plan.encodedForwardedMessages() : plan.upstreamBody();
+	}
+
+	@Override
+	public void answered(JsonRpcMessage answer) {
+		MessageTrace trace = answered(answer.id());
+		if (trace != null) {
+			trace.answered(answer);
+		}
+	}
+
+	/** The request {@code id} answers. */
+	private MessageTrace answered(JsonNode id) {
+		for (MessageTrace trace : messages) {
+			if (trace.facts().requestId() != null && sameId(trace.message().id(), id)) {
+				return trace;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * A message of the upstream's on the POST's response is an event of the first message's server span (one event
+	 * per message, not a span). A request of the upstream's to the client carries the trace context back in its
+	 * {@code params._meta}: the upstream's own when it wrote one, else that server span's, when it is sampled.
+	 */
+	@Override
+	public boolean relayed(JsonRpcMessage message) {
+		Span span = messages.isEmpty() ? null : messages.get(0).serverSpan();
+		if (span == null || span.isNoop() || message.method() == null) {
+			return false;
+		}
+		span.event(message.method());
+		if (!message.isRequest() || !Boolean.TRUE.equals(span.context().sampled())
+				|| TraceMeta.carrierOf(message.node()) != null) {
+			return false;
+		}
+		ObjectNode meta = TraceMeta.writableMetaOf(message.node());
+		if (meta == null) {
+			return false;
+		}
+		telemetry.inject(span.context(), meta, TraceMeta.SETTER);
+		return true;
+	}
+
+	/**
+	 * The exchange ended: every message's operation ends, and its trip upstream if that was still under way.
+	 *
+	 * @param failure the relay's failure reason for the exchange ({@code error.data.reason}), {@code client_left}
+	 * when the client went away first, or {@code null}
+	 */
+	public void end(String failure) {
+		for (MessageTrace trace : messages) {
+			trace.end(failure);
+		}
+	}
+
+	/**
+	 * The trace id of the exchange's first message, for the access log; {@code null} when it is not traced or not
+	 * sampled (nothing of that trace is kept).
+	 */
+	public String traceId() {
+		return traceId;
+	}
+
+	/** Ids compare by JSON value, as {@code PendingRequests} compares them ({@code 1} and {@code "1"} differ). */
+	private static boolean sameId(JsonNode one, JsonNode other) {
+		return one != null && other != null && one.isTextual() == other.isTextual() && one.asText().equals(other.asText());
+	}
+
+	private MessageTrace find(JsonRpcMessage message) {
+		for (MessageTrace trace : messages) {
+			if (trace.message() == message) {
+				return trace;
+			}
+		}
+		return null;
+	}
+
+	private MessageTrace find(ObjectNode node) {
+		for (MessageTrace trace : messages) {
+			if (trace.message().node() == node) {
+				return trace;
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,219 @@
+package dev.mcprelay.tracing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import io.micrometer.tracing.Span;
+
+/**
+ * One message a client sent (a request or a notification) on its way through the relay, in the terms of the
+ * OpenTelemetry semantic conventions for MCP: the relay's server span for it (when tracing is on), the client span of
+ * its trip upstream once it is sent, and the two operation durations ({@link McpOperationMeters}), which are recorded
+ * whether tracing is on or not. Told what happens to the message by {@link ExchangeTrace}, from one exchange's
+ * serialized signals; ends once, when the exchange ends ({@link #end}), closing its upstream trip first if the upstream
+ * never answered.
+ */
+final class MessageTrace {
+
+	/**
+	 * What the conventions record of a message, read from it once.
+	 *
+	 * @param method {@code mcp.method.name}
+	 * @param requestId {@code jsonrpc.request.id}; {@code null} for a notification (or a {@code null} id)
+	 * @param toolName {@code gen_ai.tool.name} of a {@code tools/call}
+	 * @param promptName {@code gen_ai.prompt.name} of a {@code prompts/get}
+	 * @param resourceUri {@code mcp.resource.uri} of a request about one resource
+	 * @param protocolVersion {@code mcp.protocol.version}: the client's {@code MCP-Protocol-Version} header, or the
+	 * version an {@code initialize} asks for
+	 * @param server the configured server the message is for
+	 * @param virtualServer the virtual server it came through, or {@code null}
+	 */
+	record Facts(String method, String requestId, String toolName, String promptName, String resourceUri,
+			String protocolVersion, String server, String virtualServer) {
+
+		/** The conventions' span name: {@code {mcp.method.name} {target}}, the target a tool's or prompt's name. */
+		String spanName() {
+			String target = toolName != null ? toolName : promptName;
+			return target == null ? method : method + " " + target;
+		}
+
+		boolean isToolCall() {
+			return "tools/call".equals(method);
+		}
+
+		static Facts of(JsonRpcMessage message, CallContext context) {
+			String method = message.method();
+			JsonNode id = message.id();
+			JsonNode params = message.node().get("params");
+			String version = context.headers().getFirst("MCP-Protocol-Version");
+			if (version == null && "initialize".equals(method)) {
+				version = text(params, "protocolVersion");
+			}
+			return new Facts(method, id == null || id.isNull() ? null : id.isTextual() ? id.asText() : id.toString(),
+					"tools/call".equals(method) ? text(params, "name") : null,
+					"prompts/get".equals(method) ? text(params, "name") : null,
+					method != null && (method.startsWith("resources/") && !method.endsWith("/list"))
+							? text(params, "uri") : null,
+					version, context.server(), context.virtualServer());
+		}
+
+		private static String text(JsonNode params, String field) {
+			JsonNode value = params instanceof ObjectNode object ? object.get(field) : null;
+			return value != null && value.isTextual() ? value.asText() : null;
+		}
+
+	}
+
+	private final McpTelemetry telemetry;
+
+	private final JsonRpcMessage message;
+
+	private final Facts facts;
+
+	private final long arrivedNanos;
+
+	private final Span serverSpan;
+
+	private Span clientSpan;
+
+	private long sentNanos;
+
+	private boolean upstreamDone;
+
+	private boolean answeredWithResult;
+
+	private String errorType;
+
+	private String errorMessage;
+
+	private boolean ended;
+
+	MessageTrace(McpTelemetry telemetry, JsonRpcMessage message, Facts facts, long arrivedNanos, Span serverSpan) {
+		this.telemetry = telemetry;
+		this.message = message;
+		this.facts = facts;
+		this.arrivedNanos = arrivedNanos;
+		this.serverSpan = serverSpan;
+	}
+
+	JsonRpcMessage message() {
+		return message;
+	}
+
+	Facts facts() {
+		return facts;
+	}
+
+	/** The relay's server span for the message; {@code null} when tracing is off. */
+	Span serverSpan() {
+		return serverSpan;
+	}
+
+	/** The span of the message's trip upstream; {@code null} before it is sent, or when tracing is off. */
+	Span clientSpan() {
+		return clientSpan;
+	}
+
+	boolean isSent() {
+		return sentNanos != 0;
+	}
+
+	/** The message goes upstream now; {@code clientSpan} is its span, or {@code null}. */
+	void sent(Span clientSpan) {
+		this.sentNanos = System.nanoTime();
+		this.clientSpan = clientSpan;
+	}
+
+	/** An interceptor refused the message with {@code code}; the client gets that error. */
+	void rejected(int code, String message) {
+		this.errorType = String.valueOf(code);
+		this.errorMessage = message;
+	}
+
+	/**
+	 * An interceptor answered the request with a result (nothing goes upstream), or put a result in place of the
+	 * upstream's error: the client gets a result.
+	 */
+	void respondedLocally() {
+		this.answeredWithResult = true;
+		this.errorType = null;
+		this.errorMessage = null;
+	}
+
+	/** The upstream's answer to the request arrived: its trip upstream ends. */
+	void answered(JsonRpcMessage answer) {
+		if (answer.isError()) {
+			JsonNode error = answer.node().get("error");
+			JsonNode code = error == null ? null : error.get("code");
+			JsonNode text = error == null ? null : error.get("message");
+			errorType = code != null && code.isIntegralNumber() ? code.asText() : McpAttributes.OTHER;
+			errorMessage = text != null && text.isTextual() ? text.asText() : null;
+		}
+		else {
+			answeredWithResult = true;
+			// Read only where the span is kept: the answer's tree is otherwise never built on this path.
+			if (facts.isToolCall() && clientSpan != null && !clientSpan.isNoop()
+					&& Boolean.TRUE.equals(clientSpan.context().sampled())
+					&& answer.node().path("result").path("isError").asBoolean(false)) {
+				errorType = McpAttributes.TOOL_ERROR;
+			}
+		}
+		endUpstream(System.nanoTime());
+	}
+
+	/**
+	 * The exchange ended: the message's trip upstream ends too if it was still under way, and the message's own
+	 * operation ends.
+	 *
+	 * @param failure the relay's failure reason for the exchange, or {@code null}
+	 */
+	void end(String failure) {
+		if (ended) {
+			return;
+		}
+		ended = true;
+		long now = System.nanoTime();
+		if (errorType == null && failure != null && !answeredWithResult) {
+			errorType = failure;
+		}
+		if (isSent() && !upstreamDone) {
+			endUpstream(now);
+		}
+		telemetry.meters().recordServer(facts, errorType, answeredWithResult, now - arrivedNanos);
+		if (serverSpan != null) {
+			close(serverSpan);
+		}
+	}
+
+	private void endUpstream(long now) {
+		upstreamDone = true;
+		telemetry.meters().recordClient(facts, errorType, answeredWithResult, now - sentNanos);
+		if (clientSpan != null) {
+			close(clientSpan);
+		}
+	}
+
+	/** Ends {@code span} with the message's fate: {@code error.type} and an error status when it failed. */
+	private void close(Span span) {
+		if (errorType != null) {
+			span.tag(McpAttributes.ERROR_TYPE, errorType);
+			if (!errorType.isEmpty() && (errorType.charAt(0) == '-' || Character.isDigit(errorType.charAt(0)))) {
+				span.tag(McpAttributes.RESPONSE_STATUS_CODE, errorType);
+			}
+			span.error(new OperationFailed(errorMessage != null ? errorMessage : errorType));
+		}
+		span.end();
+	}
+
+	/** The status description of a failed operation: the JSON-RPC error's message, with no stack. */
+	private static final class OperationFailed extends RuntimeException {
+
+		OperationFailed(String message) {
+			super(message, null, false, false);
+		}
+
+	}
+
+}
