@@ -6,6 +6,8 @@
 #   nginx-proxy   nginx as a plain pass-through reverse proxy (one worker, buffering off)
 #   bare          a bare Reactor Netty relay (bench/bare-relay: the platform's floor)
 #   relay         mcp-relay, default configuration, security mode none, access log on
+#   relay-traced  the same with tracing on: OTLP export to the upstream nginx (which answers /v1/traces with 200),
+#                 Spring Boot's default sampling of 10%
 #   relay-api-key mcp-relay in mode api-key (the key as a bearer token)
 #   relay-jwt     mcp-relay in mode jwt (an RS256 token, validated against a JWK Set the upstream nginx serves; the
 #                 same token every request, so the relay's decoder cache is what is measured)
@@ -14,7 +16,8 @@
 # worker's) is read, so each round gives req/s and CPU microseconds per request. The report leads with the CPU table
 # (medians over the rounds, and each target's ratio to the bare relay), then the ratios issue 25 sets goals for.
 # Writes bench/results/<date>-<time>-<host>-cost.md. Installs nginx and wrk (Debian) if missing.
-# Knobs (environment): DURATION (10s), JVM_WARMUP (30s), ROUNDS (3), CONCURRENCY (16).
+# Knobs (environment): DURATION (10s), JVM_WARMUP (30s), ROUNDS (3), CONCURRENCY (16), TARGETS (all of the above, in
+# that order; e.g. TARGETS="bare relay relay-traced" for a quicker A/B: a ratio whose targets did not run is "-").
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,7 +30,9 @@ CONCURRENCY=${CONCURRENCY:-16}
 TICKS=$(getconf CLK_TCK)
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-TARGETS=(nginx-proxy bare relay relay-api-key relay-jwt)
+read -r -a TARGETS <<<"${TARGETS:-nginx-proxy bare relay relay-traced relay-api-key relay-jwt}"
+# runs TARGET: whether TARGET is one of this run's targets
+runs() { [[ " ${TARGETS[*]} " == *" $1 "* ]]; }
 declare -A URL CPU_PID
 
 free_port() {
@@ -111,7 +116,7 @@ one_run() {
     BEGIN { printf "%s %.1f %.3f %.3f\n", r, t * 1000000 / hz / n, ms(a), ms(b) }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 command -v wrk >/dev/null || { log "installing wrk (Debian)"; install_debian wrk; }
 command -v nginx >/dev/null || { log "installing nginx (Debian nginx-light)"; install_debian nginx-light; (service nginx stop || pkill -x nginx || true) >/dev/null 2>&1; }
@@ -145,6 +150,7 @@ start_nginx upstream "server {
     listen 127.0.0.1:$UPSTREAM_PORT;
     location = /mcp { default_type application/json; return 200 '$RESULT'; }
     location = /jwks.json { root $WORK/static; default_type application/json; }
+    location = /v1/traces { return 200; }
   }"
 wait_port "$UPSTREAM_PORT"
 
@@ -167,10 +173,12 @@ CPU_PID[bare]=$!
 URL[bare]="http://127.0.0.1:$BARE_PORT/mcp"
 wait_port "$BARE_PORT"
 
-start_relay relay --mcp-relay.security.mode=none
-start_relay relay-api-key --mcp-relay.security.mode=api-key --mcp-relay.security.api-keys[0].client=bench \
+runs relay && start_relay relay --mcp-relay.security.mode=none
+runs relay-traced && start_relay relay-traced --mcp-relay.security.mode=none \
+  --management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces"
+runs relay-api-key && start_relay relay-api-key --mcp-relay.security.mode=api-key --mcp-relay.security.api-keys[0].client=bench \
   --mcp-relay.security.api-keys[0].key-sha256="$API_KEY_SHA256" '--mcp-relay.security.api-keys[0].servers[0]=*'
-start_relay relay-jwt --mcp-relay.security.mode=jwt \
+runs relay-jwt && start_relay relay-jwt --mcp-relay.security.mode=jwt \
   --mcp-relay.security.jwt.jwk-set-uri="http://127.0.0.1:$UPSTREAM_PORT/jwks.json" \
   --mcp-relay.security.jwt.audience=mcp-relay
 
@@ -187,7 +195,7 @@ done
 
 # med TARGET COLUMN: the median of a column (3 req/s, 4 CPU us/request, 5 p50, 6 p99) over the rounds
 med() { awk -v t="$1" -v c="$2" '$2 == t { print $c }' "$WORK/rounds.txt" | median; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.2f", a / b }'; }
 
 mkdir -p bench/results
 REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
@@ -213,6 +221,7 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "| relay req/s / bare req/s | $(ratio "$(med relay 3)" "$(med bare 3)") | ≥ 0.7 |"
   echo "| api-key CPU / none CPU | $(ratio "$(med relay-api-key 4)" "$(med relay 4)") | ≤ 1.1 |"
   echo "| jwt CPU / none CPU | $(ratio "$(med relay-jwt 4)" "$(med relay 4)") | ≤ 1.15 |"
+  echo "| traced (10%) CPU / none CPU | $(ratio "$(med relay-traced 4)" "$(med relay 4)") | ≤ 1.1 (issue 28) |"
   echo "| relay p99 / bare p99 | $(ratio "$(med relay 6)" "$(med bare 6)") | ≤ 1.5 |"
   echo
   echo "Every round:"
