@@ -47,6 +47,34 @@ class InterceptorTestKitTest {
 	}
 
 	@Test
+	void theFirstInterceptorThatChangedTheMessageIsNamed() {
+		TestResult result = kit.request(ToolsCallRequest.class, CALL)
+			.run(named("looks", call -> Outcome.proceed()), named("tenant", call -> {
+				call.setArgument("tenant", "acme");
+				return Outcome.proceed();
+			}), named("region", call -> {
+				call.setArgument("region", "eu");
+				return Outcome.proceed().delayElement(Duration.ofMillis(1));
+			}));
+
+		assertThat(result.proceeded()).isTrue();
+		assertThat(result.changedBy()).isEqualTo("tenant");
+		assertThat(result.decidedBy()).isNull();
+	}
+
+	@Test
+	void anInterceptorThatDecidesLaterAndChangesTheMessageIsNamedToo() {
+		TestResult result = kit.request(ToolsCallRequest.class, CALL)
+			.run(named("looks", call -> Outcome.proceed().delayElement(Duration.ofMillis(1))),
+					named("region", call -> {
+						call.setArgument("region", "eu");
+						return Outcome.proceed().delayElement(Duration.ofMillis(1));
+					}));
+
+		assertThat(result.changedBy()).isEqualTo("region");
+	}
+
+	@Test
 	void anUnchangedMessageGoesOnByteForByte() {
 		TestResult result = kit.request(ToolsCallRequest.class, CALL).run(named("looks", call -> Outcome.proceed()));
 
