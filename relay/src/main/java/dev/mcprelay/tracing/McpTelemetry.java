@@ -20,6 +20,7 @@ import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RequestHeaders;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import io.micrometer.tracing.Link;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.TraceContext;
 import io.micrometer.tracing.Tracer;
@@ -96,6 +97,9 @@ public class McpTelemetry {
 		Span.Builder builder = meta != null ? propagator.extract(meta, TraceMeta.GETTER)
 				: propagator.extract(context.headers(), HEADERS);
 		builder.name(facts.spanName()).kind(Span.Kind.SERVER);
+		if (meta != null) {
+			linkTransport(builder, context.headers().getFirst(TraceMeta.TRACEPARENT));
+		}
 		tagMessage(builder, facts);
 		String session = context.sessionId();
 		if (session != null) {
@@ -105,6 +109,21 @@ public class McpTelemetry {
 			builder.tag(McpAttributes.RELAY_CLIENT, context.caller().id());
 		}
 		return builder.start();
+	}
+
+	/**
+	 * A message whose own context ({@code params._meta}) is its parent links the context of the HTTP request that
+	 * carried it, as the conventions ask: the transport's story and the message's are told apart, and both are kept.
+	 */
+	private void linkTransport(Span.Builder builder, String traceparent) {
+		String[] parts = TraceMeta.parts(traceparent);
+		if (parts != null) {
+			builder.addLink(new Link(tracer.traceContextBuilder()
+				.traceId(parts[0])
+				.spanId(parts[1])
+				.sampled(Boolean.valueOf(parts[2]))
+				.build()));
+		}
 	}
 
 	/** The span of {@code trace}'s trip to {@code host}:{@code port}, a child of its server span. */

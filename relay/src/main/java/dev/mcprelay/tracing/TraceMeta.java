@@ -48,6 +48,21 @@ final class TraceMeta {
 	}
 
 	/**
+	 * The trace and span ids of a W3C {@code traceparent} value, and whether it is sampled; {@code null} when it is
+	 * not of W3C's form or its ids are all zero.
+	 */
+	static String[] parts(String traceparent) {
+		if (traceparent == null || !W3C_TRACEPARENT.matcher(traceparent).matches()) {
+			return null;
+		}
+		String[] fields = traceparent.split("-");
+		if (fields[1].chars().allMatch(c -> c == '0') || fields[2].chars().allMatch(c -> c == '0')) {
+			return null;
+		}
+		return new String[] { fields[1], fields[2], String.valueOf((Integer.parseInt(fields[3], 16) & 1) == 1) };
+	}
+
+	/**
 	 * The message's {@code params._meta}, made where {@code params} or {@code _meta} is missing, for the context to
 	 * be written into; {@code null} when either is there but not an object, which is left alone.
 	 */

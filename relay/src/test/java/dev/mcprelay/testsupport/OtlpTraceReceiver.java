@@ -155,7 +155,8 @@ public final class OtlpTraceReceiver implements AutoCloseable {
 		}
 	}
 
-	private static String hex(byte[] bytes) {
+	/** Lower-case hex, as ids are written in {@code traceparent}. */
+	public static String hex(byte[] bytes) {
 		StringBuilder text = new StringBuilder(bytes.length * 2);
 		for (byte b : bytes) {
 			text.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));

@@ -55,7 +55,8 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 				"mcp-relay.servers.sdk.arguments.reserved-prefix=",
 				"mcp-relay.servers.sdk.arguments.inject[0].name=region",
 				"mcp-relay.servers.sdk.arguments.inject[0].value=eu",
-				"mcp-relay.servers.sdk.tools.deny[0]=secret_admin" })
+				"mcp-relay.servers.sdk.tools.deny[0]=secret_admin",
+				"mcp-relay.servers.sdk.authorization=Bearer " + McpTracingTest.UPSTREAM_SECRET })
 class McpTracingTest {
 
 	private static final OtlpTraceReceiver RECEIVER = new OtlpTraceReceiver();
@@ -81,6 +82,8 @@ class McpTracingTest {
 		}
 
 	};
+
+	static final String UPSTREAM_SECRET = "upstream-secret-4711";
 
 	private static final String CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 
@@ -190,6 +193,9 @@ class McpTracingTest {
 		ReceivedSpan server = RECEIVER.await(span -> isRelay(span) && span.traceId().equals(metaTrace)
 				&& span.span().getKind() == SpanKind.SPAN_KIND_SERVER, WITHIN);
 		assertThat(server.parentSpanId()).isEqualTo("b7ad6b7169203331");
+		assertThat(server.span().getLinksList()).as("the HTTP request's context, linked")
+			.anyMatch(link -> OtlpTraceReceiver.hex(link.getTraceId().toByteArray()).equals(CLIENT_TRACE)
+					&& OtlpTraceReceiver.hex(link.getSpanId().toByteArray()).equals(CLIENT_SPAN));
 		ReceivedSpan client = RECEIVER.await(span -> isRelay(span) && span.traceId().equals(metaTrace)
 				&& span.span().getKind() == SpanKind.SPAN_KIND_CLIENT, WITHIN);
 
@@ -303,6 +309,25 @@ class McpTracingTest {
 			}
 		}
 		throw new AssertionError("the stream ended");
+	}
+
+	@Test
+	void noSpanCarriesACredentialOrTheSessionId() {
+		McpSession session = McpSession.open(http(), "sdk");
+		http().send(session.request(RawHttp.toolsCall("secret-1", "echo"))
+			.header("Authorization", "Bearer client-secret-0815")
+			.header("X-Api-Key", "client-key-0816"));
+
+		ReceivedSpan client = RECEIVER.await(span -> isRelay(span) && "secret-1".equals(span.attribute("jsonrpc.request.id"))
+				&& span.span().getKind() == SpanKind.SPAN_KIND_CLIENT, WITHIN);
+		assertThat(UPSTREAM.seen()).as("the upstream got its credential")
+			.anyMatch(seen -> ("Bearer " + UPSTREAM_SECRET).equals(seen.headers().getFirst("Authorization")));
+		assertThat(RECEIVER.spans().stream().filter(span -> span.traceId().equals(client.traceId())))
+			.isNotEmpty()
+			.allSatisfy(span -> assertThat(span.span().toString()).doesNotContain(UPSTREAM_SECRET)
+				.doesNotContain("client-secret-0815")
+				.doesNotContain("client-key-0816")
+				.doesNotContain(session.id()));
 	}
 
 	@Test
