@@ -152,6 +152,9 @@ class SseStreamRelay {
 	 */
 	private Publisher<byte[]> relayEvents(List<SseEvent> completed, RelayCall call) {
 		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
+			if (call.trace().recordsEvents()) {
+				completed.stream().filter(SseEvent::isMessage).forEach(event -> call.trace().streamed(event.dataBytes()));
+			}
 			return Mono.just(SseEvent.rawOf(completed));
 		}
 		if (completed.size() == 1) {

@@ -12,6 +12,8 @@ import dev.mcprelay.chain.Verdict;
 import dev.mcprelay.intercept.AnswerWatcher;
 import dev.mcprelay.intercept.ChainWatcher;
 import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.TraceContext;
 
@@ -181,6 +183,31 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 		}
 		telemetry.inject(span.context(), meta, TraceMeta.SETTER);
 		return true;
+	}
+
+	/**
+	 * Whether the upstream's messages on the POST's stream become events (a sampled server span), so that a relay that
+	 * passes plain notifications on unread reads their method for it ({@link #streamed}).
+	 */
+	public boolean recordsEvents() {
+		Span span = messages.isEmpty() ? null : messages.get(0).serverSpan();
+		return span != null && !span.isNoop();
+	}
+
+	/**
+	 * A plain notification of the upstream's, passed on unread on the POST's stream ({@code json}: its message): an
+	 * event of the first message's server span, as {@link #relayed} makes for the messages the relay reads.
+	 */
+	public void streamed(byte[] json) {
+		try {
+			JsonRpcMessage message = JsonRpcScanner.scan(json).first();
+			if (message != null && message.method() != null) {
+				messages.get(0).serverSpan().event(message.method());
+			}
+		}
+		catch (JsonRpcParseException ex) {
+			// a notification the relay passes unread was scanned as plain already: nothing to tell
+		}
 	}
 
 	/**

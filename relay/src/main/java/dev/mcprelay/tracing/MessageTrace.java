@@ -11,9 +11,10 @@ import io.micrometer.tracing.Span;
  * One message a client sent (a request or a notification) on its way through the relay, in the terms of the
  * OpenTelemetry semantic conventions for MCP: the relay's server span for it (when tracing is on), the client span of
  * its trip upstream once it is sent, and the two operation durations ({@link McpOperationMeters}), which are recorded
- * whether tracing is on or not. Told what happens to the message by {@link ExchangeTrace}, from one exchange's
- * serialized signals; ends once, when the exchange ends ({@link #end}), closing its upstream trip first if the upstream
- * never answered.
+ * whether tracing is on or not. Told what happens to the message by {@link ExchangeTrace}; ends once, when the
+ * exchange ends ({@link #end}), closing its upstream trip first if the upstream never answered. An answer and the
+ * exchange's end may come on two threads at once (a client that leaves as the answer arrives): each span and each
+ * duration is ended and recorded once.
  */
 final class MessageTrace {
 
@@ -65,6 +66,9 @@ final class MessageTrace {
 		}
 
 	}
+
+	/** The {@code error.type} of a request whose exchange ended before its answer came, for no reason the relay knew. */
+	static final String NO_ANSWER = "no_answer";
 
 	private final McpTelemetry telemetry;
 
@@ -121,13 +125,20 @@ final class MessageTrace {
 	}
 
 	/** The message goes upstream now; {@code clientSpan} is its span, or {@code null}. */
-	void sent(Span clientSpan) {
+	synchronized void sent(Span clientSpan) {
+		if (ended) {
+			// the exchange ended first (its client left): the trip never starts
+			if (clientSpan != null) {
+				clientSpan.abandon();
+			}
+			return;
+		}
 		this.sentNanos = System.nanoTime();
 		this.clientSpan = clientSpan;
 	}
 
 	/** An interceptor refused the message with {@code code}; the client gets that error. */
-	void rejected(int code, String message) {
+	synchronized void rejected(int code, String message) {
 		this.errorType = String.valueOf(code);
 		this.errorMessage = message;
 	}
@@ -136,14 +147,17 @@ final class MessageTrace {
 	 * An interceptor answered the request with a result (nothing goes upstream), or put a result in place of the
 	 * upstream's error: the client gets a result.
 	 */
-	void respondedLocally() {
+	synchronized void respondedLocally() {
 		this.answeredWithResult = true;
 		this.errorType = null;
 		this.errorMessage = null;
 	}
 
 	/** The upstream's answer to the request arrived: its trip upstream ends. */
-	void answered(JsonRpcMessage answer) {
+	synchronized void answered(JsonRpcMessage answer) {
+		if (upstreamDone || ended) {
+			return;
+		}
 		if (answer.isError()) {
 			JsonNode error = answer.node().get("error");
 			JsonNode code = error == null ? null : error.get("code");
@@ -169,14 +183,15 @@ final class MessageTrace {
 	 *
 	 * @param failure the relay's failure reason for the exchange, or {@code null}
 	 */
-	void end(String failure) {
+	synchronized void end(String failure) {
 		if (ended) {
 			return;
 		}
 		ended = true;
 		long now = System.nanoTime();
-		if (errorType == null && failure != null && !answeredWithResult) {
-			errorType = failure;
+		if (errorType == null && !answeredWithResult) {
+			// a request the relay sent that never got its answer failed, with the exchange's reason when it has one
+			errorType = failure != null ? failure : isSent() && !upstreamDone && facts.requestId() != null ? NO_ANSWER : null;
 		}
 		if (isSent() && !upstreamDone) {
 			endUpstream(now);

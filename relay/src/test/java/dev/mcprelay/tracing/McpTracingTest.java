@@ -312,6 +312,30 @@ class McpTracingTest {
 	}
 
 	@Test
+	void aCallThatNeverGotItsAnswerEndsBothSpansAsFailed() throws Exception {
+		McpSession session = McpSession.open(http(), "sdk");
+		String body = "{\"jsonrpc\":\"2.0\",\"id\":\"gone-1\",\"method\":\"tools/call\",\"params\":{\"name\":\"progress\","
+				+ "\"arguments\":{},\"_meta\":{\"progressToken\":\"p-1\"}}}";
+		HttpResponse<java.io.InputStream> stream = http().open(session.request(body));
+		try (java.io.BufferedReader events = new java.io.BufferedReader(
+				new java.io.InputStreamReader(stream.body(), java.nio.charset.StandardCharsets.UTF_8))) {
+			assertThat(nextMessage(events).path("method").asText()).isEqualTo("notifications/progress");
+		}
+		try {
+			ReceivedSpan server = RECEIVER.await(span -> isRelay(span) && "gone-1".equals(span.attribute("jsonrpc.request.id"))
+					&& span.span().getKind() == SpanKind.SPAN_KIND_SERVER, WITHIN);
+			assertThat(server.attribute("error.type")).isEqualTo("no_answer");
+			assertThat(server.eventNames()).as("the progress notification on the call's stream").contains("notifications/progress");
+			ReceivedSpan client = RECEIVER.await(span -> isRelay(span) && span.parentSpanId().equals(server.spanId())
+					&& span.span().getKind() == SpanKind.SPAN_KIND_CLIENT, WITHIN);
+			assertThat(client.attribute("error.type")).isEqualTo("no_answer");
+		}
+		finally {
+			UPSTREAM.releaseProgress();
+		}
+	}
+
+	@Test
 	void noSpanCarriesACredentialOrTheSessionId() {
 		McpSession session = McpSession.open(http(), "sdk");
 		http().send(session.request(RawHttp.toolsCall("secret-1", "echo"))
