@@ -59,10 +59,15 @@ public final class ExchangeRecord {
 	}
 
 	/**
-	 * A new record attached to {@code exchange}, for a component that observes an exchange of its own (a virtual
-	 * server's message to a member) and records it with {@link RequestMeters} when it ends.
+	 * A new record of a request with {@code method}, for a component that observes an exchange of its own (a virtual
+	 * server's message to a member) and records it with {@link ExchangeObservations} when it ends.
 	 */
-	public static ExchangeRecord attach(ServerWebExchange exchange) {
+	public static ExchangeRecord begin(HttpMethod method) {
+		return new ExchangeRecord(method);
+	}
+
+	/** A new record attached to {@code exchange}, for the web filter that observes it. */
+	static ExchangeRecord attach(ServerWebExchange exchange) {
 		ExchangeRecord record = new ExchangeRecord(exchange.getRequest().getMethod());
 		exchange.getAttributes().put(ATTRIBUTE, record);
 		return record;

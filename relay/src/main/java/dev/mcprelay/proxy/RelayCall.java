@@ -1,9 +1,9 @@
 package dev.mcprelay.proxy;
 
 import org.springframework.http.HttpMethod;
-import org.springframework.web.server.ServerWebExchange;
 
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.intercept.PendingRequests;
 
@@ -17,7 +17,7 @@ import dev.mcprelay.intercept.PendingRequests;
  * @param plan what the request stages decided about a POST body; {@code null} for GET and DELETE
  * @param order its place among the requests of its session on their way upstream
  */
-public record RelayCall(Upstream upstream, HttpMethod method, ServerWebExchange exchange, CallContext context,
+public record RelayCall(Upstream upstream, HttpMethod method, RelayExchange exchange, CallContext context,
 		InboundPlan plan, SessionOrder.Ticket order) {
 
 	public boolean isPost() {

@@ -6,6 +6,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
+import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
@@ -43,7 +44,7 @@ class AmbiguousPathRefusal implements WebFilter, Ordered {
 		}
 		RelayFailure refused = RelayFailures.ambiguousPath(route.problem());
 		ExchangeRecord.of(exchange).failed(false, refused.reason());
-		return RelayAnswers.respond(exchange.getResponse(), refused, null);
+		return RelayAnswers.respond(WebFluxResponse.of(exchange.getResponse()), refused, null);
 	}
 
 }

@@ -21,6 +21,7 @@ import org.springframework.web.server.WebFilterChain;
 
 import dev.mcprelay.config.HeaderProperties;
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.OriginPolicy;
@@ -110,14 +111,14 @@ class BrowserAccess implements WebFilter, Ordered {
 		}
 		catch (RelayFailure refused) {
 			record.failed(false, refused.reason());
-			return RelayAnswers.respond(exchange.getResponse(), refused, null);
+			return RelayAnswers.respond(WebFluxResponse.of(exchange.getResponse()), refused, null);
 		}
 		HttpHeaders requested = exchange.getRequest().getHeaders();
 		HttpMethod method = requested.getAccessControlRequestMethod();
 		if (method == null || !(method == HttpMethod.GET || method == HttpMethod.POST || method == HttpMethod.DELETE)) {
 			RelayFailure refused = RelayFailures.httpError(HttpStatus.FORBIDDEN);
 			record.failed(false, "method_not_allowed");
-			return RelayAnswers.respond(exchange.getResponse(), refused, null);
+			return RelayAnswers.respond(WebFluxResponse.of(exchange.getResponse()), refused, null);
 		}
 		record.stoppedBy(RelayOutcome.RESPONDED, "cors-preflight");
 		ServerHttpResponse response = exchange.getResponse();

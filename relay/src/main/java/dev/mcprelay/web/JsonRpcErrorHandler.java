@@ -10,6 +10,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.util.DisconnectedClientHelper;
 
+import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
@@ -45,7 +46,7 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 		}
 		RelayFailure failure = failureFor(error, exchange);
 		ExchangeRecord.of(exchange).failed(failure.status().is5xxServerError(), failure.reason());
-		return RelayAnswers.respond(exchange.getResponse(), failure, null);
+		return RelayAnswers.respond(WebFluxResponse.of(exchange.getResponse()), failure, null);
 	}
 
 	/** A client that closed or reset its connection: nothing to answer, and nothing wrong with the relay. */

@@ -51,9 +51,9 @@ class McpEndpoint implements WebFilter, Ordered {
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		McpRoute route = routing.routeOf(exchange);
 		if (route.kind() == McpRoute.Kind.VIRTUAL) {
-			return virtualRelay.handle(route, exchange);
+			return virtualRelay.handle(new WebFluxExchange(exchange, route));
 		}
-		return route.isEndpoint() ? relay.handle(route, exchange) : chain.filter(exchange);
+		return route.isEndpoint() ? relay.handle(new WebFluxExchange(exchange, route)) : chain.filter(exchange);
 	}
 
 }
