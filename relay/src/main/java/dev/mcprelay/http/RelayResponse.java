@@ -51,6 +51,12 @@ public interface RelayResponse {
 	/** Commits the response without a body. */
 	Mono<Void> complete();
 
+	/**
+	 * Runs {@code action} once, just before the status and headers go out (after every change the relay made to
+	 * them): for headers every answer carries, whoever writes it (CORS).
+	 */
+	void beforeCommit(Runnable action);
+
 	/** Whether the status and headers went out already: nothing can be said differently any more. */
 	boolean committed();
 

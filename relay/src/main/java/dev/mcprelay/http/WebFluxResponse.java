@@ -81,6 +81,11 @@ public final class WebFluxResponse implements RelayResponse {
 	}
 
 	@Override
+	public void beforeCommit(Runnable action) {
+		response.beforeCommit(() -> Mono.fromRunnable(action));
+	}
+
+	@Override
 	public boolean committed() {
 		return response.isCommitted();
 	}

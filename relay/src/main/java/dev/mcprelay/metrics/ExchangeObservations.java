@@ -5,8 +5,9 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.api.Caller;
 
 /**
- * Records an exchange the relay observes itself rather than through its web filter: a virtual server's message to
- * one member (DESIGN section 11) is counted and logged as a request to that member, tagged with the virtual server.
+ * Records an exchange that ended, whoever observed it: a client's request on an MCP path (through WebFlux's web filter
+ * or on Reactor Netty's route), or a virtual server's message to one member (DESIGN section 11), counted and logged as
+ * a request to that member, tagged with the virtual server.
  */
 @Component
 public class ExchangeObservations {

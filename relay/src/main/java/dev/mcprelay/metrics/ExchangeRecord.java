@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.route.McpRoute;
 
 /**
  * What one client request on {@code /mcp/{server}} did, filled in by the relay as the request goes and read once,
@@ -66,9 +67,24 @@ public final class ExchangeRecord {
 		return new ExchangeRecord(method);
 	}
 
-	/** A new record attached to {@code exchange}, for the web filter that observes it. */
-	static ExchangeRecord attach(ServerWebExchange exchange) {
-		ExchangeRecord record = new ExchangeRecord(exchange.getRequest().getMethod());
+	/**
+	 * A new record of a request with {@code method} whose routing decision is {@code route}, born with the server (or
+	 * virtual server) the decision names: for what observes a client's request before anything else runs.
+	 */
+	public static ExchangeRecord begin(HttpMethod method, McpRoute route) {
+		ExchangeRecord record = new ExchangeRecord(method);
+		if (route.configuredId() != null) {
+			record.server(route.configuredId());
+		}
+		if (route.virtualServer() != null) {
+			record.virtualServer(route.virtualServer());
+		}
+		return record;
+	}
+
+	/** A new record of {@code exchange}'s request (see {@link #begin(HttpMethod, McpRoute)}), left in its attributes. */
+	static ExchangeRecord attach(ServerWebExchange exchange, McpRoute route) {
+		ExchangeRecord record = begin(exchange.getRequest().getMethod(), route);
 		exchange.getAttributes().put(ATTRIBUTE, record);
 		return record;
 	}
@@ -138,7 +154,8 @@ public final class ExchangeRecord {
 		}
 	}
 
-	void countBytes(long count) {
+	/** The client was handed {@code count} more bytes of the body. */
+	public void countBytes(long count) {
 		bytes.addAndGet(count);
 	}
 

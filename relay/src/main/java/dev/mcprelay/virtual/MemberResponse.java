@@ -1,5 +1,7 @@
 package dev.mcprelay.virtual;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -34,6 +36,8 @@ final class MemberResponse implements RelayResponse {
 	private final HttpHeaders headers = new DefaultHttpHeaders();
 
 	private volatile HttpStatusCode status = HttpStatus.OK;
+
+	private final List<Runnable> beforeCommit = new CopyOnWriteArrayList<>();
 
 	MemberResponse(String member, Consumer<MemberAnswer> onAnswer) {
 		this.member = member;
@@ -71,6 +75,11 @@ final class MemberResponse implements RelayResponse {
 	}
 
 	@Override
+	public void beforeCommit(Runnable action) {
+		beforeCommit.add(action);
+	}
+
+	@Override
 	public boolean committed() {
 		return answered.get();
 	}
@@ -87,6 +96,7 @@ final class MemberResponse implements RelayResponse {
 
 	private void answer(Flux<DataBuffer> body) {
 		if (answered.compareAndSet(false, true)) {
+			beforeCommit.forEach(Runnable::run);
 			org.springframework.http.HttpHeaders view = org.springframework.http.HttpHeaders
 				.readOnlyHttpHeaders(new org.springframework.http.HttpHeaders(new Netty4HeadersAdapter(headers)));
 			onAnswer.accept(new MemberAnswer(member, status, view, body));
