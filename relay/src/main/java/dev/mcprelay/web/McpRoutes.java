@@ -1,5 +1,7 @@
 package dev.mcprelay.web;
 
+import java.util.concurrent.atomic.AtomicReference;
+
 import org.reactivestreams.Publisher;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.reactor.netty.NettyRouteProvider;
@@ -16,7 +18,6 @@ import dev.mcprelay.virtual.VirtualRelay;
 import io.netty.util.AttributeKey;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
-import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.HttpServerRoutes;
@@ -72,12 +73,13 @@ class McpRoutes implements NettyRouteProvider {
 		if (!route.isObserved()) {
 			return false;
 		}
-		((Connection) request).channel().attr(DECISION).set(new Decision(target, route));
+		Decision decision = new Decision(target, route);
+		request.withConnection(connection -> connection.channel().attr(DECISION).set(decision));
 		return true;
 	}
 
 	private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
-		Decision decision = ((Connection) request).channel().attr(DECISION).getAndSet(null);
+		Decision decision = take(request);
 		NettyExchange exchange = new NettyExchange(request, response, decision.target(), decision.route());
 		return Mono.defer(() -> serve(exchange))
 			.onErrorResume(error -> JsonRpcErrorHandler.answer(exchange.method(), exchange.rawPath(), exchange.record(),
@@ -92,6 +94,13 @@ class McpRoutes implements NettyRouteProvider {
 		}
 		return browserAccess.handle(exchange, () -> route.kind() == McpRoute.Kind.VIRTUAL ? virtualRelay.handle(exchange)
 				: relay.handle(exchange));
+	}
+
+	/** The decision {@link #decide} left on the request's channel, taken off it. */
+	private static Decision take(HttpServerRequest request) {
+		AtomicReference<Decision> taken = new AtomicReference<>();
+		request.withConnection(connection -> taken.set(connection.channel().attr(DECISION).getAndSet(null)));
+		return taken.get();
 	}
 
 	/** What the predicate decided about one request. */
