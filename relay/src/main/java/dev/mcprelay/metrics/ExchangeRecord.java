@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.tracing.ExchangeTrace;
 
 /**
@@ -62,11 +63,31 @@ public final class ExchangeRecord {
 	}
 
 	/**
-	 * A new record attached to {@code exchange}, for a component that observes an exchange of its own (a virtual
-	 * server's message to a member) and records it with {@link RequestMeters} when it ends.
+	 * A new record of a request with {@code method}, for a component that observes an exchange of its own (a virtual
+	 * server's message to a member) and records it with {@link ExchangeObservations} when it ends.
 	 */
-	public static ExchangeRecord attach(ServerWebExchange exchange) {
-		ExchangeRecord record = new ExchangeRecord(exchange.getRequest().getMethod());
+	public static ExchangeRecord begin(HttpMethod method) {
+		return new ExchangeRecord(method);
+	}
+
+	/**
+	 * A new record of a request with {@code method} whose routing decision is {@code route}, born with the server (or
+	 * virtual server) the decision names: for what observes a client's request before anything else runs.
+	 */
+	public static ExchangeRecord begin(HttpMethod method, McpRoute route) {
+		ExchangeRecord record = new ExchangeRecord(method);
+		if (route.configuredId() != null) {
+			record.server(route.configuredId());
+		}
+		if (route.virtualServer() != null) {
+			record.virtualServer(route.virtualServer());
+		}
+		return record;
+	}
+
+	/** A new record of {@code exchange}'s request (see {@link #begin(HttpMethod, McpRoute)}), left in its attributes. */
+	static ExchangeRecord attach(ServerWebExchange exchange, McpRoute route) {
+		ExchangeRecord record = begin(exchange.getRequest().getMethod(), route);
 		exchange.getAttributes().put(ATTRIBUTE, record);
 		return record;
 	}
@@ -152,7 +173,8 @@ public final class ExchangeRecord {
 		}
 	}
 
-	void countBytes(long count) {
+	/** The client was handed {@code count} more bytes of the body. */
+	public void countBytes(long count) {
 		bytes.addAndGet(count);
 	}
 

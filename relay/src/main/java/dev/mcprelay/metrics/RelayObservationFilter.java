@@ -6,7 +6,6 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
-import dev.mcprelay.api.Caller;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.security.ExchangeCaller;
@@ -18,7 +17,8 @@ import reactor.core.publisher.SignalType;
  * it: attaches an {@link ExchangeRecord}, born with the server the decision names, for the relay to fill in, counts the
  * body bytes the client receives, and when the response ends (completed, failed, or cancelled by a client that went
  * away) records the meters and writes the access-log line. Other paths (actuator, the demo) are not observed. The
- * first web filter: the decision it reads is the one every later stage reads.
+ * first web filter: the decision it reads is the one every later stage reads. (In security mode {@code none} the MCP
+ * paths are observed the same way on Reactor Netty's route, {@code web.McpRoutes}, and never reach this filter.)
  */
 @Component
 class RelayObservationFilter implements WebFilter, Ordered {
@@ -43,13 +43,7 @@ class RelayObservationFilter implements WebFilter, Ordered {
 		if (!route.isObserved()) {
 			return chain.filter(exchange);
 		}
-		ExchangeRecord record = ExchangeRecord.attach(exchange);
-		if (route.configuredId() != null) {
-			record.server(route.configuredId());
-		}
-		if (route.virtualServer() != null) {
-			record.virtualServer(route.virtualServer());
-		}
+		ExchangeRecord record = ExchangeRecord.attach(exchange, route);
 		ServerWebExchange observed = exchange.mutate()
 			.response(new CountingResponse(exchange.getResponse(), record))
 			.build();

@@ -6,16 +6,15 @@ import java.util.List;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.web.server.ServerWebExchange;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.chain.Verdict;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayOutcome;
 import reactor.core.publisher.Mono;
 
@@ -33,30 +32,30 @@ final class EarlyAnswers {
 	 * Answers a request refused before anything was sent upstream, by the ids of {@code payload}'s requests when it
 	 * was read.
 	 */
-	static Mono<Void> answerEarly(ServerWebExchange exchange, RelayFailure failure, JsonRpcPayload payload) {
-		ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
-		return RelayAnswers.respond(exchange.getResponse(), failure, payload);
+	static Mono<Void> answerEarly(RelayExchange exchange, RelayFailure failure, JsonRpcPayload payload) {
+		exchange.record().failed(failure.isUpstreamFault(), failure.reason());
+		return RelayAnswers.respond(exchange.response(), failure, payload);
 	}
 
 	/** Answers a batch none of whose elements is a valid message: an error for each, nothing forwarded. */
-	static Mono<Void> answerInvalidBatch(ServerWebExchange exchange, JsonRpcPayload payload) {
-		ExchangeRecord.of(exchange).failed(false, "invalid_request");
-		return RelayAnswers.answer(exchange.getResponse(), HttpStatus.BAD_REQUEST, payload.invalidAnswers(), true);
+	static Mono<Void> answerInvalidBatch(RelayExchange exchange, JsonRpcPayload payload) {
+		exchange.record().failed(false, "invalid_request");
+		return RelayAnswers.answer(exchange.response(), HttpStatus.BAD_REQUEST, payload.invalidAnswers(), true);
 	}
 
 	/**
 	 * Answers a GET or DELETE an interceptor refused: 403 (or the status the rejection asked for) with an id-less
 	 * error; nothing goes upstream.
 	 */
-	static Mono<Void> refuseWithoutBody(ServerWebExchange exchange, Verdict verdict) {
-		ExchangeRecord.of(exchange).stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
+	static Mono<Void> refuseWithoutBody(RelayExchange exchange, Verdict verdict) {
+		exchange.record().stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
 		RejectError error = verdict.error();
 		HttpHeaders headers = new HttpHeaders();
 		if (error.retryAfter() != null) {
 			headers.set(HttpHeaders.RETRY_AFTER, String.valueOf(RejectError.retryAfterSeconds(error.retryAfter())));
 		}
 		HttpStatus status = error.httpStatus() > 0 ? HttpStatus.valueOf(error.httpStatus()) : HttpStatus.FORBIDDEN;
-		return RelayAnswers.answer(exchange.getResponse(), status,
+		return RelayAnswers.answer(exchange.response(), status,
 				List.of(JsonRpcErrors.error(null, error.code(), error.getMessage(), error.data())), false, headers);
 	}
 
@@ -65,26 +64,26 @@ final class EarlyAnswers {
 	 * with go first, as an SSE stream, when the client accepts one; otherwise on the session's GET stream, when one is
 	 * open on this replica ({@link SessionStreams}), and the answer is JSON.
 	 */
-	static Mono<Void> answerLocally(ServerWebExchange exchange, InboundPlan plan, SessionStreams sessionStreams,
+	static Mono<Void> answerLocally(RelayExchange exchange, InboundPlan plan, SessionStreams sessionStreams,
 			String serverId) {
 		Verdict first = plan.stops().get(0);
 		boolean responded = plan.stops().stream().allMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
-		ExchangeRecord.of(exchange)
+		exchange.record()
 			.stoppedBy(responded ? RelayOutcome.RESPONDED : RelayOutcome.REJECTED, first.interceptor());
 		if (!plan.localNotifications().isEmpty() && acceptsEventStream(exchange)) {
 			List<ObjectNode> events = new ArrayList<>(plan.localNotifications());
 			events.addAll(plan.localAnswers());
-			return RelayAnswers.stream(exchange.getResponse(), events);
+			return RelayAnswers.stream(exchange.response(), events);
 		}
-		sessionStreams.send(serverId, exchange.getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID),
+		sessionStreams.send(serverId, exchange.requestHeaders().get(HeaderRules.MCP_SESSION_ID),
 				plan.localNotifications());
-		return RelayAnswers.answer(exchange.getResponse(), plan.localAnswerStatus(), plan.localAnswers(),
+		return RelayAnswers.answer(exchange.response(), plan.localAnswerStatus(), plan.localAnswers(),
 				plan.payload().batch(), plan.localAnswerHeaders());
 	}
 
-	private static boolean acceptsEventStream(ServerWebExchange exchange) {
+	private static boolean acceptsEventStream(RelayExchange exchange) {
 		try {
-			return exchange.getRequest().getHeaders().getAccept().stream()
+			return exchange.requestHeaderView().getAccept().stream()
 				.anyMatch(type -> type.getType().equals("text") && type.getSubtype().equals("event-stream"));
 		}
 		catch (InvalidMediaTypeException ex) {

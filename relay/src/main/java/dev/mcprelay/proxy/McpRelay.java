@@ -9,15 +9,14 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
-import org.springframework.web.server.ServerWebExchange;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.intercept.RequestInterception;
@@ -28,7 +27,6 @@ import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import dev.mcprelay.security.CredentialHeaders;
-import dev.mcprelay.security.ExchangeCaller;
 import dev.mcprelay.security.SessionBinding;
 import dev.mcprelay.tracing.ExchangeTrace;
 import dev.mcprelay.tracing.McpTelemetry;
@@ -101,11 +99,12 @@ public class McpRelay {
 	/**
 	 * One request on an MCP path, by its HTTP method: POST sends a message ({@link #post}), GET opens the
 	 * server-to-client stream and DELETE ends a session ({@link #relayWithoutBody}), anything else is refused with
-	 * 405 ({@link #refuseMethod}). {@code route} is the request's routing decision, an endpoint route
-	 * ({@link McpRoute#isEndpoint()}): a configured server, or one the relay answers 404 for.
+	 * 405 ({@link #refuseMethod}). The exchange's route is an endpoint route ({@link McpRoute#isEndpoint()}): a
+	 * configured server, or one the relay answers 404 for.
 	 */
-	public Mono<Void> handle(McpRoute route, ServerWebExchange exchange) {
-		HttpMethod method = exchange.getRequest().getMethod();
+	public Mono<Void> handle(RelayExchange exchange) {
+		McpRoute route = exchange.route();
+		HttpMethod method = exchange.method();
 		if (HttpMethod.POST.equals(method)) {
 			return post(route, exchange);
 		}
@@ -116,9 +115,9 @@ public class McpRelay {
 	}
 
 	/** POST: one JSON-RPC message (or a batch) from the client. */
-	private Mono<Void> post(McpRoute route, ServerWebExchange exchange) {
+	private Mono<Void> post(McpRoute route, RelayExchange exchange) {
 		return Mono.defer(() -> {
-			ExchangeRecord record = ExchangeRecord.of(exchange);
+			ExchangeRecord record = exchange.record();
 			Upstream upstream = resolve(route, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = contextOf(upstream, exchange);
@@ -126,7 +125,7 @@ public class McpRelay {
 				if (payload.messages().isEmpty()) {
 					return EarlyAnswers.answerInvalidBatch(exchange, payload);
 				}
-				RelayFailure mismatch = MirroredHeaders.mismatch(exchange.getRequest().getHeaders(), payload, upstream.id());
+				RelayFailure mismatch = MirroredHeaders.mismatch(exchange.requestHeaderView(), payload, upstream.id());
 				if (mismatch != null) {
 					return EarlyAnswers.answerEarly(exchange, mismatch, payload);
 				}
@@ -144,7 +143,7 @@ public class McpRelay {
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
-	private Mono<Void> relayWithoutBody(HttpMethod method, McpRoute route, ServerWebExchange exchange) {
+	private Mono<Void> relayWithoutBody(HttpMethod method, McpRoute route, RelayExchange exchange) {
 		return Mono.defer(() -> {
 			Upstream upstream = resolve(route, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
@@ -158,27 +157,27 @@ public class McpRelay {
 	}
 
 	/** What every stage of the request sees of it; a virtual server's message to a member names the virtual server. */
-	private CallContext contextOf(Upstream upstream, ServerWebExchange exchange) {
-		VirtualMembers virtual = VirtualMembers.of(exchange);
-		return new CallContext(upstream.id(), SpringRequestHeaders.of(exchange.getRequest().getHeaders()),
-				ExchangeCaller.of(exchange),
+	private CallContext contextOf(Upstream upstream, RelayExchange exchange) {
+		VirtualMembers virtual = exchange.virtualMembers();
+		return new CallContext(upstream.id(), SpringRequestHeaders.of(exchange.requestHeaderView()),
+				exchange.caller(),
 				credentialHeaders.hiddenFrom(upstream.id()), virtual == null ? null : virtual.virtualServer());
 	}
 
 	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */
-	private Mono<Void> refuseMethod(McpRoute route, ServerWebExchange exchange) {
+	private Mono<Void> refuseMethod(McpRoute route, RelayExchange exchange) {
 		return Mono.<Void>defer(() -> {
 			Upstream upstream = resolve(route, exchange);
-			return Mono.error(RelayFailures.methodNotAllowed(upstream.id(), exchange.getRequest().getMethod()));
+			return Mono.error(RelayFailures.methodNotAllowed(upstream.id(), exchange.method()));
 		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
 	}
 
 	/** The configured upstream the route names, once the request's origin is allowed; recorded for metrics. */
-	private Upstream resolve(McpRoute route, ServerWebExchange exchange) {
+	private Upstream resolve(McpRoute route, RelayExchange exchange) {
 		Upstream upstream = upstreams.require(route);
-		originPolicy.check(exchange.getRequest().getHeaders());
-		requireReadableContentType(exchange.getRequest().getHeaders(), upstream);
-		ExchangeRecord.of(exchange).server(upstream.id());
+		originPolicy.check(exchange.requestHeaderView());
+		requireReadableContentType(exchange.requestHeaderView(), upstream);
+		exchange.record().server(upstream.id());
 		admitSession(upstream, exchange);
 		return upstream;
 	}
@@ -188,7 +187,7 @@ public class McpRelay {
 	 * puts the session's own id in its place for everything after (the upstream, interceptors, the session's order): an
 	 * id bound to another caller or server, altered or invented, is an unknown session (404), and nothing is forwarded.
 	 */
-	private void admitSession(Upstream upstream, ServerWebExchange exchange) {
+	private void admitSession(Upstream upstream, RelayExchange exchange) {
 		if (!sessionBinding.enabled()) {
 			return;
 		}
@@ -196,11 +195,11 @@ public class McpRelay {
 		if (presented == null) {
 			return;
 		}
-		String sessionId = sessionBinding.unbind(upstream.id(), ExchangeCaller.of(exchange), presented);
+		String sessionId = sessionBinding.unbind(upstream.id(), exchange.caller(), presented);
 		if (sessionId == null) {
 			throw RelayFailures.unknownSession(upstream.id());
 		}
-		HttpLayer.replaceRequestHeader(exchange, HeaderRules.MCP_SESSION_ID, sessionId);
+		exchange.requestHeaders().set(HeaderRules.MCP_SESSION_ID, sessionId);
 	}
 
 	/** A {@code Content-Type} that is no media type is the client's mistake, not something to send upstream. */
@@ -214,13 +213,13 @@ public class McpRelay {
 	}
 
 	/** The request's place in its upstream session, taken on arrival, before anything that takes time. */
-	private SessionOrder.Ticket enter(Upstream upstream, ServerWebExchange exchange) {
+	private SessionOrder.Ticket enter(Upstream upstream, RelayExchange exchange) {
 		return sessionOrder.enter(upstream.id(), sessionId(exchange),
-				HttpMethod.GET.equals(exchange.getRequest().getMethod()));
+				HttpMethod.GET.equals(exchange.method()));
 	}
 
-	private static String sessionId(ServerWebExchange exchange) {
-		return exchange.getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID);
+	private static String sessionId(RelayExchange exchange) {
+		return exchange.requestHeaders().get(HeaderRules.MCP_SESSION_ID);
 	}
 
 	/**
@@ -228,19 +227,18 @@ public class McpRelay {
 	 * trailer): Reactor Netty then answers 400 itself and ends the body as if it were complete, so what was read
 	 * must never be forwarded.
 	 */
-	private Mono<JsonRpcPayload> readPayload(Upstream upstream, ServerWebExchange exchange) {
-		ServerHttpRequest request = exchange.getRequest();
-		long declared = request.getHeaders().getContentLength();
+	private Mono<JsonRpcPayload> readPayload(Upstream upstream, RelayExchange exchange) {
+		long declared = exchange.requestHeaderView().getContentLength();
 		if (declared > upstream.maxBufferedBody().toBytes()) {
 			return Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()));
 		}
-		return BoundedBody.read(request.getBody(), upstream.maxBufferedBody(),
+		return BoundedBody.read(exchange.requestBody(), upstream.maxBufferedBody(),
 				() -> RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.filter(body -> {
-				if (HttpLayer.answeredAlready(exchange)) {
+				if (exchange.answeredByServer()) {
 					log.debug("{} /mcp/{}: the request was malformed on the wire and refused by the HTTP layer",
-							request.getMethod(), upstream.id());
-					ExchangeRecord.of(exchange).failed(false, "malformed_http_request");
+							exchange.method(), upstream.id());
+					exchange.record().failed(false, "malformed_http_request");
 					return false;
 				}
 				return true;
@@ -264,7 +262,7 @@ public class McpRelay {
 				? () -> order.releaseAfter(SessionOrder.GET_HEADERS_GRACE) : order::release;
 		return order.turn().then(Mono.defer(() -> send(call, onWritten, true))).onErrorResume(error -> {
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);
-			ExchangeRecord.of(call.exchange()).failed(failure.isUpstreamFault(), failure.reason());
+			call.exchange().record().failed(failure.isUpstreamFault(), failure.reason());
 			if (!(error instanceof RelayFailure)) {
 				log.warn("{} /mcp/{} failed: {} ({})", call.method(), upstream.id(), failure.reason(),
 						UpstreamFailures.describe(error));
@@ -295,7 +293,7 @@ public class McpRelay {
 			boolean mayRetry) {
 		Upstream upstream = call.upstream();
 		SessionOrder.Ticket order = call.order();
-		HttpHeaders headers = HeaderRules.upstreamRequestHeaders(HttpLayer.clientHeaders(call.exchange()),
+		HttpHeaders headers = HeaderRules.upstreamRequestHeaders(call.exchange().requestHeaders(),
 				call.context().caller(), upstream, call.plan() != null);
 		call.context().upstreamHeaders().forEachChange((name, value) -> {
 			if (value == null) {
@@ -342,7 +340,7 @@ public class McpRelay {
 		if (!tokens.appliesTo(call.upstream().id()) || call.context().caller().kind() != Caller.Kind.JWT) {
 			return null;
 		}
-		String authorization = HttpLayer.clientHeaders(call.exchange()).get(HttpHeaders.AUTHORIZATION);
+		String authorization = call.exchange().requestHeaders().get(HttpHeaders.AUTHORIZATION);
 		return authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
 				? authorization.substring(7).strip() : null;
 	}
@@ -364,9 +362,9 @@ public class McpRelay {
 	 * a result.
 	 */
 	private Mono<Void> answerFailure(RelayCall call, RelayFailure failure) {
-		ServerHttpResponse response = call.exchange().getResponse();
+		RelayResponse response = call.exchange().response();
 		InboundPlan plan = call.plan();
-		if (plan == null || !failure.isUpstreamFault() || response.isCommitted() || call.pending().isEmpty()) {
+		if (plan == null || !failure.isUpstreamFault() || response.committed() || call.pending().isEmpty()) {
 			return RelayAnswers.respond(response, failure, plan == null ? null : plan.payload());
 		}
 		return failedRequestAnswers

@@ -12,7 +12,6 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -95,9 +94,9 @@ public class OpenStreams implements SmartLifecycle {
 		Upstream upstream = call.upstream();
 		log.info("{} response of '{}': the client read nothing for {}; its connection is closed", call.method(),
 				upstream.id(), upstream.clientWriteTimeout());
-		ExchangeRecord.of(call.exchange()).failed(false, "client_write_timeout");
+		call.exchange().record().failed(false, "client_write_timeout");
 		stalledByServer.computeIfAbsent(upstream.id(), this::stalledCounter).increment();
-		HttpLayer.closeConnection(call.exchange().getResponse());
+		call.exchange().response().closeConnection();
 		return Flux.empty();
 	}
 

@@ -1,9 +1,9 @@
 package dev.mcprelay.proxy;
 
 import org.springframework.http.HttpMethod;
-import org.springframework.web.server.ServerWebExchange;
 
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.tracing.ExchangeTrace;
@@ -19,7 +19,7 @@ import dev.mcprelay.tracing.ExchangeTrace;
  * @param order its place among the requests of its session on their way upstream
  * @param trace its telemetry in MCP's terms; {@link ExchangeTrace#NONE} for GET and DELETE
  */
-public record RelayCall(Upstream upstream, HttpMethod method, ServerWebExchange exchange, CallContext context,
+public record RelayCall(Upstream upstream, HttpMethod method, RelayExchange exchange, CallContext context,
 		InboundPlan plan, SessionOrder.Ticket order, ExchangeTrace trace) {
 
 	public boolean isPost() {

@@ -1,8 +1,8 @@
 package dev.mcprelay.proxy;
 
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.security.SessionBinding;
 import dev.mcprelay.transport.UpstreamResponse;
 
@@ -25,8 +25,8 @@ class ResponseHead {
 	 * @param keepContentLength true only when the body is relayed exactly as received
 	 */
 	void write(RelayCall call, UpstreamResponse upstreamResponse, boolean keepContentLength) {
-		ServerHttpResponse response = call.exchange().getResponse();
-		response.setStatusCode(upstreamResponse.statusCode());
+		RelayResponse response = call.exchange().response();
+		response.status(upstreamResponse.statusCode());
 		io.netty.handler.codec.http.HttpHeaders relayed = HeaderRules
 			.relayedResponseHeaders(upstreamResponse.wireHeaders(), keepContentLength);
 		if (sessionBinding.enabled()) {
@@ -36,7 +36,7 @@ class ResponseHead {
 						sessionBinding.bind(call.upstream().id(), call.context().caller(), sessionId));
 			}
 		}
-		HttpLayer.putHeaders(response, relayed);
+		response.headers().setAll(relayed);
 	}
 
 }

@@ -5,25 +5,24 @@ import java.util.List;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.RemoteMessages;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.transport.UpstreamResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import reactor.core.publisher.Mono;
 
 /**
@@ -74,7 +73,7 @@ class ResponseRelay {
 
 	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
 		HttpStatusCode status = upstreamResponse.statusCode();
-		ExchangeRecord.of(call.exchange()).forwarded(status.value());
+		call.exchange().record().forwarded(status.value());
 		MediaType contentType = upstreamResponse.contentType();
 		if (status.is2xxSuccessful() && contentType != null) {
 			if (contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM)) {
@@ -94,7 +93,7 @@ class ResponseRelay {
 		deadline.release();
 		if (status.value() == 202 && answeredLocally) {
 			return upstreamResponse.releaseBody()
-				.then(RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
+				.then(RelayAnswers.answer(call.exchange().response(), call.plan().localAnswerStatus(),
 						call.plan().localAnswers(), true));
 		}
 		return relayUntouched(call, upstreamResponse);
@@ -123,12 +122,12 @@ class ResponseRelay {
 				return failedRequestAnswers
 					.answerRefusal(refused, answers, call.context(), status.value(), upstream.nonStreamingTimeout())
 					.flatMap(afterStage -> {
-						ServerHttpResponse response = call.exchange().getResponse();
+						RelayResponse response = call.exchange().response();
 						List<ObjectNode> localAnswers = call.plan().localAnswers();
 						if (!afterStage.changed() && localAnswers.isEmpty()) {
 							responseHead.write(call, upstreamResponse, false);
-							response.getHeaders().setContentLength(body.length);
-							return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+							response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+							return response.write(Mono.just(response.bufferFactory().wrap(body)));
 						}
 						List<ObjectNode> all = new ArrayList<>(afterStage.answers());
 						all.addAll(localAnswers);
@@ -170,10 +169,10 @@ class ResponseRelay {
 					return accepted(call, upstreamResponse);
 				}
 				byte[] body = messages.bytesWith(localAnswers);
-				ServerHttpResponse response = call.exchange().getResponse();
+				RelayResponse response = call.exchange().response();
 				responseHead.write(call, upstreamResponse, false);
-				response.getHeaders().setContentLength(body.length);
-				return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+				response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+				return response.write(Mono.just(response.bufferFactory().wrap(body)));
 			});
 	}
 
@@ -183,15 +182,15 @@ class ResponseRelay {
 	 */
 	private Mono<Void> accepted(RelayCall call, UpstreamResponse upstreamResponse) {
 		if (call.plan() != null && !call.plan().localAnswers().isEmpty()) {
-			return RelayAnswers.answer(call.exchange().getResponse(), call.plan().localAnswerStatus(),
+			return RelayAnswers.answer(call.exchange().response(), call.plan().localAnswerStatus(),
 					call.plan().localAnswers(), call.plan().payload().batch());
 		}
-		ServerHttpResponse response = call.exchange().getResponse();
+		RelayResponse response = call.exchange().response();
 		responseHead.write(call, upstreamResponse, false);
-		response.setStatusCode(HttpStatus.ACCEPTED);
-		response.getHeaders().remove(HttpHeaders.CONTENT_TYPE);
-		response.getHeaders().setContentLength(0);
-		return response.setComplete();
+		response.status(HttpStatus.ACCEPTED);
+		response.headers().remove(HttpHeaderNames.CONTENT_TYPE);
+		response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+		return response.complete();
 	}
 
 	private static boolean isBlank(byte[] body) {
@@ -204,10 +203,10 @@ class ResponseRelay {
 	}
 
 	private Mono<Void> relayUntouched(RelayCall call, UpstreamResponse upstreamResponse) {
-		ServerHttpResponse response = call.exchange().getResponse();
+		RelayResponse response = call.exchange().response();
 		responseHead.write(call, upstreamResponse, true);
 		Upstream upstream = call.upstream();
-		return response.writeWith(StreamWatch
+		return response.write(StreamWatch
 			.watch(upstreamResponse.body(), upstream.streamingIdleTimeout(),
 					upstream.clientWriteTimeout())
 			.onErrorResume(StreamWatch.ClientStalledException.class,

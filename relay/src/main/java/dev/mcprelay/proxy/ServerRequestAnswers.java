@@ -41,7 +41,7 @@ class ServerRequestAnswers {
 		}
 		Upstream upstream = call.upstream();
 		return Flux.fromIterable(answers).concatMap(answer -> Mono.defer(() -> {
-			HttpHeaders headers = HeaderRules.relayRequestHeaders(HttpLayer.clientHeaders(call.exchange()),
+			HttpHeaders headers = HeaderRules.relayRequestHeaders(call.exchange().requestHeaders(),
 					call.context().caller(), upstream, null);
 			UpstreamRequest request = new UpstreamRequest(upstream.id(), HttpMethod.POST, upstream.uri(), headers,
 					JsonRpcErrors.toBytes(answer), call.context().caller().id(), null);

@@ -12,11 +12,11 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DataBufferUtils;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.intercept.RemoteMessages;
@@ -24,7 +24,6 @@ import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.sse.SseEventTooLargeException;
@@ -98,7 +97,7 @@ class SseStreamRelay {
 	}
 
 	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse) {
-		ServerHttpResponse response = call.exchange().getResponse();
+		RelayResponse response = call.exchange().response();
 		responseHead.write(call, upstreamResponse, false);
 		DataBufferFactory buffers = response.bufferFactory();
 		Upstream upstream = call.upstream();
@@ -128,7 +127,7 @@ class SseStreamRelay {
 		events = openStreams.count(upstream.id(), call.isPost(), events);
 		if (!call.isPost()) {
 			events = sessionStreams.carry(upstream.id(),
-					call.exchange().getRequest().getHeaders().getFirst(HeaderRules.MCP_SESSION_ID), events);
+					call.exchange().requestHeaders().get(HeaderRules.MCP_SESSION_ID), events);
 		}
 
 		Flux<byte[]> localAnswers = Flux.fromIterable(call.plan() == null ? List.of() : call.plan().localAnswers())
@@ -137,7 +136,7 @@ class SseStreamRelay {
 		// once; then every event, written as it comes and flushed whenever no further event is ready, so an event never
 		// waits for a later one and a burst costs one flush. (A group per event flushed each on its own, and waited for
 		// each write: 2x slower, bench/results; write groups cost a queue per stream for the first flush alone.)
-		return response.writeWith(localAnswers.concatWith(events)
+		return response.write(localAnswers.concatWith(events)
 			.filter(bytes -> bytes.length > 0)
 			.map(buffers::wrap)
 			.startWith(buffers.wrap(new byte[0])));
@@ -247,7 +246,7 @@ class SseStreamRelay {
 		else {
 			failure = RelayFailures.upstreamStreamBroken(upstream.id());
 		}
-		ExchangeRecord.of(call.exchange()).failed(true, failure.reason());
+		call.exchange().record().failed(true, failure.reason());
 		List<McpRequest> unanswered = call.pending().remaining();
 		if (shuttingDown) {
 			log.info("{} stream from '{}' closed for shutdown; {} request(s) answered with an error", call.method(),

@@ -18,6 +18,7 @@ import org.springframework.security.web.server.authorization.ServerAccessDeniedH
 import org.springframework.web.server.ServerWebExchange;
 
 import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.KeptCounters;
 import dev.mcprelay.metrics.RelayMeters;
@@ -127,7 +128,7 @@ final class FrontDoorAnswers
 		if (failure.status().value() == 401 || failure.status().value() == 403) {
 			headers.set(HttpHeaders.WWW_AUTHENTICATE, challenge(exchange.getRequest(), route, challengeDetail));
 		}
-		return RelayAnswers.respondWith(exchange.getResponse(), failure, headers);
+		return RelayAnswers.respondWith(WebFluxResponse.of(exchange.getResponse()), failure, headers);
 	}
 
 	/** The failure's message with its causes': Spring Security keeps the decoder's reason in the cause. */

@@ -40,6 +40,7 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.SecurityProperties;
 import dev.mcprelay.demo.DemoMcpServer;
+import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
@@ -101,7 +102,7 @@ class FrontDoorConfiguration {
 				log.debug("{} refused by the firewall: {}", exchange.getRequest().getMethod(), rejected.getMessage());
 				RelayFailure failure = RelayFailures.requestRejected();
 				ExchangeRecord.of(exchange).failed(false, failure.reason());
-				return RelayAnswers.respond(exchange.getResponse(), failure, null);
+				return RelayAnswers.respond(WebFluxResponse.of(exchange.getResponse()), failure, null);
 			};
 		}
 

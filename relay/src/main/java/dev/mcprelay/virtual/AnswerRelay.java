@@ -5,17 +5,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
-import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventWriter;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -45,24 +44,22 @@ class AnswerRelay {
 	}
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
-		ServerHttpResponse response = call.exchange().getResponse();
-		ExchangeRecord.of(call.exchange()).forwarded(answer.status().value());
-		response.setStatusCode(answer.status());
+		RelayResponse response = call.exchange().response();
+		call.exchange().record().forwarded(answer.status().value());
+		response.status(answer.status());
 		answer.headers().forEach((name, values) -> {
 			if (!NOT_RELAYED.contains(name.toLowerCase(Locale.ROOT))) {
-				response.getHeaders().put(name, values);
+				response.headers().set(name, values);
 			}
 		});
 		if (call.session() != null) {
-			response.getHeaders().set("Mcp-Session-Id", call.session().id());
+			response.headers().set("Mcp-Session-Id", call.session().id());
 		}
 		if (!answer.isEventStream()) {
-			return response.writeWith(answer.body());
+			return response.write(answer.body());
 		}
-		Flux<Flux<DataBuffer>> events = MemberMessages.events(answer)
-			.map(event -> rewrite(call, answer.member(), event))
-			.map(bytes -> Flux.just(response.bufferFactory().wrap(bytes)));
-		return response.writeAndFlushWith(events.startWith(Flux.just(response.bufferFactory().wrap(new byte[0]))));
+		Flux<byte[]> events = MemberMessages.events(answer).map(event -> rewrite(call, answer.member(), event));
+		return writeEvents(response, events);
 	}
 
 	/** The event as the client gets it. */
@@ -99,8 +96,17 @@ class AnswerRelay {
 
 	/** The headers of an event stream the virtual server writes itself. */
 	static void eventStreamHeaders(HttpHeaders headers) {
-		headers.set(HttpHeaders.CONTENT_TYPE, "text/event-stream");
-		headers.set(HttpHeaders.CACHE_CONTROL, "no-cache");
+		headers.set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
+		headers.set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+	}
+
+	/**
+	 * Writes {@code events} as the body of an event stream, each flushed on its own, after an empty buffer that commits
+	 * the headers and flushes them at once.
+	 */
+	static Mono<Void> writeEvents(RelayResponse response, Flux<byte[]> events) {
+		return response.writeAndFlushEach(events.map(response.bufferFactory()::wrap)
+			.startWith(response.bufferFactory().wrap(new byte[0])));
 	}
 
 }

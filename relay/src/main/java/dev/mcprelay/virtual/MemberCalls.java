@@ -3,22 +3,18 @@ package dev.mcprelay.virtual;
 import java.util.Locale;
 import java.util.Set;
 
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.stereotype.Component;
-import org.springframework.web.server.ServerWebExchange;
-import org.springframework.web.server.adapter.DefaultServerWebExchange;
-import org.springframework.web.server.i18n.AcceptHeaderLocaleContextResolver;
-import org.springframework.web.server.session.DefaultWebSessionManager;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.metrics.ExchangeObservations;
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.route.VirtualMembers;
-import dev.mcprelay.security.ExchangeCaller;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -48,12 +44,6 @@ class MemberCalls {
 
 	private static final String MCP_NAME = "Mcp-Name";
 
-	private static final ServerCodecConfigurer CODECS = ServerCodecConfigurer.create();
-
-	private static final DefaultWebSessionManager NO_WEB_SESSIONS = new DefaultWebSessionManager();
-
-	private static final AcceptHeaderLocaleContextResolver LOCALES = new AcceptHeaderLocaleContextResolver();
-
 	private final McpRelay relay;
 
 	private final McpRouting routing;
@@ -67,30 +57,25 @@ class MemberCalls {
 	}
 
 	/**
-	 * Sends {@code method} to {@code member} for the client exchange {@code client}.
+	 * Sends {@code method} to {@code member} for the client's exchange {@code client}.
 	 *
 	 * @param session the virtual session's session with the member ({@link MemberSession#NONE} before it has one)
 	 * @param lastEventId the member's event id to resume after (GET), or {@code null}
 	 * @param body the JSON-RPC message (POST), or {@code null}
 	 */
-	Mono<MemberAnswer> send(ServerWebExchange client, VirtualMembers virtual, String member, HttpMethod method,
+	Mono<MemberAnswer> send(RelayExchange client, VirtualMembers virtual, String member, HttpMethod method,
 			MemberSession session, String lastEventId, byte[] body) {
 		return Mono.create(sink -> {
-			HttpHeaders headers = headersFor(client.getRequest().getHeaders(), method, session, lastEventId);
-			if (body != null && client.getRequest().getHeaders().containsHeader(MCP_METHOD)) {
+			HttpHeaders headers = headersFor(client.requestHeaders(), method, session, lastEventId);
+			if (body != null && client.requestHeaders().contains(MCP_METHOD)) {
 				mirror(headers, body);
 			}
 			MemberResponse response = new MemberResponse(member, sink::success);
-			ServerWebExchange exchange = new DefaultServerWebExchange(new MemberRequest(method, member, headers, body),
-					response, NO_WEB_SESSIONS, CODECS, LOCALES);
-			Caller caller = ExchangeCaller.of(client);
-			exchange.getAttributes().put(ExchangeCaller.ATTRIBUTE, caller);
-			exchange.getAttributes().put(VirtualMembers.ATTRIBUTE, virtual);
-			ExchangeRecord record = ExchangeRecord.attach(exchange);
-			record.server(member);
-			record.virtualServer(virtual.virtualServer());
-			Disposable handling = relay.handle(routing.serverRoute(member), exchange)
-				.doFinally(signal -> observations.ended(record, caller, signal == SignalType.CANCEL))
+			Caller caller = client.caller();
+			MemberExchange exchange = new MemberExchange(method, routing.serverRoute(member), headers, body, caller,
+					virtual, response);
+			Disposable handling = relay.handle(exchange)
+				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))
 				.subscribe(null, sink::error, response::finish);
 			sink.onCancel(handling);
 		});
@@ -119,18 +104,18 @@ class MemberCalls {
 
 	private static HttpHeaders headersFor(HttpHeaders clientHeaders, HttpMethod method, MemberSession session,
 			String lastEventId) {
-		HttpHeaders headers = new HttpHeaders();
-		clientHeaders.forEach((name, values) -> {
+		HttpHeaders headers = new DefaultHttpHeaders();
+		for (String name : clientHeaders.names()) {
 			if (!OWN_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
-				headers.put(name, values);
+				headers.add(name, clientHeaders.getAll(name));
 			}
-		});
+		}
 		if (HttpMethod.POST.equals(method)) {
-			headers.set(HttpHeaders.CONTENT_TYPE, "application/json");
-			headers.set(HttpHeaders.ACCEPT, ACCEPT_POST);
+			headers.set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+			headers.set(HttpHeaderNames.ACCEPT, ACCEPT_POST);
 		}
 		else if (HttpMethod.GET.equals(method)) {
-			headers.set(HttpHeaders.ACCEPT, "text/event-stream");
+			headers.set(HttpHeaderNames.ACCEPT, "text/event-stream");
 		}
 		if (session.sessionId() != null) {
 			headers.set("Mcp-Session-Id", session.sessionId());
@@ -138,9 +123,9 @@ class MemberCalls {
 		if (session.protocolVersion() != null) {
 			headers.set("MCP-Protocol-Version", session.protocolVersion());
 		}
-		else if (session.sessionId() == null && clientHeaders.containsHeader("MCP-Protocol-Version")) {
+		else if (session.sessionId() == null && clientHeaders.contains("MCP-Protocol-Version")) {
 			// No session with the member (a 2026-07-28 client's request): the client's own version is the member's.
-			headers.set("MCP-Protocol-Version", clientHeaders.getFirst("MCP-Protocol-Version"));
+			headers.set("MCP-Protocol-Version", clientHeaders.get("MCP-Protocol-Version"));
 		}
 		if (lastEventId != null) {
 			headers.set("Last-Event-ID", lastEventId);

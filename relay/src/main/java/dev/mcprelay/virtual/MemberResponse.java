@@ -1,16 +1,21 @@
 package dev.mcprelay.virtual;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.server.reactive.AbstractServerHttpResponse;
+import org.springframework.http.support.Netty4HeadersAdapter;
 
+import dev.mcprelay.http.RelayResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -18,9 +23,9 @@ import reactor.core.publisher.Mono;
  * The response a member's relay writes for a virtual server, handed on as a {@link MemberAnswer} the moment the relay
  * commits it: the body flows to whoever consumes the answer, at that consumer's pace, and the relay's write ends
  * when the consumer has taken the body or cancelled it. A relay that completes without writing a body is handed on
- * as an answer with an empty body ({@link #finish()}).
+ * as an answer with an empty body ({@link #finish()}). There is no connection: every buffer is flushed as it is taken.
  */
-final class MemberResponse extends AbstractServerHttpResponse {
+final class MemberResponse implements RelayResponse {
 
 	private final String member;
 
@@ -28,21 +33,60 @@ final class MemberResponse extends AbstractServerHttpResponse {
 
 	private final AtomicBoolean answered = new AtomicBoolean();
 
+	private final HttpHeaders headers = new DefaultHttpHeaders();
+
+	private volatile HttpStatusCode status = HttpStatus.OK;
+
+	private final List<Runnable> beforeCommit = new CopyOnWriteArrayList<>();
+
 	MemberResponse(String member, Consumer<MemberAnswer> onAnswer) {
-		super(DefaultDataBufferFactory.sharedInstance, new HttpHeaders());
 		this.member = member;
 		this.onAnswer = onAnswer;
 	}
 
 	@Override
-	protected Mono<Void> writeWithInternal(Publisher<? extends DataBuffer> body) {
+	public void status(HttpStatusCode status) {
+		this.status = status;
+	}
+
+	@Override
+	public HttpHeaders headers() {
+		return headers;
+	}
+
+	@Override
+	public DataBufferFactory bufferFactory() {
+		return DefaultDataBufferFactory.sharedInstance;
+	}
+
+	@Override
+	public Mono<Void> write(Publisher<? extends DataBuffer> body) {
 		return Mono.create(written -> answer(Flux.<DataBuffer>from(body).doFinally(signal -> written.success())));
 	}
 
 	@Override
-	protected Mono<Void> writeAndFlushWithInternal(Publisher<? extends Publisher<? extends DataBuffer>> body) {
-		return Mono.create(written -> answer(
-				Flux.from(body).<DataBuffer>concatMap(Flux::from).doFinally(signal -> written.success())));
+	public Mono<Void> writeAndFlushEach(Publisher<? extends DataBuffer> body) {
+		return write(body);
+	}
+
+	@Override
+	public Mono<Void> complete() {
+		return Mono.fromRunnable(this::finish);
+	}
+
+	@Override
+	public void beforeCommit(Runnable action) {
+		beforeCommit.add(action);
+	}
+
+	@Override
+	public boolean committed() {
+		return answered.get();
+	}
+
+	@Override
+	public void closeConnection() {
+		// no connection of the client's: the consumer of the answer holds the member's exchange
 	}
 
 	/** Hands on an answer with no body, unless the relay wrote one. */
@@ -52,27 +96,11 @@ final class MemberResponse extends AbstractServerHttpResponse {
 
 	private void answer(Flux<DataBuffer> body) {
 		if (answered.compareAndSet(false, true)) {
-			HttpStatusCode status = getStatusCode() != null ? getStatusCode() : HttpStatus.OK;
-			onAnswer.accept(new MemberAnswer(member, status, HttpHeaders.readOnlyHttpHeaders(getHeaders()), body));
+			beforeCommit.forEach(Runnable::run);
+			org.springframework.http.HttpHeaders view = org.springframework.http.HttpHeaders
+				.readOnlyHttpHeaders(new org.springframework.http.HttpHeaders(new Netty4HeadersAdapter(headers)));
+			onAnswer.accept(new MemberAnswer(member, status, view, body));
 		}
-	}
-
-	@Override
-	@SuppressWarnings("unchecked")
-	public <T> T getNativeResponse() {
-		return (T) this;
-	}
-
-	@Override
-	protected void applyStatusCode() {
-	}
-
-	@Override
-	protected void applyHeaders() {
-	}
-
-	@Override
-	protected void applyCookies() {
 	}
 
 }

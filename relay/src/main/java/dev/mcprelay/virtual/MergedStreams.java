@@ -7,13 +7,11 @@ import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
-import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.http.RelayResponse;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
@@ -47,17 +45,16 @@ class MergedStreams {
 
 	Mono<Void> open(VirtualCall call) {
 		Map<String, String> positions = new LinkedHashMap<>(
-				MemberIds.positions(call.exchange().getRequest().getHeaders().getFirst("Last-Event-ID")));
+				MemberIds.positions(call.exchange().requestHeaders().get("Last-Event-ID")));
 		positions.keySet().retainAll(call.session().members().keySet());
 		List<String> members = call.usable().stream().filter(call::joined).toList();
-		ServerHttpResponse response = call.exchange().getResponse();
-		ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
-		response.setStatusCode(HttpStatus.OK);
-		AnswerRelay.eventStreamHeaders(response.getHeaders());
-		response.getHeaders().set("Mcp-Session-Id", call.session().id());
+		RelayResponse response = call.exchange().response();
+		call.exchange().record().forwarded(HttpStatus.OK.value());
+		response.status(HttpStatus.OK);
+		AnswerRelay.eventStreamHeaders(response.headers());
+		response.headers().set("Mcp-Session-Id", call.session().id());
 		Flux<byte[]> merged = Flux.merge(members.stream().map(member -> memberStream(call, member, positions)).toList());
-		Flux<Flux<DataBuffer>> events = merged.map(bytes -> Flux.just(response.bufferFactory().wrap(bytes)));
-		return response.writeAndFlushWith(events.startWith(Flux.just(response.bufferFactory().wrap(new byte[0]))));
+		return AnswerRelay.writeEvents(response, merged);
 	}
 
 	/** {@code member}'s stream, reopened when it ends, as the client's events. */

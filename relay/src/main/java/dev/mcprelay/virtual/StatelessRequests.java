@@ -5,11 +5,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,8 +16,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayFailures;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -150,14 +148,11 @@ class StatelessRequests {
 				}) : answer.discard().thenMany(Flux.empty()))
 				.onErrorResume(error -> Flux.empty()));
 		}
-		ServerHttpResponse response = call.exchange().getResponse();
-		ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
-		response.setStatusCode(HttpStatus.OK);
-		AnswerRelay.eventStreamHeaders(response.getHeaders());
-		Flux<Flux<DataBuffer>> events = Flux.merge(streams)
-			.concatWith(Mono.fromSupplier(result::get))
-			.map(bytes -> Flux.just(response.bufferFactory().wrap(bytes)));
-		return response.writeAndFlushWith(events.startWith(Flux.just(response.bufferFactory().wrap(new byte[0]))));
+		RelayResponse response = call.exchange().response();
+		call.exchange().record().forwarded(HttpStatus.OK.value());
+		response.status(HttpStatus.OK);
+		AnswerRelay.eventStreamHeaders(response.headers());
+		return AnswerRelay.writeEvents(response, Flux.merge(streams).concatWith(Mono.fromSupplier(result::get)));
 	}
 
 }

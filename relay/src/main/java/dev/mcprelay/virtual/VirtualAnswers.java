@@ -6,11 +6,11 @@ import java.util.List;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
@@ -35,7 +35,7 @@ final class VirtualAnswers {
 	 * (else the warnings are left out: a JSON answer holds one message).
 	 */
 	static Mono<Void> answer(VirtualCall call, ObjectNode response, List<ObjectNode> warnings) {
-		ServerHttpResponse http = call.exchange().getResponse();
+		RelayResponse http = call.exchange().response();
 		record(call, response);
 		if (!warnings.isEmpty() && acceptsEventStream(call)) {
 			List<ObjectNode> messages = new ArrayList<>(warnings);
@@ -43,7 +43,7 @@ final class VirtualAnswers {
 			Mono<Void> written = RelayAnswers.stream(http, messages);
 			// Set once the stream's headers are (the write commits them when subscribed).
 			if (!call.stateless()) {
-				http.getHeaders().set("Mcp-Session-Id", call.session().id());
+				http.headers().set("Mcp-Session-Id", call.session().id());
 			}
 			return written;
 		}
@@ -59,7 +59,7 @@ final class VirtualAnswers {
 	 * is forwarded (unless the relay answered it itself), an error is the client's mistake unless a member failed.
 	 */
 	private static void record(VirtualCall call, ObjectNode response) {
-		ExchangeRecord record = ExchangeRecord.of(call.exchange());
+		ExchangeRecord record = call.exchange().record();
 		if (response.has("error")) {
 			String reason = response.path("error").path("data").path("reason").asText("invalid_params");
 			record.failed("member_unavailable".equals(reason), reason);
@@ -71,7 +71,7 @@ final class VirtualAnswers {
 
 	private static boolean acceptsEventStream(VirtualCall call) {
 		try {
-			return call.exchange().getRequest().getHeaders().getAccept().stream()
+			return call.exchange().requestHeaderView().getAccept().stream()
 				.anyMatch(type -> type.isCompatibleWith(MediaType.TEXT_EVENT_STREAM) && !type.isWildcardType());
 		}
 		catch (RuntimeException ex) {

@@ -2,11 +2,8 @@ package dev.mcprelay.virtual;
 
 import java.util.List;
 
-import org.springframework.web.server.ServerWebExchange;
-
-import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.route.VirtualMembers;
-import dev.mcprelay.security.ExchangeCaller;
 
 /**
  * One client request to a virtual server, once its session (if any) is known: what every part of the virtual relay
@@ -17,7 +14,7 @@ import dev.mcprelay.security.ExchangeCaller;
  * @param access the members the caller may use, decided once by the front door
  * @param session the client's session, or {@code null} before {@code initialize} is answered
  */
-record VirtualCall(ServerWebExchange exchange, VirtualServer server, VirtualMembers access, VirtualSession session) {
+record VirtualCall(RelayExchange exchange, VirtualServer server, VirtualMembers access, VirtualSession session) {
 
 	/** The members this caller may use, in configuration order. */
 	List<String> usable() {
@@ -26,7 +23,7 @@ record VirtualCall(ServerWebExchange exchange, VirtualServer server, VirtualMemb
 
 	/** The caller's id ({@code null}: anonymous). */
 	String callerId() {
-		return ExchangeCaller.of(exchange).id();
+		return exchange.caller().id();
 	}
 
 	/** The session with {@code member}, {@link MemberSession#NONE} when the session has not joined it. */

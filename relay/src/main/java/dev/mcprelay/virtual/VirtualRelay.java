@@ -8,10 +8,8 @@ import java.util.Map;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
-import org.springframework.web.server.ServerWebExchange;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -21,11 +19,12 @@ import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BoundedBody;
 import dev.mcprelay.proxy.OriginPolicy;
@@ -111,13 +110,13 @@ public class VirtualRelay {
 		this.availability = availability;
 	}
 
-	/** One request on a virtual server's endpoint ({@code route} is a {@link McpRoute.Kind#VIRTUAL} route). */
-	public Mono<Void> handle(McpRoute route, ServerWebExchange exchange) {
-		VirtualServer server = servers.find(route.virtualServer());
+	/** One request on a virtual server's endpoint (its route is a {@link McpRoute.Kind#VIRTUAL} route). */
+	public Mono<Void> handle(RelayExchange exchange) {
+		VirtualServer server = servers.find(exchange.route().virtualServer());
 		return Mono.defer(() -> {
-			originPolicy.check(exchange.getRequest().getHeaders());
+			originPolicy.check(exchange.requestHeaderView());
 			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null);
-			HttpMethod method = exchange.getRequest().getMethod();
+			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
 				return post(call);
 			}
@@ -129,14 +128,14 @@ public class VirtualRelay {
 			}
 			return Mono.error(RelayFailures.methodNotAllowed(server.id(), method));
 		}).onErrorResume(RelayFailure.class, failure -> {
-			ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
-			return RelayAnswers.respond(exchange.getResponse(), failure, null);
+			exchange.record().failed(failure.isUpstreamFault(), failure.reason());
+			return RelayAnswers.respond(exchange.response(), failure, null);
 		});
 	}
 
 	/** The members this caller may use: the front door's decision, or every member when it asks nobody. */
-	private VirtualMembers access(VirtualServer server, ServerWebExchange exchange) {
-		VirtualMembers decided = VirtualMembers.of(exchange);
+	private VirtualMembers access(VirtualServer server, RelayExchange exchange) {
+		VirtualMembers decided = exchange.virtualMembers();
 		if (decided != null) {
 			return decided;
 		}
@@ -144,12 +143,12 @@ public class VirtualRelay {
 			throw RelayFailures.noUsableMember(server.id());
 		}
 		VirtualMembers all = new VirtualMembers(server.id(), server.members());
-		exchange.getAttributes().put(VirtualMembers.ATTRIBUTE, all);
+		exchange.virtualMembers(all);
 		return all;
 	}
 
 	private Mono<VirtualCall> withSession(VirtualCall call) {
-		String id = call.exchange().getRequest().getHeaders().getFirst("Mcp-Session-Id");
+		String id = call.exchange().requestHeaders().get("Mcp-Session-Id");
 		if (id == null || id.isEmpty()) {
 			return Mono.error(RelayFailures.sessionRequired(call.server().id()));
 		}
@@ -159,7 +158,7 @@ public class VirtualRelay {
 	private Mono<Void> post(VirtualCall call) {
 		String virtualId = call.server().id();
 		DataSize limit = maxBufferedBody(call);
-		return BoundedBody.read(call.exchange().getRequest().getBody(), limit,
+		return BoundedBody.read(call.exchange().requestBody(), limit,
 				() -> RelayFailures.requestTooLarge(virtualId, limit))
 			.flatMap(body -> {
 				JsonRpcPayload payload;
@@ -169,7 +168,7 @@ public class VirtualRelay {
 				catch (JsonRpcParseException ex) {
 					return Mono.error(RelayFailures.unparsableRequest(virtualId, ex));
 				}
-				ExchangeRecord.of(call.exchange()).payload(payload);
+				call.exchange().record().payload(payload);
 				if (payload.batch() || payload.messages().size() != 1) {
 					return Mono.error(RelayFailures.batchToVirtualServer(virtualId));
 				}
@@ -177,8 +176,8 @@ public class VirtualRelay {
 				if (message.isRequest() && "initialize".equals(message.method())) {
 					return lifecycle.open(call, message.node(), VERSION);
 				}
-				if (!call.exchange().getRequest().getHeaders().containsHeader("Mcp-Session-Id")
-						&& StatelessRequests.isStateless(message, call.exchange().getRequest().getHeaders())) {
+				if (!call.exchange().requestHeaders().contains("Mcp-Session-Id")
+						&& StatelessRequests.isStateless(message, call.exchange().requestHeaderView())) {
 					return dispatch(call, message);
 				}
 				return withSession(call).flatMap(session -> dispatch(session, message));
@@ -211,7 +210,7 @@ public class VirtualRelay {
 			return stateless.listen(call, node);
 		}
 		if ("ping".equals(method)) {
-			ExchangeRecord.of(call.exchange()).stoppedBy(RelayOutcome.RESPONDED, VIRTUAL_SERVER);
+			call.exchange().record().stoppedBy(RelayOutcome.RESPONDED, VIRTUAL_SERVER);
 			return answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()));
 		}
 		if (call.server().toolSearch().enabled() && "tools/list".equals(method)) {
@@ -290,13 +289,13 @@ public class VirtualRelay {
 				.onErrorResume(error -> Mono.empty()))
 			.then();
 		return sent.then(Mono.defer(() -> {
-			ServerHttpResponse response = call.exchange().getResponse();
-			response.setStatusCode(HttpStatus.ACCEPTED);
-			ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.ACCEPTED.value());
+			RelayResponse response = call.exchange().response();
+			response.status(HttpStatus.ACCEPTED);
+			call.exchange().record().forwarded(HttpStatus.ACCEPTED.value());
 			if (!call.stateless()) {
-				response.getHeaders().set("Mcp-Session-Id", call.session().id());
+				response.headers().set("Mcp-Session-Id", call.session().id());
 			}
-			return response.setComplete();
+			return response.complete();
 		}));
 	}
 

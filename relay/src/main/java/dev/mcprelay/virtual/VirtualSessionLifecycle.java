@@ -11,7 +11,6 @@ import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailures;
 import reactor.core.publisher.Flux;
@@ -67,10 +66,10 @@ class VirtualSessionLifecycle {
 					// A session the store could not keep is ended with every member, not left open behind them.
 					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
 					.then(Mono.defer(() -> {
-						ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
+						call.exchange().record().forwarded(HttpStatus.OK.value());
 						HttpHeaders headers = new HttpHeaders();
 						headers.set("Mcp-Session-Id", sessionId);
-						return RelayAnswers.answer(call.exchange().getResponse(), HttpStatus.OK,
+						return RelayAnswers.answer(call.exchange().response(), HttpStatus.OK,
 								List.of(VirtualAnswers.result(initialize.get("id"), result)), false, headers);
 					}));
 			});
@@ -81,9 +80,9 @@ class VirtualSessionLifecycle {
 		return endMembers(call, call.session().members())
 			.then(sessions.end(call.server().id(), call.session().id(), call.callerId()))
 			.then(Mono.defer(() -> {
-				call.exchange().getResponse().setStatusCode(HttpStatus.OK);
-				ExchangeRecord.of(call.exchange()).forwarded(HttpStatus.OK.value());
-				return call.exchange().getResponse().setComplete();
+				call.exchange().response().status(HttpStatus.OK);
+				call.exchange().record().forwarded(HttpStatus.OK.value());
+				return call.exchange().response().complete();
 			}));
 	}
 

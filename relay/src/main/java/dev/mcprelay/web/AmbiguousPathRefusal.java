@@ -6,6 +6,8 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
+import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
@@ -19,7 +21,8 @@ import reactor.core.publisher.Mono;
  * {@code /%6dcp/acme}, {@code /mcp/./acme}, {@code /mcp/acme/}, …) with 400 and a JSON-RPC error, reason
  * {@code ambiguous_path}, whatever the method and before anything else looks at the request: the front door, CORS and
  * the relay never see it, nothing is forwarded. Right after the relay's observation, so that the refusal is counted and
- * logged. A client that sends such a path is mistaken or probing: the answer says which forms are served.
+ * logged. A client that sends such a path is mistaken or probing: the answer says which forms are served. In security
+ * mode {@code none}, {@link McpRoutes} refuses it the same way ({@link #refuse}) on Reactor Netty's route.
  */
 @Component
 class AmbiguousPathRefusal implements WebFilter, Ordered {
@@ -41,9 +44,14 @@ class AmbiguousPathRefusal implements WebFilter, Ordered {
 		if (route.kind() != McpRoute.Kind.AMBIGUOUS_PATH) {
 			return chain.filter(exchange);
 		}
+		return refuse(route, ExchangeRecord.of(exchange), WebFluxResponse.of(exchange.getResponse()));
+	}
+
+	/** Refuses a request on an {@link McpRoute.Kind#AMBIGUOUS_PATH}, on whichever server carries it. */
+	static Mono<Void> refuse(McpRoute route, ExchangeRecord record, RelayResponse response) {
 		RelayFailure refused = RelayFailures.ambiguousPath(route.problem());
-		ExchangeRecord.of(exchange).failed(false, refused.reason());
-		return RelayAnswers.respond(exchange.getResponse(), refused, null);
+		record.failed(false, refused.reason());
+		return RelayAnswers.respond(response, refused, null);
 	}
 
 }

@@ -6,27 +6,28 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
-import org.springframework.web.cors.reactive.CorsUtils;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 
 import dev.mcprelay.config.HeaderProperties;
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
@@ -43,6 +44,8 @@ import reactor.core.publisher.Mono;
  * {@code Mcp-Session-Id} and {@code MCP-Protocol-Version}, so the page can read the session it was given. A
  * request from an origin not allowed is refused by the relay itself (403, {@code origin_not_allowed}).</li>
  * </ul>
+ * A web filter on WebFlux (in the secured modes, before the front door), and a step of {@link McpRoutes} on Reactor
+ * Netty's route (mode {@code none}): the same {@link #handle} either way.
  */
 @Component
 class BrowserAccess implements WebFilter, Ordered {
@@ -82,47 +85,59 @@ class BrowserAccess implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		ServerHttpRequest request = exchange.getRequest();
-		String origin = request.getHeaders().getOrigin();
-		if (origin == null || !routing.routeOf(exchange).isEndpoint()) {
+		if (exchange.getRequest().getHeaders().getOrigin() == null) {
 			return chain.filter(exchange);
 		}
-		if (CorsUtils.isPreFlightRequest(request)) {
+		McpRoute route = routing.routeOf(exchange);
+		return route.isEndpoint() ? handle(new WebFluxExchange(exchange, route), () -> chain.filter(exchange))
+				: chain.filter(exchange);
+	}
+
+	/**
+	 * Answers a preflight, or marks the response to an allowed origin's request, then goes on with {@code next}: for a
+	 * request on an MCP endpoint path, before the front door and the relay.
+	 */
+	Mono<Void> handle(RelayExchange exchange, Supplier<Mono<Void>> next) {
+		HttpHeaders requested = exchange.requestHeaderView();
+		String origin = requested.getOrigin();
+		if (origin == null || !exchange.route().isEndpoint()) {
+			return next.get();
+		}
+		if (HttpMethod.OPTIONS.equals(exchange.method()) && requested.containsHeader(HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD)) {
 			return answerPreflight(exchange, origin);
 		}
 		if (originPolicy.allows(origin)) {
-			ServerHttpResponse response = exchange.getResponse();
+			RelayResponse response = exchange.response();
 			response.beforeCommit(() -> {
-				HttpHeaders headers = response.getHeaders();
+				io.netty.handler.codec.http.HttpHeaders headers = response.headers();
 				headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
 				headers.set(HttpHeaders.ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED_HEADERS);
 				headers.add(HttpHeaders.VARY, HttpHeaders.ORIGIN);
-				return Mono.empty();
 			});
 		}
-		return chain.filter(exchange);
+		return next.get();
 	}
 
-	private Mono<Void> answerPreflight(ServerWebExchange exchange, String origin) {
-		ExchangeRecord record = ExchangeRecord.of(exchange);
+	private Mono<Void> answerPreflight(RelayExchange exchange, String origin) {
+		ExchangeRecord record = exchange.record();
+		HttpHeaders requested = exchange.requestHeaderView();
 		try {
-			originPolicy.check(exchange.getRequest().getHeaders());
+			originPolicy.check(requested);
 		}
 		catch (RelayFailure refused) {
 			record.failed(false, refused.reason());
-			return RelayAnswers.respond(exchange.getResponse(), refused, null);
+			return RelayAnswers.respond(exchange.response(), refused, null);
 		}
-		HttpHeaders requested = exchange.getRequest().getHeaders();
 		HttpMethod method = requested.getAccessControlRequestMethod();
 		if (method == null || !(method == HttpMethod.GET || method == HttpMethod.POST || method == HttpMethod.DELETE)) {
 			RelayFailure refused = RelayFailures.httpError(HttpStatus.FORBIDDEN);
 			record.failed(false, "method_not_allowed");
-			return RelayAnswers.respond(exchange.getResponse(), refused, null);
+			return RelayAnswers.respond(exchange.response(), refused, null);
 		}
 		record.stoppedBy(RelayOutcome.RESPONDED, "cors-preflight");
-		ServerHttpResponse response = exchange.getResponse();
-		response.setStatusCode(HttpStatus.NO_CONTENT);
-		HttpHeaders headers = response.getHeaders();
+		RelayResponse response = exchange.response();
+		response.status(HttpStatus.NO_CONTENT);
+		io.netty.handler.codec.http.HttpHeaders headers = response.headers();
 		headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
 		headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_METHODS, ALLOWED_METHODS);
 		List<String> allowed = allowedOf(requested.getAccessControlRequestHeaders());
@@ -133,7 +148,7 @@ class BrowserAccess implements WebFilter, Ordered {
 		headers.add(HttpHeaders.VARY, HttpHeaders.ORIGIN);
 		headers.add(HttpHeaders.VARY, HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD);
 		headers.add(HttpHeaders.VARY, HttpHeaders.ACCESS_CONTROL_REQUEST_HEADERS);
-		return response.setComplete();
+		return response.complete();
 	}
 
 	/** The requested headers an MCP client may send; a header left out makes the browser refuse the request. */

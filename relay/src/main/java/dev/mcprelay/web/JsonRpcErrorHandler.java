@@ -3,6 +3,7 @@ package dev.mcprelay.web;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ResponseStatusException;
@@ -10,6 +11,8 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.util.DisconnectedClientHelper;
 
+import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
@@ -34,18 +37,27 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 
 	@Override
 	public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
+		return answer(exchange.getRequest().getMethod(), exchange.getRequest().getPath().value(),
+				ExchangeRecord.of(exchange), WebFluxResponse.of(exchange.getResponse()), error);
+	}
+
+	/**
+	 * Answers {@code error}, which ended the handling of a {@code method} request for {@code path} before its response
+	 * began, as this handler does, on whichever server carries the request; recorded in {@code record}.
+	 */
+	static Mono<Void> answer(HttpMethod method, String path, ExchangeRecord record, RelayResponse response,
+			Throwable error) {
 		if (isClientGone(error)) {
-			log.debug("{} {}: the client went away ({})", exchange.getRequest().getMethod(),
-					exchange.getRequest().getPath(), error.toString());
-			ExchangeRecord.of(exchange).clientLeft();
+			log.debug("{} {}: the client went away ({})", method, path, error.toString());
+			record.clientLeft();
 			return Mono.empty();
 		}
-		if (exchange.getResponse().isCommitted()) {
+		if (response.committed()) {
 			return Mono.error(error);
 		}
-		RelayFailure failure = failureFor(error, exchange);
-		ExchangeRecord.of(exchange).failed(failure.status().is5xxServerError(), failure.reason());
-		return RelayAnswers.respond(exchange.getResponse(), failure, null);
+		RelayFailure failure = failureFor(error, method, path);
+		record.failed(failure.status().is5xxServerError(), failure.reason());
+		return RelayAnswers.respond(response, failure, null);
 	}
 
 	/** A client that closed or reset its connection: nothing to answer, and nothing wrong with the relay. */
@@ -53,7 +65,7 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 		return error instanceof AbortedException || DisconnectedClientHelper.isClientDisconnectedException(error);
 	}
 
-	private static RelayFailure failureFor(Throwable error, ServerWebExchange exchange) {
+	private static RelayFailure failureFor(Throwable error, HttpMethod method, String path) {
 		if (error instanceof RelayFailure failure) {
 			return failure;
 		}
@@ -63,13 +75,11 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 				return RelayFailures.notFound();
 			}
 			if (status != null && status.is4xxClientError()) {
-				log.debug("{} {} refused: {}", exchange.getRequest().getMethod(), exchange.getRequest().getPath(),
-						statusError.getReason());
+				log.debug("{} {} refused: {}", method, path, statusError.getReason());
 				return RelayFailures.httpError(status);
 			}
 		}
-		log.error("{} {} failed inside the relay", exchange.getRequest().getMethod(), exchange.getRequest().getPath(),
-				error);
+		log.error("{} {} failed inside the relay", method, path, error);
 		return RelayFailures.internalError();
 	}
 

@@ -17,7 +17,9 @@ import reactor.core.publisher.Mono;
  * (some clients rewrite any URL to end in {@code /mcp}), and of the default server at {@code /mcp}: POST sends a
  * message, GET opens the server-to-client stream, DELETE ends a session; any other method is answered 405.
  *
- * <p>Taken as the last web filter, once the relay's observation, CORS and the front door have run, for every request
+ * <p>In security mode {@code none} the MCP paths never reach WebFlux: {@link McpRoutes} serves them on Reactor Netty
+ * directly. In the secured modes, this is the last web filter, once the relay's observation, CORS and the front door
+ * have run, for every request
  * whose routing decision ({@link McpRouting}) is an endpoint route: a configured server, a virtual server (to
  * {@link VirtualRelay}), or a server id or default the relay answers 404 for. The request goes to {@link McpRelay} without WebFlux's dispatch (its handler mappings would
  * be tried in turn and find nothing better), and the relay writes the response itself, so that streams flow event by
@@ -51,9 +53,9 @@ class McpEndpoint implements WebFilter, Ordered {
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		McpRoute route = routing.routeOf(exchange);
 		if (route.kind() == McpRoute.Kind.VIRTUAL) {
-			return virtualRelay.handle(route, exchange);
+			return virtualRelay.handle(new WebFluxExchange(exchange, route));
 		}
-		return route.isEndpoint() ? relay.handle(route, exchange) : chain.filter(exchange);
+		return route.isEndpoint() ? relay.handle(new WebFluxExchange(exchange, route)) : chain.filter(exchange);
 	}
 
 }

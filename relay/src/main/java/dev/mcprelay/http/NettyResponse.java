@@ -1,0 +1,127 @@
+package dev.mcprelay.http;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.reactivestreams.Publisher;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.NettyDataBufferFactory;
+import org.springframework.http.HttpStatusCode;
+
+import dev.mcprelay.metrics.ExchangeRecord;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * A {@link RelayResponse} on Reactor Netty's own response: the status and headers are Netty's, the response commits
+ * with the body's first buffer (or its end, when it is empty), and the body goes to the connection as Reactor Netty
+ * sends it ({@code send}: flushed whenever no further buffer is ready; {@code sendGroups}:
+ * flushed per group), every byte counted into the request's {@link ExchangeRecord}. A buffer Reactor Netty took and did
+ * not send (the write failed or was cancelled) is released by it; one the source still held is the source's to release
+ * (the relay's sources release what they discard).
+ */
+final class NettyResponse implements RelayResponse {
+
+	private final HttpServerResponse response;
+
+	private final DataBufferFactory buffers;
+
+	private final ExchangeRecord record;
+
+	private final List<Runnable> beforeCommit = new ArrayList<>(1);
+
+	private volatile boolean committed;
+
+	NettyResponse(HttpServerResponse response, NettyDataBufferFactory buffers, ExchangeRecord record) {
+		this.response = response;
+		this.buffers = buffers;
+		this.record = record;
+	}
+
+	@Override
+	public void status(HttpStatusCode status) {
+		response.status(HttpResponseStatus.valueOf(status.value()));
+	}
+
+	@Override
+	public HttpHeaders headers() {
+		return response.responseHeaders();
+	}
+
+	@Override
+	public DataBufferFactory bufferFactory() {
+		return buffers;
+	}
+
+	@Override
+	public Mono<Void> write(Publisher<? extends DataBuffer> body) {
+		return writeOnFirst(body, all -> response.send(all.map(this::counted)));
+	}
+
+	@Override
+	public Mono<Void> writeAndFlushEach(Publisher<? extends DataBuffer> body) {
+		return writeOnFirst(body, all -> response.sendGroups(all.map(buffer -> Mono.just(counted(buffer)))));
+	}
+
+	/**
+	 * Commits when {@code body}'s first buffer is there, or when it ends empty, as WebFlux does: a body that fails
+	 * before its first buffer leaves the response uncommitted, for the relay to answer the failure.
+	 */
+	private Mono<Void> writeOnFirst(Publisher<? extends DataBuffer> body,
+			Function<Flux<DataBuffer>, Publisher<Void>> send) {
+		return Flux.<DataBuffer>from(body).switchOnFirst((first, all) -> {
+			if (first.isOnError()) {
+				return Mono.<Void>error(first.getThrowable());
+			}
+			commit();
+			return first.isOnComplete() ? Mono.<Void>empty() : send.apply(all);
+		}).then();
+	}
+
+	@Override
+	public Mono<Void> complete() {
+		// Reactor Netty sends the head, with no body, when the handling completes without a write.
+		return Mono.fromRunnable(this::commit);
+	}
+
+	@Override
+	public void beforeCommit(Runnable action) {
+		beforeCommit.add(action);
+	}
+
+	@Override
+	public boolean committed() {
+		return committed || response.hasSentHeaders();
+	}
+
+	@Override
+	public void closeConnection() {
+		response.withConnection(Connection::dispose);
+	}
+
+	/** Whether Reactor Netty sent a response of its own (see {@link RelayExchange#answeredByServer()}). */
+	boolean sentByServer() {
+		return !committed && response.hasSentHeaders();
+	}
+
+	/** Runs the actions before the head goes out, once. */
+	private void commit() {
+		if (!committed) {
+			committed = true;
+			beforeCommit.forEach(Runnable::run);
+		}
+	}
+
+	private ByteBuf counted(DataBuffer buffer) {
+		record.countBytes(buffer.readableByteCount());
+		return NettyDataBufferFactory.toByteBuf(buffer);
+	}
+
+}

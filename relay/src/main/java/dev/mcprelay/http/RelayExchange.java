@@ -1,0 +1,81 @@
+package dev.mcprelay.http;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpMethod;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.VirtualMembers;
+import io.netty.handler.codec.http.HttpHeaders;
+import reactor.core.publisher.Flux;
+
+/**
+ * One client request on an MCP path, as the relay ({@code McpRelay}, {@code VirtualRelay}) handles it: the request as
+ * received, the decisions made about it before the relay (its route, its caller, a virtual server's usable members, the
+ * record its meters and access-log line are made of), and its {@link #response()}. The relay sees nothing else of the
+ * server that carries it: one adapter per server (WebFlux's exchange, a virtual server's member exchange in-process).
+ *
+ * <p>When it runs: the relay gets the exchange once the request line and headers arrived and the front door (origin
+ * checks aside, which the relay makes) decided about it; the body may still be arriving. What the relay may change:
+ * the request's headers, in place ({@link #requestHeaders()}, for a decision every later reader must see the same way:
+ * a session's own id in place of the bound one), a virtual server's members when the front door decided none (security
+ * mode {@code none}), the record, and the response.
+ *
+ * <p>Cancellation: the relay's handling of the exchange is a {@code Mono<Void>}; the adapter cancels it when the client
+ * goes away (reset, closed or half-closed connection), and everything the relay started for the request (the upstream
+ * exchange, a member's exchange, a stream) is cancelled with it. A failure of that {@code Mono} after the response
+ * committed aborts the connection; the relay answers every failure it can before that itself.
+ */
+public interface RelayExchange {
+
+	/** The request's method as received. */
+	HttpMethod method();
+
+	/** The request target's path as received: percent-encoded, without the query. */
+	String rawPath();
+
+	/** The request target's query as received, without {@code ?}; {@code null} when there is none. */
+	String rawQuery();
+
+	/**
+	 * The request's headers as the server read them, Netty's own type, not a copy: read by the header rules, and
+	 * changed in place only for what every later reader must see the same way.
+	 */
+	HttpHeaders requestHeaders();
+
+	/** {@link #requestHeaders()} seen as Spring's headers (to parse media types, lengths), a view, not a copy. */
+	org.springframework.http.HttpHeaders requestHeaderView();
+
+	/**
+	 * The request's body, once, as it arrives. Each buffer belongs to the subscriber, which releases it; the adapter
+	 * releases what it holds when the subscriber cancels.
+	 */
+	Flux<DataBuffer> requestBody();
+
+	/**
+	 * Whether the server already answered the request itself: Reactor Netty does, with 400, when a request turns out
+	 * malformed on the wire while its body arrives (a bad chunk size, extension or trailer), and then ends the body as
+	 * if it were complete, so what was read must never be forwarded.
+	 */
+	boolean answeredByServer();
+
+	/** The response the relay writes. */
+	RelayResponse response();
+
+	/** The request's one routing decision, made on its raw path before anything else read it. */
+	McpRoute route();
+
+	/** Who sent the request, as the front door established; {@link Caller#ANONYMOUS} when it established none. */
+	Caller caller();
+
+	/** The members of a virtual server this caller may use, as the front door decided; {@code null} when it did not. */
+	VirtualMembers virtualMembers();
+
+	/** Records the members of a virtual server this caller may use, where the front door asks nobody. */
+	void virtualMembers(VirtualMembers members);
+
+	/** What the request did, filled in as it goes, for its meters and its access-log line. */
+	ExchangeRecord record();
+
+}

@@ -1,0 +1,128 @@
+package dev.mcprelay.virtual;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.support.Netty4HeadersAdapter;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.VirtualMembers;
+import io.netty.handler.codec.http.HttpHeaders;
+import reactor.core.publisher.Flux;
+
+/**
+ * The exchange a virtual server has with one member's relay, in this process: the member's path, the headers the
+ * virtual server chose (which the relay may change in place: it puts a session's own id in place of the bound one),
+ * the message as bytes, and the decisions of the client's request (its caller, the virtual server's usable members),
+ * with a record of its own, so that the member's meters and log line are those of a request to the member. Its response
+ * is a {@link MemberResponse}. Cancelling the relay's handling of it cancels the member's exchange.
+ */
+final class MemberExchange implements RelayExchange {
+
+	private final HttpMethod method;
+
+	private final McpRoute route;
+
+	private final HttpHeaders headers;
+
+	private final org.springframework.http.HttpHeaders headerView;
+
+	private final byte[] body;
+
+	private final Caller caller;
+
+	private final VirtualMembers virtual;
+
+	private final MemberResponse response;
+
+	private final ExchangeRecord record;
+
+	/**
+	 * @param body the message (POST), or {@code null}
+	 */
+	MemberExchange(HttpMethod method, McpRoute route, HttpHeaders headers, byte[] body, Caller caller,
+			VirtualMembers virtual, MemberResponse response) {
+		this.method = method;
+		this.route = route;
+		this.headers = headers;
+		this.headerView = new org.springframework.http.HttpHeaders(new Netty4HeadersAdapter(headers));
+		this.body = body;
+		this.caller = caller;
+		this.virtual = virtual;
+		this.response = response;
+		this.record = ExchangeRecord.begin(method);
+		record.server(route.server());
+		record.virtualServer(virtual.virtualServer());
+	}
+
+	@Override
+	public HttpMethod method() {
+		return method;
+	}
+
+	@Override
+	public String rawPath() {
+		return "/mcp/" + route.server();
+	}
+
+	@Override
+	public String rawQuery() {
+		return null;
+	}
+
+	@Override
+	public HttpHeaders requestHeaders() {
+		return headers;
+	}
+
+	@Override
+	public org.springframework.http.HttpHeaders requestHeaderView() {
+		return headerView;
+	}
+
+	@Override
+	public Flux<DataBuffer> requestBody() {
+		return body == null ? Flux.empty()
+				: Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body)));
+	}
+
+	@Override
+	public boolean answeredByServer() {
+		return false;
+	}
+
+	@Override
+	public RelayResponse response() {
+		return response;
+	}
+
+	@Override
+	public McpRoute route() {
+		return route;
+	}
+
+	@Override
+	public Caller caller() {
+		return caller;
+	}
+
+	@Override
+	public VirtualMembers virtualMembers() {
+		return virtual;
+	}
+
+	@Override
+	public void virtualMembers(VirtualMembers members) {
+		throw new UnsupportedOperationException("A member's exchange carries the virtual server's decision");
+	}
+
+	@Override
+	public ExchangeRecord record() {
+		return record;
+	}
+
+}

@@ -1,0 +1,110 @@
+package dev.mcprelay.web;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.reactivestreams.Publisher;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.reactor.netty.NettyRouteProvider;
+import org.springframework.stereotype.Component;
+
+import dev.mcprelay.http.NettyExchange;
+import dev.mcprelay.http.RequestTarget;
+import dev.mcprelay.metrics.ExchangeObservations;
+import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.proxy.McpRelay;
+import dev.mcprelay.route.McpRoute;
+import dev.mcprelay.route.McpRouting;
+import dev.mcprelay.virtual.VirtualRelay;
+import io.netty.util.AttributeKey;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.http.server.HttpServerRoutes;
+
+/**
+ * The MCP paths on Reactor Netty directly, ahead of WebFlux (Spring Boot applies route providers before its handler):
+ * every request whose routing decision ({@link McpRouting}, made here once on the raw path) the relay observes goes to
+ * the relay without WebFlux's exchange, and every other request (the actuator, RFC 9728 metadata, the demo upstream,
+ * paths nothing serves) goes on to WebFlux. In security mode {@code none} only, where no front door asks for a
+ * credential; in the secured modes the MCP paths stay behind Spring Security's web filters ({@link McpEndpoint}).
+ *
+ * <p>On the route, in the order the web filters keep on WebFlux: the observation (an {@link ExchangeRecord} born with
+ * the decision; meters and the access-log line when the response ends, completed, failed or cancelled by a client that
+ * went away), the refusal of an ambiguous path ({@link AmbiguousPathRefusal}), CORS ({@link BrowserAccess}), then the
+ * relay ({@link McpRelay}, {@link VirtualRelay}); a failure before the response began is answered as
+ * {@link JsonRpcErrorHandler} answers it.
+ */
+@Component
+@ConditionalOnProperty(prefix = "mcp-relay.security", name = "mode", havingValue = "none")
+class McpRoutes implements NettyRouteProvider {
+
+	/** The decision the route's predicate made, for its handler, which Reactor Netty calls right after on the request's channel. */
+	private static final AttributeKey<Decision> DECISION = AttributeKey.valueOf(McpRoutes.class.getName());
+
+	private final McpRouting routing;
+
+	private final McpRelay relay;
+
+	private final VirtualRelay virtualRelay;
+
+	private final BrowserAccess browserAccess;
+
+	private final ExchangeObservations observations;
+
+	McpRoutes(McpRouting routing, McpRelay relay, VirtualRelay virtualRelay, BrowserAccess browserAccess,
+			ExchangeObservations observations) {
+		this.routing = routing;
+		this.relay = relay;
+		this.virtualRelay = virtualRelay;
+		this.browserAccess = browserAccess;
+		this.observations = observations;
+	}
+
+	@Override
+	public HttpServerRoutes apply(HttpServerRoutes routes) {
+		return routes.route(this::decide, this::handle);
+	}
+
+	/** Whether the request is the relay's: the one routing decision, made on the raw path and kept for the handler. */
+	private boolean decide(HttpServerRequest request) {
+		RequestTarget target = RequestTarget.of(request.uri());
+		McpRoute route = routing.resolve(target.rawPath());
+		if (!route.isObserved()) {
+			return false;
+		}
+		Decision decision = new Decision(target, route);
+		request.withConnection(connection -> connection.channel().attr(DECISION).set(decision));
+		return true;
+	}
+
+	private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
+		Decision decision = take(request);
+		NettyExchange exchange = new NettyExchange(request, response, decision.target(), decision.route());
+		return Mono.defer(() -> serve(exchange))
+			.onErrorResume(error -> JsonRpcErrorHandler.answer(exchange.method(), exchange.rawPath(), exchange.record(),
+					exchange.response(), error))
+			.doFinally(signal -> observations.ended(exchange.record(), exchange.caller(), signal == SignalType.CANCEL));
+	}
+
+	private Mono<Void> serve(NettyExchange exchange) {
+		McpRoute route = exchange.route();
+		if (route.kind() == McpRoute.Kind.AMBIGUOUS_PATH) {
+			return AmbiguousPathRefusal.refuse(route, exchange.record(), exchange.response());
+		}
+		return browserAccess.handle(exchange, () -> route.kind() == McpRoute.Kind.VIRTUAL ? virtualRelay.handle(exchange)
+				: relay.handle(exchange));
+	}
+
+	/** The decision {@link #decide} left on the request's channel, taken off it. */
+	private static Decision take(HttpServerRequest request) {
+		AtomicReference<Decision> taken = new AtomicReference<>();
+		request.withConnection(connection -> taken.set(connection.channel().attr(DECISION).getAndSet(null)));
+		return taken.get();
+	}
+
+	/** What the predicate decided about one request. */
+	private record Decision(RequestTarget target, McpRoute route) {
+	}
+
+}

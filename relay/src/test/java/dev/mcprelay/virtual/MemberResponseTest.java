@@ -1,0 +1,64 @@
+package dev.mcprelay.virtual;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpStatus;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * The response a member's relay writes for a virtual server: handed on as an answer when the relay commits it (status
+ * and headers as they were then), its body flowing at the consumer's pace, the relay's write ending when the consumer
+ * took it, and nothing handed on twice.
+ */
+class MemberResponseTest {
+
+	private final AtomicReference<MemberAnswer> answered = new AtomicReference<>();
+
+	private final MemberResponse response = new MemberResponse("github", answer -> {
+		assertThat(answered.compareAndSet(null, answer)).as("an answer is handed on once").isTrue();
+	});
+
+	@Test
+	void answerIsHandedOnWhenTheRelayCommitsWithStatusAndHeaders() {
+		response.status(HttpStatus.ACCEPTED);
+		response.headers().set("Mcp-Session-Id", "s-1").set("Content-Type", "text/event-stream");
+		assertThat(response.committed()).as("nothing is committed before the write").isFalse();
+
+		Mono<Void> written = response.write(Flux.just("a", "b")
+			.map(text -> response.bufferFactory().wrap(text.getBytes(StandardCharsets.UTF_8))));
+		StepVerifier.create(written).then(() -> {
+			MemberAnswer answer = answered.get();
+			assertThat(answer).as("the answer goes out as the write starts, before its body is taken").isNotNull();
+			assertThat(response.committed()).isTrue();
+			assertThat(answer.status()).isEqualTo(HttpStatus.ACCEPTED);
+			assertThat(answer.headers().getFirst("mcp-session-id")).as("header names are case-insensitive")
+				.isEqualTo("s-1");
+			assertThat(answer.isEventStream()).isTrue();
+			StepVerifier.create(answer.body().map(buffer -> {
+				String text = buffer.toString(StandardCharsets.UTF_8);
+				DataBufferUtils.release(buffer);
+				return text;
+			})).expectNext("a", "b").verifyComplete();
+		}).expectComplete().verify(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void relayThatWritesNothingAnswersWithAnEmptyBodyOnce() {
+		StepVerifier.create(response.complete()).verifyComplete();
+		response.finish();
+
+		MemberAnswer answer = answered.get();
+		assertThat(answer.status()).as("the status defaults to 200").isEqualTo(HttpStatus.OK);
+		StepVerifier.create(answer.body()).verifyComplete();
+	}
+
+}
