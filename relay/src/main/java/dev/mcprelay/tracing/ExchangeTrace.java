@@ -123,7 +123,8 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 			if (trace == null) {
 				continue;
 			}
-			Span clientSpan = trace.serverSpan() == null ? null : telemetry.clientSpan(trace, host, port);
+			Span serverSpan = trace.serverSpan();
+			Span clientSpan = serverSpan == null || serverSpan.isNoop() ? null : telemetry.clientSpan(trace, host, port);
 			trace.sent(clientSpan);
 			if (clientSpan == null || clientSpan.isNoop()) {
 				continue;

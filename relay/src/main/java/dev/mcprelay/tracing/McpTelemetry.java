@@ -100,15 +100,20 @@ public class McpTelemetry {
 		if (meta != null) {
 			linkTransport(builder, context.headers().getFirst(TraceMeta.TRACEPARENT));
 		}
-		tagMessage(builder, facts);
+		Span span = builder.start();
+		if (span.isNoop()) {
+			// not sampled: nothing of it is kept, so nothing is written into it
+			return span;
+		}
+		tagMessage(span, facts);
 		String session = context.sessionId();
 		if (session != null) {
-			builder.tag(McpAttributes.SESSION_ID, digest(session));
+			span.tag(McpAttributes.SESSION_ID, digest(session));
 		}
 		if (context.caller() != null && context.caller().id() != null) {
-			builder.tag(McpAttributes.RELAY_CLIENT, context.caller().id());
+			span.tag(McpAttributes.RELAY_CLIENT, context.caller().id());
 		}
-		return builder.start();
+		return span;
 	}
 
 	/**
@@ -126,18 +131,22 @@ public class McpTelemetry {
 		}
 	}
 
-	/** The span of {@code trace}'s trip to {@code host}:{@code port}, a child of its server span. */
+	/**
+	 * The span of {@code trace}'s trip to {@code host}:{@code port}, a child of its server span, which is sampled
+	 * (an unsampled message's trip gets no span: it would be no more sampled than its parent).
+	 */
 	Span clientSpan(MessageTrace trace, String host, int port) {
-		Span.Builder builder = tracer.spanBuilder()
+		Span span = tracer.spanBuilder()
 			.setParent(trace.serverSpan().context())
 			.name(trace.facts().spanName())
-			.kind(Span.Kind.CLIENT);
-		tagMessage(builder, trace.facts());
+			.kind(Span.Kind.CLIENT)
+			.start();
+		tagMessage(span, trace.facts());
 		if (host != null) {
-			builder.tag(McpAttributes.SERVER_ADDRESS, host);
-			builder.tag(McpAttributes.SERVER_PORT, (long) port);
+			span.tag(McpAttributes.SERVER_ADDRESS, host);
+			span.tag(McpAttributes.SERVER_PORT, (long) port);
 		}
-		return builder.start();
+		return span;
 	}
 
 	/**
@@ -165,7 +174,7 @@ public class McpTelemetry {
 		propagator.inject(context, carrier, setter);
 	}
 
-	private static void tagMessage(Span.Builder builder, MessageTrace.Facts facts) {
+	private static void tagMessage(Span builder, MessageTrace.Facts facts) {
 		builder.tag(McpAttributes.METHOD_NAME, facts.method());
 		builder.tag(McpAttributes.RELAY_SERVER, facts.server());
 		builder.tag(McpAttributes.NETWORK_TRANSPORT, "tcp");
