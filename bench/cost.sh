@@ -8,6 +8,8 @@
 #   relay         mcp-relay, default configuration, security mode none, access log on
 #   relay-traced  the same with tracing on: OTLP export to the upstream nginx (which answers /v1/traces with 200),
 #                 Spring Boot's default sampling of 10%
+#   (not run unless named in TARGETS: relay-traced-none and relay-traced-all, tracing on with sampling 0 and 1, to
+#   tell what an unsampled and a sampled message cost)
 #   relay-api-key mcp-relay in mode api-key (the key as a bearer token)
 #   relay-jwt     mcp-relay in mode jwt (an RS256 token, validated against a JWK Set the upstream nginx serves; the
 #                 same token every request, so the relay's decoder cache is what is measured)
@@ -176,6 +178,10 @@ wait_port "$BARE_PORT"
 runs relay && start_relay relay --mcp-relay.security.mode=none
 runs relay-traced && start_relay relay-traced --mcp-relay.security.mode=none \
   --management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces"
+runs relay-traced-none && start_relay relay-traced-none --mcp-relay.security.mode=none \
+  --management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces" --management.tracing.sampling.probability=0.0
+runs relay-traced-all && start_relay relay-traced-all --mcp-relay.security.mode=none \
+  --management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces" --management.tracing.sampling.probability=1.0
 runs relay-api-key && start_relay relay-api-key --mcp-relay.security.mode=api-key --mcp-relay.security.api-keys[0].client=bench \
   --mcp-relay.security.api-keys[0].key-sha256="$API_KEY_SHA256" '--mcp-relay.security.api-keys[0].servers[0]=*'
 runs relay-jwt && start_relay relay-jwt --mcp-relay.security.mode=jwt \
