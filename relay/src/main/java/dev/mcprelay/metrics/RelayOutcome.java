@@ -18,9 +18,11 @@ public enum RelayOutcome {
 	/** The upstream could not be reached, timed out, misbehaved, or its stream broke. */
 	FAILED;
 
-	/** The tag value. */
+	private final String tag = name().toLowerCase(java.util.Locale.ROOT);
+
+	/** The tag value: the name in lower case, made once. */
 	public String tag() {
-		return name().toLowerCase();
+		return tag;
 	}
 
 }

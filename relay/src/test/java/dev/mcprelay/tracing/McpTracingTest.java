@@ -49,7 +49,7 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = {
 				// the endpoint comes later than start-up's own configuration (a dynamic property): tracing is asked for
-				"management.opentelemetry.enabled=true", "management.tracing.export.enabled=true",
+				"management.tracing.export.enabled=true",
 				"management.tracing.sampling.probability=1.0",
 				"management.opentelemetry.tracing.export.schedule-delay=100ms",
 				"mcp-relay.servers.sdk.arguments.reserved-prefix=",

@@ -13,11 +13,12 @@ import org.springframework.core.env.StandardEnvironment;
 class TracingSwitchTest {
 
 	@Test
-	void withoutAnEndpointOpenTelemetryAndTracingExportAreOff() {
+	void withoutAnEndpointNothingIsSampledExportedOrKeptAsAnExemplar() {
 		StandardEnvironment environment = environment(Map.of());
 
-		assertThat(environment.getProperty("management.opentelemetry.enabled")).isEqualTo("false");
 		assertThat(environment.getProperty("management.tracing.export.enabled")).isEqualTo("false");
+		assertThat(environment.getProperty("management.tracing.exemplars.include")).isEqualTo("none");
+		assertThat(environment.getProperty("management.tracing.sampling.probability")).isEqualTo("0.0");
 		assertThat(TracingSwitch.tracingOn(environment)).isFalse();
 	}
 
@@ -25,7 +26,7 @@ class TracingSwitchTest {
 	void anEndpointTurnsTracingOn() {
 		StandardEnvironment environment = environment(Map.of(TracingSwitch.OTLP_ENDPOINT, "http://collector:4318/v1/traces"));
 
-		assertThat(environment.getProperty("management.opentelemetry.enabled")).isNull();
+		assertThat(environment.getProperty("management.tracing.sampling.probability")).isNull();
 		assertThat(TracingSwitch.tracingOn(environment)).isTrue();
 	}
 
