@@ -12,15 +12,16 @@ import org.springframework.util.StringUtils;
 /**
  * Tracing is on exactly when an OTLP endpoint is configured
  * ({@code management.opentelemetry.tracing.export.otlp.endpoint}, or its environment variable). Without one the relay
- * makes no span of its own ({@link McpTelemetry}), and this sets three defaults so that nothing else costs a request
+ * makes no span of its own ({@link McpTelemetry}), and this sets two defaults so that nothing else costs a request
  * anything: Spring Boot's tracer, which it makes all the same for the observations it keeps (the actuator's), samples
- * nothing ({@code management.tracing.sampling.probability: 0.0}); tracing export is off
+ * nothing ({@code management.tracing.sampling.probability: 0.0}); and tracing export is off
  * ({@code management.tracing.export.enabled: false}), which also keeps blank trace and span ids out of the console's
- * log pattern; and Prometheus keeps no exemplars ({@code management.tracing.exemplars.include: none}: with no trace to
- * point to, sampling one on every histogram observation cost about 1% of a request's CPU). Turning Boot's OpenTelemetry
- * off instead ({@code management.opentelemetry.enabled: false}) would be worse: Boot then makes a tracer that records
- * every span and sends it nowhere. Runs once, before the context is made, after the configuration files are read; the
- * defaults are the weakest source, so an operator who sets any of them decides.
+ * log pattern. Turning Boot's OpenTelemetry off instead ({@code management.opentelemetry.enabled: false}) would be
+ * worse: Boot then makes a tracer that records every span and sends it nowhere. With an endpoint or without,
+ * Prometheus keeps no exemplars unless asked ({@code management.tracing.exemplars.include: none}): its exemplar sampler
+ * runs on every histogram observation, about 1-2% of a request's CPU, for a link few scrapes use. Runs once, before
+ * the context is made, after the configuration files are read; the defaults are the weakest source, so an operator
+ * who sets any of them decides.
  */
 public class TracingSwitch implements EnvironmentPostProcessor, Ordered {
 
@@ -39,11 +40,10 @@ public class TracingSwitch implements EnvironmentPostProcessor, Ordered {
 
 	@Override
 	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-		if (!StringUtils.hasText(environment.getProperty(OTLP_ENDPOINT))) {
-			environment.getPropertySources()
-				.addLast(new MapPropertySource("mcpRelayTracingOff",
-						Map.of(TRACING_EXPORT_ENABLED, "false", SAMPLING, "0.0", EXEMPLARS, "none")));
-		}
+		Map<String, Object> defaults = StringUtils.hasText(environment.getProperty(OTLP_ENDPOINT))
+				? Map.of(EXEMPLARS, "none")
+				: Map.of(TRACING_EXPORT_ENABLED, "false", SAMPLING, "0.0", EXEMPLARS, "none");
+		environment.getPropertySources().addLast(new MapPropertySource("mcpRelayTracingDefaults", defaults));
 	}
 
 	@Override

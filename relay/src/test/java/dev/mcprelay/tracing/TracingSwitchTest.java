@@ -27,6 +27,7 @@ class TracingSwitchTest {
 		StandardEnvironment environment = environment(Map.of(TracingSwitch.OTLP_ENDPOINT, "http://collector:4318/v1/traces"));
 
 		assertThat(environment.getProperty("management.tracing.sampling.probability")).isNull();
+		assertThat(environment.getProperty("management.tracing.exemplars.include")).isEqualTo("none");
 		assertThat(TracingSwitch.tracingOn(environment)).isTrue();
 	}
 
