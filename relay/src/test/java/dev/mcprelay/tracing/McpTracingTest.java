@@ -97,6 +97,9 @@ class McpTracingTest {
 	@Autowired
 	MeterRegistry registry;
 
+	@Autowired
+	org.springframework.context.ApplicationContext context;
+
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
 		registry.add(TracingSwitch.OTLP_ENDPOINT, RECEIVER::endpoint);
@@ -379,7 +382,10 @@ class McpTracingTest {
 	}
 
 	@Test
-	void springBootsSpanProcessorCountsWhatItExports() {
+	void theRelaysSpanProcessorIsTheOnlyOneAndCountsWhatItExports() {
+		assertThat(context.getBeansOfType(io.opentelemetry.sdk.trace.export.BatchSpanProcessor.class))
+			.as("Spring Boot's processor stands back: a second would export every span twice")
+			.containsOnlyKeys("relaySpanProcessor");
 		McpSession.open(http(), "sdk");
 
 		await().atMost(WITHIN).untilAsserted(() -> assertThat(registry.get(SpanExportMeters.SPANS)
