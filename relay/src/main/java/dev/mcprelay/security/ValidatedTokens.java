@@ -1,11 +1,7 @@
 package dev.mcprelay.security;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
@@ -15,6 +11,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
 import reactor.core.publisher.Mono;
+
+import dev.mcprelay.Sha256;
 
 /**
  * A token the decoder accepted, kept for {@link #KEPT} at most and never past its own {@code exp}, so that a client that
@@ -47,7 +45,7 @@ final class ValidatedTokens implements ReactiveJwtDecoder {
 
 	@Override
 	public Mono<Jwt> decode(String token) {
-		String key = sha256(token);
+		String key = Sha256.hex(token);
 		Jwt kept = accepted.getIfPresent(key);
 		if (kept != null && (kept.getExpiresAt() == null || Instant.now().isBefore(kept.getExpiresAt()))) {
 			return Mono.just(kept);
@@ -55,15 +53,6 @@ final class ValidatedTokens implements ReactiveJwtDecoder {
 		return decoder.decode(token).doOnNext(jwt -> accepted.put(key, jwt));
 	}
 
-	private static String sha256(String token) {
-		try {
-			return HexFormat.of()
-				.formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.US_ASCII)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is part of every Java platform", ex);
-		}
-	}
 
 	/** Kept {@link #KEPT} from when it was accepted, or until its {@code exp} if that comes first. */
 	private static final class UntilExpiry implements Expiry<String, Jwt> {

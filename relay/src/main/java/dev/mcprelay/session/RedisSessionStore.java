@@ -1,11 +1,7 @@
 package dev.mcprelay.session;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -14,6 +10,7 @@ import java.util.stream.Collectors;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import dev.mcprelay.Sha256;
 import dev.mcprelay.OffEventLoop;
 import reactor.core.publisher.Mono;
 
@@ -90,7 +87,7 @@ final class RedisSessionStore implements SessionStore {
 		if (callerId == null) {
 			return bounded(stored);
 		}
-		Mono<Void> counted = command(redis.execute(ADMIT, List.of(CALLERS + sha256(callerId)), List.of(key(key),
+		Mono<Void> counted = command(redis.execute(ADMIT, List.of(CALLERS + Sha256.hex(callerId)), List.of(key(key),
 				String.valueOf(System.currentTimeMillis()), String.valueOf(maxPerCaller),
 				String.valueOf(Math.max(1, idleTimeout.toSeconds())))).collectList())
 			.flatMapIterable(all -> all)
@@ -131,7 +128,7 @@ final class RedisSessionStore implements SessionStore {
 		String session = key(key);
 		Mono<Void> deleted = command(redis.delete(session, session + ":tools", session + ":members")).then();
 		Mono<Void> uncounted = callerId == null ? Mono.empty()
-				: command(redis.opsForZSet().remove(CALLERS + sha256(callerId), session)).then();
+				: command(redis.opsForZSet().remove(CALLERS + Sha256.hex(callerId), session)).then();
 		return bounded(deleted.then(uncounted));
 	}
 
@@ -168,16 +165,6 @@ final class RedisSessionStore implements SessionStore {
 	}
 
 	private static String key(SessionKey key) {
-		return PREFIX + key.server() + ":" + sha256(key.id());
+		return PREFIX + key.server() + ":" + Sha256.hex(key.id());
 	}
-
-	private static String sha256(String id) {
-		try {
-			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.UTF_8)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
 }

@@ -1,10 +1,6 @@
 package dev.mcprelay.tracing;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -16,6 +12,7 @@ import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.Sha256;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RequestHeaders;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
@@ -108,7 +105,7 @@ public class McpTelemetry {
 		tagMessage(span, facts);
 		String session = context.sessionId();
 		if (session != null) {
-			span.tag(McpAttributes.SESSION_ID, digest(session));
+			span.tag(McpAttributes.SESSION_ID, Sha256.hex(session).substring(0, 32));
 		}
 		if (context.caller() != null && context.caller().id() != null) {
 			span.tag(McpAttributes.RELAY_CLIENT, context.caller().id());
@@ -199,15 +196,4 @@ public class McpTelemetry {
 			builder.tag(McpAttributes.RELAY_VIRTUAL_SERVER, facts.virtualServer());
 		}
 	}
-
-	private static String digest(String sessionId) {
-		try {
-			byte[] hash = MessageDigest.getInstance("SHA-256").digest(sessionId.getBytes(StandardCharsets.UTF_8));
-			return HexFormat.of().formatHex(hash, 0, 16);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
-		}
-	}
-
 }

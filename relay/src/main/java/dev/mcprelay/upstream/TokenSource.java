@@ -1,12 +1,8 @@
 package dev.mcprelay.upstream;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.springframework.security.oauth2.client.ClientCredentialsReactiveOAuth2AuthorizedClientProvider;
@@ -29,6 +25,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.Sha256;
 import dev.mcprelay.OffEventLoop;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.config.UpstreamOAuth2Properties.UpstreamGrant;
@@ -155,7 +152,7 @@ final class TokenSource {
 				return Mono.error(new UpstreamAuthException(id, true,
 						"MCP server '" + id + "' takes exchanged tokens and this request carries none to exchange."));
 			}
-			return exchanged.get(hash(callerToken), key -> renewing(request(callerToken), () -> exchanged.invalidate(key)));
+			return exchanged.get(Sha256.hex(callerToken), key -> renewing(request(callerToken), () -> exchanged.invalidate(key)));
 		}
 		Mono<OAuth2AccessToken> current = shared.get();
 		if (current == null) {
@@ -193,22 +190,11 @@ final class TokenSource {
 	void drop(String callerToken) {
 		if (settings.grant() == UpstreamGrant.TOKEN_EXCHANGE) {
 			if (callerToken != null) {
-				exchanged.invalidate(hash(callerToken));
+				exchanged.invalidate(Sha256.hex(callerToken));
 			}
 		}
 		else {
 			shared.set(null);
 		}
 	}
-
-	private static String hash(String token) {
-		try {
-			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-				.digest(token.getBytes(StandardCharsets.UTF_8)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
 }
