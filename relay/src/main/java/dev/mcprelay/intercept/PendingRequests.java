@@ -68,6 +68,11 @@ public final class PendingRequests {
 		return pending.isEmpty();
 	}
 
+	/** Whether two JSON-RPC ids are the same, as this class compares them ({@code 1} and {@code "1"} differ). */
+	public static boolean sameId(JsonNode one, JsonNode other) {
+		return one != null && other != null && key(one).equals(key(other));
+	}
+
 	private static String key(JsonNode id) {
 		return (id.isTextual() ? "s:" : "n:") + id.asText();
 	}

@@ -6,18 +6,24 @@ import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 
 /** Maps a POST body to its bounded {@link RelayMeters#RPC_METHOD} tag value. */
-final class RpcMethodTag {
+public final class RpcMethodTag {
 
-	/** The client-to-server methods MCP defines (2025-03-26 to 2025-11-25). */
+	/** The client-to-server methods MCP defines (2025-03-26 to 2026-07-28). */
 	private static final Set<String> KNOWN = Set.of("initialize", "ping", "tools/list", "tools/call", "prompts/list",
 			"prompts/get", "resources/list", "resources/templates/list", "resources/read", "resources/subscribe",
 			"resources/unsubscribe", "completion/complete", "logging/setLevel", "tasks/get", "tasks/list",
 			"tasks/result", "tasks/cancel", "notifications/initialized", "notifications/cancelled",
-			"notifications/progress", "notifications/roots/list_changed", "notifications/tasks/status");
+			"notifications/progress", "notifications/roots/list_changed", "notifications/tasks/status",
+			"subscriptions/listen");
 
 	static final String NONE = "none";
 
 	private RpcMethodTag() {
+	}
+
+	/** Whether {@code method} is one a client sends that MCP defines: a bounded tag value as it is. */
+	public static boolean isClientMethod(String method) {
+		return KNOWN.contains(method);
 	}
 
 	static String of(JsonRpcPayload payload) {

@@ -12,6 +12,7 @@ import dev.mcprelay.chain.Verdict;
 import dev.mcprelay.intercept.AnswerWatcher;
 import dev.mcprelay.intercept.ChainWatcher;
 import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import io.micrometer.tracing.Span;
@@ -155,7 +156,7 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 	/** The request {@code id} answers. */
 	private MessageTrace answered(JsonNode id) {
 		for (MessageTrace trace : messages) {
-			if (trace.facts().requestId() != null && sameId(trace.message().id(), id)) {
+			if (trace.facts().requestId() != null && PendingRequests.sameId(trace.message().id(), id)) {
 				return trace;
 			}
 		}
@@ -229,11 +230,6 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 	 */
 	public String traceId() {
 		return traceId;
-	}
-
-	/** Ids compare by JSON value, as {@code PendingRequests} compares them ({@code 1} and {@code "1"} differ). */
-	private static boolean sameId(JsonNode one, JsonNode other) {
-		return one != null && other != null && one.isTextual() == other.isTextual() && one.asText().equals(other.asText());
 	}
 
 	private MessageTrace find(JsonRpcMessage message) {

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.metrics.RpcMethodTag;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -17,7 +18,7 @@ import io.micrometer.core.instrument.Timer;
  * {@code mcp.server.operation.duration} (a client message, from its arrival until its answer or acknowledgement was
  * sent) and {@code mcp.client.operation.duration} (a message the relay sent upstream, until the upstream's answer or
  * acknowledgement came), in seconds, with the conventions' bucket boundaries. Every tag value comes from a bounded
- * set: methods MCP defines, JSON-RPC error codes MCP and JSON-RPC define, the relay's failure reasons, protocol
+ * set: the client methods MCP defines (the relay's {@code rpc_method} tag's), JSON-RPC error codes MCP and JSON-RPC define, the relay's failure reasons, protocol
  * versions MCP published, tool and prompt names a server answered ({@link BoundedNames}); anything else is
  * {@value McpAttributes#OTHER}, and an attribute that does not apply is {@code ""} (Prometheus needs every series of
  * a meter to have the same labels). Series are registered once and kept.
@@ -33,14 +34,6 @@ public class McpOperationMeters {
 	private static final double[] BOUNDARIES = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300 };
 
 	private static final Duration[] BUCKETS = buckets();
-
-	/** The methods of MCP's two directions (2024-11-05 to 2026-07-28). */
-	private static final Set<String> METHODS = Set.of("initialize", "ping", "tools/list", "tools/call",
-			"prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
-			"resources/subscribe", "resources/unsubscribe", "completion/complete", "logging/setLevel", "tasks/get",
-			"tasks/list", "tasks/result", "tasks/cancel", "subscriptions/listen", "notifications/initialized",
-			"notifications/cancelled", "notifications/progress", "notifications/roots/list_changed",
-			"notifications/tasks/status", "sampling/createMessage", "elicitation/create", "roots/list");
 
 	private static final Set<String> VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25",
 			"2026-07-28");
@@ -75,7 +68,7 @@ public class McpOperationMeters {
 	}
 
 	private Key key(MessageTrace.Facts facts, String errorType, boolean answeredWithResult) {
-		String method = METHODS.contains(facts.method()) ? facts.method() : McpAttributes.OTHER;
+		String method = RpcMethodTag.isClientMethod(facts.method()) ? facts.method() : McpAttributes.OTHER;
 		String version = facts.protocolVersion() == null ? ""
 				: VERSIONS.contains(facts.protocolVersion()) ? facts.protocolVersion() : McpAttributes.OTHER;
 		return new Key(method, errorTypeTag(errorType),
@@ -92,7 +85,7 @@ public class McpOperationMeters {
 		if (errorType == null) {
 			return "";
 		}
-		if (errorType.isEmpty() || !(errorType.charAt(0) == '-' || Character.isDigit(errorType.charAt(0)))) {
+		if (!MessageTrace.isErrorCode(errorType)) {
 			return errorType;
 		}
 		try {

@@ -210,11 +210,16 @@ final class MessageTrace {
 		}
 	}
 
+	/** Whether an {@code error.type} is a JSON-RPC error code (a number), not a word of the relay's. */
+	static boolean isErrorCode(String errorType) {
+		return !errorType.isEmpty() && (errorType.charAt(0) == '-' || Character.isDigit(errorType.charAt(0)));
+	}
+
 	/** Ends {@code span} with the message's fate: {@code error.type} and an error status when it failed. */
 	private void close(Span span) {
 		if (errorType != null) {
 			span.tag(McpAttributes.ERROR_TYPE, errorType);
-			if (!errorType.isEmpty() && (errorType.charAt(0) == '-' || Character.isDigit(errorType.charAt(0)))) {
+			if (isErrorCode(errorType)) {
 				span.tag(McpAttributes.RESPONSE_STATUS_CODE, errorType);
 			}
 			span.error(new OperationFailed(errorMessage != null ? errorMessage : errorType));
