@@ -339,6 +339,22 @@ class McpTracingTest {
 	}
 
 	@Test
+	void anOtlpEndpointThatRefusesEveryExportCostsTheCallsNothing() {
+		RECEIVER.failWith(503);
+		try {
+			McpSession session = McpSession.open(http(), "sdk");
+			for (int i = 0; i < 5; i++) {
+				HttpResponse<String> answer = session.post(RawHttp.toolsCall("refused-export-" + i, "echo"));
+				assertThat(answer.statusCode()).isEqualTo(200);
+				assertThat(answer.body()).contains("\"refused-export-" + i + "\"").doesNotContain("\"error\"");
+			}
+		}
+		finally {
+			RECEIVER.failWith(0);
+		}
+	}
+
+	@Test
 	void noSpanCarriesACredentialOrTheSessionId() {
 		McpSession session = McpSession.open(http(), "sdk");
 		http().send(session.request(RawHttp.toolsCall("secret-1", "echo"))
