@@ -37,10 +37,6 @@ read -r -a TARGETS <<<"${TARGETS:-nginx-proxy bare relay relay-traced relay-api-
 runs() { [[ " ${TARGETS[*]} " == *" $1 "* ]]; }
 declare -A URL CPU_PID
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
 # cpu_ticks PID: utime + stime of the process, in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after the
 # command name's closing parenthesis, which may hold spaces)
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }

@@ -59,10 +59,6 @@ require_tools() {
   command -v wrk >/dev/null || { log "installing wrk (Debian)"; install_debian wrk; }
 }
 
-free_port() {
-  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
-}
-
 # latency text from wrk (850.00us, 1.23ms, 1.02s) in milliseconds
 to_ms() {
   awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'

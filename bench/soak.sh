@@ -49,31 +49,9 @@ EXTRA_OPTS=(-XX:NativeMemoryTracking=summary)
 # as deploy/start-relay.sh runs it: Netty loads its native transport without a warning
 [ "${JAVA_MAJOR%%.*}" -ge 22 ] && EXTRA_OPTS+=(--enable-native-access=ALL-UNNAMED)
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "${KEEP:-0}" = 1 ]; then echo "work directory kept: $WORK" >&2; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 trap 'exit 130' INT TERM
-
-log() { printf '\n== %s\n' "$*" >&2; }
-
-free_port() {
-  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
-}
-
-wait_port() {
-  for _ in $(seq 1 900); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "nothing listened on 127.0.0.1:$1 within 90s" >&2
-  exit 1
-}
 
 command -v node >/dev/null || { echo "the soak needs Node.js 18+ on the PATH" >&2; exit 1; }
 [ -x "$JCMD" ] || { echo "no jcmd beside $JAVA ($JCMD): the soak forces a GC with it" >&2; exit 1; }
@@ -92,7 +70,7 @@ log "starting the upstream and the relay"
 UPSTREAM_PORT=$(free_port)
 PORT=$UPSTREAM_PORT node bench/soak-upstream.mjs 2>"$WORK/upstream.log" &
 PIDS+=($!)
-wait_port "$UPSTREAM_PORT"
+wait_port "$UPSTREAM_PORT" 90
 RELAY_PORT=$(free_port)
 # shellcheck disable=SC2086 # JAVA_OPTS is a list of options
 "$JAVA" $JAVA_OPTS "${EXTRA_OPTS[@]}" -jar "$JAR" \
@@ -107,7 +85,7 @@ RELAY_PORT=$(free_port)
   >"$WORK/relay.log" 2>&1 &
 RELAY_PID=$!
 PIDS+=($RELAY_PID)
-wait_port "$RELAY_PORT"
+wait_port "$RELAY_PORT" 90
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$RELAY_PORT/actuator/health/readiness" >/dev/null && break; sleep 0.2; done
 PROM="http://127.0.0.1:$RELAY_PORT/actuator/prometheus"
 MAX_HEAP=$("$JCMD" "$RELAY_PID" VM.flags | grep -o -- '-XX:MaxHeapSize=[0-9]*' | head -1 | cut -d= -f2)

@@ -13,17 +13,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 REQUESTS=${REQUESTS:-30}
 export TOOLS=${TOOLS:-20}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_port() { for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; return 1; }
 
 JAR=$(ls relay/target/mcp-relay-*.jar 2>/dev/null | grep -v original | head -1 || true)
 if [ -z "$JAR" ]; then

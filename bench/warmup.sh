@@ -17,21 +17,9 @@ JAVA17=${JAVA17:-java}
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 WARM_SECONDS=${WARM_SECONDS:-30}
 ROUNDS=${ROUNDS:-2}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 command -v wrk >/dev/null || { echo "bench/warmup.sh needs wrk (Debian: apt-get install wrk)" >&2; exit 1; }
-log() { printf '\n== %s\n' "$*" >&2; }
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-wait_port() {
-  for _ in $(seq 1 600); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done
-  echo "nothing listened on 127.0.0.1:$1" >&2; exit 1
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 log "building the relay and the bare relay"
