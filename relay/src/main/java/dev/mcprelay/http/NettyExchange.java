@@ -74,6 +74,51 @@ public final class NettyExchange implements RelayExchange {
 		return rawQuery;
 	}
 
+	/**
+	 * {@code scheme://host[:port]} as the client addressed the relay, as Reactor Netty reads it from the request (and
+	 * from {@code Forwarded}/{@code X-Forwarded-*} when {@code server.forward-headers-strategy} is {@code native}), the
+	 * way WebFlux builds a request's URI: the port left out when it is the scheme's default, an IPv6 host in brackets,
+	 * and every character a host may not hold percent-encoded, so that it can be quoted in a header.
+	 */
+	public String origin() {
+		String scheme = request.scheme();
+		StringBuilder origin = new StringBuilder(scheme).append("://");
+		String host = request.hostName();
+		boolean ipv6 = host.indexOf(':') >= 0;
+		boolean bracketed = host.startsWith("[") && host.endsWith("]");
+		if (ipv6 && !bracketed) {
+			origin.append('[');
+		}
+		for (int i = 0; i < host.length(); i++) {
+			char c = host.charAt(i);
+			if (allowedInHost(c, ipv6)) {
+				origin.append(c);
+			}
+			else {
+				for (byte b : String.valueOf(c).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+					origin.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)))
+						.append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));
+				}
+			}
+		}
+		if (ipv6 && !bracketed) {
+			origin.append(']');
+		}
+		int port = request.hostPort();
+		boolean defaultPort = (port == 80 && ("http".equals(scheme) || "ws".equals(scheme)))
+				|| (port == 443 && ("https".equals(scheme) || "wss".equals(scheme)));
+		if (port > 0 && !defaultPort) {
+			origin.append(':').append(port);
+		}
+		return origin.toString();
+	}
+
+	/** RFC 3986's unreserved and sub-delims characters, and for an IPv6 literal its colons and brackets. */
+	private static boolean allowedInHost(char c, boolean ipv6) {
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~!$&'()*+,;=".indexOf(c) >= 0
+				|| (ipv6 && (c == ':' || c == '[' || c == ']' || c == '%'));
+	}
+
 	@Override
 	public HttpHeaders requestHeaders() {
 		return request.requestHeaders();

@@ -1,11 +1,11 @@
 package dev.mcprelay.security;
 
 import java.util.Locale;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.authentication.AuthenticationServiceException;
 import org.springframework.security.core.AuthenticationException;
@@ -18,6 +18,7 @@ import org.springframework.security.web.server.authorization.ServerAccessDeniedH
 import org.springframework.web.server.ServerWebExchange;
 
 import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.KeptCounters;
@@ -47,6 +48,9 @@ import reactor.core.publisher.Mono;
  * In {@code jwt} mode, 401 and 403 carry {@code WWW-Authenticate: Bearer resource_metadata="…"} pointing at the RFC
  * 9728 metadata of the path asked for (with RFC 6750's {@code error} and {@code scope} where they apply), which is how
  * an MCP client finds the authorization server.
+ *
+ * <p>The same answers for the MCP paths on Reactor Netty's route ({@link FrontDoor}) and for every other path in
+ * Spring Security's filter chain (as its entry point, access-denied and authentication-failure handlers).
  */
 final class FrontDoorAnswers
 		implements ServerAuthenticationEntryPoint, ServerAccessDeniedHandler, ServerAuthenticationFailureHandler {
@@ -65,11 +69,39 @@ final class FrontDoorAnswers
 		this.counters = new KeptCounters(registry);
 	}
 
+	/**
+	 * What a refusal answers: the request's routing decision, its record, its response, and the URL of its RFC 9728
+	 * metadata (read only for a challenge that names it).
+	 */
+	record Refused(McpRoute route, ExchangeRecord record, RelayResponse response, Supplier<String> metadataUrl) {
+	}
+
+	/** Spring Security's chain (paths off Reactor Netty's route): no credential, or one not accepted. */
 	@Override
 	public Mono<Void> commence(ServerWebExchange exchange, AuthenticationException failure) {
+		return unauthenticated(refused(exchange), failure);
+	}
+
+	/** Spring Security's chain: an authenticated caller that {@link ServerAccess} refused. */
+	@Override
+	public Mono<Void> handle(ServerWebExchange exchange, AccessDeniedException denied) {
+		return forbidden(refused(exchange), exchange.getAttribute(AccessRefusal.ATTRIBUTE));
+	}
+
+	@Override
+	public Mono<Void> onAuthenticationFailure(WebFilterExchange webFilterExchange, AuthenticationException failure) {
+		return commence(webFilterExchange.getExchange(), failure);
+	}
+
+	/**
+	 * Answers a request whose credential is missing ({@code failure} says so with any exception that is none of those
+	 * below), malformed, not accepted ({@link FrontDoorException}, Spring Security's {@code invalid_token}), or could
+	 * not be checked ({@link AuthenticationServiceException}: 503).
+	 */
+	Mono<Void> unauthenticated(Refused request, AuthenticationException failure) {
 		if (failure instanceof AuthenticationServiceException) {
 			log.warn("Tokens cannot be checked: {}", failure.getMessage());
-			return refuse(exchange, RelayFailures.authenticationUnavailable("The relay cannot check tokens right now: "
+			return refuse(request, RelayFailures.authenticationUnavailable("The relay cannot check tokens right now: "
 					+ "the keys of its authorization server are unreachable. Try again later."), null);
 		}
 		String reason;
@@ -98,37 +130,38 @@ final class FrontDoorAnswers
 				: "error=\"" + ("malformed_credentials".equals(reason) || "ambiguous_credentials".equals(reason)
 						? OAuth2ErrorCodes.INVALID_REQUEST
 						: OAuth2ErrorCodes.INVALID_TOKEN) + "\", error_description=\"" + message.replace("\"", "'") + "\"";
-		return refuse(exchange, RelayFailures.unauthenticated(reason, message), challenge);
+		return refuse(request, RelayFailures.unauthenticated(reason, message), challenge);
 	}
 
-	@Override
-	public Mono<Void> handle(ServerWebExchange exchange, AccessDeniedException denied) {
-		if (exchange.getAttribute(AccessRefusal.ATTRIBUTE) instanceof AccessRefusal refusal) {
+	/** Answers an authenticated caller refused for {@code refusal}'s reason; {@code null}: refused for no stated reason. */
+	Mono<Void> forbidden(Refused request, AccessRefusal refusal) {
+		if (refusal != null) {
 			String challenge = refusal.scope() == null ? null
 					: "error=\"insufficient_scope\", scope=\"" + refusal.scope() + "\"";
-			return refuse(exchange, RelayFailures.forbidden(refusal.reason(), refusal.server(), refusal.getMessage()),
+			return refuse(request, RelayFailures.forbidden(refusal.reason(), refusal.server(), refusal.getMessage()),
 					challenge);
 		}
-		return refuse(exchange, RelayFailures.forbidden("forbidden", null, "This caller may not use this path."), null);
+		return refuse(request, RelayFailures.forbidden("forbidden", null, "This caller may not use this path."), null);
 	}
 
-	@Override
-	public Mono<Void> onAuthenticationFailure(WebFilterExchange webFilterExchange, AuthenticationException failure) {
-		return commence(webFilterExchange.getExchange(), failure);
+	private Refused refused(ServerWebExchange exchange) {
+		return new Refused(routing.routeOf(exchange), ExchangeRecord.of(exchange),
+				WebFluxResponse.of(exchange.getResponse()),
+				() -> ProtectedResourceMetadata.metadataUrl(exchange.getRequest()));
 	}
 
-	private Mono<Void> refuse(ServerWebExchange exchange, RelayFailure failure, String challengeDetail) {
-		McpRoute route = routing.routeOf(exchange);
+	private Mono<Void> refuse(Refused request, RelayFailure failure, String challengeDetail) {
+		McpRoute route = request.route();
 		String serverTag = route.configuredId() != null ? route.configuredId()
 				: route.isEndpoint() ? ExchangeRecord.UNKNOWN_SERVER : "none";
 		counters.increment(RelayMeters.AUTH_FAILURES, "Requests the front door refused, by reason", RelayMeters.REASON,
 				failure.reason(), RelayMeters.SERVER, serverTag);
-		ExchangeRecord.of(exchange).failed(failure.isUpstreamFault(), failure.reason());
+		request.record().failed(failure.isUpstreamFault(), failure.reason());
 		HttpHeaders headers = new HttpHeaders();
 		if (failure.status().value() == 401 || failure.status().value() == 403) {
-			headers.set(HttpHeaders.WWW_AUTHENTICATE, challenge(exchange.getRequest(), route, challengeDetail));
+			headers.set(HttpHeaders.WWW_AUTHENTICATE, challenge(request, challengeDetail));
 		}
-		return RelayAnswers.respondWith(WebFluxResponse.of(exchange.getResponse()), failure, headers);
+		return RelayAnswers.respondWith(request.response(), failure, headers);
 	}
 
 	/** The failure's message with its causes': Spring Security keeps the decoder's reason in the cause. */
@@ -147,11 +180,11 @@ final class FrontDoorAnswers
 	}
 
 	/** The Bearer challenge: with the path's RFC 9728 metadata in {@code jwt} mode. */
-	private String challenge(ServerHttpRequest request, McpRoute route, String detail) {
+	private String challenge(Refused request, String detail) {
 		StringBuilder challenge = new StringBuilder("Bearer");
-		if (mode == SecurityMode.JWT && route.isEndpoint()) {
+		if (mode == SecurityMode.JWT && request.route().isEndpoint()) {
 			challenge.append(" resource_metadata=\"")
-				.append(ProtectedResourceMetadata.metadataUrl(request))
+				.append(request.metadataUrl().get())
 				.append('"');
 		}
 		else {

@@ -2,9 +2,11 @@ package dev.mcprelay.security;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
@@ -26,15 +28,17 @@ import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.ReactiveJwtAuthenticationConverterAdapter;
-import org.springframework.security.oauth2.server.resource.web.server.authentication.ServerBearerTokenAuthenticationConverter;
+import org.springframework.security.oauth2.server.resource.authentication.JwtReactiveAuthenticationManager;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
+import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.adapter.ForwardedHeaderTransformer;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
@@ -49,18 +53,20 @@ import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.virtual.VirtualServers;
 import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
 
 /**
- * The front door (DESIGN section 8), one Spring Security filter chain chosen by {@code mcp-relay.security.mode}:
+ * The front door (DESIGN section 8), chosen by {@code mcp-relay.security.mode}: {@link FrontDoor} on Reactor Netty's
+ * route for the MCP paths, and a Spring Security filter chain built of the same parts for every other path:
  * <ul>
  * <li>{@code api-key}: {@link ApiKeyCredentials} reads the key, {@link ApiKeys} checks it;</li>
- * <li>{@code jwt}: Spring Security's OAuth2 resource server with {@link JwtDecoding}'s decoder; the RFC 9728
- * metadata ({@link ProtectedResourceMetadata}) is served;</li>
+ * <li>{@code jwt}: {@link BearerTokenCredentials} reads the token, Spring Security's JWT authentication manager checks
+ * it with {@link JwtDecoding}'s decoder; the RFC 9728 metadata ({@link ProtectedResourceMetadata}) is served;</li>
  * <li>{@code none}: Spring Security is not set up at all (no filter costs a request anything), and the relay warns at
  * start-up unless it listens on loopback only.</li>
  * </ul>
  * In both secured modes every path needs an authenticated caller that {@link ServerAccess} lets through, except the
- * health probes, the RFC 9728 metadata, CORS preflights (answered before this chain) and, under the {@code demo}
+ * health probes, the RFC 9728 metadata, CORS preflights (answered before the front door) and, under the {@code demo}
  * profile, the demo upstream. Refusals are written by {@link FrontDoorAnswers}. The chain keeps no session, sets no
  * response headers of its own and has no CSRF, form or basic login: callers are programs, and every request carries
  * its credentials.
@@ -72,8 +78,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 class FrontDoorConfiguration {
 
 	/**
-	 * Spring Security, in {@code api-key} and {@code jwt} mode only (and with no mode, so that start-up reaches the
-	 * configuration check and fails there with its message): in mode {@code none} no security filter runs at all.
+	 * Spring Security, in {@code api-key} and {@code jwt} mode only, for the paths off Reactor Netty's route (and with
+	 * no mode, so that start-up reaches the configuration check and fails there with its message): in mode
+	 * {@code none} no security filter runs at all.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Conditional(SecuredMode.class)
@@ -94,7 +101,7 @@ class FrontDoorConfiguration {
 		 * Spring Security's firewall refuses requests whose path or headers hold forms it does not accept (an encoded
 		 * {@code %} or {@code /}, {@code ;} parameters, control characters, …) before any other of its filters: they
 		 * get the relay's JSON-RPC error (400, {@code request_rejected}) instead of an empty body. MCP paths in such
-		 * forms were refused before, as ambiguous paths.
+		 * forms never reach it: they are Reactor Netty's route's, refused there as ambiguous paths.
 		 */
 		@Bean
 		static ServerExchangeRejectedHandler jsonRpcRejection() {
@@ -107,11 +114,8 @@ class FrontDoorConfiguration {
 		}
 
 		@Bean
-		SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
-				UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers, MeterRegistry registry,
-				Environment environment) {
-			return FrontDoorConfiguration.frontDoor(http, properties, upstreams, routing, virtualServers, registry,
-					environment);
+		SecurityWebFilterChain frontDoorChain(ServerHttpSecurity http, FrontDoor frontDoor, Environment environment) {
+			return FrontDoorConfiguration.frontDoorChain(http, frontDoor, environment);
 		}
 
 	}
@@ -142,11 +146,53 @@ class FrontDoorConfiguration {
 
 	private static final Logger log = LoggerFactory.getLogger(FrontDoorConfiguration.class);
 
-	static SecurityWebFilterChain frontDoor(ServerHttpSecurity http, RelayProperties properties,
-			UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers, MeterRegistry registry,
-			Environment environment) {
+	/**
+	 * The front door of the MCP paths, on Reactor Netty's route, and the parts Spring Security's chain shares for every
+	 * other path: one credential reader, one authentication manager (one JWT decoder, one cache of accepted tokens),
+	 * one access decision, one set of answers.
+	 */
+	@Bean
+	FrontDoor frontDoor(RelayProperties properties, UpstreamRegistry upstreams, McpRouting routing,
+			VirtualServers virtualServers, MeterRegistry registry,
+			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
+		if (mode == null) {
+			throw new IllegalStateException("mcp-relay.security.mode is not set");
+		}
+		if (mode == SecurityMode.NONE) {
+			return FrontDoor.open();
+		}
+		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
+		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers,
+				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : List.of());
+		ForwardedHeaderTransformer transformer = forwardedHeaders.getIfAvailable();
+		boolean adaptToForwardedHeaders = transformer != null && !transformer.isRemoveOnly();
+		if (mode == SecurityMode.API_KEY) {
+			log.info("Callers authenticate with API keys ({} configured)", security.apiKeys().size());
+			return new FrontDoor(new SingleCredential(new ApiKeyCredentials()), new ApiKeys(security.apiKeys()), access,
+					answers, adaptToForwardedHeaders);
+		}
+		JwtAuthenticationConverter callers = new JwtAuthenticationConverter();
+		callers.setPrincipalClaimName(security.jwt().clientClaim());
+		JwtReactiveAuthenticationManager tokens = new JwtReactiveAuthenticationManager(JwtDecoding.decoder(security.jwt()));
+		tokens.setJwtAuthenticationConverter(new ReactiveJwtAuthenticationConverterAdapter(callers));
+		log.info("Callers authenticate with JWT access tokens from {}",
+				security.jwt().issuerUri() != null ? security.jwt().issuerUri() : security.jwt().jwkSetUri());
+		if (security.jwt().expectedIssuer() == null) {
+			log.warn("mcp-relay.security.jwt has no issuer: tokens are accepted from whoever holds a key of {}, and "
+					+ "the RFC 9728 metadata names no authorization server for clients to log in with. Set "
+					+ "mcp-relay.security.jwt.issuer to the issuer of your tokens.", security.jwt().jwkSetUri());
+		}
+		return new FrontDoor(new SingleCredential(new BearerTokenCredentials()), tokens, access, answers,
+				adaptToForwardedHeaders);
+	}
+
+	/**
+	 * Spring Security's chain for the paths off Reactor Netty's route (the actuator, RFC 9728 metadata, the demo
+	 * upstream): the front door's own parts, so that a credential is read, checked and refused alike everywhere.
+	 */
+	static SecurityWebFilterChain frontDoorChain(ServerHttpSecurity http, FrontDoor frontDoor, Environment environment) {
 		http.csrf(ServerHttpSecurity.CsrfSpec::disable)
 			.httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
 			.formLogin(ServerHttpSecurity.FormLoginSpec::disable)
@@ -155,9 +201,7 @@ class FrontDoorConfiguration {
 			.headers(ServerHttpSecurity.HeaderSpec::disable)
 			.requestCache(ServerHttpSecurity.RequestCacheSpec::disable)
 			.securityContextRepository(NoOpServerSecurityContextRepository.getInstance());
-		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
-		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers,
-				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : java.util.List.of());
+		FrontDoorAnswers answers = frontDoor.answers();
 		boolean demo = environment.acceptsProfiles(Profiles.of("demo"));
 		http.authorizeExchange(exchanges -> {
 			exchanges.matchers(EndpointRequest.to(HealthEndpoint.class)).permitAll();
@@ -165,33 +209,24 @@ class FrontDoorConfiguration {
 			if (demo) {
 				exchanges.pathMatchers("/" + DemoMcpServer.SEGMENT + "/**").permitAll();
 			}
-			exchanges.anyExchange().access(access);
+			exchanges.anyExchange().access(frontDoor.access());
 		}).exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(answers).accessDeniedHandler(answers));
-		if (mode == SecurityMode.API_KEY) {
-			AuthenticationWebFilter apiKeys = new AuthenticationWebFilter(new ApiKeys(security.apiKeys()));
-			apiKeys.setServerAuthenticationConverter(new SingleCredential(new ApiKeyCredentials()));
+		CredentialReader credentials = frontDoor.credentials();
+		ServerAuthenticationConverter converter = exchange -> Mono
+			.fromCallable(() -> credentials.read(exchange.getRequest().getHeaders()));
+		if (frontDoor.authentication() instanceof ApiKeys keys) {
+			AuthenticationWebFilter apiKeys = new AuthenticationWebFilter(keys);
+			apiKeys.setServerAuthenticationConverter(converter);
 			apiKeys.setAuthenticationFailureHandler(answers);
 			apiKeys.setSecurityContextRepository(NoOpServerSecurityContextRepository.getInstance());
 			http.addFilterAt(apiKeys, SecurityWebFiltersOrder.AUTHENTICATION);
-			log.info("Callers authenticate with API keys ({} configured)", security.apiKeys().size());
 		}
 		else {
-			JwtAuthenticationConverter callers = new JwtAuthenticationConverter();
-			callers.setPrincipalClaimName(security.jwt().clientClaim());
-			http.oauth2ResourceServer(resourceServer -> resourceServer
-				.bearerTokenConverter(new SingleCredential(new ServerBearerTokenAuthenticationConverter()))
-				.jwt(jwt -> jwt.jwtDecoder(JwtDecoding.decoder(security.jwt()))
-					.jwtAuthenticationConverter(new ReactiveJwtAuthenticationConverterAdapter(callers)))
+			http.oauth2ResourceServer(resourceServer -> resourceServer.bearerTokenConverter(converter)
+				.jwt(jwt -> jwt.authenticationManager(frontDoor.authentication()))
 				.authenticationEntryPoint(answers)
 				.accessDeniedHandler(answers)
 				.authenticationFailureHandler(answers));
-			log.info("Callers authenticate with JWT access tokens from {}",
-					security.jwt().issuerUri() != null ? security.jwt().issuerUri() : security.jwt().jwkSetUri());
-			if (security.jwt().expectedIssuer() == null) {
-				log.warn("mcp-relay.security.jwt has no issuer: tokens are accepted from whoever holds a key of {}, and "
-						+ "the RFC 9728 metadata names no authorization server for clients to log in with. Set "
-						+ "mcp-relay.security.jwt.issuer to the issuer of your tokens.", security.jwt().jwkSetUri());
-			}
 		}
 		return http.build();
 	}

@@ -54,7 +54,15 @@ final class ProtectedResourceMetadata {
 
 	/** The metadata URL of the resource {@code request} addressed. */
 	static String metadataUrl(ServerHttpRequest request) {
-		return origin(request) + PREFIX + request.getPath().pathWithinApplication().value();
+		return metadataUrl(origin(request), request.getPath().pathWithinApplication().value());
+	}
+
+	/**
+	 * The metadata URL of the resource at {@code rawPath} on {@code origin} ({@code scheme://host[:port]}, as the
+	 * client addressed the relay).
+	 */
+	static String metadataUrl(String origin, String rawPath) {
+		return origin + PREFIX + rawPath;
 	}
 
 	Mono<ServerResponse> serve(ServerRequest request) {

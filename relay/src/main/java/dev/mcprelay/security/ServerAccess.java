@@ -23,13 +23,13 @@ import reactor.core.publisher.Mono;
 
 /**
  * Decides whether an authenticated caller may use what its request asks for, after authentication, on exactly the
- * server the request will reach (the request's one routing decision, {@link McpRouting}): an API key must open the
- * server the path names ({@code servers}, or {@code *}); a token
- * must carry every {@code required-scopes} entry and, for a server with {@code allowed-scopes}, at least one of them.
+ * server the request will reach (the request's one routing decision, {@link McpRouting}), for the MCP paths on
+ * Reactor Netty's route ({@link FrontDoor}) and for Spring Security's filter chain on every other path: an API key
+ * must open the server the path names ({@code servers}, or {@code *}); a token must carry every {@code required-scopes} entry and, for a server with {@code allowed-scopes}, at least one of them.
  * Paths that name no server (the actuator's prometheus endpoint) need an authenticated caller and, for tokens, the
  * required scopes. A request without a caller is refused, to be answered 401; a caller refused is answered 403
- * with its {@link AccessRefusal}. The authenticated caller is left on the exchange ({@link Caller#ATTRIBUTE}) for the
- * relay, its interceptors and the access log, refused or not.
+ * with its {@link AccessRefusal}. The authenticated caller is recorded for the relay, its interceptors and the access
+ * log, refused or not.
  *
  * <p>A caller that may not use a server learns nothing about it: a restricted key gets the same 403 for a server
  * that exists and for one that does not.
@@ -57,59 +57,69 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	}
 
 	/**
-	 * Grants or refuses; a refusal of an authenticated caller leaves its {@link AccessRefusal} on the exchange
+	 * Grants or refuses a request in Spring Security's filter chain (the paths not on Reactor Netty's route: the
+	 * actuator); a refusal of an authenticated caller leaves its {@link AccessRefusal} on the exchange
 	 * ({@link AccessRefusal#ATTRIBUTE}) for the answer to say why, since Spring Security passes on only the verdict.
 	 */
 	@Override
 	public Mono<AuthorizationResult> authorize(Mono<Authentication> authentication, AuthorizationContext context) {
 		ServerWebExchange exchange = context.getExchange();
-		return authentication.filter(Authentication::isAuthenticated)
-			.flatMap(caller -> decide(caller, exchange).thenReturn((AuthorizationResult) GRANTED))
-			.onErrorResume(AccessRefusal.class, refusal -> {
+		return authentication.filter(Authentication::isAuthenticated).map(accepted -> {
+			Caller caller = callerOf(accepted);
+			// Known even when refused below: the access log and the client tag say who was refused.
+			exchange.getAttributes().put(ExchangeCaller.ATTRIBUTE, caller);
+			try {
+				VirtualMembers members = decide(accepted, caller, routing.routeOf(exchange));
+				if (members != null) {
+					exchange.getAttributes().put(VirtualMembers.ATTRIBUTE, members);
+				}
+				return (AuthorizationResult) GRANTED;
+			}
+			catch (AccessRefusal refusal) {
 				exchange.getAttributes().put(AccessRefusal.ATTRIBUTE, refusal);
-				return Mono.just(DENIED);
-			})
-			.defaultIfEmpty(DENIED);
+				return DENIED;
+			}
+		}).defaultIfEmpty(DENIED);
 	}
 
-	private Mono<Void> decide(Authentication authentication, ServerWebExchange exchange) {
-		Caller caller = callerOf(authentication);
-		// Known even when refused below: the access log and the client tag say who was refused.
-		exchange.getAttributes().put(ExchangeCaller.ATTRIBUTE, caller);
-		McpRoute route = routing.routeOf(exchange);
+	/**
+	 * Decides whether {@code caller}, authenticated as {@code authentication}, may use what {@code route} names.
+	 * @return the members of a virtual server the caller may use, for a virtual server's route; else {@code null}
+	 * @throws AccessRefusal when the caller may not
+	 */
+	VirtualMembers decide(Authentication authentication, Caller caller, McpRoute route) {
 		if (route.kind() == McpRoute.Kind.VIRTUAL) {
-			return decideMembers(authentication, caller, route.virtualServer(), exchange);
+			return decideMembers(authentication, caller, route.virtualServer());
 		}
 		String server = route.server();
 		Upstream upstream = upstreams.find(server);
 		if (authentication instanceof ApiKeyAuthentication key && route.isEndpoint()
 				&& !key.opens(route.target() != null ? route.target() : "")) {
-			return Mono.error(new AccessRefusal("server_not_allowed", server, null,
-					"This API key may not use this MCP server; an operator can add it to the key's servers."));
+			throw new AccessRefusal("server_not_allowed", server, null,
+					"This API key may not use this MCP server; an operator can add it to the key's servers.");
 		}
 		if (caller.kind() == Caller.Kind.JWT) {
 			if (!caller.scopes().containsAll(requiredScopes)) {
-				return Mono.error(new AccessRefusal("insufficient_scope", server, String.join(" ", requiredScopes),
-						"The token lacks a required scope: " + String.join(", ", requiredScopes) + "."));
+				throw new AccessRefusal("insufficient_scope", server, String.join(" ", requiredScopes),
+						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
 			}
 			List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
 			if (!allowed.isEmpty() && allowed.stream().noneMatch(caller.scopes()::contains)) {
-				return Mono.error(new AccessRefusal("insufficient_scope", server, String.join(" ", allowed),
+				throw new AccessRefusal("insufficient_scope", server, String.join(" ", allowed),
 						"The token carries none of the scopes this MCP server needs: one of " + String.join(", ", allowed)
-								+ "."));
+								+ ".");
 			}
 		}
-		return Mono.empty();
+		return null;
 	}
 
 	/**
-	 * For a virtual server: the members this caller may use, left on the exchange ({@link VirtualMembers}). A key that
+	 * For a virtual server: the members this caller may use ({@link VirtualMembers}). A key that
 	 * names the virtual server (or {@code *}) opens all its members, another key the members it names; a token must
 	 * carry the required scopes, and opens each member whose {@code allowed-scopes} it meets. A caller that may use
 	 * no member is refused as for a server it may not use.
 	 */
-	private Mono<Void> decideMembers(Authentication authentication, Caller caller, String virtualId,
-			ServerWebExchange exchange) {
+	private VirtualMembers decideMembers(Authentication authentication, Caller caller, String virtualId) {
 		VirtualServer virtual = virtualServers.find(virtualId);
 		List<String> usable = new ArrayList<>();
 		if (authentication instanceof ApiKeyAuthentication key) {
@@ -119,14 +129,14 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 				}
 			}
 			if (usable.isEmpty()) {
-				return Mono.error(new AccessRefusal("server_not_allowed", virtualId, null,
-						"This API key may not use this MCP server; an operator can add it to the key's servers."));
+				throw new AccessRefusal("server_not_allowed", virtualId, null,
+						"This API key may not use this MCP server; an operator can add it to the key's servers.");
 			}
 		}
 		else {
 			if (!caller.scopes().containsAll(requiredScopes)) {
-				return Mono.error(new AccessRefusal("insufficient_scope", virtualId, String.join(" ", requiredScopes),
-						"The token lacks a required scope: " + String.join(", ", requiredScopes) + "."));
+				throw new AccessRefusal("insufficient_scope", virtualId, String.join(" ", requiredScopes),
+						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
 			}
 			for (String member : virtual.members()) {
 				Upstream upstream = upstreams.find(member);
@@ -136,12 +146,11 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 				}
 			}
 			if (usable.isEmpty()) {
-				return Mono.error(new AccessRefusal("insufficient_scope", virtualId, null,
-						"The token carries none of the scopes the servers behind this endpoint need."));
+				throw new AccessRefusal("insufficient_scope", virtualId, null,
+						"The token carries none of the scopes the servers behind this endpoint need.");
 			}
 		}
-		exchange.getAttributes().put(VirtualMembers.ATTRIBUTE, new VirtualMembers(virtualId, usable));
-		return Mono.empty();
+		return new VirtualMembers(virtualId, usable);
 	}
 
 	/** The caller an accepted authentication stands for. */

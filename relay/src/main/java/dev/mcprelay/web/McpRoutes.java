@@ -3,7 +3,6 @@ package dev.mcprelay.web;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.reactivestreams.Publisher;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.reactor.netty.NettyRouteProvider;
 import org.springframework.stereotype.Component;
 
@@ -14,6 +13,7 @@ import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.McpRouting;
+import dev.mcprelay.security.FrontDoor;
 import dev.mcprelay.virtual.VirtualRelay;
 import io.netty.util.AttributeKey;
 import reactor.core.publisher.Mono;
@@ -26,17 +26,16 @@ import reactor.netty.http.server.HttpServerRoutes;
  * The MCP paths on Reactor Netty directly, ahead of WebFlux (Spring Boot applies route providers before its handler):
  * every request whose routing decision ({@link McpRouting}, made here once on the raw path) the relay observes goes to
  * the relay without WebFlux's exchange, and every other request (the actuator, RFC 9728 metadata, the demo upstream,
- * paths nothing serves) goes on to WebFlux. In security mode {@code none} only, where no front door asks for a
- * credential; in the secured modes the MCP paths stay behind Spring Security's web filters ({@link McpEndpoint}).
+ * paths nothing serves) goes on to WebFlux, and in the secured modes through Spring Security's filter chain there.
  *
- * <p>On the route, in the order the web filters keep on WebFlux: the observation (an {@link ExchangeRecord} born with
- * the decision; meters and the access-log line when the response ends, completed, failed or cancelled by a client that
- * went away), the refusal of an ambiguous path ({@link AmbiguousPathRefusal}), CORS ({@link BrowserAccess}), then the
- * relay ({@link McpRelay}, {@link VirtualRelay}); a failure before the response began is answered as
- * {@link JsonRpcErrorHandler} answers it.
+ * <p>On the route, in this order: the observation (an {@link ExchangeRecord} born with the decision; meters and the
+ * access-log line when the response ends, completed, failed or cancelled by a client that went away), the refusal of
+ * an ambiguous path ({@link AmbiguousPathRefusal}), CORS ({@link BrowserAccess}: a preflight is answered without
+ * credentials), the front door ({@link FrontDoor}: in {@code api-key} and {@code jwt} mode, the caller and its access
+ * to the server), then the relay ({@link McpRelay}, {@link VirtualRelay}); a failure before the response began is
+ * answered as {@link JsonRpcErrorHandler} answers it.
  */
 @Component
-@ConditionalOnProperty(prefix = "mcp-relay.security", name = "mode", havingValue = "none")
 class McpRoutes implements NettyRouteProvider {
 
 	/** The decision the route's predicate made, for its handler, which Reactor Netty calls right after on the request's channel. */
@@ -50,11 +49,14 @@ class McpRoutes implements NettyRouteProvider {
 
 	private final BrowserAccess browserAccess;
 
+	private final FrontDoor frontDoor;
+
 	private final ExchangeObservations observations;
 
 	McpRoutes(McpRouting routing, McpRelay relay, VirtualRelay virtualRelay, BrowserAccess browserAccess,
-			ExchangeObservations observations) {
+			FrontDoor frontDoor, ExchangeObservations observations) {
 		this.routing = routing;
+		this.frontDoor = frontDoor;
 		this.relay = relay;
 		this.virtualRelay = virtualRelay;
 		this.browserAccess = browserAccess;
@@ -92,8 +94,8 @@ class McpRoutes implements NettyRouteProvider {
 		if (route.kind() == McpRoute.Kind.AMBIGUOUS_PATH) {
 			return AmbiguousPathRefusal.refuse(route, exchange.record(), exchange.response());
 		}
-		return browserAccess.handle(exchange, () -> route.kind() == McpRoute.Kind.VIRTUAL ? virtualRelay.handle(exchange)
-				: relay.handle(exchange));
+		return browserAccess.handle(exchange, () -> frontDoor.admit(exchange,
+				() -> route.kind() == McpRoute.Kind.VIRTUAL ? virtualRelay.handle(exchange) : relay.handle(exchange)));
 	}
 
 	/** The decision {@link #decide} left on the request's channel, taken off it. */

@@ -15,6 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -26,6 +27,7 @@ import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
+import dev.mcprelay.testsupport.WebFluxExchanges;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
@@ -38,6 +40,7 @@ import reactor.core.publisher.Mono;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureMetrics
+@Import(WebFluxExchanges.class)
 class ApiKeySecurityTest {
 
 	static final String CI_KEY = "ci-key-5b1f0c8e2d7a4f6b9c3e1a0d";
@@ -188,6 +191,23 @@ class ApiKeySecurityTest {
 			}
 		}
 		assertThat(failures("invalid_api_key", "sdk-json") - before).isEqualTo(1000);
+	}
+
+	@Test
+	void theMcpPathsAreServedOnReactorNettysRouteAndEveryOtherPathBehindSpringSecurity() {
+		WebFluxExchanges.PATHS.clear();
+
+		HttpResponse<String> served = send(post("recording").header("X-Api-Key", CI_KEY));
+		HttpResponse<String> unauthenticated = send(post("recording"));
+		HttpResponse<String> forbidden = send(post("other").header("X-Api-Key", CI_KEY));
+		HttpResponse<String> scrape = send(get("/actuator/prometheus"));
+
+		assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+		assertThat(unauthenticated.statusCode()).isEqualTo(401);
+		assertThat(forbidden.statusCode()).isEqualTo(403);
+		assertThat(scrape.statusCode()).isEqualTo(401);
+		assertThat(WebFluxExchanges.PATHS).as("only the actuator became a WebFlux exchange")
+			.containsExactly("/actuator/prometheus");
 	}
 
 	@Test

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -28,6 +29,7 @@ import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.TestAuthorizationServer;
 import dev.mcprelay.testsupport.TestUpstreams;
+import dev.mcprelay.testsupport.WebFluxExchanges;
 
 /**
  * {@code security.mode: jwt} against a real authorization server's metadata and JWK Set (started by the test, with
@@ -36,6 +38,7 @@ import dev.mcprelay.testsupport.TestUpstreams;
  * metadata, which is served; missing scopes are 403; a key source that is down is 503, not a hang.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(WebFluxExchanges.class)
 class JwtSecurityTest {
 
 	static final TestAuthorizationServer AUTH = new TestAuthorizationServer();
@@ -66,6 +69,7 @@ class JwtSecurityTest {
 	@Test
 	void aValidTokenIsServedAndItsClaimsAreInjected() {
 		String token = AUTH.token(AUDIENCE, "alice", "mcp", Map.of("tenant", "acme"));
+		WebFluxExchanges.PATHS.clear();
 
 		HttpResponse<String> initialize = send(post("sdk-json", McpSession.initialize(1)), token);
 		HttpResponse<String> whoami = send(post("sdk-json", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
@@ -74,6 +78,7 @@ class JwtSecurityTest {
 		assertThat(initialize.statusCode()).as(initialize.body()).isEqualTo(200);
 		assertThat(whoami.statusCode()).as(whoami.body()).isEqualTo(200);
 		assertThat(RawHttp.json(whoami.body()).at("/result/content/0/text").asText()).contains("\"_tenant\":\"acme\"");
+		assertThat(WebFluxExchanges.PATHS).as("served on Reactor Netty's route, not as WebFlux exchanges").isEmpty();
 	}
 
 	@Test

@@ -5,36 +5,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
-import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.web.server.WebFilter;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.TestUpstreams;
+import dev.mcprelay.testsupport.WebFluxExchanges;
 
 /**
  * In security mode {@code none} the MCP paths are served on Reactor Netty directly ({@link McpRoutes}): no request the
  * relay observes (a configured server, an unknown one, an ambiguous path) becomes a WebFlux exchange, while every other
- * path (the actuator, a path nothing serves) still does. A web filter of the test's own, first of all, sees every
- * exchange WebFlux makes.
+ * path (the actuator, a path nothing serves) still does ({@link WebFluxExchanges} sees every exchange WebFlux makes).
+ * The secured modes are held to the same in {@code SecuredMcpRoutesTest} and {@code JwtSecurityTest}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(WebFluxExchanges.class)
 class McpRoutesTest {
-
-	/** The raw paths of the requests WebFlux made an exchange of. */
-	static final List<String> WEBFLUX_PATHS = new CopyOnWriteArrayList<>();
 
 	@LocalServerPort
 	int port;
@@ -44,23 +37,9 @@ class McpRoutesTest {
 		registry.add("mcp-relay.servers.sdk-json.url", () -> TestUpstreams.SDK.url("/stateless"));
 	}
 
-	@TestConfiguration
-	static class SeenByWebFlux {
-
-		@Bean
-		@Order(Ordered.HIGHEST_PRECEDENCE)
-		WebFilter seenByWebFlux() {
-			return (exchange, chain) -> {
-				WEBFLUX_PATHS.add(exchange.getRequest().getURI().getRawPath());
-				return chain.filter(exchange);
-			};
-		}
-
-	}
-
 	@BeforeEach
 	void forget() {
-		WEBFLUX_PATHS.clear();
+		WebFluxExchanges.PATHS.clear();
 	}
 
 	@Test
@@ -79,7 +58,7 @@ class McpRoutesTest {
 		assertThat(RawHttp.json(unknown.body()).at("/error/data/reason").asText()).isEqualTo("unknown_server");
 		assertThat(ambiguous.statusCode()).as("an ambiguous path is refused by the relay").isEqualTo(400);
 		assertThat(RawHttp.json(ambiguous.body()).at("/error/data/reason").asText()).isEqualTo("ambiguous_path");
-		assertThat(WEBFLUX_PATHS).as("no MCP path becomes a WebFlux exchange").isEmpty();
+		assertThat(WebFluxExchanges.PATHS).as("no MCP path becomes a WebFlux exchange").isEmpty();
 	}
 
 	@Test
@@ -94,7 +73,7 @@ class McpRoutesTest {
 		assertThat(health.statusCode()).isEqualTo(200);
 		assertThat(nothing.statusCode()).as("a path nothing serves is WebFlux's JSON-RPC 404").isEqualTo(404);
 		assertThat(RawHttp.json(nothing.body()).at("/error/data/reason").asText()).isEqualTo("not_found");
-		assertThat(WEBFLUX_PATHS).as("the actuator and unknown paths stay on WebFlux")
+		assertThat(WebFluxExchanges.PATHS).as("the actuator and unknown paths stay on WebFlux")
 			.containsExactly("/actuator/health", "/nothing/here");
 	}
 

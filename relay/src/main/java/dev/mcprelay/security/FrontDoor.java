@@ -1,0 +1,160 @@
+package dev.mcprelay.security;
+
+import java.net.URI;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.security.authentication.AuthenticationCredentialsNotFoundException;
+import org.springframework.security.authentication.ReactiveAuthenticationManager;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.web.util.ForwardedHeaderUtils;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.NettyExchange;
+import dev.mcprelay.route.VirtualMembers;
+import reactor.core.publisher.Mono;
+
+/**
+ * The front door of the MCP paths (DESIGN section 8) on Reactor Netty's route ({@code web.McpRoutes}), once per
+ * request, after CORS and before the relay, in {@code api-key} and {@code jwt} mode; in mode {@code none} it lets every
+ * request through. The steps, and the parts, are those of Spring Security's filter chain on every other path, so that
+ * both answer alike:
+ * <ol>
+ * <li>the one credential the request presents ({@link SingleCredential} over the mode's {@link CredentialReader});</li>
+ * <li>authenticated by the mode's {@link ReactiveAuthenticationManager} ({@link ApiKeys}, or Spring Security's JWT
+ * manager over {@link JwtDecoding}'s decoder);</li>
+ * <li>the caller recorded on the exchange, refused or not, and {@link ServerAccess}'s decision on the request's one
+ * routing decision: for a virtual server, the members the caller may use are recorded too.</li>
+ * </ol>
+ * A refusal is written by {@link FrontDoorAnswers} (401, 403, 503 with a JSON-RPC error; nothing reaches the relay).
+ * A failure that is no refusal (a bug) fails the returned {@code Mono}, for the route to answer as an internal error.
+ *
+ * <p>What it may change: the exchange's caller and virtual members, its record (a refusal's reason) and, when it
+ * refuses, its response. It never reads the body. It runs on the event loop and never blocks: an API key is checked in
+ * memory, a token against keys fetched without blocking ({@link JwtDecoding}) and kept once accepted
+ * ({@link ValidatedTokens}).
+ */
+public final class FrontDoor {
+
+	private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
+
+	private static final FrontDoor OPEN = new FrontDoor(null, null, null, null, false);
+
+	private final CredentialReader credentials;
+
+	private final ReactiveAuthenticationManager authentication;
+
+	private final ServerAccess access;
+
+	private final FrontDoorAnswers answers;
+
+	private final boolean adaptToForwardedHeaders;
+
+	/**
+	 * @param adaptToForwardedHeaders whether the address a challenge names is adapted to {@code Forwarded} and
+	 * {@code X-Forwarded-*} headers, as WebFlux adapts its requests with {@code server.forward-headers-strategy:
+	 * framework}
+	 */
+	FrontDoor(CredentialReader credentials, ReactiveAuthenticationManager authentication, ServerAccess access,
+			FrontDoorAnswers answers, boolean adaptToForwardedHeaders) {
+		this.credentials = credentials;
+		this.authentication = authentication;
+		this.access = access;
+		this.answers = answers;
+		this.adaptToForwardedHeaders = adaptToForwardedHeaders;
+	}
+
+	/** The front door of security mode {@code none}: no credential is asked for, every request goes on. */
+	static FrontDoor open() {
+		return OPEN;
+	}
+
+	/**
+	 * Admits {@code exchange} to {@code relay}, or answers it with a refusal.
+	 * @return completes when the relay's handling does, or when the refusal is written
+	 */
+	public Mono<Void> admit(NettyExchange exchange, Supplier<Mono<Void>> relay) {
+		if (credentials == null) {
+			return relay.get();
+		}
+		Authentication presented;
+		try {
+			presented = credentials.read(exchange.requestHeaderView());
+		}
+		catch (AuthenticationException failure) {
+			return answers.unauthenticated(refused(exchange), failure);
+		}
+		if (presented == null) {
+			return answers.unauthenticated(refused(exchange),
+					new AuthenticationCredentialsNotFoundException("No credentials"));
+		}
+		return authentication.authenticate(presented)
+			.switchIfEmpty(Mono.error(() -> new IllegalStateException(
+					"No authentication for " + presented.getClass().getSimpleName())))
+			.onErrorResume(AuthenticationException.class,
+					failure -> answers.unauthenticated(refused(exchange), failure).then(Mono.<Authentication>empty()))
+			.flatMap(accepted -> authorize(exchange, accepted, relay));
+	}
+
+	private Mono<Void> authorize(NettyExchange exchange, Authentication accepted, Supplier<Mono<Void>> relay) {
+		Caller caller = ServerAccess.callerOf(accepted);
+		// Known even when refused below: the access log and the client tag say who was refused.
+		exchange.caller(caller);
+		try {
+			VirtualMembers members = access.decide(accepted, caller, exchange.route());
+			if (members != null) {
+				exchange.virtualMembers(members);
+			}
+		}
+		catch (AccessRefusal refusal) {
+			return answers.forbidden(refused(exchange), refusal);
+		}
+		return relay.get();
+	}
+
+	CredentialReader credentials() {
+		return credentials;
+	}
+
+	ReactiveAuthenticationManager authentication() {
+		return authentication;
+	}
+
+	ServerAccess access() {
+		return access;
+	}
+
+	FrontDoorAnswers answers() {
+		return answers;
+	}
+
+	private FrontDoorAnswers.Refused refused(NettyExchange exchange) {
+		return new FrontDoorAnswers.Refused(exchange.route(), exchange.record(), exchange.response(),
+				() -> ProtectedResourceMetadata.metadataUrl(origin(exchange), exchange.rawPath()));
+	}
+
+	/** The origin the client addressed, adapted to forwarded headers as WebFlux would adapt it. */
+	private String origin(NettyExchange exchange) {
+		String origin = exchange.origin();
+		if (!adaptToForwardedHeaders) {
+			return origin;
+		}
+		try {
+			return ForwardedHeaderUtils.adaptFromForwardedHeaders(URI.create(origin), exchange.requestHeaderView())
+				.replacePath(null)
+				.replaceQuery(null)
+				.fragment(null)
+				.build(true)
+				.toUriString();
+		}
+		catch (RuntimeException malformed) {
+			// A forwarded host or scheme a URI cannot hold (build(true) refuses what is not encoded): never quoted.
+			log.debug("Forwarded headers not usable, the challenge names the relay's own address: {}",
+					malformed.getMessage());
+			return origin;
+		}
+	}
+
+}
