@@ -14,7 +14,7 @@ import reactor.core.publisher.Flux;
  * One client request on an MCP path, as the relay ({@code McpRelay}, {@code VirtualRelay}) handles it: the request as
  * received, the decisions made about it before the relay (its route, its caller, a virtual server's usable members, the
  * record its meters and access-log line are made of), and its {@link #response()}. The relay sees nothing else of the
- * server that carries it: one adapter per server (WebFlux's exchange, a virtual server's member exchange in-process).
+ * server that carries it: one adapter per server (Reactor Netty's route, a virtual server's member exchange in-process).
  *
  * <p>When it runs: the relay gets the exchange once the request line and headers arrived and the front door (origin
  * checks aside, which the relay makes) decided about it; the body may still be arriving. What the relay may change:

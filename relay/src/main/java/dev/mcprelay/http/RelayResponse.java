@@ -11,7 +11,8 @@ import reactor.core.publisher.Mono;
 /**
  * The response to one client request on an MCP path, as the relay writes it: a status and headers, changed freely until
  * the response commits, then one body write. The relay's whole answer goes through this interface, whichever server
- * carries it (WebFlux's exchange today, a virtual server's member exchange in-process).
+ * carries it (Reactor Netty's own response, a virtual server's member exchange in-process; WebFlux's response for the
+ * answers to paths off the route).
  *
  * <p>Commit: the first write ({@link #write}, {@link #writeAndFlushEach}, {@link #complete}) sends the status and the
  * headers as they are at its subscription; changes after it are not seen by the client. Only one write may be made.

@@ -16,9 +16,9 @@ import reactor.netty.NettyOutbound;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
- * A {@link RelayResponse} over WebFlux's response, for the requests WebFlux still carries (the MCP paths while they go
- * through its web filters, and the front door's and error handler's answers). Writes go through WebFlux's response
- * (and the decorators on it, such as the byte count); headers are Reactor Netty's own, of which WebFlux's are a view,
+ * A {@link RelayResponse} over WebFlux's response, for the answers the relay writes to requests WebFlux carries (the
+ * paths off Reactor Netty's route: Spring Security's refusals, the error handler's). Writes go through WebFlux's
+ * response; headers are Reactor Netty's own, of which WebFlux's are a view,
  * or, on a response that is not Reactor Netty's, Netty headers of their own, put on WebFlux's when it commits.
  */
 public final class WebFluxResponse implements RelayResponse {

@@ -7,7 +7,7 @@ import dev.mcprelay.api.Caller;
 /**
  * Records an exchange that ended, once, whoever observed it: its messages' operations and spans
  * ({@link ExchangeRecord#endTrace}), its meters and its access-log line. For a client's request on an MCP path
- * (through WebFlux's web filter or on Reactor Netty's route), and for a virtual server's message to one member
+ * (on Reactor Netty's route), and for a virtual server's message to one member
  * (DESIGN section 11), counted and logged as a request to that member, tagged with the virtual server.
  */
 @Component

@@ -3,7 +3,6 @@ package dev.mcprelay.metrics;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.http.HttpMethod;
-import org.springframework.web.server.ServerWebExchange;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -19,8 +18,6 @@ import dev.mcprelay.tracing.ExchangeTrace;
  * signals and read after the last of them.
  */
 public final class ExchangeRecord {
-
-	private static final String ATTRIBUTE = ExchangeRecord.class.getName();
 
 	/** The virtual server tag value of a request to a server itself. */
 	public static final String NO_VIRTUAL_SERVER = "none";
@@ -56,12 +53,6 @@ public final class ExchangeRecord {
 		this.httpMethod = httpMethod;
 	}
 
-	/** The record of {@code exchange}; a detached one when the exchange was not observed. */
-	public static ExchangeRecord of(ServerWebExchange exchange) {
-		ExchangeRecord record = exchange.getAttribute(ATTRIBUTE);
-		return record != null ? record : new ExchangeRecord(exchange.getRequest().getMethod());
-	}
-
 	/**
 	 * A new record of a request with {@code method}, for a component that observes an exchange of its own (a virtual
 	 * server's message to a member) and records it with {@link ExchangeObservations} when it ends.
@@ -82,13 +73,6 @@ public final class ExchangeRecord {
 		if (route.virtualServer() != null) {
 			record.virtualServer(route.virtualServer());
 		}
-		return record;
-	}
-
-	/** A new record of {@code exchange}'s request (see {@link #begin(HttpMethod, McpRoute)}), left in its attributes. */
-	static ExchangeRecord attach(ServerWebExchange exchange, McpRoute route) {
-		ExchangeRecord record = begin(exchange.getRequest().getMethod(), route);
-		exchange.getAttributes().put(ATTRIBUTE, record);
 		return record;
 	}
 

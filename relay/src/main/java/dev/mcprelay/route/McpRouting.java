@@ -7,7 +7,6 @@ import java.util.TreeSet;
 
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.Profiles;
-import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -15,10 +14,12 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.demo.DemoMcpServer;
 
 /**
- * Makes the routing decision of each request ({@link McpRoute}), once: the first web filter that asks (the relay's
- * observation) has the path parsed ({@link McpPath}) and the id looked up among the configured servers and virtual servers, and the
- * decision is kept in the exchange's attributes; every later reader gets the same object. A {@code /{id}/mcp} path whose id is a path of the relay itself (the actuator's base path,
- * {@code .well-known}, the demo upstream) is not the MCP endpoint's.
+ * Makes the routing decision of each request ({@link McpRoute}), once: the path as it arrived is parsed
+ * ({@link McpPath}) and the id looked up among the configured servers and virtual servers. Reactor Netty's route
+ * ({@code web.McpRoutes}) decides before anything else reads the request and carries the decision with it; for the
+ * requests WebFlux carries (none the relay observes), the first component that asks keeps it in the exchange's
+ * attributes, and every later reader gets the same object. A {@code /{id}/mcp} path whose id is a path of the relay
+ * itself (the actuator's base path, {@code .well-known}, the demo upstream) is not the MCP endpoint's.
  */
 @Component
 public class McpRouting {
@@ -54,17 +55,6 @@ public class McpRouting {
 		McpRoute route = resolve(exchange.getRequest().getPath().pathWithinApplication().value());
 		attributes.put(ATTRIBUTE, route);
 		return route;
-	}
-
-	/**
-	 * The decision for {@code request} where its exchange's attributes can only be read ({@code attributes}: Spring's
-	 * observation of the request, which starts before any web filter): the decision made already, or the one the first
-	 * web filter will make, which is the same, since it is a function of the path alone.
-	 */
-	public McpRoute peek(ServerHttpRequest request, Map<String, Object> attributes) {
-		Object decided = attributes.get(ATTRIBUTE);
-		return decided instanceof McpRoute route ? route
-				: resolve(request.getPath().pathWithinApplication().value());
 	}
 
 	/** The decision for a path as it arrived (percent-encoded, no query), within the application. */

@@ -2,11 +2,9 @@ package dev.mcprelay.route;
 
 import java.util.List;
 
-import org.springframework.web.server.ServerWebExchange;
-
 /**
  * The members of a virtual server one caller may use, decided once by the front door from the request's routing
- * decision and the caller's credential, and left on the exchange for the virtual server to read: a member not in
+ * decision and the caller's credential, and recorded on the exchange for the virtual server to read: a member not in
  * {@link #members()} is neither listed nor reachable for this request. A virtual server's message to a member
  * carries it too, so that every stage knows the virtual server it came through.
  *
@@ -15,16 +13,8 @@ import org.springframework.web.server.ServerWebExchange;
  */
 public record VirtualMembers(String virtualServer, List<String> members) {
 
-	/** The exchange attribute that holds it. */
-	public static final String ATTRIBUTE = VirtualMembers.class.getName();
-
 	public VirtualMembers {
 		members = List.copyOf(members);
-	}
-
-	/** The decision left on {@code exchange}, or {@code null}. */
-	public static VirtualMembers of(ServerWebExchange exchange) {
-		return exchange.getAttribute(ATTRIBUTE);
 	}
 
 }

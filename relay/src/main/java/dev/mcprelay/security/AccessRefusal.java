@@ -8,7 +8,7 @@ import org.springframework.security.access.AccessDeniedException;
  */
 final class AccessRefusal extends AccessDeniedException {
 
-	/** The exchange attribute a refusal is left in for {@link FrontDoorAnswers}. */
+	/** The exchange attribute a refusal is left in for {@link FrontDoorAnswers}, in Spring Security's chain. */
 	static final String ATTRIBUTE = AccessRefusal.class.getName();
 
 	private final String reason;

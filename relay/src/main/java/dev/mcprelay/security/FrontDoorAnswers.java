@@ -145,7 +145,7 @@ final class FrontDoorAnswers
 	}
 
 	private Refused refused(ServerWebExchange exchange) {
-		return new Refused(routing.routeOf(exchange), ExchangeRecord.of(exchange),
+		return new Refused(routing.routeOf(exchange), ExchangeRecord.begin(exchange.getRequest().getMethod()),
 				WebFluxResponse.of(exchange.getResponse()),
 				() -> ProtectedResourceMetadata.metadataUrl(exchange.getRequest()));
 	}

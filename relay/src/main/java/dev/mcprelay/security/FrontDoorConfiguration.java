@@ -108,7 +108,7 @@ class FrontDoorConfiguration {
 			return (exchange, rejected) -> {
 				log.debug("{} refused by the firewall: {}", exchange.getRequest().getMethod(), rejected.getMessage());
 				RelayFailure failure = RelayFailures.requestRejected();
-				ExchangeRecord.of(exchange).failed(false, failure.reason());
+				ExchangeRecord.begin(exchange.getRequest().getMethod()).failed(false, failure.reason());
 				return RelayAnswers.respond(WebFluxResponse.of(exchange.getResponse()), failure, null);
 			};
 		}

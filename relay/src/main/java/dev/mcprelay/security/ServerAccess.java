@@ -58,21 +58,15 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	/**
 	 * Grants or refuses a request in Spring Security's filter chain (the paths not on Reactor Netty's route: the
-	 * actuator); a refusal of an authenticated caller leaves its {@link AccessRefusal} on the exchange
+	 * actuator, which names no server); a refusal of an authenticated caller leaves its {@link AccessRefusal} on the exchange
 	 * ({@link AccessRefusal#ATTRIBUTE}) for the answer to say why, since Spring Security passes on only the verdict.
 	 */
 	@Override
 	public Mono<AuthorizationResult> authorize(Mono<Authentication> authentication, AuthorizationContext context) {
 		ServerWebExchange exchange = context.getExchange();
 		return authentication.filter(Authentication::isAuthenticated).map(accepted -> {
-			Caller caller = callerOf(accepted);
-			// Known even when refused below: the access log and the client tag say who was refused.
-			exchange.getAttributes().put(ExchangeCaller.ATTRIBUTE, caller);
 			try {
-				VirtualMembers members = decide(accepted, caller, routing.routeOf(exchange));
-				if (members != null) {
-					exchange.getAttributes().put(VirtualMembers.ATTRIBUTE, members);
-				}
+				decide(accepted, callerOf(accepted), routing.routeOf(exchange));
 				return (AuthorizationResult) GRANTED;
 			}
 			catch (AccessRefusal refusal) {

@@ -1,19 +1,12 @@
 package dev.mcprelay.web;
 
-import org.springframework.core.Ordered;
-import org.springframework.stereotype.Component;
-import org.springframework.web.server.ServerWebExchange;
-import org.springframework.web.server.WebFilter;
-import org.springframework.web.server.WebFilterChain;
 
 import dev.mcprelay.http.RelayResponse;
-import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.route.McpRoute;
-import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
 /**
@@ -24,27 +17,9 @@ import reactor.core.publisher.Mono;
  * logged. A client that sends such a path is mistaken or probing: the answer says which forms are served. In security
  * mode {@code none}, {@link McpRoutes} refuses it the same way ({@link #refuse}) on Reactor Netty's route.
  */
-@Component
-class AmbiguousPathRefusal implements WebFilter, Ordered {
+final class AmbiguousPathRefusal {
 
-	private final McpRouting routing;
-
-	AmbiguousPathRefusal(McpRouting routing) {
-		this.routing = routing;
-	}
-
-	@Override
-	public int getOrder() {
-		return Ordered.HIGHEST_PRECEDENCE + 5;
-	}
-
-	@Override
-	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		McpRoute route = routing.routeOf(exchange);
-		if (route.kind() != McpRoute.Kind.AMBIGUOUS_PATH) {
-			return chain.filter(exchange);
-		}
-		return refuse(route, ExchangeRecord.of(exchange), WebFluxResponse.of(exchange.getResponse()));
+	private AmbiguousPathRefusal() {
 	}
 
 	/** Refuses a request on an {@link McpRoute.Kind#AMBIGUOUS_PATH}, on whichever server carries it. */

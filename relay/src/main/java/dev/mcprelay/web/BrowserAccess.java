@@ -8,14 +8,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 
-import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
-import org.springframework.web.server.ServerWebExchange;
-import org.springframework.web.server.WebFilter;
-import org.springframework.web.server.WebFilterChain;
 
 import dev.mcprelay.config.HeaderProperties;
 import dev.mcprelay.config.RelayProperties;
@@ -27,8 +23,6 @@ import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
-import dev.mcprelay.route.McpRoute;
-import dev.mcprelay.route.McpRouting;
 import reactor.core.publisher.Mono;
 
 /**
@@ -44,11 +38,10 @@ import reactor.core.publisher.Mono;
  * {@code Mcp-Session-Id} and {@code MCP-Protocol-Version}, so the page can read the session it was given. A
  * request from an origin not allowed is refused by the relay itself (403, {@code origin_not_allowed}).</li>
  * </ul>
- * A web filter on WebFlux (in the secured modes, before the front door), and a step of {@link McpRoutes} on Reactor
- * Netty's route (mode {@code none}): the same {@link #handle} either way.
+ * A step of {@link McpRoutes} on Reactor Netty's route, before the front door.
  */
 @Component
-class BrowserAccess implements WebFilter, Ordered {
+class BrowserAccess {
 
 	private static final String ALLOWED_METHODS = "GET, POST, DELETE";
 
@@ -62,11 +55,8 @@ class BrowserAccess implements WebFilter, Ordered {
 
 	private final Set<String> allowedHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
 
-	private final McpRouting routing;
-
-	BrowserAccess(OriginPolicy originPolicy, RelayProperties properties, McpRouting routing) {
+	BrowserAccess(OriginPolicy originPolicy, RelayProperties properties) {
 		this.originPolicy = originPolicy;
-		this.routing = routing;
 		allowedHeaders.addAll(List.of(HttpHeaders.CONTENT_TYPE, HttpHeaders.ACCEPT, HttpHeaders.AUTHORIZATION,
 				"Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "X-Api-Key"));
 		properties.servers().values().forEach(server -> {
@@ -75,22 +65,6 @@ class BrowserAccess implements WebFilter, Ordered {
 					.forEach(allowedHeaders::add);
 			}
 		});
-	}
-
-	/** Right after the relay's observation filter, before anything else looks at the request. */
-	@Override
-	public int getOrder() {
-		return Ordered.HIGHEST_PRECEDENCE + 10;
-	}
-
-	@Override
-	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		if (exchange.getRequest().getHeaders().getOrigin() == null) {
-			return chain.filter(exchange);
-		}
-		McpRoute route = routing.routeOf(exchange);
-		return route.isEndpoint() ? handle(new WebFluxExchange(exchange, route), () -> chain.filter(exchange))
-				: chain.filter(exchange);
 	}
 
 	/**

@@ -38,7 +38,7 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 	@Override
 	public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
 		return answer(exchange.getRequest().getMethod(), exchange.getRequest().getPath().value(),
-				ExchangeRecord.of(exchange), WebFluxResponse.of(exchange.getResponse()), error);
+				ExchangeRecord.begin(exchange.getRequest().getMethod()), WebFluxResponse.of(exchange.getResponse()), error);
 	}
 
 	/**
