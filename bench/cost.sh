@@ -20,6 +20,9 @@
 # Writes bench/results/<date>-<time>-<host>-cost.md. Installs nginx and wrk (Debian) if missing.
 # Knobs (environment): DURATION (10s), JVM_WARMUP (30s), ROUNDS (3), CONCURRENCY (16), TARGETS (all of the above, in
 # that order; e.g. TARGETS="bare relay relay-traced" for a quicker A/B: a ratio whose targets did not run is "-").
+# Interleaved A/B of two revisions: B_REV=<commit> builds that revision too (a git worktree), and every relay target
+# named with a "b-" prefix (TARGETS="bare relay b-relay relay-api-key b-relay-api-key") runs B's jar with the
+# configuration of the target it names; the report adds each pair's B / A ratios.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -75,11 +78,14 @@ CONF
   PIDS+=("$NGINX_PID")
 }
 
-# start_relay NAME ARGS...: mcp-relay from the packaged jar in front of the static upstream; sets URL and CPU_PID
+# start_relay NAME ARGS...: mcp-relay from the packaged jar (B's for a "b-" NAME) in front of the static upstream;
+# sets URL and CPU_PID
 start_relay() {
   local name=$1; shift
   local port; port=$(free_port)
-  java -cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher \
+  local jar=$JAR
+  [[ $name == b-* ]] && jar=$B_JAR
+  java -cp "$jar" org.springframework.boot.loader.launch.PropertiesLauncher \
     --server.port="$port" --server.address=127.0.0.1 \
     --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
     --logging.level.root=WARN --logging.level.mcp.relay.access=INFO "$@" >"$WORK/$name.log" 2>&1 &
@@ -125,6 +131,15 @@ JAR=$(ls "$ROOT"/relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
 mkdir -p "$WORK/jar" "$WORK/bare"
 (cd "$WORK/jar" && jar xf "$JAR")
 javac -nowarn -d "$WORK/bare" -cp "$WORK/jar/BOOT-INF/lib/*" bench/bare-relay/dev/mcprelay/bench/*.java
+B_JAR=
+if [ -n "${B_REV:-}" ]; then
+  log "building B ($B_REV)"
+  git worktree add -q --detach "$WORK/b" "$B_REV"
+  (cd "$WORK/b" && "$ROOT/mvnw" -q -B package -DskipTests -pl relay -am >/dev/null)
+  cp "$(ls "$WORK/b"/relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)" "$WORK/b.jar"
+  git worktree remove --force "$WORK/b"
+  B_JAR=$WORK/b.jar
+fi
 
 log "a key, an RSA key pair, its JWK Set and a token"
 API_KEY=$(openssl rand -hex 32)
@@ -139,9 +154,10 @@ chmod 755 "$WORK" "$WORK/static" && chmod 644 "$WORK/static/jwks.json"
 HEADER=$(printf '{"alg":"RS256","kid":"bench","typ":"JWT"}' | b64url)
 PAYLOAD=$(printf '{"sub":"bench","aud":"mcp-relay","scope":"mcp","iat":%d,"exp":%d}' "$(date +%s)" "$(( $(date +%s) + 86400 ))" | b64url)
 SIGNATURE=$(printf %s "$HEADER.$PAYLOAD" | openssl dgst -sha256 -sign "$WORK/jwt.pem" -binary | b64url)
-declare -A AUTH=([relay-api-key]="$API_KEY" [relay-jwt]="$HEADER.$PAYLOAD.$SIGNATURE")
+declare -A AUTH=([relay-api-key]="$API_KEY" [relay-jwt]="$HEADER.$PAYLOAD.$SIGNATURE"
+  [b-relay-api-key]="$API_KEY" [b-relay-jwt]="$HEADER.$PAYLOAD.$SIGNATURE")
 
-log "starting the static upstream, nginx, the bare relay and four relays"
+log "starting the static upstream, nginx, the bare relay and the relays"
 UPSTREAM_PORT=$(free_port)
 RESULT='{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello from wrk"}]}}'
 start_nginx upstream "server {
@@ -171,18 +187,28 @@ CPU_PID[bare]=$!
 URL[bare]="http://127.0.0.1:$BARE_PORT/mcp"
 wait_port "$BARE_PORT"
 
-runs relay && start_relay relay --mcp-relay.security.mode=none
-runs relay-traced && start_relay relay-traced --mcp-relay.security.mode=none \
-  --management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces"
-runs relay-traced-none && start_relay relay-traced-none --mcp-relay.security.mode=none \
-  --management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces" --management.tracing.sampling.probability=0.0
-runs relay-traced-all && start_relay relay-traced-all --mcp-relay.security.mode=none \
-  --management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces" --management.tracing.sampling.probability=1.0
-runs relay-api-key && start_relay relay-api-key --mcp-relay.security.mode=api-key --mcp-relay.security.api-keys[0].client=bench \
-  --mcp-relay.security.api-keys[0].key-sha256="$API_KEY_SHA256" '--mcp-relay.security.api-keys[0].servers[0]=*'
-runs relay-jwt && start_relay relay-jwt --mcp-relay.security.mode=jwt \
-  --mcp-relay.security.jwt.jwk-set-uri="http://127.0.0.1:$UPSTREAM_PORT/jwks.json" \
-  --mcp-relay.security.jwt.audience=mcp-relay
+# relay_args TARGET: the relay configuration of a relay target ("b-" targets have that of the target they name)
+relay_args() {
+  local otlp=--management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces"
+  case ${1#b-} in
+    relay) echo --mcp-relay.security.mode=none ;;
+    relay-traced) echo --mcp-relay.security.mode=none "$otlp" ;;
+    relay-traced-none) echo --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=0.0 ;;
+    relay-traced-all) echo --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=1.0 ;;
+    relay-api-key) echo --mcp-relay.security.mode=api-key '--mcp-relay.security.api-keys[0].client=bench' \
+      "--mcp-relay.security.api-keys[0].key-sha256=$API_KEY_SHA256" '--mcp-relay.security.api-keys[0].servers[0]=*' ;;
+    relay-jwt) echo --mcp-relay.security.mode=jwt \
+      --mcp-relay.security.jwt.jwk-set-uri="http://127.0.0.1:$UPSTREAM_PORT/jwks.json" \
+      --mcp-relay.security.jwt.audience=mcp-relay ;;
+    *) echo "unknown target $1" >&2; exit 1 ;;
+  esac
+}
+for target in "${TARGETS[@]}"; do
+  case $target in nginx-proxy|bare) continue ;; esac
+  [[ $target == b-* && -z $B_JAR ]] && { echo "$target needs B_REV" >&2; exit 1; }
+  read -r -a args <<<"$(relay_args "$target")"
+  start_relay "$target" "${args[@]}"
+done
 
 log "warming up every target for $JVM_WARMUP"
 for target in "${TARGETS[@]}"; do one_run "$target" "$JVM_WARMUP" >/dev/null; done
@@ -226,6 +252,19 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "| traced (10%) CPU / none CPU | $(ratio "$(med relay-traced 4)" "$(med relay 4)") | ≤ 1.1 (issue 28) |"
   echo "| relay p99 / bare p99 | $(ratio "$(med relay 6)" "$(med bare 6)") | ≤ 1.5 |"
   echo
+  if [ -n "$B_JAR" ]; then
+    echo "A/B: A is $(git rev-parse --short HEAD), B is $(git rev-parse --short "$B_REV"); B / A of each pair's medians:"
+    echo
+    echo "| pair | B / A CPU per request | B / A req/s | B / A p99 |"
+    echo "|---|---|---|---|"
+    for target in "${TARGETS[@]}"; do
+      [[ $target == b-* ]] || continue
+      a=${target#b-}
+      echo "| $a | $(ratio "$(med "$target" 4)" "$(med "$a" 4)") | $(ratio "$(med "$target" 3)" "$(med "$a" 3)") |" \
+        "$(ratio "$(med "$target" 6)" "$(med "$a" 6)") |"
+    done
+    echo
+  fi
   echo "Every round:"
   echo
   echo '```'
