@@ -10,6 +10,8 @@
 #                 Spring Boot's default sampling of 10%
 #   (not run unless named in TARGETS: relay-traced-none and relay-traced-all, tracing on with sampling 0 and 1, to
 #   tell what an unsampled and a sampled message cost)
+#   (also only when named: relay-5, mode none with five interceptors (bench/interceptors' four beans and a tool deny
+#   list, as bench/run.sh's relay+5), and relay-no-log, mode none with the access log off)
 #   relay-api-key mcp-relay in mode api-key (the key as a bearer token)
 #   relay-jwt     mcp-relay in mode jwt (an RS256 token, validated against a JWK Set the upstream nginx serves; the
 #                 same token every request, so the relay's decoder cache is what is measured)
@@ -85,7 +87,9 @@ start_relay() {
   local port; port=$(free_port)
   local jar=$JAR
   [[ $name == b-* ]] && jar=$B_JAR
-  java -cp "$jar" org.springframework.boot.loader.launch.PropertiesLauncher \
+  local loader=()
+  [[ ${name#b-} == relay-5 ]] && loader=(-Dloader.path="$WORK/interceptors")
+  java "${loader[@]}" -cp "$jar" org.springframework.boot.loader.launch.PropertiesLauncher \
     --server.port="$port" --server.address=127.0.0.1 \
     --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
     --logging.level.root=WARN --logging.level.mcp.relay.access=INFO "$@" >"$WORK/$name.log" 2>&1 &
@@ -131,6 +135,9 @@ JAR=$(ls "$ROOT"/relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)
 mkdir -p "$WORK/jar" "$WORK/bare"
 (cd "$WORK/jar" && jar xf "$JAR")
 javac -nowarn -d "$WORK/bare" -cp "$WORK/jar/BOOT-INF/lib/*" bench/bare-relay/dev/mcprelay/bench/*.java
+mkdir -p "$WORK/interceptors"
+javac -nowarn -d "$WORK/interceptors" -cp "$WORK/jar/BOOT-INF/classes:$WORK/jar/BOOT-INF/lib/*" \
+  bench/interceptors/dev/mcprelay/bench/*.java
 B_JAR=
 if [ -n "${B_REV:-}" ]; then
   log "building B ($B_REV)"
@@ -193,6 +200,9 @@ relay_args() {
   case ${1#b-} in
     relay) echo --mcp-relay.security.mode=none ;;
     relay-traced) echo --mcp-relay.security.mode=none "$otlp" ;;
+    relay-5) echo --mcp-relay.security.mode=none '--mcp-relay.servers.fast.tools.deny[0]=forbidden_*' \
+      --logging.level.dev.mcprelay.intercept.InterceptorChains=INFO ;;
+    relay-no-log) echo --mcp-relay.security.mode=none --mcp-relay.access-log.enabled=false ;;
     relay-traced-none) echo --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=0.0 ;;
     relay-traced-all) echo --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=1.0 ;;
     relay-api-key) echo --mcp-relay.security.mode=api-key '--mcp-relay.security.api-keys[0].client=bench' \
@@ -208,6 +218,9 @@ for target in "${TARGETS[@]}"; do
   [[ $target == b-* && -z $B_JAR ]] && { echo "$target needs B_REV" >&2; exit 1; }
   read -r -a args <<<"$(relay_args "$target")"
   start_relay "$target" "${args[@]}"
+  if [[ ${target#b-} == relay-5 ]] && ! grep -q bench-argument-injection "$WORK/$target.log"; then
+    echo "the bench interceptors did not load in $target:" >&2; cat "$WORK/$target.log" >&2; exit 1
+  fi
 done
 
 log "warming up every target for $JVM_WARMUP"
@@ -249,6 +262,8 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "| relay req/s / bare req/s | $(ratio "$(med relay 3)" "$(med bare 3)") | ≥ 0.7 |"
   echo "| api-key CPU / none CPU | $(ratio "$(med relay-api-key 4)" "$(med relay 4)") | ≤ 1.1 |"
   echo "| jwt CPU / none CPU | $(ratio "$(med relay-jwt 4)" "$(med relay 4)") | ≤ 1.15 |"
+  echo "| five interceptors CPU / none CPU | $(ratio "$(med relay-5 4)" "$(med relay 4)") | ≤ 1.1 |"
+  echo "| access log on CPU / off CPU | $(ratio "$(med relay 4)" "$(med relay-no-log 4)") | ≤ 1.05 |"
   echo "| traced (10%) CPU / none CPU | $(ratio "$(med relay-traced 4)" "$(med relay 4)") | ≤ 1.1 (issue 28) |"
   echo "| relay p99 / bare p99 | $(ratio "$(med relay 6)" "$(med bare 6)") | ≤ 1.5 |"
   echo
