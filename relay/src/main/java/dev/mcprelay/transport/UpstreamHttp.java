@@ -23,22 +23,9 @@ public final class UpstreamHttp {
 	/** The request on its way; the caller chooses how to read the response. */
 	public static HttpClient.ResponseReceiver<?> send(HttpClient httpClient, HttpMethod method, URI uri,
 			HttpHeaders headers, byte[] body, Runnable onWritten) {
-		return send(sender(httpClient, method, uri), headers, body, onWritten);
-	}
-
-	/**
-	 * Reactor Netty's sender of {@code method} requests to {@code uri} through {@code httpClient}: immutable, so one
-	 * made ahead serves every request to the same place (each step of Reactor Netty's builder copies its whole
-	 * configuration).
-	 */
-	public static HttpClient.RequestSender sender(HttpClient httpClient, HttpMethod method, URI uri) {
-		return httpClient.request(io.netty.handler.codec.http.HttpMethod.valueOf(method.name())).uri(uri);
-	}
-
-	/** The request on its way through a {@link #sender}; the caller chooses how to read the response. */
-	public static HttpClient.ResponseReceiver<?> send(HttpClient.RequestSender sender, HttpHeaders headers, byte[] body,
-			Runnable onWritten) {
-		return sender.send((request, outbound) -> {
+		return httpClient.request(io.netty.handler.codec.http.HttpMethod.valueOf(method.name()))
+			.uri(uri)
+			.send((request, outbound) -> {
 				io.netty.handler.codec.http.HttpHeaders out = request.requestHeaders();
 				out.setAll(WireHeaders.nettyOf(headers));
 				Mono<Void> written;
