@@ -25,6 +25,8 @@
 # Interleaved A/B of two revisions: B_REV=<commit> builds that revision too (a git worktree), and every relay target
 # named with a "b-" prefix (TARGETS="bare relay b-relay relay-api-key b-relay-api-key") runs B's jar with the
 # configuration of the target it names; the report adds each pair's B / A ratios.
+# PROFILE=<target>: records that target with JFR over the measured rounds (not the warm-up) and appends its hottest
+# methods (top frames) and hottest relay methods anywhere on the stack to the report.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -226,6 +228,11 @@ done
 log "warming up every target for $JVM_WARMUP"
 for target in "${TARGETS[@]}"; do one_run "$target" "$JVM_WARMUP" >/dev/null; done
 
+JDK_TOOLS=/usr/lib/jvm/temurin-25-jdk-amd64/bin
+if [ -n "${PROFILE:-}" ]; then
+  runs "$PROFILE" || { echo "PROFILE=$PROFILE is not one of the targets" >&2; exit 1; }
+  jcmd "${CPU_PID[$PROFILE]}" JFR.start name=cost settings=profile >/dev/null
+fi
 : >"$WORK/rounds.txt"
 for round in $(seq 1 "$ROUNDS"); do
   log "round $round of $ROUNDS"
@@ -233,6 +240,39 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "$round $target $(one_run "$target" "$DURATION")" | tee -a "$WORK/rounds.txt" >&2
   done
 done
+
+if [ -n "${PROFILE:-}" ]; then
+  jcmd "${CPU_PID[$PROFILE]}" JFR.dump name=cost filename="$WORK/profile.jfr" >/dev/null
+  jfr_tool=jfr; [ -x "$JDK_TOOLS/jfr" ] && jfr_tool=$JDK_TOOLS/jfr
+  # per method, the share of samples with it on top of the stack, and (relay methods) anywhere on it
+  "$jfr_tool" print --events jdk.ExecutionSample --stack-depth 64 "$WORK/profile.jfr" | awk '
+    /stackTrace = \[/ { depth = 0; split("", seen); samples++; next }
+    /^[[:space:]]+[a-zA-Z_$][^ ]*\(.*line:/ {
+      frame = $1; sub(/\(.*/, "", frame)
+      if (depth++ == 0) top[frame]++
+      if (frame ~ /^dev\.mcprelay\./ && !(frame in seen)) { seen[frame] = 1; relay[frame]++ }
+    }
+    END {
+      for (f in top) printf "top %.1f %s\n", 100 * top[f] / samples, f
+      for (f in relay) printf "relay %.1f %s\n", 100 * relay[f] / samples, f
+      printf "samples %d\n", samples
+    }' >"$WORK/profile.txt"
+  {
+    echo "## Profile of $PROFILE (JFR execution samples over the rounds: $(awk '$1 == "samples" { print $2 }' "$WORK/profile.txt"))"
+    echo
+    echo "Top of stack, % of samples:"
+    echo
+    echo '```'
+    awk '$1 == "top" { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | head -25
+    echo '```'
+    echo
+    echo "Relay methods anywhere on the stack (inclusive), % of samples:"
+    echo
+    echo '```'
+    awk '$1 == "relay" { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | head -25
+    echo '```'
+  } >"$WORK/profile.md"
+fi
 
 # med TARGET COLUMN: the median of a column (3 req/s, 4 CPU us/request, 5 p50, 6 p99) over the rounds
 med() { awk -v t="$1" -v c="$2" '$2 == t { print $c }' "$WORK/rounds.txt" | median; }
@@ -268,7 +308,7 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "| relay p99 / bare p99 | $(ratio "$(med relay 6)" "$(med bare 6)") | ≤ 1.5 |"
   echo
   if [ -n "$B_JAR" ]; then
-    echo "A/B: A is $(git rev-parse --short HEAD), B is $(git rev-parse --short "$B_REV"); B / A of each pair's medians:"
+    echo "A/B: A is this tree ($(git describe --always --dirty)), B is $(git rev-parse --short "$B_REV"); B / A of each pair's medians:"
     echo
     echo "| pair | B / A CPU per request | B / A req/s | B / A p99 |"
     echo "|---|---|---|---|"
@@ -286,6 +326,7 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "round target req/s cpu-us-per-request p50-ms p99-ms"
   cat "$WORK/rounds.txt"
   echo '```'
+  if [ -n "${PROFILE:-}" ]; then echo; cat "$WORK/profile.md"; fi
 } >"$REPORT"
 cat "$REPORT"
 echo "wrote $REPORT" >&2
