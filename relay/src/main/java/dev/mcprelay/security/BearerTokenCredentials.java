@@ -1,8 +1,5 @@
 package dev.mcprelay.security;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import org.springframework.http.HttpHeaders;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
@@ -18,20 +15,42 @@ import org.springframework.security.oauth2.server.resource.authentication.Bearer
  */
 final class BearerTokenCredentials implements CredentialReader {
 
-	private static final Pattern BEARER = Pattern.compile("^Bearer (?<token>[a-zA-Z0-9-._~+/]+=*)$",
-			Pattern.CASE_INSENSITIVE);
+	private static final String BEARER = "Bearer ";
 
 	@Override
 	public Authentication read(HttpHeaders headers) {
 		String authorization = headers.getFirst(HttpHeaders.AUTHORIZATION);
-		if (authorization == null || !authorization.regionMatches(true, 0, "bearer", 0, 6)) {
+		if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, 6)) {
 			return null;
 		}
-		Matcher matcher = BEARER.matcher(authorization);
-		if (!matcher.matches()) {
+		if (!authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())
+				|| !isB64Token(authorization, BEARER.length())) {
 			throw new InvalidBearerTokenException("Bearer token is malformed");
 		}
-		return new BearerTokenAuthenticationToken(matcher.group("token"));
+		return new BearerTokenAuthenticationToken(authorization.substring(BEARER.length()));
+	}
+
+	/**
+	 * Whether {@code value} from {@code start} on is one RFC 6750 {@code b64token}: {@code 1*( ALPHA / DIGIT / "-" /
+	 * "." / "_" / "~" / "+" / "/" ) *"="} (a loop, not a regular expression: it runs on every request).
+	 */
+	static boolean isB64Token(String value, int start) {
+		int end = value.length();
+		while (end > start && value.charAt(end - 1) == '=') {
+			end--;
+		}
+		if (end == start) {
+			return false;
+		}
+		for (int i = start; i < end; i++) {
+			char c = value.charAt(i);
+			boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+					|| c == '.' || c == '_' || c == '~' || c == '+' || c == '/';
+			if (!allowed) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

@@ -27,7 +27,7 @@ import org.springframework.security.config.observation.SecurityObservationSettin
 import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
-import org.springframework.security.oauth2.server.resource.authentication.ReactiveJwtAuthenticationConverterAdapter;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.security.oauth2.server.resource.authentication.JwtReactiveAuthenticationManager;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
@@ -176,7 +176,8 @@ class FrontDoorConfiguration {
 		JwtAuthenticationConverter callers = new JwtAuthenticationConverter();
 		callers.setPrincipalClaimName(security.jwt().clientClaim());
 		JwtReactiveAuthenticationManager tokens = new JwtReactiveAuthenticationManager(JwtDecoding.decoder(security.jwt()));
-		tokens.setJwtAuthenticationConverter(new ReactiveJwtAuthenticationConverterAdapter(callers));
+		tokens.setJwtAuthenticationConverter(
+				jwt -> Mono.just(new TokenAuthentication((JwtAuthenticationToken) callers.convert(jwt))));
 		log.info("Callers authenticate with JWT access tokens from {}",
 				security.jwt().issuerUri() != null ? security.jwt().issuerUri() : security.jwt().jwkSetUri());
 		if (security.jwt().expectedIssuer() == null) {
@@ -184,8 +185,8 @@ class FrontDoorConfiguration {
 					+ "the RFC 9728 metadata names no authorization server for clients to log in with. Set "
 					+ "mcp-relay.security.jwt.issuer to the issuer of your tokens.", security.jwt().jwkSetUri());
 		}
-		return new FrontDoor(new SingleCredential(new BearerTokenCredentials()), tokens, access, answers,
-				adaptToForwardedHeaders);
+		return new FrontDoor(new SingleCredential(new BearerTokenCredentials()), new ValidatedTokens(tokens), access,
+				answers, adaptToForwardedHeaders);
 	}
 
 	/**

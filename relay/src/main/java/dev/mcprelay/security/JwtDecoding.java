@@ -29,8 +29,8 @@ import reactor.netty.http.client.HttpClient;
  * {@code exp} and {@code nbf} (60 s of clock skew), {@code iss} when an issuer is configured ({@code issuer-uri}, or
  * {@code issuer} beside {@code jwk-set-uri}), and {@code aud} when an audience is. Unsigned tokens ({@code alg: none}) are refused by the decoder itself.
  *
- * <p>An accepted token is kept a while ({@link ValidatedTokens}): the same token on the next request is not checked
- * again.
+ * <p>An accepted token is kept a while by the front door ({@link ValidatedTokens}): the same token on the next request
+ * is not checked again.
  *
  * <p>Fetching the keys is bounded ({@value #KEYS_TIMEOUT_SECONDS} s to connect and to answer): a key source that is
  * down, refuses connections, hangs or answers with something that is no key set fails the token's check as a
@@ -65,12 +65,12 @@ final class JwtDecoding {
 		}
 		decoder.setJwtValidator(JwtValidators.createDefaultWithValidators(validators));
 		Duration overall = timeout.multipliedBy(3);
-		return new ValidatedTokens(token -> decoder.decode(token)
+		return token -> decoder.decode(token)
 			.timeout(overall)
 			.onErrorMap(error -> !(error instanceof JwtException),
 					error -> new JwtException(error instanceof TimeoutException
 							? "The authorization server's keys did not arrive within " + overall.toSeconds() + "s"
-							: "The authorization server's keys could not be fetched: " + error.getMessage(), error)));
+							: "The authorization server's keys could not be fetched: " + error.getMessage(), error));
 	}
 
 	private static OAuth2TokenValidator<Jwt> audience(String audience) {

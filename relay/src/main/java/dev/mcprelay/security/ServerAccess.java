@@ -152,6 +152,9 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		if (authentication instanceof ApiKeyAuthentication key) {
 			return key.getPrincipal();
 		}
+		if (authentication instanceof TokenAuthentication token) {
+			return token.caller();
+		}
 		if (authentication instanceof JwtAuthenticationToken token) {
 			return TokenCaller.of(token);
 		}

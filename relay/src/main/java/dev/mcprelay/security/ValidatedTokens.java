@@ -3,77 +3,95 @@ package dev.mcprelay.security;
 import java.time.Duration;
 import java.time.Instant;
 
-import org.springframework.security.oauth2.jwt.Jwt;
-import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import org.springframework.security.authentication.ReactiveAuthenticationManager;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
+import dev.mcprelay.Sha256;
 import reactor.core.publisher.Mono;
 
-import dev.mcprelay.Sha256;
-
 /**
- * A token the decoder accepted, kept for {@link #KEPT} at most and never past its own {@code exp}, so that a client that
- * sends the same token on every request has its signature checked and its claims parsed once, not per request (on
- * this machine, checking an RS256 token cost the relay about 5x the CPU of relaying the request).
+ * A token the JWT authentication manager accepted, kept with what it authenticated (its claims, its authorities, its
+ * {@link TokenAuthentication#caller() caller}) for {@link #KEPT} at most and never past its own {@code exp}, so that a
+ * client that sends the same token on every request has its signature checked and its claims read once, not per
+ * request (on this machine, checking an RS256 token cost the relay about 5x the CPU of relaying the request).
  *
- * <p>Only accepted tokens are kept: a refused one is checked again each time. Tokens are kept under their SHA-256, never
- * as themselves; {@value #MAX_TOKENS} at most, least recently used first out. What keeping costs: a key removed from
- * the authorization server's key set still has its tokens accepted for up to {@link #KEPT} (as for a relay that
- * fetched the key set just before), and a token is accepted until its {@code exp} at the latest, without the decoder's
- * 60 s of clock skew past it.
+ * <p>Only accepted tokens are kept: a refused one is checked again each time. Tokens are kept under their SHA-256,
+ * never as themselves; {@value #MAX_TOKENS} at most, least recently used first out. What keeping costs: a key removed
+ * from the authorization server's key set still has its tokens accepted for up to {@link #KEPT} (as for a relay that
+ * fetched the key set just before), and a token is accepted until its {@code exp} at the latest, without the
+ * decoder's 60 s of clock skew past it.
+ *
+ * <p>Used by the front door on the MCP paths and by Spring Security's chain on every other path: one cache.
  */
-final class ValidatedTokens implements ReactiveJwtDecoder {
+final class ValidatedTokens implements ReactiveAuthenticationManager {
 
 	/** How long an accepted token is kept at most. */
 	static final Duration KEPT = Duration.ofSeconds(30);
 
 	static final int MAX_TOKENS = 10_000;
 
-	private final ReactiveJwtDecoder decoder;
+	private final ReactiveAuthenticationManager tokens;
 
-	private final Cache<String, Jwt> accepted = Caffeine.newBuilder()
+	private final Cache<String, JwtAuthenticationToken> accepted = Caffeine.newBuilder()
 		.maximumSize(MAX_TOKENS)
 		.expireAfter(new UntilExpiry())
 		.build();
 
-	ValidatedTokens(ReactiveJwtDecoder decoder) {
-		this.decoder = decoder;
+	/** @param tokens the manager that checks a bearer token when it is not kept */
+	ValidatedTokens(ReactiveAuthenticationManager tokens) {
+		this.tokens = tokens;
 	}
 
 	@Override
-	public Mono<Jwt> decode(String token) {
-		String key = Sha256.hex(token);
-		Jwt kept = accepted.getIfPresent(key);
-		if (kept != null && (kept.getExpiresAt() == null || Instant.now().isBefore(kept.getExpiresAt()))) {
+	public Mono<Authentication> authenticate(Authentication authentication) {
+		if (!(authentication instanceof BearerTokenAuthenticationToken bearer)) {
+			return tokens.authenticate(authentication);
+		}
+		String key = Sha256.hex(bearer.getToken());
+		JwtAuthenticationToken kept = accepted.getIfPresent(key);
+		if (kept != null && isUnexpired(kept, Instant.now())) {
 			return Mono.just(kept);
 		}
-		return decoder.decode(token).doOnNext(jwt -> accepted.put(key, jwt));
+		return tokens.authenticate(authentication).doOnNext(result -> {
+			if (result instanceof JwtAuthenticationToken token) {
+				accepted.put(key, token);
+			}
+		});
 	}
 
+	private static boolean isUnexpired(JwtAuthenticationToken token, Instant now) {
+		Instant expiry = token.getToken().getExpiresAt();
+		return expiry == null || now.isBefore(expiry);
+	}
 
 	/** Kept {@link #KEPT} from when it was accepted, or until its {@code exp} if that comes first. */
-	private static final class UntilExpiry implements Expiry<String, Jwt> {
+	private static final class UntilExpiry implements Expiry<String, JwtAuthenticationToken> {
 
 		@Override
-		public long expireAfterCreate(String key, Jwt jwt, long currentTime) {
+		public long expireAfterCreate(String key, JwtAuthenticationToken token, long currentTime) {
 			long kept = KEPT.toNanos();
-			if (jwt.getExpiresAt() == null) {
+			Instant expiry = token.getToken().getExpiresAt();
+			if (expiry == null) {
 				return kept;
 			}
-			long untilExpiry = Duration.between(Instant.now(), jwt.getExpiresAt()).toNanos();
+			long untilExpiry = Duration.between(Instant.now(), expiry).toNanos();
 			return Math.max(0, Math.min(kept, untilExpiry));
 		}
 
 		@Override
-		public long expireAfterUpdate(String key, Jwt jwt, long currentTime, long currentDuration) {
-			return expireAfterCreate(key, jwt, currentTime);
+		public long expireAfterUpdate(String key, JwtAuthenticationToken token, long currentTime,
+				long currentDuration) {
+			return expireAfterCreate(key, token, currentTime);
 		}
 
 		@Override
-		public long expireAfterRead(String key, Jwt jwt, long currentTime, long currentDuration) {
+		public long expireAfterRead(String key, JwtAuthenticationToken token, long currentTime, long currentDuration) {
 			return currentDuration;
 		}
 

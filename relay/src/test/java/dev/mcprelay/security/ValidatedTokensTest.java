@@ -9,8 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.security.oauth2.jwt.BadJwtException;
+import org.springframework.security.core.Authentication;
 import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 
 import reactor.core.publisher.Mono;
 
@@ -25,23 +28,27 @@ class ValidatedTokensTest {
 	void theSameAcceptedTokenIsCheckedOnce() {
 		ValidatedTokens tokens = new ValidatedTokens(token -> accept(token, Instant.now().plusSeconds(300)));
 
-		for (int i = 0; i < 3; i++) {
-			assertThat(tokens.decode("token-a").block().getSubject()).isEqualTo("alice");
+		Authentication first = tokens.authenticate(bearer("token-a")).block();
+		for (int i = 0; i < 2; i++) {
+			assertThat(tokens.authenticate(bearer("token-a")).block()).as("what was accepted, caller and all")
+				.isSameAs(first);
 		}
-		tokens.decode("token-b").block();
+		tokens.authenticate(bearer("token-b")).block();
 
+		assertThat(((TokenAuthentication) first).caller().id()).isEqualTo("alice");
 		assertThat(checked).containsExactly("token-a", "token-b");
 	}
 
 	@Test
 	void aRefusedTokenIsCheckedEveryTime() {
 		ValidatedTokens tokens = new ValidatedTokens(token -> {
-			checked.add(token);
-			return Mono.error(new BadJwtException("bad signature"));
+			checked.add(tokenOf(token));
+			return Mono.error(new InvalidBearerTokenException("bad signature"));
 		});
 
 		for (int i = 0; i < 2; i++) {
-			assertThatThrownBy(() -> tokens.decode("forged").block()).isInstanceOf(BadJwtException.class);
+			assertThatThrownBy(() -> tokens.authenticate(bearer("forged")).block())
+				.isInstanceOf(InvalidBearerTokenException.class);
 		}
 
 		assertThat(checked).containsExactly("forged", "forged");
@@ -54,25 +61,36 @@ class ValidatedTokensTest {
 			if (Instant.now().isBefore(expiry)) {
 				return accept(token, expiry);
 			}
-			checked.add(token);
-			return Mono.error(new BadJwtException("expired"));
+			checked.add(tokenOf(token));
+			return Mono.error(new InvalidBearerTokenException("expired"));
 		});
 
-		tokens.decode("short-lived").block();
+		tokens.authenticate(bearer("short-lived")).block();
 		Thread.sleep(Math.max(0, Duration.between(Instant.now(), expiry).toMillis()) + 100);
 
-		assertThatThrownBy(() -> tokens.decode("short-lived").block()).isInstanceOf(BadJwtException.class);
+		assertThatThrownBy(() -> tokens.authenticate(bearer("short-lived")).block())
+			.isInstanceOf(InvalidBearerTokenException.class);
 		assertThat(checked).as("checked again once it expired").containsExactly("short-lived", "short-lived");
 	}
 
-	private Mono<Jwt> accept(String token, Instant expiry) {
+	private Mono<Authentication> accept(Authentication presented, Instant expiry) {
+		String token = tokenOf(presented);
 		checked.add(token);
-		return Mono.just(Jwt.withTokenValue(token)
+		Jwt jwt = Jwt.withTokenValue(token)
 			.header("alg", "RS256")
 			.subject("alice")
 			.issuedAt(Instant.now().minusSeconds(1))
 			.expiresAt(expiry)
-			.build());
+			.build();
+		return Mono.just(new TokenAuthentication(new JwtAuthenticationToken(jwt, List.of(), "alice")));
+	}
+
+	private static BearerTokenAuthenticationToken bearer(String token) {
+		return new BearerTokenAuthenticationToken(token);
+	}
+
+	private static String tokenOf(Authentication presented) {
+		return ((BearerTokenAuthenticationToken) presented).getToken();
 	}
 
 }

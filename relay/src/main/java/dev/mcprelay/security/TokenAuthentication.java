@@ -1,0 +1,35 @@
+package dev.mcprelay.security;
+
+import java.util.Collection;
+
+import org.springframework.security.core.GrantedAuthority;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
+
+import dev.mcprelay.api.Caller;
+
+/**
+ * An accepted JWT as Spring Security's {@link JwtAuthenticationToken}, with the {@link Caller} it stands for
+ * ({@link TokenCaller}) made once, when the token was accepted: a token kept by {@link ValidatedTokens} serves every
+ * later request without its claims being read again.
+ */
+final class TokenAuthentication extends JwtAuthenticationToken {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient Caller caller;
+
+	TokenAuthentication(JwtAuthenticationToken accepted) {
+		this(accepted.getToken(), accepted.getAuthorities(), accepted.getName());
+	}
+
+	private TokenAuthentication(Jwt jwt, Collection<? extends GrantedAuthority> authorities, String name) {
+		super(jwt, authorities, name);
+		this.caller = TokenCaller.of(this);
+	}
+
+	Caller caller() {
+		return caller;
+	}
+
+}
