@@ -9,7 +9,11 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
 import reactor.core.publisher.Flux;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -117,6 +121,17 @@ public final class NettyExchange implements RelayExchange {
 	private static boolean allowedInHost(char c, boolean ipv6) {
 		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~!$&'()*+,;=".indexOf(c) >= 0
 				|| (ipv6 && (c == ':' || c == '[' || c == ']' || c == '%'));
+	}
+
+	/**
+	 * {@code key}'s attribute of the client's connection, which lives as long as the connection and is seen by every
+	 * request that follows on it, and by no other connection (on HTTP/2, the connection's, not the stream's).
+	 */
+	public <T> Attribute<T> connectionAttribute(AttributeKey<T> key) {
+		Channel[] channel = new Channel[1];
+		request.withConnection(connection -> channel[0] = connection.channel());
+		Channel connection = channel[0] instanceof Http2StreamChannel stream ? stream.parent() : channel[0];
+		return connection.attr(key);
 	}
 
 	@Override

@@ -14,6 +14,7 @@ import org.springframework.web.util.ForwardedHeaderUtils;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.NettyExchange;
 import dev.mcprelay.route.VirtualMembers;
+import io.netty.util.Attribute;
 import reactor.core.publisher.Mono;
 
 /**
@@ -24,7 +25,8 @@ import reactor.core.publisher.Mono;
  * <ol>
  * <li>the one credential the request presents ({@link SingleCredential} over the mode's {@link CredentialReader});</li>
  * <li>authenticated by the mode's {@link ReactiveAuthenticationManager} ({@link ApiKeys}, or Spring Security's JWT
- * manager over {@link JwtDecoding}'s decoder);</li>
+ * manager over {@link JwtDecoding}'s decoder, its accepted tokens kept by {@link ValidatedTokens}), unless the
+ * request's connection presented the very same credential a moment before ({@link ConnectionCredential});</li>
  * <li>the caller recorded on the exchange, refused or not, and {@link ServerAccess}'s decision on the request's one
  * routing decision: for a virtual server, the members the caller may use are recorded too.</li>
  * </ol>
@@ -90,12 +92,23 @@ public final class FrontDoor {
 			return answers.unauthenticated(refused(exchange),
 					new AuthenticationCredentialsNotFoundException("No credentials"));
 		}
+		String credential = ConnectionCredential.credentialOf(presented);
+		Attribute<ConnectionCredential> connection = exchange.connectionAttribute(ConnectionCredential.KEY);
+		ConnectionCredential kept = connection.get();
+		if (kept != null && credential != null && kept.serves(credential, System.nanoTime())) {
+			return authorize(exchange, kept.accepted(), relay);
+		}
 		return authentication.authenticate(presented)
 			.switchIfEmpty(Mono.error(() -> new IllegalStateException(
 					"No authentication for " + presented.getClass().getSimpleName())))
 			.onErrorResume(AuthenticationException.class,
 					failure -> answers.unauthenticated(refused(exchange), failure).then(Mono.<Authentication>empty()))
-			.flatMap(accepted -> authorize(exchange, accepted, relay));
+			.flatMap(accepted -> {
+				if (credential != null) {
+					connection.set(ConnectionCredential.of(credential, accepted, System.nanoTime()));
+				}
+				return authorize(exchange, accepted, relay);
+			});
 	}
 
 	private Mono<Void> authorize(NettyExchange exchange, Authentication accepted, Supplier<Mono<Void>> relay) {

@@ -60,6 +60,52 @@ public final class RawSocketHttp {
 		}
 	}
 
+	/** A connection of its own, kept open across requests, for what depends on the connection (keep-alive). */
+	public static Connection open(int port) {
+		try {
+			Socket socket = new Socket();
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+			socket.setSoTimeout(10_000);
+			return new Connection(socket);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** One open connection: each {@link #exchange} sends a request on it and reads its one response. */
+	public static final class Connection implements AutoCloseable {
+
+		private final Socket socket;
+
+		private Connection(Socket socket) {
+			this.socket = socket;
+		}
+
+		/** Sends {@code request} (the exact bytes) and reads one response; {@code null} if the connection closed. */
+		public Response exchange(String request) {
+			try {
+				socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+				socket.getOutputStream().flush();
+				return read(socket.getInputStream());
+			}
+			catch (IOException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+
+		@Override
+		public void close() {
+			try {
+				socket.close();
+			}
+			catch (IOException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+
+	}
+
 	/** One request, {@code Connection: close}: the single response. */
 	public static Response send(int port, String method, String path, Map<String, String> headers, String body) {
 		StringBuilder request = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n");

@@ -1,0 +1,62 @@
+package dev.mcprelay.security;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import org.springframework.security.core.Authentication;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
+
+import io.netty.util.AttributeKey;
+
+/**
+ * The credential the last accepted request on one client connection presented, and what it authenticated: kept on that
+ * connection (never shared with another) so that the next request presenting the very same credential is served
+ * without checking it again, for {@link ValidatedTokens#KEPT} at most and never past a token's {@code exp}, the
+ * limits of {@link ValidatedTokens}. A request presenting anything else is checked as usual and, if accepted, takes
+ * the place. Comparing the credential with the kept one costs less than hashing it to look it up; what this keeps
+ * is what the connection itself carried a moment before, for as long as the connection lives at most.
+ *
+ * <p>An intermediary that pools connections for many clients gains nothing and loses nothing: a credential is reused
+ * only for a request that presents exactly the same one, which would have been accepted anyway.
+ *
+ * @param credential the credential as presented (the API key, the bearer token)
+ * @param accepted what the credential authenticated
+ * @param keptUntilNanos {@link System#nanoTime()} past which it is checked again
+ */
+record ConnectionCredential(String credential, Authentication accepted, long keptUntilNanos) {
+
+	/** The connection attribute that holds it. */
+	static final AttributeKey<ConnectionCredential> KEY = AttributeKey.valueOf(ConnectionCredential.class.getName());
+
+	/** {@code accepted}, authenticated from {@code credential} at {@code nowNanos}, kept until its limit. */
+	static ConnectionCredential of(String credential, Authentication accepted, long nowNanos) {
+		long kept = ValidatedTokens.KEPT.toNanos();
+		if (accepted instanceof JwtAuthenticationToken token && token.getToken().getExpiresAt() != null) {
+			kept = Math.max(0, Math.min(kept, Duration.between(Instant.now(), token.getToken().getExpiresAt()).toNanos()));
+		}
+		return new ConnectionCredential(credential, accepted, nowNanos + kept);
+	}
+
+	/** Whether this serves a request presenting {@code presented} at {@code nowNanos}. */
+	boolean serves(String presented, long nowNanos) {
+		return nowNanos - keptUntilNanos < 0 && credential.equals(presented);
+	}
+
+	/** The credential {@code presented} (as a {@link CredentialReader} read it) carries, or {@code null}. */
+	static String credentialOf(Authentication presented) {
+		if (presented instanceof ApiKeyAuthentication key) {
+			return key.presentedKey();
+		}
+		if (presented instanceof BearerTokenAuthenticationToken bearer) {
+			return bearer.getToken();
+		}
+		return null;
+	}
+
+	@Override
+	public String toString() {
+		return "ConnectionCredential[" + accepted.getName() + "]";
+	}
+
+}
