@@ -260,6 +260,9 @@ if [ -n "${PROFILE:-}" ]; then
   {
     echo "## Profile of $PROFILE (JFR execution samples over the rounds: $(awk '$1 == "samples" { print $2 }' "$WORK/profile.txt"))"
     echo
+    echo "JFR's profile settings cost the recorded process a great deal: $PROFILE's rows above are not its cost. Read the"
+    echo "shares below as where its time goes, not how much it is."
+    echo
     echo "Top of stack, % of samples:"
     echo
     echo '```'

@@ -15,6 +15,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
 import reactor.core.publisher.Flux;
+import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
@@ -128,9 +129,9 @@ public final class NettyExchange implements RelayExchange {
 	 * request that follows on it, and by no other connection (on HTTP/2, the connection's, not the stream's).
 	 */
 	public <T> Attribute<T> connectionAttribute(AttributeKey<T> key) {
-		Channel[] channel = new Channel[1];
-		request.withConnection(connection -> channel[0] = connection.channel());
-		Channel connection = channel[0] instanceof Http2StreamChannel stream ? stream.parent() : channel[0];
+		// Reactor Netty's request is its connection's operations: a Connection, whose channel needs no callback.
+		Channel channel = ((Connection) request).channel();
+		Channel connection = channel instanceof Http2StreamChannel stream ? stream.parent() : channel;
 		return connection.attr(key);
 	}
 

@@ -26,7 +26,7 @@ import reactor.core.publisher.Mono;
  * <li>the one credential the request presents ({@link SingleCredential} over the mode's {@link CredentialReader});</li>
  * <li>authenticated by the mode's {@link ReactiveAuthenticationManager} ({@link ApiKeys}, or Spring Security's JWT
  * manager over {@link JwtDecoding}'s decoder, its accepted tokens kept by {@link ValidatedTokens}), unless the
- * request's connection presented the very same credential a moment before ({@link ConnectionCredential});</li>
+ * request's connection presented the very same token a moment before ({@link ConnectionCredential});</li>
  * <li>the caller recorded on the exchange, refused or not, and {@link ServerAccess}'s decision on the request's one
  * routing decision: for a virtual server, the members the caller may use are recorded too.</li>
  * </ol>
@@ -93,9 +93,10 @@ public final class FrontDoor {
 					new AuthenticationCredentialsNotFoundException("No credentials"));
 		}
 		String credential = ConnectionCredential.credentialOf(presented);
-		Attribute<ConnectionCredential> connection = exchange.connectionAttribute(ConnectionCredential.KEY);
-		ConnectionCredential kept = connection.get();
-		if (kept != null && credential != null && kept.serves(credential, System.nanoTime())) {
+		Attribute<ConnectionCredential> connection = credential == null ? null
+				: exchange.connectionAttribute(ConnectionCredential.KEY);
+		ConnectionCredential kept = connection == null ? null : connection.get();
+		if (kept != null && kept.serves(credential, System.nanoTime())) {
 			return authorize(exchange, kept.accepted(), relay);
 		}
 		return authentication.authenticate(presented)
@@ -104,7 +105,7 @@ public final class FrontDoor {
 			.onErrorResume(AuthenticationException.class,
 					failure -> answers.unauthenticated(refused(exchange), failure).then(Mono.<Authentication>empty()))
 			.flatMap(accepted -> {
-				if (credential != null) {
+				if (connection != null) {
 					connection.set(ConnectionCredential.of(credential, accepted, System.nanoTime()));
 				}
 				return authorize(exchange, accepted, relay);
