@@ -27,6 +27,7 @@ import com.nimbusds.jwt.PlainJWT;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RawSocketHttp;
 import dev.mcprelay.testsupport.TestAuthorizationServer;
 import dev.mcprelay.testsupport.TestUpstreams;
 import dev.mcprelay.testsupport.WebFluxExchanges;
@@ -178,6 +179,29 @@ class JwtSecurityTest {
 			.as("once the keys are back, the rotated key is fetched and accepted").isEqualTo(200);
 	}
 
+	/** The token a connection presented a moment before serves only the very same token ({@link ConnectionCredential}). */
+	@Test
+	void callersTakingTurnsOnOneKeptAliveConnectionAreEachAnsweredForTheirOwnToken() {
+		String alice = AUTH.token(AUDIENCE, "alice", "mcp", Map.of("tenant", "acme"));
+		String bob = AUTH.token(AUDIENCE, "bob", "mcp", Map.of("tenant", "globex"));
+		String forged = TestAuthorizationServer.sign(TestAuthorizationServer.newKey(),
+				new JWTClaimsSet.Builder().issuer(AUTH.issuer()).audience(AUDIENCE).subject("alice")
+					.claim("scope", "mcp").claim("tenant", "acme")
+					.expirationTime(Date.from(Instant.now().plusSeconds(300))).build());
+		String noScope = AUTH.token(AUDIENCE, "carol", "profile", Map.of("tenant", "initech"));
+
+		try (RawSocketHttp.Connection connection = RawSocketHttp.open(port)) {
+			assertThat(tenantOf(connection.exchange(rawWhoami(alice)))).isEqualTo("acme");
+			assertThat(tenantOf(connection.exchange(rawWhoami(alice)))).as("the same credential again").isEqualTo("acme");
+			RawSocketHttp.Response refused = connection.exchange(rawWhoami(forged));
+			assertThat(refused.status()).as("a forged token after a good one").isEqualTo(401);
+			assertThat(tenantOf(connection.exchange(rawWhoami(bob)))).as("another caller").isEqualTo("globex");
+			assertThat(connection.exchange(rawWhoami(noScope)).status()).as("a caller without the scope").isEqualTo(403);
+			assertThat(tenantOf(connection.exchange(rawWhoami(alice)))).as("the first caller again").isEqualTo("acme");
+			assertThat(connection.exchange(rawWhoami(null)).status()).as("no credential at all").isEqualTo(401);
+		}
+	}
+
 	private String refusal(JWTClaimsSet claims, RSAKey key) {
 		HttpResponse<String> response = send(post("sdk-json", RawHttp.toolsCall(1, "echo")),
 				TestAuthorizationServer.sign(key, claims));
@@ -206,6 +230,24 @@ class JwtSecurityTest {
 
 	private HttpResponse<String> send(HttpRequest.Builder request, String token) {
 		return new RawHttp(port).send(request.header("Authorization", "Bearer " + token));
+	}
+
+
+	private String rawWhoami(String token) {
+		String body = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"whoami\","
+				+ "\"arguments\":{\"message\":\"hi\"}}}";
+		return "POST /mcp/sdk-json HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n"
+				+ (token == null ? "" : "Authorization: Bearer " + token + "\r\n")
+				+ "Content-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH + "\r\nContent-Length: "
+				+ body.length() + "\r\n\r\n" + body;
+	}
+
+	private static String tenantOf(RawSocketHttp.Response response) {
+		assertThat(response.status()).as(response.body()).isEqualTo(200);
+		String text = RawHttp.json(response.body()).at("/result/content/0/text").asText();
+		int at = text.indexOf("\"_tenant\":\"");
+		assertThat(at).as(text).isNotNegative();
+		return text.substring(at + 11, text.indexOf('"', at + 11));
 	}
 
 }
