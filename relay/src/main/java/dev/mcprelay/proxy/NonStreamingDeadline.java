@@ -18,9 +18,13 @@ final class NonStreamingDeadline {
 		released = true;
 	}
 
-	/** A timeout companion for {@link Mono#timeout(org.reactivestreams.Publisher)}: fires once, unless released. */
+	/**
+	 * A timeout companion for {@link Mono#timeout(org.reactivestreams.Publisher)}: fires once, unless released; its
+	 * timer is armed on the event loop that subscribes ({@link EventLoopTimers}).
+	 */
 	Mono<Long> expiry(Duration limit) {
-		return Mono.delay(limit).flatMap(tick -> released ? Mono.never() : Mono.just(tick));
+		return Mono.defer(() -> Mono.delay(limit, EventLoopTimers.current()))
+			.flatMap(tick -> released ? Mono.never() : Mono.just(tick));
 	}
 
 }
