@@ -2,6 +2,7 @@ package dev.mcprelay.metrics;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -56,7 +57,7 @@ class AccessLogConsole implements SmartLifecycle {
 	 * Puts a batching appender on the access logger of {@code context} when its logging is Boot's console alone.
 	 * @return the appender put in place, or {@code null} when the configuration is left as it is
 	 */
-	static BatchingConsoleAppender install(LoggerContext context, java.io.OutputStream console) {
+	static BatchingConsoleAppender install(LoggerContext context, OutputStream console) {
 		Logger access = context.getLogger(ACCESS_LOGGER);
 		if (access.iteratorForAppenders().hasNext() || !access.isAdditive()) {
 			return null;

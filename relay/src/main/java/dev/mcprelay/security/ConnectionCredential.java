@@ -1,11 +1,7 @@
 package dev.mcprelay.security;
 
-import java.time.Duration;
-import java.time.Instant;
-
 import org.springframework.security.core.Authentication;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
-import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 
 import io.netty.util.AttributeKey;
 
@@ -33,11 +29,7 @@ record ConnectionCredential(String credential, Authentication accepted, long kep
 
 	/** {@code accepted}, authenticated from {@code credential} at {@code nowNanos}, kept until its limit. */
 	static ConnectionCredential of(String credential, Authentication accepted, long nowNanos) {
-		long kept = ValidatedTokens.KEPT.toNanos();
-		if (accepted instanceof JwtAuthenticationToken token && token.getToken().getExpiresAt() != null) {
-			kept = Math.max(0, Math.min(kept, Duration.between(Instant.now(), token.getToken().getExpiresAt()).toNanos()));
-		}
-		return new ConnectionCredential(credential, accepted, nowNanos + kept);
+		return new ConnectionCredential(credential, accepted, nowNanos + ValidatedTokens.keptNanos(accepted));
 	}
 
 	/** Whether this serves a request presenting {@code presented} at {@code nowNanos}. */

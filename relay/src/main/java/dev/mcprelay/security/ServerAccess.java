@@ -7,7 +7,6 @@ import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationResult;
 import org.springframework.security.authorization.ReactiveAuthorizationManager;
 import org.springframework.security.core.Authentication;
-import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.security.web.server.authorization.AuthorizationContext;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -154,9 +153,6 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		}
 		if (authentication instanceof TokenAuthentication token) {
 			return token.caller();
-		}
-		if (authentication instanceof JwtAuthenticationToken token) {
-			return TokenCaller.of(token);
 		}
 		throw new IllegalStateException("Unexpected authentication " + authentication.getClass().getName());
 	}

@@ -65,6 +65,19 @@ final class ValidatedTokens implements ReactiveAuthenticationManager {
 		});
 	}
 
+	/**
+	 * How long, from now, what {@code accepted} authenticated may be kept: {@link #KEPT}, or less when a token's
+	 * {@code exp} comes first (zero when it is past). The one rule for every place that keeps an accepted credential.
+	 */
+	static long keptNanos(Authentication accepted) {
+		long kept = KEPT.toNanos();
+		if (!(accepted instanceof JwtAuthenticationToken token) || token.getToken().getExpiresAt() == null) {
+			return kept;
+		}
+		long untilExpiry = Duration.between(Instant.now(), token.getToken().getExpiresAt()).toNanos();
+		return Math.max(0, Math.min(kept, untilExpiry));
+	}
+
 	private static boolean isUnexpired(JwtAuthenticationToken token, Instant now) {
 		Instant expiry = token.getToken().getExpiresAt();
 		return expiry == null || now.isBefore(expiry);
@@ -75,13 +88,7 @@ final class ValidatedTokens implements ReactiveAuthenticationManager {
 
 		@Override
 		public long expireAfterCreate(String key, JwtAuthenticationToken token, long currentTime) {
-			long kept = KEPT.toNanos();
-			Instant expiry = token.getToken().getExpiresAt();
-			if (expiry == null) {
-				return kept;
-			}
-			long untilExpiry = Duration.between(Instant.now(), expiry).toNanos();
-			return Math.max(0, Math.min(kept, untilExpiry));
+			return keptNanos(token);
 		}
 
 		@Override
