@@ -25,8 +25,9 @@
 # Interleaved A/B of two revisions: B_REV=<commit> builds that revision too (a git worktree), and every relay target
 # named with a "b-" prefix (TARGETS="bare relay b-relay relay-api-key b-relay-api-key") runs B's jar with the
 # configuration of the target it names; the report adds each pair's B / A ratios.
-# PROFILE=<target>: records that target with JFR over the measured rounds (not the warm-up) and appends its hottest
-# methods (top frames) and hottest relay methods anywhere on the stack to the report.
+# PROFILE=<target>: samples that target's CPU with async-profiler (fetched from Maven Central; perf events, every
+# PROFILE_INTERVAL ns of CPU, default 1 ms) over the measured rounds (not the warm-up) and appends its hottest methods
+# (top frames) and the relay's and libraries' methods anywhere on the stack to the report; KEEP=1 keeps the stacks.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -128,6 +129,16 @@ one_run() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# profiler PID COMMAND: runs an async-profiler command (start, stop...) in the JVM PID, loading it on first use
+profiler() { jcmd "$1" JVMTI.agent_load "$PROFILER_LIB" "\"$2\"" >/dev/null; }
+PROFILE_INTERVAL=${PROFILE_INTERVAL:-1000000}
+if [ -n "${PROFILE:-}" ]; then
+  log "fetching async-profiler (Maven Central)"
+  ./mvnw -q -B dependency:copy -Dartifact=tools.profiler:async-profiler:4.2 -DoutputDirectory="$WORK/async-profiler"
+  (cd "$WORK/async-profiler" && jar xf async-profiler-4.2.jar linux-x64/libasyncProfiler.so)
+  PROFILER_LIB=$WORK/async-profiler/linux-x64/libasyncProfiler.so
+fi
+
 command -v wrk >/dev/null || { log "installing wrk (Debian)"; install_debian wrk; }
 command -v nginx >/dev/null || { log "installing nginx (Debian nginx-light)"; install_debian nginx-light; (service nginx stop || pkill -x nginx || true) >/dev/null 2>&1; }
 
@@ -228,10 +239,9 @@ done
 log "warming up every target for $JVM_WARMUP"
 for target in "${TARGETS[@]}"; do one_run "$target" "$JVM_WARMUP" >/dev/null; done
 
-JDK_TOOLS=/usr/lib/jvm/temurin-25-jdk-amd64/bin
 if [ -n "${PROFILE:-}" ]; then
   runs "$PROFILE" || { echo "PROFILE=$PROFILE is not one of the targets" >&2; exit 1; }
-  jcmd "${CPU_PID[$PROFILE]}" JFR.start name=cost settings=profile >/dev/null
+  profiler "${CPU_PID[$PROFILE]}" "start,event=cpu,interval=$PROFILE_INTERVAL"
 fi
 : >"$WORK/rounds.txt"
 for round in $(seq 1 "$ROUNDS"); do
@@ -242,37 +252,40 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 if [ -n "${PROFILE:-}" ]; then
-  jcmd "${CPU_PID[$PROFILE]}" JFR.dump name=cost filename="$WORK/profile.jfr" >/dev/null
-  jfr_tool=jfr; [ -x "$JDK_TOOLS/jfr" ] && jfr_tool=$JDK_TOOLS/jfr
-  # per method, the share of samples with it on top of the stack, and (relay methods) anywhere on it
-  "$jfr_tool" print --events jdk.ExecutionSample --stack-depth 64 "$WORK/profile.jfr" | awk '
-    /stackTrace = \[/ { depth = 0; split("", seen); samples++; next }
-    /^[[:space:]]+[a-zA-Z_$][^ ]*\(.*line:/ {
-      frame = $1; sub(/\(.*/, "", frame)
-      if (depth++ == 0) top[frame]++
-      if (frame ~ /^dev\.mcprelay\./ && !(frame in seen)) { seen[frame] = 1; relay[frame]++ }
-    }
+  profiler "${CPU_PID[$PROFILE]}" "stop,file=$WORK/profile.collapsed,collapsed"
+  # per frame, the share of CPU samples with it on top of the stack, and anywhere on it (each frame once per stack)
+  awk '
+    { n = $NF; sub(/ [0-9]+$/, ""); samples += n; depth = split($0, frames, ";"); split("", seen)
+      top[frames[depth]] += n
+      for (i = 1; i <= depth; i++) if (!(frames[i] in seen)) { seen[frames[i]] = 1; incl[frames[i]] += n } }
     END {
       for (f in top) printf "top %.1f %s\n", 100 * top[f] / samples, f
-      for (f in relay) printf "relay %.1f %s\n", 100 * relay[f] / samples, f
+      for (f in incl) printf "incl %.1f %s\n", 100 * incl[f] / samples, f
       printf "samples %d\n", samples
-    }' >"$WORK/profile.txt"
+    }' "$WORK/profile.collapsed" >"$WORK/profile.txt"
   {
-    echo "## Profile of $PROFILE (JFR execution samples over the rounds: $(awk '$1 == "samples" { print $2 }' "$WORK/profile.txt"))"
+    echo "## Profile of $PROFILE (async-profiler, CPU samples every $((PROFILE_INTERVAL / 1000)) µs of CPU over the rounds:" \
+      "$(awk '$1 == "samples" { print $2 }' "$WORK/profile.txt"))"
     echo
-    echo "JFR's profile settings cost the recorded process a great deal: $PROFILE's rows above are not its cost. Read the"
-    echo "shares below as where its time goes, not how much it is."
+    echo "Sampling costs the recorded process a little: read $PROFILE's rows above with that in mind, and the shares below"
+    echo "as where its CPU goes (every thread, the JVM's own included)."
     echo
     echo "Top of stack, % of samples:"
     echo
     echo '```'
-    awk '$1 == "top" { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | head -25
+    awk '$1 == "top" { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | sed -n 1,40p
     echo '```'
     echo
     echo "Relay methods anywhere on the stack (inclusive), % of samples:"
     echo
     echo '```'
-    awk '$1 == "relay" { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | head -25
+    awk '$1 == "incl" && $3 ~ /^dev\/mcprelay\// { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | sed -n 1,40p
+    echo '```'
+    echo
+    echo "Library methods anywhere on the stack (inclusive, Reactor, Netty and the JDK left out), % of samples:"
+    echo
+    echo '```'
+    awk '$1 == "incl" && $3 ~ /^(org|com|io\/micrometer|ch)\// { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | sed -n 1,40p
     echo '```'
   } >"$WORK/profile.md"
 fi
