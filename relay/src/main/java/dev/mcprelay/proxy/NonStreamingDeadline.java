@@ -1,6 +1,7 @@
 package dev.mcprelay.proxy;
 
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 
 import reactor.core.publisher.Mono;
 
@@ -13,18 +14,27 @@ final class NonStreamingDeadline {
 
 	private volatile boolean released;
 
+	private volatile boolean expired;
+
 	/** Stops the deadline; from now on the exchange is bounded by the streaming idle timeout only. */
 	void release() {
 		released = true;
 	}
 
 	/**
-	 * A timeout companion for {@link Mono#timeout(org.reactivestreams.Publisher)}: fires once, unless released; its
-	 * timer is armed on the event loop that subscribes ({@link EventLoopTimers}).
+	 * {@code exchange} bounded by {@code limit}: when the limit passes before it ends and the deadline was not
+	 * released, the exchange is cancelled and the result fails with a {@link TimeoutException}. The timer is armed on
+	 * the event loop that subscribes ({@link EventLoopTimers}) and cancelled when the exchange ends first. (Reactor's
+	 * own {@code timeout} operator names the source it bounds on every subscription, by a regular expression over
+	 * class names: a cost per exchange this bound does not pay.)
 	 */
-	Mono<Long> expiry(Duration limit) {
-		return Mono.defer(() -> Mono.delay(limit, EventLoopTimers.current()))
-			.flatMap(tick -> released ? Mono.never() : Mono.just(tick));
+	Mono<Void> bound(Mono<Void> exchange, Duration limit) {
+		Mono<Long> expiry = Mono.defer(() -> Mono.delay(limit, EventLoopTimers.current()))
+			.flatMap(tick -> released ? Mono.<Long>never() : Mono.just(tick))
+			.doOnNext(tick -> expired = true);
+		return exchange.takeUntilOther(expiry)
+			.then(Mono.defer(() -> expired ? Mono.error(new TimeoutException("no answer within " + limit))
+					: Mono.empty()));
 	}
 
 }

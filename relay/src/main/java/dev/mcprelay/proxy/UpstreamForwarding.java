@@ -122,7 +122,7 @@ class UpstreamForwarding {
 		NonStreamingDeadline deadline = new NonStreamingDeadline();
 		UpstreamRequest request = new UpstreamRequest(upstream.id(), call.method(), upstream.uri(), headers, body,
 				call.context().caller().id(), onWritten);
-		return transports.of(upstream).exchange(request, response -> {
+		return deadline.bound(transports.of(upstream).exchange(request, response -> {
 			if (token != null && response.statusCode().value() == 401) {
 				tokens.drop(upstream.id(), callerToken);
 				if (mayRetry) {
@@ -137,7 +137,7 @@ class UpstreamForwarding {
 				sessionOrder.expectStream(upstream.id(), McpRelay.sessionId(call.exchange()));
 			}
 			return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
-		}).timeout(deadline.expiry(upstream.nonStreamingTimeout()));
+		}), upstream.nonStreamingTimeout());
 	}
 
 	/** The upstream's port, for telemetry: the URL's, else its scheme's. */
