@@ -22,8 +22,8 @@ import reactor.netty.http.server.HttpServerResponse;
 /**
  * A {@link RelayResponse} on Reactor Netty's own response: the status and headers are Netty's, the response commits
  * with the body's first buffer (or its end, when it is empty), and the body goes to the connection as Reactor Netty
- * sends it ({@code send}: flushed whenever no further buffer is ready; {@code sendGroups}:
- * flushed per group), every byte counted into the request's {@link ExchangeRecord}. A buffer Reactor Netty took and did
+ * sends it ({@code send} of a {@link Mono}: one full message; of any other publisher: flushed whenever no further
+ * buffer is ready; {@code sendGroups}: flushed per group), every byte counted into the request's {@link ExchangeRecord}. A buffer Reactor Netty took and did
  * not send (the write failed or was cancelled) is released by it; one the source still held is the source's to release
  * (the relay's sources release what they discard).
  */
@@ -60,8 +60,18 @@ final class NettyResponse implements RelayResponse {
 		return buffers;
 	}
 
+	/**
+	 * A body that is one {@link Mono} goes out as one message, head and body in a single write and flush (Reactor
+	 * Netty's full response: no separate end-of-body write); any other body as Reactor Netty sends a stream.
+	 */
 	@Override
 	public Mono<Void> write(Publisher<? extends DataBuffer> body) {
+		if (body instanceof Mono<? extends DataBuffer> single) {
+			return response.send(single.map(buffer -> {
+				commit();
+				return counted(buffer);
+			})).then().then(complete());
+		}
 		return writeOnFirst(body, all -> response.send(all.map(this::counted)));
 	}
 

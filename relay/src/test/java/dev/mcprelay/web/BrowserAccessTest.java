@@ -63,6 +63,19 @@ class BrowserAccessTest extends RelayIntegrationTest {
 	}
 
 	@Test
+	void aJsonAnswerToAnAllowedOriginCarriesTheSameHeaders() {
+		// sdk-json answers with one JSON body, which the relay writes as one message (head and body together): the
+		// headers added before the head goes out must be in that head too
+		HttpResponse<String> response = http().send(http().post("sdk-json", McpSession.initialize(1))
+			.header("Origin", "http://localhost:5173"));
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+		assertThat(response.headers().firstValue("Access-Control-Allow-Origin")).hasValue("http://localhost:5173");
+		assertThat(response.headers().allValues("Vary")).contains("Origin");
+	}
+
+	@Test
 	void aRequestForAForeignHostIsRefusedAsDnsRebinding() throws Exception {
 		TestUpstreams.SCRIPTED.clear();
 		String answer;
