@@ -61,8 +61,11 @@ class AccessLog {
 			if (value == null) {
 				line.append('-');
 			}
-			else if (value instanceof Number number) {
-				line.append(number);
+			else if (value instanceof Long number) {
+				line.append(number.longValue());
+			}
+			else if (value instanceof Integer number) {
+				line.append(number.intValue());
 			}
 			else {
 				appendQuotedIfNeeded(line, value.toString());

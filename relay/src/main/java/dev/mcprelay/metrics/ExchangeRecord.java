@@ -196,7 +196,13 @@ public final class ExchangeRecord {
 		if (body == null) {
 			return null;
 		}
-		return body.messages().stream().map(JsonRpcMessage::id).filter(id -> id != null).findFirst().orElse(null);
+		for (JsonRpcMessage message : body.messages()) {
+			JsonNode id = message.id();
+			if (id != null) {
+				return id;
+			}
+		}
+		return null;
 	}
 
 	Integer upstreamStatus() {
