@@ -19,8 +19,9 @@ import ch.qos.logback.core.encoder.Encoder;
 /**
  * Writes log events to the console off the thread that logs them, many lines to one write: the thread that logs (an
  * event loop, for the access log) only puts the event on a lock-free queue, taking no lock and waking no thread; one
- * writer thread wakes every {@value #INTERVAL_MILLIS} ms, encodes what is queued with the console's own encoder (so the
- * lines look exactly as the console's others do, pattern or structured) and writes it in chunks of whole lines of at
+ * writer thread wakes every {@value #INTERVAL_MILLIS} ms, encodes what is queued as the console's own encoder does (so
+ * the lines look exactly as the console's others do, pattern or structured; {@link ConsoleLineEncoder} renders a
+ * pattern's part before the message once per millisecond and thread) and writes it in chunks of whole lines of at
  * most {@value #MAX_WRITE} bytes, each one {@code write(2)}: a pipe takes that many bytes at once, so no line is torn
  * or interleaved with another writer's. (A console appender on the event loops has them take turns on one lock around
  * each line's write; a blocking queue wakes the writer for each line: either costs a system call or two per line.)
@@ -39,7 +40,7 @@ final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<ILoggingE
 	/** How often the writer looks for lines to write: how late a line may be. */
 	static final long INTERVAL_MILLIS = 20;
 
-	private final Encoder<ILoggingEvent> encoder;
+	private final ConsoleLineEncoder encoder;
 
 	private final OutputStream console;
 
@@ -61,7 +62,7 @@ final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<ILoggingE
 	 * @param capacity events queued at most
 	 */
 	BatchingConsoleAppender(Encoder<ILoggingEvent> encoder, OutputStream console, int capacity) {
-		this.encoder = encoder;
+		this.encoder = ConsoleLineEncoder.of(encoder);
 		this.console = console;
 		this.capacity = capacity;
 	}
@@ -156,7 +157,12 @@ final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<ILoggingE
 
 	private void flush(ByteArrayOutputStream chunk) {
 		if (chunk.size() > 0) {
-			write(chunk.toByteArray(), chunk.size());
+			try {
+				chunk.writeTo(console);
+			}
+			catch (IOException ex) {
+				addError("Could not write access-log lines to the console", ex);
+			}
 			chunk.reset();
 		}
 	}
