@@ -3,10 +3,9 @@ package dev.mcprelay.config;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.web.util.DisconnectedClientHelper;
 
+import dev.mcprelay.http.ClientConnectionClosed;
 import reactor.core.publisher.Hooks;
-import reactor.netty.channel.AbortedException;
 
 /**
  * How an error that arrives after its exchange has ended (Reactor's "dropped" errors) is logged. By default Reactor
@@ -36,7 +35,7 @@ class DroppedErrorLogging {
 
 	/** Errors that only say the exchange was already over because the client closed or reset its connection. */
 	static boolean afterTheClientLeft(Throwable error) {
-		if (error instanceof AbortedException || DisconnectedClientHelper.isClientDisconnectedException(error)) {
+		if (ClientConnectionClosed.isClientGone(error)) {
 			return true;
 		}
 		return error instanceof IllegalStateException && error.getMessage() != null

@@ -7,6 +7,7 @@ import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.NettyDataBufferFactory;
 import org.springframework.http.HttpStatusCode;
 
@@ -25,7 +26,8 @@ import reactor.netty.http.server.HttpServerResponse;
  * sends it ({@code send} of a {@link Mono}: one full message; of any other publisher: flushed whenever no further
  * buffer is ready; {@code sendGroups}: flushed per group), every byte counted into the request's {@link ExchangeRecord}. A buffer Reactor Netty took and did
  * not send (the write failed or was cancelled) is released by it; one the source still held is the source's to release
- * (the relay's sources release what they discard).
+ * (the relay's sources release what they discard). A write that fails because the client's connection is gone fails
+ * with {@link ClientConnectionClosed}.
  */
 final class NettyResponse implements RelayResponse {
 
@@ -67,10 +69,11 @@ final class NettyResponse implements RelayResponse {
 	@Override
 	public Mono<Void> write(Publisher<? extends DataBuffer> body) {
 		if (body instanceof Mono<? extends DataBuffer> single) {
-			return response.send(single.map(buffer -> {
+			// Reactor Netty's one-message send releases the buffer itself when the connection is already gone
+			return single.flatMap(buffer -> {
 				commit();
-				return counted(buffer);
-			})).then().then(complete());
+				return response.sendObject(counted(buffer)).then();
+			}).onErrorMap(this::clientGone, ClientConnectionClosed::new).then(complete());
 		}
 		return writeOnFirst(body, all -> response.send(all.map(this::counted)));
 	}
@@ -91,8 +94,31 @@ final class NettyResponse implements RelayResponse {
 				return Mono.<Void>error(first.getThrowable());
 			}
 			commit();
-			return first.isOnComplete() ? Mono.<Void>empty() : send.apply(all);
-		}).then();
+			if (first.isOnComplete()) {
+				return Mono.<Void>empty();
+			}
+			if (!connected()) {
+				// Reactor Netty would refuse the body without taking its first buffer: released here, the rest by
+				// its source when cancelled
+				return all.take(1).doOnNext(DataBufferUtils::release).then(Mono.error(new ClientConnectionClosed(null)));
+			}
+			return send.apply(all);
+		}).then().onErrorMap(this::clientGone, ClientConnectionClosed::new);
+	}
+
+	/** Whether a write failed because the client's connection is gone (not because its body failed). */
+	private boolean clientGone(Throwable error) {
+		if (!ClientConnectionClosed.isClientGone(error) || error instanceof ClientConnectionClosed) {
+			return false;
+		}
+		return !connected();
+	}
+
+	/** Whether the client's connection is still open. */
+	private boolean connected() {
+		boolean[] active = { true };
+		response.withConnection(connection -> active[0] = connection.channel().isActive());
+		return active[0];
 	}
 
 	@Override

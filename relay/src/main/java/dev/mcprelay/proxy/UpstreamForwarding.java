@@ -13,6 +13,7 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.ClientConnectionClosed;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.InboundPlan;
@@ -72,6 +73,10 @@ class UpstreamForwarding {
 		Runnable onWritten = HttpMethod.GET.equals(call.method())
 				? () -> order.releaseAfter(SessionOrder.GET_HEADERS_GRACE) : order::release;
 		return order.turn().then(Mono.defer(() -> send(call, onWritten, true))).onErrorResume(error -> {
+			if (error instanceof ClientConnectionClosed) {
+				// the client left while its answer was being written: its route records that, nobody is answered
+				return Mono.error(error);
+			}
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);
 			call.exchange().record().failed(failure.isUpstreamFault(), failure.reason());
 			if (!(error instanceof RelayFailure)) {

@@ -9,8 +9,8 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
-import org.springframework.web.util.DisconnectedClientHelper;
 
+import dev.mcprelay.http.ClientConnectionClosed;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
@@ -18,7 +18,6 @@ import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import reactor.core.publisher.Mono;
-import reactor.netty.channel.AbortedException;
 
 /**
  * Answers every request that no route answered, or whose handling failed before a response began, with a JSON-RPC
@@ -47,7 +46,7 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 	 */
 	static Mono<Void> answer(HttpMethod method, String path, ExchangeRecord record, RelayResponse response,
 			Throwable error) {
-		if (isClientGone(error)) {
+		if (ClientConnectionClosed.isClientGone(error)) {
 			log.debug("{} {}: the client went away ({})", method, path, error.toString());
 			record.clientLeft();
 			return Mono.empty();
@@ -58,11 +57,6 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 		RelayFailure failure = failureFor(error, method, path);
 		record.failed(failure.status().is5xxServerError(), failure.reason());
 		return RelayAnswers.respond(response, failure, null);
-	}
-
-	/** A client that closed or reset its connection: nothing to answer, and nothing wrong with the relay. */
-	private static boolean isClientGone(Throwable error) {
-		return error instanceof AbortedException || DisconnectedClientHelper.isClientDisconnectedException(error);
 	}
 
 	private static RelayFailure failureFor(Throwable error, HttpMethod method, String path) {

@@ -66,6 +66,42 @@ class ClientDisconnectTest extends RelayIntegrationTest {
 			.noneMatch(line -> line.contains("\tat "));
 	}
 
+	@org.junit.jupiter.params.ParameterizedTest(name = "a client that leaves ({0}) while the upstream works on a JSON answer is no upstream failure")
+	@org.junit.jupiter.params.provider.ValueSource(strings = { "half-close", "reset" })
+	void aClientThatLeavesBeforeItsJsonAnswerIsNoUpstreamFailure(String how) throws Exception {
+		TestUpstreams.SCRIPTED.script((request, response) -> request.receive().then()
+			.then(reactor.core.publisher.Mono.delay(Duration.ofMillis(300)))
+			.then(response.status(200).header("Content-Type", "application/json")
+				.sendString(reactor.core.publisher.Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")).then()));
+		int from = CapturedLogs.all().size();
+		try (Socket socket = new Socket("127.0.0.1", port)) {
+			String body = RawHttp.toolsCall(1, "echo");
+			socket.getOutputStream().write(("POST /mcp/scripted HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+					+ "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+				.getBytes(StandardCharsets.UTF_8));
+			await().atMost(Duration.ofSeconds(5)).until(() -> TestUpstreams.SCRIPTED.seen().stream()
+				.anyMatch(seen -> seen.body().equals(body)));
+			if (how.equals("reset")) {
+				socket.setSoLinger(true, 0);
+			}
+			else {
+				socket.shutdownOutput();
+			}
+		}
+
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(since(from))
+			.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("rpc_method=tools/call")));
+		Thread.sleep(300);
+		assertThat(since(from)).as("the client's leaving, not the upstream's failure")
+			.filteredOn(line -> line.contains("mcp.relay.access"))
+			.singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+			.doesNotContain("outcome=failed")
+			.doesNotContain("upstream_failed");
+		assertThat(since(from)).as("nothing above INFO, no stack trace")
+			.noneMatch(line -> line.startsWith("ERROR") || line.startsWith("WARN"))
+			.noneMatch(line -> line.contains("\tat "));
+	}
+
 	@org.junit.jupiter.params.ParameterizedTest(name = "a body malformed on the wire ({0}) is refused and never forwarded")
 	@org.junit.jupiter.params.provider.ValueSource(strings = { "0\r\n\u0000bad\r\n\r\n", "0\r\n: no-name\r\n\r\n",
 			"zz\r\n", "5;\u0001ext\r\nhello\r\n0\r\n\r\n" })
