@@ -18,7 +18,8 @@
 # Each target is warmed up (JVM_WARMUP), then ROUNDS interleaved rounds run wrk at CONCURRENCY for DURATION against each
 # target in turn; around each run the target process's CPU time (utime + stime from /proc/<pid>/stat; for nginx its
 # worker's) is read, so each round gives req/s and CPU microseconds per request. The report leads with the CPU table
-# (medians over the rounds, and each target's ratio to the bare relay), then the ratios issue 25 sets goals for.
+# (medians over the rounds, and each target's ratio to the bare relay, and each JVM's JIT compilations from launch to
+# the end of the rounds, by jstat), then the ratios issue 25 sets goals for.
 # Writes bench/results/<date>-<time>-<host>-cost.md. Installs nginx and wrk (Debian) if missing.
 # Knobs (environment): DURATION (10s), JVM_WARMUP (30s), ROUNDS (3), CONCURRENCY (16), TARGETS (all of the above, in
 # that order; e.g. TARGETS="bare relay relay-traced" for a quicker A/B: a ratio whose targets did not run is "-").
@@ -290,6 +291,14 @@ if [ -n "${PROFILE:-}" ]; then
   } >"$WORK/profile.md"
 fi
 
+# JIT compilations from launch to the end of the rounds (steady state), per JVM target: jstat's count of methods compiled
+: >"$WORK/compilations.txt"
+for target in "${TARGETS[@]}"; do
+  [ "$target" = nginx-proxy ] && continue
+  echo "$target $(jstat -compiler "${CPU_PID[$target]}" | awk 'NR == 2 { print $1 }')" >>"$WORK/compilations.txt"
+done
+compilations() { awk -v t="$1" '$1 == t { print $2 }' "$WORK/compilations.txt"; }
+
 # med TARGET COLUMN: the median of a column (3 req/s, 4 CPU us/request, 5 p50, 6 p99) over the rounds
 med() { awk -v t="$1" -v c="$2" '$2 == t { print $c }' "$WORK/rounds.txt" | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.2f", a / b }'; }
@@ -303,11 +312,11 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "$ROUNDS interleaved rounds after $JVM_WARMUP of warm-up each; medians over the rounds. CPU is the proxy process's own"
   echo "utime + stime (for nginx, its one worker) per request."
   echo
-  echo "| target | CPU µs per request | CPU vs bare | req/s | req/s vs bare | p50 ms | p99 ms |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| target | CPU µs per request | CPU vs bare | req/s | req/s vs bare | p50 ms | p99 ms | JIT compilations |"
+  echo "|---|---|---|---|---|---|---|---|"
   for target in "${TARGETS[@]}"; do
     echo "| $target | $(med "$target" 4) | $(ratio "$(med "$target" 4)" "$(med bare 4)") | $(med "$target" 3) |" \
-      "$(ratio "$(med "$target" 3)" "$(med bare 3)") | $(med "$target" 5) | $(med "$target" 6) |"
+      "$(ratio "$(med "$target" 3)" "$(med bare 3)") | $(med "$target" 5) | $(med "$target" 6) | $(compilations "$target") |"
   done
   echo
   echo "Issue 25's goals, from this run:"
@@ -322,6 +331,7 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "| access log on CPU / off CPU | $(ratio "$(med relay 4)" "$(med relay-no-log 4)") | ≤ 1.05 |"
   echo "| traced (10%) CPU / none CPU | $(ratio "$(med relay-traced 4)" "$(med relay 4)") | ≤ 1.1 (issue 28) |"
   echo "| relay p99 / bare p99 | $(ratio "$(med relay 6)" "$(med bare 6)") | ≤ 1.5 |"
+  echo "| relay JIT compilations / bare's, launch to the end of the rounds | $(ratio "$(compilations relay)" "$(compilations bare)") | ≤ 1.3 |"
   echo
   if [ -n "$B_JAR" ]; then
     echo "A/B: A is this tree ($(git describe --always --dirty)), B is $(git rev-parse --short "$B_REV"); B / A of each pair's medians:"
