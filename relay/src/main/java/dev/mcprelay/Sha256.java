@@ -11,13 +11,30 @@ import java.util.HexFormat;
  */
 public final class Sha256 {
 
+	/** One digest made once, copied for each use: cheaper than a provider lookup every time (the API key's is per request). */
+	private static final MessageDigest PROTOTYPE = newDigest();
+
 	private Sha256() {
 	}
 
 	/** 64 lower-case hex digits. */
 	public static String hex(String text) {
+		return HexFormat.of().formatHex(bytes(text));
+	}
+
+	/** The 32 bytes of the digest. */
+	public static byte[] bytes(String text) {
 		try {
-			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+			return ((MessageDigest) PROTOTYPE.clone()).digest(text.getBytes(StandardCharsets.UTF_8));
+		}
+		catch (CloneNotSupportedException ex) {
+			throw new IllegalStateException("This JVM's SHA-256 digest cannot be copied", ex);
+		}
+	}
+
+	private static MessageDigest newDigest() {
+		try {
+			return MessageDigest.getInstance("SHA-256");
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);

@@ -1,8 +1,6 @@
 package dev.mcprelay.security;
 
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
@@ -10,6 +8,7 @@ import java.util.Set;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.core.Authentication;
 
+import dev.mcprelay.Sha256;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.config.ApiKeyProperties;
 import reactor.core.publisher.Mono;
@@ -39,7 +38,7 @@ final class ApiKeys implements ReactiveAuthenticationManager {
 		if (!(authentication instanceof ApiKeyAuthentication presented) || presented.presentedKey() == null) {
 			return Mono.empty();
 		}
-		byte[] hash = sha256(presented.presentedKey());
+		byte[] hash = Sha256.bytes(presented.presentedKey());
 		Entry match = null;
 		for (Entry entry : entries) {
 			if (MessageDigest.isEqual(entry.sha256(), hash) && match == null) {
@@ -50,15 +49,6 @@ final class ApiKeys implements ReactiveAuthenticationManager {
 			return Mono.error(FrontDoorException.unauthenticated("invalid_api_key", "The API key is not valid"));
 		}
 		return Mono.just(ApiKeyAuthentication.accepted(match.caller(), match.servers()));
-	}
-
-	static byte[] sha256(String key) {
-		try {
-			return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("Every Java runtime has SHA-256", ex);
-		}
 	}
 
 }
