@@ -11,9 +11,6 @@ import java.util.HexFormat;
  */
 public final class Sha256 {
 
-	/** One digest made once, copied for each use: cheaper than a provider lookup every time (the API key's is per request). */
-	private static final MessageDigest PROTOTYPE = newDigest();
-
 	private Sha256() {
 	}
 
@@ -25,16 +22,7 @@ public final class Sha256 {
 	/** The 32 bytes of the digest. */
 	public static byte[] bytes(String text) {
 		try {
-			return ((MessageDigest) PROTOTYPE.clone()).digest(text.getBytes(StandardCharsets.UTF_8));
-		}
-		catch (CloneNotSupportedException ex) {
-			throw new IllegalStateException("This JVM's SHA-256 digest cannot be copied", ex);
-		}
-	}
-
-	private static MessageDigest newDigest() {
-		try {
-			return MessageDigest.getInstance("SHA-256");
+			return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);

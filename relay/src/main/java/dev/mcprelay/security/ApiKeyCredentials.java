@@ -39,21 +39,10 @@ final class ApiKeyCredentials implements CredentialReader {
 	}
 
 	private static Authentication presented(String key) {
-		if (key == null || key.isEmpty() || !visibleAscii(key)) {
+		if (key == null || key.isEmpty() || !key.chars().allMatch(c -> c > ' ' && c < 127)) {
 			throw malformed();
 		}
 		return ApiKeyAuthentication.presented(key);
-	}
-
-	/** Whether every character is printable ASCII, no space (a loop: this runs on every request). */
-	private static boolean visibleAscii(String key) {
-		for (int i = 0; i < key.length(); i++) {
-			char c = key.charAt(i);
-			if (c <= ' ' || c >= 127) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 	private static FrontDoorException malformed() {
