@@ -35,7 +35,7 @@ RELAY_JAVA=java
 # image starts it" do the same, with this java.
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 # the heap bound the image starts the relay with
-IMAGE_HEAP=$(grep -o -- '-XX:MaxRAMPercentage=[0-9.]*' Dockerfile)
+IMAGE_HEAP=$(grep -o -- '-XX:MaxRAMPercentage=[0-9.]*' deploy/start-relay.sh)
 # each open stream holds two sockets in the relay (the client's and the upstream's) and one in each peer; where the
 # hard limit on open files cannot hold that many, fewer streams are measured (the report says how many). An idle
 # relay holds about 110 files of its own (its jars, event loops, log): 200 are kept for them.
