@@ -24,10 +24,10 @@ import reactor.netty.http.server.HttpServerResponse;
  * A {@link RelayResponse} on Reactor Netty's own response: the status and headers are Netty's, the response commits
  * with the body's first buffer (or its end, when it is empty), and the body goes to the connection as Reactor Netty
  * sends it ({@code send} of a {@link Mono}: one full message; of any other publisher: flushed whenever no further
- * buffer is ready; {@code sendGroups}: flushed per group), every byte counted into the request's {@link ExchangeRecord}. A buffer Reactor Netty took and did
- * not send (the write failed or was cancelled) is released by it; one the source still held is the source's to release
- * (the relay's sources release what they discard). A write that fails because the client's connection is gone fails
- * with {@link ClientConnectionClosed}.
+ * buffer is ready; {@code sendGroups}: flushed per group), every byte counted into the request's {@link ExchangeRecord}.
+ * A buffer Reactor Netty took and did not send (the write failed or was cancelled) is released by it; one the source
+ * still held is the source's to release (the relay's sources release what they discard). A write that fails because
+ * the client's connection is gone fails with {@link ClientConnectionClosed}.
  */
 final class NettyResponse implements RelayResponse {
 
