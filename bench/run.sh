@@ -392,7 +392,7 @@ report() {
       echo "Not measured: no writable cgroup v1 memory controller on this machine."
     else
       read -r opened alive rss peak kills <<<"$CONTAINER"
-      echo "The relay as the image starts it ($IMAGE_HEAP, class archive; the JVM sees the limit and sizes its heap and"
+      echo "The relay as the image starts it ($IMAGE_HEAP, Java 25 and its AOT cache; the JVM sees the limit and sizes its heap and"
       echo "collector from it) in a memory cgroup limited to 512 MB; the cgroup also counts the kernel's memory for the sockets."
       echo
       echo "| all streams open | relay still up | resident size | peak use of the 512 MB | OOM kills |"
@@ -402,7 +402,7 @@ report() {
     echo
     echo "## Warm-up (a fresh process at concurrency 16 from the moment it listens; the bare relay beside it)"
     echo
-    echo "The relay as the image runs it (extracted jar and class-data-sharing archive); the bare relay from its classes."
+    echo "The relay as the image runs it (Java 25, extracted jar and the AOT cache of deploy/aot-cache.sh); the bare relay from its classes."
     echo "Each against its own steady state (the load test above, concurrency 16)."
     echo
     echo "| | listening after launch | steady req/s | first 10 s after it listens | first 10 s after launch | seconds from listening to 90% |"

@@ -50,10 +50,7 @@ class ClientDisconnectTest extends RelayIntegrationTest {
 			.sendString(Flux.interval(Duration.ofMillis(100)).take(20).map(i -> ": tick\n\n")));
 		int from = CapturedLogs.all().size();
 		try (Socket socket = new Socket("127.0.0.1", port)) {
-			String body = RawHttp.toolsCall(1, "echo");
-			socket.getOutputStream().write(("POST /mcp/scripted HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-					+ "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
-				.getBytes(StandardCharsets.UTF_8));
+			sendToolsCall(socket);
 			socket.getInputStream().read(new byte[512]);
 			socket.setSoLinger(true, 0); // close with a reset
 		}
@@ -75,10 +72,7 @@ class ClientDisconnectTest extends RelayIntegrationTest {
 				.sendString(reactor.core.publisher.Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")).then()));
 		int from = CapturedLogs.all().size();
 		try (Socket socket = new Socket("127.0.0.1", port)) {
-			String body = RawHttp.toolsCall(1, "echo");
-			socket.getOutputStream().write(("POST /mcp/scripted HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-					+ "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
-				.getBytes(StandardCharsets.UTF_8));
+			String body = sendToolsCall(socket);
 			await().atMost(Duration.ofSeconds(5)).until(() -> TestUpstreams.SCRIPTED.seen().stream()
 				.anyMatch(seen -> seen.body().equals(body)));
 			if (how.equals("reset")) {
@@ -123,6 +117,15 @@ class ClientDisconnectTest extends RelayIntegrationTest {
 		Thread.sleep(300);
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("what arrived before the malformed part was not forwarded").isEmpty();
 		assertThat(since(from)).as("nothing above INFO").noneMatch(line -> line.startsWith("ERROR") || line.startsWith("WARN"));
+	}
+
+	/** Writes a whole tools/call POST for the scripted server on {@code socket}; returns its body. */
+	private static String sendToolsCall(Socket socket) throws java.io.IOException {
+		String body = RawHttp.toolsCall(1, "echo");
+		socket.getOutputStream().write(("POST /mcp/scripted HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+				+ "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+			.getBytes(StandardCharsets.UTF_8));
+		return body;
 	}
 
 	private static List<String> since(int from) {
