@@ -143,14 +143,13 @@ final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<ILoggingE
 		}
 	}
 
-	/** Adds one line to the chunk, writing the chunk first when the line would not fit in it. */
+	/**
+	 * Adds one line to the chunk, writing the chunk first when the line would not fit in it: a line of
+	 * {@value #MAX_WRITE} bytes or more is thus written alone, never cut (the chunk keeps its size after it).
+	 */
 	private void writeLine(ByteArrayOutputStream chunk, byte[] line) {
 		if (chunk.size() > 0 && chunk.size() + line.length > MAX_WRITE) {
 			flush(chunk);
-		}
-		if (line.length >= MAX_WRITE) {
-			write(line, line.length);
-			return;
 		}
 		chunk.write(line, 0, line.length);
 	}
@@ -164,15 +163,6 @@ final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<ILoggingE
 				addError("Could not write access-log lines to the console", ex);
 			}
 			chunk.reset();
-		}
-	}
-
-	private void write(byte[] bytes, int length) {
-		try {
-			console.write(bytes, 0, length);
-		}
-		catch (IOException ex) {
-			addError("Could not write access-log lines to the console", ex);
 		}
 	}
 

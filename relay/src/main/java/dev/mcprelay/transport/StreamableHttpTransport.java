@@ -8,7 +8,8 @@ import reactor.netty.http.client.HttpClient;
 /**
  * MCP's Streamable HTTP transport: each client request is one HTTP exchange with the upstream, the same method, the
  * headers as the relay built them, the body as it is; the response comes back as it came. The exchange goes straight
- * through Reactor Netty's pooled {@link HttpClient}, with no per-request codec or builder work.
+ * through Reactor Netty's pooled {@link HttpClient}, with no codec of the relay's own. (Keeping one Reactor Netty
+ * request sender per upstream URL and method, to spare its builder's copies, measured nothing: 1.00x CPU per request.)
  *
  * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http">MCP
  * Streamable HTTP</a>

@@ -56,6 +56,25 @@ class AccessLogConsoleTest {
 	}
 
 	@Test
+	void aLineLongerThanOneWriteGoesAloneAndWhole() {
+		LoggerContext context = bootsDefault();
+		RecordingConsole console = new RecordingConsole();
+
+		BatchingConsoleAppender batching = AccessLogConsole.install(context, console);
+		Logger access = context.getLogger(AccessLogConsole.ACCESS_LOGGER);
+		access.info("before");
+		access.info("long={}", "y".repeat(3 * BatchingConsoleAppender.MAX_WRITE));
+		access.info("after");
+		AccessLogConsole.uninstall(context, batching);
+
+		assertThat(console.text().lines().toList()).containsExactly("INFO mcp.relay.access before",
+				"INFO mcp.relay.access long=" + "y".repeat(3 * BatchingConsoleAppender.MAX_WRITE),
+				"INFO mcp.relay.access after");
+		assertThat(console.writes).as("the long line in a write of its own").anySatisfy(write -> assertThat(
+				new String(write, StandardCharsets.UTF_8)).startsWith("INFO mcp.relay.access long=").endsWith("y\n"));
+	}
+
+	@Test
 	void anyOtherConfigurationIsLeftAsItIs() {
 		LoggerContext withFile = bootsDefault();
 		FileAppender<ILoggingEvent> file = new FileAppender<>();
