@@ -28,9 +28,8 @@ SSE_WARMUP=${SSE_WARMUP:-20}
 WARM_SECONDS=${WARM_SECONDS:-30}
 ROUNDS=${ROUNDS:-3}
 STREAMS=${STREAMS:-10000}
-RELAY_LAUNCH=()
+RELAY_CMD=()
 RELAY_PREFIX=()
-RELAY_JAVA=java
 # The image runs the relay on Java 25 with an AOT cache (deploy/aot-cache.sh): the sections that start the relay "as the
 # image starts it" do the same, with this java.
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
@@ -96,11 +95,12 @@ load_curve() {
 }
 
 # image_layout: the relay laid out as the container image runs it (extracted jar, AOT cache trained by
-# deploy/aot-cache.sh on Java 25), once per run
+# deploy/aot-cache.sh on Java 25), once per run; start_relay then launches it by the image's own entry point,
+# deploy/start-relay.sh, so the flags the cache needs cannot drift from the image's
 image_layout() {
   [ -d "$WORK/image" ] || JAVA="$JAVA25" bash deploy/aot-cache.sh "$JAR" "$WORK/image"
-  RELAY_JAVA=$JAVA25
-  RELAY_LAUNCH=(-XX:AOTCache="$WORK/image/mcp-relay.aot" "$@" -jar "$WORK/image/mcp-relay.jar")
+  mkdir -p "$WORK/no-plugins"
+  RELAY_CMD=(env JAVA="$JAVA25" RELAY_HOME="$WORK/image" LOADER_PATH="$WORK/no-plugins" sh deploy/start-relay.sh)
 }
 
 # warmup_curve: a fresh relay as the container image runs it (image_layout), loaded at concurrency 16 from the moment
@@ -112,7 +112,7 @@ warmup_curve() {
   image_layout
   start_ns=$(date +%s%N)
   start_relay WARM_PORT WARM_PID
-  RELAY_LAUNCH=(); RELAY_JAVA=java
+  RELAY_CMD=()
   WARM_LISTEN_MS=$(( ($(date +%s%N) - start_ns) / 1000000 ))
   load_curve "$WORK/warm.txt" "http://127.0.0.1:$WARM_PORT/mcp/fast"
   kill "$WARM_PID" 2>/dev/null || true
@@ -173,9 +173,9 @@ start_relay() {
   local port; port=$(free_port)
   local loader=()
   [ -n "${3:-}" ] && loader=(-Dloader.path="$3")
-  local launch=("${RELAY_LAUNCH[@]}")
-  [ ${#launch[@]} -eq 0 ] && launch=(-cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher)
-  "${RELAY_PREFIX[@]}" "$RELAY_JAVA" "${loader[@]}" "${launch[@]}" \
+  local launch=("${RELAY_CMD[@]}")
+  [ ${#launch[@]} -eq 0 ] && launch=(java "${loader[@]}" -cp "$JAR" org.springframework.boot.loader.launch.PropertiesLauncher)
+  "${RELAY_PREFIX[@]}" "${launch[@]}" \
     --server.port="$port" --server.address=127.0.0.1 \
     --mcp-relay.servers.fast.url="http://127.0.0.1:$UPSTREAM_PORT/mcp" \
     --mcp-relay.servers.fast.timeouts.streaming-idle=600s \
@@ -279,11 +279,11 @@ container_memory() {
     return 0
   fi
   log "memory in a 512 MB container: $STREAMS open GET streams"
-  image_layout "$IMAGE_HEAP"
+  image_layout
   # shellcheck disable=SC2016 # expanded by the inner shell, which then becomes the relay
   RELAY_PREFIX=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg")
   start_relay BOXED_PORT BOXED_PID
-  RELAY_PREFIX=(); RELAY_LAUNCH=(); RELAY_JAVA=java
+  RELAY_PREFIX=(); RELAY_CMD=()
   mkfifo "$WORK/hold-boxed"
   node bench/open-streams.mjs "http://127.0.0.1:$BOXED_PORT/mcp/fast" "$STREAMS" <"$WORK/hold-boxed" >"$WORK/boxed.out" 2>&1 &
   local client=$! opened=no alive=no rss=0
@@ -402,7 +402,7 @@ report() {
     echo
     echo "## Warm-up (a fresh process at concurrency 16 from the moment it listens; the bare relay beside it)"
     echo
-    echo "The relay as the image runs it (Java 25, extracted jar and the AOT cache of deploy/aot-cache.sh); the bare relay from its classes."
+    echo "The relay as the image runs it (Java 25, extracted jar and the AOT cache of deploy/aot-cache.sh); the bare relay from its classes, on the default java."
     echo "Each against its own steady state (the load test above, concurrency 16)."
     echo
     echo "| | listening after launch | steady req/s | first 10 s after it listens | first 10 s after launch | seconds from listening to 90% |"
