@@ -10,13 +10,15 @@
 #   bare, Java 17 / 25      the bare Reactor Netty relay (bench/bare-relay): how fast the platform itself warms up
 # Reports time to listen, the first 10 s after listening and after launch against steady, and the time to 90%.
 # Nothing is asserted. JAVA17 and JAVA25 name the two runtimes; WARM_SECONDS (30) the length of each curve; ROUNDS (2)
-# how many times each target is measured, in interleaved rounds.
+# how many times each target is measured, in interleaved rounds; TARGETS which of them, by these names:
+# cds java25 aot bare17 bare25 (all by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JAVA17=${JAVA17:-java}
 JAVA25=${JAVA25:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 WARM_SECONDS=${WARM_SECONDS:-30}
 ROUNDS=${ROUNDS:-2}
+TARGETS=${TARGETS:-cds java25 aot bare17 bare25}
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 command -v wrk >/dev/null || { echo "bench/warmup.sh needs wrk (Debian: apt-get install wrk)" >&2; exit 1; }
@@ -83,13 +85,18 @@ ROWS=()
 CURVES=()
 # ROUNDS rounds, each target once per round in the same order, so that no target meets only a quiet or a busy machine
 for round in $(seq 1 "$ROUNDS"); do
-  measure "relay, Java 17 + CDS archive ($round)" relay "$JAVA17" -XX:SharedArchiveFile="$WORK/cds/mcp-relay.jsa" \
-    -jar "$WORK/cds/mcp-relay.jar"
-  measure "relay, Java 25 ($round)" relay "$JAVA25" --enable-native-access=ALL-UNNAMED -jar "$WORK/plain/mcp-relay.jar"
-  measure "relay, Java 25 + AOT cache ($round)" relay "$JAVA25" -XX:AOTCache="$WORK/aot/mcp-relay.aot" \
-    --enable-native-access=ALL-UNNAMED -jar "$WORK/aot/mcp-relay.jar"
-  measure "bare relay, Java 17 ($round)" bare "$JAVA17"
-  measure "bare relay, Java 25 ($round)" bare "$JAVA25" --enable-native-access=ALL-UNNAMED
+  for target in $TARGETS; do
+    case $target in
+      cds) measure "relay, Java 17 + CDS archive ($round)" relay "$JAVA17" -XX:SharedArchiveFile="$WORK/cds/mcp-relay.jsa" \
+        -jar "$WORK/cds/mcp-relay.jar" ;;
+      java25) measure "relay, Java 25 ($round)" relay "$JAVA25" --enable-native-access=ALL-UNNAMED -jar "$WORK/plain/mcp-relay.jar" ;;
+      aot) measure "relay, Java 25 + AOT cache ($round)" relay "$JAVA25" -XX:AOTCache="$WORK/aot/mcp-relay.aot" \
+        --enable-native-access=ALL-UNNAMED -jar "$WORK/aot/mcp-relay.jar" ;;
+      bare17) measure "bare relay, Java 17 ($round)" bare "$JAVA17" ;;
+      bare25) measure "bare relay, Java 25 ($round)" bare "$JAVA25" --enable-native-access=ALL-UNNAMED ;;
+      *) echo "unknown target $target (cds java25 aot bare17 bare25)" >&2; exit 1 ;;
+    esac
+  done
 done
 
 {

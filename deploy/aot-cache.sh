@@ -6,8 +6,9 @@
 # port, a few MCP sessions through it (initialize, tools/list, a JSON tools/call, an SSE tools/call, DELETE) and
 # TRAINING_CALLS tools/call in one more session (the hot path's method profiles), then a
 # graceful stop, at which the JVM writes DIR/mcp-relay.aot: the classes loaded and linked and the method profiles of
-# that run. Started with
-#   java -XX:AOTCache=DIR/mcp-relay.aot -jar DIR/mcp-relay.jar
+# that run. Started with the same flags as the training run (deploy/start-relay.sh does: Java refuses a cache whose
+# --enable-native-access differs, and starts without it)
+#   java -XX:AOTCache=DIR/mcp-relay.aot --enable-native-access=ALL-UNNAMED -jar DIR/mcp-relay.jar
 # the relay starts with those classes already loaded and linked, and compiles its hot methods sooner. The cache is
 # tied to this JDK build and these jars, at this path: build it where the relay runs (the Dockerfile does), and again
 # after either changes. JAVA names the java to use (default: java on the PATH; it must be 25 or newer).
