@@ -22,7 +22,10 @@ import io.netty.util.AsciiString;
  * <p>Upstream: the client's headers minus hop-by-hop ones and those that belong to the client's connection or
  * identity ({@code Host}, the relay's own credentials {@code Authorization} and {@code X-Api-Key} (in every mode),
  * {@code Cookie}, {@code Origin}, {@code Referer},
- * {@code Accept-Encoding}, {@code Content-Length}, proxy credentials); then the server's configured headers, which
+ * {@code Accept-Encoding}, {@code Content-Length}, proxy credentials, and what proxies in front of the relay say about
+ * the client's connection ({@code Forwarded}, {@code X-Forwarded-*}: the relay is the upstream's client, and a client
+ * could write them to pass for another address; a server configures {@code headers} to send one on purpose); then
+ * the server's configured headers, which
  * win over the client's; then the configured {@code authorization}. {@code Mcp-Session-Id},
  * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass.
  *
@@ -44,7 +47,8 @@ public final class HeaderRules {
 
 	private static final HeaderNameSet NOT_FORWARDED_UPSTREAM = HeaderNameSet.of(Stream.concat(HOP_BY_HOP.stream(),
 			Stream.of("host", "authorization", "x-api-key", "cookie", "origin", "referer", "accept-encoding",
-					"content-length", "expect", "forwarded"))
+					"content-length", "expect", "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-port",
+					"x-forwarded-proto", "x-forwarded-prefix", "x-forwarded-ssl"))
 		.toList());
 
 	private static final HeaderNameSet NOT_RELAYED_DOWNSTREAM = HeaderNameSet

@@ -40,6 +40,13 @@ class HeaderForwardingTest extends RelayIntegrationTest {
 			.header("X-Client-Tenant", "acme")
 			.header("X-Trace", "forged-trace")
 			.header("X-Custom", "kept")
+			.header("Forwarded", "for=203.0.113.9;proto=https")
+			.header("X-Forwarded-For", "203.0.113.9")
+			.header("X-Forwarded-Host", "spoofed.example.com")
+			.header("X-Forwarded-Proto", "https")
+			.header("X-Forwarded-Port", "443")
+			.header("X-Forwarded-Prefix", "/admin")
+			.header("X-Forwarded-Ssl", "on")
 			.header("Mcp-Param-Region", "=?base64?ZXUtd2VzdA==?=")
 			.header("Mcp-Session-Id", "client-session")
 			.header("MCP-Protocol-Version", "2025-11-25"));
@@ -57,6 +64,8 @@ class HeaderForwardingTest extends RelayIntegrationTest {
 		assertThat(upstream.get("Origin")).isNull();
 		assertThat(upstream.getFirst("Accept-Encoding")).as("the client's encodings are not forwarded").isNotEqualTo("gzip");
 		assertThat(upstream.get("X-Custom")).containsExactly("kept");
+		assertThat(upstream.headerNames()).as("what a client says about its own connection is not passed on as if a proxy said it")
+			.noneMatch(name -> name.equalsIgnoreCase("Forwarded") || name.toLowerCase(java.util.Locale.ROOT).startsWith("x-forwarded-"));
 		assertThat(upstream.get("Mcp-Param-Region")).as("Mcp-Param-* (2026-07-28) go upstream untouched")
 			.containsExactly("=?base64?ZXUtd2VzdA==?=");
 		assertThat(upstream.get("Mcp-Session-Id")).containsExactly("client-session");
