@@ -36,6 +36,7 @@ public class UpstreamRegistry {
 	public UpstreamRegistry(RelayProperties properties, Environment environment, McpRouting routing) {
 		List<ConfigurationProblem> problems = new ArrayList<>(UnknownRelayProperties.find(environment));
 		problems.addAll(RelayPropertiesValidator.validate(properties));
+		problems.addAll(routing.configurationProblems());
 		Set<String> reserved = routing.reservedSegments();
 		properties.servers().keySet().stream().filter(reserved::contains).sorted().forEach(id -> problems.add(
 				new ConfigurationProblem("mcp-relay.servers." + id, "the id '" + id

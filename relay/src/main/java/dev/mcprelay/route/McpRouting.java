@@ -1,6 +1,7 @@
 package dev.mcprelay.route;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -10,6 +11,7 @@ import org.springframework.core.env.Profiles;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 
+import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.demo.DemoMcpServer;
 
@@ -32,6 +34,8 @@ public class McpRouting {
 
 	private final Set<String> reserved;
 
+	private final List<ConfigurationProblem> problems;
+
 	public McpRouting(RelayProperties properties, Environment environment) {
 		Map<String, McpRoute> byId = new LinkedHashMap<>();
 		properties.servers().keySet().forEach(id -> byId.put(id, new McpRoute(McpRoute.Kind.SERVER, id, null)));
@@ -43,6 +47,7 @@ public class McpRouting {
 		McpRoute configuredDefault = defaultId == null ? null : servers.get(defaultId);
 		this.defaultRoute = configuredDefault != null ? configuredDefault : McpRoute.NO_DEFAULT_SERVER;
 		this.reserved = reservedSegments(environment);
+		this.problems = basePathProblems(environment);
 	}
 
 	/** The decision for {@code exchange}: made now if no component asked before. */
@@ -84,6 +89,26 @@ public class McpRouting {
 	/** The first path segments the relay serves itself, which no server id may take. */
 	public Set<String> reservedSegments() {
 		return reserved;
+	}
+
+	/**
+	 * What in the environment contradicts this routing, for the start-up check to report: a
+	 * {@code spring.webflux.base-path}, which would move WebFlux's paths (the actuator, the RFC 9728 metadata) under a
+	 * prefix while the MCP paths, served ahead of WebFlux, stay at the root: a relay half under the prefix.
+	 */
+	public List<ConfigurationProblem> configurationProblems() {
+		return problems;
+	}
+
+	private static List<ConfigurationProblem> basePathProblems(Environment environment) {
+		String basePath = environment.getProperty("spring.webflux.base-path", "").trim();
+		if (basePath.isEmpty() || basePath.equals("/")) {
+			return List.of();
+		}
+		return List.of(new ConfigurationProblem("spring.webflux.base-path",
+				"'" + basePath + "' is not supported: the MCP paths are served at the root, ahead of WebFlux, and would "
+						+ "not move under it with the actuator",
+				"Remove it, and let the proxy or ingress in front of the relay strip the prefix"));
 	}
 
 	private McpRoute server(String id) {

@@ -96,6 +96,16 @@ class DefaultServerTest {
 		assertThat(problems(Map.of("manage", server()), movedActuator)).containsExactly("mcp-relay.servers.manage");
 	}
 
+	@Test
+	void aWebFluxBasePathFailsStartUp() {
+		MockEnvironment prefixed = new MockEnvironment().withProperty("spring.webflux.base-path", "/gw");
+
+		assertThat(problems(Map.of("ok", server()), prefixed)).as("the MCP paths would stay at the root")
+			.containsExactly("spring.webflux.base-path");
+		assertThat(problems(Map.of("ok", server()), new MockEnvironment().withProperty("spring.webflux.base-path", "/")))
+			.as("the root is no prefix").isEmpty();
+	}
+
 	private static java.util.List<String> problems(Map<String, ServerProperties> servers, MockEnvironment environment) {
 		try {
 			registry(properties(servers, null), environment);
