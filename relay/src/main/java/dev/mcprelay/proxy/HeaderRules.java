@@ -21,11 +21,10 @@ import io.netty.util.AsciiString;
  *
  * <p>Upstream: the client's headers minus hop-by-hop ones and those that belong to the client's connection or
  * identity ({@code Host}, the relay's own credentials {@code Authorization} and {@code X-Api-Key} (in every mode),
- * {@code Cookie}, {@code Origin}, {@code Referer},
- * {@code Accept-Encoding}, {@code Content-Length}, proxy credentials, and what proxies in front of the relay say about
- * the client's connection ({@code Forwarded}, {@code X-Forwarded-*}: the relay is the upstream's client, and a client
- * could write them to pass for another address; a server configures {@code headers} to send one on purpose); then
- * the server's configured headers, which
+ * {@code Cookie}, {@code Origin}, {@code Referer}, {@code Accept-Encoding}, {@code Content-Length}, proxy
+ * credentials, and what proxies in front of the relay say about the client's connection: {@code Forwarded} and
+ * {@code X-Forwarded-*}, since the relay is the upstream's client and a client could write them to pass for another
+ * address; a server configures {@code headers} to send one on purpose); then the server's configured headers, which
  * win over the client's; then the configured {@code authorization}. {@code Mcp-Session-Id},
  * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass.
  *

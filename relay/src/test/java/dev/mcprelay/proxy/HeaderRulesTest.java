@@ -14,11 +14,15 @@ import dev.mcprelay.config.TimeoutProperties;
 
 class HeaderRulesTest {
 
-	private final Upstream upstream = new Upstream("s", new ServerProperties("http://up/mcp", null, null,
-			List.of(new HeaderProperties("X-Conf", "v", null, null, false)),
-			new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
-			new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
-			new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null));
+	private final Upstream upstream = upstream(new HeaderProperties("X-Conf", "v", null, null, false));
+
+	private static Upstream upstream(HeaderProperties header) {
+		return new Upstream("s", new ServerProperties("http://up/mcp", null, null,
+				List.of(header),
+				new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
+				new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
+				new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null));
+	}
 
 	@Test
 	void hopByHopAndConnectionListedHeadersStayOnTheirHop() {
@@ -37,6 +41,21 @@ class HeaderRulesTest {
 		HttpHeaders out = HeaderRules.upstreamRequestHeaders(inbound, dev.mcprelay.api.Caller.ANONYMOUS, upstream, true);
 
 		assertThat(out.headerNames()).containsExactlyInAnyOrder("X-Kept", "X-Conf", "Content-Type");
+	}
+
+	@Test
+	void aClientsForwardingHeadersGoUpstreamOnlyWhereTheServerConfiguresOne() {
+		HttpHeaders inbound = new HttpHeaders();
+		inbound.add("X-Forwarded-For", "203.0.113.9");
+		inbound.add("X-Forwarded-Proto", "https");
+		inbound.add("Forwarded", "for=203.0.113.9");
+
+		assertThat(HeaderRules.upstreamRequestHeaders(inbound, dev.mcprelay.api.Caller.ANONYMOUS, upstream, false)
+			.headerNames()).containsExactly("X-Conf");
+		Upstream passing = upstream(new HeaderProperties("X-Forwarded-For", null, "X-Forwarded-For", null, false));
+		HttpHeaders out = HeaderRules.upstreamRequestHeaders(inbound, dev.mcprelay.api.Caller.ANONYMOUS, passing, false);
+		assertThat(out.headerNames()).containsExactly("X-Forwarded-For");
+		assertThat(out.getFirst("X-Forwarded-For")).isEqualTo("203.0.113.9");
 	}
 
 	@Test
