@@ -11,7 +11,8 @@ import java.util.Set;
  * arguments can copy its {@link #claim claims}. The caller's own credential is not part of it.
  *
  * @param id the caller's id: the API key's {@code client}, the token's {@code client-claim}; {@code null} when
- * anonymous
+ * anonymous, and never {@code null} or blank otherwise (sessions, quotas and rate limits are kept per caller id, so two
+ * callers without an id would be one)
  * @param kind how the caller proved who it is
  * @param scopes the token's scopes; empty for API keys and anonymous callers
  * @param claims the token's claims; for an API key {@code sub} and {@code client_id}, both its client id
@@ -39,6 +40,13 @@ public record Caller(String id, Kind kind, Set<String> scopes, Map<String, Objec
 	}
 
 	public Caller {
+		if (kind == null) {
+			throw new IllegalArgumentException("A caller has a kind");
+		}
+		if (kind != Kind.ANONYMOUS && (id == null || id.isBlank())) {
+			throw new IllegalArgumentException("A " + kind + " caller has an id that is not blank: sessions, quotas "
+					+ "and rate limits are kept per caller id, so callers without one would share them");
+		}
 		scopes = scopes == null ? Set.of() : Set.copyOf(scopes);
 		claims = claims == null ? Map.of() : withoutNulls(claims);
 	}

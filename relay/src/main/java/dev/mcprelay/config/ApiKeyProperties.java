@@ -8,9 +8,12 @@ import java.util.List;
  *
  * @param client the caller's id, for the access log, metrics ({@code client} tag) and interceptors
  * @param keySha256 the hex SHA-256 of the key (64 hex digits; e.g. {@code printf %s "$KEY" | sha256sum})
- * @param servers the server ids this key may use, or {@code *} for all
+ * @param servers the server ids this key may use, or {@code *} for all; empty for a key that reads management
+ * endpoints only
+ * @param management whether the key may read the relay's management endpoints on the relay's port (metrics and any
+ * other exposed actuator endpoint but health, which needs no credential); a key for Prometheus, say
  */
-public record ApiKeyProperties(String client, String keySha256, List<String> servers) {
+public record ApiKeyProperties(String client, String keySha256, List<String> servers, boolean management) {
 
 	public ApiKeyProperties {
 		servers = servers == null ? List.of() : List.copyOf(servers);
@@ -18,7 +21,8 @@ public record ApiKeyProperties(String client, String keySha256, List<String> ser
 
 	@Override
 	public String toString() {
-		return "ApiKeyProperties[client=" + client + ", keySha256=<redacted>, servers=" + servers + "]";
+		return "ApiKeyProperties[client=" + client + ", keySha256=<redacted>, servers=" + servers + ", management="
+				+ management + "]";
 	}
 
 }

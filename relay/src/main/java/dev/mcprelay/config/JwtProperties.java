@@ -1,5 +1,6 @@
 package dev.mcprelay.config;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -15,7 +16,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * RFC 9728 metadata names (with {@code issuer-uri} that is already the issuer, so this is not written)
  * @param audience the value a token's {@code aud} must contain; unset, the audience is not checked
  * @param requiredScopes scopes every token must carry, whatever the server
- * @param clientClaim the claim that names the caller (access log, interceptors)
+ * @param clientClaim the claim that names the caller (access log, interceptors, sessions, rate limits); a token without
+ * it, or whose value is blank or no string, is refused
+ * @param jwkSetRefreshInterval how often the signing keys are fetched again: a key removed from the JWK Set is no longer
+ * trusted after this, one fetch and the 30 s an accepted token is kept
+ * @param managementScopes the scopes of which a token needs one to read the relay's management endpoints on the relay's
+ * port (metrics and any other exposed actuator endpoint but health); empty, no token may
+ * @param jwkSetRefetchCooldown the least time between two fetches of the keys caused by tokens that name a key the
+ * relay does not hold: within it such tokens are refused without a fetch, so made-up key ids cannot multiply fetches
  */
 public record JwtProperties(
 		String issuerUri,
@@ -23,11 +31,17 @@ public record JwtProperties(
 		String issuer,
 		String audience,
 		@DefaultValue List<String> requiredScopes,
-		@DefaultValue("sub") String clientClaim) {
+		@DefaultValue("sub") String clientClaim,
+		@DefaultValue List<String> managementScopes,
+		@DefaultValue("5m") Duration jwkSetRefreshInterval,
+		@DefaultValue("30s") Duration jwkSetRefetchCooldown) {
 
 	public JwtProperties {
 		requiredScopes = requiredScopes == null ? List.of() : List.copyOf(requiredScopes);
 		clientClaim = clientClaim == null || clientClaim.isBlank() ? "sub" : clientClaim;
+		managementScopes = managementScopes == null ? List.of() : List.copyOf(managementScopes);
+		jwkSetRefreshInterval = jwkSetRefreshInterval == null ? Duration.ofMinutes(5) : jwkSetRefreshInterval;
+		jwkSetRefetchCooldown = jwkSetRefetchCooldown == null ? Duration.ofSeconds(30) : jwkSetRefetchCooldown;
 	}
 
 	/** The issuer tokens must come from ({@code issuer-uri}, else {@code issuer}); {@code null} when neither is set. */

@@ -76,6 +76,7 @@ public final class RelayPropertiesValidator {
 					"must be at least 1 but is " + properties.sessions().maxBridgedSessions(),
 					"Write a positive number, e.g. 1000"));
 		}
+		validateSecret(properties.sessions().secret(), problems);
 		if (properties.sessions().maxPerCaller() < 1) {
 			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-per-caller",
 					"must be at least 1 but is " + properties.sessions().maxPerCaller(),
@@ -269,6 +270,28 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem(path, "refers to ${" + placeholder.group(1) + "}, which is not set",
 					"Set the environment variable " + placeholder.group(1) + " (or give a default: ${"
 							+ placeholder.group(1) + ":value})"));
+		}
+	}
+
+	/** The least length of {@code mcp-relay.sessions.secret}, in bytes: what HMAC-SHA256's key should hold. */
+	static final int MIN_SECRET_BYTES = 32;
+
+	/**
+	 * {@code mcp-relay.sessions.secret}, when set, resolved and at least {@value #MIN_SECRET_BYTES} bytes: a shorter one
+	 * can be found offline from a single session id the relay signed, and with it any session id forged. Never quoted.
+	 */
+	private static void validateSecret(String secret, List<ConfigurationProblem> problems) {
+		if (secret == null || secret.isBlank()) {
+			return;
+		}
+		String path = "mcp-relay.sessions.secret";
+		int before = problems.size();
+		requireResolved(path, secret, problems);
+		int bytes = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+		if (problems.size() == before && bytes < MIN_SECRET_BYTES) {
+			problems.add(new ConfigurationProblem(path, "is " + bytes + " bytes long, shorter than "
+					+ MIN_SECRET_BYTES + ": a short key can be guessed offline from one session id it signed",
+					"Write at least " + MIN_SECRET_BYTES + " random bytes, e.g. the output of openssl rand -base64 32"));
 		}
 	}
 

@@ -82,9 +82,10 @@ final class SecurityPropertiesValidator {
 				problems.add(new ConfigurationProblem(path + ".key-sha256", "is the hash of another key too",
 						"Give each client a key of its own"));
 			}
-			if (key.servers().isEmpty()) {
+			if (key.servers().isEmpty() && !key.management()) {
 				problems.add(new ConfigurationProblem(path + ".servers", "is empty, so the key opens nothing",
-						"List the server ids it may use, or [\"*\"] for all"));
+						"List the server ids it may use, or [\"*\"] for all (or set management: true for a key that "
+								+ "reads the management endpoints only)"));
 			}
 			for (int s = 0; s < key.servers().size(); s++) {
 				String server = key.servers().get(s);
@@ -121,11 +122,24 @@ final class SecurityPropertiesValidator {
 				requireHttpUrl(PATH + ".jwt.issuer", jwt.issuer(), problems);
 			}
 		}
-		List<String> scopes = jwt.requiredScopes();
+		if (jwt.jwkSetRefreshInterval().compareTo(java.time.Duration.ofSeconds(1)) < 0) {
+			problems.add(new ConfigurationProblem(PATH + ".jwt.jwk-set-refresh-interval", "is shorter than 1s",
+					"Write how often the signing keys are fetched again, e.g. 5m: it bounds how long a removed key is "
+							+ "trusted"));
+		}
+		if (jwt.jwkSetRefetchCooldown().isNegative()) {
+			problems.add(new ConfigurationProblem(PATH + ".jwt.jwk-set-refetch-cooldown", "is negative",
+					"Write the least time between fetches caused by unknown key ids, e.g. 30s (0s: no cool-down)"));
+		}
+		requireScopes(PATH + ".jwt.required-scopes", jwt.requiredScopes(), problems);
+		requireScopes(PATH + ".jwt.management-scopes", jwt.managementScopes(), problems);
+	}
+
+	private static void requireScopes(String path, List<String> scopes, List<ConfigurationProblem> problems) {
 		for (int i = 0; i < scopes.size(); i++) {
 			if (scopes.get(i) == null || scopes.get(i).isBlank() || scopes.get(i).contains(" ")) {
-				problems.add(new ConfigurationProblem(PATH + ".jwt.required-scopes[" + i + "]",
-						"is blank or holds a space", "Write one scope per entry, e.g. mcp"));
+				problems.add(new ConfigurationProblem(path + "[" + i + "]", "is blank or holds a space",
+						"Write one scope per entry, e.g. mcp"));
 			}
 		}
 	}

@@ -1,5 +1,6 @@
 package dev.mcprelay.config;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -22,6 +23,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param scopes the scopes asked for
  * @param audience the server's audience: sent as {@code audience}, and as the RFC 8707 {@code resource} when it is
  * an absolute URI
+ * @param defaultTokenLifetime how long a token the authorization server gives without {@code expires_in} lives, for
+ * the relay to renew it (a little before, as every token); a 401 from the upstream drops it sooner
  */
 public record UpstreamOAuth2Properties(
 		@DefaultValue("client-credentials") UpstreamGrant grant,
@@ -32,11 +35,13 @@ public record UpstreamOAuth2Properties(
 		String privateKey,
 		String keyId,
 		@DefaultValue List<String> scopes,
-		String audience) {
+		String audience,
+		@DefaultValue("5m") Duration defaultTokenLifetime) {
 
 	public UpstreamOAuth2Properties {
 		grant = grant == null ? UpstreamGrant.CLIENT_CREDENTIALS : grant;
 		scopes = scopes == null ? List.of() : List.copyOf(scopes);
+		defaultTokenLifetime = defaultTokenLifetime == null ? Duration.ofMinutes(5) : defaultTokenLifetime;
 	}
 
 	/** The grants the relay can use for an upstream's token. */
@@ -55,7 +60,7 @@ public record UpstreamOAuth2Properties(
 		return "UpstreamOAuth2Properties[grant=" + grant + ", tokenUri=" + tokenUri + ", issuerUri=" + issuerUri
 				+ ", clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>") + ", privateKey="
 				+ (privateKey == null ? "none" : "<redacted>") + ", keyId=" + keyId
-				+ ", scopes=" + scopes + ", audience=" + audience + "]";
+				+ ", scopes=" + scopes + ", audience=" + audience + ", defaultTokenLifetime=" + defaultTokenLifetime + "]";
 	}
 
 }

@@ -57,6 +57,10 @@ final class UpstreamOAuth2PropertiesValidator {
 								+ "variable"));
 			}
 		}
+		if (oauth2.defaultTokenLifetime().compareTo(java.time.Duration.ofSeconds(10)) < 0) {
+			problems.add(new ConfigurationProblem(at + ".default-token-lifetime", "is shorter than 10s",
+					"Write how long a token given without expires_in lives, e.g. 5m: the relay renews it a little before"));
+		}
 		if (oauth2.grant() == UpstreamOAuth2Properties.UpstreamGrant.TOKEN_EXCHANGE && mode != SecurityMode.JWT) {
 			problems.add(new ConfigurationProblem(at + ".grant", "is token-exchange, which exchanges the caller's token, "
 					+ "but mcp-relay.security.mode is not jwt",

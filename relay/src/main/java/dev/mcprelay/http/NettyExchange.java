@@ -1,5 +1,7 @@
 package dev.mcprelay.http;
 
+import java.util.concurrent.TimeUnit;
+
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.NettyDataBufferFactory;
 import org.springframework.http.HttpMethod;
@@ -129,10 +131,30 @@ public final class NettyExchange implements RelayExchange {
 	 * request that follows on it, and by no other connection (on HTTP/2, the connection's, not the stream's).
 	 */
 	public <T> Attribute<T> connectionAttribute(AttributeKey<T> key) {
+		return connection().attr(key);
+	}
+
+	/**
+	 * Sets {@code key}'s {@link #connectionAttribute connection attribute} to {@code value} for {@code forNanos}: then
+	 * it is removed (on the connection's own event loop), unless another value took its place meanwhile. Nothing is
+	 * kept past its time, even on a connection that stays open and quiet.
+	 */
+	public <T> void keepOnConnection(AttributeKey<T> key, T value, long forNanos) {
+		keep(connection(), key, value, forNanos);
+	}
+
+	/** {@link #keepOnConnection} on {@code connection}. */
+	static <T> void keep(Channel connection, AttributeKey<T> key, T value, long forNanos) {
+		Attribute<T> attribute = connection.attr(key);
+		attribute.set(value);
+		connection.eventLoop().schedule(() -> attribute.compareAndSet(value, null), forNanos, TimeUnit.NANOSECONDS);
+	}
+
+	/** The client's connection (on HTTP/2, the connection's channel, not the stream's). */
+	private Channel connection() {
 		// Reactor Netty's request is its connection's operations: a Connection, whose channel needs no callback.
 		Channel channel = ((Connection) request).channel();
-		Channel connection = channel instanceof Http2StreamChannel stream ? stream.parent() : channel;
-		return connection.attr(key);
+		return channel instanceof Http2StreamChannel stream ? stream.parent() : channel;
 	}
 
 	@Override

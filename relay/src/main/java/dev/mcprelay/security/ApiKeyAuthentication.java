@@ -20,20 +20,28 @@ final class ApiKeyAuthentication extends AbstractAuthenticationToken {
 
 	private final Set<String> servers;
 
-	private ApiKeyAuthentication(String presentedKey, Caller caller, Set<String> servers) {
+	private final boolean management;
+
+	private ApiKeyAuthentication(String presentedKey, Caller caller, Set<String> servers, boolean management) {
 		super(List.of());
 		this.presentedKey = presentedKey;
 		this.caller = caller;
 		this.servers = servers;
+		this.management = management;
 		setAuthenticated(caller != null);
 	}
 
 	static ApiKeyAuthentication presented(String key) {
-		return new ApiKeyAuthentication(key, null, Set.of());
+		return new ApiKeyAuthentication(key, null, Set.of(), false);
 	}
 
-	static ApiKeyAuthentication accepted(Caller caller, Set<String> servers) {
-		return new ApiKeyAuthentication(null, caller, Set.copyOf(servers));
+	static ApiKeyAuthentication accepted(Caller caller, Set<String> servers, boolean management) {
+		return new ApiKeyAuthentication(null, caller, Set.copyOf(servers), management);
+	}
+
+	/** Whether the key may read the relay's management endpoints ({@code management: true}). */
+	boolean management() {
+		return management;
 	}
 
 	String presentedKey() {

@@ -42,13 +42,15 @@ public final class FrontDoor {
 
 	private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
 
-	private static final FrontDoor OPEN = new FrontDoor(null, null, null, null, false);
+	private static final FrontDoor OPEN = new FrontDoor(null, null, null, null, null, false);
 
 	private final CredentialReader credentials;
 
 	private final ReactiveAuthenticationManager authentication;
 
 	private final ServerAccess access;
+
+	private final ManagementAccess management;
 
 	private final FrontDoorAnswers answers;
 
@@ -60,10 +62,11 @@ public final class FrontDoor {
 	 * framework}
 	 */
 	FrontDoor(CredentialReader credentials, ReactiveAuthenticationManager authentication, ServerAccess access,
-			FrontDoorAnswers answers, boolean adaptToForwardedHeaders) {
+			ManagementAccess management, FrontDoorAnswers answers, boolean adaptToForwardedHeaders) {
 		this.credentials = credentials;
 		this.authentication = authentication;
 		this.access = access;
+		this.management = management;
 		this.answers = answers;
 		this.adaptToForwardedHeaders = adaptToForwardedHeaders;
 	}
@@ -106,7 +109,9 @@ public final class FrontDoor {
 					failure -> answers.unauthenticated(refused(exchange), failure).then(Mono.<Authentication>empty()))
 			.flatMap(accepted -> {
 				if (connection != null) {
-					connection.set(ConnectionCredential.of(credential, accepted, System.nanoTime()));
+					long now = System.nanoTime();
+					ConnectionCredential keep = ConnectionCredential.of(credential, accepted, now);
+					exchange.keepOnConnection(ConnectionCredential.KEY, keep, keep.keptForNanos(now));
 				}
 				return authorize(exchange, accepted, relay);
 			});
@@ -138,6 +143,10 @@ public final class FrontDoor {
 
 	ServerAccess access() {
 		return access;
+	}
+
+	ManagementAccess management() {
+		return management;
 	}
 
 	FrontDoorAnswers answers() {

@@ -40,6 +40,7 @@ import reactor.core.publisher.Mono;
  * one ({@code ambiguous_credentials}), an unknown
  * key ({@code invalid_api_key}), a token that is not valid ({@code token_expired}, {@code token_not_yet_valid},
  * {@code invalid_audience}, {@code invalid_issuer}, {@code invalid_signature}, {@code malformed_token},
+ * {@code missing_client_claim},
  * {@code invalid_token}). The body names no server.</li>
  * <li>403: a key that does not open the server ({@code server_not_allowed}), a token without the scopes it needs
  * ({@code insufficient_scope}).</li>
@@ -204,6 +205,9 @@ final class FrontDoorAnswers
 
 		static String reasonFor(String description) {
 			String text = description == null ? "" : description.toLowerCase(Locale.ROOT);
+			if (text.contains(JwtDecoding.NAMES_NO_CALLER)) {
+				return "missing_client_claim";
+			}
 			if (text.contains("expired")) {
 				return "token_expired";
 			}
@@ -229,6 +233,8 @@ final class FrontDoorAnswers
 		static String messageFor(String reason) {
 			return switch (reason) {
 				case "token_expired" -> "The access token has expired: get a new one";
+				case "missing_client_claim" -> "The access token does not name its caller in the claim this relay reads "
+						+ "(mcp-relay.security.jwt.client-claim)";
 				case "token_not_yet_valid" -> "The access token is not valid yet (nbf is in the future)";
 				case "invalid_audience" -> "The access token was not issued for this relay (aud)";
 				case "invalid_issuer" -> "The access token was issued by an authorization server this relay does not trust (iss)";

@@ -11,6 +11,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.security.autoconfigure.actuate.web.reactive.EndpointRequest;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
@@ -65,8 +66,8 @@ import reactor.core.publisher.Mono;
  * <li>{@code none}: Spring Security is not set up at all (no filter costs a request anything), and the relay warns at
  * start-up unless it listens on loopback only.</li>
  * </ul>
- * In both secured modes every path needs an authenticated caller that {@link ServerAccess} lets through, except the
- * health probes, the RFC 9728 metadata, CORS preflights (answered before the front door) and, under the {@code demo}
+ * In both secured modes every path needs an authenticated caller that {@link ServerAccess} lets through (the management
+ * endpoints one that {@link ManagementAccess} lets through), except the health probes, the RFC 9728 metadata, CORS preflights (answered before the front door) and, under the {@code demo}
  * profile, the demo upstream. Refusals are written by {@link FrontDoorAnswers}. The chain keeps no session, sets no
  * response headers of its own and has no CSRF, form or basic login: callers are programs, and every request carries
  * its credentials.
@@ -114,8 +115,14 @@ class FrontDoorConfiguration {
 		}
 
 		@Bean
-		SecurityWebFilterChain frontDoorChain(ServerHttpSecurity http, FrontDoor frontDoor, Environment environment) {
-			return FrontDoorConfiguration.frontDoorChain(http, frontDoor, environment);
+		SecurityWebFilterChain frontDoorChain(ServerHttpSecurity http, FrontDoor frontDoor, Environment environment,
+				ApplicationContext context) {
+			SeparateManagementPort managementPort = new SeparateManagementPort(environment, context);
+			if (managementPort.separate()) {
+				log.info("The management endpoints are served on their own port (management.server.port) without "
+						+ "credentials: let only your cluster reach it (a NetworkPolicy, a loopback address)");
+			}
+			return FrontDoorConfiguration.frontDoorChain(http, frontDoor, environment, managementPort);
 		}
 
 	}
@@ -131,6 +138,25 @@ class FrontDoorConfiguration {
 			return mode != SecurityMode.NONE;
 		}
 
+	}
+
+	/** Matches when {@code mcp-relay.security.mode} is {@code jwt}. */
+	static final class JwtMode implements Condition {
+
+		@Override
+		public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			return Binder.get(context.getEnvironment())
+				.bind("mcp-relay.security.mode", SecurityMode.class)
+				.orElse(null) == SecurityMode.JWT;
+		}
+
+	}
+
+	/** In {@code jwt} mode: the signing keys, a bean so that their refresh timer ends with the application. */
+	@Bean
+	@Conditional(JwtMode.class)
+	JwkSetKeys jwkSetKeys(RelayProperties properties, UpstreamRegistry upstreams) {
+		return JwtDecoding.keys(properties.security().jwt());
 	}
 
 	/** In mode {@code none}: the warning when others can reach the port. */
@@ -154,7 +180,7 @@ class FrontDoorConfiguration {
 	@Bean
 	FrontDoor frontDoor(RelayProperties properties, UpstreamRegistry upstreams, McpRouting routing,
 			VirtualServers virtualServers, MeterRegistry registry,
-			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders) {
+			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders, ObjectProvider<JwkSetKeys> jwkSetKeys) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
 		if (mode == null) {
@@ -166,16 +192,19 @@ class FrontDoorConfiguration {
 		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
 		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers,
 				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : List.of());
+		ManagementAccess management = new ManagementAccess(
+				mode == SecurityMode.JWT ? security.jwt().managementScopes() : List.of());
 		ForwardedHeaderTransformer transformer = forwardedHeaders.getIfAvailable();
 		boolean adaptToForwardedHeaders = transformer != null && !transformer.isRemoveOnly();
 		if (mode == SecurityMode.API_KEY) {
 			log.info("Callers authenticate with API keys ({} configured)", security.apiKeys().size());
 			return new FrontDoor(new SingleCredential(new ApiKeyCredentials()), new ApiKeys(security.apiKeys()), access,
-					answers, adaptToForwardedHeaders);
+					management, answers, adaptToForwardedHeaders);
 		}
 		JwtAuthenticationConverter callers = new JwtAuthenticationConverter();
 		callers.setPrincipalClaimName(security.jwt().clientClaim());
-		JwtReactiveAuthenticationManager tokens = new JwtReactiveAuthenticationManager(JwtDecoding.decoder(security.jwt()));
+		JwtReactiveAuthenticationManager tokens = new JwtReactiveAuthenticationManager(
+				JwtDecoding.decoder(security.jwt(), jwkSetKeys.getObject()));
 		tokens.setJwtAuthenticationConverter(
 				jwt -> Mono.just(new TokenAuthentication((JwtAuthenticationToken) callers.convert(jwt))));
 		log.info("Callers authenticate with JWT access tokens from {}",
@@ -186,14 +215,15 @@ class FrontDoorConfiguration {
 					+ "mcp-relay.security.jwt.issuer to the issuer of your tokens.", security.jwt().jwkSetUri());
 		}
 		return new FrontDoor(new SingleCredential(new BearerTokenCredentials()), new ValidatedTokens(tokens), access,
-				answers, adaptToForwardedHeaders);
+				management, answers, adaptToForwardedHeaders);
 	}
 
 	/**
 	 * Spring Security's chain for the paths off Reactor Netty's route (the actuator, RFC 9728 metadata, the demo
 	 * upstream): the front door's own parts, so that a credential is read, checked and refused alike everywhere.
 	 */
-	static SecurityWebFilterChain frontDoorChain(ServerHttpSecurity http, FrontDoor frontDoor, Environment environment) {
+	static SecurityWebFilterChain frontDoorChain(ServerHttpSecurity http, FrontDoor frontDoor, Environment environment,
+			SeparateManagementPort managementPort) {
 		http.csrf(ServerHttpSecurity.CsrfSpec::disable)
 			.httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
 			.formLogin(ServerHttpSecurity.FormLoginSpec::disable)
@@ -206,10 +236,12 @@ class FrontDoorConfiguration {
 		boolean demo = environment.acceptsProfiles(Profiles.of("demo"));
 		http.authorizeExchange(exchanges -> {
 			exchanges.matchers(EndpointRequest.to(HealthEndpoint.class)).permitAll();
+			exchanges.matchers(managementPort).permitAll();
 			exchanges.pathMatchers(HttpMethod.GET, ProtectedResourceMetadata.PREFIX + "/**").permitAll();
 			if (demo) {
 				exchanges.pathMatchers("/" + DemoMcpServer.SEGMENT + "/**").permitAll();
 			}
+			exchanges.matchers(EndpointRequest.toAnyEndpoint()).access(frontDoor.management());
 			exchanges.anyExchange().access(frontDoor.access());
 		}).exceptionHandling(exceptions -> exceptions.authenticationEntryPoint(answers).accessDeniedHandler(answers));
 		CredentialReader credentials = frontDoor.credentials();

@@ -66,8 +66,21 @@ final class ValidatedTokens implements ReactiveAuthenticationManager {
 	}
 
 	/**
-	 * How long, from now, what {@code accepted} authenticated may be kept: {@link #KEPT}, or less when a token's
-	 * {@code exp} comes first (zero when it is past). The one rule for every place that keeps an accepted credential.
+	 * The {@link System#nanoTime()} past which {@code accepted}, as it stands at {@code nowNanos}, is checked again: the
+	 * deadline it was accepted with ({@link TokenAuthentication#keptUntilNanos()}), whoever kept it since, or else
+	 * {@link #keptNanos} from now. The one rule for every place that keeps an accepted credential: a credential taken
+	 * from a cache keeps the cache entry's deadline, never a new window.
+	 */
+	static long keptUntilNanos(Authentication accepted, long nowNanos) {
+		if (accepted instanceof TokenAuthentication token) {
+			return token.keptUntilNanos();
+		}
+		return nowNanos + keptNanos(accepted);
+	}
+
+	/**
+	 * How long, from now, what {@code accepted} authenticated may be kept when it is accepted: {@link #KEPT}, or less
+	 * when a token's {@code exp} comes first (zero when it is past).
 	 */
 	static long keptNanos(Authentication accepted) {
 		long kept = KEPT.toNanos();
@@ -83,12 +96,15 @@ final class ValidatedTokens implements ReactiveAuthenticationManager {
 		return expiry == null || now.isBefore(expiry);
 	}
 
-	/** Kept {@link #KEPT} from when it was accepted, or until its {@code exp} if that comes first. */
+	/**
+	 * Kept {@link #KEPT} from when it was accepted, or until its {@code exp} if that comes first
+	 * ({@link #keptUntilNanos}; Caffeine's clock is {@link System#nanoTime()}).
+	 */
 	private static final class UntilExpiry implements Expiry<String, JwtAuthenticationToken> {
 
 		@Override
 		public long expireAfterCreate(String key, JwtAuthenticationToken token, long currentTime) {
-			return keptNanos(token);
+			return Math.max(0, keptUntilNanos(token, currentTime) - currentTime);
 		}
 
 		@Override

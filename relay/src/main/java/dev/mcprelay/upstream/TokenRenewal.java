@@ -19,7 +19,10 @@ final class TokenRenewal {
 	/** The share of its lifetime a token is renewed ahead of its expiry, at most {@link #MAX_MARGIN}. */
 	static final double MARGIN_SHARE = 0.2;
 
-	/** A token without an expiry is used for this long. */
+	/**
+	 * A token without an expiry is used for this long; the token responses the relay reads always give one
+	 * ({@link TokenResponseLifetime}), so this is for a token whose expiry is lost on the way.
+	 */
 	static final Duration WITHOUT_EXPIRY = Duration.ofMinutes(5);
 
 	private TokenRenewal() {

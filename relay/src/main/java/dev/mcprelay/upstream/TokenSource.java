@@ -83,6 +83,7 @@ final class TokenSource {
 		if (exchange) {
 			WebClientReactiveTokenExchangeTokenResponseClient client = new WebClientReactiveTokenExchangeTokenResponseClient();
 			client.setWebClient(webClient);
+			client.setBodyExtractor(new TokenResponseLifetime(settings.defaultTokenLifetime()));
 			client.addParametersConverter(this::audienceParameters);
 			authenticateWithKey(client);
 			TokenExchangeReactiveOAuth2AuthorizedClientProvider exchanging = new TokenExchangeReactiveOAuth2AuthorizedClientProvider();
@@ -94,6 +95,7 @@ final class TokenSource {
 		else {
 			WebClientReactiveClientCredentialsTokenResponseClient client = new WebClientReactiveClientCredentialsTokenResponseClient();
 			client.setWebClient(webClient);
+			client.setBodyExtractor(new TokenResponseLifetime(settings.defaultTokenLifetime()));
 			client.addParametersConverter(this::audienceParameters);
 			authenticateWithKey(client);
 			ClientCredentialsReactiveOAuth2AuthorizedClientProvider credentials = new ClientCredentialsReactiveOAuth2AuthorizedClientProvider();

@@ -168,14 +168,25 @@ class KubernetesManifestsTest {
 		Overlay overlay = rendered.get(name);
 		Map<String, Object> container = overlay.relayContainer();
 		int serverPort = Binder.get(overlay.environment(Map.of())).bind("server.port", Integer.class).orElse(8080);
+		int managementPort = Binder.get(overlay.environment(Map.of()))
+			.bind("management.server.port", Integer.class)
+			.orElse(serverPort);
+		assertThat(managementPort).as("the management endpoints on a port of their own, which needs no credential")
+			.isNotEqualTo(serverPort);
 		Map<String, String> probes = new LinkedHashMap<>();
 		for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
 			Map<String, Object> httpGet = map(container, probe, "httpGet");
 			assertThat(httpGet).as("%s of the relay, an HTTP GET", probe).isNotNull();
-			assertThat(containerPort(container, httpGet.get("port"))).as("%s's port is the relay's server.port", probe)
-				.isEqualTo(serverPort);
+			assertThat(containerPort(container, httpGet.get("port")))
+				.as("%s's port is the relay's management.server.port", probe)
+				.isEqualTo(managementPort);
 			probes.put(probe, (String) httpGet.get("path"));
 		}
+		Map<String, Object> annotations = map(overlay.find("Deployment", "mcp-relay"), "spec", "template", "metadata",
+				"annotations");
+		assertThat(annotations).as("scraped where the metrics are")
+			.containsEntry("prometheus.io/port", String.valueOf(managementPort))
+			.containsEntry("prometheus.io/path", "/actuator/prometheus");
 		assertThat(probes).containsEntry("livenessProbe", "/actuator/health/liveness")
 			.containsEntry("readinessProbe", "/actuator/health/readiness");
 
@@ -189,18 +200,25 @@ class KubernetesManifestsTest {
 			// The README's way to a Redis of one's own: REDIS_URL in the Secret.
 			env.put("REDIS_URL", "redis://127.0.0.1:" + redis.port());
 		}
-		try (ConfigurableApplicationContext relay = start(overlay.containerEnvironment(env), config)) {
+		try (ConfigurableApplicationContext relay = start(overlay.containerEnvironment(env), config,
+				"--management.server.port=0", "--management.server.address=127.0.0.1")) {
 			int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
+			int management = Integer.parseInt(relay.getEnvironment().getProperty("local.management.port"));
 			HttpClient http = HttpClient.newBuilder()
 				.version(HttpClient.Version.HTTP_1_1)
 				.connectTimeout(Duration.ofSeconds(5))
 				.build();
 			for (Map.Entry<String, String> probe : probes.entrySet()) {
-				assertThat(statusWithin(http, URI.create("http://127.0.0.1:" + port + probe.getValue()), PROBE_WAIT))
+				assertThat(statusWithin(http, URI.create("http://127.0.0.1:" + management + probe.getValue()),
+						PROBE_WAIT))
 					.as("%s %s, without credentials, on the relay started with overlays/%s", probe.getKey(),
 							probe.getValue(), name)
 					.isEqualTo(200);
 			}
+			assertThat(statusWithin(http, URI.create("http://127.0.0.1:" + management + "/actuator/prometheus"),
+					PROBE_WAIT)).as("Prometheus scrapes the management port without credentials").isEqualTo(200);
+			assertThat(statusWithin(http, URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"), PROBE_WAIT))
+				.as("the clients' port serves no management endpoint").isNotEqualTo(200);
 		}
 		finally {
 			if (redis != null) {
@@ -390,6 +408,16 @@ class KubernetesManifestsTest {
 		assertThat(policies).as("a NetworkPolicy for the relay").isNotEmpty();
 		assertThat(policies.stream().flatMap(p -> maps(list(p, "spec", "ingress")).stream()).flatMap(r -> ports(r).stream()))
 			.as("clients may reach the relay's port").anySatisfy(p -> assertThat(p.get("port")).isIn(relayPort, "http"));
+		int managementPort = Binder.get(overlay.environment(Map.of()))
+			.bind("management.server.port", Integer.class)
+			.orElse(relayPort);
+		assertThat(policies.stream().flatMap(p -> maps(list(p, "spec", "ingress")).stream()).flatMap(r -> ports(r).stream()))
+			.as("Prometheus may reach the management port")
+			.anySatisfy(p -> assertThat(p.get("port")).isIn(managementPort, "management"));
+		assertThat(maps(list(service, "spec", "ports")))
+			.as("no Service exposes the management port, where metrics need no credential")
+			.noneSatisfy(p -> assertThat(containerPort(overlay.relayContainer(), p.get("targetPort")))
+				.isEqualTo(managementPort));
 		assertThat(overlay.egressAllows(53, "UDP", null)).as("DNS over UDP").isTrue();
 		assertThat(overlay.egressAllows(53, "TCP", null)).as("DNS over TCP").isTrue();
 		for (URI upstream : upstreams(overlay.relayProperties())) {
@@ -537,11 +565,13 @@ class KubernetesManifestsTest {
 		return Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
 	}
 
-	private static ConfigurableApplicationContext start(Map<String, String> env, Path config) {
+	private static ConfigurableApplicationContext start(Map<String, String> env, Path config, String... more) {
 		SpringApplication application = new SpringApplication(McpRelayApplication.class, OwnEventLoops.class);
 		application.setEnvironment(new ContainerEnvironment(env));
-		return application.run("--spring.config.additional-location=file:" + config + File.separator,
-				"--server.port=0", "--server.address=127.0.0.1", "--spring.reactor.netty.shutdown-quiet-period=0s");
+		String[] args = Stream.concat(Stream.of("--spring.config.additional-location=file:" + config + File.separator,
+				"--server.port=0", "--server.address=127.0.0.1", "--spring.reactor.netty.shutdown-quiet-period=0s"),
+				Stream.of(more)).toArray(String[]::new);
+		return application.run(args);
 	}
 
 	/** The status of a GET, asked again while it is 503 (a probe group not up yet, e.g. Redis still connecting). */

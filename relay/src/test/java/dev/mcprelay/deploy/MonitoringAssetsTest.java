@@ -310,6 +310,7 @@ class MonitoringAssetsTest {
 				"--mcp-relay.security.api-keys[0].client=monitoring",
 				"--mcp-relay.security.api-keys[0].key-sha256=" + sha256(API_KEY),
 				"--mcp-relay.security.api-keys[0].servers[0]=*",
+				"--mcp-relay.security.api-keys[0].management=true",
 				"--mcp-relay.sessions.store=redis",
 				"--mcp-relay.sessions.max-per-caller=1",
 				"--spring.data.redis.host=127.0.0.1",
@@ -413,7 +414,7 @@ class MonitoringAssetsTest {
 		return gauge == null ? -1 : gauge.value();
 	}
 
-	/** {@code /actuator/prometheus}, which in {@code api-key} mode takes a key as every other path does. */
+	/** {@code /actuator/prometheus}, which in {@code api-key} mode takes a key marked {@code management: true}. */
 	private static String scrape(int port) {
 		HttpResponse<String> response = new RawHttp(port).send(HttpRequest
 			.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))

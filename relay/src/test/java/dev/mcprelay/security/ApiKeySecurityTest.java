@@ -212,12 +212,16 @@ class ApiKeySecurityTest {
 	}
 
 	@Test
-	void probesAreOpenAndMetricsNeedAKey() {
+	void probesAreOpenAndMetricsNeedAKeyMarkedForThem() {
 		assertThat(send(get("/actuator/health/readiness")).statusCode()).isEqualTo(200);
 		HttpResponse<String> scrape = send(get("/actuator/prometheus"));
 		assertThat(scrape.statusCode()).isEqualTo(401);
 		assertThat(reason(scrape)).isEqualTo("missing_credentials");
-		assertThat(send(get("/actuator/prometheus").header("X-Api-Key", CI_KEY)).statusCode()).isEqualTo(200);
+		HttpResponse<String> mcpKey = send(get("/actuator/prometheus").header("X-Api-Key", CI_KEY));
+		assertThat(mcpKey.statusCode()).as("an MCP caller's key reads nothing there").isEqualTo(403);
+		assertThat(reason(mcpKey)).isEqualTo("management_not_allowed");
+		assertThat(send(get("/actuator/prometheus").header("X-Api-Key", ADMIN_KEY)).statusCode())
+			.as("nor does a key that opens every server").isEqualTo(403);
 		assertThat(send(get("/.well-known/oauth-protected-resource/mcp/sdk-json")).statusCode())
 			.as("no OAuth metadata in api-key mode").isNotEqualTo(200);
 	}

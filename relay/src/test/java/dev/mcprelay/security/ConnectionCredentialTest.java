@@ -39,6 +39,32 @@ class ConnectionCredentialTest {
 		assertThat(kept.toString()).doesNotContain("token-a");
 	}
 
+	@Test
+	void aCredentialTakenFromTheCacheKeepsTheCachesDeadlineNotANewWindow() {
+		// Accepted (and cached) now; seen on a kept connection 27 s later: it must be checked again at +30 s, not +57 s.
+		TokenAuthentication accepted = new TokenAuthentication(token(Instant.now().plusSeconds(3600)));
+		long acceptedAt = System.nanoTime();
+		ConnectionCredential kept = ConnectionCredential.of("token-a", accepted,
+				acceptedAt + TimeUnit.SECONDS.toNanos(27));
+
+		assertThat(kept.keptUntilNanos()).as("the deadline the token was accepted with")
+			.isEqualTo(accepted.keptUntilNanos());
+		assertThat(kept.serves("token-a", acceptedAt + TimeUnit.SECONDS.toNanos(29))).isTrue();
+		assertThat(kept.serves("token-a", acceptedAt + TimeUnit.SECONDS.toNanos(31)))
+			.as("30 s after the token was checked, wherever it was kept since").isFalse();
+		assertThat(kept.keptForNanos(acceptedAt + TimeUnit.SECONDS.toNanos(31))).isZero();
+	}
+
+	@Test
+	void tokensAreComparedWholeWhateverTheirLengths() {
+		assertThat(ConnectionCredential.sameInConstantTime("abc", "abc")).isTrue();
+		assertThat(ConnectionCredential.sameInConstantTime("abc", "abd")).isFalse();
+		assertThat(ConnectionCredential.sameInConstantTime("abc", "ab")).as("a prefix").isFalse();
+		assertThat(ConnectionCredential.sameInConstantTime("ab", "abc")).as("longer").isFalse();
+		assertThat(ConnectionCredential.sameInConstantTime("ab\0", "ab")).as("NUL padding is no match").isFalse();
+		assertThat(ConnectionCredential.sameInConstantTime("", "")).isTrue();
+	}
+
 	private static JwtAuthenticationToken token(Instant expiry) {
 		Jwt jwt = Jwt.withTokenValue("t").header("alg", "RS256").subject("alice").expiresAt(expiry)
 			.issuedAt(expiry.minusSeconds(7200)).build();

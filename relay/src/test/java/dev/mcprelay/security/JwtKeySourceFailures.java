@@ -52,6 +52,8 @@ abstract class JwtKeySourceFailures {
 	static void servers(DynamicPropertyRegistry registry) {
 		registry.add("mcp-relay.security.mode", () -> "jwt");
 		registry.add("mcp-relay.security.jwt.audience", () -> AUDIENCE);
+		// Every unknown key fetches: these classes are about what a fetch's failure answers (the cool-down: JwkSetKeysTest).
+		registry.add("mcp-relay.security.jwt.jwk-set-refetch-cooldown", () -> "0s");
 		registry.add("mcp-relay.servers.sdk-json.url", () -> TestUpstreams.SDK.url("/stateless"));
 		registry.add("mcp-relay.servers.scoped.url", () -> TestUpstreams.SDK.url("/stateless"));
 		registry.add("mcp-relay.servers.scoped.allowed-scopes[0]", () -> "mcp:read");

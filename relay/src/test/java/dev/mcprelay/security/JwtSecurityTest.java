@@ -14,6 +14,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
@@ -39,6 +40,7 @@ import dev.mcprelay.testsupport.WebFluxExchanges;
  * metadata, which is served; missing scopes are 403; a key source that is down is 503, not a hang.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureMetrics
 @Import(WebFluxExchanges.class)
 class JwtSecurityTest {
 
@@ -55,6 +57,9 @@ class JwtSecurityTest {
 		registry.add("mcp-relay.security.jwt.issuer-uri", AUTH::issuer);
 		registry.add("mcp-relay.security.jwt.audience", () -> AUDIENCE);
 		registry.add("mcp-relay.security.jwt.required-scopes[0]", () -> "mcp");
+		// Every unknown key fetches: this class is about what a fetch's failure answers (the cool-down: JwkSetKeysTest).
+		registry.add("mcp-relay.security.jwt.jwk-set-refetch-cooldown", () -> "0s");
+		registry.add("mcp-relay.security.jwt.management-scopes[0]", () -> "relay:metrics");
 		registry.add("mcp-relay.servers.sdk-json.url", () -> TestUpstreams.SDK.url("/stateless"));
 		registry.add("mcp-relay.servers.sdk-json.arguments.inject[0].name", () -> "_tenant");
 		registry.add("mcp-relay.servers.sdk-json.arguments.inject[0].from-caller-claim", () -> "tenant");
@@ -157,6 +162,23 @@ class JwtSecurityTest {
 		assertThat(perServer.statusCode()).isEqualTo(403);
 		assertThat(perServer.headers().firstValue("WWW-Authenticate").orElseThrow()).contains("scope=\"mcp:admin\"");
 		assertThat(send(post("admin", RawHttp.toolsCall(1, "echo")), admin).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void theMetricsNeedAManagementScopeNotAnMcpCallersToken() {
+		String caller = AUTH.token(AUDIENCE, "alice", "mcp mcp:admin", Map.of());
+		String prometheus = AUTH.token(AUDIENCE, "prometheus", "relay:metrics", Map.of());
+		java.util.function.Function<String, HttpRequest.Builder> scrape = path -> HttpRequest
+			.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Duration.ofSeconds(10));
+
+		HttpResponse<String> refused = send(scrape.apply("/actuator/prometheus"), caller);
+		assertThat(refused.statusCode()).isEqualTo(403);
+		assertThat(reason(refused)).isEqualTo("management_not_allowed");
+		assertThat(refused.headers().firstValue("WWW-Authenticate").orElseThrow()).contains("scope=\"relay:metrics\"");
+		assertThat(send(scrape.apply("/actuator/prometheus"), prometheus).statusCode()).isEqualTo(200);
+		assertThat(send(post("sdk-json", RawHttp.toolsCall(1, "echo")), prometheus).statusCode())
+			.as("a management token without the required scope opens no server").isEqualTo(403);
 	}
 
 	@Test

@@ -69,6 +69,23 @@ class SecurityConfigurationTest {
 	}
 
 	@Test
+	void theFrontDoorsBoundsAreChecked() {
+		String key = "--mcp-relay.security.api-keys[0].";
+		assertThat(problems("--mcp-relay.security.mode=api-key", key + "client=prometheus", key + "key-sha256=" + HASH,
+				key + "management=true")).as("a key for the management endpoints alone opens no server, and may").isEmpty();
+		assertThat(problems("--mcp-relay.security.mode=jwt", "--mcp-relay.security.jwt.jwk-set-uri=https://a.example/jwks",
+				"--mcp-relay.security.jwt.jwk-set-refresh-interval=0s",
+				"--mcp-relay.security.jwt.jwk-set-refetch-cooldown=-1s",
+				"--mcp-relay.security.jwt.management-scopes[0]=two words"))
+			.containsExactlyInAnyOrder("mcp-relay.security.jwt.jwk-set-refresh-interval",
+					"mcp-relay.security.jwt.jwk-set-refetch-cooldown", "mcp-relay.security.jwt.management-scopes[0]");
+		assertThat(problems("--mcp-relay.security.mode=none", "--mcp-relay.sessions.secret=only-twenty-five-bytes-ab"))
+			.as("a session secret that can be guessed offline from one signed id").containsExactly("mcp-relay.sessions.secret");
+		assertThat(problems("--mcp-relay.security.mode=none",
+				"--mcp-relay.sessions.secret=thirty-two-bytes-exactly-0123456")).isEmpty();
+	}
+
+	@Test
 	void rateLimitRulesAreChecked() {
 		assertThat(problems("--mcp-relay.security.mode=none", "--mcp-relay.rate-limits[0].limit=0",
 				"--mcp-relay.rate-limits[0].period=0s", "--mcp-relay.rate-limits[0].match.server=nope",

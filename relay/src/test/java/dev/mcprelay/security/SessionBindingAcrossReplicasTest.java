@@ -24,7 +24,7 @@ import dev.mcprelay.testsupport.TestUpstreams;
  */
 class SessionBindingAcrossReplicasTest {
 
-	static final String SECRET = "replicas-share-this-3f9a1c7e";
+	static final String SECRET = "replicas-share-this-3f9a1c7e-5d2b8f04a6c1";
 
 	static ConfigurableApplicationContext first;
 
@@ -36,7 +36,7 @@ class SessionBindingAcrossReplicasTest {
 	static void startRelays() {
 		first = relay(SECRET);
 		second = relay(SECRET);
-		stranger = relay("another-secret-77d2b0e4");
+		stranger = relay("another-secret-77d2b0e4-9c1f3a5e7b2d4f6a");
 	}
 
 	@AfterAll

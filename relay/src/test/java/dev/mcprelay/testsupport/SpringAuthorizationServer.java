@@ -87,7 +87,9 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 		/** answers after {@link #delay} */
 		SLOW,
 		/** answers 400 invalid_grant */
-		REFUSE
+		REFUSE,
+		/** answers without {@code expires_in}, which RFC 6749 makes optional (GitHub's OAuth apps, for one, omit it) */
+		WITHOUT_EXPIRY
 	}
 
 	private static final AtomicInteger INSTANCES = new AtomicInteger();

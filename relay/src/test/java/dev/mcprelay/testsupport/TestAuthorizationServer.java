@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -34,6 +35,8 @@ public final class TestAuthorizationServer implements AutoCloseable {
 	private final List<RSAKey> published = new CopyOnWriteArrayList<>();
 
 	private final AtomicBoolean down = new AtomicBoolean();
+
+	private final AtomicInteger jwksRequests = new AtomicInteger();
 
 	private volatile JwksFault fault = JwksFault.NONE;
 
@@ -67,7 +70,7 @@ public final class TestAuthorizationServer implements AutoCloseable {
 				.sendString(Mono.fromSupplier(() -> "{\"issuer\":\"" + issuer() + "\",\"jwks_uri\":\"" + issuer()
 						+ "/jwks\",\"response_types_supported\":[\"code\"],\"subject_types_supported\":[\"public\"],"
 						+ "\"id_token_signing_alg_values_supported\":[\"RS256\"]}")))
-			.get("/jwks", (request, response) -> switch (down.get() ? JwksFault.UNAVAILABLE : fault) {
+			.get("/jwks", (request, response) -> switch (counted(down.get() ? JwksFault.UNAVAILABLE : fault)) {
 				case UNAVAILABLE -> response.status(503).send();
 				case SERVER_ERROR -> response.status(500).sendString(Mono.just("boom"));
 				case NOT_JSON -> response.header("Content-Type", "application/json").sendString(Mono.just("<html>"));
@@ -92,6 +95,21 @@ public final class TestAuthorizationServer implements AutoCloseable {
 	/** Makes the JWK Set fail this way from now on ({@link JwksFault#NONE}: answer again). */
 	public void fault(JwksFault fault) {
 		this.fault = fault;
+	}
+
+	private JwksFault counted(JwksFault answer) {
+		jwksRequests.incrementAndGet();
+		return answer;
+	}
+
+	/** How many requests the JWK Set has had. */
+	public int jwksRequests() {
+		return jwksRequests.get();
+	}
+
+	/** Takes {@code key} out of the JWK Set (a key the authorization server no longer trusts). */
+	public void withdraw(RSAKey key) {
+		published.removeIf(candidate -> candidate.getKeyID().equals(key.getKeyID()));
 	}
 
 	/** A new key, not yet published. */

@@ -18,6 +18,8 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.web.util.ContentCachingResponseWrapper;
+
 /**
  * In front of {@link SpringAuthorizationServer}'s endpoints: counts token requests, and makes the token endpoint slow
  * or refusing when a test says so.
@@ -48,8 +50,30 @@ final class TokenRequests implements Filter {
 				refused.getWriter().write("{\"error\":\"invalid_grant\",\"error_description\":\"refused by the test\"}");
 				return;
 			}
+			if (mode == SpringAuthorizationServer.Mode.WITHOUT_EXPIRY) {
+				withoutExpiry(request, (HttpServletResponse) response, chain);
+				return;
+			}
 		}
 		chain.doFilter(request, response);
+	}
+
+	/** The server's own answer, without {@code expires_in}. */
+	private static void withoutExpiry(ServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws IOException, ServletException {
+		ContentCachingResponseWrapper answer = new ContentCachingResponseWrapper(response);
+		chain.doFilter(request, answer);
+		byte[] body = answer.getContentAsByteArray();
+		if (answer.getStatus() == 200) {
+			com.fasterxml.jackson.databind.node.ObjectNode json = (com.fasterxml.jackson.databind.node.ObjectNode) RawHttp
+				.json(new String(body, StandardCharsets.UTF_8));
+			json.remove("expires_in");
+			body = json.toString().getBytes(StandardCharsets.UTF_8);
+		}
+		answer.resetBuffer();
+		response.setContentLength(body.length);
+		response.getOutputStream().write(body);
+		response.flushBuffer();
 	}
 
 	int count() {

@@ -52,7 +52,7 @@ class ClientCredentialsTest {
 
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
-		for (String id : List.of("protected", "burst", "retry", "refused", "slow")) {
+		for (String id : List.of("protected", "burst", "retry", "refused", "slow", "no-expiry")) {
 			registry.add("mcp-relay.servers." + id + ".url", UPSTREAM::url);
 			// 1s where the bound is what is tested (an authorization server slower than it); elsewhere a bound a loaded
 			// machine's first token request (class loading, an RSA signature) keeps within
@@ -183,6 +183,26 @@ class ClientCredentialsTest {
 		assertThat(tokens).hasSize(2).doesNotHaveDuplicates().allMatch(token -> token.startsWith("Bearer "));
 		assertThat(STREAMING.closedConnections()).as("the stream is still open, on the token it opened with").isZero();
 		stream.body().close();
+	}
+
+	@Test
+	void aTokenGivenWithoutExpiresInIsKeptForTheDefaultLifetimeUntilTheUpstreamRefusesIt() throws Exception {
+		AUTH.mode(SpringAuthorizationServer.Mode.WITHOUT_EXPIRY, null);
+		int before = AUTH.tokenRequests();
+		for (int i = 0; i < 12; i++) {
+			assertThat(whoami("no-expiry").at("/result/content/0/text").asText())
+				.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT);
+		}
+		assertThat(AUTH.tokenRequests() - before).as("12 calls, one token (kept for default-token-lifetime: 5m)")
+			.isEqualTo(1);
+
+		// The token really lives two seconds: past them the upstream refuses it, and the relay drops it and asks again.
+		int rejectedBefore = UPSTREAM.rejectedTokens();
+		Thread.sleep(2500);
+		assertThat(whoami("no-expiry").at("/result/content/0/text").asText())
+			.isEqualTo(SpringAuthorizationServer.RELAY_CLIENT);
+		assertThat(UPSTREAM.rejectedTokens() - rejectedBefore).as("the expired one, once").isEqualTo(1);
+		assertThat(AUTH.tokenRequests() - before).as("then one more token").isEqualTo(2);
 	}
 
 	@Test

@@ -1,0 +1,32 @@
+package dev.mcprelay.config;
+
+import java.util.regex.Pattern;
+
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The relay's secrets stay redacted in the actuator's views of the configuration ({@code configprops} and {@code env},
+ * when an operator exposes them), whatever their {@code show-values} says: Spring Boot's usual rule (a key ending in
+ * {@code password}, {@code secret}, {@code key}, {@code token}, or holding {@code credentials}; a URI's user info),
+ * and the relay's own secrets, whose names follow no such rule: a server's {@code authorization}, its header
+ * {@code value}s, an OAuth2 {@code client-secret} and {@code private-key}, an API key's {@code key-sha256}. Everything
+ * else (server ids, URLs, timeouts, policies) stays readable, so an operator can see the effective configuration.
+ */
+@Configuration(proxyBeanMethods = false)
+class RedactedSecrets {
+
+	/** A configured header's value, wherever the view names it (the {@code env} view by path, {@code configprops} by key). */
+	private static final Pattern HEADER_VALUE = Pattern.compile("(.*\\.headers\\[\\d+]\\.)?value");
+
+	@Bean
+	static SanitizingFunction relaySecrets() {
+		return SanitizingFunction.sanitizeValue()
+			.ifLikelySensitive()
+			.ifKeyEndsWith("authorization", "client-secret", "clientSecret", "private-key", "privateKey", "key-sha256",
+					"keySha256", "secret", "password")
+			.ifKeyMatches(HEADER_VALUE);
+	}
+
+}
