@@ -64,7 +64,8 @@ public record Caller(String id, Kind kind, Set<String> scopes, Map<String, Objec
 
 	/** A client of {@code mcp-relay.security.api-keys}, as the front door makes it: {@code sub} and {@code client_id} its id. */
 	public static Caller apiKey(String client) {
-		return new Caller(client, Kind.API_KEY, Set.of(), Map.of("sub", client, "client_id", client));
+		return new Caller(client, Kind.API_KEY, Set.of(),
+				client == null ? Map.of() : Map.of("sub", client, "client_id", client));
 	}
 
 	/** The bearer of a validated JWT: {@code id} the value of the configured {@code client-claim}. */
