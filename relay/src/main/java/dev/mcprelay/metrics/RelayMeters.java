@@ -113,8 +113,9 @@ public final class RelayMeters {
 
 	/**
 	 * Tag: {@code forwarded} (the upstream answered), {@code rejected} (an interceptor refused the request, or the
-	 * relay refused it as invalid), {@code responded} (an interceptor answered it) or {@code failed} (the upstream
-	 * could not be reached, timed out, misbehaved, or its stream broke).
+	 * relay refused it as invalid), {@code responded} (an interceptor answered it), {@code failed} (the upstream
+	 * could not be reached, timed out, misbehaved, or its stream broke) or {@code shutdown} (the relay's shutdown cut
+	 * it before its answer came; see {@link RelayOutcome}).
 	 */
 	public static final String OUTCOME = "outcome";
 

@@ -124,7 +124,7 @@ class SseStreamRelay {
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
 			.onErrorResume(error -> endAfterFailure(error, call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
-		events = openStreams.count(upstream.id(), call.isPost(), events);
+		events = openStreams.count(upstream.id(), events);
 		if (!call.isPost()) {
 			events = sessionStreams.carry(upstream.id(),
 					call.exchange().requestHeaders().get(HeaderRules.MCP_SESSION_ID), events);
@@ -246,7 +246,12 @@ class SseStreamRelay {
 		else {
 			failure = RelayFailures.upstreamStreamBroken(upstream.id());
 		}
-		call.exchange().record().failed(true, failure.reason());
+		if (shuttingDown) {
+			call.exchange().record().cutByShutdown();
+		}
+		else {
+			call.exchange().record().failed(true, failure.reason());
+		}
 		List<McpRequest> unanswered = call.pending().remaining();
 		if (shuttingDown) {
 			log.info("{} stream from '{}' closed for shutdown; {} request(s) answered with an error", call.method(),
@@ -270,15 +275,6 @@ class SseStreamRelay {
 					upstream.id(), splitter.pendingBytes());
 		}
 		return splitter.trailingLineEnds();
-	}
-
-	/** The relay is shutting down: the stream ends. */
-	private static final class RelayShuttingDownException extends RuntimeException {
-
-		RelayShuttingDownException() {
-			super("the relay is shutting down", null, false, false);
-		}
-
 	}
 
 	/** A message event whose data is not a JSON-RPC message. */
