@@ -110,7 +110,7 @@ class AccessLogTest extends RelayIntegrationTest {
 		return new RelayProperties(Map.of(), null, List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
 				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)),
 				new dev.mcprelay.config.ClientConnectionProperties(Duration.ofSeconds(30), Duration.ofSeconds(120)),
-				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, null, java.util.List.of(), "sub")), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, 1000, null), java.util.Map.of());
+				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, null, java.util.List.of(), "sub")), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, 1000, null, org.springframework.util.unit.DataSize.ofMegabytes(4)), java.util.Map.of());
 	}
 
 	private static dev.mcprelay.jsonrpc.JsonRpcPayload parse(String json) {

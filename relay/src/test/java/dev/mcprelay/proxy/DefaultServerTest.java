@@ -139,7 +139,7 @@ class DefaultServerTest {
 				new dev.mcprelay.config.AccessLogProperties(true, dev.mcprelay.config.AccessLogProperties.Format.TEXT),
 				new dev.mcprelay.config.ShutdownProperties(java.time.Duration.ofSeconds(1)),
 				new dev.mcprelay.config.ClientConnectionProperties(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(120)),
-				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, null, java.util.List.of(), "sub")), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, 1000, null), java.util.Map.of());
+				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, null, java.util.List.of(), "sub")), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, 1000, null, org.springframework.util.unit.DataSize.ofMegabytes(4)), java.util.Map.of());
 	}
 
 }

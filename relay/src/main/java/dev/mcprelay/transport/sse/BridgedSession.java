@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +21,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.transport.HeldMessages;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.Disposable;
@@ -32,9 +34,17 @@ import reactor.netty.http.client.HttpClient;
  * endpoint that stream named, and what waits for the stream: the client POSTs whose answers have not come, and the
  * client's GET stream ({@link ClientOutbox}).
  *
+ * <p>Where the session's messages go is what the stream names first: its first event, when it names an endpoint (an
+ * {@code endpoint} event, or a JSON payload naming one); otherwise the endpoint a session id in the stream's response
+ * headers implies ({@link MessageEndpoint#fromSessionId}), also when the stream sends no event within
+ * {@link #HEADER_GRACE}. A header never overrides an endpoint the stream names.
+ *
  * <p>Every message on the stream is routed: a response to the POST that holds its id; a progress notification to the
  * POST whose request carried its token; anything else (server requests, other notifications) to the client's GET
- * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped.
+ * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped. A keepalive
+ * comment ({@code : ping}) goes to every waiting POST and to the GET stream, so that a quiet server that is alive
+ * keeps the client's streams from going idle ({@code streaming-idle}). What waits for the client is bounded
+ * ({@link HeldLimits}).
  *
  * <p>When the stream ends or breaks, the session ends: every waiting POST fails with a JSON-RPC error, the client's
  * GET stream ends, and the session is forgotten, so that the client's next request gets 404 and it initializes
@@ -43,6 +53,9 @@ import reactor.netty.http.client.HttpClient;
 final class BridgedSession {
 
 	private static final Logger log = LoggerFactory.getLogger(BridgedSession.class);
+
+	/** How long a session id in the stream's headers waits for an event naming the endpoint before it decides. */
+	static final Duration HEADER_GRACE = Duration.ofMillis(250);
 
 	private final String id;
 
@@ -56,14 +69,22 @@ final class BridgedSession {
 
 	private final ClientOutbox outbox;
 
+	private final HeldLimits held;
+
 	private final Map<String, PendingPost> byId = new ConcurrentHashMap<>();
 
 	private final Map<String, PendingPost> byProgressToken = new ConcurrentHashMap<>();
 
 	private final Sinks.One<URI> endpoint = Sinks.one();
 
-	/** The endpoint once known: from then on every event is a message. */
+	/** The endpoint once known: from then on every event is a message. Set once, under {@code this}. */
 	private volatile URI endpointUri;
+
+	/** The endpoint a session id in the stream's response headers implies, if it had one. */
+	private volatile URI headerEndpoint;
+
+	/** Decides on {@link #headerEndpoint} when no event comes. */
+	private volatile Disposable headerFallback;
 
 	private final Runnable onEnd;
 
@@ -74,15 +95,19 @@ final class BridgedSession {
 	private volatile long lastUsed = System.nanoTime();
 
 	/**
+	 * @param held what the session may hold for its client, and whom it tells when that is reached
 	 * @param onEnd run once when the session ends, whatever ended it
 	 */
-	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, Runnable onEnd) {
+	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, HeldLimits held,
+			Runnable onEnd) {
 		this.id = id;
 		this.callerId = callerId;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
 		this.maxEventBytes = maxEventBytes;
-		this.outbox = new ClientOutbox(serverId);
+		this.held = held;
+		this.outbox = new ClientOutbox(serverId, new HeldMessages(ClientOutbox.CAPACITY, held.maxBytes()),
+				held.onStreamOverflow());
 		this.onEnd = onEnd;
 	}
 
@@ -118,7 +143,7 @@ final class BridgedSession {
 	Mono<URI> open(HttpClient httpClient, HttpHeaders headers) {
 		stream = UpstreamEventStream
 			.read(httpClient, serverId, streamUri, headers, maxEventBytes,
-					sessionId -> endpointFound(MessageEndpoint.fromSessionId(streamUri, sessionId)), this::onEvent)
+					sessionId -> headerFound(MessageEndpoint.fromSessionId(streamUri, sessionId)), this::onEvent)
 			.subscribe(null, this::streamFailed, this::streamEnded);
 		return endpoint.asMono();
 	}
@@ -145,7 +170,8 @@ final class BridgedSession {
 				}
 			}
 		}
-		PendingPost post = new PendingPost(ids, tokens);
+		PendingPost post = new PendingPost(ids, tokens, new HeldMessages(PendingPost.CAPACITY, held.maxBytes()),
+				this::answerOverflowed);
 		for (String key : ids) {
 			if (byId.putIfAbsent(key, post) != null) {
 				forget(post);
@@ -174,6 +200,11 @@ final class BridgedSession {
 			return;
 		}
 		ended = true;
+		log.debug("A session of '{}' ends: {}", serverId, why);
+		Disposable fallback = headerFallback;
+		if (fallback != null) {
+			fallback.dispose();
+		}
 		Disposable open = stream;
 		if (open != null) {
 			open.dispose();
@@ -195,6 +226,18 @@ final class BridgedSession {
 				"This MCP session of server '" + serverId + "' has ended; initialize a new one.");
 	}
 
+	/** A POST's answers overflowed what the session may hold: reported, and the failure that ends the POST. */
+	private RuntimeException answerOverflowed() {
+		log.warn("A session of '{}' held as much for one client request as it may ({}) before the client took it; "
+				+ "the request is answered with an error (held_messages_full)", serverId,
+				new HeldMessages(PendingPost.CAPACITY, held.maxBytes()).bound());
+		held.onAnswerOverflow().run();
+		return new UpstreamTransportException(Kind.HELD_MESSAGES_FULL, "held_messages_full", "MCP server '" + serverId
+				+ "' sent more for this request than the relay holds for a client at once (" + PendingPost.CAPACITY
+				+ " messages or " + held.maxBytes() + " bytes) before the client took it; its answer is lost, send the "
+				+ "request again.");
+	}
+
 	private void onEvent(SseEvent event) {
 		if (!endpointKnown()) {
 			try {
@@ -210,6 +253,15 @@ final class BridgedSession {
 				end("no usable endpoint");
 				return;
 			}
+			URI fromHeader = headerEndpoint;
+			if (fromHeader != null) {
+				// the stream's first event named no endpoint: the session id of its headers decides
+				endpointFound(fromHeader);
+			}
+		}
+		if (event.isComment()) {
+			keepalive(event.raw());
+			return;
 		}
 		if (!event.isMessage()) {
 			return;
@@ -238,7 +290,7 @@ final class BridgedSession {
 						+ "cancelled); it was dropped", serverId, key);
 				return;
 			}
-			post.answer(key, json);
+			post.answer(key, json, message.isError());
 			if (post.ids().stream().noneMatch(byId::containsKey)) {
 				forget(post);
 			}
@@ -255,13 +307,32 @@ final class BridgedSession {
 		outbox.offer(json);
 	}
 
+	/** The server is alive: every waiting POST and the client's GET stream hear of it. */
+	private void keepalive(byte[] comment) {
+		new HashSet<>(byId.values()).forEach(post -> post.keepalive(comment));
+		outbox.keepalive(comment);
+	}
+
 	private boolean endpointKnown() {
 		return endpointUri != null;
 	}
 
-	private void endpointFound(URI named) {
+	/** Where messages go, once: later namings do not move it. */
+	private synchronized void endpointFound(URI named) {
+		if (endpointUri != null) {
+			return;
+		}
 		endpointUri = named;
 		endpoint.tryEmitValue(named);
+	}
+
+	/**
+	 * The stream's response headers carry a session id: its endpoint is taken when the stream's first event names none,
+	 * or when no event comes within {@link #HEADER_GRACE}.
+	 */
+	private void headerFound(URI fromHeader) {
+		headerEndpoint = fromHeader;
+		headerFallback = Mono.delay(HEADER_GRACE).subscribe(tick -> endpointFound(fromHeader));
 	}
 
 	private void streamFailed(Throwable error) {
