@@ -1,7 +1,6 @@
 package dev.mcprelay.transport.sse;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,7 +25,6 @@ import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -34,10 +32,7 @@ import reactor.netty.http.client.HttpClient;
  * endpoint that stream named, and what waits for the stream: the client POSTs whose answers have not come, and the
  * client's GET stream ({@link ClientOutbox}).
  *
- * <p>Where the session's messages go is what the stream names first: its first event, when it names an endpoint (an
- * {@code endpoint} event, or a JSON payload naming one); otherwise the endpoint a session id in the stream's response
- * headers implies ({@link MessageEndpoint#fromSessionId}), also when the stream sends no event within
- * {@link #HEADER_GRACE}. A header never overrides an endpoint the stream names.
+ * <p>Where the session's messages go is what the stream names first ({@link SessionEndpoint}).
  *
  * <p>Every message on the stream is routed: a response to the POST that holds its id; a progress notification to the
  * POST whose request carried its token; anything else (server requests, other notifications) to the client's GET
@@ -53,9 +48,6 @@ import reactor.netty.http.client.HttpClient;
 final class BridgedSession {
 
 	private static final Logger log = LoggerFactory.getLogger(BridgedSession.class);
-
-	/** How long a session id in the stream's headers waits for an event naming the endpoint before it decides. */
-	static final Duration HEADER_GRACE = Duration.ofMillis(250);
 
 	private final String id;
 
@@ -75,16 +67,7 @@ final class BridgedSession {
 
 	private final Map<String, PendingPost> byProgressToken = new ConcurrentHashMap<>();
 
-	private final Sinks.One<URI> endpoint = Sinks.one();
-
-	/** The endpoint once known: from then on every event is a message. Set once, under {@code this}. */
-	private volatile URI endpointUri;
-
-	/** The endpoint a session id in the stream's response headers implies, if it had one. */
-	private volatile URI headerEndpoint;
-
-	/** Decides on {@link #headerEndpoint} when no event comes. */
-	private volatile Disposable headerFallback;
+	private final SessionEndpoint endpoint;
 
 	private final Runnable onEnd;
 
@@ -106,6 +89,7 @@ final class BridgedSession {
 		this.streamUri = streamUri;
 		this.maxEventBytes = maxEventBytes;
 		this.held = held;
+		this.endpoint = new SessionEndpoint(streamUri);
 		this.outbox = new ClientOutbox(serverId, new HeldMessages(ClientOutbox.CAPACITY, held.maxBytes()),
 				held.onStreamOverflow());
 		this.onEnd = onEnd;
@@ -143,14 +127,14 @@ final class BridgedSession {
 	Mono<URI> open(HttpClient httpClient, HttpHeaders headers) {
 		stream = UpstreamEventStream
 			.read(httpClient, serverId, streamUri, headers, maxEventBytes,
-					sessionId -> headerFound(MessageEndpoint.fromSessionId(streamUri, sessionId)), this::onEvent)
+					endpoint::header, this::onEvent)
 			.subscribe(null, this::streamFailed, this::streamEnded);
-		return endpoint.asMono();
+		return endpoint.uri();
 	}
 
 	/** The endpoint, once known. */
 	Mono<URI> endpoint() {
-		return endpoint.asMono();
+		return endpoint.uri();
 	}
 
 	/**
@@ -201,15 +185,12 @@ final class BridgedSession {
 		}
 		ended = true;
 		log.debug("A session of '{}' ends: {}", serverId, why);
-		Disposable fallback = headerFallback;
-		if (fallback != null) {
-			fallback.dispose();
-		}
+		endpoint.close();
 		Disposable open = stream;
 		if (open != null) {
 			open.dispose();
 		}
-		endpoint.tryEmitError(sessionEnded());
+		endpoint.fail(sessionEnded());
 		UpstreamTransportException failure = new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
 				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
 						+ "session is over, initialize a new one.");
@@ -239,24 +220,17 @@ final class BridgedSession {
 	}
 
 	private void onEvent(SseEvent event) {
-		if (!endpointKnown()) {
+		if (!endpoint.known()) {
 			try {
-				URI named = MessageEndpoint.fromEvent(streamUri, event);
-				if (named != null) {
-					endpointFound(named);
+				if (endpoint.offer(event)) {
 					return;
 				}
 			}
 			catch (IllegalArgumentException ex) {
-				endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_bad_endpoint",
+				endpoint.fail(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_bad_endpoint",
 						"MCP server '" + serverId + "' named an endpoint the relay cannot use: " + ex.getMessage() + "."));
 				end("no usable endpoint");
 				return;
-			}
-			URI fromHeader = headerEndpoint;
-			if (fromHeader != null) {
-				// the stream's first event named no endpoint: the session id of its headers decides
-				endpointFound(fromHeader);
 			}
 		}
 		if (event.isComment()) {
@@ -313,42 +287,16 @@ final class BridgedSession {
 		outbox.keepalive(comment);
 	}
 
-	private boolean endpointKnown() {
-		return endpointUri != null;
-	}
-
-	/** Where messages go, once: later namings do not move it. */
-	private synchronized void endpointFound(URI named) {
-		if (endpointUri != null) {
-			return;
-		}
-		endpointUri = named;
-		endpoint.tryEmitValue(named);
-	}
-
-	/**
-	 * The stream's response headers carry a session id: its endpoint is taken when the stream's first event names none,
-	 * or when no event comes within {@link #HEADER_GRACE}.
-	 */
-	private void headerFound(URI fromHeader) {
-		headerEndpoint = fromHeader;
-		headerFallback = Mono.delay(HEADER_GRACE).subscribe(tick -> endpointFound(fromHeader));
-	}
-
 	private void streamFailed(Throwable error) {
-		if (!endpointKnown()) {
-			endpoint.tryEmitError(error);
-		}
+		endpoint.fail(error);
 		log.warn("The event stream of a session of '{}' broke ({}); the session ends", serverId,
 				error.getClass().getSimpleName());
 		end("it broke");
 	}
 
 	private void streamEnded() {
-		if (!endpointKnown()) {
-			endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_no_endpoint",
-					"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
-		}
+		endpoint.fail(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_no_endpoint",
+				"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
 		log.debug("The event stream of a session of '{}' ended; the session ends", serverId);
 		end("the server closed it");
 	}
