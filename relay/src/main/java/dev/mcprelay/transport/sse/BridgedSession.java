@@ -209,14 +209,13 @@ final class BridgedSession {
 
 	/** A POST's answers overflowed what the session may hold: reported, and the failure that ends the POST. */
 	private RuntimeException answerOverflowed() {
+		String bound = PendingPost.CAPACITY + " messages or " + held.maxBytes() + " bytes";
 		log.warn("A session of '{}' held as much for one client request as it may ({}) before the client took it; "
-				+ "the request is answered with an error (held_messages_full)", serverId,
-				new HeldMessages(PendingPost.CAPACITY, held.maxBytes()).bound());
+				+ "the request is answered with an error (held_messages_full)", serverId, bound);
 		held.onAnswerOverflow().run();
 		return new UpstreamTransportException(Kind.HELD_MESSAGES_FULL, "held_messages_full", "MCP server '" + serverId
-				+ "' sent more for this request than the relay holds for a client at once (" + PendingPost.CAPACITY
-				+ " messages or " + held.maxBytes() + " bytes) before the client took it; its answer is lost, send the "
-				+ "request again.");
+				+ "' sent more for this request than the relay holds for a client at once (" + bound + ") before the "
+				+ "client took it; its answer is lost, send the request again.");
 	}
 
 	private void onEvent(SseEvent event) {
