@@ -3,12 +3,20 @@ package dev.mcprelay.intercept;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.beans.factory.annotation.Autowired;
+
 import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.chain.Stage;
+import dev.mcprelay.testsupport.CapturedLogs;
 
 import dev.mcprelay.testsupport.InterceptorIntegrationTest;
 import dev.mcprelay.testsupport.McpSession;
@@ -22,6 +30,9 @@ import reactor.core.publisher.Mono;
  * answers.
  */
 class OneStagePerMessageTest extends InterceptorIntegrationTest {
+
+	@Autowired
+	io.micrometer.core.instrument.MeterRegistry registry;
 
 	@Test
 	void aBatchWhoseRequestsShareAnIdIsRefusedAndNothingGoesUpstream() {
@@ -93,6 +104,105 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 
 		assertThat(response.statusCode()).isEqualTo(400);
 		assertThat(upstream.seen()).noneMatch(seen -> seen.method().equals("POST"));
+	}
+
+	private static final String SECRET_RESULT = "{\"content\":[{\"type\":\"text\",\"text\":\"the secret\"}]}";
+
+	/** The first interceptor redacts every tools/call result, so an answer that skipped the stage shows. */
+	private void redactToolResults() {
+		script.on("first", Stage.TOOLS_CALL_RESPONSE, response -> {
+			response.replaceResult(Map.of("content", List.of(Map.of("type", "text", "text", "[redacted]"))));
+			return Outcome.proceed();
+		});
+	}
+
+	@ParameterizedTest(name = "an answer whose id the upstream rounded meets the stage of the one request waiting ({0})")
+	@ValueSource(strings = { "application/json", "text/event-stream" })
+	void anAnswerUnderARoundedIdMeetsTheStageOfTheOneRequestWaiting(String answerType) {
+		// What a JSON.parse upstream does to an id past 2^53: 9007199254740993 comes back as 9007199254740992.
+		String answer = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"result\":" + SECRET_RESULT + "}";
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", answerType)
+			.sendString(Mono.just(answerType.equals("application/json") ? answer : "event: message\ndata: " + answer + "\n\n")));
+		redactToolResults();
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(9007199254740993L, "echo")));
+
+		List<JsonNode> answers = messages(response);
+		assertThat(answers).hasSize(1);
+		assertThat(answers.get(0).get("id").asLong()).as("the client gets the id it sent").isEqualTo(9007199254740993L);
+		assertThat(answers.get(0).at("/result/content/0/text").asText()).isEqualTo("[redacted]");
+	}
+
+	@Test
+	void anUnknownAnswerShapedLikeAToolResultMeetsTheToolsCallStage() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":55,\"result\":" + SECRET_RESULT + "},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":56,\"result\":" + SECRET_RESULT + "}]")));
+		redactToolResults();
+
+		HttpResponse<String> response = http().send(http().post("scripted", "[" + RawHttp.toolsCall(1, "echo") + ","
+				+ RawHttp.toolsCall(2, "echo") + "]"));
+
+		assertThat(response.body()).doesNotContain("the secret");
+		assertThat(messages(response)).extracting(answer -> answer.at("/result/content/0/text").asText())
+			.containsOnly("[redacted]");
+	}
+
+	@Test
+	void anUnknownAnswerWhoseMethodCannotBeKnownIsDroppedLoggedAndCounted() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":\"forged\\nINFO line\",\"result\":{\"completion\":"
+					+ "{\"values\":[\"the secret\"]}}},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":77,\"error\":{\"code\":-1,\"message\":\"the secret\"}},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]")));
+		double before = dropped("scripted");
+		int mark = CapturedLogs.all().size();
+
+		HttpResponse<String> response = http().send(http().post("scripted", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]"));
+
+		assertThat(response.body()).as("an answer no stage could be known for never reaches the client")
+			.doesNotContain("the secret");
+		assertThat(messages(response)).extracting(answer -> answer.get("id").asInt()).containsExactly(1, 2);
+		assertThat(dropped("scripted") - before).isEqualTo(2);
+		assertThat(CapturedLogs.since(mark)).anySatisfy(line -> assertThat(line).contains("scripted")
+			.contains("forged\\nINFO line"));
+		assertThat(CapturedLogs.since(mark)).noneMatch(line -> line.contains("forged\nINFO"));
+	}
+
+	@ParameterizedTest(name = "a tools/call result on a {0} meets the tools/call response stage")
+	@ValueSource(strings = { "GET stream", "GET stream resumed with Last-Event-ID" })
+	void aToolResultOnAGetStreamMeetsItsResponseStage(String how) {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "text/event-stream")
+			.sendString(Mono.just("id: e-4\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":"
+					+ SECRET_RESULT + "}\n\n"
+					+ "id: e-5\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"secret\":\"the secret\"}}\n\n"
+					+ "id: e-6\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{}}\n\n")));
+		redactToolResults();
+		java.net.http.HttpRequest.Builder get = http().request("scripted").header("Accept", "text/event-stream");
+		if (how.contains("Last-Event-ID")) {
+			get.header("Last-Event-ID", "e-3");
+		}
+
+		String body = http().send(get.GET()).body();
+
+		assertThat(body).doesNotContain("the secret");
+		List<JsonNode> relayed = RawHttp.sseData(body);
+		assertThat(relayed).as("only the result whose stage is known reaches the client").hasSize(1);
+		assertThat(relayed.get(0).at("/result/content/0/text").asText()).isEqualTo("[redacted]");
+		assertThat(body).as("a dropped event keeps its id, so resumption skips it").contains("id: e-5").contains("id: e-6");
+	}
+
+	private double dropped(String server) {
+		io.micrometer.core.instrument.Counter counter = registry.find("mcp.relay.upstream.unmatched")
+			.tag("server", server)
+			.tag("handling", "dropped")
+			.counter();
+		return counter == null ? 0 : counter.count();
 	}
 
 }
