@@ -28,7 +28,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@code Last-Event-ID} (the request went with an earlier connection), or from a server that misbehaves. In order:
  * <ol>
  * <li><b>paired</b>: on a POST whose one request still waits, the answer is that request's (the transport answers a
- * POST's requests on its own response): it meets that request's stage, under the request's id;</li>
+ * POST's requests on its own response), unless its shape tells another method: it meets that request's stage, under
+ * the request's id;</li>
  * <li><b>inferred</b>: a result holding the member its method's result requires ({@code tools}, {@code prompts},
  * {@code resources}, {@code resourceTemplates}, {@code contents}, {@code messages}, {@code content}, or
  * {@code protocolVersion} with {@code serverInfo}) meets that method's response stage, with a request the relay infers
@@ -83,6 +84,11 @@ public class UnmatchedAnswers {
 		if (lone == null) {
 			return null;
 		}
+		String shaped = methodByShape(answer);
+		if (shaped != null && !shaped.equals(lone.method())) {
+			// a tool's output under the id of a ping is no ping's answer: it meets the stage its shape tells
+			return null;
+		}
 		JsonNode sent = answer.id();
 		answer.node().set("id", lone.id());
 		log.debug("'{}' answered with id {} where its one request waiting has id {}: taken as that request's answer",
@@ -96,6 +102,19 @@ public class UnmatchedAnswers {
 	 * {@code null} for an error, or a result that holds none of them or several.
 	 */
 	McpRequest infer(CallContext context, JsonRpcMessage answer) {
+		String method = methodByShape(answer);
+		if (method == null) {
+			return null;
+		}
+		ObjectNode request = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+		request.set("id", answer.id());
+		request.put("method", method);
+		counted(context, Handling.INFERRED);
+		return MethodRoutes.request(method).view().create(context, request);
+	}
+
+	/** The method whose result {@code answer} is, by the member that result requires; {@code null} when none or several. */
+	private static String methodByShape(JsonRpcMessage answer) {
 		if (answer.isError() || !(answer.node().get("result") instanceof ObjectNode result)) {
 			return null;
 		}
@@ -108,14 +127,7 @@ public class UnmatchedAnswers {
 				method = member.getValue();
 			}
 		}
-		if (method == null) {
-			return null;
-		}
-		ObjectNode request = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
-		request.set("id", answer.id());
-		request.put("method", method);
-		counted(context, Handling.INFERRED);
-		return MethodRoutes.request(method).view().create(context, request);
+		return method;
 	}
 
 	/** An unmatched answer whose method cannot be known, relayed: no interceptor waits where it could belong. */

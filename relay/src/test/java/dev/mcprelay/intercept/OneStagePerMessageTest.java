@@ -135,6 +135,23 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
+	void aToolResultUnderAnotherIdIsNeverTakenAsTheAnswerOfTheOnePingWaiting() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":" + SECRET_RESULT + "},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]")));
+		redactToolResults();
+
+		HttpResponse<String> response = http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"));
+
+		assertThat(response.body()).as("the tool's output met the tools/call stage, not the ping's")
+			.doesNotContain("the secret");
+		assertThat(messages(response)).extracting(answer -> answer.get("id").asInt() + " "
+				+ answer.at("/result/content/0/text").asText("-"))
+			.containsExactly("2 [redacted]", "1 -");
+	}
+
+	@Test
 	void anUnknownAnswerShapedLikeAToolResultMeetsTheToolsCallStage() {
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
 			.header("Content-Type", "application/json")
