@@ -119,6 +119,9 @@ public class RequestInterception {
 		}
 		ClientMessage view = new ClientMessage(context, message);
 		return run(Stage.USER_REQUEST, view, message, context, timeout, watcher).flatMap(verdict -> {
+			if (!verdict.proceeds() && message.isResponse()) {
+				return Mono.just(refusedAnswer(message, context, answerable(verdict, message).error()));
+			}
 			if (!verdict.proceeds()) {
 				return Mono.just(new Decision(message, null, answerable(verdict, message)));
 			}
@@ -146,14 +149,7 @@ public class RequestInterception {
 	 * client-response stage with the server request at hand. A rejection goes to the server as the error answer.
 	 */
 	private Mono<Decision> clientResponse(JsonRpcMessage message, CallContext context, Duration timeout) {
-		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id());
-		boolean known = origin != null && origin.trusted();
-		ClientResponse view = new ClientResponse(context, message.node(), known ? origin.method() : null,
-				known ? origin.params() : null);
-		if (origin != null) {
-			message.node().set("id", origin.id());
-			view.markChanged();
-		}
+		ClientResponse view = serverAnswer(message, context);
 		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
 			if (!verdict.proceeds()) {
 				view.replaceWithError(verdict.error());
@@ -171,6 +167,33 @@ public class RequestInterception {
 		return new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Invalid Request: " + method
 				+ " is a request and needs an id; it is never forwarded as a notification",
 				java.util.Map.of("reason", "request_without_id"));
+	}
+
+	/**
+	 * The view of a client's answer to a server request, with the server's own id restored when the relay gave it
+	 * another, and the server request at hand when the id the relay gave verifies.
+	 */
+	private ClientResponse serverAnswer(JsonRpcMessage message, CallContext context) {
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id());
+		boolean known = origin != null && origin.trusted();
+		ClientResponse view = new ClientResponse(context, message.node(), known ? origin.method() : null,
+				known ? origin.params() : null);
+		if (origin != null) {
+			message.node().set("id", origin.id());
+			view.markChanged();
+		}
+		return view;
+	}
+
+	/**
+	 * A client's answer to a server request that the user-request stage refused: the server still gets an answer, the
+	 * refusal as the error answer to its request under its own id (a server waits for every answer, as it does when
+	 * the client-response stage refuses one); the client's POST is answered as the upstream answers it.
+	 */
+	private Decision refusedAnswer(JsonRpcMessage message, CallContext context, RejectError error) {
+		ClientResponse view = serverAnswer(message, context);
+		view.replaceWithError(error);
+		return new Decision(message, view, Verdict.PROCEED);
 	}
 
 	/** A respond is only possible for a request: for anything else the interceptor misbehaved. */

@@ -74,6 +74,19 @@ class ClientResponseStageTest extends InterceptorIntegrationTest {
 		assertThat(((McpSchema.TextContent) result.content().get(0)).text()).contains("the user's answer is not allowed");
 	}
 
+	@Test
+	void anAnswerRefusedAtTheUserRequestStageStillAnswersTheServer() {
+		script.on("second", Stage.USER_REQUEST,
+				message -> message.kind() == dev.mcprelay.api.jsonrpc.JsonRpcMessage.Kind.RESPONSE
+						? Outcome.reject(RejectError.policy("answers to the server are not allowed")) : Outcome.proceed());
+
+		McpSchema.CallToolResult result = client("sdk").callTool(new McpSchema.CallToolRequest("ask-model", Map.of()));
+
+		assertThat(result.isError()).as("the server got the refusal as its answer, not silence").isTrue();
+		assertThat(((McpSchema.TextContent) result.content().get(0)).text())
+			.contains("answers to the server are not allowed");
+	}
+
 	private McpSyncClient client(String server) {
 		McpSyncClient client = McpClient
 			.sync(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port).endpoint("/mcp/" + server).build())
