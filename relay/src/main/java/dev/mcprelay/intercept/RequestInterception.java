@@ -127,9 +127,12 @@ public class RequestInterception {
 			}
 			return switch (message.kind()) {
 				case REQUEST -> decideRequest(message, context, timeout, watcher);
-				case NOTIFICATION -> run(Stage.CLIENT_NOTIFICATION, new ClientNotification(context, message.node()),
-						message, context, timeout, watcher)
-					.map(notificationVerdict -> new Decision(message, null, notificationVerdict));
+				case NOTIFICATION -> {
+					ClientNotification notification = new ClientNotification(context, message.node());
+					serverRequestIdOfCancellation(message, notification, context);
+					yield run(Stage.CLIENT_NOTIFICATION, notification, message, context, timeout, watcher)
+						.map(notificationVerdict -> new Decision(message, notification, notificationVerdict));
+				}
 				case RESPONSE -> clientResponse(message, context, timeout);
 			};
 		});
@@ -170,11 +173,28 @@ public class RequestInterception {
 	}
 
 	/**
+	 * A client's {@code notifications/cancelled} of a server request names the request by the id the relay gave it:
+	 * the server gets its own id back, as it does in the client's answer, or it could not tell which request ends.
+	 */
+	private void serverRequestIdOfCancellation(JsonRpcMessage message, ClientNotification notification,
+			CallContext context) {
+		if (!"notifications/cancelled".equals(message.method())
+				|| !(message.node().get("params") instanceof ObjectNode params)) {
+			return;
+		}
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(params.get("requestId"), context);
+		if (origin != null) {
+			params.set("requestId", origin.id());
+			notification.markChanged();
+		}
+	}
+
+	/**
 	 * The view of a client's answer to a server request, with the server's own id restored when the relay gave it
 	 * another, and the server request at hand when the id the relay gave verifies.
 	 */
 	private ClientResponse serverAnswer(JsonRpcMessage message, CallContext context) {
-		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id());
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id(), context);
 		boolean known = origin != null && origin.trusted();
 		ClientResponse view = new ClientResponse(context, message.node(), known ? origin.method() : null,
 				known ? origin.params() : null);

@@ -132,7 +132,10 @@ public class ResponseInterception {
 			unmatched.dropped(context, message, onStream);
 			return Mono.just(Relayed.dropped());
 		}
-		boolean stamped = !message.isResponse() && pending.watcher().relayed(message);
+		if (!message.isResponse()) {
+			// the watcher may write trace context into a server request, which is re-encoded anyway (its id changes)
+			pending.watcher().relayed(message);
+		}
 		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context.server());
 		Mono<Verdict> remoteVerdict = remoteChain.isEmpty() ? Verdict.PROCEED_MONO
 				: watched(Stage.REMOTE_MESSAGE, remoteChain.run(new RemoteMessage(context, message, request, onStream),
@@ -145,7 +148,7 @@ public class ResponseInterception {
 				return Mono.just(Relayed.replaced(substitute(message, verdict.error())));
 			}
 			if (message.isRequest()) {
-				return serverRequest(message, context, onStream, timeout, stamped, pending);
+				return serverRequest(message, context, onStream, timeout, pending);
 			}
 			if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
 				return serverNotification(message, context, onStream, timeout, pending);
@@ -195,11 +198,11 @@ public class ResponseInterception {
 	}
 
 	/**
-	 * A server-to-client request at its server-request stage: relayed (changed or not), answered to the server by
-	 * the interceptor's result, or refused to the server. {@code stamped}: the relay wrote its trace context into it.
+	 * A server-to-client request at its server-request stage: relayed (always re-encoded: under the relay's id),
+	 * answered to the server by the interceptor's result, or refused to the server.
 	 */
 	private <V extends ServerRequest> Mono<Relayed> serverRequest(JsonRpcMessage message, CallContext context,
-			boolean onStream, Duration timeout, boolean stamped, PendingRequests pending) {
+			boolean onStream, Duration timeout, PendingRequests pending) {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
 			.serverRequest(message.method());
@@ -210,19 +213,17 @@ public class ResponseInterception {
 		return decided.map(verdict -> switch (verdict.kind()) {
 			case RESPOND -> new Relayed(null, true, JsonRpcMessages.result(message.id(), verdict.result()), null);
 			case REJECT -> answerUpstream(message, verdict.error());
-			default -> carryToClient(message, stamped || request.isChanged());
+			default -> carryToClient(message, context);
 		});
 	}
 
 	/**
-	 * A server request on its way to the client: with client-response interceptors configured, under an id that
-	 * carries it ({@link ServerRequestIds}), so that the client's answer meets them with the request at hand.
+	 * A server request on its way to the client, always under an id that carries it, bound to this server, session
+	 * and caller ({@link ServerRequestIds}), so that the client's answer meets the client-response stage with the
+	 * request at hand and its cancellation reaches the server under the server's id.
 	 */
-	private Relayed carryToClient(JsonRpcMessage message, boolean changed) {
-		if (chains.chain(Stage.CLIENT_RESPONSE).isEmpty()) {
-			return new Relayed(message, changed);
-		}
-		message.node().set("id", serverRequestIds.wrap(message.node()));
+	private Relayed carryToClient(JsonRpcMessage message, CallContext context) {
+		message.node().set("id", serverRequestIds.wrap(message.node(), context));
 		return new Relayed(message, true);
 	}
 
