@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.LogText;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
@@ -19,6 +18,7 @@ import dev.mcprelay.chain.MethodRoutes;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.metrics.KeptCounters;
 import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.text.LogText;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**

@@ -17,7 +17,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.LogText;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.ToolsCallRequest;
@@ -28,6 +27,7 @@ import dev.mcprelay.config.ArgumentsProperties;
 import dev.mcprelay.config.InjectedArgumentProperties;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ToolsProperties;
+import dev.mcprelay.text.LogText;
 import reactor.core.publisher.Mono;
 
 /**

@@ -1,4 +1,4 @@
-package dev.mcprelay;
+package dev.mcprelay.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
