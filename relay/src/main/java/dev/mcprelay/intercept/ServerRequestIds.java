@@ -32,8 +32,8 @@ import dev.mcprelay.security.RelayMac;
  * <p>Every server request is wrapped, whatever interceptors exist and whichever servers they apply to, so a client's
  * answer and a client's {@code notifications/cancelled} mean the same on every server and under every configuration.
  *
- * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB. The replica that relays a
- * request keeps its params for the id's lifetime (at most {@value #KEPT_PARAMS_BYTES} bytes of them, the oldest going
+ * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB. The replica that
+ * relays a request keeps its params for the id's lifetime (at most {@value #KEPT_PARAMS_BYTES} bytes of them, the oldest going
  * first), under their digest, so the stage has them when the answer comes back to it; elsewhere, or once they went,
  * the stage has the method but no params. The lifetime is {@code mcp-relay.sessions.idle-timeout}.
  *
@@ -108,7 +108,9 @@ public class ServerRequestIds {
 		return TextNode.valueOf(PREFIX + payload + "." + mac.sign(signed(payload, context)));
 	}
 
-	/** The request an answer's {@code id}, in {@code context}, carries; {@code null} when it is no id the relay gave. */
+	/**
+	 * The request an answer's {@code id}, in {@code context}, carries; {@code null} when it is no id the relay gave.
+	 */
 	Origin unwrap(JsonNode id, CallContext context) {
 		if (id == null || !id.isTextual() || !id.textValue().startsWith(PREFIX)) {
 			return null;

@@ -113,7 +113,9 @@ public class UnmatchedAnswers {
 		return MethodRoutes.request(method).view().create(context, request);
 	}
 
-	/** The method whose result {@code answer} is, by the member that result requires; {@code null} when none or several. */
+	/**
+	 * The method whose result {@code answer} is, by the member that result requires; {@code null} when none or several.
+	 */
 	private static String methodByShape(JsonRpcMessage answer) {
 		if (answer.isError() || !(answer.node().get("result") instanceof ObjectNode result)) {
 			return null;

@@ -19,7 +19,8 @@ import io.micrometer.tracing.Span;
 final class MessageTrace {
 
 	/**
-	 * What the conventions record of a message, read from it once. Every text is cut to {@value TelemetryText#MAX_LENGTH} characters ({@link TelemetryText}).
+	 * What the conventions record of a message, read from it once. Every text is cut to
+	 * {@value TelemetryText#MAX_LENGTH} characters ({@link TelemetryText}).
 	 *
 	 * @param method {@code mcp.method.name}
 	 * @param requestId {@code jsonrpc.request.id}; {@code null} for a notification (or a {@code null} id)

@@ -25,8 +25,8 @@ import io.opentelemetry.sdk.trace.samplers.Sampler;
 class TracingConfiguration {
 
 	/**
-	 * Spring Boot's sampler ({@code management.opentelemetry.tracing.sampler}, {@code management.tracing.sampling.probability}),
-	 * with the parent-based kinds' trust in a remote parent bounded by
+	 * Spring Boot's sampler ({@code management.opentelemetry.tracing.sampler},
+	 * {@code management.tracing.sampling.probability}), with the parent-based kinds' trust in a remote parent bounded by
 	 * {@code mcp-relay.tracing.client-sampled-traces-per-second} ({@link ClientSampledCeiling}); with tracing off
 	 * ({@link TracingSwitch}), a client's flag is followed not at all. The kinds that ignore parents are Boot's own.
 	 */

@@ -60,7 +60,8 @@ public final class ToolIndex {
 	 * at start-up, so that the first search on an event loop does not block.
 	 */
 	public static void warmUp() {
-		ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", "warm_up").put("description", "warm up");
+		ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", "warm_up")
+			.put("description", "warm up");
 		tool.putObject("inputSchema").put("type", "object");
 		new ToolIndex(List.of(tool)).search("warm", 1);
 	}
@@ -90,6 +91,17 @@ public final class ToolIndex {
 
 	/** The tools, as the server sent them, in its order. */
 	public List<ObjectNode> tools() {
+		return tools;
+	}
+
+	/** The tools among a server's listed {@code nodes}: the JSON objects with a name (anything else is no tool). */
+	public static List<ObjectNode> toolsAmong(Iterable<JsonNode> nodes) {
+		List<ObjectNode> tools = new ArrayList<>();
+		for (JsonNode node : nodes) {
+			if (node instanceof ObjectNode tool && node.path("name").isTextual()) {
+				tools.add(tool);
+			}
+		}
 		return tools;
 	}
 

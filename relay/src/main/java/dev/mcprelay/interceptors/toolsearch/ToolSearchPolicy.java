@@ -1,7 +1,6 @@
 package dev.mcprelay.interceptors.toolsearch;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -11,7 +10,6 @@ import java.util.Set;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -148,7 +146,8 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		boolean wholeCatalogue = list.nextCursor() == null && list.request().params().path("cursor").isMissingNode();
 		// an answer with no request of this exchange at hand (a GET stream) may predate a list_changed: never kept
 		long sentIn = list.context().attributes().get(GENERATION) instanceof Long generation ? generation : -1;
-		Mono<ToolIndex> catalogue = wholeCatalogue ? server.catalogue().update(objects(result.path("tools")), sentIn)
+		Mono<ToolIndex> catalogue = wholeCatalogue
+				? server.catalogue().update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
 				: server.catalogue().get(() -> listAll(list.context(), server));
 		return catalogue.flatMap(index -> {
 			ArrayNode tools = result.putArray("tools");
@@ -263,26 +262,11 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
 		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
-				context.upstreamHeaders()).map(nodes -> {
-					List<ObjectNode> tools = new ArrayList<>(nodes.size());
-					for (ObjectNode tool : objects(nodes)) {
-						if (server.offers(ToolIndex.name(tool))) {
-							tools.add(tool);
-						}
-					}
-					return tools;
-				});
-	}
-
-	/** The JSON objects among {@code nodes} (a server's tools; anything else in the list is no tool). */
-	private static List<ObjectNode> objects(Iterable<JsonNode> nodes) {
-		List<ObjectNode> objects = new ArrayList<>();
-		for (JsonNode node : nodes) {
-			if (node instanceof ObjectNode object && node.path("name").isTextual()) {
-				objects.add(object);
-			}
-		}
-		return objects;
+				context.upstreamHeaders())
+			.map(nodes -> ToolIndex.toolsAmong(nodes)
+				.stream()
+				.filter(tool -> server.offers(ToolIndex.name(tool)))
+				.toList());
 	}
 
 	/** One server's settings, catalogue and meters. */
