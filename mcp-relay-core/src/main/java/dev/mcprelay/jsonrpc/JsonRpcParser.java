@@ -58,6 +58,8 @@ public final class JsonRpcParser {
 	 * requests under one id would pair an answer with the wrong request (and with that request's response stage), and
 	 * leave the other unanswered. Ids compare as JSON values ({@code 1} and {@code "1"} differ).
 	 *
+	 * <p>A message without an id that names a request method of MCP is invalid here (a request needs an id).
+	 *
 	 * @throws JsonRpcParseException when the body is not well-formed UTF-8, not JSON (or holds a number out of range),
 	 * is an empty batch, a batch whose requests share an id, or a single invalid message
 	 */
@@ -93,6 +95,9 @@ public final class JsonRpcParser {
 			for (int i = 0; i < root.size(); i++) {
 				try {
 					JsonRpcMessage message = toMessage(root.get(i), "batch element " + i + ": ");
+					if (answerInvalidElements) {
+						requireIdOnRequestMethod(message, "batch element " + i + ": ");
+					}
 					if (requestIds != null && message.isRequest()) {
 						requireNewId(requestIds, message.id(), i);
 					}
@@ -112,7 +117,24 @@ public final class JsonRpcParser {
 			}
 			return new JsonRpcPayload(body, messages, true, invalid);
 		}
-		return new JsonRpcPayload(body, List.of(toMessage(root, "")), false);
+		JsonRpcMessage message = toMessage(root, "");
+		if (answerInvalidElements) {
+			requireIdOnRequestMethod(message, "");
+		}
+		return new JsonRpcPayload(body, List.of(message), false);
+	}
+
+	/**
+	 * Refuses a client's message without an id that names a request method of the MCP schema
+	 * ({@link McpRequestMethods}): no notification MCP defines, and forwarded, a generic JSON-RPC server would execute
+	 * it past every request stage (the tool access lists, the reserved-argument refusal, rate limits), answering
+	 * nobody. Alone it is answered 400; in a batch it is answered on its own and the others go on.
+	 */
+	private static void requireIdOnRequestMethod(JsonRpcMessage message, String where) throws JsonRpcParseException {
+		if (message.kind() == Kind.NOTIFICATION && McpRequestMethods.isRequest(message.method())) {
+			throw MessageShape.invalid(where + message.method() + " is a request and needs an id; it is never "
+					+ "forwarded as a notification");
+		}
 	}
 
 	/**

@@ -18,12 +18,10 @@ import dev.mcprelay.api.ClientResponse;
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.MessageView;
 import dev.mcprelay.api.RejectError;
-import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessages;
 import dev.mcprelay.chain.InterceptorChain;
-import dev.mcprelay.chain.McpRequestMethods;
 import dev.mcprelay.chain.MethodRoutes;
 import dev.mcprelay.chain.Stage;
 import dev.mcprelay.chain.Verdict;
@@ -114,9 +112,6 @@ public class RequestInterception {
 
 	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout,
 			ChainWatcher watcher) {
-		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION && McpRequestMethods.isRequest(message.method())) {
-			return Mono.just(new Decision(message, null, Verdict.rejected(requestWithoutId(message.method()), null)));
-		}
 		ClientMessage view = new ClientMessage(context, message);
 		return run(Stage.USER_REQUEST, view, message, context, timeout, watcher).flatMap(verdict -> {
 			if (!verdict.proceeds() && message.isResponse()) {
@@ -159,17 +154,6 @@ public class RequestInterception {
 			}
 			return new Decision(message, view, Verdict.PROCEED);
 		});
-	}
-
-	/**
-	 * The refusal of a message without an id that names a request method ({@link McpRequestMethods}): it is no
-	 * notification MCP defines, and forwarded it would be executed by a generic JSON-RPC server past every request
-	 * stage (the tool access lists, the reserved-argument refusal, rate limits), with nobody told the outcome.
-	 */
-	private static RejectError requestWithoutId(String method) {
-		return new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Invalid Request: " + method
-				+ " is a request and needs an id; it is never forwarded as a notification",
-				java.util.Map.of("reason", "request_without_id"));
 	}
 
 	/**

@@ -21,11 +21,11 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessages;
 import dev.mcprelay.chain.InterceptorChain;
-import dev.mcprelay.chain.McpRequestMethods;
 import dev.mcprelay.chain.MethodRoutes;
 import dev.mcprelay.chain.Stage;
 import dev.mcprelay.chain.Verdict;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.McpRequestMethods;
 import reactor.core.publisher.Mono;
 
 /**

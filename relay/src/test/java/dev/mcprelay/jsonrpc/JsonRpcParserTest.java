@@ -119,6 +119,28 @@ class JsonRpcParserTest {
 						.hasSizeLessThan(300));
 	}
 
+	@ParameterizedTest(name = "a client's {0} without an id is no notification")
+	@ValueSource(strings = { "tools/call", "tools/list", "prompts/get", "resources/read", "initialize", "ping",
+			"sampling/createMessage", "tasks/cancel" })
+	void aClientMessageWithoutAnIdThatNamesARequestMethodIsInvalid(String method) throws Exception {
+		String notification = "{\"jsonrpc\":\"2.0\",\"method\":\"" + method + "\",\"params\":{\"name\":\"x\"}}";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(notification.getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).isEqualTo(-32600);
+				assertThat(ex.getMessage()).isEqualTo("Invalid Request: " + method + " is a request and needs an id; "
+						+ "it is never forwarded as a notification");
+			});
+		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[" + notification
+				+ ",{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]").getBytes(StandardCharsets.UTF_8));
+		assertThat(batch.messages()).extracting(JsonRpcMessage::method).as("in a batch, the others go on")
+			.containsExactly("notifications/initialized");
+		assertThat(batch.invalidAnswers()).singleElement()
+			.satisfies(answer -> assertThat(answer.get("id").isNull()).isTrue());
+		assertThat(JsonRpcParser.parse(notification.getBytes(StandardCharsets.UTF_8)).first().method())
+			.as("an upstream's is parsed (the response stages drop it)").isEqualTo(method);
+	}
+
 	@Test
 	void anUpstreamBatchWithAnInvalidElementIsStillInvalidWhole() {
 		assertThatThrownBy(() -> parse("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},7]"))

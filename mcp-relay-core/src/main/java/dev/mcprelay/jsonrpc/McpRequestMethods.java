@@ -1,12 +1,12 @@
-package dev.mcprelay.chain;
+package dev.mcprelay.jsonrpc;
 
 import java.util.Set;
 
 /**
  * The methods the MCP schema defines as requests (2024-11-05 to 2026-07-28), in either direction: a message of one of
  * them expects an answer, so it always has an id. A message without an id that names one is no notification MCP
- * defines; a generic JSON-RPC server would still execute it, unanswered and past every request stage, so the relay
- * refuses it instead of forwarding it ({@code RequestInterception}).
+ * defines; a generic JSON-RPC server would still execute it, unanswered and past every request stage, so a client's is
+ * refused as an invalid message ({@link JsonRpcParser#parseClientBody}) and an upstream's is never relayed.
  *
  * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/schema">MCP schema</a>
  */
