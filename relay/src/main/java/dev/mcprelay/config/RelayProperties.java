@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -29,6 +30,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sessions where state shared across requests lives
  * @param virtualServers endpoints that compose several servers into one, by id (DESIGN section 11); the ids share
  * one namespace with {@code servers}
+ * @param tracing what the relay bounds of tracing (the traces clients may ask to be kept)
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -42,8 +44,10 @@ public record RelayProperties(
 		@DefaultValue @NestedConfigurationProperty SecurityProperties security,
 		@DefaultValue List<RateLimitProperties> rateLimits,
 		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
-		@DefaultValue Map<String, VirtualServerProperties> virtualServers) {
+		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
+		@DefaultValue @NestedConfigurationProperty TracingProperties tracing) {
 
+	@ConstructorBinding
 	public RelayProperties {
 		// Configuration order is kept: it decides which member wins a name two publish ({@code members: ["*"]}).
 		servers = servers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(servers));
@@ -51,6 +55,17 @@ public record RelayProperties(
 				: Collections.unmodifiableMap(new LinkedHashMap<>(virtualServers));
 		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
+		tracing = tracing == null ? TracingProperties.DEFAULTS : tracing;
+	}
+
+	/** A tree with the tracing defaults, for code that builds one without binding. */
+	public RelayProperties(Map<String, ServerProperties> servers, String defaultServer, List<String> allowedOrigins,
+			ConnectionPoolProperties connectionPool, AccessLogProperties accessLog, ShutdownProperties shutdown,
+			ClientConnectionProperties clientConnections, SecurityProperties security,
+			List<RateLimitProperties> rateLimits, SessionsProperties sessions,
+			Map<String, VirtualServerProperties> virtualServers) {
+		this(servers, defaultServer, allowedOrigins, connectionPool, accessLog, shutdown, clientConnections, security,
+				rateLimits, sessions, virtualServers, null);
 	}
 
 }
