@@ -7,7 +7,9 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The mcp-relay configuration tree. Property names are a public contract (users' YAML and environment
@@ -29,6 +31,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sessions where state shared across requests lives
  * @param virtualServers endpoints that compose several servers into one, by id (DESIGN section 11); the ids share
  * one namespace with {@code servers}
+ * @param maxBufferedBodies the memory every body the relay reads whole (clients' POST bodies, JSON answers) may take
+ * together, across all requests; past it a request gets 503. Unset: a quarter of the JVM's maximum heap
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -42,8 +46,13 @@ public record RelayProperties(
 		@DefaultValue @NestedConfigurationProperty SecurityProperties security,
 		@DefaultValue List<RateLimitProperties> rateLimits,
 		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
-		@DefaultValue Map<String, VirtualServerProperties> virtualServers) {
+		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
+		DataSize maxBufferedBodies) {
 
+	/** The share of the JVM's maximum heap that bodies may take together when {@code max-buffered-bodies} is unset. */
+	public static final int DEFAULT_BUFFERED_BODIES_HEAP_SHARE = 4;
+
+	@ConstructorBinding
 	public RelayProperties {
 		// Configuration order is kept: it decides which member wins a name two publish ({@code members: ["*"]}).
 		servers = servers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(servers));
@@ -51,6 +60,24 @@ public record RelayProperties(
 				: Collections.unmodifiableMap(new LinkedHashMap<>(virtualServers));
 		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
+	}
+
+	/** The tree without {@code max-buffered-bodies} (its default applies): for code that builds one by hand. */
+	public RelayProperties(Map<String, ServerProperties> servers, String defaultServer, List<String> allowedOrigins,
+			ConnectionPoolProperties connectionPool, AccessLogProperties accessLog, ShutdownProperties shutdown,
+			ClientConnectionProperties clientConnections, SecurityProperties security, List<RateLimitProperties> rateLimits,
+			SessionsProperties sessions, Map<String, VirtualServerProperties> virtualServers) {
+		this(servers, defaultServer, allowedOrigins, connectionPool, accessLog, shutdown, clientConnections, security,
+				rateLimits, sessions, virtualServers, null);
+	}
+
+	/**
+	 * What every buffered body may take together: {@code max-buffered-bodies}, or a quarter of this JVM's maximum heap
+	 * ({@code -Xmx}, or the container's share of memory).
+	 */
+	public DataSize bufferedBodiesLimit() {
+		return maxBufferedBodies != null ? maxBufferedBodies
+				: DataSize.ofBytes(Runtime.getRuntime().maxMemory() / DEFAULT_BUFFERED_BODIES_HEAP_SHARE);
 	}
 
 }

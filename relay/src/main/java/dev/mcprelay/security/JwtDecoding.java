@@ -63,7 +63,10 @@ final class JwtDecoding {
 		if (jwt.audience() != null && !jwt.audience().isBlank()) {
 			validators.add(audience(jwt.audience()));
 		}
-		decoder.setJwtValidator(JwtValidators.createDefaultWithValidators(validators));
+		// createDefaultWithValidators refuses an empty list: with jwk-set-uri and neither issuer nor audience, only the
+		// defaults (exp, nbf) apply, as documented (the relay warns about the missing issuer at start-up)
+		decoder.setJwtValidator(validators.isEmpty() ? JwtValidators.createDefault()
+				: JwtValidators.createDefaultWithValidators(validators));
 		Duration overall = timeout.multipliedBy(3);
 		return token -> decoder.decode(token)
 			.timeout(overall)
