@@ -82,6 +82,12 @@ public final class RelayMeters {
 	/** Counter: sessions the relay ended itself, by {@link #SERVER} and {@link #REASON} ({@code max_per_caller}). */
 	public static final String SESSIONS_EVICTED = "mcp.relay.sessions.evicted";
 
+	/**
+	 * Gauge: bytes of request and response bodies the relay holds in memory now for its clients' requests, of the
+	 * budget {@code mcp-relay.max-buffered-bodies}; past the budget a request gets 503 ({@code relay_overloaded}).
+	 */
+	public static final String BUFFERED_BODIES = "mcp.relay.buffered.bodies";
+
 	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
 	public static final String SERVER = "server";
 
