@@ -104,6 +104,7 @@ public class McpRelay {
 				record.trace(trace);
 				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace)
 					.flatMap(plan -> {
+						record.refusals(plan.stops());
 						plan.pending().watch(trace);
 						return plan.forwardsAnything()
 								? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))

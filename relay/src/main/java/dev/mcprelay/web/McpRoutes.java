@@ -30,8 +30,8 @@ import reactor.netty.http.server.HttpServerRoutes;
  * paths nothing serves) goes on to WebFlux, and in the secured modes through Spring Security's filter chain there.
  *
  * <p>On the route, in this order: the observation (an {@link ExchangeRecord} born with the decision; meters and the
- * access-log line when the response ends, completed, failed or cancelled by a client that went away) and the
- * exchange's lease of the memory budget for bodies ({@link BufferedBodies}, given back as it ends), the refusal of
+ * access-log line when the response ends, completed, failed or cancelled by a client that went away), its id
+ * ({@link RequestIds}) and the exchange's lease of the memory budget for bodies ({@link BufferedBodies}, given back as it ends), the refusal of
  * an ambiguous path ({@link AmbiguousPathRefusal}), CORS ({@link BrowserAccess}: a preflight is answered without
  * credentials), the front door ({@link FrontDoor}: in {@code api-key} and {@code jwt} mode, the caller and its access
  * to the server), then the relay ({@link McpRelay}, {@link VirtualRelay}); a failure before the response began is
@@ -88,6 +88,7 @@ class McpRoutes implements NettyRouteProvider {
 	private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
 		Decision decision = take(request);
 		NettyExchange exchange = new NettyExchange(request, response, decision.target(), decision.route());
+		RequestIds.assign(exchange);
 		BufferedBodies.Lease bodies = bufferedBodies.lease();
 		return Mono.defer(() -> serve(exchange))
 			.onErrorResume(error -> JsonRpcErrorHandler.answer(exchange.method(), exchange.rawPath(), exchange.record(),
