@@ -154,6 +154,11 @@ public final class ExchangeRecord {
 		this.payload = payload;
 	}
 
+	/** The POST body, parsed, once it was read: what a failure after it answers by ids; {@code null} before. */
+	public JsonRpcPayload payload() {
+		return payload;
+	}
+
 	/** The upstream answered with {@code status}. */
 	public void forwarded(int status) {
 		this.upstreamStatus = status;

@@ -206,6 +206,11 @@ public final class RelayFailures {
 				null, "The relay holds as many request and response bodies as its memory allows; try again shortly.");
 	}
 
+	/** Whether {@code failure} is {@link #unknownSession}'s. */
+	public static boolean isUnknownSession(RelayFailure failure) {
+		return "session_not_found".equals(failure.reason());
+	}
+
 	/** The session store did not answer; nothing the client holds can be trusted to work: 503. */
 	public static RelayFailure sessionStoreUnavailable(String server) {
 		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR,
