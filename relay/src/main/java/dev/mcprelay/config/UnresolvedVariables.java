@@ -55,6 +55,36 @@ public final class UnresolvedVariables {
 		return problems;
 	}
 
+	/**
+	 * One problem per key under {@code spring.data.redis} (the shared store's address and credentials, which the relay
+	 * uses as its own) whose value, resolved, still refers to a variable that is not set: an unset {@code ${REDIS_PASSWORD}}
+	 * in a URL would otherwise be sent to Redis as the password's text.
+	 */
+	public static List<ConfigurationProblem> findInStoreProperties(org.springframework.core.env.Environment environment) {
+		java.util.TreeMap<String, ConfigurationProblem> problems = new java.util.TreeMap<>();
+		org.springframework.boot.context.properties.source.ConfigurationPropertyName root =
+				org.springframework.boot.context.properties.source.ConfigurationPropertyName.of("spring.data.redis");
+		for (var source : org.springframework.boot.context.properties.source.ConfigurationPropertySources.get(environment)) {
+			if (source instanceof org.springframework.boot.context.properties.source.IterableConfigurationPropertySource iterable) {
+				iterable.filter(root::isAncestorOf).forEach(name -> {
+					String key = name.toString();
+					var property = source.getConfigurationProperty(name);
+					// resolved leniently: what cannot be resolved stays as written, to be named below
+					String value = property == null || property.getValue() == null ? null
+							: environment.resolvePlaceholders(String.valueOf(property.getValue()));
+					Matcher placeholder = value == null ? null : PLACEHOLDER.matcher(value);
+					if (placeholder != null && placeholder.find() && !problems.containsKey(key)) {
+						String variable = placeholder.group(1);
+						problems.put(key, new ConfigurationProblem(key, "refers to ${" + variable + "}, which is not set",
+								"Set the environment variable " + variable + " (or give a default: ${" + variable
+										+ ":value})"));
+					}
+				});
+			}
+		}
+		return new ArrayList<>(problems.values());
+	}
+
 	/** Whether {@code value} still refers to a variable (then no other check of its form means anything). */
 	public static boolean holdsVariable(String value) {
 		return value != null && (PLACEHOLDER.matcher(value).find() || SHELL.matcher(value).find());

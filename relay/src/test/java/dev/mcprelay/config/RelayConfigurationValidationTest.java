@@ -275,6 +275,17 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void anUnsetVariableInTheStoresAddressIsNamedNotSentToRedis() {
+		var environment = environment("--spring.data.redis.url=${MCP_RELAY_TEST_UNSET_URL:redis://:${MCP_RELAY_TEST_UNSET_PASSWORD}@redis:6379}");
+		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+
+		assertThat(UnresolvedVariables.findInStoreProperties(environment)).extracting(ConfigurationProblem::toString)
+			.containsExactly("spring.data.redis.url: refers to ${MCP_RELAY_TEST_UNSET_PASSWORD}, which is not set. Set the "
+					+ "environment variable MCP_RELAY_TEST_UNSET_PASSWORD (or give a default: "
+					+ "${MCP_RELAY_TEST_UNSET_PASSWORD:value})");
+	}
+
+	@Test
 	void springBootTwosRedisPropertiesAreRefusedWithTheirNewNames() {
 		var environment = environment("--mcp-relay.sessions.store=redis", "--spring.redis.host=redis.internal",
 				"--spring.redis.password=" + SECRET);
