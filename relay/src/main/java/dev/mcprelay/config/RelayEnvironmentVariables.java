@@ -36,7 +36,10 @@ import org.springframework.core.env.StandardEnvironment;
  * keys are only found under the canonical prefix {@code MCPRELAY_}. Each such variable is a {@link ConfigurationProblem}
  * naming it and, when the property it was meant for can be told, the variable that sets it.
  *
- * <p>A variable "sets a property" when binding the {@code mcp-relay} tree from the environment variables alone takes
+ * <p>A variable is the relay's when the words after its prefix begin with one of the tree's top-level properties
+ * ({@code MCPRELAY_SERVERS_...}, {@code MCP_RELAY_SECURITY_...}); Kubernetes' service links for a Service named
+ * {@code mcp-relay} ({@code MCP_RELAY_SERVICE_HOST}, {@code MCP_RELAY_PORT_8080_TCP_ADDR}) are not. A variable "sets a
+ * property" when binding the {@code mcp-relay} tree from the environment variables alone takes
  * its value; what other sources set is left out, so a variable that a file or the command line overrides is not
  * reported.
  */
@@ -63,8 +66,7 @@ public final class RelayEnvironmentVariables {
 		}
 		Set<String> relays = new TreeSet<>();
 		for (String name : enumerable.getPropertyNames()) {
-			String upper = name.toUpperCase(Locale.ROOT);
-			if (upper.startsWith(PREFIX) || upper.startsWith(DASHED_PREFIX)) {
+			if (namesAProperty(name)) {
 				relays.add(name);
 			}
 		}
@@ -83,6 +85,33 @@ public final class RelayEnvironmentVariables {
 									+ "or remove it; see the configuration reference in docs/configuration.md"));
 		}
 		return problems;
+	}
+
+	/**
+	 * Whether {@code variable} is meant for the relay: its prefix, then the words of one of the tree's top-level
+	 * properties ({@code SERVERS}, {@code SECURITY}, {@code VIRTUAL_SERVERS}, ...). Other variables with the prefix are
+	 * not the relay's: Kubernetes gives every pod {@code MCP_RELAY_SERVICE_HOST}, {@code MCP_RELAY_PORT_8080_TCP} and so
+	 * on for a Service named {@code mcp-relay}.
+	 */
+	static boolean namesAProperty(String variable) {
+		String upper = variable.toUpperCase(Locale.ROOT);
+		String rest = upper.startsWith(PREFIX) ? upper.substring(PREFIX.length())
+				: upper.startsWith(DASHED_PREFIX) ? upper.substring(DASHED_PREFIX.length()) : null;
+		if (rest == null) {
+			return false;
+		}
+		String[] words = rest.split("_");
+		for (RecordComponent component : RelayProperties.class.getRecordComponents()) {
+			String wanted = component.getName().toUpperCase(Locale.ROOT);
+			StringBuilder joined = new StringBuilder();
+			for (int i = 0; i < words.length && joined.length() < wanted.length(); i++) {
+				joined.append(words[i]);
+				if (joined.toString().equals(wanted)) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/** The variables whose values binding {@code mcp-relay} from {@code variables} alone takes. */

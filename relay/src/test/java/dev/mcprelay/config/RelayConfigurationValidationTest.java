@@ -344,11 +344,13 @@ class RelayConfigurationValidationTest {
 		var environment = environment();
 		environment.getPropertySources()
 			.replace(org.springframework.core.env.StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-					new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment", java.util.Map.of(
+					new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment", pairs(
 							"MCP_RELAY_SECURITY_MODE", "none", "MCPRELAY_SERVERS_GITHUB_URL", "https://example.com/mcp",
 							"MCP_RELAY_SERVERS_GITHUB_MAX_BUFFERED_BODY", "1MB", "MCP_RELAY_SERVERS_JIRA_URL",
 							"https://example.com/mcp", "MCPRELAY_SERVERS_GITHUB_URLL", "x", "MCPRELAY_ACCESSLOG_FORMAT", "json",
-							"MCP_RELAY_RATE_LIMITS_0_LIMIT", "3", "MCP_RELAY_RATE_LIMITS_0_PERIOD", "60", "PATH", "/bin")));
+							"MCP_RELAY_RATE_LIMITS_0_LIMIT", "3", "MCP_RELAY_RATE_LIMITS_0_PERIOD", "60", "PATH", "/bin",
+							// Kubernetes' service links for a Service named mcp-relay: not the relay's
+							"MCP_RELAY_SERVICE_HOST", "10.0.0.7", "MCP_RELAY_PORT_8080_TCP_ADDR", "10.0.0.7")));
 		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
 
 		assertThat(RelayEnvironmentVariables.find(environment)).extracting(ConfigurationProblem::toString).containsExactly(
@@ -366,6 +368,15 @@ class RelayConfigurationValidationTest {
 			.isEqualTo("MCPRELAY_VIRTUALSERVERS_ALL_TOOLSEARCH_MAXRESULTS");
 		assertThat(RelayEnvironmentVariables.canonical("MCP_RELAY_SECURITY_API_KEYS_1_KEY_SHA256"))
 			.isEqualTo("MCPRELAY_SECURITY_APIKEYS_1_KEYSHA256");
+	}
+
+	/** Names and values, alternating, as a map in that order. */
+	private static java.util.Map<String, Object> pairs(String... pairs) {
+		java.util.Map<String, Object> map = new java.util.LinkedHashMap<>();
+		for (int i = 0; i < pairs.length; i += 2) {
+			map.put(pairs[i], pairs[i + 1]);
+		}
+		return map;
 	}
 
 	private static List<ConfigurationProblem> problemsFor(String... args) {
