@@ -93,7 +93,7 @@ public final class RelayEnvironmentVariables {
 	 * not the relay's: Kubernetes gives every pod {@code MCP_RELAY_SERVICE_HOST}, {@code MCP_RELAY_PORT_8080_TCP} and so
 	 * on for a Service named {@code mcp-relay}.
 	 */
-	static boolean namesAProperty(String variable) {
+	public static boolean namesAProperty(String variable) {
 		String upper = variable.toUpperCase(Locale.ROOT);
 		String rest = upper.startsWith(PREFIX) ? upper.substring(PREFIX.length())
 				: upper.startsWith(DASHED_PREFIX) ? upper.substring(DASHED_PREFIX.length()) : null;
