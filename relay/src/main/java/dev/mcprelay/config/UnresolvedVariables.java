@@ -4,9 +4,17 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
 
 /**
  * Finds references to environment variables that reached the bound {@code mcp-relay} tree unresolved, in any of its
@@ -26,6 +34,9 @@ public final class UnresolvedVariables {
 
 	/** {@code $NAME} standing as a word of its own (a whole value, or between spaces): shell syntax. */
 	private static final Pattern SHELL = Pattern.compile("(?<=^|\\s)\\$([A-Za-z_][A-Za-z0-9_]*)(?=$|\\s)");
+
+	/** The shared store's properties, which the relay uses as its own. */
+	private static final ConfigurationPropertyName STORE = ConfigurationPropertyName.of("spring.data.redis");
 
 	private UnresolvedVariables() {
 	}
@@ -60,15 +71,13 @@ public final class UnresolvedVariables {
 	 * uses as its own) whose value, resolved, still refers to a variable that is not set: an unset {@code ${REDIS_PASSWORD}}
 	 * in a URL would otherwise be sent to Redis as the password's text.
 	 */
-	public static List<ConfigurationProblem> findInStoreProperties(org.springframework.core.env.Environment environment) {
-		java.util.TreeMap<String, ConfigurationProblem> problems = new java.util.TreeMap<>();
-		org.springframework.boot.context.properties.source.ConfigurationPropertyName root =
-				org.springframework.boot.context.properties.source.ConfigurationPropertyName.of("spring.data.redis");
-		for (var source : org.springframework.boot.context.properties.source.ConfigurationPropertySources.get(environment)) {
-			if (source instanceof org.springframework.boot.context.properties.source.IterableConfigurationPropertySource iterable) {
-				iterable.filter(root::isAncestorOf).forEach(name -> {
+	public static List<ConfigurationProblem> findInStoreProperties(Environment environment) {
+		TreeMap<String, ConfigurationProblem> problems = new TreeMap<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (source instanceof IterableConfigurationPropertySource iterable) {
+				iterable.filter(STORE::isAncestorOf).forEach(name -> {
 					String key = name.toString();
-					var property = source.getConfigurationProperty(name);
+					ConfigurationProperty property = source.getConfigurationProperty(name);
 					// resolved leniently: what cannot be resolved stays as written, to be named below
 					String value = property == null || property.getValue() == null ? null
 							: environment.resolvePlaceholders(String.valueOf(property.getValue()));
