@@ -50,6 +50,7 @@ import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RawSocketHttp;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.RepositoryRoot;
+import dev.mcprelay.testsupport.ScriptedLegacySseServer;
 import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestAuthorizationServer;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -60,9 +61,10 @@ import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * The refusal tables of the manual, walked row by row against running relays: {@code securing.md}'s "What each
- * refusal looks like", {@code troubleshooting.md}'s "By symptom" and {@code servers-and-transports.md}'s "What the
- * client sees when something goes wrong". Each reason a row names is provoked for real (a relay in {@code api-key}
- * mode over Redis, one in {@code jwt} mode, real and scripted upstreams), and the answer must have the row's HTTP
+ * refusal looks like", {@code troubleshooting.md}'s "By symptom", {@code servers-and-transports.md}'s "What the client
+ * sees when something goes wrong" and its legacy HTTP+SSE table, and {@code virtual-servers.md}'s. Each reason a row
+ * names is provoked for real (a relay in {@code api-key} mode over Redis, one in {@code jwt} mode, one bridging legacy
+ * SSE servers; real, scripted and legacy upstreams), and the answer must have the row's HTTP
  * status and JSON-RPC code, that {@code error.data.reason}, the request's id (null for the reasons
  * {@code troubleshooting.md} lists as decided before the body is read), and an access-log line with the same reason
  * and status under the request's {@code X-Request-Id}. A row whose reason no scenario here provokes fails the test,
@@ -104,6 +106,9 @@ class RefusalTablesTest {
 
 	private final Map<String, Answer> eventAnswers = new LinkedHashMap<>();
 
+	/** What a bridged legacy HTTP+SSE server's session answered, for the rows of its own table. */
+	private final Map<String, Answer> legacyAnswers = new LinkedHashMap<>();
+
 	/** What a virtual server answered, for the rows of its own table. */
 	private final Map<String, Answer> virtualAnswers = new LinkedHashMap<>();
 
@@ -120,7 +125,10 @@ class RefusalTablesTest {
 		rows.addAll(rows("docs/troubleshooting.md", "## By symptom", 1, 0, -1));
 		rows.addAll(rows("docs/servers-and-transports.md", "## What the client sees when something goes wrong", 3, 1, 2));
 		rows.addAll(rows("docs/virtual-servers.md", "| what happened | what the client gets |", 1, 1, -1));
-		assertThat(rows).as("rows of the four tables").hasSizeGreaterThan(60);
+		List<Row> legacy = rows("docs/servers-and-transports.md", "| what happened | HTTP status, `error.data.reason` |", 1,
+				1, -1);
+		rows.addAll(legacy);
+		assertThat(rows).as("rows of the five tables").hasSizeGreaterThan(65);
 		Set<String> beforeTheBody = beforeTheBody();
 
 		provokeEverything();
@@ -141,7 +149,7 @@ class RefusalTablesTest {
 					continue;
 				}
 				Answer answer = (row.event() ? eventAnswers : row.where().startsWith("docs/virtual-servers.md")
-						? virtualAnswers : answers).get(reason);
+						? virtualAnswers : legacy.contains(row) ? legacyAnswers : answers).get(reason);
 				if (answer == null) {
 					failures.add(row.where() + ": no scenario provokes " + reason);
 					continue;
@@ -203,8 +211,12 @@ class RefusalTablesTest {
 				TestAuthorizationServer auth = new TestAuthorizationServer()) {
 			scripted.scriptWithBody(RefusalTablesTest::scripted);
 			// both at once: a context closed stops Reactor Netty's shared resources the other one's clients use
-			try (ConfigurableApplicationContext relay = apiKeyRelay(redis.port(), scripted);
-					ConfigurableApplicationContext jwt = jwtRelay(auth, scripted)) {
+			try (ScriptedLegacySseServer answering = new ScriptedLegacySseServer();
+					ScriptedLegacySseServer silent = new ScriptedLegacySseServer();
+					ConfigurableApplicationContext relay = apiKeyRelay(redis.port(), scripted);
+					ConfigurableApplicationContext jwt = jwtRelay(auth, scripted);
+					ConfigurableApplicationContext bridge = legacyRelay(answering, silent, scripted)) {
+				provokeWithLegacyServers(port(bridge), answering, silent);
 				provokeInJwtMode(port(jwt), auth);
 				provokeInApiKeyMode(port(relay), relay, redis);
 				provokeShutdown(port(jwt), jwt);
@@ -291,6 +303,56 @@ class RefusalTablesTest {
 		json("session_store_unavailable", all, "search", initialize("session_store_unavailable"), request -> {
 		});
 		virtual("session_store_unavailable", all, "hub", null, initialize("session_store_unavailable"));
+	}
+
+	/**
+	 * The failures of {@code servers-and-transports.md}'s table of legacy HTTP+SSE servers, through a relay (mode none)
+	 * that bridges one session at most: {@code answering} answers, but ignores a {@code tools/call} of {@code wait}
+	 * and drops its stream at one of {@code drop}; {@code silent} names no endpoint; two scripted servers open no
+	 * event stream (500, JSON), and one address refuses connections.
+	 */
+	private void provokeWithLegacyServers(int port, ScriptedLegacySseServer answering, ScriptedLegacySseServer silent) {
+		RawHttp http = new RawHttp(port);
+		answering.onRequest("tools/call", ScriptedLegacySseServer.Reaction.IGNORE);
+		legacy("upstream_no_endpoint", http, "legacy-silent", null, initialize("upstream_no_endpoint"));
+		legacy("upstream_unreachable", http, "legacy-down", null, initialize("upstream_unreachable"));
+		legacy("upstream_error_status", http, "legacy-500", null, initialize("upstream_error_status"));
+		legacy("upstream_not_event_stream", http, "legacy-json", null, initialize("upstream_not_event_stream"));
+		HttpResponse<String> opened = http.send(http.post("legacy", initialize("legacy")));
+		assertThat(opened.statusCode()).as("initialize through the bridge: %s", opened.body()).isEqualTo(200);
+		String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+		legacy("upstream_timeout", http, "legacy", session, call("upstream_timeout"));
+		legacy("too_many_sessions", http, "legacy", null, initialize("too_many_sessions"));
+		legacy("session_not_found", http, "legacy", "not-a-bridged-session", call("session_not_found"));
+		answering.onRequest("tools/call", ScriptedLegacySseServer.Reaction.DROP_STREAM);
+		legacy("upstream_stream_ended", http, "legacy", session, call("upstream_stream_ended"));
+	}
+
+	private void legacy(String reason, RawHttp http, String server, String session, String body) {
+		HttpRequest.Builder request = http.post(server, body);
+		if (session != null) {
+			request.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2024-11-05");
+		}
+		legacyAnswers.put(reason, send("legacy-" + reason, http, request, RawHttp.json(body).get("id"), true));
+	}
+
+	private static ConfigurableApplicationContext legacyRelay(ScriptedLegacySseServer answering,
+			ScriptedLegacySseServer silent, ScriptedUpstream scripted) {
+		silent.endpointForm = ScriptedLegacySseServer.EndpointForm.NONE;
+		List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
+				"--mcp-relay.security.mode=none", "--mcp-relay.sessions.max-bridged-sessions=1"));
+		Map<String, String> servers = new LinkedHashMap<>();
+		servers.put("legacy", answering.url());
+		servers.put("legacy-silent", silent.url());
+		servers.put("legacy-down", "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/sse");
+		servers.put("legacy-500", scripted.url("/legacy-500"));
+		servers.put("legacy-json", scripted.url("/legacy-json"));
+		servers.forEach((id, url) -> {
+			args.add("--mcp-relay.servers." + id + ".url=" + url);
+			args.add("--mcp-relay.servers." + id + ".transport=sse");
+			args.add("--mcp-relay.servers." + id + ".timeouts.non-streaming=2s");
+		});
+		return new SpringApplicationBuilder(McpRelayApplication.class).run(args.toArray(String[]::new));
 	}
 
 	/** The refusals of {@code virtual-servers.md}'s table, from virtual server {@code hub} (members sdk, down). */
@@ -489,7 +551,8 @@ class RefusalTablesTest {
 				HELD.set(release);
 				yield release.asMono().then(answerJson(response, "{\"jsonrpc\":\"2.0\",\"id\":\"" + id + "\",\"result\":{}}"));
 			}
-			case "/invalid" -> answerJson(response, "this is not json");
+			case "/invalid", "/legacy-json" -> answerJson(response, "this is not json");
+			case "/legacy-500" -> response.status(500).sendString(Mono.just("down for maintenance"));
 			case "/large-answer" -> answerJson(response, "{\"jsonrpc\":\"2.0\",\"id\":\"" + id + "\",\"result\":{\"text\":\""
 					+ "x".repeat(4096) + "\"}}");
 			case "/token" -> response.status(401).header("Content-Type", "application/json")
