@@ -9,6 +9,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The mcp-relay configuration tree. Property names are a public contract (users' YAML and environment
@@ -31,6 +32,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param virtualServers endpoints that compose several servers into one, by id (DESIGN section 11); the ids share
  * one namespace with {@code servers}
  * @param tracing what the relay bounds of tracing (the traces clients may ask to be kept)
+ * @param maxBufferedBodies the memory every body the relay reads whole (clients' POST bodies, JSON answers) may take
+ * together, across all requests; past it a request gets 503. Unset: a quarter of the JVM's maximum heap
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -45,7 +48,11 @@ public record RelayProperties(
 		@DefaultValue List<RateLimitProperties> rateLimits,
 		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
 		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
-		@DefaultValue @NestedConfigurationProperty TracingProperties tracing) {
+		@DefaultValue @NestedConfigurationProperty TracingProperties tracing,
+		DataSize maxBufferedBodies) {
+
+	/** The share of the JVM's maximum heap that bodies may take together when {@code max-buffered-bodies} is unset. */
+	public static final int DEFAULT_BUFFERED_BODIES_HEAP_SHARE = 4;
 
 	@ConstructorBinding
 	public RelayProperties {
@@ -58,14 +65,22 @@ public record RelayProperties(
 		tracing = tracing == null ? TracingProperties.DEFAULTS : tracing;
 	}
 
-	/** A tree with the tracing defaults, for code that builds one without binding. */
+	/** The tree with the tracing defaults and without {@code max-buffered-bodies}: for code that builds one by hand. */
 	public RelayProperties(Map<String, ServerProperties> servers, String defaultServer, List<String> allowedOrigins,
 			ConnectionPoolProperties connectionPool, AccessLogProperties accessLog, ShutdownProperties shutdown,
-			ClientConnectionProperties clientConnections, SecurityProperties security,
-			List<RateLimitProperties> rateLimits, SessionsProperties sessions,
-			Map<String, VirtualServerProperties> virtualServers) {
+			ClientConnectionProperties clientConnections, SecurityProperties security, List<RateLimitProperties> rateLimits,
+			SessionsProperties sessions, Map<String, VirtualServerProperties> virtualServers) {
 		this(servers, defaultServer, allowedOrigins, connectionPool, accessLog, shutdown, clientConnections, security,
-				rateLimits, sessions, virtualServers, null);
+				rateLimits, sessions, virtualServers, null, null);
+	}
+
+	/**
+	 * What every buffered body may take together: {@code max-buffered-bodies}, or a quarter of this JVM's maximum heap
+	 * ({@code -Xmx}, or the container's share of memory).
+	 */
+	public DataSize bufferedBodiesLimit() {
+		return maxBufferedBodies != null ? maxBufferedBodies
+				: DataSize.ofBytes(Runtime.getRuntime().maxMemory() / DEFAULT_BUFFERED_BODIES_HEAP_SHARE);
 	}
 
 }

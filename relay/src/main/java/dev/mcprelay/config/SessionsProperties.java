@@ -1,8 +1,10 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -25,7 +27,7 @@ import org.springframework.util.unit.DataSize;
  */
 public record SessionsProperties(
 		@DefaultValue("memory") SessionStoreKind store,
-		@DefaultValue("1h") Duration idleTimeout,
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("1h") Duration idleTimeout,
 		@DefaultValue("1000") int maxBridgedSessions,
 		@DefaultValue("1000") int maxPerCaller,
 		String secret,

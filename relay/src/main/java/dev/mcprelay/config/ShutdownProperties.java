@@ -1,8 +1,10 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * What the relay does with what it carries when it shuts down, mcp-relay.shutdown. GET streams are closed at once
@@ -14,5 +16,5 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param streamGracePeriod how long POSTs and DELETEs in flight may run on after shutdown begins
  */
-public record ShutdownProperties(@DefaultValue("10s") Duration streamGracePeriod) {
+public record ShutdownProperties(@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("10s") Duration streamGracePeriod) {
 }

@@ -147,11 +147,12 @@ final class NettyResponse implements RelayResponse {
 		return !committed && response.hasSentHeaders();
 	}
 
-	/** Runs the actions before the head goes out, once. */
+	/** Runs the actions before the head goes out, once, and records the status the client gets. */
 	private void commit() {
 		if (!committed) {
 			committed = true;
 			beforeCommit.forEach(Runnable::run);
+			record.answered(response.status().code());
 		}
 	}
 

@@ -78,14 +78,23 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	 */
 	@Override
 	public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration) {
-		byte[] redisKey = (KEY_PREFIX + key).getBytes(StandardCharsets.UTF_8);
 		return proxyManager.timeout(CONNECT_TIMEOUT)
-			.flatMap(manager -> Mono.fromFuture(() -> buckets
-				.get(key, unused -> manager.builder()
-					.withOptimization(Optimizations.batching())
-					.build(redisKey, () -> CompletableFuture.completedFuture(configuration)))
-				.tryConsumeAndReturnRemaining(1))
+			.flatMap(manager -> Mono.fromFuture(() -> bucket(manager, key, configuration).tryConsumeAndReturnRemaining(1))
 				.timeout(Duration.ofMillis(TIMEOUT_MILLIS)));
+	}
+
+	@Override
+	public Mono<Void> refund(String key, BucketConfiguration configuration) {
+		return proxyManager.timeout(CONNECT_TIMEOUT)
+			.flatMap(manager -> Mono.fromFuture(() -> bucket(manager, key, configuration).addTokens(1))
+				.timeout(Duration.ofMillis(TIMEOUT_MILLIS)));
+	}
+
+	private AsyncBucketProxy bucket(AsyncProxyManager<byte[]> manager, String key, BucketConfiguration configuration) {
+		byte[] redisKey = (KEY_PREFIX + key).getBytes(StandardCharsets.UTF_8);
+		return buckets.get(key, unused -> manager.builder()
+			.withOptimization(Optimizations.batching())
+			.build(redisKey, () -> CompletableFuture.completedFuture(configuration)));
 	}
 
 	@Override

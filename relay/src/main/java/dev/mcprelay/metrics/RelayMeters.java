@@ -105,6 +105,12 @@ public final class RelayMeters {
 	/** Tag: how the relay handled an upstream message that matched no request ({@link #UNMATCHED_ANSWERS}). */
 	public static final String HANDLING = "handling";
 
+	/**
+	 * Gauge: bytes of request and response bodies the relay holds in memory now for its clients' requests, of the
+	 * budget {@code mcp-relay.max-buffered-bodies}; past the budget a request gets 503 ({@code relay_overloaded}).
+	 */
+	public static final String BUFFERED_BODIES = "mcp.relay.buffered.bodies";
+
 	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
 	public static final String SERVER = "server";
 

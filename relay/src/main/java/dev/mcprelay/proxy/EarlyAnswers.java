@@ -49,6 +49,7 @@ final class EarlyAnswers {
 	 */
 	static Mono<Void> refuseWithoutBody(RelayExchange exchange, Verdict verdict) {
 		exchange.record().stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
+		exchange.record().refusals(List.of(verdict));
 		RejectError error = verdict.error();
 		HttpHeaders headers = new HttpHeaders();
 		if (error.retryAfter() != null) {

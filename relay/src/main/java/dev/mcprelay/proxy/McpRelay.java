@@ -112,13 +112,29 @@ public class McpRelay {
 				record.trace(trace);
 				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace)
 					.flatMap(plan -> {
+						record.refusals(plan.stops());
 						plan.pending().watch(trace);
 						return plan.forwardsAnything()
 								? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
 								: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
 					});
 			}).doFinally(signal -> order.release());
-		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
+		}).onErrorResume(RelayFailure.class, failure -> RelayFailures.isUnknownSession(failure)
+				? answerByIds(route, exchange, failure)
+				: EarlyAnswers.answerEarly(exchange, failure, exchange.record().payload()));
+	}
+
+	/**
+	 * Answers a refusal of a POST decided before its body was read (a session that is not the caller's) by the ids of
+	 * the body's requests, as every error answers: the body is read within its cap only to learn them, and nothing of it
+	 * goes anywhere. A body that cannot be read or parsed is answered id-less.
+	 */
+	private Mono<Void> answerByIds(McpRoute route, RelayExchange exchange, RelayFailure failure) {
+		return readPayload(upstreams.require(route), exchange).doOnNext(exchange.record()::payload)
+			.map(java.util.Optional::of)
+			.onErrorReturn(java.util.Optional.empty())
+			.defaultIfEmpty(java.util.Optional.empty())
+			.flatMap(payload -> EarlyAnswers.answerEarly(exchange, failure, payload.orElse(null)));
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
@@ -212,7 +228,7 @@ public class McpRelay {
 		if (declared > upstream.maxBufferedBody().toBytes()) {
 			return Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()));
 		}
-		return BoundedBody.read(exchange.requestBody(), upstream.maxBufferedBody(),
+		return BoundedBody.read(exchange.requestBody(), declared, upstream.maxBufferedBody(),
 				() -> RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.filter(body -> {
 				if (exchange.answeredByServer()) {

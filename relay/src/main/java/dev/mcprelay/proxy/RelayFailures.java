@@ -197,6 +197,20 @@ public final class RelayFailures {
 						+ "another caller); initialize a new one.");
 	}
 
+	/**
+	 * The bodies the relay holds for its clients' requests take all the memory they may
+	 * ({@code mcp-relay.max-buffered-bodies}): 503, nothing more is read; the client may try again shortly.
+	 */
+	public static RelayFailure relayOverloaded() {
+		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_overloaded",
+				null, "The relay holds as many request and response bodies as its memory allows; try again shortly.");
+	}
+
+	/** Whether {@code failure} is {@link #unknownSession}'s. */
+	public static boolean isUnknownSession(RelayFailure failure) {
+		return "session_not_found".equals(failure.reason());
+	}
+
 	/** The session store did not answer; nothing the client holds can be trusted to work: 503. */
 	public static RelayFailure sessionStoreUnavailable(String server) {
 		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR,

@@ -20,7 +20,8 @@ import reactor.core.publisher.Mono;
  * {@code :tools} for the set of exposed tools (added to with {@code SADD}, so two replicas searching at once both
  * count), and with {@code :members} for a virtual server's session the hash of what it keeps per member. All expire
  * after the idle timeout, renewed on every use. Each caller's sessions are counted in a sorted set
- * ({@value #CALLERS}{@code <sha256 of the caller id>}): past {@code sessions.max-per-caller} the caller's oldest
+ * ({@value #CALLERS}{@code <sha256 of the caller id>}, which expires with them, renewed whenever one of them is used): past
+ * {@code sessions.max-per-caller} the caller's oldest
  * sessions are deleted by the same script that counts the new one, so replicas opening at once keep the limit. Each
  * call is bounded by {@link #TIMEOUT}.
  */
@@ -111,7 +112,9 @@ final class RedisSessionStore implements SessionStore {
 		return bounded(command(redis.opsForValue().getAndExpire(session, idleTimeout)).flatMap(caller -> Mono.zip(
 				command(redis.opsForSet().members(tools).collect(Collectors.toSet())),
 				command(redis.<String, String>opsForHash().entries(members).collectMap(Map.Entry::getKey, Map.Entry::getValue)),
-				command(redis.expire(tools, idleTimeout)), command(redis.expire(members, idleTimeout)))
+				command(redis.expire(tools, idleTimeout)), command(redis.expire(members, idleTimeout)),
+				// the caller's count lives as long as its sessions: renewed by their use, not only when one opens
+				caller.isEmpty() ? Mono.just(true) : command(redis.expire(CALLERS + Sha256.hex(caller), idleTimeout)))
 			.map(kept -> new SessionState(caller.isEmpty() ? null : caller, kept.getT1(), kept.getT2()))));
 	}
 

@@ -129,7 +129,8 @@ public class VirtualRelay {
 			return Mono.error(RelayFailures.methodNotAllowed(server.id(), method));
 		}).onErrorResume(RelayFailure.class, failure -> {
 			exchange.record().failed(failure.isUpstreamFault(), failure.reason());
-			return RelayAnswers.respond(exchange.response(), failure, null);
+			// by the request's id once its body was read (session_required, session_not_found, ...), else id null
+			return RelayAnswers.respond(exchange.response(), failure, exchange.record().payload());
 		});
 	}
 

@@ -56,6 +56,33 @@ class CallerQuotaStoresTest {
 	}
 
 	@Test
+	void aCallersCountInRedisIsRenewedWhenItsSessionsAreUsed() throws Exception {
+		try (RedisServerProcess redis = RedisServerProcess.start()) {
+			LettuceConnectionFactory connection = connection(redis);
+			try {
+				ReactiveStringRedisTemplate template = new ReactiveStringRedisTemplate(connection);
+				// the connection open before the store's first call, which is bounded as a request's is
+				template.execute(redisConnection -> redisConnection.ping()).blockLast(Duration.ofSeconds(20));
+				RedisSessionStore store = new RedisSessionStore(template, Duration.ofHours(1), 2, key -> {
+				}, () -> {
+				});
+				store.open(key("alice-1"), "alice").block();
+				String count = RedisSessionStore.CALLERS + dev.mcprelay.Sha256.hex("alice");
+				template.expire(count, Duration.ofSeconds(5)).block();
+
+				assertThat(store.find(key("alice-1")).blockOptional()).isPresent();
+
+				assertThat(template.getExpire(count).block())
+					.as("the count expires with the sessions it counts, renewed by their use")
+					.isGreaterThan(Duration.ofMinutes(59));
+			}
+			finally {
+				connection.destroy();
+			}
+		}
+	}
+
+	@Test
 	void twoReplicasOpeningForOneCallerKeepItAtTheLimitInRedis() throws Exception {
 		try (RedisServerProcess redis = RedisServerProcess.start()) {
 			LettuceConnectionFactory first = connection(redis);

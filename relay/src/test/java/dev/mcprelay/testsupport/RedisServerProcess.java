@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -28,9 +29,12 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final int port;
 
-	private RedisServerProcess(Process process, int port) {
+	private final String password;
+
+	private RedisServerProcess(Process process, int port, String password) {
 		this.process = process;
 		this.port = port;
+		this.password = password;
 	}
 
 	/** Starts a server and waits until it answers {@code PING}. */
@@ -40,14 +44,27 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	/** Starts a server on {@code port} and waits until it answers {@code PING}. */
 	public static RedisServerProcess start(int port) throws IOException, InterruptedException {
+		return start(port, null);
+	}
+
+	/** Starts a server that takes clients with {@code password} only ({@code requirepass}). */
+	public static RedisServerProcess startWithPassword(String password) throws IOException, InterruptedException {
+		return start(TestUpstreams.freePort(), password);
+	}
+
+	private static RedisServerProcess start(int port, String password) throws IOException, InterruptedException {
 		Path binary = locateOrInstall();
 		Path log = Path.of("target", "redis-" + port + ".log");
-		Process process = new ProcessBuilder(binary.toString(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
-				"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
+		List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", String.valueOf(port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"));
+		if (password != null) {
+			command.addAll(List.of("--requirepass", password));
+		}
+		Process process = new ProcessBuilder(command)
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
-		RedisServerProcess redis = new RedisServerProcess(process, port);
+		RedisServerProcess redis = new RedisServerProcess(process, port, password);
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
@@ -84,10 +101,17 @@ public final class RedisServerProcess implements AutoCloseable {
 		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
 			socket.setSoTimeout(2000);
 			OutputStream out = socket.getOutputStream();
+			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+			if (password != null) {
+				out.write(("AUTH " + password + "\r\n").getBytes(StandardCharsets.US_ASCII));
+				out.flush();
+				if (!"+OK".equals(in.readLine())) {
+					return false;
+				}
+			}
 			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
 			out.flush();
-			String line = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
-				.readLine();
+			String line = in.readLine();
 			return "+PONG".equals(line);
 		}
 		catch (IOException notYet) {
