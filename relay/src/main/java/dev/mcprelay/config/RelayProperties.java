@@ -29,6 +29,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sessions where state shared across requests lives
  * @param virtualServers endpoints that compose several servers into one, by id (DESIGN section 11); the ids share
  * one namespace with {@code servers}
+ * @param policies who may see and call which tool, prompt and resource (DESIGN section 12), as CEL expressions
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -42,7 +43,8 @@ public record RelayProperties(
 		@DefaultValue @NestedConfigurationProperty SecurityProperties security,
 		@DefaultValue List<RateLimitProperties> rateLimits,
 		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
-		@DefaultValue Map<String, VirtualServerProperties> virtualServers) {
+		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
+		@DefaultValue List<PolicyProperties> policies) {
 
 	public RelayProperties {
 		// Configuration order is kept: it decides which member wins a name two publish ({@code members: ["*"]}).
@@ -50,6 +52,7 @@ public record RelayProperties(
 		virtualServers = virtualServers == null ? Map.of()
 				: Collections.unmodifiableMap(new LinkedHashMap<>(virtualServers));
 		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
+		policies = policies == null ? List.of() : List.copyOf(policies);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
 	}
 

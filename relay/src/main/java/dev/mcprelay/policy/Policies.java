@@ -1,0 +1,163 @@
+package dev.mcprelay.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one decision of who may see and call what (DESIGN section 12), for every path that lists or uses a tool, prompt
+ * or resource: a message is refused when a governing enforced {@code deny} is true, or when governing enforced
+ * {@code allow}s exist and none is true; an expression that fails at run time refuses. A listed item is decided as the
+ * request that would use it with its arguments unknown, so what depends only on a call's arguments leaves the item
+ * listed and is decided on the call: what a caller sees listed is what it may call.
+ *
+ * <p>Audit-mode policies ({@code enforce: false}) are evaluated beside the others and refuse nothing: what one would
+ * refuse is logged and counted ({@link PolicyMeters}). Policies that govern nothing a message reaches cost it nothing:
+ * the governing ones are found once per server and virtual server. Thread-safe; never blocks.
+ */
+public final class Policies {
+
+	private static final Logger log = LoggerFactory.getLogger(Policies.class);
+
+	private final List<Policy> policies;
+
+	private final PolicyMeters meters;
+
+	private final Map<String, List<Policy>> governing = new ConcurrentHashMap<>();
+
+	Policies(List<Policy> policies, PolicyMeters meters) {
+		this.policies = List.copyOf(policies);
+		this.meters = meters;
+	}
+
+	/** Whether any policy governs messages to {@code server} (directly or through any virtual server). */
+	public boolean governsAny(String server, Iterable<String> virtualServers) {
+		if (!governing(server, null).isEmpty()) {
+			return true;
+		}
+		for (String virtual : virtualServers) {
+			if (!governing(server, virtual).isEmpty()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Whether a policy that governs {@code facts}'s server reads tools' published definitions. */
+	public boolean needsToolDefinitions(String server, String virtualServer) {
+		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsAnnotations());
+	}
+
+	/** The decision on a message (a call: its arguments are known). Refusals and audits are counted and logged. */
+	public PolicyDecision decide(PolicyFacts facts) {
+		PolicyDecision decision = decide(facts, true);
+		if (!decision.allowed()) {
+			meters.refused(decision.policy(), facts.server(), decision.failed());
+		}
+		return decision;
+	}
+
+	/**
+	 * Whether the item {@code facts} names may be listed: decided as the request that would use it, with its arguments
+	 * unknown. Hidden items are counted.
+	 */
+	public boolean lists(PolicyFacts facts) {
+		PolicyDecision decision = decide(facts, false);
+		if (!decision.allowed()) {
+			meters.hidden(decision.policy(), facts.server());
+		}
+		return decision.allowed();
+	}
+
+	private PolicyDecision decide(PolicyFacts facts, boolean argumentsKnown) {
+		List<Policy> applicable = governing(facts.server(), facts.virtualServer());
+		if (applicable.isEmpty()) {
+			return PolicyDecision.ALLOWED;
+		}
+		Map<String, Object> activation = null;
+		Policy refusingDeny = null;
+		boolean refusingFailed = false;
+		Policy firstAllow = null;
+		boolean allowFailed = false;
+		boolean allowed = false;
+		List<Policy> audits = null;
+		for (Policy policy : applicable) {
+			if (!policy.enforced()) {
+				(audits == null ? audits = new ArrayList<>(2) : audits).add(policy);
+				continue;
+			}
+			if (refusingDeny != null && policy.denies()) {
+				continue;
+			}
+			if (activation == null && policy.rule() instanceof CelRule) {
+				activation = facts.activation();
+			}
+			Verdict verdict = policy.rule().evaluate(facts, activation, argumentsKnown);
+			failed(policy, facts, verdict);
+			if (policy.denies()) {
+				if (policy.refuses(verdict)) {
+					refusingDeny = policy;
+					refusingFailed = verdict.outcome() == Verdict.Outcome.ERROR;
+				}
+			}
+			else {
+				if (firstAllow == null) {
+					firstAllow = policy;
+					allowFailed = verdict.outcome() == Verdict.Outcome.ERROR;
+				}
+				allowed |= !policy.refuses(verdict);
+			}
+		}
+		if (refusingDeny != null) {
+			return new PolicyDecision(false, refusingDeny.name(), refusingFailed);
+		}
+		if (firstAllow != null && !allowed) {
+			return new PolicyDecision(false, firstAllow.name(), allowFailed);
+		}
+		if (audits != null && argumentsKnown) {
+			audit(audits, facts, activation);
+		}
+		return PolicyDecision.ALLOWED;
+	}
+
+	/** Audit-mode policies on a message the enforced ones let through: each that would refuse it is logged and counted. */
+	private void audit(List<Policy> audits, PolicyFacts facts, Map<String, Object> known) {
+		Map<String, Object> activation = known != null ? known : facts.activation();
+		for (Policy policy : audits) {
+			Verdict verdict = policy.rule().evaluate(facts, activation, true);
+			failed(policy, facts, verdict);
+			if (policy.refuses(verdict)) {
+				meters.audited(policy.name(), facts.server());
+				log.info("Policy '{}' (audit mode) would refuse {} of {} on server '{}' for caller {}", policy.name(),
+						facts.method(), PolicyLog.quote(itemOf(facts)), facts.server(), PolicyLog.quote(callerOf(facts)));
+			}
+		}
+	}
+
+	private void failed(Policy policy, PolicyFacts facts, Verdict verdict) {
+		if (verdict.outcome() == Verdict.Outcome.ERROR) {
+			meters.failed(policy.name(), facts.server());
+			PolicyLog.failure(policy.name(), verdict.error());
+		}
+	}
+
+	private List<Policy> governing(String server, String virtualServer) {
+		String key = virtualServer == null ? server : server + '\n' + virtualServer;
+		return governing.computeIfAbsent(key,
+				any -> policies.stream().filter(policy -> policy.governs(server, virtualServer)).toList());
+	}
+
+	private static String itemOf(PolicyFacts facts) {
+		return facts.tool() != null ? facts.tool() : facts.prompt() != null ? facts.prompt()
+				: facts.resource() != null ? facts.resource() : "";
+	}
+
+	private static String callerOf(PolicyFacts facts) {
+		return facts.caller() == null || facts.caller().id() == null ? "-" : facts.caller().id();
+	}
+
+}
