@@ -82,6 +82,11 @@ public final class RelayPropertiesValidator {
 					"must be at least 1 but is " + properties.sessions().maxPerCaller(),
 					"Write a positive number, e.g. 1000"));
 		}
+		if (properties.sessions().maxHeldBytes() == null || properties.sessions().maxHeldBytes().toBytes() < 1) {
+			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-held-bytes",
+					"must be at least 1 byte but is " + properties.sessions().maxHeldBytes(),
+					"Write a size, e.g. 4MB"));
+		}
 		return problems;
 	}
 

@@ -146,6 +146,15 @@ public final class ExchangeRecord {
 	}
 
 	/**
+	 * The relay's shutdown cut the request before its answer came ({@link RelayOutcome#SHUTDOWN}, reason
+	 * {@code relay_shutting_down}).
+	 */
+	public void cutByShutdown() {
+		this.outcome = RelayOutcome.SHUTDOWN;
+		this.reason = "relay_shutting_down";
+	}
+
+	/**
 	 * The client closed or reset its connection before the relay decided anything about the request: its own doing,
 	 * not a failure ({@link RelayOutcome#CLIENT_ERROR}, reason {@code client_disconnected}). An outcome already
 	 * recorded (a stream the client leaves after it was forwarded) is kept.

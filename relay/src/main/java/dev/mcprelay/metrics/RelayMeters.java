@@ -79,6 +79,17 @@ public final class RelayMeters {
 	 */
 	public static final String SESSION_STORE_ERRORS = "mcp.relay.session.store.errors";
 
+	/**
+	 * Counter: times a queue of messages waiting for a client was full ({@code sessions.max-held-bytes} or its count
+	 * bound), by {@link #SERVER} and {@link #QUEUE}: {@code bridge_answer} (a POST's answers on a legacy SSE session:
+	 * the POST failed with {@code held_messages_full}), {@code bridge_stream} (a message for a legacy SSE session's GET
+	 * stream was dropped), {@code relay_messages} (notifications of the relay's own for a GET stream were dropped).
+	 */
+	public static final String HELD_OVERFLOWS = "mcp.relay.held.overflows";
+
+	/** Tag: which queue of messages waiting for a client ({@link #HELD_OVERFLOWS}). */
+	public static final String QUEUE = "queue";
+
 	/** Counter: sessions the relay ended itself, by {@link #SERVER} and {@link #REASON} ({@code max_per_caller}). */
 	public static final String SESSIONS_EVICTED = "mcp.relay.sessions.evicted";
 
@@ -113,8 +124,9 @@ public final class RelayMeters {
 
 	/**
 	 * Tag: {@code forwarded} (the upstream answered), {@code rejected} (an interceptor refused the request, or the
-	 * relay refused it as invalid), {@code responded} (an interceptor answered it) or {@code failed} (the upstream
-	 * could not be reached, timed out, misbehaved, or its stream broke).
+	 * relay refused it as invalid), {@code responded} (an interceptor answered it), {@code failed} (the upstream
+	 * could not be reached, timed out, misbehaved, or its stream broke) or {@code shutdown} (the relay's shutdown cut
+	 * it before its answer came; see {@link RelayOutcome}).
 	 */
 	public static final String OUTCOME = "outcome";
 

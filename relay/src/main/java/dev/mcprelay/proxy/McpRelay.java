@@ -53,9 +53,13 @@ public class McpRelay {
 
 	private final UpstreamForwarding forwarding;
 
+	private final OpenStreams openStreams;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, RequestInterception requestInterception,
 			SessionOrder sessionOrder, SessionStreams sessionStreams, CredentialHeaders credentialHeaders,
-			SessionBinding sessionBinding, McpTelemetry telemetry, UpstreamForwarding forwarding) {
+			SessionBinding sessionBinding, McpTelemetry telemetry, UpstreamForwarding forwarding,
+			OpenStreams openStreams) {
+		this.openStreams = openStreams;
 		this.telemetry = telemetry;
 		this.forwarding = forwarding;
 		this.credentialHeaders = credentialHeaders;
@@ -71,15 +75,19 @@ public class McpRelay {
 	 * One request on an MCP path, by its HTTP method: POST sends a message ({@link #post}), GET opens the
 	 * server-to-client stream and DELETE ends a session ({@link #relayWithoutBody}), anything else is refused with
 	 * 405 ({@link #refuseMethod}). The exchange's route is an endpoint route ({@link McpRoute#isEndpoint()}): a
-	 * configured server, or one the relay answers 404 for.
+	 * configured server, or one the relay answers 404 for. A POST or DELETE is in flight until its response ended,
+	 * and shutdown's grace period waits for it ({@link OpenStreams}).
 	 */
 	public Mono<Void> handle(RelayExchange exchange) {
 		McpRoute route = exchange.route();
 		HttpMethod method = exchange.method();
 		if (HttpMethod.POST.equals(method)) {
-			return post(route, exchange);
+			return openStreams.inFlight(post(route, exchange));
 		}
-		if (HttpMethod.GET.equals(method) || HttpMethod.DELETE.equals(method)) {
+		if (HttpMethod.DELETE.equals(method)) {
+			return openStreams.inFlight(relayWithoutBody(method, route, exchange));
+		}
+		if (HttpMethod.GET.equals(method)) {
 			return relayWithoutBody(method, route, exchange);
 		}
 		return refuseMethod(route, exchange);

@@ -179,7 +179,7 @@ public final class RelayFailures {
 		HttpStatus status = switch (failure.kind()) {
 			case UNKNOWN_SESSION -> HttpStatus.NOT_FOUND;
 			case UPSTREAM_TIMEOUT -> HttpStatus.GATEWAY_TIMEOUT;
-			case TOO_MANY_SESSIONS -> HttpStatus.SERVICE_UNAVAILABLE;
+			case TOO_MANY_SESSIONS, HELD_MESSAGES_FULL -> HttpStatus.SERVICE_UNAVAILABLE;
 			case CONFLICT -> HttpStatus.CONFLICT;
 			case UPSTREAM_FAILED -> HttpStatus.BAD_GATEWAY;
 		};

@@ -29,6 +29,7 @@ import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.sse.SseEventTooLargeException;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -55,9 +56,10 @@ import reactor.core.publisher.Mono;
  * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead: the
  * client's connection is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
  * exchange cancelled ({@link StreamWatch});</li>
- * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, or a broken
- * connection: the upstream exchange is closed and, on a POST stream, each request still unanswered gets a
- * JSON-RPC error event.</li>
+ * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, a broken connection, or a
+ * transport's own failure (a bridged session ended, or a bridged answer overflowed what the relay holds for the
+ * client): the upstream exchange is closed and, on a POST stream, each request still unanswered gets a JSON-RPC
+ * error event.</li>
  * </ul>
  */
 @Component
@@ -124,7 +126,7 @@ class SseStreamRelay {
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
 			.onErrorResume(error -> endAfterFailure(error, call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
-		events = openStreams.count(upstream.id(), call.isPost(), events);
+		events = openStreams.count(upstream.id(), events);
 		if (!call.isPost()) {
 			events = sessionStreams.carry(upstream.id(),
 					call.exchange().requestHeaders().get(HeaderRules.MCP_SESSION_ID), events);
@@ -239,6 +241,11 @@ class SseStreamRelay {
 		else if (error instanceof SseEventTooLargeException) {
 			failure = RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody());
 		}
+		else if (error instanceof UpstreamTransportException transportFailure) {
+			// a transport's own failure of a stream it composed (the legacy bridge: its session ended, or the answer
+			// overflowed what it may hold for the client)
+			failure = RelayFailures.transportFailure(upstream.id(), transportFailure);
+		}
 		else if (error instanceof MalformedEventException) {
 			failure = RelayFailures.upstreamInvalidResponse(upstream.id(), "an SSE event held no JSON-RPC message ("
 					+ error.getMessage() + ")");
@@ -246,7 +253,12 @@ class SseStreamRelay {
 		else {
 			failure = RelayFailures.upstreamStreamBroken(upstream.id());
 		}
-		call.exchange().record().failed(true, failure.reason());
+		if (shuttingDown) {
+			call.exchange().record().cutByShutdown();
+		}
+		else {
+			call.exchange().record().failed(true, failure.reason());
+		}
 		List<McpRequest> unanswered = call.pending().remaining();
 		if (shuttingDown) {
 			log.info("{} stream from '{}' closed for shutdown; {} request(s) answered with an error", call.method(),
@@ -270,15 +282,6 @@ class SseStreamRelay {
 					upstream.id(), splitter.pendingBytes());
 		}
 		return splitter.trailingLineEnds();
-	}
-
-	/** The relay is shutting down: the stream ends. */
-	private static final class RelayShuttingDownException extends RuntimeException {
-
-		RelayShuttingDownException() {
-			super("the relay is shutting down", null, false, false);
-		}
-
 	}
 
 	/** A message event whose data is not a JSON-RPC message. */

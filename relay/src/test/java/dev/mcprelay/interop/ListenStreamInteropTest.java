@@ -117,7 +117,13 @@ class ListenStreamInteropTest {
 				throw new java.io.UncheckedIOException(ex);
 			}
 		});
-		Thread.sleep(1500);
+		// shut down once the subscription's stream is open through the relay (the client's start takes its time)
+		io.micrometer.core.instrument.MeterRegistry meters = relay.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (meters.get(dev.mcprelay.metrics.RelayMeters.ACTIVE_STREAMS).tag("server", "v2").gauge().value() < 1) {
+			assertThat(System.nanoTime()).as("the client's subscription stream opened through the relay").isLessThan(deadline);
+			Thread.sleep(20);
+		}
 		relay.close();
 
 		JsonNode ended = json.readTree(relayed.get(20, TimeUnit.SECONDS));

@@ -107,10 +107,9 @@ class AccessLogTest extends RelayIntegrationTest {
 	}
 
 	private static RelayProperties properties(AccessLogProperties.Format format) {
-		return new RelayProperties(Map.of(), null, List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
-				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)),
-				new dev.mcprelay.config.ClientConnectionProperties(Duration.ofSeconds(30), Duration.ofSeconds(120)),
-				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, null, java.util.List.of(), "sub", null, null, null)), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, 1000, null), java.util.Map.of());
+		return dev.mcprelay.testsupport.BoundProperties.of(Map.of("security.mode", "none", "access-log.format",
+				format.name().toLowerCase(java.util.Locale.ROOT), "shutdown.stream-grace-period", "1s",
+				"connection-pool.max-connections", "10", "connection-pool.max-idle-time", "1s"));
 	}
 
 	private static dev.mcprelay.jsonrpc.JsonRpcPayload parse(String json) {

@@ -25,17 +25,99 @@ import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.TestUpstreams;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Shutting the relay down closes its open streams cleanly: the GET stream ends at once, the POST stream after its
  * grace period with an error event for the request still unanswered, and shutdown does not wait for Spring Boot's
- * whole graceful-shutdown timeout. Nothing is logged as an error. The test runs its own relay, so that it can stop it.
+ * whole graceful-shutdown timeout. Every POST in flight is waited for within the grace period, whether its upstream's
+ * answer has begun or not; one still without its answer at the end is answered with a JSON-RPC error naming the
+ * relay's shutdown, logged as the relay's doing. Nothing is logged as an error. Each test runs its own relay, so that
+ * it can stop it.
  */
 public class GracefulShutdownTest {
 
 	@AfterEach
 	void release() {
 		TestUpstreams.SDK.releaseProgress();
+	}
+
+	@Test
+	void aPostWhoseAnswerBeginsAfterShutdownBeganIsWaitedForWithinTheGracePeriod() throws Exception {
+		Sinks.Empty<Void> answerNow = Sinks.empty();
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> answerNow.asMono()
+			.then(Mono.from(response.status(200)
+				.header("Content-Type", "text/event-stream")
+				.sendString(Mono.just("data: {\"jsonrpc\":\"2.0\",\"id\":\"late\",\"result\":{\"content\":[]}}\n\n")))));
+		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=30s");
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		CompletableFuture<HttpResponse<String>> post = CompletableFuture
+			.supplyAsync(() -> http.send(http.post("late", RawHttp.toolsCall("late", "slow"))));
+		awaitUntil(() -> !TestUpstreams.SCRIPTED.seen().isEmpty(), "the call reached the upstream");
+		int logMark = CapturedLogs.all().size();
+
+		CompletableFuture<Void> shutdown = CompletableFuture.runAsync(relay::close);
+		awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("Shutting down:")),
+				"shutdown began");
+		answerNow.tryEmitEmpty();
+
+		HttpResponse<String> answered = post.get(10, TimeUnit.SECONDS);
+		assertThat(RawHttp.sseData(answered.body())).as("the answer that began after shutdown began reached the client")
+			.singleElement()
+			.satisfies(message -> assertThat(message.has("result")).as(message.toString()).isTrue());
+		shutdown.get(10, TimeUnit.SECONDS);
+		assertThat(CapturedLogs.since(logMark)).as("nothing was cut")
+			.noneMatch(line -> line.contains("relay_shutting_down") || line.contains("closed for shutdown"));
+	}
+
+	@Test
+	void aJsonCallStillWithoutItsAnswerAtTheEndOfTheGracePeriodIsAnsweredAsCutByTheRelay() throws Exception {
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> Mono.never());
+		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=1s");
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		CompletableFuture<HttpResponse<String>> post = CompletableFuture
+			.supplyAsync(() -> http.send(http.post("late", RawHttp.toolsCall("long-json", "slow"))));
+		awaitUntil(() -> !TestUpstreams.SCRIPTED.seen().isEmpty(), "the call reached the upstream");
+		int logMark = CapturedLogs.all().size();
+
+		relay.close();
+
+		HttpResponse<String> answered = post.get(10, TimeUnit.SECONDS);
+		assertThat(answered.statusCode()).as("answered, not left without a response").isEqualTo(503);
+		JsonNode error = RawHttp.json(answered.body());
+		assertThat(error.path("id").asText()).as("the error answers the call's id").isEqualTo("long-json");
+		assertThat(error.at("/error/data/reason").asText()).isEqualTo("relay_shutting_down");
+		awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("mcp.relay.access")),
+				"the call's access-log line");
+		List<String> logged = CapturedLogs.since(logMark);
+		assertThat(logged).as("logged as the relay's doing, never as the upstream's failure")
+			.noneMatch(line -> line.contains("upstream_unreachable") || line.startsWith("WARN")
+					|| line.startsWith("ERROR"))
+			.anyMatch(line -> line.startsWith("INFO") && line.contains("shut down before the upstream's answer came"))
+			.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("outcome=shutdown")
+					&& line.contains("reason=relay_shutting_down"));
+	}
+
+	/** A relay of its own in front of the scripted upstream ({@code late}), with {@code properties}. */
+	private static ConfigurableApplicationContext relay(String... properties) {
+		return new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class)
+			.properties("server.port=0", "mcp-relay.servers.late.url=" + TestUpstreams.SCRIPTED.url("/mcp"),
+					"spring.lifecycle.timeout-per-shutdown-phase=5s")
+			.properties(properties)
+			.run();
+	}
+
+	private static void awaitUntil(java.util.function.BooleanSupplier condition, String what)
+			throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("waited 10s in vain for " + what);
+			}
+			Thread.sleep(10);
+		}
 	}
 
 	@Test

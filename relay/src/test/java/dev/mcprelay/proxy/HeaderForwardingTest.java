@@ -88,6 +88,49 @@ class HeaderForwardingTest extends RelayIntegrationTest {
 	}
 
 	@Test
+	void repeatedRequestHeaderLinesReachTheUpstreamAsRepeatedLines() {
+		HttpResponse<String> response = http().send(http().request("scripted-headers")
+			.header("Content-Type", "application/json")
+			.header("Accept", "application/json")
+			.header("Accept", "text/event-stream")
+			.header("X-Custom", "one")
+			.header("X-Custom", "two")
+			.header("X-Client-Tenant", "acme")
+			.header("X-Client-Tenant", "globex")
+			.POST(java.net.http.HttpRequest.BodyPublishers.ofString(RawHttp.toolsCall(1, "echo"))));
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		HttpHeaders upstream = TestUpstreams.SCRIPTED.lastSeen().headers();
+		assertThat(upstream.get("Accept")).as("two Accept lines stay two lines, in order")
+			.containsExactly("application/json", "text/event-stream");
+		assertThat(upstream.get("X-Custom")).as("any repeated header stays repeated").containsExactly("one", "two");
+		assertThat(upstream.get("X-Tenant")).as("a from-request-header copies every value of its inbound header")
+			.containsExactly("acme", "globex");
+		assertThat(upstream.get("X-Api-Key")).as("a configured static value still replaces, once").containsExactly(STATIC_KEY);
+		assertThat(upstream.get("Authorization")).as("the configured authorization still replaces, once")
+			.containsExactly(UPSTREAM_TOKEN);
+	}
+
+	@Test
+	void repeatedResponseHeaderLinesReachTheClientAsRepeatedLines() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.addHeader("Link", "<https://example.com/a>; rel=\"a\"")
+			.addHeader("Link", "<https://example.com/b>; rel=\"b\"")
+			.addHeader("Vary", "Accept")
+			.addHeader("Vary", "Mcp-Session-Id")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.headers().allValues("Link")).as("both Link lines reach the client")
+			.containsExactly("<https://example.com/a>; rel=\"a\"", "<https://example.com/b>; rel=\"b\"");
+		assertThat(response.headers().allValues("Vary")).as("both Vary lines reach the client")
+			.containsExactly("Accept", "Mcp-Session-Id");
+	}
+
+	@Test
 	void getCarriesLastEventIdAndSession() {
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(405).send());
 

@@ -38,6 +38,11 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		JSON_ENDPOINT,
 		/** an {@code X-Session-Id} response header, and no event. */
 		HEADER,
+		/**
+		 * an {@code Mcp-Session-Id} response header naming another session (whose conventional endpoint,
+		 * {@code messages?sessionId=…}, this server does not know), and the endpoint event naming the right one.
+		 */
+		HEADER_AND_EVENT,
 		/** nothing: the stream stays open and silent. */
 		NONE
 	}
@@ -53,7 +58,12 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		/** refuses the POST with 500 */
 		REFUSE_500,
 		/** accepts it, then closes the session's stream */
-		DROP_STREAM
+		DROP_STREAM,
+		/**
+		 * sends {@link #floodSize} progress notifications for it and then its answer on the stream, and only then, once
+		 * the test {@link #releaseAccepts() releases} it, accepts the POST (202)
+		 */
+		FLOOD_BEFORE_ACCEPTING
 	}
 
 	/** One session as the server sees it. */
@@ -68,6 +78,11 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		/** Sends a message on the stream (a server request or notification); safe from any thread. */
 		public synchronized void send(String json) {
 			events.tryEmitNext("event: message\ndata: " + json + "\n\n");
+		}
+
+		/** Sends a comment line on the stream ({@code : ping}), as servers do to keep it alive; safe from any thread. */
+		public synchronized void comment(String text) {
+			events.tryEmitNext(": " + text + "\n\n");
 		}
 
 		synchronized void end() {
@@ -98,6 +113,11 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	public volatile Duration answerJitter = Duration.ZERO;
 
+	/** How many progress notifications {@link Reaction#FLOOD_BEFORE_ACCEPTING} sends before the answer. */
+	public volatile int floodSize = 1100;
+
+	private volatile Sinks.Empty<Void> accepting = Sinks.empty();
+
 	private final DisposableServer server;
 
 	public ScriptedLegacySseServer() {
@@ -110,9 +130,13 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				case EVENT -> "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
 				case JSON_ENDPOINT -> "data: {\"endpoint\":\"/messages?sessionId=" + id + "\"}\n\n";
 				case HEADER, NONE -> ": opened\n\n";
+				case HEADER_AND_EVENT -> "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
 			};
 			if (endpointForm == EndpointForm.HEADER) {
 				response.header("X-Session-Id", id);
+			}
+			if (endpointForm == EndpointForm.HEADER_AND_EVENT) {
+				response.header("Mcp-Session-Id", "elsewhere-" + id);
 			}
 			return response.header("Content-Type", "text/event-stream")
 				.sendString(Flux.just(first).concatWith(session.events.asFlux())
@@ -141,6 +165,15 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				}
 				if (reaction == Reaction.DROP_STREAM) {
 					return accepted.doOnSuccess(done -> session.end());
+				}
+				if (reaction == Reaction.FLOOD_BEFORE_ACCEPTING) {
+					for (int step = 1; step <= floodSize; step++) {
+						session.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{"
+								+ "\"progressToken\":" + message.at("/params/_meta/progressToken") + ",\"progress\":" + step
+								+ "}}");
+					}
+					session.send(answerTo(message));
+					return accepting.asMono().then(accepted);
 				}
 				long delay = answerJitter.isZero() ? 0 : (long) (Math.random() * answerJitter.toMillis());
 				Mono.delay(Duration.ofMillis(delay)).subscribe(tick -> {
@@ -183,11 +216,18 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		reactions.put(method, reaction);
 	}
 
+	/** Accepts the POSTs {@link Reaction#FLOOD_BEFORE_ACCEPTING} holds, and those to come. */
+	public void releaseAccepts() {
+		accepting.tryEmitEmpty();
+	}
+
 	/** Back to answering everything at once, endpoints as events. */
 	public void reset() {
 		reactions.clear();
 		endpointForm = EndpointForm.EVENT;
 		answerJitter = Duration.ZERO;
+		floodSize = 1100;
+		accepting = Sinks.empty();
 		seenHeaders.clear();
 	}
 

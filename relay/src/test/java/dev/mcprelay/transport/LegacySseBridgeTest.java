@@ -112,11 +112,14 @@ class LegacySseBridgeTest {
 
 	@Test
 	void everyFormOfNamingTheEndpointWorks() {
-		for (EndpointForm form : List.of(EndpointForm.EVENT, EndpointForm.JSON_ENDPOINT, EndpointForm.HEADER)) {
+		// HEADER_AND_EVENT: a session id in the stream's headers does not override the endpoint the stream names
+		for (EndpointForm form : List.of(EndpointForm.EVENT, EndpointForm.JSON_ENDPOINT, EndpointForm.HEADER,
+				EndpointForm.HEADER_AND_EVENT)) {
 			UPSTREAM.endpointForm = form;
 			String session = sessionOf(initialize("legacy"));
 			HttpResponse<String> answer = send("legacy", session, RawHttp.toolsCall(7, "anything"));
-			assertThat(RawHttp.json(answer.body()).at("/result/echoedId").asInt()).as(form.name()).isEqualTo(7);
+			assertThat(RawHttp.json(answer.body()).at("/result/echoedId").asInt()).as("%s: %s", form, answer.body())
+				.isEqualTo(7);
 			delete("legacy", session);
 		}
 	}

@@ -1,9 +1,9 @@
 package dev.mcprelay.transport.sse;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,11 +20,11 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.transport.HeldMessages;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -32,9 +32,14 @@ import reactor.netty.http.client.HttpClient;
  * endpoint that stream named, and what waits for the stream: the client POSTs whose answers have not come, and the
  * client's GET stream ({@link ClientOutbox}).
  *
+ * <p>Where the session's messages go is what the stream names first ({@link SessionEndpoint}).
+ *
  * <p>Every message on the stream is routed: a response to the POST that holds its id; a progress notification to the
  * POST whose request carried its token; anything else (server requests, other notifications) to the client's GET
- * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped.
+ * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped. A keepalive
+ * comment ({@code : ping}) goes to every waiting POST and to the GET stream, so that a quiet server that is alive
+ * keeps the client's streams from going idle ({@code streaming-idle}). What waits for the client is bounded
+ * ({@link HeldLimits}).
  *
  * <p>When the stream ends or breaks, the session ends: every waiting POST fails with a JSON-RPC error, the client's
  * GET stream ends, and the session is forgotten, so that the client's next request gets 404 and it initializes
@@ -56,14 +61,13 @@ final class BridgedSession {
 
 	private final ClientOutbox outbox;
 
+	private final HeldLimits held;
+
 	private final Map<String, PendingPost> byId = new ConcurrentHashMap<>();
 
 	private final Map<String, PendingPost> byProgressToken = new ConcurrentHashMap<>();
 
-	private final Sinks.One<URI> endpoint = Sinks.one();
-
-	/** The endpoint once known: from then on every event is a message. */
-	private volatile URI endpointUri;
+	private final SessionEndpoint endpoint;
 
 	private final Runnable onEnd;
 
@@ -74,15 +78,20 @@ final class BridgedSession {
 	private volatile long lastUsed = System.nanoTime();
 
 	/**
+	 * @param held what the session may hold for its client, and whom it tells when that is reached
 	 * @param onEnd run once when the session ends, whatever ended it
 	 */
-	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, Runnable onEnd) {
+	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, HeldLimits held,
+			Runnable onEnd) {
 		this.id = id;
 		this.callerId = callerId;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
 		this.maxEventBytes = maxEventBytes;
-		this.outbox = new ClientOutbox(serverId);
+		this.held = held;
+		this.endpoint = new SessionEndpoint(streamUri);
+		this.outbox = new ClientOutbox(serverId, new HeldMessages(ClientOutbox.CAPACITY, held.maxBytes()),
+				held.onStreamOverflow());
 		this.onEnd = onEnd;
 	}
 
@@ -118,14 +127,14 @@ final class BridgedSession {
 	Mono<URI> open(HttpClient httpClient, HttpHeaders headers) {
 		stream = UpstreamEventStream
 			.read(httpClient, serverId, streamUri, headers, maxEventBytes,
-					sessionId -> endpointFound(MessageEndpoint.fromSessionId(streamUri, sessionId)), this::onEvent)
+					endpoint::header, this::onEvent)
 			.subscribe(null, this::streamFailed, this::streamEnded);
-		return endpoint.asMono();
+		return endpoint.uri();
 	}
 
 	/** The endpoint, once known. */
 	Mono<URI> endpoint() {
-		return endpoint.asMono();
+		return endpoint.uri();
 	}
 
 	/**
@@ -145,7 +154,8 @@ final class BridgedSession {
 				}
 			}
 		}
-		PendingPost post = new PendingPost(ids, tokens);
+		PendingPost post = new PendingPost(ids, tokens, new HeldMessages(PendingPost.CAPACITY, held.maxBytes()),
+				this::answerOverflowed);
 		for (String key : ids) {
 			if (byId.putIfAbsent(key, post) != null) {
 				forget(post);
@@ -174,11 +184,13 @@ final class BridgedSession {
 			return;
 		}
 		ended = true;
+		log.debug("A session of '{}' ends: {}", serverId, why);
+		endpoint.close();
 		Disposable open = stream;
 		if (open != null) {
 			open.dispose();
 		}
-		endpoint.tryEmitError(sessionEnded());
+		endpoint.fail(sessionEnded());
 		UpstreamTransportException failure = new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
 				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
 						+ "session is over, initialize a new one.");
@@ -195,21 +207,34 @@ final class BridgedSession {
 				"This MCP session of server '" + serverId + "' has ended; initialize a new one.");
 	}
 
+	/** A POST's answers overflowed what the session may hold: reported, and the failure that ends the POST. */
+	private RuntimeException answerOverflowed() {
+		String bound = PendingPost.CAPACITY + " messages or " + held.maxBytes() + " bytes";
+		log.warn("A session of '{}' held as much for one client request as it may ({}) before the client took it; "
+				+ "the request is answered with an error (held_messages_full)", serverId, bound);
+		held.onAnswerOverflow().run();
+		return new UpstreamTransportException(Kind.HELD_MESSAGES_FULL, "held_messages_full", "MCP server '" + serverId
+				+ "' sent more for this request than the relay holds for a client at once (" + bound + ") before the "
+				+ "client took it; its answer is lost, send the request again.");
+	}
+
 	private void onEvent(SseEvent event) {
-		if (!endpointKnown()) {
+		if (!endpoint.known()) {
 			try {
-				URI named = MessageEndpoint.fromEvent(streamUri, event);
-				if (named != null) {
-					endpointFound(named);
+				if (endpoint.offer(event)) {
 					return;
 				}
 			}
 			catch (IllegalArgumentException ex) {
-				endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_bad_endpoint",
+				endpoint.fail(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_bad_endpoint",
 						"MCP server '" + serverId + "' named an endpoint the relay cannot use: " + ex.getMessage() + "."));
 				end("no usable endpoint");
 				return;
 			}
+		}
+		if (event.isComment()) {
+			keepalive(event.raw());
+			return;
 		}
 		if (!event.isMessage()) {
 			return;
@@ -238,7 +263,7 @@ final class BridgedSession {
 						+ "cancelled); it was dropped", serverId, key);
 				return;
 			}
-			post.answer(key, json);
+			post.answer(key, json, message.isError());
 			if (post.ids().stream().noneMatch(byId::containsKey)) {
 				forget(post);
 			}
@@ -255,29 +280,22 @@ final class BridgedSession {
 		outbox.offer(json);
 	}
 
-	private boolean endpointKnown() {
-		return endpointUri != null;
-	}
-
-	private void endpointFound(URI named) {
-		endpointUri = named;
-		endpoint.tryEmitValue(named);
+	/** The server is alive: every waiting POST and the client's GET stream hear of it. */
+	private void keepalive(byte[] comment) {
+		new HashSet<>(byId.values()).forEach(post -> post.keepalive(comment));
+		outbox.keepalive(comment);
 	}
 
 	private void streamFailed(Throwable error) {
-		if (!endpointKnown()) {
-			endpoint.tryEmitError(error);
-		}
+		endpoint.fail(error);
 		log.warn("The event stream of a session of '{}' broke ({}); the session ends", serverId,
 				error.getClass().getSimpleName());
 		end("it broke");
 	}
 
 	private void streamEnded() {
-		if (!endpointKnown()) {
-			endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_no_endpoint",
-					"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
-		}
+		endpoint.fail(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_no_endpoint",
+				"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
 		log.debug("The event stream of a session of '{}' ended; the session ends", serverId);
 		end("the server closed it");
 	}

@@ -22,6 +22,7 @@ import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -39,7 +40,11 @@ import reactor.netty.http.client.HttpClient;
  * </ul>
  * Faults: the endpoint answering 4xx/5xx fails that POST (502); no endpoint within {@code timeouts.non-streaming}
  * fails {@code initialize} (504); the stream ending or breaking fails every waiting POST and ends the session, so the
- * next request gets 404. Waiting for an answer is bounded by the relay's non-streaming deadline, as for any upstream.
+ * next request gets 404. Waiting for an answer is bounded by the relay's non-streaming deadline, as for any upstream;
+ * a keepalive comment on the stream while a POST waits starts its answer as an SSE stream, which the comments keep
+ * from going idle. A session whose {@code initialize} does not end with its result handed to the client (it failed,
+ * timed out, was answered with an error, or the client went away) ends at once, with its upstream stream. What waits
+ * for the client is bounded ({@link HeldLimits}): a POST whose answers overflow fails (503, {@code held_messages_full}).
  * The relay's own session id never reaches the upstream.
  */
 public final class LegacySseTransport implements UpstreamTransport, AutoCloseable {
@@ -60,6 +65,8 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 
 	private final BridgedSessions sessions;
 
+	private final HeldLimits held;
+
 	/**
 	 * @param streamUri the server's event stream, {@code mcp-relay.servers.<id>.url}
 	 * @param openTimeout how long to wait for the stream's endpoint: four fifths of {@code timeouts.non-streaming},
@@ -70,9 +77,12 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	 * @param maxPerCaller how many of them one caller may hold; past it the caller's oldest ends
 	 * @param idleTimeout when an unused session ends
 	 * @param onEvicted told of each session ended because its caller held too many
+	 * @param held what a session may hold for its client, and whom it tells when that is reached
 	 */
 	public LegacySseTransport(HttpClient httpClient, String serverId, URI streamUri, Duration openTimeout,
-			long maxEventBytes, int maxSessions, int maxPerCaller, Duration idleTimeout, Runnable onEvicted) {
+			long maxEventBytes, int maxSessions, int maxPerCaller, Duration idleTimeout, Runnable onEvicted,
+			HeldLimits held) {
+		this.held = held;
 		this.httpClient = httpClient;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
@@ -86,8 +96,7 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 		return Mono.defer(() -> {
 			JsonRpcPayload payload = parse(request.body());
 			if (payload.contains("initialize")) {
-				return open(request).flatMap(session -> deliver(session, request, payload, handler, true)
-					.doOnError(error -> session.end("initialize failed")));
+				return open(request).flatMap(session -> deliver(session, request, payload, handler, true));
 			}
 			return deliver(sessions.require(request.sessionId(), request.callerId()), request, payload, handler,
 					false);
@@ -127,7 +136,7 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 		return Mono.defer(() -> {
 			BridgedSession[] created = new BridgedSession[1];
 			BridgedSession session = new BridgedSession(BridgedSessions.mintId(), request.callerId(), serverId,
-					streamUri, maxEventBytes, () -> sessions.remove(created[0]));
+					streamUri, maxEventBytes, held, () -> sessions.remove(created[0]));
 			created[0] = session;
 			sessions.add(session);
 			return session.open(httpClient, upstreamHeaders(request.headers(), false))
@@ -143,7 +152,9 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 
 	/**
 	 * POSTs the client's message to the session's endpoint and answers the client with what the stream sends back
-	 * for it.
+	 * for it: one response alone as JSON, anything else (progress first, a keepalive while it waits, a batch) as an SSE
+	 * stream. For the {@code initialize} that {@code opened} the session, the session ends unless this completes with
+	 * its result handed on.
 	 */
 	private Mono<Void> deliver(BridgedSession session, UpstreamRequest request, JsonRpcPayload payload,
 			Function<UpstreamResponse, Mono<Void>> handler, boolean opened) {
@@ -163,9 +174,19 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 			if (first.get().response() && post.requests() == 1 && !payload.batch()) {
 				return handler.apply(LocalUpstreamResponse.json(headers, first.get().json()));
 			}
-			return handler.apply(LocalUpstreamResponse.eventStream(headers, all.map(PendingPost.Routed::json)));
+			return handler.apply(LocalUpstreamResponse.eventStream(headers, all.map(PendingPost.Routed::event)));
 		});
-		return posted.thenMany(answered).then().doFinally(signal -> session.forget(post));
+		Mono<Void> delivered = posted.thenMany(answered).then().doFinally(signal -> session.forget(post));
+		if (!opened) {
+			return delivered;
+		}
+		return delivered.doFinally(signal -> {
+			if (signal != SignalType.ON_COMPLETE || !post.resulted()) {
+				session.end(signal == SignalType.CANCEL
+						? "its initialize was cancelled (it timed out, or the client went away)"
+						: "its initialize did not succeed");
+			}
+		});
 	}
 
 	/** One client message to the endpoint; fails unless it is accepted (2xx). */
