@@ -6,9 +6,9 @@ import java.util.Map;
 record CelRule(PolicyExpression expression) implements PolicyRule {
 
 	@Override
-	public Verdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
+	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
 		if (facts.tool() != null && facts.annotations() == null && readsAnnotations()) {
-			return Verdict.error("the definition of tool '" + facts.tool() + "' is not known to the relay");
+			return RuleVerdict.error("the definition of tool '" + facts.tool() + "' is not known to the relay");
 		}
 		return expression.evaluate(activation, argumentsKnown);
 	}

@@ -96,18 +96,18 @@ public final class Policies {
 			if (activation == null && policy.rule() instanceof CelRule) {
 				activation = facts.activation();
 			}
-			Verdict verdict = policy.rule().evaluate(facts, activation, argumentsKnown);
+			RuleVerdict verdict = policy.rule().evaluate(facts, activation, argumentsKnown);
 			failed(policy, facts, verdict);
 			if (policy.denies()) {
 				if (policy.refuses(verdict)) {
 					refusingDeny = policy;
-					refusingFailed = verdict.outcome() == Verdict.Outcome.ERROR;
+					refusingFailed = verdict.outcome() == RuleVerdict.Outcome.ERROR;
 				}
 			}
 			else {
 				if (firstAllow == null) {
 					firstAllow = policy;
-					allowFailed = verdict.outcome() == Verdict.Outcome.ERROR;
+					allowFailed = verdict.outcome() == RuleVerdict.Outcome.ERROR;
 				}
 				allowed |= !policy.refuses(verdict);
 			}
@@ -128,7 +128,7 @@ public final class Policies {
 	private void audit(List<Policy> audits, PolicyFacts facts, Map<String, Object> known) {
 		Map<String, Object> activation = known != null ? known : facts.activation();
 		for (Policy policy : audits) {
-			Verdict verdict = policy.rule().evaluate(facts, activation, true);
+			RuleVerdict verdict = policy.rule().evaluate(facts, activation, true);
 			failed(policy, facts, verdict);
 			if (policy.refuses(verdict)) {
 				meters.audited(policy.name(), facts.server());
@@ -138,8 +138,8 @@ public final class Policies {
 		}
 	}
 
-	private void failed(Policy policy, PolicyFacts facts, Verdict verdict) {
-		if (verdict.outcome() == Verdict.Outcome.ERROR) {
+	private void failed(Policy policy, PolicyFacts facts, RuleVerdict verdict) {
+		if (verdict.outcome() == RuleVerdict.Outcome.ERROR) {
 			meters.failed(policy.name(), facts.server());
 			PolicyLog.failure(policy.name(), verdict.error());
 		}

@@ -21,7 +21,7 @@ record Policy(String name, Set<String> servers, boolean denies, PolicyRule rule,
 	}
 
 	/** Whether its verdict refuses: a deny that is true or failed, an allow that is false or failed. */
-	boolean refuses(Verdict verdict) {
+	boolean refuses(RuleVerdict verdict) {
 		return switch (verdict.outcome()) {
 			case TRUE -> denies;
 			case FALSE -> !denies;

@@ -18,6 +18,7 @@ import dev.cel.common.types.SimpleType;
 import dev.cel.common.types.StructType;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.extensions.CelOptionalLibrary;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
@@ -40,8 +41,9 @@ import dev.cel.runtime.CelRuntimeFactory;
  * <li>{@code request}: {@code headers}, names in lower case, the caller's credential never among them.</li>
  * </ul>
  * Every field is always present: what a message does not name is {@code ""} or empty, so a rule about tools is simply
- * false for a prompt. A map key that is absent (a claim the token lacks) is an error at run time, which denies: write
- * {@code has(caller.claims.groups) && ...} where a claim may be missing. The standard macros ({@code has},
+ * false for a prompt. A map key that is absent (a claim the token lacks, an annotation a tool does not declare) is an
+ * error at run time, which denies: where one may be missing, write {@code has(caller.claims.groups) && ...} or use an
+ * optional with a default, {@code mcp.tool.annotations.?readOnlyHint.orValue(false)} (CEL's optional values are on). The standard macros ({@code has},
  * {@code exists}, {@code all}, {@code map}, {@code filter}) and functions ({@code startsWith}, {@code matches}, ...) are
  * there; an expression's result must be a bool. Evaluation tracks unknowns, so that {@code mcp.arguments} can be left
  * unknown when an item is listed ({@link PolicyExpression}).
@@ -73,6 +75,7 @@ public final class PolicyEnvironment {
 	private static final CelCompiler COMPILER = CelCompilerFactory.standardCelCompilerBuilder()
 		.setTypeProvider(new Types())
 		.setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+		.addLibraries(CelOptionalLibrary.INSTANCE)
 		.addVar("caller", CALLER)
 		.addVar("server", SERVER)
 		.addVar("mcp", MCP)
@@ -82,6 +85,7 @@ public final class PolicyEnvironment {
 
 	private static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder()
 		.setOptions(CelOptions.current().enableUnknownTracking(true).build())
+		.addLibraries(CelOptionalLibrary.INSTANCE)
 		.build();
 
 	private PolicyEnvironment() {

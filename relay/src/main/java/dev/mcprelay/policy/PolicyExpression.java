@@ -11,7 +11,7 @@ import dev.cel.runtime.PartialVars;
 /**
  * One compiled and type-checked policy expression ({@link PolicyEnvironment}), with what it reads
  * ({@link PolicyInputs}). Evaluating it never throws: a run-time failure is an error verdict; with the arguments
- * unknown (an item being listed) an outcome that depends on them is {@link Verdict#UNKNOWN}. Thread-safe.
+ * unknown (an item being listed) an outcome that depends on them is {@link RuleVerdict#UNKNOWN}. Thread-safe.
  */
 final class PolicyExpression {
 
@@ -42,19 +42,19 @@ final class PolicyExpression {
 	 * {@code request}).
 	 * @param argumentsKnown whether {@code mcp.arguments} is known (a call), or not (an item being listed)
 	 */
-	Verdict evaluate(Map<String, Object> activation, boolean argumentsKnown) {
+	RuleVerdict evaluate(Map<String, Object> activation, boolean argumentsKnown) {
 		Object result;
 		try {
 			result = argumentsKnown || !inputs.arguments() ? program.eval(activation)
 					: program.eval(PartialVars.of(activation, ARGUMENTS));
 		}
 		catch (CelEvaluationException | RuntimeException failure) {
-			return Verdict.error(failure.getMessage());
+			return RuleVerdict.error(failure.getMessage());
 		}
 		if (result instanceof Boolean bool) {
-			return bool ? Verdict.TRUE : Verdict.FALSE;
+			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 		}
-		return result instanceof CelUnknownSet ? Verdict.UNKNOWN : Verdict.error("not a bool: " + result);
+		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error("not a bool: " + result);
 	}
 
 }

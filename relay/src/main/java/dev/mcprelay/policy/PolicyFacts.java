@@ -46,8 +46,16 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 				Map.of("headers", headersOf(headers)));
 	}
 
+	/** The same facts for a call with {@code arguments} (as any mapper decoded them). */
+	public PolicyFacts withArguments(Map<String, Object> arguments) {
+		@SuppressWarnings("unchecked")
+		Map<String, Object> values = arguments == null ? Map.of() : (Map<String, Object>) CelValues.of(arguments);
+		return new PolicyFacts(caller, server, virtualServer, method, fromServer, tool, annotations, prompt, resource,
+				values, headers);
+	}
+
 	/** The same facts for another item of a list (another tool, prompt or resource, and its annotations). */
-	PolicyFacts forItem(String tool, Map<String, Object> annotations, String prompt, String resource) {
+	public PolicyFacts forItem(String tool, Map<String, Object> annotations, String prompt, String resource) {
 		return new PolicyFacts(caller, server, virtualServer, method, fromServer, tool, annotations, prompt, resource,
 				arguments, headers);
 	}
@@ -56,7 +64,7 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 		Caller who = caller == null ? Caller.ANONYMOUS : caller;
 		return Map.of("kind", who.kind().name().toLowerCase(Locale.ROOT), "id", orEmpty(who.id()), "client",
 				who.kind() == Caller.Kind.API_KEY ? who.id() : "", "scopes", List.copyOf(who.scopes()), "claims",
-				who.claims());
+				CelValues.of(who.claims()));
 	}
 
 	private static Map<String, String> headersOf(RequestHeaders headers) {

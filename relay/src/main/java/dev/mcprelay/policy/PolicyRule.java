@@ -11,7 +11,7 @@ interface PolicyRule {
 	 * made once for every rule that decides the same message); {@code argumentsKnown} false while an item is listed.
 	 * Never throws.
 	 */
-	Verdict evaluate(PolicyFacts facts, java.util.Map<String, Object> activation, boolean argumentsKnown);
+	RuleVerdict evaluate(PolicyFacts facts, java.util.Map<String, Object> activation, boolean argumentsKnown);
 
 	/** Whether the verdict can differ from one listed item to another (else a list is decided once). */
 	boolean perItem();

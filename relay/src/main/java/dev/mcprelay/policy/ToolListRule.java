@@ -22,8 +22,8 @@ final class ToolListRule implements PolicyRule {
 	}
 
 	@Override
-	public Verdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
-		return facts.tool() != null && !filter.offers(facts.tool()) ? Verdict.TRUE : Verdict.FALSE;
+	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
+		return facts.tool() != null && !filter.offers(facts.tool()) ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 	}
 
 	@Override

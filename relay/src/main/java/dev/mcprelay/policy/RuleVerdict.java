@@ -8,16 +8,16 @@ package dev.mcprelay.policy;
  * @param outcome which of the four
  * @param error CEL's message for an error; {@code null} otherwise
  */
-record Verdict(Outcome outcome, String error) {
+record RuleVerdict(Outcome outcome, String error) {
 
-	static final Verdict TRUE = new Verdict(Outcome.TRUE, null);
+	static final RuleVerdict TRUE = new RuleVerdict(Outcome.TRUE, null);
 
-	static final Verdict FALSE = new Verdict(Outcome.FALSE, null);
+	static final RuleVerdict FALSE = new RuleVerdict(Outcome.FALSE, null);
 
-	static final Verdict UNKNOWN = new Verdict(Outcome.UNKNOWN, null);
+	static final RuleVerdict UNKNOWN = new RuleVerdict(Outcome.UNKNOWN, null);
 
-	static Verdict error(String error) {
-		return new Verdict(Outcome.ERROR, error);
+	static RuleVerdict error(String error) {
+		return new RuleVerdict(Outcome.ERROR, error);
 	}
 
 	enum Outcome {
