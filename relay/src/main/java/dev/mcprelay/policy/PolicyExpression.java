@@ -43,10 +43,23 @@ final class PolicyExpression {
 	 * @param argumentsKnown whether {@code mcp.arguments} is known (a call), or not (an item being listed)
 	 */
 	RuleVerdict evaluate(Map<String, Object> activation, boolean argumentsKnown) {
+		if (argumentsKnown || !inputs.arguments()) {
+			return run(activation, false);
+		}
+		RuleVerdict partial = run(activation, true);
+		if (partial.outcome() != RuleVerdict.Outcome.ERROR) {
+			return partial;
+		}
+		// Some operations fail on an unknown instead of carrying it (an optional field of unknown arguments): an error
+		// that goes away with arguments of some shape came from not knowing them, and the outcome is unknown.
+		return run(withEmptyArguments(activation), false).outcome() == RuleVerdict.Outcome.ERROR ? partial
+				: RuleVerdict.UNKNOWN;
+	}
+
+	private RuleVerdict run(Map<String, Object> activation, boolean argumentsUnknown) {
 		Object result;
 		try {
-			result = argumentsKnown || !inputs.arguments() ? program.eval(activation)
-					: program.eval(PartialVars.of(activation, ARGUMENTS));
+			result = argumentsUnknown ? program.eval(PartialVars.of(activation, ARGUMENTS)) : program.eval(activation);
 		}
 		catch (CelEvaluationException | RuntimeException failure) {
 			return RuleVerdict.error(failure.getMessage());
@@ -55,6 +68,15 @@ final class PolicyExpression {
 			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 		}
 		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error("not a bool: " + result);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> withEmptyArguments(Map<String, Object> activation) {
+		Map<String, Object> mcp = new java.util.HashMap<>((Map<String, Object>) activation.get("mcp"));
+		mcp.put("arguments", Map.of());
+		Map<String, Object> copy = new java.util.HashMap<>(activation);
+		copy.put("mcp", mcp);
+		return copy;
 	}
 
 }

@@ -56,6 +56,15 @@ class PoliciesTest {
 		assertThat(policies.decide(listed.withArguments(Map.of("env", "dev"))).allowed()).isTrue();
 		assertThat(policies.decide(listed.withArguments(Map.of())).allowed())
 			.as("an argument the call does not carry is an error: refused").isFalse();
+
+		Policies optional = policies("no-prod", "deny",
+				"mcp.tool.name == \"deploy\" && mcp.arguments.?env.orValue(\"\") == \"prod\"");
+		assertThat(optional.lists(listed)).as("an optional argument, unknown while listed: listed").isTrue();
+		assertThat(optional.decide(listed.withArguments(Map.of("env", "prod"))).allowed()).isFalse();
+		assertThat(optional.decide(listed.withArguments(Map.of())).allowed()).as("absent: its default").isTrue();
+		Policies claim = policies("admins", "allow",
+				"\"admins\" in caller.claims.groups && mcp.arguments.?env.orValue(\"\") != \"prod\"");
+		assertThat(claim.lists(listed)).as("an error that does not come from the arguments still hides").isFalse();
 	}
 
 	@Test
