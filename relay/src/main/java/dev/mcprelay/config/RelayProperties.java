@@ -29,6 +29,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sessions where state shared across requests lives
  * @param virtualServers endpoints that compose several servers into one, by id (DESIGN section 11); the ids share
  * one namespace with {@code servers}
+ * @param tracing what the relay bounds of tracing (the traces clients may ask to be kept)
  * @param policies who may see and call which tool, prompt and resource (DESIGN section 12), as CEL expressions
  */
 @ConfigurationProperties("mcp-relay")
@@ -44,6 +45,7 @@ public record RelayProperties(
 		@DefaultValue List<RateLimitProperties> rateLimits,
 		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
 		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
+		@DefaultValue @NestedConfigurationProperty TracingProperties tracing,
 		@DefaultValue List<PolicyProperties> policies) {
 
 	public RelayProperties {
@@ -54,6 +56,7 @@ public record RelayProperties(
 		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
 		policies = policies == null ? List.of() : List.copyOf(policies);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
+		tracing = tracing == null ? TracingProperties.DEFAULTS : tracing;
 	}
 
 }

@@ -71,6 +71,11 @@ public final class RelayPropertiesValidator {
 		requirePositive("mcp-relay.client-connections.idle-timeout", properties.clientConnections().idleTimeout(),
 				"120s", problems);
 		requirePositive("mcp-relay.sessions.idle-timeout", properties.sessions().idleTimeout(), "1h", problems);
+		if (properties.tracing().clientSampledTracesPerSecond() < 0) {
+			problems.add(new ConfigurationProblem("mcp-relay.tracing.client-sampled-traces-per-second",
+					"must be at least 0 but is " + properties.tracing().clientSampledTracesPerSecond(),
+					"Write how many traces a second clients may ask to be kept, e.g. 10, or 0 for none"));
+		}
 		if (properties.sessions().maxBridgedSessions() < 1) {
 			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-bridged-sessions",
 					"must be at least 1 but is " + properties.sessions().maxBridgedSessions(),

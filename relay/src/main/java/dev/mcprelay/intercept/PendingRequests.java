@@ -59,6 +59,11 @@ public final class PendingRequests {
 		return id == null ? null : pending.remove(key(id));
 	}
 
+	/** The one request still waiting; {@code null} when none or several are. */
+	McpRequest lone() {
+		return pending.size() == 1 ? pending.values().iterator().next() : null;
+	}
+
 	/** The requests still waiting, in the order they were sent. */
 	public List<McpRequest> remaining() {
 		return List.copyOf(pending.values());

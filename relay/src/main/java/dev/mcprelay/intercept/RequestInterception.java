@@ -114,14 +114,20 @@ public class RequestInterception {
 			ChainWatcher watcher) {
 		ClientMessage view = new ClientMessage(context, message);
 		return run(Stage.USER_REQUEST, view, message, context, timeout, watcher).flatMap(verdict -> {
+			if (!verdict.proceeds() && message.isResponse()) {
+				return Mono.just(refusedAnswer(message, context, answerable(verdict, message).error()));
+			}
 			if (!verdict.proceeds()) {
 				return Mono.just(new Decision(message, null, answerable(verdict, message)));
 			}
 			return switch (message.kind()) {
 				case REQUEST -> decideRequest(message, context, timeout, watcher);
-				case NOTIFICATION -> run(Stage.CLIENT_NOTIFICATION, new ClientNotification(context, message.node()),
-						message, context, timeout, watcher)
-					.map(notificationVerdict -> new Decision(message, null, notificationVerdict));
+				case NOTIFICATION -> {
+					ClientNotification notification = new ClientNotification(context, message.node());
+					serverRequestIdOfCancellation(message, notification, context);
+					yield run(Stage.CLIENT_NOTIFICATION, notification, message, context, timeout, watcher)
+						.map(notificationVerdict -> new Decision(message, notification, notificationVerdict));
+				}
 				case RESPONSE -> clientResponse(message, context, timeout);
 			};
 		});
@@ -141,7 +147,38 @@ public class RequestInterception {
 	 * client-response stage with the server request at hand. A rejection goes to the server as the error answer.
 	 */
 	private Mono<Decision> clientResponse(JsonRpcMessage message, CallContext context, Duration timeout) {
-		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id());
+		ClientResponse view = serverAnswer(message, context);
+		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
+			if (!verdict.proceeds()) {
+				view.replaceWithError(verdict.error());
+			}
+			return new Decision(message, view, Verdict.PROCEED);
+		});
+	}
+
+	/**
+	 * A client's {@code notifications/cancelled} of a server request names the request by the id the relay gave it:
+	 * the server gets its own id back, as it does in the client's answer, or it could not tell which request ends.
+	 */
+	private void serverRequestIdOfCancellation(JsonRpcMessage message, ClientNotification notification,
+			CallContext context) {
+		if (!"notifications/cancelled".equals(message.method())
+				|| !(message.node().get("params") instanceof ObjectNode params)) {
+			return;
+		}
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(params.get("requestId"), context);
+		if (origin != null) {
+			params.set("requestId", origin.id());
+			notification.markChanged();
+		}
+	}
+
+	/**
+	 * The view of a client's answer to a server request, with the server's own id restored when the relay gave it
+	 * another, and the server request at hand when the id the relay gave verifies.
+	 */
+	private ClientResponse serverAnswer(JsonRpcMessage message, CallContext context) {
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id(), context);
 		boolean known = origin != null && origin.trusted();
 		ClientResponse view = new ClientResponse(context, message.node(), known ? origin.method() : null,
 				known ? origin.params() : null);
@@ -149,12 +186,18 @@ public class RequestInterception {
 			message.node().set("id", origin.id());
 			view.markChanged();
 		}
-		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
-			if (!verdict.proceeds()) {
-				view.replaceWithError(verdict.error());
-			}
-			return new Decision(message, view, Verdict.PROCEED);
-		});
+		return view;
+	}
+
+	/**
+	 * A client's answer to a server request that the user-request stage refused: the server still gets an answer, the
+	 * refusal as the error answer to its request under its own id (a server waits for every answer, as it does when
+	 * the client-response stage refuses one); the client's POST is answered as the upstream answers it.
+	 */
+	private Decision refusedAnswer(JsonRpcMessage message, CallContext context, RejectError error) {
+		ClientResponse view = serverAnswer(message, context);
+		view.replaceWithError(error);
+		return new Decision(message, view, Verdict.PROCEED);
 	}
 
 	/** A respond is only possible for a request: for anything else the interceptor misbehaved. */

@@ -1,54 +1,117 @@
 package dev.mcprelay.intercept;
 
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Base64;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.Sha256;
+import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.security.RelayMac;
 
 /**
- * Carries a server-to-client request in its own id, so that the client's answer brings the request back to any
- * replica without a store (DESIGN section 7): the id the client sees is {@value #PREFIX} followed by the original id,
- * the method and the params (Base64url JSON) and an HMAC-SHA256 over them. When the client answers, the relay
- * restores the server's id and hands the request to the client-response stage.
+ * The id every server-to-client request carries on its way to the client, so that the client's answer brings the
+ * request back to any replica without a store (DESIGN section 7): {@value #PREFIX} followed by the server's id, the
+ * method, a digest of the params and an expiry (Base64url JSON), and an HMAC over them and the server, the session
+ * ({@code Mcp-Session-Id}) and the caller the request was relayed to. When the client answers (or cancels the request),
+ * the relay restores the server's id; when the id verifies for the answer's own server, session and caller and has not
+ * expired, the client-response stage gets the request.
+ *
+ * <p>Every server request is wrapped, whatever interceptors exist and whichever servers they apply to, so a client's
+ * answer and a client's {@code notifications/cancelled} mean the same on every server and under every configuration.
+ *
+ * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB. The replica that
+ * relays a request keeps its params for the id's lifetime (at most {@value #KEPT_PARAMS_BYTES} bytes of them, the oldest going
+ * first), under their digest, so the stage has them when the answer comes back to it; elsewhere, or once they went,
+ * the stage has the method but no params. The lifetime is {@code mcp-relay.sessions.idle-timeout}.
  *
  * <p>The HMAC is the relay's ({@link RelayMac}: {@code mcp-relay.sessions.secret}, the same on every replica, or a
- * random key of this process when none is configured): a token from another replica is then still restored (the
- * server gets its answer) but not trusted (the stage sees no request), and a token a client altered is never trusted.
+ * random key of this process when none is configured). An id from another session, caller or server (servers number
+ * their requests from 0 per session), an expired one, one a client altered, or one from a replica with another secret
+ * is still restored (the server gets an answer under its own id) but not trusted: the stage sees no request.
  */
 @Component
 public class ServerRequestIds {
 
-	static final String PREFIX = "mcp-relay.1.";
+	static final String PREFIX = "mcp-relay.2.";
+
+	/** The most bytes of params a replica keeps for the requests it relayed. */
+	static final long KEPT_PARAMS_BYTES = 16L * 1024 * 1024;
+
+	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
 	private final RelayMac mac;
 
-	ServerRequestIds(RelayMac mac) {
-		this.mac = mac;
+	private final Duration lifetime;
+
+	private final Clock clock;
+
+	/** Params of the requests this replica relayed, by digest. */
+	private final Cache<String, KeptParams> params;
+
+	@Autowired
+	ServerRequestIds(RelayMac mac, RelayProperties properties) {
+		this(mac, properties.sessions().idleTimeout(), Clock.systemUTC());
 	}
 
-	/** A server request as a client answer carried it back. */
+	ServerRequestIds(RelayMac mac, Duration lifetime, Clock clock) {
+		this.mac = mac;
+		this.lifetime = lifetime;
+		this.clock = clock;
+		this.params = Caffeine.newBuilder()
+			.maximumWeight(KEPT_PARAMS_BYTES)
+			.weigher((String digest, KeptParams kept) -> kept.bytes())
+			.expireAfterWrite(lifetime)
+			.executor(Runnable::run)
+			.build();
+	}
+
+	/**
+	 * A server request as a client's answer carried it back.
+	 *
+	 * @param method the request's method; {@code null} when not trusted
+	 * @param params its params, when this replica still has them; {@code null} when it had none, when not trusted, or
+	 * when they are not at hand
+	 * @param trusted whether the id verifies for the answer's server, session and caller, within its lifetime
+	 */
 	public record Origin(JsonNode id, String method, ObjectNode params, boolean trusted) {
 	}
 
-	/** The id the client gets for server request {@code message}. */
-	TextNode wrap(ObjectNode message) {
+	private record KeptParams(ObjectNode params, int bytes) {
+	}
+
+	/** The id the client gets for server request {@code message}, relayed in {@code context}. */
+	TextNode wrap(ObjectNode message, CallContext context) {
 		ObjectNode carried = JsonRpcParser.mapper().createObjectNode();
 		carried.set("i", message.get("id"));
 		carried.set("m", message.get("method"));
-		carried.set("p", message.get("params"));
-		String payload = Base64.getUrlEncoder().withoutPadding().encodeToString(JsonRpcErrors.toBytes(carried));
-		return TextNode.valueOf(PREFIX + payload + "." + mac.sign(payload));
+		if (message.get("params") instanceof ObjectNode requestParams) {
+			byte[] bytes = JsonRpcErrors.toBytes(requestParams);
+			String digest = ENCODER.encodeToString(Sha256.digest(bytes));
+			carried.put("d", digest);
+			params.put(digest, new KeptParams(requestParams.deepCopy(), bytes.length));
+		}
+		carried.put("e", clock.instant().plus(lifetime).getEpochSecond());
+		String payload = ENCODER.encodeToString(JsonRpcErrors.toBytes(carried));
+		return TextNode.valueOf(PREFIX + payload + "." + mac.sign(signed(payload, context)));
 	}
 
-	/** The request an answer's {@code id} carries; {@code null} when it is no id the relay gave. */
-	Origin unwrap(JsonNode id) {
+	/**
+	 * The request an answer's {@code id}, in {@code context}, carries; {@code null} when it is no id the relay gave.
+	 */
+	Origin unwrap(JsonNode id, CallContext context) {
 		if (id == null || !id.isTextual() || !id.textValue().startsWith(PREFIX)) {
 			return null;
 		}
@@ -63,14 +126,26 @@ public class ServerRequestIds {
 			if (!(carried instanceof ObjectNode object) || !object.has("i")) {
 				return null;
 			}
-			boolean trusted = mac.verifies(payload, token.substring(dot + 1));
-			JsonNode params = object.get("p");
-			return new Origin(object.get("i"), object.path("m").asText(null),
-					params instanceof ObjectNode p ? p : null, trusted);
+			boolean trusted = mac.verifies(signed(payload, context), token.substring(dot + 1))
+					&& object.path("e").asLong(0) >= clock.instant().getEpochSecond();
+			if (!trusted) {
+				return new Origin(object.get("i"), null, null, false);
+			}
+			KeptParams kept = object.path("d").isTextual() ? params.getIfPresent(object.get("d").asText()) : null;
+			return new Origin(object.get("i"), object.path("m").asText(null), kept == null ? null : kept.params(),
+					true);
 		}
-		catch (IllegalArgumentException | java.io.IOException ex) {
+		catch (IllegalArgumentException | IOException ex) {
 			return null;
 		}
+	}
+
+	/** What the HMAC covers: the payload, and the server, session and caller it was relayed to. */
+	private static String signed(String payload, CallContext context) {
+		String session = context.sessionId();
+		String caller = context.caller() == null ? null : context.caller().id();
+		return "server-request\n" + context.server() + "\n" + (session == null ? "" : session) + "\n"
+				+ (caller == null ? "" : caller) + "\n" + payload;
 	}
 
 }

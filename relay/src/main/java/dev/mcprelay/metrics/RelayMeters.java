@@ -5,7 +5,7 @@ package dev.mcprelay.metrics;
  * with dots as underscores and unit suffixes: {@code mcp_relay_requests_total}, {@code mcp_relay_request_duration_seconds},
  * {@code mcp_relay_response_bytes}, {@code mcp_relay_streams_active}, {@code mcp_relay_interceptor_duration_seconds},
  * {@code mcp_relay_interceptor_rejections_total}, {@code mcp_relay_auth_failures_total},
- * {@code mcp_relay_rate_limit_rejections_total}.
+ * {@code mcp_relay_rate_limit_rejections_total}, {@code mcp_relay_upstream_unmatched_total}.
  *
  * <p>Every tag value comes from a bounded set: configured server ids (or {@code unknown}), the known MCP methods (or
  * {@code other}), status classes, outcomes, stage names and interceptor names. Never a session id, user, JSON-RPC
@@ -92,6 +92,18 @@ public final class RelayMeters {
 
 	/** Counter: sessions the relay ended itself, by {@link #SERVER} and {@link #REASON} ({@code max_per_caller}). */
 	public static final String SESSIONS_EVICTED = "mcp.relay.sessions.evicted";
+
+	/**
+	 * Counter: upstream answers that matched no request waiting for one, and upstream messages without an id that
+	 * name a request method, by {@link #SERVER} and {@link #HANDLING}: {@code paired} (taken as the answer of a POST's
+	 * one request still waiting), {@code inferred} (its method known by its result's shape), {@code relayed} (no
+	 * interceptor waits where it could belong) or {@code dropped} (held back, logged). {@code dropped} is registered at
+	 * 0 for every configured server.
+	 */
+	public static final String UNMATCHED_ANSWERS = "mcp.relay.upstream.unmatched";
+
+	/** Tag: how the relay handled an upstream message that matched no request ({@link #UNMATCHED_ANSWERS}). */
+	public static final String HANDLING = "handling";
 
 	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
 	public static final String SERVER = "server";

@@ -28,7 +28,6 @@ import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreUnavailableException;
-import io.modelcontextprotocol.spec.McpSchema;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -74,9 +73,11 @@ class VirtualToolSearch {
 			ObjectNode response = response(request.get("id"));
 			ArrayNode tools = response.putObject("result").putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(call.server().toolSearch().maxResults()));
-			for (McpSchema.Tool tool : index.tools()) {
-				if (pinned(call, tool.name()) || call.exposedTools().contains(tool.name())) {
-					tools.add(JsonRpcParser.mapper().<JsonNode>valueToTree(tool));
+			for (ObjectNode tool : index.tools()) {
+				String name = ToolIndex.name(tool);
+				if (pinned(call, name) || call.exposedTools().contains(name)) {
+					// a copy, as the member sent it (renamed): the kept catalogue is never edited
+					tools.add(tool.deepCopy());
 				}
 			}
 			return response;
@@ -94,8 +95,8 @@ class VirtualToolSearch {
 					refused.data())));
 		}
 		return catalogue(call).flatMap(index -> {
-			List<McpSchema.Tool> found = index.search(query.read(), query.limit());
-			List<String> names = found.stream().map(McpSchema.Tool::name).toList();
+			List<ObjectNode> found = index.search(query.read(), query.limit());
+			List<String> names = found.stream().map(ToolIndex::name).toList();
 			Mono<Void> exposed = call.stateless() ? Mono.empty()
 					: store.expose(new SessionKey(call.server().id(), call.session().id()), names);
 			return exposed
@@ -148,7 +149,7 @@ class VirtualToolSearch {
 				.onErrorResume(MemberUnavailable.class, failure -> Mono.empty()))
 			.collectList()
 			.map(perMember -> {
-				Map<String, McpSchema.Tool> merged = new LinkedHashMap<>();
+				Map<String, ObjectNode> merged = new LinkedHashMap<>();
 				Map<String, String> owners = new LinkedHashMap<>();
 				for (Map.Entry<String, List<ObjectNode>> member : perMember) {
 					for (ObjectNode node : member.getValue()) {
@@ -160,8 +161,7 @@ class VirtualToolSearch {
 							clashes.report(call.server().id(), "tools", name, owners.get(name), member.getKey());
 							continue;
 						}
-						ObjectNode renamed = node.deepCopy().put("name", name);
-						merged.put(name, JsonRpcParser.mapper().convertValue(renamed, McpSchema.Tool.class));
+						merged.put(name, node.deepCopy().put("name", name));
 					}
 				}
 				ToolIndex index = new ToolIndex(List.copyOf(merged.values()));

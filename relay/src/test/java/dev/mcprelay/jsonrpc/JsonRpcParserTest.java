@@ -81,6 +81,66 @@ class JsonRpcParserTest {
 		});
 	}
 
+	@ParameterizedTest(name = "a client batch whose requests share the id {0} is refused whole")
+	@ValueSource(strings = { "7", "\"seven\"", "9007199254740993" })
+	void aClientBatchWhoseRequestsShareAnIdIsRefusedWhole(String id) {
+		String body = "[{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"ping\"}]";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(body.getBytes(StandardCharsets.UTF_8)))
+			.as("answers are paired with requests by id: two requests under one id would pair an answer with the "
+					+ "wrong request, and its stage with it")
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).isEqualTo(-32600);
+				assertThat(ex.getMessage()).contains("batch elements 0 and 2").contains("id " + id);
+			});
+	}
+
+	@Test
+	void requestsWhoseIdsDifferOnlyInTypeAndAnswersSharingAnIdAreNoDuplicates() throws Exception {
+		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]").getBytes(StandardCharsets.UTF_8));
+
+		assertThat(batch.messages()).as("1 and \"1\" are two ids; an answer to a server request is no request")
+			.hasSize(3);
+	}
+
+	@Test
+	void aLongSharedIdIsNamedCut() {
+		String id = "\"" + "x".repeat(10_000) + "\"";
+		String body = "[{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":"
+				+ id + ",\"method\":\"ping\"}]";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(body.getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class,
+					ex -> assertThat(ex.getMessage()).as("the error names the id, not 10,000 characters of it")
+						.hasSizeLessThan(300));
+	}
+
+	@ParameterizedTest(name = "a client's {0} without an id is no notification")
+	@ValueSource(strings = { "tools/call", "tools/list", "prompts/get", "resources/read", "initialize", "ping",
+			"sampling/createMessage", "tasks/cancel" })
+	void aClientMessageWithoutAnIdThatNamesARequestMethodIsInvalid(String method) throws Exception {
+		String notification = "{\"jsonrpc\":\"2.0\",\"method\":\"" + method + "\",\"params\":{\"name\":\"x\"}}";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(notification.getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).isEqualTo(-32600);
+				assertThat(ex.getMessage()).isEqualTo("Invalid Request: " + method + " is a request and needs an id; "
+						+ "it is never forwarded as a notification");
+			});
+		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[" + notification
+				+ ",{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]").getBytes(StandardCharsets.UTF_8));
+		assertThat(batch.messages()).extracting(JsonRpcMessage::method).as("in a batch, the others go on")
+			.containsExactly("notifications/initialized");
+		assertThat(batch.invalidAnswers()).singleElement()
+			.satisfies(answer -> assertThat(answer.get("id").isNull()).isTrue());
+		assertThat(JsonRpcParser.parse(notification.getBytes(StandardCharsets.UTF_8)).first().method())
+			.as("an upstream's is parsed (the response stages drop it)").isEqualTo(method);
+	}
+
 	@Test
 	void anUpstreamBatchWithAnInvalidElementIsStillInvalidWhole() {
 		assertThatThrownBy(() -> parse("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},7]"))

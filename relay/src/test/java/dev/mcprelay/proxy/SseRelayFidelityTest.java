@@ -130,7 +130,9 @@ class SseRelayFidelityTest extends RelayIntegrationTest {
 		HttpResponse<String> response = http().send(http().request("scripted").header("Accept", "text/event-stream").GET());
 
 		assertThat(response.statusCode()).isEqualTo(200);
-		assertThat(response.body()).isEqualTo(request);
+		assertThat(response.body()).as("the same event, the server's request under the relay's id (issue 39)")
+			.matches("id: s-1\nevent: message\ndata: \\{\"jsonrpc\":\"2\\.0\",\"id\":\"mcp-relay\\.2\\.[^\"]+\",\"method\":"
+					+ "\"sampling/createMessage\",\"params\":\\{\\}\\}\n\n");
 	}
 
 	private HttpResponse<byte[]> sendForBytes(String body) {

@@ -1,7 +1,6 @@
 package dev.mcprelay.interceptors.toolsearch;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -11,7 +10,6 @@ import java.util.Set;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -34,7 +32,6 @@ import dev.mcprelay.config.ToolSearchProperties;
 import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.interceptors.ToolAccessPolicy;
 import dev.mcprelay.interceptors.ToolNameFilter;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
@@ -44,7 +41,6 @@ import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreUnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.modelcontextprotocol.spec.McpSchema;
 import reactor.core.publisher.Mono;
 
 /**
@@ -52,7 +48,8 @@ import reactor.core.publisher.Mono;
  * whole catalogue.
  * <ul>
  * <li>{@code tools/list} answers {@value #SEARCH_TOOL}, the tools of {@code always-expose}, and the tools this
- * session's searches found, from the server's whole catalogue (every page; {@link ToolCatalogue});</li>
+ * session's searches found, from the server's whole catalogue (every page; {@link ToolCatalogue}), each exactly as the
+ * server listed it;</li>
  * <li>a call of {@value #SEARCH_TOOL} ranks the catalogue with BM25 ({@link ToolIndex}), adds the best matches to the
  * session's exposed tools, and answers, without the upstream, with {@code notifications/tools/list_changed} and then
  * the result (a text summary, and {@code structuredContent.tools} with each tool's name, title and description): as an
@@ -78,6 +75,8 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	public static final int ORDER = ToolAccessPolicy.ORDER + 1;
 
 	private static final String STATE = ToolSearchPolicy.class.getName() + ".state";
+
+	private static final String GENERATION = ToolSearchPolicy.class.getName() + ".generation";
 
 	private final Map<String, Server> servers = new HashMap<>();
 
@@ -124,9 +123,12 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	@Override
 	public Mono<Outcome> interceptToolsList(ListRequest request) {
-		if (!servers.containsKey(request.server())) {
+		Server server = servers.get(request.server());
+		if (server == null) {
 			return Outcome.proceed();
 		}
+		// an answer to a list sent before a list_changed is never kept as the catalogue
+		request.context().attributes().put(GENERATION, server.catalogue().generation());
 		// the session must exist before anything goes upstream; its state is kept for the response stage
 		return state(request.context()).doOnNext(state -> request.context().attributes().put(STATE, state))
 			.then(Outcome.proceed());
@@ -140,16 +142,21 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		}
 		Set<String> exposed = list.context().attributes().get(STATE) instanceof SessionState state
 				? state.exposedTools() : Set.of();
+		ObjectNode result = list.result();
 		boolean wholeCatalogue = list.nextCursor() == null && list.request().params().path("cursor").isMissingNode();
-		Mono<ToolIndex> catalogue = wholeCatalogue ? server.catalogue().update(list.tools())
+		// an answer with no request of this exchange at hand (a GET stream) may predate a list_changed: never kept
+		long sentIn = list.context().attributes().get(GENERATION) instanceof Long generation ? generation : -1;
+		Mono<ToolIndex> catalogue = wholeCatalogue
+				? server.catalogue().update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
 				: server.catalogue().get(() -> listAll(list.context(), server));
 		return catalogue.flatMap(index -> {
-			ObjectNode result = list.result();
 			ArrayNode tools = result.putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
-			for (McpSchema.Tool tool : index.tools()) {
-				if (server.alwaysExposed(tool.name()) || exposed.contains(tool.name())) {
-					tools.add(JsonRpcParser.mapper().valueToTree(tool));
+			for (ObjectNode tool : index.tools()) {
+				String name = ToolIndex.name(tool);
+				if (server.alwaysExposed(name) || exposed.contains(name)) {
+					// a copy: later interceptors edit what is listed, never the catalogue
+					tools.add(tool.deepCopy());
 				}
 			}
 			result.remove("nextCursor");
@@ -200,12 +207,12 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			.defaultIfEmpty(Set.of())
 			.flatMap(before -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
 				// one more than asked: a tool of the upstream's named like the search tool is never returned
-				List<McpSchema.Tool> found = index.search(query.read(), query.limit() + 1)
+				List<ObjectNode> found = index.search(query.read(), query.limit() + 1)
 					.stream()
-					.filter(tool -> server.offers(tool.name()))
+					.filter(tool -> server.offers(ToolIndex.name(tool)))
 					.limit(query.limit())
 					.toList();
-				List<String> names = found.stream().map(McpSchema.Tool::name).toList();
+				List<String> names = found.stream().map(ToolIndex::name).toList();
 				SessionKey key = key(call.context());
 				Set<String> exposedNow = new LinkedHashSet<>(before);
 				exposedNow.addAll(names);
@@ -247,19 +254,19 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return id == null || id.isEmpty() ? null : new SessionKey(context.server(), id);
 	}
 
-	/** The whole catalogue, listed upstream in the client's session, as the allow/deny lists offer it. */
-	private Mono<List<McpSchema.Tool>> listAll(CallContext context, Server server) {
+	/**
+	 * The whole catalogue, listed upstream in the client's session with the upstream headers the interceptors set for
+	 * this request ({@code context().upstreamHeaders()}), as the allow/deny lists offer it, each tool as the server
+	 * sent it.
+	 */
+	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
-		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller()).map(nodes -> {
-			List<McpSchema.Tool> tools = new ArrayList<>(nodes.size());
-			for (JsonNode node : nodes) {
-				McpSchema.Tool tool = JsonRpcParser.mapper().convertValue(node, McpSchema.Tool.class);
-				if (server.offers(tool.name())) {
-					tools.add(tool);
-				}
-			}
-			return tools;
-		});
+		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
+				context.upstreamHeaders())
+			.map(nodes -> ToolIndex.toolsAmong(nodes)
+				.stream()
+				.filter(tool -> server.offers(ToolIndex.name(tool)))
+				.toList());
 	}
 
 	/** One server's settings, catalogue and meters. */

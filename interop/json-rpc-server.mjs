@@ -1,0 +1,131 @@
+// A generic JSON-RPC 2.0 MCP server on Node's own http module, as many servers are written: it reads every body with
+// JSON.parse (so an id past 2^53 comes back rounded), takes batches, and executes what a message names whether or not
+// it has an id (a tools/call sent as a notification runs, unanswered). It listens on 127.0.0.1 at PORT.
+//
+//   POST /mcp      one message or a batch; answers application/json (an array for a batch), or 202 when nothing
+//                  asked for an answer
+//   GET  /calls    the tool calls it executed, in order: [{name, arguments, notification}]
+//   DELETE /calls  forgets them
+//
+// Tools: echo, whoami (its schema declares the reserved _tenant), secret_admin; each answers with its name and the
+// arguments it got, as text the relay's interceptors can redact. A call whose arguments hold strayId is answered once
+// more under that id, as a server that mixes up its answers would. Tools carry fields no SDK type models (execution,
+// a vendor extension), so a relay that rewrites them shows.
+import http from 'node:http';
+
+const calls = [];
+
+const TOOLS = [
+  {
+    name: 'echo',
+    title: 'Echo',
+    description: 'Echoes the message it is given',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+    execution: { taskSupport: 'optional' },
+    'x-vendor': { rank: 1, tags: ['basic'] },
+    _meta: { 'vendor.example/origin': 'json-rpc-server' },
+  },
+  {
+    name: 'whoami',
+    description: 'Answers with the arguments it got, the tenant among them',
+    inputSchema: {
+      type: 'object',
+      properties: { _tenant: { type: 'string' }, message: { type: 'string' } },
+      required: ['_tenant'],
+    },
+  },
+  {
+    name: 'secret_admin',
+    description: 'Administers secrets',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+  },
+];
+
+function result(id, value) {
+  return { jsonrpc: '2.0', id, result: value };
+}
+
+function error(id, code, message) {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+function text(value) {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+/** The answers one message gets: none for a notification or a client's answer, else one (or two, with strayId). */
+function execute(message) {
+  if (typeof message !== 'object' || message === null || typeof message.method !== 'string') {
+    return [];
+  }
+  const notification = !('id' in message);
+  const params = message.params ?? {};
+  let answers;
+  switch (message.method) {
+    case 'initialize':
+      answers = [result(message.id, {
+        protocolVersion: params.protocolVersion ?? '2025-06-18',
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'json-rpc-server', version: '1.0.0' },
+      })];
+      break;
+    case 'ping':
+      answers = [result(message.id, {})];
+      break;
+    case 'tools/list':
+      answers = [result(message.id, { tools: TOOLS })];
+      break;
+    case 'tools/call': {
+      const args = params.arguments ?? {};
+      calls.push({ name: params.name, arguments: args, notification });
+      if (!TOOLS.some((tool) => tool.name === params.name)) {
+        answers = [result(message.id, { ...text(`Unknown tool: ${params.name}`), isError: true })];
+        break;
+      }
+      answers = [result(message.id, text(`the secret of ${params.name}: ${JSON.stringify(args)}`))];
+      if ('strayId' in args) {
+        answers.push(result(args.strayId, text(`the stray secret of ${params.name}`)));
+      }
+      break;
+    }
+    default:
+      answers = message.method.startsWith('notifications/') ? [] : [error(message.id, -32601, 'Method not found')];
+  }
+  return notification ? [] : answers;
+}
+
+const server = http.createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    if (request.url === '/calls') {
+      if (request.method === 'DELETE') {
+        calls.length = 0;
+      }
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(calls));
+      return;
+    }
+    if (request.method !== 'POST') {
+      response.writeHead(405, { Allow: 'POST' }).end();
+      return;
+    }
+    let body;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    }
+    catch {
+      response.writeHead(400, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify(error(null, -32700, 'Parse error')));
+      return;
+    }
+    const answers = (Array.isArray(body) ? body : [body]).flatMap(execute);
+    if (answers.length === 0) {
+      response.writeHead(202).end();
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify(Array.isArray(body) ? answers : answers.length === 1 ? answers[0] : answers));
+  });
+});
+
+server.listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,0 +1,225 @@
+package dev.mcprelay.intercept;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.beans.factory.annotation.Autowired;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.chain.Stage;
+import dev.mcprelay.testsupport.CapturedLogs;
+
+import dev.mcprelay.testsupport.InterceptorIntegrationTest;
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.TestUpstreams;
+import reactor.core.publisher.Mono;
+
+/**
+ * Every message meets its stage, once: no shape of a client's body pairs an answer with the wrong request, or carries
+ * a request past its request stage; no answer of the upstream's reaches the client without the stage of the request it
+ * answers.
+ */
+class OneStagePerMessageTest extends InterceptorIntegrationTest {
+
+	@Autowired
+	io.micrometer.core.instrument.MeterRegistry registry;
+
+	@Test
+	void aBatchWhoseRequestsShareAnIdIsRefusedAndNothingGoesUpstream() {
+		HttpResponse<String> response = http().send(http().post("scripted-tools",
+				"[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"},{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}]"));
+
+		assertThat(response.statusCode()).isEqualTo(400);
+		JsonNode error = RawHttp.json(response.body());
+		assertThat(error.at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(error.at("/error/message").asText()).as("the error names the id").contains("id 7");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing of the batch went upstream").isEmpty();
+		assertThat(script.calls()).as("no stage saw a message of it").isEmpty();
+	}
+
+	@Test
+	void aBatchWhoseRequestsShareAnIdIsRefusedBeforeTheSdkServer() {
+		McpSession session = session("sdk-tools");
+		upstream.clearSeen();
+
+		HttpResponse<String> response = session.post("[{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\"hi\"}}},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}]");
+
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(RawHttp.json(response.body()).at("/error/message").asText()).contains("id 8");
+		assertThat(upstream.seen()).as("nothing of the batch went upstream")
+			.noneMatch(seen -> seen.method().equals("POST"));
+	}
+
+	@ParameterizedTest(name = "a {0} without an id is refused, not forwarded")
+	@ValueSource(strings = { "tools/call", "prompts/get", "resources/read", "tools/list", "initialize",
+			"sampling/createMessage" })
+	void aNotificationNamingARequestMethodIsRefusedNotForwarded(String method) {
+		HttpResponse<String> response = http().send(http().post("scripted-tools", "{\"jsonrpc\":\"2.0\",\"method\":\""
+				+ method + "\",\"params\":{\"name\":\"secret_admin\",\"arguments\":{\"_tenant\":\"other\"}}}"));
+
+		assertThat(response.statusCode()).as("a refused notification: 400, id-less").isEqualTo(400);
+		JsonNode error = RawHttp.json(response.body());
+		assertThat(error.get("id").isNull()).isTrue();
+		assertThat(error.at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(error.at("/error/message").asText()).contains(method).contains("id");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("a generic JSON-RPC server would execute it").isEmpty();
+	}
+
+	@Test
+	void aToolsCallNotificationInABatchIsAnsweredAndTheRestGoesOn() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]")));
+
+		HttpResponse<String> response = http().send(http().post("scripted-tools",
+				"[{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"secret_admin\"}},"
+						+ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]"));
+
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().body()).as("only the ping went")
+			.isEqualTo("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
+		assertThat(messages(response)).extracting(answer -> answer.path("id").asText("null") + " "
+				+ answer.at("/error/code").asText("result"))
+			.containsExactlyInAnyOrder("null -32600", "1 result");
+	}
+
+	@Test
+	void aToolsCallNotificationNeverReachesTheSdkServer() {
+		McpSession session = session("sdk-tools");
+		upstream.clearSeen();
+
+		HttpResponse<String> response = session.post("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"secret_admin\",\"arguments\":{\"message\":\"hi\"}}}");
+
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(upstream.seen()).noneMatch(seen -> seen.method().equals("POST"));
+	}
+
+	private static final String SECRET_RESULT = "{\"content\":[{\"type\":\"text\",\"text\":\"the secret\"}]}";
+
+	/** The first interceptor redacts every tools/call result, so an answer that skipped the stage shows. */
+	private void redactToolResults() {
+		script.on("first", Stage.TOOLS_CALL_RESPONSE, response -> {
+			response.replaceResult(Map.of("content", List.of(Map.of("type", "text", "text", "[redacted]"))));
+			return Outcome.proceed();
+		});
+	}
+
+	@ParameterizedTest(name = "an answer whose id the upstream rounded meets the stage of the one request waiting ({0})")
+	@ValueSource(strings = { "application/json", "text/event-stream" })
+	void anAnswerUnderARoundedIdMeetsTheStageOfTheOneRequestWaiting(String answerType) {
+		// What a JSON.parse upstream does to an id past 2^53: 9007199254740993 comes back as 9007199254740992.
+		String answer = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"result\":" + SECRET_RESULT + "}";
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", answerType)
+			.sendString(Mono.just(answerType.equals("application/json") ? answer : "event: message\ndata: " + answer + "\n\n")));
+		redactToolResults();
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(9007199254740993L, "echo")));
+
+		List<JsonNode> answers = messages(response);
+		assertThat(answers).hasSize(1);
+		assertThat(answers.get(0).get("id").asLong()).as("the client gets the id it sent").isEqualTo(9007199254740993L);
+		assertThat(answers.get(0).at("/result/content/0/text").asText()).isEqualTo("[redacted]");
+	}
+
+	@Test
+	void aToolResultUnderAnotherIdIsNeverTakenAsTheAnswerOfTheOnePingWaiting() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":" + SECRET_RESULT + "},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]")));
+		redactToolResults();
+
+		HttpResponse<String> response = http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"));
+
+		assertThat(response.body()).as("the tool's output met the tools/call stage, not the ping's")
+			.doesNotContain("the secret");
+		assertThat(messages(response)).extracting(answer -> answer.get("id").asInt() + " "
+				+ answer.at("/result/content/0/text").asText("-"))
+			.containsExactly("2 [redacted]", "1 -");
+	}
+
+	@Test
+	void anUnknownAnswerShapedLikeAToolResultMeetsTheToolsCallStage() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":55,\"result\":" + SECRET_RESULT + "},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":56,\"result\":" + SECRET_RESULT + "}]")));
+		redactToolResults();
+
+		HttpResponse<String> response = http().send(http().post("scripted", "[" + RawHttp.toolsCall(1, "echo") + ","
+				+ RawHttp.toolsCall(2, "echo") + "]"));
+
+		assertThat(response.body()).doesNotContain("the secret");
+		assertThat(messages(response)).extracting(answer -> answer.at("/result/content/0/text").asText())
+			.containsOnly("[redacted]");
+	}
+
+	@Test
+	void anUnknownAnswerWhoseMethodCannotBeKnownIsDroppedLoggedAndCounted() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":\"forged\\nINFO line\",\"result\":{\"completion\":"
+					+ "{\"values\":[\"the secret\"]}}},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":77,\"error\":{\"code\":-1,\"message\":\"the secret\"}},"
+					+ "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]")));
+		double before = dropped("scripted");
+		int mark = CapturedLogs.all().size();
+
+		HttpResponse<String> response = http().send(http().post("scripted", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]"));
+
+		assertThat(response.body()).as("an answer no stage could be known for never reaches the client")
+			.doesNotContain("the secret");
+		assertThat(messages(response)).extracting(answer -> answer.get("id").asInt()).containsExactly(1, 2);
+		assertThat(dropped("scripted") - before).isEqualTo(2);
+		assertThat(CapturedLogs.since(mark)).anySatisfy(line -> assertThat(line).contains("scripted")
+			.contains("forged\\nINFO line"));
+		assertThat(CapturedLogs.since(mark)).noneMatch(line -> line.contains("forged\nINFO"));
+	}
+
+	@ParameterizedTest(name = "a tools/call result on a {0} meets the tools/call response stage")
+	@ValueSource(strings = { "GET stream", "GET stream resumed with Last-Event-ID" })
+	void aToolResultOnAGetStreamMeetsItsResponseStage(String how) {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "text/event-stream")
+			.sendString(Mono.just("id: e-4\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":"
+					+ SECRET_RESULT + "}\n\n"
+					+ "id: e-5\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"secret\":\"the secret\"}}\n\n"
+					+ "id: e-6\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{}}\n\n")));
+		redactToolResults();
+		java.net.http.HttpRequest.Builder get = http().request("scripted").header("Accept", "text/event-stream");
+		if (how.contains("Last-Event-ID")) {
+			get.header("Last-Event-ID", "e-3");
+		}
+
+		String body = http().send(get.GET()).body();
+
+		assertThat(body).doesNotContain("the secret");
+		List<JsonNode> relayed = RawHttp.sseData(body);
+		assertThat(relayed).as("only the result whose stage is known reaches the client").hasSize(1);
+		assertThat(relayed.get(0).at("/result/content/0/text").asText()).isEqualTo("[redacted]");
+		assertThat(body).as("a dropped event keeps its id, so resumption skips it").contains("id: e-5").contains("id: e-6");
+	}
+
+	private double dropped(String server) {
+		io.micrometer.core.instrument.Counter counter = registry.find("mcp.relay.upstream.unmatched")
+			.tag("server", server)
+			.tag("handling", "dropped")
+			.counter();
+		return counter == null ? 0 : counter.count();
+	}
+
+}
