@@ -82,7 +82,8 @@ public class ToolDefinitions {
 		if (upstream == null) {
 			return Mono.empty();
 		}
-		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller())
+		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
+				context.upstreamHeaders())
 			.timeout(bound)
 			.doOnNext(tools -> tools.forEach(definition -> published(context.server(), definition)))
 			.flatMap(tools -> Mono.justOrEmpty(annotations(context.server(), tool)))
