@@ -1,5 +1,6 @@
 package dev.mcprelay.interceptors;
 
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.core.Ordered;
@@ -40,6 +41,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyDecision;
 import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ToolDefinitions;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import reactor.core.publisher.Mono;
@@ -55,7 +57,9 @@ import reactor.core.publisher.Mono;
  * {@code elicitation/create}, {@code roots/list}) that a policy refuses is answered to the server.
  *
  * <p>It runs before interceptors of default order ({@link #ORDER}), so that they see only what the caller may use. A
- * server no policy governs (directly or through a virtual server) is not touched.
+ * server no policy governs (directly or through a virtual server) is not touched. Tools the relay offers itself
+ * ({@link RelayOwnTools}: tool search's) are neither hidden nor refused here: what they answer is kept within the
+ * caller's policies by the feature that offers them.
  */
 @Component
 public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCallRequestInterceptor,
@@ -78,12 +82,15 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	private final Iterable<String> virtualServers;
 
+	private final List<RelayOwnTools> relayOwn;
+
 	public PolicyEnforcement(Policies policies, ToolDefinitions definitions, UpstreamRegistry upstreams,
-			dev.mcprelay.config.RelayProperties properties) {
+			dev.mcprelay.config.RelayProperties properties, List<RelayOwnTools> relayOwn) {
 		this.policies = policies;
 		this.definitions = definitions;
 		this.upstreams = upstreams;
 		this.virtualServers = properties.virtualServers().keySet();
+		this.relayOwn = List.copyOf(relayOwn);
 	}
 
 	@Override
@@ -107,12 +114,12 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
 		CallContext context = list.context();
 		boolean keep = policies.needsToolDefinitions(context.server(), context.virtualServer());
-		PolicyFacts listing = facts(context, "tools/call", false, null, null, null, null);
+		PolicyFacts listing = PolicyFacts.of(context, "tools/call", false);
 		list.removeEntriesWhere(tool -> {
 			if (keep) {
 				definitions.published(context.server(), tool);
 			}
-			return !policies.lists(listing.forItem(text(tool, "name"), ToolDefinitions.annotationsOf(tool), null, null));
+			return !relayOwn(context.server(), text(tool, "name")) && !policies.lists(listing.forTool(tool));
 		});
 		return Outcome.proceed();
 	}
@@ -145,6 +152,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
 		CallContext context = call.context();
 		String tool = call.toolName();
+		if (relayOwn(context.server(), tool)) {
+			return Outcome.proceed();
+		}
 		Mono<Map<String, Object>> annotations = policies.needsToolDefinitions(context.server(), context.virtualServer())
 				? definitions.annotations(context, tool, upstreams.find(context.server()).nonStreamingTimeout())
 					.map(found -> (Map<String, Object>) found)
@@ -235,6 +245,15 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	}
 
 	// ------------------------------------------------------------------------------------------------------------------
+
+	private boolean relayOwn(String server, String tool) {
+		for (RelayOwnTools own : relayOwn) {
+			if (tool != null && own.isRelayOwn(server, tool)) {
+				return true;
+			}
+		}
+		return false;
+	}
 
 	/** A refusal the client reads as {@code error}; the access log and meters name the policy. */
 	private static Mono<Outcome> refuse(PolicyDecision decision, RejectError error) {

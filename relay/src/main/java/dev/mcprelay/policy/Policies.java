@@ -34,6 +34,15 @@ public final class Policies {
 		this.meters = meters;
 	}
 
+	/**
+	 * The engine of {@code properties}' policies and tool lists ({@link PolicyCompiler}), counting on {@code registry}.
+	 * @throws dev.mcprelay.config.InvalidRelayConfigurationException naming every problem
+	 */
+	public static Policies of(dev.mcprelay.config.RelayProperties properties,
+			io.micrometer.core.instrument.MeterRegistry registry) {
+		return new Policies(PolicyCompiler.compile(properties), new PolicyMeters(registry));
+	}
+
 	/** Whether any policy governs messages to {@code server} (directly or through any virtual server). */
 	public boolean governsAny(String server, Iterable<String> virtualServers) {
 		if (!governing(server, null).isEmpty()) {

@@ -102,6 +102,11 @@ public final class PolicyCompiler {
 						new CelRule(expression), policy.enforce()));
 			}
 		}
+		properties.servers().forEach((id, server) -> {
+			if (server != null && server.tools().restricts()) {
+				policies.add(toolLists(id, server));
+			}
+		});
 		return policies;
 	}
 

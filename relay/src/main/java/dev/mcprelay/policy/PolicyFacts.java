@@ -30,6 +30,24 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 		String tool, Map<String, Object> annotations, String prompt, String resource, Map<String, Object> arguments,
 		RequestHeaders headers) {
 
+	/**
+	 * The facts of a message of {@code method} in {@code context}'s request (its caller, server, virtual server and
+	 * headers), naming nothing yet.
+	 *
+	 * @param fromServer whether it is a server's request to the client
+	 */
+	public static PolicyFacts of(dev.mcprelay.api.CallContext context, String method, boolean fromServer) {
+		return new PolicyFacts(context.caller(), context.server(), context.virtualServer(), method, fromServer, null,
+				null, null, null, null, context.headers());
+	}
+
+	/** The same facts for the tool {@code tool}, its definition as a server lists it (name and annotations). */
+	public PolicyFacts forTool(com.fasterxml.jackson.databind.JsonNode tool) {
+		com.fasterxml.jackson.databind.JsonNode name = tool.get("name");
+		return forItem(name != null && name.isTextual() ? name.textValue() : null, ToolDefinitions.annotationsOf(tool),
+				null, null);
+	}
+
 	/** The variables {@code caller}, {@code server}, {@code mcp} and {@code request}, made anew on each call. */
 	Map<String, Object> activation() {
 		Map<String, Object> mcp = new HashMap<>(8);

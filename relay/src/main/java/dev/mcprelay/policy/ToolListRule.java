@@ -3,7 +3,6 @@ package dev.mcprelay.policy;
 import java.util.Map;
 
 import dev.mcprelay.config.ToolsProperties;
-import dev.mcprelay.interceptors.ToolNameFilter;
 
 /**
  * A server's tool lists ({@code servers.<id>.tools.allow} and {@code deny}, as written) as a deny rule on the policy
