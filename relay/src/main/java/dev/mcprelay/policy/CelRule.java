@@ -19,6 +19,11 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 	}
 
 	@Override
+	public ArgumentShapes argumentShapes() {
+		return expression.inputs().argumentShapes();
+	}
+
+	@Override
 	public boolean readsAnnotations() {
 		return expression.inputs().annotations();
 	}

@@ -71,11 +71,24 @@ public final class Policies {
 	}
 
 	/**
-	 * Whether the item {@code facts} names may be listed: decided as the request that would use it, with its arguments
-	 * unknown. Hidden items are counted.
+	 * Whether the item {@code facts} names may be listed: if and only if the request that would use it is allowed with
+	 * some arguments. Its rules are run with the arguments unknown; when the outcome depends on them, with each set of
+	 * arguments that decides it exactly ({@link ArgumentCandidates}), or, where no such set exists, it is listed (and
+	 * each call decided by its arguments). Hidden items are counted.
 	 */
 	public boolean lists(PolicyFacts facts) {
-		PolicyDecision decision = decide(facts, false);
+		Evaluation evaluation = evaluate(facts, false);
+		PolicyDecision decision = evaluation.decision();
+		if (decision.allowed() && evaluation.undecided()) {
+			List<Map<String, Object>> candidates = ArgumentCandidates.of(evaluation.argumentShapes());
+			if (candidates != null) {
+				decision = candidates.stream()
+					.map(arguments -> evaluate(facts.withArguments(arguments), true, false).decision())
+					.filter(PolicyDecision::allowed)
+					.findFirst()
+					.orElseGet(() -> new PolicyDecision(false, evaluation.undecidedBy(), false));
+			}
+		}
 		if (!decision.allowed()) {
 			meters.hidden(decision.policy(), facts.server());
 		}
@@ -83,9 +96,26 @@ public final class Policies {
 	}
 
 	private PolicyDecision decide(PolicyFacts facts, boolean argumentsKnown) {
+		return evaluate(facts, argumentsKnown, true).decision();
+	}
+
+	private Evaluation evaluate(PolicyFacts facts, boolean argumentsKnown) {
+		return evaluate(facts, argumentsKnown, true);
+	}
+
+	/**
+	 * A decision, and whether an enforced rule's outcome was unknown (it depends on the arguments, not known while
+	 * listing), with how those rules read the arguments and the first of them.
+	 */
+	private record Evaluation(PolicyDecision decision, boolean undecided, List<ArgumentShapes> argumentShapes,
+			String undecidedBy) {
+	}
+
+	/** @param observed whether failures and audits are counted and logged (not for the arguments a listing tries) */
+	private Evaluation evaluate(PolicyFacts facts, boolean argumentsKnown, boolean observed) {
 		List<Policy> applicable = governing(facts.server(), facts.virtualServer());
 		if (applicable.isEmpty()) {
-			return PolicyDecision.ALLOWED;
+			return new Evaluation(PolicyDecision.ALLOWED, false, List.of(), null);
 		}
 		Map<String, Object> activation = null;
 		Policy refusingDeny = null;
@@ -94,6 +124,8 @@ public final class Policies {
 		boolean allowFailed = false;
 		boolean allowed = false;
 		List<Policy> audits = null;
+		List<ArgumentShapes> undecided = null;
+		String undecidedBy = null;
 		for (Policy policy : applicable) {
 			if (!policy.enforced()) {
 				(audits == null ? audits = new ArrayList<>(2) : audits).add(policy);
@@ -106,7 +138,13 @@ public final class Policies {
 				activation = facts.activation();
 			}
 			RuleVerdict verdict = policy.rule().evaluate(facts, activation, argumentsKnown);
-			failed(policy, facts, verdict);
+			if (observed) {
+				failed(policy, facts, verdict);
+			}
+			if (verdict.outcome() == RuleVerdict.Outcome.UNKNOWN) {
+				(undecided == null ? undecided = new ArrayList<>(2) : undecided).add(policy.rule().argumentShapes());
+				undecidedBy = undecidedBy == null ? policy.name() : undecidedBy;
+			}
 			if (policy.denies()) {
 				if (policy.refuses(verdict)) {
 					refusingDeny = policy;
@@ -122,15 +160,16 @@ public final class Policies {
 			}
 		}
 		if (refusingDeny != null) {
-			return new PolicyDecision(false, refusingDeny.name(), refusingFailed);
+			return new Evaluation(new PolicyDecision(false, refusingDeny.name(), refusingFailed), false, List.of(), null);
 		}
 		if (firstAllow != null && !allowed) {
-			return new PolicyDecision(false, firstAllow.name(), allowFailed);
+			return new Evaluation(new PolicyDecision(false, firstAllow.name(), allowFailed), false, List.of(), null);
 		}
-		if (audits != null && argumentsKnown) {
+		if (audits != null && argumentsKnown && observed) {
 			audit(audits, facts, activation);
 		}
-		return PolicyDecision.ALLOWED;
+		return new Evaluation(PolicyDecision.ALLOWED, undecided != null,
+				undecided == null ? List.of() : undecided, undecidedBy);
 	}
 
 	/** Audit-mode policies on a message the enforced ones let through: each that would refuse it is logged and counted. */

@@ -50,8 +50,13 @@ final class PolicyExpression {
 		if (partial.outcome() != RuleVerdict.Outcome.ERROR) {
 			return partial;
 		}
-		// Some operations fail on an unknown instead of carrying it (an optional field of unknown arguments): an error
-		// that goes away with arguments of some shape came from not knowing them, and the outcome is unknown.
+		// Some operations fail on an unknown instead of carrying it (an optional field of unknown arguments), and an
+		// error elsewhere can be made moot by an argument ("x || error"). Where the arguments that decide the rule are
+		// known, they decide it (Policies tries them); else an error that goes away with arguments of some shape came
+		// from not knowing them, and the outcome is unknown.
+		if (inputs.argumentShapes().exact()) {
+			return RuleVerdict.UNKNOWN;
+		}
 		return run(withEmptyArguments(activation), false).outcome() == RuleVerdict.Outcome.ERROR ? partial
 				: RuleVerdict.UNKNOWN;
 	}

@@ -16,8 +16,9 @@ import dev.cel.common.navigation.CelNavigableAst;
  * @param perItem whether it reads what names the item: decided once per list when not
  * @param annotations whether it reads {@code mcp.tool.annotations}
  * @param arguments whether it reads {@code mcp.arguments}
+ * @param argumentShapes how it reads them
  */
-record PolicyInputs(boolean perItem, boolean annotations, boolean arguments) {
+record PolicyInputs(boolean perItem, boolean annotations, boolean arguments, ArgumentShapes argumentShapes) {
 
 	/** What {@code ast} reads. */
 	static PolicyInputs readBy(CelAbstractSyntaxTree ast) {
@@ -38,7 +39,7 @@ record PolicyInputs(boolean perItem, boolean annotations, boolean arguments) {
 				reads[2] = true;
 			}
 		});
-		return new PolicyInputs(reads[0], reads[1], reads[2]);
+		return new PolicyInputs(reads[0], reads[1], reads[2], reads[2] ? ArgumentShapes.of(ast) : ArgumentShapes.NONE);
 	}
 
 	/**

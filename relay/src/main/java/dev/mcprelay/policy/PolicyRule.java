@@ -16,6 +16,11 @@ interface PolicyRule {
 	/** Whether the verdict can differ from one listed item to another (else a list is decided once). */
 	boolean perItem();
 
+	/** How it reads a call's arguments ({@link ArgumentShapes#NONE} when it reads none). */
+	default ArgumentShapes argumentShapes() {
+		return ArgumentShapes.NONE;
+	}
+
 	/** Whether it reads a tool's published definition ({@code mcp.tool.annotations}). */
 	boolean readsAnnotations();
 
