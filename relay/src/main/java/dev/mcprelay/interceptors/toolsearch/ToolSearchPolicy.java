@@ -75,8 +75,12 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	/** The tool the relay offers in place of the catalogue. */
 	public static final String SEARCH_TOOL = "search_available_tools";
 
-	/** After the policies, before the argument policy (which then cleans the schemas this lists). */
-	public static final int ORDER = PolicyEnforcement.ORDER + 1;
+	/**
+	 * Just before the policies: the catalogue is made of the server's own lists, never of one caller's view of them,
+	 * and the policies then run on what this answers (its own tool aside); before the argument policy, which cleans
+	 * the schemas listed.
+	 */
+	public static final int ORDER = PolicyEnforcement.ORDER - 1;
 
 	private static final String STATE = ToolSearchPolicy.class.getName() + ".state";
 
