@@ -257,6 +257,8 @@ class McpTracingTest {
 				&& span.name().startsWith("interceptors "), WITHIN);
 		assertThat(interceptor.attribute("mcp_relay.interceptor.outcome")).isEqualTo("rejected");
 		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("policy");
+		assertThat(interceptor.attribute("mcp_relay.refusal.reason")).as("for the operator").isEqualTo("policy_denied");
+		assertThat(interceptor.attribute("mcp_relay.refusal.detail")).isNotBlank();
 		assertThat(RECEIVER.spans()).noneMatch(span -> span.traceId().equals(server.traceId())
 				&& span.span().getKind() == SpanKind.SPAN_KIND_CLIENT);
 	}
