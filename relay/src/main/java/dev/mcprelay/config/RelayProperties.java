@@ -7,7 +7,6 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
-import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
@@ -34,6 +33,7 @@ import org.springframework.util.unit.DataSize;
  * @param tracing what the relay bounds of tracing (the traces clients may ask to be kept)
  * @param maxBufferedBodies the memory every body the relay reads whole (clients' POST bodies, JSON answers) may take
  * together, across all requests; past it a request gets 503. Unset: a quarter of the JVM's maximum heap
+ * @param policies who may see and call which tool, prompt and resource (DESIGN section 12), as CEL expressions
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -49,29 +49,21 @@ public record RelayProperties(
 		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
 		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
 		@DefaultValue @NestedConfigurationProperty TracingProperties tracing,
-		DataSize maxBufferedBodies) {
+		DataSize maxBufferedBodies,
+		@DefaultValue List<PolicyProperties> policies) {
 
 	/** The share of the JVM's maximum heap that bodies may take together when {@code max-buffered-bodies} is unset. */
 	public static final int DEFAULT_BUFFERED_BODIES_HEAP_SHARE = 4;
 
-	@ConstructorBinding
 	public RelayProperties {
 		// Configuration order is kept: it decides which member wins a name two publish ({@code members: ["*"]}).
 		servers = servers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(servers));
 		virtualServers = virtualServers == null ? Map.of()
 				: Collections.unmodifiableMap(new LinkedHashMap<>(virtualServers));
 		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
+		policies = policies == null ? List.of() : List.copyOf(policies);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
 		tracing = tracing == null ? TracingProperties.DEFAULTS : tracing;
-	}
-
-	/** The tree with the tracing defaults and without {@code max-buffered-bodies}: for code that builds one by hand. */
-	public RelayProperties(Map<String, ServerProperties> servers, String defaultServer, List<String> allowedOrigins,
-			ConnectionPoolProperties connectionPool, AccessLogProperties accessLog, ShutdownProperties shutdown,
-			ClientConnectionProperties clientConnections, SecurityProperties security, List<RateLimitProperties> rateLimits,
-			SessionsProperties sessions, Map<String, VirtualServerProperties> virtualServers) {
-		this(servers, defaultServer, allowedOrigins, connectionPool, accessLog, shutdown, clientConnections, security,
-				rateLimits, sessions, virtualServers, null, null);
 	}
 
 	/**

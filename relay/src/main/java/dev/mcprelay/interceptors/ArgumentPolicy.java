@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.ToolsCallRequest;
@@ -51,8 +52,8 @@ import reactor.core.publisher.Mono;
 @Component
 public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, Ordered {
 
-	/** Right after {@link ToolAccessPolicy}. */
-	public static final int ORDER = ToolAccessPolicy.ORDER + 2;
+	/** Right after the policies and tool search. */
+	public static final int ORDER = PolicyEnforcement.ORDER + 2;
 
 	private static final Logger log = LoggerFactory.getLogger(ArgumentPolicy.class);
 

@@ -173,14 +173,23 @@ public final class ExchangeRecord {
 
 	/**
 	 * The first rejection among {@code verdicts}, if any, is the log's: the interceptor that made it, and the
-	 * {@code reason} and {@code rule} of its error's {@code data}, as the client reads them in {@code error.data}. For a
-	 * request refused whole, and for one refused in part (a batch, an answer on a stream) alike.
+	 * {@code reason} and {@code rule} of its error's {@code data}, as the client reads them in {@code error.data}, or,
+	 * for an error that carries a log reason of its own ({@link dev.mcprelay.api.RejectError#logReason()}: a policy's
+	 * refusal, which the client reads as an unknown tool), that reason and its detail as the rule. For a request
+	 * refused whole, and for one refused in part (a batch, an answer on a stream) alike.
 	 */
 	public void refusals(java.util.List<dev.mcprelay.chain.Verdict> verdicts) {
 		for (dev.mcprelay.chain.Verdict verdict : verdicts) {
 			if (verdict.kind() == dev.mcprelay.chain.Verdict.Kind.REJECT && verdict.error() != null) {
 				this.interceptor = verdict.interceptor();
-				JsonNode data = verdict.error().data();
+				dev.mcprelay.api.RejectError error = verdict.error();
+				if (error.logReason() != null) {
+					// a refusal that tells the client less than the log may know (a policy's: "Unknown tool")
+					this.reason = error.logReason();
+					this.rule = error.logDetail();
+					return;
+				}
+				JsonNode data = error.data();
 				this.reason = text(data, "reason");
 				this.rule = text(data, "rule");
 				return;

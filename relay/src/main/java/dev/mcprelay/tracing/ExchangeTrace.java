@@ -93,7 +93,8 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 		}
 		if (outcome != null && trace.serverSpan() != null && !trace.serverSpan().isNoop()) {
 			telemetry.interceptorSpan(trace, stage,
-					verdict.proceeds() ? verdict.changedBy() : verdict.interceptor(), outcome, startNanos);
+					verdict.proceeds() ? verdict.changedBy() : verdict.interceptor(), outcome, startNanos,
+					verdict.kind() == Verdict.Kind.REJECT ? verdict.error() : null);
 		}
 	}
 

@@ -153,6 +153,15 @@ public class McpTelemetry {
 	 * {@code startNanos} (of {@link System#nanoTime}) until now.
 	 */
 	void interceptorSpan(MessageTrace trace, String stage, String interceptor, String outcome, long startNanos) {
+		interceptorSpan(trace, stage, interceptor, outcome, startNanos, null);
+	}
+
+	/**
+	 * The same, for a refusal {@code refused} (or {@code null}), whose operator-only reason and detail
+	 * ({@link dev.mcprelay.api.RejectError#logReason()}: a policy's name, say) the span carries.
+	 */
+	void interceptorSpan(MessageTrace trace, String stage, String interceptor, String outcome, long startNanos,
+			dev.mcprelay.api.RejectError refused) {
 		long elapsedMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - startNanos);
 		java.time.Instant now = java.time.Instant.now();
 		long startMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000 - elapsedMicros;
@@ -165,6 +174,12 @@ public class McpTelemetry {
 			.tag(McpAttributes.METHOD_NAME, trace.facts().method())
 			.startTimestamp(startMicros, TimeUnit.MICROSECONDS)
 			.start();
+		if (refused != null && refused.logReason() != null) {
+			span.tag(McpAttributes.REFUSAL_REASON, refused.logReason());
+			if (refused.logDetail() != null) {
+				span.tag(McpAttributes.REFUSAL_DETAIL, refused.logDetail());
+			}
+		}
 		span.end();
 	}
 

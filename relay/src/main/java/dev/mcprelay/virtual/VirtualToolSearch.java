@@ -18,7 +18,7 @@ import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ToolsProperties;
-import dev.mcprelay.interceptors.ToolNameFilter;
+import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.interceptors.toolsearch.SearchQuery;
 import dev.mcprelay.interceptors.toolsearch.ToolIndex;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchAnswers;

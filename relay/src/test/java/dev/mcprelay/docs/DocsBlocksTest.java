@@ -228,6 +228,9 @@ class DocsBlocksTest {
 			for (ConfigurationProblem problem : RelayPropertiesValidator.validate(properties)) {
 				problems.add(problem.toString());
 			}
+			for (ConfigurationProblem problem : dev.mcprelay.policy.PolicyCompiler.problems(properties)) {
+				problems.add(problem.toString());
+			}
 		}
 		catch (RuntimeException unbindable) {
 			Throwable cause = unbindable;

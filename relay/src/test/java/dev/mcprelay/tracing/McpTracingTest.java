@@ -256,7 +256,9 @@ class McpTracingTest {
 		ReceivedSpan interceptor = RECEIVER.await(span -> isRelay(span) && span.traceId().equals(server.traceId())
 				&& span.name().startsWith("interceptors "), WITHIN);
 		assertThat(interceptor.attribute("mcp_relay.interceptor.outcome")).isEqualTo("rejected");
-		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("tool-access");
+		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("policy");
+		assertThat(interceptor.attribute("mcp_relay.refusal.reason")).as("for the operator").isEqualTo("policy_denied");
+		assertThat(interceptor.attribute("mcp_relay.refusal.detail")).isNotBlank();
 		assertThat(RECEIVER.spans()).noneMatch(span -> span.traceId().equals(server.traceId())
 				&& span.span().getKind() == SpanKind.SPAN_KIND_CLIENT);
 	}
@@ -275,7 +277,7 @@ class McpTracingTest {
 				&& span.name().startsWith("interceptors "), WITHIN);
 		assertThat(interceptor.name()).isEqualTo("interceptors tools-list-response");
 		assertThat(interceptor.attribute("mcp_relay.interceptor.outcome")).isEqualTo("changed");
-		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("tool-access");
+		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("policy");
 	}
 
 	@Test
