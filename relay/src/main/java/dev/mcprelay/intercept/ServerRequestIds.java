@@ -11,8 +11,6 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.api.CallContext;
@@ -33,9 +31,10 @@ import dev.mcprelay.security.RelayMac;
  * answer and a client's {@code notifications/cancelled} mean the same on every server and under every configuration.
  *
  * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB. The replica that
- * relays a request keeps its params for the id's lifetime (at most {@value #KEPT_PARAMS_BYTES} bytes of them, the oldest going
- * first), under their digest, so the stage has them when the answer comes back to it; elsewhere, or once they went,
- * the stage has the method but no params. The lifetime is {@code mcp-relay.sessions.idle-timeout}.
+ * relays a request keeps its params for the id's lifetime (their bytes, at most {@value #KEPT_PARAMS_BYTES} bytes of
+ * heap by what each entry costs there, {@link KeptBytes}, the oldest going first), under their digest, so the stage
+ * has them when the answer comes back to it; elsewhere, or once they went, the stage has the method but no params.
+ * The lifetime is {@code mcp-relay.sessions.idle-timeout}.
  *
  * <p>The HMAC is the relay's ({@link RelayMac}: {@code mcp-relay.sessions.secret}, the same on every replica, or a
  * random key of this process when none is configured). An id from another session, caller or server (servers number
@@ -47,7 +46,7 @@ public class ServerRequestIds {
 
 	static final String PREFIX = "mcp-relay.2.";
 
-	/** The most bytes of params a replica keeps for the requests it relayed. */
+	/** The most heap the params a replica keeps for the requests it relayed may take. */
 	static final long KEPT_PARAMS_BYTES = 16L * 1024 * 1024;
 
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
@@ -58,8 +57,8 @@ public class ServerRequestIds {
 
 	private final Clock clock;
 
-	/** Params of the requests this replica relayed, by digest. */
-	private final Cache<String, KeptParams> params;
+	/** The serialized params of the requests this replica relayed, by digest. */
+	private final KeptBytes params;
 
 	@Autowired
 	ServerRequestIds(RelayMac mac, RelayProperties properties) {
@@ -70,12 +69,7 @@ public class ServerRequestIds {
 		this.mac = mac;
 		this.lifetime = lifetime;
 		this.clock = clock;
-		this.params = Caffeine.newBuilder()
-			.maximumWeight(KEPT_PARAMS_BYTES)
-			.weigher((String digest, KeptParams kept) -> kept.bytes())
-			.expireAfterWrite(lifetime)
-			.executor(Runnable::run)
-			.build();
+		this.params = new KeptBytes(KEPT_PARAMS_BYTES, lifetime);
 	}
 
 	/**
@@ -89,9 +83,6 @@ public class ServerRequestIds {
 	public record Origin(JsonNode id, String method, ObjectNode params, boolean trusted) {
 	}
 
-	private record KeptParams(ObjectNode params, int bytes) {
-	}
-
 	/** The id the client gets for server request {@code message}, relayed in {@code context}. */
 	TextNode wrap(ObjectNode message, CallContext context) {
 		ObjectNode carried = JsonRpcParser.mapper().createObjectNode();
@@ -101,7 +92,7 @@ public class ServerRequestIds {
 			byte[] bytes = JsonRpcErrors.toBytes(requestParams);
 			String digest = ENCODER.encodeToString(Sha256.digest(bytes));
 			carried.put("d", digest);
-			params.put(digest, new KeptParams(requestParams.deepCopy(), bytes.length));
+			params.put(digest, bytes);
 		}
 		carried.put("e", clock.instant().plus(lifetime).getEpochSecond());
 		String payload = ENCODER.encodeToString(JsonRpcErrors.toBytes(carried));
@@ -131,13 +122,30 @@ public class ServerRequestIds {
 			if (!trusted) {
 				return new Origin(object.get("i"), null, null, false);
 			}
-			KeptParams kept = object.path("d").isTextual() ? params.getIfPresent(object.get("d").asText()) : null;
-			return new Origin(object.get("i"), object.path("m").asText(null), kept == null ? null : kept.params(),
-					true);
+			byte[] kept = object.path("d").isTextual() ? params.get(object.get("d").asText()) : null;
+			return new Origin(object.get("i"), object.path("m").asText(null), kept == null ? null : read(kept), true);
 		}
 		catch (IllegalArgumentException | IOException ex) {
 			return null;
 		}
+	}
+
+	private static ObjectNode read(byte[] params) {
+		try {
+			return (ObjectNode) JsonRpcParser.mapper().readTree(params);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("kept params no longer read", ex);
+		}
+	}
+
+	/** How many requests' params this replica keeps now, and what they weigh; for tests. */
+	long keptParams() {
+		return params.size();
+	}
+
+	long keptParamsWeight() {
+		return params.weight();
 	}
 
 	/** What the HMAC covers: the payload, and the server, session and caller it was relayed to. */

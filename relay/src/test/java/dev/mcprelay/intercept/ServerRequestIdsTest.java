@@ -111,6 +111,23 @@ class ServerRequestIdsTest {
 		assertThat(ids("s").unwrap(TextNode.valueOf(ServerRequestIds.PREFIX + "!!!.x"), SESSION_A)).isNull();
 	}
 
+	@Test
+	void theParamsKeptAreBoundedByWhatTheyCostOnTheHeap() {
+		ServerRequestIds ids = ids("shared");
+		int requests = 200_000;
+		for (int i = 0; i < requests; i++) {
+			ObjectNode request = REQUEST.deepCopy();
+			request.putObject("params").put("n", i);
+			ids.wrap(request, SESSION_A);
+		}
+
+		// each entry weighs its 12 bytes of params, its 43-character digest and the heap an entry takes beyond them
+		// (measured with JOL: 218 bytes for such an entry); weighed by its serialized bytes alone, all 200,000 fit
+		long mostEntries = ServerRequestIds.KEPT_PARAMS_BYTES / (KeptBytes.ENTRY_OVERHEAD + 12);
+		assertThat(ids.keptParams()).as("entries kept").isLessThanOrEqualTo(mostEntries).isGreaterThan(requests / 10);
+		assertThat(ids.keptParamsWeight()).isLessThanOrEqualTo(ServerRequestIds.KEPT_PARAMS_BYTES);
+	}
+
 	private static ServerRequestIds ids(String secret) {
 		return new ServerRequestIds(new RelayMac(secret), Duration.ofHours(1), Clock.fixed(NOW, ZoneOffset.UTC));
 	}
