@@ -8,11 +8,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcIds;
 
 /**
  * The requests of one POST that went upstream and are not answered yet, by id, so that a response meets the
  * response stage with its request at hand, and a stream that fails answers exactly the requests still waiting. Ids
- * compare by JSON value ({@code 1} and {@code "1"} differ). Used from one exchange's serialized signals only.
+ * compare as the upstream may read them ({@link JsonRpcIds}: {@code 1} and {@code "1"} differ, an integer past 2^53
+ * and its rounding are one), and an answer under a rounded id reaches the client under the id the client sent. Used
+ * from one exchange's serialized signals only.
  */
 public final class PendingRequests {
 
@@ -29,7 +32,7 @@ public final class PendingRequests {
 	}
 
 	void add(McpRequest request) {
-		pending.put(key(request.id()), request);
+		pending.put(JsonRpcIds.key(request.id()), request);
 	}
 
 	/** From now on, {@code watcher} is told of each answer and each other message the upstream sends back. */
@@ -43,12 +46,15 @@ public final class PendingRequests {
 	}
 
 	/**
-	 * The request {@code answer} answers, now answered (the watcher is told); {@code null} when it answers none that
-	 * is waiting.
+	 * The request {@code answer} answers, now answered, and the answer under the request's id as the client wrote it
+	 * (the upstream may have rounded it); the watcher is told. {@code null} when it answers none that is waiting.
 	 */
 	public McpRequest answer(JsonRpcMessage answer) {
 		McpRequest request = take(answer.id());
 		if (request != null) {
+			if (!request.id().equals(answer.id())) {
+				answer.node().set("id", request.id());
+			}
 			watcher.answered(answer);
 		}
 		return request;
@@ -56,7 +62,7 @@ public final class PendingRequests {
 
 	/** The request {@code id} answers, now answered; {@code null} when none is waiting for it. */
 	public McpRequest take(JsonNode id) {
-		return id == null ? null : pending.remove(key(id));
+		return id == null ? null : pending.remove(JsonRpcIds.key(id));
 	}
 
 	/** The one request still waiting; {@code null} when none or several are. */
@@ -73,13 +79,9 @@ public final class PendingRequests {
 		return pending.isEmpty();
 	}
 
-	/** Whether two JSON-RPC ids are the same, as this class compares them ({@code 1} and {@code "1"} differ). */
+	/** Whether two JSON-RPC ids are the same, as this class compares them ({@link JsonRpcIds}). */
 	public static boolean sameId(JsonNode one, JsonNode other) {
-		return one != null && other != null && key(one).equals(key(other));
-	}
-
-	private static String key(JsonNode id) {
-		return (id.isTextual() ? "s:" : "n:") + id.asText();
+		return JsonRpcIds.same(one, other);
 	}
 
 }

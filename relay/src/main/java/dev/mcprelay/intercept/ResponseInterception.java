@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.springframework.stereotype.Component;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -120,10 +121,12 @@ public class ResponseInterception {
 
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
+		JsonNode sent = message.id();
 		McpRequest matched = message.isResponse() ? pending.answer(message) : null;
 		McpRequest paired = message.isResponse() && matched == null ? unmatched.pair(message, pending, context) : null;
 		Mono<Relayed> relayed = relay(message, context, pending, onStream, timeout, matched != null ? matched : paired);
-		return paired == null ? relayed : relayed.map(Relayed::asChanged);
+		// the relay put the client's id where the upstream wrote another (it rounded it, or the answer was paired)
+		return sent == null || sent.equals(message.id()) ? relayed : relayed.map(Relayed::asChanged);
 	}
 
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,

@@ -116,9 +116,9 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 		});
 	}
 
-	@ParameterizedTest(name = "an answer whose id the upstream rounded meets the stage of the one request waiting ({0})")
+	@ParameterizedTest(name = "an answer whose id the upstream rounded meets the stage of the request it answers ({0})")
 	@ValueSource(strings = { "application/json", "text/event-stream" })
-	void anAnswerUnderARoundedIdMeetsTheStageOfTheOneRequestWaiting(String answerType) {
+	void anAnswerUnderARoundedIdMeetsTheStageOfTheRequestItAnswers(String answerType) {
 		// What a JSON.parse upstream does to an id past 2^53: 9007199254740993 comes back as 9007199254740992.
 		String answer = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"result\":" + SECRET_RESULT + "}";
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
@@ -132,6 +132,20 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 		assertThat(answers).hasSize(1);
 		assertThat(answers.get(0).get("id").asLong()).as("the client gets the id it sent").isEqualTo(9007199254740993L);
 		assertThat(answers.get(0).at("/result/content/0/text").asText()).isEqualTo("[redacted]");
+	}
+
+	@Test
+	void aBatchWhoseIdsTheUpstreamWouldRoundToOneIsRefused() {
+		HttpResponse<String> response = http().send(http().post("scripted-tools",
+				"[{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"tools/list\"},"
+						+ "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"ping\"}]"));
+
+		assertThat(response.statusCode()).isEqualTo(400);
+		JsonNode error = RawHttp.json(response.body());
+		assertThat(error.at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(error.at("/error/message").asText()).as("the error names both ids")
+			.contains("9007199254740993").contains("9007199254740992");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing of the batch went upstream").isEmpty();
 	}
 
 	@Test
