@@ -44,9 +44,19 @@ final class KeptBytes {
 		entries.put(key, bytes);
 	}
 
+	/** Keeps {@code bytes} under {@code key} unless some are kept there; those, or {@code null} when none were. */
+	byte[] putIfAbsent(String key, byte[] bytes) {
+		return entries.asMap().putIfAbsent(key, bytes);
+	}
+
 	/** The bytes kept under {@code key}; {@code null} when none are (never kept, expired, or pushed out). */
 	byte[] get(String key) {
 		return entries.getIfPresent(key);
+	}
+
+	/** The bytes kept under {@code key}, no longer kept; {@code null} when none were. */
+	byte[] take(String key) {
+		return entries.asMap().remove(key);
 	}
 
 	/** How many entries are kept now (after the cache's pending upkeep). */

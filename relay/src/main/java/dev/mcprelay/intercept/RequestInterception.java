@@ -42,9 +42,12 @@ public class RequestInterception {
 
 	private final ServerRequestIds serverRequestIds;
 
-	RequestInterception(InterceptorChains chains, ServerRequestIds serverRequestIds) {
+	private final ResumableRequests resumable;
+
+	RequestInterception(InterceptorChains chains, ServerRequestIds serverRequestIds, ResumableRequests resumable) {
 		this.chains = chains;
 		this.serverRequestIds = serverRequestIds;
+		this.resumable = resumable;
 	}
 
 	/**
@@ -66,7 +69,7 @@ public class RequestInterception {
 	public Mono<InboundPlan> apply(JsonRpcPayload payload, CallContext context, Duration timeout,
 			ChainWatcher watcher) {
 		return InOrder.map(payload.messages(), message -> decide(message, context, timeout, watcher))
-			.map(decisions -> plan(payload, decisions));
+			.map(decisions -> plan(payload, decisions, new PendingRequests(context, resumable)));
 	}
 
 	/** Runs {@code stage}'s chain for {@code context}'s server over {@code view}, a view of {@code message}. */
@@ -210,12 +213,11 @@ public class RequestInterception {
 		return verdict;
 	}
 
-	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions) {
+	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions, PendingRequests pending) {
 		List<ObjectNode> forwarded = new ArrayList<>();
 		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
 		List<ObjectNode> notifications = new ArrayList<>();
 		List<Verdict> stops = new ArrayList<>();
-		PendingRequests pending = new PendingRequests();
 		boolean changed = !payload.isWhole();
 		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
 		for (Decision decision : decisions) {
