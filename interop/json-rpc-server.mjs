@@ -3,17 +3,27 @@
 // it has an id (a tools/call sent as a notification runs, unanswered). It listens on 127.0.0.1 at PORT.
 //
 //   POST /mcp      one message or a batch; answers application/json (an array for a batch), or 202 when nothing
-//                  asked for an answer
+//                  asked for an answer. initialize opens a session (Mcp-Session-Id: n-1, n-2, ...). In a session, a
+//                  request whose params._meta.resume is true is answered later: the POST is answered as an event
+//                  stream (when the client accepts one) that carries the other answers and ends without that one, as
+//                  a server that closes a stream early does; the answer waits for the session's next GET
+//   GET  /mcp      in a session, an event stream of the answers waiting (each event with an id), then its end
 //   GET  /calls    the tool calls it executed, in order: [{name, arguments, notification}]
 //   DELETE /calls  forgets them
 //
 // Tools: echo, whoami (its schema declares the reserved _tenant), secret_admin; each answers with its name and the
 // arguments it got, as text the relay's interceptors can redact. A call whose arguments hold strayId is answered once
-// more under that id, as a server that mixes up its answers would. Tools carry fields no SDK type models (execution,
-// a vendor extension), so a relay that rewrites them shows.
+// more under that id, as a server that mixes up its answers would (in a session, the stray of a call answered later
+// goes to the GET stream as well). Tools carry fields no SDK type models (execution, a vendor extension), so a relay
+// that rewrites them shows.
 import http from 'node:http';
 
 const calls = [];
+
+/** The answers waiting for each session's next GET, by session id. */
+const later = new Map();
+let sessions = 0;
+let events = 0;
 
 const TOOLS = [
   {
@@ -47,6 +57,11 @@ function result(id, value) {
 
 function error(id, code, message) {
   return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/** One SSE event of a message, with an id of its own. */
+function event(message) {
+  return `id: e-${++events}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
 function text(value) {
@@ -105,6 +120,12 @@ const server = http.createServer((request, response) => {
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(calls));
       return;
     }
+    const session = request.headers['mcp-session-id'];
+    if (request.method === 'GET' && later.has(session)) {
+      response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Mcp-Session-Id': session });
+      response.end(later.get(session).splice(0).map(event).join(''));
+      return;
+    }
     if (request.method !== 'POST') {
       response.writeHead(405, { Allow: 'POST' }).end();
       return;
@@ -118,12 +139,37 @@ const server = http.createServer((request, response) => {
         .end(JSON.stringify(error(null, -32700, 'Parse error')));
       return;
     }
-    const answers = (Array.isArray(body) ? body : [body]).flatMap(execute);
-    if (answers.length === 0) {
-      response.writeHead(202).end();
+    const messages = Array.isArray(body) ? body : [body];
+    const headers = {};
+    let inSession = session;
+    if (messages.some((message) => message?.method === 'initialize' && 'id' in message)) {
+      inSession = `n-${++sessions}`;
+      later.set(inSession, []);
+      headers['Mcp-Session-Id'] = inSession;
+    }
+    const streams = later.has(inSession) && (request.headers.accept ?? '').includes('text/event-stream');
+    const answers = [];
+    let deferred = false;
+    for (const message of messages) {
+      const answered = execute(message);
+      if (streams && message?.params?._meta?.resume === true && answered.length > 0) {
+        later.get(inSession).push(...answered);
+        deferred = true;
+      }
+      else {
+        answers.push(...answered);
+      }
+    }
+    if (deferred) {
+      response.writeHead(200, { ...headers, 'Content-Type': 'text/event-stream' });
+      response.end(answers.map(event).join(''));
       return;
     }
-    response.writeHead(200, { 'Content-Type': 'application/json' })
+    if (answers.length === 0) {
+      response.writeHead(202, headers).end();
+      return;
+    }
+    response.writeHead(200, { ...headers, 'Content-Type': 'application/json' })
       .end(JSON.stringify(Array.isArray(body) ? answers : answers.length === 1 ? answers[0] : answers));
   });
 });

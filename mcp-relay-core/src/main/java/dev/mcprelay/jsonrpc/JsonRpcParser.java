@@ -56,12 +56,15 @@ public final class JsonRpcParser {
 	 *
 	 * <p>A batch whose requests share an id is refused whole: answers are paired with their requests by id, so two
 	 * requests under one id would pair an answer with the wrong request (and with that request's response stage), and
-	 * leave the other unanswered. Ids compare as JSON values ({@code 1} and {@code "1"} differ).
+	 * leave the other unanswered. Ids compare as the upstream may read them ({@link JsonRpcIds}): {@code 1} and
+	 * {@code "1"} differ, but {@code 9007199254740993} and {@code 9007199254740992}, one number to a server that reads
+	 * numbers as doubles, are one id.
 	 *
 	 * <p>A message without an id that names a request method of MCP is invalid here (a request needs an id).
 	 *
 	 * @throws JsonRpcParseException when the body is not well-formed UTF-8, not JSON (or holds a number out of range),
-	 * is an empty batch, a batch whose requests share an id, or a single invalid message
+	 * is an empty batch, a batch whose requests share an id (as {@link JsonRpcIds} compares them), or a single
+	 * invalid message
 	 */
 	public static JsonRpcPayload parseClientBody(byte[] body) throws JsonRpcParseException {
 		return parse(body, true);
@@ -91,7 +94,7 @@ public final class JsonRpcParser {
 			}
 			List<JsonRpcMessage> messages = new ArrayList<>(root.size());
 			List<ObjectNode> invalid = new ArrayList<>();
-			Map<String, Integer> requestIds = answerInvalidElements ? new HashMap<>() : null;
+			Map<String, BatchRequest> requestIds = answerInvalidElements ? new HashMap<>() : null;
 			for (int i = 0; i < root.size(); i++) {
 				try {
 					JsonRpcMessage message = toMessage(root.get(i), "batch element " + i + ": ");
@@ -138,19 +141,34 @@ public final class JsonRpcParser {
 	}
 
 	/**
-	 * Records the id of the request at batch element {@code index}; refuses the batch when an earlier request has it.
+	 * Records the id of the request at batch element {@code index}; refuses the batch when an earlier request has it,
+	 * or has an id the upstream may not tell from it ({@link JsonRpcIds}: {@code 9007199254740993} and
+	 * {@code 9007199254740992} are one number to a server that reads numbers as doubles).
 	 */
-	private static void requireNewId(Map<String, Integer> requestIds, JsonNode id, int index)
+	private static void requireNewId(Map<String, BatchRequest> requestIds, JsonNode id, int index)
 			throws JsonRpcParseException {
-		Integer first = requestIds.putIfAbsent((id.isTextual() ? "s:" : "n:") + id.asText(), index);
-		if (first != null) {
-			String quoted = id.toString();
-			if (quoted.length() > MAX_QUOTED_ID) {
-				quoted = quoted.substring(0, MAX_QUOTED_ID) + "...";
-			}
-			throw new DuplicateRequestId("Invalid Request: batch elements " + first + " and " + index
-					+ " share the request id " + quoted + "; give each request of a batch its own id");
+		BatchRequest first = requestIds.putIfAbsent(JsonRpcIds.key(id), new BatchRequest(id, index));
+		if (first == null) {
+			return;
 		}
+		JsonNode earlier = first.id();
+		if (earlier.equals(id)) {
+			throw new DuplicateRequestId("Invalid Request: batch elements " + first.index() + " and " + index
+					+ " share the request id " + quoted(id) + "; give each request of a batch its own id");
+		}
+		throw new DuplicateRequestId("Invalid Request: batch elements " + first.index() + " and " + index
+				+ " have the request ids " + quoted(earlier) + " and " + quoted(id) + ", one number to a server that "
+				+ "reads numbers as doubles (as JSON.parse does), which would answer both under one id; give each "
+				+ "request of a batch an id of its own, a string or an integer within 2^53");
+	}
+
+	/** A request of a batch: its id, and where it stands. */
+	private record BatchRequest(JsonNode id, int index) {
+	}
+
+	private static String quoted(JsonNode id) {
+		String quoted = id.toString();
+		return quoted.length() > MAX_QUOTED_ID ? quoted.substring(0, MAX_QUOTED_ID) + "..." : quoted;
 	}
 
 	/** A batch whose requests share an id: refused whole, never answered element by element. */

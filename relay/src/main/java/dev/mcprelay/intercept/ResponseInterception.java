@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.springframework.stereotype.Component;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -31,10 +32,11 @@ import reactor.core.publisher.Mono;
 /**
  * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for a request of the
  * server to the client, its server-request stage; for a notification, the server-notification stage; for the answer to
- * a pending request, the per-method response stage (a result) or the error stage (an error). An answer that matches no
- * pending request (an id the upstream rounded, a GET or resumed stream) is paired, inferred, relayed or dropped as
- * {@link UnmatchedAnswers} says, never relayed past a stage that could apply to it; so is a message without an id that
- * names a request method. The requests the upstream failed or refused meet the error stage in
+ * a pending request, the per-method response stage (a result) or the error stage (an error); an answer under an id the
+ * upstream rounded is one of these ({@link PendingRequests}) and reaches the client under the client's id. An answer
+ * that matches no pending request (on a GET or resumed stream, or a stray) meets the stage {@link UnmatchedAnswers}
+ * finds for it, or is dropped, never relayed past a stage that could apply to it; a message without an id that names
+ * a request method is dropped. The requests the upstream failed or refused meet the error stage in
  * {@link FailedRequestAnswers}.
  */
 @Component
@@ -120,16 +122,23 @@ public class ResponseInterception {
 
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
-		McpRequest matched = message.isResponse() ? pending.answer(message) : null;
-		McpRequest paired = message.isResponse() && matched == null ? unmatched.pair(message, pending, context) : null;
-		Mono<Relayed> relayed = relay(message, context, pending, onStream, timeout, matched != null ? matched : paired);
-		return paired == null ? relayed : relayed.map(Relayed::asChanged);
+		if (!message.isResponse()) {
+			return relay(message, context, pending, onStream, timeout, null);
+		}
+		JsonNode sent = message.id();
+		McpRequest request = pending.answer(message);
+		if (request == null) {
+			request = unmatched.known(message, pending, context);
+		}
+		Mono<Relayed> relayed = relay(message, context, pending, onStream, timeout, request);
+		// the relay put the client's id where the upstream wrote another (it rounded it, or wrote none)
+		return sent.equals(message.id()) ? relayed : relayed.map(Relayed::asChanged);
 	}
 
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout, McpRequest request) {
 		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION && McpRequestMethods.isRequest(message.method())) {
-			unmatched.dropped(context, message, onStream);
+			unmatched.droppedRequest(context, message);
 			return Mono.just(Relayed.dropped());
 		}
 		if (!message.isResponse()) {
@@ -153,41 +162,26 @@ public class ResponseInterception {
 			if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
 				return serverNotification(message, context, onStream, timeout, pending);
 			}
-			if (request == null) {
-				return unmatchedAnswer(message, context, onStream, timeout, pending);
+			McpRequest answered = request != null ? request : unmatched.unknown(message, pending, context, onStream);
+			if (answered == null) {
+				return Mono.just(Relayed.dropped());
 			}
-			if (message.isError()) {
-				InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
-				if (errorChain.isEmpty()) {
-					return Mono.just(new Relayed(message, false));
-				}
-				UpstreamError error = new UpstreamError(context, message.node(), request, null);
-				return watched(Stage.ERROR, errorChain.run(error, timeout), message, pending)
-					.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
-							: Relayed.replaced(ErrorStageAnswers.after(error, errorVerdict)));
-			}
-			return respond(message, context, request, timeout, pending);
+			return message.isError() ? error(message, context, answered, timeout, pending)
+					: respond(message, context, answered, timeout, pending);
 		});
 	}
 
-	/**
-	 * An answer that matches no request waiting, after the remote-message stage: its method's response stage when its
-	 * shape tells the method; else relayed when no interceptor of the server waits where it could belong, and dropped
-	 * when one does ({@link UnmatchedAnswers}).
-	 */
-	private Mono<Relayed> unmatchedAnswer(JsonRpcMessage message, CallContext context, boolean onStream,
-			Duration timeout, PendingRequests pending) {
-		McpRequest inferred = unmatched.infer(context, message);
-		if (inferred != null) {
-			return respond(message, context, inferred, timeout, pending);
-		}
-		Stage<?> couldMeet = message.isError() ? Stage.ERROR : Stage.OTHER_RESPONSE;
-		if (chains.chain(couldMeet, context.server()).isEmpty()) {
-			unmatched.relayed(context);
+	/** An upstream's error answer at the error stage, with the request it answers at hand. */
+	private Mono<Relayed> error(JsonRpcMessage message, CallContext context, McpRequest request, Duration timeout,
+			PendingRequests pending) {
+		InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
+		if (errorChain.isEmpty()) {
 			return Mono.just(new Relayed(message, false));
 		}
-		unmatched.dropped(context, message, onStream);
-		return Mono.just(Relayed.dropped());
+		UpstreamError error = new UpstreamError(context, message.node(), request, null);
+		return watched(Stage.ERROR, errorChain.run(error, timeout), message, pending)
+			.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
+					: Relayed.replaced(ErrorStageAnswers.after(error, errorVerdict)));
 	}
 
 	/** {@code verdict}, the chain of {@code stage} deciding about {@code message}, told to the exchange's watcher. */

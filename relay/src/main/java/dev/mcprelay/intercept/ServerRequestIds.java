@@ -11,8 +11,6 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.api.CallContext;
@@ -26,28 +24,37 @@ import dev.mcprelay.security.RelayMac;
  * request back to any replica without a store (DESIGN section 7): {@value #PREFIX} followed by the server's id, the
  * method, a digest of the params and an expiry (Base64url JSON), and an HMAC over them and the server, the session
  * ({@code Mcp-Session-Id}) and the caller the request was relayed to. When the client answers (or cancels the request),
- * the relay restores the server's id; when the id verifies for the answer's own server, session and caller and has not
- * expired, the client-response stage gets the request.
+ * the relay restores the server's id, and the client-response stage gets the request.
  *
  * <p>Every server request is wrapped, whatever interceptors exist and whichever servers they apply to, so a client's
- * answer and a client's {@code notifications/cancelled} mean the same on every server and under every configuration.
+ * answer and a client's {@code notifications/cancelled} mean the same on every server and under every configuration;
+ * and so an id with the prefix that does not verify for the answer's own server, session and caller, within its
+ * lifetime, is no id the relay gave: it was altered, invented, minted for another session, caller or server (servers
+ * number their requests from 0 per session), has expired, or comes from a replica with another secret. Such an answer
+ * or cancellation is refused ({@link Origin#refused()}), never restored: what it would restore is the client's word.
  *
  * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB. The replica that
- * relays a request keeps its params for the id's lifetime (at most {@value #KEPT_PARAMS_BYTES} bytes of them, the oldest going
- * first), under their digest, so the stage has them when the answer comes back to it; elsewhere, or once they went,
- * the stage has the method but no params. The lifetime is {@code mcp-relay.sessions.idle-timeout}.
+ * relays a request keeps its params for the id's lifetime (their bytes, at most {@value #KEPT_PARAMS_BYTES} bytes of
+ * heap by what each entry costs there, {@link KeptBytes}, the oldest going first), under their digest, so the stage
+ * has them when the answer comes back to it; elsewhere, or once they went, the stage has the method but no params.
+ * The lifetime is {@code mcp-relay.sessions.idle-timeout}.
+ *
+ * <p>An id of the format relays wrote before ({@value #FORMER_PREFIX}, bound to no session and with no lifetime) is
+ * still restored when its HMAC verifies, so that a server request relayed by a replica of the former version is
+ * answered during a rolling upgrade; it is not trusted (the stage sees no request).
  *
  * <p>The HMAC is the relay's ({@link RelayMac}: {@code mcp-relay.sessions.secret}, the same on every replica, or a
- * random key of this process when none is configured). An id from another session, caller or server (servers number
- * their requests from 0 per session), an expired one, one a client altered, or one from a replica with another secret
- * is still restored (the server gets an answer under its own id) but not trusted: the stage sees no request.
+ * random key of this process when none is configured).
  */
 @Component
 public class ServerRequestIds {
 
 	static final String PREFIX = "mcp-relay.2.";
 
-	/** The most bytes of params a replica keeps for the requests it relayed. */
+	/** The prefix of the ids relays wrote before the session binding: restored, never trusted. */
+	static final String FORMER_PREFIX = "mcp-relay.1.";
+
+	/** The most heap the params a replica keeps for the requests it relayed may take. */
 	static final long KEPT_PARAMS_BYTES = 16L * 1024 * 1024;
 
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
@@ -58,8 +65,8 @@ public class ServerRequestIds {
 
 	private final Clock clock;
 
-	/** Params of the requests this replica relayed, by digest. */
-	private final Cache<String, KeptParams> params;
+	/** The serialized params of the requests this replica relayed, by digest. */
+	private final KeptBytes params;
 
 	@Autowired
 	ServerRequestIds(RelayMac mac, RelayProperties properties) {
@@ -70,26 +77,30 @@ public class ServerRequestIds {
 		this.mac = mac;
 		this.lifetime = lifetime;
 		this.clock = clock;
-		this.params = Caffeine.newBuilder()
-			.maximumWeight(KEPT_PARAMS_BYTES)
-			.weigher((String digest, KeptParams kept) -> kept.bytes())
-			.expireAfterWrite(lifetime)
-			.executor(Runnable::run)
-			.build();
+		this.params = new KeptBytes(KEPT_PARAMS_BYTES, lifetime);
 	}
 
 	/**
 	 * A server request as a client's answer carried it back.
 	 *
+	 * @param id the server's own id; {@code null} when {@link #refused()}
 	 * @param method the request's method; {@code null} when not trusted
 	 * @param params its params, when this replica still has them; {@code null} when it had none, when not trusted, or
 	 * when they are not at hand
 	 * @param trusted whether the id verifies for the answer's server, session and caller, within its lifetime
 	 */
 	public record Origin(JsonNode id, String method, ObjectNode params, boolean trusted) {
-	}
 
-	private record KeptParams(ObjectNode params, int bytes) {
+		private static final Origin REFUSED = new Origin(null, null, null, false);
+
+		/**
+		 * Whether the id has the relay's prefix but is no id the relay gave in this session: altered, invented,
+		 * expired, minted for another session, caller or server, or by a replica with another secret.
+		 */
+		public boolean refused() {
+			return id == null;
+		}
+
 	}
 
 	/** The id the client gets for server request {@code message}, relayed in {@code context}. */
@@ -101,7 +112,7 @@ public class ServerRequestIds {
 			byte[] bytes = JsonRpcErrors.toBytes(requestParams);
 			String digest = ENCODER.encodeToString(Sha256.digest(bytes));
 			carried.put("d", digest);
-			params.put(digest, new KeptParams(requestParams.deepCopy(), bytes.length));
+			params.put(digest, bytes);
 		}
 		carried.put("e", clock.instant().plus(lifetime).getEpochSecond());
 		String payload = ENCODER.encodeToString(JsonRpcErrors.toBytes(carried));
@@ -109,35 +120,82 @@ public class ServerRequestIds {
 	}
 
 	/**
-	 * The request an answer's {@code id}, in {@code context}, carries; {@code null} when it is no id the relay gave.
+	 * The request an answer's {@code id}, in {@code context}, carries: {@code null} when it is no id with the relay's
+	 * prefix (a client's own), a {@linkplain Origin#refused() refusal} when it has the prefix but does not verify.
 	 */
 	Origin unwrap(JsonNode id, CallContext context) {
-		if (id == null || !id.isTextual() || !id.textValue().startsWith(PREFIX)) {
+		if (id == null || !id.isTextual()) {
 			return null;
 		}
-		String token = id.textValue().substring(PREFIX.length());
+		String text = id.textValue();
+		if (text.startsWith(FORMER_PREFIX)) {
+			return formerOrigin(text.substring(FORMER_PREFIX.length()));
+		}
+		if (!text.startsWith(PREFIX)) {
+			return null;
+		}
+		String token = text.substring(PREFIX.length());
 		int dot = token.lastIndexOf('.');
 		if (dot < 0) {
-			return null;
+			return Origin.REFUSED;
 		}
 		String payload = token.substring(0, dot);
+		if (!mac.verifies(signed(payload, context), token.substring(dot + 1))) {
+			return Origin.REFUSED;
+		}
+		ObjectNode carried = carried(payload);
+		if (carried == null || carried.path("e").asLong(0) < clock.instant().getEpochSecond()) {
+			return Origin.REFUSED;
+		}
+		byte[] kept = carried.path("d").isTextual() ? params.get(carried.get("d").asText()) : null;
+		return new Origin(carried.get("i"), carried.path("m").asText(null), kept == null ? null : read(kept), true);
+	}
+
+	/** An id of the former format: restored, untrusted, when its HMAC (over the payload alone) verifies. */
+	private Origin formerOrigin(String token) {
+		int dot = token.lastIndexOf('.');
+		if (dot < 0 || !mac.verifies(token.substring(0, dot), token.substring(dot + 1))) {
+			return Origin.REFUSED;
+		}
+		ObjectNode carried = carried(token.substring(0, dot));
+		return carried == null ? Origin.REFUSED : new Origin(carried.get("i"), null, null, false);
+	}
+
+	/** The JSON a verified payload carries; {@code null} when it carries no valid JSON-RPC id. */
+	private static ObjectNode carried(String payload) {
 		try {
 			JsonNode carried = JsonRpcParser.mapper().readTree(Base64.getUrlDecoder().decode(payload));
-			if (!(carried instanceof ObjectNode object) || !object.has("i")) {
+			if (!(carried instanceof ObjectNode object) || !isRequestId(object.get("i"))) {
 				return null;
 			}
-			boolean trusted = mac.verifies(signed(payload, context), token.substring(dot + 1))
-					&& object.path("e").asLong(0) >= clock.instant().getEpochSecond();
-			if (!trusted) {
-				return new Origin(object.get("i"), null, null, false);
-			}
-			KeptParams kept = object.path("d").isTextual() ? params.getIfPresent(object.get("d").asText()) : null;
-			return new Origin(object.get("i"), object.path("m").asText(null), kept == null ? null : kept.params(),
-					true);
+			return object;
 		}
 		catch (IllegalArgumentException | IOException ex) {
 			return null;
 		}
+	}
+
+	/** Whether {@code id} is one a request may have: a string or an integer. */
+	private static boolean isRequestId(JsonNode id) {
+		return id != null && (id.isTextual() || id.isIntegralNumber());
+	}
+
+	private static ObjectNode read(byte[] params) {
+		try {
+			return (ObjectNode) JsonRpcParser.mapper().readTree(params);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("kept params no longer read", ex);
+		}
+	}
+
+	/** How many requests' params this replica keeps now, and what they weigh; for tests. */
+	long keptParams() {
+		return params.size();
+	}
+
+	long keptParamsWeight() {
+		return params.weight();
 	}
 
 	/** What the HMAC covers: the payload, and the server, session and caller it was relayed to. */

@@ -1,6 +1,9 @@
 package dev.mcprelay.intercept;
 
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,24 +25,37 @@ import dev.mcprelay.text.LogText;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * What becomes of an upstream's answer that matches no request waiting for one, so that no answer reaches the client
- * without the stage of the request it answers. Such answers come from an upstream that rounds ids (a JSON.parse
- * server turns {@code 9007199254740993} into {@code 9007199254740992}), on a GET stream, on a stream resumed with
- * {@code Last-Event-ID} (the request went with an earlier connection), or from a server that misbehaves. In order:
+ * What becomes of an upstream's answer whose id names no request waiting for one (ids compare as the upstream reads
+ * them, so an id it rounded is no such answer: {@link PendingRequests}), so that no answer reaches the client without
+ * the stage of the request it answers, and no request is answered twice. On the response to a POST that sent
+ * requests, only that POST's requests are answered:
+ * <ul>
+ * <li><b>paired</b>: an error under id {@code null} (the server could not read the id) answers the one request still
+ * waiting, under its id; with several waiting, or none, it is dropped;</li>
+ * <li><b>dropped</b>: any other answer: a second answer under an id already answered, or an answer under an id no
+ * request of the POST had.</li>
+ * </ul>
+ * On a stream of no request of its own (a GET stream, resumed with {@code Last-Event-ID} or not), answers belong to
+ * requests of earlier exchanges:
  * <ol>
- * <li><b>paired</b>: on a POST whose one request still waits, the answer is that request's (the transport answers a
- * POST's requests on its own response), unless its shape tells another method: it meets that request's stage, under
- * the request's id;</li>
+ * <li><b>resumed</b>: the answer of a request this replica relayed on a POST stream of the same session that ended
+ * before its answer ({@link ResumableRequests}) meets that request's stage, with the request at hand;</li>
  * <li><b>inferred</b>: a result holding the member its method's result requires ({@code tools}, {@code prompts},
  * {@code resources}, {@code resourceTemplates}, {@code contents}, {@code messages}, {@code content}, or
  * {@code protocolVersion} with {@code serverInfo}) meets that method's response stage, with a request the relay infers
- * (method and id, no params);</li>
- * <li><b>relayed</b>: an answer whose method cannot be known is relayed when no interceptor of the server waits where
- * it could belong (the catch-all response stage for a result, the error stage for an error);</li>
- * <li><b>dropped</b>: otherwise it is held back, logged at WARN (server and id, escaped) and counted.</li>
+ * (method and id, no params: a {@code tools/call} result's {@code toolName()} is {@code null});</li>
+ * <li><b>relayed</b>: an answer whose method cannot be known meets the stage that takes an answer of any method, with a
+ * request of unknown method ({@code method()} is {@code null}): the error stage for an error, the catch-all response
+ * stage for a result; as they decide, it reaches the client (a {@code ping}'s empty result, a
+ * {@code completion/complete} result, an error);</li>
+ * <li><b>dropped</b>: a result whose shape could answer a method with a typed response stage at which an interceptor
+ * of the server waits, but does not tell which: it holds the members of several methods' results (a {@code content}
+ * and a {@code tools}), or a {@code structuredContent} without {@code content} (a tool's output, as a lenient client
+ * reads a tool's result); the stage that could apply never sees it, so the client never gets it.</li>
  * </ol>
- * A message of the upstream's without an id that names a request method (a request that skipped its stage) is dropped
- * the same way. Every case is counted in {@value RelayMeters#UNMATCHED_ANSWERS} by server and handling.
+ * A dropped answer is logged at WARN (server, id and why, escaped). A message of the upstream's without an id that
+ * names a request method (a request that skipped its stage) is dropped the same way. Every case is counted in
+ * {@value RelayMeters#UNMATCHED_ANSWERS} by server and handling.
  */
 @Component
 public class UnmatchedAnswers {
@@ -52,13 +68,14 @@ public class UnmatchedAnswers {
 			"resources/read", "messages", "prompts/get", "content", "tools/call");
 
 	private static final String DESCRIPTION = "Upstream answers that matched no request waiting for one, by how the "
-			+ "relay handled them: paired with the one request waiting, inferred from their shape, relayed (no stage "
-			+ "could apply) or dropped";
+			+ "relay handled them: paired (an error without id, with the one request waiting), resumed (a request an "
+			+ "earlier stream left unanswered), inferred from their shape, relayed after the stage that takes any "
+			+ "method, or dropped";
 
 	/** How an unmatched message was handled: the values of the {@value RelayMeters#HANDLING} tag. */
 	enum Handling {
 
-		PAIRED, INFERRED, RELAYED, DROPPED;
+		PAIRED, RESUMED, INFERRED, RELAYED, DROPPED;
 
 		String tag() {
 			return name().toLowerCase(java.util.Locale.ROOT);
@@ -68,87 +85,113 @@ public class UnmatchedAnswers {
 
 	private final KeptCounters counters;
 
-	UnmatchedAnswers(MeterRegistry registry, RelayProperties properties) {
+	private final InterceptorChains chains;
+
+	private final ResumableRequests resumable;
+
+	UnmatchedAnswers(MeterRegistry registry, RelayProperties properties, InterceptorChains chains,
+			ResumableRequests resumable) {
 		this.counters = new KeptCounters(registry);
+		this.chains = chains;
+		this.resumable = resumable;
 		properties.servers().keySet().forEach(server -> counters.declare(RelayMeters.UNMATCHED_ANSWERS, DESCRIPTION,
 				RelayMeters.SERVER, server, RelayMeters.HANDLING, Handling.DROPPED.tag()));
 	}
 
 	/**
-	 * The request {@code answer}, which matched none waiting by id, is taken to answer: the one request of a POST
-	 * still waiting, which it now answers under that request's id (the watcher is told); {@code null} when not
-	 * exactly one waits.
+	 * The request {@code answer}, which matched none waiting by id, answers before any stage runs, now answered under
+	 * its id: on a POST, the one request waiting for an error under id {@code null}; on a stream of no request of its
+	 * own, a request an earlier stream of the session left unanswered. {@code null} otherwise.
 	 */
-	McpRequest pair(JsonRpcMessage answer, PendingRequests pending, CallContext context) {
-		McpRequest lone = pending.lone();
-		if (lone == null) {
-			return null;
+	McpRequest known(JsonRpcMessage answer, PendingRequests pending, CallContext context) {
+		if (pending.sentRequests()) {
+			McpRequest lone = answer.isError() && answer.id().isNull() ? pending.lone() : null;
+			if (lone == null) {
+				return null;
+			}
+			answer.node().set("id", lone.id());
+			counted(context, Handling.PAIRED);
+			return pending.answer(answer);
 		}
-		String shaped = methodByShape(answer);
-		if (shaped != null && !shaped.equals(lone.method())) {
-			// a tool's output under the id of a ping is no ping's answer: it meets the stage its shape tells
-			return null;
+		McpRequest resumed = resumable.take(context, answer.id());
+		if (resumed != null) {
+			answer.node().set("id", resumed.id());
+			counted(context, Handling.RESUMED);
 		}
-		JsonNode sent = answer.id();
-		answer.node().set("id", lone.id());
-		log.debug("'{}' answered with id {} where its one request waiting has id {}: taken as that request's answer",
-				context.server(), LogText.json(sent), LogText.json(lone.id()));
-		counted(context, Handling.PAIRED);
-		return pending.answer(answer);
+		return resumed;
 	}
 
 	/**
-	 * The request a result without its request at hand answers, judged by the member its method's result requires;
-	 * {@code null} for an error, or a result that holds none of them or several.
+	 * What answers {@code answer}, which answers no request known, after the remote-message stage: on a POST, nothing
+	 * (dropped); else a request inferred from its shape, or one of unknown method when the stage that takes any
+	 * method may see it; {@code null} when it is dropped (logged and counted).
 	 */
-	McpRequest infer(CallContext context, JsonRpcMessage answer) {
-		String method = methodByShape(answer);
-		if (method == null) {
+	McpRequest unknown(JsonRpcMessage answer, PendingRequests pending, CallContext context, boolean onStream) {
+		if (pending.sentRequests()) {
+			dropped(context, answer, onStream, pending.wasAnswered(answer.id())
+					? "a second answer under the id of a request it answered already"
+					: "it answers no request of the POST");
+			return null;
+		}
+		Set<String> named = methodsByShape(answer);
+		String method = named.size() == 1 ? named.iterator().next() : null;
+		Set<String> couldBe = named.isEmpty() && answer.node().path("result").has("structuredContent")
+				? Set.of("tools/call") : named;
+		if (method == null && waitsAtResponseStageOfAny(couldBe, context.server())) {
+			dropped(context, answer, onStream, "its method cannot be known, and an interceptor waits at the response "
+					+ "stage of " + String.join(" or ", new TreeSet<>(couldBe)) + ", which its shape could answer");
 			return null;
 		}
 		ObjectNode request = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
 		request.set("id", answer.id());
-		request.put("method", method);
-		counted(context, Handling.INFERRED);
+		if (method != null) {
+			request.put("method", method);
+		}
+		counted(context, method != null ? Handling.INFERRED : Handling.RELAYED);
 		return MethodRoutes.request(method).view().create(context, request);
 	}
 
-	/**
-	 * The method whose result {@code answer} is, by the member that result requires; {@code null} when none or several.
-	 */
-	private static String methodByShape(JsonRpcMessage answer) {
-		if (answer.isError() || !(answer.node().get("result") instanceof ObjectNode result)) {
-			return null;
-		}
-		String method = result.has("protocolVersion") && result.has("serverInfo") ? "initialize" : null;
-		for (Map.Entry<String, String> member : METHOD_BY_MEMBER.entrySet()) {
-			if (result.get(member.getKey()) instanceof ArrayNode) {
-				if (method != null) {
-					return null;
-				}
-				method = member.getValue();
+	private boolean waitsAtResponseStageOfAny(Set<String> methods, String server) {
+		for (String method : methods) {
+			if (!chains.chain(MethodRoutes.response(method).stage(), server).isEmpty()) {
+				return true;
 			}
 		}
-		return method;
+		return false;
 	}
 
-	/** An unmatched answer whose method cannot be known, relayed: no interceptor waits where it could belong. */
-	void relayed(CallContext context) {
-		counted(context, Handling.RELAYED);
+	/**
+	 * The methods whose result {@code answer} could be by the member each requires: none for an error, or a result
+	 * that holds none of them; several for one that holds the members of several.
+	 */
+	private static Set<String> methodsByShape(JsonRpcMessage answer) {
+		if (answer.isError() || !(answer.node().get("result") instanceof ObjectNode result)) {
+			return Set.of();
+		}
+		Set<String> methods = new HashSet<>();
+		if (result.has("protocolVersion") && result.has("serverInfo")) {
+			methods.add("initialize");
+		}
+		for (Map.Entry<String, String> member : METHOD_BY_MEMBER.entrySet()) {
+			if (result.get(member.getKey()) instanceof ArrayNode) {
+				methods.add(member.getValue());
+			}
+		}
+		return methods;
 	}
 
-	/** An unmatched answer (or a request without an id) held back from the client: logged and counted. */
-	void dropped(CallContext context, JsonRpcMessage message, boolean onStream) {
+	/** A message of the upstream's without an id that names a request method: held back, logged and counted. */
+	void droppedRequest(CallContext context, JsonRpcMessage message) {
 		counted(context, Handling.DROPPED);
-		if (message.isResponse()) {
-			log.warn("Dropped an answer from '{}' with id {}{}: it answers no request waiting for one, and its method "
-					+ "cannot be known, so no interceptor stage could see it", context.server(),
-					LogText.json(message.id()), onStream ? " on a stream" : "");
-		}
-		else {
-			log.warn("Dropped a message from '{}' of method {} without an id: {} is a request, which needs an id and "
-					+ "its stage", context.server(), LogText.quote(message.method()), LogText.quote(message.method()));
-		}
+		log.warn("Dropped a message from '{}' of method {} without an id: {} is a request, which needs an id and "
+				+ "its stage", context.server(), LogText.quote(message.method()), LogText.quote(message.method()));
+	}
+
+	private void dropped(CallContext context, JsonRpcMessage answer, boolean onStream, String why) {
+		counted(context, Handling.DROPPED);
+		JsonNode id = answer.id();
+		log.warn("Dropped an answer from '{}' with id {}{}: {}", context.server(), LogText.json(id),
+				onStream ? " on a stream" : "", why);
 	}
 
 	private void counted(CallContext context, Handling handling) {

@@ -247,10 +247,13 @@ public final class RelayFailures {
 				"This endpoint composes several MCP servers and takes one JSON-RPC message per request, not a batch.");
 	}
 
-	/** A client's answer to a server request whose id the relay never gave in this session. */
+	/**
+	 * A client's answer to a server request, or its cancellation of one, under an id the relay never gave in this
+	 * session.
+	 */
 	public static RelayFailure unknownServerRequest(String server) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "unknown_request_id", server,
-				"This answer's id is not one this endpoint gave a server request in this session.");
+				"This id is not one this endpoint gave a server request in this session.");
 	}
 
 	/** No member of a virtual server could be joined by {@code initialize}. */

@@ -46,7 +46,8 @@ import reactor.core.publisher.Mono;
  * <p>How a stream ends:
  * <ul>
  * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
- * SSE client would drop them);</li>
+ * SSE client would drop them); requests of a POST still unanswered are kept for their answers on a resumed stream
+ * ({@link PendingRequests#leftUnanswered}), as they are when the client goes away;</li>
  * <li>no byte for {@code timeouts.streaming-idle} while the relay was ready to read: on a POST stream, each request
  * still unanswered gets a JSON-RPC error event (or the result the error stage gives it); on a GET stream, or the
  * stream of a 2026-07-28 {@code subscriptions/listen} (quiet by design), this is its normal end;</li>
@@ -124,6 +125,9 @@ class SseStreamRelay {
 			.filter(completed -> !completed.isEmpty())
 			.concatMap(completed -> relayEvents(completed, call), READ_AHEAD_CHUNKS)
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
+			// a POST stream ended, or left, before its answers may be resumed (a failure's are the relay's answers)
+			.doOnComplete(call.pending()::leftUnanswered)
+			.doOnCancel(call.pending()::leftUnanswered)
 			.onErrorResume(error -> endAfterFailure(error, call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 		events = openStreams.count(upstream.id(), events);

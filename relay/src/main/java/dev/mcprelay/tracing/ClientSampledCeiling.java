@@ -3,12 +3,14 @@ package dev.mcprelay.tracing;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.trace.IdGenerator;
 import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.opentelemetry.sdk.trace.samplers.SamplingResult;
@@ -21,6 +23,11 @@ import io.opentelemetry.sdk.trace.samplers.SamplingResult;
  * relay passes upstream says so. A client that flags every message as sampled thus makes the relay record and export
  * no more than the budget beyond its own share. A remote parent that is not sampled, and local parents, are followed
  * as the parent-based sampler follows them; a span without a parent is decided by the relay's own sampler.
+ *
+ * <p>Whether the relay's own sampler "would sample anyway" is asked of a trace id of the relay's own (random), never
+ * of the client's: the ratio sampler keeps a trace whose id's low 64 bits are small, so a client that chose its trace
+ * ids ({@code ...0000000000000001}) would have every trace kept past the ceiling. The relay's share of such traces is
+ * thus its sampling probability, whatever ids clients choose.
  */
 final class ClientSampledCeiling implements Sampler {
 
@@ -29,6 +36,9 @@ final class ClientSampledCeiling implements Sampler {
 	private final int perSecond;
 
 	private final LongSupplier nanoTime;
+
+	/** The trace ids the relay's own sampler decides by, for a span whose trace id a client chose. */
+	private final Supplier<String> ownTraceIds;
 
 	/** The second ({@link System#nanoTime} / 10^9) the budget is being spent in, and how much of it is spent. */
 	private final AtomicLong window = new AtomicLong(Long.MIN_VALUE);
@@ -40,13 +50,14 @@ final class ClientSampledCeiling implements Sampler {
 	 * @param perSecond the traces a second a client may have sampled beyond {@code own}'s; 0 for none
 	 */
 	ClientSampledCeiling(Sampler own, int perSecond) {
-		this(own, perSecond, System::nanoTime);
+		this(own, perSecond, System::nanoTime, IdGenerator.random()::generateTraceId);
 	}
 
-	ClientSampledCeiling(Sampler own, int perSecond, LongSupplier nanoTime) {
+	ClientSampledCeiling(Sampler own, int perSecond, LongSupplier nanoTime, Supplier<String> ownTraceIds) {
 		this.own = own;
 		this.perSecond = perSecond;
 		this.nanoTime = nanoTime;
+		this.ownTraceIds = ownTraceIds;
 	}
 
 	@Override
@@ -62,7 +73,9 @@ final class ClientSampledCeiling implements Sampler {
 		if (!parent.isRemote()) {
 			return SamplingResult.recordAndSample();
 		}
-		SamplingResult ownDecision = own.shouldSample(Context.root(), traceId, name, spanKind, attributes, parentLinks);
+		// decided by a trace id of the relay's own: the client chose this trace's id, and with it the ratio sampler's answer
+		SamplingResult ownDecision = own.shouldSample(Context.root(), ownTraceIds.get(), name, spanKind, attributes,
+				parentLinks);
 		if (ownDecision.getDecision() == io.opentelemetry.sdk.trace.samplers.SamplingDecision.RECORD_AND_SAMPLE) {
 			return ownDecision;
 		}

@@ -275,17 +275,18 @@ public class VirtualRelay {
 	}
 
 	/**
-	 * A notification: to every joined member (a cancellation reaches the one that holds the request, the others have
-	 * no request by that id), answered 202 once they have it. The client's {@code notifications/initialized} reaches
-	 * the members it joined now, not when they were joined: each member's relay then keeps the GET stream the client
-	 * opens next ahead of the calls that follow it, as for a client of the member itself.
+	 * A notification: to every joined member (a cancellation of a member's request to that member alone, under its id:
+	 * {@link MemberNotifications}), answered 202 once they have it. The client's {@code notifications/initialized}
+	 * reaches the members it joined now, not when they were joined: each member's relay then keeps the GET stream the
+	 * client opens next ahead of the calls that follow it, as for a client of the member itself.
 	 */
 	private Mono<Void> notifyMembers(VirtualCall call, JsonRpcMessage message) {
-		Mono<Void> sent = Flux.fromIterable(call.usable())
+		MemberNotifications.Delivery delivery = MemberNotifications.of(call, message, ids);
+		Mono<Void> sent = Flux.fromIterable(delivery.members())
 			.filter(call::reachable)
 			.flatMap(member -> calls
 				.send(call.exchange(), call.access(), member, HttpMethod.POST, call.memberSession(member), null,
-						JsonRpcErrors.toBytes(message.node()))
+						delivery.body())
 				.flatMap(MemberAnswer::discard)
 				.onErrorResume(error -> Mono.empty()))
 			.then();

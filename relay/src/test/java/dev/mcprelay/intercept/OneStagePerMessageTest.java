@@ -116,9 +116,9 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 		});
 	}
 
-	@ParameterizedTest(name = "an answer whose id the upstream rounded meets the stage of the one request waiting ({0})")
+	@ParameterizedTest(name = "an answer whose id the upstream rounded meets the stage of the request it answers ({0})")
 	@ValueSource(strings = { "application/json", "text/event-stream" })
-	void anAnswerUnderARoundedIdMeetsTheStageOfTheOneRequestWaiting(String answerType) {
+	void anAnswerUnderARoundedIdMeetsTheStageOfTheRequestItAnswers(String answerType) {
 		// What a JSON.parse upstream does to an id past 2^53: 9007199254740993 comes back as 9007199254740992.
 		String answer = "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"result\":" + SECRET_RESULT + "}";
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
@@ -144,27 +144,87 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 
 		HttpResponse<String> response = http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"));
 
-		assertThat(response.body()).as("the tool's output met the tools/call stage, not the ping's")
-			.doesNotContain("the secret");
+		assertThat(response.body()).as("the tool's output met no ping's stage").doesNotContain("the secret");
 		assertThat(messages(response)).extracting(answer -> answer.get("id").asInt() + " "
 				+ answer.at("/result/content/0/text").asText("-"))
-			.containsExactly("2 [redacted]", "1 -");
+			.as("an answer under an id the POST never sent answers nothing the client asked: dropped")
+			.containsExactly("1 -");
+	}
+
+	@ParameterizedTest(name = "a stray answer between two answers of a POST is dropped ({0})")
+	@ValueSource(strings = { "application/json", "text/event-stream" })
+	void aStrayAnswerIsNeverTakenAsTheAnswerOfTheRequestStillWaiting(String answerType) {
+		// a server that mixes up its answers: [call 1, call 2] gets 1, a stray under 99, then 2
+		List<String> answers = List.of("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" + SECRET_RESULT + "}",
+				"{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"the stray secret\"}]}}",
+				"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":" + SECRET_RESULT + "}");
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", answerType)
+			.sendString(Mono.just(answerType.equals("application/json") ? "[" + String.join(",", answers) + "]"
+					: answers.stream().map(answer -> "event: message\ndata: " + answer + "\n\n")
+						.collect(java.util.stream.Collectors.joining()))));
+		List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+		script.on("first", Stage.TOOLS_CALL_RESPONSE, response -> {
+			seen.add(response.id() + " " + response.toolName() + ": " + response.result().at("/content/0/text").asText());
+			response.replaceResult(Map.of("content", List.of(Map.of("type", "text", "text", "[redacted]"))));
+			return Outcome.proceed();
+		});
+
+		HttpResponse<String> response = http().send(http().post("scripted", "[" + RawHttp.toolsCall(1, "whoami") + ","
+				+ RawHttp.toolsCall(2, "echo") + "]"));
+
+		assertThat(messages(response)).extracting(answer -> answer.get("id").asInt())
+			.as("each request answered once, under its own id").containsExactly(1, 2);
+		assertThat(response.body()).doesNotContain("secret");
+		assertThat(seen).as("the echo's stage saw the echo's answer, not the stray")
+			.containsExactly("1 whoami: the secret", "2 echo: the secret");
 	}
 
 	@Test
-	void anUnknownAnswerShapedLikeAToolResultMeetsTheToolsCallStage() {
+	void aSecondAnswerUnderTheIdOfAnAnsweredRequestIsDropped() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "text/event-stream")
+			.sendString(Mono.just("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" + SECRET_RESULT
+					+ "}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":"
+					+ "\"text\",\"text\":\"the second secret\"}]}}\n\n")));
+		redactToolResults();
+		double before = dropped("scripted");
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
+
+		assertThat(messages(response)).as("one answer per id").hasSize(1);
+		assertThat(response.body()).doesNotContain("secret");
+		assertThat(dropped("scripted") - before).isEqualTo(1);
+	}
+
+	@Test
+	void anErrorWithoutAnIdAnswersTheOneRequestWaitingUnderItsId() {
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
 			.header("Content-Type", "application/json")
-			.sendString(Mono.just("[{\"jsonrpc\":\"2.0\",\"id\":55,\"result\":" + SECRET_RESULT + "},"
-					+ "{\"jsonrpc\":\"2.0\",\"id\":56,\"result\":" + SECRET_RESULT + "}]")));
-		redactToolResults();
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
+					+ "\"message\":\"Invalid Request\"}}")));
 
-		HttpResponse<String> response = http().send(http().post("scripted", "[" + RawHttp.toolsCall(1, "echo") + ","
-				+ RawHttp.toolsCall(2, "echo") + "]"));
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall("call-1", "echo")));
 
-		assertThat(response.body()).doesNotContain("the secret");
-		assertThat(messages(response)).extracting(answer -> answer.at("/result/content/0/text").asText())
-			.containsOnly("[redacted]");
+		JsonNode answer = RawHttp.json(response.body());
+		assertThat(answer.get("id").asText()).as("the server could not read the id; the client gets its own")
+			.isEqualTo("call-1");
+		assertThat(answer.at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(script.seenBy("first")).contains("error tools/call");
+	}
+
+	@Test
+	void aBatchWhoseIdsTheUpstreamWouldRoundToOneIsRefused() {
+		HttpResponse<String> response = http().send(http().post("scripted-tools",
+				"[{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"tools/list\"},"
+						+ "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"ping\"}]"));
+
+		assertThat(response.statusCode()).isEqualTo(400);
+		JsonNode error = RawHttp.json(response.body());
+		assertThat(error.at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(error.at("/error/message").asText()).as("the error names both ids")
+			.contains("9007199254740993").contains("9007199254740992");
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing of the batch went upstream").isEmpty();
 	}
 
 	@Test
@@ -197,8 +257,12 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 			.header("Content-Type", "text/event-stream")
 			.sendString(Mono.just("id: e-4\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":"
 					+ SECRET_RESULT + "}\n\n"
-					+ "id: e-5\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"secret\":\"the secret\"}}\n\n"
-					+ "id: e-6\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{}}\n\n")));
+					+ "id: e-5\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"hint\":\"no tool's\"}}\n\n"
+					+ "id: e-6\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{}}\n\n"
+					+ "id: e-7\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"content\":[{\"type\":"
+					+ "\"text\",\"text\":\"the secret\"}],\"tools\":[]}}\n\n"
+					+ "id: e-8\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{\"structuredContent\":"
+					+ "{\"s\":\"the secret\"}}}\n\n")));
 		redactToolResults();
 		java.net.http.HttpRequest.Builder get = http().request("scripted").header("Accept", "text/event-stream");
 		if (how.contains("Last-Event-ID")) {
@@ -209,9 +273,72 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 
 		assertThat(body).doesNotContain("the secret");
 		List<JsonNode> relayed = RawHttp.sseData(body);
-		assertThat(relayed).as("only the result whose stage is known reaches the client").hasSize(1);
+		assertThat(relayed).extracting(answer -> answer.get("id").asInt())
+			.as("a tool's result by its shape, and a result no tool's stage could see; not one whose shape could be a "
+					+ "tool's without telling, nor a request without its id")
+			.containsExactly(7, 8);
 		assertThat(relayed.get(0).at("/result/content/0/text").asText()).isEqualTo("[redacted]");
-		assertThat(body).as("a dropped event keeps its id, so resumption skips it").contains("id: e-5").contains("id: e-6");
+		assertThat(script.seenBy("first")).as("the other met the stage that takes any method, its method unknown")
+			.contains("tools-call-response tools/call", "other-response null");
+		assertThat(body).as("a dropped event keeps its id, so resumption skips it").contains("id: e-6").contains("id: e-7")
+			.contains("id: e-8");
+	}
+
+	@Test
+	void answersOnAStreamResumedAfterThePostsStreamEndedMeetTheirRequestsStagesWithTheRequestAtHand() {
+		// the server closes the POST's stream before answering (as it may); the client resumes it with Last-Event-ID
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "text/event-stream")
+			.sendString(Mono.just(request.method().name().equals("POST")
+					? "id: p-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+							+ "\"params\":{\"level\":\"info\",\"data\":\"working\"}}\n\n"
+					: "id: p-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"r-1\",\"result\":" + SECRET_RESULT + "}\n\n"
+							+ "id: p-3\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"r-2\",\"result\":{}}\n\n"
+							+ "id: p-4\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"r-3\",\"result\":{\"completion\":"
+							+ "{\"values\":[\"a\"]}}}\n\n"
+							+ "id: p-5\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"r-4\",\"error\":{\"code\":-32000,"
+							+ "\"message\":\"failed\"}}\n\n")));
+		List<String> tools = new java.util.concurrent.CopyOnWriteArrayList<>();
+		script.on("first", Stage.TOOLS_CALL_RESPONSE, response -> {
+			tools.add(response.toolName());
+			response.replaceResult(Map.of("content", List.of(Map.of("type", "text", "text", "[redacted]"))));
+			return Outcome.proceed();
+		});
+		http().send(http().post("scripted", "[" + RawHttp.toolsCall("r-1", "echo")
+				+ ",{\"jsonrpc\":\"2.0\",\"id\":\"r-2\",\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":\"r-3\","
+				+ "\"method\":\"completion/complete\",\"params\":{}}," + RawHttp.toolsCall("r-4", "whoami") + "]")
+			.header("Mcp-Session-Id", "s-resumed"));
+		script.reset();
+		script.on("first", Stage.TOOLS_CALL_RESPONSE, response -> {
+			tools.add(response.toolName());
+			response.replaceResult(Map.of("content", List.of(Map.of("type", "text", "text", "[redacted]"))));
+			return Outcome.proceed();
+		});
+
+		String resumed = http().send(http().request("scripted")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", "s-resumed")
+			.header("Last-Event-ID", "p-1")
+			.GET()).body();
+
+		assertThat(RawHttp.sseData(resumed)).extracting(answer -> answer.get("id").asText())
+			.as("every request the POST's stream left unanswered gets its answer").containsExactly("r-1", "r-2", "r-3", "r-4");
+		assertThat(resumed).doesNotContain("the secret");
+		assertThat(tools).as("the tools/call stage knew the tool").containsExactly("echo");
+		assertThat(script.seenBy("first")).as("each answer met the stage of its request's method")
+			.contains("tools-call-response tools/call", "other-response ping", "other-response completion/complete",
+					"error tools/call");
+
+		String again = http().send(http().request("scripted")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", "s-resumed")
+			.header("Last-Event-ID", "p-1")
+			.GET()).body();
+		assertThat(RawHttp.sseData(again)).extracting(answer -> answer.get("id").asText())
+			.containsExactly("r-1", "r-2", "r-3", "r-4");
+		assertThat(again).doesNotContain("the secret");
+		assertThat(tools).as("a request is taken by its answer: replayed, the result meets its stage without it")
+			.containsExactly("echo", null);
 	}
 
 	private double dropped(String server) {

@@ -41,12 +41,16 @@ import reactor.core.publisher.Mono;
  * ids past 2^53), takes batches and executes notifications ({@code interop/json-rpc-server.mjs}), and the MCP Java
  * SDK's Streamable HTTP server. Each body is a batch or a single message of random requests (tools/list, tools/call of
  * offered, denied and unknown tools with and without reserved arguments, ping), notifications naming request methods,
- * answers with ids no server request had, under random ids (small integers, integers past 2^53, strings, ids shared
- * within the batch); the Node server also answers some calls twice, under an id nobody sent. Whatever the bodies, the
- * relay keeps two promises: no denied tool is ever listed or called (nor a reserved argument sent), and every result
- * that reaches the client met its response stage (each stage's interceptor marks what it saw). The seed is in every
- * failure's description; {@code -Dgenerated.seed=N} replays it. Two findings of issue 39 are checked on the Node server
- * by name as well: an id it rounds, and a {@code tools/call} sent as a notification.
+ * answers with ids no server request had, under random ids (small integers, integers past 2^53, pairs of them that a
+ * double cannot tell apart, strings, ids shared within the batch). The Node server also answers some calls twice,
+ * under an id nobody sent (a stray), and answers the requests marked {@code _meta.resume} later: their POST's stream
+ * ends without them and they come on the session's GET stream, as on a stream resumed with {@code Last-Event-ID}
+ * (strays of those too). Whatever the bodies, the relay keeps its promises: no denied tool is ever listed or called
+ * (nor a reserved argument sent); every result that reaches the client met its response stage (each stage's
+ * interceptor marks what it saw); an answer reaches the client only under an id the client sent, once; and on the Node
+ * server every request the relay did not refuse is answered exactly once, on its POST or, when answered later, on the
+ * GET stream. The seed is in every failure's description; {@code -Dgenerated.seed=N} replays it. Two findings of issue
+ * 39 are checked on the Node server by name as well: an id it rounds, and a {@code tools/call} sent as a notification.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @Import(GeneratedBatchesTest.Markers.class)
@@ -119,7 +123,8 @@ class GeneratedBatchesTest {
 				public Mono<Outcome> interceptResponse(McpResponse response) {
 					ObjectNode result = response.result();
 					if (result != null) {
-						result.put(MARK, response.method());
+						// an answer on a GET stream whose request is not known meets this stage with no method
+						result.put(MARK, response.method() == null ? "unknown" : response.method());
 						response.replaceResult(result);
 					}
 					return Outcome.proceed();
@@ -157,12 +162,25 @@ class GeneratedBatchesTest {
 		long seed = Long.getLong("generated.seed", System.nanoTime());
 		Random random = new Random(seed);
 		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "node");
 		nodeCalls("DELETE");
 
 		for (int i = 0; i < BODIES; i++) {
-			String body = body(random, true);
-			HttpResponse<String> response = http.send(http.post("node", body));
-			assertKeptItsPromises(response, "seed " + seed + ", body " + body);
+			Body body = body(random, true);
+			String where = "seed " + seed + ", body " + body.json();
+			HttpResponse<String> response = session.post(body.json());
+			assertKeptItsPromises(response, where);
+			List<String> later = assertAnsweredOnce(response, body, true, where);
+			if (!later.isEmpty() || random.nextInt(4) == 0) {
+				HttpResponse<String> resumed = http.send(http.request("node")
+					.header("Accept", "text/event-stream")
+					.header("Mcp-Session-Id", session.id())
+					.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+					.header("Last-Event-ID", "e-0")
+					.GET());
+				assertKeptItsPromises(resumed, where + ", on the GET stream after it");
+				assertAnsweredLater(resumed, later, body.resumed(), where);
+			}
 		}
 
 		assertNoDeniedCall(nodeCalls("GET"), "seed " + seed);
@@ -176,9 +194,11 @@ class GeneratedBatchesTest {
 		SDK.clearSeen();
 
 		for (int i = 0; i < BODIES; i++) {
-			String body = body(random, false);
-			HttpResponse<String> response = session.post(body);
-			assertKeptItsPromises(response, "seed " + seed + ", body " + body);
+			Body body = body(random, false);
+			String where = "seed " + seed + ", body " + body.json();
+			HttpResponse<String> response = session.post(body.json());
+			assertKeptItsPromises(response, where);
+			assertAnsweredOnce(response, body, false, where);
 		}
 
 		List<JsonNode> calls = new ArrayList<>();
@@ -247,6 +267,55 @@ class GeneratedBatchesTest {
 		}
 	}
 
+	/**
+	 * Every answer of a POST is under an id of a request the client sent in it, at most once; with {@code exactly},
+	 * every request the relay did not refuse whole is answered, on the POST or (marked resume, to a server that
+	 * answers it later) on the GET stream after it.
+	 *
+	 * @return the ids of the requests whose answers come later
+	 */
+	private static List<String> assertAnsweredOnce(HttpResponse<String> response, Body body, boolean exactly,
+			String where) {
+		List<String> answered = RawHttp.messagesOf(response).stream()
+			.filter(message -> !message.has("method") && message.hasNonNull("id"))
+			.map(message -> message.get("id").toString())
+			.toList();
+		// a batch the relay refuses whole (shared or rounding ids) is one error without id: none of it went upstream
+		boolean refusedWhole = response.statusCode() == 400 && answered.isEmpty();
+		List<String> sent = refusedWhole ? List.of() : body.requestIds();
+		assertThat(answered).as("answers only under ids the client sent, once each: %s", where)
+			.doesNotHaveDuplicates()
+			.allMatch(sent::contains);
+		List<String> later = refusedWhole ? List.of()
+				: body.resumed().keySet().stream().filter(id -> !answered.contains(id)).toList();
+		if (exactly) {
+			List<String> now = sent.stream().filter(id -> !later.contains(id)).toList();
+			assertThat(answered).as("every request answered on its POST, or later: %s", where)
+				.containsExactlyInAnyOrderElementsOf(now);
+		}
+		return later;
+	}
+
+	/**
+	 * Each request answered later is answered on the GET stream, once, under the id the client sent, after the
+	 * response stage of its own method (the relay kept the request its POST's stream left unanswered).
+	 */
+	private static void assertAnsweredLater(HttpResponse<String> resumed, List<String> later,
+			Map<String, String> methods, String where) {
+		List<JsonNode> answers = RawHttp.messagesOf(resumed).stream()
+			.filter(message -> !message.has("method") && later.contains(message.path("id").toString()))
+			.toList();
+		assertThat(answers).extracting(answer -> answer.get("id").toString())
+			.as("each request answered later gets its answer once, on the GET stream: %s", where)
+			.containsExactlyInAnyOrderElementsOf(later);
+		for (JsonNode answer : answers) {
+			if (answer.has("result")) {
+				assertThat(answer.at("/result/" + MARK).asText()).as("%s met its request's stage: %s", answer, where)
+					.isEqualTo(methods.get(answer.get("id").toString()));
+			}
+		}
+	}
+
 	private static void assertNoDeniedCall(List<JsonNode> calls, String where) {
 		assertThat(calls).as("the upstream executed calls (%s)", where).isNotEmpty();
 		for (JsonNode call : calls) {
@@ -260,22 +329,32 @@ class GeneratedBatchesTest {
 		}
 	}
 
-	/** A batch of one to five messages, or one message alone. */
-	private static String body(Random random, boolean strayAnswers) {
-		int count = 1 + random.nextInt(5);
-		List<String> ids = new ArrayList<>();
-		List<String> messages = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			messages.add(message(random, ids, strayAnswers));
-		}
-		return count == 1 && random.nextBoolean() ? messages.get(0) : "[" + String.join(",", messages) + "]";
+	/**
+	 * A body as sent, with the ids of its requests as written (in order), and of those marked to be answered later.
+	 */
+	private record Body(String json, List<String> requestIds, Map<String, String> resumed) {
 	}
 
-	private static String message(Random random, List<String> ids, boolean strayAnswers) {
+	/** A batch of one to five messages, or one message alone. */
+	private static Body body(Random random, boolean nodeServer) {
+		int count = 1 + random.nextInt(5);
+		List<String> ids = new ArrayList<>();
+		List<String> requestIds = new ArrayList<>();
+		Map<String, String> resumed = new java.util.LinkedHashMap<>();
+		List<String> messages = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			messages.add(message(random, ids, requestIds, resumed, nodeServer));
+		}
+		String json = count == 1 && random.nextBoolean() ? messages.get(0) : "[" + String.join(",", messages) + "]";
+		return new Body(json, requestIds, resumed);
+	}
+
+	private static String message(Random random, List<String> ids, List<String> requestIds,
+			Map<String, String> resumed, boolean nodeServer) {
 		return switch (random.nextInt(8)) {
-			case 0 -> request(random, ids, "tools/list", "{}");
-			case 1, 2, 3 -> request(random, ids, "tools/call", callParams(random, strayAnswers));
-			case 4 -> request(random, ids, "ping", "{}");
+			case 0 -> request(random, ids, requestIds, resumed, "tools/list", "{}");
+			case 1, 2, 3 -> request(random, ids, requestIds, resumed, "tools/call", callParams(random, nodeServer));
+			case 4 -> request(random, ids, requestIds, resumed, "ping", "{}");
 			case 5 -> "{\"jsonrpc\":\"2.0\",\"method\":\""
 					+ List.of("tools/call", "tools/list", "prompts/get", "resources/read").get(random.nextInt(4))
 					+ "\",\"params\":" + callParams(random, false) + "}";
@@ -284,11 +363,23 @@ class GeneratedBatchesTest {
 		};
 	}
 
-	private static String request(Random random, List<String> ids, String method, String params) {
-		return "{\"jsonrpc\":\"2.0\",\"id\":" + id(random, ids) + ",\"method\":\"" + method + "\",\"params\":" + params
-				+ "}";
+	/** A request; one in three asks the server to answer it later ({@code _meta.resume}, which the SDK ignores). */
+	private static String request(Random random, List<String> ids, List<String> requestIds,
+			Map<String, String> resumed, String method, String params) {
+		String id = id(random, ids);
+		requestIds.add(id);
+		if (random.nextInt(3) == 0) {
+			resumed.put(id, method);
+			params = params.equals("{}") ? "{\"_meta\":{\"resume\":true}}"
+					: params.substring(0, params.length() - 1) + ",\"_meta\":{\"resume\":true}}";
+		}
+		return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":" + params + "}";
 	}
 
+	/**
+	 * A tool call's params; to the Node server, one in four asks for a stray answer, under an id no request has even
+	 * once rounded (an answer under a request's own id is that request's answer: what the relay promises is per id).
+	 */
 	private static String callParams(Random random, boolean strayAnswers) {
 		String tool = List.of("echo", "echo", "whoami", "secret_admin", "secret_audit", "nope").get(random.nextInt(6));
 		StringBuilder arguments = new StringBuilder("{\"message\":\"m\"");
@@ -296,21 +387,25 @@ class GeneratedBatchesTest {
 			arguments.append(",\"_tenant\":\"evil\"");
 		}
 		if (strayAnswers && random.nextInt(4) == 0) {
-			arguments.append(",\"strayId\":").append(random.nextInt(4) == 0 ? 9007199254740995L : 900 + random.nextInt(100));
+			arguments.append(",\"strayId\":").append(random.nextInt(4) == 0 ? 9007199254742001L : 900 + random.nextInt(100));
 		}
 		return "{\"name\":\"" + tool + "\",\"arguments\":" + arguments.append('}') + "}";
 	}
 
-	/** A small integer, an integer past 2^53, a string, or an id already used in this body. */
+	/**
+	 * A small integer; an integer past 2^53 (9007199254740993, ..., 9007199254741001: 995 and 997 are one double, as
+	 * are 999 and 1001); 2^53 or 2^53 + 1 (one double too); a string; or an id already used in this body.
+	 */
 	private static String id(Random random, List<String> ids) {
 		String id;
 		if (!ids.isEmpty() && random.nextInt(5) == 0) {
 			id = ids.get(random.nextInt(ids.size()));
 		}
 		else {
-			id = switch (random.nextInt(3)) {
+			id = switch (random.nextInt(4)) {
 				case 0 -> String.valueOf(random.nextInt(20));
 				case 1 -> String.valueOf(9007199254740993L + 2 * random.nextInt(5));
+				case 2 -> String.valueOf(9007199254740992L + random.nextInt(2));
 				default -> "\"s-" + random.nextInt(20) + "\"";
 			};
 		}

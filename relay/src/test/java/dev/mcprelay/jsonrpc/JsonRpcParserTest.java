@@ -98,6 +98,37 @@ class JsonRpcParserTest {
 	}
 
 	@Test
+	void aClientBatchWhoseIdsADoubleCannotTellApartIsRefusedWhole() {
+		// one number to JSON.parse: both reach such a server as 9007199254740992, and are answered under it
+		String body = "[{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"tools/list\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"ping\"}]";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(body.getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).isEqualTo(-32600);
+				assertThat(ex.getMessage()).contains("batch elements 0 and 1").contains("9007199254740993")
+					.contains("9007199254740992");
+			});
+	}
+
+	@Test
+	void idsCompareAsADoubleReadsThem() {
+		com.fasterxml.jackson.databind.node.JsonNodeFactory nodes = JsonRpcParser.mapper().getNodeFactory();
+		assertThat(JsonRpcIds.same(nodes.numberNode(9007199254740993L), nodes.numberNode(9007199254740992L)))
+			.as("2^53 + 1 rounds to 2^53").isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(9007199254740995L), nodes.numberNode(9007199254740996L))).isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(9007199254740994L), nodes.numberNode(9007199254740992L)))
+			.as("two doubles").isFalse();
+		assertThat(JsonRpcIds.same(nodes.numberNode(new java.math.BigInteger("18446744073709551617")),
+				nodes.numberNode(new java.math.BigInteger("18446744073709551616")))).as("past a long too").isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(7), nodes.numberNode(7L))).isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(1), nodes.textNode("1"))).as("a number is no string").isFalse();
+		assertThat(JsonRpcIds.same(nodes.numberNode(new java.math.BigDecimal("1.5")), nodes.numberNode(1)))
+			.as("a fraction is not cut").isFalse();
+		assertThat(JsonRpcIds.same(nodes.numberNode(-3), nodes.numberNode(3))).isFalse();
+	}
+
+	@Test
 	void requestsWhoseIdsDifferOnlyInTypeAndAnswersSharingAnIdAreNoDuplicates() throws Exception {
 		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
 				+ "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"ping\"},"

@@ -252,7 +252,9 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	@Override
 	public void close() {
-		server.disposeNow();
+		// waits for the server to be closed, however long a loaded machine takes (disposeNow gives up after 3 s)
+		server.dispose();
+		server.onDispose().block();
 	}
 
 }

@@ -26,7 +26,7 @@ class ClientSampledCeilingTest {
 
 	@Test
 	void aRemoteSampledParentIsFollowedOnlyWhileTheSecondsBudgetLasts() {
-		ClientSampledCeiling sampler = new ClientSampledCeiling(Sampler.alwaysOff(), 2, nanos::get);
+		ClientSampledCeiling sampler = ceiling(Sampler.alwaysOff(), 2);
 
 		assertThat(decisions(sampler, remote(true), 5)).as("two of five in one second").containsExactly(true, true,
 				false, false, false);
@@ -37,20 +37,47 @@ class ClientSampledCeilingTest {
 
 	@Test
 	void whatTheRelaySamplesItselfCostsNoBudget() {
-		ClientSampledCeiling sampler = new ClientSampledCeiling(Sampler.alwaysOn(), 1, nanos::get);
+		ClientSampledCeiling sampler = ceiling(Sampler.alwaysOn(), 1);
 
 		assertThat(decisions(sampler, remote(true), 5)).containsOnly(true);
 	}
 
 	@Test
 	void otherParentsAreFollowedAsTheParentBasedSamplerFollowsThem() {
-		ClientSampledCeiling sampler = new ClientSampledCeiling(Sampler.alwaysOff(), 0, nanos::get);
+		ClientSampledCeiling sampler = ceiling(Sampler.alwaysOff(), 0);
 
 		assertThat(decisions(sampler, remote(true), 1)).as("a budget of 0 honours no client's flag")
 			.containsExactly(false);
 		assertThat(decisions(sampler, remote(false), 1)).as("a remote parent that is not sampled").containsExactly(false);
 		assertThat(decisions(sampler, local(true), 3)).as("the relay's own spans under a sampled one").containsOnly(true);
 		assertThat(decisions(sampler, Context.root(), 1)).as("no parent: the relay's own sampler").containsExactly(false);
+	}
+
+	@Test
+	void aClientCannotBuyTheRelaysOwnShareByChoosingItsTraceIds() {
+		// the ratio sampler keeps a trace whose id's low 64 bits are below probability * 2^63: ...0001 always is
+		List<String> crafted = new java.util.ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			crafted.add(String.format("%016x%016x", 4096 + i, 1));
+		}
+		ClientSampledCeiling sampler = new ClientSampledCeiling(Sampler.traceIdRatioBased(0.1), 0, nanos::get,
+				() -> TRACE.substring(0, 16) + "7fffffffffffffff");
+
+		assertThat(crafted).as("the relay's own share is decided by an id of its own, which it does not keep here")
+			.noneMatch(traceId -> sampled(sampler, remote(traceId, true), traceId));
+		ClientSampledCeiling lucky = new ClientSampledCeiling(Sampler.traceIdRatioBased(0.1), 0, nanos::get,
+				() -> TRACE.substring(0, 16) + "0000000000000001");
+		assertThat(crafted).as("and which it keeps here, whatever the client's id").allMatch(
+				traceId -> sampled(lucky, remote(traceId, true), traceId));
+	}
+
+	private ClientSampledCeiling ceiling(Sampler own, int perSecond) {
+		return new ClientSampledCeiling(own, perSecond, nanos::get, () -> TRACE);
+	}
+
+	private static boolean sampled(Sampler sampler, Context parent, String traceId) {
+		return sampler.shouldSample(parent, traceId, "tools/call echo", SpanKind.SERVER, Attributes.empty(), List.of())
+			.getDecision() == SamplingDecision.RECORD_AND_SAMPLE;
 	}
 
 	private static List<Boolean> decisions(Sampler sampler, Context parent, int count) {
@@ -63,7 +90,11 @@ class ClientSampledCeilingTest {
 	}
 
 	private static Context remote(boolean sampled) {
-		return Context.root().with(Span.wrap(SpanContext.createFromRemoteParent(TRACE, "00f067aa0ba902b7",
+		return remote(TRACE, sampled);
+	}
+
+	private static Context remote(String traceId, boolean sampled) {
+		return Context.root().with(Span.wrap(SpanContext.createFromRemoteParent(traceId, "00f067aa0ba902b7",
 				sampled ? TraceFlags.getSampled() : TraceFlags.getDefault(), TraceState.getDefault())));
 	}
 

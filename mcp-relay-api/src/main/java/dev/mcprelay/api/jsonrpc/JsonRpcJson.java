@@ -1,12 +1,18 @@
 package dev.mcprelay.api.jsonrpc;
 
 import java.io.IOException;
+import java.util.Collection;
+import java.util.Map;
 
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The one Jackson mapper for JSON-RPC messages, the relay's and the typed views' alike: numbers keep their precision
@@ -40,6 +46,29 @@ public final class JsonRpcJson {
 	/** The mapper: read and write JSON-RPC messages and convert values to and from their JSON. */
 	public static ObjectMapper mapper() {
 		return MAPPER;
+	}
+
+	/**
+	 * {@code value} as JSON: a {@code JsonNode} as it is, a {@code Map} or a collection entry by entry, anything else as
+	 * the mapper writes it. Entry by entry, so that an MCP schema type whose JSON names its kind (a content block's
+	 * {@code "type": "text"}) keeps it in a list or a map too: the mapper writes a {@code List<TextContent>} without it
+	 * (the list's element type is lost to erasure), which is no valid MCP and which the SDK's client refuses.
+	 *
+	 * @return the JSON; a {@code NullNode} for {@code null}
+	 */
+	public static JsonNode toTree(Object value) {
+		if (value instanceof Collection<?> values) {
+			ArrayNode array = MAPPER.createArrayNode();
+			values.forEach(element -> array.add(toTree(element)));
+			return array;
+		}
+		if (value instanceof Map<?, ?> entries) {
+			ObjectNode object = MAPPER.createObjectNode();
+			entries.forEach((key, element) -> object.set(String.valueOf(key), toTree(element)));
+			return object;
+		}
+		JsonNode node = MAPPER.valueToTree(value);
+		return node == null ? NullNode.getInstance() : node;
 	}
 
 }

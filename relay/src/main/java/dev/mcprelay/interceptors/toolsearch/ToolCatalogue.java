@@ -20,6 +20,10 @@ import reactor.core.scheduler.Schedulers;
  * starts a new generation; what began in an earlier one (a listing, or a client's own {@code tools/list}) is never
  * kept, since it may predate the change: a search waiting on such a listing gets a fresh one instead (at most
  * {@value #ATTEMPTS} listings, then the last is used once, not kept).
+ *
+ * <p>A listing is made with the lister of the search that started it (that caller's session, token and upstream
+ * headers), so its failure may be that caller's alone: a search that waited for it lists once on its own instead of
+ * taking that failure ({@link #listAlone}).
  */
 final class ToolCatalogue {
 
@@ -59,17 +63,33 @@ final class ToolCatalogue {
 				return Mono.just(current.index());
 			}
 			Listing inFlight = listing.get();
+			boolean own = false;
 			if (inFlight == null || inFlight.generation() != now) {
 				Listing started = new Listing(now, list(lister, now));
-				inFlight = listing.compareAndSet(inFlight, started) ? started : listing.get();
+				own = listing.compareAndSet(inFlight, started);
+				inFlight = own ? started : listing.get();
 				if (inFlight == null) {
 					// the listing that won ended at once; look again
 					return get(lister, attempt);
 				}
 			}
 			long began = inFlight.generation();
-			return inFlight.result().flatMap(index -> began == generation.get() || attempt >= ATTEMPTS
+			Mono<ToolIndex> listed = own ? inFlight.result()
+					: inFlight.result().onErrorResume(failure -> listAlone(lister));
+			return listed.flatMap(index -> began == generation.get() || attempt >= ATTEMPTS
 					? Mono.just(index) : get(lister, attempt + 1));
+		});
+	}
+
+	/**
+	 * A listing of one search's own, with its own lister, once the listing it waited for, another search's, failed:
+	 * that failure may be the other caller's own (its token, the headers its interceptors set), and is never handed
+	 * on. Not shared: each search that waited lists once more, and its failure is its own.
+	 */
+	private Mono<ToolIndex> listAlone(Supplier<Mono<List<ObjectNode>>> lister) {
+		return Mono.defer(() -> {
+			long began = generation.get();
+			return Mono.defer(lister).flatMap(this::index).doOnNext(index -> keep(began, index));
 		});
 	}
 

@@ -1,6 +1,7 @@
 package dev.mcprelay.interceptors.toolsearch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -60,6 +61,25 @@ class ToolCatalogueTest {
 		}
 		assertThat(names(catalogue.get(this::lister).block(WITHIN))).as("kept for the next search").containsExactly("echo");
 		assertThat(started).hasValue(1);
+	}
+
+	@Test
+	void aSearchThatWaitedOnAnotherCallersListingThatFailedListsOnItsOwn() {
+		// tenant A's listing fails (its token is refused upstream); tenant B, who waited for it, may list
+		Mono<ToolIndex> a = catalogue.get(this::lister).cache();
+		a.subscribe(index -> { }, failure -> { });
+		Mono<ToolIndex> b = catalogue.get(this::lister).cache();
+		b.subscribe(index -> { }, failure -> { });
+		assertThat(started).as("B waits on A's listing").hasValue(1);
+
+		listings.get(0).tryEmitError(new IllegalStateException("503 from the upstream, for A"));
+
+		assertThatThrownBy(() -> a.block(WITHIN)).as("A's failure is A's").hasMessageContaining("for A");
+		await().atMost(WITHIN).untilAsserted(() -> assertThat(started).as("B lists on its own").hasValue(2));
+		listings.get(1).tryEmitValue(List.of(ToolIndexTest.tool("echo", "Echoes")));
+		assertThat(names(b.block(WITHIN))).as("B never gets A's failure").containsExactly("echo");
+		assertThat(names(catalogue.get(this::lister).block(WITHIN))).as("B's listing is kept").containsExactly("echo");
+		assertThat(started).hasValue(2);
 	}
 
 	@Test

@@ -258,12 +258,15 @@ class ToolSearchTest {
 			.isEqualTo(listings + 2);
 	}
 
-	/** A tool with fields no SDK type models, and numbers as written: what tool search must relay untouched. */
+	/**
+	 * A tool with fields no SDK type models, and numbers in two forms: what tool search must relay untouched (a number
+	 * with an exponent is written in Java's form, {@code 1e2} as {@code 1E+2}: docs/interceptors.md says so).
+	 */
 	private static final String EXACT_TOOL = "{\"name\":\"rotate_keys\",\"title\":\"Rotate keys\",\"description\":"
 			+ "\"Rotates the vendor's API keys\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"service\":"
 			+ "{\"type\":\"string\",\"maxLength\":64}}},\"outputSchema\":{\"type\":\"object\"},\"annotations\":"
 			+ "{\"destructiveHint\":true},\"execution\":{\"taskSupport\":\"optional\"},\"icons\":[{\"src\":"
-			+ "\"https://example.com/k.png\"}],\"x-vendor\":{\"rank\":1.50,\"tags\":[\"keys\"]},\"_meta\":"
+			+ "\"https://example.com/k.png\"}],\"x-vendor\":{\"rank\":1.50,\"weight\":1e2,\"tags\":[\"keys\"]},\"_meta\":"
 			+ "{\"vendor.example/owner\":\"ops\"}}";
 
 	@Test
@@ -279,6 +282,9 @@ class ToolSearchTest {
 
 		assertThat(listed).as("every field, execution and vendor fields too, as the server sent it")
 			.isEqualTo(RawHttp.json(EXACT_TOOL));
+		assertThat(session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}").body())
+			.as("numbers keep their value and precision; an exponent is written in Java's form")
+			.contains("\"rank\":1.50").contains("\"weight\":1E+2");
 	}
 
 	@Test
