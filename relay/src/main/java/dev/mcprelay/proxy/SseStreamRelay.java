@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -107,7 +106,7 @@ class SseStreamRelay {
 
 		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
 		Flux<byte[]> events = StreamWatch
-			.watch(untilShutdown(upstreamResponse.body(), call.isPost() && !ListenStreams.isListen(call)),
+			.watch(openStreams.untilShutdown(upstreamResponse.body(), call),
 					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
 			.<List<SseEvent>>handle((chunk, sink) -> {
 				// handle, not map: a chunk is released here exactly once, also when splitting fails
@@ -171,19 +170,6 @@ class SseStreamRelay {
 			}
 		}
 		return true;
-	}
-
-	/**
-	 * The upstream body, cut off with a {@link RelayShuttingDownException} when the relay shuts down, so that
-	 * shutdown ends the stream through the same failure path as any other early end.
-	 */
-	private Flux<DataBuffer> untilShutdown(Flux<DataBuffer> body, boolean post) {
-		return Flux.defer(() -> {
-			AtomicBoolean shutDown = new AtomicBoolean();
-			return body.takeUntilOther(openStreams.closing(post).doOnTerminate(() -> shutDown.set(true)))
-				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
-						: Mono.empty()));
-		});
 	}
 
 	/** The event as the client gets it: raw, or a substitute around its message as the interceptors left it. */
