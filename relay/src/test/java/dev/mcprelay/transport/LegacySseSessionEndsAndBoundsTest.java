@@ -262,13 +262,14 @@ class LegacySseSessionEndsAndBoundsTest {
 		String session = open("patient");
 		UPSTREAM.onRequest("tools/call", Reaction.FLOOD_BEFORE_ACCEPTING);
 		int logMark = CapturedLogs.all().size();
+		double overflowsBefore = overflows("patient", "bridge_answer");
 		RawHttp http = new RawHttp(port);
 
 		CompletableFuture<HttpResponse<String>> post = CompletableFuture.supplyAsync(() -> http.send(http
 			.post("patient", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"flood\","
 					+ "\"arguments\":{},\"_meta\":{\"progressToken\":\"f\"}}}")
 			.header("Mcp-Session-Id", session)));
-		await(() -> overflows("patient", "bridge_answer") == 1, "the relay counted the overflow");
+		await(() -> overflows("patient", "bridge_answer") == overflowsBefore + 1, "the relay counted the overflow");
 		UPSTREAM.releaseAccepts();
 
 		HttpResponse<String> answered = post.get(10, TimeUnit.SECONDS);
@@ -280,6 +281,40 @@ class LegacySseSessionEndsAndBoundsTest {
 		assertThat(messages).as("no result slipped through").noneMatch(message -> message.has("result"));
 		assertThat(CapturedLogs.since(logMark)).as("and a log line says so")
 			.anyMatch(line -> line.startsWith("WARN") && line.contains("held_messages_full"));
+	}
+
+	@Test
+	void aClientThatReadsNothingMakesThePostFailAtTheBoundNotTheRelayHoldTheFlood() throws Exception {
+		String session = open("patient");
+		ScriptedLegacySseServer.Session upstream = UPSTREAM.lastSession();
+		UPSTREAM.onRequest("tools/call", Reaction.IGNORE);
+		double overflowsBefore = overflows("patient", "bridge_answer");
+		String body = "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"big\","
+				+ "\"arguments\":{},\"_meta\":{\"progressToken\":\"big\"}}}";
+
+		try (Socket client = new Socket()) {
+			client.setReceiveBufferSize(4096);
+			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+			OutputStream out = client.getOutputStream();
+			out.write(("POST /mcp/patient HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
+					+ "Mcp-Session-Id: " + session + "\r\nAccept: " + RawHttp.ACCEPT_BOTH + "\r\nContent-Length: "
+					+ body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			await(() -> upstream.received().stream().anyMatch(message -> message.contains("tools/call")),
+					"the call reached the server");
+			// 24 progress notifications of 1 MB for a client that reads none of them: what the relay holds for the
+			// call, what it reads ahead of the client and what it handed to the client's connection (64KB each here,
+			// so one message alone each) and the sockets take a few of them; the rest cannot be held
+			String padding = "x".repeat(1024 * 1024);
+			for (int step = 1; step <= 24; step++) {
+				upstream.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{"
+						+ "\"progressToken\":\"big\",\"progress\":" + step + ",\"message\":\"" + padding + "\"}}");
+			}
+
+			await(() -> overflows("patient", "bridge_answer") == overflowsBefore + 1,
+					"the call's answers overflowed what the relay holds for its client (held_messages_full), where "
+							+ "the relay's write took up to 160 messages whole ahead of the client");
+		}
 	}
 
 	@Test
