@@ -25,6 +25,7 @@ public final class RelayConfigurationCheck {
 		problems.addAll(BootTwoRedisProperties.find(environment));
 		problems.addAll(UnresolvedVariables.findInStoreProperties(environment));
 		problems.addAll(RelayPropertiesValidator.validate(properties));
+		problems.addAll(ShutdownTimingValidator.validate(properties.shutdown(), environment));
 		return problems;
 	}
 

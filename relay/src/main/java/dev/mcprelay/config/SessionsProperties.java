@@ -23,7 +23,8 @@ import org.springframework.util.unit.DataSize;
  * @param maxHeldBytes how many bytes of messages one queue that waits for a client may hold, besides its count bound:
  * a legacy SSE session's messages for its client's GET stream (256; past it the newest is dropped), one POST's answers
  * on it (1,024; past it the POST fails with {@code held_messages_full}), the relay's own notifications for a GET stream
- * (64; past it they are dropped). One message larger than this is held when it is alone
+ * (64; past it they are dropped). One message larger than this is held when it is alone. It bounds as well what any
+ * stream holds for its client: the events read ahead of it, and what was handed to its connection and not yet written
  */
 public record SessionsProperties(
 		@DefaultValue("memory") SessionStoreKind store,

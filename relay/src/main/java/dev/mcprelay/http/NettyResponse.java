@@ -33,7 +33,7 @@ final class NettyResponse implements RelayResponse {
 
 	private final HttpServerResponse response;
 
-	private final DataBufferFactory buffers;
+	private final NettyDataBufferFactory buffers;
 
 	private final ExchangeRecord record;
 
@@ -60,6 +60,15 @@ final class NettyResponse implements RelayResponse {
 	@Override
 	public DataBufferFactory bufferFactory() {
 		return buffers;
+	}
+
+	/**
+	 * The bytes in a direct buffer (one copy, the one the transport would make of a heap buffer), which Netty releases
+	 * once they are on the socket, or when it drops them: then {@code onGone} runs.
+	 */
+	@Override
+	public DataBuffer wrap(byte[] bytes, Runnable onGone) {
+		return buffers.wrap(new NoticingDirectBuffer(buffers.getByteBufAllocator(), bytes, onGone));
 	}
 
 	/**

@@ -37,6 +37,19 @@ public interface RelayResponse {
 	DataBufferFactory bufferFactory();
 
 	/**
+	 * A buffer of {@code bytes} for a write, which runs {@code onGone} once when it has left the relay: written to the
+	 * client's connection, or dropped because the write failed or was cancelled. For a body that bounds what it has
+	 * handed to the client and the client has not taken yet ({@code dev.mcprelay.proxy.ClientWriteWindow}). Where
+	 * there is no connection of the client's (a virtual server's member exchange, whose consumer takes the body at its
+	 * own pace), {@code onGone} runs at once: nothing waits for a socket there.
+	 */
+	default DataBuffer wrap(byte[] bytes, Runnable onGone) {
+		DataBuffer buffer = bufferFactory().wrap(bytes);
+		onGone.run();
+		return buffer;
+	}
+
+	/**
 	 * Commits and writes {@code body} as it comes, flushing whenever no further buffer is ready (a burst costs one
 	 * flush, a lone buffer is never held back for a later one): for a whole answer and for an event stream alike. Demand
 	 * comes from the connection, so a slow client slows the source.

@@ -171,6 +171,7 @@ public class McpRelay {
 	private Upstream resolve(McpRoute route, RelayExchange exchange) {
 		Upstream upstream = upstreams.require(route);
 		originPolicy.check(exchange.requestHeaderView());
+		SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), upstream.id());
 		requireReadableContentType(exchange.requestHeaderView(), upstream);
 		exchange.record().server(upstream.id());
 		admitSession(upstream, exchange);

@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
@@ -30,9 +32,10 @@ import reactor.core.publisher.Sinks;
  * <li>POSTs and DELETEs in flight get {@code mcp-relay.shutdown.stream-grace-period} to finish on their own, whether
  * their upstream's answer has begun or not (a stream's headers, a JSON body, or nothing yet). At its end, what is still
  * in flight is cut: a stream with a JSON-RPC error event for each request still unanswered, an exchange still waiting
- * for (or reading) its upstream's answer with a JSON-RPC error for each of its requests, both with reason
- * {@code relay_shutting_down} and recorded as the relay's doing ({@link dev.mcprelay.metrics.RelayOutcome#SHUTDOWN}),
- * never as the upstream's failure;</li>
+ * for (or reading) its upstream's answer with a JSON-RPC error for each of its requests, a body relayed untouched
+ * (a 4xx or 5xx, a type the relay does not read) by closing the client's connection, which tells the client the body
+ * is incomplete; all with reason {@code relay_shutting_down} and recorded as the relay's doing
+ * ({@link dev.mcprelay.metrics.RelayOutcome#SHUTDOWN}), never as the upstream's failure;</li>
  * <li>a stream or exchange that begins after its kind was cut is cut at once.</li>
  * </ol>
  */
@@ -119,6 +122,28 @@ public class OpenStreams implements SmartLifecycle {
 	 */
 	Mono<Void> closing(boolean post) {
 		return (post ? closePostStreams : closeGetStreams).asMono();
+	}
+
+	/**
+	 * Whether shutdown ends {@code call} at the end of its grace period (a POST or DELETE), not as it begins (a GET, or a
+	 * 2026-07-28 {@code subscriptions/listen}, which are streams of the server's that a client opens again elsewhere).
+	 */
+	static boolean endsWithTheGracePeriod(RelayCall call) {
+		return !HttpMethod.GET.equals(call.method()) && !ListenStreams.isListen(call);
+	}
+
+	/**
+	 * {@code body} as it streams to the client of {@code call}, cut off with a {@link RelayShuttingDownException} when
+	 * shutdown ends the call ({@link #closing}, {@link #endsWithTheGracePeriod}), so that shutdown ends a body through
+	 * the same failure path as any other early end: a stream, and a body relayed untouched alike.
+	 */
+	<T> Flux<T> untilShutdown(Flux<T> body, RelayCall call) {
+		return Flux.defer(() -> {
+			AtomicBoolean shutDown = new AtomicBoolean();
+			return body.takeUntilOther(closing(endsWithTheGracePeriod(call)).doOnTerminate(() -> shutDown.set(true)))
+				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
+						: Mono.empty()));
+		});
 	}
 
 	/**

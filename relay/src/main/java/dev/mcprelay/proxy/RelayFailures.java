@@ -124,6 +124,12 @@ public final class RelayFailures {
 				"The " + header + " header does not match " + field + " in the request body; send the same value in both.");
 	}
 
+	/** A single-valued request header repeated with different values ({@link SingleValuedHeaders}): 400. */
+	public static RelayFailure conflictingHeader(String server, String header) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "conflicting_header", server,
+				"The " + header + " header is sent more than once with different values; send it once.");
+	}
+
 	public static RelayFailure missingRequiredHeader(String server, String inboundHeader) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "missing_required_header",
 				server, "Missing required request header '" + inboundHeader + "': server '" + server

@@ -3,6 +3,8 @@ package dev.mcprelay.proxy;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
@@ -23,6 +25,7 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.transport.UpstreamResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -41,12 +44,15 @@ import reactor.core.publisher.Mono;
  * as it came;</li>
  * <li>anything else (202, 4xx, 5xx, a DELETE's answer): status, safe headers and body relayed untouched as the
  * bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
- * ({@code client-write}), told apart by {@link StreamWatch}.</li>
+ * ({@code client-write}), told apart by {@link StreamWatch}, and by shutdown's grace period
+ * ({@link OpenStreams#untilShutdown}).</li>
  * </ul>
  * A failure before the client's response is committed propagates, to be answered as a JSON-RPC error.
  */
 @Component
 class ResponseRelay {
+
+	private static final Logger log = LoggerFactory.getLogger(ResponseRelay.class);
 
 	private final SseStreamRelay sseStreamRelay;
 
@@ -207,11 +213,25 @@ class ResponseRelay {
 		responseHead.write(call, upstreamResponse, true);
 		Upstream upstream = call.upstream();
 		return response.write(StreamWatch
-			.watch(upstreamResponse.body(), upstream.streamingIdleTimeout(),
+			.watch(openStreams.untilShutdown(upstreamResponse.body(), call), upstream.streamingIdleTimeout(),
 					upstream.clientWriteTimeout())
 			.onErrorResume(StreamWatch.ClientStalledException.class,
 					stalled -> openStreams.<DataBuffer>endForStalledClient(call))
+			.onErrorResume(RelayShuttingDownException.class, cut -> cutForShutdown(call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release));
+	}
+
+	/**
+	 * Ends a body relayed untouched that shutdown cut: its head went out, so no error can be said any more; the
+	 * client's connection is closed, which tells it the body is incomplete (a chunked body without its last chunk, or
+	 * fewer bytes than its length). Logged at INFO and recorded as the relay's doing.
+	 */
+	private <T> Flux<T> cutForShutdown(RelayCall call) {
+		log.info("{} response from '{}' cut for shutdown: its body had not ended when the grace period did; the client's "
+				+ "connection is closed", call.method(), call.upstream().id());
+		call.exchange().record().cutByShutdown();
+		call.exchange().response().closeConnection();
+		return Flux.empty();
 	}
 
 }

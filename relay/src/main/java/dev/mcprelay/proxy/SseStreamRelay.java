@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -16,6 +15,7 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.PendingRequests;
@@ -41,7 +41,10 @@ import reactor.core.publisher.Mono;
  * an interceptor rejected is answered upstream ({@link ServerRequestAnswers}) and never reaches the client: only its
  * {@code id:} does, or a warning notification when the server is configured to notify. Events keep their order.
  * Demand comes from the client, so a slow client (or a slow interceptor) slows the upstream read instead of filling
- * memory; a client that goes away cancels the upstream exchange.
+ * memory: what a stream holds for a client that stops reading is bounded by {@code sessions.max-held-bytes} twice,
+ * what it read ahead of the client ({@link EventReadAhead}) and what it handed to the client's connection that is not
+ * written yet ({@link ClientWriteWindow}), besides the event being completed. A client that goes away cancels the
+ * upstream exchange.
  *
  * <p>How a stream ends:
  * <ul>
@@ -68,14 +71,6 @@ class SseStreamRelay {
 
 	private static final Logger log = LoggerFactory.getLogger(SseStreamRelay.class);
 
-
-	/**
-	 * Upstream chunks read ahead while earlier ones are being written to the client (the two connections live on
-	 * different event loops). Bounded, so a slow client still slows the upstream read: at most this many chunks wait
-	 * in memory.
-	 */
-	private static final int READ_AHEAD_CHUNKS = 32;
-
 	private final ResponseInterception responseInterception;
 
 	private final FailedRequestAnswers failedRequestAnswers;
@@ -88,9 +83,16 @@ class SseStreamRelay {
 
 	private final ResponseHead responseHead;
 
+	/**
+	 * What a stream may hold for its client, read ahead of it and handed to its connection but not yet written, each:
+	 * {@code sessions.max-held-bytes}.
+	 */
+	private final long maxHeldBytes;
+
 	SseStreamRelay(ResponseInterception responseInterception, FailedRequestAnswers failedRequestAnswers,
 			OpenStreams openStreams, ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams,
-			ResponseHead responseHead) {
+			ResponseHead responseHead, RelayProperties properties) {
+		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 		this.responseHead = responseHead;
 		this.responseInterception = responseInterception;
 		this.failedRequestAnswers = failedRequestAnswers;
@@ -107,23 +109,10 @@ class SseStreamRelay {
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
-		Flux<byte[]> events = StreamWatch
-			.watch(untilShutdown(upstreamResponse.body(), call.isPost() && !ListenStreams.isListen(call)),
-					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
-			.<List<SseEvent>>handle((chunk, sink) -> {
-				// handle, not map: a chunk is released here exactly once, also when splitting fails
-				try {
-					sink.next(splitter.split(chunk));
-				}
-				catch (SseEventTooLargeException ex) {
-					sink.error(ex);
-				}
-				finally {
-					DataBufferUtils.release(chunk);
-				}
-			})
-			.filter(completed -> !completed.isEmpty())
-			.concatMap(completed -> relayEvents(completed, call), READ_AHEAD_CHUNKS)
+		Flux<byte[]> events = EventReadAhead
+			.relay(StreamWatch.watch(openStreams.untilShutdown(upstreamResponse.body(), call),
+					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout()), splitter, maxHeldBytes,
+					completed -> relayEvents(completed, call))
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
 			// a POST stream ended, or left, before its answers may be resumed (a failure's are the relay's answers)
 			.doOnComplete(call.pending()::leftUnanswered)
@@ -142,9 +131,8 @@ class SseStreamRelay {
 		// once; then every event, written as it comes and flushed whenever no further event is ready, so an event never
 		// waits for a later one and a burst costs one flush. (A group per event flushed each on its own, and waited for
 		// each write: 2x slower, bench/results; write groups cost a queue per stream for the first flush alone.)
-		return response.write(localAnswers.concatWith(events)
-			.filter(bytes -> bytes.length > 0)
-			.map(buffers::wrap)
+		return response.write(ClientWriteWindow
+			.buffers(localAnswers.concatWith(events).filter(bytes -> bytes.length > 0), response, maxHeldBytes)
 			.startWith(buffers.wrap(new byte[0])));
 	}
 
@@ -175,19 +163,6 @@ class SseStreamRelay {
 			}
 		}
 		return true;
-	}
-
-	/**
-	 * The upstream body, cut off with a {@link RelayShuttingDownException} when the relay shuts down, so that
-	 * shutdown ends the stream through the same failure path as any other early end.
-	 */
-	private Flux<DataBuffer> untilShutdown(Flux<DataBuffer> body, boolean post) {
-		return Flux.defer(() -> {
-			AtomicBoolean shutDown = new AtomicBoolean();
-			return body.takeUntilOther(openStreams.closing(post).doOnTerminate(() -> shutDown.set(true)))
-				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
-						: Mono.empty()));
-		});
 	}
 
 	/** The event as the client gets it: raw, or a substitute around its message as the interceptors left it. */

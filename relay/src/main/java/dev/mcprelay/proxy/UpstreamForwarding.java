@@ -154,15 +154,7 @@ class UpstreamForwarding {
 				sessionOrder.expectStream(upstream.id(), McpRelay.sessionId(call.exchange()));
 			}
 			return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
-		}), upstream.nonStreamingTimeout(), openStreams.closing(endsWithTheGracePeriod(call)));
-	}
-
-	/**
-	 * Whether shutdown ends the exchange at the end of its grace period (a POST or DELETE), not as it begins (a GET, or a
-	 * 2026-07-28 {@code subscriptions/listen}, which are streams of the server's that a client opens again elsewhere).
-	 */
-	private static boolean endsWithTheGracePeriod(RelayCall call) {
-		return !HttpMethod.GET.equals(call.method()) && !ListenStreams.isListen(call);
+		}), upstream.nonStreamingTimeout(), openStreams.closing(OpenStreams.endsWithTheGracePeriod(call)));
 	}
 
 	/** The upstream's port, for telemetry: the URL's, else its scheme's. */

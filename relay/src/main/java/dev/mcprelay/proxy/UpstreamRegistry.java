@@ -15,6 +15,7 @@ import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.InvalidRelayConfigurationException;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.RelayConfigurationCheck;
+import dev.mcprelay.config.ShutdownTimingValidator;
 import dev.mcprelay.config.UnknownRelayProperties;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.McpRouting;
@@ -23,7 +24,8 @@ import dev.mcprelay.route.McpRouting;
  * The configured upstream servers by id. Built once at start-up, after the
  * whole configuration has been validated: an invalid configuration stops the application with every problem listed
  * ({@link RelayConfigurationCheck}), including a key under {@code mcp-relay} that is no property
- * ({@link UnknownRelayProperties}) and a server id that is
+ * ({@link UnknownRelayProperties}), a grace period that shutdown would not wait for ({@link ShutdownTimingValidator})
+ * and a server id that is
  * also the first segment of a path the relay serves itself (the server would be unreachable at
  * {@code /{server}/mcp}).
  */

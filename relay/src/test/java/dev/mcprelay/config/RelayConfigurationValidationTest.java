@@ -379,6 +379,34 @@ class RelayConfigurationValidationTest {
 		return map;
 	}
 
+	@Test
+	void aGracePeriodThatShutdownWouldNotWaitForStopsStartUpNamingBothProperties() {
+		Throwable failure = startFailing("--mcp-relay.servers.github.url=https://example.com/mcp",
+				"--mcp-relay.shutdown.stream-grace-period=30s", "--spring.lifecycle.timeout-per-shutdown-phase=5s");
+
+		assertThat(findCause(failure).problems()).singleElement().satisfies(problem -> {
+			assertThat(problem.property()).isEqualTo("mcp-relay.shutdown.stream-grace-period");
+			assertThat(problem.toString()).contains("spring.lifecycle.timeout-per-shutdown-phase (PT5S)")
+				.contains("without an answer");
+		});
+	}
+
+	@Test
+	void theGracePeriodMustBeShorterThanTheShutdownPhase() {
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=5s",
+				"--spring.lifecycle.timeout-per-shutdown-phase=5s")).as("as long as the phase: it would be cut short")
+			.hasSize(1);
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=4s",
+				"--spring.lifecycle.timeout-per-shutdown-phase=5s")).isEmpty();
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=29s")).as("Spring Boot's own default: 30s")
+			.isEmpty();
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=30s")).hasSize(1);
+	}
+
+	private static List<ConfigurationProblem> graceProblems(String... args) {
+		return ShutdownTimingValidator.validate(bind(args).shutdown(), environment(args));
+	}
+
 	private static List<ConfigurationProblem> problemsFor(String... args) {
 		return RelayPropertiesValidator.validate(bind(args));
 	}

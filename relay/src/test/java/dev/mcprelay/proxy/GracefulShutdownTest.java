@@ -3,7 +3,10 @@ package dev.mcprelay.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -50,7 +55,7 @@ public class GracefulShutdownTest {
 			.then(Mono.from(response.status(200)
 				.header("Content-Type", "text/event-stream")
 				.sendString(Mono.just("data: {\"jsonrpc\":\"2.0\",\"id\":\"late\",\"result\":{\"content\":[]}}\n\n")))));
-		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=30s");
+		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=10s");
 		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
 		CompletableFuture<HttpResponse<String>> post = CompletableFuture
 			.supplyAsync(() -> http.send(http.post("late", RawHttp.toolsCall("late", "slow"))));
@@ -100,11 +105,49 @@ public class GracefulShutdownTest {
 					&& line.contains("reason=relay_shutting_down"));
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(ints = { 200, 500 })
+	void aBodyRelayedUntouchedThatOutlastsTheGracePeriodIsCutWithIt(int status) throws Exception {
+		// a body the relay does not read (text/plain, here with a 200 and with a 500) trickles a byte at a time, never
+		// ending: no real server does this on demand
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(status)
+			.header("Content-Type", "text/plain")
+			.sendString(Flux.interval(Duration.ofMillis(100)).map(tick -> "x"), StandardCharsets.UTF_8));
+		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=1s");
+		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
+		String body = RawHttp.toolsCall("trickle", "slow");
+		try (Socket client = new Socket()) {
+			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+			client.setSoTimeout(20_000);
+			client.getOutputStream().write(("POST /mcp/late HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+					+ "Accept: " + RawHttp.ACCEPT_BOTH + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+				.getBytes(StandardCharsets.UTF_8));
+			InputStream in = client.getInputStream();
+			awaitUntil(() -> !TestUpstreams.SCRIPTED.seen().isEmpty(), "the call reached the upstream");
+			int logMark = CapturedLogs.all().size();
+
+			relay.close();
+			String received = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+
+			assertThat(received).as("the head and part of the body, then the connection closed").startsWith("HTTP/1.1 " + status)
+				.contains("\r\n1\r\nx\r\n")
+				.as("never the last chunk: the client knows the body is incomplete")
+				.doesNotEndWith("0\r\n\r\n");
+			awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("mcp.relay.access")),
+					"the call's access-log line");
+			assertThat(CapturedLogs.since(logMark)).as("cut by the relay at the end of its grace period, as its doing")
+				.anyMatch(line -> line.startsWith("INFO") && line.contains("cut for shutdown"))
+				.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("outcome=shutdown"))
+				.as("not left for Spring Boot's graceful shutdown to abort")
+				.noneMatch(line -> line.contains("Graceful shutdown aborted"));
+		}
+	}
+
 	/** A relay of its own in front of the scripted upstream ({@code late}), with {@code properties}. */
 	private static ConfigurableApplicationContext relay(String... properties) {
 		return new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class)
-			.properties("server.port=0", "mcp-relay.servers.late.url=" + TestUpstreams.SCRIPTED.url("/mcp"),
-					"spring.lifecycle.timeout-per-shutdown-phase=5s")
+			.properties("server.port=0", "mcp-relay.servers.late.url=" + TestUpstreams.SCRIPTED.url("/mcp"))
 			.properties(properties)
 			.run();
 	}

@@ -43,6 +43,12 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		 * {@code messages?sessionId=…}, this server does not know), and the endpoint event naming the right one.
 		 */
 		HEADER_AND_EVENT,
+		/** as {@link #HEADER_AND_EVENT}, with a comment ({@code : hello}) before the endpoint event. */
+		HEADER_COMMENT_THEN_EVENT,
+		/** as {@link #HEADER_AND_EVENT}, with a {@code retry:} field alone before the endpoint event. */
+		HEADER_RETRY_THEN_EVENT,
+		/** as {@link #HEADER_AND_EVENT}, with the endpoint event half a second after the stream opened. */
+		HEADER_THEN_LATE_EVENT,
 		/** nothing: the stream stays open and silent. */
 		NONE
 	}
@@ -59,6 +65,8 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		REFUSE_500,
 		/** accepts it, then closes the session's stream */
 		DROP_STREAM,
+		/** answers it on the stream with a JSON-RPC error */
+		ERROR,
 		/**
 		 * sends {@link #floodSize} progress notifications for it and then its answer on the stream, and only then, once
 		 * the test {@link #releaseAccepts() releases} it, accepts the POST (202)
@@ -113,6 +121,9 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	public volatile Duration answerJitter = Duration.ZERO;
 
+	/** When set, every stream opened from now on sends a keepalive comment ({@code : ping}) this often. */
+	public volatile Duration keepalives;
+
 	/** How many progress notifications {@link Reaction#FLOOD_BEFORE_ACCEPTING} sends before the answer. */
 	public volatile int floodSize = 1100;
 
@@ -126,20 +137,27 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 			Session session = new Session();
 			sessions.put(id, session);
 			request.requestHeaders().forEach(header -> seenHeaders.add(header.getKey() + ": " + header.getValue()));
-			String first = switch (endpointForm) {
-				case EVENT -> "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
-				case JSON_ENDPOINT -> "data: {\"endpoint\":\"/messages?sessionId=" + id + "\"}\n\n";
-				case HEADER, NONE -> ": opened\n\n";
-				case HEADER_AND_EVENT -> "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
+			String endpointEvent = "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
+			Flux<String> first = switch (endpointForm) {
+				case EVENT, HEADER_AND_EVENT -> Flux.just(endpointEvent);
+				case JSON_ENDPOINT -> Flux.just("data: {\"endpoint\":\"/messages?sessionId=" + id + "\"}\n\n");
+				case HEADER, NONE -> Flux.just(": opened\n\n");
+				case HEADER_COMMENT_THEN_EVENT -> Flux.just(": hello\n\n", endpointEvent);
+				case HEADER_RETRY_THEN_EVENT -> Flux.just("retry: 1000\n\n", endpointEvent);
+				case HEADER_THEN_LATE_EVENT -> Mono.delay(Duration.ofMillis(500)).thenReturn(endpointEvent).flux();
 			};
 			if (endpointForm == EndpointForm.HEADER) {
 				response.header("X-Session-Id", id);
 			}
-			if (endpointForm == EndpointForm.HEADER_AND_EVENT) {
+			if (endpointForm.name().startsWith("HEADER_")) {
 				response.header("Mcp-Session-Id", "elsewhere-" + id);
 			}
+			Duration every = keepalives;
+			if (every != null) {
+				Flux.interval(every, every).takeWhile(tick -> !session.closed).subscribe(tick -> session.comment("ping"));
+			}
 			return response.header("Content-Type", "text/event-stream")
-				.sendString(Flux.just(first).concatWith(session.events.asFlux())
+				.sendString(first.concatWith(session.events.asFlux())
 					.doFinally(signal -> session.closed = true), StandardCharsets.UTF_8)
 				.then();
 		}).post("/messages", (request, response) -> {
@@ -154,6 +172,17 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				}
 				session.received.add(body);
 				JsonNode message = read(body);
+				if (message.isArray()) {
+					// a batch: each request answered (or failed, with ERROR) on the stream, in order, once accepted
+					return response.status(202).sendString(Mono.just("Accepted")).then().doOnSuccess(done -> {
+						for (JsonNode element : message) {
+							if (element.has("id") && element.has("method")) {
+								boolean fails = reactions.get(element.get("method").asText()) == Reaction.ERROR;
+								session.send(fails ? errorTo(element) : answerTo(element));
+							}
+						}
+					});
+				}
 				Reaction reaction = message.has("id") && message.has("method")
 						? reactions.getOrDefault(message.get("method").asText(), Reaction.ANSWER) : null;
 				if (reaction == Reaction.REFUSE_500) {
@@ -165,6 +194,9 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				}
 				if (reaction == Reaction.DROP_STREAM) {
 					return accepted.doOnSuccess(done -> session.end());
+				}
+				if (reaction == Reaction.ERROR) {
+					return accepted.doOnSuccess(done -> session.send(errorTo(message)));
 				}
 				if (reaction == Reaction.FLOOD_BEFORE_ACCEPTING) {
 					for (int step = 1; step <= floodSize; step++) {
@@ -202,6 +234,11 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				+ "\",\"echoedId\":" + request.get("id") + "}}";
 	}
 
+	private static String errorTo(JsonNode request) {
+		return "{\"jsonrpc\":\"2.0\",\"id\":" + request.get("id")
+				+ ",\"error\":{\"code\":-32603,\"message\":\"scripted failure\"}}";
+	}
+
 	private static JsonNode read(String body) {
 		try {
 			return JSON.readTree(body);
@@ -226,6 +263,7 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		reactions.clear();
 		endpointForm = EndpointForm.EVENT;
 		answerJitter = Duration.ZERO;
+		keepalives = null;
 		floodSize = 1100;
 		accepting = Sinks.empty();
 		seenHeaders.clear();

@@ -3,7 +3,6 @@ package dev.mcprelay.transport.sse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,8 +36,9 @@ import reactor.netty.http.client.HttpClient;
  * <p>Every message on the stream is routed: a response to the POST that holds its id; a progress notification to the
  * POST whose request carried its token; anything else (server requests, other notifications) to the client's GET
  * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped. A keepalive
- * comment ({@code : ping}) goes to every waiting POST and to the GET stream, so that a quiet server that is alive
- * keeps the client's streams from going idle ({@code streaming-idle}). What waits for the client is bounded
+ * comment ({@code : ping}) belongs to the session, not to a request: it goes to the client's GET stream, the session's
+ * own, so that a quiet server that is alive keeps it from going idle ({@code streaming-idle}), and never to a waiting
+ * POST, whose answer may be lost however lively the session is. What waits for the client is bounded
  * ({@link HeldLimits}).
  *
  * <p>When the stream ends or breaks, the session ends: every waiting POST fails with a JSON-RPC error, the client's
@@ -77,19 +77,27 @@ final class BridgedSession {
 
 	private volatile long lastUsed = System.nanoTime();
 
+	/** A session whose stream's header waits {@link SessionEndpoint#HEADER_GRACE} for an endpoint. */
+	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, HeldLimits held,
+			Runnable onEnd) {
+		this(id, callerId, serverId, streamUri, maxEventBytes, SessionEndpoint.HEADER_GRACE, held, onEnd);
+	}
+
 	/**
+	 * @param headerGrace how long a session id in the stream's headers waits for the stream to name its endpoint
+	 * ({@link SessionEndpoint})
 	 * @param held what the session may hold for its client, and whom it tells when that is reached
 	 * @param onEnd run once when the session ends, whatever ended it
 	 */
-	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, HeldLimits held,
-			Runnable onEnd) {
+	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes,
+			Duration headerGrace, HeldLimits held, Runnable onEnd) {
 		this.id = id;
 		this.callerId = callerId;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
 		this.maxEventBytes = maxEventBytes;
 		this.held = held;
-		this.endpoint = new SessionEndpoint(streamUri);
+		this.endpoint = new SessionEndpoint(serverId, streamUri, headerGrace);
 		this.outbox = new ClientOutbox(serverId, new HeldMessages(ClientOutbox.CAPACITY, held.maxBytes()),
 				held.onStreamOverflow());
 		this.onEnd = onEnd;
@@ -145,17 +153,21 @@ final class BridgedSession {
 	PendingPost expect(JsonRpcPayload payload) {
 		List<String> ids = new ArrayList<>();
 		List<String> tokens = new ArrayList<>();
+		String initializeId = null;
 		for (JsonRpcMessage message : payload.messages()) {
 			if (message.isRequest()) {
 				ids.add(idKey(message.id()));
+				if ("initialize".equals(message.method())) {
+					initializeId = idKey(message.id());
+				}
 				JsonNode token = message.node().path("params").path("_meta").path("progressToken");
 				if (!token.isMissingNode() && !token.isNull()) {
 					tokens.add(idKey(token));
 				}
 			}
 		}
-		PendingPost post = new PendingPost(ids, tokens, new HeldMessages(PendingPost.CAPACITY, held.maxBytes()),
-				this::answerOverflowed);
+		PendingPost post = new PendingPost(ids, tokens, initializeId,
+				new HeldMessages(PendingPost.CAPACITY, held.maxBytes()), this::answerOverflowed);
 		for (String key : ids) {
 			if (byId.putIfAbsent(key, post) != null) {
 				forget(post);
@@ -232,6 +244,9 @@ final class BridgedSession {
 				return;
 			}
 		}
+		else if (endpoint.namedLate(event)) {
+			return;
+		}
 		if (event.isComment()) {
 			keepalive(event.raw());
 			return;
@@ -280,9 +295,8 @@ final class BridgedSession {
 		outbox.offer(json);
 	}
 
-	/** The server is alive: every waiting POST and the client's GET stream hear of it. */
+	/** The server is alive: the client's GET stream, the session's own, hears of it. */
 	private void keepalive(byte[] comment) {
-		new HashSet<>(byId.values()).forEach(post -> post.keepalive(comment));
 		outbox.keepalive(comment);
 	}
 

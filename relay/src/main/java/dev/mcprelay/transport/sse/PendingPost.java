@@ -14,14 +14,14 @@ import reactor.util.concurrent.Queues;
 
 /**
  * One client POST of a bridged session waiting for what the server sends back on its stream: the responses to its
- * requests (by id), the progress notifications for them (by progress token), and the stream's keepalive comments
- * (which keep the POST's own stream from going idle while the server works). Complete once every request is answered.
+ * requests (by id) and the progress notifications for them (by progress token). Complete once every request is
+ * answered. The stream's keepalive comments are the session's, not the request's: they never reach a POST (a request
+ * whose answer is lost must time out, however lively its session).
  *
  * <p>What waits for the client to take it is bounded ({@link HeldMessages}: {@link #CAPACITY} messages and the
  * session's byte bound), so that a server that floods a POST, or a client that stops reading, cannot make the relay hold
  * the server's stream in memory. A message past the bound fails the POST: the client gets, after what was held, a
- * JSON-RPC error for each request still unanswered, never an answer that silently went missing. A keepalive is only
- * held when nothing else is.
+ * JSON-RPC error for each request still unanswered, never an answer that silently went missing.
  */
 final class PendingPost {
 
@@ -44,19 +44,24 @@ final class PendingPost {
 	/** No message is taken any more: the POST failed. Guarded by {@code this}. */
 	private boolean failed;
 
-	/** One of its requests was answered with a result, not an error. Guarded by {@code this}. */
-	private boolean resulted;
+	/** The key of its {@code initialize} request's id; {@code null} when it carries none. */
+	private final String initializeId;
+
+	/** Its {@code initialize} was answered with a result, not an error. Guarded by {@code this}. */
+	private boolean initialized;
 
 	/**
 	 * @param ids the keys of its requests' ids ({@link BridgedSession#idKey})
 	 * @param progressTokens the keys of the progress tokens its requests carry
+	 * @param initializeId the key of its {@code initialize} request's id, {@code null} when it carries none
 	 * @param held what it may hold for its client
 	 * @param overflowed the failure to end it with when a message does not fit (reports the overflow)
 	 */
-	PendingPost(List<String> ids, List<String> progressTokens, HeldMessages held,
+	PendingPost(List<String> ids, List<String> progressTokens, String initializeId, HeldMessages held,
 			Supplier<RuntimeException> overflowed) {
 		this.ids = List.copyOf(ids);
 		this.progressTokens = List.copyOf(progressTokens);
+		this.initializeId = initializeId;
 		this.unanswered = new HashSet<>(ids);
 		this.held = held;
 		this.overflowed = overflowed;
@@ -85,14 +90,7 @@ final class PendingPost {
 
 	/** A progress notification for one of its requests. */
 	synchronized void progress(byte[] notification) {
-		offer(Routed.message(notification, false, false));
-	}
-
-	/** The stream's keepalive comment (raw SSE bytes), held only when nothing else waits for the client. */
-	synchronized void keepalive(byte[] comment) {
-		if (held.isEmpty()) {
-			offer(Routed.keepalive(comment));
-		}
+		offer(new Routed(notification, false, false));
 	}
 
 	/**
@@ -105,8 +103,10 @@ final class PendingPost {
 			return;
 		}
 		// before it is offered: a subscriber may take it, and end the exchange, within the offer
-		resulted |= !error;
-		if (!offer(Routed.message(response, true, error))) {
+		if (id.equals(initializeId)) {
+			initialized = !error;
+		}
+		if (!offer(new Routed(response, true, error))) {
 			return;
 		}
 		if (unanswered.isEmpty()) {
@@ -114,9 +114,9 @@ final class PendingPost {
 		}
 	}
 
-	/** Whether one of its requests was answered with a result (not an error) and handed on. */
-	synchronized boolean resulted() {
-		return resulted;
+	/** Whether its {@code initialize} was answered with a result (not an error) and handed on. */
+	synchronized boolean initialized() {
+		return initialized;
 	}
 
 	/** The session ended before every request was answered. */
@@ -139,30 +139,21 @@ final class PendingPost {
 	}
 
 	/**
-	 * One message for the POST, or a keepalive.
+	 * One message for the POST.
 	 *
-	 * @param json the JSON-RPC message as the server sent it; {@code null} for a keepalive
+	 * @param json the JSON-RPC message as the server sent it
 	 * @param response whether it answers one of the POST's requests
 	 * @param error whether that answer is a JSON-RPC error
-	 * @param comment a keepalive's raw SSE comment; {@code null} for a message
 	 */
-	record Routed(byte[] json, boolean response, boolean error, byte[] comment) {
+	record Routed(byte[] json, boolean response, boolean error) {
 
-		static Routed message(byte[] json, boolean response, boolean error) {
-			return new Routed(json, response, error, null);
-		}
-
-		static Routed keepalive(byte[] comment) {
-			return new Routed(null, false, false, comment);
-		}
-
-		/** How it goes on the client's event stream: a {@code message} event, or the comment as it came. */
+		/** How it goes on the client's event stream: a {@code message} event. */
 		byte[] event() {
-			return comment != null ? comment : SseEventWriter.message(new String(json, StandardCharsets.UTF_8));
+			return SseEventWriter.message(new String(json, StandardCharsets.UTF_8));
 		}
 
 		int size() {
-			return comment != null ? comment.length : json.length;
+			return json.length;
 		}
 
 	}
