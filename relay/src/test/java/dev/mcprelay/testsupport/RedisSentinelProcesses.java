@@ -34,7 +34,9 @@ public final class RedisSentinelProcesses implements SharedRedis {
 		RedisSentinelProcesses deployment = new RedisSentinelProcesses();
 		try {
 			List<Integer> ports = FreePorts.distinct(5);
-			RedisServerProcess master = RedisServerProcess.start(ports.get(0), List.of("--dir", dataDir(ports.get(0))));
+			// the replica's first synchronisation at once, not after the 5 s Redis waits for more replicas by default
+			RedisServerProcess master = RedisServerProcess.start(ports.get(0), List.of("--dir", dataDir(ports.get(0)),
+					"--repl-diskless-sync-delay", "0"));
 			deployment.data.add(master);
 			// the replica keeps what it synchronised in its folder, not in the tests' working directory
 			deployment.data.add(RedisServerProcess.start(ports.get(1), List.of("--dir", dataDir(ports.get(1)),
