@@ -36,8 +36,8 @@ import reactor.core.publisher.Mono;
  * <p>Its details name the store ({@code redis}) and the {@link RedisTopology} Spring Data Redis's properties configured
  * ({@code topology}: {@code standalone}, {@code sentinel} with the {@code master}'s name, or {@code cluster}). The
  * session store answers when a {@code PING} does (through Sentinel: the master it names), or, on a Cluster, when the
- * cluster says {@code cluster_state:ok} (every hash slot has a master that answers; otherwise some sessions could be
- * read and others not).
+ * cluster says {@code cluster_state:ok} (every hash slot has a master; otherwise some sessions could be read and others
+ * not) and every master that serves slots answers a {@code PING}.
  *
  * <p>Once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
  * store (every direct server; rate limits as their {@code on-store-error} says), and every replica shares the same
