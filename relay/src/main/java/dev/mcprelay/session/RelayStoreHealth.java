@@ -13,6 +13,8 @@ import org.springframework.boot.context.event.ApplicationStartedEvent;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
 import org.springframework.context.event.EventListener;
+import org.springframework.data.redis.connection.ClusterInfo;
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.stereotype.Component;
@@ -30,6 +32,12 @@ import reactor.core.publisher.Mono;
  * fresh replica takes no traffic whose limits or sessions it could not yet check. The connections are opened at
  * start-up, off the event loops, so no request pays for opening them; each check is bounded by {@link #TIMEOUT}.
  * With the memory store it is always up.
+ *
+ * <p>Its details name the store ({@code redis}) and the {@link RedisTopology} Spring Data Redis's properties configured
+ * ({@code topology}: {@code standalone}, {@code sentinel} with the {@code master}'s name, or {@code cluster}). The
+ * session store answers when a {@code PING} does (through Sentinel: the master it names), or, on a Cluster, when the
+ * cluster says {@code cluster_state:ok} (every hash slot has a master; otherwise some sessions could be read and others
+ * not) and every master that serves slots answers a {@code PING}.
  *
  * <p>Once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
  * store (every direct server; rate limits as their {@code on-store-error} says), and every replica shares the same
@@ -85,6 +93,14 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 		if (!shared) {
 			return Mono.just(Health.up().withDetail("store", "memory").build());
 		}
+		LettuceConnectionFactory factory = connections.getIfAvailable();
+		RedisTopology topology = RedisTopology.of(factory);
+		Map<String, Object> where = new java.util.LinkedHashMap<>();
+		where.put("store", "redis");
+		where.put("topology", topology.detail());
+		if (topology == RedisTopology.SENTINEL) {
+			where.put("master", factory.getSentinelConfiguration().getRequiredMaster().getName());
+		}
 		List<StoreReadiness> all = new java.util.ArrayList<>();
 		all.add(new SessionStoreReadiness(redis.getObject()));
 		parts.orderedStream().forEach(all::add);
@@ -93,20 +109,20 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 				.subscribeOn(OffEventLoop.SCHEDULER)
 				.timeout(TIMEOUT)
 				.then(Mono.<Map.Entry<String, String>>empty())
-				.onErrorResume(error -> Mono.just(Map.entry(part.name(), StoreFailures.describe(error)))))
+				.onErrorResume(error -> Mono.just(Map.entry(part.name(), StoreFailures.describe(error, topology)))))
 			.collectList()
 			.map(down -> {
 				if (down.isEmpty()) {
 					wasReady.set(true);
 					logged.set(new Logged(Map.of(), 0));
-					return Health.up().withDetail("store", "redis").build();
+					return Health.up().withDetails(where).build();
 				}
 				Map<String, String> reasons = new TreeMap<>();
 				down.forEach(part -> reasons.put(part.getKey(), part.getValue()));
 				boolean ready = wasReady.get();
 				warn(reasons, ready);
 				Health.Builder health = ready ? Health.up() : Health.down();
-				return health.withDetail("store", "redis")
+				return health.withDetails(where)
 					.withDetail("unavailable", List.copyOf(reasons.keySet()))
 					.withDetail("reasons", reasons)
 					.build();
@@ -131,24 +147,17 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 
 	/** Where the store is, for the log: never a password. */
 	private String address() {
-		LettuceConnectionFactory factory = connections.getIfAvailable();
-		if (factory == null) {
-			return "Redis";
-		}
-		if (factory.getSentinelConfiguration() != null) {
-			return "Redis through Sentinel, spring.data.redis.sentinel";
-		}
-		if (factory.getClusterConfiguration() != null) {
-			return "Redis Cluster, spring.data.redis.cluster";
-		}
-		return "Redis at " + factory.getStandaloneConfiguration().getHostName() + ":"
-				+ factory.getStandaloneConfiguration().getPort();
+		return RedisTopology.address(connections.getIfAvailable());
 	}
 
 	private record Logged(Map<String, String> reasons, long at) {
 	}
 
-	/** The session store's connection (Spring Data Redis's shared one) answers a PING. */
+	/**
+	 * The session store's connection (Spring Data Redis's shared one) answers a PING; on a Cluster, the cluster says
+	 * {@code cluster_state:ok} and every master that serves hash slots answers a PING, which opens the connection to
+	 * each before a request needs it.
+	 */
 	private record SessionStoreReadiness(ReactiveStringRedisTemplate redis) implements StoreReadiness {
 
 		@Override
@@ -158,7 +167,18 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 
 		@Override
 		public Mono<Void> ready() {
-			return redis.execute(connection -> connection.ping()).then();
+			return redis.execute(connection -> connection instanceof ReactiveRedisClusterConnection cluster
+					? cluster.clusterGetClusterInfo()
+						.flatMap(SessionStoreReadiness::servingEverySlot)
+						.thenMany(cluster.clusterGetNodes()
+							.filter(node -> node.isMaster() && !node.getSlotRange().getSlots().isEmpty())
+							.flatMap(cluster::ping))
+					: connection.ping()).then();
+		}
+
+		private static Mono<String> servingEverySlot(ClusterInfo info) {
+			return "ok".equals(info.getState()) ? Mono.just("ok")
+					: Mono.error(new StoreFailures.ClusterNotServing(info.getState()));
 		}
 
 	}

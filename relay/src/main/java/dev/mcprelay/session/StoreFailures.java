@@ -7,9 +7,10 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Why the shared store (Redis) cannot be used, in a sentence an operator acts on: Redis's own refusal (a wrong password,
- * none given, a wrong user), nothing listening, an unknown host, no answer in time, each with the properties to check.
- * From the deepest cause, which is Redis's or the network's own word; never a password (Lettuce's and Redis's messages
- * hold none), cut to {@value #MAX_LENGTH} characters.
+ * none given, a wrong user), nothing listening, an unknown host, no answer in time, a Sentinel that knows no such
+ * master, a Cluster with hash slots no master serves, each with the properties to check for the store's
+ * {@link RedisTopology}. From the deepest cause, which is Redis's or the network's own word; never a password
+ * (Lettuce's and Redis's messages hold none), cut to {@value #MAX_LENGTH} characters.
  */
 final class StoreFailures {
 
@@ -18,8 +19,8 @@ final class StoreFailures {
 	private StoreFailures() {
 	}
 
-	/** What went wrong, and what to check. */
-	static String describe(Throwable failure) {
+	/** What went wrong, and what to check where Redis runs as {@code topology} says. */
+	static String describe(Throwable failure, RedisTopology topology) {
 		Throwable root = failure;
 		while (root.getCause() != null && root.getCause() != root) {
 			if (root instanceof TimeoutException) {
@@ -28,7 +29,7 @@ final class StoreFailures {
 			root = root.getCause();
 		}
 		if (root instanceof TimeoutException) {
-			return "no answer in time: check that Redis runs at spring.data.redis.host and port and is not overloaded";
+			return "no answer in time: check that Redis runs at " + topology.properties() + " and is not overloaded";
 		}
 		String message = root.getMessage() == null ? root.getClass().getSimpleName() : clip(root.getMessage());
 		String upper = message.toUpperCase(Locale.ROOT);
@@ -39,12 +40,29 @@ final class StoreFailures {
 			return "Redis wants a password and was given none (" + message + "): set spring.data.redis.password";
 		}
 		if (root instanceof ConnectException || upper.contains("CONNECTION REFUSED")) {
-			return "nothing listens there (" + message + "): check spring.data.redis.host and port, and that Redis runs";
+			return "nothing listens there (" + message + "): check " + topology.properties() + ", and that Redis runs";
 		}
 		if (root instanceof UnknownHostException) {
-			return "the host is unknown (" + message + "): check spring.data.redis.host";
+			return "the host is unknown (" + message + "): check " + topology.properties();
+		}
+		if (upper.contains("USING SENTINEL FOR MASTERID")) {
+			return "no Sentinel names a master by that name (" + message + "): check spring.data.redis.sentinel.master "
+					+ "and nodes";
+		}
+		if (root instanceof ClusterNotServing || upper.startsWith("CLUSTERDOWN")) {
+			return "the cluster cannot serve every hash slot (" + message + "): check its nodes (redis-cli --cluster "
+					+ "check) and spring.data.redis.cluster.nodes";
 		}
 		return message;
+	}
+
+	/** A Cluster whose nodes do not say {@code cluster_state:ok}: some hash slot has no master that answers. */
+	static final class ClusterNotServing extends IllegalStateException {
+
+		ClusterNotServing(String state) {
+			super("cluster_state:" + state);
+		}
+
 	}
 
 	private static String clip(String text) {

@@ -263,6 +263,9 @@ class RefusalTablesTest {
 		json("missing_required_header", all, "required", call("missing_required_header"), request -> {
 		});
 		json("header_mismatch", all, "sdk", call("header_mismatch"), request -> request.header("Mcp-Method", "tools/list"));
+		json("conflicting_header", all, "sdk", call("conflicting_header"), request -> request
+			.header("MCP-Protocol-Version", "2025-06-18")
+			.header("MCP-Protocol-Version", "2025-11-25"));
 		json("session_not_found", all, "sdk", call("session_not_found"),
 				request -> request.header("Mcp-Session-Id", "not-a-session-of-this-caller"));
 		json("upstream_unreachable", all, "down", call("upstream_unreachable"), request -> {
@@ -330,7 +333,7 @@ class RefusalTablesTest {
 		legacy("upstream_timeout", http, "legacy", session, call("upstream_timeout"));
 		legacy("too_many_sessions", http, "legacy", null, initialize("too_many_sessions"));
 		legacy("session_not_found", http, "legacy", "not-a-bridged-session", call("session_not_found"));
-		heldMessagesFull(http, bridge, answering, session);
+		heldMessagesFull(http, bridge, answering);
 		answering.onRequest("tools/call", ScriptedLegacySseServer.Reaction.DROP_STREAM);
 		legacy("upstream_stream_ended", http, "legacy", session, call("upstream_stream_ended"));
 	}
@@ -339,12 +342,15 @@ class RefusalTablesTest {
 	 * A call whose legacy server sends more before its answer than the relay holds for a client that has not read yet
 	 * (the server floods the session's stream before it accepts the POST): the POST's stream ends with an error event.
 	 */
-	private void heldMessagesFull(RawHttp http, ConfigurableApplicationContext bridge, ScriptedLegacySseServer answering,
-			String session) throws Exception {
+	private void heldMessagesFull(RawHttp http, ConfigurableApplicationContext bridge, ScriptedLegacySseServer answering)
+			throws Exception {
+		HttpResponse<String> opened = http.send(http.post("legacy-patient", initialize("legacy-patient")));
+		assertThat(opened.statusCode()).as("initialize through the bridge: %s", opened.body()).isEqualTo(200);
+		String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
 		answering.onRequest("tools/call", ScriptedLegacySseServer.Reaction.FLOOD_BEFORE_ACCEPTING);
 		String requestId = "refusal-held_messages_full-event";
 		CompletableFuture<HttpResponse<String>> post = CompletableFuture.supplyAsync(() -> http.send(http
-			.post("legacy", "{\"jsonrpc\":\"2.0\",\"id\":\"id-held_messages_full\",\"method\":\"tools/call\","
+			.post("legacy-patient", "{\"jsonrpc\":\"2.0\",\"id\":\"id-held_messages_full\",\"method\":\"tools/call\","
 					+ "\"params\":{\"name\":\"flood\",\"arguments\":{},\"_meta\":{\"progressToken\":\"f\"}}}")
 			.header("Mcp-Session-Id", session)
 			.header("MCP-Protocol-Version", "2024-11-05")
@@ -353,7 +359,7 @@ class RefusalTablesTest {
 			.getBean(io.micrometer.core.instrument.MeterRegistry.class);
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> registry.find(dev.mcprelay.metrics.RelayMeters.HELD_OVERFLOWS)
-				.tag(dev.mcprelay.metrics.RelayMeters.SERVER, "legacy")
+				.tag(dev.mcprelay.metrics.RelayMeters.SERVER, "legacy-patient")
 				.counters()
 				.stream()
 				.mapToDouble(io.micrometer.core.instrument.Counter::count)
@@ -379,9 +385,12 @@ class RefusalTablesTest {
 			ScriptedLegacySseServer silent, ScriptedUpstream scripted) {
 		silent.endpointForm = ScriptedLegacySseServer.EndpointForm.NONE;
 		List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
-				"--mcp-relay.security.mode=none", "--mcp-relay.sessions.max-bridged-sessions=1"));
+				"--mcp-relay.security.mode=none", "--mcp-relay.sessions.max-bridged-sessions=1",
+				// a flood before the answer overflows what is held for its POST (held_messages_full)
+				"--mcp-relay.sessions.max-held-bytes=64KB"));
 		Map<String, String> servers = new LinkedHashMap<>();
 		servers.put("legacy", answering.url());
+		servers.put("legacy-patient", answering.url());
 		servers.put("legacy-silent", silent.url());
 		servers.put("legacy-down", "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/sse");
 		servers.put("legacy-500", scripted.url("/legacy-500"));
@@ -389,7 +398,7 @@ class RefusalTablesTest {
 		servers.forEach((id, url) -> {
 			args.add("--mcp-relay.servers." + id + ".url=" + url);
 			args.add("--mcp-relay.servers." + id + ".transport=sse");
-			args.add("--mcp-relay.servers." + id + ".timeouts.non-streaming=2s");
+			args.add("--mcp-relay.servers." + id + ".timeouts.non-streaming=" + ("legacy-patient".equals(id) ? "60s" : "2s"));
 		});
 		return new SpringApplicationBuilder(McpRelayApplication.class).run(args.toArray(String[]::new));
 	}

@@ -65,9 +65,9 @@ class CallerQuotaStoresTest {
 				template.execute(redisConnection -> redisConnection.ping()).blockLast(Duration.ofSeconds(20));
 				RedisSessionStore store = new RedisSessionStore(template, Duration.ofHours(1), 2, key -> {
 				}, () -> {
-				});
+				}, RedisTopology.STANDALONE);
 				store.open(key("alice-1"), "alice").block();
-				String count = RedisSessionStore.CALLERS + dev.mcprelay.Sha256.hex("alice");
+				String count = RedisSessionKeys.callers("alice");
 				template.expire(count, Duration.ofSeconds(5)).block();
 
 				assertThat(store.find(key("alice-1")).blockOptional()).isPresent();
@@ -90,9 +90,9 @@ class CallerQuotaStoresTest {
 			try {
 				List<SessionKey> evicted = new CopyOnWriteArrayList<>();
 				RedisSessionStore one = new RedisSessionStore(new ReactiveStringRedisTemplate(first), Duration.ofHours(1), 5,
-						evicted::add, () -> { });
+						evicted::add, () -> { }, RedisTopology.STANDALONE);
 				RedisSessionStore other = new RedisSessionStore(new ReactiveStringRedisTemplate(second),
-						Duration.ofHours(1), 5, evicted::add, () -> { });
+						Duration.ofHours(1), 5, evicted::add, () -> { }, RedisTopology.STANDALONE);
 				one.open(key("bob-1"), "bob").block();
 
 				Flux.range(0, 40)

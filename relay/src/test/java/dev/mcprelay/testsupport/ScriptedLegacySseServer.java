@@ -290,9 +290,7 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	@Override
 	public void close() {
-		// waits for the server to be closed, however long a loaded machine takes (disposeNow gives up after 3 s)
-		server.dispose();
-		server.onDispose().block();
+		server.disposeNow();
 	}
 
 }
