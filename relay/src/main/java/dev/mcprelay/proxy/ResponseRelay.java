@@ -171,6 +171,9 @@ class ResponseRelay {
 			})
 			.flatMap(messages -> {
 				List<ObjectNode> localAnswers = call.plan() == null ? List.of() : call.plan().localAnswers();
+				if (!call.pending().isEmpty()) {
+					return answerUnanswered(call, upstreamResponse, messages, localAnswers);
+				}
 				if (messages.isEmpty() && localAnswers.isEmpty()) {
 					return accepted(call, upstreamResponse);
 				}
@@ -179,6 +182,41 @@ class ResponseRelay {
 				responseHead.write(call, upstreamResponse, false);
 				response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
 				return response.write(Mono.just(response.bufferFactory().wrap(body)));
+			});
+	}
+
+	/**
+	 * A JSON answer is the whole answer of a POST: a request it left unanswered (the upstream answered under an id the
+	 * POST never sent, or not at all) gets an error ({@code upstream_invalid_response}, through the error stage), never
+	 * silence, logged at WARN. The upstream's own answers and the relay's go with it.
+	 */
+	private Mono<Void> answerUnanswered(RelayCall call, UpstreamResponse upstreamResponse, RemoteMessages messages,
+			List<ObjectNode> localAnswers) {
+		Upstream upstream = call.upstream();
+		List<McpRequest> unanswered = call.pending().remaining();
+		RelayFailure failure = RelayFailures.upstreamInvalidResponse(upstream.id(),
+				"its JSON answer held no answer to " + unanswered.size() + " of the request(s) it was sent");
+		log.warn("{} to '{}': the upstream's JSON answer left {} request(s) unanswered; each is answered with an error",
+				call.method(), upstream.id(), unanswered.size());
+		return failedRequestAnswers
+			.answerFailure(unanswered, call.context(), failure.code(), failure.getMessage(), failure.data(),
+					failure.reason(), upstream.nonStreamingTimeout())
+			.flatMap(failed -> {
+				List<ObjectNode> extra = new ArrayList<>(failed);
+				extra.addAll(localAnswers);
+				RelayResponse response = call.exchange().response();
+				if (!messages.isEmpty()) {
+					byte[] body = messages.bytesWith(extra);
+					responseHead.write(call, upstreamResponse, false);
+					response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+					return response.write(Mono.just(response.bufferFactory().wrap(body)));
+				}
+				boolean allResults = extra.stream().noneMatch(answer -> answer.has("error"));
+				if (!allResults) {
+					call.exchange().record().failed(true, failure.reason());
+				}
+				return RelayAnswers.answer(response, allResults ? HttpStatus.OK : failure.status(), extra,
+						call.plan() != null && call.plan().payload().batch());
 			});
 	}
 

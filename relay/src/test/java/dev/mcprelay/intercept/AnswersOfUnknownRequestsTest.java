@@ -177,6 +177,28 @@ class AnswersOfUnknownRequestsTest {
 		assertThat(RawHttp.messagesOf(response)).extracting(answer -> answer.get("id").asInt()).containsExactly(5, 6);
 	}
 
+	@Test
+	void aRequestTheUpstreamsJsonAnswerLeftUnansweredGetsAnErrorNeverSilence() {
+		// the upstream answers every request under id 1: the client's id 7 is not answered by it
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+		RawHttp http = new RawHttp(port);
+
+		HttpResponse<String> response = http.send(http.post("redacted", RawHttp.toolsCall(7, "echo")));
+
+		assertThat(response.statusCode()).as("a request is never answered 202: %s", response.body()).isEqualTo(502);
+		JsonNode answer = RawHttp.json(response.body());
+		assertThat(answer.get("id").asInt()).isEqualTo(7);
+		assertThat(answer.at("/error/data/reason").asText()).isEqualTo("upstream_invalid_response");
+
+		HttpResponse<String> batch = http.send(http.post("redacted", "[" + RawHttp.toolsCall(1, "echo")
+				+ ",{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]"));
+		assertThat(RawHttp.messagesOf(batch)).as("in a batch, the answered request keeps its answer")
+			.extracting(message -> message.get("id").asInt() + (message.has("error") ? " error" : " result"))
+			.containsExactlyInAnyOrder("1 result", "2 error");
+	}
+
 	/** What a client's GET stream on {@code server} gets when the upstream pushes {@code messages} on it. */
 	private String pushedOnGet(String server, String... messages) {
 		StringBuilder events = new StringBuilder();
