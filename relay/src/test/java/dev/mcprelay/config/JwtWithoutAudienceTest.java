@@ -28,7 +28,7 @@ class JwtWithoutAudienceTest {
 	@Test
 	void aJwkSetWithoutAudienceOrIssuerStartsWarnsAndAcceptsItsTokens(CapturedOutput output) {
 		try (TestAuthorizationServer auth = new TestAuthorizationServer();
-				ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class).run(
+				ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class).run(
 						"--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.security.mode=jwt",
 						"--mcp-relay.security.jwt.jwk-set-uri=" + auth.issuer() + "/jwks",
 						"--mcp-relay.servers.sdk.url=" + TestUpstreams.SDK.url("/stateless"))) {

@@ -264,7 +264,7 @@ class DocsBlocksTest {
 			.toList();
 		assertThat(sessions).as("the README's demo session").isNotEmpty();
 		int port = freePort();
-		try (ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class)
+		try (ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
 			.profiles("demo")
 			.properties("server.port=" + port, "server.address=127.0.0.1")
 			.run()) {

@@ -162,7 +162,7 @@ class EnvironmentVariableFormsTest {
 			.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
 					new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
 							variables));
-		return new SpringApplicationBuilder(McpRelayApplication.class).environment(environment)
+		return new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class).environment(environment)
 			.web(WebApplicationType.REACTIVE)
 			.run("--server.port=0", "--server.address=127.0.0.1");
 	}

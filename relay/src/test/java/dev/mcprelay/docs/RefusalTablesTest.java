@@ -400,7 +400,7 @@ class RefusalTablesTest {
 			args.add("--mcp-relay.servers." + id + ".transport=sse");
 			args.add("--mcp-relay.servers." + id + ".timeouts.non-streaming=" + ("legacy-patient".equals(id) ? "60s" : "2s"));
 		});
-		return new SpringApplicationBuilder(McpRelayApplication.class).run(args.toArray(String[]::new));
+		return new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class).run(args.toArray(String[]::new));
 	}
 
 	/** The refusals of {@code virtual-servers.md}'s table, from virtual server {@code hub} (members sdk, down). */
@@ -715,13 +715,13 @@ class RefusalTablesTest {
 		args.add("--mcp-relay.servers.token-refused.oauth2.token-uri=" + scripted.url("/token"));
 		args.add("--mcp-relay.servers.token-refused.oauth2.client-id=relay");
 		args.add("--mcp-relay.servers.token-refused.oauth2.client-secret=wrong");
-		return new SpringApplicationBuilder(McpRelayApplication.class, GateGets.class).run(args.toArray(String[]::new));
+		return new SpringApplicationBuilder(McpRelayApplication.class, GateGets.class, dev.mcprelay.testsupport.OwnEventLoops.class).run(args.toArray(String[]::new));
 	}
 
 	private ConfigurableApplicationContext jwtRelay(TestAuthorizationServer auth, ScriptedUpstream scripted) {
 		String stateless = TestUpstreams.SDK.url("/stateless");
 		jwtToken = TestAuthorizationServer.sign(auth.key(), claims(auth).build());
-		return new SpringApplicationBuilder(McpRelayApplication.class).run("--server.port=0",
+		return new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class).run("--server.port=0",
 				"--server.address=127.0.0.1", "--mcp-relay.security.mode=jwt",
 				"--mcp-relay.security.jwt.jwk-set-uri=" + auth.issuer() + "/jwks",
 				"--mcp-relay.security.jwt.issuer=" + auth.issuer(), "--mcp-relay.security.jwt.audience=" + AUDIENCE,

@@ -84,7 +84,7 @@ class SharedStoreReadinessTest {
 		if (password != null) {
 			args.add("--spring.data.redis.password=" + password);
 		}
-		return new SpringApplicationBuilder(McpRelayApplication.class).run(args.toArray(String[]::new));
+		return new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class).run(args.toArray(String[]::new));
 	}
 
 	private static int readiness(int port) throws Exception {
