@@ -19,6 +19,8 @@ import reactor.core.publisher.Mono;
  * written leaves room for it, or when nothing is (a slice larger than the bound passes alone); its room comes back, and
  * the client is seen to have taken it, when the connection has written it or dropped it ({@link RelayResponse#wrap}).
  * Slices, so that the client's progress shows every {@value #SLICE} bytes, also inside an event of many megabytes.
+ * Written is taken: a client connection's socket holds little that is not sent yet
+ * ({@code ReactorNettyServerConfiguration}, on Linux), not the megabytes the kernel would take ahead of the client.
  * While a slice waits, nothing more is asked of the body's source, so what the relay reads ahead behind it fills
  * ({@link EventReadAhead}) and the client's write clock runs ({@link StreamWatch}, {@code timeouts.client-write}).
  * Cancelling the write stops the wait.

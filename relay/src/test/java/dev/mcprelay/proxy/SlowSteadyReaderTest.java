@@ -27,18 +27,28 @@ import reactor.core.publisher.Mono;
 
 /**
  * A client that reads its stream slowly but steadily is never cut as one that stopped reading
- * ({@code timeouts.client-write}, here 2 s): its clock measures what it takes, not how often the relay asks its
- * upstream for more. The upstream sends an event of 16 MB, then 2 MB of smaller ones, then the result: the relay holds
- * all it may read ahead ({@code max-held-bytes} 1 MB) and asks the upstream for nothing while the client takes the big
- * event, 64 KB at a time with a pause of 25 ms between reads. The pauses are counted in bytes: the 12 MB or more of the
- * big event the sockets cannot hold take the client at least 192 pauses, 4.8 s, so a relay that timed the client by its
- * own requests upstream cut it (it did, whatever the machine's pace); each pause is an eightieth of the bound.
+ * ({@code timeouts.client-write}, here 2 s): its clock measures what it takes, not how often the relay asks its upstream
+ * for more, nor what the kernel takes ahead of it. The reading is paced in bytes, each pause far shorter than the bound:
+ * <ul>
+ * <li>an event of 16 MB, then 2 MB of smaller ones, then the result, read 64 KB per 25 ms pause: the relay holds all it
+ * may read ahead ({@code max-held-bytes} 1 MB) and asks its upstream for nothing while the client takes the big event,
+ * which takes the client at least 192 pauses (4.8 s) beyond what the sockets hold. Cut at 5 s while the relay timed
+ * the client by its requests upstream, and while it handed the event to the connection as one buffer;</li>
+ * <li>a stream of 20 KB events read 16 KB per 50 ms pause, 3 MB of it: cut at 3 s while the client's socket took
+ * megabytes ahead of the client and said it had room again only once a third of them went out.</li>
+ * </ul>
  */
 class SlowSteadyReaderTest {
 
 	private static final int READ = 64 * 1024;
 
 	private static final long PAUSE_MILLIS = 25;
+
+	private static final int SLOW_READ = 16 * 1024;
+
+	private static final long SLOW_PAUSE_MILLIS = 50;
+
+	private static final long SLOW_TOTAL = 3L * 1024 * 1024;
 
 	private static ConfigurableApplicationContext relay;
 
@@ -87,6 +97,50 @@ class SlowSteadyReaderTest {
 		assertThat(stream.contains("\"progress\":32") && stream.contains("\"id\":1,\"result\""))
 			.as("every event, then the result, in the %d bytes the client got", stream.length())
 			.isTrue();
+	}
+
+	@Test
+	void aClientReadingFarSlowerThanTheSocketsCanHoldIsNotCutWhileItReads() throws Exception {
+		String event = progress(0, "z".repeat(20 * 1024));
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "text/event-stream")
+			.sendString(Flux.range(0, 2000).map(i -> event)));
+		double stallsBefore = stalls();
+		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
+
+		long read = 0;
+		try (Socket client = new Socket()) {
+			client.setReceiveBufferSize(16 * 1024);
+			client.setSoTimeout(30_000);
+			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+			String body = RawHttp.toolsCall(2, "slower");
+			OutputStream out = client.getOutputStream();
+			out.write(("POST /mcp/big HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: "
+					+ RawHttp.ACCEPT_BOTH + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+				.getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			InputStream in = client.getInputStream();
+			byte[] buffer = new byte[SLOW_READ];
+			while (read < SLOW_TOTAL) {
+				int got = in.read(buffer);
+				if (got < 0) {
+					break;
+				}
+				read += got;
+				Thread.sleep(SLOW_PAUSE_MILLIS);
+			}
+			assertThat(stalls()).as("no stall counted while the client read %d bytes", read).isEqualTo(stallsBefore);
+		}
+		assertThat(read).as("the relay never closed the stream on the client").isGreaterThanOrEqualTo(SLOW_TOTAL);
+	}
+
+	private static double stalls() {
+		io.micrometer.core.instrument.Counter counter = relay.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+			.find(dev.mcprelay.metrics.RelayMeters.CLIENT_STALLS)
+			.tag(dev.mcprelay.metrics.RelayMeters.SERVER, "big")
+			.counter();
+		return counter == null ? 0 : counter.count();
 	}
 
 	private static String progress(int i, String message) {
