@@ -8,6 +8,10 @@
 //                  stream (when the client accepts one) that carries the other answers and ends without that one, as
 //                  a server that closes a stream early does; the answer waits for the session's next GET
 //   GET  /mcp      in a session, an event stream of the answers waiting (each event with an id), then its end
+//   GET  /sse      the same server over the legacy HTTP+SSE transport (MCP 2024-11-05), as older Node servers speak
+//                  it: an event stream whose first event names the session's endpoint (/messages?session=l-1, ...);
+//                  what is POSTed there (JSON.parse again) is answered 202 and its answers go on that stream. A
+//                  tools/call whose arguments hold holdUntilPing: true is answered after the session's next ping
 //   GET  /calls    the tool calls it executed, in order: [{name, arguments, notification}]
 //   DELETE /calls  forgets them
 //
@@ -109,10 +113,60 @@ function execute(message) {
   return notification ? [] : answers;
 }
 
+/** The legacy HTTP+SSE sessions: their event stream and the answers held for their next ping, by session id. */
+const legacy = new Map();
+let legacySessions = 0;
+
+function openLegacyStream(response) {
+  const id = `l-${++legacySessions}`;
+  response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  response.write(`event: endpoint\ndata: /messages?session=${id}\n\n`);
+  legacy.set(id, { stream: response, held: [] });
+  response.on('close', () => legacy.delete(id));
+}
+
+function postToLegacySession(session, body, response) {
+  if (session === undefined) {
+    response.writeHead(404).end();
+    return;
+  }
+  let messages;
+  try {
+    messages = JSON.parse(body);
+  }
+  catch {
+    response.writeHead(400).end();
+    return;
+  }
+  response.writeHead(202).end();
+  const send = (message) => session.stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  for (const message of Array.isArray(messages) ? messages : [messages]) {
+    const answered = execute(message);
+    if (message?.params?.arguments?.holdUntilPing === true) {
+      session.held.push(...answered);
+      continue;
+    }
+    answered.forEach(send);
+    if (message?.method === 'ping') {
+      session.held.splice(0).forEach(send);
+    }
+  }
+}
+
 const server = http.createServer((request, response) => {
   const chunks = [];
   request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', () => {
+    const url = new URL(request.url, 'http://127.0.0.1');
+    if (request.method === 'GET' && url.pathname === '/sse') {
+      openLegacyStream(response);
+      return;
+    }
+    if (request.method === 'POST' && url.pathname === '/messages') {
+      postToLegacySession(legacy.get(url.searchParams.get('session')), Buffer.concat(chunks).toString('utf8'),
+        response);
+      return;
+    }
     if (request.url === '/calls') {
       if (request.method === 'DELETE') {
         calls.length = 0;

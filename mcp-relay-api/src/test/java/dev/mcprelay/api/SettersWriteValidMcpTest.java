@@ -46,6 +46,38 @@ class SettersWriteValidMcpTest {
 			.at("/content/0/type").asText()).isEqualTo("text");
 	}
 
+	/** What an author may hold content blocks in: a record whose component is typed {@code Object} or a supertype. */
+	record Holder(List<Object> content, Object single, Object[] array, Map<String, Object> byName) {
+	}
+
+	record Typed(List<McpSchema.Content> content) {
+	}
+
+	@Test
+	void contentBlocksKeepTheirTypeWhereverARecordHoldsThem() throws Exception {
+		ToolsCallResponse response = toolResult();
+		McpSchema.TextContent text = new McpSchema.TextContent("[REDACTED]");
+
+		response.replaceResult(new Holder(List.of(text), text, new Object[] { text }, Map.of("one", text)));
+
+		JsonNode result = response.json().get("result");
+		assertThat(List.of("/content/0/type", "/single/type", "/array/0/type", "/byName/one/type"))
+			.allSatisfy(where -> assertThat(result.at(where).asText()).as(where).isEqualTo("text"));
+		McpSchema.CallToolResult read = JsonRpcJson.mapper().treeToValue(result, McpSchema.CallToolResult.class);
+		assertThat(((McpSchema.TextContent) read.content().get(0)).text()).isEqualTo("[REDACTED]");
+	}
+
+	@Test
+	void aBlockWhoseDeclaredTypeNamesItsKindCarriesItOnce() throws Exception {
+		McpSchema.TextContent text = new McpSchema.TextContent("hi");
+
+		assertThat(JsonRpcJson.mapper().writeValueAsString(new Typed(List.of(text))))
+			.isEqualTo("{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}");
+		assertThat(JsonRpcJson.mapper().writeValueAsString(text)).isEqualTo("{\"type\":\"text\",\"text\":\"hi\"}");
+		assertThat(JsonRpcJson.toTree(McpSchema.CallToolResult.builder().content(List.of(text)).build()).toString())
+			.contains("{\"type\":\"text\",\"text\":\"hi\"}");
+	}
+
 	@Test
 	void promptMessagesAndPlainValuesAreWrittenAsBefore() {
 		PromptsGetResponse prompt = new PromptsGetResponse(CONTEXT, message("{\"messages\":[]}"),

@@ -67,8 +67,8 @@ final class NettyResponse implements RelayResponse {
 	 * once they are on the socket, or when it drops them: then {@code onGone} runs.
 	 */
 	@Override
-	public DataBuffer wrap(byte[] bytes, Runnable onGone) {
-		return buffers.wrap(new NoticingDirectBuffer(buffers.getByteBufAllocator(), bytes, onGone));
+	public DataBuffer wrap(byte[] bytes, int offset, int length, Runnable onGone) {
+		return buffers.wrap(new NoticingDirectBuffer(buffers.getByteBufAllocator(), bytes, offset, length, onGone));
 	}
 
 	/**

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
 
 /**
- * A direct buffer holding a copy of some bytes, which tells when it is released for the last time: Netty releases
+ * A direct buffer holding a copy of some bytes (a piece of an array), which tells when it is released for the last time: Netty releases
  * what it was handed to write once the bytes are on the socket, and what it drops (a failed or cancelled write, a
  * closed connection) when it drops it, so that its owner learns when the bytes have left the relay
  * ({@link RelayResponse#wrap}). Direct, so that the transport writes it as it is: a heap buffer is copied into a
@@ -16,9 +16,9 @@ final class NoticingDirectBuffer extends UnpooledDirectByteBuf {
 
 	private final Runnable onReleased;
 
-	NoticingDirectBuffer(ByteBufAllocator alloc, byte[] bytes, Runnable onReleased) {
-		super(alloc, bytes.length, bytes.length);
-		writeBytes(bytes);
+	NoticingDirectBuffer(ByteBufAllocator alloc, byte[] bytes, int offset, int length, Runnable onReleased) {
+		super(alloc, length, length);
+		writeBytes(bytes, offset, length);
 		this.onReleased = onReleased;
 	}
 

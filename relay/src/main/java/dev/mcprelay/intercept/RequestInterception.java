@@ -247,6 +247,12 @@ public class RequestInterception {
 		return verdict;
 	}
 
+	/**
+	 * What goes upstream and what the relay answers. A POST that forwards no request (notifications and answers only)
+	 * and has a message refused is refused whole: its answer is 400 with the id-less errors, which a client takes as
+	 * its POST not accepted (the Streamable HTTP transport's rule) and may send again, so nothing of it goes upstream;
+	 * with a request forwarded, the refusals join the request's answers (200) and the rest goes on.
+	 */
 	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions, PendingRequests pending) {
 		List<ObjectNode> forwarded = new ArrayList<>();
 		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
@@ -254,12 +260,14 @@ public class RequestInterception {
 		List<Verdict> stops = new ArrayList<>();
 		boolean changed = !payload.isWhole();
 		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
+		boolean forwardsRequest = false;
 		for (Decision decision : decisions) {
 			JsonRpcMessage message = decision.message();
 			Verdict verdict = decision.verdict();
 			if (verdict.proceeds()) {
 				forwarded.add(message.node());
 				changed |= decision.changed();
+				forwardsRequest |= message.isRequest();
 				if (decision.request() != null) {
 					pending.add(decision.request());
 				}
@@ -279,6 +287,9 @@ public class RequestInterception {
 				answers.add(JsonRpcErrors.error(null, verdict.error().code(), verdict.error().getMessage(),
 						verdict.error().data()));
 			}
+		}
+		if (!answers.isEmpty() && idless && !forwardsRequest) {
+			forwarded.clear();
 		}
 		return new InboundPlan(payload, forwarded, changed, pending, answers, idless, stops, notifications);
 	}

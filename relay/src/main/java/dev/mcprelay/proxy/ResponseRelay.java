@@ -250,9 +250,8 @@ class ResponseRelay {
 		RelayResponse response = call.exchange().response();
 		responseHead.write(call, upstreamResponse, true);
 		Upstream upstream = call.upstream();
-		return response.write(StreamWatch
-			.watch(openStreams.untilShutdown(upstreamResponse.body(), call), upstream.streamingIdleTimeout(),
-					upstream.clientWriteTimeout())
+		return response.write(StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
+			.watch(openStreams.untilShutdown(upstreamResponse.body(), call))
 			.onErrorResume(StreamWatch.ClientStalledException.class,
 					stalled -> openStreams.<DataBuffer>endForStalledClient(call))
 			.onErrorResume(RelayShuttingDownException.class, cut -> cutForShutdown(call))

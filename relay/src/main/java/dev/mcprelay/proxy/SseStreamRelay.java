@@ -57,8 +57,9 @@ import reactor.core.publisher.Mono;
  * <li>shutdown: GET and listen streams end at once (a listen stream with its result, {@code resultType: complete},
  * as a server ends a subscription); other POST streams after the grace period, with an error event for each request
  * still unanswered;</li>
- * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead: the
- * client's connection is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
+ * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead (a client
+ * that takes its stream slowly but steadily is never cut: what it takes restarts its clock): the client's connection
+ * is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
  * exchange cancelled ({@link StreamWatch});</li>
  * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, a broken connection, or a
  * transport's own failure (a bridged session ended, or a bridged answer overflowed what the relay holds for the
@@ -109,9 +110,9 @@ class SseStreamRelay {
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
+		StreamWatch watch = StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout());
 		Flux<byte[]> events = EventReadAhead
-			.relay(StreamWatch.watch(openStreams.untilShutdown(upstreamResponse.body(), call),
-					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout()), splitter, maxHeldBytes,
+			.relay(watch.watch(openStreams.untilShutdown(upstreamResponse.body(), call)), splitter, maxHeldBytes,
 					completed -> relayEvents(completed, call))
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
 			// a POST stream ended, or left, before its answers may be resumed (a failure's are the relay's answers)
@@ -132,7 +133,8 @@ class SseStreamRelay {
 		// waits for a later one and a burst costs one flush. (A group per event flushed each on its own, and waited for
 		// each write: 2x slower, bench/results; write groups cost a queue per stream for the first flush alone.)
 		return response.write(ClientWriteWindow
-			.buffers(localAnswers.concatWith(events).filter(bytes -> bytes.length > 0), response, maxHeldBytes)
+			.buffers(localAnswers.concatWith(events).filter(bytes -> bytes.length > 0), response, maxHeldBytes,
+					watch::clientTook)
 			.startWith(buffers.wrap(new byte[0])));
 	}
 

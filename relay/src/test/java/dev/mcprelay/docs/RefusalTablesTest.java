@@ -268,6 +268,10 @@ class RefusalTablesTest {
 			.header("MCP-Protocol-Version", "2025-11-25"));
 		json("session_not_found", all, "sdk", call("session_not_found"),
 				request -> request.header("Mcp-Session-Id", "not-a-session-of-this-caller"));
+		// an answer under a server-request id of the relay's that does not verify: as one minted with another secret
+		json("unknown_request_id", all, "sdk", "{\"jsonrpc\":\"2.0\",\"id\":\"mcp-relay.2."
+				+ "eyJpIjoic3J2LTEifQ.c2lnbmVkLWVsc2V3aGVyZQ\",\"result\":{}}", request -> {
+				}, null, null);
 		json("upstream_unreachable", all, "down", call("upstream_unreachable"), request -> {
 		});
 		json("upstream_timeout", all, "slow", call("upstream_timeout"), request -> {

@@ -95,6 +95,18 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
+	void aBatchOfNotificationsWithAToolsCallAmongThemIsRefusedWholeAndNothingGoesUpstream() {
+		HttpResponse<String> response = http().send(http().post("scripted-tools",
+				"[{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"secret_admin\"}},"
+						+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]"));
+
+		assertThat(response.statusCode()).as("a POST of notifications not accepted").isEqualTo(400);
+		assertThat(messages(response)).singleElement()
+			.satisfies(error -> assertThat(error.at("/error/code").asInt()).isEqualTo(-32600));
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing of it went upstream, as the 400 says").isEmpty();
+	}
+
+	@Test
 	void aToolsCallNotificationNeverReachesTheSdkServer() {
 		McpSession session = session("sdk-tools");
 		upstream.clearSeen();

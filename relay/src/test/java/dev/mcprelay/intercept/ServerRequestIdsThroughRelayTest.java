@@ -105,6 +105,24 @@ class ServerRequestIdsThroughRelayTest extends RelayIntegrationTest {
 	}
 
 	@Test
+	void aBatchOfAnswersOneOfWhichDoesNotVerifyIsRefusedWholeAndNothingGoesUpstream() {
+		String relayId = RawHttp.sseData(openStream()).get(0).get("id").asText();
+		String forged = ServerRequestIds.PREFIX + Base64.getUrlEncoder().withoutPadding()
+			.encodeToString("{\"i\":0}".getBytes()) + ".AAAA";
+		TestUpstreams.SCRIPTED.clear();
+
+		HttpResponse<String> refused = post("[{\"jsonrpc\":\"2.0\",\"id\":\"" + forged + "\",\"result\":{}},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":\"" + relayId + "\",\"result\":{\"role\":\"assistant\","
+				+ "\"content\":{\"type\":\"text\",\"text\":\"hi\"},\"model\":\"m\"}}]");
+
+		assertThat(refused.statusCode()).as("a POST not accepted: the client may send its answer again").isEqualTo(400);
+		assertThat(RawHttp.messagesOf(refused)).singleElement()
+			.satisfies(error -> assertThat(error.at("/error/data/reason").asText()).isEqualTo("unknown_request_id"));
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("neither answer went upstream, as the 400 says")
+			.noneMatch(seen -> seen.method().equals("POST"));
+	}
+
+	@Test
 	void anAnswerUnderAnIdOfTheFormerFormatStillReachesTheServer() {
 		// what a replica of the former version gave the client during a rolling upgrade
 		String payload = Base64.getUrlEncoder().withoutPadding().encodeToString(

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -47,7 +48,7 @@ class ClientWriteWindowTest {
 		List<DataBuffer> handed = new CopyOnWriteArrayList<>();
 
 		Disposable writing = ClientWriteWindow
-			.buffers(Flux.range(0, 5).map(i -> new byte[400]), new CountingResponse(written), 1000)
+			.buffers(Flux.range(0, 5).map(i -> new byte[400]), new CountingResponse(written), 1000, () -> { })
 			.subscribe(handed::add);
 
 		assertThat(handed).as("800 bytes handed; 400 more would pass 1000").hasSize(2);
@@ -65,7 +66,7 @@ class ClientWriteWindowTest {
 		List<DataBuffer> handed = new CopyOnWriteArrayList<>();
 
 		Disposable writing = ClientWriteWindow
-			.buffers(Flux.just(new byte[10], new byte[5000], new byte[10]), new CountingResponse(written), 1000)
+			.buffers(Flux.just(new byte[10], new byte[5000], new byte[10]), new CountingResponse(written), 1000, () -> { })
 			.subscribe(handed::add);
 
 		assertThat(handed).as("the large piece waits for the small one before it").hasSize(1);
@@ -73,6 +74,32 @@ class ClientWriteWindowTest {
 		assertThat(handed).as("then goes alone").hasSize(2);
 		written.get(1).run();
 		assertThat(handed).hasSize(3);
+		writing.dispose();
+	}
+
+	@Test
+	void aLargePieceIsHandedOnInSlicesEachTellingWhenTheClientTookIt() {
+		List<Runnable> written = new CopyOnWriteArrayList<>();
+		List<DataBuffer> handed = new CopyOnWriteArrayList<>();
+		AtomicInteger taken = new AtomicInteger();
+		byte[] piece = new byte[2 * ClientWriteWindow.SLICE + 10];
+		for (int i = 0; i < piece.length; i++) {
+			piece[i] = (byte) (i / ClientWriteWindow.SLICE);
+		}
+
+		Disposable writing = ClientWriteWindow
+			.buffers(Flux.just(piece), new CountingResponse(written), ClientWriteWindow.SLICE, taken::incrementAndGet)
+			.subscribe(handed::add);
+
+		assertThat(handed).as("one slice fills the bound").hasSize(1);
+		assertThat(taken).as("nothing written yet").hasValue(0);
+		written.get(0).run();
+		assertThat(taken).as("the client took the first slice").hasValue(1);
+		written.get(1).run();
+		assertThat(taken).hasValue(2);
+		assertThat(handed).extracting(DataBuffer::readableByteCount)
+			.containsExactly(ClientWriteWindow.SLICE, ClientWriteWindow.SLICE, 10);
+		assertThat(handed).extracting(buffer -> buffer.getByte(0)).containsExactly((byte) 0, (byte) 1, (byte) 2);
 		writing.dispose();
 	}
 
@@ -140,9 +167,9 @@ class ClientWriteWindowTest {
 		}
 
 		@Override
-		public DataBuffer wrap(byte[] bytes, Runnable onGone) {
+		public DataBuffer wrap(byte[] bytes, int offset, int length, Runnable onGone) {
 			written.add(onGone);
-			return bufferFactory().wrap(bytes);
+			return bufferFactory().wrap(java.util.Arrays.copyOfRange(bytes, offset, offset + length));
 		}
 
 		@Override

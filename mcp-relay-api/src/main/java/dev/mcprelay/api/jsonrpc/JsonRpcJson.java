@@ -1,8 +1,6 @@
 package dev.mcprelay.api.jsonrpc;
 
 import java.io.IOException;
-import java.util.Collection;
-import java.util.Map;
 
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -10,14 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The one Jackson mapper for JSON-RPC messages, the relay's and the typed views' alike: numbers keep their precision
- * (a {@code 1.50} stays {@code 1.50}), a duplicate key or trailing content is an error. Thread-safe; do not
- * reconfigure it.
+ * (a {@code 1.50} stays {@code 1.50}), a duplicate key or trailing content is an error, and a value whose type names
+ * its kind is written with it wherever it sits ({@code KindNamingSerializers}). Thread-safe; do not reconfigure it.
  */
 public final class JsonRpcJson {
 
@@ -26,6 +22,7 @@ public final class JsonRpcJson {
 		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
 		.disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+		.addModule(KindNamingSerializers.module())
 		.build();
 
 	static {
@@ -49,24 +46,14 @@ public final class JsonRpcJson {
 	}
 
 	/**
-	 * {@code value} as JSON: a {@code JsonNode} as it is, a {@code Map} or a collection entry by entry, anything else as
-	 * the mapper writes it. Entry by entry, so that an MCP schema type whose JSON names its kind (a content block's
-	 * {@code "type": "text"}) keeps it in a list or a map too: the mapper writes a {@code List<TextContent>} without it
-	 * (the list's element type is lost to erasure), which is no valid MCP and which the SDK's client refuses.
+	 * {@code value} as JSON, as the mapper writes it: an MCP schema type whose JSON names its kind (a content block's
+	 * {@code "type": "text"}) keeps it wherever it sits, in a list, a map, an array or an author's record whose
+	 * component is typed {@code Object} ({@code KindNamingSerializers}), so that what an author's setter writes is valid
+	 * MCP, which the SDK's client reads.
 	 *
 	 * @return the JSON; a {@code NullNode} for {@code null}
 	 */
 	public static JsonNode toTree(Object value) {
-		if (value instanceof Collection<?> values) {
-			ArrayNode array = MAPPER.createArrayNode();
-			values.forEach(element -> array.add(toTree(element)));
-			return array;
-		}
-		if (value instanceof Map<?, ?> entries) {
-			ObjectNode object = MAPPER.createObjectNode();
-			entries.forEach((key, element) -> object.set(String.valueOf(key), toTree(element)));
-			return object;
-		}
 		JsonNode node = MAPPER.valueToTree(value);
 		return node == null ? NullNode.getInstance() : node;
 	}

@@ -3,6 +3,7 @@ package dev.mcprelay.transport.sse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,6 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcIds;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
@@ -40,6 +42,12 @@ import reactor.netty.http.client.HttpClient;
  * own, so that a quiet server that is alive keeps it from going idle ({@code streaming-idle}), and never to a waiting
  * POST, whose answer may be lost however lively the session is. What waits for the client is bounded
  * ({@link HeldLimits}).
+ *
+ * <p>Ids (and progress tokens) compare as the server may read them ({@link JsonRpcIds}): a server that reads numbers
+ * as doubles (JavaScript's {@code JSON.parse}) answers {@code 9007199254740993} under {@code 9007199254740992}, so the
+ * two are one id of the session: while a request waits under one, a POST carrying the other is refused (409
+ * {@code request_id_in_flight}), and an answer under the rounded id goes to the POST of the request that had it (whose
+ * response stages hand it to the client under the id the client sent, {@code PendingRequests}).
  *
  * <p>When the stream ends or breaks, the session ends: every waiting POST fails with a JSON-RPC error, the client's
  * GET stream ends, and the session is forgotten, so that the client's next request gets 404 and it initializes
@@ -151,12 +159,12 @@ final class BridgedSession {
 	 * @throws UpstreamTransportException when a request's id is already waiting in this session (409)
 	 */
 	PendingPost expect(JsonRpcPayload payload) {
-		List<String> ids = new ArrayList<>();
+		Map<String, JsonNode> ids = new LinkedHashMap<>();
 		List<String> tokens = new ArrayList<>();
 		String initializeId = null;
 		for (JsonRpcMessage message : payload.messages()) {
 			if (message.isRequest()) {
-				ids.add(idKey(message.id()));
+				ids.put(idKey(message.id()), message.id());
 				if ("initialize".equals(message.method())) {
 					initializeId = idKey(message.id());
 				}
@@ -166,14 +174,15 @@ final class BridgedSession {
 				}
 			}
 		}
-		PendingPost post = new PendingPost(ids, tokens, initializeId,
+		PendingPost post = new PendingPost(List.copyOf(ids.keySet()), tokens, initializeId,
 				new HeldMessages(PendingPost.CAPACITY, held.maxBytes()), this::answerOverflowed);
-		for (String key : ids) {
-			if (byId.putIfAbsent(key, post) != null) {
+		for (Map.Entry<String, JsonNode> id : ids.entrySet()) {
+			if (byId.putIfAbsent(id.getKey(), post) != null) {
 				forget(post);
 				throw new UpstreamTransportException(Kind.CONFLICT, "request_id_in_flight",
-						"A request with id " + key + " is already waiting for its answer in this session; give each "
-								+ "request of a session its own id.");
+						"A request with id " + id.getValue() + " (or one a server that reads numbers as doubles cannot "
+								+ "tell from it) is already waiting for its answer in this session; give each request "
+								+ "of a session its own id.");
 			}
 		}
 		tokens.forEach(token -> byProgressToken.put(token, post));
@@ -275,7 +284,7 @@ final class BridgedSession {
 			PendingPost post = byId.remove(key);
 			if (post == null) {
 				log.warn("A session of '{}' got a response to request {} that nothing waits for (timed out or "
-						+ "cancelled); it was dropped", serverId, key);
+						+ "cancelled); it was dropped", serverId, message.id());
 				return;
 			}
 			post.answer(key, json, message.isError());
@@ -314,9 +323,12 @@ final class BridgedSession {
 		end("the server closed it");
 	}
 
-	/** A JSON-RPC id (or progress token) as a map key: its JSON text, so that {@code 1} and {@code "1"} differ. */
+	/**
+	 * A JSON-RPC id (or progress token) as a map key, as the server may read it ({@link JsonRpcIds#key}): {@code 1} and
+	 * {@code "1"} differ, an integer past 2^53 and its rounding are one.
+	 */
 	static String idKey(JsonNode id) {
-		return id == null ? "null" : id.toString();
+		return id == null ? "j:null" : JsonRpcIds.key(id);
 	}
 
 }
