@@ -167,8 +167,25 @@ public final class RelayPropertiesValidator {
 							+ "container), or remove it (default: a quarter of the heap)"));
 			return;
 		}
+		DataSize share = properties.maxBufferedBodiesPerCaller();
+		if (share != null && (share.toBytes() <= 0 || share.toBytes() > budget)) {
+			problems.add(new ConfigurationProblem("mcp-relay.max-buffered-bodies-per-caller",
+					"is " + megabytes(share.toBytes()) + ", but it must be positive and at most what every buffered body "
+							+ "together may take ("
+							+ megabytes(budget) + (configured != null ? ", mcp-relay.max-buffered-bodies"
+									: ", a quarter of this JVM's " + heap) + ")",
+					"Write at most " + megabytes(budget) + ", or remove it (default: half of that)"));
+			return;
+		}
 		properties.servers().forEach((id, server) -> {
 			DataSize max = server.maxBufferedBody();
+			if (max != null && share != null && max.toBytes() <= budget && max.toBytes() > share.toBytes()) {
+				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
+						"is " + megabytes(max.toBytes()) + ", more than one caller may hold of the buffered bodies ("
+								+ megabytes(share.toBytes()) + ", mcp-relay.max-buffered-bodies-per-caller): such a body "
+								+ "could never be read",
+						"Write at most " + megabytes(share.toBytes()) + ", or raise mcp-relay.max-buffered-bodies-per-caller"));
+			}
 			if (max != null && max.toBytes() > budget) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
 						"is " + megabytes(max.toBytes()) + ", more than every buffered body together may take ("

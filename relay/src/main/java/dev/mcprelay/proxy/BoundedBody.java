@@ -16,10 +16,10 @@ import reactor.core.publisher.Mono;
  * nothing is held when the body fails, is cut off or is cancelled part-way.
  *
  * <p>Within a client's request the memory is also taken from the relay's budget for all bodies together
- * ({@link BufferedBodies}) before it is allocated: a body whose length is declared takes it all at once, before
- * anything is read, and a body of unknown length takes each buffer's size as it arrives. Past the budget the read fails
- * with {@link RelayFailures#relayOverloaded()} (503) having allocated nothing more; what a failed or cancelled read took
- * goes back at once, and a body read whole stays counted until the request's exchange ends.
+ * ({@link BufferedBodies}) before it is allocated, buffer by buffer as the bytes arrive, whatever length the body
+ * declares: a client that declares a large body and sends it slowly holds only what it sent. Past the budget the read
+ * fails with {@link RelayFailures#relayOverloaded()} (503) having allocated nothing more; what a failed or cancelled
+ * read took goes back at once, and a body read whole stays counted until the request's exchange ends.
  */
 public final class BoundedBody {
 
@@ -28,26 +28,15 @@ public final class BoundedBody {
 	private BoundedBody() {
 	}
 
-	/** As {@link #read(Flux, long, DataSize, Supplier)} for a body whose length is not declared. */
-	public static Mono<byte[]> read(Flux<DataBuffer> body, DataSize limit, Supplier<RelayFailure> tooLarge) {
-		return read(body, -1, limit, tooLarge);
-	}
-
 	/**
 	 * The body's bytes (empty for no body), or the failure from {@code tooLarge} as soon as the body passes
 	 * {@code limit}, having read no further. A body of one buffer, the usual case, is copied once into an array of its
-	 * size; so is a body of {@code declaredLength} bytes, however many buffers it comes in.
-	 *
-	 * @param declaredLength the body's length as its {@code Content-Length} declares it, or -1
+	 * size; a body of several is joined once whole, its parts and the whole counted for that moment.
 	 */
-	public static Mono<byte[]> read(Flux<DataBuffer> body, long declaredLength, DataSize limit,
-			Supplier<RelayFailure> tooLarge) {
+	public static Mono<byte[]> read(Flux<DataBuffer> body, DataSize limit, Supplier<RelayFailure> tooLarge) {
 		long max = limit.toBytes();
 		return Mono.deferContextual(context -> {
 			Bytes bytes = new Bytes(max, tooLarge, BufferedBodies.leaseOf(context));
-			if (declaredLength > 0 && declaredLength <= max && !bytes.expect((int) declaredLength)) {
-				return Mono.error(RelayFailures.relayOverloaded());
-			}
 			return body.collect(() -> bytes, Bytes::append)
 				.map(Bytes::toArray)
 				.doOnError(error -> bytes.discard())
@@ -56,10 +45,14 @@ public final class BoundedBody {
 	}
 
 	/**
-	 * The bytes read so far: one array of the declared length, or one array per buffer, joined at the end. Every array
-	 * is taken from the lease (when there is one) before it is made.
+	 * The bytes read so far: the first buffer's in an array of its size, the rest in blocks of at least
+	 * {@value #BLOCK} bytes, so that a body sent a byte at a time costs no array per byte; joined at the end. Every
+	 * array is taken from the lease (when there is one) before it is made.
 	 */
 	private static final class Bytes {
+
+		/** The least room a block after the first array is made with. */
+		private static final int BLOCK = 8 * 1024;
 
 		private final long limit;
 
@@ -67,10 +60,10 @@ public final class BoundedBody {
 
 		private final BufferedBodies.Lease lease;
 
-		/** The array of the declared length, filled as the body arrives; {@code null} when none was declared. */
-		private byte[] declared;
-
 		private final List<byte[]> chunks = new ArrayList<>(1);
+
+		/** The bytes used of the last array of {@link #chunks}. */
+		private int lastFill;
 
 		private int size;
 
@@ -83,37 +76,29 @@ public final class BoundedBody {
 			this.lease = lease;
 		}
 
-		/** Takes room for a body of {@code length} bytes at once; {@code false} when the budget has none. */
-		boolean expect(int length) {
-			if (!take(length)) {
-				return false;
-			}
-			declared = new byte[length];
-			return true;
-		}
-
 		void append(DataBuffer buffer) {
 			try {
 				int count = buffer.readableByteCount();
 				if (size + (long) count > limit) {
 					throw tooLarge.get();
 				}
-				if (declared != null && size + count <= declared.length) {
-					buffer.read(declared, size, count);
+				int copied = 0;
+				if (!chunks.isEmpty()) {
+					byte[] last = chunks.get(chunks.size() - 1);
+					copied = Math.min(last.length - lastFill, count);
+					buffer.read(last, lastFill, copied);
+					lastFill += copied;
 				}
-				else {
-					if (declared != null) {
-						// more than declared: what came so far becomes the first chunk, the declared room goes back
-						chunks.add(java.util.Arrays.copyOf(declared, size));
-						give(declared.length - size);
-						declared = null;
-					}
-					if (!take(count)) {
+				int rest = count - copied;
+				if (rest > 0) {
+					int length = chunks.isEmpty() ? rest : Math.max(rest, BLOCK);
+					if (!take(length)) {
 						throw RelayFailures.relayOverloaded();
 					}
-					byte[] chunk = new byte[count];
-					buffer.read(chunk);
+					byte[] chunk = new byte[length];
+					buffer.read(chunk, 0, rest);
 					chunks.add(chunk);
+					lastFill = rest;
 				}
 				size += count;
 			}
@@ -123,39 +108,31 @@ public final class BoundedBody {
 		}
 
 		byte[] toArray() {
-			if (declared != null) {
-				if (size == declared.length) {
-					return declared;
-				}
-				// fewer bytes than declared (the server ended the body early): the array of their size
-				byte[] shorter = java.util.Arrays.copyOf(declared, size);
-				give(declared.length - size);
-				declared = null;
-				return shorter;
-			}
 			if (chunks.isEmpty()) {
 				return EMPTY;
 			}
-			if (chunks.size() == 1) {
+			if (chunks.size() == 1 && lastFill == chunks.get(0).length) {
 				return chunks.get(0);
 			}
 			// joined: for a moment both the chunks and the whole are held, the whole counted as taken
 			force(size);
 			byte[] whole = new byte[size];
 			int at = 0;
+			long made = 0;
 			for (byte[] chunk : chunks) {
-				System.arraycopy(chunk, 0, whole, at, chunk.length);
-				at += chunk.length;
+				int used = Math.min(chunk.length, size - at);
+				System.arraycopy(chunk, 0, whole, at, used);
+				at += used;
+				made += chunk.length;
 			}
 			chunks.clear();
-			give(size);
+			give(made);
 			return whole;
 		}
 
 		/** The read failed or was cancelled: what it took goes back to the budget. */
 		void discard() {
 			give(taken);
-			declared = null;
 			chunks.clear();
 		}
 

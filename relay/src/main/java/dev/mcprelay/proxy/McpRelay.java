@@ -229,7 +229,7 @@ public class McpRelay {
 		if (declared > upstream.maxBufferedBody().toBytes()) {
 			return Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()));
 		}
-		return BoundedBody.read(exchange.requestBody(), declared, upstream.maxBufferedBody(),
+		return BoundedBody.read(exchange.requestBody(), upstream.maxBufferedBody(),
 				() -> RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.filter(body -> {
 				if (exchange.answeredByServer()) {

@@ -9,6 +9,7 @@ import org.springframework.util.unit.DataSize;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.transport.UpstreamTransportException;
 
 /** Every failure the relay reports, in one place, with its HTTP status, JSON-RPC code and wording. */
@@ -209,7 +210,8 @@ public final class RelayFailures {
 	 */
 	public static RelayFailure relayOverloaded() {
 		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_overloaded",
-				null, "The relay holds as many request and response bodies as its memory allows; try again shortly.");
+				null, "The relay holds as many request and response bodies as its memory allows; try again shortly.",
+				RelayOutcome.OVERLOADED);
 	}
 
 	/** Whether {@code failure} is {@link #unknownSession}'s. */

@@ -128,7 +128,7 @@ public class VirtualRelay {
 			}
 			return Mono.error(RelayFailures.methodNotAllowed(server.id(), method));
 		}).onErrorResume(RelayFailure.class, failure -> {
-			exchange.record().failed(failure.isUpstreamFault(), failure.reason());
+			exchange.record().failed(failure.outcome(), failure.reason());
 			// by the request's id once its body was read (session_required, session_not_found, ...), else id null
 			return RelayAnswers.respond(exchange.response(), failure, exchange.record().payload());
 		});

@@ -275,6 +275,34 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void aShareOfOneCallerTheBudgetOrABodyCannotFitIsAProblem() {
+		long heap = 192L * 1024 * 1024;
+		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
+		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.max-buffered-bodies-per-caller=60MB"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
+				"mcp-relay.max-buffered-bodies-per-caller: is 60MB, but it must be positive and at most what every "
+						+ "buffered body together may take (48MB, a quarter of this JVM's 192MB maximum heap). Write at "
+						+ "most 48MB, or remove it (default: half of that)");
+
+		problems.clear();
+		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=20MB", "--mcp-relay.max-buffered-bodies-per-caller=10MB"), heap,
+				problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
+				"mcp-relay.servers.a.max-buffered-body: is 20MB, more than one caller may hold of the buffered bodies "
+						+ "(10MB, mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at "
+						+ "most 10MB, or raise mcp-relay.max-buffered-bodies-per-caller");
+
+		RelayProperties unset = bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=30MB", "--mcp-relay.max-buffered-bodies=40MB");
+		assertThat(unset.bufferedBodiesPerCaller().toMegabytes()).as("unset: half the budget, but never less than the "
+				+ "largest body a server takes").isEqualTo(30);
+		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.servers.a.max-buffered-body=10MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
+	}
+
+	@Test
 	void anUnsetVariableInTheStoresAddressIsNamedNotSentToRedis() {
 		var environment = environment("--spring.data.redis.url=${MCP_RELAY_TEST_UNSET_URL:redis://:${MCP_RELAY_TEST_UNSET_PASSWORD}@redis:6379}");
 		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);

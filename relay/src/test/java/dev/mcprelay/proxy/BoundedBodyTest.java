@@ -76,24 +76,53 @@ class BoundedBodyTest {
 	}
 
 	@Test
-	void aDeclaredBodyTakesItsLengthFromTheBudgetBeforeAnythingIsReadAndKeepsItUntilTheExchangeEnds() {
+	void aBodyTakesFromTheBudgetOnlyTheBytesThatArrivedAndKeepsThemUntilTheExchangeEnds() {
+		BufferedBodies budget = budget(20_000);
+		BufferedBodies.Lease lease = budget.lease();
+		Sinks.Many<DataBuffer> body = Sinks.many().unicast().onBackpressureBuffer();
+		StepVerifier.create(BoundedBody.read(body.asFlux(), DataSize.ofBytes(64_000), BoundedBodyTest::tooLarge)
+			.contextWrite(lease::into))
+			.then(() -> body.tryEmitNext(buffer("[")))
+			.then(() -> assertThat(budget.held()).as("one byte arrived: one byte held, whatever the body declares")
+				.isEqualTo(1))
+			.then(() -> body.tryEmitNext(buffer(" ")))
+			.then(() -> assertThat(budget.held()).as("the next bytes go to a block of 8 KB, taken as it is made")
+				.isEqualTo(1 + 8192))
+			.then(() -> body.tryEmitNext(buffer(" ")))
+			.then(() -> assertThat(budget.held()).as("a byte at a time fills the block: no array per byte")
+				.isEqualTo(1 + 8192))
+			.then(() -> body.tryEmitNext(buffer("]")))
+			.then(body::tryEmitComplete)
+			.assertNext(bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("[  ]"))
+			.expectComplete()
+			.verify(java.time.Duration.ofSeconds(5));
+		assertThat(budget.held()).as("the body read whole is held, joined, while its exchange lasts").isEqualTo(4);
+
+		lease.close();
+		assertThat(budget.held()).as("the exchange ended: nothing held").isZero();
+	}
+
+	@Test
+	void aBodyTheBudgetHasNoRoomForFailsAndReadsNoFurther() {
 		BufferedBodies budget = budget(10);
 		BufferedBodies.Lease first = budget.lease();
-		StepVerifier.create(BoundedBody.read(Flux.just(buffer("1234"), buffer("5678")), 8, DataSize.ofBytes(64),
-				BoundedBodyTest::tooLarge).contextWrite(first::into))
-			.assertNext(bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("12345678"))
-			.expectComplete().verify(java.time.Duration.ofSeconds(5));
-		assertThat(budget.held()).as("the body read whole is held while its exchange lasts").isEqualTo(8);
+		StepVerifier.create(BoundedBody.read(Flux.just(buffer("12345678")), DataSize.ofBytes(64), BoundedBodyTest::tooLarge)
+			.contextWrite(first::into))
+			.expectNextCount(1)
+			.expectComplete()
+			.verify(java.time.Duration.ofSeconds(5));
 
 		Sinks.Many<DataBuffer> body = Sinks.many().unicast().onBackpressureBuffer();
 		BufferedBodies.Lease second = budget.lease();
-		StepVerifier.create(BoundedBody.read(body.asFlux(), 4, DataSize.ofBytes(64), BoundedBodyTest::tooLarge)
+		StepVerifier.create(BoundedBody.read(body.asFlux(), DataSize.ofBytes(64), BoundedBodyTest::tooLarge)
 			.contextWrite(second::into))
+			.then(() -> body.tryEmitNext(buffer("1234")))
 			.expectErrorSatisfies(error -> assertThat(error).isInstanceOf(RelayFailure.class)
 				.satisfies(failure -> assertThat(((RelayFailure) failure).reason()).isEqualTo("relay_overloaded"))
 				.satisfies(failure -> assertThat(((RelayFailure) failure).status().value()).isEqualTo(503)))
 			.verify(java.time.Duration.ofSeconds(5));
-		assertThat(body.currentSubscriberCount()).as("nothing of a body the budget has no room for is read").isZero();
+		assertThat(body.currentSubscriberCount()).as("nothing more of a body the budget has no room for is read").isZero();
+		assertThat(budget.held()).as("the failed read took nothing").isEqualTo(8);
 
 		first.close();
 		second.close();
@@ -101,18 +130,20 @@ class BoundedBodyTest {
 	}
 
 	@Test
-	void aBodyOfUnknownLengthTakesEachBufferAsItArrivesAndGivesItBackWhenItFails() {
-		BufferedBodies budget = budget(10);
+	void aReadThatFailsGivesBackWhatItTookAndALeaseClosedTakesNothing() {
+		BufferedBodies budget = budget(10_000);
 		BufferedBodies.Lease holder = budget.lease();
-		StepVerifier.create(BoundedBody.read(Flux.just(buffer("123456")), DataSize.ofBytes(64), BoundedBodyTest::tooLarge)
-			.contextWrite(holder::into)).expectNextCount(1).expectComplete().verify(java.time.Duration.ofSeconds(5));
+		StepVerifier.create(BoundedBody.read(Flux.just(buffer("x".repeat(5000))), DataSize.ofBytes(64_000),
+				BoundedBodyTest::tooLarge).contextWrite(holder::into))
+			.expectNextCount(1).expectComplete().verify(java.time.Duration.ofSeconds(5));
 
 		BufferedBodies.Lease lease = budget.lease();
-		StepVerifier.create(BoundedBody.read(Flux.just(buffer("12"), buffer("34"), buffer("56")), DataSize.ofBytes(64),
+		StepVerifier.create(BoundedBody.read(Flux.just(buffer("12"), buffer("34")), DataSize.ofBytes(64),
 				BoundedBodyTest::tooLarge).contextWrite(lease::into))
+			.as("the second buffer's block of 8 KB does not fit beside the 5,000 bytes held")
 			.expectErrorSatisfies(error -> assertThat(((RelayFailure) error).reason()).isEqualTo("relay_overloaded"))
 			.verify(java.time.Duration.ofSeconds(5));
-		assertThat(budget.held()).as("what the failed read took is back at once").isEqualTo(6);
+		assertThat(budget.held()).as("what the failed read took is back at once").isEqualTo(5000);
 		assertThat(sent).allSatisfy(buffer -> assertThat(released(buffer)).isTrue());
 
 		holder.close();
@@ -129,6 +160,33 @@ class BoundedBodyTest {
 			.expectComplete().verify(java.time.Duration.ofSeconds(5));
 		assertThat(budget.held()).as("a lease closed takes nothing more; the joined body is counted once").isEqualTo(6);
 		fresh.close();
+		assertThat(budget.held()).isZero();
+	}
+
+	@Test
+	void oneCallerHoldsAtMostItsShareAndLeavesTheRestToOthers() {
+		BufferedBodies budget = new BufferedBodies(dev.mcprelay.testsupport.BoundProperties.of(java.util.Map.of(
+				"max-buffered-bodies", "100B", "max-buffered-bodies-per-caller", "60B")),
+				new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+		BufferedBodies.Lease first = budget.lease(() -> "API_KEY:greedy");
+		BufferedBodies.Lease second = budget.lease(() -> "API_KEY:greedy");
+		BufferedBodies.Lease other = budget.lease(() -> "API_KEY:other");
+		BufferedBodies.Lease anonymous = budget.lease();
+
+		assertThat(first.take(40)).isTrue();
+		assertThat(second.take(30)).as("70 bytes would be more than one caller's 60").isFalse();
+		assertThat(second.take(20)).isTrue();
+		assertThat(budget.heldBy("API_KEY:greedy")).isEqualTo(60);
+		assertThat(other.take(40)).as("another caller still has room").isTrue();
+		assertThat(anonymous.take(1)).as("the budget itself is full").isFalse();
+		assertThat(first.ceiling()).as("the most a request of a caller may hold: its share").isEqualTo(60);
+		assertThat(anonymous.ceiling()).as("an anonymous caller shares the whole budget").isEqualTo(100);
+
+		first.close();
+		assertThat(budget.heldBy("API_KEY:greedy")).isEqualTo(20);
+		second.close();
+		other.close();
+		assertThat(budget.heldBy("API_KEY:greedy")).isZero();
 		assertThat(budget.held()).isZero();
 	}
 
