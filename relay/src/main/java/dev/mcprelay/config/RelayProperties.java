@@ -36,7 +36,7 @@ import org.springframework.util.unit.DataSize;
  * the JVM's maximum heap
  * @param maxBufferedBodiesPerCaller what the requests of one caller (an API key's client, a token's caller) may hold of
  * {@code max-buffered-bodies} together, so that one caller cannot take it all from the others. Unset: half of it, but
- * never less than the largest {@code max-buffered-body}
+ * never less than twice the largest {@code max-buffered-body}
  * @param policies who may see and call which tool, prompt and resource (DESIGN section 12), as CEL expressions
  */
 @ConfigurationProperties("mcp-relay")
@@ -82,8 +82,9 @@ public record RelayProperties(
 
 	/**
 	 * What one caller's requests may hold of {@link #bufferedBodiesLimit()} together:
-	 * {@code max-buffered-bodies-per-caller}, or half of the limit, but never less than the largest server's
-	 * {@code max-buffered-body} (nor more than the limit), so that a body any server takes can be read.
+	 * {@code max-buffered-bodies-per-caller}, or half of the limit, but never less than what the largest body a server
+	 * takes is counted as while it is read, twice its {@code max-buffered-body} (nor more than the limit), so that
+	 * such a body can be read.
 	 */
 	public DataSize bufferedBodiesPerCaller() {
 		if (maxBufferedBodiesPerCaller != null) {
@@ -94,7 +95,7 @@ public record RelayProperties(
 		for (ServerProperties server : servers.values()) {
 			largest = server.maxBufferedBody() == null ? largest : Math.max(largest, server.maxBufferedBody().toBytes());
 		}
-		return DataSize.ofBytes(Math.min(limit, Math.max(limit / 2, largest)));
+		return DataSize.ofBytes(Math.min(limit, Math.max(limit / 2, 2 * largest)));
 	}
 
 }

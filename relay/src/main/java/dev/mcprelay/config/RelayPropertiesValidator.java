@@ -152,9 +152,10 @@ public final class RelayPropertiesValidator {
 	}
 
 	/**
-	 * The memory budget of all bodies together against the heap, and each server's cap against the budget: a cap no
-	 * budget can hold would refuse those bodies forever, and a budget larger than half the heap leaves too little for
-	 * what a body becomes once read (its parsed form, the answer built from it).
+	 * The memory budget of all bodies together against the heap, and each server's cap against the budget and the
+	 * share of one caller, as a body is counted while it is read (twice its size): a cap no budget can hold would
+	 * refuse those bodies forever, and a budget larger than half the heap leaves too little for what the budget does
+	 * not count (the relay itself, the answers it builds and writes).
 	 */
 	static void validateBufferedBodies(RelayProperties properties, long maxHeap, List<ConfigurationProblem> problems) {
 		DataSize configured = properties.maxBufferedBodies();
@@ -179,20 +180,27 @@ public final class RelayPropertiesValidator {
 		}
 		properties.servers().forEach((id, server) -> {
 			DataSize max = server.maxBufferedBody();
-			if (max != null && share != null && max.toBytes() <= budget && max.toBytes() > share.toBytes()) {
-				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
-						"is " + megabytes(max.toBytes()) + ", more than one caller may hold of the buffered bodies ("
-								+ megabytes(share.toBytes()) + ", mcp-relay.max-buffered-bodies-per-caller): such a body "
-								+ "could never be read",
-						"Write at most " + megabytes(share.toBytes()) + ", or raise mcp-relay.max-buffered-bodies-per-caller"));
+			if (max == null) {
+				return;
 			}
-			if (max != null && max.toBytes() > budget) {
+			// a body is counted twice while it is read: its bytes, and room for what parsing them makes
+			long counted = 2 * max.toBytes();
+			String cap = "is " + megabytes(max.toBytes()) + ", and a body is counted as twice its size while it is read "
+					+ "(its bytes, and what parsing them makes)";
+			if (counted > budget) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
-						"is " + megabytes(max.toBytes()) + ", more than every buffered body together may take ("
-								+ megabytes(budget) + (configured != null ? ", mcp-relay.max-buffered-bodies"
-										: ", a quarter of this JVM's " + heap) + "): such a body could never be read",
-						"Write at most " + megabytes(budget) + ", or give the JVM more heap (-Xmx, or more memory for the "
-								+ "container)" + (configured != null ? " and raise mcp-relay.max-buffered-bodies" : "")));
+						cap + ", more than every buffered body together may take (" + megabytes(budget)
+								+ (configured != null ? ", mcp-relay.max-buffered-bodies" : ", a quarter of this JVM's " + heap)
+								+ "): such a body could never be read",
+						"Write at most " + megabytes(budget / 2) + ", or give the JVM more heap (-Xmx, or more memory for "
+								+ "the container)" + (configured != null ? " and raise mcp-relay.max-buffered-bodies" : "")));
+			}
+			else if (share != null && counted > share.toBytes()) {
+				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
+						cap + ", more than one caller may hold of the buffered bodies (" + megabytes(share.toBytes())
+								+ ", mcp-relay.max-buffered-bodies-per-caller): such a body could never be read",
+						"Write at most " + megabytes(share.toBytes() / 2)
+								+ ", or raise mcp-relay.max-buffered-bodies-per-caller"));
 			}
 		});
 	}

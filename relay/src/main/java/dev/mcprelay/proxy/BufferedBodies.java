@@ -1,6 +1,7 @@
 package dev.mcprelay.proxy;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -18,14 +19,21 @@ import reactor.util.context.ContextView;
  * ({@code mcp-relay.max-buffered-bodies}, by default a quarter of the heap): each server's {@code max-buffered-body}
  * bounds one body, this bounds them all at once, so that a flood of large bodies gets 503 ({@code relay_overloaded})
  * instead of exhausting the heap. A body is counted as its bytes arrive ({@link BoundedBody}: never before, whatever
- * its {@code Content-Length} declares), and held until the request's exchange ends, since that is how long the relay
- * keeps a request's body (parsed, forwarded, logged) and the answer it relays.
+ * its {@code Content-Length} declares) and as the JSON tree parsed from it is built ({@link BodyCharge}), and held until
+ * the request's exchange ends, since that is how long the relay keeps a request's body (parsed, forwarded, logged) and
+ * the answer it relays.
  *
  * <p>One caller may hold at most its share ({@code max-buffered-bodies-per-caller}, by default half of the budget):
  * a client whose bodies arrive slowly, or stop one byte short of their end, holds what arrived for as long as its
  * connections stay open, and without a share one such client, with any key, would leave nothing for the others. Callers
  * are told apart by who the front door says they are (an API key's client, a token's caller); anonymous callers (security
  * mode {@code none}) are not told apart and share the whole budget.
+ *
+ * <p>Bodies being read at once compete for what is left; one whose bytes find no room is refused, and gives back what
+ * it took. Lest every one of them be refused in turn, none finishing, the body whose reading began first of those being
+ * read now competes only with the bodies read whole (its own bytes and theirs must fit the budget), not with the ones
+ * read after it (nor past its caller's share): under a flood the relay always finishes reading one body, and while it
+ * does, holds at most the bodies the others had read before they were refused more than the budget.
  *
  * <p>Each client request holds a {@link Lease} for its whole exchange, put in its Reactor context by the route that
  * serves it ({@link #into}), and closed when the exchange ends, completed, failed or cancelled; a body read with no
@@ -43,6 +51,14 @@ public final class BufferedBodies {
 
 	/** What each caller holding anything holds now; a caller that holds nothing has no entry. */
 	private final ConcurrentHashMap<String, Long> callers = new ConcurrentHashMap<>();
+
+	/** The bodies being read now, by the order their reading began. */
+	private final ConcurrentSkipListSet<Long> reading = new ConcurrentSkipListSet<>();
+
+	private final AtomicLong readings = new AtomicLong();
+
+	/** What the bodies being read now hold, of {@link #held}. */
+	private final AtomicLong readingHeld = new AtomicLong();
 
 	BufferedBodies(RelayProperties properties, MeterRegistry registry) {
 		this.limit = properties.bufferedBodiesLimit().toBytes();
@@ -84,22 +100,51 @@ public final class BufferedBodies {
 		return callers.getOrDefault(caller, 0L);
 	}
 
-	private boolean take(String caller, long bytes) {
+	/** A body begins to be read: its place among the bodies being read, for {@link Lease#take(long, long)}. */
+	long startReading() {
+		long ticket = readings.incrementAndGet();
+		reading.add(ticket);
+		return ticket;
+	}
+
+	/** The body of {@code ticket}, which took {@code bytes} while it was read, is read whole, failed or was cancelled. */
+	void endReading(long ticket, long bytes) {
+		if (reading.remove(ticket)) {
+			readingHeld.addAndGet(-bytes);
+		}
+	}
+
+	/**
+	 * Takes {@code bytes} for a body, within its caller's share and the budget; for the body being read under
+	 * {@code ticket} (0 for none), which holds {@code mine} already, when it is the first of those being read, the
+	 * budget less what the other bodies being read hold.
+	 */
+	private boolean take(String caller, long bytes, long ticket, long mine) {
 		if (caller != null && !takeShare(caller, bytes)) {
 			return false;
 		}
 		while (true) {
 			long now = held.get();
-			if (now + bytes > limit) {
+			boolean room = now + bytes <= limit || ticket != 0 && isFirst(ticket)
+					&& now - readingHeld.get() + mine + bytes <= limit;
+			if (!room) {
 				if (caller != null) {
 					giveShare(caller, bytes);
 				}
 				return false;
 			}
 			if (held.compareAndSet(now, now + bytes)) {
+				if (ticket != 0) {
+					readingHeld.addAndGet(bytes);
+				}
 				return true;
 			}
 		}
+	}
+
+	private boolean isFirst(long ticket) {
+		Long first = reading.isEmpty() ? null : reading.first();
+		return first != null && first == ticket;
 	}
 
 	private boolean takeShare(String caller, long bytes) {
@@ -164,7 +209,16 @@ public final class BufferedBodies {
 		 * it, has no room for them.
 		 */
 		synchronized boolean take(long bytes) {
-			if (closed || !BufferedBodies.this.take(caller(), bytes)) {
+			return take(bytes, 0, 0);
+		}
+
+		/**
+		 * As {@link #take(long)}, for the body being read under {@code ticket} ({@link BufferedBodies#startReading}),
+		 * which holds {@code mine} of the budget already: when it is the first of the bodies being read, the bodies read
+		 * after it do not count against it.
+		 */
+		synchronized boolean take(long bytes, long ticket, long mine) {
+			if (closed || !BufferedBodies.this.take(caller(), bytes, ticket, mine)) {
 				return false;
 			}
 			taken += bytes;
@@ -189,6 +243,16 @@ public final class BufferedBodies {
 				taken -= given;
 				BufferedBodies.this.give(caller, given);
 			}
+		}
+
+		/** {@link BufferedBodies#startReading}, for a body read within this lease. */
+		long startReading() {
+			return BufferedBodies.this.startReading();
+		}
+
+		/** {@link BufferedBodies#endReading}, for a body read within this lease. */
+		void endReading(long ticket, long bytes) {
+			BufferedBodies.this.endReading(ticket, bytes);
 		}
 
 		/**

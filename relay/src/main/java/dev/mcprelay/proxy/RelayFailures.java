@@ -110,6 +110,18 @@ public final class RelayFailures {
 				server, "The request body is larger than the " + format(limit) + " this relay accepts for '" + server + "'.");
 	}
 
+	/**
+	 * The body is within {@code max-buffered-body}, but the JSON tree parsed from it takes more memory, with its bytes,
+	 * than one request may ever hold of the budget for bodies ({@link BufferedBodies}): it would never be read, so it
+	 * is not worth sending again. Decided while parsing, before anything is forwarded.
+	 */
+	public static RelayFailure requestTooHeavy(String server, long weight, long ceiling) {
+		return new RelayFailure(HttpStatus.CONTENT_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
+				server, "The request body, parsed, takes more memory (over " + roughly(weight) + ") than this relay lets "
+						+ "one request hold (" + roughly(ceiling) + "); send a smaller body (many small values take "
+						+ "far more memory than their text).");
+	}
+
 	public static RelayFailure unparsableRequest(String server, JsonRpcParseException cause) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, cause.errorCode(),
 				cause.notJson() ? "parse_error" : "invalid_request", server, cause.getMessage());
@@ -236,6 +248,11 @@ public final class RelayFailures {
 			return size.toMegabytes() + "MB";
 		}
 		return bytes % 1024 == 0 ? size.toKilobytes() + "KB" : bytes + "B";
+	}
+
+	/** {@code bytes} in whole megabytes, or kilobytes below one, rounded down. */
+	private static String roughly(long bytes) {
+		return bytes >= 1024 * 1024 ? (bytes >> 20) + "MB" : Math.max(1, bytes >> 10) + "KB";
 	}
 
 	private static String format(Duration duration) {

@@ -257,11 +257,12 @@ class RelayConfigurationValidationTest {
 		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
 		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.big.url=https://example.com/mcp",
 				"--mcp-relay.servers.big.max-buffered-body=1500MB", "--mcp-relay.servers.ok.url=https://example.com/mcp",
-				"--mcp-relay.servers.ok.max-buffered-body=40MB"), heap, problems);
+				"--mcp-relay.servers.ok.max-buffered-body=20MB"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
-				"mcp-relay.servers.big.max-buffered-body: is 1500MB, more than every buffered body together may take "
+				"mcp-relay.servers.big.max-buffered-body: is 1500MB, and a body is counted as twice its size while it is "
+						+ "read (its bytes, and what parsing them makes), more than every buffered body together may take "
 						+ "(48MB, a quarter of this JVM's 192MB maximum heap): such a body could never be read. Write at "
-						+ "most 48MB, or give the JVM more heap (-Xmx, or more memory for the container)");
+						+ "most 24MB, or give the JVM more heap (-Xmx, or more memory for the container)");
 
 		problems.clear();
 		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
@@ -270,8 +271,8 @@ class RelayConfigurationValidationTest {
 
 		problems.clear();
 		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=80MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
-		assertThat(problems).as("a budget of its own, within half the heap, holds the cap").isEmpty();
+				"--mcp-relay.servers.a.max-buffered-body=45MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
+		assertThat(problems).as("a budget of its own, within half the heap, holds the cap twice").isEmpty();
 	}
 
 	@Test
@@ -287,19 +288,20 @@ class RelayConfigurationValidationTest {
 
 		problems.clear();
 		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=20MB", "--mcp-relay.max-buffered-bodies-per-caller=10MB"), heap,
+				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB"), heap,
 				problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
-				"mcp-relay.servers.a.max-buffered-body: is 20MB, more than one caller may hold of the buffered bodies "
-						+ "(10MB, mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at "
-						+ "most 10MB, or raise mcp-relay.max-buffered-bodies-per-caller");
+				"mcp-relay.servers.a.max-buffered-body: is 10MB, and a body is counted as twice its size while it is read "
+						+ "(its bytes, and what parsing them makes), more than one caller may hold of the buffered bodies "
+						+ "(15MB, mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at "
+						+ "most 7MB, or raise mcp-relay.max-buffered-bodies-per-caller");
 
 		RelayProperties unset = bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=30MB", "--mcp-relay.max-buffered-bodies=40MB");
-		assertThat(unset.bufferedBodiesPerCaller().toMegabytes()).as("unset: half the budget, but never less than the "
-				+ "largest body a server takes").isEqualTo(30);
+				"--mcp-relay.servers.a.max-buffered-body=15MB", "--mcp-relay.max-buffered-bodies=40MB");
+		assertThat(unset.bufferedBodiesPerCaller().toMegabytes()).as("unset: half the budget, but never less than "
+				+ "what the largest body a server takes is counted as, twice its size").isEqualTo(30);
 		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.max-buffered-bodies=40MB",
-				"--mcp-relay.servers.a.max-buffered-body=10MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
+				"--mcp-relay.servers.a.max-buffered-body=5MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
 	}
 
 	@Test

@@ -178,6 +178,24 @@ class JsonRpcParserTest {
 			.isInstanceOf(JsonRpcParseException.class);
 	}
 
+	@Test
+	void jsonPastTheParsersBoundsIsAnInvalidRequestThatSaysWhich() {
+		String deep = "[".repeat(1001) + "]".repeat(1001);
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\","
+				+ "\"params\":{\"a\":" + deep + "}}").getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).as("valid JSON: no parse error").isEqualTo(-32600);
+				assertThat(ex.getMessage())
+					.isEqualTo("Invalid Request: the body is JSON past what the relay reads (nested more than 1000 "
+							+ "levels deep)");
+			});
+		String number = "1".repeat(1001);
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\","
+				+ "\"params\":{\"a\":" + number + "}}").getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> assertThat(ex.getMessage())
+				.endsWith("(a number of more than 1000 characters)"));
+	}
+
 	private static JsonRpcPayload parse(String body) throws JsonRpcParseException {
 		return JsonRpcParser.parse(body.getBytes(StandardCharsets.UTF_8));
 	}

@@ -83,20 +83,21 @@ class BoundedBodyTest {
 		StepVerifier.create(BoundedBody.read(body.asFlux(), DataSize.ofBytes(64_000), BoundedBodyTest::tooLarge)
 			.contextWrite(lease::into))
 			.then(() -> body.tryEmitNext(buffer("[")))
-			.then(() -> assertThat(budget.held()).as("one byte arrived: one byte held, whatever the body declares")
-				.isEqualTo(1))
+			.then(() -> assertThat(budget.held()).as("one byte arrived, whatever the body declares: the byte, and room "
+					+ "to parse it").isEqualTo(2))
 			.then(() -> body.tryEmitNext(buffer(" ")))
 			.then(() -> assertThat(budget.held()).as("the next bytes go to a block of 8 KB, taken as it is made")
-				.isEqualTo(1 + 8192))
+				.isEqualTo(2 + 8192 + 1))
 			.then(() -> body.tryEmitNext(buffer(" ")))
 			.then(() -> assertThat(budget.held()).as("a byte at a time fills the block: no array per byte")
-				.isEqualTo(1 + 8192))
+				.isEqualTo(2 + 8192 + 2))
 			.then(() -> body.tryEmitNext(buffer("]")))
 			.then(body::tryEmitComplete)
 			.assertNext(bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("[  ]"))
 			.expectComplete()
 			.verify(java.time.Duration.ofSeconds(5));
-		assertThat(budget.held()).as("the body read whole is held, joined, while its exchange lasts").isEqualTo(4);
+		assertThat(budget.held()).as("the body read whole is held, joined, with room to parse it, while its exchange "
+				+ "lasts").isEqualTo(8);
 
 		lease.close();
 		assertThat(budget.held()).as("the exchange ended: nothing held").isZero();
@@ -104,7 +105,7 @@ class BoundedBodyTest {
 
 	@Test
 	void aBodyTheBudgetHasNoRoomForFailsAndReadsNoFurther() {
-		BufferedBodies budget = budget(10);
+		BufferedBodies budget = budget(20);
 		BufferedBodies.Lease first = budget.lease();
 		StepVerifier.create(BoundedBody.read(Flux.just(buffer("12345678")), DataSize.ofBytes(64), BoundedBodyTest::tooLarge)
 			.contextWrite(first::into))
@@ -122,7 +123,7 @@ class BoundedBodyTest {
 				.satisfies(failure -> assertThat(((RelayFailure) failure).status().value()).isEqualTo(503)))
 			.verify(java.time.Duration.ofSeconds(5));
 		assertThat(body.currentSubscriberCount()).as("nothing more of a body the budget has no room for is read").isZero();
-		assertThat(budget.held()).as("the failed read took nothing").isEqualTo(8);
+		assertThat(budget.held()).as("the failed read took nothing").isEqualTo(16);
 
 		first.close();
 		second.close();
@@ -131,19 +132,19 @@ class BoundedBodyTest {
 
 	@Test
 	void aReadThatFailsGivesBackWhatItTookAndALeaseClosedTakesNothing() {
-		BufferedBodies budget = budget(10_000);
+		BufferedBodies budget = budget(20_000);
 		BufferedBodies.Lease holder = budget.lease();
-		StepVerifier.create(BoundedBody.read(Flux.just(buffer("x".repeat(5000))), DataSize.ofBytes(64_000),
+		StepVerifier.create(BoundedBody.read(Flux.just(buffer("x".repeat(6000))), DataSize.ofBytes(64_000),
 				BoundedBodyTest::tooLarge).contextWrite(holder::into))
 			.expectNextCount(1).expectComplete().verify(java.time.Duration.ofSeconds(5));
 
 		BufferedBodies.Lease lease = budget.lease();
 		StepVerifier.create(BoundedBody.read(Flux.just(buffer("12"), buffer("34")), DataSize.ofBytes(64),
 				BoundedBodyTest::tooLarge).contextWrite(lease::into))
-			.as("the second buffer's block of 8 KB does not fit beside the 5,000 bytes held")
+			.as("the second buffer's block of 8 KB does not fit beside the 12,000 bytes held")
 			.expectErrorSatisfies(error -> assertThat(((RelayFailure) error).reason()).isEqualTo("relay_overloaded"))
 			.verify(java.time.Duration.ofSeconds(5));
-		assertThat(budget.held()).as("what the failed read took is back at once").isEqualTo(5000);
+		assertThat(budget.held()).as("what the failed read took is back at once").isEqualTo(12_000);
 		assertThat(sent).allSatisfy(buffer -> assertThat(released(buffer)).isTrue());
 
 		holder.close();
@@ -158,8 +159,42 @@ class BoundedBodyTest {
 				BoundedBodyTest::tooLarge).contextWrite(fresh::into))
 			.assertNext(bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("123456"))
 			.expectComplete().verify(java.time.Duration.ofSeconds(5));
-		assertThat(budget.held()).as("a lease closed takes nothing more; the joined body is counted once").isEqualTo(6);
+		assertThat(budget.held()).as("a lease closed takes nothing more; the joined body is counted with room to parse "
+				+ "it, and no more").isEqualTo(12);
 		fresh.close();
+		assertThat(budget.held()).isZero();
+	}
+
+	@Test
+	void theBodyWhoseReadingBeganFirstIsReadPastTheBudgetAndTheOthersAreRefused() {
+		BufferedBodies budget = budget(40_000);
+		Sinks.Many<DataBuffer> first = Sinks.many().unicast().onBackpressureBuffer();
+		Sinks.Many<DataBuffer> second = Sinks.many().unicast().onBackpressureBuffer();
+		BufferedBodies.Lease firstLease = budget.lease();
+		BufferedBodies.Lease secondLease = budget.lease();
+		java.util.concurrent.atomic.AtomicReference<Object> secondOutcome = new java.util.concurrent.atomic.AtomicReference<>();
+		BoundedBody.read(second.asFlux(), DataSize.ofBytes(64_000), BoundedBodyTest::tooLarge)
+			.contextWrite(secondLease::into)
+			.subscribe(secondOutcome::set, secondOutcome::set);
+
+		StepVerifier.create(BoundedBody.read(first.asFlux(), DataSize.ofBytes(64_000), BoundedBodyTest::tooLarge)
+			.contextWrite(firstLease::into))
+			.then(() -> first.tryEmitNext(buffer("a".repeat(10_000))))
+			.then(() -> second.tryEmitNext(buffer("b".repeat(9_000))))
+			.then(() -> assertThat(budget.held()).isEqualTo(38_000))
+			.then(() -> first.tryEmitNext(buffer("a".repeat(100))))
+			.then(() -> assertThat(budget.held()).as("the first body's block and bytes, past the budget of 40,000")
+				.isEqualTo(38_000 + 8192 + 100))
+			.then(() -> second.tryEmitNext(buffer("b".repeat(100))))
+			.then(() -> assertThat(secondOutcome.get()).as("a later body finds no room: refused")
+				.isInstanceOfSatisfying(RelayFailure.class, failure -> assertThat(failure.reason()).isEqualTo("relay_overloaded")))
+			.then(first::tryEmitComplete)
+			.assertNext(bytes -> assertThat(bytes).hasSize(10_100))
+			.expectComplete()
+			.verify(java.time.Duration.ofSeconds(5));
+		assertThat(budget.held()).as("the first body, joined, with room to parse it").isEqualTo(20_200);
+		firstLease.close();
+		secondLease.close();
 		assertThat(budget.held()).isZero();
 	}
 
