@@ -199,6 +199,27 @@ class BoundedBodyTest {
 	}
 
 	@Test
+	void anAnswerIsCountedOnceAndNeverRefused() {
+		BufferedBodies budget = budget(10);
+		BufferedBodies.Lease lease = budget.lease();
+		StepVerifier.create(BoundedBody.readAnswer(Flux.just(buffer("12345678"), buffer("90abcdef")),
+				DataSize.ofBytes(64), BoundedBodyTest::tooLarge).contextWrite(lease::into))
+			.assertNext(bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("1234567890abcdef"))
+			.expectComplete()
+			.verify(java.time.Duration.ofSeconds(5));
+		assertThat(budget.held()).as("16 bytes held past a budget of 10: counted, not refused").isEqualTo(16);
+		BufferedBodies.Lease next = budget.lease();
+		StepVerifier.create(BoundedBody.read(Flux.just(buffer("{}")), DataSize.ofBytes(64), BoundedBodyTest::tooLarge)
+			.contextWrite(next::into))
+			.as("a new request waits while the answer is held")
+			.expectErrorSatisfies(error -> assertThat(((RelayFailure) error).reason()).isEqualTo("relay_overloaded"))
+			.verify(java.time.Duration.ofSeconds(5));
+		lease.close();
+		next.close();
+		assertThat(budget.held()).isZero();
+	}
+
+	@Test
 	void oneCallerHoldsAtMostItsShareAndLeavesTheRestToOthers() {
 		BufferedBodies budget = new BufferedBodies(dev.mcprelay.testsupport.BoundProperties.of(java.util.Map.of(
 				"max-buffered-bodies", "100B", "max-buffered-bodies-per-caller", "60B")),
