@@ -263,6 +263,9 @@ class RefusalTablesTest {
 		json("missing_required_header", all, "required", call("missing_required_header"), request -> {
 		});
 		json("header_mismatch", all, "sdk", call("header_mismatch"), request -> request.header("Mcp-Method", "tools/list"));
+		json("conflicting_header", all, "sdk", call("conflicting_header"), request -> request
+			.header("MCP-Protocol-Version", "2025-06-18")
+			.header("MCP-Protocol-Version", "2025-03-26"));
 		json("session_not_found", all, "sdk", call("session_not_found"),
 				request -> request.header("Mcp-Session-Id", "not-a-session-of-this-caller"));
 		json("upstream_unreachable", all, "down", call("upstream_unreachable"), request -> {
