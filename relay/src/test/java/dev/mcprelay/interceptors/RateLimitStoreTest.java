@@ -122,9 +122,10 @@ class RateLimitStoreTest {
 			.isEqualTo(200);
 	}
 
+	/** Answers every call, under the call's own id (an answer under another id answers no request of the client's). */
 	private void answerEverything() {
-		upstream.script((request, response) -> response.header("Content-Type", "application/json")
-			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+		upstream.scriptWithBody((request, response, body) -> response.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + RawHttp.json(body).get("id") + ",\"result\":{}}")));
 	}
 
 	private static ConfigurableApplicationContext relay(int redisPort, String... args) {
