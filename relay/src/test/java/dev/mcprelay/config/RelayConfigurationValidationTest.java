@@ -237,12 +237,15 @@ class RelayConfigurationValidationTest {
 
 	@Test
 	void aVariableInShellSyntaxIsRefusedWithWhatToWriteInstead() {
-		List<ConfigurationProblem> problems = problemsFor("--mcp-relay.servers.a.url=https://example.com/mcp?$filter=x",
+		List<ConfigurationProblem> problems = UnresolvedVariables.findInEnvironment(environment(
+				"--mcp-relay.servers.a.url=https://example.com/mcp?$filter=x",
 				"--mcp-relay.servers.a.authorization=Bearer $GITHUB_TOKEN",
 				"--mcp-relay.servers.a.headers[0].name=X-Key", "--mcp-relay.servers.a.headers[0].value=$KEY",
-				"--mcp-relay.servers.a.headers[1].name=X-Price", "--mcp-relay.servers.a.headers[1].value=5$ a$b");
+				"--mcp-relay.servers.a.headers[1].name=X-Price", "--mcp-relay.servers.a.headers[1].value=5$ a$b",
+				"--mcp-relay.servers.a.headers[2].name=X-Literal", "--mcp-relay.servers.a.headers[2].value=$Qm7literal"));
 
-		assertThat(problems).as("a $ inside a word (a URL's $filter, a secret's character) is no variable")
+		assertThat(problems).as("a $ inside a word (a URL's $filter, a secret's character), or before a name that is no "
+				+ "environment variable's (not upper case), is no variable")
 			.extracting(ConfigurationProblem::toString)
 			.containsExactlyInAnyOrder(
 					"mcp-relay.servers.a.authorization: holds $GITHUB_TOKEN in shell syntax, which Spring Boot does not "
@@ -305,11 +308,45 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void aSecretThatBeginsWithADollarIsNeitherRefusedNorPrinted() {
+		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.sessions.secret=${MCP_RELAY_TEST_DOLLAR_SECRET}",
+				"--mcp-relay.servers.a.authorization=${MCP_RELAY_TEST_DOLLAR_TOKEN}");
+		// as the environment would give them: not written by the operator, resolved into the values
+		environment.getPropertySources().addLast(new org.springframework.core.env.MapPropertySource("variables",
+				java.util.Map.of("MCP_RELAY_TEST_DOLLAR_SECRET", "$QM7SECRET", "MCP_RELAY_TEST_DOLLAR_TOKEN",
+						"Bearer $QM7TOKEN")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).as("checked as written: ${...}, set").isEmpty();
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+		assertThat(bound.sessions().secret()).isEqualTo("$QM7SECRET");
+		assertThat(RelayPropertiesValidator.validate(bound)).extracting(ConfigurationProblem::toString)
+			.as("the resolved values are never taken for shell syntax, nor printed")
+			.noneMatch(problem -> problem.contains("QM7"));
+	}
+
+	@Test
+	void anUnsetVariableAnywhereTheOperatorWroteIsNamedNotSentAsText() {
+		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--management.opentelemetry.tracing.export.otlp.headers.Authorization=Bearer ${MCP_RELAY_TEST_UNSET_OTEL}",
+				"--logging.level.root=${MCP_RELAY_TEST_UNSET_LEVEL:info}");
+		environment.getPropertySources().addLast(new org.springframework.core.env.MapPropertySource("systemEnvironment",
+				java.util.Map.of("PS1", "${debian_chroot:+($debian_chroot)}\\u@\\h")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.as("not the default that resolves, nor an environment variable's own text")
+			.containsExactly("management.opentelemetry.tracing.export.otlp.headers.authorization: refers to "
+					+ "${MCP_RELAY_TEST_UNSET_OTEL}, which is not set. Set the environment variable MCP_RELAY_TEST_UNSET_OTEL "
+					+ "(or give a default: ${MCP_RELAY_TEST_UNSET_OTEL:value})");
+	}
+
+	@Test
 	void anUnsetVariableInTheStoresAddressIsNamedNotSentToRedis() {
 		var environment = environment("--spring.data.redis.url=${MCP_RELAY_TEST_UNSET_URL:redis://:${MCP_RELAY_TEST_UNSET_PASSWORD}@redis:6379}");
 		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
 
-		assertThat(UnresolvedVariables.findInStoreProperties(environment)).extracting(ConfigurationProblem::toString)
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
 			.containsExactly("spring.data.redis.url: refers to ${MCP_RELAY_TEST_UNSET_PASSWORD}, which is not set. Set the "
 					+ "environment variable MCP_RELAY_TEST_UNSET_PASSWORD (or give a default: "
 					+ "${MCP_RELAY_TEST_UNSET_PASSWORD:value})");
