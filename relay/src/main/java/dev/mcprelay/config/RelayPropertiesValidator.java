@@ -185,15 +185,20 @@ public final class RelayPropertiesValidator {
 			}
 			// a body is counted twice while it is read: its bytes, and room for what parsing them makes
 			long counted = 2 * max.toBytes();
-			String cap = "is " + megabytes(max.toBytes()) + ", and a body is counted as twice its size while it is read "
-					+ "(its bytes, and what parsing them makes)";
+			boolean byDefault = max.equals(DataSize.parse(ServerProperties.DEFAULT_MAX_BUFFERED_BODY));
+			String cap = "is " + megabytes(max.toBytes()) + (byDefault ? " (the default, for a server that sets none)" : "")
+					+ ", and a body is counted as twice its size while it is read (its bytes, and what parsing them makes)";
 			if (counted > budget) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
 						cap + ", more than every buffered body together may take (" + megabytes(budget)
 								+ (configured != null ? ", mcp-relay.max-buffered-bodies" : ", a quarter of this JVM's " + heap)
 								+ "): such a body could never be read",
-						"Write at most " + megabytes(budget / 2) + ", or give the JVM more heap (-Xmx, or more memory for "
-								+ "the container)" + (configured != null ? " and raise mcp-relay.max-buffered-bodies" : "")));
+						"Write at most " + megabytes(budget / 2) + (configured != null
+								? ", or give the JVM more heap (-Xmx, or more memory for the container) and raise "
+										+ "mcp-relay.max-buffered-bodies"
+								: ", or give the JVM a heap of at least " + megabytes(counted
+										* RelayProperties.DEFAULT_BUFFERED_BODIES_HEAP_SHARE)
+										+ " (-Xmx, or more memory for the container: the image's heap is 60% of it)")));
 			}
 			else if (share != null && counted > share.toBytes()) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",

@@ -265,7 +265,19 @@ class RelayConfigurationValidationTest {
 				"mcp-relay.servers.big.max-buffered-body: is 1500MB, and a body is counted as twice its size while it is "
 						+ "read (its bytes, and what parsing them makes), more than every buffered body together may take "
 						+ "(48MB, a quarter of this JVM's 192MB maximum heap): such a body could never be read. Write at "
-						+ "most 24MB, or give the JVM more heap (-Xmx, or more memory for the container)");
+						+ "most 24MB, or give the JVM a heap of at least 12000MB (-Xmx, or more memory for the container: "
+						+ "the image's heap is 60% of it)");
+
+		problems.clear();
+		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.plain.url=https://example.com/mcp"), heap,
+				problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).as("the default configuration in a small heap: "
+				+ "where the 50MB comes from, and the heap it needs").containsExactly(
+				"mcp-relay.servers.plain.max-buffered-body: is 50MB (the default, for a server that sets none), and a "
+						+ "body is counted as twice its size while it is read (its bytes, and what parsing them makes), "
+						+ "more than every buffered body together may take (48MB, a quarter of this JVM's 192MB maximum "
+						+ "heap): such a body could never be read. Write at most 24MB, or give the JVM a heap of at least "
+						+ "400MB (-Xmx, or more memory for the container: the image's heap is 60% of it)");
 
 		problems.clear();
 		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
