@@ -258,7 +258,7 @@ class RelayConfigurationValidationTest {
 	void aBodyCapTheHeapCannotHoldIsAProblem() {
 		long heap = 192L * 1024 * 1024;
 		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.big.url=https://example.com/mcp",
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.big.url=https://example.com/mcp",
 				"--mcp-relay.servers.big.max-buffered-body=1500MB", "--mcp-relay.servers.ok.url=https://example.com/mcp",
 				"--mcp-relay.servers.ok.max-buffered-body=20MB"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
@@ -269,7 +269,7 @@ class RelayConfigurationValidationTest {
 						+ "the image's heap is 60% of it)");
 
 		problems.clear();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.plain.url=https://example.com/mcp"), heap,
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp"), heap,
 				problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).as("the default configuration in a small heap: "
 				+ "where the 50MB comes from, and the heap it needs").containsExactly(
@@ -280,12 +280,12 @@ class RelayConfigurationValidationTest {
 						+ "400MB (-Xmx, or more memory for the container: the image's heap is 60% of it)");
 
 		problems.clear();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.max-buffered-bodies=150MB"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactly("mcp-relay.max-buffered-bodies");
 
 		problems.clear();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.servers.a.max-buffered-body=45MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
 		assertThat(problems).as("a budget of its own, within half the heap, holds the cap twice").isEmpty();
 	}
@@ -294,7 +294,7 @@ class RelayConfigurationValidationTest {
 	void aShareOfOneCallerTheBudgetOrABodyCannotFitIsAProblem() {
 		long heap = 192L * 1024 * 1024;
 		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.max-buffered-bodies-per-caller=60MB"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
 				"mcp-relay.max-buffered-bodies-per-caller: is 60MB, but it must be positive and at most what every "
@@ -302,7 +302,7 @@ class RelayConfigurationValidationTest {
 						+ "most 48MB, or remove it (default: half of that)");
 
 		problems.clear();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB"), heap,
 				problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
