@@ -122,8 +122,8 @@ class RateLimitStoreTest {
 			.isEqualTo(200);
 	}
 
+	/** Answers every call, under the call's own id (an answer under another id answers no request of the client's). */
 	private void answerEverything() {
-		// a server's answer names the request's id (an answer under another id is no answer: the client gets an error)
 		upstream.scriptWithBody((request, response, body) -> response.header("Content-Type", "application/json")
 			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + RawHttp.json(body).get("id") + ",\"result\":{}}")));
 	}
