@@ -8,7 +8,7 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 	@Override
 	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
 		if (facts.tool() != null && facts.annotations() == null && readsAnnotations()) {
-			return RuleVerdict.error("the definition of tool '" + facts.tool() + "' is not known to the relay");
+			return RuleVerdict.error(RuleVerdict.TOOL_UNKNOWN);
 		}
 		return expression.evaluate(activation, argumentsKnown);
 	}

@@ -38,7 +38,8 @@ import dev.cel.runtime.CelRuntimeFactory;
  * server's request: sampling, elicitation, roots), {@code tool} ({@code name}, {@code annotations}: the definition the
  * server published), {@code prompt.name}, {@code resource.uri}, and {@code arguments} (a call's arguments; unknown when
  * a listed item is decided);</li>
- * <li>{@code request}: {@code headers}, names in lower case, the caller's credential never among them.</li>
+ * <li>{@code request}: {@code headers}, names in lower case, never those that can carry a credential
+ * ({@link PolicyFacts#CREDENTIAL_HEADERS}).</li>
  * </ul>
  * Every field is always present: what a message does not name is {@code ""} or empty, so a rule about tools is simply
  * false for a prompt. A map key that is absent (a claim the token lacks, an annotation a tool does not declare) is an

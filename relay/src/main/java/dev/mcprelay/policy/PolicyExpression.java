@@ -66,13 +66,17 @@ final class PolicyExpression {
 		try {
 			result = argumentsUnknown ? program.eval(PartialVars.of(activation, ARGUMENTS)) : program.eval(activation);
 		}
-		catch (CelEvaluationException | RuntimeException failure) {
-			return RuleVerdict.error(failure.getMessage());
+		catch (CelEvaluationException failure) {
+			return RuleVerdict.error(failure.getErrorCode() == null ? RuleVerdict.INTERNAL
+					: failure.getErrorCode().name().toLowerCase(java.util.Locale.ROOT));
+		}
+		catch (RuntimeException failure) {
+			return RuleVerdict.error(RuleVerdict.INTERNAL);
 		}
 		if (result instanceof Boolean bool) {
 			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 		}
-		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error("not a bool: " + result);
+		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error(RuleVerdict.NOT_A_BOOL);
 	}
 
 	@SuppressWarnings("unchecked")

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.RequestHeaders;
@@ -24,11 +25,20 @@ import dev.mcprelay.api.RequestHeaders;
  * @param prompt the prompt it names, or {@code null}
  * @param resource the resource URI it names, or {@code null}
  * @param arguments a call's arguments; {@code null} when not known yet (an item being listed)
- * @param headers the client's request headers, the caller's credential not among them; {@code null} for none
+ * @param headers the client's request headers; {@code null} for none. Those that can carry a credential are never shown to
+ * an expression ({@link #CREDENTIAL_HEADERS})
  */
 public record PolicyFacts(Caller caller, String server, String virtualServer, String method, boolean fromServer,
 		String tool, Map<String, Object> annotations, String prompt, String resource, Map<String, Object> arguments,
 		RequestHeaders headers) {
+
+	/**
+	 * The headers {@code request.headers} never holds, in any security mode and whatever a server's configuration
+	 * copies: those the front door reads a credential from ({@code Authorization}, {@code X-Api-Key}) and the others
+	 * that carry one ({@code Proxy-Authorization}, {@code Cookie}). An expression's error message can quote a value it
+	 * read, and a policy has no business with a secret.
+	 */
+	static final Set<String> CREDENTIAL_HEADERS = credentialHeaders();
 
 	/**
 	 * The facts of a message of {@code method} in {@code context}'s request (its caller, server, virtual server and
@@ -91,10 +101,19 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 		}
 		Map<String, String> byName = new HashMap<>();
 		for (String name : headers.names()) {
-			List<String> values = headers.get(name);
-			byName.put(name.toLowerCase(Locale.ROOT), values == null ? "" : String.join(", ", values));
+			String lower = name.toLowerCase(Locale.ROOT);
+			if (!CREDENTIAL_HEADERS.contains(lower)) {
+				List<String> values = headers.get(name);
+				byName.put(lower, values == null ? "" : String.join(", ", values));
+			}
 		}
 		return byName;
+	}
+
+	private static Set<String> credentialHeaders() {
+		Set<String> names = new java.util.HashSet<>(Set.of("authorization", "proxy-authorization", "cookie", "x-api-key"));
+		dev.mcprelay.security.CredentialHeaders.NAMES.forEach(name -> names.add(name.toLowerCase(Locale.ROOT)));
+		return Set.copyOf(names);
 	}
 
 	private static String orEmpty(String value) {

@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The policy engine's log lines: client text quoted and escaped (a tool name a client chose cannot forge a line), and a
  * policy whose expression fails at run time logged at most once a minute (every failure is counted), so that a flood of
- * tokens without a claim cannot flood the log.
+ * tokens without a claim cannot flood the log; a failure is logged by its kind, never with the values CEL's message
+ * quotes.
  */
 final class PolicyLog {
 
@@ -23,14 +24,17 @@ final class PolicyLog {
 	private PolicyLog() {
 	}
 
-	/** A policy's expression failed at run time with CEL's {@code message}: it refused. */
-	static void failure(String policy, String message) {
+	/**
+	 * A policy's expression failed at run time with an error of {@code kind} ({@link RuleVerdict#error()}): it refused.
+	 * Only the kind is logged, never CEL's message, which can quote what the expression read (a header, a claim).
+	 */
+	static void failure(String policy, String kind) {
 		long now = System.nanoTime();
 		Long last = lastFailureLogged.get(policy);
 		if (last == null || now - last > QUIET_NANOS) {
 			lastFailureLogged.put(policy, now);
 			log.warn("Policy '{}' failed at run time and refused (counted in mcp_relay_policy_decisions_total, logged "
-					+ "once a minute): {}", policy, quote(message));
+					+ "once a minute): {}", policy, kind);
 		}
 	}
 

@@ -120,6 +120,35 @@ class PoliciesTest {
 			});
 	}
 
+	@Test
+	void requestHeadersNeverHoldACredentialInAnyMode() {
+		Policies policies = policies("sees-credentials", "deny", "[\"authorization\", \"proxy-authorization\", "
+				+ "\"cookie\", \"x-api-key\"].exists(name, name in request.headers)");
+		dev.mcprelay.api.RequestHeaders headers = dev.mcprelay.api.RequestHeaders.of(Map.of("Authorization",
+				List.of("Bearer alice-token"), "Proxy-Authorization", List.of("Basic cHJveHk="), "Cookie",
+				List.of("session=s1"), "X-Api-Key", List.of("alice-key-0000"), "X-Tenant", List.of("acme")));
+		PolicyFacts facts = new PolicyFacts(Caller.ANONYMOUS, "github", null, "tools/call", false, "echo", Map.of(),
+				null, null, Map.of(), headers);
+
+		assertThat(policies.decide(facts).allowed()).as("none of them is in request.headers").isTrue();
+		assertThat(policies("tenant", "allow", "request.headers[\"x-tenant\"] == \"acme\"").decide(facts).allowed())
+			.as("other headers are").isTrue();
+	}
+
+	@Test
+	void aRunTimeErrorIsLoggedByItsKindNeverWithTheValuesCelQuotes() {
+		Policies policies = policies("numeric-tenant", "allow", "int(request.headers[\"x-tenant\"]) > 0");
+		PolicyFacts facts = new PolicyFacts(Caller.ANONYMOUS, "github", null, "tools/call", false, "echo", Map.of(),
+				null, null, Map.of(), dev.mcprelay.api.RequestHeaders.of(Map.of("X-Tenant",
+						List.of("alice-secret-value"))));
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		assertThat(policies.decide(facts)).isEqualTo(new PolicyDecision(false, "numeric-tenant", true));
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).as("the failure is logged, with the policy's name").anyMatch(line -> line.contains("numeric-tenant"));
+		assertThat(logged).as("never with a value CEL quotes in its message").noneMatch(line -> line.contains("alice-secret"));
+	}
+
 	private Policies policies(String... nameKindExpression) {
 		List<Policy> list = new java.util.ArrayList<>();
 		for (int i = 0; i < nameKindExpression.length; i += 3) {
