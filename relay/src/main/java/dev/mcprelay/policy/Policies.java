@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.mcprelay.policy.PolicyLog.Consequence;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,17 +113,20 @@ public final class Policies {
 			String undecidedBy) {
 	}
 
-	/** @param observed whether failures and audits are counted and logged (not for the arguments a listing tries) */
+	/**
+	 * The one rule, in configuration order: the first enforced policy that refuses decides (a deny that is true, or any
+	 * expression that fails at run time, allow or deny: a failure counts as denying whatever another policy says);
+	 * else, when enforced allows govern, one of them must be true (or, while listing, unknown); else it is allowed.
+	 *
+	 * @param observed whether failures and audits are counted and logged (not for the arguments a listing tries)
+	 */
 	private Evaluation evaluate(PolicyFacts facts, boolean argumentsKnown, boolean observed) {
 		List<Policy> applicable = governing(facts.server(), facts.virtualServer());
 		if (applicable.isEmpty()) {
 			return new Evaluation(PolicyDecision.ALLOWED, false, List.of(), null);
 		}
 		Map<String, Object> activation = null;
-		Policy refusingDeny = null;
-		boolean refusingFailed = false;
 		Policy firstAllow = null;
-		boolean allowFailed = false;
 		boolean allowed = false;
 		List<Policy> audits = null;
 		List<ArgumentShapes> undecided = null;
@@ -131,39 +136,30 @@ public final class Policies {
 				(audits == null ? audits = new ArrayList<>(2) : audits).add(policy);
 				continue;
 			}
-			if (refusingDeny != null && policy.denies()) {
-				continue;
-			}
 			if (activation == null && policy.rule() instanceof CelRule) {
 				activation = facts.activation();
 			}
 			RuleVerdict verdict = policy.rule().evaluate(facts, activation, argumentsKnown);
-			if (observed) {
-				failed(policy, facts, verdict);
+			if (verdict.outcome() == RuleVerdict.Outcome.ERROR) {
+				if (observed) {
+					failed(policy, facts, verdict, argumentsKnown ? Consequence.REFUSED : Consequence.HIDDEN);
+				}
+				return new Evaluation(new PolicyDecision(false, policy.name(), true), false, List.of(), null);
+			}
+			if (policy.denies() && verdict.outcome() == RuleVerdict.Outcome.TRUE) {
+				return new Evaluation(new PolicyDecision(false, policy.name(), false), false, List.of(), null);
 			}
 			if (verdict.outcome() == RuleVerdict.Outcome.UNKNOWN) {
 				(undecided == null ? undecided = new ArrayList<>(2) : undecided).add(policy.rule().argumentShapes());
 				undecidedBy = undecidedBy == null ? policy.name() : undecidedBy;
 			}
-			if (policy.denies()) {
-				if (policy.refuses(verdict)) {
-					refusingDeny = policy;
-					refusingFailed = verdict.outcome() == RuleVerdict.Outcome.ERROR;
-				}
+			if (!policy.denies()) {
+				firstAllow = firstAllow == null ? policy : firstAllow;
+				allowed |= verdict.outcome() != RuleVerdict.Outcome.FALSE;
 			}
-			else {
-				if (firstAllow == null) {
-					firstAllow = policy;
-					allowFailed = verdict.outcome() == RuleVerdict.Outcome.ERROR;
-				}
-				allowed |= !policy.refuses(verdict);
-			}
-		}
-		if (refusingDeny != null) {
-			return new Evaluation(new PolicyDecision(false, refusingDeny.name(), refusingFailed), false, List.of(), null);
 		}
 		if (firstAllow != null && !allowed) {
-			return new Evaluation(new PolicyDecision(false, firstAllow.name(), allowFailed), false, List.of(), null);
+			return new Evaluation(new PolicyDecision(false, firstAllow.name(), false), false, List.of(), null);
 		}
 		if (audits != null && argumentsKnown && observed) {
 			audit(audits, facts, activation);
@@ -177,7 +173,7 @@ public final class Policies {
 		Map<String, Object> activation = known != null ? known : facts.activation();
 		for (Policy policy : audits) {
 			RuleVerdict verdict = policy.rule().evaluate(facts, activation, true);
-			failed(policy, facts, verdict);
+			failed(policy, facts, verdict, Consequence.AUDITED);
 			if (policy.refuses(verdict)) {
 				meters.audited(policy.name(), facts.server());
 				log.info("Policy '{}' (audit mode) would refuse {} of {} on server '{}' for caller {}", policy.name(),
@@ -186,10 +182,10 @@ public final class Policies {
 		}
 	}
 
-	private void failed(Policy policy, PolicyFacts facts, RuleVerdict verdict) {
+	private void failed(Policy policy, PolicyFacts facts, RuleVerdict verdict, Consequence consequence) {
 		if (verdict.outcome() == RuleVerdict.Outcome.ERROR) {
 			meters.failed(policy.name(), facts.server());
-			PolicyLog.failure(policy.name(), verdict.error());
+			PolicyLog.failure(policy.name(), verdict.error(), consequence);
 		}
 	}
 

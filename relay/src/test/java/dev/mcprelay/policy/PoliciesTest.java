@@ -46,6 +46,21 @@ class PoliciesTest {
 	}
 
 	@Test
+	void aRunTimeErrorInAnyGoverningPolicyRefusesEvenBesideATrueAllow() {
+		Policies policies = policies(
+				"everyone-reads", "allow", "mcp.tool.annotations.?readOnlyHint.orValue(false)",
+				"needs-groups", "allow", "\"admins\" in caller.claims.groups");
+
+		assertThat(policies.decide(call(BOT, "get_file", readOnly(true))))
+			.as("the bot has no groups claim: that allow fails, and a failure refuses whatever another allow says")
+			.isEqualTo(new PolicyDecision(false, "needs-groups", true));
+		assertThat(policies.lists(call(BOT, "get_file", readOnly(true)))).as("listed as it would be called").isFalse();
+		assertThat(policies.decide(call(ALICE, "get_file", readOnly(true))).allowed()).isTrue();
+		assertThat(policies.decide(call(ALICE, "put_file", readOnly(false))).allowed()).as("one true allow opens")
+			.isTrue();
+	}
+
+	@Test
 	void aRuleOnArgumentsListsTheToolAndDecidesTheCall() {
 		Policies policies = policies("no-prod", "deny",
 				"mcp.method == \"tools/call\" && mcp.tool.name == \"deploy\" && mcp.arguments.env == \"prod\"");
@@ -84,6 +99,30 @@ class PoliciesTest {
 		assertThat(policies.decide(call(BOT, "echo", Map.of())).allowed()).isTrue();
 		assertThat(registry.find(PolicyMeters.DECISIONS).tag("policy", "watch").tag("outcome", "audited").counter()
 			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void aFailureIsLoggedAsWhatItMadeOfTheMessage() {
+		Policies policies = new Policies(List.of(policy("audited-groups", false, "\"admins\" in caller.claims.groups",
+				false, "*"), policy("enforced-groups", false, "\"ops\" in caller.claims.groups", true, "*")),
+				new PolicyMeters(registry));
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		assertThat(policies.decide(call(BOT, "echo", Map.of())).allowed()).isFalse();
+		assertThat(policies.lists(call(BOT, "other", Map.of()))).isFalse();
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).as("an enforced policy that fails refuses, and says so")
+			.anyMatch(line -> line.contains("'enforced-groups' failed at run time (attribute_not_found), the request "
+					+ "was refused"));
+
+		Policies audit = new Policies(List.of(policy("only-audited-groups", false,
+				"\"admins\" in caller.claims.groups", false, "*")), new PolicyMeters(registry));
+		assertThat(audit.decide(call(BOT, "echo", Map.of())).allowed()).isTrue();
+		assertThat(dev.mcprelay.testsupport.CapturedLogs.since(mark)).as("an audit-mode policy refuses nothing")
+			.anyMatch(line -> line.contains("'only-audited-groups' failed at run time (attribute_not_found), audit mode: "
+					+ "nothing was refused"))
+			.noneMatch(line -> line.contains("only-audited-groups' failed at run time")
+					&& line.contains("the request was refused"));
 	}
 
 	@Test
