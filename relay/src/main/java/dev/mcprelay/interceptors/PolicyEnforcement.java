@@ -182,14 +182,19 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		return resource(request.context(), "resources/read", request.uri());
 	}
 
-	/** {@code resources/subscribe} and {@code completion/complete}: the resource or prompt they name. */
+	/**
+	 * {@code resources/subscribe}, {@code resources/unsubscribe} and {@code completion/complete}: each decided as the
+	 * request that would use what it names ({@code resources/read} of the resource, {@code prompts/get} of the prompt),
+	 * as a listed item is, so that what a caller may not read it may not subscribe to either.
+	 */
 	@Override
 	public Mono<Outcome> interceptRequest(McpRequest request) {
 		String method = request.method();
 		JsonNode params = request.json().path("params");
 		if ("resources/subscribe".equals(method) || "resources/unsubscribe".equals(method)) {
-			return resource(request.context(), method, text(params, "uri"));
+			return resource(request.context(), "resources/read", text(params, "uri"));
 		}
+
 		if ("completion/complete".equals(method)) {
 			JsonNode ref = params.path("ref");
 			if ("ref/prompt".equals(text(ref, "type"))) {
