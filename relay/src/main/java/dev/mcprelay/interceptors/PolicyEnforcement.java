@@ -33,6 +33,7 @@ import dev.mcprelay.api.SamplingRequestInterceptor;
 import dev.mcprelay.api.ServerNotification;
 import dev.mcprelay.api.ServerNotificationInterceptor;
 import dev.mcprelay.api.ServerRequest;
+import dev.mcprelay.api.SubscriptionsListenRequest;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsCallRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
@@ -53,7 +54,8 @@ import reactor.core.publisher.Mono;
  * streams, the GET stream, the re-lists after {@code list_changed}; through a virtual server each member's list before
  * the merge), and a request naming it ({@code tools/call}, {@code prompts/get}, {@code resources/read},
  * {@code resources/subscribe}, {@code completion/complete}) is answered as one naming something that does not exist,
- * before anything goes upstream. A server's request to the client ({@code sampling/createMessage},
+ * before anything goes upstream; a {@code subscriptions/listen} goes upstream without the resources the caller may not
+ * read, and their updates never reach it ({@link PolicySubscriptions}). A server's request to the client ({@code sampling/createMessage},
  * {@code elicitation/create}, {@code roots/list}) that a policy refuses is answered to the server.
  *
  * <p>It runs before interceptors of default order ({@link #ORDER}), so that they see only what the caller may use. A
@@ -194,7 +196,10 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if ("resources/subscribe".equals(method) || "resources/unsubscribe".equals(method)) {
 			return resource(request.context(), "resources/read", text(params, "uri"));
 		}
-
+		if (request instanceof SubscriptionsListenRequest listen) {
+			PolicySubscriptions.leaveOut(listen, uri -> readable(listen.context(), uri));
+			return Outcome.proceed();
+		}
 		if ("completion/complete".equals(method)) {
 			JsonNode ref = params.path("ref");
 			if ("ref/prompt".equals(text(ref, "type"))) {
@@ -240,13 +245,22 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 				new RejectError(JsonRpcErrorCodes.POLICY_REJECTED, "The client does not take " + method + " here"));
 	}
 
-	/** A server saying its tools changed: the definitions kept of them are forgotten. */
+	/**
+	 * A server saying its tools changed: the definitions kept of them are forgotten. An update of a resource the caller
+	 * may not read is dropped, and a listen's acknowledgment names what the relay left out of it
+	 * ({@link PolicySubscriptions}).
+	 */
 	@Override
 	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
 		if ("notifications/tools/list_changed".equals(notification.method())) {
 			definitions.changed(notification.context().server());
 		}
-		return Outcome.proceed();
+		return PolicySubscriptions.heard(notification, uri -> readable(notification.context(), uri));
+	}
+
+	/** Whether the caller may read the resource {@code uri} (counted as hidden when not). */
+	private boolean readable(CallContext context, String uri) {
+		return policies.lists(facts(context, "resources/read", false, null, null, null, uri));
 	}
 
 	// ------------------------------------------------------------------------------------------------------------------

@@ -73,6 +73,44 @@ class PolicyStreamsTest {
 			.containsExactly("res://public");
 	}
 
+	@Test
+	void aListenLeavesOutWhatTheCallerMayNotReadAndItsStreamNeverTellsOfIt() {
+		RawHttp http = new RawHttp(port);
+		HttpResponse<String> listened = http.send(http.post("files", request(7, "subscriptions/listen",
+				"{\"notifications\":{\"resourceSubscriptions\":[\"res://public\",\"res://secret\",\"res://secret/1\"],"
+						+ "\"toolsListChanged\":true}}"))
+			.header("MCP-Protocol-Version", "2026-07-28")
+			.header("Mcp-Method", "subscriptions/listen"));
+		List<JsonNode> messages = RawHttp.messagesOf(listened);
+
+		assertThat(SERVER.received()).as("what went upstream subscribes to what the caller may read, and only that")
+			.filteredOn(message -> message.path("method").asText().equals("subscriptions/listen"))
+			.singleElement()
+			.satisfies(listen -> assertThat(listen.at("/params/notifications/resourceSubscriptions").toString())
+				.isEqualTo("[\"res://public\"]"));
+		assertThat(messages).as("updates of what the caller may not read never reach it: %s", messages)
+			.filteredOn(message -> message.path("method").asText().equals("notifications/resources/updated"))
+			.extracting(message -> message.at("/params/uri").asText())
+			.containsExactly("res://public");
+		assertThat(messages).as("the acknowledgment names every URI asked for, as it would for one that does not exist")
+			.filteredOn(message -> message.path("method").asText().equals("notifications/subscriptions/acknowledged"))
+			.singleElement()
+			.satisfies(ack -> assertThat(ack.at("/params/notifications/resourceSubscriptions").toString())
+				.isEqualTo("[\"res://public\",\"res://secret\",\"res://secret/1\"]"));
+		assertThat(messages.get(messages.size() - 1).at("/result/resultType").asText()).isEqualTo("complete");
+	}
+
+	@Test
+	void updatesOfWhatTheCallerMayNotReadNeverReachItOnTheGetStream() throws Exception {
+		McpSession session = McpSession.open(new RawHttp(port), "files");
+		SERVER.push(PolicyTestServer.updated("res://secret"));
+		SERVER.push(PolicyTestServer.updated("res://public"));
+
+		List<SseReader.Event> events = SseReader.read(getStream(session), 1, Duration.ofSeconds(20));
+		assertThat(events.get(0).data().at("/params/uri").asText()).as("the first update to reach the client")
+			.isEqualTo("res://public");
+	}
+
 	private InputStream getStream(McpSession session) {
 		RawHttp http = new RawHttp(port);
 		HttpResponse<InputStream> stream = http.open(http.request("files")
