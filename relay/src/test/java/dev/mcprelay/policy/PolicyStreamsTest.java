@@ -111,6 +111,25 @@ class PolicyStreamsTest {
 			.isEqualTo("res://public");
 	}
 
+	@Test
+	void answersOfNoKnownRequestNeverPassTheListStageOnTheGetStream() throws Exception {
+		McpSession session = McpSession.open(new RawHttp(port), "files");
+		for (String shape : List.of("{\"tools\":[{\"name\":\"t\"}],\"content\":[]}",
+				"{\"tools\":[{\"name\":\"t\"}],\"contents\":[]}", "{\"prompts\":[{\"name\":\"p\"}],\"tools\":[]}",
+				"{\"resources\":[{\"uri\":\"res://secret\",\"name\":\"s\"}],\"content\":[]}",
+				"{\"resourceTemplates\":[{\"uriTemplate\":\"res://secret/{id}\",\"name\":\"s\"}],\"messages\":[]}")) {
+			SERVER.push("{\"jsonrpc\":\"2.0\",\"id\":\"pushed\",\"result\":" + shape + "}");
+		}
+		SERVER.push("{\"jsonrpc\":\"2.0\",\"id\":\"list\",\"result\":{\"resources\":[{\"uri\":\"res://secret\","
+				+ "\"name\":\"s\"},{\"uri\":\"res://public\",\"name\":\"p\"}]}}");
+
+		List<SseReader.Event> events = SseReader.read(getStream(session), 1, Duration.ofSeconds(20));
+		assertThat(events.get(0).data().path("id").asText()).as("the first answer to reach the client: %s", events)
+			.isEqualTo("list");
+		assertThat(events.get(0).data().at("/result/resources").findValuesAsText("uri"))
+			.as("a list answer of no known request meets the list stage").containsExactly("res://public");
+	}
+
 	private InputStream getStream(McpSession session) {
 		RawHttp http = new RawHttp(port);
 		HttpResponse<InputStream> stream = http.open(http.request("files")
