@@ -1,7 +1,9 @@
 package dev.mcprelay.interceptors;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
@@ -117,12 +119,19 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		CallContext context = list.context();
 		boolean keep = policies.needsToolDefinitions(context.server(), context.virtualServer());
 		PolicyFacts listing = PolicyFacts.of(context, "tools/call", false);
+		List<JsonNode> published = keep ? new ArrayList<>() : null;
 		list.removeEntriesWhere(tool -> {
-			if (keep) {
-				definitions.published(context.server(), tool);
+			if (relayOwn(context.server(), text(tool, "name"))) {
+				return false;
 			}
-			return !relayOwn(context.server(), text(tool, "name")) && !policies.lists(listing.forTool(tool));
+			if (keep) {
+				published.add(tool);
+			}
+			return !policies.lists(listing.forTool(tool));
 		});
+		if (keep) {
+			definitions.published(context, published);
+		}
 		return Outcome.proceed();
 	}
 
@@ -157,13 +166,12 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (relayOwn(context.server(), tool)) {
 			return Outcome.proceed();
 		}
-		Mono<Map<String, Object>> annotations = policies.needsToolDefinitions(context.server(), context.virtualServer())
+		Mono<Optional<Map<String, Object>>> annotations = policies.needsToolDefinitions(context.server(),
+				context.virtualServer())
 				? definitions.annotations(context, tool, upstreams.find(context.server()).nonStreamingTimeout())
-					.map(found -> (Map<String, Object>) found)
-					.defaultIfEmpty(Map.of("\0unknown", true))
-				: Mono.just(Map.of());
+				: Mono.just(Optional.of(Map.of()));
 		return annotations.flatMap(known -> {
-			Map<String, Object> published = known.containsKey("\0unknown") ? null : known;
+			Map<String, Object> published = known.orElse(null);
 			PolicyDecision decision = policies.decide(facts(context, "tools/call", false, tool, published, null, null)
 				.withArguments(call.arguments()));
 			return decision.allowed() ? Outcome.proceed()

@@ -1,14 +1,17 @@
 package dev.mcprelay.policy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Optional;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.proxy.SpringRequestHeaders;
@@ -18,23 +21,30 @@ import dev.mcprelay.proxy.UpstreamToolLister;
 import reactor.core.publisher.Mono;
 
 /**
- * The tools each server published, as far as policies need them: each tool's {@code annotations}, so that a rule that
- * reads them ({@code mcp.tool.annotations.readOnlyHint}) decides a call from the definition the server published, not
- * from anything the caller sends. Kept from every {@code tools/list} answer that passes the relay for a server such a
- * rule governs (the latest wins), forgotten when the server says its tools changed, and, for a call of a tool not
- * seen yet, read by listing the server's tools on the caller's behalf ({@link UpstreamToolLister}). A tool the relay
- * still does not know is decided without a definition, which fails closed.
+ * The tools each server published, per view of it ({@link UpstreamView}), as far as policies need them: each tool's
+ * {@code annotations}, so that a rule that reads them ({@code mcp.tool.annotations.readOnlyHint}) decides a call from
+ * the definition the server published to the caller's own view, never from what it told another caller, nor from
+ * anything the caller sends. Kept from every {@code tools/list} answer that passes the relay for a server such a rule
+ * governs (the latest wins), forgotten when the server says its tools changed, and, for a call of a tool the view has
+ * not seen, read by listing the server's tools in the caller's request ({@link UpstreamToolLister}; one listing per
+ * view at a time). A tool the relay still does not know is {@code empty}: the caller fails closed.
  *
- * <p>At most {@value #MAX_TOOLS} tools per server are kept; past it the server's tools are forgotten and read again.
+ * <p>At most {@value PublishedTools#MAX_TOOLS} tools per view and {@value #MAX_KEPT} over all views are kept; the views
+ * used least recently are forgotten first, and read again when needed.
  */
 @Component
 public class ToolDefinitions {
 
 	private static final Logger log = LoggerFactory.getLogger(ToolDefinitions.class);
 
-	static final int MAX_TOOLS = 10_000;
+	/** The most definitions kept over every view of every server. */
+	static final long MAX_KEPT = 100_000;
 
-	private final Map<String, Map<String, Map<String, Object>>> byServer = new ConcurrentHashMap<>();
+	private final Cache<UpstreamView, PublishedTools> views = Caffeine.newBuilder()
+		.maximumWeight(MAX_KEPT)
+		.weigher((UpstreamView view, PublishedTools tools) -> 1 + tools.size())
+		.executor(Runnable::run)
+		.build();
 
 	private final UpstreamToolLister lister;
 
@@ -45,52 +55,53 @@ public class ToolDefinitions {
 		this.upstreams = upstreams;
 	}
 
-	/** Keeps the definition of {@code tool}, one entry of a {@code tools/list} answer of {@code server}. */
-	public void published(String server, JsonNode tool) {
-		if (!tool.path("name").isTextual()) {
+	/** Keeps the definitions of {@code tools}, entries of a {@code tools/list} answer in the request of {@code context}. */
+	public void published(CallContext context, List<JsonNode> tools) {
+		if (tools.isEmpty()) {
 			return;
 		}
-		Map<String, Map<String, Object>> tools = byServer.computeIfAbsent(server, any -> new ConcurrentHashMap<>());
-		if (tools.size() >= MAX_TOOLS) {
-			tools.clear();
-		}
-		tools.put(tool.get("name").textValue(), annotationsOf(tool));
+		UpstreamView view = viewOf(context);
+		PublishedTools kept = views.get(view, any -> new PublishedTools());
+		tools.forEach(kept::published);
+		views.put(view, kept); // weighed again
 	}
 
-	/** {@code server} said its tools changed: what was kept of them is forgotten. */
+	/** {@code server} said its tools changed: what was kept of them, in every view, is forgotten. */
 	public void changed(String server) {
-		byServer.remove(server);
-	}
-
-	/** The annotations {@code server} published for {@code tool}, or {@code null} when the relay has not seen it. */
-	public Map<String, Object> annotations(String server, String tool) {
-		Map<String, Map<String, Object>> tools = byServer.get(server);
-		return tools == null ? null : tools.get(tool);
+		views.asMap().keySet().removeIf(view -> view.server().equals(server));
 	}
 
 	/**
-	 * The annotations of {@code tool} on the server {@code context} addresses: as kept, or read now by listing the
-	 * server's tools in the caller's session (within {@code bound}); empty when the server does not list it or cannot
-	 * be asked.
+	 * The annotations of {@code tool} as the server {@code context} addresses published them to its view: as kept, or
+	 * read now by listing the server's tools in the caller's request (within {@code bound}); empty when the server
+	 * does not list it or cannot be asked.
 	 */
-	public Mono<Map<String, Object>> annotations(CallContext context, String tool, Duration bound) {
-		Map<String, Object> known = annotations(context.server(), tool);
+	public Mono<Optional<Map<String, Object>>> annotations(CallContext context, String tool, Duration bound) {
+		UpstreamView view = viewOf(context);
+		PublishedTools kept = views.get(view, any -> new PublishedTools());
+		Map<String, Object> known = kept.annotations(tool);
 		if (known != null) {
-			return Mono.just(known);
+			return Mono.just(Optional.of(known));
 		}
 		Upstream upstream = upstreams.find(context.server());
 		if (upstream == null) {
-			return Mono.empty();
+			return Mono.just(Optional.empty());
 		}
-		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
-				context.upstreamHeaders())
-			.timeout(bound)
-			.doOnNext(tools -> tools.forEach(definition -> published(context.server(), definition)))
-			.flatMap(tools -> Mono.justOrEmpty(annotations(context.server(), tool)))
+		return kept.list(() -> lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()),
+				context.caller(), context.upstreamHeaders()).timeout(bound))
+			.then(Mono.fromSupplier(() -> {
+				views.put(view, kept); // weighed again
+				return Optional.ofNullable(kept.annotations(tool));
+			}))
 			.onErrorResume(failure -> {
 				log.debug("The tools of server '{}' could not be listed for a policy", context.server(), failure);
-				return Mono.empty();
+				return Mono.just(Optional.empty());
 			});
+	}
+
+	private UpstreamView viewOf(CallContext context) {
+		Upstream upstream = upstreams.find(context.server());
+		return UpstreamView.of(context, upstream == null ? null : upstream.properties());
 	}
 
 	/** A tool's published {@code annotations}, as CEL values; empty when it has none. */

@@ -1,0 +1,85 @@
+package dev.mcprelay.policy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * The tools a server published to one view of it ({@link UpstreamView}), as far as policies need them: each tool's
+ * annotations by name. Filled from every list of the view that passes the relay (a tool's latest definition wins), and
+ * by the relay listing the whole catalogue itself ({@link #list}): one listing at a time, which every call that needs
+ * it meanwhile waits for (fifty calls of a tool not seen yet start one listing, not fifty). Thread-safe.
+ */
+final class PublishedTools {
+
+	/** The most tools kept for one view; past it, what was kept is forgotten and read again. */
+	static final int MAX_TOOLS = 10_000;
+
+	private volatile Map<String, Map<String, Object>> tools = new ConcurrentHashMap<>();
+
+	/** The listing in flight, or {@code null}. */
+	private final AtomicReference<Mono<Void>> listing = new AtomicReference<>();
+
+	/** Keeps the definition of {@code tool}, one entry of a list the server gave this view. */
+	void published(JsonNode tool) {
+		JsonNode name = tool.get("name");
+		if (name == null || !name.isTextual()) {
+			return;
+		}
+		Map<String, Map<String, Object>> kept = tools;
+		if (kept.size() >= MAX_TOOLS && !kept.containsKey(name.textValue())) {
+			kept = new ConcurrentHashMap<>();
+			tools = kept;
+		}
+		kept.put(name.textValue(), ToolDefinitions.annotationsOf(tool));
+	}
+
+	/** The annotations the server published for {@code tool}, or {@code null} when it was not seen. */
+	Map<String, Object> annotations(String tool) {
+		return tools.get(tool);
+	}
+
+	/** How many definitions are kept. */
+	int size() {
+		return tools.size();
+	}
+
+	/**
+	 * Lists the whole catalogue with {@code lister}, or joins the listing in flight; what it lists replaces what was
+	 * kept. A failure is every waiter's, and the next call may list again.
+	 */
+	Mono<Void> list(Supplier<Mono<List<JsonNode>>> lister) {
+		return Mono.defer(() -> {
+			Mono<Void> inFlight = listing.get();
+			if (inFlight != null) {
+				return inFlight;
+			}
+			AtomicReference<Mono<Void>> self = new AtomicReference<>();
+			Mono<Void> started = Mono.defer(lister)
+				.doOnNext(this::replaceWith)
+				.then()
+				.doFinally(signal -> listing.compareAndSet(self.get(), null))
+				.share();
+			self.set(started);
+			return listing.compareAndSet(null, started) ? started : list(lister);
+		});
+	}
+
+	private void replaceWith(List<JsonNode> listed) {
+		Map<String, Map<String, Object>> kept = new ConcurrentHashMap<>();
+		for (JsonNode tool : listed) {
+			JsonNode name = tool.get("name");
+			if (name != null && name.isTextual() && kept.size() < MAX_TOOLS) {
+				kept.put(name.textValue(), ToolDefinitions.annotationsOf(tool));
+			}
+		}
+		tools = kept;
+	}
+
+}
