@@ -3,7 +3,6 @@ package dev.mcprelay.interceptors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
@@ -75,6 +74,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	/** Early, so that later interceptors never see what a caller may not use. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
 
+	/** The access log's reason for a call of a tool the server did not publish. */
+	static final String UNKNOWN_TOOL = "unknown_tool";
+
 	/** MCP's code for a resource that does not exist. */
 	private static final int RESOURCE_NOT_FOUND = -32002;
 
@@ -117,7 +119,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	@Override
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
 		CallContext context = list.context();
-		boolean keep = policies.needsToolDefinitions(context.server(), context.virtualServer());
+		boolean keep = policies.readsTool(context.server(), context.virtualServer());
 		PolicyFacts listing = PolicyFacts.of(context, "tools/call", false);
 		List<JsonNode> published = keep ? new ArrayList<>() : null;
 		list.removeEntriesWhere(tool -> {
@@ -159,6 +161,11 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	// --- requests: decided with their arguments; refused as what does not exist ------------------------------------
 
+	/**
+	 * A call, decided with its arguments. On a server governed by a rule that reads the tool, from the tool the server
+	 * published to the caller's view ({@link ToolDefinitions}); a name it did not publish is answered as unknown, as
+	 * the server would, without going upstream.
+	 */
 	@Override
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
 		CallContext context = call.context();
@@ -166,17 +173,22 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (relayOwn(context.server(), tool)) {
 			return Outcome.proceed();
 		}
-		Mono<Optional<Map<String, Object>>> annotations = policies.needsToolDefinitions(context.server(),
-				context.virtualServer())
-				? definitions.annotations(context, tool, upstreams.find(context.server()).nonStreamingTimeout())
-				: Mono.just(Optional.of(Map.of()));
-		return annotations.flatMap(known -> {
-			Map<String, Object> published = known.orElse(null);
-			PolicyDecision decision = policies.decide(facts(context, "tools/call", false, tool, published, null, null)
-				.withArguments(call.arguments()));
-			return decision.allowed() ? Outcome.proceed()
-					: refuse(decision, RejectError.invalidParams("Unknown tool: " + tool));
-		});
+		if (!policies.readsTool(context.server(), context.virtualServer())) {
+			return decideCall(call, Map.of());
+		}
+		return definitions.annotations(context, tool, upstreams.find(context.server()).nonStreamingTimeout())
+			.flatMap(published -> published.isPresent() ? decideCall(call, published.get())
+					: Outcome.reject(unknownTool(tool).withLogReason(UNKNOWN_TOOL, null)));
+	}
+
+	private Mono<Outcome> decideCall(ToolsCallRequest call, Map<String, Object> annotations) {
+		PolicyDecision decision = policies.decide(facts(call.context(), "tools/call", false, call.toolName(),
+				annotations, null, null).withArguments(call.arguments()));
+		return decision.allowed() ? Outcome.proceed() : refuse(decision, unknownTool(call.toolName()));
+	}
+
+	private static RejectError unknownTool(String tool) {
+		return RejectError.invalidParams("Unknown tool: " + tool);
 	}
 
 	@Override

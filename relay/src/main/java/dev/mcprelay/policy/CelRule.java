@@ -29,6 +29,11 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 	}
 
 	@Override
+	public boolean readsTool() {
+		return expression.inputs().tool();
+	}
+
+	@Override
 	public String source() {
 		return expression.source();
 	}

@@ -58,9 +58,15 @@ public final class Policies {
 		return false;
 	}
 
-	/** Whether a policy that governs {@code facts}'s server reads tools' published definitions. */
-	public boolean needsToolDefinitions(String server, String virtualServer) {
-		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsAnnotations());
+	/**
+	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} ({@code null}: none) reads
+	 * the tool a call names (its name or its published annotations), audit-mode ones included. On such a server a
+	 * call is decided from the tool the server published to the caller's view ({@link ToolDefinitions}), and a name it
+	 * did not publish is answered as unknown without going upstream: else a spelling the server resolves leniently
+	 * ({@code Delete_File} for {@code delete_file}) would pass a rule about the name it stands for.
+	 */
+	public boolean readsTool(String server, String virtualServer) {
+		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsTool());
 	}
 
 	/** The decision on a message (a call: its arguments are known). Refusals and audits are counted and logged. */

@@ -24,6 +24,12 @@ interface PolicyRule {
 	/** Whether it reads a tool's published definition ({@code mcp.tool.annotations}). */
 	boolean readsAnnotations();
 
+	/**
+	 * Whether it reads the tool a call names ({@code mcp.tool}: its name or its annotations): on a server such a rule
+	 * governs, a call of a name the server did not publish never goes upstream ({@link Policies#readsTool}).
+	 */
+	boolean readsTool();
+
 	/** What the operator wrote, for logs. */
 	String source();
 

@@ -14,7 +14,9 @@ import reactor.core.publisher.Mono;
  * The tools a server published to one view of it ({@link UpstreamView}), as far as policies need them: each tool's
  * annotations by name. Filled from every list of the view that passes the relay (a tool's latest definition wins), and
  * by the relay listing the whole catalogue itself ({@link #list}): one listing at a time, which every call that needs
- * it meanwhile waits for (fifty calls of a tool not seen yet start one listing, not fifty). Thread-safe.
+ * it meanwhile waits for (fifty calls of a tool not seen yet start one listing, not fifty). Once listed whole, the
+ * catalogue is {@link #complete()}: a name it lacks is one the server did not publish, and is not listed for again;
+ * it lives until the server says its tools changed (then a new one is begun). Thread-safe.
  */
 final class PublishedTools {
 
@@ -22,6 +24,9 @@ final class PublishedTools {
 	static final int MAX_TOOLS = 10_000;
 
 	private volatile Map<String, Map<String, Object>> tools = new ConcurrentHashMap<>();
+
+	/** Whether the relay listed the whole catalogue, so that what it lacks the server did not publish. */
+	private volatile boolean complete;
 
 	/** The listing in flight, or {@code null}. */
 	private final AtomicReference<Mono<Void>> listing = new AtomicReference<>();
@@ -36,6 +41,7 @@ final class PublishedTools {
 		if (kept.size() >= MAX_TOOLS && !kept.containsKey(name.textValue())) {
 			kept = new ConcurrentHashMap<>();
 			tools = kept;
+			complete = false;
 		}
 		kept.put(name.textValue(), ToolDefinitions.annotationsOf(tool));
 	}
@@ -43,6 +49,11 @@ final class PublishedTools {
 	/** The annotations the server published for {@code tool}, or {@code null} when it was not seen. */
 	Map<String, Object> annotations(String tool) {
 		return tools.get(tool);
+	}
+
+	/** Whether the catalogue was listed whole: a name it lacks is one the server did not publish. */
+	boolean complete() {
+		return complete;
 	}
 
 	/** How many definitions are kept. */
@@ -80,6 +91,7 @@ final class PublishedTools {
 			}
 		}
 		tools = kept;
+		complete = true;
 	}
 
 }

@@ -26,8 +26,9 @@ import reactor.core.publisher.Mono;
  * the definition the server published to the caller's own view, never from what it told another caller, nor from
  * anything the caller sends. Kept from every {@code tools/list} answer that passes the relay for a server such a rule
  * governs (the latest wins), forgotten when the server says its tools changed, and, for a call of a tool the view has
- * not seen, read by listing the server's tools in the caller's request ({@link UpstreamToolLister}; one listing per
- * view at a time). A tool the relay still does not know is {@code empty}: the caller fails closed.
+ * not seen, read by listing the server's tools in the caller's request ({@link UpstreamToolLister}): at most once per
+ * catalogue (until the server says its tools changed), one listing per view at a time. A tool the relay still does
+ * not know is {@code empty}: the server did not publish it, and the caller answers as it would (fails closed).
  *
  * <p>At most {@value PublishedTools#MAX_TOOLS} tools per view and {@value #MAX_KEPT} over all views are kept; the views
  * used least recently are forgotten first, and read again when needed.
@@ -80,8 +81,8 @@ public class ToolDefinitions {
 		UpstreamView view = viewOf(context);
 		PublishedTools kept = views.get(view, any -> new PublishedTools());
 		Map<String, Object> known = kept.annotations(tool);
-		if (known != null) {
-			return Mono.just(Optional.of(known));
+		if (known != null || kept.complete()) {
+			return Mono.just(Optional.ofNullable(known));
 		}
 		Upstream upstream = upstreams.find(context.server());
 		if (upstream == null) {

@@ -36,6 +36,11 @@ final class ToolListRule implements PolicyRule {
 	}
 
 	@Override
+	public boolean readsTool() {
+		return true;
+	}
+
+	@Override
 	public String source() {
 		return source;
 	}
