@@ -45,7 +45,6 @@ import dev.mcprelay.policy.PolicyDecision;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ToolDefinitions;
-import dev.mcprelay.proxy.UpstreamRegistry;
 import reactor.core.publisher.Mono;
 
 /**
@@ -84,17 +83,14 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	private final ToolDefinitions definitions;
 
-	private final UpstreamRegistry upstreams;
-
 	private final Iterable<String> virtualServers;
 
 	private final List<RelayOwnTools> relayOwn;
 
-	public PolicyEnforcement(Policies policies, ToolDefinitions definitions, UpstreamRegistry upstreams,
-			dev.mcprelay.config.RelayProperties properties, List<RelayOwnTools> relayOwn) {
+	public PolicyEnforcement(Policies policies, ToolDefinitions definitions, dev.mcprelay.config.RelayProperties properties,
+			List<RelayOwnTools> relayOwn) {
 		this.policies = policies;
 		this.definitions = definitions;
-		this.upstreams = upstreams;
 		this.virtualServers = properties.virtualServers().keySet();
 		this.relayOwn = List.copyOf(relayOwn);
 	}
@@ -176,7 +172,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (!policies.readsTool(context.server(), context.virtualServer())) {
 			return decideCall(call, Map.of());
 		}
-		return definitions.annotations(context, tool, upstreams.find(context.server()).nonStreamingTimeout())
+		return definitions.annotations(context, tool)
 			.flatMap(published -> published.isPresent() ? decideCall(call, published.get())
 					: Outcome.reject(unknownTool(tool).withLogReason(UNKNOWN_TOOL, null)));
 	}

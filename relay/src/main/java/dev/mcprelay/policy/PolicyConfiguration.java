@@ -8,8 +8,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.proxy.SpringRequestHeaders;
+import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
+import dev.mcprelay.proxy.UpstreamToolLister;
 import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
 
 /**
  * The policy engine of the running configuration ({@link PolicyCompiler}, {@link Policies}), with its meters declared
@@ -45,6 +49,23 @@ class PolicyConfiguration {
 					compiled.stream().map(Policy::name).toList());
 		}
 		return new Policies(compiled, meters);
+	}
+
+	/** The tool definitions policies decide calls from, listed through each server's transport when needed. */
+	@Bean
+	ToolDefinitions toolDefinitions(UpstreamToolLister lister, UpstreamRegistry upstreams) {
+		return new ToolDefinitions(context -> {
+			Upstream upstream = upstreams.find(context.server());
+			if (upstream == null) {
+				return Mono.error(new IllegalStateException("No server '" + context.server() + "' is configured"));
+			}
+			return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
+					context.upstreamHeaders())
+				.timeout(upstream.nonStreamingTimeout());
+		}, id -> {
+			Upstream upstream = upstreams.find(id);
+			return upstream == null ? null : upstream.properties();
+		});
 	}
 
 	/**

@@ -1,23 +1,19 @@
 package dev.mcprelay.policy;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
-import dev.mcprelay.proxy.SpringRequestHeaders;
-import dev.mcprelay.proxy.Upstream;
-import dev.mcprelay.proxy.UpstreamRegistry;
-import dev.mcprelay.proxy.UpstreamToolLister;
+import dev.mcprelay.config.ServerProperties;
 import reactor.core.publisher.Mono;
 
 /**
@@ -26,14 +22,13 @@ import reactor.core.publisher.Mono;
  * the definition the server published to the caller's own view, never from what it told another caller, nor from
  * anything the caller sends. Kept from every {@code tools/list} answer that passes the relay for a server such a rule
  * governs (the latest wins), forgotten when the server says its tools changed, and, for a call of a tool the view has
- * not seen, read by listing the server's tools in the caller's request ({@link UpstreamToolLister}): at most once per
+ * not seen, read by listing the server's tools in the caller's request ({@link Lister}): at most once per
  * catalogue (until the server says its tools changed), one listing per view at a time. A tool the relay still does
  * not know is {@code empty}: the server did not publish it, and the caller answers as it would (fails closed).
  *
  * <p>At most {@value PublishedTools#MAX_TOOLS} tools per view and {@value #MAX_KEPT} over all views are kept; the views
  * used least recently are forgotten first, and read again when needed.
  */
-@Component
 public class ToolDefinitions {
 
 	private static final Logger log = LoggerFactory.getLogger(ToolDefinitions.class);
@@ -47,13 +42,30 @@ public class ToolDefinitions {
 		.executor(Runnable::run)
 		.build();
 
-	private final UpstreamToolLister lister;
+	private final Lister lister;
 
-	private final UpstreamRegistry upstreams;
+	private final Function<String, ServerProperties> servers;
 
-	ToolDefinitions(UpstreamToolLister lister, UpstreamRegistry upstreams) {
+	/**
+	 * @param lister how the relay lists a server's whole catalogue in a caller's request
+	 * @param servers each configured server's properties by id ({@code null} for an unknown id): what tells its views
+	 * apart
+	 */
+	public ToolDefinitions(Lister lister, Function<String, ServerProperties> servers) {
 		this.lister = lister;
-		this.upstreams = upstreams;
+		this.servers = servers;
+	}
+
+	/** Lists every tool of the server a request addresses, in that request (its session, caller and headers). */
+	@FunctionalInterface
+	public interface Lister {
+
+		/**
+		 * Every tool of the server {@code context} addresses, as the server sent them; bounded in time by the lister,
+		 * an error when the server cannot be asked.
+		 */
+		Mono<List<JsonNode>> listAll(CallContext context);
+
 	}
 
 	/** Keeps the definitions of {@code tools}, entries of a {@code tools/list} answer in the request of {@code context}. */
@@ -74,22 +86,17 @@ public class ToolDefinitions {
 
 	/**
 	 * The annotations of {@code tool} as the server {@code context} addresses published them to its view: as kept, or
-	 * read now by listing the server's tools in the caller's request (within {@code bound}); empty when the server
-	 * does not list it or cannot be asked.
+	 * read now by listing the server's tools in the caller's request when the view's catalogue was not listed whole
+	 * yet; empty when the server did not publish it, or cannot be asked.
 	 */
-	public Mono<Optional<Map<String, Object>>> annotations(CallContext context, String tool, Duration bound) {
+	public Mono<Optional<Map<String, Object>>> annotations(CallContext context, String tool) {
 		UpstreamView view = viewOf(context);
 		PublishedTools kept = views.get(view, any -> new PublishedTools());
 		Map<String, Object> known = kept.annotations(tool);
 		if (known != null || kept.complete()) {
 			return Mono.just(Optional.ofNullable(known));
 		}
-		Upstream upstream = upstreams.find(context.server());
-		if (upstream == null) {
-			return Mono.just(Optional.empty());
-		}
-		return kept.list(() -> lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()),
-				context.caller(), context.upstreamHeaders()).timeout(bound))
+		return kept.list(() -> lister.listAll(context))
 			.then(Mono.fromSupplier(() -> {
 				views.put(view, kept); // weighed again
 				return Optional.ofNullable(kept.annotations(tool));
@@ -101,8 +108,7 @@ public class ToolDefinitions {
 	}
 
 	private UpstreamView viewOf(CallContext context) {
-		Upstream upstream = upstreams.find(context.server());
-		return UpstreamView.of(context, upstream == null ? null : upstream.properties());
+		return UpstreamView.of(context, servers.apply(context.server()));
 	}
 
 	/** A tool's published {@code annotations}, as CEL values; empty when it has none. */
