@@ -43,6 +43,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyDecision;
 import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ToolDefinitions;
 import reactor.core.publisher.Mono;
@@ -116,7 +117,8 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
 		CallContext context = list.context();
 		boolean keep = policies.readsTool(context.server(), context.virtualServer());
-		PolicyFacts listing = PolicyFacts.of(context, "tools/call", false);
+		PolicyFacts facts = PolicyFacts.of(context, "tools/call", false);
+		PolicyListing listing = policies.listing(facts);
 		List<JsonNode> published = keep ? new ArrayList<>() : null;
 		list.removeEntriesWhere(tool -> {
 			if (relayOwn(context.server(), text(tool, "name"))) {
@@ -125,7 +127,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			if (keep) {
 				published.add(tool);
 			}
-			return !policies.lists(listing.forTool(tool));
+			return !listing.lists(facts.forTool(tool));
 		});
 		if (keep) {
 			definitions.published(context, published);
@@ -149,8 +151,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	}
 
 	private Mono<Outcome> filter(ListResponse<?> list, String method, String promptField, String uriField) {
-		PolicyFacts listing = facts(list.context(), method, false, null, null, null, null);
-		list.removeEntriesWhere(entry -> !policies.lists(listing.forItem(null, null,
+		PolicyFacts facts = facts(list.context(), method, false, null, null, null, null);
+		PolicyListing listing = policies.listing(facts);
+		list.removeEntriesWhere(entry -> !listing.lists(facts.forItem(null, null,
 				promptField == null ? null : text(entry, promptField), uriField == null ? null : text(entry, uriField))));
 		return Outcome.proceed();
 	}

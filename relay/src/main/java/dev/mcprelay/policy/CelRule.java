@@ -14,6 +14,11 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 	}
 
 	@Override
+	public RuleVerdict evaluateForEveryItem(Map<String, Object> activation) {
+		return expression.evaluateForEveryItem(activation);
+	}
+
+	@Override
 	public boolean perItem() {
 		return expression.inputs().perItem();
 	}

@@ -58,20 +58,43 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 				null, null);
 	}
 
+	private static final Map<String, Object> NO_TOOL = Map.of("name", "", "annotations", Map.of());
+
+	private static final Map<String, Object> NO_PROMPT = Map.of("name", "");
+
+	private static final Map<String, Object> NO_RESOURCE = Map.of("uri", "");
+
 	/** The variables {@code caller}, {@code server}, {@code mcp} and {@code request}, made anew on each call. */
 	Map<String, Object> activation() {
-		Map<String, Object> mcp = new HashMap<>(8);
-		mcp.put("method", orEmpty(method));
-		mcp.put("direction", fromServer ? "server_to_client" : "client_to_server");
-		mcp.put("tool", Map.of("name", orEmpty(tool), "annotations", annotations == null ? Map.of() : annotations));
-		mcp.put("prompt", Map.of("name", orEmpty(prompt)));
-		mcp.put("resource", Map.of("uri", orEmpty(resource)));
-		if (arguments != null) {
-			mcp.put("arguments", arguments);
-		}
-		return Map.of("caller", callerOf(caller), "server",
-				Map.of("id", orEmpty(server), "virtual", orEmpty(virtualServer)), "mcp", mcp, "request",
+		return activation(base());
+	}
+
+	/**
+	 * The variables, {@code caller}, {@code server} and {@code request} taken from {@code base} (the same for every item
+	 * of a list: made once per list), {@code mcp} made of these facts.
+	 */
+	Map<String, Object> activation(Base base) {
+		Map<String, Object> toolValue = tool == null && annotations == null ? NO_TOOL
+				: Map.of("name", orEmpty(tool), "annotations", annotations == null ? Map.of() : annotations);
+		Map<String, Object> promptValue = prompt == null ? NO_PROMPT : Map.of("name", prompt);
+		Map<String, Object> resourceValue = resource == null ? NO_RESOURCE : Map.of("uri", resource);
+		String directionValue = fromServer ? "server_to_client" : "client_to_server";
+		Map<String, Object> mcp = arguments == null
+				? Map.of("method", orEmpty(method), "direction", directionValue, "tool", toolValue, "prompt", promptValue,
+						"resource", resourceValue)
+				: Map.of("method", orEmpty(method), "direction", directionValue, "tool", toolValue, "prompt", promptValue,
+						"resource", resourceValue, "arguments", arguments);
+		return Map.of("caller", base.caller(), "server", base.server(), "mcp", mcp, "request", base.request());
+	}
+
+	/** The variables that do not depend on what a message names: {@code caller}, {@code server}, {@code request}. */
+	Base base() {
+		return new Base(callerOf(caller), Map.of("id", orEmpty(server), "virtual", orEmpty(virtualServer)),
 				Map.of("headers", headersOf(headers)));
+	}
+
+	/** The variables {@code caller}, {@code server} and {@code request}, as CEL values. */
+	record Base(Map<String, Object> caller, Map<String, Object> server, Map<String, Object> request) {
 	}
 
 	/** The same facts for a call with {@code arguments} (as any mapper decoded them). */

@@ -16,6 +16,14 @@ interface PolicyRule {
 	/** Whether the verdict can differ from one listed item to another (else a list is decided once). */
 	boolean perItem();
 
+	/**
+	 * The verdict on every item of a list at once, the variables of the list being {@code activation} (no item
+	 * named), when the item cannot change it; {@code null} when it can, and each item is decided on its own.
+	 */
+	default RuleVerdict evaluateForEveryItem(java.util.Map<String, Object> activation) {
+		return null;
+	}
+
 	/** How it reads a call's arguments ({@link ArgumentShapes#NONE} when it reads none). */
 	default ArgumentShapes argumentShapes() {
 		return ArgumentShapes.NONE;

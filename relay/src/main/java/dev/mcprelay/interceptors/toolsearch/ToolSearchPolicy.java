@@ -33,6 +33,7 @@ import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.interceptors.PolicyEnforcement;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.proxy.SpringRequestHeaders;
@@ -168,11 +169,12 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 				: server.catalogue().get(() -> listAll(list.context(), server));
 		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
 		return catalogue.flatMap(index -> {
+			PolicyListing listing = policies.listing(caller);
 			ArrayNode tools = result.putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
 			for (ObjectNode tool : index.tools()) {
 				String name = ToolIndex.name(tool);
-				if ((server.alwaysExposed(name) || exposed.contains(name)) && policies.lists(caller.forTool(tool))) {
+				if ((server.alwaysExposed(name) || exposed.contains(name)) && listing.lists(caller.forTool(tool))) {
 					// a copy: later interceptors edit what is listed, never the catalogue
 					tools.add(tool.deepCopy());
 				}
@@ -226,9 +228,10 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			.flatMap(before -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
 				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
 				PolicyFacts caller = PolicyFacts.of(call.context(), "tools/call", false);
+				PolicyListing listing = policies.listing(caller);
 				List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
 					.stream()
-					.filter(tool -> server.offers(ToolIndex.name(tool)) && policies.lists(caller.forTool(tool)))
+					.filter(tool -> server.offers(ToolIndex.name(tool)) && listing.lists(caller.forTool(tool)))
 					.limit(query.limit())
 					.toList();
 				List<String> names = found.stream().map(ToolIndex::name).toList();
