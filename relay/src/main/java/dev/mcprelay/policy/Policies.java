@@ -14,7 +14,7 @@ import dev.mcprelay.policy.PolicyLog.Consequence;
  * listed and is decided on the call: what a caller sees listed is what it may call.
  *
  * <p>Audit-mode policies ({@code enforce: false}) are evaluated beside the others and refuse nothing: what one would
- * refuse is logged and counted ({@link PolicyAudits}). Policies that govern nothing a message
+ * refuse, or leave out of a list, is logged and counted ({@link PolicyAudits}). Policies that govern nothing a message
  * reaches cost it nothing: the governing ones are found once per server and virtual server; a whole list is decided
  * with what does not depend on its items worked out once ({@link #listing}). Thread-safe; never blocks.
  */
@@ -80,7 +80,7 @@ public final class Policies {
 			meters.refused(decision.policy(), facts.server(), decision.failed());
 		}
 		else {
-			audits.audit(applicable, facts, run);
+			audits.audit(applicable, facts, run, false);
 		}
 		return decision;
 	}
@@ -89,7 +89,8 @@ public final class Policies {
 	 * Whether the item {@code facts} names may be listed: if and only if the request that would use it is allowed with
 	 * some arguments. Its rules are run with the arguments unknown; when the outcome depends on them, with each set of
 	 * arguments that decides it exactly ({@link ArgumentCandidates}), or, where no such set exists, it is listed (and
-	 * each call decided by its arguments). Hidden items are counted. For every item of a list, {@link #listing} decides the same, at less cost.
+	 * each call decided by its arguments). Hidden items are counted; what audit-mode policies would hide is counted and
+	 * logged. For every item of a list, {@link #listing} decides the same, at less cost.
 	 */
 	public boolean lists(PolicyFacts facts) {
 		return lists(governing(facts.server(), facts.virtualServer()), facts, null, null);
@@ -135,6 +136,7 @@ public final class Policies {
 			meters.hidden(decision.policy(), facts.server());
 			return false;
 		}
+		audits.audit(applicable, facts, run, true);
 		return true;
 	}
 

@@ -126,6 +126,27 @@ class PoliciesTest {
 	}
 
 	@Test
+	void anAuditModePolicyThatWouldHideAnItemIsCountedEachTimeAndLoggedOncePerItemAndCaller() {
+		Policies policies = new Policies(List.of(policy("watch-listing", true, "mcp.tool.name == \"echo\"", false, "*")),
+				new PolicyMeters(registry));
+		PolicyFacts list = call(BOT, null, null);
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		for (int i = 0; i < 3; i++) {
+			PolicyListing listing = policies.listing(list);
+			assertThat(listing.lists(list.forItem("echo", Map.of(), null, null))).as("audit mode hides nothing").isTrue();
+			assertThat(listing.lists(list.forItem("other", Map.of(), null, null))).isTrue();
+		}
+		assertThat(policies.lists(call(ALICE, "echo", Map.of()))).isTrue();
+
+		assertThat(registry.find(PolicyMeters.DECISIONS).tag("policy", "watch-listing").tag("outcome", "audited")
+			.counter().count()).as("every list that would have hidden it").isEqualTo(4);
+		assertThat(dev.mcprelay.testsupport.CapturedLogs.since(mark))
+			.filteredOn(line -> line.contains("'watch-listing' (audit mode) would leave \"echo\" out of lists"))
+			.as("once per item and caller").hasSize(2);
+	}
+
+	@Test
 	void aPolicyGovernsItsServersAndWhatReachesThemThroughItsVirtualServers() {
 		Policies policies = new Policies(List.of(policy("all-only", true, "true", true, "all")), new PolicyMeters(registry));
 
