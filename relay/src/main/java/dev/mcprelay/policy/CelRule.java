@@ -39,6 +39,11 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 	}
 
 	@Override
+	public boolean readsPrompt() {
+		return expression.inputs().prompt();
+	}
+
+	@Override
 	public String source() {
 		return expression.source();
 	}

@@ -59,12 +59,18 @@ public final class Policies {
 	/**
 	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} ({@code null}: none) reads
 	 * the tool a call names (its name or its published annotations), audit-mode ones included. On such a server a
-	 * call is decided from the tool the server published to the caller's view ({@link ToolDefinitions}), and a name it
-	 * did not publish is answered as unknown without going upstream: else a spelling the server resolves leniently
-	 * ({@code Delete_File} for {@code delete_file}) would pass a rule about the name it stands for.
+	 * call is decided from the tool the server published to the caller's view ({@link PublishedCatalogues}), and a name
+	 * it did not publish is answered as unknown without going upstream, as a refused one is: else a spelling the server
+	 * resolves leniently ({@code Delete_File} for {@code delete_file}) would pass a rule about the name it stands for,
+	 * and the server's own answer to a name it does not know would tell it from a refused one.
 	 */
 	public boolean readsTool(String server, String virtualServer) {
 		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsTool());
+	}
+
+	/** {@link #readsTool}, for the prompt a request names ({@code mcp.prompt}). */
+	public boolean readsPrompt(String server, String virtualServer) {
+		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsPrompt());
 	}
 
 	/** The decision on a message (a call: its arguments are known). Refusals and audits are counted and logged. */

@@ -11,7 +11,7 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
-import dev.mcprelay.proxy.UpstreamToolLister;
+import dev.mcprelay.proxy.UpstreamLister;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
 
@@ -51,16 +51,16 @@ class PolicyConfiguration {
 		return new Policies(compiled, meters);
 	}
 
-	/** The tool definitions policies decide calls from, listed through each server's transport when needed. */
+	/** The tools and prompts policies decide calls from, listed through each server's transport when needed. */
 	@Bean
-	ToolDefinitions toolDefinitions(UpstreamToolLister lister, UpstreamRegistry upstreams) {
-		return new ToolDefinitions(context -> {
+	PublishedCatalogues publishedCatalogues(UpstreamLister lister, UpstreamRegistry upstreams) {
+		return new PublishedCatalogues((context, list) -> {
 			Upstream upstream = upstreams.find(context.server());
 			if (upstream == null) {
 				return Mono.error(new IllegalStateException("No server '" + context.server() + "' is configured"));
 			}
-			return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
-					context.upstreamHeaders())
+			return lister.listAll(upstream, list, SpringRequestHeaders.toHttpHeaders(context.headers()),
+					context.caller(), context.upstreamHeaders())
 				.timeout(upstream.nonStreamingTimeout());
 		}, id -> {
 			Upstream upstream = upstreams.find(id);

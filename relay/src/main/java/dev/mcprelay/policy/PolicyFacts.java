@@ -54,7 +54,7 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 	/** The same facts for the tool {@code tool}, its definition as a server lists it (name and annotations). */
 	public PolicyFacts forTool(com.fasterxml.jackson.databind.JsonNode tool) {
 		com.fasterxml.jackson.databind.JsonNode name = tool.get("name");
-		return forItem(name != null && name.isTextual() ? name.textValue() : null, ToolDefinitions.annotationsOf(tool),
+		return forItem(name != null && name.isTextual() ? name.textValue() : null, PublishedCatalogues.annotationsOf(tool),
 				null, null);
 	}
 

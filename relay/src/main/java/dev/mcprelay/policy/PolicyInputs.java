@@ -16,17 +16,19 @@ import dev.cel.common.navigation.CelNavigableExpr;
  * selections on a variable is read as a whole ({@code mcp.prompt.name} reads the prompt's name, and nothing of the tool
  * or the arguments); only a variable used whole ({@code mcp}, {@code mcp.tool}) reads everything under it. What it
  * reads decides what a message costs: whether its verdict can differ from one listed item to the next
- * ({@link #perItem}), whether a call needs the tool the server published ({@link #tool}, {@link #annotations}), and
+ * ({@link #perItem}), whether a request needs the tool or prompt the server published ({@link #tool},
+ * {@link #annotations}, {@link #prompt}), and
  * whether its outcome can depend on a call's arguments ({@link #arguments}).
  *
  * @param tool whether it reads {@code mcp.tool} (its name or its annotations)
+ * @param prompt whether it reads {@code mcp.prompt}
  * @param annotations whether it reads {@code mcp.tool.annotations}, which a call does not carry
  * @param arguments whether it reads {@code mcp.arguments}
  * @param perItem whether it reads what names a listed item (the tool, prompt, resource or arguments): decided once per
  * list when not
  * @param argumentShapes how it reads the arguments
  */
-record PolicyInputs(boolean tool, boolean annotations, boolean arguments, boolean perItem,
+record PolicyInputs(boolean tool, boolean prompt, boolean annotations, boolean arguments, boolean perItem,
 		ArgumentShapes argumentShapes) {
 
 	/** What {@code ast} reads. */
@@ -41,9 +43,10 @@ record PolicyInputs(boolean tool, boolean annotations, boolean arguments, boolea
 			}
 		});
 		boolean tool = reads(paths, "mcp.tool");
+		boolean prompt = reads(paths, "mcp.prompt");
 		boolean arguments = reads(paths, "mcp.arguments");
-		boolean perItem = tool || arguments || reads(paths, "mcp.prompt") || reads(paths, "mcp.resource");
-		return new PolicyInputs(tool, reads(paths, "mcp.tool.annotations"), arguments, perItem,
+		boolean perItem = tool || prompt || arguments || reads(paths, "mcp.resource");
+		return new PolicyInputs(tool, prompt, reads(paths, "mcp.tool.annotations"), arguments, perItem,
 				arguments ? ArgumentShapes.of(ast) : ArgumentShapes.NONE);
 	}
 

@@ -38,6 +38,9 @@ interface PolicyRule {
 	 */
 	boolean readsTool();
 
+	/** Whether it reads the prompt a request names ({@code mcp.prompt}), to the same end as {@link #readsTool}. */
+	boolean readsPrompt();
+
 	/** What the operator wrote, for logs. */
 	String source();
 

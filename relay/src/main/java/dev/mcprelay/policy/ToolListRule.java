@@ -45,6 +45,11 @@ final class ToolListRule implements PolicyRule {
 	}
 
 	@Override
+	public boolean readsPrompt() {
+		return false;
+	}
+
+	@Override
 	public String source() {
 		return source;
 	}

@@ -10,7 +10,7 @@ import dev.mcprelay.config.ServerProperties;
 
 /**
  * One view of an upstream: what the server can tell its callers apart by, so that the tools it published to one view
- * decide only calls made in that view ({@link ToolDefinitions}). An upstream can publish other tool definitions per
+ * decide only calls made in that view ({@link PublishedCatalogues}). An upstream can publish other tool definitions per
  * caller: per credential (an exchanged token, per caller) and per header the relay sends it for the caller
  * ({@code servers.<id>.headers}, from a claim or from a header of the request). So a view is the server, the caller
  * (its kind and id; for a token also its issuer and subject, whom an exchanged token speaks for) and the values of

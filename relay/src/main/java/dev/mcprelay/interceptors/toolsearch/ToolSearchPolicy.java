@@ -39,7 +39,7 @@ import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
-import dev.mcprelay.proxy.UpstreamToolLister;
+import dev.mcprelay.proxy.UpstreamLister;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
@@ -91,13 +91,13 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final UpstreamRegistry upstreams;
 
-	private final UpstreamToolLister lister;
+	private final UpstreamLister lister;
 
 	private final SessionStore store;
 
 	private final Policies policies;
 
-	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamToolLister lister,
+	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamLister lister,
 			SessionStore store, MeterRegistry registry, Policies policies) {
 		this.upstreams = upstreams;
 		this.lister = lister;

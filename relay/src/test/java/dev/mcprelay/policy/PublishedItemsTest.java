@@ -20,11 +20,11 @@ import reactor.core.publisher.Sinks;
  * listed catalogue is complete (a name it lacks is one the server did not publish), and a failed listing is every
  * waiter's and leaves the catalogue to be listed again.
  */
-class PublishedToolsTest {
+class PublishedItemsTest {
 
 	@Test
 	void callsThatNeedTheCatalogueMeanwhileWaitForTheOneListing() {
-		PublishedTools tools = new PublishedTools();
+		PublishedItems tools = new PublishedItems();
 		AtomicInteger listings = new AtomicInteger();
 		Sinks.One<List<JsonNode>> answer = Sinks.one();
 		List<Disposable> waiting = new ArrayList<>();
@@ -41,14 +41,14 @@ class PublishedToolsTest {
 		answer.tryEmitValue(List.of(RawHttp.json("{\"name\":\"read_file\",\"annotations\":{\"readOnlyHint\":true}}")));
 		assertThat(done.get()).as("every waiter got it").isEqualTo(8);
 		assertThat(tools.complete()).as("listed whole").isTrue();
-		assertThat(tools.annotations("read_file")).containsEntry("readOnlyHint", true);
-		assertThat(tools.annotations("delete_file")).as("not published").isNull();
+		assertThat(tools.definition("read_file")).containsEntry("readOnlyHint", true);
+		assertThat(tools.definition("delete_file")).as("not published").isNull();
 		waiting.forEach(Disposable::dispose);
 	}
 
 	@Test
 	void aFailedListingLeavesTheCatalogueToBeListedAgain() {
-		PublishedTools tools = new PublishedTools();
+		PublishedItems tools = new PublishedItems();
 		AtomicInteger listings = new AtomicInteger();
 		tools.list(() -> {
 			listings.incrementAndGet();

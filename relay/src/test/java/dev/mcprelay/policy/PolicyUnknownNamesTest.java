@@ -17,6 +17,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.CapturedLogs;
+import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 
 /**
@@ -26,9 +27,12 @@ import dev.mcprelay.testsupport.RawHttp;
  * publish as unknown, from the catalogue it knows, without sending it upstream (a spelling the server might resolve
  * leniently, {@code Delete_File}, never reaches it); the relay lists the catalogue itself at most once per catalogue
  * (here two pages), however many unknown names are called, and the refusal is the unknown name's, not a policy's.
+ * So a name refused and one that does not exist get the same answer, whoever asks: a prompt on a server whose rule reads
+ * the prompt, and a tool through a virtual server, whose answer names what the client sent and is the virtual server's
+ * own for a name none of its members has.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class PolicyUnknownToolsTest {
+class PolicyUnknownNamesTest {
 
 	static final PolicyTestServer SERVER = new PolicyTestServer();
 
@@ -46,6 +50,11 @@ class PolicyUnknownToolsTest {
 		registry.add("mcp-relay.policies[1].name", () -> "no-delete");
 		registry.add("mcp-relay.policies[1].servers[0]", () -> "by-tool");
 		registry.add("mcp-relay.policies[1].deny", () -> "mcp.tool.name == \"delete_file\"");
+		registry.add("mcp-relay.servers.by-tool-v.url", () -> SERVER.url("/paged/mcp"));
+		registry.add("mcp-relay.policies[1].servers[1]", () -> "by-tool-v");
+		registry.add("mcp-relay.virtual-servers.both.members[0]", () -> "by-tool-v");
+		registry.add("mcp-relay.virtual-servers.both.members[1]", () -> "prompts-only");
+		registry.add("mcp-relay.virtual-servers.both.tool-prefix", () -> "{server}_");
 	}
 
 	@AfterAll
@@ -96,6 +105,49 @@ class PolicyUnknownToolsTest {
 				.anyMatch(line -> line.startsWith("INFO mcp.relay.access server=by-tool ")
 						&& line.contains(" reason=policy_denied ") && line.contains(" rule=no-delete ")));
 		assertThat(CapturedLogs.since(mark)).noneMatch(line -> line.contains("failed at run time"));
+	}
+
+	@Test
+	void aRefusedPromptIsAnsweredAsOneThatDoesNotExist() {
+		JsonNode refused = request("prompts-only", "prompts/get", "{\"name\":\"secret_prompt\"}");
+		JsonNode unknown = request("prompts-only", "prompts/get", "{\"name\":\"no_such_prompt\"}");
+
+		assertThat(refused.get("error")).as("refused: %s", refused)
+			.isEqualTo(RawHttp.json("{\"code\":-32602,\"message\":\"Unknown prompt: secret_prompt\"}"));
+		assertThat(unknown.get("error")).as("does not exist: %s", unknown)
+			.isEqualTo(RawHttp.json("{\"code\":-32602,\"message\":\"Unknown prompt: no_such_prompt\"}"));
+		assertThat(request("prompts-only", "prompts/get", "{\"name\":\"public_prompt\"}").has("result")).isTrue();
+		assertThat(SERVER.received()).as("only the published prompt the caller may use was asked for")
+			.filteredOn(message -> message.path("method").asText().equals("prompts/get"))
+			.extracting(message -> message.at("/params/name").asText())
+			.containsExactly("public_prompt");
+	}
+
+	@Test
+	void throughAVirtualServerARefusalIsTheVirtualServersOwnAnswerForWhatTheClientSent() {
+		McpSession session = McpSession.open(new RawHttp(port), "both");
+		JsonNode refused = RawHttp.messagesOf(session.post(RawHttp.toolsCall(4, "by-tool-v_delete_file"))).get(0);
+		JsonNode unknown = RawHttp.messagesOf(session.post(RawHttp.toolsCall(5, "by-tool-v_no_such_tool"))).get(0);
+		JsonNode noMember = RawHttp.messagesOf(session.post(RawHttp.toolsCall(6, "nobody_delete_file"))).get(0);
+
+		assertThat(refused.get("error")).as("refused: %s", refused).isEqualTo(RawHttp.json(
+				"{\"code\":-32602,\"message\":\"Unknown tool: by-tool-v_delete_file\",\"data\":{\"reason\":\"unknown_tool\"}}"));
+		assertThat(unknown.get("error")).as("does not exist: %s", unknown).isEqualTo(RawHttp.json(
+				"{\"code\":-32602,\"message\":\"Unknown tool: by-tool-v_no_such_tool\",\"data\":{\"reason\":\"unknown_tool\"}}"));
+		assertThat(noMember.at("/error/data/reason").asText()).as("the virtual server's own, for no member: %s", noMember)
+			.isEqualTo("unknown_tool");
+		JsonNode prompt = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"prompts/get\","
+				+ "\"params\":{\"name\":\"prompts-only_secret_prompt\"}}")).get(0);
+		assertThat(prompt.at("/error/message").asText()).as(prompt.toString())
+			.isEqualTo("Unknown prompt: prompts-only_secret_prompt");
+	}
+
+	private JsonNode request(String server, String method, String params) {
+		RawHttp http = new RawHttp(port);
+		List<JsonNode> messages = RawHttp.messagesOf(http.send(http.post(server,
+				"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"" + method + "\",\"params\":" + params + "}")));
+		assertThat(messages).isNotEmpty();
+		return messages.get(messages.size() - 1);
 	}
 
 	private JsonNode call(String server, String tool) {
