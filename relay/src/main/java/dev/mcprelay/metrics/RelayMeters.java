@@ -98,6 +98,16 @@ public final class RelayMeters {
 	/** Counter: a member of a virtual server that could not be used (down, slow, refused), by {@link #SERVER}. */
 	public static final String VIRTUAL_MEMBER_UNAVAILABLE = "mcp.relay.virtual.member.unavailable";
 
+	/**
+	 * Counter: messages a virtual server's member sent on its stream (requests to the client: sampling, elicitation,
+	 * roots; and notifications) that the relay could not deliver to the client, by {@link #VIRTUAL_SERVER},
+	 * {@link #SERVER} (the member), {@link #KIND} and {@link #REASON}.
+	 */
+	public static final String VIRTUAL_UNDELIVERED = "mcp.relay.virtual.messages.undelivered";
+
+	/** Tag: {@code request} or {@code notification}. */
+	public static final String KIND = "kind";
+
 	/** Tag: {@code POST}, {@code GET}, {@code DELETE}, or {@code other}. */
 	public static final String HTTP_METHOD = "http_method";
 

@@ -116,6 +116,11 @@ final class RedisSessionStore implements SessionStore {
 	}
 
 	@Override
+	public Mono<Boolean> exists(SessionKey key) {
+		return bounded(command(redis.hasKey(key(key))));
+	}
+
+	@Override
 	public Mono<Void> join(SessionKey key, String member, String state) {
 		String members = key(key) + ":members";
 		return bounded(command(redis.<String, String>opsForHash().put(members, member, state))

@@ -20,7 +20,6 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayExchange;
-import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
@@ -33,7 +32,6 @@ import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -68,9 +66,11 @@ public class VirtualRelay {
 
 	private final VirtualSessions sessions;
 
-	private final MemberCalls calls;
-
 	private final MemberRequests requests;
+
+	private final MemberFanOut fanOut;
+
+	private final MergedListen listen;
 
 	private final VirtualLists lists;
 
@@ -90,17 +90,22 @@ public class VirtualRelay {
 
 	private final VirtualSessionLifecycle lifecycle;
 
-	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberCalls calls, MemberRequests requests, VirtualLists lists, MemberTargets targets,
+	private final OrphanedMemberSessions orphans;
+
+	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberFanOut fanOut, MergedListen listen, MemberRequests requests, VirtualLists lists, MemberTargets targets,
 			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
-			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle) {
+			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle,
+			OrphanedMemberSessions orphans) {
 		this.lifecycle = lifecycle;
+		this.orphans = orphans;
 		this.toolSearch = toolSearch;
 		this.stateless = stateless;
 		this.servers = servers;
 		this.originPolicy = originPolicy;
 		this.properties = properties;
 		this.sessions = sessions;
-		this.calls = calls;
+		this.fanOut = fanOut;
+		this.listen = listen;
 		this.requests = requests;
 		this.lists = lists;
 		this.targets = targets;
@@ -152,7 +157,11 @@ public class VirtualRelay {
 		if (id == null || id.isEmpty()) {
 			return Mono.error(RelayFailures.sessionRequired(call.server().id()));
 		}
-		return sessions.find(call.server().id(), id, call.callerId()).map(call::with);
+		return sessions.find(call.server().id(), id, call.callerId())
+			.doOnNext(session -> orphans.used(call.server().id(), id))
+			.doOnError(failure -> failure instanceof RelayFailure relayFailure
+					&& relayFailure.status() == HttpStatus.NOT_FOUND, failure -> orphans.gone(call.server().id(), id))
+			.map(call::with);
 	}
 
 	private Mono<Void> post(VirtualCall call) {
@@ -200,21 +209,21 @@ public class VirtualRelay {
 			return answerToMember(call, node);
 		}
 		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
-			return notifyMembers(call, message);
+			return fanOut.notify(call, message);
 		}
 		String method = message.method();
 		if ("server/discover".equals(method)) {
 			return stateless.discover(call, node, VERSION).flatMap(response -> answer(call, response));
 		}
 		if ("subscriptions/listen".equals(method)) {
-			return stateless.listen(call, node);
+			return listen.listen(call, node);
 		}
 		if ("ping".equals(method)) {
 			call.exchange().record().stoppedBy(RelayOutcome.RESPONDED, VIRTUAL_SERVER);
 			return answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()));
 		}
 		if (call.server().toolSearch().enabled() && "tools/list".equals(method)) {
-			return toolSearch.list(call, node).flatMap(response -> answer(call, response));
+			return toolSearch.list(call, node).flatMap(page -> answer(call, page.response(), page.warnings()));
 		}
 		if (call.server().toolSearch().enabled() && "tools/call".equals(method)) {
 			String tool = node.path("params").path("name").asText("");
@@ -232,10 +241,7 @@ public class VirtualRelay {
 			return lists.page(call, node).flatMap(page -> answer(call, page.response(), page.warnings()));
 		}
 		if ("logging/setLevel".equals(method)) {
-			return Flux.fromIterable(call.usable())
-				.filter(call::reachable)
-				.flatMap(member -> requests.request(call, member, node).onErrorResume(error -> Mono.empty()))
-				.then(Mono.defer(() -> answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()))));
+			return fanOut.setLevel(call, node);
 		}
 		if (MemberTargets.isRouted(method)) {
 			return targets.target(call, node).flatMap(target -> target.error() != null ? answer(call, target.error())
@@ -245,12 +251,13 @@ public class VirtualRelay {
 				"Method not found: " + method, Map.of("reason", "method_not_found")));
 	}
 
-	/** Sends {@code message} to {@code member} and relays its answer, or says which member is unavailable. */
+	/**
+	 * Sends {@code message} to {@code member} and relays its answer (after what the client is told of a member joined
+	 * again), or says which member is unavailable.
+	 */
 	private Mono<Void> forward(VirtualCall call, String member, ObjectNode message) {
-		return requests.sessionWith(call, member)
-			.flatMap(session -> calls.send(call.exchange(), call.access(), member, HttpMethod.POST, session, null,
-					JsonRpcErrors.toBytes(message)))
-			.flatMap(answer -> answers.relay(call, answer))
+		return requests.post(call, member, JsonRpcErrors.toBytes(message), true)
+			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices()))
 			.onErrorResume(MemberUnavailable.class, failure -> {
 				ObjectNode warning = availability.unavailable(call.server().id(), failure);
 				return answer(call, JsonRpcErrors.error(message.get("id"), JsonRpcErrorCodes.INTERNAL_ERROR,
@@ -268,35 +275,14 @@ public class VirtualRelay {
 		ObjectNode restored = answer.deepCopy();
 		// (a 2026-07-28 client has no session: a member asks it nothing outside a result, so no id is its)
 		restored.set("id", origin.id());
-		return calls.send(call.exchange(), call.access(), origin.member(), HttpMethod.POST,
-				call.memberSession(origin.member()), null, JsonRpcErrors.toBytes(restored))
-			.flatMap(memberAnswer -> answers.relay(call, memberAnswer));
-	}
-
-	/**
-	 * A notification: to every joined member (a cancellation reaches the one that holds the request, the others have
-	 * no request by that id), answered 202 once they have it. The client's {@code notifications/initialized} reaches
-	 * the members it joined now, not when they were joined: each member's relay then keeps the GET stream the client
-	 * opens next ahead of the calls that follow it, as for a client of the member itself.
-	 */
-	private Mono<Void> notifyMembers(VirtualCall call, JsonRpcMessage message) {
-		Mono<Void> sent = Flux.fromIterable(call.usable())
-			.filter(call::reachable)
-			.flatMap(member -> calls
-				.send(call.exchange(), call.access(), member, HttpMethod.POST, call.memberSession(member), null,
-						JsonRpcErrors.toBytes(message.node()))
-				.flatMap(MemberAnswer::discard)
-				.onErrorResume(error -> Mono.empty()))
-			.then();
-		return sent.then(Mono.defer(() -> {
-			RelayResponse response = call.exchange().response();
-			response.status(HttpStatus.ACCEPTED);
-			call.exchange().record().forwarded(HttpStatus.ACCEPTED.value());
-			if (!call.stateless()) {
-				response.headers().set("Mcp-Session-Id", call.session().id());
-			}
-			return response.complete();
-		}));
+		return requests.post(call, origin.member(), JsonRpcErrors.toBytes(restored), false)
+			.flatMap(sent -> sent.answer() != null ? answers.relay(call, sent.answer(), sent.notices())
+					// the member lost the session its request was in: nobody waits for this answer any more
+					: MemberFanOut.accepted(call))
+			.onErrorResume(MemberUnavailable.class, failure -> {
+				availability.unavailable(call.server().id(), failure);
+				return MemberFanOut.accepted(call);
+			});
 	}
 
 	private static String versionOf() {

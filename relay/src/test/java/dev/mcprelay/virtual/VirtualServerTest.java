@@ -74,6 +74,7 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.all.members[3]", () -> "down");
 		registry.add("mcp-relay.virtual-servers.all.prefix.gamma", () -> "g.");
 		registry.add("mcp-relay.virtual-servers.solo.members[0]", () -> "alpha");
+		registry.add("mcp-relay.virtual-servers.streamless.members[0]", () -> "beta");
 		registry.add("mcp-relay.virtual-servers.solo.tool-prefix", () -> "");
 		registry.add("mcp-relay.virtual-servers.flat.members", () -> "gamma,alpha");
 		registry.add("mcp-relay.virtual-servers.flat.tool-prefix", () -> "");
@@ -206,6 +207,21 @@ class VirtualServerTest {
 
 		assertThat(deleted.statusCode()).isEqualTo(200);
 		assertThat(session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}").statusCode()).isEqualTo(404);
+	}
+
+	@Test
+	void aGetIsAnswered405WhenNoMemberOffersAStreamAsAServerWithoutOneAnswers() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "streamless");
+
+		HttpResponse<String> get = http.send(http.request("streamless").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+
+		assertThat(get.statusCode()).as("beta (stateless) answers GET 405: so does a virtual server of beta alone, "
+				+ "not 200 with an empty stream the client reopens every second").isEqualTo(405);
+		assertThat(get.headers().firstValue("Allow")).hasValueSatisfying(allow -> assertThat(allow).doesNotContain("GET"));
+		assertThat(RawHttp.json(get.body()).at("/error/data/reason").asText()).isEqualTo("no_stream");
 	}
 
 	@Test
