@@ -260,11 +260,35 @@ class VirtualServerTest {
 			.hasMessageContaining("alpha-audits");
 		assertThat(SEEN).as("tools/call interceptors ran per member, with the virtual server in the context")
 			.contains("alpha/all/secret_audit");
-		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "alpha")
-			.tag(RelayMeters.VIRTUAL_SERVER, "all").tag(RelayMeters.RPC_METHOD, "tools/call").counter())
-			.as("the member's meters carry the virtual server").isNotNull();
-		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "all")
-			.tag(RelayMeters.VIRTUAL_SERVER, "all").counter()).isNotNull();
+	}
+
+	@Test
+	void aVirtualRequestCountsOnceAsARequestAndItsMessageToAMemberUnderTheMembersOwnMeter() {
+		McpSession session = McpSession.open(new RawHttp(port), "solo");
+		double requestsBefore = count(RelayMeters.REQUESTS);
+		double memberBefore = count(RelayMeters.VIRTUAL_MEMBER_REQUESTS);
+
+		assertThat(session.post(RawHttp.toolsCall(9, "echo")).statusCode()).isEqualTo(200);
+
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			assertThat(count(RelayMeters.VIRTUAL_MEMBER_REQUESTS) - memberBefore)
+				.as("the message to alpha, under the members' own meter").isEqualTo(1);
+			assertThat(count(RelayMeters.REQUESTS) - requestsBefore)
+				.as("mcp_relay_requests_total counts the client's one request once, under the virtual server")
+				.isEqualTo(1);
+		});
+		assertThat(registry.find(RelayMeters.VIRTUAL_MEMBER_REQUESTS).tag(RelayMeters.SERVER, "alpha")
+			.tag(RelayMeters.VIRTUAL_SERVER, "solo").tag(RelayMeters.RPC_METHOD, "tools/call").counter())
+			.as("the member's meter carries the member and the virtual server").isNotNull();
+		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "solo")
+			.tag(RelayMeters.VIRTUAL_SERVER, "solo").tag(RelayMeters.RPC_METHOD, "tools/call").counter()).isNotNull();
+	}
+
+	/** The tools/call count of {@code meter}, over every series. */
+	private double count(String meter) {
+		return registry.find(meter).tag(RelayMeters.RPC_METHOD, "tools/call").counters().stream()
+			.mapToDouble(io.micrometer.core.instrument.Counter::count)
+			.sum();
 	}
 
 	/** Every tools/call an interceptor saw, as server/virtual server/tool. */
