@@ -43,12 +43,14 @@ import reactor.core.publisher.Mono;
  * {@code prompts/get}, the resource requests and {@code completion/complete} go to the member that published what they
  * name ({@link MemberTargets}) and its answer is relayed as it comes ({@link AnswerRelay}); the client's answer to a
  * member's request goes back to that member ({@link MemberIds}); notifications and {@code logging/setLevel} go to every
- * joined member; {@code ping} is answered here. With {@code tool-search}, the tools are found by search
- * ({@link VirtualToolSearch}). GET merges the members' streams ({@link MergedStreams}); DELETE ends
- * every member session and the relay session. Every request but {@code initialize} needs the session's id; an
+ * joined member ({@link MemberFanOut}); {@code ping} is answered here. Every message to a member goes once its stream
+ * is open, and a member that lost its session is joined again ({@link MemberRequests}). With {@code tool-search}, the
+ * tools are found by search ({@link VirtualToolSearch}). GET takes the members' streams, held from the join and merged
+ * ({@link MergedStreams}); DELETE ends every member session and the relay session; a session that ends otherwise
+ * (expired, evicted) ends its member sessions too ({@link OrphanedMemberSessions}). Every request but {@code initialize} needs the session's id; an
  * unknown one, or another caller's, is 404. A 2026-07-28 client's request needs no session: it goes to the members as
  * it came, each on its own ({@link StatelessRequests}: {@code server/discover} merged, {@code subscriptions/listen}
- * fanned out and its streams merged).
+ * fanned out and its streams merged: {@link MergedListen}).
  */
 @Component
 public class VirtualRelay {
