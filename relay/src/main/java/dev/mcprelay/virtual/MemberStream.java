@@ -1,5 +1,7 @@
 package dev.mcprelay.virtual;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.reactivestreams.Subscription;
@@ -10,6 +12,7 @@ import org.springframework.http.HttpMethod;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
@@ -91,6 +94,23 @@ final class MemberStream {
 	/** Completes once the current attempt to open the stream is past {@link State#OPENING}. */
 	synchronized Mono<Void> settled() {
 		return state == State.OPENING ? settled.asMono() : Mono.empty();
+	}
+
+	/**
+	 * Whether a client can be served a stream of {@code streams}: as soon as one is open; not when each member offers
+	 * none; yes when each has answered otherwise (a member that is down may come back), or when one has not answered
+	 * within {@code grace} (a member that sends its stream's headers only with its first event).
+	 */
+	static Mono<Boolean> servable(List<MemberStream> streams, Duration grace) {
+		if (streams.isEmpty()) {
+			return Mono.just(false);
+		}
+		return Flux.merge(streams.stream().map(MemberStream::firstOutcome).toList())
+			.takeUntil(state -> state == State.OPEN)
+			.collectList()
+			.map(states -> states.contains(State.OPEN) || states.size() < streams.size()
+					|| !states.stream().allMatch(state -> state == State.NONE))
+			.timeout(grace, Mono.just(true));
 	}
 
 	/** The first state the stream reached: {@link State#OPEN}, {@link State#NONE} or {@link State#WAITING}. */
@@ -183,7 +203,7 @@ final class MemberStream {
 		}
 	}
 
-	private void again(java.time.Duration wait) {
+	private void again(Duration wait) {
 		timer.update(Schedulers.parallel().schedule(this::connect, wait.toMillis(), TimeUnit.MILLISECONDS));
 	}
 

@@ -2,9 +2,7 @@ package dev.mcprelay.virtual;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +25,9 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li><b>Held from the join.</b> A session begins when the client's {@code notifications/initialized} has reached
  * the members ({@link MergedStreams#hold}), before the client may call anything, or when the client's GET finds none
- * here. What the members send waits in the session, up to {@link #MAX_HELD_EVENTS} events and {@link #MAX_HELD_BYTES}
- * bytes, beyond which a member's stream is read no further until the client takes some (its member's relay then
- * applies {@code timeouts.client-write} to whoever reads too slowly).</li>
+ * here. What the members send waits in the session ({@link HeldEvents}, bounded: past the bound a member's stream is
+ * read no further until the client takes some, and its member's relay applies {@code timeouts.client-write} to a
+ * client that reads too slowly).</li>
  * <li><b>Attached.</b> The client's GET takes what was held, then the rest as it comes, at its own pace. A second GET
  * replaces the first. A member joined later (or joined again) gets its stream added.</li>
  * <li><b>Ended</b> when the client's GET ends (the members' streams are cancelled: a member that keeps its events
@@ -45,12 +43,6 @@ final class MergedSession {
 	/** How long the members' streams are held for a client that has not opened its GET stream (here) yet. */
 	static final Duration CLIENT_STREAM_WAIT = Duration.ofSeconds(10);
 
-	/** Events held at most for a client that has not opened its stream yet or reads slower than the members send. */
-	static final int MAX_HELD_EVENTS = 256;
-
-	/** Bytes held at most likewise (one event is always taken, however large). */
-	static final int MAX_HELD_BYTES = 512 * 1024;
-
 	/** What the session works with, the same for every session. */
 	record Parts(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MergedStreams streams) {
 	}
@@ -61,10 +53,6 @@ final class MergedSession {
 
 	/** The "member" of the relay's own messages, which are never counted as a member's. */
 	private static final String RELAY = "";
-
-	/** One event waiting for the client. */
-	private record Held(String member, byte[] bytes, boolean serverRequest, boolean message, boolean resumable) {
-	}
 
 	private final Parts parts;
 
@@ -81,13 +69,7 @@ final class MergedSession {
 	private final Map<String, String> positions;
 
 	/** Guarded by {@code this}. */
-	private final ArrayDeque<Held> held = new ArrayDeque<>();
-
-	/** Guarded by {@code this}. */
-	private long heldBytes;
-
-	/** Members' event readers waiting for room; guarded by {@code this}. */
-	private final List<MemberStream.Events> waiting = new ArrayList<>();
+	private final HeldEvents held = new HeldEvents();
 
 	/** Guarded by {@code this}. */
 	private Phase phase = Phase.HOLDING;
@@ -97,12 +79,6 @@ final class MergedSession {
 
 	/** The client's GET exchange once attached; guarded by {@code this}. */
 	private RelayExchange clientExchange;
-
-	/** Guarded by {@code this}. */
-	private boolean draining;
-
-	/** Guarded by {@code this}. */
-	private boolean missed;
 
 	private final Disposable holdTimer;
 
@@ -181,26 +157,13 @@ final class MergedSession {
 		return members.get(member);
 	}
 
-	/**
-	 * Whether the client can be served a stream: as soon as one member's is open; not when every member offers none;
-	 * yes when each has answered otherwise (a member that is down may come back), or when one has not answered within
-	 * {@code grace} (a member that sends its stream's headers only with its first event).
-	 */
+	/** Whether the client can be served a stream ({@link MemberStream#servable}). */
 	Mono<Boolean> servable(Duration grace) {
-		List<Mono<MemberStream.State>> outcomes;
+		List<MemberStream> streams;
 		synchronized (this) {
-			outcomes = members.values().stream().map(MemberStream::firstOutcome).toList();
+			streams = List.copyOf(members.values());
 		}
-		if (outcomes.isEmpty()) {
-			return Mono.just(false);
-		}
-		int count = outcomes.size();
-		return Flux.merge(outcomes)
-			.takeUntil(state -> state == MemberStream.State.OPEN)
-			.collectList()
-			.map(states -> states.contains(MemberStream.State.OPEN) || states.size() < count
-					|| !states.stream().allMatch(state -> state == MemberStream.State.NONE))
-			.timeout(grace, Mono.just(true));
+		return MemberStream.servable(streams, grace);
 	}
 
 	/**
@@ -223,8 +186,8 @@ final class MergedSession {
 				return;
 			}
 			holdTimer.dispose();
-			sink.onRequest(n -> drain());
 			sink.onDispose(() -> end(UndeliveredMessages.CLIENT_GONE));
+			held.attach(sink);
 		});
 	}
 
@@ -244,20 +207,12 @@ final class MergedSession {
 				positions.put(member, memberEventId);
 				eventId = MemberIds.eventId(positions);
 			}
-			byte[] bytes = event.bytes(eventId);
-			held.add(new Held(member, bytes, event.serverRequest(), event.message(), memberEventId != null));
-			heldBytes += bytes.length;
-			room = hasRoom();
-			if (!room) {
-				waiting.add(reader);
-			}
+			// in the same step as the id: the order of ids is the order the client gets the events in
+			room = held.add(new HeldEvents.Event(member, event.bytes(eventId), event.serverRequest(), event.message(),
+					memberEventId != null), reader);
 		}
-		drain();
+		held.drain();
 		return room;
-	}
-
-	private boolean hasRoom() {
-		return held.size() < MAX_HELD_EVENTS && heldBytes < MAX_HELD_BYTES;
 	}
 
 	/**
@@ -271,11 +226,10 @@ final class MergedSession {
 			}
 			for (ObjectNode message : messages) {
 				byte[] bytes = SseEventWriter.message(new String(JsonRpcErrors.toBytes(message), StandardCharsets.UTF_8));
-				held.add(new Held(RELAY, bytes, false, false, false));
-				heldBytes += bytes.length;
+				held.add(new HeldEvents.Event(RELAY, bytes, false, false, false), null);
 			}
 		}
-		drain();
+		held.drain();
 	}
 
 	/**
@@ -302,7 +256,7 @@ final class MergedSession {
 	void end(String reason) {
 		List<MemberStream> streams;
 		FluxSink<byte[]> attached;
-		List<Held> left;
+		List<HeldEvents.Event> left;
 		synchronized (this) {
 			if (phase == Phase.ENDED) {
 				return;
@@ -310,15 +264,12 @@ final class MergedSession {
 			phase = Phase.ENDED;
 			streams = new ArrayList<>(members.values());
 			attached = client;
-			left = new ArrayList<>(held);
-			held.clear();
-			heldBytes = 0;
-			waiting.clear();
+			left = held.clear();
 		}
 		holdTimer.dispose();
 		streams.forEach(MemberStream::end);
 		parts.streams().ended(this);
-		countUndelivered(left, reason);
+		parts.undelivered().count(server.id(), left, reason);
 		if (attached != null) {
 			attached.complete();
 		}
@@ -327,62 +278,6 @@ final class MergedSession {
 	private void expireHold() {
 		if (holding()) {
 			end(UndeliveredMessages.NO_CLIENT_STREAM);
-		}
-	}
-
-	/**
-	 * Counts what is left undelivered: all of it when no client came; when the client's stream ended, only what its
-	 * next stream cannot ask the member for again (events without an id).
-	 */
-	private void countUndelivered(List<Held> left, String reason) {
-		boolean all = !UndeliveredMessages.CLIENT_GONE.equals(reason);
-		Map<String, int[]> byMember = new HashMap<>();
-		for (Held event : left) {
-			if (event.message() && (all || !event.resumable())) {
-				int[] counts = byMember.computeIfAbsent(event.member(), member -> new int[2]);
-				counts[event.serverRequest() ? 0 : 1]++;
-			}
-		}
-		byMember.forEach((member, counts) -> parts.undelivered().count(server.id(), member, reason, counts[0],
-				counts[1]));
-	}
-
-	/**
-	 * Moves held events to the client's stream as far as it asks for them, one thread at a time (a thread that finds
-	 * another draining leaves it the work), so that events keep their order; wakes the members' readers that waited
-	 * for room; never emits under the lock.
-	 */
-	private void drain() {
-		synchronized (this) {
-			if (draining) {
-				missed = true;
-				return;
-			}
-			draining = true;
-		}
-		while (true) {
-			FluxSink<byte[]> sink;
-			Held next;
-			List<MemberStream.Events> wake = List.of();
-			synchronized (this) {
-				sink = client;
-				if (sink == null || phase != Phase.ATTACHED || sink.requestedFromDownstream() <= 0 || held.isEmpty()) {
-					if (missed) {
-						missed = false;
-						continue;
-					}
-					draining = false;
-					return;
-				}
-				next = held.poll();
-				heldBytes -= next.bytes().length;
-				if (!waiting.isEmpty() && hasRoom()) {
-					wake = new ArrayList<>(waiting);
-					waiting.clear();
-				}
-			}
-			wake.forEach(MemberStream.Events::resume);
-			sink.next(next.bytes());
 		}
 	}
 

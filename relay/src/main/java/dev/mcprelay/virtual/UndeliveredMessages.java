@@ -1,5 +1,9 @@
 package dev.mcprelay.virtual;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -35,6 +39,22 @@ class UndeliveredMessages {
 
 	UndeliveredMessages(MeterRegistry registry) {
 		this.registry = registry;
+	}
+
+	/**
+	 * Counts what a session left undelivered ({@code left}, by member): all of it when no client came or the session
+	 * ended; when the client's stream ended, only what its next stream cannot ask the member for again (events without
+	 * an id). The relay's own messages are not counted.
+	 */
+	void count(String virtualId, List<HeldEvents.Event> left, String reason) {
+		boolean all = !CLIENT_GONE.equals(reason);
+		Map<String, int[]> byMember = new LinkedHashMap<>();
+		for (HeldEvents.Event event : left) {
+			if (event.message() && (all || !event.resumable())) {
+				byMember.computeIfAbsent(event.member(), member -> new int[2])[event.serverRequest() ? 0 : 1]++;
+			}
+		}
+		byMember.forEach((member, counts) -> count(virtualId, member, reason, counts[0], counts[1]));
 	}
 
 	/** {@code requests} requests and {@code notifications} notifications of {@code member} were not delivered. */
