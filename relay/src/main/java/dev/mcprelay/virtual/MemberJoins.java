@@ -3,6 +3,8 @@ package dev.mcprelay.virtual;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,14 +90,31 @@ class MemberJoins {
 			MemberSession previous, Object token) {
 		String key = server.id() + '\n' + session.id() + '\n' + member + '\n'
 				+ (previous.sessionId() == null ? "" : previous.sessionId());
-		return Mono.fromFuture(() -> joins.get(key,
-				(k, executor) -> joining(server, session, origin, member, previous, token).toFuture()), true);
+		return Mono.defer(() -> {
+			// the join starts once the cache holds its future, outside the cache's own lock
+			AtomicReference<CompletableFuture<Joined>> started = new AtomicReference<>();
+			CompletableFuture<Joined> shared = joins.get(key, (k, executor) -> {
+				CompletableFuture<Joined> future = new CompletableFuture<>();
+				started.set(future);
+				return future;
+			});
+			CompletableFuture<Joined> mine = started.get();
+			if (mine != null) {
+				joining(server, session, origin, member, previous, token).subscribe(mine::complete,
+						mine::completeExceptionally);
+			}
+			return Mono.fromFuture(shared, true);
+		});
 	}
 
 	private Mono<Joined> joining(VirtualServer server, VirtualSession session, MemberOrigin origin, String member,
 			MemberSession previous, Object token) {
 		boolean again = previous.sessionId() != null;
-		return join.join(origin, member, session.initialize())
+		// a session that ended meanwhile (expired, evicted, ended elsewhere) gets no member session to leave behind
+		return sessions.exists(server.id(), session.id()).flatMap(exists -> exists ? Mono.just(session) : Mono.fromRunnable(
+				() -> streams.getObject().end(server.id(), session.id()))
+			.then(Mono.error(new MemberUnavailable(member, "belongs to a session that ended"))))
+			.flatMap(live -> join.join(origin, member, session.initialize()))
 			.flatMap(joined -> sessions.join(server.id(), session.id(), member, joined.session())
 				.then(Mono.fromCallable(() -> {
 					orphans.joined(server.id(), session.id(), origin, member, joined.session());

@@ -174,8 +174,8 @@ class MergedStreams {
 	 */
 	void memberSessionLost(MergedSession session, String member, MemberSession lost) {
 		joins.join(session.server(), session.virtualSession(), session.origin(), member, lost, session)
-			.subscribe(null, error -> log.warn("Virtual server '{}': member '{}' no longer knows its session and could "
-					+ "not be joined again: {}", session.virtualId(), member, error.getMessage()));
+			.subscribe(null, error -> log.info("Virtual server '{}': member '{}' no longer knows its session and was not "
+					+ "joined again: {}", session.virtualId(), member, error.getMessage()));
 	}
 
 	/** The sessions with a stream here; for tests. */

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
@@ -24,7 +25,8 @@ import reactor.core.publisher.Mono;
  * the memory store was full), or another replica ended it. Every replica keeps the sessions whose members it joined
  * (with the caller and headers they were joined with), and the time it last served them; every {@link #period} it asks
  * the store, without renewing anything ({@link SessionStore#exists}), about those it has not served for that long, and
- * sends each member of a session the store no longer holds a DELETE, as the client's own DELETE would have. A request
+ * sends each member of a session the store no longer holds a DELETE, as the client's own DELETE would have, and ends
+ * the session's stream here ({@link MergedStreams#end}; its members are not joined again). A request
  * that finds its session gone does the same at once. What is kept per session is its member sessions and a copy of the
  * joining request's headers, for as long as the store holds the session.
  */
@@ -44,11 +46,15 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final Map<String, Tracked> tracked = new ConcurrentHashMap<>();
 
+	private final ObjectProvider<MergedStreams> streams;
+
 	private final Disposable sweeping;
 
-	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties) {
+	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
+			ObjectProvider<MergedStreams> streams) {
 		this.store = store;
 		this.calls = calls;
+		this.streams = streams;
 		this.period = period(properties.sessions().idleTimeout());
 		this.sweeping = Flux.interval(period, period).onBackpressureDrop().concatMap(tick -> sweep(), 1).subscribe();
 	}
@@ -144,7 +150,8 @@ class OrphanedMemberSessions implements DisposableBean {
 			members = Map.copyOf(entry.members);
 		}
 		log.debug("Virtual server '{}': a session ended without its client's DELETE (expired, evicted, or ended "
-				+ "elsewhere); its {} member session(s) are ended", entry.virtualId, members.size());
+				+ "elsewhere); its stream here and its {} member session(s) are ended", entry.virtualId, members.size());
+		streams.getObject().end(entry.virtualId, entry.sessionId);
 		return Flux.fromIterable(members.entrySet())
 			.filter(member -> member.getValue().sessionId() != null)
 			.flatMap(member -> calls

@@ -25,7 +25,10 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * A virtual session that ends without its client's DELETE ends every member session, as the DELETE would have: one
  * that expires ({@code sessions.idle-timeout}, 2 s here), in the memory store and in Redis, and one evicted because
  * its caller opened more than {@code sessions.max-per-caller} (1 here). The members are the Java SDK's servers, which
- * record every request; a member session is known by the GET stream the relay opens in it for the client's.
+ * record every request. A session that expires while its client holds its GET stream open ends that stream too,
+ * rather than joining its members again into a session that ended. A member session is known by the GET stream the
+ * relay opens in it as soon as the client said {@code notifications/initialized} (it holds the members' streams for the
+ * client's GET from then on).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class VirtualSessionEndTest {
@@ -64,18 +67,45 @@ class VirtualSessionEndTest {
 	@Test
 	void aSessionThatExpiresEndsEveryMemberSession() {
 		RawHttp http = new RawHttp(port, "X-Api-Key", EXPIRING_KEY);
-		Set<String> members = memberSessionsOf(http, McpSession.open(http, "pair"));
+		Set<String> members = memberSessionsOf(() -> McpSession.open(http, "pair"));
 
 		await().atMost(Duration.ofSeconds(20))
 			.untilAsserted(() -> assertThat(deleted()).as("a DELETE reached each member").containsAll(members));
 	}
 
 	@Test
+	void aSessionThatExpiresUnderItsClientsOpenStreamEndsTheStreamAndEveryMemberSession() throws Exception {
+		RawHttp http = new RawHttp(port, "X-Api-Key", EXPIRING_KEY);
+		McpSession[] opened = new McpSession[1];
+		Set<String> members = memberSessionsOf(() -> opened[0] = McpSession.open(http, "pair"));
+		java.net.http.HttpResponse<java.io.InputStream> stream = http.open(http.request("pair")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", opened[0].id())
+			.GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> {
+				try (java.io.InputStream body = stream.body()) {
+					return body.readAllBytes();
+				}
+				catch (java.io.IOException ex) {
+					throw new java.io.UncheckedIOException(ex);
+				}
+			});
+
+		await().atMost(Duration.ofSeconds(20))
+			.untilAsserted(() -> assertThat(deleted()).as("a DELETE reached each member").containsAll(members));
+		// the session's stream here ends with it, rather than joining its members again into a session that ended
+		assertThat(read.get(20, java.util.concurrent.TimeUnit.SECONDS)).as("the client's stream ended").isNotNull();
+	}
+
+	@Test
 	void aSessionEvictedForItsCallersNextOneEndsEveryMemberSessionAndOnlyThose() {
 		RawHttp http = new RawHttp(port, "X-Api-Key", EVICTING_KEY);
-		Set<String> first = memberSessionsOf(http, McpSession.open(http, "pair"));
-		McpSession kept = McpSession.open(http, "pair");
-		Set<String> second = memberSessionsOf(http, kept);
+		Set<String> first = memberSessionsOf(() -> McpSession.open(http, "pair"));
+		McpSession[] opened = new McpSession[1];
+		Set<String> second = memberSessionsOf(() -> opened[0] = McpSession.open(http, "pair"));
+		McpSession kept = opened[0];
 		// the newer session stays in use meanwhile, so that only the evicted one may end
 		java.util.concurrent.ScheduledExecutorService pinger = java.util.concurrent.Executors
 			.newSingleThreadScheduledExecutor();
@@ -98,7 +128,7 @@ class VirtualSessionEndTest {
 				"--mcp-relay.servers.alpha.url=" + TestUpstreams.SDK.url("/mcp"),
 				"--mcp-relay.servers.gamma.url=" + SECOND.url("/mcp"), "--mcp-relay.virtual-servers.pair.members=alpha,gamma")) {
 			RawHttp http = new RawHttp(TwoRelaysOverRedis.port(relays.first()));
-			Set<String> members = memberSessionsOf(http, McpSession.open(http, "pair"));
+			Set<String> members = memberSessionsOf(() -> McpSession.open(http, "pair"));
 
 			await().atMost(Duration.ofSeconds(20))
 				.untilAsserted(() -> assertThat(deleted()).as("a DELETE reached each member").containsAll(members));
@@ -106,26 +136,13 @@ class VirtualSessionEndTest {
 	}
 
 	/**
-	 * The member sessions of {@code session}: those of the members' GET streams once the client opened its own (it is
-	 * dropped again at once).
+	 * The member sessions of the session {@code open} opens: those of the members' GET streams the relay opens for
+	 * it (whatever GETs of other sessions were sent before it are left out).
 	 */
-	private static Set<String> memberSessionsOf(RawHttp http, McpSession session) {
+	private static Set<String> memberSessionsOf(java.util.function.Supplier<McpSession> open) {
 		Set<String> before = gets();
-		java.net.http.HttpResponse<java.io.InputStream> stream = http.open(http.request("pair")
-			.header("Accept", "text/event-stream")
-			.header("Mcp-Session-Id", session.id())
-			.GET());
-		try {
-			await().atMost(Duration.ofSeconds(10)).until(() -> gets().size() >= before.size() + 2);
-		}
-		finally {
-			try {
-				stream.body().close();
-			}
-			catch (java.io.IOException ex) {
-				// dropped
-			}
-		}
+		open.get();
+		await().atMost(Duration.ofSeconds(10)).until(() -> gets().size() >= before.size() + 2);
 		Set<String> opened = gets();
 		opened.removeAll(before);
 		assertThat(opened).as("one member session each with alpha and gamma").hasSize(2);
