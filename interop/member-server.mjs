@@ -10,6 +10,7 @@
 // The environment shapes the failures: GET_DELAY_MS holds each GET that long before the SDK sees it (a member that
 // opens its stream late); UNKNOWN_SESSION=400 answers a request with a session id it does not know (it restarted) as
 // the SDK's older examples do, 400 "Bad Request: No valid session ID provided", instead of the SDK's 404.
+// GET /stats answers how many sessions it opened and holds, and how many GET streams are open now.
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -47,6 +48,7 @@ class EventStore {
 
 const transports = new Map();
 let sessionsOpened = 0;
+let streamsOpen = 0;
 
 function newSession() {
   const server = new McpServer({ name: "member", version: "1.0.0" }, { capabilities: { logging: {} } });
@@ -103,8 +105,12 @@ http
   .createServer(async (req, res) => {
     if (req.url === "/stats") {
       res.writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ sessionsOpened, sessionsOpen: transports.size }));
+        .end(JSON.stringify({ sessionsOpened, sessionsOpen: transports.size, streamsOpen }));
       return;
+    }
+    if (req.method === "GET") {
+      streamsOpen++;
+      res.on("close", () => streamsOpen--);
     }
     if (req.method === "GET" && getDelayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, getDelayMs));

@@ -38,8 +38,13 @@ final class MemberStream {
 		OPENING,
 		/** The member answered with its event stream. */
 		OPEN,
-		/** The member offers no stream (405), or no longer knows the session: not opened again. */
+		/** The member offers no stream (405): not opened again. */
 		NONE,
+		/**
+		 * The member no longer knows the session: not opened again; the member is joined again, and a stream in its new
+		 * session takes this one's place ({@link MergedSession#open}).
+		 */
+		LOST,
 		/** The GET failed or the stream ended; it is opened again after a wait. */
 		WAITING,
 		/** The session's stream ended: nothing more. */
@@ -98,8 +103,8 @@ final class MemberStream {
 
 	/**
 	 * Whether a client can be served a stream of {@code streams}: as soon as one is open; not when each member offers
-	 * none; yes when each has answered otherwise (a member that is down may come back), or when one has not answered
-	 * within {@code grace} (a member that sends its stream's headers only with its first event).
+	 * none (405); yes when each has answered otherwise (a member that is down, or lost its session, comes back), or when
+	 * one has not answered within {@code grace} (a member that sends its stream's headers only with its first event).
 	 */
 	static Mono<Boolean> servable(List<MemberStream> streams, Duration grace) {
 		if (streams.isEmpty()) {
@@ -113,7 +118,10 @@ final class MemberStream {
 			.timeout(grace, Mono.just(true));
 	}
 
-	/** The first state the stream reached: {@link State#OPEN}, {@link State#NONE} or {@link State#WAITING}. */
+	/**
+	 * The first state the stream reached: {@link State#OPEN}, {@link State#NONE}, {@link State#LOST},
+	 * {@link State#WAITING} or {@link State#ENDED}.
+	 */
 	Mono<State> firstOutcome() {
 		return firstOutcome.asMono();
 	}
@@ -167,7 +175,7 @@ final class MemberStream {
 				});
 				failed(new IllegalStateException("answered GET with HTTP " + status));
 			}, error -> {
-				if (error instanceof MemberSessionLost && settle(State.NONE)) {
+				if (error instanceof MemberSessionLost && settle(State.LOST)) {
 					session.memberSessionLost(member, memberSession);
 				}
 				else {

@@ -46,7 +46,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <li>a member restarted on its port no longer knows its session: one answering 404 as the SDK does, one answering
  * 400 "No valid session ID provided" as the SDK's older examples do. It is initialized again with the client's own
  * {@code initialize}, the request retried, its stream reopened into the client's, the client told; concurrent
- * requests open one new session, not one each; the client loses no call;</li>
+ * requests open one new session, not one each; the client loses no call; a client that opens its GET stream again
+ * after its only member restarted is served that member's stream in its new session, never told 405 (which a client
+ * takes for "this server has no stream", for good);</li>
  * <li>a member that was down when the client initialized, joined later, joins the client's open GET stream;</li>
  * <li>tool search asks a member that was down again at the next search, and says which member a search lacks;</li>
  * <li>{@code logging/setLevel} that some members refuse is answered with the others' result and a warning, and with
@@ -65,6 +67,8 @@ class VirtualServerFailuresInteropTest {
 
 	private static final int SEARCHED_PORT = TestUpstreams.freePort();
 
+	private static final int SOLO_PORT = TestUpstreams.freePort();
+
 	private static final Map<String, String> AS_THE_EXAMPLES = Map.of("UNKNOWN_SESSION", "400");
 
 	private static NodePeers.NodeServer restarting;
@@ -78,6 +82,8 @@ class VirtualServerFailuresInteropTest {
 	private static NodePeers.NodeServer sampler;
 
 	private static NodePeers.NodeServer steady;
+
+	private static NodePeers.NodeServer solo;
 
 	@LocalServerPort
 	int port;
@@ -93,12 +99,13 @@ class VirtualServerFailuresInteropTest {
 		examples = NodePeers.startServer("member-server.mjs", EXAMPLES_PORT, AS_THE_EXAMPLES);
 		sampler = NodePeers.startServer("sampling-server.mjs");
 		steady = NodePeers.startServer("member-server.mjs");
+		solo = NodePeers.startServer("member-server.mjs", SOLO_PORT, Map.of());
 	}
 
 	@AfterAll
 	static void stopServers() throws Exception {
 		for (NodePeers.NodeServer server : new NodePeers.NodeServer[] { restarting, examples, late, searched, sampler,
-				steady }) {
+				steady, solo }) {
 			if (server != null) {
 				server.close();
 			}
@@ -124,6 +131,8 @@ class VirtualServerFailuresInteropTest {
 		registry.add("mcp-relay.servers.searched.timeouts.non-streaming", () -> "2s");
 		registry.add("mcp-relay.virtual-servers.find.members", () -> "steady,searched");
 		registry.add("mcp-relay.virtual-servers.find.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.solo.url", () -> "http://127.0.0.1:" + SOLO_PORT + "/mcp");
+		registry.add("mcp-relay.virtual-servers.alone.members", () -> "solo");
 	}
 
 	@Test
@@ -172,6 +181,26 @@ class VirtualServerFailuresInteropTest {
 		});
 		stream.close();
 		return restarted;
+	}
+
+	@Test
+	void aGetStreamOpenedAgainAfterTheOnlyMemberRestartedIsServedAndCarriesTheMembersNewSession() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "alone");
+		Stream.open(http, session, "alone").close();
+		// the client's stream is gone, and with it the relay's stream of the member: nothing here sees the restart
+		await().atMost(Duration.ofSeconds(20)).until(() -> stats(SOLO_PORT).path("streamsOpen").asInt() == 0);
+		solo.close();
+		solo = NodePeers.startServer("member-server.mjs", SOLO_PORT, Map.of());
+
+		Stream stream = Stream.open(http, session, "alone");
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"solo_tick\","
+				+ "\"arguments\":{\"label\":\"solo\",\"perTick\":1,\"intervalMs\":10,\"total\":2}}}");
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(stream.data())
+			.as("the member's stream in its new session, on the client's").contains("solo 1", "solo 2"));
+		assertThat(sessionsOpened(SOLO_PORT)).as("the stream and the call found the session lost together: one join")
+			.isEqualTo(1);
+		stream.close();
 	}
 
 	@Test
@@ -293,10 +322,15 @@ class VirtualServerFailuresInteropTest {
 
 	/** How many sessions the member on {@code memberPort} opened since it started. */
 	private static int sessionsOpened(int memberPort) throws Exception {
+		return stats(memberPort).path("sessionsOpened").asInt();
+	}
+
+	/** What the member on {@code memberPort} counts ({@code interop/member-server.mjs}). */
+	private static JsonNode stats(int memberPort) throws Exception {
 		HttpResponse<String> stats = HttpClient.newHttpClient().send(
 				HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + memberPort + "/stats")).build(),
 				HttpResponse.BodyHandlers.ofString());
-		return RawHttp.json(stats.body()).path("sessionsOpened").asInt();
+		return RawHttp.json(stats.body());
 	}
 
 	/** The session's GET stream, read in the background: every message, as it comes. */
