@@ -46,7 +46,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <li>a member restarted on its port no longer knows its session: one answering 404 as the SDK does, one answering
  * 400 "No valid session ID provided" as the SDK's older examples do. It is initialized again with the client's own
  * {@code initialize}, the request retried, its stream reopened into the client's, the client told; concurrent
- * requests open one new session, not one each; the client loses no call; a client that opens its GET stream again
+ * requests open one new session, not one each; the client loses no call but the one the member was working on when
+ * it went down, which gets an error with its id; a client that opens its GET stream again
  * after its only member restarted is served that member's stream in its new session, never told 405 (which a client
  * takes for "this server has no stream", for good);</li>
  * <li>a member that was down when the client initialized, joined later, joins the client's open GET stream;</li>
@@ -148,11 +149,19 @@ class VirtualServerFailuresInteropTest {
 	private NodePeers.NodeServer aRestartedMemberIsJoinedAgain(String member, NodePeers.NodeServer server, int memberPort,
 			Map<String, String> environment) throws Exception {
 		RawHttp http = new RawHttp(port);
-		McpSession session = McpSession.open(http, "pair");
+		McpSession session = McpSession.open(http, "pair", "{\"sampling\":{}}");
 		Stream stream = Stream.open(http, session, "pair");
 		assertThat(text(session.post(echo(1, member + "_echo", "before")))).isEqualTo("before");
+		// a call the member is working on when it goes down: waiting for the client's model
+		CompletableFuture<HttpResponse<String>> inFlight = CompletableFuture
+			.supplyAsync(() -> session.post(RawHttp.toolsCall(9, member + "_ask-model")));
+		await().atMost(Duration.ofSeconds(20)).until(() -> !stream.requests().isEmpty());
 
 		server.close();
+		HttpResponse<String> lost = inFlight.get(30, java.util.concurrent.TimeUnit.SECONDS);
+		assertThat(lost.statusCode()).as("the call in flight fails on its own: %s", lost.body()).isEqualTo(200);
+		assertThat(last(lost).path("id").asInt()).as("an error for that call, with its id: %s", lost.body()).isEqualTo(9);
+		assertThat(last(lost).has("error")).as(lost.body()).isTrue();
 		NodePeers.NodeServer restarted = NodePeers.startServer("member-server.mjs", memberPort, environment);
 
 		List<CompletableFuture<HttpResponse<String>>> lists = new ArrayList<>();
