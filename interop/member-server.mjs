@@ -9,8 +9,10 @@
 //   description: a list large enough that what a relay keeps of it shows in its heap.
 // The environment shapes the failures: GET_DELAY_MS holds each GET that long before the SDK sees it (a member that
 // opens its stream late); UNKNOWN_SESSION=400 answers a request with a session id it does not know (it restarted) as
-// the SDK's older examples do, 400 "Bad Request: No valid session ID provided", instead of the SDK's 404.
-// GET /stats answers how many sessions it opened and holds, and how many GET streams are open now.
+// the SDK's older examples do, 400 "Bad Request: No valid session ID provided", instead of the SDK's 404;
+// EVENT_STORE=none keeps no events (its events carry no ids, and what it sends with no stream open is dropped).
+// GET /stats answers how many sessions it opened and holds, how many GET streams are open now, and how many sampling
+// requests "ask-model" sent (or dropped, with no stream to send them on).
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -21,6 +23,7 @@ const getDelayMs = Number(process.env.GET_DELAY_MS ?? 0);
 const unknownSession = process.env.UNKNOWN_SESSION ?? "404";
 const resourceCount = Number(process.env.RESOURCES ?? 0);
 const resourcePrefix = process.env.RESOURCE_PREFIX ?? "resource";
+const keepsEvents = process.env.EVENT_STORE !== "none";
 
 class EventStore {
   events = [];
@@ -49,6 +52,7 @@ class EventStore {
 const transports = new Map();
 let sessionsOpened = 0;
 let streamsOpen = 0;
+let asked = 0;
 
 function newSession() {
   const server = new McpServer({ name: "member", version: "1.0.0" }, { capabilities: { logging: {} } });
@@ -56,10 +60,12 @@ function newSession() {
   server.registerTool("echo", { description: "Answers its message", inputSchema: { message: z.string().optional() } },
     async ({ message }) => ({ content: [{ type: "text", text: String(message ?? "") }] }));
   server.registerTool("ask-model", { description: "Asks the client's model, over the standalone GET stream" }, async () => {
-    const answer = await server.server.createMessage({
+    const answering = server.server.createMessage({
       messages: [{ role: "user", content: { type: "text", text: "Say hello" } }],
       maxTokens: 16,
     });
+    asked++; // the SDK has it: it is written (or dropped, with no stream) before a later /stats can answer
+    const answer = await answering;
     return { content: [{ type: "text", text: `model said: ${answer.content.text}` }] };
   });
   server.registerTool("tick", {
@@ -87,7 +93,7 @@ function newSession() {
   }
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    eventStore: new EventStore(),
+    eventStore: keepsEvents ? new EventStore() : undefined,
     onsessioninitialized: (id) => {
       sessionsOpened++;
       transports.set(id, transport);
@@ -105,7 +111,7 @@ http
   .createServer(async (req, res) => {
     if (req.url === "/stats") {
       res.writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ sessionsOpened, sessionsOpen: transports.size, streamsOpen }));
+        .end(JSON.stringify({ sessionsOpened, sessionsOpen: transports.size, streamsOpen, asked }));
       return;
     }
     if (req.method === "GET") {

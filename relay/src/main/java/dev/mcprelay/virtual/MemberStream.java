@@ -240,7 +240,7 @@ final class MemberStream {
 
 		@Override
 		protected void hookOnNext(AnswerRelay.ClientEvent event) {
-			if (session.offer(member, this, event)) {
+			if (session.offer(MemberStream.this, this, event)) {
 				request(1);
 			}
 		}

@@ -1,6 +1,5 @@
 package dev.mcprelay.virtual;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,12 +8,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.http.RelayExchange;
-import dev.mcprelay.sse.SseEventWriter;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 
 /**
@@ -23,36 +18,29 @@ import reactor.core.publisher.Mono;
  * it, and held for the client until its GET takes them.
  *
  * <ul>
- * <li><b>Held from the join.</b> A session begins when the client's {@code notifications/initialized} has reached
- * the members ({@link MergedStreams#hold}), before the client may call anything, or when the client's GET finds none
- * here. What the members send waits in the session ({@link HeldEvents}, bounded: past the bound a member's stream is
- * read no further until the client takes some, and its member's relay applies {@code timeouts.client-write} to a
- * client that reads too slowly).</li>
- * <li><b>Attached.</b> The client's GET takes what was held, then the rest as it comes, at its own pace. A second GET
- * replaces the first. A member joined later (or joined again) gets its stream added.</li>
- * <li><b>Ended</b> when the client's GET ends (the members' streams are cancelled: a member that keeps its events
- * resumes them for the client's next GET, which names where it stopped), when no client GET came within
- * {@link #CLIENT_STREAM_WAIT}, or when the session ends. What is still held then is counted and logged as undelivered
- * ({@link UndeliveredMessages}), but for events the member can send again (it gave them ids).</li>
+ * <li><b>Held from the join</b> ({@link MergedStreams#hold}: once the members have the client's
+ * {@code notifications/initialized}, before the client may call anything), or from the client's GET when it finds
+ * none here. What the members send waits ({@link HeldEvents}, bounded: a member's stream is then read no further until
+ * the client takes some, and its relay applies {@code timeouts.client-write} to a client that reads too slowly).</li>
+ * <li><b>Attached.</b> The client's GET takes what was held, then the rest as it comes, at its own pace
+ * ({@link ClientStream}). A member joined later (or joined again) gets its stream added.</li>
+ * <li><b>Held again</b> when the client's GET ends: the streams of the members that keep no events (they give them no
+ * ids) stay open and what they send is held for the client's next GET, as from the join (they could not send again
+ * what came meanwhile); those that do are read again from where the next GET says the client stopped
+ * ({@code Last-Event-ID}, {@link #clientGone}).</li>
+ * <li><b>Ended</b> when no client GET came within {@link ClientStream#WAIT} (of the join, or of the client's last GET
+ * ending), or when the session ends. What is still held then is counted and logged as undelivered
+ * ({@link UndeliveredMessages}), but for events the member can send again (it gave them ids) to a client that had a
+ * stream.</li>
  * </ul>
  * Event ids: the position of every member's stream (member to its last event id, {@link MemberIds#eventId}) at the
  * moment the event entered the session, which is the order the client receives them in.
  */
 final class MergedSession {
 
-	/** How long the members' streams are held for a client that has not opened its GET stream (here) yet. */
-	static final Duration CLIENT_STREAM_WAIT = Duration.ofSeconds(10);
-
 	/** What the session works with, the same for every session. */
 	record Parts(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MergedStreams streams) {
 	}
-
-	private enum Phase {
-		HOLDING, ATTACHED, ENDED
-	}
-
-	/** The "member" of the relay's own messages, which are never counted as a member's. */
-	private static final String RELAY = "";
 
 	private final Parts parts;
 
@@ -71,20 +59,15 @@ final class MergedSession {
 	/** Guarded by {@code this}. */
 	private final HeldEvents held = new HeldEvents();
 
+	private final ClientStream client = new ClientStream(held, this::clientGone, this::end);
+
+	/** Members to be read again from where the client's next GET says ({@link #clientGone}); guarded by {@code this}. */
+	private final Map<String, MemberSession> parked = new LinkedHashMap<>();
+
 	/** Guarded by {@code this}. */
-	private Phase phase = Phase.HOLDING;
+	private boolean ended;
 
-	/** The client's GET stream once attached; guarded by {@code this}. */
-	private FluxSink<byte[]> client;
-
-	/** The client's GET exchange once attached; guarded by {@code this}. */
-	private RelayExchange clientExchange;
-
-	private final Disposable holdTimer;
-
-	/**
-	 * @param positions where each member's stream starts: after these event ids (a client's {@code Last-Event-ID})
-	 */
+	/** @param positions where each member's stream starts: after these event ids (a client's {@code Last-Event-ID}) */
 	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
 			Map<String, String> positions) {
 		this.parts = parts;
@@ -92,7 +75,6 @@ final class MergedSession {
 		this.session = session;
 		this.origin = origin;
 		this.positions = new LinkedHashMap<>(positions);
-		this.holdTimer = Mono.delay(CLIENT_STREAM_WAIT).subscribe(tick -> expireHold());
 	}
 
 	Parts parts() {
@@ -120,9 +102,9 @@ final class MergedSession {
 		return origin;
 	}
 
-	/** Whether the session is held for a client GET that has not come yet. */
-	synchronized boolean holding() {
-		return phase == Phase.HOLDING;
+	/** Whether the session has not ended. */
+	synchronized boolean live() {
+		return !ended;
 	}
 
 	/** The last event id of {@code member}'s the session took, or {@code null}. */
@@ -138,11 +120,13 @@ final class MergedSession {
 		MemberStream stream = new MemberStream(this, member, memberSession);
 		MemberStream replaced;
 		synchronized (this) {
-			if (phase == Phase.ENDED) {
+			if (ended) {
 				return;
 			}
 			replaced = members.put(member, stream);
-			if (replaced != null && !replaced.memberSession().equals(memberSession)) {
+			MemberSession wasParked = parked.remove(member);
+			if ((replaced != null && !replaced.memberSession().equals(memberSession))
+					|| (wasParked != null && !wasParked.equals(memberSession))) {
 				positions.remove(member);
 			}
 		}
@@ -157,94 +141,134 @@ final class MergedSession {
 		return members.get(member);
 	}
 
-	/** Whether the client can be served a stream ({@link MemberStream#servable}). */
+	/**
+	 * Whether the client can be served a stream ({@link MemberStream#servable}); yes when a member's stream waits for
+	 * the client's GET to be opened again.
+	 */
 	Mono<Boolean> servable(Duration grace) {
 		List<MemberStream> streams;
 		synchronized (this) {
+			if (!parked.isEmpty()) {
+				return Mono.just(true);
+			}
 			streams = List.copyOf(members.values());
 		}
 		return MemberStream.servable(streams, grace);
 	}
 
 	/**
-	 * The events for the client's GET {@code exchange}: what was held, then what comes, at the client's pace. The
-	 * session ends with it.
+	 * The client opened its GET stream again: the GET attached before, if any, gets nothing more
+	 * ({@link ClientStream#supersede}), and what comes is held for the new one until it {@link #attach attaches}.
 	 */
-	Flux<byte[]> attach(RelayExchange exchange) {
-		return Flux.<byte[]>create(sink -> {
-			boolean ended;
-			synchronized (this) {
-				ended = phase == Phase.ENDED;
-				if (!ended) {
-					phase = Phase.ATTACHED;
-					client = sink;
-					clientExchange = exchange;
-				}
-			}
-			if (ended) {
-				sink.complete();
-				return;
-			}
-			holdTimer.dispose();
-			sink.onDispose(() -> end(UndeliveredMessages.CLIENT_GONE));
-			held.attach(sink);
-		});
+	void reopened() {
+		client.supersede();
 	}
 
 	/**
-	 * Takes {@code event} of {@code member}'s, giving it its id; whether the member's reader may ask for the next one
-	 * now (else it is told when the session has room: {@link MemberStream.Events#resume()}).
+	 * The events for the client's GET {@code exchange} ({@link ClientStream#attach}), which received {@code received}
+	 * (member to its last event id the client got, from its {@code Last-Event-ID}; empty without one).
 	 */
-	boolean offer(String member, MemberStream.Events reader, AnswerRelay.ClientEvent event) {
+	Flux<byte[]> attach(RelayExchange exchange, Map<String, String> received) {
+		return client.attach(exchange, () -> clientArrived(received));
+	}
+
+	/**
+	 * The client's GET ended, or another took its place ({@link ClientStream} says so before the next attaches): each
+	 * member that gives its events ids is parked, its stream ended and what is held of it dropped, to be read
+	 * again from where the next GET says the client stopped ({@link #clientArrived}): what went to the GET that ended
+	 * without reaching the client comes again. The others' streams stay open; what they send is held.
+	 */
+	private void clientGone() {
+		List<MemberStream> parking = new ArrayList<>();
+		synchronized (this) {
+			if (!ended) {
+				members.values().removeIf(stream -> positions.containsKey(stream.member()) && park(stream, parking));
+			}
+		}
+		parking.forEach(MemberStream::end);
+		held.drain();
+	}
+
+	/**
+	 * The client's GET attached, having received {@code received}: each parked member is read again from where the
+	 * client stopped (when the client's id does not name it, after the last event of its the client may have got), and
+	 * the ids of the events held name that position for it. A member still read is left as it is: its stream began at
+	 * the client's position (a session new with this GET), or the member was joined again since (the client's id names
+	 * its old session).
+	 */
+	private void clientArrived(Map<String, String> received) {
+		List<MemberStream> opened = new ArrayList<>();
+		synchronized (this) {
+			if (ended) {
+				return;
+			}
+			Map<String, String> handedOn = held.handedOn();
+			Map<String, String> from = new LinkedHashMap<>();
+			parked.forEach((member, memberSession) -> {
+				String position = received.containsKey(member) ? received.get(member) : handedOn.get(member);
+				from.put(member, position);
+				if (position == null) {
+					positions.remove(member);
+				}
+				else {
+					positions.put(member, position);
+				}
+				MemberStream stream = new MemberStream(this, member, memberSession);
+				members.put(member, stream);
+				opened.add(stream);
+			});
+			parked.clear();
+			held.restamp(from);
+		}
+		opened.forEach(MemberStream::start);
+	}
+
+	/** Parks {@code stream}'s member (under the lock; the caller ends the stream, listed in {@code ending}). */
+	private boolean park(MemberStream stream, List<MemberStream> ending) {
+		parked.put(stream.member(), stream.memberSession());
+		held.drop(stream.member());
+		ending.add(stream);
+		return true;
+	}
+
+	/**
+	 * Takes {@code event} of {@code stream}'s, giving it its id; whether the stream's reader may ask for the next one
+	 * now (else it is told when the session has room: {@link MemberStream.Events#resume()}). An event of a stream that
+	 * another took the place of is not taken (its successor reads the member from this stream's position on).
+	 */
+	boolean offer(MemberStream stream, MemberStream.Events reader, AnswerRelay.ClientEvent event) {
+		String member = stream.member();
 		boolean room;
 		synchronized (this) {
-			if (phase == Phase.ENDED) {
+			if (ended || members.get(member) != stream) {
 				return false;
 			}
-			String eventId = null;
+			Map<String, String> id = null;
 			String memberEventId = event.event().id();
 			if (memberEventId != null) {
 				positions.put(member, memberEventId);
-				eventId = MemberIds.eventId(positions);
+				id = new LinkedHashMap<>(positions);
 			}
 			// in the same step as the id: the order of ids is the order the client gets the events in
-			room = held.add(new HeldEvents.Event(member, event.bytes(eventId), event.serverRequest(), event.message(),
-					memberEventId != null), reader);
+			room = held.add(new HeldEvents.Event(member, event, id, null), reader);
 		}
 		held.drain();
 		return room;
 	}
 
-	/**
-	 * Tells the client {@code messages} of the relay's own (about a member joined again), after what is held, with no
-	 * event id.
-	 */
+	/** Tells the client {@code messages} of the relay's own ({@link HeldEvents#tell}). */
 	void tell(List<ObjectNode> messages) {
-		synchronized (this) {
-			if (phase == Phase.ENDED) {
-				return;
-			}
-			for (ObjectNode message : messages) {
-				byte[] bytes = SseEventWriter.message(new String(JsonRpcErrors.toBytes(message), StandardCharsets.UTF_8));
-				held.add(new HeldEvents.Event(RELAY, bytes, false, false, false), null);
-			}
+		if (live()) {
+			held.tell(messages);
 		}
-		held.drain();
 	}
 
 	/**
 	 * A member's relay found the reader of its stream stalled for its {@code timeouts.client-write}: the session holds
-	 * all it may, so the client reads nothing: the client's connection is closed, as a direct server's relay does.
+	 * all it may, so the client reads nothing; its connection is closed ({@link ClientStream#stalled}).
 	 */
 	void clientStalled() {
-		RelayExchange stalled;
-		synchronized (this) {
-			stalled = phase == Phase.ATTACHED ? clientExchange : null;
-		}
-		if (stalled != null) {
-			stalled.record().failed(false, "client_write_timeout");
-			stalled.response().closeConnection();
-		}
+		client.stalled();
 	}
 
 	/** {@code member} no longer knows its session {@code lost}: it is joined again where the session can. */
@@ -255,30 +279,19 @@ final class MergedSession {
 	/** Ends the session: every member's stream, and the client's; counts what was held and not delivered. */
 	void end(String reason) {
 		List<MemberStream> streams;
-		FluxSink<byte[]> attached;
 		List<HeldEvents.Event> left;
 		synchronized (this) {
-			if (phase == Phase.ENDED) {
+			if (ended) {
 				return;
 			}
-			phase = Phase.ENDED;
+			ended = true;
 			streams = new ArrayList<>(members.values());
-			attached = client;
 			left = held.clear();
 		}
-		holdTimer.dispose();
+		client.end();
 		streams.forEach(MemberStream::end);
 		parts.streams().ended(this);
 		parts.undelivered().count(server.id(), left, reason);
-		if (attached != null) {
-			attached.complete();
-		}
-	}
-
-	private void expireHold() {
-		if (holding()) {
-			end(UndeliveredMessages.NO_CLIENT_STREAM);
-		}
 	}
 
 }

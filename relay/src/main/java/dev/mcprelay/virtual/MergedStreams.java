@@ -76,31 +76,30 @@ class MergedStreams {
 	}
 
 	/**
-	 * The client's GET: the session's held streams, or new ones from the members' positions its
-	 * {@code Last-Event-ID} names; 405 when no member offers a stream.
+	 * The client's GET: the session's streams here, held since the join or since its last GET ended (the members that
+	 * keep their events read again from where the client's {@code Last-Event-ID} says it stopped:
+	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when no
+	 * member offers a stream.
 	 */
 	Mono<Void> open(VirtualCall call) {
-		String lastEventId = call.exchange().requestHeaders().get("Last-Event-ID");
 		List<String> members = joinedMembers(call);
+		Map<String, String> received = new LinkedHashMap<>(
+				MemberIds.positions(call.exchange().requestHeaders().get("Last-Event-ID")));
+		received.keySet().retainAll(members);
 		String key = key(call.server().id(), call.sessionId());
-		MergedSession[] replaced = new MergedSession[1];
 		boolean[] created = new boolean[1];
 		MergedSession session = sessions.compute(key, (k, existing) -> {
-			if (existing != null && existing.holding() && (lastEventId == null || lastEventId.isEmpty())) {
+			if (existing != null && existing.live()) {
 				return existing;
 			}
-			replaced[0] = existing;
 			created[0] = true;
-			Map<String, String> positions = new LinkedHashMap<>(MemberIds.positions(lastEventId));
-			positions.keySet().retainAll(members);
-			return new MergedSession(parts, call.server(), call.session(), MemberOrigin.kept(call), positions);
+			return new MergedSession(parts, call.server(), call.session(), MemberOrigin.kept(call), received);
 		});
-		if (replaced[0] != null) {
-			// a second GET takes the place of the first (a client that reconnects before the relay saw it leave)
-			replaced[0].end(UndeliveredMessages.CLIENT_GONE);
-		}
 		if (created[0]) {
 			members.forEach(member -> session.open(member, call.memberSession(member)));
+		}
+		else {
+			session.reopened();
 		}
 		return session.servable(SessionOrder.GET_HEADERS_GRACE).flatMap(servable -> {
 			if (!servable) {
@@ -112,7 +111,7 @@ class MergedStreams {
 			response.status(HttpStatus.OK);
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
-			return AnswerRelay.writeEvents(response, session.attach(call.exchange()));
+			return AnswerRelay.writeEvents(response, session.attach(call.exchange(), received));
 		});
 	}
 

@@ -17,10 +17,11 @@ import io.micrometer.core.instrument.MeterRegistry;
  * ({@value RelayMeters#VIRTUAL_UNDELIVERED}, by virtual server, member, kind and reason) and logged, a lost request at
  * {@code WARN} (a member waits for its answer), notifications at {@code DEBUG}. Reasons:
  * <ul>
- * <li>{@code no_client_stream}: the client opened no GET stream on this replica within
- * {@link MergedSession#CLIENT_STREAM_WAIT} of its session's start (it opens none, or it went to another replica);</li>
- * <li>{@code client_gone}: the client's GET stream ended with the message still held, and the member gave it no
- * event id, so a resumed stream cannot ask for it again;</li>
+ * <li>{@code no_client_stream}: the client opened no GET stream on this replica within {@link ClientStream#WAIT} of
+ * its session's start (it opens none, or it went to another replica);</li>
+ * <li>{@code client_gone}: the client's GET stream ended with the message still held, no other came within
+ * {@link ClientStream#WAIT}, and the member gave the message no event id, so a resumed stream cannot ask for it
+ * again;</li>
  * <li>{@code session_ended}: the session ended (DELETE, expiry) with the message still held.</li>
  * </ul>
  */
@@ -85,7 +86,8 @@ class UndeliveredMessages {
 		return switch (reason) {
 			case NO_CLIENT_STREAM -> "the client opened no GET stream on this replica in time; with several replicas, "
 					+ "route a session's requests to one replica (affinity on Mcp-Session-Id)";
-			case CLIENT_GONE -> "the client's GET stream ended first, and the member's events carry no id to resume by";
+			case CLIENT_GONE -> "the client's GET stream ended first and no other came in time, and the member's events "
+					+ "carry no id to resume by";
 			default -> "the session ended first";
 		};
 	}

@@ -136,6 +136,14 @@ final class NodePeers {
 		return result.stdout();
 	}
 
+	/** What {@code interop/member-server.mjs} on {@code port} counts ({@code GET /stats}). */
+	static com.fasterxml.jackson.databind.JsonNode memberStats(int port) throws IOException, InterruptedException {
+		java.net.http.HttpResponse<String> stats = java.net.http.HttpClient.newHttpClient()
+			.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/stats")).build(),
+					java.net.http.HttpResponse.BodyHandlers.ofString());
+		return RawHttp.json(stats.body());
+	}
+
 	/** A Node MCP server process on 127.0.0.1, stopped with its children on close. */
 	record NodeServer(Process process, int port) implements AutoCloseable {
 

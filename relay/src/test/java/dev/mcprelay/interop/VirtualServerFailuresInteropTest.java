@@ -9,9 +9,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -334,12 +331,8 @@ class VirtualServerFailuresInteropTest {
 		return stats(memberPort).path("sessionsOpened").asInt();
 	}
 
-	/** What the member on {@code memberPort} counts ({@code interop/member-server.mjs}). */
 	private static JsonNode stats(int memberPort) throws Exception {
-		HttpResponse<String> stats = HttpClient.newHttpClient().send(
-				HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + memberPort + "/stats")).build(),
-				HttpResponse.BodyHandlers.ofString());
-		return RawHttp.json(stats.body());
+		return NodePeers.memberStats(memberPort);
 	}
 
 	/** The session's GET stream, read in the background: every message, as it comes. */
