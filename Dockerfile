@@ -14,7 +14,10 @@ COPY relay relay
 RUN ./mvnw -B -q package -DskipTests -pl relay -am && cp relay/target/mcp-relay-*.jar /relay.jar
 
 FROM eclipse-temurin:25-jre
-RUN groupadd --system relay && useradd --system --gid relay --home-dir /app --shell /usr/sbin/nologin relay
+# The user relay, uid and gid 999 as the Kubernetes manifests name them (runAsUser: 999): fixed, not whatever
+# useradd --system picks on this base image.
+RUN groupadd --system --gid 999 relay \
+  && useradd --system --uid 999 --gid relay --home-dir /app --shell /usr/sbin/nologin relay
 WORKDIR /app
 COPY --from=build /relay.jar /tmp/relay.jar
 COPY deploy/aot-cache.sh /tmp/aot-cache.sh
@@ -25,7 +28,8 @@ COPY deploy/start-relay.sh /app/start-relay.sh
 # Plugins: jars of interceptors built against mcp-relay-api, mounted or copied here (see "Writing an interceptor").
 RUN mkdir -p /app/plugins
 ENV LOADER_PATH=/app/plugins
-USER relay:relay
+# By number, so that a runtime (the kubelet's runAsNonRoot) can tell it is not root without reading /etc/passwd.
+USER 999:999
 EXPOSE 8080
 # Spring Boot reads /app/config/application.yml (mount your own) on top of the defaults in the jar.
 # The heap may take 60% of the container's memory limit: the rest is for the JVM's own memory (classes, compiled code,

@@ -11,7 +11,8 @@
 #   (not run unless named in TARGETS: relay-traced-none and relay-traced-all, tracing on with sampling 0 and 1, to
 #   tell what an unsampled and a sampled message cost)
 #   (also only when named: relay-5, mode none with five interceptors (bench/interceptors' four beans and a tool deny
-#   list, as bench/run.sh's relay+5), and relay-no-log, mode none with the access log off)
+#   list, as bench/run.sh's relay+5), relay-no-log, mode none with the access log off, and relay-policies, mode none
+#   with ten policies on the server, none of which refuses the call)
 #   relay-api-key mcp-relay in mode api-key (the key as a bearer token)
 #   relay-jwt     mcp-relay in mode jwt (an RS256 token, validated against a JWK Set the upstream nginx serves; the
 #                 same token every request, so the relay's decoder cache is what is measured)
@@ -208,20 +209,46 @@ CPU_PID[bare]=$!
 URL[bare]="http://127.0.0.1:$BARE_PORT/mcp"
 wait_port "$BARE_PORT"
 
-# relay_args TARGET: the relay configuration of a relay target ("b-" targets have that of the target they name)
+# policy_args: mode none with ten policies governing the server, each decided on every tools/call (none refuses the
+# benchmark's call): the tool's name, the caller, a request header, the call's arguments, the method and the server
+policy_args() {
+  local rules=(
+    'deny=mcp.tool.name == "drop_database"'
+    'deny=mcp.tool.name.startsWith("admin_") && caller.kind != "jwt"'
+    'deny=mcp.arguments.?message.orValue("") == "rm -rf /"'
+    'allow=mcp.method != "tools/call" || mcp.tool.name in ["echo", "search", "get"]'
+    'deny=request.headers[?"x-blocked"].orValue("") == "yes"'
+    'deny=server.virtual == "quarantine"'
+    'deny=mcp.direction == "server_to_client" && mcp.method == "sampling/createMessage"'
+    'deny=mcp.prompt.name == "leak_secrets"'
+    'deny=mcp.resource.uri.startsWith("file:///etc/")'
+    'allow=caller.kind == "anonymous" || caller.scopes.exists(s, s == "mcp")'
+  )
+  local i=0 rule
+  printf '%s\n' --mcp-relay.security.mode=none
+  for rule in "${rules[@]}"; do
+    printf '%s\n' "--mcp-relay.policies[$i].name=bench-$i" "--mcp-relay.policies[$i].servers[0]=fast" \
+      "--mcp-relay.policies[$i].${rule%%=*}=${rule#*=}"
+    i=$((i + 1))
+  done
+}
+
+# relay_args TARGET: the relay configuration of a relay target, one argument per line ("b-" targets have that of the
+# target they name)
 relay_args() {
   local otlp=--management.opentelemetry.tracing.export.otlp.endpoint="http://127.0.0.1:$UPSTREAM_PORT/v1/traces"
   case ${1#b-} in
-    relay) echo --mcp-relay.security.mode=none ;;
-    relay-traced) echo --mcp-relay.security.mode=none "$otlp" ;;
-    relay-5) echo --mcp-relay.security.mode=none '--mcp-relay.servers.fast.tools.deny[0]=forbidden_*' \
+    relay) printf '%s\n' --mcp-relay.security.mode=none ;;
+    relay-traced) printf '%s\n' --mcp-relay.security.mode=none "$otlp" ;;
+    relay-5) printf '%s\n' --mcp-relay.security.mode=none '--mcp-relay.servers.fast.tools.deny[0]=forbidden_*' \
       --logging.level.dev.mcprelay.intercept.InterceptorChains=INFO ;;
-    relay-no-log) echo --mcp-relay.security.mode=none --mcp-relay.access-log.enabled=false ;;
-    relay-traced-none) echo --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=0.0 ;;
-    relay-traced-all) echo --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=1.0 ;;
-    relay-api-key) echo --mcp-relay.security.mode=api-key '--mcp-relay.security.api-keys[0].client=bench' \
+    relay-no-log) printf '%s\n' --mcp-relay.security.mode=none --mcp-relay.access-log.enabled=false ;;
+    relay-policies) policy_args ;;
+    relay-traced-none) printf '%s\n' --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=0.0 ;;
+    relay-traced-all) printf '%s\n' --mcp-relay.security.mode=none "$otlp" --management.tracing.sampling.probability=1.0 ;;
+    relay-api-key) printf '%s\n' --mcp-relay.security.mode=api-key '--mcp-relay.security.api-keys[0].client=bench' \
       "--mcp-relay.security.api-keys[0].key-sha256=$API_KEY_SHA256" '--mcp-relay.security.api-keys[0].servers[0]=*' ;;
-    relay-jwt) echo --mcp-relay.security.mode=jwt \
+    relay-jwt) printf '%s\n' --mcp-relay.security.mode=jwt \
       --mcp-relay.security.jwt.jwk-set-uri="http://127.0.0.1:$UPSTREAM_PORT/jwks.json" \
       --mcp-relay.security.jwt.audience=mcp-relay ;;
     *) echo "unknown target $1" >&2; exit 1 ;;
@@ -230,7 +257,7 @@ relay_args() {
 for target in "${TARGETS[@]}"; do
   case $target in nginx-proxy|bare) continue ;; esac
   [[ $target == b-* && -z $B_JAR ]] && { echo "$target needs B_REV" >&2; exit 1; }
-  read -r -a args <<<"$(relay_args "$target")"
+  mapfile -t args < <(relay_args "$target")
   start_relay "$target" "${args[@]}"
   if [[ ${target#b-} == relay-5 ]] && ! grep -q bench-argument-injection "$WORK/$target.log"; then
     echo "the bench interceptors did not load in $target:" >&2; cat "$WORK/$target.log" >&2; exit 1
@@ -329,6 +356,7 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "| jwt CPU / none CPU | $(ratio "$(med relay-jwt 4)" "$(med relay 4)") | ≤ 1.15 |"
   echo "| five interceptors CPU / none CPU | $(ratio "$(med relay-5 4)" "$(med relay 4)") | ≤ 1.1 |"
   echo "| access log on CPU / off CPU | $(ratio "$(med relay 4)" "$(med relay-no-log 4)") | ≤ 1.05 |"
+  echo "| ten policies CPU / none CPU (issue 43) | $(ratio "$(med relay-policies 4)" "$(med relay 4)") | ≤ 1.1 |"
   echo "| traced (10%) CPU / none CPU | $(ratio "$(med relay-traced 4)" "$(med relay 4)") | ≤ 1.1 (issue 28) |"
   echo "| relay p99 / bare p99 | $(ratio "$(med relay 6)" "$(med bare 6)") | ≤ 1.5 |"
   echo "| relay JIT compilations / bare's, launch to the end of the rounds | $(ratio "$(compilations relay)" "$(compilations bare)") | ≤ 1.3 |"

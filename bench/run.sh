@@ -336,7 +336,7 @@ report() {
     echo "Everything on 127.0.0.1 of this one machine: wrk, the upstream, nginx and the relays share its cores."
     echo "wrk: $DURATION per run after a warm-up ($WARMUP; $JVM_WARMUP for the relays' JIT), one tools/call (JSON answer) per request. The relays"
     echo "run their default configuration (security mode none, access log on, to a file; the upstream pool sized for $STREAMS streams); nginx writes no access log. Relay + 5: four"
-    echo "interceptor beans (bench/interceptors) and tool-access."
+    echo "interceptor beans (bench/interceptors) and policy (a tool deny list)."
     echo
     echo "## tools/call, request/response"
     echo

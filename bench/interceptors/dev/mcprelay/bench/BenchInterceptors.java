@@ -17,7 +17,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Four interceptors of the kinds operators write, loaded into the relay for the "relay + 5 interceptors" run (the
- * fifth is the built-in tool-access, switched on in the bench configuration). Each does real work on every message:
+ * fifth is the built-in policy interceptor (a tool deny list), switched on in the bench configuration). Each does real work on every message:
  * a header check, an argument injection (the request is re-encoded), an inspection of every upstream message, and a
  * look at every result.
  */

@@ -23,8 +23,12 @@ public final class OffEventLoop {
 
 	private static final AtomicInteger COUNT = new AtomicInteger();
 
-	/** The scheduler for work that may block. */
-	public static final Scheduler SCHEDULER = Schedulers.fromExecutor(executor());
+	/**
+	 * The scheduler for work that may block: over the executor seen as a plain {@link java.util.concurrent.Executor},
+	 * since Reactor makes any {@link java.util.concurrent.ExecutorService} a scheduler that cancels a given-up task
+	 * with an interrupt (a Cluster's first connection, waiting for its topology, failed with "Command interrupted").
+	 */
+	public static final Scheduler SCHEDULER = Schedulers.fromExecutor(executor()::execute);
 
 	private OffEventLoop() {
 	}

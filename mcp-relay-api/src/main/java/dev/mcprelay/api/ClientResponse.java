@@ -9,10 +9,11 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
  * The client's answer to a request of the server ({@code sampling/createMessage}, {@code elicitation/create},
  * {@code roots/list}, ...), as the {@link ClientResponseInterceptor}s see it, with the server's request at hand:
  * {@link #serverRequestMethod()} and {@link #serverRequestParams()}, so that a policy can check what the user
- * approved against what was asked. The request travels in the id the relay gave it, so any replica has it; it is
- * {@code null} when the answer carries no id the relay gave (a server request that passed before client-response
- * interceptors were configured) or one it cannot trust (altered, or from a replica with another
- * {@code sessions.secret}).
+ * approved against what was asked. The method travels in the id the relay gave the request, bound to the server, the
+ * session and the caller it was relayed to, so any replica has it; the params stay on the replica that relayed the
+ * request (for {@code sessions.idle-timeout}, within a bounded memory), so they are {@code null} on another. Both are
+ * {@code null} when the answer carries no id the relay gave, or one it cannot trust (altered, expired, minted for
+ * another session, caller or server, or by a replica with another {@code sessions.secret}).
  */
 public final class ClientResponse extends MessageView {
 

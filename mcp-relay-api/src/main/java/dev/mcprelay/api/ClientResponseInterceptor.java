@@ -13,8 +13,10 @@ import reactor.core.publisher.Mono;
  * <p>Wire form of a rejection: the server gets the rejection as the error answer to its request, in place of what
  * the client said; the client's POST is answered as the upstream answers it (202).
  *
- * <p>While a bean of this stage exists, the server requests the client sees carry ids the relay gives them (the
- * request rides along inside the id, signed, so any replica has it); the server always gets its own ids back.
+ * <p>Every server request the client sees carries an id the relay gives it, whatever interceptors exist: the method
+ * rides along inside the id, signed and bound to the server, the session and the caller, for
+ * {@code sessions.idle-timeout}; the server always gets its own ids back (in answers and in the client's
+ * {@code notifications/cancelled}). The params stay on the replica that relayed the request.
  */
 public interface ClientResponseInterceptor extends Interceptor {
 

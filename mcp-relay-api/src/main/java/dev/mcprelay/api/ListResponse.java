@@ -84,6 +84,37 @@ public abstract class ListResponse<T> extends McpResponse {
 		markChanged();
 	}
 
+	/**
+	 * Removes the entries whose JSON, as received, {@code filter} matches, without decoding any entry: for a rule that
+	 * reads a field or two of a long list. The entries kept are relayed as received; a no-op (and no re-encoding) when
+	 * it matches none.
+	 */
+	public void removeEntriesWhere(Predicate<? super JsonNode> filter) {
+		JsonNode array = message().path("result").path(field);
+		if (!array.isArray()) {
+			return;
+		}
+		ArrayNode kept = null;
+		int index = 0;
+		for (JsonNode entry : array) {
+			boolean remove = filter.test(entry);
+			if (remove && kept == null) {
+				kept = message().arrayNode(array.size());
+				for (int i = 0; i < index; i++) {
+					kept.add(array.get(i));
+				}
+			}
+			else if (!remove && kept != null) {
+				kept.add(entry);
+			}
+			index++;
+		}
+		if (kept != null) {
+			liveResult().set(field, kept);
+			entriesEdited();
+		}
+	}
+
 	/** Removes the entries {@code filter} matches; a no-op (and no re-encoding) when it matches none. */
 	void removeEntriesIf(Predicate<? super T> filter) {
 		List<T> kept = entries().stream().filter(filter.negate()).toList();

@@ -17,12 +17,19 @@ public class McpResponse extends MessageView {
 		this.request = request;
 	}
 
-	/** The request this answers, as it was sent upstream (after any change a request interceptor made). */
+	/**
+	 * The request this answers, as it was sent upstream (after any change a request interceptor made). For an answer
+	 * on a GET stream whose request is not known, one the relay infers: the answer's id and the method its shape tells
+	 * (or none), no params.
+	 */
 	public McpRequest request() {
 		return request;
 	}
 
-	/** The method of the request this answers. */
+	/**
+	 * The method of the request this answers; {@code null} for an answer on a GET stream whose request is not known
+	 * (see {@link ResponseInterceptor}).
+	 */
 	@Override
 	public String method() {
 		return request.method();

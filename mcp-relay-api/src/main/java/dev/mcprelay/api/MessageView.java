@@ -92,8 +92,9 @@ public abstract class MessageView {
 		return node == null || !node.isTextual() ? null : node.textValue();
 	}
 
+	/** {@code value} as JSON, MCP schema types with their kind wherever they sit ({@link JsonRpcJson#toTree}). */
 	static JsonNode toJson(Object value) {
-		return JsonRpcJson.mapper().valueToTree(value);
+		return JsonRpcJson.toTree(value);
 	}
 
 	/**

@@ -130,9 +130,9 @@ public final class Outcome {
 	}
 
 	private static JsonNode toResult(Object result) {
-		JsonNode node = JsonRpcJson.mapper().valueToTree(result);
-		if (node == null || !node.isObject()) {
-			throw new IllegalArgumentException("An MCP result is a JSON object, not " + (node == null ? "null"
+		JsonNode node = JsonRpcJson.toTree(result);
+		if (!node.isObject()) {
+			throw new IllegalArgumentException("An MCP result is a JSON object, not " + (node.isNull() ? "null"
 					: node.getNodeType()));
 		}
 		return node;

@@ -28,6 +28,10 @@ public class RejectError extends RuntimeException {
 
 	private final Duration retryAfter;
 
+	private final String logReason;
+
+	private final String logDetail;
+
 	/**
 	 * @param code the JSON-RPC error code: -32000 for a policy refusal, -32602 for bad arguments, -32601 for a method
 	 * that is not offered, or another JSON-RPC or MCP code
@@ -36,15 +40,41 @@ public class RejectError extends RuntimeException {
 	 * JSON mapper, so a {@code Map}, a record or a {@code JsonNode} all work
 	 */
 	public RejectError(int code, String message, Object data) {
-		this(code, requireMessage(message), data == null ? null : JsonRpcJson.mapper().valueToTree(data), 0, null);
+		this(code, requireMessage(message), data == null ? null : JsonRpcJson.mapper().valueToTree(data), 0, null, null,
+				null);
 	}
 
-	private RejectError(int code, String message, JsonNode data, int httpStatus, Duration retryAfter) {
+	private RejectError(int code, String message, JsonNode data, int httpStatus, Duration retryAfter, String logReason,
+			String logDetail) {
 		super(message, null, false, false);
 		this.code = code;
 		this.data = data;
 		this.httpStatus = httpStatus;
 		this.retryAfter = retryAfter;
+		this.logReason = logReason;
+		this.logDetail = logDetail;
+	}
+
+	/**
+	 * This error, with what the relay's operator reads of it and the client never does: the access log's
+	 * {@code reason} and a {@code detail} (a policy's or a rule's name, say). A refusal that must not tell the client
+	 * why (a tool a caller may not use is answered as one that does not exist) still tells the operator.
+	 *
+	 * @param reason a stable snake_case reason, e.g. {@code policy_denied}
+	 * @param detail what refused, or {@code null}
+	 */
+	public RejectError withLogReason(String reason, String detail) {
+		return new RejectError(code, getMessage(), data, httpStatus, retryAfter, reason, detail);
+	}
+
+	/** The access log's reason for this refusal ({@link #withLogReason}), or {@code null}. */
+	public String logReason() {
+		return logReason;
+	}
+
+	/** The access log's detail for this refusal ({@link #withLogReason}), or {@code null}. */
+	public String logDetail() {
+		return logDetail;
 	}
 
 	/**
@@ -59,7 +89,7 @@ public class RejectError extends RuntimeException {
 		if (status < 400 || status > 599) {
 			throw new IllegalArgumentException("A refusal's HTTP status is a 4xx or 5xx, not " + status);
 		}
-		return new RejectError(code, getMessage(), data, status, retryAfter);
+		return new RejectError(code, getMessage(), data, status, retryAfter, logReason, logDetail);
 	}
 
 	/** The HTTP status asked for by {@link #withHttpStatus}, or 0 for the stage's own. */

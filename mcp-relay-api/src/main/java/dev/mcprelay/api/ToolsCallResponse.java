@@ -21,7 +21,10 @@ public final class ToolsCallResponse extends McpResponse {
 		super(context, message, request);
 	}
 
-	/** The name of the tool that was called. */
+	/**
+	 * The name of the tool that was called; {@code null} for a result on a GET stream whose request is not known (it
+	 * meets this stage by its shape: see {@link ResponseInterceptor}), so a policy per tool treats it as any tool's.
+	 */
 	public String toolName() {
 		return text(request().message().path("params"), "name");
 	}

@@ -53,7 +53,10 @@ public final class UpstreamError extends MessageView {
 		return httpStatus;
 	}
 
-	/** The method of the request that failed. */
+	/**
+	 * The method of the request that failed; {@code null} for an error on a GET stream whose request is not known
+	 * (see {@link ErrorInterceptor}).
+	 */
 	@Override
 	public String method() {
 		return request.method();

@@ -11,9 +11,11 @@ import reactor.core.publisher.Mono;
  * <p>Contract: inspect, reject, or {@linkplain Outcome#respond respond} to a request. The view is read-only.
  *
  * <p>Wire form of a rejection: for a request, HTTP 200 with a JSON-RPC error carrying the request's id; for a
- * notification or a response, HTTP 400 with an id-less JSON-RPC error; for a GET or DELETE, HTTP 403 with an id-less
- * JSON-RPC error. Nothing is forwarded. A respond to anything but a request is refused as the interceptor's fault
- * (-32603).
+ * notification, HTTP 400 with an id-less JSON-RPC error; for a GET or DELETE, HTTP 403 with an id-less JSON-RPC error;
+ * nothing of these is forwarded. For a client's answer to a server request, the server still gets an answer: the
+ * rejection goes upstream as the error answer to its request, under the server's own id (as a rejection at the
+ * client-response stage does), and the client's POST is answered as the upstream answers it. A respond to anything
+ * but a request is refused as the interceptor's fault (-32603).
  *
  * <p>Not routed here: anything from the upstream.
  */

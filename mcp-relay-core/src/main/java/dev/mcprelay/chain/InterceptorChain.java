@@ -11,6 +11,7 @@ import dev.mcprelay.api.Interceptor;
 import dev.mcprelay.api.MessageView;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
+import dev.mcprelay.text.LogText;
 import reactor.core.Fuseable;
 import reactor.core.publisher.Mono;
 
@@ -151,7 +152,7 @@ public final class InterceptorChain<V extends MessageView> {
 		RejectError reject = RejectError.fromCause(error);
 		if (reject == error) {
 			log.debug("Interceptor '{}' ({} stage, server '{}') rejected a message: {} {}", interceptor.name(), stage,
-					view.server(), reject.code(), reject.getMessage());
+					view.server(), reject.code(), LogText.quote(reject.getMessage()));
 		}
 		else if (error instanceof TimeoutException) {
 			log.warn("Interceptor '{}' ({} stage, server '{}') did not answer within {}; the message is refused",

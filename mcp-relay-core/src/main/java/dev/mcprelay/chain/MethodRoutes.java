@@ -107,12 +107,14 @@ public final class MethodRoutes {
 		return SERVER_REQUESTS.getOrDefault(method, OTHER_SERVER_REQUEST);
 	}
 
+	/** The request stage of {@code method}; the catch-all for any other method, or none known ({@code null}). */
 	public static RequestRoute<?> request(String method) {
-		return REQUESTS.getOrDefault(method, OTHER_REQUEST);
+		return method == null ? OTHER_REQUEST : REQUESTS.getOrDefault(method, OTHER_REQUEST);
 	}
 
+	/** The response stage of {@code method}; the catch-all for any other method, or none known ({@code null}). */
 	public static ResponseRoute<?> response(String method) {
-		return RESPONSES.getOrDefault(method, OTHER_RESPONSE);
+		return method == null ? OTHER_RESPONSE : RESPONSES.getOrDefault(method, OTHER_RESPONSE);
 	}
 
 }

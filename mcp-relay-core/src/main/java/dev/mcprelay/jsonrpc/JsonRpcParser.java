@@ -2,7 +2,9 @@ package dev.mcprelay.jsonrpc;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -26,7 +28,10 @@ public final class JsonRpcParser {
 	private static final ObjectMapper MAPPER = JsonRpcJson.mapper();
 
 	/** The {@code error.data} of the answer to a batch element that is no JSON-RPC message. */
-	private static final java.util.Map<String, String> INVALID_ELEMENT = java.util.Map.of("reason", "invalid_request");
+	private static final Map<String, String> INVALID_ELEMENT = Map.of("reason", "invalid_request");
+
+	/** The longest id an error message quotes whole. */
+	private static final int MAX_QUOTED_ID = 64;
 
 	private JsonRpcParser() {
 	}
@@ -49,8 +54,17 @@ public final class JsonRpcParser {
 	 * element becomes an {@link JsonRpcPayload#invalidAnswers() error answer} (with the element's id when it has a
 	 * usable one), so that the valid ones can go on (JSON-RPC 2.0, section 6).
 	 *
+	 * <p>A batch whose requests share an id is refused whole: answers are paired with their requests by id, so two
+	 * requests under one id would pair an answer with the wrong request (and with that request's response stage), and
+	 * leave the other unanswered. Ids compare as the upstream may read them ({@link JsonRpcIds}): {@code 1} and
+	 * {@code "1"} differ, but {@code 9007199254740993} and {@code 9007199254740992}, one number to a server that reads
+	 * numbers as doubles, are one id.
+	 *
+	 * <p>A message without an id that names a request method of MCP is invalid here (a request needs an id).
+	 *
 	 * @throws JsonRpcParseException when the body is not well-formed UTF-8, not JSON (or holds a number out of range),
-	 * is an empty batch, or a single invalid message
+	 * is an empty batch, a batch whose requests share an id (as {@link JsonRpcIds} compares them), or a single
+	 * invalid message
 	 */
 	public static JsonRpcPayload parseClientBody(byte[] body) throws JsonRpcParseException {
 		return parse(body, true);
@@ -80,9 +94,20 @@ public final class JsonRpcParser {
 			}
 			List<JsonRpcMessage> messages = new ArrayList<>(root.size());
 			List<ObjectNode> invalid = new ArrayList<>();
+			Map<String, BatchRequest> requestIds = answerInvalidElements ? new HashMap<>() : null;
 			for (int i = 0; i < root.size(); i++) {
 				try {
-					messages.add(toMessage(root.get(i), "batch element " + i + ": "));
+					JsonRpcMessage message = toMessage(root.get(i), "batch element " + i + ": ");
+					if (answerInvalidElements) {
+						requireIdOnRequestMethod(message, "batch element " + i + ": ");
+					}
+					if (requestIds != null && message.isRequest()) {
+						requireNewId(requestIds, message.id(), i);
+					}
+					messages.add(message);
+				}
+				catch (DuplicateRequestId ex) {
+					throw ex;
 				}
 				catch (JsonRpcParseException ex) {
 					if (!answerInvalidElements) {
@@ -95,7 +120,64 @@ public final class JsonRpcParser {
 			}
 			return new JsonRpcPayload(body, messages, true, invalid);
 		}
-		return new JsonRpcPayload(body, List.of(toMessage(root, "")), false);
+		JsonRpcMessage message = toMessage(root, "");
+		if (answerInvalidElements) {
+			requireIdOnRequestMethod(message, "");
+		}
+		return new JsonRpcPayload(body, List.of(message), false);
+	}
+
+	/**
+	 * Refuses a client's message without an id that names a request method of the MCP schema
+	 * ({@link McpRequestMethods}): no notification MCP defines, and forwarded, a generic JSON-RPC server would execute
+	 * it past every request stage (the tool access lists, the reserved-argument refusal, rate limits), answering
+	 * nobody. Alone it is answered 400; in a batch it is answered on its own and the others go on.
+	 */
+	private static void requireIdOnRequestMethod(JsonRpcMessage message, String where) throws JsonRpcParseException {
+		if (message.kind() == Kind.NOTIFICATION && McpRequestMethods.isRequest(message.method())) {
+			throw MessageShape.invalid(where + message.method() + " is a request and needs an id; it is never "
+					+ "forwarded as a notification");
+		}
+	}
+
+	/**
+	 * Records the id of the request at batch element {@code index}; refuses the batch when an earlier request has it,
+	 * or has an id the upstream may not tell from it ({@link JsonRpcIds}: {@code 9007199254740993} and
+	 * {@code 9007199254740992} are one number to a server that reads numbers as doubles).
+	 */
+	private static void requireNewId(Map<String, BatchRequest> requestIds, JsonNode id, int index)
+			throws JsonRpcParseException {
+		BatchRequest first = requestIds.putIfAbsent(JsonRpcIds.key(id), new BatchRequest(id, index));
+		if (first == null) {
+			return;
+		}
+		JsonNode earlier = first.id();
+		if (earlier.equals(id)) {
+			throw new DuplicateRequestId("Invalid Request: batch elements " + first.index() + " and " + index
+					+ " share the request id " + quoted(id) + "; give each request of a batch its own id");
+		}
+		throw new DuplicateRequestId("Invalid Request: batch elements " + first.index() + " and " + index
+				+ " have the request ids " + quoted(earlier) + " and " + quoted(id) + ", one number to a server that "
+				+ "reads numbers as doubles (as JSON.parse does), which would answer both under one id; give each "
+				+ "request of a batch an id of its own, a string or an integer within 2^53");
+	}
+
+	/** A request of a batch: its id, and where it stands. */
+	private record BatchRequest(JsonNode id, int index) {
+	}
+
+	private static String quoted(JsonNode id) {
+		String quoted = id.toString();
+		return quoted.length() > MAX_QUOTED_ID ? quoted.substring(0, MAX_QUOTED_ID) + "..." : quoted;
+	}
+
+	/** A batch whose requests share an id: refused whole, never answered element by element. */
+	private static final class DuplicateRequestId extends JsonRpcParseException {
+
+		DuplicateRequestId(String message) {
+			super(message, false);
+		}
+
 	}
 
 	/** The id of an invalid element, when it is one a client could match: a string or an integer. */

@@ -10,10 +10,12 @@ import com.fasterxml.jackson.core.JsonToken;
 
 /**
  * Tells, with Jackson's streaming parser and no tree, whether a message is a plain JSON-RPC notification: one object
- * with {@code "jsonrpc": "2.0"}, a non-empty string {@code method}, {@code params} an object or array when present,
- * no {@code id}, {@code result} or {@code error}, no key twice at its top level, and nothing after it. What the relay
- * relays unread, when no interceptor wants to see it, is only what {@link JsonRpcParser} would have accepted as a
- * notification; anything else, malformed or not a notification, answers {@code false} and takes the full parse.
+ * with {@code "jsonrpc": "2.0"}, a non-empty string {@code method} that names no request of MCP
+ * ({@link McpRequestMethods}), {@code params} an object or array when present, no {@code id}, {@code result} or
+ * {@code error}, no key twice at its top level, and nothing after it. What the relay relays unread, when no
+ * interceptor wants to see it, is only a notification it would relay after the full parse; anything else, malformed,
+ * not a notification, or a request without its id (which the relay drops), answers {@code false} and takes the full
+ * parse.
  */
 public final class NotificationScan {
 
@@ -64,7 +66,8 @@ public final class NotificationScan {
 					version = true;
 				}
 				case "method" -> {
-					if (value != JsonToken.VALUE_STRING || parser.getTextLength() == 0) {
+					if (value != JsonToken.VALUE_STRING || parser.getTextLength() == 0
+							|| McpRequestMethods.isRequest(parser.getText())) {
 						return false;
 					}
 					method = true;

@@ -1,8 +1,10 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * Bounds on the connections clients open to the relay, mcp-relay.client-connections. A client that opens a
@@ -15,6 +17,6 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param idleTimeout how long a keep-alive connection may wait for its next request
  */
 public record ClientConnectionProperties(
-		@DefaultValue("30s") Duration requestReadTimeout,
-		@DefaultValue("120s") Duration idleTimeout) {
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("30s") Duration requestReadTimeout,
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("120s") Duration idleTimeout) {
 }

@@ -1,8 +1,10 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * The pool of connections to upstream servers, mcp-relay.connection-pool. Each open SSE stream holds one
@@ -14,5 +16,5 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 public record ConnectionPoolProperties(
 		@DefaultValue("2000") int maxConnections,
-		@DefaultValue("30s") Duration maxIdleTime) {
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("30s") Duration maxIdleTime) {
 }

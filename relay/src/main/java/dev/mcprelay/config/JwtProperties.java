@@ -1,9 +1,11 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * How JWT access tokens are validated, {@code mcp-relay.security.jwt}, when {@code security.mode} is {@code jwt}.
@@ -33,8 +35,8 @@ public record JwtProperties(
 		@DefaultValue List<String> requiredScopes,
 		@DefaultValue("sub") String clientClaim,
 		@DefaultValue List<String> managementScopes,
-		@DefaultValue("5m") Duration jwkSetRefreshInterval,
-		@DefaultValue("30s") Duration jwkSetRefetchCooldown) {
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("5m") Duration jwkSetRefreshInterval,
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("30s") Duration jwkSetRefetchCooldown) {
 
 	public JwtProperties {
 		requiredScopes = requiredScopes == null ? List.of() : List.copyOf(requiredScopes);

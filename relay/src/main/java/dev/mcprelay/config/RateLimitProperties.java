@@ -1,8 +1,10 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * One rate-limit rule, {@code mcp-relay.rate-limits[n]}: at most {@code limit} requests per {@code period}, refilled
@@ -21,7 +23,7 @@ public record RateLimitProperties(
 		@DefaultValue RateLimitMatch match,
 		@DefaultValue("client") RateLimitScope per,
 		long limit,
-		Duration period,
+		@DurationUnit(ChronoUnit.SECONDS) Duration period,
 		@DefaultValue("fail-open") RateLimitStoreFailure onStoreFailure) {
 
 	/** The rule's name in metrics, errors and bucket keys: its configured name, else {@code rule-<index>}. */

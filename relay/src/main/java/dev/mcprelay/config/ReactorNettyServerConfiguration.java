@@ -10,6 +10,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
 
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.epoll.EpollSocketChannel;
 import reactor.netty.NettyPipeline;
 
 /**
@@ -21,6 +22,9 @@ import reactor.netty.NettyPipeline;
  */
 @Configuration(proxyBeanMethods = false)
 class ReactorNettyServerConfiguration {
+
+	/** What a client connection's socket may hold unsent, besides what is in flight to the client. */
+	static final long CLIENT_UNSENT_BYTES = 128 * 1024;
 
 	/**
 	 * The server's event loops, in place of Spring Boot's factory, which this bean replaces; so it takes Boot's own
@@ -55,6 +59,25 @@ class ReactorNettyServerConfiguration {
 	NettyServerCustomizer clientConnectionBounds(RelayProperties properties) {
 		ClientConnectionProperties bounds = properties.clientConnections();
 		return server -> server.readTimeout(bounds.requestReadTimeout()).idleTimeout(bounds.idleTimeout());
+	}
+
+	/**
+	 * Bounds what a client connection's socket holds that is not sent yet ({@value #CLIENT_UNSENT_BYTES} bytes, Linux's
+	 * {@code TCP_NOTSENT_LOWAT}, on the native transport the relay runs on there), so that the relay sees a slow
+	 * client take its stream as it takes it ({@code timeouts.client-write}, {@code dev.mcprelay.proxy.StreamWatch}).
+	 * Without it the kernel takes megabytes ahead of the client (the send buffer grows to {@code net.ipv4.tcp_wmem}'s
+	 * 4 MB) and reports room again only once a third of it went out: a client reading 320 KB/s steadily showed no
+	 * progress for 2 s, one reading 39 KB/s none for 30 s, and each was cut as one that stopped reading. What is in
+	 * flight is bounded by the client's own receive window; throughput is not: the kernel still sends as fast as the
+	 * client acknowledges.
+	 */
+	@Bean
+	NettyServerCustomizer clientUnsentBytes() {
+		return server -> server.doOnChannelInit((observer, channel, remoteAddress) -> {
+			if (channel instanceof EpollSocketChannel socket) {
+				socket.config().setTcpNotSentLowAt(CLIENT_UNSENT_BYTES);
+			}
+		});
 	}
 
 	/** Encodes what no request target may hold, so that such a request meets the relay's routing and errors. */

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The mcp-relay configuration tree. Property names are a public contract (users' YAML and environment
@@ -29,6 +30,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sessions where state shared across requests lives
  * @param virtualServers endpoints that compose several servers into one, by id (DESIGN section 11); the ids share
  * one namespace with {@code servers}
+ * @param tracing what the relay bounds of tracing (the traces clients may ask to be kept)
+ * @param maxBufferedBodies the memory every body the relay reads whole (clients' POST bodies, JSON answers) may take
+ * together, across all requests; past it a request gets 503. Unset: a quarter of the JVM's maximum heap
+ * @param policies who may see and call which tool, prompt and resource (DESIGN section 12), as CEL expressions
  */
 @ConfigurationProperties("mcp-relay")
 public record RelayProperties(
@@ -42,7 +47,13 @@ public record RelayProperties(
 		@DefaultValue @NestedConfigurationProperty SecurityProperties security,
 		@DefaultValue List<RateLimitProperties> rateLimits,
 		@DefaultValue @NestedConfigurationProperty SessionsProperties sessions,
-		@DefaultValue Map<String, VirtualServerProperties> virtualServers) {
+		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
+		@DefaultValue @NestedConfigurationProperty TracingProperties tracing,
+		DataSize maxBufferedBodies,
+		@DefaultValue List<PolicyProperties> policies) {
+
+	/** The share of the JVM's maximum heap that bodies may take together when {@code max-buffered-bodies} is unset. */
+	public static final int DEFAULT_BUFFERED_BODIES_HEAP_SHARE = 4;
 
 	public RelayProperties {
 		// Configuration order is kept: it decides which member wins a name two publish ({@code members: ["*"]}).
@@ -50,7 +61,18 @@ public record RelayProperties(
 		virtualServers = virtualServers == null ? Map.of()
 				: Collections.unmodifiableMap(new LinkedHashMap<>(virtualServers));
 		rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
+		policies = policies == null ? List.of() : List.copyOf(policies);
 		allowedOrigins = allowedOrigins == null ? List.of() : List.copyOf(allowedOrigins);
+		tracing = tracing == null ? TracingProperties.DEFAULTS : tracing;
+	}
+
+	/**
+	 * What every buffered body may take together: {@code max-buffered-bodies}, or a quarter of this JVM's maximum heap
+	 * ({@code -Xmx}, or the container's share of memory).
+	 */
+	public DataSize bufferedBodiesLimit() {
+		return maxBufferedBodies != null ? maxBufferedBodies
+				: DataSize.ofBytes(Runtime.getRuntime().maxMemory() / DEFAULT_BUFFERED_BODIES_HEAP_SHARE);
 	}
 
 }

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.springframework.util.unit.DataSize;
@@ -25,8 +24,6 @@ public final class RelayPropertiesValidator {
 	private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
 
-	private static final Pattern UNRESOLVED = Pattern.compile("\\$\\{([^}:]+)[^}]*}");
-
 	private static final Pattern TOOL_PATTERN = Pattern.compile("[^\\s\\p{Cntrl}]+");
 
 	private static final Pattern ORIGIN = Pattern.compile("https?://[^/?#\\s]+");
@@ -35,10 +32,11 @@ public final class RelayPropertiesValidator {
 	}
 
 	public static List<ConfigurationProblem> validate(RelayProperties properties) {
-		List<ConfigurationProblem> problems = new ArrayList<>();
+		List<ConfigurationProblem> problems = new ArrayList<>(UnresolvedVariables.find(properties));
 		SecurityMode mode = properties.security().mode();
 		properties.servers()
 			.forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, mode, problems));
+		validateBufferedBodies(properties, Runtime.getRuntime().maxMemory(), problems);
 		problems.addAll(SecurityPropertiesValidator.validate(properties));
 		problems.addAll(RateLimitPropertiesValidator.validate(properties));
 		problems.addAll(VirtualServerPropertiesValidator.validate(properties));
@@ -71,6 +69,11 @@ public final class RelayPropertiesValidator {
 		requirePositive("mcp-relay.client-connections.idle-timeout", properties.clientConnections().idleTimeout(),
 				"120s", problems);
 		requirePositive("mcp-relay.sessions.idle-timeout", properties.sessions().idleTimeout(), "1h", problems);
+		if (properties.tracing().clientSampledTracesPerSecond() < 0) {
+			problems.add(new ConfigurationProblem("mcp-relay.tracing.client-sampled-traces-per-second",
+					"must be at least 0 but is " + properties.tracing().clientSampledTracesPerSecond(),
+					"Write how many traces a second clients may ask to be kept, e.g. 10, or 0 for none"));
+		}
 		if (properties.sessions().maxBridgedSessions() < 1) {
 			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-bridged-sessions",
 					"must be at least 1 but is " + properties.sessions().maxBridgedSessions(),
@@ -81,6 +84,11 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-per-caller",
 					"must be at least 1 but is " + properties.sessions().maxPerCaller(),
 					"Write a positive number, e.g. 1000"));
+		}
+		if (properties.sessions().maxHeldBytes() == null || properties.sessions().maxHeldBytes().toBytes() < 1) {
+			problems.add(new ConfigurationProblem("mcp-relay.sessions.max-held-bytes",
+					"must be at least 1 byte but is " + properties.sessions().maxHeldBytes(),
+					"Write a size, e.g. 4MB"));
 		}
 		return problems;
 	}
@@ -105,7 +113,6 @@ public final class RelayPropertiesValidator {
 			return;
 		}
 		validateUrl(path + ".url", server.url(), problems);
-		requireResolved(path + ".authorization", server.authorization(), problems);
 		if (server.oauth2() != null) {
 			UpstreamOAuth2PropertiesValidator.validate(path, server, mode, problems);
 		}
@@ -144,13 +151,45 @@ public final class RelayPropertiesValidator {
 		}
 	}
 
+	/**
+	 * The memory budget of all bodies together against the heap, and each server's cap against the budget: a cap no
+	 * budget can hold would refuse those bodies forever, and a budget larger than half the heap leaves too little for
+	 * what a body becomes once read (its parsed form, the answer built from it).
+	 */
+	static void validateBufferedBodies(RelayProperties properties, long maxHeap, List<ConfigurationProblem> problems) {
+		DataSize configured = properties.maxBufferedBodies();
+		long budget = configured != null ? configured.toBytes() : maxHeap / RelayProperties.DEFAULT_BUFFERED_BODIES_HEAP_SHARE;
+		String heap = megabytes(maxHeap) + " maximum heap";
+		if (configured != null && (budget <= 0 || budget > maxHeap / 2)) {
+			problems.add(new ConfigurationProblem("mcp-relay.max-buffered-bodies",
+					"is " + configured + ", but it must be positive and at most half of this JVM's " + heap,
+					"Write at most " + megabytes(maxHeap / 2) + ", give the JVM more heap (-Xmx, or more memory for the "
+							+ "container), or remove it (default: a quarter of the heap)"));
+			return;
+		}
+		properties.servers().forEach((id, server) -> {
+			DataSize max = server.maxBufferedBody();
+			if (max != null && max.toBytes() > budget) {
+				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
+						"is " + megabytes(max.toBytes()) + ", more than every buffered body together may take ("
+								+ megabytes(budget) + (configured != null ? ", mcp-relay.max-buffered-bodies"
+										: ", a quarter of this JVM's " + heap) + "): such a body could never be read",
+						"Write at most " + megabytes(budget) + ", or give the JVM more heap (-Xmx, or more memory for the "
+								+ "container)" + (configured != null ? " and raise mcp-relay.max-buffered-bodies" : "")));
+			}
+		});
+	}
+
+	private static String megabytes(long bytes) {
+		return bytes / (1024 * 1024) + "MB";
+	}
+
 	private static void validateInjection(String path, InjectedArgumentProperties injection, SecurityMode mode,
 			List<ConfigurationProblem> problems) {
 		if (injection.name() == null || injection.name().isBlank() || !TOOL_PATTERN.matcher(injection.name()).matches()) {
 			problems.add(new ConfigurationProblem(path + ".name", "is blank or holds whitespace",
 					"Write the argument's name, e.g. _tenant"));
 		}
-		requireResolved(path + ".value", injection.value(), problems);
 		int sources = (injection.value() != null ? 1 : 0) + (injection.fromRequestHeader() != null ? 1 : 0)
 				+ (injection.fromCallerClaim() != null ? 1 : 0);
 		if (sources != 1) {
@@ -190,6 +229,9 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem(path, "is missing", fix));
 			return;
 		}
+		if (UnresolvedVariables.holdsVariable(url)) {
+			return; // reported by UnresolvedVariables, by the variable's name
+		}
 		URI uri;
 		try {
 			uri = new URI(url);
@@ -226,7 +268,6 @@ public final class RelayPropertiesValidator {
 			problems.add(new ConfigurationProblem(path + ".name", "'" + header.name() + "' is managed by the relay",
 					"Remove this header; the relay passes it through or computes it itself"));
 		}
-		requireResolved(path + ".value", header.value(), problems);
 		boolean hasValue = header.value() != null;
 		boolean hasSource = header.fromRequestHeader() != null;
 		int sources = (hasValue ? 1 : 0) + (hasSource ? 1 : 0) + (header.fromCallerClaim() != null ? 1 : 0);
@@ -263,15 +304,6 @@ public final class RelayPropertiesValidator {
 		}
 	}
 
-	/** A {@code ${VAR}} left in a value means its environment variable is not set; only the variable is named. */
-	static void requireResolved(String path, String value, List<ConfigurationProblem> problems) {
-		Matcher placeholder = value == null ? null : UNRESOLVED.matcher(value);
-		if (placeholder != null && placeholder.find()) {
-			problems.add(new ConfigurationProblem(path, "refers to ${" + placeholder.group(1) + "}, which is not set",
-					"Set the environment variable " + placeholder.group(1) + " (or give a default: ${"
-							+ placeholder.group(1) + ":value})"));
-		}
-	}
 
 	/** The least length of {@code mcp-relay.sessions.secret}, in bytes: what HMAC-SHA256's key should hold. */
 	static final int MIN_SECRET_BYTES = 32;
@@ -285,10 +317,10 @@ public final class RelayPropertiesValidator {
 			return;
 		}
 		String path = "mcp-relay.sessions.secret";
-		int before = problems.size();
-		requireResolved(path, secret, problems);
+		// an unresolved variable is already named by UnresolvedVariables: its text's length says nothing
+		boolean unresolved = problems.stream().anyMatch(problem -> problem.property().equals(path));
 		int bytes = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-		if (problems.size() == before && bytes < MIN_SECRET_BYTES) {
+		if (!unresolved && bytes < MIN_SECRET_BYTES) {
 			problems.add(new ConfigurationProblem(path, "is " + bytes + " bytes long, shorter than "
 					+ MIN_SECRET_BYTES + ": a short key can be guessed offline from one session id it signed",
 					"Write at least " + MIN_SECRET_BYTES + " random bytes, e.g. the output of openssl rand -base64 32"));

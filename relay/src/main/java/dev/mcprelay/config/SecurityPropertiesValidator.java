@@ -71,9 +71,7 @@ final class SecurityPropertiesValidator {
 				problems.add(new ConfigurationProblem(path + ".client", "'" + key.client() + "' names two keys",
 						"Give each key a client id of its own"));
 			}
-			int before = problems.size();
-			RelayPropertiesValidator.requireResolved(path + ".key-sha256", key.keySha256(), problems);
-			boolean unresolved = problems.size() > before;
+			boolean unresolved = UnresolvedVariables.holdsVariable(key.keySha256());
 			if (!unresolved && (key.keySha256() == null || !SHA256_HEX.matcher(key.keySha256()).matches())) {
 				problems.add(new ConfigurationProblem(path + ".key-sha256", "is not 64 hex digits",
 						"Write the key's hex SHA-256 (printf %s \"$KEY\" | sha256sum), never the key itself"));
@@ -145,6 +143,9 @@ final class SecurityPropertiesValidator {
 	}
 
 	private static void requireHttpUrl(String path, String url, List<ConfigurationProblem> problems) {
+		if (UnresolvedVariables.holdsVariable(url)) {
+			return; // reported by UnresolvedVariables, by the variable's name
+		}
 		try {
 			URI uri = new URI(url);
 			String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);

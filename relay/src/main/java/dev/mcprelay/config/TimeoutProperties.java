@@ -1,8 +1,10 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * How long the relay waits on one upstream, and on a client that stops reading a stream of it,
@@ -19,7 +21,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * {@code client_write_timeout}); the upstream exchange is cancelled and is not blamed
  */
 public record TimeoutProperties(
-		@DefaultValue("60s") Duration nonStreaming,
-		@DefaultValue("60s") Duration streamingIdle,
-		@DefaultValue("30s") Duration clientWrite) {
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("60s") Duration nonStreaming,
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("60s") Duration streamingIdle,
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("30s") Duration clientWrite) {
 }

@@ -25,7 +25,8 @@ import org.springframework.core.env.StandardEnvironment;
  * {@link ConfigurationProblem} naming it and the nearest valid key.
  *
  * <p>Keys are checked in configuration files, command-line arguments and system properties. Environment variables
- * are not: their names cannot tell {@code MCP_RELAY_ALLOWED_ORIGINS} (a dash) from a dot, so any check would guess.
+ * are checked by {@link RelayEnvironmentVariables}: their names cannot tell {@code MCP_RELAY_ALLOWED_ORIGINS} (a dash)
+ * from a dot, so what matters of them is whether they set a property at all.
  */
 public final class UnknownRelayProperties {
 
@@ -151,11 +152,12 @@ public final class UnknownRelayProperties {
 		return previous[b.length()];
 	}
 
-	private static String dashed(String camel) {
+	/** {@code maxBufferedBody} as its property is written, {@code max-buffered-body}. */
+	static String dashed(String camel) {
 		return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
 	}
 
-	private static Class<?> raw(Type type) {
+	static Class<?> raw(Type type) {
 		if (type instanceof Class<?> cls) {
 			return cls;
 		}
@@ -165,7 +167,7 @@ public final class UnknownRelayProperties {
 		return Object.class;
 	}
 
-	private static Type typeArgument(Type type, int index) {
+	static Type typeArgument(Type type, int index) {
 		return type instanceof ParameterizedType parameterized ? parameterized.getActualTypeArguments()[index]
 				: Object.class;
 	}

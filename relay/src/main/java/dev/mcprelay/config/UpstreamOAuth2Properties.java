@@ -1,9 +1,11 @@
 package dev.mcprelay.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * How the relay gets the access token it sends a server, {@code mcp-relay.servers.<id>.oauth2}: from an OAuth 2.0
@@ -36,7 +38,7 @@ public record UpstreamOAuth2Properties(
 		String keyId,
 		@DefaultValue List<String> scopes,
 		String audience,
-		@DefaultValue("5m") Duration defaultTokenLifetime) {
+		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("5m") Duration defaultTokenLifetime) {
 
 	public UpstreamOAuth2Properties {
 		grant = grant == null ? UpstreamGrant.CLIENT_CREDENTIALS : grant;

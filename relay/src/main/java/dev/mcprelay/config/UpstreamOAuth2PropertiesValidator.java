@@ -46,16 +46,11 @@ final class UpstreamOAuth2PropertiesValidator {
 					"Write one way for the relay to authenticate: client-secret: ${GITHUB_CLIENT_SECRET}, or private-key "
 							+ "(an RSA key in PEM, PKCS#8) for private_key_jwt"));
 		}
-		else if (secret) {
-			RelayPropertiesValidator.requireResolved(at + ".client-secret", oauth2.clientSecret(), problems);
-		}
-		else {
-			RelayPropertiesValidator.requireResolved(at + ".private-key", oauth2.privateKey(), problems);
-			if (!oauth2.privateKey().contains("${") && ClientKeys.rsaKey(oauth2.privateKey(), oauth2.keyId()) == null) {
-				problems.add(new ConfigurationProblem(at + ".private-key", "is not an RSA private key in PEM (PKCS#8)",
-						"Write the key as -----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----, e.g. from an environment "
-								+ "variable"));
-			}
+		else if (!secret && !UnresolvedVariables.holdsVariable(oauth2.privateKey())
+				&& ClientKeys.rsaKey(oauth2.privateKey(), oauth2.keyId()) == null) {
+			problems.add(new ConfigurationProblem(at + ".private-key", "is not an RSA private key in PEM (PKCS#8)",
+					"Write the key as -----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----, e.g. from an environment "
+							+ "variable"));
 		}
 		if (oauth2.defaultTokenLifetime().compareTo(java.time.Duration.ofSeconds(10)) < 0) {
 			problems.add(new ConfigurationProblem(at + ".default-token-lifetime", "is shorter than 10s",

@@ -1,7 +1,5 @@
 package dev.mcprelay.http;
 
-import java.util.concurrent.TimeUnit;
-
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.NettyDataBufferFactory;
 import org.springframework.http.HttpMethod;
@@ -135,19 +133,11 @@ public final class NettyExchange implements RelayExchange {
 	}
 
 	/**
-	 * Sets {@code key}'s {@link #connectionAttribute connection attribute} to {@code value} for {@code forNanos}: then
-	 * it is removed (on the connection's own event loop), unless another value took its place meanwhile. Nothing is
-	 * kept past its time, even on a connection that stays open and quiet.
+	 * Keeps {@code value} on the client's connection until its deadline ({@link ExpiringConnectionAttribute}), for
+	 * every request that follows on that connection, and for no other connection.
 	 */
-	public <T> void keepOnConnection(AttributeKey<T> key, T value, long forNanos) {
-		keep(connection(), key, value, forNanos);
-	}
-
-	/** {@link #keepOnConnection} on {@code connection}. */
-	static <T> void keep(Channel connection, AttributeKey<T> key, T value, long forNanos) {
-		Attribute<T> attribute = connection.attr(key);
-		attribute.set(value);
-		connection.eventLoop().schedule(() -> attribute.compareAndSet(value, null), forNanos, TimeUnit.NANOSECONDS);
+	public <T> void keepOnConnection(ExpiringConnectionAttribute<T> attribute, T value) {
+		attribute.keep(connection(), value);
 	}
 
 	/** The client's connection (on HTTP/2, the connection's channel, not the stream's). */

@@ -33,7 +33,7 @@ final class NettyResponse implements RelayResponse {
 
 	private final HttpServerResponse response;
 
-	private final DataBufferFactory buffers;
+	private final NettyDataBufferFactory buffers;
 
 	private final ExchangeRecord record;
 
@@ -60,6 +60,15 @@ final class NettyResponse implements RelayResponse {
 	@Override
 	public DataBufferFactory bufferFactory() {
 		return buffers;
+	}
+
+	/**
+	 * The bytes in a direct buffer (one copy, the one the transport would make of a heap buffer), which Netty releases
+	 * once they are on the socket, or when it drops them: then {@code onGone} runs.
+	 */
+	@Override
+	public DataBuffer wrap(byte[] bytes, int offset, int length, Runnable onGone) {
+		return buffers.wrap(new NoticingDirectBuffer(buffers.getByteBufAllocator(), bytes, offset, length, onGone));
 	}
 
 	/**
@@ -147,11 +156,12 @@ final class NettyResponse implements RelayResponse {
 		return !committed && response.hasSentHeaders();
 	}
 
-	/** Runs the actions before the head goes out, once. */
+	/** Runs the actions before the head goes out, once, and records the status the client gets. */
 	private void commit() {
 		if (!committed) {
 			committed = true;
 			beforeCommit.forEach(Runnable::run);
+			record.answered(response.status().code());
 		}
 	}
 

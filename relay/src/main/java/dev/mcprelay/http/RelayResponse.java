@@ -1,5 +1,7 @@
 package dev.mcprelay.http;
 
+import java.nio.ByteBuffer;
+
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
@@ -35,6 +37,20 @@ public interface RelayResponse {
 
 	/** Where buffers for a write come from, so that a write costs no copy into the connection's own. */
 	DataBufferFactory bufferFactory();
+
+	/**
+	 * A buffer of {@code length} bytes of {@code bytes} from {@code offset} for a write, which runs {@code onGone} once
+	 * when it has left the relay: written to the client's connection, or dropped because the write failed or was
+	 * cancelled. For a body that bounds what it has handed to the client and the client has not taken yet, and watches
+	 * what the client takes ({@code dev.mcprelay.proxy.ClientWriteWindow}). Where there is no connection of the
+	 * client's (a virtual server's member exchange, whose consumer takes the body at its own pace), {@code onGone} runs
+	 * at once: nothing waits for a socket there.
+	 */
+	default DataBuffer wrap(byte[] bytes, int offset, int length, Runnable onGone) {
+		DataBuffer buffer = bufferFactory().wrap(ByteBuffer.wrap(bytes, offset, length).slice());
+		onGone.run();
+		return buffer;
+	}
 
 	/**
 	 * Commits and writes {@code body} as it comes, flushing whenever no further buffer is ready (a burst costs one

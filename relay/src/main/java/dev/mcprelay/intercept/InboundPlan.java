@@ -18,7 +18,8 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 /**
  * What the request stages decided about one POST body: which messages go upstream (changed or not), and which the
  * relay answers itself (a respond, or a rejection). A body whose messages all go upstream unchanged is forwarded
- * byte for byte; otherwise the messages that go are re-encoded, keeping the body's batch or single shape.
+ * byte for byte; otherwise the messages that go are re-encoded, keeping the body's batch or single shape. A body that
+ * forwards no request and has a message refused forwards nothing: it is refused whole (400).
  */
 public final class InboundPlan {
 

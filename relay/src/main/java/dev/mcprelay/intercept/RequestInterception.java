@@ -3,12 +3,14 @@ package dev.mcprelay.intercept;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.CallContext;
@@ -18,6 +20,7 @@ import dev.mcprelay.api.ClientResponse;
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.MessageView;
 import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessages;
@@ -38,13 +41,19 @@ public class RequestInterception {
 
 	private static final Logger log = LoggerFactory.getLogger(RequestInterception.class);
 
+	/** The {@code name} a refusal of the relay's own carries in logs and meters, where an interceptor's would. */
+	static final String RELAY = "relay";
+
 	private final InterceptorChains chains;
 
 	private final ServerRequestIds serverRequestIds;
 
-	RequestInterception(InterceptorChains chains, ServerRequestIds serverRequestIds) {
+	private final ResumableRequests resumable;
+
+	RequestInterception(InterceptorChains chains, ServerRequestIds serverRequestIds, ResumableRequests resumable) {
 		this.chains = chains;
 		this.serverRequestIds = serverRequestIds;
+		this.resumable = resumable;
 	}
 
 	/**
@@ -66,7 +75,7 @@ public class RequestInterception {
 	public Mono<InboundPlan> apply(JsonRpcPayload payload, CallContext context, Duration timeout,
 			ChainWatcher watcher) {
 		return InOrder.map(payload.messages(), message -> decide(message, context, timeout, watcher))
-			.map(decisions -> plan(payload, decisions));
+			.map(decisions -> plan(payload, decisions, new PendingRequests(context, resumable)));
 	}
 
 	/** Runs {@code stage}'s chain for {@code context}'s server over {@code view}, a view of {@code message}. */
@@ -112,17 +121,27 @@ public class RequestInterception {
 
 	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout,
 			ChainWatcher watcher) {
+		ServerRequestIds.Origin origin = serverRequestIds.unwrap(serverRequestIdOf(message), context);
+		if (origin != null && origin.refused()) {
+			return Mono.just(new Decision(message, null, Verdict.rejected(unknownServerRequest(message), RELAY)));
+		}
 		ClientMessage view = new ClientMessage(context, message);
 		return run(Stage.USER_REQUEST, view, message, context, timeout, watcher).flatMap(verdict -> {
+			if (!verdict.proceeds() && message.isResponse()) {
+				return Mono.just(refusedAnswer(message, context, answerable(verdict, message).error(), origin));
+			}
 			if (!verdict.proceeds()) {
 				return Mono.just(new Decision(message, null, answerable(verdict, message)));
 			}
 			return switch (message.kind()) {
 				case REQUEST -> decideRequest(message, context, timeout, watcher);
-				case NOTIFICATION -> run(Stage.CLIENT_NOTIFICATION, new ClientNotification(context, message.node()),
-						message, context, timeout, watcher)
-					.map(notificationVerdict -> new Decision(message, null, notificationVerdict));
-				case RESPONSE -> clientResponse(message, context, timeout);
+				case NOTIFICATION -> {
+					ClientNotification notification = new ClientNotification(context, message.node());
+					restoreCancelledId(message, notification, origin);
+					yield run(Stage.CLIENT_NOTIFICATION, notification, message, context, timeout, watcher)
+						.map(notificationVerdict -> new Decision(message, notification, notificationVerdict));
+				}
+				case RESPONSE -> clientResponse(message, context, timeout, origin);
 			};
 		});
 	}
@@ -140,8 +159,62 @@ public class RequestInterception {
 	 * A client's answer to a server request: the server's own id restored when the relay gave it another, then the
 	 * client-response stage with the server request at hand. A rejection goes to the server as the error answer.
 	 */
-	private Mono<Decision> clientResponse(JsonRpcMessage message, CallContext context, Duration timeout) {
-		ServerRequestIds.Origin origin = serverRequestIds.unwrap(message.id());
+	private Mono<Decision> clientResponse(JsonRpcMessage message, CallContext context, Duration timeout,
+			ServerRequestIds.Origin origin) {
+		ClientResponse view = serverAnswer(message, context, origin);
+		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
+			if (!verdict.proceeds()) {
+				view.replaceWithError(verdict.error());
+			}
+			return new Decision(message, view, Verdict.PROCEED);
+		});
+	}
+
+	/**
+	 * The id by which a client's message names a server request: its own id for an answer, {@code params.requestId}
+	 * for a {@code notifications/cancelled}; {@code null} for anything else.
+	 */
+	private static JsonNode serverRequestIdOf(JsonRpcMessage message) {
+		if (message.isResponse()) {
+			return message.id();
+		}
+		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION && "notifications/cancelled".equals(message.method())) {
+			return message.node().path("params").get("requestId");
+		}
+		return null;
+	}
+
+	/**
+	 * The refusal of a client's answer or cancellation that names a server request by an id with the relay's prefix
+	 * that does not verify in this session ({@link ServerRequestIds}): what it would restore is the client's word, so
+	 * nothing goes upstream. The id is not quoted: it is the client's text.
+	 */
+	private static RejectError unknownServerRequest(JsonRpcMessage message) {
+		String what = message.isResponse() ? "This answer's id" : "The requestId of this cancellation";
+		return new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Invalid Request: " + what + " is not one the relay "
+				+ "gave a server request in this session (altered, expired, or given in another session); nothing "
+				+ "was sent upstream", Map.of("reason", "unknown_request_id"));
+	}
+
+	/**
+	 * A client's {@code notifications/cancelled} of a server request names the request by the id the relay gave it
+	 * ({@code origin}, {@code null} for a client's own request): the server gets its own id back, as it does in the
+	 * client's answer, or it could not tell which request ends.
+	 */
+	private static void restoreCancelledId(JsonRpcMessage message, ClientNotification notification,
+			ServerRequestIds.Origin origin) {
+		if (origin != null && message.node().get("params") instanceof ObjectNode params) {
+			params.set("requestId", origin.id());
+			notification.markChanged();
+		}
+	}
+
+	/**
+	 * The view of a client's answer to a server request, with the server's own id restored when the relay gave it
+	 * another, and the server request at hand when the id the relay gave verifies.
+	 */
+	private static ClientResponse serverAnswer(JsonRpcMessage message, CallContext context,
+			ServerRequestIds.Origin origin) {
 		boolean known = origin != null && origin.trusted();
 		ClientResponse view = new ClientResponse(context, message.node(), known ? origin.method() : null,
 				known ? origin.params() : null);
@@ -149,12 +222,19 @@ public class RequestInterception {
 			message.node().set("id", origin.id());
 			view.markChanged();
 		}
-		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
-			if (!verdict.proceeds()) {
-				view.replaceWithError(verdict.error());
-			}
-			return new Decision(message, view, Verdict.PROCEED);
-		});
+		return view;
+	}
+
+	/**
+	 * A client's answer to a server request that the user-request stage refused: the server still gets an answer, the
+	 * refusal as the error answer to its request under its own id (a server waits for every answer, as it does when
+	 * the client-response stage refuses one); the client's POST is answered as the upstream answers it.
+	 */
+	private static Decision refusedAnswer(JsonRpcMessage message, CallContext context, RejectError error,
+			ServerRequestIds.Origin origin) {
+		ClientResponse view = serverAnswer(message, context, origin);
+		view.replaceWithError(error);
+		return new Decision(message, view, Verdict.PROCEED);
 	}
 
 	/** A respond is only possible for a request: for anything else the interceptor misbehaved. */
@@ -167,20 +247,27 @@ public class RequestInterception {
 		return verdict;
 	}
 
-	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions) {
+	/**
+	 * What goes upstream and what the relay answers. A POST that forwards no request (notifications and answers only)
+	 * and has a message refused is refused whole: its answer is 400 with the id-less errors, which a client takes as
+	 * its POST not accepted (the Streamable HTTP transport's rule) and may send again, so nothing of it goes upstream;
+	 * with a request forwarded, the refusals join the request's answers (200) and the rest goes on.
+	 */
+	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions, PendingRequests pending) {
 		List<ObjectNode> forwarded = new ArrayList<>();
 		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
 		List<ObjectNode> notifications = new ArrayList<>();
 		List<Verdict> stops = new ArrayList<>();
-		PendingRequests pending = new PendingRequests();
 		boolean changed = !payload.isWhole();
 		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
+		boolean forwardsRequest = false;
 		for (Decision decision : decisions) {
 			JsonRpcMessage message = decision.message();
 			Verdict verdict = decision.verdict();
 			if (verdict.proceeds()) {
 				forwarded.add(message.node());
 				changed |= decision.changed();
+				forwardsRequest |= message.isRequest();
 				if (decision.request() != null) {
 					pending.add(decision.request());
 				}
@@ -200,6 +287,9 @@ public class RequestInterception {
 				answers.add(JsonRpcErrors.error(null, verdict.error().code(), verdict.error().getMessage(),
 						verdict.error().data()));
 			}
+		}
+		if (!answers.isEmpty() && idless && !forwardsRequest) {
+			forwarded.clear();
 		}
 		return new InboundPlan(payload, forwarded, changed, pending, answers, idless, stops, notifications);
 	}

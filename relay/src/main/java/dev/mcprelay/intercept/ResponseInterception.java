@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.springframework.stereotype.Component;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -25,14 +26,18 @@ import dev.mcprelay.chain.MethodRoutes;
 import dev.mcprelay.chain.Stage;
 import dev.mcprelay.chain.Verdict;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.McpRequestMethods;
 import reactor.core.publisher.Mono;
 
 /**
  * Runs the server-to-client stages over each upstream message, in order: remote-message, then, for a request of the
  * server to the client, its server-request stage; for a notification, the server-notification stage; for the answer to
- * a pending request, the per-method response stage (a result) or the error stage (an error). A list result without its
- * request at hand (on a GET or resumed stream) meets its list's response stage too ({@link UnmatchedListResults}).
- * The requests the upstream failed or refused meet the error stage in {@link FailedRequestAnswers}.
+ * a pending request, the per-method response stage (a result) or the error stage (an error); an answer under an id the
+ * upstream rounded is one of these ({@link PendingRequests}) and reaches the client under the client's id. An answer
+ * that matches no pending request (on a GET or resumed stream, or a stray) meets the stage {@link UnmatchedAnswers}
+ * finds for it, or is dropped, never relayed past a stage that could apply to it; a message without an id that names
+ * a request method is dropped. The requests the upstream failed or refused meet the error stage in
+ * {@link FailedRequestAnswers}.
  */
 @Component
 public class ResponseInterception {
@@ -44,9 +49,12 @@ public class ResponseInterception {
 
 	private final ServerRequestIds serverRequestIds;
 
-	ResponseInterception(InterceptorChains chains, ServerRequestIds serverRequestIds) {
+	private final UnmatchedAnswers unmatched;
+
+	ResponseInterception(InterceptorChains chains, ServerRequestIds serverRequestIds, UnmatchedAnswers unmatched) {
 		this.chains = chains;
 		this.serverRequestIds = serverRequestIds;
+		this.unmatched = unmatched;
 	}
 
 	/**
@@ -105,12 +113,38 @@ public class ResponseInterception {
 			return new Relayed(null, true);
 		}
 
+		/** The same, re-encoded: the relay changed the message before any stage did (it restored the answer's id). */
+		Relayed asChanged() {
+			return changed ? this : new Relayed(message, true, upstreamAnswer, notice);
+		}
+
 	}
 
 	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
 			boolean onStream, Duration timeout) {
-		McpRequest request = message.isResponse() ? pending.answer(message) : null;
-		boolean stamped = !message.isResponse() && pending.watcher().relayed(message);
+		if (!message.isResponse()) {
+			return relay(message, context, pending, onStream, timeout, null);
+		}
+		JsonNode sent = message.id();
+		McpRequest request = pending.answer(message);
+		if (request == null) {
+			request = unmatched.known(message, pending, context);
+		}
+		Mono<Relayed> relayed = relay(message, context, pending, onStream, timeout, request);
+		// the relay put the client's id where the upstream wrote another (it rounded it, or wrote none)
+		return sent.equals(message.id()) ? relayed : relayed.map(Relayed::asChanged);
+	}
+
+	private Mono<Relayed> relay(JsonRpcMessage message, CallContext context, PendingRequests pending,
+			boolean onStream, Duration timeout, McpRequest request) {
+		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION && McpRequestMethods.isRequest(message.method())) {
+			unmatched.droppedRequest(context, message);
+			return Mono.just(Relayed.dropped());
+		}
+		if (!message.isResponse()) {
+			// the watcher may write trace context into a server request, which is re-encoded anyway (its id changes)
+			pending.watcher().relayed(message);
+		}
 		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context.server());
 		Mono<Verdict> remoteVerdict = remoteChain.isEmpty() ? Verdict.PROCEED_MONO
 				: watched(Stage.REMOTE_MESSAGE, remoteChain.run(new RemoteMessage(context, message, request, onStream),
@@ -123,28 +157,31 @@ public class ResponseInterception {
 				return Mono.just(Relayed.replaced(substitute(message, verdict.error())));
 			}
 			if (message.isRequest()) {
-				return serverRequest(message, context, onStream, timeout, stamped, pending);
+				return serverRequest(message, context, onStream, timeout, pending);
 			}
 			if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
 				return serverNotification(message, context, onStream, timeout, pending);
 			}
-			if (request == null) {
-				McpRequest inferred = UnmatchedListResults.inferRequest(context, message);
-				return inferred == null ? Mono.just(new Relayed(message, false))
-						: respond(message, context, inferred, timeout, pending);
+			McpRequest answered = request != null ? request : unmatched.unknown(message, pending, context, onStream);
+			if (answered == null) {
+				return Mono.just(Relayed.dropped());
 			}
-			if (message.isError()) {
-				InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
-				if (errorChain.isEmpty()) {
-					return Mono.just(new Relayed(message, false));
-				}
-				UpstreamError error = new UpstreamError(context, message.node(), request, null);
-				return watched(Stage.ERROR, errorChain.run(error, timeout), message, pending)
-					.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
-							: Relayed.replaced(ErrorStageAnswers.after(error, errorVerdict)));
-			}
-			return respond(message, context, request, timeout, pending);
+			return message.isError() ? error(message, context, answered, timeout, pending)
+					: respond(message, context, answered, timeout, pending);
 		});
+	}
+
+	/** An upstream's error answer at the error stage, with the request it answers at hand. */
+	private Mono<Relayed> error(JsonRpcMessage message, CallContext context, McpRequest request, Duration timeout,
+			PendingRequests pending) {
+		InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
+		if (errorChain.isEmpty()) {
+			return Mono.just(new Relayed(message, false));
+		}
+		UpstreamError error = new UpstreamError(context, message.node(), request, null);
+		return watched(Stage.ERROR, errorChain.run(error, timeout), message, pending)
+			.map(errorVerdict -> errorVerdict.proceeds() ? new Relayed(message, false)
+					: Relayed.replaced(ErrorStageAnswers.after(error, errorVerdict)));
 	}
 
 	/** {@code verdict}, the chain of {@code stage} deciding about {@code message}, told to the exchange's watcher. */
@@ -155,11 +192,11 @@ public class ResponseInterception {
 	}
 
 	/**
-	 * A server-to-client request at its server-request stage: relayed (changed or not), answered to the server by
-	 * the interceptor's result, or refused to the server. {@code stamped}: the relay wrote its trace context into it.
+	 * A server-to-client request at its server-request stage: relayed (always re-encoded: under the relay's id),
+	 * answered to the server by the interceptor's result, or refused to the server.
 	 */
 	private <V extends ServerRequest> Mono<Relayed> serverRequest(JsonRpcMessage message, CallContext context,
-			boolean onStream, Duration timeout, boolean stamped, PendingRequests pending) {
+			boolean onStream, Duration timeout, PendingRequests pending) {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
 			.serverRequest(message.method());
@@ -170,19 +207,17 @@ public class ResponseInterception {
 		return decided.map(verdict -> switch (verdict.kind()) {
 			case RESPOND -> new Relayed(null, true, JsonRpcMessages.result(message.id(), verdict.result()), null);
 			case REJECT -> answerUpstream(message, verdict.error());
-			default -> carryToClient(message, stamped || request.isChanged());
+			default -> carryToClient(message, context);
 		});
 	}
 
 	/**
-	 * A server request on its way to the client: with client-response interceptors configured, under an id that
-	 * carries it ({@link ServerRequestIds}), so that the client's answer meets them with the request at hand.
+	 * A server request on its way to the client, always under an id that carries it, bound to this server, session
+	 * and caller ({@link ServerRequestIds}), so that the client's answer meets the client-response stage with the
+	 * request at hand and its cancellation reaches the server under the server's id.
 	 */
-	private Relayed carryToClient(JsonRpcMessage message, boolean changed) {
-		if (chains.chain(Stage.CLIENT_RESPONSE).isEmpty()) {
-			return new Relayed(message, changed);
-		}
-		message.node().set("id", serverRequestIds.wrap(message.node()));
+	private Relayed carryToClient(JsonRpcMessage message, CallContext context) {
+		message.node().set("id", serverRequestIds.wrap(message.node(), context));
 		return new Relayed(message, true);
 	}
 

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.ToolsCallRequest;
@@ -27,6 +28,7 @@ import dev.mcprelay.config.ArgumentsProperties;
 import dev.mcprelay.config.InjectedArgumentProperties;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ToolsProperties;
+import dev.mcprelay.text.LogText;
 import reactor.core.publisher.Mono;
 
 /**
@@ -37,8 +39,10 @@ import reactor.core.publisher.Mono;
  * tool is relayed as received. A tool that declares a reserved argument no injection supplies is logged once as a
  * warning: no client can ever set it.</li>
  * <li><b>tools/call</b>: a client argument with the reserved prefix (top level only; nested keys are the tool's
- * business) is refused with -32602 naming every such key, and logged with the tool and the keys, never the values;
- * then the configured arguments are injected, the relay's value winning over a client's of the same name.</li>
+ * business) is refused with -32602 naming every such key, and logged with the tool and the keys (escaped, cut), never
+ * the values; then the configured arguments are injected, the relay's value winning over a client's of the same name.
+ * An injected argument is the relay's to set: when its header or claim is missing, nothing is injected and a client's
+ * value of that name is removed, so the tool never takes the client's word for it.</li>
  * </ul>
  * It runs right after the tool allow/deny lists and before interceptors of default order, so the refusal sees only
  * what the client sent: an interceptor that injects afterwards ({@link ToolsCallRequest#injectArgument}) is exempt.
@@ -48,8 +52,8 @@ import reactor.core.publisher.Mono;
 @Component
 public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, Ordered {
 
-	/** Right after {@link ToolAccessPolicy}. */
-	public static final int ORDER = ToolAccessPolicy.ORDER + 2;
+	/** Right after the policies and tool search. */
+	public static final int ORDER = PolicyEnforcement.ORDER + 2;
 
 	private static final Logger log = LoggerFactory.getLogger(ArgumentPolicy.class);
 
@@ -90,8 +94,8 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 		if (server.reserves()) {
 			List<String> reserved = call.argumentNames().stream().filter(server::isReserved).toList();
 			if (!reserved.isEmpty()) {
-				log.info("Refused tools/call of '{}' on '{}': reserved argument keys {}", call.toolName(), call.server(),
-						reserved);
+				log.info("Refused tools/call of {} on '{}': reserved argument keys {}", LogText.quote(call.toolName()),
+						call.server(), LogText.list(reserved));
 				return Outcome.reject(RejectError.invalidParams("Reserved argument keys not allowed: "
 						+ String.join(", ", reserved)));
 			}
@@ -101,6 +105,9 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 				Object value = injection.valueFor(call);
 				if (value != null) {
 					call.injectArgument(injection.name(), value);
+				}
+				else {
+					call.removeArgument(injection.name());
 				}
 			}
 		}
@@ -148,8 +155,9 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 			.stream()
 			.anyMatch(injection -> injection.name().equals(name) && injection.tools().offers(tool));
 		if (!supplied && warned.add(serverId + ' ' + tool + ' ' + name)) {
-			log.warn("Tool '{}' of '{}' declares the reserved argument '{}', which no arguments.inject entry "
-					+ "supplies: clients cannot set it, so the tool will never get it", tool, serverId, name);
+			log.warn("Tool {} of '{}' declares the reserved argument {}, which no arguments.inject entry "
+					+ "supplies: clients cannot set it, so the tool will never get it", LogText.quote(tool), serverId,
+					LogText.quote(name));
 		}
 	}
 

@@ -37,4 +37,14 @@ final class LocalRateLimitBuckets implements RateLimitBuckets {
 		return Mono.just(bucket.tryConsumeAndReturnRemaining(1));
 	}
 
+	@Override
+	public Mono<Void> refund(String key, BucketConfiguration configuration) {
+		return Mono.fromRunnable(() -> {
+			Bucket bucket = buckets.getIfPresent(key);
+			if (bucket != null) {
+				bucket.addTokens(1);
+			}
+		});
+	}
+
 }

@@ -19,4 +19,12 @@ public interface RateLimitBuckets {
 	 */
 	Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration);
 
+	/**
+	 * Gives back a token taken from bucket {@code key}: the request it was taken for was refused by another rule, so it
+	 * spent nothing. Best effort: a bucket that is gone is full anyway, and a failure costs the caller one token.
+	 */
+	default Mono<Void> refund(String key, BucketConfiguration configuration) {
+		return Mono.empty();
+	}
+
 }

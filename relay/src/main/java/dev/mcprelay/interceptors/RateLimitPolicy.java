@@ -57,6 +57,8 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	private final KeptCounters counters;
 
+	private static final String REJECTIONS = "Requests a rate-limit rule refused";
+
 	private static final String STORE_ERRORS = "Rate-limit checks that could not reach the shared store; let through, "
 			+ "or refused by fail-closed rules";
 
@@ -70,6 +72,10 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 		this.rules = List.copyOf(compiled);
 		this.buckets = buckets;
 		this.counters = new KeptCounters(registry);
+		// at 0 from start-up, per rule and every server it counts, so that the first refusal shows as an increase
+		rules.forEach(rule -> properties.servers().keySet().stream().filter(rule::appliesTo).forEach(server -> counters
+			.declare(RelayMeters.RATE_LIMIT_REJECTIONS, REJECTIONS, RelayMeters.RULE, rule.name(), RelayMeters.SERVER,
+					server)));
 		if (properties.sessions().store() == dev.mcprelay.config.SessionStoreKind.REDIS) {
 			rules.forEach(rule -> counters.declare(RelayMeters.RATE_LIMIT_STORE_ERRORS, STORE_ERRORS, RelayMeters.RULE,
 					rule.name()));
@@ -107,21 +113,72 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 			return Outcome.proceed();
 		}
 		String caller = callerKey(message.context().caller());
+		if (matching.size() == 1) {
+			return check(matching.get(0), server, caller).flatMap(check -> decide(check, server));
+		}
+		// every rule at once: a store that hangs costs one check's bound, not one per rule
 		return Flux.fromIterable(matching)
-			.concatMap(rule -> consume(rule, server, caller))
-			.next()
-			.flatMap(Outcome::reject)
-			.switchIfEmpty(Outcome.proceed());
+			.flatMapSequential(rule -> check(rule, server, caller), matching.size())
+			.collectList()
+			.flatMap(checks -> {
+				Check refused = checks.stream().filter(check -> check.refusal() != null).findFirst().orElse(null);
+				if (refused == null) {
+					return Outcome.proceed();
+				}
+				refund(checks, server, caller);
+				return decide(refused, server);
+			});
 	}
 
-	/** The refusal when {@code rule} has no token for this request; empty when it has. */
-	private Mono<RejectError> consume(RateLimitRule rule, String server, String caller) {
+	/** Proceeds, or refuses with {@code check}'s refusal, counted under its rule when it is one of the limit's. */
+	private Mono<Outcome> decide(Check check, String server) {
+		if (check.refusal() == null) {
+			return Outcome.proceed();
+		}
+		if (check.exhausted()) {
+			counters.increment(RelayMeters.RATE_LIMIT_REJECTIONS, REJECTIONS, RelayMeters.RULE, check.rule().name(),
+					RelayMeters.SERVER, server);
+		}
+		return Outcome.reject(check.refusal());
+	}
+
+	/**
+	 * The outcome of one rule's check: whether it took a token, and its refusal when it has none (or cannot tell and
+	 * fails closed).
+	 */
+	private record Check(RateLimitRule rule, boolean took, RejectError refusal) {
+
+		/** Whether the rule had no token left (not: its store could not tell). */
+		boolean exhausted() {
+			return refusal != null && !took && "rate_limited".equals(refusal.data().path("reason").asText());
+		}
+
+	}
+
+	/** Takes a token of {@code rule}'s bucket; the refusal when it has none (or its store is away and it fails closed). */
+	private Mono<Check> check(RateLimitRule rule, String server, String caller) {
 		return buckets.tryConsume(rule.key(server, caller), rule.bucket())
-			.flatMap(probe -> probe.isConsumed() ? Mono.<RejectError>empty() : Mono.just(refusal(rule, server, probe)))
+			.map(probe -> probe.isConsumed() ? new Check(rule, true, null)
+					: new Check(rule, false, refusal(rule, probe)))
 			.onErrorResume(error -> {
 				storeFailed(rule, error);
-				return rule.failsClosed() ? Mono.just(unavailable(rule, server)) : Mono.empty();
+				return Mono.just(new Check(rule, false, rule.failsClosed() ? unavailable(rule, server) : null));
 			});
+	}
+
+	/**
+	 * A request another rule refused spends nothing: the tokens the other rules took for it are given back, off the
+	 * request's path (a refund that fails costs the caller that one token).
+	 */
+	private void refund(List<Check> checks, String server, String caller) {
+		Flux.fromIterable(checks)
+			.filter(Check::took)
+			.flatMap(check -> buckets.refund(check.rule().key(server, caller), check.rule().bucket())
+				.onErrorResume(error -> {
+					log.debug("A token of rule {} could not be given back: {}", check.rule().name(), error.toString());
+					return Mono.empty();
+				}))
+			.subscribe();
 	}
 
 	/** The refusal of a {@code fail-closed} rule whose store cannot answer: 503, try again in a second. */
@@ -133,9 +190,7 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 			.withHttpStatus(503, Duration.ofSeconds(1));
 	}
 
-	private RejectError refusal(RateLimitRule rule, String server, ConsumptionProbe probe) {
-		counters.increment(RelayMeters.RATE_LIMIT_REJECTIONS, "Requests a rate-limit rule refused", RelayMeters.RULE,
-				rule.name(), RelayMeters.SERVER, server);
+	private static RejectError refusal(RateLimitRule rule, ConsumptionProbe probe) {
 		Duration wait = Duration.ofNanos(probe.getNanosToWaitForRefill());
 		long seconds = RejectError.retryAfterSeconds(wait);
 		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,

@@ -2,6 +2,7 @@ package dev.mcprelay.interceptors;
 
 import java.util.List;
 
+import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.config.RateLimitProperties;
 import dev.mcprelay.config.RateLimitScope;
 import dev.mcprelay.config.RateLimitStoreFailure;

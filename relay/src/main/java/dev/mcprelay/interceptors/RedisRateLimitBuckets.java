@@ -3,6 +3,8 @@ package dev.mcprelay.interceptors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -18,15 +20,23 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
 import io.lettuce.core.codec.ByteArrayCodec;
 import reactor.core.publisher.Mono;
 
 /**
  * Rate-limit buckets in Redis, shared by every replica: Bucket4j's Lettuce integration (compare-and-swap on one key
  * per bucket, {@value #KEY_PREFIX}{@code <rule>|<server>|<who>}), over the Redis that {@code spring.data.redis.*}
- * configures. A bucket's key expires once it would be full again, plus {@code sessions.idle-timeout}.
+ * configures, however it runs: one server or a master found through Sentinel (Lettuce's {@link RedisClient}), or a
+ * Cluster ({@link RedisClusterClient}, which sends each bucket's commands to the master of its key's hash slot). Every
+ * command and script touches its bucket's one key, so a bucket needs no hash tag, and the buckets of one caller spread
+ * over the Cluster's masters. A bucket's key expires once it would be full again, plus {@code sessions.idle-timeout}.
  *
  * <p>The connection is opened at start-up, off the event loops (the relay's readiness waits for it,
  * {@link StoreReadiness}), and re-established by Lettuce when Redis comes back; each check is bounded by
@@ -50,7 +60,10 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 
 	private final Mono<AsyncProxyManager<byte[]>> proxyManager;
 
-	private volatile StatefulRedisConnection<byte[], byte[]> connection;
+	private volatile StatefulConnection<byte[], byte[]> connection;
+
+	/** Sends a PING on the buckets' connection; on a Cluster, to every master that serves hash slots. */
+	private volatile Supplier<CompletionStage<?>> ping;
 
 	/**
 	 * One bucket proxy per key, so that concurrent checks of one bucket are batched into one compare-and-swap
@@ -61,14 +74,34 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 
 	RedisRateLimitBuckets(LettuceConnectionFactory redis, Duration idleTimeout) {
 		this.buckets = Caffeine.newBuilder().maximumSize(MAX_BUCKETS).expireAfterAccess(idleTimeout).build();
-		this.proxyManager = Mono.fromCallable(() -> {
-			connection = ((RedisClient) redis.getRequiredNativeClient()).connect(ByteArrayCodec.INSTANCE);
-			return Bucket4jLettuce.casBasedBuilder(connection)
-				.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(idleTimeout))
-				.build()
-				.asAsync();
-		}).subscribeOn(OffEventLoop.SCHEDULER).cache(manager -> FOREVER, error -> Duration.ZERO,
+		ExpirationAfterWriteStrategy expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(idleTimeout);
+		this.proxyManager = Mono.fromCallable(() -> connect(redis.getRequiredNativeClient())
+			.expirationAfterWrite(expiry)
+			.build()
+			.asAsync()).subscribeOn(OffEventLoop.SCHEDULER).cache(manager -> FOREVER, error -> Duration.ZERO,
 				() -> Duration.ZERO);
+	}
+
+	/**
+	 * Opens the buckets' own connection with the client Spring Data Redis made from {@code spring.data.redis.*} (its
+	 * addresses, credentials, TLS and options): a Cluster connection for a Cluster, else one to the server or to the
+	 * master Sentinel names. Blocks while it connects: called off the event loops.
+	 */
+	private Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> connect(AbstractRedisClient client) {
+		if (client instanceof RedisClusterClient cluster) {
+			StatefulRedisClusterConnection<byte[], byte[]> open = cluster.connect(ByteArrayCodec.INSTANCE);
+			connection = open;
+			// opens the connection to each master now, before a check needs it
+			ping = () -> open.async().nodes(node -> node.is(NodeFlag.UPSTREAM) && !node.hasNoSlots()).commands().ping();
+			return Bucket4jLettuce.casBasedBuilder(open);
+		}
+		if (client instanceof RedisClient single) {
+			StatefulRedisConnection<byte[], byte[]> open = single.connect(ByteArrayCodec.INSTANCE);
+			connection = open;
+			ping = () -> open.async().ping();
+			return Bucket4jLettuce.casBasedBuilder(open);
+		}
+		throw new IllegalStateException("Rate limits cannot use a Redis client of type " + client.getClass().getName());
 	}
 
 	/**
@@ -78,14 +111,23 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	 */
 	@Override
 	public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration) {
-		byte[] redisKey = (KEY_PREFIX + key).getBytes(StandardCharsets.UTF_8);
 		return proxyManager.timeout(CONNECT_TIMEOUT)
-			.flatMap(manager -> Mono.fromFuture(() -> buckets
-				.get(key, unused -> manager.builder()
-					.withOptimization(Optimizations.batching())
-					.build(redisKey, () -> CompletableFuture.completedFuture(configuration)))
-				.tryConsumeAndReturnRemaining(1))
+			.flatMap(manager -> Mono.fromFuture(() -> bucket(manager, key, configuration).tryConsumeAndReturnRemaining(1))
 				.timeout(Duration.ofMillis(TIMEOUT_MILLIS)));
+	}
+
+	@Override
+	public Mono<Void> refund(String key, BucketConfiguration configuration) {
+		return proxyManager.timeout(CONNECT_TIMEOUT)
+			.flatMap(manager -> Mono.fromFuture(() -> bucket(manager, key, configuration).addTokens(1))
+				.timeout(Duration.ofMillis(TIMEOUT_MILLIS)));
+	}
+
+	private AsyncBucketProxy bucket(AsyncProxyManager<byte[]> manager, String key, BucketConfiguration configuration) {
+		byte[] redisKey = (KEY_PREFIX + key).getBytes(StandardCharsets.UTF_8);
+		return buckets.get(key, unused -> manager.builder()
+			.withOptimization(Optimizations.batching())
+			.build(redisKey, () -> CompletableFuture.completedFuture(configuration)));
 	}
 
 	@Override
@@ -93,15 +135,18 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 		return "rate-limits";
 	}
 
-	/** The buckets' own connection is open and answers a PING; opens it when it is not. */
+	/**
+	 * The buckets' own connection is open and answers a PING (on a Cluster: every master that serves hash slots, each
+	 * connection opened); opens it when it is not.
+	 */
 	@Override
 	public Mono<Void> ready() {
-		return proxyManager.then(Mono.defer(() -> Mono.fromCompletionStage(connection.async().ping()))).then();
+		return proxyManager.then(Mono.defer(() -> Mono.fromCompletionStage(ping.get()))).then();
 	}
 
 	@Override
 	public void close() {
-		StatefulRedisConnection<byte[], byte[]> open = connection;
+		StatefulConnection<byte[], byte[]> open = connection;
 		if (open != null) {
 			open.closeAsync();
 		}

@@ -15,10 +15,13 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 
 /**
- * Writes one line per client request, at INFO on the logger {@code mcp.relay.access}: server, caller, HTTP method, rpc
- * method, JSON-RPC id, upstream status, outcome, duration, bytes, the interceptor that stopped the request, the
- * failure reason, and the trace id of the request's first message when tracing is on. Never a header value, an argument or a result. Text taken from the request (method, id) is cut
- * to {@value #MAX_VALUE_LENGTH} characters and escaped, so a client cannot forge or flood log lines.
+ * Writes one line per client request, at INFO on the logger {@code mcp.relay.access}: server (as the path named it),
+ * caller, HTTP method, rpc method, JSON-RPC id, the status the client got and the upstream's, outcome, duration, bytes,
+ * the interceptor that stopped the request, the rule and reason of a refusal (as the client reads them in
+ * {@code error.data}), the request's id ({@code X-Request-Id}, given or made) and the trace id of the request's first
+ * message when tracing is on. Never a header value, an argument or a result. Text taken from the request (server id,
+ * method, id, request id) is cut to {@value #MAX_VALUE_LENGTH} characters and escaped, so a client cannot forge or
+ * flood log lines.
  */
 @Component
 class AccessLog {
@@ -34,18 +37,19 @@ class AccessLog {
 	}
 
 	/** The fields of a line, in order. */
-	private static final String[] FIELDS = { "server", "client", "http_method", "rpc_method", "id", "status", "outcome",
-			"duration_ms", "bytes", "interceptor", "reason", "trace_id" };
+	private static final String[] FIELDS = { "server", "client", "http_method", "rpc_method", "id", "status",
+			"upstream_status", "outcome", "duration_ms", "bytes", "interceptor", "rule", "reason", "request_id",
+			"trace_id" };
 
 	void write(ExchangeRecord record) {
 		if (!properties.enabled() || !log.isInfoEnabled()) {
 			return;
 		}
 		JsonNode id = record.rpcId();
-		Object[] values = { record.server(), clip(record.clientId()), record.httpMethodTag(), clip(record.rpcMethod()),
-				id == null ? null : clip(id.asText()), record.upstreamStatus(), record.outcome().tag(),
-				TimeUnit.NANOSECONDS.toMillis(record.elapsedNanos()), record.bytes(), record.interceptor(),
-				record.reason(), record.traceId() };
+		Object[] values = { clip(record.loggedServer()), clip(record.clientId()), record.httpMethodTag(),
+				clip(record.rpcMethod()), id == null ? null : clip(id.asText()), record.status(), record.upstreamStatus(),
+				record.outcome().tag(), TimeUnit.NANOSECONDS.toMillis(record.elapsedNanos()), record.bytes(),
+				record.interceptor(), record.rule(), record.reason(), clip(record.requestId()), record.traceId() };
 		log.info(properties.format() == AccessLogProperties.Format.JSON ? json(values) : text(values));
 	}
 

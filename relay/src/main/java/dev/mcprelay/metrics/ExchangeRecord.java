@@ -39,6 +39,19 @@ public final class ExchangeRecord {
 
 	private volatile Integer upstreamStatus;
 
+	/** The status the relay answered its client with, once the response's head went out. */
+	private volatile Integer status;
+
+	/** The server id as the path named it, when it names no configured server (for the log, never a tag). */
+	private volatile String namedServer;
+
+	private volatile String requestId;
+
+	private volatile String rule;
+
+	/** Whether the record is of a virtual server's message to a member, whose answer is the member's status. */
+	private final boolean memberMessage;
+
 	private volatile RelayOutcome outcome;
 
 	private volatile String interceptor;
@@ -50,7 +63,12 @@ public final class ExchangeRecord {
 	private volatile ExchangeTrace trace = ExchangeTrace.NONE;
 
 	ExchangeRecord(HttpMethod httpMethod) {
+		this(httpMethod, false);
+	}
+
+	private ExchangeRecord(HttpMethod httpMethod, boolean memberMessage) {
 		this.httpMethod = httpMethod;
+		this.memberMessage = memberMessage;
 	}
 
 	/**
@@ -58,7 +76,7 @@ public final class ExchangeRecord {
 	 * server's message to a member) and records it with {@link ExchangeObservations} when it ends.
 	 */
 	public static ExchangeRecord begin(HttpMethod method) {
-		return new ExchangeRecord(method);
+		return new ExchangeRecord(method, true);
 	}
 
 	/**
@@ -70,6 +88,9 @@ public final class ExchangeRecord {
 		if (route.configuredId() != null) {
 			record.server(route.configuredId());
 		}
+		else if (route.kind() == McpRoute.Kind.UNKNOWN_SERVER) {
+			record.namedServer = route.target();
+		}
 		if (route.virtualServer() != null) {
 			record.virtualServer(route.virtualServer());
 		}
@@ -79,6 +100,23 @@ public final class ExchangeRecord {
 	/** The request names configured server {@code id}. */
 	public void server(String id) {
 		this.server = id;
+	}
+
+	/**
+	 * The request's id for the log: the client's {@code X-Request-Id}, or one the relay made. A virtual server's
+	 * messages to its members carry the id of the client's request they serve.
+	 */
+	public void requestId(String id) {
+		this.requestId = id;
+	}
+
+	String requestId() {
+		return requestId;
+	}
+
+	/** The relay answered its client with {@code status} (the response's head went out). */
+	public void answered(int status) {
+		this.status = status;
 	}
 
 	/** The request came through configured virtual server {@code id}. */
@@ -116,6 +154,11 @@ public final class ExchangeRecord {
 		this.payload = payload;
 	}
 
+	/** The POST body, parsed, once it was read: what a failure after it answers by ids; {@code null} before. */
+	public JsonRpcPayload payload() {
+		return payload;
+	}
+
 	/** The upstream answered with {@code status}. */
 	public void forwarded(int status) {
 		this.upstreamStatus = status;
@@ -126,6 +169,37 @@ public final class ExchangeRecord {
 	public void stoppedBy(RelayOutcome outcome, String interceptor) {
 		this.outcome = outcome;
 		this.interceptor = interceptor;
+	}
+
+	/**
+	 * The first rejection among {@code verdicts}, if any, is the log's: the interceptor that made it, and the
+	 * {@code reason} and {@code rule} of its error's {@code data}, as the client reads them in {@code error.data}, or,
+	 * for an error that carries a log reason of its own ({@link dev.mcprelay.api.RejectError#logReason()}: a policy's
+	 * refusal, which the client reads as an unknown tool), that reason and its detail as the rule. For a request
+	 * refused whole, and for one refused in part (a batch, an answer on a stream) alike.
+	 */
+	public void refusals(java.util.List<dev.mcprelay.chain.Verdict> verdicts) {
+		for (dev.mcprelay.chain.Verdict verdict : verdicts) {
+			if (verdict.kind() == dev.mcprelay.chain.Verdict.Kind.REJECT && verdict.error() != null) {
+				this.interceptor = verdict.interceptor();
+				dev.mcprelay.api.RejectError error = verdict.error();
+				if (error.logReason() != null) {
+					// a refusal that tells the client less than the log may know (a policy's: "Unknown tool")
+					this.reason = error.logReason();
+					this.rule = error.logDetail();
+					return;
+				}
+				JsonNode data = error.data();
+				this.reason = text(data, "reason");
+				this.rule = text(data, "rule");
+				return;
+			}
+		}
+	}
+
+	private static String text(JsonNode data, String field) {
+		JsonNode value = data == null ? null : data.get(field);
+		return value != null && value.isValueNode() && !value.isNull() ? value.asText() : null;
 	}
 
 	/** Whether an interceptor (or the relay itself) answered or refused the request ({@link #stoppedBy}). */
@@ -143,6 +217,15 @@ public final class ExchangeRecord {
 	public void failed(boolean upstreamFault, String reason) {
 		this.outcome = upstreamFault ? RelayOutcome.FAILED : RelayOutcome.CLIENT_ERROR;
 		this.reason = reason;
+	}
+
+	/**
+	 * The relay's shutdown cut the request before its answer came ({@link RelayOutcome#SHUTDOWN}, reason
+	 * {@code relay_shutting_down}).
+	 */
+	public void cutByShutdown() {
+		this.outcome = RelayOutcome.SHUTDOWN;
+		this.reason = "relay_shutting_down";
 	}
 
 	/**
@@ -164,6 +247,12 @@ public final class ExchangeRecord {
 
 	String server() {
 		return server;
+	}
+
+	/** The server for the log: the configured id, or the one the path named when it names none configured. */
+	String loggedServer() {
+		String named = namedServer;
+		return named != null ? named : server;
 	}
 
 	String httpMethodTag() {
@@ -207,6 +296,19 @@ public final class ExchangeRecord {
 
 	Integer upstreamStatus() {
 		return upstreamStatus;
+	}
+
+	/**
+	 * The status the relay answered with; {@code null} when no response began (the client left first). A virtual
+	 * server's message to a member is answered with the member's status.
+	 */
+	Integer status() {
+		Integer answered = status;
+		return answered != null || !memberMessage ? answered : upstreamStatus;
+	}
+
+	String rule() {
+		return rule;
 	}
 
 	String statusClassTag() {

@@ -5,7 +5,7 @@ package dev.mcprelay.metrics;
  * with dots as underscores and unit suffixes: {@code mcp_relay_requests_total}, {@code mcp_relay_request_duration_seconds},
  * {@code mcp_relay_response_bytes}, {@code mcp_relay_streams_active}, {@code mcp_relay_interceptor_duration_seconds},
  * {@code mcp_relay_interceptor_rejections_total}, {@code mcp_relay_auth_failures_total},
- * {@code mcp_relay_rate_limit_rejections_total}.
+ * {@code mcp_relay_rate_limit_rejections_total}, {@code mcp_relay_upstream_unmatched_total}.
  *
  * <p>Every tag value comes from a bounded set: configured server ids (or {@code unknown}), the known MCP methods (or
  * {@code other}), status classes, outcomes, stage names and interceptor names. Never a session id, user, JSON-RPC
@@ -92,8 +92,37 @@ public final class RelayMeters {
 	 */
 	public static final String SESSION_STORE_ERRORS = "mcp.relay.session.store.errors";
 
+	/**
+	 * Counter: times a queue of messages waiting for a client was full ({@code sessions.max-held-bytes} or its count
+	 * bound), by {@link #SERVER} and {@link #QUEUE}: {@code bridge_answer} (a POST's answers on a legacy SSE session:
+	 * the POST failed with {@code held_messages_full}), {@code bridge_stream} (a message for a legacy SSE session's GET
+	 * stream was dropped), {@code relay_messages} (notifications of the relay's own for a GET stream were dropped).
+	 */
+	public static final String HELD_OVERFLOWS = "mcp.relay.held.overflows";
+
+	/** Tag: which queue of messages waiting for a client ({@link #HELD_OVERFLOWS}). */
+	public static final String QUEUE = "queue";
+
 	/** Counter: sessions the relay ended itself, by {@link #SERVER} and {@link #REASON} ({@code max_per_caller}). */
 	public static final String SESSIONS_EVICTED = "mcp.relay.sessions.evicted";
+
+	/**
+	 * Counter: upstream answers that matched no request waiting for one, and upstream messages without an id that
+	 * name a request method, by {@link #SERVER} and {@link #HANDLING}: {@code paired} (taken as the answer of a POST's
+	 * one request still waiting), {@code inferred} (its method known by its result's shape), {@code relayed} (no
+	 * interceptor waits where it could belong) or {@code dropped} (held back, logged). {@code dropped} is registered at
+	 * 0 for every configured server.
+	 */
+	public static final String UNMATCHED_ANSWERS = "mcp.relay.upstream.unmatched";
+
+	/** Tag: how the relay handled an upstream message that matched no request ({@link #UNMATCHED_ANSWERS}). */
+	public static final String HANDLING = "handling";
+
+	/**
+	 * Gauge: bytes of request and response bodies the relay holds in memory now for its clients' requests, of the
+	 * budget {@code mcp-relay.max-buffered-bodies}; past the budget a request gets 503 ({@code relay_overloaded}).
+	 */
+	public static final String BUFFERED_BODIES = "mcp.relay.buffered.bodies";
 
 	/** Tag: the configured server id, or {@code unknown} for a path naming no configured server. */
 	public static final String SERVER = "server";
@@ -137,8 +166,9 @@ public final class RelayMeters {
 
 	/**
 	 * Tag: {@code forwarded} (the upstream answered), {@code rejected} (an interceptor refused the request, or the
-	 * relay refused it as invalid), {@code responded} (an interceptor answered it) or {@code failed} (the upstream
-	 * could not be reached, timed out, misbehaved, or its stream broke).
+	 * relay refused it as invalid), {@code responded} (an interceptor answered it), {@code failed} (the upstream
+	 * could not be reached, timed out, misbehaved, or its stream broke) or {@code shutdown} (the relay's shutdown cut
+	 * it before its answer came; see {@link RelayOutcome}).
 	 */
 	public static final String OUTCOME = "outcome";
 

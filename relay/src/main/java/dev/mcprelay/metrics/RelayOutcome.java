@@ -16,7 +16,13 @@ public enum RelayOutcome {
 	/** An interceptor answered the request; nothing reached the upstream. */
 	RESPONDED,
 	/** The upstream could not be reached, timed out, misbehaved, or its stream broke. */
-	FAILED;
+	FAILED,
+	/**
+	 * The relay shut down before the answer came: the request was cut at the end of
+	 * {@code shutdown.stream-grace-period} and answered with an error ({@code relay_shutting_down}) that the client
+	 * may send again, to another replica. The relay's doing, and nobody's failure: not counted as {@link #FAILED}.
+	 */
+	SHUTDOWN;
 
 	private final String tag = name().toLowerCase(java.util.Locale.ROOT);
 

@@ -49,6 +49,7 @@ final class EarlyAnswers {
 	 */
 	static Mono<Void> refuseWithoutBody(RelayExchange exchange, Verdict verdict) {
 		exchange.record().stoppedBy(RelayOutcome.REJECTED, verdict.interceptor());
+		exchange.record().refusals(List.of(verdict));
 		RejectError error = verdict.error();
 		HttpHeaders headers = new HttpHeaders();
 		if (error.retryAfter() != null) {
@@ -60,12 +61,17 @@ final class EarlyAnswers {
 	}
 
 	/**
-	 * Answers a POST the interceptors answered in full: nothing goes upstream. Notifications an interceptor answered
-	 * with go first, as an SSE stream, when the client accepts one; otherwise on the session's GET stream, when one is
-	 * open on this replica ({@link SessionStreams}), and the answer is JSON.
+	 * Answers a POST the interceptors answered in full, or refused whole ({@link InboundPlan}): nothing goes upstream.
+	 * Notifications an interceptor answered with go first, as an SSE stream, when the client accepts one; otherwise on
+	 * the session's GET stream, when one is open on this replica ({@link SessionStreams}), and the answer is JSON. A
+	 * batch refused for its invalid elements alone is answered as {@link #answerInvalidBatch}.
 	 */
 	static Mono<Void> answerLocally(RelayExchange exchange, InboundPlan plan, SessionStreams sessionStreams,
 			String serverId) {
+		if (plan.stops().isEmpty()) {
+			// nothing an interceptor stopped: the body's invalid elements refused it whole
+			return answerInvalidBatch(exchange, plan.payload());
+		}
 		Verdict first = plan.stops().get(0);
 		boolean responded = plan.stops().stream().allMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
 		exchange.record()

@@ -26,12 +26,19 @@ import io.netty.util.AsciiString;
  * {@code X-Forwarded-*}, since the relay is the upstream's client and a client could write them to pass for another
  * address; a server configures {@code headers} to send one on purpose); then the server's configured headers, which
  * win over the client's; then the configured {@code authorization}. {@code Mcp-Session-Id},
- * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass.
+ * {@code MCP-Protocol-Version}, {@code Last-Event-ID}, {@code Accept} and {@code Content-Type} always pass, also
+ * when the client's {@code Connection} header names them. A header the client repeats goes upstream as repeated
+ * lines, except the single-valued ones ({@link SingleValuedHeaders}: {@code Mcp-Session-Id},
+ * {@code MCP-Protocol-Version}, {@code Content-Type}, {@code Mcp-Method}, {@code Mcp-Name}), of which the relay
+ * refuses conflicting lines and passes one; a configured header replaces every line of its name.
  *
  * <p>Back to the client: the upstream's headers minus hop-by-hop ones, {@code Set-Cookie} (the client's cookies
  * never reach the upstream, so its cookies could never come back to it) and {@code WWW-Authenticate} (the upstream
  * challenges the relay's configured credentials, not the client's; a client following it would be sent to the
- * upstream's authorization server instead of the relay's).
+ * upstream's authorization server instead of the relay's); repeated lines ({@code Link}, {@code Vary}) stay
+ * repeated, except that of a repeated {@code Content-Type} or {@code Mcp-Session-Id} the client gets the first line,
+ * the one the relay read the body and recorded the session by; {@code Mcp-Session-Id} comes back even when the
+ * upstream's {@code Connection} header names it.
  *
  * <p>The rules run on Netty's headers, the form both connections already hold them in: no header map is copied
  * into another kind, and no name is lower-cased to be looked up ({@link HeaderNameSet}).
@@ -52,6 +59,13 @@ public final class HeaderRules {
 
 	private static final HeaderNameSet NOT_RELAYED_DOWNSTREAM = HeaderNameSet
 		.of(Stream.concat(HOP_BY_HOP.stream(), Stream.of("set-cookie", "www-authenticate")).toList());
+
+	/**
+	 * What MCP needs on every hop, which a {@code Connection} header cannot take off it: a client or upstream that
+	 * lists one there does not get to drop the session, its protocol version, a resumption point or the media types.
+	 */
+	private static final HeaderNameSet ALWAYS_PASS = HeaderNameSet.of(List.of(MCP_SESSION_ID,
+			"mcp-protocol-version", "last-event-id", "accept", "content-type"));
 
 	private static final AsciiString CONNECTION = AsciiString.cached("connection");
 
@@ -195,7 +209,8 @@ public final class HeaderRules {
 
 	/**
 	 * Adds to {@code to} every header of {@code from} that may cross the relay: not named in {@code blocked}, nor in
-	 * {@code from}'s own {@code Connection} header.
+	 * {@code from}'s own {@code Connection} header unless the relay promises to pass it ({@link #ALWAYS_PASS}). Of a
+	 * single-valued header ({@link SingleValuedHeaders}) only the first line crosses, the one the relay read.
 	 */
 	private static void copyCrossing(io.netty.handler.codec.http.HttpHeaders from, HeaderNameSet blocked,
 			io.netty.handler.codec.http.HttpHeaders to) {
@@ -204,7 +219,8 @@ public final class HeaderRules {
 		while (entries.hasNext()) {
 			Map.Entry<CharSequence, CharSequence> entry = entries.next();
 			CharSequence name = entry.getKey();
-			if (!blocked.contains(name) && !connectionListed.contains(name)) {
+			if (!blocked.contains(name) && (!connectionListed.contains(name) || ALWAYS_PASS.contains(name))
+					&& !(SingleValuedHeaders.NAMES.contains(name) && to.contains(name))) {
 				to.add(name, entry.getValue());
 			}
 		}

@@ -53,9 +53,13 @@ public class McpRelay {
 
 	private final UpstreamForwarding forwarding;
 
+	private final OpenStreams openStreams;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, RequestInterception requestInterception,
 			SessionOrder sessionOrder, SessionStreams sessionStreams, CredentialHeaders credentialHeaders,
-			SessionBinding sessionBinding, McpTelemetry telemetry, UpstreamForwarding forwarding) {
+			SessionBinding sessionBinding, McpTelemetry telemetry, UpstreamForwarding forwarding,
+			OpenStreams openStreams) {
+		this.openStreams = openStreams;
 		this.telemetry = telemetry;
 		this.forwarding = forwarding;
 		this.credentialHeaders = credentialHeaders;
@@ -71,15 +75,19 @@ public class McpRelay {
 	 * One request on an MCP path, by its HTTP method: POST sends a message ({@link #post}), GET opens the
 	 * server-to-client stream and DELETE ends a session ({@link #relayWithoutBody}), anything else is refused with
 	 * 405 ({@link #refuseMethod}). The exchange's route is an endpoint route ({@link McpRoute#isEndpoint()}): a
-	 * configured server, or one the relay answers 404 for.
+	 * configured server, or one the relay answers 404 for. A POST or DELETE is in flight until its response ended,
+	 * and shutdown's grace period waits for it ({@link OpenStreams}).
 	 */
 	public Mono<Void> handle(RelayExchange exchange) {
 		McpRoute route = exchange.route();
 		HttpMethod method = exchange.method();
 		if (HttpMethod.POST.equals(method)) {
-			return post(route, exchange);
+			return openStreams.inFlight(post(route, exchange));
 		}
-		if (HttpMethod.GET.equals(method) || HttpMethod.DELETE.equals(method)) {
+		if (HttpMethod.DELETE.equals(method)) {
+			return openStreams.inFlight(relayWithoutBody(method, route, exchange));
+		}
+		if (HttpMethod.GET.equals(method)) {
 			return relayWithoutBody(method, route, exchange);
 		}
 		return refuseMethod(route, exchange);
@@ -104,13 +112,29 @@ public class McpRelay {
 				record.trace(trace);
 				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace)
 					.flatMap(plan -> {
+						record.refusals(plan.stops());
 						plan.pending().watch(trace);
 						return plan.forwardsAnything()
 								? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
 								: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
 					});
 			}).doFinally(signal -> order.release());
-		}).onErrorResume(RelayFailure.class, failure -> EarlyAnswers.answerEarly(exchange, failure, null));
+		}).onErrorResume(RelayFailure.class, failure -> RelayFailures.isUnknownSession(failure)
+				? answerByIds(route, exchange, failure)
+				: EarlyAnswers.answerEarly(exchange, failure, exchange.record().payload()));
+	}
+
+	/**
+	 * Answers a refusal of a POST decided before its body was read (a session that is not the caller's) by the ids of
+	 * the body's requests, as every error answers: the body is read within its cap only to learn them, and nothing of it
+	 * goes anywhere. A body that cannot be read or parsed is answered id-less.
+	 */
+	private Mono<Void> answerByIds(McpRoute route, RelayExchange exchange, RelayFailure failure) {
+		return readPayload(upstreams.require(route), exchange).doOnNext(exchange.record()::payload)
+			.map(java.util.Optional::of)
+			.onErrorReturn(java.util.Optional.empty())
+			.defaultIfEmpty(java.util.Optional.empty())
+			.flatMap(payload -> EarlyAnswers.answerEarly(exchange, failure, payload.orElse(null)));
 	}
 
 	/** GET opens the server-to-client stream; DELETE ends a session. Neither has a body. */
@@ -147,6 +171,7 @@ public class McpRelay {
 	private Upstream resolve(McpRoute route, RelayExchange exchange) {
 		Upstream upstream = upstreams.require(route);
 		originPolicy.check(exchange.requestHeaderView());
+		SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), upstream.id());
 		requireReadableContentType(exchange.requestHeaderView(), upstream);
 		exchange.record().server(upstream.id());
 		admitSession(upstream, exchange);
@@ -204,7 +229,7 @@ public class McpRelay {
 		if (declared > upstream.maxBufferedBody().toBytes()) {
 			return Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()));
 		}
-		return BoundedBody.read(exchange.requestBody(), upstream.maxBufferedBody(),
+		return BoundedBody.read(exchange.requestBody(), declared, upstream.maxBufferedBody(),
 				() -> RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.filter(body -> {
 				if (exchange.answeredByServer()) {

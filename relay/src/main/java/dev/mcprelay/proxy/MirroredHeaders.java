@@ -2,6 +2,7 @@ package dev.mcprelay.proxy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 
 import org.springframework.http.HttpHeaders;
 
@@ -19,9 +20,10 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
  * Load balancers, gateways and WAFs behind the relay may route or police by these headers while the relay's
  * interceptors police by the body, so a header that says something else than the body would let a request past one
  * of them under a false name. The relay refuses such a request before any interceptor or upstream sees it, whatever
- * the protocol version: a client that sends these headers must send the body's values. It does not require them: an
- * upstream that speaks 2026-07-28 rejects a request that lacks them itself. The relay never changes a method, tool
- * name or URI, so headers that match what the client sent match what goes upstream.
+ * the protocol version: a client that sends these headers must send the body's values, on every line it sends (lines
+ * that agree go upstream as one, {@link SingleValuedHeaders}). It does not require them: an upstream that speaks
+ * 2026-07-28 rejects a request that lacks them itself. The relay never changes a method, tool name or URI, so headers
+ * that match what the client sent match what goes upstream.
  */
 final class MirroredHeaders {
 
@@ -38,22 +40,27 @@ final class MirroredHeaders {
 
 	/**
 	 * Checks the mirrored headers against every message of the payload (a header describes the whole POST, so in a
-	 * batch every message must agree with it).
+	 * batch every message must agree with it), line by line: a header the client repeats must agree with the body on
+	 * every line, since whoever reads it behind the relay may read any of them.
 	 *
 	 * @return the failure to answer with (400, -32020), or {@code null} when the headers are absent or agree
 	 */
 	static RelayFailure mismatch(HttpHeaders headers, JsonRpcPayload payload, String server) {
-		String method = headers.getFirst(MCP_METHOD);
-		String name = headers.getFirst(MCP_NAME);
-		if (method == null && name == null) {
+		List<String> methods = headers.getOrDefault(MCP_METHOD, List.of());
+		List<String> names = headers.getOrDefault(MCP_NAME, List.of());
+		if (methods.isEmpty() && names.isEmpty()) {
 			return null;
 		}
 		for (JsonRpcMessage message : payload.messages()) {
-			if (method != null && !method.equals(message.method())) {
-				return RelayFailures.headerMismatch(server, MCP_METHOD, "method");
+			for (String method : methods) {
+				if (!method.equals(message.method())) {
+					return RelayFailures.headerMismatch(server, MCP_METHOD, "method");
+				}
 			}
-			if (name != null && !nameMatches(name, message)) {
-				return RelayFailures.headerMismatch(server, MCP_NAME, "params.name or params.uri");
+			for (String name : names) {
+				if (!nameMatches(name, message)) {
+					return RelayFailures.headerMismatch(server, MCP_NAME, "params.name or params.uri");
+				}
 			}
 		}
 		return null;

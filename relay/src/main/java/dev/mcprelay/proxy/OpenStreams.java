@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
@@ -21,13 +23,20 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
- * The SSE streams the relay holds open: counted per server ({@link RelayMeters#ACTIVE_STREAMS}), and ended cleanly
- * when the relay shuts down, before Spring Boot's graceful shutdown waits for in-flight requests:
+ * What the relay carries for its clients, and how it ends when the relay shuts down: the SSE streams it holds open,
+ * counted per server ({@link RelayMeters#ACTIVE_STREAMS}), and every POST and DELETE in flight, from its arrival until
+ * its response ended. Shutdown ends them cleanly, before Spring Boot's graceful shutdown waits for active requests:
  * <ol>
- * <li>GET streams end at once (clients reconnect, to another replica, with {@code Last-Event-ID});</li>
- * <li>POST streams get {@code mcp-relay.shutdown.stream-grace-period} to finish on their own, then end too, each
- * request still unanswered getting a JSON-RPC error event;</li>
- * <li>a stream opened after shutdown began ends at once.</li>
+ * <li>GET streams end at once (clients reconnect, to another replica, with {@code Last-Event-ID}), and so does a GET
+ * whose upstream has not answered yet;</li>
+ * <li>POSTs and DELETEs in flight get {@code mcp-relay.shutdown.stream-grace-period} to finish on their own, whether
+ * their upstream's answer has begun or not (a stream's headers, a JSON body, or nothing yet). At its end, what is still
+ * in flight is cut: a stream with a JSON-RPC error event for each request still unanswered, an exchange still waiting
+ * for (or reading) its upstream's answer with a JSON-RPC error for each of its requests, a body relayed untouched
+ * (a 4xx or 5xx, a type the relay does not read) by closing the client's connection, which tells the client the body
+ * is incomplete; all with reason {@code relay_shutting_down} and recorded as the relay's doing
+ * ({@link dev.mcprelay.metrics.RelayOutcome#SHUTDOWN}), never as the upstream's failure;</li>
+ * <li>a stream or exchange that begins after its kind was cut is cut at once.</li>
  * </ol>
  */
 @Component
@@ -43,7 +52,8 @@ public class OpenStreams implements SmartLifecycle {
 
 	private final MeterRegistry registry;
 
-	private final AtomicInteger openPostStreams = new AtomicInteger();
+	/** POSTs and DELETEs from their arrival until their response ended. */
+	private final AtomicInteger callsInFlight = new AtomicInteger();
 
 	private volatile Sinks.Empty<Void> closeGetStreams = Sinks.empty();
 
@@ -68,19 +78,18 @@ public class OpenStreams implements SmartLifecycle {
 	}
 
 	/** Counts {@code stream} as open from subscription until it ends, however it ends. */
-	<T> Flux<T> count(String server, boolean post, Flux<T> stream) {
+	<T> Flux<T> count(String server, Flux<T> stream) {
 		AtomicInteger open = openByServer.computeIfAbsent(server, id -> new AtomicInteger());
-		return stream.doOnSubscribe(subscription -> {
-			open.incrementAndGet();
-			if (post) {
-				openPostStreams.incrementAndGet();
-			}
-		}).doFinally(signal -> {
-			open.decrementAndGet();
-			if (post) {
-				openPostStreams.decrementAndGet();
-			}
-		});
+		return stream.doOnSubscribe(subscription -> open.incrementAndGet()).doFinally(signal -> open.decrementAndGet());
+	}
+
+	/**
+	 * Counts a POST or DELETE as in flight from subscription until it ends, however it ends: shutdown's grace period
+	 * waits for it.
+	 */
+	Mono<Void> inFlight(Mono<Void> call) {
+		return call.doOnSubscribe(subscription -> callsInFlight.incrementAndGet())
+			.doFinally(signal -> callsInFlight.decrementAndGet());
 	}
 
 	/**
@@ -107,9 +116,34 @@ public class OpenStreams implements SmartLifecycle {
 			.register(registry);
 	}
 
-	/** Completes when a stream of this kind must end because the relay is shutting down. */
+	/**
+	 * Completes when a stream or an upstream exchange of this kind must end because the relay is shutting down: a GET's
+	 * when shutdown begins, a POST's or DELETE's ({@code post}) when the grace period ends.
+	 */
 	Mono<Void> closing(boolean post) {
 		return (post ? closePostStreams : closeGetStreams).asMono();
+	}
+
+	/**
+	 * Whether shutdown ends {@code call} at the end of its grace period (a POST or DELETE), not as it begins (a GET, or a
+	 * 2026-07-28 {@code subscriptions/listen}, which are streams of the server's that a client opens again elsewhere).
+	 */
+	static boolean endsWithTheGracePeriod(RelayCall call) {
+		return !HttpMethod.GET.equals(call.method()) && !ListenStreams.isListen(call);
+	}
+
+	/**
+	 * {@code body} as it streams to the client of {@code call}, cut off with a {@link RelayShuttingDownException} when
+	 * shutdown ends the call ({@link #closing}, {@link #endsWithTheGracePeriod}), so that shutdown ends a body through
+	 * the same failure path as any other early end: a stream, and a body relayed untouched alike.
+	 */
+	<T> Flux<T> untilShutdown(Flux<T> body, RelayCall call) {
+		return Flux.defer(() -> {
+			AtomicBoolean shutDown = new AtomicBoolean();
+			return body.takeUntilOther(closing(endsWithTheGracePeriod(call)).doOnTerminate(() -> shutDown.set(true)))
+				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
+						: Mono.empty()));
+		});
 	}
 
 	/**
@@ -135,10 +169,10 @@ public class OpenStreams implements SmartLifecycle {
 		running = false;
 		Sinks.Empty<Void> closePosts = closePostStreams;
 		closeGetStreams.tryEmitEmpty();
-		log.info("Shutting down: GET streams closed; {} POST stream(s) get up to {} to finish",
-				openPostStreams.get(), gracePeriod);
+		log.info("Shutting down: GET streams closed; {} POST or DELETE request(s) in flight get up to {} to finish",
+				callsInFlight.get(), gracePeriod);
 		Flux.interval(Duration.ZERO, POLL)
-			.takeUntil(tick -> openPostStreams.get() == 0)
+			.takeUntil(tick -> callsInFlight.get() == 0)
 			.take(gracePeriod)
 			.then(Mono.fromRunnable(closePosts::tryEmitEmpty))
 			.doFinally(signal -> callback.run())

@@ -124,6 +124,12 @@ public final class RelayFailures {
 				"The " + header + " header does not match " + field + " in the request body; send the same value in both.");
 	}
 
+	/** A single-valued request header repeated with different values ({@link SingleValuedHeaders}): 400. */
+	public static RelayFailure conflictingHeader(String server, String header) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "conflicting_header", server,
+				"The " + header + " header is sent more than once with different values; send it once.");
+	}
+
 	public static RelayFailure missingRequiredHeader(String server, String inboundHeader) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "missing_required_header",
 				server, "Missing required request header '" + inboundHeader + "': server '" + server
@@ -179,7 +185,7 @@ public final class RelayFailures {
 		HttpStatus status = switch (failure.kind()) {
 			case UNKNOWN_SESSION -> HttpStatus.NOT_FOUND;
 			case UPSTREAM_TIMEOUT -> HttpStatus.GATEWAY_TIMEOUT;
-			case TOO_MANY_SESSIONS -> HttpStatus.SERVICE_UNAVAILABLE;
+			case TOO_MANY_SESSIONS, HELD_MESSAGES_FULL -> HttpStatus.SERVICE_UNAVAILABLE;
 			case CONFLICT -> HttpStatus.CONFLICT;
 			case UPSTREAM_FAILED -> HttpStatus.BAD_GATEWAY;
 		};
@@ -195,6 +201,20 @@ public final class RelayFailures {
 		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INVALID_REQUEST, "session_not_found", server,
 				"No MCP session with that id is open for server '" + server + "' (it ended, expired, or belongs to "
 						+ "another caller); initialize a new one.");
+	}
+
+	/**
+	 * The bodies the relay holds for its clients' requests take all the memory they may
+	 * ({@code mcp-relay.max-buffered-bodies}): 503, nothing more is read; the client may try again shortly.
+	 */
+	public static RelayFailure relayOverloaded() {
+		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_overloaded",
+				null, "The relay holds as many request and response bodies as its memory allows; try again shortly.");
+	}
+
+	/** Whether {@code failure} is {@link #unknownSession}'s. */
+	public static boolean isUnknownSession(RelayFailure failure) {
+		return "session_not_found".equals(failure.reason());
 	}
 
 	/** The session store did not answer; nothing the client holds can be trusted to work: 503. */
@@ -233,10 +253,13 @@ public final class RelayFailures {
 				"This endpoint composes several MCP servers and takes one JSON-RPC message per request, not a batch.");
 	}
 
-	/** A client's answer to a server request whose id the relay never gave in this session. */
+	/**
+	 * A client's answer to a server request, or its cancellation of one, under an id the relay never gave in this
+	 * session.
+	 */
 	public static RelayFailure unknownServerRequest(String server) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "unknown_request_id", server,
-				"This answer's id is not one this endpoint gave a server request in this session.");
+				"This id is not one this endpoint gave a server request in this session.");
 	}
 
 	/** No member of a virtual server could be joined by {@code initialize}. */

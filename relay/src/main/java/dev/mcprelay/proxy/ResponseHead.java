@@ -5,6 +5,7 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.security.SessionBinding;
 import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.WireHeaders;
 
 /**
  * Writes the head of a client's response from the upstream's, for every kind of relayed response (JSON, SSE, untouched,
@@ -36,7 +37,7 @@ class ResponseHead {
 						sessionBinding.bind(call.upstream().id(), call.context().caller(), sessionId));
 			}
 		}
-		response.headers().setAll(relayed);
+		WireHeaders.replaceAll(response.headers(), relayed);
 	}
 
 }

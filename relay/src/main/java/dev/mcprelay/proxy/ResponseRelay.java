@@ -3,6 +3,8 @@ package dev.mcprelay.proxy;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
@@ -23,6 +25,7 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.transport.UpstreamResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -41,12 +44,15 @@ import reactor.core.publisher.Mono;
  * as it came;</li>
  * <li>anything else (202, 4xx, 5xx, a DELETE's answer): status, safe headers and body relayed untouched as the
  * bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
- * ({@code client-write}), told apart by {@link StreamWatch}.</li>
+ * ({@code client-write}), told apart by {@link StreamWatch}, and by shutdown's grace period
+ * ({@link OpenStreams#untilShutdown}).</li>
  * </ul>
  * A failure before the client's response is committed propagates, to be answered as a JSON-RPC error.
  */
 @Component
 class ResponseRelay {
+
+	private static final Logger log = LoggerFactory.getLogger(ResponseRelay.class);
 
 	private final SseStreamRelay sseStreamRelay;
 
@@ -165,6 +171,9 @@ class ResponseRelay {
 			})
 			.flatMap(messages -> {
 				List<ObjectNode> localAnswers = call.plan() == null ? List.of() : call.plan().localAnswers();
+				if (!call.pending().isEmpty()) {
+					return answerUnanswered(call, upstreamResponse, messages, localAnswers);
+				}
 				if (messages.isEmpty() && localAnswers.isEmpty()) {
 					return accepted(call, upstreamResponse);
 				}
@@ -173,6 +182,41 @@ class ResponseRelay {
 				responseHead.write(call, upstreamResponse, false);
 				response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
 				return response.write(Mono.just(response.bufferFactory().wrap(body)));
+			});
+	}
+
+	/**
+	 * A JSON answer is the whole answer of a POST: a request it left unanswered (the upstream answered under an id the
+	 * POST never sent, or not at all) gets an error ({@code upstream_invalid_response}, through the error stage), never
+	 * silence, logged at WARN. The upstream's own answers and the relay's go with it.
+	 */
+	private Mono<Void> answerUnanswered(RelayCall call, UpstreamResponse upstreamResponse, RemoteMessages messages,
+			List<ObjectNode> localAnswers) {
+		Upstream upstream = call.upstream();
+		List<McpRequest> unanswered = call.pending().remaining();
+		RelayFailure failure = RelayFailures.upstreamInvalidResponse(upstream.id(),
+				"its JSON answer held no answer to " + unanswered.size() + " of the request(s) it was sent");
+		log.warn("{} to '{}': the upstream's JSON answer left {} request(s) unanswered; each is answered with an error",
+				call.method(), upstream.id(), unanswered.size());
+		return failedRequestAnswers
+			.answerFailure(unanswered, call.context(), failure.code(), failure.getMessage(), failure.data(),
+					failure.reason(), upstream.nonStreamingTimeout())
+			.flatMap(failed -> {
+				List<ObjectNode> extra = new ArrayList<>(failed);
+				extra.addAll(localAnswers);
+				RelayResponse response = call.exchange().response();
+				if (!messages.isEmpty()) {
+					byte[] body = messages.bytesWith(extra);
+					responseHead.write(call, upstreamResponse, false);
+					response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+					return response.write(Mono.just(response.bufferFactory().wrap(body)));
+				}
+				boolean allResults = extra.stream().noneMatch(answer -> answer.has("error"));
+				if (!allResults) {
+					call.exchange().record().failed(true, failure.reason());
+				}
+				return RelayAnswers.answer(response, allResults ? HttpStatus.OK : failure.status(), extra,
+						call.plan() != null && call.plan().payload().batch());
 			});
 	}
 
@@ -206,12 +250,25 @@ class ResponseRelay {
 		RelayResponse response = call.exchange().response();
 		responseHead.write(call, upstreamResponse, true);
 		Upstream upstream = call.upstream();
-		return response.write(StreamWatch
-			.watch(upstreamResponse.body(), upstream.streamingIdleTimeout(),
-					upstream.clientWriteTimeout())
+		return response.write(StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
+			.watch(openStreams.untilShutdown(upstreamResponse.body(), call))
 			.onErrorResume(StreamWatch.ClientStalledException.class,
 					stalled -> openStreams.<DataBuffer>endForStalledClient(call))
+			.onErrorResume(RelayShuttingDownException.class, cut -> cutForShutdown(call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release));
+	}
+
+	/**
+	 * Ends a body relayed untouched that shutdown cut: its head went out, so no error can be said any more; the
+	 * client's connection is closed, which tells it the body is incomplete (a chunked body without its last chunk, or
+	 * fewer bytes than its length). Logged at INFO and recorded as the relay's doing.
+	 */
+	private <T> Flux<T> cutForShutdown(RelayCall call) {
+		log.info("{} response from '{}' cut for shutdown: its body had not ended when the grace period did; the client's "
+				+ "connection is closed", call.method(), call.upstream().id());
+		call.exchange().record().cutByShutdown();
+		call.exchange().response().closeConnection();
+		return Flux.empty();
 	}
 
 }

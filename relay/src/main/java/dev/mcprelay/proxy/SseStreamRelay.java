@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -16,6 +15,7 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.PendingRequests;
@@ -29,6 +29,7 @@ import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.sse.SseEventTooLargeException;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -40,38 +41,36 @@ import reactor.core.publisher.Mono;
  * an interceptor rejected is answered upstream ({@link ServerRequestAnswers}) and never reaches the client: only its
  * {@code id:} does, or a warning notification when the server is configured to notify. Events keep their order.
  * Demand comes from the client, so a slow client (or a slow interceptor) slows the upstream read instead of filling
- * memory; a client that goes away cancels the upstream exchange.
+ * memory: what a stream holds for a client that stops reading is bounded by {@code sessions.max-held-bytes} twice,
+ * what it read ahead of the client ({@link EventReadAhead}) and what it handed to the client's connection that is not
+ * written yet ({@link ClientWriteWindow}), besides the event being completed. A client that goes away cancels the
+ * upstream exchange.
  *
  * <p>How a stream ends:
  * <ul>
  * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
- * SSE client would drop them);</li>
+ * SSE client would drop them); requests of a POST still unanswered are kept for their answers on a resumed stream
+ * ({@link PendingRequests#leftUnanswered}), as they are when the client goes away;</li>
  * <li>no byte for {@code timeouts.streaming-idle} while the relay was ready to read: on a POST stream, each request
  * still unanswered gets a JSON-RPC error event (or the result the error stage gives it); on a GET stream, or the
  * stream of a 2026-07-28 {@code subscriptions/listen} (quiet by design), this is its normal end;</li>
  * <li>shutdown: GET and listen streams end at once (a listen stream with its result, {@code resultType: complete},
  * as a server ends a subscription); other POST streams after the grace period, with an error event for each request
  * still unanswered;</li>
- * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead: the
- * client's connection is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
+ * <li>the client took nothing for {@code timeouts.client-write} while the relay held all it may read ahead (a client
+ * that takes its stream slowly but steadily is never cut: what it takes restarts its clock): the client's connection
+ * is closed (reason {@code client_write_timeout}, outcome {@code client_error}) and the upstream
  * exchange cancelled ({@link StreamWatch});</li>
- * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, or a broken
- * connection: the upstream exchange is closed and, on a POST stream, each request still unanswered gets a
- * JSON-RPC error event.</li>
+ * <li>an event larger than {@code max-buffered-body}, a message event that is not JSON-RPC, a broken connection, or a
+ * transport's own failure (a bridged session ended, or a bridged answer overflowed what the relay holds for the
+ * client): the upstream exchange is closed and, on a POST stream, each request still unanswered gets a JSON-RPC
+ * error event.</li>
  * </ul>
  */
 @Component
 class SseStreamRelay {
 
 	private static final Logger log = LoggerFactory.getLogger(SseStreamRelay.class);
-
-
-	/**
-	 * Upstream chunks read ahead while earlier ones are being written to the client (the two connections live on
-	 * different event loops). Bounded, so a slow client still slows the upstream read: at most this many chunks wait
-	 * in memory.
-	 */
-	private static final int READ_AHEAD_CHUNKS = 32;
 
 	private final ResponseInterception responseInterception;
 
@@ -85,9 +84,16 @@ class SseStreamRelay {
 
 	private final ResponseHead responseHead;
 
+	/**
+	 * What a stream may hold for its client, read ahead of it and handed to its connection but not yet written, each:
+	 * {@code sessions.max-held-bytes}.
+	 */
+	private final long maxHeldBytes;
+
 	SseStreamRelay(ResponseInterception responseInterception, FailedRequestAnswers failedRequestAnswers,
 			OpenStreams openStreams, ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams,
-			ResponseHead responseHead) {
+			ResponseHead responseHead, RelayProperties properties) {
+		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 		this.responseHead = responseHead;
 		this.responseInterception = responseInterception;
 		this.failedRequestAnswers = failedRequestAnswers;
@@ -104,27 +110,17 @@ class SseStreamRelay {
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
-		Flux<byte[]> events = StreamWatch
-			.watch(untilShutdown(upstreamResponse.body(), call.isPost() && !ListenStreams.isListen(call)),
-					upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
-			.<List<SseEvent>>handle((chunk, sink) -> {
-				// handle, not map: a chunk is released here exactly once, also when splitting fails
-				try {
-					sink.next(splitter.split(chunk));
-				}
-				catch (SseEventTooLargeException ex) {
-					sink.error(ex);
-				}
-				finally {
-					DataBufferUtils.release(chunk);
-				}
-			})
-			.filter(completed -> !completed.isEmpty())
-			.concatMap(completed -> relayEvents(completed, call), READ_AHEAD_CHUNKS)
+		StreamWatch watch = StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout());
+		Flux<byte[]> events = EventReadAhead
+			.relay(watch.watch(openStreams.untilShutdown(upstreamResponse.body(), call)), splitter, maxHeldBytes,
+					completed -> relayEvents(completed, call))
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
+			// a POST stream ended, or left, before its answers may be resumed (a failure's are the relay's answers)
+			.doOnComplete(call.pending()::leftUnanswered)
+			.doOnCancel(call.pending()::leftUnanswered)
 			.onErrorResume(error -> endAfterFailure(error, call))
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
-		events = openStreams.count(upstream.id(), call.isPost(), events);
+		events = openStreams.count(upstream.id(), events);
 		if (!call.isPost()) {
 			events = sessionStreams.carry(upstream.id(),
 					call.exchange().requestHeaders().get(HeaderRules.MCP_SESSION_ID), events);
@@ -136,9 +132,9 @@ class SseStreamRelay {
 		// once; then every event, written as it comes and flushed whenever no further event is ready, so an event never
 		// waits for a later one and a burst costs one flush. (A group per event flushed each on its own, and waited for
 		// each write: 2x slower, bench/results; write groups cost a queue per stream for the first flush alone.)
-		return response.write(localAnswers.concatWith(events)
-			.filter(bytes -> bytes.length > 0)
-			.map(buffers::wrap)
+		return response.write(ClientWriteWindow
+			.buffers(localAnswers.concatWith(events).filter(bytes -> bytes.length > 0), response, maxHeldBytes,
+					watch::clientTook)
 			.startWith(buffers.wrap(new byte[0])));
 	}
 
@@ -169,19 +165,6 @@ class SseStreamRelay {
 			}
 		}
 		return true;
-	}
-
-	/**
-	 * The upstream body, cut off with a {@link RelayShuttingDownException} when the relay shuts down, so that
-	 * shutdown ends the stream through the same failure path as any other early end.
-	 */
-	private Flux<DataBuffer> untilShutdown(Flux<DataBuffer> body, boolean post) {
-		return Flux.defer(() -> {
-			AtomicBoolean shutDown = new AtomicBoolean();
-			return body.takeUntilOther(openStreams.closing(post).doOnTerminate(() -> shutDown.set(true)))
-				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
-						: Mono.empty()));
-		});
 	}
 
 	/** The event as the client gets it: raw, or a substitute around its message as the interceptors left it. */
@@ -239,6 +222,11 @@ class SseStreamRelay {
 		else if (error instanceof SseEventTooLargeException) {
 			failure = RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody());
 		}
+		else if (error instanceof UpstreamTransportException transportFailure) {
+			// a transport's own failure of a stream it composed (the legacy bridge: its session ended, or the answer
+			// overflowed what it may hold for the client)
+			failure = RelayFailures.transportFailure(upstream.id(), transportFailure);
+		}
 		else if (error instanceof MalformedEventException) {
 			failure = RelayFailures.upstreamInvalidResponse(upstream.id(), "an SSE event held no JSON-RPC message ("
 					+ error.getMessage() + ")");
@@ -246,7 +234,12 @@ class SseStreamRelay {
 		else {
 			failure = RelayFailures.upstreamStreamBroken(upstream.id());
 		}
-		call.exchange().record().failed(true, failure.reason());
+		if (shuttingDown) {
+			call.exchange().record().cutByShutdown();
+		}
+		else {
+			call.exchange().record().failed(true, failure.reason());
+		}
 		List<McpRequest> unanswered = call.pending().remaining();
 		if (shuttingDown) {
 			log.info("{} stream from '{}' closed for shutdown; {} request(s) answered with an error", call.method(),
@@ -270,15 +263,6 @@ class SseStreamRelay {
 					upstream.id(), splitter.pendingBytes());
 		}
 		return splitter.trailingLineEnds();
-	}
-
-	/** The relay is shutting down: the stream ends. */
-	private static final class RelayShuttingDownException extends RuntimeException {
-
-		RelayShuttingDownException() {
-			super("the relay is shutting down", null, false, false);
-		}
-
 	}
 
 	/** A message event whose data is not a JSON-RPC message. */

@@ -18,10 +18,16 @@ import reactor.core.scheduler.Schedulers;
  * <ul>
  * <li>while the relay has asked for more and waits, the <b>upstream</b> is silent: past {@code upstreamIdle} the body
  * fails with a {@link TimeoutException}, the upstream's fault;</li>
- * <li>while the relay asks for nothing because the client has not taken what it holds, the <b>client</b> is not
- * reading: past {@code clientWrite} the body fails with a {@link ClientStalledException}, the client's fault.</li>
+ * <li>while the relay asks for nothing because the client has not taken what it holds, the <b>client</b> is awaited:
+ * past {@code clientWrite} without taking anything the body fails with a {@link ClientStalledException}, the client's
+ * fault.</li>
  * </ul>
- * The clock that runs restarts with every chunk and every request. On either failure the upstream body is cancelled.
+ * The clock that runs restarts with every chunk and every request, and the client's also whenever the client takes
+ * bytes it was handed ({@link #clientTook}, told by {@link ClientWriteWindow}): the client's clock measures the
+ * client's progress, not how often the relay asks its upstream for more, which it does in bursts
+ * ({@link EventReadAhead} asks again once most of the groups it holds went out), so a client that reads slowly but
+ * steadily is never taken for one that stopped. Where nobody tells of the client's progress (a body relayed untouched), the relay's requests, which
+ * its connection's writes make, are the only sign of it. On either failure the upstream body is cancelled.
  */
 final class StreamWatch {
 
@@ -29,7 +35,7 @@ final class StreamWatch {
 
 	private final Duration clientWrite;
 
-	private final Scheduler timer = Schedulers.parallel();
+	private final Scheduler timer;
 
 	private final Sinks.Empty<Void> expired = Sinks.empty();
 
@@ -42,21 +48,34 @@ final class StreamWatch {
 	/** Guarded by {@code this}; set once a clock expired. */
 	private Throwable failure;
 
-	private StreamWatch(Duration upstreamIdle, Duration clientWrite) {
+	StreamWatch(Duration upstreamIdle, Duration clientWrite, Scheduler timer) {
 		this.upstreamIdle = upstreamIdle;
 		this.clientWrite = clientWrite;
+		this.timer = timer;
 	}
 
-	/** {@code body}, ended with the failure of whichever clock expires first. */
-	static Flux<DataBuffer> watch(Flux<DataBuffer> body, Duration upstreamIdle, Duration clientWrite) {
-		return Flux.defer(() -> {
-			StreamWatch watch = new StreamWatch(upstreamIdle, clientWrite);
-			return body.doOnNext(chunk -> watch.received())
-				.doOnRequest(watch::requested)
-				.takeUntilOther(watch.expired.asMono())
-				.concatWith(Mono.defer(watch::failureIfExpired))
-				.doFinally(signal -> watch.stop());
-		});
+	/** A watch for one body, its clocks on Reactor's parallel scheduler. */
+	static StreamWatch of(Duration upstreamIdle, Duration clientWrite) {
+		return new StreamWatch(upstreamIdle, clientWrite, Schedulers.parallel());
+	}
+
+	/** {@code body}, ended with the failure of whichever clock expires first. Subscribe once. */
+	Flux<DataBuffer> watch(Flux<DataBuffer> body) {
+		return body.doOnNext(chunk -> received())
+			.doOnRequest(this::requested)
+			.takeUntilOther(expired.asMono())
+			.concatWith(Mono.defer(this::failureIfExpired))
+			.doFinally(signal -> stop());
+	}
+
+	/**
+	 * The client took bytes it was handed: while the relay waits for it (asks nothing of the upstream), its clock
+	 * starts again. Before the body is watched, and once it ended, nothing is timed. Safe from any thread.
+	 */
+	synchronized void clientTook() {
+		if (clock != null && outstanding == 0) {
+			restart();
+		}
 	}
 
 	private synchronized void requested(long count) {

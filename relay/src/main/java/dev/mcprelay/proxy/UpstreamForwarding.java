@@ -47,9 +47,12 @@ class UpstreamForwarding {
 
 	private final UpstreamTokens tokens;
 
+	private final OpenStreams openStreams;
+
 	UpstreamForwarding(UpstreamTransports transports, ResponseRelay responseRelay,
 			FailedRequestAnswers failedRequestAnswers, SessionOrder sessionOrder, RelaySessions relaySessions,
-			UpstreamTokens tokens) {
+			UpstreamTokens tokens, OpenStreams openStreams) {
+		this.openStreams = openStreams;
 		this.transports = transports;
 		this.responseRelay = responseRelay;
 		this.failedRequestAnswers = failedRequestAnswers;
@@ -61,7 +64,9 @@ class UpstreamForwarding {
 	/**
 	 * Sends {@code call} upstream once the session's earlier requests went (its {@link SessionOrder} ticket's turn),
 	 * and relays the answer; a failure before the client's response is committed is answered with a JSON-RPC error
-	 * for each request still waiting, which the error stage sees first when the upstream is at fault.
+	 * for each request still waiting, which the error stage sees first when the upstream is at fault. The relay's
+	 * shutdown cutting an exchange whose answer has not begun streaming ({@link OpenStreams}) is answered so too, with
+	 * {@code relay_shutting_down}, logged and recorded as the relay's doing, not the upstream's.
 	 *
 	 * @return completes when the response to the client ended; never fails with a {@link RelayFailure}
 	 */
@@ -78,6 +83,13 @@ class UpstreamForwarding {
 				return Mono.error(error);
 			}
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);
+			if (error instanceof RelayShuttingDownException) {
+				call.exchange().record().cutByShutdown();
+				log.info("{} /mcp/{}: the relay shut down before the upstream's answer came; {} request(s) answered "
+						+ "with an error ({})", call.method(), upstream.id(), call.pending().remaining().size(),
+						failure.reason());
+				return answerFailure(call, failure);
+			}
 			call.exchange().record().failed(failure.isUpstreamFault(), failure.reason());
 			if (!(error instanceof RelayFailure)) {
 				log.warn("{} /mcp/{} failed: {} ({})", call.method(), upstream.id(), failure.reason(),
@@ -142,7 +154,7 @@ class UpstreamForwarding {
 				sessionOrder.expectStream(upstream.id(), McpRelay.sessionId(call.exchange()));
 			}
 			return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
-		}), upstream.nonStreamingTimeout());
+		}), upstream.nonStreamingTimeout(), openStreams.closing(OpenStreams.endsWithTheGracePeriod(call)));
 	}
 
 	/** The upstream's port, for telemetry: the URL's, else its scheme's. */

@@ -14,15 +14,18 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.InvalidRelayConfigurationException;
 import dev.mcprelay.config.RelayProperties;
-import dev.mcprelay.config.RelayPropertiesValidator;
+import dev.mcprelay.config.RelayConfigurationCheck;
+import dev.mcprelay.config.ShutdownTimingValidator;
 import dev.mcprelay.config.UnknownRelayProperties;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.McpRouting;
 
 /**
  * The configured upstream servers by id. Built once at start-up, after the
- * whole configuration has been validated: an invalid configuration stops the application with every problem listed,
- * including a key under {@code mcp-relay} that is no property ({@link UnknownRelayProperties}) and a server id that is
+ * whole configuration has been validated: an invalid configuration stops the application with every problem listed
+ * ({@link RelayConfigurationCheck}), including a key under {@code mcp-relay} that is no property
+ * ({@link UnknownRelayProperties}), a grace period that shutdown would not wait for ({@link ShutdownTimingValidator})
+ * and a server id that is
  * also the first segment of a path the relay serves itself (the server would be unreachable at
  * {@code /{server}/mcp}).
  */
@@ -34,8 +37,7 @@ public class UpstreamRegistry {
 	private final Map<String, Upstream> upstreams;
 
 	public UpstreamRegistry(RelayProperties properties, Environment environment, McpRouting routing) {
-		List<ConfigurationProblem> problems = new ArrayList<>(UnknownRelayProperties.find(environment));
-		problems.addAll(RelayPropertiesValidator.validate(properties));
+		List<ConfigurationProblem> problems = new ArrayList<>(RelayConfigurationCheck.problems(properties, environment));
 		problems.addAll(routing.configurationProblems());
 		Set<String> reserved = routing.reservedSegments();
 		properties.servers().keySet().stream().filter(reserved::contains).sorted().forEach(id -> problems.add(

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.api.UpstreamHeaders;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
@@ -27,7 +28,8 @@ import reactor.core.publisher.Mono;
 /**
  * Lists an upstream's whole tool catalogue on the relay's own account, within a client's session: {@code tools/list}
  * page after page (following {@code nextCursor}, at most {@link #MAX_PAGES}), sent like any request of that client
- * (its session, the configured headers and credentials) through the server's transport, with ids of the relay's own.
+ * (its session, the configured headers and credentials, the upstream headers interceptors set for it) through the
+ * server's transport, with ids of the relay's own.
  * The answer may come as JSON or SSE. Each page is bounded by {@code timeouts.non-streaming} and
  * {@code max-buffered-body}. No interceptor sees these requests; the caller applies its own policies to the result.
  */
@@ -49,25 +51,29 @@ public class UpstreamToolLister {
 	 * Every tool of {@code upstream}, as the JSON the server sent, in its order.
 	 *
 	 * @param clientHeaders the headers of the client request on whose behalf the relay lists (its session)
+	 * @param changes the upstream headers interceptors set or removed for that request, applied last, as for the
+	 * request itself
 	 */
-	public Mono<List<JsonNode>> listAll(Upstream upstream, HttpHeaders clientHeaders, Caller caller) {
+	public Mono<List<JsonNode>> listAll(Upstream upstream, HttpHeaders clientHeaders, Caller caller,
+			UpstreamHeaders changes) {
 		List<JsonNode> tools = new ArrayList<>();
-		return page(upstream, clientHeaders, caller, null, tools, 1).thenReturn(tools);
+		return page(upstream, clientHeaders, caller, changes, null, tools, 1).thenReturn(tools);
 	}
 
-	private Mono<Void> page(Upstream upstream, HttpHeaders clientHeaders, Caller caller, String cursor,
-			List<JsonNode> tools, int number) {
-		return listPage(upstream, clientHeaders, caller, cursor).flatMap(result -> {
+	private Mono<Void> page(Upstream upstream, HttpHeaders clientHeaders, Caller caller, UpstreamHeaders changes,
+			String cursor, List<JsonNode> tools, int number) {
+		return listPage(upstream, clientHeaders, caller, changes, cursor).flatMap(result -> {
 			result.path("tools").forEach(tools::add);
 			String next = result.path("nextCursor").isTextual() ? result.get("nextCursor").asText() : null;
 			if (next == null || next.isEmpty() || number >= MAX_PAGES) {
 				return Mono.empty();
 			}
-			return page(upstream, clientHeaders, caller, next, tools, number + 1);
+			return page(upstream, clientHeaders, caller, changes, next, tools, number + 1);
 		});
 	}
 
-	private Mono<JsonNode> listPage(Upstream upstream, HttpHeaders clientHeaders, Caller caller, String cursor) {
+	private Mono<JsonNode> listPage(Upstream upstream, HttpHeaders clientHeaders, Caller caller,
+			UpstreamHeaders changes, String cursor) {
 		return Mono.defer(() -> {
 			String id = "mcp-relay-tools-" + IDS.incrementAndGet();
 			ObjectNode request = JsonRpcParser.mapper().createObjectNode().put("jsonrpc", "2.0").put("id", id)
@@ -76,6 +82,14 @@ public class UpstreamToolLister {
 				request.putObject("params").put("cursor", cursor);
 			}
 			HttpHeaders headers = HeaderRules.relayRequestHeaders(clientHeaders, caller, upstream, "tools/list");
+			changes.forEachChange((name, value) -> {
+				if (value == null) {
+					headers.remove(name);
+				}
+				else {
+					headers.set(name, value);
+				}
+			});
 			byte[] body = request.toString().getBytes(StandardCharsets.UTF_8);
 			UpstreamRequest upstreamRequest = new UpstreamRequest(upstream.id(), HttpMethod.POST, upstream.uri(),
 					headers, body, caller.id(), null);

@@ -15,6 +15,7 @@ import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStoreConfiguration;
 import dev.mcprelay.transport.StreamableHttpTransport;
 import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.sse.HeldLimits;
 import dev.mcprelay.transport.sse.LegacySseTransport;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,7 +34,7 @@ public class UpstreamTransports implements DisposableBean {
 	private final Map<String, LegacySseTransport> bridges = new HashMap<>();
 
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
-			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry) {
+			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry, HeldOverflows overflows) {
 		this.streamableHttp = streamableHttp;
 		SessionsProperties sessions = properties.sessions();
 		Consumer<SessionKey> evicted = SessionStoreConfiguration.evictedSessions(registry);
@@ -42,7 +43,10 @@ public class UpstreamTransports implements DisposableBean {
 			.forEach(upstream -> bridges.put(upstream.id(), new LegacySseTransport(upstreamHttpClient, upstream.id(),
 					upstream.uri(), upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5),
 					upstream.maxBufferedBody().toBytes(), sessions.maxBridgedSessions(), sessions.maxPerCaller(),
-					sessions.idleTimeout(), () -> evicted.accept(new SessionKey(upstream.id(), "<ended>")))));
+					sessions.idleTimeout(), () -> evicted.accept(new SessionKey(upstream.id(), "<ended>")),
+					new HeldLimits(sessions.maxHeldBytes().toBytes(),
+							() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_ANSWER),
+							() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)))));
 		bridges.forEach((id, bridge) -> Gauge.builder(RelayMeters.BRIDGED_SESSIONS, bridge, LegacySseTransport::openSessions)
 			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
 			.tag(RelayMeters.SERVER, id)

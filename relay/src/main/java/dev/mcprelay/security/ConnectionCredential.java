@@ -3,6 +3,7 @@ package dev.mcprelay.security;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 
+import dev.mcprelay.http.ExpiringConnectionAttribute;
 import io.netty.util.AttributeKey;
 
 /**
@@ -28,6 +29,10 @@ record ConnectionCredential(String credential, Authentication accepted, long kep
 
 	/** The connection attribute that holds it. */
 	static final AttributeKey<ConnectionCredential> KEY = AttributeKey.valueOf(ConnectionCredential.class.getName());
+
+	/** How the front door keeps it on a connection: until its deadline, then removed. */
+	static final ExpiringConnectionAttribute<ConnectionCredential> ON_CONNECTION = new ExpiringConnectionAttribute<>(KEY,
+			ConnectionCredential::keptUntilNanos);
 
 	/** {@code accepted}, authenticated from {@code credential} (and seen at {@code nowNanos}), kept until its deadline. */
 	static ConnectionCredential of(String credential, Authentication accepted, long nowNanos) {

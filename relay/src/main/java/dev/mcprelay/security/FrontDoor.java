@@ -109,9 +109,8 @@ public final class FrontDoor {
 					failure -> answers.unauthenticated(refused(exchange), failure).then(Mono.<Authentication>empty()))
 			.flatMap(accepted -> {
 				if (connection != null) {
-					long now = System.nanoTime();
-					ConnectionCredential keep = ConnectionCredential.of(credential, accepted, now);
-					exchange.keepOnConnection(ConnectionCredential.KEY, keep, keep.keptForNanos(now));
+					exchange.keepOnConnection(ConnectionCredential.ON_CONNECTION,
+							ConnectionCredential.of(credential, accepted, System.nanoTime()));
 				}
 				return authorize(exchange, accepted, relay);
 			});

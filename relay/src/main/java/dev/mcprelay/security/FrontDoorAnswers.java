@@ -223,8 +223,9 @@ final class FrontDoorAnswers
 			if (text.contains("signature") || text.contains("no matching key") || text.contains("algorithm")) {
 				return "invalid_signature";
 			}
+			// Nimbus's "Invalid unsecured/JWS/JWE header: Invalid JSON object": three parts that decode to no JWT (abc.def.ghi)
 			if (text.contains("malformed") || text.contains("serializ") || text.contains("delimiter") || text.contains("parse")
-					|| text.contains("invalid jwt")) {
+					|| text.contains("invalid jwt") || text.contains("jws/jwe header")) {
 				return "malformed_token";
 			}
 			return "invalid_token";

@@ -120,7 +120,13 @@ class FrontDoorConfiguration {
 			SeparateManagementPort managementPort = new SeparateManagementPort(environment, context);
 			if (managementPort.separate()) {
 				log.info("The management endpoints are served on their own port (management.server.port) without "
-						+ "credentials: let only your cluster reach it (a NetworkPolicy, a loopback address)");
+						+ "credentials: let only your monitoring reach it (a NetworkPolicy, a loopback address)");
+				if (environment.getProperty("management.server.address") == null
+						&& environment.getProperty("server.address") != null) {
+					log.warn("The management port listens on every address, without credentials, while the relay "
+							+ "listens on {} only: set management.server.address (e.g. to the same address)",
+							environment.getProperty("server.address"));
+				}
 			}
 			return FrontDoorConfiguration.frontDoorChain(http, frontDoor, environment, managementPort);
 		}

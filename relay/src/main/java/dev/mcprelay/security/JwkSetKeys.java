@@ -140,22 +140,27 @@ final class JwkSetKeys implements Function<SignedJWT, Flux<JWK>>, DisposableBean
 		while (!fetching.compareAndSet(null, shared));
 		State latest = state.get();
 		if (latest != seen) {
-			// A fetch started and ended between the look above and this one's turn.
+			// A fetch started and ended between the look above and this one's turn: whoever took this one's outcome
+			// meanwhile gets that fetch's.
 			fetching.set(null);
-			return outcomeOf(latest);
+			outcomeOf(latest).subscribe(outcome::tryEmitValue, outcome::tryEmitError, outcome::tryEmitEmpty);
+			return shared;
 		}
 		long startedAt = System.nanoTime();
-		location().flatMap(this::read).timeout(FETCH_BOUND).subscribe(keys -> {
-			state.set(new State(keys, startedAt, false));
-			fetching.set(null);
-			outcome.tryEmitValue(keys);
-		}, failure -> {
-			state.set(new State(latest == null ? null : latest.keys(), startedAt, true));
-			fetching.set(null);
-			log.warn("The authorization server's keys could not be fetched ({}); the keys held are used meanwhile",
-					describe(failure));
-			outcome.tryEmitError(failure);
-		});
+		location().flatMap(this::read)
+			.switchIfEmpty(Mono.error(() -> new IllegalStateException("The JWK Set's answer was empty")))
+			.timeout(FETCH_BOUND)
+			.subscribe(keys -> {
+				state.set(new State(keys, startedAt, false));
+				fetching.set(null);
+				outcome.tryEmitValue(keys);
+			}, failure -> {
+				state.set(new State(latest == null ? null : latest.keys(), startedAt, true));
+				fetching.set(null);
+				log.warn("The authorization server's keys could not be fetched ({}); the keys held are used meanwhile",
+						describe(failure));
+				outcome.tryEmitError(failure);
+			});
 		return shared;
 	}
 

@@ -6,10 +6,12 @@ import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortT
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.env.Environment;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.security.web.server.util.matcher.ServerWebExchangeMatcher;
 import org.springframework.web.server.ServerWebExchange;
 
 import reactor.core.publisher.Mono;
+import reactor.netty.http.server.ConnectionInformation;
 
 /**
  * Matches a request that reached the actuator on a port of its own ({@code management.server.port} set apart from
@@ -36,8 +38,22 @@ final class SeparateManagementPort implements ServerWebExchangeMatcher {
 
 	@Override
 	public Mono<MatchResult> matches(ServerWebExchange exchange) {
-		InetSocketAddress local = exchange.getRequest().getLocalAddress();
-		return separate && local != null && local.getPort() != relayPort() ? MatchResult.match() : MatchResult.notMatch();
+		int port = separate ? connectionPort(exchange) : -1;
+		return port > 0 && port != relayPort() ? MatchResult.match() : MatchResult.notMatch();
+	}
+
+	/**
+	 * The port the request's connection reached, from the socket itself: never from {@code Forwarded} or
+	 * {@code X-Forwarded-Port}, which {@code server.forward-headers-strategy: native} lets a client write into the
+	 * request's own address. {@code -1} when unknown (then nothing matches).
+	 */
+	private static int connectionPort(ServerWebExchange exchange) {
+		Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+		if (nativeRequest instanceof ConnectionInformation connection
+				&& connection.connectionHostAddress() instanceof InetSocketAddress local) {
+			return local.getPort();
+		}
+		return -1;
 	}
 
 	/** The relay's own port, where MCP is served (the management server runs in a child of this context). */

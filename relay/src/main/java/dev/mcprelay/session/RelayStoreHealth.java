@@ -2,6 +2,9 @@ package dev.mcprelay.session;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,6 +13,9 @@ import org.springframework.boot.context.event.ApplicationStartedEvent;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
 import org.springframework.context.event.EventListener;
+import org.springframework.data.redis.connection.ClusterInfo;
+import org.springframework.data.redis.connection.ReactiveRedisClusterConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.stereotype.Component;
 
@@ -27,11 +33,21 @@ import reactor.core.publisher.Mono;
  * start-up, off the event loops, so no request pays for opening them; each check is bounded by {@link #TIMEOUT}.
  * With the memory store it is always up.
  *
+ * <p>Its details name the store ({@code redis}) and the {@link RedisTopology} Spring Data Redis's properties configured
+ * ({@code topology}: {@code standalone}, {@code sentinel} with the {@code master}'s name, or {@code cluster}). The
+ * session store answers when a {@code PING} does (through Sentinel: the master it names), or, on a Cluster, when the
+ * cluster says {@code cluster_state:ok} (every hash slot has a master; otherwise some sessions could be read and others
+ * not) and every master that serves slots answers a {@code PING}.
+ *
  * <p>Once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
  * store (every direct server; rate limits as their {@code on-store-error} says), and every replica shares the same
  * Redis, so taking them out of rotation would turn a Redis outage into an outage of every MCP server. The health then
  * says which parts cannot reach the store ({@code unavailable}); the store's failures are counted in
  * {@code mcp.relay.session.store.errors} and {@code mcp.relay.rate.limit.store.errors}.
+ *
+ * <p>Why a part cannot use the store (a wrong password, nothing listening, no answer in time: {@link StoreFailures}) is
+ * in the health's {@code reasons}, and logged at WARN with the store's address whenever it changes, and once a minute
+ * while it lasts: a replica that is not ready says why.
  */
 @Component("relayStore")
 class RelayStoreHealth implements ReactiveHealthIndicator {
@@ -46,14 +62,22 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 
 	private final ObjectProvider<StoreReadiness> parts;
 
+	private final ObjectProvider<LettuceConnectionFactory> connections;
+
+	private static final long LOG_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+	/** The reasons last logged, and when: the same reasons are logged again only after a minute. */
+	private final AtomicReference<Logged> logged = new AtomicReference<>(new Logged(Map.of(), 0));
+
 	/** Whether every part has been ready once: from then on, an unavailable store no longer makes the relay unready. */
 	private final java.util.concurrent.atomic.AtomicBoolean wasReady = new java.util.concurrent.atomic.AtomicBoolean();
 
 	RelayStoreHealth(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
-			ObjectProvider<StoreReadiness> parts) {
+			ObjectProvider<StoreReadiness> parts, ObjectProvider<LettuceConnectionFactory> connections) {
 		this.shared = properties.sessions().store() == SessionStoreKind.REDIS;
 		this.redis = redis;
 		this.parts = parts;
+		this.connections = connections;
 	}
 
 	/** Opens the store's connections as soon as the application has started, before traffic. */
@@ -69,6 +93,14 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 		if (!shared) {
 			return Mono.just(Health.up().withDetail("store", "memory").build());
 		}
+		LettuceConnectionFactory factory = connections.getIfAvailable();
+		RedisTopology topology = RedisTopology.of(factory);
+		Map<String, Object> where = new java.util.LinkedHashMap<>();
+		where.put("store", "redis");
+		where.put("topology", topology.detail());
+		if (topology == RedisTopology.SENTINEL) {
+			where.put("master", factory.getSentinelConfiguration().getRequiredMaster().getName());
+		}
 		List<StoreReadiness> all = new java.util.ArrayList<>();
 		all.add(new SessionStoreReadiness(redis.getObject()));
 		parts.orderedStream().forEach(all::add);
@@ -76,20 +108,56 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 			.flatMap(part -> part.ready()
 				.subscribeOn(OffEventLoop.SCHEDULER)
 				.timeout(TIMEOUT)
-				.then(Mono.<String>empty())
-				.onErrorResume(error -> Mono.just(part.name())))
+				.then(Mono.<Map.Entry<String, String>>empty())
+				.onErrorResume(error -> Mono.just(Map.entry(part.name(), StoreFailures.describe(error, topology)))))
 			.collectList()
 			.map(down -> {
 				if (down.isEmpty()) {
 					wasReady.set(true);
-					return Health.up().withDetail("store", "redis").build();
+					logged.set(new Logged(Map.of(), 0));
+					return Health.up().withDetails(where).build();
 				}
-				Health.Builder health = wasReady.get() ? Health.up() : Health.down();
-				return health.withDetail("store", "redis").withDetail("unavailable", down).build();
+				Map<String, String> reasons = new TreeMap<>();
+				down.forEach(part -> reasons.put(part.getKey(), part.getValue()));
+				boolean ready = wasReady.get();
+				warn(reasons, ready);
+				Health.Builder health = ready ? Health.up() : Health.down();
+				return health.withDetails(where)
+					.withDetail("unavailable", List.copyOf(reasons.keySet()))
+					.withDetail("reasons", reasons)
+					.build();
 			});
 	}
 
-	/** The session store's connection (Spring Data Redis's shared one) answers a PING. */
+	/** Says why the store cannot be used, when that changed or a minute after it was last said. */
+	private void warn(Map<String, String> reasons, boolean ready) {
+		long now = System.nanoTime();
+		Logged last = logged.get();
+		if ((last.reasons().equals(reasons) && now - last.at() < LOG_INTERVAL_NANOS)
+				|| !logged.compareAndSet(last, new Logged(reasons, now))) {
+			return;
+		}
+		StringBuilder why = new StringBuilder();
+		reasons.forEach((part, reason) -> why.append(why.length() == 0 ? "" : "; ").append(part).append(": ").append(reason));
+		log.warn("The shared store ({}) cannot be used, {}: {}", address(),
+				ready ? "so what needs it is answered 503 while this replica stays ready"
+						: "so this replica is not ready (/actuator/health/readiness 503) until it can",
+				why);
+	}
+
+	/** Where the store is, for the log: never a password. */
+	private String address() {
+		return RedisTopology.address(connections.getIfAvailable());
+	}
+
+	private record Logged(Map<String, String> reasons, long at) {
+	}
+
+	/**
+	 * The session store's connection (Spring Data Redis's shared one) answers a PING; on a Cluster, the cluster says
+	 * {@code cluster_state:ok} and every master that serves hash slots answers a PING, which opens the connection to
+	 * each before a request needs it.
+	 */
 	private record SessionStoreReadiness(ReactiveStringRedisTemplate redis) implements StoreReadiness {
 
 		@Override
@@ -99,7 +167,18 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 
 		@Override
 		public Mono<Void> ready() {
-			return redis.execute(connection -> connection.ping()).then();
+			return redis.execute(connection -> connection instanceof ReactiveRedisClusterConnection cluster
+					? cluster.clusterGetClusterInfo()
+						.flatMap(SessionStoreReadiness::servingEverySlot)
+						.thenMany(cluster.clusterGetNodes()
+							.filter(node -> node.isMaster() && !node.getSlotRange().getSlots().isEmpty())
+							.flatMap(cluster::ping))
+					: connection.ping()).then();
+		}
+
+		private static Mono<String> servingEverySlot(ClusterInfo info) {
+			return "ok".equals(info.getState()) ? Mono.just("ok")
+					: Mono.error(new StoreFailures.ClusterNotServing(info.getState()));
 		}
 
 	}

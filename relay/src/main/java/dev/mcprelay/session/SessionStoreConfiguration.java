@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 import dev.mcprelay.config.RelayProperties;
@@ -27,7 +28,7 @@ public class SessionStoreConfiguration {
 
 	@Bean
 	SessionStore sessionStore(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
-			MeterRegistry registry) {
+			ObjectProvider<LettuceConnectionFactory> connections, MeterRegistry registry) {
 		SessionsProperties sessions = properties.sessions();
 		Consumer<SessionKey> evicted = evictedSessions(registry);
 		// at 0 from start-up for every server and virtual server a session can be kept for, so that the first eviction
@@ -41,7 +42,7 @@ public class SessionStoreConfiguration {
 				.description("Calls to the shared session store that failed or timed out")
 				.register(registry);
 			return new RedisSessionStore(redis.getObject(), sessions.idleTimeout(), sessions.maxPerCaller(), evicted,
-					errors::increment);
+					errors::increment, RedisTopology.of(connections.getIfAvailable()));
 		}
 		return new MemorySessionStore(sessions.idleTimeout(), sessions.maxPerCaller(), evicted);
 	}

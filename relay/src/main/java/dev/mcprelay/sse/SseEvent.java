@@ -123,6 +123,14 @@ public final class SseEvent {
 		return hasData && (event == null || event.equals("message"));
 	}
 
+	/**
+	 * Whether the event is only comment lines ({@code : ping}), as servers send to keep a quiet stream alive: no field
+	 * at all, nothing for a client to dispatch.
+	 */
+	public boolean isComment() {
+		return raw.length > 0 && raw[0] == ':' && id == null && event == null && retry == null && data() == null;
+	}
+
 	/** Whether the event's message is a plain JSON-RPC notification ({@link NotificationScan}), read where it lies. */
 	public boolean holdsPlainNotification() {
 		if (dataOffset >= 0) {

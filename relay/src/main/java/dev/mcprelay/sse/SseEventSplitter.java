@@ -14,8 +14,15 @@ import org.springframework.core.io.buffer.DataBuffer;
  * cap fails with {@link SseEventTooLargeException}, whether it completes within one chunk or
  * is still incomplete when its bytes pass the cap. Stateful: one instance per stream, fed from one thread at a time.
  *
- * <p>The concatenated {@code raw} bytes of the events emitted equal the input up to the end of the last complete
- * event: nothing is dropped or reordered.
+ * <p>A UTF-8 byte-order mark at the very start of the stream (whole or split across chunks) is dropped, as the SSE
+ * specification prescribes ("one leading U+FEFF BYTE ORDER MARK character must be ignored"), so that the first event
+ * is read as the event it is, not as an unknown field; a byte-order mark anywhere else is data.
+ *
+ * <p>The concatenated {@code raw} bytes of the events emitted equal the input, after its leading byte-order mark if
+ * it had one, up to the end of the last complete event: nothing else is dropped or reordered.
+ *
+ * @see <a href="https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream">SSE: parsing
+ * an event stream</a>
  */
 public final class SseEventSplitter {
 
@@ -32,6 +39,9 @@ public final class SseEventSplitter {
 	 * to the stream's own buffer, which grows by doubling, so that an event of many chunks is not copied over and over.
 	 */
 	static final int SCRATCH_LIMIT = 128 * 1024;
+
+	/** U+FEFF in UTF-8. */
+	private static final byte[] BYTE_ORDER_MARK = { (byte) 0xEF, (byte) 0xBB, (byte) 0xBF };
 
 	/** Per thread: where a chunk is scanned, so that a chunk never stays in the memory of a long, quiet stream. */
 	private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[64 * 1024]);
@@ -51,6 +61,9 @@ public final class SseEventSplitter {
 	private boolean afterCr;
 
 	private final EventBuilder builder = new EventBuilder();
+
+	/** Whether the stream's start was read past: a leading byte-order mark is looked for only before. */
+	private boolean started;
 
 	public SseEventSplitter(long maxEventBytes) {
 		this.maxEventBytes = maxEventBytes;
@@ -73,6 +86,20 @@ public final class SseEventSplitter {
 			work = pending;
 		}
 		buffer.read(work, length, readable);
+		if (!started) {
+			int bom = leadingByteOrderMark(work, total);
+			if (bom < 0) {
+				// only the beginning of a byte-order mark so far: kept unscanned until the stream says more
+				keepIncompleteEvent(work, 0, total);
+				scanned = 0;
+				return List.of();
+			}
+			started = true;
+			if (bom > 0) {
+				System.arraycopy(work, bom, work, 0, total - bom);
+				total -= bom;
+			}
+		}
 		List<SseEvent> events = List.of();
 		// Where the event being read starts; what comes before it is moved out once, after the loop (moving the rest
 		// after every event made a chunk of many small events quadratic).
@@ -133,6 +160,22 @@ public final class SseEventSplitter {
 		lineStart -= from;
 		builder.moved(from);
 		scanned = tail;
+	}
+
+	/**
+	 * The length of the UTF-8 byte-order mark {@code bytes} start with: 3, or 0 when they start otherwise, or -1 when
+	 * the {@code length} bytes there are are the beginning of one.
+	 */
+	private static int leadingByteOrderMark(byte[] bytes, int length) {
+		for (int i = 0; i < BYTE_ORDER_MARK.length; i++) {
+			if (i == length) {
+				return -1;
+			}
+			if (bytes[i] != BYTE_ORDER_MARK[i]) {
+				return 0;
+			}
+		}
+		return BYTE_ORDER_MARK.length;
 	}
 
 	private static byte[] scratch(int needed) {

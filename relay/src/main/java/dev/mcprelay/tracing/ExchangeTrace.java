@@ -93,7 +93,8 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 		}
 		if (outcome != null && trace.serverSpan() != null && !trace.serverSpan().isNoop()) {
 			telemetry.interceptorSpan(trace, stage,
-					verdict.proceeds() ? verdict.changedBy() : verdict.interceptor(), outcome, startNanos);
+					verdict.proceeds() ? verdict.changedBy() : verdict.interceptor(), outcome, startNanos,
+					verdict.kind() == Verdict.Kind.REJECT ? verdict.error() : null);
 		}
 	}
 
@@ -145,11 +146,18 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 		return spliced ? plan.encodedForwardedMessages() : plan.upstreamBody();
 	}
 
+	/**
+	 * {@code answer} answers one of the exchange's requests: its trip upstream ends; a {@code tools/list} or
+	 * {@code prompts/list} result of the server's admits the names it lists as tag values ({@link BoundedNames}).
+	 */
 	@Override
 	public void answered(JsonRpcMessage answer) {
 		MessageTrace trace = answered(answer.id());
 		if (trace != null) {
 			trace.answered(answer);
+			if (!answer.isError()) {
+				telemetry.meters().listed(trace.facts().server(), trace.facts().method(), answer);
+			}
 		}
 	}
 
@@ -174,7 +182,7 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 		if (span == null || span.isNoop() || message.method() == null) {
 			return false;
 		}
-		span.event(message.method());
+		span.event(TelemetryText.cut(message.method()));
 		if (!message.isRequest() || !Boolean.TRUE.equals(span.context().sampled())
 				|| TraceMeta.carrierOf(message.node()) != null) {
 			return false;
@@ -204,7 +212,7 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 		try {
 			JsonRpcMessage message = JsonRpcScanner.scan(json).first();
 			if (message != null && message.method() != null) {
-				messages.get(0).serverSpan().event(message.method());
+				messages.get(0).serverSpan().event(TelemetryText.cut(message.method()));
 			}
 		}
 		catch (JsonRpcParseException ex) {

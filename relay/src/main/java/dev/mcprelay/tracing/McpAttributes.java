@@ -52,6 +52,12 @@ final class McpAttributes {
 	/** On an interceptor span: the interceptor that rejected, answered or changed the message. */
 	static final String INTERCEPTOR_NAME = "mcp_relay.interceptor.name";
 
+	/** On an interceptor span that refused: the reason the access log gives ({@code policy_denied}, ...). */
+	static final String REFUSAL_REASON = "mcp_relay.refusal.reason";
+
+	/** On an interceptor span that refused: what refused (the policy's name, ...), for the operator only. */
+	static final String REFUSAL_DETAIL = "mcp_relay.refusal.detail";
+
 	/** On an interceptor span: {@code rejected}, {@code responded}, {@code changed}, {@code dropped}, … */
 	static final String INTERCEPTOR_OUTCOME = "mcp_relay.interceptor.outcome";
 

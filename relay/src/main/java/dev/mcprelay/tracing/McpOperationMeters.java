@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.metrics.RpcMethodTag;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -19,7 +20,7 @@ import io.micrometer.core.instrument.Timer;
  * sent) and {@code mcp.client.operation.duration} (a message the relay sent upstream, until the upstream's answer or
  * acknowledgement came), in seconds, with the conventions' bucket boundaries. Every tag value comes from a bounded
  * set: the client methods MCP defines (the relay's {@code rpc_method} tag's), JSON-RPC error codes MCP and JSON-RPC define, the relay's failure reasons, protocol
- * versions MCP published, tool and prompt names a server answered ({@link BoundedNames}); anything else is
+ * versions MCP published, tool and prompt names the server itself listed ({@link BoundedNames}); anything else is
  * {@value McpAttributes#OTHER}, and an attribute that does not apply is {@code ""} (Prometheus needs every series of
  * a meter to have the same labels). Series are registered once and kept.
  */
@@ -55,25 +56,35 @@ public class McpOperationMeters {
 		this.registry = registry;
 	}
 
-	void recordServer(MessageTrace.Facts facts, String errorType, boolean answeredWithResult, long nanos) {
-		server.computeIfAbsent(key(facts, errorType, answeredWithResult), key -> register(SERVER_DURATION,
+	void recordServer(MessageTrace.Facts facts, String errorType, long nanos) {
+		server.computeIfAbsent(key(facts, errorType), key -> register(SERVER_DURATION,
 				"An MCP message from a client, from its arrival until its answer or acknowledgement was sent", key))
 			.record(nanos, TimeUnit.NANOSECONDS);
 	}
 
-	void recordClient(MessageTrace.Facts facts, String errorType, boolean answeredWithResult, long nanos) {
-		client.computeIfAbsent(key(facts, errorType, answeredWithResult), key -> register(CLIENT_DURATION,
+	void recordClient(MessageTrace.Facts facts, String errorType, long nanos) {
+		client.computeIfAbsent(key(facts, errorType), key -> register(CLIENT_DURATION,
 				"An MCP message the relay sent upstream, until the upstream's answer or acknowledgement came", key))
 			.record(nanos, TimeUnit.NANOSECONDS);
 	}
 
-	private Key key(MessageTrace.Facts facts, String errorType, boolean answeredWithResult) {
+	/**
+	 * The server answered {@code method} with {@code answer}, a result: a {@code tools/list} or {@code prompts/list}
+	 * admits the names it lists as tag values. Reads the answer's tree only for those two methods.
+	 */
+	void listed(String server, String method, JsonRpcMessage answer) {
+		String kind = "tools/list".equals(method) ? "tools" : "prompts/list".equals(method) ? "prompts" : null;
+		if (kind != null && answer.node().path("result").path(kind).isArray()) {
+			names.admit(server, kind, answer.node().path("result").path(kind));
+		}
+	}
+
+	private Key key(MessageTrace.Facts facts, String errorType) {
 		String method = RpcMethodTag.isClientMethod(facts.method()) ? facts.method() : McpAttributes.OTHER;
 		String version = facts.protocolVersion() == null ? ""
 				: VERSIONS.contains(facts.protocolVersion()) ? facts.protocolVersion() : McpAttributes.OTHER;
-		return new Key(method, errorTypeTag(errorType),
-				names.tagValue(facts.server(), facts.toolName(), answeredWithResult),
-				names.tagValue(facts.server(), facts.promptName(), answeredWithResult), version, facts.server(),
+		return new Key(method, errorTypeTag(errorType), names.tagValue(facts.server(), "tools", facts.toolName()),
+				names.tagValue(facts.server(), "prompts", facts.promptName()), version, facts.server(),
 				facts.virtualServer() == null ? "none" : facts.virtualServer());
 	}
 

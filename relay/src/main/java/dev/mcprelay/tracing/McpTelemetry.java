@@ -34,7 +34,9 @@ import io.micrometer.tracing.propagation.Propagator;
  * else the one of the request's {@code traceparent} header, else starts one; a malformed context in either is
  * ignored. Spans carry the caller's id, the server and the virtual server, never a credential; the session id only as
  * a digest ({@code mcp.session.id}: the first 16 bytes of its SHA-256, hex), since in mode {@code none} the id itself
- * lets its holder into the session.
+ * lets its holder into the session. Text from a message is cut to {@value TelemetryText#MAX_LENGTH} characters in span
+ * names, attributes and events ({@link TelemetryText}). A client's sampled flag is honoured up to
+ * {@code mcp-relay.tracing.client-sampled-traces-per-second} ({@link ClientSampledCeiling}).
  */
 @Component
 public class McpTelemetry {
@@ -108,7 +110,7 @@ public class McpTelemetry {
 			span.tag(McpAttributes.SESSION_ID, Sha256.hex(session).substring(0, 32));
 		}
 		if (context.caller() != null && context.caller().id() != null) {
-			span.tag(McpAttributes.RELAY_CLIENT, context.caller().id());
+			span.tag(McpAttributes.RELAY_CLIENT, TelemetryText.cut(context.caller().id()));
 		}
 		return span;
 	}
@@ -151,6 +153,15 @@ public class McpTelemetry {
 	 * {@code startNanos} (of {@link System#nanoTime}) until now.
 	 */
 	void interceptorSpan(MessageTrace trace, String stage, String interceptor, String outcome, long startNanos) {
+		interceptorSpan(trace, stage, interceptor, outcome, startNanos, null);
+	}
+
+	/**
+	 * The same, for a refusal {@code refused} (or {@code null}), whose operator-only reason and detail
+	 * ({@link dev.mcprelay.api.RejectError#logReason()}: a policy's name, say) the span carries.
+	 */
+	void interceptorSpan(MessageTrace trace, String stage, String interceptor, String outcome, long startNanos,
+			dev.mcprelay.api.RejectError refused) {
 		long elapsedMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - startNanos);
 		java.time.Instant now = java.time.Instant.now();
 		long startMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000 - elapsedMicros;
@@ -163,6 +174,12 @@ public class McpTelemetry {
 			.tag(McpAttributes.METHOD_NAME, trace.facts().method())
 			.startTimestamp(startMicros, TimeUnit.MICROSECONDS)
 			.start();
+		if (refused != null && refused.logReason() != null) {
+			span.tag(McpAttributes.REFUSAL_REASON, refused.logReason());
+			if (refused.logDetail() != null) {
+				span.tag(McpAttributes.REFUSAL_DETAIL, refused.logDetail());
+			}
+		}
 		span.end();
 	}
 

@@ -19,7 +19,8 @@ import io.micrometer.tracing.Span;
 final class MessageTrace {
 
 	/**
-	 * What the conventions record of a message, read from it once.
+	 * What the conventions record of a message, read from it once. Every text is cut to
+	 * {@value TelemetryText#MAX_LENGTH} characters ({@link TelemetryText}).
 	 *
 	 * @param method {@code mcp.method.name}
 	 * @param requestId {@code jsonrpc.request.id}; {@code null} for a notification (or a {@code null} id)
@@ -34,10 +35,13 @@ final class MessageTrace {
 	record Facts(String method, String requestId, String toolName, String promptName, String resourceUri,
 			String protocolVersion, String server, String virtualServer) {
 
-		/** The conventions' span name: {@code {mcp.method.name} {target}}, the target a tool's or prompt's name. */
+		/**
+		 * The conventions' span name: {@code {mcp.method.name} {target}}, the target a tool's or prompt's name; cut to
+		 * {@value TelemetryText#MAX_LENGTH} characters.
+		 */
 		String spanName() {
 			String target = toolName != null ? toolName : promptName;
-			return target == null ? method : method + " " + target;
+			return TelemetryText.cut(target == null ? method : method + " " + target);
 		}
 
 		boolean isToolCall() {
@@ -52,17 +56,19 @@ final class MessageTrace {
 			if (version == null && "initialize".equals(method)) {
 				version = text(params, "protocolVersion");
 			}
-			return new Facts(method, id == null || id.isNull() ? null : id.isTextual() ? id.asText() : id.toString(),
+			return new Facts(TelemetryText.cut(method),
+					id == null || id.isNull() ? null : TelemetryText.cut(id.isTextual() ? id.asText() : id.toString()),
 					"tools/call".equals(method) ? text(params, "name") : null,
 					"prompts/get".equals(method) ? text(params, "name") : null,
 					method != null && (method.startsWith("resources/") && !method.endsWith("/list"))
 							? text(params, "uri") : null,
-					version, context.server(), context.virtualServer());
+					TelemetryText.cut(version), context.server(), context.virtualServer());
 		}
 
+		/** A text field of {@code params}, cut to {@value TelemetryText#MAX_LENGTH} characters. */
 		private static String text(JsonNode params, String field) {
 			JsonNode value = params instanceof ObjectNode object ? object.get(field) : null;
-			return value != null && value.isTextual() ? value.asText() : null;
+			return value != null && value.isTextual() ? TelemetryText.cut(value.asText()) : null;
 		}
 
 	}
@@ -140,7 +146,7 @@ final class MessageTrace {
 	/** An interceptor refused the message with {@code code}; the client gets that error. */
 	synchronized void rejected(int code, String message) {
 		this.errorType = String.valueOf(code);
-		this.errorMessage = message;
+		this.errorMessage = TelemetryText.cut(message);
 	}
 
 	/**
@@ -163,7 +169,7 @@ final class MessageTrace {
 			JsonNode code = error == null ? null : error.get("code");
 			JsonNode text = error == null ? null : error.get("message");
 			errorType = code != null && code.isIntegralNumber() ? code.asText() : McpAttributes.OTHER;
-			errorMessage = text != null && text.isTextual() ? text.asText() : null;
+			errorMessage = text != null && text.isTextual() ? TelemetryText.cut(text.asText()) : null;
 		}
 		else {
 			answeredWithResult = true;
@@ -196,7 +202,7 @@ final class MessageTrace {
 		if (isSent() && !upstreamDone) {
 			endUpstream(now);
 		}
-		telemetry.meters().recordServer(facts, errorType, answeredWithResult, now - arrivedNanos);
+		telemetry.meters().recordServer(facts, errorType, now - arrivedNanos);
 		if (serverSpan != null) {
 			close(serverSpan);
 		}
@@ -204,7 +210,7 @@ final class MessageTrace {
 
 	private void endUpstream(long now) {
 		upstreamDone = true;
-		telemetry.meters().recordClient(facts, errorType, answeredWithResult, now - sentNanos);
+		telemetry.meters().recordClient(facts, errorType, now - sentNanos);
 		if (clientSpan != null) {
 			close(clientSpan);
 		}

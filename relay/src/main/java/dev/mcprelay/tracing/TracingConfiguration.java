@@ -7,15 +7,48 @@ import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.O
 import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.SpanExporters;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+import dev.mcprelay.config.RelayProperties;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.metrics.MeterProvider;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
 
-/** What the relay changes in Spring Boot's OpenTelemetry tracing: how spans get to the exporter, and their count. */
+/**
+ * What the relay changes in Spring Boot's OpenTelemetry tracing: how spans get to the exporter, their count, and how
+ * far a client's sampled flag is followed.
+ */
 @Configuration(proxyBeanMethods = false)
 class TracingConfiguration {
+
+	/**
+	 * Spring Boot's sampler ({@code management.opentelemetry.tracing.sampler},
+	 * {@code management.tracing.sampling.probability}), with the parent-based kinds' trust in a remote parent bounded by
+	 * {@code mcp-relay.tracing.client-sampled-traces-per-second} ({@link ClientSampledCeiling}); with tracing off
+	 * ({@link TracingSwitch}), a client's flag is followed not at all. The kinds that ignore parents are Boot's own.
+	 */
+	@Bean
+	Sampler relaySampler(ObjectProvider<OpenTelemetryTracingProperties> openTelemetry,
+			ObjectProvider<org.springframework.boot.micrometer.tracing.autoconfigure.TracingProperties> tracing,
+			RelayProperties relay, Environment environment) {
+		double probability = tracing
+			.getIfAvailable(org.springframework.boot.micrometer.tracing.autoconfigure.TracingProperties::new)
+			.getSampling()
+			.getProbability();
+		int perSecond = TracingSwitch.tracingOn(environment) ? relay.tracing().clientSampledTracesPerSecond() : 0;
+		return switch (openTelemetry.getIfAvailable(OpenTelemetryTracingProperties::new).getSampler()) {
+			case ALWAYS_ON -> Sampler.alwaysOn();
+			case ALWAYS_OFF -> Sampler.alwaysOff();
+			case TRACE_ID_RATIO -> Sampler.traceIdRatioBased(probability);
+			case PARENT_BASED_ALWAYS_ON -> new ClientSampledCeiling(Sampler.alwaysOn(), perSecond);
+			case PARENT_BASED_ALWAYS_OFF -> new ClientSampledCeiling(Sampler.alwaysOff(), perSecond);
+			case PARENT_BASED_TRACE_ID_RATIO -> new ClientSampledCeiling(Sampler.traceIdRatioBased(probability),
+					perSecond);
+		};
+	}
 
 	/** Taken by the batch span processor ({@link SpanExportMeters}). */
 	@Bean

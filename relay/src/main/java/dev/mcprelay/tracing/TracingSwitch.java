@@ -19,7 +19,10 @@ import org.springframework.util.StringUtils;
  * log pattern. Turning Boot's OpenTelemetry off instead ({@code management.opentelemetry.enabled: false}) would be
  * worse: Boot then makes a tracer that records every span and sends it nowhere. With an endpoint or without,
  * Prometheus keeps no exemplars unless asked ({@code management.tracing.exemplars.include: none}): its exemplar sampler
- * runs on every histogram observation, about 1-2% of a request's CPU, for a link few scrapes use. Runs once, before
+ * runs on every histogram observation, about 1-2% of a request's CPU, for a link few scrapes use. With an endpoint, no
+ * span attribute (any span's, event attributes too) keeps more than 1,024 characters
+ * ({@code management.opentelemetry.tracing.limits.max-attribute-value-length}), beside the relay's own 128-character
+ * bound on what it takes from messages ({@link TelemetryText}). Runs once, before
  * the context is made, after the configuration files are read; the defaults are the weakest source, so an operator
  * who sets any of them decides.
  */
@@ -38,10 +41,13 @@ public class TracingSwitch implements EnvironmentPostProcessor, Ordered {
 	/** Which traces Prometheus histograms keep exemplars of. */
 	static final String EXEMPLARS = "management.tracing.exemplars.include";
 
+	/** The longest attribute value (or event attribute) a span keeps; the rest is cut off by the SDK. */
+	static final String MAX_ATTRIBUTE_LENGTH = "management.opentelemetry.tracing.limits.max-attribute-value-length";
+
 	@Override
 	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
 		Map<String, Object> defaults = StringUtils.hasText(environment.getProperty(OTLP_ENDPOINT))
-				? Map.of(EXEMPLARS, "none")
+				? Map.of(EXEMPLARS, "none", MAX_ATTRIBUTE_LENGTH, "1024")
 				: Map.of(TRACING_EXPORT_ENABLED, "false", SAMPLING, "0.0", EXEMPLARS, "none");
 		environment.getPropertySources().addLast(new MapPropertySource("mcpRelayTracingDefaults", defaults));
 	}

@@ -1,7 +1,5 @@
 package dev.mcprelay.transport;
 
-import java.nio.charset.StandardCharsets;
-
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
@@ -43,14 +41,16 @@ public final class LocalUpstreamResponse implements UpstreamResponse {
 		return new LocalUpstreamResponse(HttpStatus.OK, all, Flux.defer(() -> Flux.just(BUFFERS.wrap(message))));
 	}
 
-	/** 200 with each JSON-RPC message as one SSE {@code message} event, as they come. */
-	public static LocalUpstreamResponse eventStream(HttpHeaders headers, Flux<byte[]> messages) {
+	/**
+	 * 200 with an SSE stream of {@code events}, each one complete event as it goes on the wire (a JSON-RPC message as
+	 * a {@code message} event, {@link SseEventWriter#message}, or a comment), as they come.
+	 */
+	public static LocalUpstreamResponse eventStream(HttpHeaders headers, Flux<byte[]> events) {
 		HttpHeaders all = new HttpHeaders();
 		all.addAll(headers);
 		all.setContentType(MediaType.TEXT_EVENT_STREAM);
 		all.setCacheControl("no-cache");
-		return new LocalUpstreamResponse(HttpStatus.OK, all,
-				messages.map(message -> BUFFERS.wrap(SseEventWriter.message(new String(message, StandardCharsets.UTF_8)))));
+		return new LocalUpstreamResponse(HttpStatus.OK, all, events.map(BUFFERS::wrap));
 	}
 
 	/** A status with no body: 202 for accepted notifications and responses, 200 for an ended session. */

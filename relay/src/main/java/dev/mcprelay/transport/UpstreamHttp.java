@@ -12,7 +12,7 @@ import reactor.netty.http.client.HttpClient;
 /**
  * How every transport puts one HTTP request on an upstream connection through Reactor Netty's pooled
  * {@link HttpClient}: the headers as given (they replace Reactor Netty's defaults, {@code Accept} and
- * {@code User-Agent}), a body written in one piece with its length (Reactor Netty would otherwise send it chunked),
+ * {@code User-Agent}; a repeated header goes as repeated lines), a body written in one piece with its length (Reactor Netty would otherwise send it chunked),
  * and {@code onWritten} run once headers and body are on the connection.
  */
 public final class UpstreamHttp {
@@ -27,7 +27,7 @@ public final class UpstreamHttp {
 			.uri(uri)
 			.send((request, outbound) -> {
 				io.netty.handler.codec.http.HttpHeaders out = request.requestHeaders();
-				out.setAll(WireHeaders.nettyOf(headers));
+				WireHeaders.replaceAll(out, WireHeaders.nettyOf(headers));
 				Mono<Void> written;
 				if (body == null) {
 					written = outbound.then();

@@ -23,7 +23,13 @@ public final class UpstreamTransportException extends RuntimeException {
 		TOO_MANY_SESSIONS,
 
 		/** The request does not fit the session (a second GET stream): 409. */
-		CONFLICT
+		CONFLICT,
+
+		/**
+		 * The relay held as much for the client as it may (a bounded queue of messages waiting for it was full), so the
+		 * request's answer is lost: 503.
+		 */
+		HELD_MESSAGES_FULL
 
 	}
 

@@ -1,5 +1,8 @@
 package dev.mcprelay.transport;
 
+import java.util.Iterator;
+import java.util.Map;
+
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.support.Netty4HeadersAdapter;
 
@@ -40,6 +43,25 @@ public final class WireHeaders extends HttpHeaders {
 	/** Netty's headers behind this view: what goes on the wire. */
 	public io.netty.handler.codec.http.HttpHeaders netty() {
 		return netty;
+	}
+
+	/**
+	 * Puts every header line of {@code from} on {@code to}, line by line: each name {@code from} holds replaces what
+	 * {@code to} had under it, and a name {@code from} repeats stays repeated, in order (two {@code Accept} lines stay
+	 * two lines). Netty's own {@code setAll} keeps only the last line of each name unless both sides happen to be
+	 * Netty's default header type.
+	 */
+	public static void replaceAll(io.netty.handler.codec.http.HttpHeaders to,
+			io.netty.handler.codec.http.HttpHeaders from) {
+		Iterator<Map.Entry<CharSequence, CharSequence>> names = from.iteratorCharSequence();
+		while (names.hasNext()) {
+			to.remove(names.next().getKey());
+		}
+		Iterator<Map.Entry<CharSequence, CharSequence>> lines = from.iteratorCharSequence();
+		while (lines.hasNext()) {
+			Map.Entry<CharSequence, CharSequence> line = lines.next();
+			to.add(line.getKey(), line.getValue());
+		}
 	}
 
 	/** Netty's headers of any {@link HttpHeaders}: those behind a {@link WireHeaders}, or a copy. */

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.time.Duration;
 
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ReactiveHttpInputMessage;
+import org.springframework.security.oauth2.core.OAuth2AuthorizationException;
+import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.endpoint.OAuth2AccessTokenResponse;
 import org.springframework.security.oauth2.core.web.reactive.function.OAuth2BodyExtractors;
 import org.springframework.web.reactive.function.BodyExtractor;
@@ -25,8 +28,9 @@ import reactor.core.publisher.Mono;
  * if it said the server's {@code default-token-lifetime}. Spring Security would take such a token as expiring one
  * second after it was issued, so the relay would ask for a new one on every call.
  *
- * <p>The body is read whole, up to {@link #MAX_BODY} (a token response is small; a larger one fails as unreadable,
- * and its buffers are released).
+ * <p>The body is read whole, up to {@link #MAX_BODY} (a token response is small; a larger one fails as an invalid
+ * token response, and its buffers are released). A response without a body is read as Spring Security reads it: an
+ * invalid token response, never nothing.
  */
 final class TokenResponseLifetime implements BodyExtractor<Mono<OAuth2AccessTokenResponse>, ReactiveHttpInputMessage> {
 
@@ -46,25 +50,36 @@ final class TokenResponseLifetime implements BodyExtractor<Mono<OAuth2AccessToke
 
 	@Override
 	public Mono<OAuth2AccessTokenResponse> extract(ReactiveHttpInputMessage response, Context context) {
-		return DataBufferUtils.join(response.getBody(), MAX_BODY).map(TokenResponseLifetime::bytesOf).flatMap(body -> {
-			HttpHeaders headers = new HttpHeaders();
-			headers.addAll(response.getHeaders());
-			headers.remove(HttpHeaders.CONTENT_LENGTH);
-			byte[] amended = withLifetime(body);
-			return STANDARD.extract(new ReactiveHttpInputMessage() {
+		return DataBufferUtils.join(response.getBody(), MAX_BODY)
+			.map(TokenResponseLifetime::bytesOf)
+			.onErrorMap(DataBufferLimitException.class,
+					tooLarge -> invalid("The token response is larger than " + MAX_BODY / 1024 + " KB"))
+			.flatMap(body -> STANDARD.extract(replayed(response.getHeaders(), withLifetime(body)), context))
+			.switchIfEmpty(Mono.error(() -> invalid("Empty OAuth 2.0 Access Token Response")));
+	}
 
-				@Override
-				public HttpHeaders getHeaders() {
-					return headers;
-				}
+	/** A message with {@code headers} (but its length) and {@code body}, for Spring Security's reader. */
+	private static ReactiveHttpInputMessage replayed(HttpHeaders received, byte[] body) {
+		HttpHeaders headers = new HttpHeaders();
+		headers.addAll(received);
+		headers.remove(HttpHeaders.CONTENT_LENGTH);
+		return new ReactiveHttpInputMessage() {
 
-				@Override
-				public Flux<DataBuffer> getBody() {
-					return Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(amended)));
-				}
+			@Override
+			public HttpHeaders getHeaders() {
+				return headers;
+			}
 
-			}, context);
-		});
+			@Override
+			public Flux<DataBuffer> getBody() {
+				return Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body)));
+			}
+
+		};
+	}
+
+	private static OAuth2AuthorizationException invalid(String description) {
+		return new OAuth2AuthorizationException(new OAuth2Error("invalid_token_response", description, null));
 	}
 
 	/** {@code body} with {@code expires_in} when it is a successful response without one; else {@code body} as it is. */

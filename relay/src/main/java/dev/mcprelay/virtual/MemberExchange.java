@@ -57,6 +57,7 @@ final class MemberExchange implements RelayExchange {
 		this.record = ExchangeRecord.begin(method);
 		record.server(route.server());
 		record.virtualServer(virtual.virtualServer());
+		record.requestId(headers.get("X-Request-Id"));
 	}
 
 	@Override

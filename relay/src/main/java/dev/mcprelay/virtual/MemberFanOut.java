@@ -21,8 +21,9 @@ import reactor.core.publisher.Mono;
 /**
  * The client's messages every joined member gets:
  * <ul>
- * <li>a notification, answered 202 once every member has it (a cancellation reaches the one that holds the request,
- * the others have no request by that id). The client's {@code notifications/initialized} reaches the members it
+ * <li>a notification, answered 202 once every member it goes to has it ({@link MemberNotifications}: a cancellation
+ * of a member's request reaches that member alone, under the member's id; one of the client's own requests every
+ * member, the one that holds the request ends it, the others have none by that id). The client's {@code notifications/initialized} reaches the members it
  * joined now, not when they were joined; then the relay opens each member's stream and holds it for the client's GET
  * ({@link MergedStreams#hold}), before the client has the acknowledgement and can call anything;</li>
  * <li>{@code logging/setLevel}, answered from the members' answers as one server would answer: a result when one
@@ -40,18 +41,27 @@ class MemberFanOut {
 
 	private final MemberAvailability availability;
 
-	MemberFanOut(MemberRequests requests, MergedStreams streams, MemberAvailability availability) {
+	private final MemberIds ids;
+
+	MemberFanOut(MemberRequests requests, MergedStreams streams, MemberAvailability availability, MemberIds ids) {
+		this.ids = ids;
 		this.requests = requests;
 		this.streams = streams;
 		this.availability = availability;
 	}
 
-	/** A notification of the client's, to every joined member. */
+	/**
+	 * A notification of the client's, to the members {@link MemberNotifications} names (a cancellation of a member's
+	 * request to that member alone, under its id; a refusal when this session never gave the id it names).
+	 */
 	Mono<Void> notify(VirtualCall call, JsonRpcMessage message) {
 		boolean initialized = "notifications/initialized".equals(message.method());
-		Mono<Void> sent = Flux.fromIterable(call.usable())
+		MemberNotifications.Delivery delivery = MemberNotifications.of(call, message, ids);
+		// sent again in a member's new session, but for what only its lost session knew
+		boolean again = !initialized && !delivery.sessionBound();
+		Mono<Void> sent = Flux.fromIterable(delivery.members())
 			.filter(call::reachable)
-			.flatMap(member -> requests.post(call, member, JsonRpcErrors.toBytes(message.node()), !initialized)
+			.flatMap(member -> requests.post(call, member, delivery.body(), again)
 				.flatMap(answered -> answered.answer() == null ? Mono.empty() : answered.answer().discard())
 				.onErrorResume(error -> Mono.empty()))
 			.then();

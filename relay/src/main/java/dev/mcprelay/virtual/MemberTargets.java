@@ -148,12 +148,15 @@ class MemberTargets {
 				if (candidates.size() == 1) {
 					return Target.to(candidates.get(0), request);
 				}
-				String message = candidates.isEmpty() ? "Resource not found: " + wanted
+				// no member lists it: the candidates are every member asked, so the client knows whom to ask directly
+				List<String> named = candidates.isEmpty() ? publishers.stream().map(Publisher::member).toList() : candidates;
+				String message = candidates.isEmpty() ? "Resource not found: " + wanted + " (no member lists it: "
+						+ String.join(", ", named) + ")"
 						: "Resource " + wanted + " is published by several members (" + String.join(", ", candidates)
 								+ "); ask each of them through its own endpoint";
 				return Target.refused(JsonRpcErrors.error(id, RESOURCE_NOT_FOUND, message,
 						Map.of("reason", candidates.isEmpty() ? "unknown_resource" : "ambiguous_resource", "candidates",
-								String.join(",", candidates))));
+								String.join(",", named))));
 			});
 	}
 

@@ -8,8 +8,9 @@ final class MemberUnavailable extends RuntimeException {
 
 	private final String member;
 
+	/** @param what what the member did, a sentence's end (a period of its own, as a member's message has, is kept once) */
 	MemberUnavailable(String member, String what) {
-		super("Member '" + member + "' is unavailable: it " + what + ".", null, false, false);
+		super("Member '" + member + "' is unavailable: it " + (what.endsWith(".") ? what : what + "."), null, false, false);
 		this.member = member;
 	}
 

@@ -43,7 +43,8 @@ import reactor.core.publisher.Mono;
  * {@code prompts/get}, the resource requests and {@code completion/complete} go to the member that published what they
  * name ({@link MemberTargets}) and its answer is relayed as it comes ({@link AnswerRelay}); the client's answer to a
  * member's request goes back to that member ({@link MemberIds}); notifications and {@code logging/setLevel} go to every
- * joined member ({@link MemberFanOut}); {@code ping} is answered here. Every message to a member goes once its stream
+ * joined member ({@link MemberFanOut}), but a cancellation of a member's request, which goes to that member alone under
+ * its id ({@link MemberNotifications}); {@code ping} is answered here. Every message to a member goes once its stream
  * is open, and a member that lost its session is joined again ({@link MemberRequests}). With {@code tool-search}, the
  * tools are found by search ({@link VirtualToolSearch}). GET takes the members' streams, held from the join and merged
  * ({@link MergedStreams}); DELETE ends every member session and the relay session; a session that ends otherwise
@@ -136,7 +137,8 @@ public class VirtualRelay {
 			return Mono.error(RelayFailures.methodNotAllowed(server.id(), method));
 		}).onErrorResume(RelayFailure.class, failure -> {
 			exchange.record().failed(failure.isUpstreamFault(), failure.reason());
-			return RelayAnswers.respond(exchange.response(), failure, null);
+			// by the request's id once its body was read (session_required, session_not_found, ...), else id null
+			return RelayAnswers.respond(exchange.response(), failure, exchange.record().payload());
 		});
 	}
 

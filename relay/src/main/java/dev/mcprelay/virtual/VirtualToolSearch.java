@@ -19,7 +19,7 @@ import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ToolsProperties;
-import dev.mcprelay.interceptors.ToolNameFilter;
+import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.interceptors.toolsearch.SearchQuery;
 import dev.mcprelay.interceptors.toolsearch.ToolIndex;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchAnswers;
@@ -29,7 +29,6 @@ import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreUnavailableException;
-import io.modelcontextprotocol.spec.McpSchema;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -95,9 +94,11 @@ class VirtualToolSearch {
 			ObjectNode response = response(request.get("id"));
 			ArrayNode tools = response.putObject("result").putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(call.server().toolSearch().maxResults()));
-			for (McpSchema.Tool tool : index.tools()) {
-				if (pinned(call, tool.name()) || call.exposedTools().contains(tool.name())) {
-					tools.add(JsonRpcParser.mapper().<JsonNode>valueToTree(tool));
+			for (ObjectNode tool : index.tools()) {
+				String name = ToolIndex.name(tool);
+				if (pinned(call, name) || call.exposedTools().contains(name)) {
+					// a copy, as the member sent it (renamed): the kept catalogue is never edited
+					tools.add(tool.deepCopy());
 				}
 			}
 			return new VirtualLists.Page(response, catalogue.warnings());
@@ -115,8 +116,8 @@ class VirtualToolSearch {
 					refused.data())));
 		}
 		return catalogue(call).flatMap(catalogue -> {
-			List<McpSchema.Tool> found = catalogue.index().search(query.read(), query.limit());
-			List<String> names = found.stream().map(McpSchema.Tool::name).toList();
+			List<ObjectNode> found = catalogue.index().search(query.read(), query.limit());
+			List<String> names = found.stream().map(ToolIndex::name).toList();
 			Mono<Void> exposed = call.stateless() ? Mono.empty()
 					: store.expose(new SessionKey(call.server().id(), call.session().id()), names);
 			return exposed
@@ -197,7 +198,7 @@ class VirtualToolSearch {
 	}
 
 	private Kept index(VirtualCall call, List<Map.Entry<String, List<ObjectNode>>> perMember) {
-		Map<String, McpSchema.Tool> merged = new LinkedHashMap<>();
+		Map<String, ObjectNode> merged = new LinkedHashMap<>();
 		Map<String, String> owners = new LinkedHashMap<>();
 		long bytes = 0;
 		for (Map.Entry<String, List<ObjectNode>> member : perMember) {
@@ -212,7 +213,8 @@ class VirtualToolSearch {
 				}
 				ObjectNode renamed = node.deepCopy().put("name", name);
 				bytes += JsonRpcErrors.toBytes(renamed).length;
-				merged.put(name, JsonRpcParser.mapper().convertValue(renamed, McpSchema.Tool.class));
+				// kept as the member sent it (renamed), every field
+				merged.put(name, renamed);
 			}
 		}
 		return new Kept(new ToolIndex(List.copyOf(merged.values())), bytes);

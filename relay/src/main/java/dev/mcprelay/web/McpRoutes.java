@@ -10,6 +10,7 @@ import dev.mcprelay.http.NettyExchange;
 import dev.mcprelay.http.RequestTarget;
 import dev.mcprelay.metrics.ExchangeObservations;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.proxy.BufferedBodies;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.McpRouting;
@@ -29,7 +30,8 @@ import reactor.netty.http.server.HttpServerRoutes;
  * paths nothing serves) goes on to WebFlux, and in the secured modes through Spring Security's filter chain there.
  *
  * <p>On the route, in this order: the observation (an {@link ExchangeRecord} born with the decision; meters and the
- * access-log line when the response ends, completed, failed or cancelled by a client that went away), the refusal of
+ * access-log line when the response ends, completed, failed or cancelled by a client that went away), its id
+ * ({@link RequestIds}) and the exchange's lease of the memory budget for bodies ({@link BufferedBodies}, given back as it ends), the refusal of
  * an ambiguous path ({@link AmbiguousPathRefusal}), CORS ({@link BrowserAccess}: a preflight is answered without
  * credentials), the front door ({@link FrontDoor}: in {@code api-key} and {@code jwt} mode, the caller and its access
  * to the server), then the relay ({@link McpRelay}, {@link VirtualRelay}); a failure before the response began is
@@ -53,9 +55,12 @@ class McpRoutes implements NettyRouteProvider {
 
 	private final ExchangeObservations observations;
 
+	private final BufferedBodies bufferedBodies;
+
 	McpRoutes(McpRouting routing, McpRelay relay, VirtualRelay virtualRelay, BrowserAccess browserAccess,
-			FrontDoor frontDoor, ExchangeObservations observations) {
+			FrontDoor frontDoor, ExchangeObservations observations, BufferedBodies bufferedBodies) {
 		this.routing = routing;
+		this.bufferedBodies = bufferedBodies;
 		this.frontDoor = frontDoor;
 		this.relay = relay;
 		this.virtualRelay = virtualRelay;
@@ -83,10 +88,16 @@ class McpRoutes implements NettyRouteProvider {
 	private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
 		Decision decision = take(request);
 		NettyExchange exchange = new NettyExchange(request, response, decision.target(), decision.route());
+		RequestIds.assign(exchange);
+		BufferedBodies.Lease bodies = bufferedBodies.lease();
 		return Mono.defer(() -> serve(exchange))
 			.onErrorResume(error -> JsonRpcErrorHandler.answer(exchange.method(), exchange.rawPath(), exchange.record(),
 					exchange.response(), error))
-			.doFinally(signal -> observations.ended(exchange.record(), exchange.caller(), signal == SignalType.CANCEL));
+			.doFinally(signal -> {
+				bodies.close();
+				observations.ended(exchange.record(), exchange.caller(), signal == SignalType.CANCEL);
+			})
+			.contextWrite(bodies::into);
 	}
 
 	private Mono<Void> serve(NettyExchange exchange) {

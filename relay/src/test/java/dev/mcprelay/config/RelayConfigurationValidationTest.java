@@ -210,6 +210,203 @@ class RelayConfigurationValidationTest {
 			.as("an unknown transport stops start-up").isNotNull();
 	}
 
+	@Test
+	void anUnsetVariableAnywhereInTheTreeStopsStartUpNamingIt() {
+		Throwable failure = startFailing("--mcp-relay.servers.github.url=https://example.com/mcp",
+				"--mcp-relay.sessions.secret=${MCP_RELAY_TEST_UNSET_SECRET}",
+				"--mcp-relay.servers.github.tools.allow[0]=${MCP_RELAY_TEST_UNSET_TOOL:get_*}");
+
+		assertThat(findCause(failure).problems()).as("the placeholder's text must never become the session key")
+			.extracting(ConfigurationProblem::toString)
+			.containsExactly("mcp-relay.sessions.secret: refers to ${MCP_RELAY_TEST_UNSET_SECRET}, which is not set. "
+					+ "Set the environment variable MCP_RELAY_TEST_UNSET_SECRET (or give a default: "
+					+ "${MCP_RELAY_TEST_UNSET_SECRET:value})");
+	}
+
+	@Test
+	void anUnsetVariableInAUrlIsNamedNotReportedAsAnIllegalCharacter() {
+		assertThat(problemsFor("--mcp-relay.servers.a.url=${MCP_RELAY_TEST_UNSET_HOST}/mcp",
+				"--mcp-relay.servers.b.url=https://${MCP_RELAY_TEST_UNSET_HOST}:8443/mcp"))
+			.extracting(ConfigurationProblem::toString)
+			.containsExactlyInAnyOrder(
+					"mcp-relay.servers.a.url: refers to ${MCP_RELAY_TEST_UNSET_HOST}, which is not set. Set the "
+							+ "environment variable MCP_RELAY_TEST_UNSET_HOST (or give a default: ${MCP_RELAY_TEST_UNSET_HOST:value})",
+					"mcp-relay.servers.b.url: refers to ${MCP_RELAY_TEST_UNSET_HOST}, which is not set. Set the "
+							+ "environment variable MCP_RELAY_TEST_UNSET_HOST (or give a default: ${MCP_RELAY_TEST_UNSET_HOST:value})");
+	}
+
+	@Test
+	void aVariableInShellSyntaxIsRefusedWithWhatToWriteInstead() {
+		List<ConfigurationProblem> problems = problemsFor("--mcp-relay.servers.a.url=https://example.com/mcp?$filter=x",
+				"--mcp-relay.servers.a.authorization=Bearer $GITHUB_TOKEN",
+				"--mcp-relay.servers.a.headers[0].name=X-Key", "--mcp-relay.servers.a.headers[0].value=$KEY",
+				"--mcp-relay.servers.a.headers[1].name=X-Price", "--mcp-relay.servers.a.headers[1].value=5$ a$b");
+
+		assertThat(problems).as("a $ inside a word (a URL's $filter, a secret's character) is no variable")
+			.extracting(ConfigurationProblem::toString)
+			.containsExactlyInAnyOrder(
+					"mcp-relay.servers.a.authorization: holds $GITHUB_TOKEN in shell syntax, which Spring Boot does not "
+							+ "expand: it would be used as written. Write ${GITHUB_TOKEN} instead of $GITHUB_TOKEN",
+					"mcp-relay.servers.a.headers[0].value: holds $KEY in shell syntax, which Spring Boot does not expand: "
+							+ "it would be used as written. Write ${KEY} instead of $KEY");
+	}
+
+	@Test
+	void aBodyCapTheHeapCannotHoldIsAProblem() {
+		long heap = 192L * 1024 * 1024;
+		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
+		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.big.url=https://example.com/mcp",
+				"--mcp-relay.servers.big.max-buffered-body=1500MB", "--mcp-relay.servers.ok.url=https://example.com/mcp",
+				"--mcp-relay.servers.ok.max-buffered-body=40MB"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
+				"mcp-relay.servers.big.max-buffered-body: is 1500MB, more than every buffered body together may take "
+						+ "(48MB, a quarter of this JVM's 192MB maximum heap): such a body could never be read. Write at "
+						+ "most 48MB, or give the JVM more heap (-Xmx, or more memory for the container)");
+
+		problems.clear();
+		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.max-buffered-bodies=150MB"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::property).containsExactly("mcp-relay.max-buffered-bodies");
+
+		problems.clear();
+		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=80MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
+		assertThat(problems).as("a budget of its own, within half the heap, holds the cap").isEmpty();
+	}
+
+	@Test
+	void anUnsetVariableInTheStoresAddressIsNamedNotSentToRedis() {
+		var environment = environment("--spring.data.redis.url=${MCP_RELAY_TEST_UNSET_URL:redis://:${MCP_RELAY_TEST_UNSET_PASSWORD}@redis:6379}");
+		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+
+		assertThat(UnresolvedVariables.findInStoreProperties(environment)).extracting(ConfigurationProblem::toString)
+			.containsExactly("spring.data.redis.url: refers to ${MCP_RELAY_TEST_UNSET_PASSWORD}, which is not set. Set the "
+					+ "environment variable MCP_RELAY_TEST_UNSET_PASSWORD (or give a default: "
+					+ "${MCP_RELAY_TEST_UNSET_PASSWORD:value})");
+	}
+
+	@Test
+	void springBootTwosRedisPropertiesAreRefusedWithTheirNewNames() {
+		var environment = environment("--mcp-relay.sessions.store=redis", "--spring.redis.host=redis.internal",
+				"--spring.redis.password=" + SECRET);
+		environment.getPropertySources()
+			.replace(org.springframework.core.env.StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+					new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment",
+							java.util.Map.of("SPRING_REDIS_PORT", "6380")));
+		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+
+		assertThat(BootTwoRedisProperties.find(environment)).extracting(ConfigurationProblem::toString).containsExactly(
+				"spring.redis.host: is Spring Boot 2's name, which this relay (Spring Boot 4) ignores. Write "
+						+ "spring.data.redis.host",
+				"spring.redis.password: is Spring Boot 2's name, which this relay (Spring Boot 4) ignores. Write "
+						+ "spring.data.redis.password",
+				"spring.redis.port (environment variable SPRING_REDIS_PORT): is Spring Boot 2's name, which this relay "
+						+ "(Spring Boot 4) ignores. Write spring.data.redis.port (environment variable SPRING_DATA_REDIS_PORT)");
+	}
+
+	@Test
+	void aDurationWithoutAUnitIsSecondsWhereverItIs() {
+		List<String> paths = new java.util.ArrayList<>();
+		durations(RelayProperties.class, "mcp-relay", paths);
+		assertThat(paths).as("every duration of the tree").hasSizeGreaterThanOrEqualTo(9)
+			.contains("mcp-relay.rate-limits[0].period", "mcp-relay.sessions.idle-timeout",
+					"mcp-relay.servers.x.timeouts.non-streaming");
+		for (String path : paths) {
+			java.util.Map<String, Object> leaves = new java.util.HashMap<>();
+			UnresolvedVariables.walk("mcp-relay", bind("--" + path + "=7"), leaves::put);
+			assertThat(leaves.get(path)).as("%s: 7, the documented unit being seconds (never milliseconds)", path)
+				.isEqualTo(java.time.Duration.ofSeconds(7));
+		}
+	}
+
+	/** The path of every {@code Duration} in the record tree, map keys as {@code x}, list indexes as {@code [0]}. */
+	private static void durations(java.lang.reflect.Type type, String path, List<String> paths) {
+		Class<?> raw = UnknownRelayProperties.raw(type);
+		if (raw == java.time.Duration.class) {
+			paths.add(path);
+		}
+		else if (raw.isRecord()) {
+			for (var component : raw.getRecordComponents()) {
+				durations(component.getGenericType(), path + "." + UnknownRelayProperties.dashed(component.getName()),
+						paths);
+			}
+		}
+		else if (java.util.Map.class.isAssignableFrom(raw)) {
+			durations(UnknownRelayProperties.typeArgument(type, 1), path + ".x", paths);
+		}
+		else if (java.util.List.class.isAssignableFrom(raw)) {
+			durations(UnknownRelayProperties.typeArgument(type, 0), path + "[0]", paths);
+		}
+	}
+
+	@Test
+	void anEnvironmentVariableOfTheRelayThatSetsNothingIsNamedWithTheOneToWrite() {
+		var environment = environment();
+		environment.getPropertySources()
+			.replace(org.springframework.core.env.StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+					new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment", pairs(
+							"MCP_RELAY_SECURITY_MODE", "none", "MCPRELAY_SERVERS_GITHUB_URL", "https://example.com/mcp",
+							"MCP_RELAY_SERVERS_GITHUB_MAX_BUFFERED_BODY", "1MB", "MCP_RELAY_SERVERS_JIRA_URL",
+							"https://example.com/mcp", "MCPRELAY_SERVERS_GITHUB_URLL", "x", "MCPRELAY_ACCESSLOG_FORMAT", "json",
+							"MCP_RELAY_RATE_LIMITS_0_LIMIT", "3", "MCP_RELAY_RATE_LIMITS_0_PERIOD", "60", "PATH", "/bin",
+							// Kubernetes' service links for a Service named mcp-relay: not the relay's
+							"MCP_RELAY_SERVICE_HOST", "10.0.0.7", "MCP_RELAY_PORT_8080_TCP_ADDR", "10.0.0.7")));
+		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+
+		assertThat(RelayEnvironmentVariables.find(environment)).extracting(ConfigurationProblem::toString).containsExactly(
+				"environment variable MCPRELAY_SERVERS_GITHUB_URLL: sets no property of mcp-relay. Write MCPRELAY_ and the "
+						+ "property's path with dots as _, dashes removed, in upper case (e.g. "
+						+ "MCPRELAY_SERVERS_GITHUB_MAXBUFFEREDBODY for mcp-relay.servers.github.max-buffered-body), or remove "
+						+ "it; see the configuration reference in docs/configuration.md",
+				"environment variable MCP_RELAY_SERVERS_GITHUB_MAX_BUFFERED_BODY: sets no property of mcp-relay. Write it "
+						+ "as MCPRELAY_SERVERS_GITHUB_MAXBUFFEREDBODY (Spring Boot's form: MCPRELAY_, then the property's path "
+						+ "with dots as _ and dashes removed)",
+				"environment variable MCP_RELAY_SERVERS_JIRA_URL: sets no property of mcp-relay. Write it as "
+						+ "MCPRELAY_SERVERS_JIRA_URL (Spring Boot's form: MCPRELAY_, then the property's path with dots as _ "
+						+ "and dashes removed)");
+		assertThat(RelayEnvironmentVariables.canonical("MCP_RELAY_VIRTUAL_SERVERS_ALL_TOOL_SEARCH_MAX_RESULTS"))
+			.isEqualTo("MCPRELAY_VIRTUALSERVERS_ALL_TOOLSEARCH_MAXRESULTS");
+		assertThat(RelayEnvironmentVariables.canonical("MCP_RELAY_SECURITY_API_KEYS_1_KEY_SHA256"))
+			.isEqualTo("MCPRELAY_SECURITY_APIKEYS_1_KEYSHA256");
+	}
+
+	/** Names and values, alternating, as a map in that order. */
+	private static java.util.Map<String, Object> pairs(String... pairs) {
+		java.util.Map<String, Object> map = new java.util.LinkedHashMap<>();
+		for (int i = 0; i < pairs.length; i += 2) {
+			map.put(pairs[i], pairs[i + 1]);
+		}
+		return map;
+	}
+
+	@Test
+	void aGracePeriodThatShutdownWouldNotWaitForStopsStartUpNamingBothProperties() {
+		Throwable failure = startFailing("--mcp-relay.servers.github.url=https://example.com/mcp",
+				"--mcp-relay.shutdown.stream-grace-period=30s", "--spring.lifecycle.timeout-per-shutdown-phase=5s");
+
+		assertThat(findCause(failure).problems()).singleElement().satisfies(problem -> {
+			assertThat(problem.property()).isEqualTo("mcp-relay.shutdown.stream-grace-period");
+			assertThat(problem.toString()).contains("spring.lifecycle.timeout-per-shutdown-phase (PT5S)")
+				.contains("without an answer");
+		});
+	}
+
+	@Test
+	void theGracePeriodMustBeShorterThanTheShutdownPhase() {
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=5s",
+				"--spring.lifecycle.timeout-per-shutdown-phase=5s")).as("as long as the phase: it would be cut short")
+			.hasSize(1);
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=4s",
+				"--spring.lifecycle.timeout-per-shutdown-phase=5s")).isEmpty();
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=29s")).as("Spring Boot's own default: 30s")
+			.isEmpty();
+		assertThat(graceProblems("--mcp-relay.shutdown.stream-grace-period=30s")).hasSize(1);
+	}
+
+	private static List<ConfigurationProblem> graceProblems(String... args) {
+		return ShutdownTimingValidator.validate(bind(args).shutdown(), environment(args));
+	}
+
 	private static List<ConfigurationProblem> problemsFor(String... args) {
 		return RelayPropertiesValidator.validate(bind(args));
 	}

@@ -244,7 +244,8 @@ class KubernetesManifestsTest {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "single", "replicas" })
-	void everyContainerRunsAsNonRootOnAReadOnlyRootFileSystemWithNoPrivilegeAndBoundedResources(String name) {
+	void everyContainerRunsAsNonRootOnAReadOnlyRootFileSystemWithNoPrivilegeAndBoundedResources(String name)
+			throws IOException {
 		Overlay overlay = rendered.get(name);
 		for (Map<String, Object> workload : overlay.workloads()) {
 			Map<String, Object> pod = map(workload, "spec", "template", "spec");
@@ -274,6 +275,14 @@ class KubernetesManifestsTest {
 		Map<String, Object> relay = overlay.relayContainer();
 		Map<String, Object> pod = overlay.relayPod();
 		assertThat(mountedVolume(pod, relay, "/tmp")).as("a writable /tmp").containsKey("emptyDir");
+		String dockerfile = Files.readString(root.resolve("Dockerfile"));
+		Matcher user = Pattern.compile("(?m)^USER (\\d+):(\\d+)$").matcher(dockerfile);
+		assertThat(user.find()).as("the Dockerfile's USER, by number").isTrue();
+		assertThat(dockerfile).as("the Dockerfile makes that user with that uid and gid")
+			.contains("--uid " + user.group(1)).contains("--gid " + user.group(2));
+		assertThat(effective(pod, relay, "runAsUser")).as("runAsUser: the image's user").isEqualTo(Integer.valueOf(user.group(1)));
+		assertThat(effective(pod, relay, "runAsGroup")).as("runAsGroup: the image's group")
+			.isEqualTo(Integer.valueOf(user.group(2)));
 		assertThat(relay.get("image")).asString().startsWith("mcp-relay");
 	}
 
@@ -380,7 +389,20 @@ class KubernetesManifestsTest {
 			.isTrue();
 		Map<String, Object> redisContainer = maps(list(statefulSet, "spec", "template", "spec", "containers")).get(0);
 		assertThat(containerPort(redisContainer, servicePort.get("targetPort"))).isEqualTo(port);
-		assertThat(redis.getPassword()).isNull();
+		// Redis requires the password the relay presents: the same key of the same Secret, for both
+		List<Object> args = list(redisContainer, "args");
+		assertThat(args).as("Redis's args").containsSubsequence("--requirepass", "$(REDIS_PASSWORD)");
+		assertThat(maps(redisContainer.get("env"))).as("Redis's REDIS_PASSWORD, from the Secret")
+			.anySatisfy(env -> {
+				assertThat(env.get("name")).isEqualTo("REDIS_PASSWORD");
+				assertThat(map(env, "valueFrom", "secretKeyRef")).containsEntry("name", name(secret))
+					.containsEntry("key", "REDIS_PASSWORD");
+			});
+		assertThat(url).as("the relay's Redis URL").isNotNull();
+		assertThat(redis.getPassword()).as("no password written in application.yml").isNull();
+		assertThat(Binder.get(overlay.environment(Map.of("REDIS_PASSWORD", "from-the-secret")))
+			.bindOrCreate("spring.data.redis", DataRedisProperties.class).getUrl())
+			.as("the relay presents the Secret's REDIS_PASSWORD").contains(":from-the-secret@");
 
 		assertThat(overlay.egressAllows(port, "TCP", redisLabels)).as("the relay may open connections to Redis").isTrue();
 		assertThat(overlay.policiesSelecting(redisLabels)).as("a NetworkPolicy of Redis's own").isNotEmpty()

@@ -165,15 +165,24 @@ class MonitoringAssetsTest {
 			ConfigurableApplicationContext relay = startRelay(redis.port(), streaming);
 			try {
 				int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
+				Scrape beforeTraffic = Scrape.parse(scrape(port));
+				assertThat(countersNamed(expressions).stream().filter(name -> !COUNTED_AS_TRAFFIC_COMES.contains(name)
+						&& !beforeTraffic.has(name)).toList())
+					.as("failure counters the alerts and the dashboard watch, exported at 0 before any traffic (a counter "
+							+ "that appears only at its first increment shows no increase for it, and a panel 'No data')")
+					.isEmpty();
 				driveTraffic(relay, redis, port);
 				// Meters are recorded when an exchange ends, a moment after the client has its answer.
 				await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
 					String text = scrape(port);
 					Files.createDirectories(SCRAPE_COPY.getParent());
 					Files.writeString(SCRAPE_COPY, text);
-					assertThat(problems(expressions, Scrape.parse(text))).as("relay metrics and labels the assets use but "
+					Scrape scrape = Scrape.parse(text);
+					assertThat(problems(expressions, scrape)).as("relay metrics and labels the assets use but "
 							+ "the relay does not export (scraped from /actuator/prometheus after real traffic; the scrape is "
 							+ "in " + SCRAPE_COPY.toAbsolutePath() + ")").isEmpty();
+					assertThat(meterTableProblems(scrape)).as("docs/operations.md's table of meters against the meters "
+							+ "the relay exports: each row's type, and every meter in a row").isEmpty();
 				});
 			}
 			finally {
@@ -198,6 +207,15 @@ class MonitoringAssetsTest {
 			}
 		}
 		expressions.put(ROOT.relativize(RULES).toString(), alertExpressions);
+		// What the comments and the READMEs say about meters must name meters that exist (prose: names, not labels).
+		expressions.put(ROOT.relativize(RULES).toString() + " comments " + PROSE, Files.readAllLines(RULES).stream()
+			.filter(line -> line.strip().startsWith("#"))
+			.toList());
+		try (Stream<Path> readmes = Files.walk(ROOT.resolve("deploy"))) {
+			for (Path readme : readmes.filter(file -> file.toString().endsWith(".md")).sorted().toList()) {
+				expressions.put(ROOT.relativize(readme).toString() + " " + PROSE, Files.readAllLines(readme));
+			}
+		}
 		// Annotations that name a metric send their reader to it: the name must exist (prose has no labels to check).
 		expressions.put(ROOT.relativize(RULES).toString() + " " + PROSE, annotations);
 
@@ -295,6 +313,78 @@ class MonitoringAssetsTest {
 	}
 
 	/**
+	 * Counters the relay registers as traffic comes, by tag values no configuration knows beforehand (a request's method,
+	 * status class and outcome; the interceptor and stage that refused): their panels read 0 only after traffic.
+	 */
+	private static final Set<String> COUNTED_AS_TRAFFIC_COMES = Set.of("mcp_relay_requests_total",
+			"mcp_relay_interceptor_rejections_total");
+
+	/** Every {@code *_total} the alert rules and the dashboard name. */
+	private static Set<String> countersNamed(Map<String, List<String>> expressions) {
+		Set<String> counters = new TreeSet<>();
+		expressions.forEach((source, list) -> {
+			if (source.startsWith("deploy/prometheus/mcp-relay-alerts.yml") && !source.endsWith(PROSE)
+					|| source.startsWith("deploy/grafana")) {
+				list.forEach(expression -> {
+					Matcher metric = METRIC.matcher(expression);
+					while (metric.find()) {
+						if (metric.group().endsWith("_total")) {
+							counters.add(metric.group());
+						}
+					}
+				});
+			}
+		});
+		assertThat(counters).as("counters the alerts and the dashboard watch").hasSizeGreaterThanOrEqualTo(8);
+		return counters;
+	}
+
+	/** A row of the meters table: {@code | `name` | type | ...}. */
+	private static final Pattern METER_ROW = Pattern.compile("^\\| `(mcp_[a-z0-9_]+)` \\| ([^|]+) \\|");
+
+	/**
+	 * What docs/operations.md's table of meters gets wrong: a row whose type is not the one the relay exports
+	 * ({@code # TYPE}: a timer or a distribution with buckets is a histogram), a row of a meter the relay does not export,
+	 * and a meter of the relay's it exports that no row names.
+	 */
+	private static List<String> meterTableProblems(Scrape scrape) throws IOException {
+		List<String> problems = new ArrayList<>();
+		Set<String> documented = new TreeSet<>();
+		for (String line : Files.readAllLines(ROOT.resolve("docs/operations.md"))) {
+			Matcher row = METER_ROW.matcher(line);
+			if (!row.find()) {
+				continue;
+			}
+			String name = row.group(1);
+			String type = row.group(2).strip().split("[ ,]")[0];
+			documented.add(name);
+			String exported = scrape.type(name);
+			if (exported == null) {
+				if (!name.equals("mcp_relay_tracing_spans_total")) {
+					problems.add(name + " is in the table and not exported");
+				}
+				continue;
+			}
+			String expected = switch (type) {
+				case "timer", "histogram" -> "histogram";
+				default -> type;
+			};
+			if (!expected.equals(exported)) {
+				problems.add(name + " is a " + type + " in the table and exported as a " + exported);
+			}
+		}
+		scrape.types().forEach((name, type) -> {
+			String base = name.replaceAll("_(total|max)$", "");
+			boolean relays = base.startsWith("mcp_relay_") || base.startsWith("mcp_server_") || base.startsWith("mcp_client_");
+			if (relays && !name.endsWith("_max") && documented.stream().noneMatch(row -> row.equals(name)
+					|| row.equals(name + "_total") || row.replaceAll("_total$", "").equals(base))) {
+				problems.add(name + " (" + type + ") is exported and in no row of the table");
+			}
+		});
+		return problems;
+	}
+
+	/**
 	 * A relay over Redis, in API-key mode with one session per caller, in front of: the SDK's MCP servers (streamable
 	 * {@code sdk}, stateless {@code sdk-json}; {@code guarded} with a tool deny list; {@code limited} with a rate limit
 	 * of one call; {@code token}, whose upstream token cannot be had), a scripted server that holds a GET stream open
@@ -332,6 +422,8 @@ class MonitoringAssetsTest {
 				"--mcp-relay.virtual-servers.hub.members[1]=guarded",
 				"--mcp-relay.virtual-servers.hub.members[2]=down",
 				"--mcp-relay.virtual-servers.hub.tool-prefix=",
+				"--mcp-relay.servers.search.url=" + sdk,
+				"--mcp-relay.servers.search.tool-search.enabled=true",
 				"--mcp-relay.rate-limits[0].name=limited-calls",
 				"--mcp-relay.rate-limits[0].match.server=limited",
 				"--mcp-relay.rate-limits[0].limit=1",
@@ -515,6 +607,15 @@ class MonitoringAssetsTest {
 			}
 			String type = types.get(name);
 			return ("histogram".equals(type) || "summary".equals(type)) && labelsByName.containsKey(name + "_count");
+		}
+
+		/** The {@code # TYPE} of a metric, by its sample name or its base name (a counter's without {@code _total}). */
+		String type(String name) {
+			String type = types.get(name);
+			if (type == null && name.endsWith("_total")) {
+				type = types.get(name.substring(0, name.length() - "_total".length()));
+			}
+			return type;
 		}
 
 		Set<String> labels(String name) {

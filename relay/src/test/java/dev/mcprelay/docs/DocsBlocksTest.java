@@ -27,6 +27,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -53,7 +54,8 @@ import dev.mcprelay.testsupport.RepositoryRoot;
  * <li><b>{@code yaml} / {@code yml}</b>: parsed as YAML. A block with a top-level {@code mcp-relay:} is then loaded as
  * Spring Boot loads {@code application.yml}, bound to {@link RelayProperties} and checked as the relay checks its
  * configuration at start-up ({@link UnknownRelayProperties}: no misspelt key; {@link RelayPropertiesValidator}: every
- * value valid), with each {@code ${VAR}} given a dummy value (64 hex digits for a {@code *_SHA256}). A block that sets no
+ * value valid; its {@code spring.data.redis.*}, a standalone, Sentinel or Cluster store, bound as Spring Boot binds it),
+ * with each {@code ${VAR}} given a dummy value (64 hex digits for a {@code *_SHA256}). A block that sets no
  * {@code security.mode} must be valid in one of the modes ({@code none}, {@code jwt}, {@code api-key}, each with a
  * minimal front door of its own). A block marked with {@code <!-- fragment -->} on the line before it is
  * deliberately partial: it is only parsed.</li>
@@ -228,6 +230,11 @@ class DocsBlocksTest {
 			for (ConfigurationProblem problem : RelayPropertiesValidator.validate(properties)) {
 				problems.add(problem.toString());
 			}
+			for (ConfigurationProblem problem : dev.mcprelay.policy.PolicyCompiler.problems(properties)) {
+				problems.add(problem.toString());
+			}
+			// where the block points the store at Redis, Spring Boot must be able to read how
+			Binder.get(environment).bind("spring.data.redis", DataRedisProperties.class);
 		}
 		catch (RuntimeException unbindable) {
 			Throwable cause = unbindable;
@@ -257,7 +264,7 @@ class DocsBlocksTest {
 			.toList();
 		assertThat(sessions).as("the README's demo session").isNotEmpty();
 		int port = freePort();
-		try (ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class)
+		try (ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
 			.profiles("demo")
 			.properties("server.port=" + port, "server.address=127.0.0.1")
 			.run()) {

@@ -74,7 +74,9 @@ class ContainerImageSmokeTest {
 	@Test
 	void theRelayRunsAsANonRootUser() throws Exception {
 		String uid = RELAY.execInContainer("id", "-u").getStdout().trim();
-		assertThat(uid).as("uid inside the container").isNotEqualTo("0");
+		assertThat(uid).as("uid inside the container: not root, and the 999 the Kubernetes manifests run it as")
+			.isEqualTo("999");
+		assertThat(RELAY.execInContainer("id", "-g").getStdout().trim()).as("gid inside the container").isEqualTo("999");
 	}
 
 	private static int freeLoopbackPort() {

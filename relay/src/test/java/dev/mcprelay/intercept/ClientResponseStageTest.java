@@ -16,10 +16,13 @@ import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.chain.Stage;
 import dev.mcprelay.testsupport.InterceptorIntegrationTest;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.TestUpstreams;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import reactor.core.publisher.Mono;
 
 /**
  * The client-response stage, through the relay between the Java SDK's client and server: the client's answer to the
@@ -72,6 +75,44 @@ class ClientResponseStageTest extends InterceptorIntegrationTest {
 
 		assertThat(result.isError()).isTrue();
 		assertThat(((McpSchema.TextContent) result.content().get(0)).text()).contains("the user's answer is not allowed");
+	}
+
+	@Test
+	void anAnswerRefusedAtTheUserRequestStageStillAnswersTheServer() {
+		script.on("second", Stage.USER_REQUEST,
+				message -> message.kind() == dev.mcprelay.api.jsonrpc.JsonRpcMessage.Kind.RESPONSE
+						? Outcome.reject(RejectError.policy("answers to the server are not allowed")) : Outcome.proceed());
+
+		McpSchema.CallToolResult result = client("sdk").callTool(new McpSchema.CallToolRequest("ask-model", Map.of()));
+
+		assertThat(result.isError()).as("the server got the refusal as its answer, not silence").isTrue();
+		assertThat(((McpSchema.TextContent) result.content().get(0)).text())
+			.contains("answers to the server are not allowed");
+	}
+
+	@Test
+	void aClientsCancellationOfAServerRequestReachesTheServerUnderItsOwnId() {
+		// The scripted upstream shows exactly which id reached it.
+		TestUpstreams.SCRIPTED.script((request, response) -> request.method().name().equals("POST")
+				? response.status(202).send()
+				: response.status(200)
+					.header("Content-Type", "text/event-stream")
+					.sendString(Mono.just("id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-7\","
+							+ "\"method\":\"elicitation/create\",\"params\":{\"message\":\"Your email?\"}}\n\n")));
+		String stream = http().send(http().request("scripted")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", "s-1")
+			.GET()).body();
+		String relayId = RawHttp.sseData(stream).get(0).get("id").asText();
+
+		http().send(http().post("scripted", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+				+ "{\"requestId\":\"" + relayId + "\"}}").header("Mcp-Session-Id", "s-1"));
+
+		assertThat(relayId).startsWith(ServerRequestIds.PREFIX);
+		assertThat(RawHttp.json(TestUpstreams.SCRIPTED.lastSeen().body()).at("/params/requestId").asText())
+			.as("the server can only cancel a request it knows by its own id").isEqualTo("srv-7");
+		assertThat(script.seenBy("first")).as("the client-notification stage sees the server's id too")
+			.contains("client-notification notifications/cancelled");
 	}
 
 	private McpSyncClient client(String server) {

@@ -146,8 +146,9 @@ class InterceptorChainTest {
 		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 		beans.registerSingleton("everywhere", step("everywhere", call -> Outcome.proceed()));
 		beans.registerSingleton("onlyGithub", onlyGithub);
-		beans.registerSingleton("properties", new dev.mcprelay.config.RelayProperties(java.util.Map.of("github",
-				server(), "jira", server()), null, null, null, null, null, null, null, null, null, null));
+		beans.registerSingleton("properties", dev.mcprelay.testsupport.BoundProperties.of(java.util.Map.of(
+				"security.mode", "none", "servers.github.url", "http://127.0.0.1:1/mcp", "servers.jira.url",
+				"http://127.0.0.1:1/mcp")));
 
 		InterceptorChains chains = new InterceptorChains(beans);
 
@@ -168,15 +169,6 @@ class InterceptorChainTest {
 		assertThat(verdict.kind()).isEqualTo(Verdict.Kind.REJECT);
 		assertThat(verdict.interceptor()).isEqualTo("slow");
 		assertThat(calls).as("the chain stopped at the late one").doesNotContain("after");
-	}
-
-	private static dev.mcprelay.config.ServerProperties server() {
-		return new dev.mcprelay.config.ServerProperties("http://127.0.0.1:1/mcp", null, null, List.of(),
-				new dev.mcprelay.config.TimeoutProperties(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1)),
-				org.springframework.util.unit.DataSize.ofMegabytes(1),
-				new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
-				new dev.mcprelay.config.ArgumentsProperties("_", List.of()),
-				dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null);
 	}
 
 	private Verdict run(List<ToolsCallRequestInterceptor> interceptors) {

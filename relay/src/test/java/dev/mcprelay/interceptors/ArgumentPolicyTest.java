@@ -18,7 +18,8 @@ import dev.mcprelay.testsupport.RawHttp;
 /**
  * Server-side argument injection with the reserved {@code _} prefix (seed 001), against the SDK servers'
  * {@code whoami} tool, which declares {@code _tenant} (required) and {@code _trace} and answers with the arguments it
- * got. {@code sdk-args} injects {@code _tenant} from the X-Tenant header and {@code region: eu} into {@code who*};
+ * got. {@code sdk-args} injects {@code _tenant} from the X-Tenant header, and {@code region: eu} and {@code locale} from
+ * the X-Locale header into {@code who*};
  * {@code sdk-json-args} injects {@code _tenant: acme}; {@code sdk-json-open} has no reserved prefix.
  */
 class ArgumentPolicyTest extends InterceptorIntegrationTest {
@@ -78,6 +79,40 @@ class ArgumentPolicyTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
+	void anInjectedArgumentWhoseHeaderIsMissingIsTheRelaysToSetAndTheClientsValueGoes() {
+		McpSession session = session("sdk-args");
+		String call = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"whoami\","
+				+ "\"arguments\":{\"message\":\"hi\",\"locale\":\"client-chosen\"}}}";
+
+		List<JsonNode> without = messages(http().send(session.request(call).header("X-Tenant", "acme")));
+		List<JsonNode> with = messages(http().send(session.request(call).header("X-Tenant", "acme")
+			.header("X-Locale", "de")));
+
+		JsonNode receivedWithout = RawHttp.json(without.get(without.size() - 1).at("/result/content/0/text").asText());
+		assertThat(receivedWithout.has("locale")).as("the header is missing: the client's value does not stand in for it")
+			.isFalse();
+		assertThat(receivedWithout.path("message").asText()).isEqualTo("hi");
+		JsonNode receivedWith = RawHttp.json(with.get(with.size() - 1).at("/result/content/0/text").asText());
+		assertThat(receivedWith.path("locale").asText()).isEqualTo("de");
+	}
+
+	@Test
+	void theRefusalLogEscapesTheToolNameAndTheKeysTheClientChose() {
+		McpSession session = session("sdk-args");
+		int logsFrom = CapturedLogs.all().size();
+
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"who\\nINFO forged\","
+				+ "\"arguments\":{\"_k\\r\\nWARN forged\":1}}}");
+
+		List<String> logged = CapturedLogs.since(logsFrom);
+		assertThat(logged).as("the refusal is logged").anyMatch(line -> line.contains("Refused tools/call"));
+		assertThat(logged).as("with the client's text escaped, so it cannot forge a line")
+			.filteredOn(line -> line.contains("Refused tools/call"))
+			.allSatisfy(line -> assertThat(line).doesNotContain("\n").doesNotContain("\r")
+				.contains("who\\nINFO forged").contains("_k\\r\\nWARN forged"));
+	}
+
+	@Test
 	void anInjectionOnlyReachesTheToolsItNames() {
 		McpSession session = session("sdk-args");
 		upstream.clearSeen();
@@ -120,12 +155,12 @@ class ArgumentPolicyTest extends InterceptorIntegrationTest {
 		session.post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\"}");
 
 		assertThat(CapturedLogs.all())
-			.filteredOn(line -> line.startsWith("WARN") && line.contains("'whoami' of 'sdk-json-args'")
-					&& line.contains("'_trace'"))
+			.filteredOn(line -> line.startsWith("WARN") && line.contains("\"whoami\" of 'sdk-json-args'")
+					&& line.contains("\"_trace\""))
 			.as("_trace is never injected on sdk-json-args: one warning, however often the list is read")
 			.hasSize(1);
 		assertThat(CapturedLogs.all())
-			.noneMatch(line -> line.contains("'whoami' of 'sdk-json-args'") && line.contains("'_tenant'"));
+			.noneMatch(line -> line.contains("\"whoami\" of 'sdk-json-args'") && line.contains("\"_tenant\""));
 	}
 
 	private static JsonNode tool(JsonNode listAnswer, String name) {

@@ -11,13 +11,16 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.policy.Policies;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.mcprelay.test.InterceptorTestKit;
 import dev.mcprelay.test.TestResult;
 import dev.mcprelay.testsupport.BoundProperties;
 
 /**
  * The built-in tool allow/deny lists and argument policy as units, on the interceptor test kit: no relay, no network;
- * the integration tests ({@link ToolAccessPolicyTest}, {@link ArgumentPolicyTest}) cover them on the wire.
+ * the integration tests ({@link ToolAccessPolicyTest}, {@link ArgumentPolicyTest}) cover them on the wire. The lists run
+ * on the policy engine ({@link PolicyEnforcement}).
  */
 class BuiltInPoliciesUnitTest {
 
@@ -36,14 +39,20 @@ class BuiltInPoliciesUnitTest {
 	private final InterceptorTestKit github = InterceptorTestKit.forServer("github")
 		.caller(Caller.token("alice", Set.of("mcp"), Map.of("tenant", "acme")));
 
+	/** The tool lists on the policy engine, as the relay builds it (no upstream: no rule reads a tool's definition). */
+	private static PolicyEnforcement enforcement() {
+		return new PolicyEnforcement(Policies.of(PROPERTIES, new SimpleMeterRegistry()), null, null, PROPERTIES,
+				java.util.List.of());
+	}
+
 	@Test
 	void aDeniedToolIsRefusedAsUnknownBeforeItGoesUpstream() {
 		TestResult result = github.request(ToolsCallRequest.class, call(1, "secret_admin", "{}"))
-			.run(new ToolAccessPolicy(PROPERTIES));
+			.run(enforcement());
 
 		assertThat(result.rejected()).isTrue();
 		assertThat(result.error().code()).isEqualTo(-32602);
-		assertThat(result.decidedBy()).isEqualTo("tool-access");
+		assertThat(result.decidedBy()).isEqualTo("policy");
 	}
 
 	@Test
@@ -51,7 +60,7 @@ class BuiltInPoliciesUnitTest {
 		String tools = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"search\",\"inputSchema\":"
 				+ "{\"type\":\"object\"},\"x-extra\":1.50},{\"name\":\"secret_admin\",\"inputSchema\":{\"type\":\"object\"}}]}}";
 
-		TestResult result = github.response(ToolsListResponse.class, LIST, tools).run(new ToolAccessPolicy(PROPERTIES));
+		TestResult result = github.response(ToolsListResponse.class, LIST, tools).run(enforcement());
 
 		assertThat(result.forwarded()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"search\","
 				+ "\"inputSchema\":{\"type\":\"object\"},\"x-extra\":1.50}]}}");
@@ -61,7 +70,7 @@ class BuiltInPoliciesUnitTest {
 	void aServerWithoutListsIsNotTouched() {
 		TestResult result = InterceptorTestKit.forServer("jira")
 			.request(ToolsCallRequest.class, call(1, "secret_admin", "{}"))
-			.run(new ToolAccessPolicy(PROPERTIES));
+			.run(enforcement());
 
 		assertThat(result.proceeded()).isTrue();
 		assertThat(result.changed()).isFalse();

@@ -123,8 +123,9 @@ class RateLimitStoreTest {
 	}
 
 	private void answerEverything() {
-		upstream.script((request, response) -> response.header("Content-Type", "application/json")
-			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}")));
+		// a server's answer names the request's id (an answer under another id is no answer: the client gets an error)
+		upstream.scriptWithBody((request, response, body) -> response.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + RawHttp.json(body).get("id") + ",\"result\":{}}")));
 	}
 
 	private static ConfigurableApplicationContext relay(int redisPort, String... args) {

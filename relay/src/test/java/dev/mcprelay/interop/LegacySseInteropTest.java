@@ -2,9 +2,12 @@ package dev.mcprelay.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.http.HttpResponse;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -14,11 +17,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.testsupport.RawHttp;
+import io.micrometer.core.instrument.MeterRegistry;
+
 /**
  * The legacy HTTP+SSE bridge with real servers that speak only that transport: the reference server in its
  * {@code sse} mode, and mcp-hub serving the reference server over stdio. The TypeScript SDK's Streamable HTTP client
  * talks to the relay ({@code transport: sse}); the same SDK's SSE client talks to each server directly; both must get
- * the same answers: tools, calls (one with progress), resources, prompts, a server notification on the GET stream.
+ * the same answers: tools, calls (one with progress), resources, prompts, a server notification on the GET stream. An
+ * {@code initialize} the reference server answers with an error ends its bridged session and closes its event stream
+ * at once (not after {@code sessions.idle-timeout}).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class LegacySseInteropTest {
@@ -29,6 +38,9 @@ class LegacySseInteropTest {
 
 	@LocalServerPort
 	int port;
+
+	@Autowired
+	MeterRegistry registry;
 
 	@BeforeAll
 	static void startServers() throws Exception {
@@ -90,6 +102,46 @@ class LegacySseInteropTest {
 		assertThat(direct.at("/tools").toString()).as("mcp-hub serves the reference server").contains("everything__echo");
 		assertThat(direct.at("/sum/content/0/text").asText()).contains("42");
 		assertThat(relayed).as("the relayed transcript equals the direct one").isEqualTo(direct);
+	}
+
+	@Test
+	void anInitializeTheServerAnswersWithAnErrorEndsTheBridgedSessionAndItsStream() throws Exception {
+		java.nio.file.Path serverLog = java.nio.file.Path.of("target", "interop-everything-sse-on-loopback.mjs.log");
+		long disconnected = disconnections(serverLog);
+		RawHttp http = new RawHttp(port);
+
+		HttpResponse<String> refused = http.send(http.post("everything-sse",
+				"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{}}}"));
+
+		assertThat(RawHttp.messagesOf(refused)).as("the server's own answer: an error, no protocol version given")
+			.singleElement()
+			.satisfies(answer -> assertThat(answer.at("/error/code").asInt()).isNotZero());
+		awaitUntil(() -> disconnections(serverLog) > disconnected,
+				"the server saw the session's event stream closed (it logs 'Client Disconnected')");
+		awaitUntil(() -> registry.get(RelayMeters.BRIDGED_SESSIONS).tag(RelayMeters.SERVER, "everything-sse").gauge()
+			.value() == 0, "the relay holds no session for it");
+		assertThat(refused.headers().firstValue("Mcp-Session-Id")).as("an initialize answered with an error names no "
+				+ "session: the one it opened has ended").isEmpty();
+	}
+
+	/** How often the reference server logged that a client's event stream closed. */
+	private static long disconnections(java.nio.file.Path serverLog) {
+		try {
+			return java.nio.file.Files.readAllLines(serverLog).stream().filter(line -> line.contains("Client Disconnected")).count();
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	private static void awaitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+		long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("waited 10s in vain until " + what);
+			}
+			Thread.sleep(20);
+		}
 	}
 
 	private String relay(String server) {

@@ -109,15 +109,24 @@ class ListenStreamInteropTest {
 
 		ConfigurableApplicationContext relay = startRelay();
 		String relayUrl = "http://127.0.0.1:" + ((WebServerApplicationContext) relay).getWebServer().getPort() + "/mcp/v2";
+		java.nio.file.Path acknowledged = java.nio.file.Files.createTempDirectory("listen").resolve("acknowledged");
 		CompletableFuture<String> relayed = CompletableFuture.supplyAsync(() -> {
 			try {
-				return NodePeers.runClient("listen-client-v2.mjs", relayUrl, "8000");
+				return NodePeers.runClient("listen-client-v2.mjs", relayUrl, "8000", acknowledged.toString());
 			}
 			catch (java.io.IOException ex) {
 				throw new java.io.UncheckedIOException(ex);
 			}
 		});
-		Thread.sleep(1500);
+		// shut down once the client holds the subscription's acknowledgement (its stream is open through the relay, and
+		// what the relay had to relay of it has been taken: an open stream alone races the acknowledgement)
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (!java.nio.file.Files.exists(acknowledged)) {
+			assertThat(relayed).as("the client is still waiting for its subscription").isNotDone();
+			assertThat(System.nanoTime()).as("the client's subscription was acknowledged through the relay")
+				.isLessThan(deadline);
+			Thread.sleep(20);
+		}
 		relay.close();
 
 		JsonNode ended = json.readTree(relayed.get(20, TimeUnit.SECONDS));

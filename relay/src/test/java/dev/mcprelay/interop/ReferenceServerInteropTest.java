@@ -8,6 +8,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.Optional;
 
@@ -22,6 +27,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.mcprelay.testsupport.RawHttp;
 
 /**
  * Interop with software we did not write: the official reference server ({@code @modelcontextprotocol/server-everything},
@@ -71,6 +78,34 @@ class ReferenceServerInteropTest {
 			.isTrue();
 		assertThat(direct.at("/sessionTerminated").asBoolean()).isTrue();
 		assertThat(relayed).as("the relayed transcript equals the direct one").isEqualTo(direct);
+	}
+
+	@Test
+	void twoAcceptLinesReachTheReferenceServerAsTheyDoDirect() throws Exception {
+		HttpResponse<String> direct = initializeWithTwoAcceptLines(server.url());
+		HttpResponse<String> relayed = initializeWithTwoAcceptLines("http://127.0.0.1:" + port + "/mcp/everything");
+
+		assertThat(direct.statusCode()).as("the reference server reads two Accept lines as one list").isEqualTo(200);
+		assertThat(relayed.statusCode()).as("through the relay the two lines still reach it, so it answers alike")
+			.isEqualTo(200);
+		assertThat(RawHttp.messagesOf(relayed)).extracting(message -> message.at("/result/serverInfo/name").asText())
+			.as("the relayed answer is the server's initialize result")
+			.isEqualTo(RawHttp.messagesOf(direct).stream().map(message -> message.at("/result/serverInfo/name").asText()).toList());
+	}
+
+	/** An initialize whose {@code Accept} comes as two header lines, as some HTTP clients send a list. */
+	private static HttpResponse<String> initializeWithTwoAcceptLines(String url) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create(url))
+			.timeout(Duration.ofSeconds(20))
+			.header("Content-Type", "application/json")
+			.header("Accept", "application/json")
+			.header("Accept", "text/event-stream")
+			.POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+					+ "\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+					+ "\"clientInfo\":{\"name\":\"two-accept-lines\",\"version\":\"1\"}}}"))
+			.build();
+		return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+			.send(request, HttpResponse.BodyHandlers.ofString());
 	}
 
 	@Test

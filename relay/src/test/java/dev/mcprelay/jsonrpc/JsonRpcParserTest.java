@@ -81,6 +81,97 @@ class JsonRpcParserTest {
 		});
 	}
 
+	@ParameterizedTest(name = "a client batch whose requests share the id {0} is refused whole")
+	@ValueSource(strings = { "7", "\"seven\"", "9007199254740993" })
+	void aClientBatchWhoseRequestsShareAnIdIsRefusedWhole(String id) {
+		String body = "[{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"ping\"}]";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(body.getBytes(StandardCharsets.UTF_8)))
+			.as("answers are paired with requests by id: two requests under one id would pair an answer with the "
+					+ "wrong request, and its stage with it")
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).isEqualTo(-32600);
+				assertThat(ex.getMessage()).contains("batch elements 0 and 2").contains("id " + id);
+			});
+	}
+
+	@Test
+	void aClientBatchWhoseIdsADoubleCannotTellApartIsRefusedWhole() {
+		// one number to JSON.parse: both reach such a server as 9007199254740992, and are answered under it
+		String body = "[{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"tools/list\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":9007199254740992,\"method\":\"ping\"}]";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(body.getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).isEqualTo(-32600);
+				assertThat(ex.getMessage()).contains("batch elements 0 and 1").contains("9007199254740993")
+					.contains("9007199254740992");
+			});
+	}
+
+	@Test
+	void idsCompareAsADoubleReadsThem() {
+		com.fasterxml.jackson.databind.node.JsonNodeFactory nodes = JsonRpcParser.mapper().getNodeFactory();
+		assertThat(JsonRpcIds.same(nodes.numberNode(9007199254740993L), nodes.numberNode(9007199254740992L)))
+			.as("2^53 + 1 rounds to 2^53").isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(9007199254740995L), nodes.numberNode(9007199254740996L))).isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(9007199254740994L), nodes.numberNode(9007199254740992L)))
+			.as("two doubles").isFalse();
+		assertThat(JsonRpcIds.same(nodes.numberNode(new java.math.BigInteger("18446744073709551617")),
+				nodes.numberNode(new java.math.BigInteger("18446744073709551616")))).as("past a long too").isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(7), nodes.numberNode(7L))).isTrue();
+		assertThat(JsonRpcIds.same(nodes.numberNode(1), nodes.textNode("1"))).as("a number is no string").isFalse();
+		assertThat(JsonRpcIds.same(nodes.numberNode(new java.math.BigDecimal("1.5")), nodes.numberNode(1)))
+			.as("a fraction is not cut").isFalse();
+		assertThat(JsonRpcIds.same(nodes.numberNode(-3), nodes.numberNode(3))).isFalse();
+	}
+
+	@Test
+	void requestsWhoseIdsDifferOnlyInTypeAndAnswersSharingAnIdAreNoDuplicates() throws Exception {
+		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"ping\"},"
+				+ "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]").getBytes(StandardCharsets.UTF_8));
+
+		assertThat(batch.messages()).as("1 and \"1\" are two ids; an answer to a server request is no request")
+			.hasSize(3);
+	}
+
+	@Test
+	void aLongSharedIdIsNamedCut() {
+		String id = "\"" + "x".repeat(10_000) + "\"";
+		String body = "[{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":"
+				+ id + ",\"method\":\"ping\"}]";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(body.getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class,
+					ex -> assertThat(ex.getMessage()).as("the error names the id, not 10,000 characters of it")
+						.hasSizeLessThan(300));
+	}
+
+	@ParameterizedTest(name = "a client's {0} without an id is no notification")
+	@ValueSource(strings = { "tools/call", "tools/list", "prompts/get", "resources/read", "initialize", "ping",
+			"sampling/createMessage", "tasks/cancel" })
+	void aClientMessageWithoutAnIdThatNamesARequestMethodIsInvalid(String method) throws Exception {
+		String notification = "{\"jsonrpc\":\"2.0\",\"method\":\"" + method + "\",\"params\":{\"name\":\"x\"}}";
+
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(notification.getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).isEqualTo(-32600);
+				assertThat(ex.getMessage()).isEqualTo("Invalid Request: " + method + " is a request and needs an id; "
+						+ "it is never forwarded as a notification");
+			});
+		JsonRpcPayload batch = JsonRpcParser.parseClientBody(("[" + notification
+				+ ",{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]").getBytes(StandardCharsets.UTF_8));
+		assertThat(batch.messages()).extracting(JsonRpcMessage::method).as("in a batch, the others go on")
+			.containsExactly("notifications/initialized");
+		assertThat(batch.invalidAnswers()).singleElement()
+			.satisfies(answer -> assertThat(answer.get("id").isNull()).isTrue());
+		assertThat(JsonRpcParser.parse(notification.getBytes(StandardCharsets.UTF_8)).first().method())
+			.as("an upstream's is parsed (the response stages drop it)").isEqualTo(method);
+	}
+
 	@Test
 	void anUpstreamBatchWithAnInvalidElementIsStillInvalidWhole() {
 		assertThatThrownBy(() -> parse("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},7]"))

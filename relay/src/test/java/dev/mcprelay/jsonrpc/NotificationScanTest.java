@@ -38,6 +38,21 @@ class NotificationScanTest {
 		}
 	}
 
+	@Test
+	void aMessageWithoutAnIdThatNamesARequestMethodTakesTheFullParse() {
+		// the full path drops it; relayed unread, it would reach a client that executes what it is sent
+		for (String json : List.of("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}",
+				"{\"jsonrpc\":\"2.0\",\"method\":\"sampling\\/createMessage\"}",
+				"{\"method\":\"ping\",\"jsonrpc\":\"2.0\"}")) {
+			assertThat(NotificationScan.isPlainNotification(json)).as(json).isFalse();
+			assertThat(NotificationScan.isPlainNotification(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0,
+					json.length())).as(json).isFalse();
+		}
+		assertThat(NotificationScan.isPlainNotification("{\"jsonrpc\":\"2.0\",\"method\":\" tools/call\"}"))
+			.as("a method MCP does not define is a notification like any other")
+			.isTrue();
+	}
+
 	/** What {@link JsonRpcParser} makes of a message. */
 	private static final class JsonRpcParserAgrees {
 

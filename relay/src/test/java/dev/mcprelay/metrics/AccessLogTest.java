@@ -42,7 +42,8 @@ class AccessLogTest extends RelayIntegrationTest {
 
 		String line = awaitAccessLine("id=call-42");
 		assertThat(line).matches(ACCESS + "server=scripted-headers client=- http_method=POST rpc_method=tools/call id=call-42 "
-				+ "status=200 outcome=forwarded duration_ms=\\d+ bytes=\\d+ interceptor=- reason=- trace_id=-");
+				+ "status=200 upstream_status=200 outcome=forwarded duration_ms=\\d+ bytes=\\d+ interceptor=- rule=- reason=- "
+				+ "request_id=[0-9a-f]{32} trace_id=-");
 		assertThat(String.join("\n", CapturedLogs.all())).doesNotContain(UPSTREAM_TOKEN.substring(7))
 			.doesNotContain(STATIC_KEY)
 			.doesNotContain(QUERY_SECRET)
@@ -57,8 +58,31 @@ class AccessLogTest extends RelayIntegrationTest {
 		http().send(http().post("refused", RawHttp.toolsCall("refused-1", "echo")));
 
 		assertThat(awaitAccessLine("id=refused-1")).contains("server=refused")
-			.contains("status=- outcome=failed")
-			.endsWith("reason=upstream_unreachable trace_id=-");
+			.as("the client's status, and none of the upstream's").contains("status=502 upstream_status=- outcome=failed")
+			.contains("reason=upstream_unreachable request_id=");
+	}
+
+	@Test
+	void theRequestIdIsTheClientsXRequestIdOrOneMadeAndComesBackAndGoesUpstream() {
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+			.header("Content-Type", "application/json")
+			.header("X-Request-Id", "the-upstream-echo")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":\"given-1\",\"result\":{}}")));
+
+		var given = http().send(http().post("scripted", RawHttp.toolsCall("given-1", "echo"))
+			.header("X-Request-Id", "trace-me-7f3a"));
+		assertThat(given.headers().allValues("X-Request-Id")).as("one id back, the client's").containsExactly("trace-me-7f3a");
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().headers().get("X-Request-Id")).containsExactly("trace-me-7f3a");
+		assertThat(awaitAccessLine("id=given-1")).contains(" request_id=trace-me-7f3a ");
+
+		var made = http().send(http().post("unknown-server-x", RawHttp.toolsCall("made-1", "echo"))
+			.header("X-Request-Id", "has a space"));
+		String id = made.headers().firstValue("X-Request-Id").orElseThrow();
+		assertThat(id).as("an unusable id is replaced by one the relay makes").matches("[0-9a-f]{32}");
+		assertThat(awaitAccessLine("request_id=" + id)).as("an unknown server is logged as the path named it")
+			.startsWith(ACCESS + "server=unknown-server-x client=- ")
+			.contains(" status=404 upstream_status=- outcome=client_error ")
+			.contains(" reason=unknown_server ");
 	}
 
 	@Test
@@ -87,8 +111,9 @@ class AccessLogTest extends RelayIntegrationTest {
 
 		String json = lastAccessLine().substring(ACCESS.length());
 		assertThat(JsonRpcParser.mapper().readTree(json).toString()).matches("\\{\"server\":\"github\",\"client\":null,\"http_method\":\"GET\","
-				+ "\"rpc_method\":null,\"id\":null,\"status\":200,\"outcome\":\"forwarded\",\"duration_ms\":\\d+,\"bytes\":0,"
-				+ "\"interceptor\":null,\"reason\":null,\"trace_id\":null}");
+				+ "\"rpc_method\":null,\"id\":null,\"status\":null,\"upstream_status\":200,\"outcome\":\"forwarded\","
+				+ "\"duration_ms\":\\d+,\"bytes\":0,\"interceptor\":null,\"rule\":null,\"reason\":null,\"request_id\":null,"
+				+ "\"trace_id\":null}");
 	}
 
 	private static String awaitAccessLine(String containing) {
@@ -107,10 +132,9 @@ class AccessLogTest extends RelayIntegrationTest {
 	}
 
 	private static RelayProperties properties(AccessLogProperties.Format format) {
-		return new RelayProperties(Map.of(), null, List.of(), new ConnectionPoolProperties(10, Duration.ofSeconds(1)),
-				new AccessLogProperties(true, format), new ShutdownProperties(Duration.ofSeconds(1)),
-				new dev.mcprelay.config.ClientConnectionProperties(Duration.ofSeconds(30), Duration.ofSeconds(120)),
-				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, null, java.util.List.of(), "sub", null, null, null)), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, 1000, null), java.util.Map.of());
+		return dev.mcprelay.testsupport.BoundProperties.of(Map.of("security.mode", "none", "access-log.format",
+				format.name().toLowerCase(java.util.Locale.ROOT), "shutdown.stream-grace-period", "1s",
+				"connection-pool.max-connections", "10", "connection-pool.max-idle-time", "1s"));
 	}
 
 	private static dev.mcprelay.jsonrpc.JsonRpcPayload parse(String json) {

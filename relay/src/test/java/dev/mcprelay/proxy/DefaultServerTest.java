@@ -133,13 +133,15 @@ class DefaultServerTest {
 				dev.mcprelay.config.RejectedServerRequests.SILENT, null, java.util.List.of(), null);
 	}
 
+	/** The relay's properties with {@code servers} (their ids; every one at an address nothing listens on). */
 	private static RelayProperties properties(Map<String, ServerProperties> servers, String defaultServer) {
-		return new RelayProperties(servers, defaultServer, java.util.List.of(),
-				new dev.mcprelay.config.ConnectionPoolProperties(10, java.time.Duration.ofSeconds(1)),
-				new dev.mcprelay.config.AccessLogProperties(true, dev.mcprelay.config.AccessLogProperties.Format.TEXT),
-				new dev.mcprelay.config.ShutdownProperties(java.time.Duration.ofSeconds(1)),
-				new dev.mcprelay.config.ClientConnectionProperties(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(120)),
-				new dev.mcprelay.config.SecurityProperties(dev.mcprelay.config.SecurityMode.NONE, java.util.List.of(), new dev.mcprelay.config.JwtProperties(null, null, null, null, java.util.List.of(), "sub", null, null, null)), java.util.List.of(), new dev.mcprelay.config.SessionsProperties(dev.mcprelay.config.SessionStoreKind.MEMORY, java.time.Duration.ofHours(1), 1000, 1000, null), java.util.Map.of());
+		Map<String, String> keys = new java.util.HashMap<>();
+		keys.put("security.mode", "none");
+		servers.keySet().forEach(id -> keys.put("servers[" + id + "].url", "http://127.0.0.1:1/mcp"));
+		if (defaultServer != null) {
+			keys.put("default-server", defaultServer);
+		}
+		return dev.mcprelay.testsupport.BoundProperties.of(keys);
 	}
 
 }

@@ -3,7 +3,10 @@ package dev.mcprelay.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -25,17 +30,137 @@ import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.TestUpstreams;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Shutting the relay down closes its open streams cleanly: the GET stream ends at once, the POST stream after its
  * grace period with an error event for the request still unanswered, and shutdown does not wait for Spring Boot's
- * whole graceful-shutdown timeout. Nothing is logged as an error. The test runs its own relay, so that it can stop it.
+ * whole graceful-shutdown timeout. Every POST in flight is waited for within the grace period, whether its upstream's
+ * answer has begun or not; one still without its answer at the end is answered with a JSON-RPC error naming the
+ * relay's shutdown, logged as the relay's doing. Nothing is logged as an error. Each test runs its own relay, so that
+ * it can stop it.
  */
 public class GracefulShutdownTest {
 
 	@AfterEach
 	void release() {
 		TestUpstreams.SDK.releaseProgress();
+	}
+
+	@Test
+	void aPostWhoseAnswerBeginsAfterShutdownBeganIsWaitedForWithinTheGracePeriod() throws Exception {
+		Sinks.Empty<Void> answerNow = Sinks.empty();
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> answerNow.asMono()
+			.then(Mono.from(response.status(200)
+				.header("Content-Type", "text/event-stream")
+				.sendString(Mono.just("data: {\"jsonrpc\":\"2.0\",\"id\":\"late\",\"result\":{\"content\":[]}}\n\n")))));
+		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=10s");
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		CompletableFuture<HttpResponse<String>> post = CompletableFuture
+			.supplyAsync(() -> http.send(http.post("late", RawHttp.toolsCall("late", "slow"))));
+		awaitUntil(() -> !TestUpstreams.SCRIPTED.seen().isEmpty(), "the call reached the upstream");
+		int logMark = CapturedLogs.all().size();
+
+		CompletableFuture<Void> shutdown = CompletableFuture.runAsync(relay::close);
+		awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("Shutting down:")),
+				"shutdown began");
+		answerNow.tryEmitEmpty();
+
+		HttpResponse<String> answered = post.get(10, TimeUnit.SECONDS);
+		assertThat(RawHttp.sseData(answered.body())).as("the answer that began after shutdown began reached the client")
+			.singleElement()
+			.satisfies(message -> assertThat(message.has("result")).as(message.toString()).isTrue());
+		shutdown.get(10, TimeUnit.SECONDS);
+		assertThat(CapturedLogs.since(logMark)).as("nothing was cut")
+			.noneMatch(line -> line.contains("relay_shutting_down") || line.contains("closed for shutdown"));
+	}
+
+	@Test
+	void aJsonCallStillWithoutItsAnswerAtTheEndOfTheGracePeriodIsAnsweredAsCutByTheRelay() throws Exception {
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> Mono.never());
+		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=1s");
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		CompletableFuture<HttpResponse<String>> post = CompletableFuture
+			.supplyAsync(() -> http.send(http.post("late", RawHttp.toolsCall("long-json", "slow"))));
+		awaitUntil(() -> !TestUpstreams.SCRIPTED.seen().isEmpty(), "the call reached the upstream");
+		int logMark = CapturedLogs.all().size();
+
+		relay.close();
+
+		HttpResponse<String> answered = post.get(10, TimeUnit.SECONDS);
+		assertThat(answered.statusCode()).as("answered, not left without a response").isEqualTo(503);
+		JsonNode error = RawHttp.json(answered.body());
+		assertThat(error.path("id").asText()).as("the error answers the call's id").isEqualTo("long-json");
+		assertThat(error.at("/error/data/reason").asText()).isEqualTo("relay_shutting_down");
+		awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("mcp.relay.access")),
+				"the call's access-log line");
+		List<String> logged = CapturedLogs.since(logMark);
+		assertThat(logged).as("logged as the relay's doing, never as the upstream's failure")
+			.noneMatch(line -> line.contains("upstream_unreachable") || line.startsWith("WARN")
+					|| line.startsWith("ERROR"))
+			.anyMatch(line -> line.startsWith("INFO") && line.contains("shut down before the upstream's answer came"))
+			.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("outcome=shutdown")
+					&& line.contains("reason=relay_shutting_down"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(ints = { 200, 500 })
+	void aBodyRelayedUntouchedThatOutlastsTheGracePeriodIsCutWithIt(int status) throws Exception {
+		// a body the relay does not read (text/plain, here with a 200 and with a 500) trickles a byte at a time, never
+		// ending: no real server does this on demand
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> response.status(status)
+			.header("Content-Type", "text/plain")
+			.sendString(Flux.interval(Duration.ofMillis(100)).map(tick -> "x"), StandardCharsets.UTF_8));
+		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=1s");
+		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
+		String body = RawHttp.toolsCall("trickle", "slow");
+		try (Socket client = new Socket()) {
+			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+			client.setSoTimeout(20_000);
+			client.getOutputStream().write(("POST /mcp/late HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+					+ "Accept: " + RawHttp.ACCEPT_BOTH + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+				.getBytes(StandardCharsets.UTF_8));
+			InputStream in = client.getInputStream();
+			awaitUntil(() -> !TestUpstreams.SCRIPTED.seen().isEmpty(), "the call reached the upstream");
+			int logMark = CapturedLogs.all().size();
+
+			relay.close();
+			String received = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+
+			assertThat(received).as("the head and part of the body, then the connection closed").startsWith("HTTP/1.1 " + status)
+				.contains("\r\n1\r\nx\r\n")
+				.as("never the last chunk: the client knows the body is incomplete")
+				.doesNotEndWith("0\r\n\r\n");
+			awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("mcp.relay.access")),
+					"the call's access-log line");
+			assertThat(CapturedLogs.since(logMark)).as("cut by the relay at the end of its grace period, as its doing")
+				.anyMatch(line -> line.startsWith("INFO") && line.contains("cut for shutdown"))
+				.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("outcome=shutdown"))
+				.as("not left for Spring Boot's graceful shutdown to abort")
+				.noneMatch(line -> line.contains("Graceful shutdown aborted"));
+		}
+	}
+
+	/** A relay of its own in front of the scripted upstream ({@code late}), with {@code properties}. */
+	private static ConfigurableApplicationContext relay(String... properties) {
+		return new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class)
+			.properties("server.port=0", "mcp-relay.servers.late.url=" + TestUpstreams.SCRIPTED.url("/mcp"))
+			.properties(properties)
+			.run();
+	}
+
+	private static void awaitUntil(java.util.function.BooleanSupplier condition, String what)
+			throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("waited 10s in vain for " + what);
+			}
+			Thread.sleep(10);
+		}
 	}
 
 	@Test

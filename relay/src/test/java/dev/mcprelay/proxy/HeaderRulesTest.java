@@ -44,6 +44,34 @@ class HeaderRulesTest {
 	}
 
 	@Test
+	void headersTheRelayPromisesToPassPassEvenWhenConnectionListsThem() {
+		HttpHeaders inbound = new HttpHeaders();
+		inbound.add("Connection", "Mcp-Session-Id, MCP-Protocol-Version, last-event-id, Accept, Content-Type, X-Hop");
+		inbound.add("Mcp-Session-Id", "s-1");
+		inbound.add("MCP-Protocol-Version", "2025-11-25");
+		inbound.add("Last-Event-ID", "e-7");
+		inbound.add("Accept", "application/json, text/event-stream");
+		inbound.add("Content-Type", "application/json");
+		inbound.add("X-Hop", "1");
+
+		HttpHeaders out = HeaderRules.upstreamRequestHeaders(inbound, dev.mcprelay.api.Caller.ANONYMOUS, upstream, true);
+
+		assertThat(out.headerNames()).as("a client's Connection list drops only what the relay does not promise to pass")
+			.containsExactlyInAnyOrder("Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Accept",
+					"Content-Type", "X-Conf");
+		assertThat(out.getFirst("Mcp-Session-Id")).isEqualTo("s-1");
+
+		HttpHeaders upstreamHeaders = new HttpHeaders();
+		upstreamHeaders.add("Connection", "keep-alive, Mcp-Session-Id, X-Hop");
+		upstreamHeaders.add("Mcp-Session-Id", "s-2");
+		upstreamHeaders.add("X-Hop", "1");
+		HttpHeaders relayed = new HttpHeaders();
+		HeaderRules.copyResponseHeaders(upstreamHeaders, relayed, false);
+		assertThat(relayed.headerNames()).as("the session id always comes back to the client")
+			.containsExactly("Mcp-Session-Id");
+	}
+
+	@Test
 	void aClientsForwardingHeadersGoUpstreamOnlyWhereTheServerConfiguresOne() {
 		HttpHeaders inbound = new HttpHeaders();
 		inbound.add("X-Forwarded-For", "203.0.113.9");

@@ -102,6 +102,42 @@ class MirroredHeadersTest extends RelayIntegrationTest {
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
 	}
 
+	static Stream<Arguments> repeatedLinesThatDisagree() {
+		return Stream.of(Arguments.of("Mcp-Name", "echo", "secret_admin"), Arguments.of("Mcp-Name", "secret_admin", "echo"),
+				Arguments.of("Mcp-Method", "tools/call", "tools/list"),
+				Arguments.of("Mcp-Method", "tools/list", "tools/call"));
+	}
+
+	@ParameterizedTest(name = "{0}: {1} then {2}")
+	@MethodSource("repeatedLinesThatDisagree")
+	void aMirroredHeaderRepeatedWithAnotherValueIsRefusedAsAMismatch(String header, String first, String second) {
+		// one line may agree with the body: a gateway behind the relay that reads the other would be misled
+		HttpResponse<String> response = http()
+			.send(http().post("scripted", RawHttp.toolsCall(5, "echo")).header(header, first).header(header, second));
+
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		JsonNode error = RawHttp.messagesOf(response).get(0).get("error");
+		assertThat(error.get("code").asInt()).isEqualTo(-32020);
+		assertThat(error.at("/data/reason").asText()).isEqualTo("header_mismatch");
+		assertThat(error.get("message").asText()).contains(header);
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing forwarded").isEmpty();
+	}
+
+	@Test
+	void aMirroredHeaderRepeatedWithTheBodysValueGoesUpstreamAsOneLine() {
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(5, "echo"))
+			.header("Mcp-Method", "tools/call")
+			.header("Mcp-Method", "tools/call")
+			.header("Mcp-Name", "echo")
+			.header("Mcp-Name", "=?base64?ZWNobw==?="));
+
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().headers().get("Mcp-Method")).as("one line, as the body says")
+			.containsExactly("tools/call");
+		assertThat(TestUpstreams.SCRIPTED.lastSeen().headers().get("Mcp-Name"))
+			.as("every line agrees with the body, the first goes upstream").containsExactly("echo");
+	}
+
 	@Test
 	void theRefusalAnswersEachRequestByItsId() {
 		HttpResponse<String> response = http().send(http()

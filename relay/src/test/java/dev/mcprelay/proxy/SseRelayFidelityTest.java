@@ -130,7 +130,27 @@ class SseRelayFidelityTest extends RelayIntegrationTest {
 		HttpResponse<String> response = http().send(http().request("scripted").header("Accept", "text/event-stream").GET());
 
 		assertThat(response.statusCode()).isEqualTo(200);
-		assertThat(response.body()).isEqualTo(request);
+		assertThat(response.body()).as("the same event, the server's request under the relay's id (issue 39)")
+			.matches("id: s-1\nevent: message\ndata: \\{\"jsonrpc\":\"2\\.0\",\"id\":\"mcp-relay\\.2\\.[^\"]+\",\"method\":"
+					+ "\"sampling/createMessage\",\"params\":\\{\\}\\}\n\n");
+	}
+
+	@Test
+	void aMessageWithoutAnIdThatNamesARequestMethodNeverReachesTheClientOnAStreamNoInterceptorWatches() {
+		// no interceptor here: the stream's notifications take the fast path, which must drop this one as the full
+		// path does (issue 39): a request without its id skipped its stage, and a client may execute what it is sent
+		TestUpstreams.SCRIPTED.script((req, response) -> UpstreamFaultTest.sse(response).sendString(Mono.just(
+				"id: g-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":"
+						+ "\"delete_everything\"}}\n\n"
+						+ "id: g-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+						+ "\"params\":{\"level\":\"info\",\"data\":\"hello\"}}\n\n")));
+
+		String body = http().send(http().request("scripted").header("Accept", "text/event-stream").GET()).body();
+
+		assertThat(RawHttp.sseData(body)).extracting(message -> message.get("method").asText())
+			.as("a request without its id is no notification").containsExactly("notifications/message");
+		assertThat(body).as("its event keeps its id, so resumption skips it").contains("id: g-1")
+			.doesNotContain("delete_everything");
 	}
 
 	private HttpResponse<byte[]> sendForBytes(String body) {

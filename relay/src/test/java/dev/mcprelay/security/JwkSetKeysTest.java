@@ -100,6 +100,20 @@ class JwkSetKeysTest {
 	}
 
 	@Test
+	void anEmptyAnswerIsAFailedFetchNotTheEndOfFetching() {
+		ReactiveJwtDecoder decoder = decoder(Duration.ofMinutes(5), Duration.ZERO);
+		auth.fault(JwksFault.EMPTY);
+		assertThatThrownBy(() -> decoder.decode(token(auth.key())).block(Duration.ofSeconds(10)))
+			.as("503, at once, not after the fetch bound").isInstanceOf(JwtException.class)
+			.isNotInstanceOf(BadJwtException.class);
+
+		auth.fault(JwksFault.NONE);
+		assertThat(decoder.decode(token(auth.key())).block(Duration.ofSeconds(10)))
+			.as("the next fetch happens and works").isNotNull();
+		assertThat(auth.jwksRequests()).isEqualTo(2);
+	}
+
+	@Test
 	void withoutCooldownEveryUnknownKeyFetchesButOneFetchAtATime() {
 		ReactiveJwtDecoder decoder = decoder(Duration.ofMinutes(5), Duration.ZERO);
 		RSAKey later = TestAuthorizationServer.newKey();

@@ -26,8 +26,8 @@ import dev.mcprelay.testsupport.TestUpstreams;
  * relay's secrets.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-		"management.endpoints.web.exposure.include=health,prometheus,configprops",
-		"management.endpoint.configprops.show-values=always" })
+		"management.endpoints.web.exposure.include=health,prometheus,configprops,env",
+		"management.endpoint.configprops.show-values=always", "management.endpoint.env.show-values=always" })
 @AutoConfigureMetrics
 class ManagementEndpointsTest {
 
@@ -98,6 +98,16 @@ class ManagementEndpointsTest {
 				"\"prometheus\"", "nonStreaming");
 		assertThat(configuration.body()).doesNotContain(UPSTREAM_TOKEN, HEADER_SECRET, SESSIONS_SECRET,
 				ApiKeySecurityTest.sha256(PROMETHEUS_KEY), ApiKeySecurityTest.sha256(ONE_SERVER_KEY));
+	}
+
+	@Test
+	void theEnvironmentShowsNoVariablesValue() {
+		String path = System.getenv("PATH");
+		HttpResponse<String> env = get("/actuator/env", PROMETHEUS_KEY);
+
+		assertThat(env.statusCode()).isEqualTo(200);
+		assertThat(env.body()).as("the variable is named").contains("\"PATH\"");
+		assertThat(env.body()).as("its value, whatever it is called, is not shown").doesNotContain(path);
 	}
 
 	private HttpResponse<String> get(String path, String key) {

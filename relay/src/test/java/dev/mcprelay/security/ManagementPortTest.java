@@ -21,10 +21,12 @@ import dev.mcprelay.testsupport.TestUpstreams;
 /**
  * The management endpoints on a port of their own ({@code management.server.port}, as the Kubernetes manifests set
  * it): there they need no credential (only the cluster reaches that port), and the relay's own port, which clients
- * reach, serves none of them, whatever key a caller holds.
+ * reach, serves none of them, whatever key a caller holds; a client's forwarded headers naming the management port
+ * change nothing.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "management.server.port=0", "management.server.address=127.0.0.1" })
+		properties = { "management.server.port=0", "management.server.address=127.0.0.1",
+				"server.forward-headers-strategy=native" })
 @AutoConfigureMetrics
 class ManagementPortTest {
 
@@ -57,6 +59,13 @@ class ManagementPortTest {
 		assertThat(get(port, "/actuator/prometheus", null).statusCode()).isIn(401, 404);
 		assertThat(get(port, "/actuator/prometheus", KEY).statusCode()).as("not even with a management key")
 			.isEqualTo(404);
+		HttpResponse<String> forged = new RawHttp(port).send(HttpRequest
+			.newBuilder(URI.create("http://127.0.0.1:" + port + "/anything"))
+			.header("X-Forwarded-Port", String.valueOf(managementPort))
+			.header("X-Forwarded-Host", "127.0.0.1:" + managementPort)
+			.timeout(Duration.ofSeconds(10)));
+		assertThat(forged.statusCode()).as("forwarded headers do not make the relay's port the management port")
+			.isEqualTo(401);
 		RawHttp mcp = new RawHttp(port, "X-Api-Key", KEY);
 		assertThat(mcp.send(mcp.post("sdk-json", RawHttp.toolsCall(1, "echo"))).statusCode()).as("MCP as ever")
 			.isEqualTo(200);

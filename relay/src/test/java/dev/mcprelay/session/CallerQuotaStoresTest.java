@@ -56,6 +56,33 @@ class CallerQuotaStoresTest {
 	}
 
 	@Test
+	void aCallersCountInRedisIsRenewedWhenItsSessionsAreUsed() throws Exception {
+		try (RedisServerProcess redis = RedisServerProcess.start()) {
+			LettuceConnectionFactory connection = connection(redis);
+			try {
+				ReactiveStringRedisTemplate template = new ReactiveStringRedisTemplate(connection);
+				// the connection open before the store's first call, which is bounded as a request's is
+				template.execute(redisConnection -> redisConnection.ping()).blockLast(Duration.ofSeconds(20));
+				RedisSessionStore store = new RedisSessionStore(template, Duration.ofHours(1), 2, key -> {
+				}, () -> {
+				}, RedisTopology.STANDALONE);
+				store.open(key("alice-1"), "alice").block();
+				String count = RedisSessionKeys.callers("alice");
+				template.expire(count, Duration.ofSeconds(5)).block();
+
+				assertThat(store.find(key("alice-1")).blockOptional()).isPresent();
+
+				assertThat(template.getExpire(count).block())
+					.as("the count expires with the sessions it counts, renewed by their use")
+					.isGreaterThan(Duration.ofMinutes(59));
+			}
+			finally {
+				connection.destroy();
+			}
+		}
+	}
+
+	@Test
 	void twoReplicasOpeningForOneCallerKeepItAtTheLimitInRedis() throws Exception {
 		try (RedisServerProcess redis = RedisServerProcess.start()) {
 			LettuceConnectionFactory first = connection(redis);
@@ -63,9 +90,9 @@ class CallerQuotaStoresTest {
 			try {
 				List<SessionKey> evicted = new CopyOnWriteArrayList<>();
 				RedisSessionStore one = new RedisSessionStore(new ReactiveStringRedisTemplate(first), Duration.ofHours(1), 5,
-						evicted::add, () -> { });
+						evicted::add, () -> { }, RedisTopology.STANDALONE);
 				RedisSessionStore other = new RedisSessionStore(new ReactiveStringRedisTemplate(second),
-						Duration.ofHours(1), 5, evicted::add, () -> { });
+						Duration.ofHours(1), 5, evicted::add, () -> { }, RedisTopology.STANDALONE);
 				one.open(key("bob-1"), "bob").block();
 
 				Flux.range(0, 40)

@@ -85,6 +85,48 @@ class SseEventSplitterTest {
 	}
 
 	@Test
+	void aLeadingByteOrderMarkIsDroppedWhereverTheStreamIsCut() {
+		byte[] body = ("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\nid: 2\ndata: b\n\n")
+			.getBytes(StandardCharsets.UTF_8);
+		byte[] input = new byte[body.length + 3];
+		input[0] = (byte) 0xEF;
+		input[1] = (byte) 0xBB;
+		input[2] = (byte) 0xBF;
+		System.arraycopy(body, 0, input, 3, body.length);
+		for (int cut = 0; cut <= input.length; cut++) {
+			for (int second = cut; second <= input.length; second += Math.max(1, input.length / 7)) {
+				SseEventSplitter splitter = new SseEventSplitter(1024);
+				List<SseEvent> events = new ArrayList<>(feed(splitter, java.util.Arrays.copyOfRange(input, 0, cut)));
+				events.addAll(feed(splitter, java.util.Arrays.copyOfRange(input, cut, second)));
+				events.addAll(feed(splitter, java.util.Arrays.copyOfRange(input, second, input.length)));
+				assertThat(events).as("cut at %d and %d", cut, second).extracting(SseEvent::data)
+					.containsExactly("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}", "b");
+				assertThat(events.get(0).isMessage()).as("the first event is a message, not an unknown field").isTrue();
+				assertThat(concat(events)).as("the events are the stream without its byte-order mark").isEqualTo(body);
+				assertThat(splitter.pendingBytes()).isZero();
+			}
+		}
+	}
+
+	@Test
+	void aByteOrderMarkAfterTheStartIsNoByteOrderMark() {
+		byte[] first = "data: a\n\n".getBytes(StandardCharsets.UTF_8);
+		byte[] second = "\uFEFFdata: b\n\n".getBytes(StandardCharsets.UTF_8);
+		SseEventSplitter splitter = new SseEventSplitter(1024);
+
+		List<SseEvent> events = new ArrayList<>(feed(splitter, first));
+		events.addAll(feed(splitter, second));
+
+		assertThat(events).extracting(SseEvent::data).as("only the stream's first bytes may be a byte-order mark")
+			.containsExactly("a", null);
+		byte[] almost = { (byte) 0xEF, (byte) 0xBB, 'd', 'a', 't', 'a', ':', 'x', '\n', '\n' };
+		assertThat(split(almost, 1024)).as("a start like a byte-order mark's, then not, is kept as it came")
+			.singleElement()
+			.satisfies(event -> assertThat(event.raw()).isEqualTo(almost))
+			.satisfies(event -> assertThat(event.data()).isNull());
+	}
+
+	@Test
 	void dataIsReadWhereItLiesOrJoinedAcrossLines() {
 		String notification = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"p\":\"\u00e9\"}}";
 		String request = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";

@@ -28,7 +28,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * non-streaming bound;</li>
  * <li>{@code sdk-tools} ({@code tools.deny: secret_*}) and {@code sdk-json-tools} ({@code tools.allow: echo,
  * secret_*}, {@code tools.deny: secret_admin});</li>
- * <li>{@code sdk-args} ({@code _tenant} from the X-Tenant header, {@code region: eu} into {@code who*}),
+ * <li>{@code sdk-args} ({@code _tenant} from the X-Tenant header, {@code region: eu} and {@code locale} from the
+ * X-Locale header into {@code who*}),
  * {@code sdk-json-args} ({@code _tenant: acme}) and {@code sdk-json-open} (no reserved prefix);</li>
  * <li>{@code scripted}: the scripted upstream; {@code scripted-tools}: the same with {@code tools.deny: secret_*};
  * {@code refused}: a port nothing listens on.</li>
@@ -88,6 +89,9 @@ public abstract class InterceptorIntegrationTest {
 		registry.add("mcp-relay.servers.sdk-args.arguments.inject[1].name", () -> "region");
 		registry.add("mcp-relay.servers.sdk-args.arguments.inject[1].value", () -> "eu");
 		registry.add("mcp-relay.servers.sdk-args.arguments.inject[1].tools[0]", () -> "who*");
+		registry.add("mcp-relay.servers.sdk-args.arguments.inject[2].name", () -> "locale");
+		registry.add("mcp-relay.servers.sdk-args.arguments.inject[2].from-request-header", () -> "X-Locale");
+		registry.add("mcp-relay.servers.sdk-args.arguments.inject[2].tools[0]", () -> "who*");
 		registry.add("mcp-relay.servers.sdk-json-args.url", () -> TestUpstreams.SDK.url("/stateless"));
 		registry.add("mcp-relay.servers.sdk-json-args.arguments.inject[0].name", () -> "_tenant");
 		registry.add("mcp-relay.servers.sdk-json-args.arguments.inject[0].value", () -> "acme");

@@ -7,18 +7,22 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Assumptions;
+
 /**
  * A real Redis server (Debian's {@code redis-server}) on 127.0.0.1 at a free port, with no persistence, for tests
- * that need shared state between relays. When {@code redis-server} is not installed, it is installed with
- * {@code apt-get} (as root, which CI and a fresh machine of this project's kind are); elsewhere the failure says
- * what to install. Stopped on {@link #close()}.
+ * that need shared state between relays: a standalone server ({@link SharedRedis}), or one part of a Cluster or of a
+ * Sentinel deployment ({@link RedisClusterProcesses}, {@link RedisSentinelProcesses}) with the options they add. When
+ * {@code redis-server} is not installed, it is installed with {@code apt-get} (as root, which CI and a fresh machine of
+ * this project's kind are); elsewhere the failure says what to install ({@link #installedOrSkip()} makes it a skip).
+ * Stopped on {@link #close()}.
  */
-public final class RedisServerProcess implements AutoCloseable {
+public final class RedisServerProcess implements SharedRedis {
 
 	private static final DebianTool REDIS = new DebianTool("redis-server", "redis-server", "These tests need a Redis "
 			+ "server: install Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) and run the "
@@ -28,9 +32,12 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final int port;
 
-	private RedisServerProcess(Process process, int port) {
+	private final String password;
+
+	private RedisServerProcess(Process process, int port, String password) {
 		this.process = process;
 		this.port = port;
+		this.password = password;
 	}
 
 	/** Starts a server and waits until it answers {@code PING}. */
@@ -40,14 +47,62 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	/** Starts a server on {@code port} and waits until it answers {@code PING}. */
 	public static RedisServerProcess start(int port) throws IOException, InterruptedException {
+		return startWith(port, null);
+	}
+
+	/** Starts a server that takes clients with {@code password} only ({@code requirepass}). */
+	public static RedisServerProcess startWithPassword(String password) throws IOException, InterruptedException {
+		return startWith(TestUpstreams.freePort(), password);
+	}
+
+	/**
+	 * Starts a server on {@code port} with {@code options} after the usual ones (e.g. {@code --cluster-enabled yes},
+	 * {@code --replicaof 127.0.0.1 6379}) and waits until it answers {@code PING}.
+	 */
+	public static RedisServerProcess start(int port, List<String> options) throws IOException, InterruptedException {
+		return start(port, null, List.of(), options);
+	}
+
+	/**
+	 * Starts a Sentinel on {@code port} ({@code redis-server <config> --sentinel}, which needs no
+	 * {@code redis-sentinel} binary) from {@code config}, a file it may rewrite, and waits until it answers {@code PING}.
+	 */
+	public static RedisServerProcess startSentinel(int port, Path config) throws IOException, InterruptedException {
+		return start(port, null, List.of(config.toAbsolutePath().toString(), "--sentinel"), List.of());
+	}
+
+	/**
+	 * Finds {@code redis-server}, installing it as {@link DebianTool} does; where it is not installed and cannot be,
+	 * the calling test (or class, from {@code @BeforeAll}) is skipped with what to install.
+	 */
+	public static void installedOrSkip() throws IOException, InterruptedException {
+		try {
+			locateOrInstall();
+		}
+		catch (AssertionError missing) {
+			Assumptions.abort("Skipped: " + missing.getMessage());
+		}
+	}
+
+	private static RedisServerProcess startWith(int port, String password) throws IOException, InterruptedException {
+		List<String> options = password == null ? List.of() : List.of("--requirepass", password);
+		return start(port, password, List.of(), options);
+	}
+
+	private static RedisServerProcess start(int port, String password, List<String> leading, List<String> options)
+			throws IOException, InterruptedException {
 		Path binary = locateOrInstall();
 		Path log = Path.of("target", "redis-" + port + ".log");
-		Process process = new ProcessBuilder(binary.toString(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
-				"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
+		List<String> command = new ArrayList<>(List.of(binary.toString()));
+		command.addAll(leading);
+		command.addAll(List.of("--port", String.valueOf(port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"));
+		command.addAll(options);
+		Process process = new ProcessBuilder(command)
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
-		RedisServerProcess redis = new RedisServerProcess(process, port);
+		RedisServerProcess redis = new RedisServerProcess(process, port, password);
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
@@ -64,6 +119,26 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	public int port() {
 		return port;
+	}
+
+	@Override
+	public String topology() {
+		return "standalone";
+	}
+
+	@Override
+	public List<String> relayArguments() {
+		List<String> arguments = new ArrayList<>(List.of("--spring.data.redis.host=127.0.0.1",
+				"--spring.data.redis.port=" + port));
+		if (password != null) {
+			arguments.add("--spring.data.redis.password=" + password);
+		}
+		return arguments;
+	}
+
+	/** Whether the process still runs (a Sentinel test stops the master and waits for the others to notice). */
+	public boolean isAlive() {
+		return process.isAlive();
 	}
 
 	/** Stops the server abruptly, as a crash or a network cut would look to its clients. */
@@ -84,10 +159,17 @@ public final class RedisServerProcess implements AutoCloseable {
 		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
 			socket.setSoTimeout(2000);
 			OutputStream out = socket.getOutputStream();
+			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+			if (password != null) {
+				out.write(("AUTH " + password + "\r\n").getBytes(StandardCharsets.US_ASCII));
+				out.flush();
+				if (!"+OK".equals(in.readLine())) {
+					return false;
+				}
+			}
 			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
 			out.flush();
-			String line = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
-				.readLine();
+			String line = in.readLine();
 			return "+PONG".equals(line);
 		}
 		catch (IOException notYet) {

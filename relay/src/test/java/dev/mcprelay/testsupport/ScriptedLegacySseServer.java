@@ -38,6 +38,17 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		JSON_ENDPOINT,
 		/** an {@code X-Session-Id} response header, and no event. */
 		HEADER,
+		/**
+		 * an {@code Mcp-Session-Id} response header naming another session (whose conventional endpoint,
+		 * {@code messages?sessionId=…}, this server does not know), and the endpoint event naming the right one.
+		 */
+		HEADER_AND_EVENT,
+		/** as {@link #HEADER_AND_EVENT}, with a comment ({@code : hello}) before the endpoint event. */
+		HEADER_COMMENT_THEN_EVENT,
+		/** as {@link #HEADER_AND_EVENT}, with a {@code retry:} field alone before the endpoint event. */
+		HEADER_RETRY_THEN_EVENT,
+		/** as {@link #HEADER_AND_EVENT}, with the endpoint event half a second after the stream opened. */
+		HEADER_THEN_LATE_EVENT,
 		/** nothing: the stream stays open and silent. */
 		NONE
 	}
@@ -53,7 +64,14 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		/** refuses the POST with 500 */
 		REFUSE_500,
 		/** accepts it, then closes the session's stream */
-		DROP_STREAM
+		DROP_STREAM,
+		/** answers it on the stream with a JSON-RPC error */
+		ERROR,
+		/**
+		 * sends {@link #floodSize} progress notifications for it and then its answer on the stream, and only then, once
+		 * the test {@link #releaseAccepts() releases} it, accepts the POST (202)
+		 */
+		FLOOD_BEFORE_ACCEPTING
 	}
 
 	/** One session as the server sees it. */
@@ -68,6 +86,11 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		/** Sends a message on the stream (a server request or notification); safe from any thread. */
 		public synchronized void send(String json) {
 			events.tryEmitNext("event: message\ndata: " + json + "\n\n");
+		}
+
+		/** Sends a comment line on the stream ({@code : ping}), as servers do to keep it alive; safe from any thread. */
+		public synchronized void comment(String text) {
+			events.tryEmitNext(": " + text + "\n\n");
 		}
 
 		synchronized void end() {
@@ -98,6 +121,14 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	public volatile Duration answerJitter = Duration.ZERO;
 
+	/** When set, every stream opened from now on sends a keepalive comment ({@code : ping}) this often. */
+	public volatile Duration keepalives;
+
+	/** How many progress notifications {@link Reaction#FLOOD_BEFORE_ACCEPTING} sends before the answer. */
+	public volatile int floodSize = 1100;
+
+	private volatile Sinks.Empty<Void> accepting = Sinks.empty();
+
 	private final DisposableServer server;
 
 	public ScriptedLegacySseServer() {
@@ -106,16 +137,27 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 			Session session = new Session();
 			sessions.put(id, session);
 			request.requestHeaders().forEach(header -> seenHeaders.add(header.getKey() + ": " + header.getValue()));
-			String first = switch (endpointForm) {
-				case EVENT -> "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
-				case JSON_ENDPOINT -> "data: {\"endpoint\":\"/messages?sessionId=" + id + "\"}\n\n";
-				case HEADER, NONE -> ": opened\n\n";
+			String endpointEvent = "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
+			Flux<String> first = switch (endpointForm) {
+				case EVENT, HEADER_AND_EVENT -> Flux.just(endpointEvent);
+				case JSON_ENDPOINT -> Flux.just("data: {\"endpoint\":\"/messages?sessionId=" + id + "\"}\n\n");
+				case HEADER, NONE -> Flux.just(": opened\n\n");
+				case HEADER_COMMENT_THEN_EVENT -> Flux.just(": hello\n\n", endpointEvent);
+				case HEADER_RETRY_THEN_EVENT -> Flux.just("retry: 1000\n\n", endpointEvent);
+				case HEADER_THEN_LATE_EVENT -> Mono.delay(Duration.ofMillis(500)).thenReturn(endpointEvent).flux();
 			};
 			if (endpointForm == EndpointForm.HEADER) {
 				response.header("X-Session-Id", id);
 			}
+			if (endpointForm.name().startsWith("HEADER_")) {
+				response.header("Mcp-Session-Id", "elsewhere-" + id);
+			}
+			Duration every = keepalives;
+			if (every != null) {
+				Flux.interval(every, every).takeWhile(tick -> !session.closed).subscribe(tick -> session.comment("ping"));
+			}
 			return response.header("Content-Type", "text/event-stream")
-				.sendString(Flux.just(first).concatWith(session.events.asFlux())
+				.sendString(first.concatWith(session.events.asFlux())
 					.doFinally(signal -> session.closed = true), StandardCharsets.UTF_8)
 				.then();
 		}).post("/messages", (request, response) -> {
@@ -130,6 +172,17 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				}
 				session.received.add(body);
 				JsonNode message = read(body);
+				if (message.isArray()) {
+					// a batch: each request answered (or failed, with ERROR) on the stream, in order, once accepted
+					return response.status(202).sendString(Mono.just("Accepted")).then().doOnSuccess(done -> {
+						for (JsonNode element : message) {
+							if (element.has("id") && element.has("method")) {
+								boolean fails = reactions.get(element.get("method").asText()) == Reaction.ERROR;
+								session.send(fails ? errorTo(element) : answerTo(element));
+							}
+						}
+					});
+				}
 				Reaction reaction = message.has("id") && message.has("method")
 						? reactions.getOrDefault(message.get("method").asText(), Reaction.ANSWER) : null;
 				if (reaction == Reaction.REFUSE_500) {
@@ -141,6 +194,18 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				}
 				if (reaction == Reaction.DROP_STREAM) {
 					return accepted.doOnSuccess(done -> session.end());
+				}
+				if (reaction == Reaction.ERROR) {
+					return accepted.doOnSuccess(done -> session.send(errorTo(message)));
+				}
+				if (reaction == Reaction.FLOOD_BEFORE_ACCEPTING) {
+					for (int step = 1; step <= floodSize; step++) {
+						session.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{"
+								+ "\"progressToken\":" + message.at("/params/_meta/progressToken") + ",\"progress\":" + step
+								+ "}}");
+					}
+					session.send(answerTo(message));
+					return accepting.asMono().then(accepted);
 				}
 				long delay = answerJitter.isZero() ? 0 : (long) (Math.random() * answerJitter.toMillis());
 				Mono.delay(Duration.ofMillis(delay)).subscribe(tick -> {
@@ -169,6 +234,11 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 				+ "\",\"echoedId\":" + request.get("id") + "}}";
 	}
 
+	private static String errorTo(JsonNode request) {
+		return "{\"jsonrpc\":\"2.0\",\"id\":" + request.get("id")
+				+ ",\"error\":{\"code\":-32603,\"message\":\"scripted failure\"}}";
+	}
+
 	private static JsonNode read(String body) {
 		try {
 			return JSON.readTree(body);
@@ -183,11 +253,19 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 		reactions.put(method, reaction);
 	}
 
+	/** Accepts the POSTs {@link Reaction#FLOOD_BEFORE_ACCEPTING} holds, and those to come. */
+	public void releaseAccepts() {
+		accepting.tryEmitEmpty();
+	}
+
 	/** Back to answering everything at once, endpoints as events. */
 	public void reset() {
 		reactions.clear();
 		endpointForm = EndpointForm.EVENT;
 		answerJitter = Duration.ZERO;
+		keepalives = null;
+		floodSize = 1100;
+		accepting = Sinks.empty();
 		seenHeaders.clear();
 	}
 

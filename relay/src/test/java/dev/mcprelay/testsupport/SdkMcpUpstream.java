@@ -41,7 +41,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * with {@code application/json}). Both offer:
  * <ul>
  * <li>tools {@code echo} (returns its {@code message} argument; its listing carries {@code _meta}),
- * {@code secret_admin} and {@code secret_audit} (both echo too), and {@code whoami} (answers with the arguments it
+ * {@code secret_admin} and {@code secret_audit} (both echo too; {@code echo} and {@code secret_audit} annotated
+ * {@code readOnlyHint: true}, {@code secret_admin} {@code readOnlyHint: false, destructiveHint: true}), and {@code whoami} (answers with the arguments it
  * received; its schema declares reserved {@code _tenant} and {@code _trace});</li>
  * <li>prompt {@code greeting} (argument {@code name});</li>
  * <li>resource {@code memo://one} and resource template {@code memo://{id}}.</li>
@@ -320,7 +321,20 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.description("The " + name + " tool")
 			.inputSchema(JSON, "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}}}")
 			.meta(name.equals("echo") ? ECHO_META : null)
+			.annotations(annotationsOf(name))
 			.build();
+	}
+
+	/**
+	 * {@code echo} and {@code secret_audit} say they only read, {@code secret_admin} that it may destroy (for the
+	 * policies that read a tool's annotations); the others say nothing.
+	 */
+	private static McpSchema.ToolAnnotations annotationsOf(String name) {
+		return switch (name) {
+			case "echo", "secret_audit" -> new McpSchema.ToolAnnotations(null, true, false, true, false, null);
+			case "secret_admin" -> new McpSchema.ToolAnnotations(null, false, true, false, false, null);
+			default -> null;
+		};
 	}
 
 	private static McpSchema.GetPromptResult greet(McpSchema.GetPromptRequest request) {

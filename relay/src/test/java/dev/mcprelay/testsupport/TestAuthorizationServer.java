@@ -56,7 +56,10 @@ public final class TestAuthorizationServer implements AutoCloseable {
 		NOT_JSON,
 
 		/** It never answers. */
-		HANGS
+		HANGS,
+
+		/** 200 with no body at all. */
+		EMPTY
 
 	}
 
@@ -75,6 +78,7 @@ public final class TestAuthorizationServer implements AutoCloseable {
 				case SERVER_ERROR -> response.status(500).sendString(Mono.just("boom"));
 				case NOT_JSON -> response.header("Content-Type", "application/json").sendString(Mono.just("<html>"));
 				case HANGS -> Mono.never();
+				case EMPTY -> response.status(200).send();
 				case NONE -> response.header("Content-Type", "application/json")
 					.sendString(Mono.fromSupplier(() -> new JWKSet(published.stream()
 						.map(key -> (com.nimbusds.jose.jwk.JWK) key.toPublicJWK())

@@ -256,7 +256,9 @@ class McpTracingTest {
 		ReceivedSpan interceptor = RECEIVER.await(span -> isRelay(span) && span.traceId().equals(server.traceId())
 				&& span.name().startsWith("interceptors "), WITHIN);
 		assertThat(interceptor.attribute("mcp_relay.interceptor.outcome")).isEqualTo("rejected");
-		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("tool-access");
+		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("policy");
+		assertThat(interceptor.attribute("mcp_relay.refusal.reason")).as("for the operator").isEqualTo("policy_denied");
+		assertThat(interceptor.attribute("mcp_relay.refusal.detail")).isNotBlank();
 		assertThat(RECEIVER.spans()).noneMatch(span -> span.traceId().equals(server.traceId())
 				&& span.span().getKind() == SpanKind.SPAN_KIND_CLIENT);
 	}
@@ -275,7 +277,7 @@ class McpTracingTest {
 				&& span.name().startsWith("interceptors "), WITHIN);
 		assertThat(interceptor.name()).isEqualTo("interceptors tools-list-response");
 		assertThat(interceptor.attribute("mcp_relay.interceptor.outcome")).isEqualTo("changed");
-		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("tool-access");
+		assertThat(interceptor.attribute("mcp_relay.interceptor.name")).isEqualTo("policy");
 	}
 
 	@Test
@@ -376,6 +378,7 @@ class McpTracingTest {
 	@Test
 	void theOperationHistogramsCarryTheConventionsNamesAndBoundedTags() {
 		McpSession session = McpSession.open(http(), "sdk");
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":\"hist-0\",\"method\":\"tools/list\"}");
 		session.post(RawHttp.toolsCall("hist-1", "echo"));
 		session.post(RawHttp.toolsCall("hist-2", "no-such-tool-" + System.nanoTime()));
 
@@ -395,6 +398,24 @@ class McpTracingTest {
 		assertThat(registry.find(McpOperationMeters.SERVER_DURATION).timers())
 			.as("a tool the server does not know is no tag value")
 			.noneMatch(timer -> timer.getId().getTag("gen_ai.tool.name").startsWith("no-such-tool"));
+	}
+
+	@Test
+	void aClientsLongNamesAreCutInSpanNamesAndAttributes() {
+		McpSession session = McpSession.open(http(), "sdk");
+		String id = "long-" + "i".repeat(20_000);
+		String tool = "t".repeat(20_000);
+
+		session.post(RawHttp.toolsCall(id, tool));
+
+		ReceivedSpan server = RECEIVER.await(span -> isRelay(span) && span.span().getKind() == SpanKind.SPAN_KIND_SERVER
+				&& span.attribute("jsonrpc.request.id") != null && span.attribute("jsonrpc.request.id").startsWith("long-"),
+				WITHIN);
+		assertThat(server.name()).as("a span name is cut to 128 characters, then marked").hasSize(131)
+			.startsWith("tools/call ttt").endsWith("t...");
+		assertThat(server.span().getAttributesList()).as("so is every attribute value taken from the message")
+			.allSatisfy(attribute -> assertThat(attribute.getValue().getStringValue()).hasSizeLessThanOrEqualTo(131));
+		assertThat(server.attribute("gen_ai.tool.name")).isEqualTo("t".repeat(128) + "...");
 	}
 
 	@Test

@@ -46,6 +46,9 @@ class MergedStreamTest {
 	/** Each client answer a member got, as member:id. */
 	static final List<String> ANSWERS = new CopyOnWriteArrayList<>();
 
+	/** Each cancellation a member got, as member:requestId. */
+	static final List<String> CANCELLED = new CopyOnWriteArrayList<>();
+
 	/** Whether member a's first stream dies mid-stream (its connection reset after one event). */
 	static volatile boolean aDies;
 
@@ -68,6 +71,7 @@ class MergedStreamTest {
 	void script() {
 		GETS.clear();
 		ANSWERS.clear();
+		CANCELLED.clear();
 		aDies = false;
 		MEMBERS.clear();
 		MEMBERS.scriptWithBody((request, response, body) -> {
@@ -102,6 +106,9 @@ class MergedStreamTest {
 				return response.status(202).send();
 			}
 			String method = message.path("method").asText();
+			if (method.equals("notifications/cancelled")) {
+				CANCELLED.add(member + ":" + message.at("/params/requestId"));
+			}
 			if (method.startsWith("notifications/")) {
 				return response.status(202).send();
 			}
@@ -262,6 +269,34 @@ class MergedStreamTest {
 			assertThat(RawHttp.json(refused.body()).at("/error/data/reason").asText()).isEqualTo("unknown_request_id");
 		}
 		assertThat(ANSWERS).isEmpty();
+	}
+
+	@Test
+	void aCancellationOfAMembersRequestReachesThatMemberAloneUnderItsOwnId() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "pair");
+		HttpResponse<InputStream> stream = http.open(http.request("pair").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id()).GET());
+		List<Event> requests = read(stream.body(), 6).stream().filter(event -> event.data().has("id")).toList();
+		assertThat(requests).as("a's roots/list 7 and b's").hasSize(2);
+		String member = requests.get(0).data().get("id").asText().substring("mcp-relay.v1.".length(), 14);
+
+		HttpResponse<String> cancelled = session.post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+				+ "\"params\":{\"requestId\":" + requests.get(0).data().get("id") + ",\"reason\":\"closed\"}}");
+
+		assertThat(cancelled.statusCode()).isEqualTo(202);
+		assertThat(CANCELLED).as("the member that asked, under the id it gave; no other member")
+			.containsExactly(member + ":7");
+
+		HttpResponse<String> forged = session.post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+				+ "\"params\":{\"requestId\":\"mcp-relay.v1.a.Nw.invented\"}}");
+		assertThat(forged.statusCode()).isEqualTo(400);
+		assertThat(RawHttp.json(forged.body()).at("/error/data/reason").asText()).isEqualTo("unknown_request_id");
+		HttpResponse<String> own = session.post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+				+ "\"params\":{\"requestId\":12}}");
+		assertThat(own.statusCode()).isEqualTo(202);
+		assertThat(CANCELLED).as("a cancellation of the client's own request goes to every member as it came")
+			.containsExactlyInAnyOrder(member + ":7", "a:12", "b:12");
 	}
 
 	private static List<Event> read(InputStream in, int count) throws Exception {

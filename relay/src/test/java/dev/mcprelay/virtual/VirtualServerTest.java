@@ -122,6 +122,19 @@ class VirtualServerTest {
 	}
 
 	@Test
+	void aToolsCallWithoutAnIdIsRefusedAndReachesNoMember() {
+		McpSession session = McpSession.open(new RawHttp(port), "all");
+		TestUpstreams.SDK.clearSeen();
+
+		HttpResponse<String> response = session.post("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"alpha_secret_admin\",\"arguments\":{\"_tenant\":\"other\"}}}");
+
+		assertThat(response.statusCode()).as("refused, not accepted with 202").isEqualTo(400);
+		assertThat(RawHttp.json(response.body()).at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(TestUpstreams.SDK.seen()).as("no member got it").noneMatch(seen -> seen.body().contains("tools/call"));
+	}
+
+	@Test
 	void callsGoToTheMemberTheirPrefixNamesWithoutThePrefix() {
 		McpSyncClient client = client("/mcp/all");
 		client.initialize();

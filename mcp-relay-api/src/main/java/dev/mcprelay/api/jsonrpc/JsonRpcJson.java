@@ -4,14 +4,16 @@ import java.io.IOException;
 
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
 
 /**
  * The one Jackson mapper for JSON-RPC messages, the relay's and the typed views' alike: numbers keep their precision
- * (a {@code 1.50} stays {@code 1.50}), a duplicate key or trailing content is an error. Thread-safe; do not
- * reconfigure it.
+ * (a {@code 1.50} stays {@code 1.50}), a duplicate key or trailing content is an error, and a value whose type names
+ * its kind is written with it wherever it sits ({@code KindNamingSerializers}). Thread-safe; do not reconfigure it.
  */
 public final class JsonRpcJson {
 
@@ -20,6 +22,7 @@ public final class JsonRpcJson {
 		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
 		.disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+		.addModule(KindNamingSerializers.module())
 		.build();
 
 	static {
@@ -40,6 +43,19 @@ public final class JsonRpcJson {
 	/** The mapper: read and write JSON-RPC messages and convert values to and from their JSON. */
 	public static ObjectMapper mapper() {
 		return MAPPER;
+	}
+
+	/**
+	 * {@code value} as JSON, as the mapper writes it: an MCP schema type whose JSON names its kind (a content block's
+	 * {@code "type": "text"}) keeps it wherever it sits, in a list, a map, an array or an author's record whose
+	 * component is typed {@code Object} ({@code KindNamingSerializers}), so that what an author's setter writes is valid
+	 * MCP, which the SDK's client reads.
+	 *
+	 * @return the JSON; a {@code NullNode} for {@code null}
+	 */
+	public static JsonNode toTree(Object value) {
+		JsonNode node = MAPPER.valueToTree(value);
+		return node == null ? NullNode.getInstance() : node;
 	}
 
 }

@@ -1,46 +1,143 @@
 package dev.mcprelay.interceptors.toolsearch;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
-import io.modelcontextprotocol.spec.McpSchema;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
  * One server's whole tool catalogue, indexed for search; shared by every session of the server. Filled from a
- * complete {@code tools/list} answer, or by listing every page when none is at hand; dropped when the server says
- * its tools changed ({@code notifications/tools/list_changed}), to be listed again on next use.
+ * complete {@code tools/list} answer, or by listing every page when none is at hand; dropped when the server says its
+ * tools changed ({@code notifications/tools/list_changed}), to be listed again on next use.
+ *
+ * <p>Exact under concurrency: one listing is in flight per server at a time, and every search that needs the
+ * catalogue meanwhile waits for it (fifty first searches start one listing, not fifty). Each {@code list_changed}
+ * starts a new generation; what began in an earlier one (a listing, or a client's own {@code tools/list}) is never
+ * kept, since it may predate the change: a search waiting on such a listing gets a fresh one instead (at most
+ * {@value #ATTEMPTS} listings, then the last is used once, not kept).
+ *
+ * <p>A listing is made with the lister of the search that started it (that caller's session, token and upstream
+ * headers), so its failure may be that caller's alone: a search that waited for it lists once on its own instead of
+ * taking that failure ({@link #listAlone}).
  */
 final class ToolCatalogue {
 
-	private volatile ToolIndex index;
+	/** The listings one search starts at most while the catalogue keeps changing under it. */
+	static final int ATTEMPTS = 3;
 
-	/** The catalogue, listed with {@code lister} when it is not known. */
-	Mono<ToolIndex> get(Supplier<Mono<List<McpSchema.Tool>>> lister) {
-		ToolIndex current = index;
-		return current != null ? Mono.just(current) : lister.get().flatMap(this::update);
+	/** The current generation: one more for every {@code list_changed}. */
+	private final AtomicLong generation = new AtomicLong();
+
+	/** The catalogue, with the generation it was listed in; {@code null} until listed. */
+	private volatile Kept kept;
+
+	/** The listing in flight, with the generation it began in; {@code null} when none is. */
+	private final AtomicReference<Listing> listing = new AtomicReference<>();
+
+	private record Kept(long generation, ToolIndex index) {
+	}
+
+	private record Listing(long generation, Mono<ToolIndex> result) {
+	}
+
+	/** The current generation, to hand to {@link #update} for a {@code tools/list} sent now. */
+	long generation() {
+		return generation.get();
+	}
+
+	/** The catalogue, listed with {@code lister} when it is not known (or joined to the listing in flight). */
+	Mono<ToolIndex> get(Supplier<Mono<List<ObjectNode>>> lister) {
+		return get(lister, 1);
+	}
+
+	private Mono<ToolIndex> get(Supplier<Mono<List<ObjectNode>>> lister, int attempt) {
+		return Mono.defer(() -> {
+			long now = generation.get();
+			Kept current = kept;
+			if (current != null && current.generation() == now) {
+				return Mono.just(current.index());
+			}
+			Listing inFlight = listing.get();
+			boolean own = false;
+			if (inFlight == null || inFlight.generation() != now) {
+				Listing started = new Listing(now, list(lister, now));
+				own = listing.compareAndSet(inFlight, started);
+				inFlight = own ? started : listing.get();
+				if (inFlight == null) {
+					// the listing that won ended at once; look again
+					return get(lister, attempt);
+				}
+			}
+			long began = inFlight.generation();
+			Mono<ToolIndex> listed = own ? inFlight.result()
+					: inFlight.result().onErrorResume(failure -> listAlone(lister));
+			return listed.flatMap(index -> began == generation.get() || attempt >= ATTEMPTS
+					? Mono.just(index) : get(lister, attempt + 1));
+		});
 	}
 
 	/**
-	 * The catalogue is now {@code tools}: indexed off the event loop (a large catalogue takes tens of milliseconds),
-	 * unless it is the catalogue already held.
+	 * A listing of one search's own, with its own lister, once the listing it waited for, another search's, failed:
+	 * that failure may be the other caller's own (its token, the headers its interceptors set), and is never handed
+	 * on. Not shared: each search that waited lists once more, and its failure is its own.
 	 */
-	Mono<ToolIndex> update(List<McpSchema.Tool> tools) {
-		ToolIndex current = index;
-		if (current != null && current.tools().equals(tools)) {
-			return Mono.just(current);
-		}
-		return Mono.fromCallable(() -> {
-			ToolIndex updated = new ToolIndex(tools);
-			index = updated;
-			return updated;
-		}).subscribeOn(Schedulers.parallel());
+	private Mono<ToolIndex> listAlone(Supplier<Mono<List<ObjectNode>>> lister) {
+		return Mono.defer(() -> {
+			long began = generation.get();
+			return Mono.defer(lister).flatMap(this::index).doOnNext(index -> keep(began, index));
+		});
 	}
 
-	/** The server's tools changed: list them again on next use. */
+	/**
+	 * One listing begun in generation {@code began}: indexed off the event loop, kept only while no
+	 * {@code list_changed} came since it began, and shared, uncancellable, by every search that waits for it.
+	 */
+	private Mono<ToolIndex> list(Supplier<Mono<List<ObjectNode>>> lister, long began) {
+		return Mono.defer(lister)
+			.flatMap(this::index)
+			.doOnNext(index -> keep(began, index))
+			.doFinally(signal -> listing.getAndUpdate(current -> current != null && current.generation() == began
+					? null : current))
+			.share();
+	}
+
+	/**
+	 * The catalogue is {@code tools}, as a complete {@code tools/list} answer sent in generation {@code sentIn} gave
+	 * it: indexed off the event loop (a large catalogue takes tens of milliseconds) unless it is the catalogue already
+	 * held, and kept unless a {@code list_changed} came since it was sent.
+	 */
+	Mono<ToolIndex> update(List<ObjectNode> tools, long sentIn) {
+		Kept current = kept;
+		if (current != null && current.index().tools().equals(tools)) {
+			return Mono.just(current.index());
+		}
+		return index(tools).doOnNext(index -> keep(sentIn, index));
+	}
+
+	/** The server's tools changed: what was listed, or is being listed, is stale. */
 	void invalidate() {
-		index = null;
+		generation.incrementAndGet();
+		kept = null;
+	}
+
+	private Mono<ToolIndex> index(List<ObjectNode> tools) {
+		return Mono.fromCallable(() -> new ToolIndex(tools)).subscribeOn(Schedulers.parallel());
+	}
+
+	/**
+	 * Keeps {@code index}, listed in generation {@code listedIn}, when that is still the current one (a
+	 * {@code list_changed} that comes right after is safe: what is kept carries its generation, and a stale one is
+	 * never read).
+	 */
+	private void keep(long listedIn, ToolIndex index) {
+		if (listedIn == generation.get()) {
+			kept = new Kept(listedIn, index);
+		}
 	}
 
 }

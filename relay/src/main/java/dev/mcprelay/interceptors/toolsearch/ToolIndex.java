@@ -28,14 +28,18 @@ import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
 
-import io.modelcontextprotocol.spec.McpSchema;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParser;
 
 /**
  * A server's tool catalogue in an in-memory Lucene index, ranked with BM25 (Lucene's default similarity) over the
  * tool's name (split into words: {@code search_issues}, {@code getSum} and {@code get-sum} all count as words), title,
  * description and the names of its parameters, name matches weighing most. Queries are free text: they are split into
- * words by the same analyzer, never parsed as Lucene syntax, so no query can fail. Immutable once built; safe to
- * search from any thread.
+ * words by the same analyzer, never parsed as Lucene syntax, so no query can fail. The tools are kept exactly as the
+ * server sent them (every field, {@code execution}, {@code _meta}, vendor fields, numbers as written), never turned
+ * into a type and back. Immutable once built (the tools are not to be changed); safe to search from any thread.
  */
 public final class ToolIndex {
 
@@ -47,7 +51,7 @@ public final class ToolIndex {
 
 	private static final Analyzer ANALYZER = new StandardAnalyzer();
 
-	private final List<McpSchema.Tool> tools;
+	private final List<ObjectNode> tools;
 
 	private final IndexSearcher searcher;
 
@@ -56,22 +60,24 @@ public final class ToolIndex {
 	 * at start-up, so that the first search on an event loop does not block.
 	 */
 	public static void warmUp() {
-		new ToolIndex(List.of(McpSchema.Tool.builder().name("warm_up").description("warm up")
-			.inputSchema(Map.of("type", "object")).build())).search("warm", 1);
+		ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", "warm_up")
+			.put("description", "warm up");
+		tool.putObject("inputSchema").put("type", "object");
+		new ToolIndex(List.of(tool)).search("warm", 1);
 	}
 
-	public ToolIndex(List<McpSchema.Tool> tools) {
+	/** @param tools the tools as the server listed them (each a JSON object with at least a {@code name}) */
+	public ToolIndex(List<ObjectNode> tools) {
 		this.tools = List.copyOf(tools);
 		ByteBuffersDirectory directory = new ByteBuffersDirectory();
 		try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig(ANALYZER))) {
 			for (int i = 0; i < this.tools.size(); i++) {
-				McpSchema.Tool tool = this.tools.get(i);
+				ObjectNode tool = this.tools.get(i);
 				Document document = new Document();
 				document.add(new StoredField("position", i));
-				document.add(new TextField("name", words(tool.name()), Field.Store.NO));
-				document.add(new TextField("title", words(tool.title()), Field.Store.NO));
-				document.add(new TextField("description", tool.description() == null ? "" : tool.description(),
-						Field.Store.NO));
+				document.add(new TextField("name", words(name(tool)), Field.Store.NO));
+				document.add(new TextField("title", words(text(tool, "title")), Field.Store.NO));
+				document.add(new TextField("description", description(tool), Field.Store.NO));
 				document.add(new TextField("parameters", words(String.join(" ", parameterNames(tool))), Field.Store.NO));
 				writer.addDocument(document);
 			}
@@ -83,12 +89,45 @@ public final class ToolIndex {
 		}
 	}
 
-	public List<McpSchema.Tool> tools() {
+	/** The tools, as the server sent them, in its order. */
+	public List<ObjectNode> tools() {
 		return tools;
 	}
 
+	/** The tools among a server's listed {@code nodes}: the JSON objects with a name (anything else is no tool). */
+	public static List<ObjectNode> toolsAmong(Iterable<JsonNode> nodes) {
+		List<ObjectNode> tools = new ArrayList<>();
+		for (JsonNode node : nodes) {
+			if (node instanceof ObjectNode tool && node.path("name").isTextual()) {
+				tools.add(tool);
+			}
+		}
+		return tools;
+	}
+
+	/** A tool's name; {@code ""} when it has none. */
+	public static String name(JsonNode tool) {
+		return tool.path("name").asText("");
+	}
+
+	/** A tool's title, or {@code null}. */
+	public static String title(JsonNode tool) {
+		return text(tool, "title");
+	}
+
+	/** A tool's description; {@code ""} when it has none. */
+	public static String description(JsonNode tool) {
+		String description = text(tool, "description");
+		return description == null ? "" : description;
+	}
+
+	private static String text(JsonNode tool, String field) {
+		JsonNode value = tool.get(field);
+		return value != null && value.isTextual() ? value.asText() : null;
+	}
+
 	/** The best matches for {@code query}, best first, at most {@code limit}; none when the query has no word. */
-	public List<McpSchema.Tool> search(String query, int limit) {
+	public List<ObjectNode> search(String query, int limit) {
 		Set<String> terms = terms(query);
 		if (terms.isEmpty() || tools.isEmpty()) {
 			return List.of();
@@ -99,7 +138,7 @@ public final class ToolIndex {
 				.add(new BoostQuery(new TermQuery(new Term(field, term)), boost), BooleanClause.Occur.SHOULD));
 		}
 		try {
-			List<McpSchema.Tool> found = new ArrayList<>();
+			List<ObjectNode> found = new ArrayList<>();
 			for (ScoreDoc hit : searcher.search(builder.build(), Math.min(limit, tools.size())).scoreDocs) {
 				int position = searcher.storedFields().document(hit.doc).getField("position").numericValue().intValue();
 				found.add(tools.get(position));
@@ -140,11 +179,10 @@ public final class ToolIndex {
 		return split.equals(text) ? text : text + " " + split;
 	}
 
-	private static List<String> parameterNames(McpSchema.Tool tool) {
-		if (tool.inputSchema() != null && tool.inputSchema().get("properties") instanceof Map<?, ?> properties) {
-			return properties.keySet().stream().map(String::valueOf).toList();
-		}
-		return List.of();
+	private static List<String> parameterNames(ObjectNode tool) {
+		List<String> names = new ArrayList<>();
+		tool.path("inputSchema").path("properties").fieldNames().forEachRemaining(names::add);
+		return names;
 	}
 
 }

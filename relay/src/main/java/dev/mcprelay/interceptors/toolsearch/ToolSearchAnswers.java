@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcParser;
-import io.modelcontextprotocol.spec.McpSchema;
 
 /** What tool search shows a client: the search tool in {@code tools/list}, and the result of one search. */
 public final class ToolSearchAnswers {
@@ -15,7 +14,7 @@ public final class ToolSearchAnswers {
 	}
 
 	/** The search's result: a summary for the model, and the tools as structured content. */
-	public static ObjectNode result(String query, List<McpSchema.Tool> found) {
+	public static ObjectNode result(String query, List<ObjectNode> found) {
 		ObjectNode result = JsonRpcParser.mapper().createObjectNode();
 		StringBuilder text = new StringBuilder();
 		String shown = query.length() > 80 ? query.substring(0, 80) + "…" : query;
@@ -26,22 +25,22 @@ public final class ToolSearchAnswers {
 			text.append("Found ").append(found.size()).append(found.size() == 1 ? " tool" : " tools").append(" for \"")
 				.append(shown).append("\"; ").append(found.size() == 1 ? "it is" : "they are")
 				.append(" now available to call:");
-			for (McpSchema.Tool tool : found) {
-				text.append("\n- ").append(tool.name());
-				if (tool.description() != null && !tool.description().isBlank()) {
-					text.append(": ").append(tool.description().strip());
+			for (ObjectNode tool : found) {
+				text.append("\n- ").append(ToolIndex.name(tool));
+				if (!ToolIndex.description(tool).isBlank()) {
+					text.append(": ").append(ToolIndex.description(tool).strip());
 				}
 			}
 		}
 		result.putArray("content").addObject().put("type", "text").put("text", text.toString());
 		ArrayNode tools = result.putObject("structuredContent").putArray("tools");
-		for (McpSchema.Tool tool : found) {
-			ObjectNode entry = tools.addObject().put("name", tool.name());
-			if (tool.title() != null) {
-				entry.put("title", tool.title());
+		for (ObjectNode tool : found) {
+			ObjectNode entry = tools.addObject().put("name", ToolIndex.name(tool));
+			if (ToolIndex.title(tool) != null) {
+				entry.put("title", ToolIndex.title(tool));
 			}
-			if (tool.description() != null) {
-				entry.put("description", tool.description());
+			if (tool.path("description").isTextual()) {
+				entry.put("description", ToolIndex.description(tool));
 			}
 		}
 		result.put("isError", false);

@@ -1,7 +1,6 @@
 package dev.mcprelay.interceptors.toolsearch;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -11,7 +10,6 @@ import java.util.Set;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -32,9 +30,11 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.config.ToolSearchProperties;
 import dev.mcprelay.config.ToolsProperties;
-import dev.mcprelay.interceptors.ToolAccessPolicy;
-import dev.mcprelay.interceptors.ToolNameFilter;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.interceptors.PolicyEnforcement;
+import dev.mcprelay.policy.Policies;
+import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.RelayOwnTools;
+import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
@@ -44,7 +44,6 @@ import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreUnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.modelcontextprotocol.spec.McpSchema;
 import reactor.core.publisher.Mono;
 
 /**
@@ -52,15 +51,17 @@ import reactor.core.publisher.Mono;
  * whole catalogue.
  * <ul>
  * <li>{@code tools/list} answers {@value #SEARCH_TOOL}, the tools of {@code always-expose}, and the tools this
- * session's searches found, from the server's whole catalogue (every page; {@link ToolCatalogue});</li>
+ * session's searches found, from the server's whole catalogue (every page; {@link ToolCatalogue}), each exactly as the
+ * server listed it;</li>
  * <li>a call of {@value #SEARCH_TOOL} ranks the catalogue with BM25 ({@link ToolIndex}), adds the best matches to the
  * session's exposed tools, and answers, without the upstream, with {@code notifications/tools/list_changed} and then
  * the result (a text summary, and {@code structuredContent.tools} with each tool's name, title and description): as an
  * SSE stream in that order when the client accepts one, else the result alone as JSON;</li>
  * <li>a call of a tool the session does not expose is refused with -32602, telling the model to search first.</li>
  * </ul>
- * The tool allow/deny lists apply to everything search returns, and the reserved-prefix rule to every schema listed
- * (it runs after this). The exposed tools live in the {@link SessionStore} under the session id the client holds,
+ * The caller's policies and the tool allow/deny lists ({@link Policies}) apply to everything search lists and returns,
+ * and the reserved-prefix rule to every schema listed (it runs after this). The catalogue is the server's whole, one
+ * for every caller; each caller is shown only what it may use. The exposed tools live in the {@link SessionStore} under the session id the client holds,
  * recorded when its {@code initialize} is answered: a session the store does not know gets 404 (the client
  * initializes again), and a store that does not answer gets 503. Requests without a session (2026-07-28) list the
  * entry point and may call any tool. Servers without tool search are not touched.
@@ -69,15 +70,21 @@ import reactor.core.publisher.Mono;
  */
 @Component
 public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListResponseInterceptor,
-		ToolsCallRequestInterceptor, ServerNotificationInterceptor, Ordered {
+		ToolsCallRequestInterceptor, ServerNotificationInterceptor, RelayOwnTools, Ordered {
 
 	/** The tool the relay offers in place of the catalogue. */
 	public static final String SEARCH_TOOL = "search_available_tools";
 
-	/** After the allow/deny lists, before the argument policy (which then cleans the schemas this lists). */
-	public static final int ORDER = ToolAccessPolicy.ORDER + 1;
+	/**
+	 * Just before the policies: the catalogue is made of the server's own lists, never of one caller's view of them,
+	 * and the policies then run on what this answers (its own tool aside); before the argument policy, which cleans
+	 * the schemas listed.
+	 */
+	public static final int ORDER = PolicyEnforcement.ORDER - 1;
 
 	private static final String STATE = ToolSearchPolicy.class.getName() + ".state";
+
+	private static final String GENERATION = ToolSearchPolicy.class.getName() + ".generation";
 
 	private final Map<String, Server> servers = new HashMap<>();
 
@@ -87,11 +94,14 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final SessionStore store;
 
+	private final Policies policies;
+
 	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamToolLister lister,
-			SessionStore store, MeterRegistry registry) {
+			SessionStore store, MeterRegistry registry, Policies policies) {
 		this.upstreams = upstreams;
 		this.lister = lister;
 		this.store = store;
+		this.policies = policies;
 		properties.servers().forEach((id, server) -> {
 			if (server != null && server.toolSearch().enabled()) {
 				servers.put(id, new Server(server, new ToolCatalogue(), new ToolSearchMeters(registry, id)));
@@ -122,11 +132,20 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return servers.containsKey(server);
 	}
 
+	/** {@value #SEARCH_TOOL}, on a server that offers its tools through search. */
+	@Override
+	public boolean isRelayOwn(String server, String tool) {
+		return SEARCH_TOOL.equals(tool) && servers.containsKey(server);
+	}
+
 	@Override
 	public Mono<Outcome> interceptToolsList(ListRequest request) {
-		if (!servers.containsKey(request.server())) {
+		Server server = servers.get(request.server());
+		if (server == null) {
 			return Outcome.proceed();
 		}
+		// an answer to a list sent before a list_changed is never kept as the catalogue
+		request.context().attributes().put(GENERATION, server.catalogue().generation());
 		// the session must exist before anything goes upstream; its state is kept for the response stage
 		return state(request.context()).doOnNext(state -> request.context().attributes().put(STATE, state))
 			.then(Outcome.proceed());
@@ -140,16 +159,22 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		}
 		Set<String> exposed = list.context().attributes().get(STATE) instanceof SessionState state
 				? state.exposedTools() : Set.of();
+		ObjectNode result = list.result();
 		boolean wholeCatalogue = list.nextCursor() == null && list.request().params().path("cursor").isMissingNode();
-		Mono<ToolIndex> catalogue = wholeCatalogue ? server.catalogue().update(list.tools())
+		// an answer with no request of this exchange at hand (a GET stream) may predate a list_changed: never kept
+		long sentIn = list.context().attributes().get(GENERATION) instanceof Long generation ? generation : -1;
+		Mono<ToolIndex> catalogue = wholeCatalogue
+				? server.catalogue().update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
 				: server.catalogue().get(() -> listAll(list.context(), server));
+		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
 		return catalogue.flatMap(index -> {
-			ObjectNode result = list.result();
 			ArrayNode tools = result.putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
-			for (McpSchema.Tool tool : index.tools()) {
-				if (server.alwaysExposed(tool.name()) || exposed.contains(tool.name())) {
-					tools.add(JsonRpcParser.mapper().valueToTree(tool));
+			for (ObjectNode tool : index.tools()) {
+				String name = ToolIndex.name(tool);
+				if ((server.alwaysExposed(name) || exposed.contains(name)) && policies.lists(caller.forTool(tool))) {
+					// a copy: later interceptors edit what is listed, never the catalogue
+					tools.add(tool.deepCopy());
 				}
 			}
 			result.remove("nextCursor");
@@ -199,13 +224,14 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return state(call.context()).map(SessionState::exposedTools)
 			.defaultIfEmpty(Set.of())
 			.flatMap(before -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
-				// one more than asked: a tool of the upstream's named like the search tool is never returned
-				List<McpSchema.Tool> found = index.search(query.read(), query.limit() + 1)
+				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
+				PolicyFacts caller = PolicyFacts.of(call.context(), "tools/call", false);
+				List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
 					.stream()
-					.filter(tool -> server.offers(tool.name()))
+					.filter(tool -> server.offers(ToolIndex.name(tool)) && policies.lists(caller.forTool(tool)))
 					.limit(query.limit())
 					.toList();
-				List<String> names = found.stream().map(McpSchema.Tool::name).toList();
+				List<String> names = found.stream().map(ToolIndex::name).toList();
 				SessionKey key = key(call.context());
 				Set<String> exposedNow = new LinkedHashSet<>(before);
 				exposedNow.addAll(names);
@@ -247,34 +273,34 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return id == null || id.isEmpty() ? null : new SessionKey(context.server(), id);
 	}
 
-	/** The whole catalogue, listed upstream in the client's session, as the allow/deny lists offer it. */
-	private Mono<List<McpSchema.Tool>> listAll(CallContext context, Server server) {
+	/**
+	 * The whole catalogue, listed upstream in the client's session with the upstream headers the interceptors set for
+	 * this request ({@code context().upstreamHeaders()}), each tool as the server sent it: the same for every caller,
+	 * each of whom is shown only what its policies let it use.
+	 */
+	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
-		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller()).map(nodes -> {
-			List<McpSchema.Tool> tools = new ArrayList<>(nodes.size());
-			for (JsonNode node : nodes) {
-				McpSchema.Tool tool = JsonRpcParser.mapper().convertValue(node, McpSchema.Tool.class);
-				if (server.offers(tool.name())) {
-					tools.add(tool);
-				}
-			}
-			return tools;
-		});
+		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
+				context.upstreamHeaders())
+			.map(nodes -> ToolIndex.toolsAmong(nodes)
+				.stream()
+				.filter(tool -> server.offers(ToolIndex.name(tool)))
+				.toList());
 	}
 
 	/** One server's settings, catalogue and meters. */
-	private record Server(ToolSearchProperties settings, ToolNameFilter access, ToolNameFilter pinned,
-			ToolCatalogue catalogue, ToolSearchMeters meters) {
+	private record Server(ToolSearchProperties settings, ToolNameFilter pinned, ToolCatalogue catalogue,
+			ToolSearchMeters meters) {
 
 		Server(ServerProperties properties, ToolCatalogue catalogue, ToolSearchMeters meters) {
-			this(properties.toolSearch(), new ToolNameFilter(properties.tools()),
-					properties.toolSearch().alwaysExpose().isEmpty() ? null
-							: new ToolNameFilter(new ToolsProperties(properties.toolSearch().alwaysExpose(), List.of())),
+			this(properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
+					: new ToolNameFilter(new ToolsProperties(properties.toolSearch().alwaysExpose(), List.of())),
 					catalogue, meters);
 		}
 
+		/** Whether the server's {@code tool} is one search may return: any but one named like the relay's own. */
 		boolean offers(String tool) {
-			return access.offers(tool) && !SEARCH_TOOL.equals(tool);
+			return !SEARCH_TOOL.equals(tool);
 		}
 
 		boolean alwaysExposed(String tool) {

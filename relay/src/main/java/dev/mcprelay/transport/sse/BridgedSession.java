@@ -1,9 +1,9 @@
 package dev.mcprelay.transport.sse;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,15 +16,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.jsonrpc.JsonRpcIds;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.transport.HeldMessages;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -32,9 +33,21 @@ import reactor.netty.http.client.HttpClient;
  * endpoint that stream named, and what waits for the stream: the client POSTs whose answers have not come, and the
  * client's GET stream ({@link ClientOutbox}).
  *
+ * <p>Where the session's messages go is what the stream names first ({@link SessionEndpoint}).
+ *
  * <p>Every message on the stream is routed: a response to the POST that holds its id; a progress notification to the
  * POST whose request carried its token; anything else (server requests, other notifications) to the client's GET
- * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped.
+ * stream. A response nobody waits for any more (its POST timed out or went away) is logged and dropped. A keepalive
+ * comment ({@code : ping}) belongs to the session, not to a request: it goes to the client's GET stream, the session's
+ * own, so that a quiet server that is alive keeps it from going idle ({@code streaming-idle}), and never to a waiting
+ * POST, whose answer may be lost however lively the session is. What waits for the client is bounded
+ * ({@link HeldLimits}).
+ *
+ * <p>Ids (and progress tokens) compare as the server may read them ({@link JsonRpcIds}): a server that reads numbers
+ * as doubles (JavaScript's {@code JSON.parse}) answers {@code 9007199254740993} under {@code 9007199254740992}, so the
+ * two are one id of the session: while a request waits under one, a POST carrying the other is refused (409
+ * {@code request_id_in_flight}), and an answer under the rounded id goes to the POST of the request that had it (whose
+ * response stages hand it to the client under the id the client sent, {@code PendingRequests}).
  *
  * <p>When the stream ends or breaks, the session ends: every waiting POST fails with a JSON-RPC error, the client's
  * GET stream ends, and the session is forgotten, so that the client's next request gets 404 and it initializes
@@ -56,14 +69,13 @@ final class BridgedSession {
 
 	private final ClientOutbox outbox;
 
+	private final HeldLimits held;
+
 	private final Map<String, PendingPost> byId = new ConcurrentHashMap<>();
 
 	private final Map<String, PendingPost> byProgressToken = new ConcurrentHashMap<>();
 
-	private final Sinks.One<URI> endpoint = Sinks.one();
-
-	/** The endpoint once known: from then on every event is a message. */
-	private volatile URI endpointUri;
+	private final SessionEndpoint endpoint;
 
 	private final Runnable onEnd;
 
@@ -73,16 +85,29 @@ final class BridgedSession {
 
 	private volatile long lastUsed = System.nanoTime();
 
+	/** A session whose stream's header waits {@link SessionEndpoint#HEADER_GRACE} for an endpoint. */
+	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, HeldLimits held,
+			Runnable onEnd) {
+		this(id, callerId, serverId, streamUri, maxEventBytes, SessionEndpoint.HEADER_GRACE, held, onEnd);
+	}
+
 	/**
+	 * @param headerGrace how long a session id in the stream's headers waits for the stream to name its endpoint
+	 * ({@link SessionEndpoint})
+	 * @param held what the session may hold for its client, and whom it tells when that is reached
 	 * @param onEnd run once when the session ends, whatever ended it
 	 */
-	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, Runnable onEnd) {
+	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes,
+			Duration headerGrace, HeldLimits held, Runnable onEnd) {
 		this.id = id;
 		this.callerId = callerId;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
 		this.maxEventBytes = maxEventBytes;
-		this.outbox = new ClientOutbox(serverId);
+		this.held = held;
+		this.endpoint = new SessionEndpoint(serverId, streamUri, headerGrace);
+		this.outbox = new ClientOutbox(serverId, new HeldMessages(ClientOutbox.CAPACITY, held.maxBytes()),
+				held.onStreamOverflow());
 		this.onEnd = onEnd;
 	}
 
@@ -118,14 +143,14 @@ final class BridgedSession {
 	Mono<URI> open(HttpClient httpClient, HttpHeaders headers) {
 		stream = UpstreamEventStream
 			.read(httpClient, serverId, streamUri, headers, maxEventBytes,
-					sessionId -> endpointFound(MessageEndpoint.fromSessionId(streamUri, sessionId)), this::onEvent)
+					endpoint::header, this::onEvent)
 			.subscribe(null, this::streamFailed, this::streamEnded);
-		return endpoint.asMono();
+		return endpoint.uri();
 	}
 
 	/** The endpoint, once known. */
 	Mono<URI> endpoint() {
-		return endpoint.asMono();
+		return endpoint.uri();
 	}
 
 	/**
@@ -134,24 +159,30 @@ final class BridgedSession {
 	 * @throws UpstreamTransportException when a request's id is already waiting in this session (409)
 	 */
 	PendingPost expect(JsonRpcPayload payload) {
-		List<String> ids = new ArrayList<>();
+		Map<String, JsonNode> ids = new LinkedHashMap<>();
 		List<String> tokens = new ArrayList<>();
+		String initializeId = null;
 		for (JsonRpcMessage message : payload.messages()) {
 			if (message.isRequest()) {
-				ids.add(idKey(message.id()));
+				ids.put(idKey(message.id()), message.id());
+				if ("initialize".equals(message.method())) {
+					initializeId = idKey(message.id());
+				}
 				JsonNode token = message.node().path("params").path("_meta").path("progressToken");
 				if (!token.isMissingNode() && !token.isNull()) {
 					tokens.add(idKey(token));
 				}
 			}
 		}
-		PendingPost post = new PendingPost(ids, tokens);
-		for (String key : ids) {
-			if (byId.putIfAbsent(key, post) != null) {
+		PendingPost post = new PendingPost(List.copyOf(ids.keySet()), tokens, initializeId,
+				new HeldMessages(PendingPost.CAPACITY, held.maxBytes()), this::answerOverflowed);
+		for (Map.Entry<String, JsonNode> id : ids.entrySet()) {
+			if (byId.putIfAbsent(id.getKey(), post) != null) {
 				forget(post);
 				throw new UpstreamTransportException(Kind.CONFLICT, "request_id_in_flight",
-						"A request with id " + key + " is already waiting for its answer in this session; give each "
-								+ "request of a session its own id.");
+						"A request with id " + id.getValue() + " (or one a server that reads numbers as doubles cannot "
+								+ "tell from it) is already waiting for its answer in this session; give each request "
+								+ "of a session its own id.");
 			}
 		}
 		tokens.forEach(token -> byProgressToken.put(token, post));
@@ -174,11 +205,13 @@ final class BridgedSession {
 			return;
 		}
 		ended = true;
+		log.debug("A session of '{}' ends: {}", serverId, why);
+		endpoint.close();
 		Disposable open = stream;
 		if (open != null) {
 			open.dispose();
 		}
-		endpoint.tryEmitError(sessionEnded());
+		endpoint.fail(sessionEnded());
 		UpstreamTransportException failure = new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
 				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
 						+ "session is over, initialize a new one.");
@@ -195,21 +228,37 @@ final class BridgedSession {
 				"This MCP session of server '" + serverId + "' has ended; initialize a new one.");
 	}
 
+	/** A POST's answers overflowed what the session may hold: reported, and the failure that ends the POST. */
+	private RuntimeException answerOverflowed() {
+		String bound = PendingPost.CAPACITY + " messages or " + held.maxBytes() + " bytes";
+		log.warn("A session of '{}' held as much for one client request as it may ({}) before the client took it; "
+				+ "the request is answered with an error (held_messages_full)", serverId, bound);
+		held.onAnswerOverflow().run();
+		return new UpstreamTransportException(Kind.HELD_MESSAGES_FULL, "held_messages_full", "MCP server '" + serverId
+				+ "' sent more for this request than the relay holds for a client at once (" + bound + ") before the "
+				+ "client took it; its answer is lost, send the request again.");
+	}
+
 	private void onEvent(SseEvent event) {
-		if (!endpointKnown()) {
+		if (!endpoint.known()) {
 			try {
-				URI named = MessageEndpoint.fromEvent(streamUri, event);
-				if (named != null) {
-					endpointFound(named);
+				if (endpoint.offer(event)) {
 					return;
 				}
 			}
 			catch (IllegalArgumentException ex) {
-				endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_bad_endpoint",
+				endpoint.fail(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_bad_endpoint",
 						"MCP server '" + serverId + "' named an endpoint the relay cannot use: " + ex.getMessage() + "."));
 				end("no usable endpoint");
 				return;
 			}
+		}
+		else if (endpoint.namedLate(event)) {
+			return;
+		}
+		if (event.isComment()) {
+			keepalive(event.raw());
+			return;
 		}
 		if (!event.isMessage()) {
 			return;
@@ -235,10 +284,10 @@ final class BridgedSession {
 			PendingPost post = byId.remove(key);
 			if (post == null) {
 				log.warn("A session of '{}' got a response to request {} that nothing waits for (timed out or "
-						+ "cancelled); it was dropped", serverId, key);
+						+ "cancelled); it was dropped", serverId, message.id());
 				return;
 			}
-			post.answer(key, json);
+			post.answer(key, json, message.isError());
 			if (post.ids().stream().noneMatch(byId::containsKey)) {
 				forget(post);
 			}
@@ -255,36 +304,31 @@ final class BridgedSession {
 		outbox.offer(json);
 	}
 
-	private boolean endpointKnown() {
-		return endpointUri != null;
-	}
-
-	private void endpointFound(URI named) {
-		endpointUri = named;
-		endpoint.tryEmitValue(named);
+	/** The server is alive: the client's GET stream, the session's own, hears of it. */
+	private void keepalive(byte[] comment) {
+		outbox.keepalive(comment);
 	}
 
 	private void streamFailed(Throwable error) {
-		if (!endpointKnown()) {
-			endpoint.tryEmitError(error);
-		}
+		endpoint.fail(error);
 		log.warn("The event stream of a session of '{}' broke ({}); the session ends", serverId,
 				error.getClass().getSimpleName());
 		end("it broke");
 	}
 
 	private void streamEnded() {
-		if (!endpointKnown()) {
-			endpoint.tryEmitError(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_no_endpoint",
-					"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
-		}
+		endpoint.fail(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_no_endpoint",
+				"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
 		log.debug("The event stream of a session of '{}' ended; the session ends", serverId);
 		end("the server closed it");
 	}
 
-	/** A JSON-RPC id (or progress token) as a map key: its JSON text, so that {@code 1} and {@code "1"} differ. */
+	/**
+	 * A JSON-RPC id (or progress token) as a map key, as the server may read it ({@link JsonRpcIds#key}): {@code 1} and
+	 * {@code "1"} differ, an integer past 2^53 and its rounding are one.
+	 */
 	static String idKey(JsonNode id) {
-		return id == null ? "null" : id.toString();
+		return id == null ? "j:null" : JsonRpcIds.key(id);
 	}
 
 }

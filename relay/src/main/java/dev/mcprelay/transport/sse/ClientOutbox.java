@@ -1,20 +1,25 @@
 package dev.mcprelay.transport.sse;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.mcprelay.sse.SseEventWriter;
+import dev.mcprelay.transport.HeldMessages;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 
 /**
  * What a bridged session's server sends that no client POST waits for (its own requests, notifications): delivered
- * on the client's GET stream, and held, up to {@link #CAPACITY} messages, while the client has none open or reads
- * slower than the server sends. Past that, the newest message is dropped and logged: a server request dropped this
- * way times out at the server, as one sent to a client that went away would. One GET at a time; the next may attach
- * once it ended.
+ * on the client's GET stream as {@code message} events, and held while the client has none open or reads slower than
+ * the server sends, up to {@link #CAPACITY} messages and the session's byte bound ({@link HeldMessages}). Past that,
+ * the newest message is dropped, logged and counted: a server request dropped this way times out at the server, as
+ * one sent to a client that went away would. The stream's keepalive comments reach an attached GET stream too (so that
+ * it does not go idle while the server is alive), and only when nothing else waits; they are never held for a client
+ * that has no stream open. One GET at a time; the next may attach once it ended.
  */
 final class ClientOutbox {
 
@@ -25,7 +30,12 @@ final class ClientOutbox {
 
 	private final String serverId;
 
-	private final Deque<byte[]> held = new ArrayDeque<>();
+	/** SSE events, each as the client gets it; guarded by {@code this}. */
+	private final Deque<byte[]> queue = new ArrayDeque<>();
+
+	private final HeldMessages held;
+
+	private final Runnable onOverflow;
 
 	/** The current attachment, {@code 0} when none; guarded by {@code this}. */
 	private long attachment;
@@ -47,25 +57,44 @@ final class ClientOutbox {
 	/** More work arrived while a thread was draining; guarded by {@code this}. */
 	private boolean missed;
 
-	ClientOutbox(String serverId) {
+	/**
+	 * @param held what it may hold ({@link #CAPACITY} messages and a byte bound)
+	 * @param onOverflow told of each message dropped because the queue was full
+	 */
+	ClientOutbox(String serverId, HeldMessages held, Runnable onOverflow) {
 		this.serverId = serverId;
+		this.held = held;
+		this.onOverflow = onOverflow;
 	}
 
-	/** Hands a message to the client's GET stream, or holds it until there is one. */
+	/** Hands a message to the client's GET stream, or holds it until there is one; drops it when the queue is full. */
 	void offer(byte[] message) {
+		byte[] event = SseEventWriter.message(new String(message, StandardCharsets.UTF_8));
 		synchronized (this) {
 			if (closed) {
 				return;
 			}
-			if (held.size() >= CAPACITY) {
+			if (!held.hold(event.length)) {
 				dropped++;
 				if (dropped == 1 || dropped % CAPACITY == 0) {
-					log.warn("A session of '{}' has {} server message(s) no GET stream took; {} dropped so far",
-							serverId, CAPACITY, dropped);
+					log.warn("A session of '{}' holds as many server messages for its client's GET stream as it may "
+							+ "({}); the newest was dropped, {} so far", serverId, held.bound(), dropped);
 				}
+				onOverflow.run();
 				return;
 			}
-			held.add(message);
+			queue.add(event);
+		}
+		drain();
+	}
+
+	/** The server's stream is alive ({@code comment}, raw): passed to an attached GET stream when nothing else waits. */
+	void keepalive(byte[] comment) {
+		synchronized (this) {
+			if (closed || stream == null || !held.isEmpty() || !held.hold(comment.length)) {
+				return;
+			}
+			queue.add(comment);
 		}
 		drain();
 	}
@@ -88,7 +117,7 @@ final class ClientOutbox {
 		return attachment;
 	}
 
-	/** The messages of an attachment; subscribe once. */
+	/** The SSE events of an attachment, each as the client gets it; subscribe once. */
 	Flux<byte[]> messages(long of) {
 		return Flux.create(sink -> {
 			boolean complete;
@@ -120,7 +149,8 @@ final class ClientOutbox {
 		FluxSink<byte[]> attached;
 		synchronized (this) {
 			closed = true;
-			held.clear();
+			queue.forEach(event -> held.release(event.length));
+			queue.clear();
 			attached = stream;
 		}
 		if (attached != null) {
@@ -145,7 +175,7 @@ final class ClientOutbox {
 			byte[] next;
 			synchronized (this) {
 				sink = stream;
-				if (sink == null || sink.requestedFromDownstream() <= 0 || held.isEmpty()) {
+				if (sink == null || sink.requestedFromDownstream() <= 0 || queue.isEmpty()) {
 					if (missed) {
 						missed = false;
 						continue;
@@ -153,7 +183,8 @@ final class ClientOutbox {
 					draining = false;
 					return;
 				}
-				next = held.poll();
+				next = queue.poll();
+				held.release(next.length);
 			}
 			sink.next(next);
 		}

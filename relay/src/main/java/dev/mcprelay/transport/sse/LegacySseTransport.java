@@ -22,6 +22,7 @@ import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -39,7 +40,12 @@ import reactor.netty.http.client.HttpClient;
  * </ul>
  * Faults: the endpoint answering 4xx/5xx fails that POST (502); no endpoint within {@code timeouts.non-streaming}
  * fails {@code initialize} (504); the stream ending or breaking fails every waiting POST and ends the session, so the
- * next request gets 404. Waiting for an answer is bounded by the relay's non-streaming deadline, as for any upstream.
+ * next request gets 404. Waiting for an answer is bounded by the relay's non-streaming deadline, as for any upstream,
+ * and an answer that streams (progress first) by its streaming-idle bound between its own messages: the stream's
+ * keepalive comments are the session's, and reach only the client's GET stream. A session whose {@code initialize}
+ * does not end with its result handed to the client (it failed, timed out, was answered with an error, or the client
+ * went away) ends at once, with its upstream stream. What waits for the client is bounded ({@link HeldLimits}): a POST
+ * whose answers overflow fails (503, {@code held_messages_full}).
  * The relay's own session id never reaches the upstream.
  */
 public final class LegacySseTransport implements UpstreamTransport, AutoCloseable {
@@ -56,9 +62,14 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 
 	private final Duration openTimeout;
 
+	/** How long a session id in a stream's headers waits for the stream to name its endpoint. */
+	private final Duration headerGrace;
+
 	private final long maxEventBytes;
 
 	private final BridgedSessions sessions;
+
+	private final HeldLimits held;
 
 	/**
 	 * @param streamUri the server's event stream, {@code mcp-relay.servers.<id>.url}
@@ -70,13 +81,18 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	 * @param maxPerCaller how many of them one caller may hold; past it the caller's oldest ends
 	 * @param idleTimeout when an unused session ends
 	 * @param onEvicted told of each session ended because its caller held too many
+	 * @param held what a session may hold for its client, and whom it tells when that is reached
 	 */
 	public LegacySseTransport(HttpClient httpClient, String serverId, URI streamUri, Duration openTimeout,
-			long maxEventBytes, int maxSessions, int maxPerCaller, Duration idleTimeout, Runnable onEvicted) {
+			long maxEventBytes, int maxSessions, int maxPerCaller, Duration idleTimeout, Runnable onEvicted,
+			HeldLimits held) {
+		this.held = held;
 		this.httpClient = httpClient;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
 		this.openTimeout = openTimeout;
+		this.headerGrace = openTimeout.dividedBy(2).compareTo(SessionEndpoint.HEADER_GRACE) < 0
+				? openTimeout.dividedBy(2) : SessionEndpoint.HEADER_GRACE;
 		this.maxEventBytes = maxEventBytes;
 		this.sessions = new BridgedSessions(serverId, maxSessions, maxPerCaller, idleTimeout, onEvicted);
 	}
@@ -85,9 +101,8 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 		return Mono.defer(() -> {
 			JsonRpcPayload payload = parse(request.body());
-			if (payload.contains("initialize")) {
-				return open(request).flatMap(session -> deliver(session, request, payload, handler, true)
-					.doOnError(error -> session.end("initialize failed")));
+			if (opensSession(payload)) {
+				return open(request).flatMap(session -> deliver(session, request, payload, handler, true));
 			}
 			return deliver(sessions.require(request.sessionId(), request.callerId()), request, payload, handler,
 					false);
@@ -122,12 +137,23 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 		});
 	}
 
+	/**
+	 * Whether the POST opens a session: it holds an {@code initialize} request. An {@code initialize} without an id
+	 * (a notification, which nobody answers) opens none: it belongs to the session the request names, like any other
+	 * message, so that no session is opened that no answer could ever establish or end.
+	 */
+	private static boolean opensSession(JsonRpcPayload payload) {
+		return payload.messages()
+			.stream()
+			.anyMatch(message -> message.isRequest() && "initialize".equals(message.method()));
+	}
+
 	/** Opens a session: its upstream stream, until it names its endpoint within the open timeout. */
 	private Mono<BridgedSession> open(UpstreamRequest request) {
 		return Mono.defer(() -> {
 			BridgedSession[] created = new BridgedSession[1];
 			BridgedSession session = new BridgedSession(BridgedSessions.mintId(), request.callerId(), serverId,
-					streamUri, maxEventBytes, () -> sessions.remove(created[0]));
+					streamUri, maxEventBytes, headerGrace, held, () -> sessions.remove(created[0]));
 			created[0] = session;
 			sessions.add(session);
 			return session.open(httpClient, upstreamHeaders(request.headers(), false))
@@ -143,7 +169,10 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 
 	/**
 	 * POSTs the client's message to the session's endpoint and answers the client with what the stream sends back
-	 * for it.
+	 * for it: one response alone as JSON, anything else (progress first, a batch) as an SSE stream. For the
+	 * {@code initialize} that {@code opened} the session, the session ends unless this completes with the
+	 * {@code initialize}'s result handed on; an {@code initialize} answered with an error alone, as JSON, names no
+	 * session.
 	 */
 	private Mono<Void> deliver(BridgedSession session, UpstreamRequest request, JsonRpcPayload payload,
 			Function<UpstreamResponse, Mono<Void>> handler, boolean opened) {
@@ -161,11 +190,23 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 				return all.then();
 			}
 			if (first.get().response() && post.requests() == 1 && !payload.batch()) {
-				return handler.apply(LocalUpstreamResponse.json(headers, first.get().json()));
+				// an initialize refused with an error ends its session: the client is not handed its id
+				return handler.apply(LocalUpstreamResponse.json(first.get().error() ? new HttpHeaders() : headers,
+						first.get().json()));
 			}
-			return handler.apply(LocalUpstreamResponse.eventStream(headers, all.map(PendingPost.Routed::json)));
+			return handler.apply(LocalUpstreamResponse.eventStream(headers, all.map(PendingPost.Routed::event)));
 		});
-		return posted.thenMany(answered).then().doFinally(signal -> session.forget(post));
+		Mono<Void> delivered = posted.thenMany(answered).then().doFinally(signal -> session.forget(post));
+		if (!opened) {
+			return delivered;
+		}
+		return delivered.doFinally(signal -> {
+			if (signal != SignalType.ON_COMPLETE || !post.initialized()) {
+				session.end(signal == SignalType.CANCEL
+						? "its initialize was cancelled (it timed out, or the client went away)"
+						: "its initialize did not succeed");
+			}
+		});
 	}
 
 	/** One client message to the endpoint; fails unless it is accepted (2xx). */

@@ -4,16 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.modelcontextprotocol.spec.McpSchema;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParser;
 
 /** BM25 ranking of a catalogue: names weigh most, identifiers are words, and no query can fail. */
 class ToolIndexTest {
 
-	private static final List<McpSchema.Tool> CATALOGUE = List.of(
+	private static final List<ObjectNode> CATALOGUE = List.of(
 			tool("create_issue", "Create an issue in a GitHub repository", "owner", "repo", "title", "body"),
 			tool("search_issues", "Search issues and pull requests", "query"),
 			tool("getPullRequest", "Get a pull request by number", "owner", "repo", "pullNumber"),
@@ -63,7 +64,7 @@ class ToolIndexTest {
 
 	@Test
 	void aLargeCatalogueIsSearchable() {
-		List<McpSchema.Tool> tools = new ArrayList<>();
+		List<ObjectNode> tools = new ArrayList<>();
 		for (int i = 0; i < 2_000; i++) {
 			tools.add(tool("tool_" + i, "Does thing number " + i, "p" + i));
 		}
@@ -71,17 +72,17 @@ class ToolIndexTest {
 		assertThat(names(new ToolIndex(tools).search("rotate keys", 5))).first().isEqualTo("rotate_api_keys");
 	}
 
-	private static List<String> names(List<McpSchema.Tool> tools) {
-		return tools.stream().map(McpSchema.Tool::name).toList();
+	private static List<String> names(List<ObjectNode> tools) {
+		return tools.stream().map(ToolIndex::name).toList();
 	}
 
-	static McpSchema.Tool tool(String name, String description, String... parameters) {
-		Map<String, Object> properties = new java.util.LinkedHashMap<>();
+	static ObjectNode tool(String name, String description, String... parameters) {
+		ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", name).put("description", description);
+		ObjectNode properties = tool.putObject("inputSchema").put("type", "object").putObject("properties");
 		for (String parameter : parameters) {
-			properties.put(parameter, Map.of("type", "string"));
+			properties.putObject(parameter).put("type", "string");
 		}
-		return McpSchema.Tool.builder().name(name).description(description)
-			.inputSchema(Map.of("type", "object", "properties", properties)).build();
+		return tool;
 	}
 
 }

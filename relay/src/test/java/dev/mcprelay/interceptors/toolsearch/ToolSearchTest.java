@@ -15,12 +15,18 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.api.ClientMessage;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.UserRequestInterceptor;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedUpstream;
@@ -37,6 +43,7 @@ import reactor.core.publisher.Sinks;
  * over what search returns.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@Import(ToolSearchTest.UpstreamUser.class)
 class ToolSearchTest {
 
 	/** An upstream that opens a GET stream at once (the SDK's server answers a GET's headers with its first event). */
@@ -60,6 +67,41 @@ class ToolSearchTest {
 		registry.add("mcp-relay.servers.prompt.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.paged.url", () -> PROMPT.url("/mcp"));
 		registry.add("mcp-relay.servers.paged.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.exact.url", () -> PROMPT.url("/mcp"));
+		registry.add("mcp-relay.servers.exact.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.headed.url", () -> PROMPT.url("/mcp"));
+		registry.add("mcp-relay.servers.headed.tool-search.enabled", () -> "true");
+	}
+
+	/** On server {@code headed}, an interceptor sets an upstream header for every request. */
+	@TestConfiguration(proxyBeanMethods = false)
+	static class UpstreamUser {
+
+		static final String HEADER = "X-Upstream-User";
+
+		@Bean
+		UserRequestInterceptor upstreamUser() {
+			return new UserRequestInterceptor() {
+
+				@Override
+				public String name() {
+					return "upstream-user";
+				}
+
+				@Override
+				public boolean appliesTo(String server) {
+					return "headed".equals(server);
+				}
+
+				@Override
+				public Mono<Outcome> interceptUserRequest(ClientMessage message) {
+					message.context().upstreamHeaders().set(HEADER, "user-from-interceptor");
+					return Outcome.proceed();
+				}
+
+			};
+		}
+
 	}
 
 	@AfterAll
@@ -214,6 +256,68 @@ class ToolSearchTest {
 		result(session.post(call(15, "search_available_tools", "{\"query\":\"echo\"}")));
 		assertThat(listingsSeen()).as("after list_changed the catalogue is listed again, both pages")
 			.isEqualTo(listings + 2);
+	}
+
+	/**
+	 * A tool with fields no SDK type models, and numbers in two forms: what tool search must relay untouched (a number
+	 * with an exponent is written in Java's form, {@code 1e2} as {@code 1E+2}: docs/interceptors.md says so).
+	 */
+	private static final String EXACT_TOOL = "{\"name\":\"rotate_keys\",\"title\":\"Rotate keys\",\"description\":"
+			+ "\"Rotates the vendor's API keys\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"service\":"
+			+ "{\"type\":\"string\",\"maxLength\":64}}},\"outputSchema\":{\"type\":\"object\"},\"annotations\":"
+			+ "{\"destructiveHint\":true},\"execution\":{\"taskSupport\":\"optional\"},\"icons\":[{\"src\":"
+			+ "\"https://example.com/k.png\"}],\"x-vendor\":{\"rank\":1.50,\"weight\":1e2,\"tags\":[\"keys\"]},\"_meta\":"
+			+ "{\"vendor.example/owner\":\"ops\"}}";
+
+	@Test
+	void toolsAreListedExactlyAsTheServerSentThem() {
+		scriptTwoPagesEndingWith(EXACT_TOOL, "exact-session");
+		McpSession session = McpSession.open(http(), "exact");
+
+		result(session.post(call(16, "search_available_tools", "{\"query\":\"rotate vendor keys\"}")));
+		JsonNode listed = tools(session).stream()
+			.filter(tool -> tool.path("name").asText().equals("rotate_keys"))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("the found tool is not listed"));
+
+		assertThat(listed).as("every field, execution and vendor fields too, as the server sent it")
+			.isEqualTo(RawHttp.json(EXACT_TOOL));
+		assertThat(session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}").body())
+			.as("numbers keep their value and precision; an exponent is written in Java's form")
+			.contains("\"rank\":1.50").contains("\"weight\":1E+2");
+	}
+
+	@Test
+	void theCatalogueIsListedWithTheUpstreamHeadersTheInterceptorsSet() {
+		scriptTwoPagesEndingWith(EXACT_TOOL, "headed-session");
+		McpSession session = McpSession.open(http(), "headed");
+
+		result(session.post(call(17, "search_available_tools", "{\"query\":\"rotate keys\"}")));
+
+		assertThat(PROMPT.seen()).filteredOn(seen -> seen.body().contains("mcp-relay-tools-"))
+			.as("the relay's own listing of the catalogue, both pages")
+			.hasSize(2)
+			.allSatisfy(seen -> assertThat(seen.headers().getFirst(UpstreamUser.HEADER))
+				.as("carries the header the interceptors set for the request it serves").isEqualTo("user-from-interceptor"));
+	}
+
+	/** {@code PROMPT} answers initialize, and tools/list in two pages, the second holding {@code lastTool}. */
+	private static void scriptTwoPagesEndingWith(String lastTool, String sessionId) {
+		PROMPT.clear();
+		PROMPT.scriptWithBody((request, response, body) -> {
+			JsonNode message = RawHttp.json(body);
+			if (!message.has("id")) {
+				return response.status(202).send();
+			}
+			String result = message.path("method").asText().equals("initialize")
+					? "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"p\","
+							+ "\"version\":\"1\"}}"
+					: message.at("/params/cursor").isMissingNode()
+							? "{\"tools\":[" + tool("echo", "Echoes") + "],\"nextCursor\":\"page-2\"}"
+							: "{\"tools\":[" + lastTool + "]}";
+			return response.header("Content-Type", "application/json").header("Mcp-Session-Id", sessionId)
+				.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":" + result + "}"));
+		});
 	}
 
 	private static long listingsSeen() {

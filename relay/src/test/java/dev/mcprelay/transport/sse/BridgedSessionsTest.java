@@ -33,7 +33,7 @@ class BridgedSessionsTest {
 	@Test
 	void aSessionServesOnlyTheCallerThatOpenedIt() {
 		try (BridgedSessions sessions = new BridgedSessions("s", 10, Duration.ofHours(1))) {
-			BridgedSession session = new BridgedSession(BridgedSessions.mintId(), "alice", "s", STREAM, 1024, () -> {
+			BridgedSession session = new BridgedSession(BridgedSessions.mintId(), "alice", "s", STREAM, 1024, HeldLimits.of(1024), () -> {
 			});
 			sessions.add(session);
 
@@ -70,7 +70,7 @@ class BridgedSessionsTest {
 
 	private static BridgedSession open(BridgedSessions sessions, String caller) {
 		BridgedSession[] created = new BridgedSession[1];
-		created[0] = new BridgedSession(BridgedSessions.mintId(), caller, "s", STREAM, 1024,
+		created[0] = new BridgedSession(BridgedSessions.mintId(), caller, "s", STREAM, 1024, HeldLimits.of(1024),
 				() -> sessions.remove(created[0]));
 		sessions.add(created[0]);
 		return created[0];

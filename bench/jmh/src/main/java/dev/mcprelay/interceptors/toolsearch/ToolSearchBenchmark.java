@@ -1,9 +1,7 @@
 package dev.mcprelay.interceptors.toolsearch;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
@@ -17,7 +15,9 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import io.modelcontextprotocol.spec.McpSchema;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParser;
 
 /**
  * Tool search over a generated catalogue of 2,000 tools (names like {@code create_billing_invoice}, a sentence of
@@ -43,7 +43,7 @@ public class ToolSearchBenchmark {
 	private static final String[] AREAS = { "billing", "github", "crm", "support", "cloud", "hr", "finance", "ops",
 			"sales", "docs" };
 
-	private final List<McpSchema.Tool> catalogue = catalogue();
+	private final List<ObjectNode> catalogue = catalogue();
 
 	private final ToolIndex index = new ToolIndex(catalogue);
 
@@ -54,7 +54,7 @@ public class ToolSearchBenchmark {
 
 	@Benchmark
 	@BenchmarkMode(Mode.SampleTime)
-	public List<McpSchema.Tool> search() {
+	public List<ObjectNode> search() {
 		return index.search(queries[next++ % queries.length], 5);
 	}
 
@@ -65,24 +65,22 @@ public class ToolSearchBenchmark {
 		return new ToolIndex(catalogue);
 	}
 
-	static List<McpSchema.Tool> catalogue() {
+	static List<ObjectNode> catalogue() {
 		Random random = new Random(42);
-		List<McpSchema.Tool> tools = new ArrayList<>();
+		List<ObjectNode> tools = new ArrayList<>();
 		for (int i = 0; tools.size() < TOOLS; i++) {
 			String verb = VERBS[random.nextInt(VERBS.length)];
 			String noun = NOUNS[random.nextInt(NOUNS.length)];
 			String area = AREAS[random.nextInt(AREAS.length)];
 			String name = verb + "_" + area + "_" + noun + "_" + i;
-			Map<String, Object> properties = new LinkedHashMap<>();
-			properties.put(noun + "Id", Map.of("type", "string"));
-			properties.put("workspace", Map.of("type", "string"));
-			properties.put("limit", Map.of("type", "integer"));
-			tools.add(McpSchema.Tool.builder()
-				.name(name)
-				.description(Character.toUpperCase(verb.charAt(0)) + verb.substring(1) + " a " + noun.replace('_', ' ')
-						+ " in " + area + ", with its owner, status and history")
-				.inputSchema(Map.of("type", "object", "properties", properties))
-				.build());
+			ObjectNode tool = JsonRpcParser.mapper().createObjectNode().put("name", name)
+				.put("description", Character.toUpperCase(verb.charAt(0)) + verb.substring(1) + " a "
+						+ noun.replace('_', ' ') + " in " + area + ", with its owner, status and history");
+			ObjectNode properties = tool.putObject("inputSchema").put("type", "object").putObject("properties");
+			properties.putObject(noun + "Id").put("type", "string");
+			properties.putObject("workspace").put("type", "string");
+			properties.putObject("limit").put("type", "integer");
+			tools.add(tool);
 		}
 		return tools;
 	}

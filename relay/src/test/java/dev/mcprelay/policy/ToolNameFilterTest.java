@@ -1,4 +1,4 @@
-package dev.mcprelay.interceptors;
+package dev.mcprelay.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.mcprelay.interceptors;
+package dev.mcprelay.policy;
 
 import java.util.List;
 import java.util.regex.Pattern;

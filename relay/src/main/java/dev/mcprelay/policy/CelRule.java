@@ -1,0 +1,36 @@
+package dev.mcprelay.policy;
+
+import java.util.Map;
+
+/** A policy's CEL expression as a {@link PolicyRule}; a tool definition it needs and the relay lacks fails closed. */
+record CelRule(PolicyExpression expression) implements PolicyRule {
+
+	@Override
+	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
+		if (facts.tool() != null && facts.annotations() == null && readsAnnotations()) {
+			return RuleVerdict.error("the definition of tool '" + facts.tool() + "' is not known to the relay");
+		}
+		return expression.evaluate(activation, argumentsKnown);
+	}
+
+	@Override
+	public boolean perItem() {
+		return expression.inputs().perItem();
+	}
+
+	@Override
+	public ArgumentShapes argumentShapes() {
+		return expression.inputs().argumentShapes();
+	}
+
+	@Override
+	public boolean readsAnnotations() {
+		return expression.inputs().annotations();
+	}
+
+	@Override
+	public String source() {
+		return expression.source();
+	}
+
+}

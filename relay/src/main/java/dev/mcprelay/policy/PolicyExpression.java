@@ -1,0 +1,87 @@
+package dev.mcprelay.policy;
+
+import java.util.Map;
+
+import dev.cel.runtime.CelAttributePattern;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelUnknownSet;
+import dev.cel.runtime.PartialVars;
+
+/**
+ * One compiled and type-checked policy expression ({@link PolicyEnvironment}), with what it reads
+ * ({@link PolicyInputs}). Evaluating it never throws: a run-time failure is an error verdict; with the arguments
+ * unknown (an item being listed) an outcome that depends on them is {@link RuleVerdict#UNKNOWN}. Thread-safe.
+ */
+final class PolicyExpression {
+
+	private static final CelAttributePattern ARGUMENTS = CelAttributePattern.fromQualifiedIdentifier("mcp.arguments");
+
+	private final String source;
+
+	private final CelRuntime.Program program;
+
+	private final PolicyInputs inputs;
+
+	PolicyExpression(String source, CelRuntime.Program program, PolicyInputs inputs) {
+		this.source = source;
+		this.program = program;
+		this.inputs = inputs;
+	}
+
+	String source() {
+		return source;
+	}
+
+	PolicyInputs inputs() {
+		return inputs;
+	}
+
+	/**
+	 * The expression's verdict on {@code activation} (the variables {@code caller}, {@code server}, {@code mcp},
+	 * {@code request}).
+	 * @param argumentsKnown whether {@code mcp.arguments} is known (a call), or not (an item being listed)
+	 */
+	RuleVerdict evaluate(Map<String, Object> activation, boolean argumentsKnown) {
+		if (argumentsKnown || !inputs.arguments()) {
+			return run(activation, false);
+		}
+		RuleVerdict partial = run(activation, true);
+		if (partial.outcome() != RuleVerdict.Outcome.ERROR) {
+			return partial;
+		}
+		// Some operations fail on an unknown instead of carrying it (an optional field of unknown arguments), and an
+		// error elsewhere can be made moot by an argument ("x || error"). Where the arguments that decide the rule are
+		// known, they decide it (Policies tries them); else an error that goes away with arguments of some shape came
+		// from not knowing them, and the outcome is unknown.
+		if (inputs.argumentShapes().exact()) {
+			return RuleVerdict.UNKNOWN;
+		}
+		return run(withEmptyArguments(activation), false).outcome() == RuleVerdict.Outcome.ERROR ? partial
+				: RuleVerdict.UNKNOWN;
+	}
+
+	private RuleVerdict run(Map<String, Object> activation, boolean argumentsUnknown) {
+		Object result;
+		try {
+			result = argumentsUnknown ? program.eval(PartialVars.of(activation, ARGUMENTS)) : program.eval(activation);
+		}
+		catch (CelEvaluationException | RuntimeException failure) {
+			return RuleVerdict.error(failure.getMessage());
+		}
+		if (result instanceof Boolean bool) {
+			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
+		}
+		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error("not a bool: " + result);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> withEmptyArguments(Map<String, Object> activation) {
+		Map<String, Object> mcp = new java.util.HashMap<>((Map<String, Object>) activation.get("mcp"));
+		mcp.put("arguments", Map.of());
+		Map<String, Object> copy = new java.util.HashMap<>(activation);
+		copy.put("mcp", mcp);
+		return copy;
+	}
+
+}

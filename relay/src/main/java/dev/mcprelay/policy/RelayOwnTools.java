@@ -1,0 +1,14 @@
+package dev.mcprelay.policy;
+
+/**
+ * Tools the relay itself offers on a server (tool search's {@code search_available_tools}): the relay's, not the
+ * server's, so no policy or tool list hides or refuses them. What such a tool answers is the relay's to keep within
+ * the caller's policies (tool search lists and returns only what the caller may use). Implemented by the feature that
+ * offers the tool, so that the policy engine knows none of them.
+ */
+public interface RelayOwnTools {
+
+	/** Whether {@code tool} on {@code server} is one the relay offers itself. */
+	boolean isRelayOwn(String server, String tool);
+
+}

@@ -1,0 +1,43 @@
+package dev.mcprelay.policy;
+
+import java.util.Map;
+
+import dev.mcprelay.config.ToolsProperties;
+
+/**
+ * A server's tool lists ({@code servers.<id>.tools.allow} and {@code deny}, as written) as a deny rule on the policy
+ * engine: true for a tool the lists do not offer ({@link ToolNameFilter}), false for everything else (prompts,
+ * resources, and tools offered).
+ */
+final class ToolListRule implements PolicyRule {
+
+	private final ToolNameFilter filter;
+
+	private final String source;
+
+	ToolListRule(ToolsProperties tools) {
+		this.filter = new ToolNameFilter(tools);
+		this.source = "tools: allow " + tools.allow() + ", deny " + tools.deny();
+	}
+
+	@Override
+	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
+		return facts.tool() != null && !filter.offers(facts.tool()) ? RuleVerdict.TRUE : RuleVerdict.FALSE;
+	}
+
+	@Override
+	public boolean perItem() {
+		return true;
+	}
+
+	@Override
+	public boolean readsAnnotations() {
+		return false;
+	}
+
+	@Override
+	public String source() {
+		return source;
+	}
+
+}

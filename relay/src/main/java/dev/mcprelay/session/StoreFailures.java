@@ -1,0 +1,73 @@
+package dev.mcprelay.session;
+
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.util.Locale;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Why the shared store (Redis) cannot be used, in a sentence an operator acts on: Redis's own refusal (a wrong password,
+ * none given, a wrong user), nothing listening, an unknown host, no answer in time, a Sentinel that knows no such
+ * master, a Cluster with hash slots no master serves, each with the properties to check for the store's
+ * {@link RedisTopology}. From the deepest cause, which is Redis's or the network's own word; never a password
+ * (Lettuce's and Redis's messages hold none), cut to {@value #MAX_LENGTH} characters.
+ */
+final class StoreFailures {
+
+	static final int MAX_LENGTH = 200;
+
+	private StoreFailures() {
+	}
+
+	/** What went wrong, and what to check where Redis runs as {@code topology} says. */
+	static String describe(Throwable failure, RedisTopology topology) {
+		Throwable root = failure;
+		while (root.getCause() != null && root.getCause() != root) {
+			if (root instanceof TimeoutException) {
+				break;
+			}
+			root = root.getCause();
+		}
+		if (root instanceof TimeoutException) {
+			return "no answer in time: check that Redis runs at " + topology.properties() + " and is not overloaded";
+		}
+		String message = root.getMessage() == null ? root.getClass().getSimpleName() : clip(root.getMessage());
+		String upper = message.toUpperCase(Locale.ROOT);
+		if (upper.startsWith("WRONGPASS") || upper.contains("INVALID PASSWORD")) {
+			return "Redis refused the password (" + message + "): check spring.data.redis.password (and username)";
+		}
+		if (upper.startsWith("NOAUTH")) {
+			return "Redis wants a password and was given none (" + message + "): set spring.data.redis.password";
+		}
+		if (root instanceof ConnectException || upper.contains("CONNECTION REFUSED")) {
+			return "nothing listens there (" + message + "): check " + topology.properties() + ", and that Redis runs";
+		}
+		if (root instanceof UnknownHostException) {
+			return "the host is unknown (" + message + "): check " + topology.properties();
+		}
+		if (upper.contains("USING SENTINEL FOR MASTERID")) {
+			return "no Sentinel names a master by that name (" + message + "): check spring.data.redis.sentinel.master "
+					+ "and nodes";
+		}
+		if (root instanceof ClusterNotServing || upper.startsWith("CLUSTERDOWN")) {
+			return "the cluster cannot serve every hash slot (" + message + "): check its nodes (redis-cli --cluster "
+					+ "check) and spring.data.redis.cluster.nodes";
+		}
+		return message;
+	}
+
+	/** A Cluster whose nodes do not say {@code cluster_state:ok}: some hash slot has no master that answers. */
+	static final class ClusterNotServing extends IllegalStateException {
+
+		ClusterNotServing(String state) {
+			super("cluster_state:" + state);
+		}
+
+	}
+
+	private static String clip(String text) {
+		String line = text.replaceAll("\\s+", " ").strip();
+		return line.length() <= MAX_LENGTH ? line : line.substring(0, MAX_LENGTH) + "...";
+	}
+
+}

@@ -1,0 +1,153 @@
+package dev.mcprelay.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.config.ConfigurationProblem;
+import dev.mcprelay.config.InvalidRelayConfigurationException;
+import dev.mcprelay.testsupport.BoundProperties;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/**
+ * The one rule of DESIGN section 12, on the engine alone: a true or failing deny refuses; allows, when a policy governs
+ * with one, need one that is true; a listed item is decided with the call's arguments unknown, so a rule that depends
+ * on them lists the tool and decides the call; audit-mode policies refuse nothing; a policy governs only its servers
+ * (and what reaches them through the virtual servers it names); a bad expression fails start-up with its path, the
+ * expression and CEL's message with its position.
+ */
+class PoliciesTest {
+
+	private static final Caller BOT = Caller.apiKey("bot");
+
+	private static final Caller ALICE = Caller.token("alice", Set.of("mcp"), Map.of("groups", List.of("admins")));
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	@Test
+	void aTrueOrFailingDenyRefusesAndAllowsNeedOneThatIsTrue() {
+		Policies policies = policies(
+				"read-only", "allow", "mcp.tool.annotations.?readOnlyHint.orValue(false) || \"admins\" in caller.claims.groups",
+				"no-delete", "deny", "mcp.tool.name.endsWith(\"_delete\")");
+
+		assertThat(policies.decide(call(BOT, "get_file", readOnly(true))).allowed()).isTrue();
+		assertThat(policies.decide(call(BOT, "put_file", readOnly(false))))
+			.as("no allow is true: refused by the allow").isEqualTo(new PolicyDecision(false, "read-only", true));
+		assertThat(policies.decide(call(ALICE, "put_file", readOnly(false))).allowed()).as("an admin").isTrue();
+		assertThat(policies.decide(call(ALICE, "repo_delete", readOnly(false))))
+			.as("a deny beats every allow").isEqualTo(new PolicyDecision(false, "no-delete", false));
+	}
+
+	@Test
+	void aRuleOnArgumentsListsTheToolAndDecidesTheCall() {
+		Policies policies = policies("no-prod", "deny",
+				"mcp.method == \"tools/call\" && mcp.tool.name == \"deploy\" && mcp.arguments.env == \"prod\"");
+		PolicyFacts listed = call(BOT, "deploy", Map.of());
+
+		assertThat(policies.lists(listed)).as("its outcome is unknown without the arguments: listed").isTrue();
+		assertThat(policies.decide(listed.withArguments(Map.of("env", "prod"))).allowed()).isFalse();
+		assertThat(policies.decide(listed.withArguments(Map.of("env", "dev"))).allowed()).isTrue();
+		assertThat(policies.decide(listed.withArguments(Map.of())).allowed())
+			.as("an argument the call does not carry is an error: refused").isFalse();
+
+		Policies optional = policies("no-prod", "deny",
+				"mcp.tool.name == \"deploy\" && mcp.arguments.?env.orValue(\"\") == \"prod\"");
+		assertThat(optional.lists(listed)).as("an optional argument, unknown while listed: listed").isTrue();
+		assertThat(optional.decide(listed.withArguments(Map.of("env", "prod"))).allowed()).isFalse();
+		assertThat(optional.decide(listed.withArguments(Map.of())).allowed()).as("absent: its default").isTrue();
+		Policies claim = policies("admins", "allow",
+				"\"admins\" in caller.claims.groups && mcp.arguments.?env.orValue(\"\") != \"prod\"");
+		assertThat(claim.lists(listed)).as("an error that does not come from the arguments still hides").isFalse();
+	}
+
+	@Test
+	void aMissingClaimIsAnErrorThatRefusesAndIsCounted() {
+		Policies policies = policies("admins", "allow", "\"admins\" in caller.claims.groups");
+
+		assertThat(policies.decide(call(BOT, "echo", Map.of()))).isEqualTo(new PolicyDecision(false, "admins", true));
+		assertThat(registry.find(PolicyMeters.DECISIONS).tag("policy", "admins").tag("outcome", "error").counter()
+			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void auditModeRefusesNothingAndCountsWhatItWouldRefuse() {
+		Policies policies = new Policies(List.of(policy("watch", true, "mcp.tool.name == \"echo\"", false, "*")),
+				new PolicyMeters(registry));
+
+		assertThat(policies.decide(call(BOT, "echo", Map.of())).allowed()).isTrue();
+		assertThat(registry.find(PolicyMeters.DECISIONS).tag("policy", "watch").tag("outcome", "audited").counter()
+			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void aPolicyGovernsItsServersAndWhatReachesThemThroughItsVirtualServers() {
+		Policies policies = new Policies(List.of(policy("all-only", true, "true", true, "all")), new PolicyMeters(registry));
+
+		assertThat(policies.decide(facts(BOT, "github", null, "echo")).allowed()).as("addressed directly").isTrue();
+		assertThat(policies.decide(facts(BOT, "github", "all", "echo")).allowed()).as("through 'all'").isFalse();
+		assertThat(policies.governsAny("github", List.of("all"))).isTrue();
+		assertThat(policies.governsAny("github", List.of("other"))).isFalse();
+	}
+
+	@Test
+	void aBadExpressionFailsStartUpWithItsPathTheExpressionAndCelsMessage() {
+		Map<String, String> keys = new HashMap<>();
+		keys.put("security.mode", "none");
+		keys.put("servers.github.url", "https://example.com/mcp");
+		keys.put("policies[0].name", "typo");
+		keys.put("policies[0].servers[0]", "github");
+		keys.put("policies[0].allow", "mcp.tool.nmae == \"x\"");
+		keys.put("policies[1].name", "not-bool");
+		keys.put("policies[1].servers[0]", "nope");
+		keys.put("policies[1].deny", "1 + 1");
+		keys.put("policies[2].name", "typo");
+		keys.put("policies[2].servers[0]", "*");
+
+		assertThatThrownBy(() -> PolicyCompiler.compile(BoundProperties.of(keys)))
+			.isInstanceOfSatisfying(InvalidRelayConfigurationException.class, invalid -> {
+				assertThat(invalid.problems()).extracting(ConfigurationProblem::property)
+					.containsExactlyInAnyOrder("mcp-relay.policies[0].allow", "mcp-relay.policies[1].servers[0]",
+							"mcp-relay.policies[1].deny", "mcp-relay.policies[2].name", "mcp-relay.policies[2]");
+				assertThat(invalid.problems().get(0).problem()).contains("mcp.tool.nmae").contains("undefined field 'nmae'")
+					.contains("1:9");
+			});
+	}
+
+	private Policies policies(String... nameKindExpression) {
+		List<Policy> list = new java.util.ArrayList<>();
+		for (int i = 0; i < nameKindExpression.length; i += 3) {
+			list.add(policy(nameKindExpression[i], nameKindExpression[i + 1].equals("deny"), nameKindExpression[i + 2],
+					true, "*"));
+		}
+		return new Policies(list, new PolicyMeters(registry));
+	}
+
+	private static Policy policy(String name, boolean denies, String expression, boolean enforced, String server) {
+		try {
+			return new Policy(name, Set.of(server), denies, new CelRule(PolicyEnvironment.compile(expression)), enforced);
+		}
+		catch (dev.cel.common.CelValidationException ex) {
+			throw new AssertionError(ex);
+		}
+	}
+
+	private static Map<String, Object> readOnly(boolean readOnly) {
+		return Map.of("readOnlyHint", readOnly);
+	}
+
+	private static PolicyFacts call(Caller caller, String tool, Map<String, Object> annotations) {
+		return new PolicyFacts(caller, "github", null, "tools/call", false, tool, annotations, null, null, null, null);
+	}
+
+	private static PolicyFacts facts(Caller caller, String server, String virtual, String tool) {
+		return new PolicyFacts(caller, server, virtual, "tools/call", false, tool, Map.of(), null, null, Map.of(), null);
+	}
+
+}

@@ -1,0 +1,150 @@
+package dev.mcprelay.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * A rule that reads a tool's annotations decides a call from the definition the server published, never from
+ * anything the caller sends: the latest list the relay saw wins; a server saying its tools changed makes the relay read
+ * them again before the next call; a tool the client never listed is looked up by listing the server; a tool the server
+ * does not list is refused (fail closed). The server here is scripted: its tool {@code deploy} says it is read-only,
+ * until the test says otherwise.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class PolicyToolDefinitionsTest {
+
+	static final ScriptedUpstream UPSTREAM = new ScriptedUpstream();
+
+	static final AtomicBoolean READ_ONLY = new AtomicBoolean(true);
+
+	static volatile Sinks.Many<String> events = Sinks.many().multicast().directBestEffort();
+
+	@LocalServerPort
+	int port;
+
+	@DynamicPropertySource
+	static void relay(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.security.mode", () -> "none");
+		registry.add("mcp-relay.servers.scripted.url", () -> UPSTREAM.url("/mcp"));
+		registry.add("mcp-relay.policies[0].name", () -> "read-only");
+		registry.add("mcp-relay.policies[0].servers[0]", () -> "scripted");
+		registry.add("mcp-relay.policies[0].allow",
+				() -> "mcp.method != \"tools/call\" || mcp.tool.annotations.?readOnlyHint.orValue(false)");
+	}
+
+	@BeforeEach
+	void script() {
+		READ_ONLY.set(true);
+		UPSTREAM.clear();
+		UPSTREAM.scriptWithBody((request, response, body) -> {
+			if (request.method().name().equals("GET")) {
+				return response.header("Content-Type", "text/event-stream")
+					.sendString(events.asFlux().map(data -> "data: " + data + "\n\n"));
+			}
+			JsonNode message = RawHttp.json(body);
+			String id = message.path("id").toString();
+			String result = switch (message.path("method").asText()) {
+				case "tools/list" -> "{\"tools\":[{\"name\":\"deploy\",\"inputSchema\":{\"type\":\"object\"},"
+						+ "\"annotations\":{\"readOnlyHint\":" + READ_ONLY.get() + "}},{\"name\":\"other\","
+						+ "\"inputSchema\":{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":true}}]}";
+				case "tools/call" -> "{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}";
+				default -> "{}";
+			};
+			return response.header("Content-Type", "application/json")
+				.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result + "}"));
+		});
+	}
+
+	@AfterAll
+	static void stop() {
+		UPSTREAM.close();
+	}
+
+	@Test
+	void theLatestListTheRelaySawDecides() {
+		assertThat(listed()).contains("deploy");
+		assertThat(call("deploy").has("result")).isTrue();
+
+		READ_ONLY.set(false);
+		assertThat(listed()).doesNotContain("deploy");
+		UPSTREAM.clear();
+		assertThat(call("deploy").at("/error/message").asText()).isEqualTo("Unknown tool: deploy");
+		assertThat(callsSeen()).isZero();
+	}
+
+	@Test
+	void aServerSayingItsToolsChangedIsReadAgainBeforeTheNextCall() throws Exception {
+		assertThat(listed()).contains("deploy");
+		RawHttp http = new RawHttp(port);
+		HttpResponse<InputStream> stream = http.open(http.request("scripted").header("Accept", "text/event-stream").GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+
+		READ_ONLY.set(false);
+		events.tryEmitNext("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+		assertThat(readEvent(stream.body())).contains("list_changed");
+
+		UPSTREAM.clear();
+		assertThat(call("deploy").at("/error/message").asText()).as("decided from what the server says now")
+			.isEqualTo("Unknown tool: deploy");
+		assertThat(callsSeen()).isZero();
+		assertThat(UPSTREAM.seen()).as("the relay listed the tools itself")
+			.anyMatch(seen -> seen.body().contains("tools/list"));
+		stream.body().close();
+	}
+
+	@Test
+	void aToolTheServerDoesNotListIsRefused() {
+		UPSTREAM.clear();
+		assertThat(call("ghost").at("/error/message").asText()).isEqualTo("Unknown tool: ghost");
+		assertThat(call("other").has("result")).as("one the client never listed is looked up").isTrue();
+		assertThat(UPSTREAM.seen()).noneMatch(seen -> seen.body().contains("\"ghost\""));
+	}
+
+	private List<String> listed() {
+		RawHttp http = new RawHttp(port);
+		JsonNode answer = RawHttp.json(http.send(http.post("scripted",
+				"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}")).body());
+		return answer.at("/result/tools").findValuesAsText("name");
+	}
+
+	private JsonNode call(String tool) {
+		RawHttp http = new RawHttp(port);
+		return RawHttp.json(http.send(http.post("scripted", RawHttp.toolsCall(2, tool))).body());
+	}
+
+	private long callsSeen() {
+		return UPSTREAM.seen().stream().filter(seen -> seen.body().contains("tools/call")).count();
+	}
+
+	private static String readEvent(InputStream in) throws Exception {
+		StringBuilder event = new StringBuilder();
+		while (!event.toString().contains("\n\n")) {
+			int b = in.read();
+			if (b < 0) {
+				break;
+			}
+			event.append((char) b);
+		}
+		return event.toString();
+	}
+
+}

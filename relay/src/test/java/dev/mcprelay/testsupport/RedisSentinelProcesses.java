@@ -1,0 +1,132 @@
+package dev.mcprelay.testsupport;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Redis as Sentinel runs it, on 127.0.0.1: a master, a replica of it, and three Sentinels watching the master under
+ * {@value #MASTER} with a quorum of two (each {@code redis-server <config> --sentinel}, so no {@code redis-sentinel}
+ * binary is needed), returned once the replica has synchronised and every Sentinel knows the replica and the two other
+ * Sentinels, i.e. once a failover could happen. A relay is pointed at it with {@code spring.data.redis.sentinel.master}
+ * and {@code nodes}, and finds the master through the Sentinels.
+ */
+public final class RedisSentinelProcesses implements SharedRedis {
+
+	/** The name the Sentinels watch the master under. */
+	public static final String MASTER = "relay-test";
+
+	private final List<RedisServerProcess> data = new ArrayList<>();
+
+	private final List<RedisServerProcess> sentinels = new ArrayList<>();
+
+	private RedisSentinelProcesses() {
+	}
+
+	/** Starts the master, its replica and three Sentinels; skips the calling test where Redis is not installed. */
+	public static RedisSentinelProcesses start() throws IOException, InterruptedException {
+		RedisServerProcess.installedOrSkip();
+		RedisSentinelProcesses deployment = new RedisSentinelProcesses();
+		try {
+			List<Integer> ports = FreePorts.distinct(5);
+			// the replica's first synchronisation at once, not after the 5 s Redis waits for more replicas by default
+			RedisServerProcess master = RedisServerProcess.start(ports.get(0), List.of("--dir", dataDir(ports.get(0)),
+					"--repl-diskless-sync-delay", "0"));
+			deployment.data.add(master);
+			// the replica keeps what it synchronised in its folder, not in the tests' working directory
+			deployment.data.add(RedisServerProcess.start(ports.get(1), List.of("--dir", dataDir(ports.get(1)),
+					"--replicaof", "127.0.0.1", String.valueOf(master.port()))));
+			for (int port : ports.subList(2, 5)) {
+				Path dir = Files.createDirectories(Path.of("target", "redis-sentinel-" + port).toAbsolutePath());
+				Path config = dir.resolve("sentinel.conf");
+				Files.writeString(config, String.join("\n", "dir " + dir,
+						"sentinel monitor " + MASTER + " 127.0.0.1 " + master.port() + " 2",
+						"sentinel down-after-milliseconds " + MASTER + " 2000",
+						"sentinel failover-timeout " + MASTER + " 10000",
+						"sentinel parallel-syncs " + MASTER + " 1", ""));
+				deployment.sentinels.add(RedisServerProcess.startSentinel(port, config));
+			}
+			deployment.awaitReady();
+			return deployment;
+		}
+		catch (IOException | InterruptedException | RuntimeException | Error failed) {
+			deployment.close();
+			throw failed;
+		}
+	}
+
+	private static String dataDir(int port) throws IOException {
+		return Files.createDirectories(Path.of("target", "redis-data-" + port).toAbsolutePath()).toString();
+	}
+
+	@Override
+	public String topology() {
+		return "sentinel";
+	}
+
+	@Override
+	public List<String> relayArguments() {
+		return List.of("--spring.data.redis.sentinel.master=" + MASTER, "--spring.data.redis.sentinel.nodes="
+				+ sentinels.stream().map(sentinel -> "127.0.0.1:" + sentinel.port()).collect(Collectors.joining(",")));
+	}
+
+	/** The port of the master the Sentinels name now. */
+	public int masterPort() throws IOException {
+		List<?> address = (List<?>) RedisWire.call(sentinels.get(0).port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER);
+		return Integer.parseInt((String) address.get(1));
+	}
+
+	/** The ports of the master and the replica, in the order they were started. */
+	public List<Integer> dataPorts() {
+		return data.stream().map(RedisServerProcess::port).toList();
+	}
+
+	private void awaitReady() throws IOException, InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!ready()) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("the Sentinels on " + sentinels.stream().map(RedisServerProcess::port).toList()
+						+ " did not all see the replica and each other within 30s");
+			}
+			Thread.sleep(100);
+		}
+	}
+
+	private boolean ready() throws IOException {
+		String replication = RedisWire.text(data.get(1).port(), "INFO", "replication");
+		if (!"up".equals(RedisWire.field(replication, "master_link_status"))) {
+			return false;
+		}
+		for (RedisServerProcess sentinel : sentinels) {
+			Map<String, String> master = pairs((List<?>) RedisWire.call(sentinel.port(), "SENTINEL", "MASTER", MASTER));
+			if (!"1".equals(master.get("num-slaves")) || !"2".equals(master.get("num-other-sentinels"))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static Map<String, String> pairs(List<?> flat) {
+		Map<String, String> map = new java.util.HashMap<>();
+		for (int i = 0; i + 1 < flat.size(); i += 2) {
+			map.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
+		}
+		return map;
+	}
+
+	@Override
+	public void close() throws InterruptedException {
+		for (RedisServerProcess sentinel : sentinels) {
+			sentinel.close();
+		}
+		for (RedisServerProcess server : data) {
+			server.close();
+		}
+	}
+
+}
