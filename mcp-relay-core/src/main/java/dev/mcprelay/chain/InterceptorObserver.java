@@ -21,4 +21,15 @@ public interface InterceptorObserver {
 	 */
 	void observe(String stage, String interceptor, String server, Verdict.Kind result, Duration took);
 
+	/**
+	 * Told once at start-up of each interceptor of each stage, for each configured server it runs for, before any
+	 * message: what counts its refusals can be there, at 0, before its first refusal. Observes nothing by default.
+	 *
+	 * @param stage the stage's name
+	 * @param interceptor the interceptor's {@code name()}
+	 * @param server the configured server's id
+	 */
+	default void runsFor(String stage, String interceptor, String server) {
+	}
+
 }

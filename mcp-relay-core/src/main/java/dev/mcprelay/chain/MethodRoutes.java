@@ -21,6 +21,7 @@ import dev.mcprelay.api.ResourcesReadResponse;
 import dev.mcprelay.api.RootsListRequest;
 import dev.mcprelay.api.SamplingRequest;
 import dev.mcprelay.api.ServerRequest;
+import dev.mcprelay.api.SubscriptionsListenRequest;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsCallResponse;
 import dev.mcprelay.api.ToolsListResponse;
@@ -28,7 +29,8 @@ import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 
 /**
  * Which stage, and which typed view, a request or a response meets according to its method. A method not listed
- * meets the catch-all stage with the untyped view. The relay and the test kit route with it alike.
+ * meets the catch-all stage with the untyped view; {@code subscriptions/listen} meets it with a typed view of its own.
+ * The relay and the test kit route with it alike.
  */
 public final class MethodRoutes {
 
@@ -76,7 +78,8 @@ public final class MethodRoutes {
 			"prompts/get", new RequestRoute<>(Stage.PROMPTS_GET_REQUEST, PromptsGetRequest::new),
 			"resources/list", new RequestRoute<>(Stage.RESOURCES_LIST_REQUEST, ListRequest::new),
 			"resources/templates/list", new RequestRoute<>(Stage.RESOURCE_TEMPLATES_LIST_REQUEST, ListRequest::new),
-			"resources/read", new RequestRoute<>(Stage.RESOURCES_READ_REQUEST, ResourcesReadRequest::new));
+			"resources/read", new RequestRoute<>(Stage.RESOURCES_READ_REQUEST, ResourcesReadRequest::new),
+			"subscriptions/listen", new RequestRoute<McpRequest>(Stage.OTHER_REQUEST, SubscriptionsListenRequest::new));
 
 	private static final ResponseRoute<McpResponse> OTHER_RESPONSE = new ResponseRoute<>(Stage.OTHER_RESPONSE,
 			McpResponse::new);

@@ -6,7 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -67,16 +68,36 @@ public final class JsonRpcParser {
 	 * invalid message
 	 */
 	public static JsonRpcPayload parseClientBody(byte[] body) throws JsonRpcParseException {
-		return parse(body, true);
+		return parseClientBody(body, HeapBudget.NONE);
+	}
+
+	/**
+	 * As {@link #parseClientBody(byte[])}, charging the memory the body's tree takes to {@code budget} as the tree is
+	 * built, before each part is made ({@link WeighingParser}): a budget with no room stops the parse with its own
+	 * exception, which propagates as it is.
+	 */
+	public static JsonRpcPayload parseClientBody(byte[] body, HeapBudget budget) throws JsonRpcParseException {
+		return parse(body, true, budget);
 	}
 
 	private static JsonRpcPayload parse(byte[] body, boolean answerInvalidElements) throws JsonRpcParseException {
+		return parse(body, answerInvalidElements, HeapBudget.NONE);
+	}
+
+	private static JsonRpcPayload parse(byte[] body, boolean answerInvalidElements, HeapBudget budget)
+			throws JsonRpcParseException {
 		if (answerInvalidElements && !Utf8.isWellFormed(body)) {
 			throw new JsonRpcParseException("Parse error: the body is not well-formed UTF-8", true);
 		}
 		JsonNode root;
-		try (JsonParser parser = MAPPER.createParser(body)) {
+		try (WeighingParser parser = new WeighingParser(MAPPER.createParser(body), body, budget)) {
 			root = MAPPER.readTree(parser);
+			parser.settle();
+		}
+		catch (StreamConstraintsException ex) {
+			// valid JSON past a bound of the parser's: nesting, a number's digits, a member name's length
+			throw new JsonRpcParseException("Invalid Request: the body is JSON past what the relay reads ("
+					+ boundPassed(ex) + ")", false);
 		}
 		catch (IOException ex) {
 			throw new JsonRpcParseException("Parse error: the body is not valid JSON", true);
@@ -160,6 +181,22 @@ public final class JsonRpcParser {
 				+ " have the request ids " + quoted(earlier) + " and " + quoted(id) + ", one number to a server that "
 				+ "reads numbers as doubles (as JSON.parse does), which would answer both under one id; give each "
 				+ "request of a batch an id of its own, a string or an integer within 2^53");
+	}
+
+	/** Which of the parser's bounds {@code ex} names, in words (Jackson's own message names its internals). */
+	private static String boundPassed(StreamConstraintsException ex) {
+		StreamReadConstraints bounds = MAPPER.getFactory().streamReadConstraints();
+		String message = String.valueOf(ex.getOriginalMessage());
+		if (message.startsWith("Document nesting depth")) {
+			return "nested more than " + bounds.getMaxNestingDepth() + " levels deep";
+		}
+		if (message.startsWith("Number value length")) {
+			return "a number of more than " + bounds.getMaxNumberLength() + " characters";
+		}
+		if (message.startsWith("Name length")) {
+			return "a member name of more than " + bounds.getMaxNameLength() + " characters";
+		}
+		return "a value larger than the JSON parser reads";
 	}
 
 	/** A request of a batch: its id, and where it stands. */

@@ -32,7 +32,11 @@ import org.springframework.util.unit.DataSize;
  * one namespace with {@code servers}
  * @param tracing what the relay bounds of tracing (the traces clients may ask to be kept)
  * @param maxBufferedBodies the memory every body the relay reads whole (clients' POST bodies, JSON answers) may take
- * together, across all requests; past it a request gets 503. Unset: a quarter of the JVM's maximum heap
+ * together, across all requests, with the JSON trees parsed from them; past it a request gets 503. Unset: a quarter of
+ * the JVM's maximum heap
+ * @param maxBufferedBodiesPerCaller what the requests of one caller (an API key's client, a token's caller) may hold of
+ * {@code max-buffered-bodies} together, so that one caller cannot take it all from the others. Unset: half of it, but
+ * never less than twice the largest {@code max-buffered-body}
  * @param policies who may see and call which tool, prompt and resource (DESIGN section 12), as CEL expressions
  */
 @ConfigurationProperties("mcp-relay")
@@ -50,6 +54,7 @@ public record RelayProperties(
 		@DefaultValue Map<String, VirtualServerProperties> virtualServers,
 		@DefaultValue @NestedConfigurationProperty TracingProperties tracing,
 		DataSize maxBufferedBodies,
+		DataSize maxBufferedBodiesPerCaller,
 		@DefaultValue List<PolicyProperties> policies) {
 
 	/** The share of the JVM's maximum heap that bodies may take together when {@code max-buffered-bodies} is unset. */
@@ -73,6 +78,24 @@ public record RelayProperties(
 	public DataSize bufferedBodiesLimit() {
 		return maxBufferedBodies != null ? maxBufferedBodies
 				: DataSize.ofBytes(Runtime.getRuntime().maxMemory() / DEFAULT_BUFFERED_BODIES_HEAP_SHARE);
+	}
+
+	/**
+	 * What one caller's requests may hold of {@link #bufferedBodiesLimit()} together:
+	 * {@code max-buffered-bodies-per-caller}, or half of the limit, but never less than what the largest body a server
+	 * takes is counted as while it is read, twice its {@code max-buffered-body} (nor more than the limit), so that
+	 * such a body can be read.
+	 */
+	public DataSize bufferedBodiesPerCaller() {
+		if (maxBufferedBodiesPerCaller != null) {
+			return maxBufferedBodiesPerCaller;
+		}
+		long limit = bufferedBodiesLimit().toBytes();
+		long largest = 0;
+		for (ServerProperties server : servers.values()) {
+			largest = server.maxBufferedBody() == null ? largest : Math.max(largest, server.maxBufferedBody().toBytes());
+		}
+		return DataSize.ofBytes(Math.min(limit, Math.max(limit / 2, 2 * largest)));
 	}
 
 }

@@ -36,7 +36,7 @@ public final class RelayPropertiesValidator {
 		SecurityMode mode = properties.security().mode();
 		properties.servers()
 			.forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, mode, problems));
-		validateBufferedBodies(properties, Runtime.getRuntime().maxMemory(), problems);
+		BufferedBodiesValidator.validate(properties, Runtime.getRuntime().maxMemory(), problems);
 		problems.addAll(SecurityPropertiesValidator.validate(properties));
 		problems.addAll(RateLimitPropertiesValidator.validate(properties));
 		problems.addAll(VirtualServerPropertiesValidator.validate(properties));
@@ -149,39 +149,6 @@ public final class RelayPropertiesValidator {
 		for (int i = 0; i < arguments.inject().size(); i++) {
 			validateInjection(path + ".arguments.inject[" + i + "]", arguments.inject().get(i), mode, problems);
 		}
-	}
-
-	/**
-	 * The memory budget of all bodies together against the heap, and each server's cap against the budget: a cap no
-	 * budget can hold would refuse those bodies forever, and a budget larger than half the heap leaves too little for
-	 * what a body becomes once read (its parsed form, the answer built from it).
-	 */
-	static void validateBufferedBodies(RelayProperties properties, long maxHeap, List<ConfigurationProblem> problems) {
-		DataSize configured = properties.maxBufferedBodies();
-		long budget = configured != null ? configured.toBytes() : maxHeap / RelayProperties.DEFAULT_BUFFERED_BODIES_HEAP_SHARE;
-		String heap = megabytes(maxHeap) + " maximum heap";
-		if (configured != null && (budget <= 0 || budget > maxHeap / 2)) {
-			problems.add(new ConfigurationProblem("mcp-relay.max-buffered-bodies",
-					"is " + configured + ", but it must be positive and at most half of this JVM's " + heap,
-					"Write at most " + megabytes(maxHeap / 2) + ", give the JVM more heap (-Xmx, or more memory for the "
-							+ "container), or remove it (default: a quarter of the heap)"));
-			return;
-		}
-		properties.servers().forEach((id, server) -> {
-			DataSize max = server.maxBufferedBody();
-			if (max != null && max.toBytes() > budget) {
-				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
-						"is " + megabytes(max.toBytes()) + ", more than every buffered body together may take ("
-								+ megabytes(budget) + (configured != null ? ", mcp-relay.max-buffered-bodies"
-										: ", a quarter of this JVM's " + heap) + "): such a body could never be read",
-						"Write at most " + megabytes(budget) + ", or give the JVM more heap (-Xmx, or more memory for the "
-								+ "container)" + (configured != null ? " and raise mcp-relay.max-buffered-bodies" : "")));
-			}
-		});
-	}
-
-	private static String megabytes(long bytes) {
-		return bytes / (1024 * 1024) + "MB";
 	}
 
 	private static void validateInjection(String path, InjectedArgumentProperties injection, SecurityMode mode,

@@ -35,13 +35,17 @@ public record ServerProperties(
 		String authorization,
 		@DefaultValue List<HeaderProperties> headers,
 		@DefaultValue TimeoutProperties timeouts,
-		@DefaultValue("50MB") DataSize maxBufferedBody,
+		@DefaultValue(ServerProperties.DEFAULT_MAX_BUFFERED_BODY) DataSize maxBufferedBody,
 		@DefaultValue ToolsProperties tools,
 		@DefaultValue ArgumentsProperties arguments,
 		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests,
 		@DefaultValue ToolSearchProperties toolSearch,
 		@DefaultValue List<String> allowedScopes,
 		UpstreamOAuth2Properties oauth2) {
+
+	/** A server's {@code max-buffered-body} when it sets none. */
+	public static final String DEFAULT_MAX_BUFFERED_BODY = "50MB";
+
 
 	public ServerProperties {
 		transport = transport == null ? UpstreamTransportKind.STREAMABLE_HTTP : transport;

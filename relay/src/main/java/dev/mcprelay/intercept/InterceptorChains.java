@@ -48,7 +48,9 @@ public class InterceptorChains {
 			}
 			Map<String, InterceptorChain<?>> servers = new HashMap<>();
 			for (String server : serverIds(beans)) {
-				servers.put(server, chain.forServer(server));
+				InterceptorChain<?> forServer = chain.forServer(server);
+				servers.put(server, forServer);
+				forServer.names().forEach(name -> observer.runsFor(stage.name(), name, server));
 			}
 			byServer.put(stage, servers);
 		}

@@ -26,7 +26,7 @@ final class LocalRateLimitBuckets implements RateLimitBuckets {
 	}
 
 	@Override
-	public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration) {
+	public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration, CheckDeadline deadline) {
 		Bucket bucket = buckets.get(key, k -> {
 			var builder = Bucket.builder();
 			for (var bandwidth : configuration.getBandwidths()) {
@@ -38,7 +38,7 @@ final class LocalRateLimitBuckets implements RateLimitBuckets {
 	}
 
 	@Override
-	public Mono<Void> refund(String key, BucketConfiguration configuration) {
+	public Mono<Void> refund(String key, BucketConfiguration configuration, CheckDeadline deadline) {
 		return Mono.fromRunnable(() -> {
 			Bucket bucket = buckets.getIfPresent(key);
 			if (bucket != null) {

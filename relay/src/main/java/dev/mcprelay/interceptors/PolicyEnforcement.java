@@ -2,6 +2,8 @@ package dev.mcprelay.interceptors;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
@@ -11,7 +13,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.ElicitationRequest;
 import dev.mcprelay.api.ElicitationRequestInterceptor;
-import dev.mcprelay.api.ListResponse;
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.PromptsGetRequest;
@@ -33,6 +34,7 @@ import dev.mcprelay.api.SamplingRequestInterceptor;
 import dev.mcprelay.api.ServerNotification;
 import dev.mcprelay.api.ServerNotificationInterceptor;
 import dev.mcprelay.api.ServerRequest;
+import dev.mcprelay.api.SubscriptionsListenRequest;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsCallRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
@@ -42,8 +44,7 @@ import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyDecision;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.RelayOwnTools;
-import dev.mcprelay.policy.ToolDefinitions;
-import dev.mcprelay.proxy.UpstreamRegistry;
+import dev.mcprelay.policy.PublishedCatalogues;
 import reactor.core.publisher.Mono;
 
 /**
@@ -52,9 +53,13 @@ import reactor.core.publisher.Mono;
  * ({@code tools/list}, {@code prompts/list}, {@code resources/list}, {@code resources/templates/list}: JSON, POST
  * streams, the GET stream, the re-lists after {@code list_changed}; through a virtual server each member's list before
  * the merge), and a request naming it ({@code tools/call}, {@code prompts/get}, {@code resources/read},
- * {@code resources/subscribe}, {@code completion/complete}) is answered as one naming something that does not exist,
- * before anything goes upstream. A server's request to the client ({@code sampling/createMessage},
- * {@code elicitation/create}, {@code roots/list}) that a policy refuses is answered to the server.
+ * {@code resources/subscribe}, {@code completion/complete}) is answered as one naming something that does not exist
+ * ({@link PolicyRefusals}), before anything goes upstream; a {@code subscriptions/listen} goes upstream without the
+ * resources the caller may not read, and their updates never reach it ({@link PolicySubscriptions}). Where a rule
+ * reads the tool or the prompt a request names, a name the server did not publish to the caller's view is answered
+ * the same way, from the catalogue the relay knows ({@link PublishedCatalogues}), and never goes upstream. A server's
+ * request to the client ({@code sampling/createMessage}, {@code elicitation/create}, {@code roots/list}) that a policy
+ * refuses is answered to the server.
  *
  * <p>It runs before interceptors of default order ({@link #ORDER}), so that they see only what the caller may use. A
  * server no policy governs (directly or through a virtual server) is not touched. Tools the relay offers itself
@@ -71,26 +76,30 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	/** Early, so that later interceptors never see what a caller may not use. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
 
-	/** MCP's code for a resource that does not exist. */
-	private static final int RESOURCE_NOT_FOUND = -32002;
+	private static final String TOOLS = PolicyLists.TOOLS;
+
+	private static final String PROMPTS = PolicyLists.PROMPTS;
 
 	private final Policies policies;
 
-	private final ToolDefinitions definitions;
+	private final PublishedCatalogues catalogues;
 
-	private final UpstreamRegistry upstreams;
+	private final PolicyRefusals refusals;
+
+	private final PolicyLists lists;
 
 	private final Iterable<String> virtualServers;
 
 	private final List<RelayOwnTools> relayOwn;
 
-	public PolicyEnforcement(Policies policies, ToolDefinitions definitions, UpstreamRegistry upstreams,
+	public PolicyEnforcement(Policies policies, PublishedCatalogues catalogues,
 			dev.mcprelay.config.RelayProperties properties, List<RelayOwnTools> relayOwn) {
 		this.policies = policies;
-		this.definitions = definitions;
-		this.upstreams = upstreams;
+		this.catalogues = catalogues;
+		this.refusals = new PolicyRefusals(properties);
 		this.virtualServers = properties.virtualServers().keySet();
 		this.relayOwn = List.copyOf(relayOwn);
+		this.lists = new PolicyLists(policies, catalogues, this::relayOwn);
 	}
 
 	@Override
@@ -112,38 +121,22 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	@Override
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
-		CallContext context = list.context();
-		boolean keep = policies.needsToolDefinitions(context.server(), context.virtualServer());
-		PolicyFacts listing = PolicyFacts.of(context, "tools/call", false);
-		list.removeEntriesWhere(tool -> {
-			if (keep) {
-				definitions.published(context.server(), tool);
-			}
-			return !relayOwn(context.server(), text(tool, "name")) && !policies.lists(listing.forTool(tool));
-		});
-		return Outcome.proceed();
+		return lists.tools(list);
 	}
 
 	@Override
 	public Mono<Outcome> interceptPromptsListResponse(PromptsListResponse list) {
-		return filter(list, "prompts/get", "name", null);
+		return lists.prompts(list);
 	}
 
 	@Override
 	public Mono<Outcome> interceptResourcesListResponse(ResourcesListResponse list) {
-		return filter(list, "resources/read", null, "uri");
+		return lists.resources(list, "uri");
 	}
 
 	@Override
 	public Mono<Outcome> interceptResourceTemplatesListResponse(ResourceTemplatesListResponse list) {
-		return filter(list, "resources/read", null, "uriTemplate");
-	}
-
-	private Mono<Outcome> filter(ListResponse<?> list, String method, String promptField, String uriField) {
-		PolicyFacts listing = facts(list.context(), method, false, null, null, null, null);
-		list.removeEntriesWhere(entry -> !policies.lists(listing.forItem(null, null,
-				promptField == null ? null : text(entry, promptField), uriField == null ? null : text(entry, uriField))));
-		return Outcome.proceed();
+		return lists.resources(list, "uriTemplate");
 	}
 
 	// --- requests: decided with their arguments; refused as what does not exist ------------------------------------
@@ -155,61 +148,78 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (relayOwn(context.server(), tool)) {
 			return Outcome.proceed();
 		}
-		Mono<Map<String, Object>> annotations = policies.needsToolDefinitions(context.server(), context.virtualServer())
-				? definitions.annotations(context, tool, upstreams.find(context.server()).nonStreamingTimeout())
-					.map(found -> (Map<String, Object>) found)
-					.defaultIfEmpty(Map.of("\0unknown", true))
-				: Mono.just(Map.of());
-		return annotations.flatMap(known -> {
-			Map<String, Object> published = known.containsKey("\0unknown") ? null : known;
-			PolicyDecision decision = policies.decide(facts(context, "tools/call", false, tool, published, null, null)
-				.withArguments(call.arguments()));
-			return decision.allowed() ? Outcome.proceed()
-					: refuse(decision, RejectError.invalidParams("Unknown tool: " + tool));
-		});
+		return named(context, TOOLS, tool, policies.readsTool(context.server(), context.virtualServer()),
+				annotations -> facts(context, "tools/call", false, tool, annotations, null, null)
+					.withArguments(call.arguments()),
+				refusals.unknownTool(context, tool));
 	}
 
 	@Override
 	public Mono<Outcome> interceptPromptsGet(PromptsGetRequest request) {
-		PolicyDecision decision = policies.decide(facts(request.context(), "prompts/get", false, null, null,
-				request.promptName(), null).withArguments(request.arguments()));
-		return decision.allowed() ? Outcome.proceed()
-				: refuse(decision, RejectError.invalidParams("Unknown prompt: " + request.promptName()));
+		return prompt(request.context(), request.promptName(), request.arguments());
+	}
+
+	private Mono<Outcome> prompt(CallContext context, String prompt, Map<String, Object> arguments) {
+		return named(context, PROMPTS, prompt, policies.readsPrompt(context.server(), context.virtualServer()),
+				any -> facts(context, "prompts/get", false, null, null, prompt, null).withArguments(arguments),
+				refusals.unknownPrompt(context, prompt));
+	}
+
+	/**
+	 * A request naming {@code name} of the list {@code catalogue}, decided by the policies on the facts {@code facts}
+	 * makes of what the server published of it. Where {@code published} (a rule reads what it names), a name the
+	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream.
+	 */
+	private Mono<Outcome> named(CallContext context, String catalogue, String name, boolean published,
+			Function<Map<String, Object>, PolicyFacts> facts, RejectError unknown) {
+		Mono<Optional<Map<String, Object>>> definition = published && name != null
+				? catalogues.find(context, catalogue, name) : Mono.just(Optional.of(Map.of()));
+		return definition.flatMap(found -> {
+			if (found.isEmpty()) {
+				return Outcome.reject(unknown.withLogReason(catalogue.equals(TOOLS) ? "unknown_tool" : "unknown_prompt",
+						null));
+			}
+			PolicyDecision decision = policies.decide(facts.apply(found.get()));
+			return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown);
+		});
 	}
 
 	@Override
 	public Mono<Outcome> interceptResourcesRead(ResourcesReadRequest request) {
-		return resource(request.context(), "resources/read", request.uri());
+		return resource(request.context(), request.uri());
 	}
 
-	/** {@code resources/subscribe} and {@code completion/complete}: the resource or prompt they name. */
+	/**
+	 * {@code resources/subscribe}, {@code resources/unsubscribe} and {@code completion/complete}: each decided as the
+	 * request that would use what it names ({@code resources/read} of the resource, {@code prompts/get} of the prompt),
+	 * as a listed item is, so that what a caller may not read it may not subscribe to either.
+	 */
 	@Override
 	public Mono<Outcome> interceptRequest(McpRequest request) {
 		String method = request.method();
 		JsonNode params = request.json().path("params");
 		if ("resources/subscribe".equals(method) || "resources/unsubscribe".equals(method)) {
-			return resource(request.context(), method, text(params, "uri"));
+			return resource(request.context(), text(params, "uri"));
+		}
+		if (request instanceof SubscriptionsListenRequest listen) {
+			PolicySubscriptions.leaveOut(listen, uri -> readable(listen.context(), uri));
+			return Outcome.proceed();
 		}
 		if ("completion/complete".equals(method)) {
 			JsonNode ref = params.path("ref");
 			if ("ref/prompt".equals(text(ref, "type"))) {
-				String prompt = text(ref, "name");
-				PolicyDecision decision = policies
-					.decide(facts(request.context(), "prompts/get", false, null, null, prompt, null));
-				return decision.allowed() ? Outcome.proceed()
-						: refuse(decision, RejectError.invalidParams("Unknown prompt: " + prompt));
+				return prompt(request.context(), text(ref, "name"), null);
 			}
 			if ("ref/resource".equals(text(ref, "type"))) {
-				return resource(request.context(), "resources/read", text(ref, "uri"));
+				return resource(request.context(), text(ref, "uri"));
 			}
 		}
 		return Outcome.proceed();
 	}
 
-	private Mono<Outcome> resource(CallContext context, String method, String uri) {
-		PolicyDecision decision = policies.decide(facts(context, method, false, null, null, null, uri));
-		return decision.allowed() ? Outcome.proceed() : refuse(decision,
-				new RejectError(RESOURCE_NOT_FOUND, "Resource not found", Map.of("uri", uri == null ? "" : uri)));
+	private Mono<Outcome> resource(CallContext context, String uri) {
+		PolicyDecision decision = policies.decide(facts(context, "resources/read", false, null, null, null, uri));
+		return decision.allowed() ? Outcome.proceed() : refuse(decision, refusals.resourceNotFound(uri));
 	}
 
 	// --- the server's requests to the client: a refusal answers the server ------------------------------------------
@@ -235,13 +245,25 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 				new RejectError(JsonRpcErrorCodes.POLICY_REJECTED, "The client does not take " + method + " here"));
 	}
 
-	/** A server saying its tools changed: the definitions kept of them are forgotten. */
+	/**
+	 * A server saying its tools or prompts changed: what was kept of them is forgotten. An update of a resource the
+	 * caller may not read is dropped, and a listen's acknowledgment names what the relay left out of it
+	 * ({@link PolicySubscriptions}).
+	 */
 	@Override
 	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
 		if ("notifications/tools/list_changed".equals(notification.method())) {
-			definitions.changed(notification.context().server());
+			catalogues.changed(notification.context().server(), TOOLS);
 		}
-		return Outcome.proceed();
+		else if ("notifications/prompts/list_changed".equals(notification.method())) {
+			catalogues.changed(notification.context().server(), PROMPTS);
+		}
+		return PolicySubscriptions.heard(notification, uri -> readable(notification.context(), uri));
+	}
+
+	/** Whether the caller may read the resource {@code uri} (counted as hidden when not). */
+	private boolean readable(CallContext context, String uri) {
+		return policies.lists(facts(context, "resources/read", false, null, null, null, uri));
 	}
 
 	// ------------------------------------------------------------------------------------------------------------------
@@ -260,13 +282,13 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		return Outcome.reject(error.withLogReason(PolicyDecision.REASON, decision.policy()));
 	}
 
-	private static PolicyFacts facts(CallContext context, String method, boolean fromServer, String tool,
+	static PolicyFacts facts(CallContext context, String method, boolean fromServer, String tool,
 			Map<String, Object> annotations, String prompt, String resource) {
 		return new PolicyFacts(context.caller(), context.server(), context.virtualServer(), method, fromServer, tool,
 				annotations, prompt, resource, null, context.headers());
 	}
 
-	private static String text(JsonNode node, String field) {
+	static String text(JsonNode node, String field) {
 		JsonNode value = node.get(field);
 		return value != null && value.isTextual() ? value.textValue() : null;
 	}

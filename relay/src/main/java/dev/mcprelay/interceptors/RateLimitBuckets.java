@@ -12,18 +12,20 @@ import reactor.core.publisher.Mono;
 public interface RateLimitBuckets {
 
 	/**
-	 * Takes one token from bucket {@code key}, creating it with {@code configuration} if it does not exist.
+	 * Takes one token from bucket {@code key}, creating it with {@code configuration} if it does not exist, within
+	 * what is left of the check's {@code deadline} (a store that does not answer in time fails the check).
 	 *
 	 * @return whether a token was taken and, if not, how long until one is there; an error when the store cannot be
-	 * reached
+	 * reached, or not within the deadline
 	 */
-	Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration);
+	Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration, CheckDeadline deadline);
 
 	/**
 	 * Gives back a token taken from bucket {@code key}: the request it was taken for was refused by another rule, so it
-	 * spent nothing. Best effort: a bucket that is gone is full anyway, and a failure costs the caller one token.
+	 * spent nothing. Best effort, within what is left of {@code deadline}: a bucket that is gone is full anyway, and a
+	 * failure costs the caller one token.
 	 */
-	default Mono<Void> refund(String key, BucketConfiguration configuration) {
+	default Mono<Void> refund(String key, BucketConfiguration configuration, CheckDeadline deadline) {
 		return Mono.empty();
 	}
 

@@ -30,8 +30,11 @@ import reactor.core.publisher.Mono;
 /**
  * The rate limits of {@code mcp-relay.rate-limits}, at the user-request stage, before every other interceptor: each
  * JSON-RPC request a client POSTs takes one token from the bucket of every rule that matches it (its server, and for a
- * rule with a {@code tool} glob, a {@code tools/call} of a matching tool), per client, per server or globally.
- * Notifications, responses, GET and DELETE are never counted.
+ * rule with a {@code tool} glob, a {@code tools/call} of a matching tool), per client, per server or globally, the
+ * rules asked in configuration order up to the first that refuses: a request one rule refuses spends nothing of the
+ * others (the rules after it are not asked, the tokens of the rules before it are given back before the answer), all
+ * within one bound ({@link #CHECK_BOUND}, however many rules). Notifications, responses, GET and DELETE are never
+ * counted.
  *
  * <p>A request a rule has no token for is refused: HTTP 429 with {@code Retry-After} when it is the whole answer
  * (inside a batch partly forwarded, or on an SSE answer, it is one error among the answers), JSON-RPC error -32000
@@ -50,6 +53,9 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	private static final Logger log = LoggerFactory.getLogger(RateLimitPolicy.class);
 
 	private static final long LOG_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+	/** How long a request's whole check may wait for the store, every rule and refund together. */
+	static final Duration CHECK_BOUND = Duration.ofSeconds(1);
 
 	private final List<RateLimitRule> rules;
 
@@ -113,20 +119,23 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 			return Outcome.proceed();
 		}
 		String caller = callerKey(message.context().caller());
+		CheckDeadline deadline = new CheckDeadline(CHECK_BOUND);
 		if (matching.size() == 1) {
-			return check(matching.get(0), server, caller).flatMap(check -> decide(check, server));
+			return check(matching.get(0), server, caller, deadline).flatMap(check -> decide(check, server));
 		}
-		// every rule at once: a store that hangs costs one check's bound, not one per rule
+		// One rule after the other, in configuration order, up to the first that refuses: a rule after it is never
+		// asked, so its tokens (a budget other callers share) are not spent for a request that is refused anyway. One
+		// deadline for them all: a store that hangs costs the request one bound, not one per rule.
 		return Flux.fromIterable(matching)
-			.flatMapSequential(rule -> check(rule, server, caller), matching.size())
+			.concatMap(rule -> check(rule, server, caller, deadline))
+			.takeUntil(check -> check.refusal() != null)
 			.collectList()
 			.flatMap(checks -> {
-				Check refused = checks.stream().filter(check -> check.refusal() != null).findFirst().orElse(null);
-				if (refused == null) {
+				Check last = checks.get(checks.size() - 1);
+				if (last.refusal() == null) {
 					return Outcome.proceed();
 				}
-				refund(checks, server, caller);
-				return decide(refused, server);
+				return refund(checks, server, caller, deadline).then(decide(last, server));
 			});
 	}
 
@@ -155,9 +164,12 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	}
 
-	/** Takes a token of {@code rule}'s bucket; the refusal when it has none (or its store is away and it fails closed). */
-	private Mono<Check> check(RateLimitRule rule, String server, String caller) {
-		return buckets.tryConsume(rule.key(server, caller), rule.bucket())
+	/**
+	 * Takes a token of {@code rule}'s bucket within what is left of {@code deadline}; the refusal when it has none (or
+	 * its store is away and it fails closed).
+	 */
+	private Mono<Check> check(RateLimitRule rule, String server, String caller, CheckDeadline deadline) {
+		return buckets.tryConsume(rule.key(server, caller), rule.bucket(), deadline)
 			.map(probe -> probe.isConsumed() ? new Check(rule, true, null)
 					: new Check(rule, false, refusal(rule, probe)))
 			.onErrorResume(error -> {
@@ -167,18 +179,19 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	}
 
 	/**
-	 * A request another rule refused spends nothing: the tokens the other rules took for it are given back, off the
-	 * request's path (a refund that fails costs the caller that one token).
+	 * A request a later rule refused spends nothing: the tokens the earlier rules took for it are given back before it
+	 * is answered, within what is left of the check's {@code deadline} (a refund that fails, or finds no time left,
+	 * costs the caller that one token).
 	 */
-	private void refund(List<Check> checks, String server, String caller) {
-		Flux.fromIterable(checks)
+	private Mono<Void> refund(List<Check> checks, String server, String caller, CheckDeadline deadline) {
+		return Flux.fromIterable(checks)
 			.filter(Check::took)
-			.flatMap(check -> buckets.refund(check.rule().key(server, caller), check.rule().bucket())
+			.flatMap(check -> buckets.refund(check.rule().key(server, caller), check.rule().bucket(), deadline)
 				.onErrorResume(error -> {
 					log.debug("A token of rule {} could not be given back: {}", check.rule().name(), error.toString());
 					return Mono.empty();
 				}))
-			.subscribe();
+			.then();
 	}
 
 	/** The refusal of a {@code fail-closed} rule whose store cannot answer: 503, try again in a second. */

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -39,15 +40,13 @@ import reactor.core.publisher.Mono;
  * over the Cluster's masters. A bucket's key expires once it would be full again, plus {@code sessions.idle-timeout}.
  *
  * <p>The connection is opened at start-up, off the event loops (the relay's readiness waits for it,
- * {@link StoreReadiness}), and re-established by Lettuce when Redis comes back; each check is bounded by
- * {@value #TIMEOUT_MILLIS} ms once the connection is open, so a Redis that is away fails the check quickly instead of
- * holding requests, and a slow connection opening is not counted as one.
+ * {@link StoreReadiness}), and re-established by Lettuce when Redis comes back; each call is bounded by what is left of
+ * its request's check ({@link CheckDeadline}) once the connection is open, so a Redis that is away fails the check
+ * quickly instead of holding requests, and a slow connection opening is not counted as one.
  */
 final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, AutoCloseable {
 
 	static final String KEY_PREFIX = "mcp-relay:rate-limit:";
-
-	static final long TIMEOUT_MILLIS = 1000;
 
 	/** What Reactor's {@code cache} takes for "never expires". */
 	private static final Duration FOREVER = Duration.ofMillis(Long.MAX_VALUE);
@@ -106,21 +105,32 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 
 	/**
 	 * Takes one token. A check waits up to {@link #CONNECT_TIMEOUT} for the connection when it is still being opened
-	 * (only the first checks of a relay that started while Redis was away), then up to {@value #TIMEOUT_MILLIS} ms
-	 * for Redis to answer: opening the connection is not a store failure.
+	 * (only the first checks of a relay that started while Redis was away), then for what is left of the check's
+	 * deadline for Redis to answer: opening the connection is not a store failure, and a check with no time left does
+	 * not ask.
 	 */
 	@Override
-	public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration) {
+	public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration, CheckDeadline deadline) {
 		return proxyManager.timeout(CONNECT_TIMEOUT)
-			.flatMap(manager -> Mono.fromFuture(() -> bucket(manager, key, configuration).tryConsumeAndReturnRemaining(1))
-				.timeout(Duration.ofMillis(TIMEOUT_MILLIS)));
+			.flatMap(manager -> within(deadline,
+					() -> bucket(manager, key, configuration).tryConsumeAndReturnRemaining(1)));
 	}
 
 	@Override
-	public Mono<Void> refund(String key, BucketConfiguration configuration) {
+	public Mono<Void> refund(String key, BucketConfiguration configuration, CheckDeadline deadline) {
 		return proxyManager.timeout(CONNECT_TIMEOUT)
-			.flatMap(manager -> Mono.fromFuture(() -> bucket(manager, key, configuration).addTokens(1))
-				.timeout(Duration.ofMillis(TIMEOUT_MILLIS)));
+			.flatMap(manager -> within(deadline, () -> bucket(manager, key, configuration).addTokens(1)));
+	}
+
+	/** Redis's answer to {@code call}, asked only when the deadline leaves time for it, and waited for that long. */
+	private static <T> Mono<T> within(CheckDeadline deadline, Supplier<CompletableFuture<T>> call) {
+		return Mono.defer(() -> {
+			Duration left = deadline.remaining();
+			if (left.isZero()) {
+				return Mono.error(new TimeoutException("the rate-limit check had no time left for Redis"));
+			}
+			return Mono.fromFuture(call).timeout(left);
+		});
 	}
 
 	private AsyncBucketProxy bucket(AsyncProxyManager<byte[]> manager, String key, BucketConfiguration configuration) {

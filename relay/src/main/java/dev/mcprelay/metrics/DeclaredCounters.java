@@ -18,19 +18,20 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@link RelayMeters#VIRTUAL_NAME_CLASHES} per virtual server and member, and in a secured mode
  * {@link RelayMeters#AUTH_FAILURES} per server (and {@code unknown}, {@code none}) for each reason the mode's front door
  * gives. The rate limits' and the stores' counters are declared where their rules and stores are made; the
- * interceptors' rejections are registered as the chains first refuse (which interceptor runs at which stage is theirs).
+ * interceptors' rejections where the chains are built ({@code InterceptorMeters.runsFor}).
  * The descriptions are those the counters are incremented with.
  */
 @Component
 class DeclaredCounters {
 
 	/** The reasons the front door gives in each secured mode. */
-	private static final List<String> API_KEY_REASONS = List.of("missing_credentials", "malformed_credentials",
-			"ambiguous_credentials", "invalid_api_key", "server_not_allowed");
+	static final List<String> API_KEY_REASONS = List.of("missing_credentials", "malformed_credentials",
+			"ambiguous_credentials", "invalid_api_key", "server_not_allowed", "management_not_allowed");
 
-	private static final List<String> JWT_REASONS = List.of("missing_credentials", "malformed_credentials",
+	static final List<String> JWT_REASONS = List.of("missing_credentials", "malformed_credentials",
 			"ambiguous_credentials", "token_expired", "token_not_yet_valid", "invalid_audience", "invalid_issuer",
-			"invalid_signature", "malformed_token", "invalid_token", "insufficient_scope", "authentication_unavailable");
+			"invalid_signature", "malformed_token", "invalid_token", "missing_client_claim", "insufficient_scope",
+			"management_not_allowed", "authentication_unavailable");
 
 	DeclaredCounters(RelayProperties properties, MeterRegistry registry) {
 		KeptCounters counters = new KeptCounters(registry);

@@ -215,7 +215,17 @@ public final class ExchangeRecord {
 	 * @param reason the failure's {@code error.data.reason}
 	 */
 	public void failed(boolean upstreamFault, String reason) {
-		this.outcome = upstreamFault ? RelayOutcome.FAILED : RelayOutcome.CLIENT_ERROR;
+		failed(upstreamFault ? RelayOutcome.FAILED : RelayOutcome.CLIENT_ERROR, reason);
+	}
+
+	/**
+	 * The relay answered with a failure whose outcome it knows: {@link RelayOutcome#FAILED},
+	 * {@link RelayOutcome#CLIENT_ERROR} or {@link RelayOutcome#OVERLOADED}.
+	 *
+	 * @param reason the failure's {@code error.data.reason}
+	 */
+	public void failed(RelayOutcome outcome, String reason) {
+		this.outcome = outcome;
 		this.reason = reason;
 	}
 

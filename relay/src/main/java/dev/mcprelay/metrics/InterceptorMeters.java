@@ -44,13 +44,26 @@ class InterceptorMeters implements InterceptorObserver {
 			.tag(RelayMeters.RESULT, k.result().name().toLowerCase(java.util.Locale.ROOT))
 			.register(registry)).record(took);
 		if (result == Verdict.Kind.REJECT) {
-			rejections.computeIfAbsent(key, k -> Counter.builder(RelayMeters.INTERCEPTOR_REJECTIONS)
-				.description("Messages an interceptor refused")
-				.tag(RelayMeters.SERVER, k.server())
-				.tag(RelayMeters.STAGE, k.stage())
-				.tag(RelayMeters.INTERCEPTOR, k.interceptor())
-				.register(registry)).increment();
+			rejections(key).increment();
 		}
+	}
+
+	/**
+	 * Registers the interceptor's rejections at 0 for the server, so that they are exported before the first one: a
+	 * counter that appears only at its first increment shows Prometheus no increase for it, and a panel "No data".
+	 */
+	@Override
+	public void runsFor(String stage, String interceptor, String server) {
+		rejections(new Key(stage, interceptor, server, Verdict.Kind.REJECT));
+	}
+
+	private Counter rejections(Key key) {
+		return rejections.computeIfAbsent(key, k -> Counter.builder(RelayMeters.INTERCEPTOR_REJECTIONS)
+			.description("Messages an interceptor refused")
+			.tag(RelayMeters.SERVER, k.server())
+			.tag(RelayMeters.STAGE, k.stage())
+			.tag(RelayMeters.INTERCEPTOR, k.interceptor())
+			.register(registry));
 	}
 
 }

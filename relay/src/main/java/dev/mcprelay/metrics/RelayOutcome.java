@@ -22,7 +22,14 @@ public enum RelayOutcome {
 	 * {@code shutdown.stream-grace-period} and answered with an error ({@code relay_shutting_down}) that the client
 	 * may send again, to another replica. The relay's doing, and nobody's failure: not counted as {@link #FAILED}.
 	 */
-	SHUTDOWN;
+	SHUTDOWN,
+	/**
+	 * The relay refused the request for want of memory: the bodies it holds took its budget
+	 * ({@code mcp-relay.max-buffered-bodies}, or the caller's share of it), and the request was answered
+	 * {@code relay_overloaded} before anything was forwarded. The relay's doing, not the upstream's: not counted as
+	 * {@link #FAILED}.
+	 */
+	OVERLOADED;
 
 	private final String tag = name().toLowerCase(java.util.Locale.ROOT);
 

@@ -8,9 +8,14 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 	@Override
 	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
 		if (facts.tool() != null && facts.annotations() == null && readsAnnotations()) {
-			return RuleVerdict.error("the definition of tool '" + facts.tool() + "' is not known to the relay");
+			return RuleVerdict.error(RuleVerdict.TOOL_UNKNOWN);
 		}
 		return expression.evaluate(activation, argumentsKnown);
+	}
+
+	@Override
+	public RuleVerdict evaluateForEveryItem(Map<String, Object> activation) {
+		return expression.evaluateForEveryItem(activation);
 	}
 
 	@Override
@@ -26,6 +31,16 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 	@Override
 	public boolean readsAnnotations() {
 		return expression.inputs().annotations();
+	}
+
+	@Override
+	public boolean readsTool() {
+		return expression.inputs().tool();
+	}
+
+	@Override
+	public boolean readsPrompt() {
+		return expression.inputs().prompt();
 	}
 
 	@Override

@@ -1,12 +1,10 @@
 package dev.mcprelay.policy;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.mcprelay.policy.PolicyLog.Consequence;
 
 /**
  * The one decision of who may see and call what (DESIGN section 12), for every path that lists or uses a tool, prompt
@@ -16,22 +14,24 @@ import org.slf4j.LoggerFactory;
  * listed and is decided on the call: what a caller sees listed is what it may call.
  *
  * <p>Audit-mode policies ({@code enforce: false}) are evaluated beside the others and refuse nothing: what one would
- * refuse is logged and counted ({@link PolicyMeters}). Policies that govern nothing a message reaches cost it nothing:
- * the governing ones are found once per server and virtual server. Thread-safe; never blocks.
+ * refuse, or leave out of a list, is logged and counted ({@link PolicyAudits}). Policies that govern nothing a message
+ * reaches cost it nothing: the governing ones are found once per server and virtual server; a whole list is decided
+ * with what does not depend on its items worked out once ({@link #listing}). Thread-safe; never blocks.
  */
 public final class Policies {
-
-	private static final Logger log = LoggerFactory.getLogger(Policies.class);
 
 	private final List<Policy> policies;
 
 	private final PolicyMeters meters;
+
+	private final PolicyAudits audits;
 
 	private final Map<String, List<Policy>> governing = new ConcurrentHashMap<>();
 
 	Policies(List<Policy> policies, PolicyMeters meters) {
 		this.policies = List.copyOf(policies);
 		this.meters = meters;
+		this.audits = new PolicyAudits(meters);
 	}
 
 	/**
@@ -56,16 +56,37 @@ public final class Policies {
 		return false;
 	}
 
-	/** Whether a policy that governs {@code facts}'s server reads tools' published definitions. */
-	public boolean needsToolDefinitions(String server, String virtualServer) {
-		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsAnnotations());
+	/**
+	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} ({@code null}: none) reads
+	 * the tool a call names (its name or its published annotations), audit-mode ones included. On such a server a
+	 * call is decided from the tool the server published to the caller's view ({@link PublishedCatalogues}), and a name
+	 * it did not publish is answered as unknown without going upstream, as a refused one is: else a spelling the server
+	 * resolves leniently ({@code Delete_File} for {@code delete_file}) would pass a rule about the name it stands for,
+	 * and the server's own answer to a name it does not know would tell it from a refused one.
+	 */
+	public boolean readsTool(String server, String virtualServer) {
+		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsTool());
+	}
+
+	/** {@link #readsTool}, for the prompt a request names ({@code mcp.prompt}). */
+	public boolean readsPrompt(String server, String virtualServer) {
+		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsPrompt());
 	}
 
 	/** The decision on a message (a call: its arguments are known). Refusals and audits are counted and logged. */
 	public PolicyDecision decide(PolicyFacts facts) {
-		PolicyDecision decision = decide(facts, true);
+		List<Policy> applicable = governing(facts.server(), facts.virtualServer());
+		if (applicable.isEmpty()) {
+			return PolicyDecision.ALLOWED;
+		}
+		Run run = new Run(facts, null, null, true);
+		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
+			.decision();
 		if (!decision.allowed()) {
 			meters.refused(decision.policy(), facts.server(), decision.failed());
+		}
+		else {
+			audits.audit(applicable, facts, run, false);
 		}
 		return decision;
 	}
@@ -74,123 +95,63 @@ public final class Policies {
 	 * Whether the item {@code facts} names may be listed: if and only if the request that would use it is allowed with
 	 * some arguments. Its rules are run with the arguments unknown; when the outcome depends on them, with each set of
 	 * arguments that decides it exactly ({@link ArgumentCandidates}), or, where no such set exists, it is listed (and
-	 * each call decided by its arguments). Hidden items are counted.
+	 * each call decided by its arguments). Hidden items are counted; what audit-mode policies would hide is counted and
+	 * logged. For every item of a list, {@link #listing} decides the same, at less cost.
 	 */
 	public boolean lists(PolicyFacts facts) {
-		Evaluation evaluation = evaluate(facts, false);
-		PolicyDecision decision = evaluation.decision();
-		if (decision.allowed() && evaluation.undecided()) {
-			List<Map<String, Object>> candidates = ArgumentCandidates.of(evaluation.argumentShapes());
+		return lists(governing(facts.server(), facts.virtualServer()), facts, null, null);
+	}
+
+	/**
+	 * The decision on each item of one list, whose items share everything of {@code list} but what names them (the
+	 * caller, the server, the request, the method): the variables they share are made once, and what a rule says
+	 * whatever the item (a rule about the caller alone, or one the caller alone decides) is worked out once for the
+	 * whole list.
+	 */
+	public PolicyListing listing(PolicyFacts list) {
+		return new PolicyListing(this, governing(list.server(), list.virtualServer()), list);
+	}
+
+	/**
+	 * Whether the item of {@code facts} may be listed under {@code applicable}.
+	 *
+	 * @param base the variables the items of its list share, or {@code null} to make them of {@code facts}
+	 * @param fixed verdicts that hold for every item of the list, by index in {@code applicable} ({@code null} entries:
+	 * run the rule on the item), or {@code null}
+	 */
+	boolean lists(List<Policy> applicable, PolicyFacts facts, PolicyFacts.Base base, RuleVerdict[] fixed) {
+		if (applicable.isEmpty()) {
+			return true;
+		}
+		Run run = new Run(facts, base, fixed, false);
+		PolicyEvaluation.Result result = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.HIDDEN));
+		PolicyDecision decision = result.decision();
+		if (decision.allowed() && result.isUndecided()) {
+			List<Map<String, Object>> candidates = ArgumentCandidates.of(result.undecided());
 			if (candidates != null) {
 				decision = candidates.stream()
-					.map(arguments -> evaluate(facts.withArguments(arguments), true, false).decision())
+					.map(arguments -> PolicyEvaluation.combine(applicable,
+							new Run(facts.withArguments(arguments), base, fixed, true), (policy, verdict) -> {
+							}).decision())
 					.filter(PolicyDecision::allowed)
 					.findFirst()
-					.orElseGet(() -> new PolicyDecision(false, evaluation.undecidedBy(), false));
+					.orElseGet(() -> new PolicyDecision(false, result.undecidedBy(), false));
 			}
 		}
 		if (!decision.allowed()) {
 			meters.hidden(decision.policy(), facts.server());
+			return false;
 		}
-		return decision.allowed();
+		audits.audit(applicable, facts, run, true);
+		return true;
 	}
 
-	private PolicyDecision decide(PolicyFacts facts, boolean argumentsKnown) {
-		return evaluate(facts, argumentsKnown, true).decision();
-	}
-
-	private Evaluation evaluate(PolicyFacts facts, boolean argumentsKnown) {
-		return evaluate(facts, argumentsKnown, true);
-	}
-
-	/**
-	 * A decision, and whether an enforced rule's outcome was unknown (it depends on the arguments, not known while
-	 * listing), with how those rules read the arguments and the first of them.
-	 */
-	private record Evaluation(PolicyDecision decision, boolean undecided, List<ArgumentShapes> argumentShapes,
-			String undecidedBy) {
-	}
-
-	/** @param observed whether failures and audits are counted and logged (not for the arguments a listing tries) */
-	private Evaluation evaluate(PolicyFacts facts, boolean argumentsKnown, boolean observed) {
-		List<Policy> applicable = governing(facts.server(), facts.virtualServer());
-		if (applicable.isEmpty()) {
-			return new Evaluation(PolicyDecision.ALLOWED, false, List.of(), null);
-		}
-		Map<String, Object> activation = null;
-		Policy refusingDeny = null;
-		boolean refusingFailed = false;
-		Policy firstAllow = null;
-		boolean allowFailed = false;
-		boolean allowed = false;
-		List<Policy> audits = null;
-		List<ArgumentShapes> undecided = null;
-		String undecidedBy = null;
-		for (Policy policy : applicable) {
-			if (!policy.enforced()) {
-				(audits == null ? audits = new ArrayList<>(2) : audits).add(policy);
-				continue;
-			}
-			if (refusingDeny != null && policy.denies()) {
-				continue;
-			}
-			if (activation == null && policy.rule() instanceof CelRule) {
-				activation = facts.activation();
-			}
-			RuleVerdict verdict = policy.rule().evaluate(facts, activation, argumentsKnown);
-			if (observed) {
-				failed(policy, facts, verdict);
-			}
-			if (verdict.outcome() == RuleVerdict.Outcome.UNKNOWN) {
-				(undecided == null ? undecided = new ArrayList<>(2) : undecided).add(policy.rule().argumentShapes());
-				undecidedBy = undecidedBy == null ? policy.name() : undecidedBy;
-			}
-			if (policy.denies()) {
-				if (policy.refuses(verdict)) {
-					refusingDeny = policy;
-					refusingFailed = verdict.outcome() == RuleVerdict.Outcome.ERROR;
-				}
-			}
-			else {
-				if (firstAllow == null) {
-					firstAllow = policy;
-					allowFailed = verdict.outcome() == RuleVerdict.Outcome.ERROR;
-				}
-				allowed |= !policy.refuses(verdict);
-			}
-		}
-		if (refusingDeny != null) {
-			return new Evaluation(new PolicyDecision(false, refusingDeny.name(), refusingFailed), false, List.of(), null);
-		}
-		if (firstAllow != null && !allowed) {
-			return new Evaluation(new PolicyDecision(false, firstAllow.name(), allowFailed), false, List.of(), null);
-		}
-		if (audits != null && argumentsKnown && observed) {
-			audit(audits, facts, activation);
-		}
-		return new Evaluation(PolicyDecision.ALLOWED, undecided != null,
-				undecided == null ? List.of() : undecided, undecidedBy);
-	}
-
-	/** Audit-mode policies on a message the enforced ones let through: each that would refuse it is logged and counted. */
-	private void audit(List<Policy> audits, PolicyFacts facts, Map<String, Object> known) {
-		Map<String, Object> activation = known != null ? known : facts.activation();
-		for (Policy policy : audits) {
-			RuleVerdict verdict = policy.rule().evaluate(facts, activation, true);
-			failed(policy, facts, verdict);
-			if (policy.refuses(verdict)) {
-				meters.audited(policy.name(), facts.server());
-				log.info("Policy '{}' (audit mode) would refuse {} of {} on server '{}' for caller {}", policy.name(),
-						facts.method(), PolicyLog.quote(itemOf(facts)), facts.server(), PolicyLog.quote(callerOf(facts)));
-			}
-		}
-	}
-
-	private void failed(Policy policy, PolicyFacts facts, RuleVerdict verdict) {
-		if (verdict.outcome() == RuleVerdict.Outcome.ERROR) {
+	/** A failure that refuses: counted, and logged as what it made of the message. */
+	private PolicyEvaluation.Failures failures(PolicyFacts facts, Consequence consequence) {
+		return (policy, verdict) -> {
 			meters.failed(policy.name(), facts.server());
-			PolicyLog.failure(policy.name(), verdict.error());
-		}
+			PolicyLog.failure(policy.name(), verdict.error(), consequence);
+		};
 	}
 
 	private List<Policy> governing(String server, String virtualServer) {
@@ -199,13 +160,40 @@ public final class Policies {
 				any -> policies.stream().filter(policy -> policy.governs(server, virtualServer)).toList());
 	}
 
-	private static String itemOf(PolicyFacts facts) {
-		return facts.tool() != null ? facts.tool() : facts.prompt() != null ? facts.prompt()
-				: facts.resource() != null ? facts.resource() : "";
-	}
+	/**
+	 * The verdicts of the governing policies on one message or item: a verdict fixed for its whole list, else its rule
+	 * run on the message's variables, made once and only when a CEL rule runs.
+	 */
+	private static final class Run implements PolicyEvaluation.Verdicts {
 
-	private static String callerOf(PolicyFacts facts) {
-		return facts.caller() == null || facts.caller().id() == null ? "-" : facts.caller().id();
+		private final PolicyFacts facts;
+
+		private final PolicyFacts.Base base;
+
+		private final RuleVerdict[] fixed;
+
+		private final boolean argumentsKnown;
+
+		private Map<String, Object> activation;
+
+		Run(PolicyFacts facts, PolicyFacts.Base base, RuleVerdict[] fixed, boolean argumentsKnown) {
+			this.facts = facts;
+			this.base = base;
+			this.fixed = fixed;
+			this.argumentsKnown = argumentsKnown;
+		}
+
+		@Override
+		public RuleVerdict of(int index, Policy policy) {
+			if (fixed != null && fixed[index] != null) {
+				return fixed[index];
+			}
+			if (activation == null && policy.rule() instanceof CelRule) {
+				activation = base == null ? facts.activation() : facts.activation(base);
+			}
+			return policy.rule().evaluate(facts, activation, argumentsKnown);
+		}
+
 	}
 
 }

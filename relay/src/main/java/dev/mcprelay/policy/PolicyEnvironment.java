@@ -38,15 +38,17 @@ import dev.cel.runtime.CelRuntimeFactory;
  * server's request: sampling, elicitation, roots), {@code tool} ({@code name}, {@code annotations}: the definition the
  * server published), {@code prompt.name}, {@code resource.uri}, and {@code arguments} (a call's arguments; unknown when
  * a listed item is decided);</li>
- * <li>{@code request}: {@code headers}, names in lower case, the caller's credential never among them.</li>
+ * <li>{@code request}: {@code headers}, names in lower case, never those that can carry a credential
+ * ({@link PolicyFacts#CREDENTIAL_HEADERS}).</li>
  * </ul>
  * Every field is always present: what a message does not name is {@code ""} or empty, so a rule about tools is simply
  * false for a prompt. A map key that is absent (a claim the token lacks, an annotation a tool does not declare) is an
  * error at run time, which denies: where one may be missing, write {@code has(caller.claims.groups) && ...} or use an
  * optional with a default, {@code mcp.tool.annotations.?readOnlyHint.orValue(false)} (CEL's optional values are on). The standard macros ({@code has},
  * {@code exists}, {@code all}, {@code map}, {@code filter}) and functions ({@code startsWith}, {@code matches}, ...) are
- * there; an expression's result must be a bool. Evaluation tracks unknowns, so that {@code mcp.arguments} can be left
- * unknown when an item is listed ({@link PolicyExpression}).
+ * there; an expression's result must be a bool. Each expression has a second program that tracks unknowns, so that
+ * {@code mcp.arguments} can be left unknown when an item is listed, and a list's items when a rule is decided once for
+ * a whole list ({@link PolicyExpression}).
  */
 public final class PolicyEnvironment {
 
@@ -83,7 +85,16 @@ public final class PolicyEnvironment {
 		.setResultType(SimpleType.BOOL)
 		.build();
 
+	/** Runs an expression on variables all known: a call, or an item whose rules read no arguments. */
 	private static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder()
+		.addLibraries(CelOptionalLibrary.INSTANCE)
+		.build();
+
+	/**
+	 * Runs an expression on variables some of which are unknown (a listed item's arguments; a list's items): tracking
+	 * unknowns costs every selection, so it is kept for these.
+	 */
+	private static final CelRuntime PARTIAL_RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder()
 		.setOptions(CelOptions.current().enableUnknownTracking(true).build())
 		.addLibraries(CelOptionalLibrary.INSTANCE)
 		.build();
@@ -98,7 +109,8 @@ public final class PolicyEnvironment {
 	static PolicyExpression compile(String expression) throws CelValidationException {
 		CelAbstractSyntaxTree ast = COMPILER.compile(expression).getAst();
 		try {
-			return new PolicyExpression(expression, RUNTIME.createProgram(ast), PolicyInputs.readBy(ast));
+			return new PolicyExpression(expression, RUNTIME.createProgram(ast), PARTIAL_RUNTIME.createProgram(ast),
+					PolicyInputs.readBy(ast));
 		}
 		catch (CelEvaluationException ex) {
 			throw new IllegalStateException("A checked expression has no program: " + expression, ex);

@@ -17,15 +17,27 @@ final class PolicyExpression {
 
 	private static final CelAttributePattern ARGUMENTS = CelAttributePattern.fromQualifiedIdentifier("mcp.arguments");
 
+	/** What names a listed item: unknown when a list is decided once for all its items. */
+	private static final CelAttributePattern[] ITEM = { CelAttributePattern.fromQualifiedIdentifier("mcp.tool"),
+			CelAttributePattern.fromQualifiedIdentifier("mcp.prompt"),
+			CelAttributePattern.fromQualifiedIdentifier("mcp.resource"), ARGUMENTS };
+
 	private final String source;
 
 	private final CelRuntime.Program program;
 
+	private final CelRuntime.Program partial;
+
 	private final PolicyInputs inputs;
 
-	PolicyExpression(String source, CelRuntime.Program program, PolicyInputs inputs) {
+	/**
+	 * @param program the expression's program for variables all known
+	 * @param partial its program that tracks unknowns, for variables some of which are not known
+	 */
+	PolicyExpression(String source, CelRuntime.Program program, CelRuntime.Program partial, PolicyInputs inputs) {
 		this.source = source;
 		this.program = program;
+		this.partial = partial;
 		this.inputs = inputs;
 	}
 
@@ -61,18 +73,38 @@ final class PolicyExpression {
 				: RuleVerdict.UNKNOWN;
 	}
 
+	/**
+	 * The expression's verdict on every item of a list at once, when what names the item ({@code mcp.tool},
+	 * {@code mcp.prompt}, {@code mcp.resource}, {@code mcp.arguments}) cannot change it ({@code caller.kind == "jwt" &&
+	 * ...} for a caller of another kind): {@code TRUE} or {@code FALSE}; {@code null} when the item can change it, or
+	 * the evaluation fails (each item is then decided on its own).
+	 */
+	RuleVerdict evaluateForEveryItem(Map<String, Object> activation) {
+		try {
+			Object result = partial.eval(PartialVars.of(activation, ITEM));
+			return result instanceof Boolean bool ? (bool ? RuleVerdict.TRUE : RuleVerdict.FALSE) : null;
+		}
+		catch (CelEvaluationException | RuntimeException failure) {
+			return null;
+		}
+	}
+
 	private RuleVerdict run(Map<String, Object> activation, boolean argumentsUnknown) {
 		Object result;
 		try {
-			result = argumentsUnknown ? program.eval(PartialVars.of(activation, ARGUMENTS)) : program.eval(activation);
+			result = argumentsUnknown ? partial.eval(PartialVars.of(activation, ARGUMENTS)) : program.eval(activation);
 		}
-		catch (CelEvaluationException | RuntimeException failure) {
-			return RuleVerdict.error(failure.getMessage());
+		catch (CelEvaluationException failure) {
+			return RuleVerdict.error(failure.getErrorCode() == null ? RuleVerdict.INTERNAL
+					: failure.getErrorCode().name().toLowerCase(java.util.Locale.ROOT));
+		}
+		catch (RuntimeException failure) {
+			return RuleVerdict.error(RuleVerdict.INTERNAL);
 		}
 		if (result instanceof Boolean bool) {
 			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 		}
-		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error("not a bool: " + result);
+		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error(RuleVerdict.NOT_A_BOOL);
 	}
 
 	@SuppressWarnings("unchecked")

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.RequestHeaders;
@@ -24,11 +25,20 @@ import dev.mcprelay.api.RequestHeaders;
  * @param prompt the prompt it names, or {@code null}
  * @param resource the resource URI it names, or {@code null}
  * @param arguments a call's arguments; {@code null} when not known yet (an item being listed)
- * @param headers the client's request headers, the caller's credential not among them; {@code null} for none
+ * @param headers the client's request headers; {@code null} for none. Those that can carry a credential are never shown to
+ * an expression ({@link #CREDENTIAL_HEADERS})
  */
 public record PolicyFacts(Caller caller, String server, String virtualServer, String method, boolean fromServer,
 		String tool, Map<String, Object> annotations, String prompt, String resource, Map<String, Object> arguments,
 		RequestHeaders headers) {
+
+	/**
+	 * The headers {@code request.headers} never holds, in any security mode and whatever a server's configuration
+	 * copies: those the front door reads a credential from ({@code Authorization}, {@code X-Api-Key}) and the others
+	 * that carry one ({@code Proxy-Authorization}, {@code Cookie}). An expression's error message can quote a value it
+	 * read, and a policy has no business with a secret.
+	 */
+	static final Set<String> CREDENTIAL_HEADERS = credentialHeaders();
 
 	/**
 	 * The facts of a message of {@code method} in {@code context}'s request (its caller, server, virtual server and
@@ -44,24 +54,47 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 	/** The same facts for the tool {@code tool}, its definition as a server lists it (name and annotations). */
 	public PolicyFacts forTool(com.fasterxml.jackson.databind.JsonNode tool) {
 		com.fasterxml.jackson.databind.JsonNode name = tool.get("name");
-		return forItem(name != null && name.isTextual() ? name.textValue() : null, ToolDefinitions.annotationsOf(tool),
+		return forItem(name != null && name.isTextual() ? name.textValue() : null, PublishedCatalogues.annotationsOf(tool),
 				null, null);
 	}
 
+	private static final Map<String, Object> NO_TOOL = Map.of("name", "", "annotations", Map.of());
+
+	private static final Map<String, Object> NO_PROMPT = Map.of("name", "");
+
+	private static final Map<String, Object> NO_RESOURCE = Map.of("uri", "");
+
 	/** The variables {@code caller}, {@code server}, {@code mcp} and {@code request}, made anew on each call. */
 	Map<String, Object> activation() {
-		Map<String, Object> mcp = new HashMap<>(8);
-		mcp.put("method", orEmpty(method));
-		mcp.put("direction", fromServer ? "server_to_client" : "client_to_server");
-		mcp.put("tool", Map.of("name", orEmpty(tool), "annotations", annotations == null ? Map.of() : annotations));
-		mcp.put("prompt", Map.of("name", orEmpty(prompt)));
-		mcp.put("resource", Map.of("uri", orEmpty(resource)));
-		if (arguments != null) {
-			mcp.put("arguments", arguments);
-		}
-		return Map.of("caller", callerOf(caller), "server",
-				Map.of("id", orEmpty(server), "virtual", orEmpty(virtualServer)), "mcp", mcp, "request",
+		return activation(base());
+	}
+
+	/**
+	 * The variables, {@code caller}, {@code server} and {@code request} taken from {@code base} (the same for every item
+	 * of a list: made once per list), {@code mcp} made of these facts.
+	 */
+	Map<String, Object> activation(Base base) {
+		Map<String, Object> toolValue = tool == null && annotations == null ? NO_TOOL
+				: Map.of("name", orEmpty(tool), "annotations", annotations == null ? Map.of() : annotations);
+		Map<String, Object> promptValue = prompt == null ? NO_PROMPT : Map.of("name", prompt);
+		Map<String, Object> resourceValue = resource == null ? NO_RESOURCE : Map.of("uri", resource);
+		String directionValue = fromServer ? "server_to_client" : "client_to_server";
+		Map<String, Object> mcp = arguments == null
+				? Map.of("method", orEmpty(method), "direction", directionValue, "tool", toolValue, "prompt", promptValue,
+						"resource", resourceValue)
+				: Map.of("method", orEmpty(method), "direction", directionValue, "tool", toolValue, "prompt", promptValue,
+						"resource", resourceValue, "arguments", arguments);
+		return Map.of("caller", base.caller(), "server", base.server(), "mcp", mcp, "request", base.request());
+	}
+
+	/** The variables that do not depend on what a message names: {@code caller}, {@code server}, {@code request}. */
+	Base base() {
+		return new Base(callerOf(caller), Map.of("id", orEmpty(server), "virtual", orEmpty(virtualServer)),
 				Map.of("headers", headersOf(headers)));
+	}
+
+	/** The variables {@code caller}, {@code server} and {@code request}, as CEL values. */
+	record Base(Map<String, Object> caller, Map<String, Object> server, Map<String, Object> request) {
 	}
 
 	/** The same facts for a call with {@code arguments} (as any mapper decoded them). */
@@ -91,10 +124,19 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 		}
 		Map<String, String> byName = new HashMap<>();
 		for (String name : headers.names()) {
-			List<String> values = headers.get(name);
-			byName.put(name.toLowerCase(Locale.ROOT), values == null ? "" : String.join(", ", values));
+			String lower = name.toLowerCase(Locale.ROOT);
+			if (!CREDENTIAL_HEADERS.contains(lower)) {
+				List<String> values = headers.get(name);
+				byName.put(lower, values == null ? "" : String.join(", ", values));
+			}
 		}
 		return byName;
+	}
+
+	private static Set<String> credentialHeaders() {
+		Set<String> names = new java.util.HashSet<>(Set.of("authorization", "proxy-authorization", "cookie", "x-api-key"));
+		dev.mcprelay.security.CredentialHeaders.NAMES.forEach(name -> names.add(name.toLowerCase(Locale.ROOT)));
+		return Set.copyOf(names);
 	}
 
 	private static String orEmpty(String value) {

@@ -2,49 +2,74 @@ package dev.mcprelay.policy;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
 
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.navigation.CelNavigableAst;
+import dev.cel.common.navigation.CelNavigableExpr;
 
 /**
- * What a policy expression reads, found once in its syntax tree when it is compiled: whether its outcome can differ
- * from one listed item to the next ({@link #perItem}: it reads {@code mcp.tool}, {@code mcp.prompt},
- * {@code mcp.resource} or {@code mcp.arguments}), and whether it needs the definition a server published for a tool
- * ({@link #annotations}), which a call does not carry.
+ * What a policy expression reads, found once in its syntax tree when it is compiled, exactly: each chain of field
+ * selections on a variable is read as a whole ({@code mcp.prompt.name} reads the prompt's name, and nothing of the tool
+ * or the arguments); only a variable used whole ({@code mcp}, {@code mcp.tool}) reads everything under it. What it
+ * reads decides what a message costs: whether its verdict can differ from one listed item to the next
+ * ({@link #perItem}), whether a request needs the tool or prompt the server published ({@link #tool},
+ * {@link #annotations}, {@link #prompt}), and
+ * whether its outcome can depend on a call's arguments ({@link #arguments}).
  *
- * @param perItem whether it reads what names the item: decided once per list when not
- * @param annotations whether it reads {@code mcp.tool.annotations}
+ * @param tool whether it reads {@code mcp.tool} (its name or its annotations)
+ * @param prompt whether it reads {@code mcp.prompt}
+ * @param annotations whether it reads {@code mcp.tool.annotations}, which a call does not carry
  * @param arguments whether it reads {@code mcp.arguments}
- * @param argumentShapes how it reads them
+ * @param perItem whether it reads what names a listed item (the tool, prompt, resource or arguments): decided once per
+ * list when not
+ * @param argumentShapes how it reads the arguments
  */
-record PolicyInputs(boolean perItem, boolean annotations, boolean arguments, ArgumentShapes argumentShapes) {
+record PolicyInputs(boolean tool, boolean prompt, boolean annotations, boolean arguments, boolean perItem,
+		ArgumentShapes argumentShapes) {
 
 	/** What {@code ast} reads. */
 	static PolicyInputs readBy(CelAbstractSyntaxTree ast) {
-		boolean[] reads = new boolean[3];
+		Set<String> paths = new HashSet<>();
 		CelNavigableAst.fromAst(ast).getRoot().allNodes().forEach(node -> {
-			String path = pathOf(node.expr());
-			if (path == null) {
-				return;
-			}
-			if (path.startsWith("mcp.tool") || path.startsWith("mcp.prompt") || path.startsWith("mcp.resource")
-					|| path.startsWith("mcp.arguments") || path.equals("mcp")) {
-				reads[0] = true;
-			}
-			if (path.startsWith("mcp.tool.annotations") || path.equals("mcp.tool") || path.equals("mcp")) {
-				reads[1] = true;
-			}
-			if (path.startsWith("mcp.arguments") || path.equals("mcp")) {
-				reads[2] = true;
+			if (!isOperandOfSelection(node)) {
+				String path = pathOf(node.expr());
+				if (path != null) {
+					paths.add(path);
+				}
 			}
 		});
-		return new PolicyInputs(reads[0], reads[1], reads[2], reads[2] ? ArgumentShapes.of(ast) : ArgumentShapes.NONE);
+		boolean tool = reads(paths, "mcp.tool");
+		boolean prompt = reads(paths, "mcp.prompt");
+		boolean arguments = reads(paths, "mcp.arguments");
+		boolean perItem = tool || prompt || arguments || reads(paths, "mcp.resource");
+		return new PolicyInputs(tool, prompt, reads(paths, "mcp.tool.annotations"), arguments, perItem,
+				arguments ? ArgumentShapes.of(ast) : ArgumentShapes.NONE);
+	}
+
+	/** Whether a path read is {@code field}, under it, or a variable or field it is under, used whole. */
+	private static boolean reads(Set<String> paths, String field) {
+		for (String path : paths) {
+			if (path.equals(field) || path.startsWith(field + ".") || field.startsWith(path + ".")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Whether {@code node} is the operand of a field selection: part of a longer chain, read by the chain. */
+	private static boolean isOperandOfSelection(CelNavigableExpr node) {
+		Optional<CelNavigableExpr> parent = node.parent();
+		return parent.isPresent() && parent.get().expr().getKind() == CelExpr.ExprKind.Kind.SELECT
+				&& parent.get().expr().select().operand().id() == node.expr().id();
 	}
 
 	/**
 	 * The dotted path of a chain of field selections on a variable ({@code mcp.tool.annotations}), or {@code null} for
-	 * any other expression. A variable used whole ({@code mcp}) is its own path, and counts as reading everything under it.
+	 * any other expression.
 	 */
 	private static String pathOf(CelExpr expr) {
 		Deque<String> fields = new ArrayDeque<>();

@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The policy engine's log lines: client text quoted and escaped (a tool name a client chose cannot forge a line), and a
  * policy whose expression fails at run time logged at most once a minute (every failure is counted), so that a flood of
- * tokens without a claim cannot flood the log.
+ * tokens without a claim cannot flood the log; a failure is logged by its kind, never with the values CEL's message
+ * quotes.
  */
 final class PolicyLog {
 
@@ -23,14 +24,39 @@ final class PolicyLog {
 	private PolicyLog() {
 	}
 
-	/** A policy's expression failed at run time with CEL's {@code message}: it refused. */
-	static void failure(String policy, String message) {
+	/** What a run-time failure made of the message, as the log line says it. */
+	enum Consequence {
+
+		/** An enforced policy failed on a request: it was refused. */
+		REFUSED("the request was refused"),
+
+		/** An enforced policy failed on a listed item: it was left out of the list. */
+		HIDDEN("the item was left out of the list"),
+
+		/** An audit-mode policy failed: counted as what it would refuse; nothing was refused. */
+		AUDITED("audit mode: nothing was refused");
+
+		private final String text;
+
+		Consequence(String text) {
+			this.text = text;
+		}
+
+	}
+
+	/**
+	 * A policy's expression failed at run time with an error of {@code kind} ({@link RuleVerdict#error()}), with
+	 * {@code consequence}. Only the kind is logged, never CEL's message, which can quote what the expression read (a
+	 * header, a claim).
+	 */
+	static void failure(String policy, String kind, Consequence consequence) {
 		long now = System.nanoTime();
 		Long last = lastFailureLogged.get(policy);
 		if (last == null || now - last > QUIET_NANOS) {
 			lastFailureLogged.put(policy, now);
-			log.warn("Policy '{}' failed at run time and refused (counted in mcp_relay_policy_decisions_total, logged "
-					+ "once a minute): {}", policy, quote(message));
+			log.warn("Policy '{}' failed at run time ({}), {} (every failure is counted in "
+					+ "mcp_relay_policy_decisions_total{outcome=\"error\"}; logged once a minute)", policy, kind,
+					consequence.text);
 		}
 	}
 

@@ -16,6 +16,14 @@ interface PolicyRule {
 	/** Whether the verdict can differ from one listed item to another (else a list is decided once). */
 	boolean perItem();
 
+	/**
+	 * The verdict on every item of a list at once, the variables of the list being {@code activation} (no item
+	 * named), when the item cannot change it; {@code null} when it can, and each item is decided on its own.
+	 */
+	default RuleVerdict evaluateForEveryItem(java.util.Map<String, Object> activation) {
+		return null;
+	}
+
 	/** How it reads a call's arguments ({@link ArgumentShapes#NONE} when it reads none). */
 	default ArgumentShapes argumentShapes() {
 		return ArgumentShapes.NONE;
@@ -23,6 +31,15 @@ interface PolicyRule {
 
 	/** Whether it reads a tool's published definition ({@code mcp.tool.annotations}). */
 	boolean readsAnnotations();
+
+	/**
+	 * Whether it reads the tool a call names ({@code mcp.tool}: its name or its annotations): on a server such a rule
+	 * governs, a call of a name the server did not publish never goes upstream ({@link Policies#readsTool}).
+	 */
+	boolean readsTool();
+
+	/** Whether it reads the prompt a request names ({@code mcp.prompt}), to the same end as {@link #readsTool}. */
+	boolean readsPrompt();
 
 	/** What the operator wrote, for logs. */
 	String source();

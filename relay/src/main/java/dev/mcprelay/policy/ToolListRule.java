@@ -35,6 +35,20 @@ final class ToolListRule implements PolicyRule {
 		return false;
 	}
 
+	/**
+	 * No: the lists are about names as written, as they always were (a name they do not match goes upstream, and the
+	 * server answers it); a rule that must hold whatever spelling a server resolves is written on {@code mcp.tool}.
+	 */
+	@Override
+	public boolean readsTool() {
+		return false;
+	}
+
+	@Override
+	public boolean readsPrompt() {
+		return false;
+	}
+
 	@Override
 	public String source() {
 		return source;

@@ -33,7 +33,7 @@ final class EarlyAnswers {
 	 * was read.
 	 */
 	static Mono<Void> answerEarly(RelayExchange exchange, RelayFailure failure, JsonRpcPayload payload) {
-		exchange.record().failed(failure.isUpstreamFault(), failure.reason());
+		exchange.record().failed(failure.outcome(), failure.reason());
 		return RelayAnswers.respond(exchange.response(), failure, payload);
 	}
 

@@ -11,7 +11,6 @@ import dev.mcprelay.api.CallContext;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.intercept.RequestInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.route.McpRoute;
@@ -220,7 +219,8 @@ public class McpRelay {
 	}
 
 	/**
-	 * The POST body, parsed; empty when the HTTP layer refused the request while it arrived (a malformed chunk or
+	 * The POST body, parsed, its bytes and its tree counted in the request's memory budget ({@link BodyCharge}); empty
+	 * when the HTTP layer refused the request while it arrived (a malformed chunk or
 	 * trailer): Reactor Netty then answers 400 itself and ends the body as if it were complete, so what was read
 	 * must never be forwarded.
 	 */
@@ -229,7 +229,7 @@ public class McpRelay {
 		if (declared > upstream.maxBufferedBody().toBytes()) {
 			return Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()));
 		}
-		return BoundedBody.read(exchange.requestBody(), declared, upstream.maxBufferedBody(),
+		return BoundedBody.read(exchange.requestBody(), upstream.maxBufferedBody(),
 				() -> RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.filter(body -> {
 				if (exchange.answeredByServer()) {
@@ -240,14 +240,14 @@ public class McpRelay {
 				}
 				return true;
 			})
-			.map(body -> {
+			.flatMap(body -> Mono.deferContextual(context -> {
 				try {
-					return JsonRpcParser.parseClientBody(body);
+					return Mono.just(BodyCharge.parse(context, body, upstream.id()));
 				}
 				catch (JsonRpcParseException ex) {
-					throw RelayFailures.unparsableRequest(upstream.id(), ex);
+					return Mono.error(RelayFailures.unparsableRequest(upstream.id(), ex));
 				}
-			});
+			}));
 	}
 
 }

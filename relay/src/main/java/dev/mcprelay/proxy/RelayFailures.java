@@ -9,6 +9,7 @@ import org.springframework.util.unit.DataSize;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.transport.UpstreamTransportException;
 
 /** Every failure the relay reports, in one place, with its HTTP status, JSON-RPC code and wording. */
@@ -107,6 +108,18 @@ public final class RelayFailures {
 	public static RelayFailure requestTooLarge(String server, DataSize limit) {
 		return new RelayFailure(HttpStatus.CONTENT_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
 				server, "The request body is larger than the " + format(limit) + " this relay accepts for '" + server + "'.");
+	}
+
+	/**
+	 * The body is within {@code max-buffered-body}, but the JSON tree parsed from it takes more memory, with its bytes,
+	 * than one request may ever hold of the budget for bodies ({@link BufferedBodies}): it would never be read, so it
+	 * is not worth sending again. Decided while parsing, before anything is forwarded.
+	 */
+	public static RelayFailure requestTooHeavy(String server, long weight, long ceiling) {
+		return new RelayFailure(HttpStatus.CONTENT_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
+				server, "The request body, parsed, takes more memory (over " + roughly(weight) + ") than this relay lets "
+						+ "one request hold (" + roughly(ceiling) + "); send a smaller body (many small values take "
+						+ "far more memory than their text).");
 	}
 
 	public static RelayFailure unparsableRequest(String server, JsonRpcParseException cause) {
@@ -209,7 +222,8 @@ public final class RelayFailures {
 	 */
 	public static RelayFailure relayOverloaded() {
 		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_overloaded",
-				null, "The relay holds as many request and response bodies as its memory allows; try again shortly.");
+				null, "The relay holds as many request and response bodies as its memory allows; try again shortly.",
+				RelayOutcome.OVERLOADED);
 	}
 
 	/** Whether {@code failure} is {@link #unknownSession}'s. */
@@ -234,6 +248,11 @@ public final class RelayFailures {
 			return size.toMegabytes() + "MB";
 		}
 		return bytes % 1024 == 0 ? size.toKilobytes() + "KB" : bytes + "B";
+	}
+
+	/** {@code bytes} in whole megabytes, or kilobytes below one, rounded down. */
+	private static String roughly(long bytes) {
+		return bytes >= 1024 * 1024 ? (bytes >> 20) + "MB" : Math.max(1, bytes >> 10) + "KB";
 	}
 
 	private static String format(Duration duration) {

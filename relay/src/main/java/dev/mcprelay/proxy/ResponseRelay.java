@@ -32,7 +32,9 @@ import reactor.core.publisher.Mono;
  * Relays an upstream response to the client, by kind:
  * <ul>
  * <li>2xx {@code application/json} (not for DELETE): read whole within the non-streaming deadline and
- * {@code max-buffered-body}, checked to be JSON-RPC, run through the server-to-client stages, relayed byte for byte
+ * {@code max-buffered-body} (counted in the memory budget for bodies, never refused by it: the call ran upstream, and
+ * its answer is not to be replaced by "try again", {@link BoundedBody#readAnswer}), checked to be JSON-RPC, run
+ * through the server-to-client stages, relayed byte for byte
  * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. An empty body when no
  * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
@@ -119,7 +121,7 @@ class ResponseRelay {
 		HttpStatusCode status = upstreamResponse.statusCode();
 		List<McpRequest> refused = call.pending().remaining();
 		return BoundedBody
-			.read(upstreamResponse.body(), upstream.maxBufferedBody(),
+			.readAnswer(upstreamResponse.body(), upstream.maxBufferedBody(),
 					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.flatMap(body -> {
 				deadline.release();
@@ -149,7 +151,7 @@ class ResponseRelay {
 	private Mono<Void> relayJson(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
 		Upstream upstream = call.upstream();
 		return BoundedBody
-			.read(upstreamResponse.body(), upstream.maxBufferedBody(),
+			.readAnswer(upstreamResponse.body(), upstream.maxBufferedBody(),
 					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.flatMap(body -> {
 				if (call.pending().isEmpty() && isBlank(body)) {

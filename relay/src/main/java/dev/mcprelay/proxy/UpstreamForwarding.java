@@ -90,7 +90,7 @@ class UpstreamForwarding {
 						failure.reason());
 				return answerFailure(call, failure);
 			}
-			call.exchange().record().failed(failure.isUpstreamFault(), failure.reason());
+			call.exchange().record().failed(failure.outcome(), failure.reason());
 			if (!(error instanceof RelayFailure)) {
 				log.warn("{} /mcp/{} failed: {} ({})", call.method(), upstream.id(), failure.reason(),
 						UpstreamFailures.describe(error));

@@ -157,7 +157,7 @@ final class FrontDoorAnswers
 				: route.isEndpoint() ? ExchangeRecord.UNKNOWN_SERVER : "none";
 		counters.increment(RelayMeters.AUTH_FAILURES, "Requests the front door refused, by reason", RelayMeters.REASON,
 				failure.reason(), RelayMeters.SERVER, serverTag);
-		request.record().failed(failure.isUpstreamFault(), failure.reason());
+		request.record().failed(failure.outcome(), failure.reason());
 		HttpHeaders headers = new HttpHeaders();
 		if (failure.status().value() == 401 || failure.status().value() == 403) {
 			headers.set(HttpHeaders.WWW_AUTHENTICATE, challenge(request, challengeDetail));

@@ -25,6 +25,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.RelayOutcome;
+import dev.mcprelay.proxy.BodyCharge;
 import dev.mcprelay.proxy.BoundedBody;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
@@ -136,7 +137,7 @@ public class VirtualRelay {
 			}
 			return Mono.error(RelayFailures.methodNotAllowed(server.id(), method));
 		}).onErrorResume(RelayFailure.class, failure -> {
-			exchange.record().failed(failure.isUpstreamFault(), failure.reason());
+			exchange.record().failed(failure.outcome(), failure.reason());
 			// by the request's id once its body was read (session_required, session_not_found, ...), else id null
 			return RelayAnswers.respond(exchange.response(), failure, exchange.record().payload());
 		});
@@ -173,10 +174,10 @@ public class VirtualRelay {
 		DataSize limit = maxBufferedBody(call);
 		return BoundedBody.read(call.exchange().requestBody(), limit,
 				() -> RelayFailures.requestTooLarge(virtualId, limit))
-			.flatMap(body -> {
+			.flatMap(body -> Mono.deferContextual(context -> {
 				JsonRpcPayload payload;
 				try {
-					payload = JsonRpcParser.parseClientBody(body);
+					payload = BodyCharge.parse(context, body, virtualId);
 				}
 				catch (JsonRpcParseException ex) {
 					return Mono.error(RelayFailures.unparsableRequest(virtualId, ex));
@@ -194,7 +195,7 @@ public class VirtualRelay {
 					return dispatch(call, message);
 				}
 				return withSession(call).flatMap(session -> dispatch(session, message));
-			});
+			}));
 	}
 
 	/** The largest body any member takes: what one message to this endpoint may be. */

@@ -35,7 +35,9 @@ import reactor.core.publisher.Mono;
  * {@code from-request-header}); from any other origin, or for a foreign host, it is refused with 403 and a JSON-RPC
  * error. Nothing is forwarded either way;</li>
  * <li>every other response to an allowed origin carries {@code Access-Control-Allow-Origin} and exposes
- * {@code Mcp-Session-Id} and {@code MCP-Protocol-Version}, so the page can read the session it was given. A
+ * {@code Mcp-Session-Id}, {@code MCP-Protocol-Version}, {@code WWW-Authenticate} and {@code X-Request-Id}, so the page
+ * can read the session it was given and name the access-log line of a request (which it may send its own
+ * {@code X-Request-Id} for: a preflight allows it). A
  * request from an origin not allowed is refused by the relay itself (403, {@code origin_not_allowed}).</li>
  * </ul>
  * A step of {@link McpRoutes} on Reactor Netty's route, before the front door.
@@ -45,7 +47,8 @@ class BrowserAccess {
 
 	private static final String ALLOWED_METHODS = "GET, POST, DELETE";
 
-	private static final String EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate";
+	/** What a page may read of an answer: its session, its protocol version, why it was refused, which log line is its. */
+	private static final String EXPOSED_HEADERS = "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, X-Request-Id";
 
 	private static final String MCP_PARAM_PREFIX = "mcp-param-";
 
@@ -58,7 +61,8 @@ class BrowserAccess {
 	BrowserAccess(OriginPolicy originPolicy, RelayProperties properties) {
 		this.originPolicy = originPolicy;
 		allowedHeaders.addAll(List.of(HttpHeaders.CONTENT_TYPE, HttpHeaders.ACCEPT, HttpHeaders.AUTHORIZATION,
-				"Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "X-Api-Key"));
+				"Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "X-Api-Key",
+				"X-Request-Id"));
 		properties.servers().values().forEach(server -> {
 			if (server != null) {
 				server.headers().stream().map(HeaderProperties::fromRequestHeader).filter(name -> name != null)

@@ -55,7 +55,7 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 			return Mono.error(error);
 		}
 		RelayFailure failure = failureFor(error, method, path);
-		record.failed(failure.status().is5xxServerError(), failure.reason());
+		record.failed(failure.outcome(), failure.reason());
 		return RelayAnswers.respond(response, failure, null);
 	}
 

@@ -6,6 +6,7 @@ import org.reactivestreams.Publisher;
 import org.springframework.boot.reactor.netty.NettyRouteProvider;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.NettyExchange;
 import dev.mcprelay.http.RequestTarget;
 import dev.mcprelay.metrics.ExchangeObservations;
@@ -89,7 +90,7 @@ class McpRoutes implements NettyRouteProvider {
 		Decision decision = take(request);
 		NettyExchange exchange = new NettyExchange(request, response, decision.target(), decision.route());
 		RequestIds.assign(exchange);
-		BufferedBodies.Lease bodies = bufferedBodies.lease();
+		BufferedBodies.Lease bodies = bufferedBodies.lease(() -> callerKey(exchange.caller()));
 		return Mono.defer(() -> serve(exchange))
 			.onErrorResume(error -> JsonRpcErrorHandler.answer(exchange.method(), exchange.rawPath(), exchange.record(),
 					exchange.response(), error))
@@ -107,6 +108,11 @@ class McpRoutes implements NettyRouteProvider {
 		}
 		return browserAccess.handle(exchange, () -> frontDoor.admit(exchange,
 				() -> route.kind() == McpRoute.Kind.VIRTUAL ? virtualRelay.handle(exchange) : relay.handle(exchange)));
+	}
+
+	/** Whose share of the budget for bodies the request's take from: its caller's, once admitted; none when anonymous. */
+	private static String callerKey(Caller caller) {
+		return caller.id() == null ? null : caller.kind().name() + ":" + caller.id();
 	}
 
 	/** The decision {@link #decide} left on the request's channel, taken off it. */

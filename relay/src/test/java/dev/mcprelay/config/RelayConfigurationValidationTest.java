@@ -237,12 +237,15 @@ class RelayConfigurationValidationTest {
 
 	@Test
 	void aVariableInShellSyntaxIsRefusedWithWhatToWriteInstead() {
-		List<ConfigurationProblem> problems = problemsFor("--mcp-relay.servers.a.url=https://example.com/mcp?$filter=x",
+		List<ConfigurationProblem> problems = UnresolvedVariables.findInEnvironment(environment(
+				"--mcp-relay.servers.a.url=https://example.com/mcp?$filter=x",
 				"--mcp-relay.servers.a.authorization=Bearer $GITHUB_TOKEN",
 				"--mcp-relay.servers.a.headers[0].name=X-Key", "--mcp-relay.servers.a.headers[0].value=$KEY",
-				"--mcp-relay.servers.a.headers[1].name=X-Price", "--mcp-relay.servers.a.headers[1].value=5$ a$b");
+				"--mcp-relay.servers.a.headers[1].name=X-Price", "--mcp-relay.servers.a.headers[1].value=5$ a$b",
+				"--mcp-relay.servers.a.headers[2].name=X-Literal", "--mcp-relay.servers.a.headers[2].value=$Qm7literal"));
 
-		assertThat(problems).as("a $ inside a word (a URL's $filter, a secret's character) is no variable")
+		assertThat(problems).as("a $ inside a word (a URL's $filter, a secret's character), or before a name that is no "
+				+ "environment variable's (not upper case), is no variable")
 			.extracting(ConfigurationProblem::toString)
 			.containsExactlyInAnyOrder(
 					"mcp-relay.servers.a.authorization: holds $GITHUB_TOKEN in shell syntax, which Spring Boot does not "
@@ -255,23 +258,99 @@ class RelayConfigurationValidationTest {
 	void aBodyCapTheHeapCannotHoldIsAProblem() {
 		long heap = 192L * 1024 * 1024;
 		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.big.url=https://example.com/mcp",
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.big.url=https://example.com/mcp",
 				"--mcp-relay.servers.big.max-buffered-body=1500MB", "--mcp-relay.servers.ok.url=https://example.com/mcp",
-				"--mcp-relay.servers.ok.max-buffered-body=40MB"), heap, problems);
+				"--mcp-relay.servers.ok.max-buffered-body=20MB"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
-				"mcp-relay.servers.big.max-buffered-body: is 1500MB, more than every buffered body together may take "
+				"mcp-relay.servers.big.max-buffered-body: is 1500MB, and a body is counted as twice its size while it is "
+						+ "read (its bytes, and what parsing them makes), more than every buffered body together may take "
 						+ "(48MB, a quarter of this JVM's 192MB maximum heap): such a body could never be read. Write at "
-						+ "most 48MB, or give the JVM more heap (-Xmx, or more memory for the container)");
+						+ "most 24MB, or give the JVM a heap of at least 12000MB (-Xmx, or more memory for the container: "
+						+ "the image's heap is 60% of it)");
 
 		problems.clear();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp"), heap,
+				problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).as("the default configuration in a small heap: "
+				+ "where the 50MB comes from, and the heap it needs").containsExactly(
+				"mcp-relay.servers.plain.max-buffered-body: is 50MB (the default, for a server that sets none), and a "
+						+ "body is counted as twice its size while it is read (its bytes, and what parsing them makes), "
+						+ "more than every buffered body together may take (48MB, a quarter of this JVM's 192MB maximum "
+						+ "heap): such a body could never be read. Write at most 24MB, or give the JVM a heap of at least "
+						+ "400MB (-Xmx, or more memory for the container: the image's heap is 60% of it)");
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.max-buffered-bodies=150MB"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactly("mcp-relay.max-buffered-bodies");
 
 		problems.clear();
-		RelayPropertiesValidator.validateBufferedBodies(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=80MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
-		assertThat(problems).as("a budget of its own, within half the heap, holds the cap").isEmpty();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=45MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
+		assertThat(problems).as("a budget of its own, within half the heap, holds the cap twice").isEmpty();
+	}
+
+	@Test
+	void aShareOfOneCallerTheBudgetOrABodyCannotFitIsAProblem() {
+		long heap = 192L * 1024 * 1024;
+		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.max-buffered-bodies-per-caller=60MB"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
+				"mcp-relay.max-buffered-bodies-per-caller: is 60MB, but it must be positive and at most what every "
+						+ "buffered body together may take (48MB, a quarter of this JVM's 192MB maximum heap). Write at "
+						+ "most 48MB, or remove it (default: half of that)");
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB"), heap,
+				problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
+				"mcp-relay.servers.a.max-buffered-body: is 10MB, and a body is counted as twice its size while it is read "
+						+ "(its bytes, and what parsing them makes), more than one caller may hold of the buffered bodies "
+						+ "(15MB, mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at "
+						+ "most 7MB, or raise mcp-relay.max-buffered-bodies-per-caller");
+
+		RelayProperties unset = bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=15MB", "--mcp-relay.max-buffered-bodies=40MB");
+		assertThat(unset.bufferedBodiesPerCaller().toMegabytes()).as("unset: half the budget, but never less than "
+				+ "what the largest body a server takes is counted as, twice its size").isEqualTo(30);
+		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.servers.a.max-buffered-body=5MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
+	}
+
+	@Test
+	void aSecretThatBeginsWithADollarIsNeitherRefusedNorPrinted() {
+		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.sessions.secret=${MCP_RELAY_TEST_DOLLAR_SECRET}",
+				"--mcp-relay.servers.a.authorization=${MCP_RELAY_TEST_DOLLAR_TOKEN}");
+		// as the environment would give them: not written by the operator, resolved into the values
+		environment.getPropertySources().addLast(new org.springframework.core.env.MapPropertySource("variables",
+				java.util.Map.of("MCP_RELAY_TEST_DOLLAR_SECRET", "$QM7SECRET", "MCP_RELAY_TEST_DOLLAR_TOKEN",
+						"Bearer $QM7TOKEN")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).as("checked as written: ${...}, set").isEmpty();
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+		assertThat(bound.sessions().secret()).isEqualTo("$QM7SECRET");
+		assertThat(RelayPropertiesValidator.validate(bound)).extracting(ConfigurationProblem::toString)
+			.as("the resolved values are never taken for shell syntax, nor printed")
+			.noneMatch(problem -> problem.contains("QM7"));
+	}
+
+	@Test
+	void anUnsetVariableAnywhereTheOperatorWroteIsNamedNotSentAsText() {
+		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--management.opentelemetry.tracing.export.otlp.headers.Authorization=Bearer ${MCP_RELAY_TEST_UNSET_OTEL}",
+				"--logging.level.root=${MCP_RELAY_TEST_UNSET_LEVEL:info}");
+		environment.getPropertySources().addLast(new org.springframework.core.env.MapPropertySource("systemEnvironment",
+				java.util.Map.of("PS1", "${debian_chroot:+($debian_chroot)}\\u@\\h")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.as("not the default that resolves, nor an environment variable's own text")
+			.containsExactly("management.opentelemetry.tracing.export.otlp.headers.authorization: refers to "
+					+ "${MCP_RELAY_TEST_UNSET_OTEL}, which is not set. Set the environment variable MCP_RELAY_TEST_UNSET_OTEL "
+					+ "(or give a default: ${MCP_RELAY_TEST_UNSET_OTEL:value})");
 	}
 
 	@Test
@@ -279,7 +358,7 @@ class RelayConfigurationValidationTest {
 		var environment = environment("--spring.data.redis.url=${MCP_RELAY_TEST_UNSET_URL:redis://:${MCP_RELAY_TEST_UNSET_PASSWORD}@redis:6379}");
 		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
 
-		assertThat(UnresolvedVariables.findInStoreProperties(environment)).extracting(ConfigurationProblem::toString)
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
 			.containsExactly("spring.data.redis.url: refers to ${MCP_RELAY_TEST_UNSET_PASSWORD}, which is not set. Set the "
 					+ "environment variable MCP_RELAY_TEST_UNSET_PASSWORD (or give a default: "
 					+ "${MCP_RELAY_TEST_UNSET_PASSWORD:value})");

@@ -215,6 +215,11 @@ class KubernetesManifestsTest {
 							probe.getValue(), name)
 					.isEqualTo(200);
 			}
+			HttpResponse<String> readiness = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management
+					+ "/actuator/health/readiness")).timeout(Duration.ofSeconds(10)).build(),
+					HttpResponse.BodyHandlers.ofString());
+			assertThat(readiness.body()).as("readiness on the management port says what it is made of, so that a replica "
+					+ "that is not ready says why (relayStore's reasons)").contains("\"relayStore\"");
 			assertThat(statusWithin(http, URI.create("http://127.0.0.1:" + management + "/actuator/prometheus"),
 					PROBE_WAIT)).as("Prometheus scrapes the management port without credentials").isEqualTo(200);
 			assertThat(statusWithin(http, URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"), PROBE_WAIT))

@@ -89,6 +89,9 @@ class MonitoringAssetsTest {
 
 	private static final String API_KEY = "monitoring-assets-test-key-0001";
 
+	/** A key of a client not marked for the management endpoints. */
+	private static final String PLAIN_KEY = "monitoring-assets-test-key-0002";
+
 	private static final Path ROOT = repositoryRoot();
 
 	private static final Path RULES = ROOT.resolve("deploy/prometheus/mcp-relay-alerts.yml");
@@ -183,6 +186,12 @@ class MonitoringAssetsTest {
 							+ "in " + SCRAPE_COPY.toAbsolutePath() + ")").isEmpty();
 					assertThat(meterTableProblems(scrape)).as("docs/operations.md's table of meters against the meters "
 							+ "the relay exports: each row's type, and every meter in a row").isEmpty();
+					for (String counter : DECLARED_SERIES) {
+						assertThat(scrape.series(counter)).as("the series of %s after traffic, each exported at 0 before "
+								+ "it (a reason of the security mode, an interceptor of a server, a rule)", counter)
+							.isNotEmpty()
+							.isSubsetOf(beforeTraffic.series(counter));
+					}
 				});
 			}
 			finally {
@@ -314,10 +323,16 @@ class MonitoringAssetsTest {
 
 	/**
 	 * Counters the relay registers as traffic comes, by tag values no configuration knows beforehand (a request's method,
-	 * status class and outcome; the interceptor and stage that refused): their panels read 0 only after traffic.
+	 * status class and outcome): their panels read 0 only after traffic.
 	 */
-	private static final Set<String> COUNTED_AS_TRAFFIC_COMES = Set.of("mcp_relay_requests_total",
-			"mcp_relay_interceptor_rejections_total");
+	private static final Set<String> COUNTED_AS_TRAFFIC_COMES = Set.of("mcp_relay_requests_total");
+
+	/**
+	 * Failure counters whose every series (tag values) the configuration names: each must be exported at 0 before the
+	 * traffic that increments it, not only under its name.
+	 */
+	private static final Set<String> DECLARED_SERIES = Set.of("mcp_relay_auth_failures_total",
+			"mcp_relay_interceptor_rejections_total", "mcp_relay_rate_limit_rejections_total");
 
 	/** Every {@code *_total} the alert rules and the dashboard name. */
 	private static Set<String> countersNamed(Map<String, List<String>> expressions) {
@@ -401,6 +416,9 @@ class MonitoringAssetsTest {
 				"--mcp-relay.security.api-keys[0].key-sha256=" + sha256(API_KEY),
 				"--mcp-relay.security.api-keys[0].servers[0]=*",
 				"--mcp-relay.security.api-keys[0].management=true",
+				"--mcp-relay.security.api-keys[1].client=plain",
+				"--mcp-relay.security.api-keys[1].key-sha256=" + sha256(PLAIN_KEY),
+				"--mcp-relay.security.api-keys[1].servers[0]=sdk-json",
 				"--mcp-relay.sessions.store=redis",
 				"--mcp-relay.sessions.max-per-caller=1",
 				"--spring.data.redis.host=127.0.0.1",
@@ -466,6 +484,9 @@ class MonitoringAssetsTest {
 		RawHttp anonymous = new RawHttp(port);
 		assertThat(anonymous.send(anonymous.post("sdk-json", RawHttp.toolsCall(9, "echo"))).statusCode()).as("no key")
 			.isEqualTo(401);
+		assertThat(anonymous.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
+			.header("X-Api-Key", PLAIN_KEY)
+			.timeout(Duration.ofSeconds(10))).statusCode()).as("a client not marked for management").isEqualTo(403);
 
 		// The virtual server: its members' tools clash (no prefix), one member is down; a second session of the same
 		// caller evicts the first (max-per-caller 1).
@@ -572,13 +593,15 @@ class MonitoringAssetsTest {
 	}
 
 	/** The samples of a Prometheus text scrape: metric names, their labels, and the declared types. */
-	private record Scrape(Map<String, Set<String>> labelsByName, Map<String, String> types) {
+	private record Scrape(Map<String, Set<String>> labelsByName, Map<String, String> types,
+			Map<String, Set<String>> seriesByName) {
 
 		private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"(?:[^\"\\\\]|\\\\.)*\"");
 
 		static Scrape parse(String text) {
 			Map<String, Set<String>> labels = new TreeMap<>();
 			Map<String, String> types = new TreeMap<>();
+			Map<String, Set<String>> series = new TreeMap<>();
 			for (String line : text.split("\n")) {
 				if (line.startsWith("# TYPE ")) {
 					String[] parts = line.split(" ");
@@ -589,6 +612,8 @@ class MonitoringAssetsTest {
 					int space = line.indexOf(' ');
 					int end = brace >= 0 && brace < space ? brace : space;
 					Set<String> names = labels.computeIfAbsent(line.substring(0, end), name -> new TreeSet<>());
+					series.computeIfAbsent(line.substring(0, end), name -> new TreeSet<>())
+						.add(end == brace ? line.substring(brace, line.lastIndexOf('}') + 1) : "");
 					if (end == brace) {
 						Matcher label = LABEL.matcher(line.substring(brace, line.lastIndexOf('}') + 1));
 						while (label.find()) {
@@ -597,7 +622,12 @@ class MonitoringAssetsTest {
 					}
 				}
 			}
-			return new Scrape(labels, types);
+			return new Scrape(labels, types, series);
+		}
+
+		/** The label sets of a sample name's series, as written ({@code {a="b",c="d"}}). */
+		Set<String> series(String name) {
+			return seriesByName.getOrDefault(name, Set.of());
 		}
 
 		/** A sample's name, or a histogram's or summary's base name (declared, with its {@code _count} sampled). */

@@ -39,9 +39,12 @@ class BuiltInPoliciesUnitTest {
 	private final InterceptorTestKit github = InterceptorTestKit.forServer("github")
 		.caller(Caller.token("alice", Set.of("mcp"), Map.of("tenant", "acme")));
 
-	/** The tool lists on the policy engine, as the relay builds it (no upstream: no rule reads a tool's definition). */
+	/**
+	 * The tool lists on the policy engine, as the relay builds it (no tool definitions: the lists are about names as
+	 * written, so no rule reads a tool the server published).
+	 */
 	private static PolicyEnforcement enforcement() {
-		return new PolicyEnforcement(Policies.of(PROPERTIES, new SimpleMeterRegistry()), null, null, PROPERTIES,
+		return new PolicyEnforcement(Policies.of(PROPERTIES, new SimpleMeterRegistry()), null, PROPERTIES,
 				java.util.List.of());
 	}
 

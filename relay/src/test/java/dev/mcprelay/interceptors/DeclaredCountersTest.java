@@ -24,7 +24,7 @@ class DeclaredCountersTest {
 		new RateLimitPolicy(BoundProperties.of(Map.of("servers.a.url", "http://127.0.0.1:1/mcp", "sessions.store", "redis",
 				"rate-limits[0].name", "per-client", "rate-limits[0].limit", "10", "rate-limits[0].period", "1m",
 				"rate-limits[1].name", "strict", "rate-limits[1].limit", "1", "rate-limits[1].period", "1s")),
-				(key, configuration) -> Mono.empty(), registry);
+				(key, configuration, deadline) -> Mono.empty(), registry);
 
 		assertThat(registry.find(RelayMeters.RATE_LIMIT_STORE_ERRORS).counters())
 			.extracting(counter -> counter.getId().getTag(RelayMeters.RULE) + "=" + counter.count())

@@ -178,6 +178,36 @@ class JsonRpcParserTest {
 			.isInstanceOf(JsonRpcParseException.class);
 	}
 
+	@Test
+	void aStringLongerThanJacksonsOwnBoundIsJson() throws Exception {
+		// Jackson refuses strings over 20,000,000 characters; a body within max-buffered-body is the relay's bound
+		for (String text : new String[] { "a".repeat(20_000_001), "ab\\n".repeat(7_000_001) }) {
+			byte[] body = ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\","
+					+ "\"arguments\":{\"s\":\"" + text + "\"}}}").getBytes(StandardCharsets.UTF_8);
+			assertThat(JsonRpcParser.parseClientBody(body).first().node().at("/params/arguments/s").textValue().length())
+				.as("a string of %,d characters as written", text.length())
+				.isGreaterThan(20_000_000);
+		}
+	}
+
+	@Test
+	void jsonPastTheParsersBoundsIsAnInvalidRequestThatSaysWhich() {
+		String deep = "[".repeat(1001) + "]".repeat(1001);
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\","
+				+ "\"params\":{\"a\":" + deep + "}}").getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.errorCode()).as("valid JSON: no parse error").isEqualTo(-32600);
+				assertThat(ex.getMessage())
+					.isEqualTo("Invalid Request: the body is JSON past what the relay reads (nested more than 1000 "
+							+ "levels deep)");
+			});
+		String number = "1".repeat(1001);
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\","
+				+ "\"params\":{\"a\":" + number + "}}").getBytes(StandardCharsets.UTF_8)))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> assertThat(ex.getMessage())
+				.endsWith("(a number of more than 1000 characters)"));
+	}
+
 	private static JsonRpcPayload parse(String body) throws JsonRpcParseException {
 		return JsonRpcParser.parse(body.getBytes(StandardCharsets.UTF_8));
 	}

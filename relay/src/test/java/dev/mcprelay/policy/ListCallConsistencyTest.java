@@ -19,7 +19,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * listed is refused whatever the arguments, and a listed tool can be called with some arguments. Policy sets are drawn
  * from rules over the tool's name and annotations, the caller, the request's headers and the call's arguments, as
  * allows and denies, enforced and audited, some failing at run time (a claim a caller lacks); the seed is printed and
- * can be replayed with {@code -Dpolicies.seed}.
+ * can be replayed with {@code -Dpolicies.seed}. A whole list ({@link Policies#listing}, which decides some rules once
+ * for every item) lists exactly what each item decided alone would.
  */
 class ListCallConsistencyTest {
 
@@ -96,10 +97,14 @@ class ListCallConsistencyTest {
 			}
 			Policies policies = new Policies(drawn, new PolicyMeters(new SimpleMeterRegistry()));
 			for (Caller caller : CALLERS) {
+				PolicyFacts list = new PolicyFacts(caller, "github", null, "tools/call", false, null, null, null, null,
+						null, headers(random));
+				PolicyListing wholeList = policies.listing(list);
 				for (Map.Entry<String, Map<String, Object>> tool : TOOLS.entrySet()) {
-					PolicyFacts listing = new PolicyFacts(caller, "github", null, "tools/call", false, tool.getKey(),
-							tool.getValue(), null, null, null, headers(random));
+					PolicyFacts listing = list.forItem(tool.getKey(), tool.getValue(), null, null);
 					boolean listed = policies.lists(listing);
+					assertThat(wholeList.lists(listing)).as("seed %d, set %d, caller %s, tool %s: a whole list decides "
+							+ "as each item alone", seed, set, caller, tool.getKey()).isEqualTo(listed);
 					boolean callable = ARGUMENTS.stream()
 						.anyMatch(arguments -> policies.decide(listing.withArguments(arguments)).allowed());
 					assertThat(callable).as("seed %d, set %d %s, caller %s, tool %s: listed %s", seed, set,

@@ -46,6 +46,21 @@ class PoliciesTest {
 	}
 
 	@Test
+	void aRunTimeErrorInAnyGoverningPolicyRefusesEvenBesideATrueAllow() {
+		Policies policies = policies(
+				"everyone-reads", "allow", "mcp.tool.annotations.?readOnlyHint.orValue(false)",
+				"needs-groups", "allow", "\"admins\" in caller.claims.groups");
+
+		assertThat(policies.decide(call(BOT, "get_file", readOnly(true))))
+			.as("the bot has no groups claim: that allow fails, and a failure refuses whatever another allow says")
+			.isEqualTo(new PolicyDecision(false, "needs-groups", true));
+		assertThat(policies.lists(call(BOT, "get_file", readOnly(true)))).as("listed as it would be called").isFalse();
+		assertThat(policies.decide(call(ALICE, "get_file", readOnly(true))).allowed()).isTrue();
+		assertThat(policies.decide(call(ALICE, "put_file", readOnly(false))).allowed()).as("one true allow opens")
+			.isTrue();
+	}
+
+	@Test
 	void aRuleOnArgumentsListsTheToolAndDecidesTheCall() {
 		Policies policies = policies("no-prod", "deny",
 				"mcp.method == \"tools/call\" && mcp.tool.name == \"deploy\" && mcp.arguments.env == \"prod\"");
@@ -87,6 +102,51 @@ class PoliciesTest {
 	}
 
 	@Test
+	void aFailureIsLoggedAsWhatItMadeOfTheMessage() {
+		Policies policies = new Policies(List.of(policy("audited-groups", false, "\"admins\" in caller.claims.groups",
+				false, "*"), policy("enforced-groups", false, "\"ops\" in caller.claims.groups", true, "*")),
+				new PolicyMeters(registry));
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		assertThat(policies.decide(call(BOT, "echo", Map.of())).allowed()).isFalse();
+		assertThat(policies.lists(call(BOT, "other", Map.of()))).isFalse();
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).as("an enforced policy that fails refuses, and says so")
+			.anyMatch(line -> line.contains("'enforced-groups' failed at run time (attribute_not_found), the request "
+					+ "was refused"));
+
+		Policies audit = new Policies(List.of(policy("only-audited-groups", false,
+				"\"admins\" in caller.claims.groups", false, "*")), new PolicyMeters(registry));
+		assertThat(audit.decide(call(BOT, "echo", Map.of())).allowed()).isTrue();
+		assertThat(dev.mcprelay.testsupport.CapturedLogs.since(mark)).as("an audit-mode policy refuses nothing")
+			.anyMatch(line -> line.contains("'only-audited-groups' failed at run time (attribute_not_found), audit mode: "
+					+ "nothing was refused"))
+			.noneMatch(line -> line.contains("only-audited-groups' failed at run time")
+					&& line.contains("the request was refused"));
+	}
+
+	@Test
+	void anAuditModePolicyThatWouldHideAnItemIsCountedEachTimeAndLoggedOncePerItemAndCaller() {
+		Policies policies = new Policies(List.of(policy("watch-listing", true, "mcp.tool.name == \"echo\"", false, "*")),
+				new PolicyMeters(registry));
+		PolicyFacts list = call(BOT, null, null);
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		for (int i = 0; i < 3; i++) {
+			PolicyListing listing = policies.listing(list);
+			assertThat(listing.lists(list.forItem("echo", Map.of(), null, null))).as("audit mode hides nothing").isTrue();
+			assertThat(listing.lists(list.forItem("other", Map.of(), null, null))).isTrue();
+		}
+		assertThat(policies.lists(call(ALICE, "echo", Map.of()))).isTrue();
+
+		assertThat(registry.find(PolicyMeters.DECISIONS).tag("policy", "watch-listing").tag("outcome", "audited")
+			.counter().count()).as("every list that would have hidden it").isEqualTo(4);
+		assertThat(dev.mcprelay.testsupport.CapturedLogs.since(mark))
+			.filteredOn(line -> line.contains("'watch-listing' (audit mode) would leave \"echo\" out of lists"))
+			.as("once per item and caller").hasSize(2);
+	}
+
+	@Test
 	void aPolicyGovernsItsServersAndWhatReachesThemThroughItsVirtualServers() {
 		Policies policies = new Policies(List.of(policy("all-only", true, "true", true, "all")), new PolicyMeters(registry));
 
@@ -118,6 +178,35 @@ class PoliciesTest {
 				assertThat(invalid.problems().get(0).problem()).contains("mcp.tool.nmae").contains("undefined field 'nmae'")
 					.contains("1:9");
 			});
+	}
+
+	@Test
+	void requestHeadersNeverHoldACredentialInAnyMode() {
+		Policies policies = policies("sees-credentials", "deny", "[\"authorization\", \"proxy-authorization\", "
+				+ "\"cookie\", \"x-api-key\"].exists(name, name in request.headers)");
+		dev.mcprelay.api.RequestHeaders headers = dev.mcprelay.api.RequestHeaders.of(Map.of("Authorization",
+				List.of("Bearer alice-token"), "Proxy-Authorization", List.of("Basic cHJveHk="), "Cookie",
+				List.of("session=s1"), "X-Api-Key", List.of("alice-key-0000"), "X-Tenant", List.of("acme")));
+		PolicyFacts facts = new PolicyFacts(Caller.ANONYMOUS, "github", null, "tools/call", false, "echo", Map.of(),
+				null, null, Map.of(), headers);
+
+		assertThat(policies.decide(facts).allowed()).as("none of them is in request.headers").isTrue();
+		assertThat(policies("tenant", "allow", "request.headers[\"x-tenant\"] == \"acme\"").decide(facts).allowed())
+			.as("other headers are").isTrue();
+	}
+
+	@Test
+	void aRunTimeErrorIsLoggedByItsKindNeverWithTheValuesCelQuotes() {
+		Policies policies = policies("numeric-tenant", "allow", "int(request.headers[\"x-tenant\"]) > 0");
+		PolicyFacts facts = new PolicyFacts(Caller.ANONYMOUS, "github", null, "tools/call", false, "echo", Map.of(),
+				null, null, Map.of(), dev.mcprelay.api.RequestHeaders.of(Map.of("X-Tenant",
+						List.of("alice-secret-value"))));
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		assertThat(policies.decide(facts)).isEqualTo(new PolicyDecision(false, "numeric-tenant", true));
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).as("the failure is logged, with the policy's name").anyMatch(line -> line.contains("numeric-tenant"));
+		assertThat(logged).as("never with a value CEL quotes in its message").noneMatch(line -> line.contains("alice-secret"));
 	}
 
 	private Policies policies(String... nameKindExpression) {

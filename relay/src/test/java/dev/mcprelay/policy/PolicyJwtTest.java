@@ -47,9 +47,9 @@ class PolicyJwtTest {
 		registry.add("mcp-relay.servers.github.arguments.reserved-prefix", () -> "");
 		registry.add("mcp-relay.policies[0].name", () -> "read-only-unless-admin");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
-		registry.add("mcp-relay.policies[0].allow", () -> "mcp.method != \"tools/call\" "
-				+ "|| mcp.tool.annotations.?readOnlyHint.orValue(false) || \"admins\" in caller.claims.?groups.orValue([]) "
-				+ "|| caller.scopes.exists(s, s == \"tools:all\")");
+		registry.add("mcp-relay.policies[0].deny", () -> "mcp.method == \"tools/call\" "
+				+ "&& !mcp.tool.annotations.?readOnlyHint.orValue(false) "
+				+ "&& !(\"admins\" in caller.claims.?groups.orValue([])) && !caller.scopes.exists(s, s == \"tools:all\")");
 	}
 
 	@AfterAll

@@ -124,7 +124,8 @@ public final class RawSocketHttp {
 		return responses.get(0);
 	}
 
-	private static Response read(InputStream in) throws IOException {
+	/** Reads one response from {@code in}; {@code null} when the connection closed before one. */
+	public static Response read(InputStream in) throws IOException {
 		String statusLine = line(in);
 		if (statusLine == null || statusLine.isEmpty()) {
 			return null;

@@ -29,14 +29,15 @@ class BrowserAccessTest extends RelayIntegrationTest {
 			"http://[::1]:8080", "https://localhost" })
 	void aPreflightFromAnAllowedOriginIsAnswered(String origin) {
 		HttpResponse<String> response = preflight("/mcp/sdk-json", origin, "POST",
-				"content-type, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name");
+				"content-type, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name, "
+						+ "x-request-id");
 
 		assertThat(response.statusCode()).isEqualTo(204);
 		assertThat(response.headers().firstValue("Access-Control-Allow-Origin")).hasValue(origin);
 		assertThat(response.headers().firstValue("Access-Control-Allow-Methods")).hasValue("GET, POST, DELETE");
 		assertThat(response.headers().firstValue("Access-Control-Allow-Headers").orElse("").toLowerCase())
 			.contains("content-type", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id",
-					"mcp-method", "mcp-name");
+					"mcp-method", "mcp-name", "x-request-id");
 		assertThat(TestUpstreams.SDK.seen()).as("a preflight is never forwarded")
 			.noneMatch(seen -> seen.method().equals("OPTIONS"));
 	}
@@ -58,8 +59,9 @@ class BrowserAccessTest extends RelayIntegrationTest {
 		assertThat(response.statusCode()).isEqualTo(200);
 		assertThat(response.headers().firstValue("Access-Control-Allow-Origin")).hasValue("http://localhost:5173");
 		assertThat(response.headers().firstValue("Access-Control-Expose-Headers").orElse(""))
-			.contains("Mcp-Session-Id");
+			.as("the session, and the request id that names the access-log line").contains("Mcp-Session-Id", "X-Request-Id");
 		assertThat(response.headers().firstValue("Mcp-Session-Id")).isPresent();
+		assertThat(response.headers().firstValue("X-Request-Id")).isPresent();
 	}
 
 	@Test

@@ -33,12 +33,13 @@ import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.interceptors.PolicyEnforcement;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
-import dev.mcprelay.proxy.UpstreamToolLister;
+import dev.mcprelay.proxy.UpstreamLister;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
@@ -90,13 +91,13 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final UpstreamRegistry upstreams;
 
-	private final UpstreamToolLister lister;
+	private final UpstreamLister lister;
 
 	private final SessionStore store;
 
 	private final Policies policies;
 
-	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamToolLister lister,
+	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamLister lister,
 			SessionStore store, MeterRegistry registry, Policies policies) {
 		this.upstreams = upstreams;
 		this.lister = lister;
@@ -168,11 +169,12 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 				: server.catalogue().get(() -> listAll(list.context(), server));
 		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
 		return catalogue.flatMap(index -> {
+			PolicyListing listing = policies.listing(caller);
 			ArrayNode tools = result.putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
 			for (ObjectNode tool : index.tools()) {
 				String name = ToolIndex.name(tool);
-				if ((server.alwaysExposed(name) || exposed.contains(name)) && policies.lists(caller.forTool(tool))) {
+				if ((server.alwaysExposed(name) || exposed.contains(name)) && listing.lists(caller.forTool(tool))) {
 					// a copy: later interceptors edit what is listed, never the catalogue
 					tools.add(tool.deepCopy());
 				}
@@ -226,9 +228,10 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			.flatMap(before -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
 				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
 				PolicyFacts caller = PolicyFacts.of(call.context(), "tools/call", false);
+				PolicyListing listing = policies.listing(caller);
 				List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
 					.stream()
-					.filter(tool -> server.offers(ToolIndex.name(tool)) && policies.lists(caller.forTool(tool)))
+					.filter(tool -> server.offers(ToolIndex.name(tool)) && listing.lists(caller.forTool(tool)))
 					.limit(query.limit())
 					.toList();
 				List<String> names = found.stream().map(ToolIndex::name).toList();

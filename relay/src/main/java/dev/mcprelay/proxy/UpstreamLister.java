@@ -26,24 +26,28 @@ import dev.mcprelay.transport.UpstreamResponse;
 import reactor.core.publisher.Mono;
 
 /**
- * Lists an upstream's whole tool catalogue on the relay's own account, within a client's session: {@code tools/list}
- * page after page (following {@code nextCursor}, at most {@link #MAX_PAGES}), sent like any request of that client
+ * Lists one of an upstream's lists whole ({@code tools/list}, {@code prompts/list}) on the relay's own account, within
+ * a client's session: the list page after page (following {@code nextCursor}, at most {@link #MAX_PAGES}), sent like any request of that client
  * (its session, the configured headers and credentials, the upstream headers interceptors set for it) through the
  * server's transport, with ids of the relay's own.
  * The answer may come as JSON or SSE. Each page is bounded by {@code timeouts.non-streaming} and
  * {@code max-buffered-body}. No interceptor sees these requests; the caller applies its own policies to the result.
  */
 @Component
-public class UpstreamToolLister {
+public class UpstreamLister {
 
 	/** The most pages one listing follows. */
 	static final int MAX_PAGES = 100;
 
 	private static final AtomicLong IDS = new AtomicLong();
 
+	/** Each list method the relay lists whole, and the field of its result that holds the items. */
+	private static final java.util.Map<String, String> ITEMS = java.util.Map.of("tools/list", "tools", "prompts/list",
+			"prompts");
+
 	private final UpstreamTransports transports;
 
-	UpstreamToolLister(UpstreamTransports transports) {
+	UpstreamLister(UpstreamTransports transports) {
 		this.transports = transports;
 	}
 
@@ -56,32 +60,49 @@ public class UpstreamToolLister {
 	 */
 	public Mono<List<JsonNode>> listAll(Upstream upstream, HttpHeaders clientHeaders, Caller caller,
 			UpstreamHeaders changes) {
-		List<JsonNode> tools = new ArrayList<>();
-		return page(upstream, clientHeaders, caller, changes, null, tools, 1).thenReturn(tools);
+		return listAll(upstream, "tools/list", clientHeaders, caller, changes);
 	}
 
-	private Mono<Void> page(Upstream upstream, HttpHeaders clientHeaders, Caller caller, UpstreamHeaders changes,
-			String cursor, List<JsonNode> tools, int number) {
-		return listPage(upstream, clientHeaders, caller, changes, cursor).flatMap(result -> {
-			result.path("tools").forEach(tools::add);
+	/**
+	 * Every item of the list {@code method} ({@code tools/list} or {@code prompts/list}) of {@code upstream}, as the
+	 * JSON the server sent, in its order.
+	 *
+	 * @param clientHeaders the headers of the client request on whose behalf the relay lists (its session)
+	 * @param changes the upstream headers interceptors set or removed for that request, applied last, as for the
+	 * request itself
+	 */
+	public Mono<List<JsonNode>> listAll(Upstream upstream, String method, HttpHeaders clientHeaders, Caller caller,
+			UpstreamHeaders changes) {
+		String field = ITEMS.get(method);
+		if (field == null) {
+			return Mono.error(new IllegalArgumentException("The relay does not list " + method + " whole"));
+		}
+		List<JsonNode> items = new ArrayList<>();
+		return page(upstream, method, field, clientHeaders, caller, changes, null, items, 1).thenReturn(items);
+	}
+
+	private Mono<Void> page(Upstream upstream, String method, String field, HttpHeaders clientHeaders, Caller caller,
+			UpstreamHeaders changes, String cursor, List<JsonNode> items, int number) {
+		return listPage(upstream, method, clientHeaders, caller, changes, cursor).flatMap(result -> {
+			result.path(field).forEach(items::add);
 			String next = result.path("nextCursor").isTextual() ? result.get("nextCursor").asText() : null;
 			if (next == null || next.isEmpty() || number >= MAX_PAGES) {
 				return Mono.empty();
 			}
-			return page(upstream, clientHeaders, caller, changes, next, tools, number + 1);
+			return page(upstream, method, field, clientHeaders, caller, changes, next, items, number + 1);
 		});
 	}
 
-	private Mono<JsonNode> listPage(Upstream upstream, HttpHeaders clientHeaders, Caller caller,
+	private Mono<JsonNode> listPage(Upstream upstream, String method, HttpHeaders clientHeaders, Caller caller,
 			UpstreamHeaders changes, String cursor) {
 		return Mono.defer(() -> {
-			String id = "mcp-relay-tools-" + IDS.incrementAndGet();
+			String id = "mcp-relay-" + ITEMS.get(method) + "-" + IDS.incrementAndGet();
 			ObjectNode request = JsonRpcParser.mapper().createObjectNode().put("jsonrpc", "2.0").put("id", id)
-				.put("method", "tools/list");
+				.put("method", method);
 			if (cursor != null) {
 				request.putObject("params").put("cursor", cursor);
 			}
-			HttpHeaders headers = HeaderRules.relayRequestHeaders(clientHeaders, caller, upstream, "tools/list");
+			HttpHeaders headers = HeaderRules.relayRequestHeaders(clientHeaders, caller, upstream, method);
 			changes.forEachChange((name, value) -> {
 				if (value == null) {
 					headers.remove(name);
@@ -95,16 +116,18 @@ public class UpstreamToolLister {
 					headers, body, caller.id(), null);
 			JsonNode[] result = new JsonNode[1];
 			return transports.of(upstream)
-				.send(upstreamRequest, response -> read(upstream, response, id).doOnNext(found -> result[0] = found).then())
+				.send(upstreamRequest, response -> read(upstream, method, response, id)
+					.doOnNext(found -> result[0] = found)
+					.then())
 				.timeout(upstream.nonStreamingTimeout())
 				.then(Mono.fromSupplier(() -> result[0]))
 				.switchIfEmpty(Mono.error(() -> RelayFailures.upstreamInvalidResponse(upstream.id(),
-						"it did not answer the relay's tools/list")));
+						"it did not answer the relay's " + method)));
 		});
 	}
 
 	/** The result of the response with {@code id}, read from a JSON or SSE body; an error response fails. */
-	private static Mono<JsonNode> read(Upstream upstream, UpstreamResponse response, String id) {
+	private static Mono<JsonNode> read(Upstream upstream, String method, UpstreamResponse response, String id) {
 		if (!response.statusCode().is2xxSuccessful()) {
 			return response.releaseBody().then(Mono.error(RelayFailures.upstreamErrorStatus(upstream.id(),
 					response.statusCode().value())));
@@ -121,7 +144,7 @@ public class UpstreamToolLister {
 							if (candidate.isResponse() && id.equals(candidate.id().asText())) {
 								if (candidate.isError()) {
 									return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(),
-											"it refused the relay's tools/list: "
+											"it refused the relay's " + method + ": "
 													+ candidate.node().path("error").path("message").asText()));
 								}
 								return Mono.just(candidate.node().path("result"));

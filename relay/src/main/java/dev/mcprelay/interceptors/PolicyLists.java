@@ -1,0 +1,97 @@
+package dev.mcprelay.interceptors;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiPredicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.ListResponse;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.PromptsListResponse;
+import dev.mcprelay.api.ToolsListResponse;
+import dev.mcprelay.policy.Policies;
+import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.PolicyListing;
+import dev.mcprelay.policy.PublishedCatalogues;
+import reactor.core.publisher.Mono;
+
+/**
+ * The lists a server answers, as {@link PolicyEnforcement} leaves them for a caller: each entry decided as the request
+ * that would use it, its arguments unknown ({@link PolicyListing}: what the entries share worked out once), and left
+ * out when that request would be refused. Where a rule reads the tool or prompt a request names, the entries the server
+ * published are kept first as the caller's view of its catalogue ({@link PublishedCatalogues}). Tools the relay offers
+ * itself are kept, and not decided.
+ */
+final class PolicyLists {
+
+	static final String TOOLS = "tools/list";
+
+	static final String PROMPTS = "prompts/list";
+
+	private final Policies policies;
+
+	private final PublishedCatalogues catalogues;
+
+	private final BiPredicate<String, String> relayOwn;
+
+	/** @param relayOwn whether a tool (server, name) is one the relay offers itself */
+	PolicyLists(Policies policies, PublishedCatalogues catalogues, BiPredicate<String, String> relayOwn) {
+		this.policies = policies;
+		this.catalogues = catalogues;
+		this.relayOwn = relayOwn;
+	}
+
+	Mono<Outcome> tools(ToolsListResponse list) {
+		CallContext context = list.context();
+		return filter(list, "tools/call", TOOLS, policies.readsTool(context.server(), context.virtualServer()),
+				(facts, tool) -> relayOwn.test(context.server(), PolicyEnforcement.text(tool, "name")) ? null
+						: facts.forTool(tool));
+	}
+
+	Mono<Outcome> prompts(PromptsListResponse list) {
+		CallContext context = list.context();
+		return filter(list, "prompts/get", PROMPTS, policies.readsPrompt(context.server(), context.virtualServer()),
+				(facts, prompt) -> facts.forItem(null, null, PolicyEnforcement.text(prompt, "name"), null));
+	}
+
+	/** A list of resources or templates, each entry's URI (or template) in {@code field}. */
+	Mono<Outcome> resources(ListResponse<?> list, String field) {
+		return filter(list, "resources/read", null, false,
+				(facts, resource) -> facts.forItem(null, null, null, PolicyEnforcement.text(resource, field)));
+	}
+
+	/** What names one entry of a list: its facts, or {@code null} for one no policy decides (the relay's own). */
+	@FunctionalInterface
+	private interface Entry {
+
+		PolicyFacts of(PolicyFacts list, JsonNode entry);
+
+	}
+
+	/**
+	 * Leaves out of {@code list} each entry the request {@code method} of it would be refused; where {@code keep}, the
+	 * entries the server published are kept as the caller's view of {@code catalogue} first.
+	 */
+	private Mono<Outcome> filter(ListResponse<?> list, String method, String catalogue, boolean keep, Entry entry) {
+		PolicyFacts facts = PolicyEnforcement.facts(list.context(), method, false, null, null, null, null);
+		PolicyListing listing = policies.listing(facts);
+		List<JsonNode> published = keep ? new ArrayList<>() : null;
+		list.removeEntriesWhere(item -> {
+			PolicyFacts itemFacts = entry.of(facts, item);
+			if (itemFacts == null) {
+				return false;
+			}
+			if (keep) {
+				published.add(item);
+			}
+			return !listing.lists(itemFacts);
+		});
+		if (keep) {
+			catalogues.published(list.context(), catalogue, published);
+		}
+		return Outcome.proceed();
+	}
+
+}

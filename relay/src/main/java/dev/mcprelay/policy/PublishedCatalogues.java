@@ -1,0 +1,133 @@
+package dev.mcprelay.policy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.config.ServerProperties;
+import reactor.core.publisher.Mono;
+
+/**
+ * The tools and prompts each server published, per view of it ({@link UpstreamView}), as far as policies need them: a
+ * tool's {@code annotations}, so that a rule that reads them ({@code mcp.tool.annotations.readOnlyHint}) decides a
+ * call from the definition the server published to the caller's own view, never from what it told another caller, nor
+ * from anything the caller sends; and which names it published, so that a name it did not publish is answered as
+ * unknown by the relay, as a refused one is. Kept from every {@code tools/list} and {@code prompts/list} answer that
+ * passes the relay for a server such a rule governs (the latest wins), forgotten when the server says the list
+ * changed, and, for a name the view has not seen, read by listing the server's list in the caller's request
+ * ({@link Lister}): at most once per catalogue (until the server says the list changed), one listing per view at a
+ * time. A name the relay still does not know is {@code empty}: the server did not publish it, and the caller answers
+ * as the server would (fails closed).
+ *
+ * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all, are kept; the
+ * catalogues used least recently are forgotten first, and read again when needed.
+ */
+public class PublishedCatalogues {
+
+	private static final Logger log = LoggerFactory.getLogger(PublishedCatalogues.class);
+
+	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */
+	public static final Set<String> LISTS = Set.of("tools/list", "prompts/list");
+
+	/** The most items kept over every list of every view of every server. */
+	static final long MAX_KEPT = 100_000;
+
+	/** One list of one view. */
+	private record Key(UpstreamView view, String list) {
+	}
+
+	private final Cache<Key, PublishedItems> catalogues = Caffeine.newBuilder()
+		.maximumWeight(MAX_KEPT)
+		.weigher((Key key, PublishedItems items) -> 1 + items.size())
+		.executor(Runnable::run)
+		.build();
+
+	private final Lister lister;
+
+	private final Function<String, ServerProperties> servers;
+
+	/**
+	 * @param lister how the relay lists one of a server's lists whole in a caller's request
+	 * @param servers each configured server's properties by id ({@code null} for an unknown id): what tells its views
+	 * apart
+	 */
+	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers) {
+		this.lister = lister;
+		this.servers = servers;
+	}
+
+	/** Lists one list of the server a request addresses whole, in that request (its session, caller and headers). */
+	@FunctionalInterface
+	public interface Lister {
+
+		/**
+		 * Every item of the list {@code list} ({@code tools/list}, {@code prompts/list}) of the server {@code context}
+		 * addresses, as the server sent them; bounded in time by the lister, an error when the server cannot be asked.
+		 */
+		Mono<List<JsonNode>> listAll(CallContext context, String list);
+
+	}
+
+	/**
+	 * Keeps {@code items}, entries of an answer to the list {@code list} ({@code tools/list}, {@code prompts/list}) in
+	 * the request of {@code context}.
+	 */
+	public void published(CallContext context, String list, List<JsonNode> items) {
+		if (items.isEmpty()) {
+			return;
+		}
+		Key key = new Key(viewOf(context), list);
+		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
+		items.forEach(kept::published);
+		catalogues.put(key, kept); // weighed again
+	}
+
+	/** {@code server} said its list {@code list} changed: what was kept of it, in every view, is forgotten. */
+	public void changed(String server, String list) {
+		catalogues.asMap().keySet().removeIf(key -> key.view().server().equals(server) && key.list().equals(list));
+	}
+
+	/**
+	 * The definition of {@code name} in the list {@code list} of the server {@code context} addresses, as it published
+	 * it to the caller's view (a tool's annotations; for a prompt, empty): as kept, or read now by listing the list in
+	 * the caller's request when the view's catalogue was not listed whole yet; empty when the server did not publish
+	 * it, or cannot be asked.
+	 */
+	public Mono<Optional<Map<String, Object>>> find(CallContext context, String list, String name) {
+		Key key = new Key(viewOf(context), list);
+		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
+		Map<String, Object> known = kept.definition(name);
+		if (known != null || kept.complete()) {
+			return Mono.just(Optional.ofNullable(known));
+		}
+		return kept.list(() -> lister.listAll(context, list))
+			.then(Mono.fromSupplier(() -> {
+				catalogues.put(key, kept); // weighed again
+				return Optional.ofNullable(kept.definition(name));
+			}))
+			.onErrorResume(failure -> {
+				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
+				return Mono.just(Optional.empty());
+			});
+	}
+
+	private UpstreamView viewOf(CallContext context) {
+		return UpstreamView.of(context, servers.apply(context.server()));
+	}
+
+	/** A tool's published {@code annotations}, as CEL values; empty when it has none (and for a prompt). */
+	public static Map<String, Object> annotationsOf(JsonNode item) {
+		return CelValues.fieldsOf(item.get("annotations"));
+	}
+
+}

@@ -1,0 +1,98 @@
+package dev.mcprelay.policy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * The items of one list (tools, prompts) a server published to one view of it ({@link UpstreamView}), as far as
+ * policies need them: each item's name, and a tool's annotations. Filled from every list of the view that passes the
+ * relay (an item's latest definition wins), and by the relay listing the whole list itself ({@link #list}): one
+ * listing at a time, which every call that needs it meanwhile waits for (fifty calls of a name not seen yet start one
+ * listing, not fifty). Once listed whole, the catalogue is {@link #complete()}: a name it lacks is one the server did
+ * not publish, and is not listed for again; it lives until the server says the list changed (then a new one is
+ * begun). Thread-safe.
+ */
+final class PublishedItems {
+
+	/** The most items kept for one list of one view; past it, what was kept is forgotten and read again. */
+	static final int MAX_ITEMS = 10_000;
+
+	private volatile Map<String, Map<String, Object>> items = new ConcurrentHashMap<>();
+
+	/** Whether the relay listed the whole catalogue, so that what it lacks the server did not publish. */
+	private volatile boolean complete;
+
+	/** The listing in flight, or {@code null}. */
+	private final AtomicReference<Mono<Void>> listing = new AtomicReference<>();
+
+	/** Keeps the definition of {@code item}, one entry of a list the server gave this view. */
+	void published(JsonNode item) {
+		JsonNode name = item.get("name");
+		if (name == null || !name.isTextual()) {
+			return;
+		}
+		Map<String, Map<String, Object>> kept = items;
+		if (kept.size() >= MAX_ITEMS && !kept.containsKey(name.textValue())) {
+			kept = new ConcurrentHashMap<>();
+			items = kept;
+			complete = false;
+		}
+		kept.put(name.textValue(), PublishedCatalogues.annotationsOf(item));
+	}
+
+	/** What the server published of {@code name} (a tool's annotations), or {@code null} when it was not seen. */
+	Map<String, Object> definition(String name) {
+		return items.get(name);
+	}
+
+	/** Whether the catalogue was listed whole: a name it lacks is one the server did not publish. */
+	boolean complete() {
+		return complete;
+	}
+
+	/** How many definitions are kept. */
+	int size() {
+		return items.size();
+	}
+
+	/**
+	 * Lists the whole catalogue with {@code lister}, or joins the listing in flight; what it lists replaces what was
+	 * kept. A failure is every waiter's, and the next call may list again.
+	 */
+	Mono<Void> list(Supplier<Mono<List<JsonNode>>> lister) {
+		return Mono.defer(() -> {
+			Mono<Void> inFlight = listing.get();
+			if (inFlight != null) {
+				return inFlight;
+			}
+			AtomicReference<Mono<Void>> self = new AtomicReference<>();
+			Mono<Void> started = Mono.defer(lister)
+				.doOnNext(this::replaceWith)
+				.then()
+				.doFinally(signal -> listing.compareAndSet(self.get(), null))
+				.share();
+			self.set(started);
+			return listing.compareAndSet(null, started) ? started : list(lister);
+		});
+	}
+
+	private void replaceWith(List<JsonNode> listed) {
+		Map<String, Map<String, Object>> kept = new ConcurrentHashMap<>();
+		for (JsonNode item : listed) {
+			JsonNode name = item.get("name");
+			if (name != null && name.isTextual() && kept.size() < MAX_ITEMS) {
+				kept.put(name.textValue(), PublishedCatalogues.annotationsOf(item));
+			}
+		}
+		items = kept;
+		complete = true;
+	}
+
+}

@@ -1,0 +1,125 @@
+package dev.mcprelay.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+
+/**
+ * An upstream can publish other tool definitions to each caller (the headers the relay sends it per caller, from a
+ * claim or from a header of the request), so a rule that reads a tool's annotations decides a call only from a
+ * definition published to the same view of the upstream: tenant {@code evil}, to whom the scripted server says
+ * {@code delete_file} is read-only, lists its tools, and tenant {@code good}'s call of {@code delete_file} is still
+ * decided from what the server tells {@code good} (destructive: refused), never from what it told {@code evil}.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class PolicyUpstreamViewsTest {
+
+	static final PolicyTestServer SERVER = new PolicyTestServer();
+
+	static final String GOOD_KEY = "good-key-1b3d5f7a9c2e4a6c8e0a";
+
+	static final String EVIL_KEY = "evil-key-9c7a5e3c1a8e6c4a2e0c";
+
+	@LocalServerPort
+	int port;
+
+	@DynamicPropertySource
+	static void relay(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.security.mode", () -> "api-key");
+		registry.add("mcp-relay.security.api-keys[0].client", () -> "good");
+		registry.add("mcp-relay.security.api-keys[0].key-sha256", () -> dev.mcprelay.Sha256.hex(GOOD_KEY));
+		registry.add("mcp-relay.security.api-keys[0].servers[0]", () -> "*");
+		registry.add("mcp-relay.security.api-keys[1].client", () -> "evil");
+		registry.add("mcp-relay.security.api-keys[1].key-sha256", () -> dev.mcprelay.Sha256.hex(EVIL_KEY));
+		registry.add("mcp-relay.security.api-keys[1].servers[0]", () -> "*");
+		registry.add("mcp-relay.servers.by-claim.url", () -> SERVER.url("/mcp"));
+		registry.add("mcp-relay.servers.by-claim.headers[0].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.by-claim.headers[0].from-caller-claim", () -> "sub");
+		registry.add("mcp-relay.servers.by-claim.headers[0].required", () -> "true");
+		registry.add("mcp-relay.servers.by-header.url", () -> SERVER.url("/mcp"));
+		registry.add("mcp-relay.servers.by-header.headers[0].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.by-header.headers[0].from-request-header", () -> "X-Client-Tenant");
+		registry.add("mcp-relay.policies[0].name", () -> "read-only");
+		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
+		registry.add("mcp-relay.policies[0].deny",
+				() -> "mcp.method == \"tools/call\" && !mcp.tool.annotations.?readOnlyHint.orValue(false)");
+	}
+
+	@AfterAll
+	static void stop() {
+		SERVER.close();
+	}
+
+	@BeforeEach
+	void clear() {
+		SERVER.clear();
+	}
+
+	@Test
+	void oneCallersListNeverDecidesAnotherCallersCall() {
+		assertThat(listed(EVIL_KEY, "by-claim", null)).as("evil is told delete_file is read-only").contains("delete_file");
+		assertThat(listed(GOOD_KEY, "by-claim", null)).as("good is told otherwise").doesNotContain("delete_file");
+		assertThat(listed(EVIL_KEY, "by-claim", null)).as("evil lists last").contains("delete_file");
+
+		JsonNode refused = call(GOOD_KEY, "by-claim", null, "delete_file");
+		assertThat(refused.at("/error/message").asText()).as(refused.toString()).isEqualTo("Unknown tool: delete_file");
+		assertThat(call(EVIL_KEY, "by-claim", null, "delete_file").has("result")).as("evil's own call").isTrue();
+		assertThat(callsSeen()).as("what reached the server: the tenant of each call of delete_file")
+			.containsExactly("evil");
+	}
+
+	@Test
+	void aCallIsDecidedFromTheViewItsOwnHeadersOpen() {
+		assertThat(listed(GOOD_KEY, "by-header", "evil")).as("listed with the header of tenant evil")
+			.contains("delete_file");
+
+		JsonNode refused = call(GOOD_KEY, "by-header", "good", "delete_file");
+		assertThat(refused.at("/error/message").asText()).as("a call with tenant good's header: %s", refused)
+			.isEqualTo("Unknown tool: delete_file");
+		assertThat(callsSeen()).isEmpty();
+	}
+
+	/** The tenant of each call of delete_file the server got. */
+	private List<String> callsSeen() {
+		return SERVER.seen().stream().filter(seen -> seen.body().contains("\"tools/call\""))
+			.filter(seen -> seen.body().contains("delete_file"))
+			.map(seen -> seen.headers().getFirst("X-Tenant"))
+			.toList();
+	}
+
+	private List<String> listed(String key, String server, String tenantHeader) {
+		McpSession session = McpSession.open(http(key, tenantHeader), server);
+		JsonNode answer = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"))
+			.get(0);
+		return answer.at("/result/tools").findValuesAsText("name");
+	}
+
+	private JsonNode call(String key, String server, String tenantHeader, String tool) {
+		RawHttp http = http(key, tenantHeader);
+		McpSession session = McpSession.open(http, server);
+		HttpResponse<String> response = session.post(RawHttp.toolsCall(2, tool));
+		List<JsonNode> messages = RawHttp.messagesOf(response);
+		assertThat(messages).as(response.statusCode() + " " + response.body()).isNotEmpty();
+		return messages.get(messages.size() - 1);
+	}
+
+	private RawHttp http(String key, String tenantHeader) {
+		return tenantHeader == null ? new RawHttp(port, "X-Api-Key", key)
+				: new RawHttp(port, "X-Api-Key", key, "X-Client-Tenant", tenantHeader);
+	}
+
+}

@@ -1,0 +1,66 @@
+package dev.mcprelay.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.RawHttp;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * One view's catalogue: calls that need it listed while a listing is in flight wait for that one (single flight), a
+ * listed catalogue is complete (a name it lacks is one the server did not publish), and a failed listing is every
+ * waiter's and leaves the catalogue to be listed again.
+ */
+class PublishedItemsTest {
+
+	@Test
+	void callsThatNeedTheCatalogueMeanwhileWaitForTheOneListing() {
+		PublishedItems tools = new PublishedItems();
+		AtomicInteger listings = new AtomicInteger();
+		Sinks.One<List<JsonNode>> answer = Sinks.one();
+		List<Disposable> waiting = new ArrayList<>();
+		AtomicInteger done = new AtomicInteger();
+		for (int i = 0; i < 8; i++) {
+			waiting.add(tools.list(() -> {
+				listings.incrementAndGet();
+				return answer.asMono();
+			}).subscribe(null, null, done::incrementAndGet));
+		}
+		assertThat(listings.get()).as("one listing for eight waiters").isEqualTo(1);
+		assertThat(tools.complete()).isFalse();
+
+		answer.tryEmitValue(List.of(RawHttp.json("{\"name\":\"read_file\",\"annotations\":{\"readOnlyHint\":true}}")));
+		assertThat(done.get()).as("every waiter got it").isEqualTo(8);
+		assertThat(tools.complete()).as("listed whole").isTrue();
+		assertThat(tools.definition("read_file")).containsEntry("readOnlyHint", true);
+		assertThat(tools.definition("delete_file")).as("not published").isNull();
+		waiting.forEach(Disposable::dispose);
+	}
+
+	@Test
+	void aFailedListingLeavesTheCatalogueToBeListedAgain() {
+		PublishedItems tools = new PublishedItems();
+		AtomicInteger listings = new AtomicInteger();
+		tools.list(() -> {
+			listings.incrementAndGet();
+			return Mono.error(new IllegalStateException("503"));
+		}).onErrorResume(failure -> Mono.empty()).block();
+		assertThat(tools.complete()).isFalse();
+		tools.list(() -> {
+			listings.incrementAndGet();
+			return Mono.just(List.<JsonNode>of());
+		}).block();
+		assertThat(listings.get()).isEqualTo(2);
+		assertThat(tools.complete()).isTrue();
+	}
+
+}
