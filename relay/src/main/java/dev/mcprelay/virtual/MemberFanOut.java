@@ -23,8 +23,9 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li>a notification, answered 202 once every member it goes to has it ({@link MemberNotifications}: a cancellation
  * of a member's request reaches that member alone, under the member's id; one of the client's own requests every
- * member, the one that holds the request ends it, the others have none by that id). The client's {@code notifications/initialized} reaches the members it
- * joined now, not when they were joined; then the relay opens each member's stream and holds it for the client's GET
+ * member, the one that holds the request ends it, the others have none by that id). The client's
+ * {@code notifications/initialized} reaches the members it joined now, not when they were joined; then the relay
+ * opens each member's stream and holds it for the client's GET
  * ({@link MergedStreams#hold}), before the client has the acknowledgement and can call anything;</li>
  * <li>{@code logging/setLevel}, answered from the members' answers as one server would answer: a result when one
  * member at least took it, with a {@code notifications/message} warning before it for each that did not (when the
