@@ -51,8 +51,8 @@ class MemberJoin {
 	 * Joins {@code member} for a session whose client has already said {@code notifications/initialized}: the
 	 * handshake of {@link #initialize}, then the notification; fails with {@link MemberUnavailable}.
 	 */
-	Mono<Joined> join(VirtualCall call, String member, ObjectNode initialize) {
-		return handshake(call, member, initialize, true);
+	Mono<Joined> join(MemberOrigin origin, String member, ObjectNode initialize) {
+		return handshake(origin, member, initialize, true);
 	}
 
 	/**
@@ -60,15 +60,16 @@ class MemberJoin {
 	 * client's own {@code notifications/initialized} follows later. Fails with {@link MemberUnavailable}.
 	 */
 	Mono<Joined> initialize(VirtualCall call, String member, ObjectNode initialize) {
-		return handshake(call, member, initialize, false);
+		return handshake(MemberOrigin.of(call), member, initialize, false);
 	}
 
-	private Mono<Joined> handshake(VirtualCall call, String member, ObjectNode initialize, boolean initialized) {
+	private Mono<Joined> handshake(MemberOrigin origin, String member, ObjectNode initialize, boolean initialized) {
 		Upstream upstream = upstreams.find(member);
 		Duration bound = upstream.nonStreamingTimeout();
 		JsonNode id = initialize.get("id");
 		byte[] body = JsonRpcErrors.toBytes(initialize);
-		return calls.send(call.exchange(), call.access(), member, HttpMethod.POST, MemberSession.NONE, null, body)
+		return calls.send(origin, member, HttpMethod.POST, MemberSession.NONE, null, body, () -> {
+		})
 			.flatMap(answer -> {
 				String sessionId = answer.headers().getFirst("Mcp-Session-Id");
 				boolean ok = answer.status().is2xxSuccessful();
@@ -82,12 +83,14 @@ class MemberJoin {
 				});
 			})
 			.flatMap(joined -> !initialized ? Mono.just(joined) : calls
-				.send(call.exchange(), call.access(), member, HttpMethod.POST, joined.session(), null, INITIALIZED)
+				.send(origin, member, HttpMethod.POST, joined.session(), null, INITIALIZED, () -> {
+				})
 				.flatMap(MemberAnswer::discard)
 				.thenReturn(joined))
 			.timeout(bound, Mono.error(() -> new MemberUnavailable(member, "did not answer initialize within " + bound)))
 			.onErrorMap(error -> !(error instanceof MemberUnavailable), error -> {
-				log.debug("Member '{}' of virtual server '{}' could not be joined", member, call.server().id(), error);
+				log.debug("Member '{}' of virtual server '{}' could not be joined", member,
+						origin.access().virtualServer(), error);
 				return new MemberUnavailable(member, "could not be reached");
 			});
 	}

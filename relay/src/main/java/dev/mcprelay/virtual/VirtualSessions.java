@@ -74,6 +74,12 @@ class VirtualSessions {
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
 	}
 
+	/** Whether the store still holds session {@code id}, without counting as a use of it. */
+	Mono<Boolean> exists(String virtualId, String id) {
+		return store.exists(new SessionKey(virtualId, id))
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
 	/** Adds (or replaces) what session {@code id} keeps for {@code member}. */
 	Mono<Void> join(String virtualId, String id, String member, MemberSession session) {
 		return store.join(new SessionKey(virtualId, id), member, session.stored())

@@ -83,7 +83,13 @@ class RefusalTablesTest {
 	/** Reasons no scenario provokes, and why. */
 	private static final Map<String, String> EXEMPT = Map.of(
 			"internal_error", "a fault inside the relay: only a bug provokes it",
-			"client_write_timeout", "a connection closed, no answer: SlowClientTest provokes it and reads the access log");
+			"client_write_timeout", "a connection closed, no answer: SlowClientTest provokes it and reads the access log",
+			// virtual-servers.md: a member's message the relay could not deliver is no answer to any request
+			"mcp_relay_virtual_messages_undelivered_total", "a meter, no answer: VirtualServerReplicasInteropTest reads it",
+			"no_client_stream", "a tag of that meter: VirtualServerReplicasInteropTest provokes it and reads the log",
+			"client_gone", "a tag of that meter (UndeliveredMessages), no answer to a request",
+			"session_ended", "a tag of that meter (UndeliveredMessages), no answer to a request",
+			"mcp_relay_client_stalls_total", "a connection closed, no answer: VirtualServerFailuresInteropTest reads it");
 
 	private static final Pattern REASON = Pattern.compile("`([a-z]+(?:_[a-z]+)+)`");
 
@@ -117,6 +123,14 @@ class RefusalTablesTest {
 			"batch with some invalid elements", // an error per invalid element, with each one's reason
 			"the interceptor's error", // the interceptor's own error: the GET refused below
 			"a member is down, slow, or refuses", // no refusal: the others serve, a notification says so
+			// virtual-servers.md, no refusal: the member joined again, its stream reopened, the request answered
+			"a member restarted, or expired its session", // (VirtualServerFailuresInteropTest)
+			"a member's stream ends or breaks", // no refusal: reopened after a back-off (StreamBackoffTest)
+			// the others' result with a warning; an error of the members' own (or -32603) when none took it
+			"`logging/setLevel` that some members refuse", // (VirtualServerFailuresInteropTest)
+			"`subscriptions/listen` that some members refuse", // (VirtualServerV2InteropTest)
+			"tool search while a member is down", // no refusal: the others searched, a warning names it
+			"the client's session ends: DELETE", // no refusal: what ends with it (VirtualSessionEndTest)
 			"a GET stream misses messages"); // no refusal: the newest are dropped, counted and logged (LegacySse*Test)
 
 	@Test
