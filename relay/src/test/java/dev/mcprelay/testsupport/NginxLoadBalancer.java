@@ -12,7 +12,8 @@ import java.util.stream.Collectors;
 /**
  * nginx from Debian (installed with {@code apt-get} when missing, as {@link DebianTool} does) as a round-robin load
  * balancer without affinity in front of relays on 127.0.0.1: one worker, so requests take turns strictly; streaming
- * as the relay writes it (no buffering, HTTP/1.1 to the relays, long read timeouts for SSE streams); each response
+ * as the relay writes it (no buffering, HTTP/1.1 to the relays, long read timeouts for SSE streams); a connection to a
+ * relay per request (no keep-alive pool: a connection that stays open is a stream); each response
  * says which relay served it in {@value #SERVED_BY} (nginx's {@code $upstream_addr}), and nginx's access log says so
  * too. Its configuration, logs and pid live in a folder of its own; {@link #close()} stops it.
  */
@@ -60,7 +61,6 @@ public final class NginxLoadBalancer implements AutoCloseable {
 				  log_format relays '$request_method $uri $status upstream=$upstream_addr';
 				  upstream relays {
 				%2$s
-				    keepalive 16;
 				  }
 				  server {
 				    listen 127.0.0.1:%3$d;

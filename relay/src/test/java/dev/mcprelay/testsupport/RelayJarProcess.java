@@ -1,13 +1,13 @@
 package dev.mcprelay.testsupport;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -63,29 +63,38 @@ public final class RelayJarProcess implements AutoCloseable {
 		}
 	}
 
-	/** Waits until {@code /actuator/health/readiness} answers 200, as a load balancer's check would. */
+	/**
+	 * Waits until {@code /actuator/health/readiness} answers 200, as a load balancer's check would; each check on a
+	 * connection of its own, closed after it (an idle pooled connection would look like a stream the relay holds, see
+	 * {@link #establishedConnections()}).
+	 */
 	public RelayJarProcess awaitReady() throws IOException, InterruptedException {
-		HttpClient client = HttpClient.newHttpClient();
-		HttpRequest readiness = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness"))
-			.timeout(Duration.ofSeconds(5))
-			.build();
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
 		while (true) {
 			if (!process.isAlive()) {
 				throw new AssertionError("the relay " + name + " exited with " + process.exitValue() + "; see " + log);
 			}
-			try {
-				if (client.send(readiness, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-					return this;
-				}
-			}
-			catch (IOException notYet) {
-				// not listening yet
+			if (ready()) {
+				return this;
 			}
 			if (System.nanoTime() > deadline) {
 				throw new AssertionError("the relay " + name + " was not ready within 120s; see " + log);
 			}
 			Thread.sleep(200);
+		}
+	}
+
+	private boolean ready() {
+		try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+			socket.setSoTimeout(5000);
+			socket.getOutputStream().write(("GET /actuator/health/readiness HTTP/1.1\r\nHost: 127.0.0.1:" + port
+					+ "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+			String status = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
+				.readLine();
+			return status != null && status.startsWith("HTTP/1.1 200");
+		}
+		catch (IOException notYet) {
+			return false;
 		}
 	}
 
@@ -100,6 +109,27 @@ public final class RelayJarProcess implements AutoCloseable {
 	/** What the relay wrote so far (its access log lines among it). */
 	public String log() throws IOException {
 		return Files.readString(log);
+	}
+
+	/**
+	 * The TCP connections to the relay's port that are established now, as the kernel lists them
+	 * ({@code /proc/net/tcp} and {@code tcp6}); behind a load balancer that opens a connection per request, a long-lived
+	 * one is a stream the relay holds.
+	 */
+	public long establishedConnections() throws IOException {
+		String local = String.format(":%04X", port);
+		long count = 0;
+		for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+			Path file = Path.of(table);
+			if (Files.exists(file)) {
+				count += Files.readAllLines(file).stream()
+					.skip(1)
+					.map(line -> line.trim().split("\\s+"))
+					.filter(fields -> fields[1].endsWith(local) && "01".equals(fields[3]))
+					.count();
+			}
+		}
+		return count;
 	}
 
 	public boolean isAlive() {
