@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mcprelay.testsupport.NginxLoadBalancer;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisServerProcess;
+import dev.mcprelay.testsupport.SharedRedis;
 import dev.mcprelay.testsupport.SseReader;
 import dev.mcprelay.testsupport.RelayJarProcess;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -39,9 +40,14 @@ import dev.mcprelay.testsupport.TestUpstreams;
 @Tag("scale")
 class RelayLostMidStreamIT {
 
+	/** Where the relays keep what they share; one server here, a Cluster in a subclass. */
+	SharedRedis redis() {
+		return redis;
+	}
+
 	private static NodePeers.NodeServer resumable;
 
-	private static RedisServerProcess redis;
+	private static SharedRedis redis;
 
 	private final List<RelayJarProcess> relays = new ArrayList<>();
 
@@ -53,6 +59,12 @@ class RelayLostMidStreamIT {
 		NodePeers.installFromLockfile();
 		resumable = NodePeers.startServer("resumable-server.mjs");
 		redis = RedisServerProcess.start();
+	}
+
+	/** Replaces the Redis the relays share (closing the one started before), for a subclass of another topology. */
+	static void share(SharedRedis other) throws Exception {
+		redis.close();
+		redis = other;
 	}
 
 	@AfterAll
@@ -211,9 +223,9 @@ class RelayLostMidStreamIT {
 				"--mcp-relay.servers.sdk.url=" + TestUpstreams.SDK.url("/mcp"),
 				"--mcp-relay.virtual-servers.ticker.members=resumable,sdk",
 				"--mcp-relay.virtual-servers.ticker.prefix.resumable="));
-		arguments.addAll(redis.relayArguments());
+		arguments.addAll(redis().relayArguments());
 		for (int i = 1; i <= 3; i++) {
-			relays.add(RelayJarProcess.start("lost-" + server + "-relay-" + i, arguments));
+			relays.add(RelayJarProcess.start("lost-" + redis().topology() + "-" + server + "-relay-" + i, arguments));
 		}
 		for (RelayJarProcess relay : relays) {
 			relay.awaitReady();
