@@ -286,8 +286,19 @@ class RelayConfigurationValidationTest {
 
 		problems.clear();
 		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=45MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
-		assertThat(problems).as("a budget of its own, within half the heap, holds the cap twice").isEmpty();
+				"--mcp-relay.servers.a.max-buffered-body=22MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
+		assertThat(problems).as("a budget of its own, within half the heap, whose default share holds the cap twice")
+			.isEmpty();
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=1500MB", "--mcp-relay.security.mode=jwt"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).as("callers told apart: the heap one caller's "
+				+ "share of the budget needs").containsExactly("mcp-relay.servers.a.max-buffered-body: is 1500MB, and a "
+						+ "body is counted as twice its size while it is read (its bytes, and what parsing them makes), "
+						+ "more than every buffered body together may take (48MB, a quarter of this JVM's 192MB maximum "
+						+ "heap): such a body could never be read. Write at most 12MB, or give the JVM a heap of at least "
+						+ "24000MB (-Xmx, or more memory for the container: the image's heap is 60% of it)");
 	}
 
 	@Test
@@ -303,20 +314,60 @@ class RelayConfigurationValidationTest {
 
 		problems.clear();
 		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB"), heap,
-				problems);
+				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB",
+				"--mcp-relay.security.mode=api-key"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
 				"mcp-relay.servers.a.max-buffered-body: is 10MB, and a body is counted as twice its size while it is read "
 						+ "(its bytes, and what parsing them makes), more than one caller may hold of the buffered bodies "
 						+ "(15MB, mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at "
 						+ "most 7MB, or raise mcp-relay.max-buffered-bodies-per-caller");
 
-		RelayProperties unset = bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=15MB", "--mcp-relay.max-buffered-bodies=40MB");
-		assertThat(unset.bufferedBodiesPerCaller().toMegabytes()).as("unset: half the budget, but never less than "
-				+ "what the largest body a server takes is counted as, twice its size").isEqualTo(30);
 		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.max-buffered-bodies=40MB",
-				"--mcp-relay.servers.a.max-buffered-body=5MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
+				"--mcp-relay.servers.a.max-buffered-body=5MB").bufferedBodiesPerCaller().toMegabytes())
+			.as("unset: half the budget, whatever the caps").isEqualTo(20);
+		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.servers.a.max-buffered-body=15MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
+	}
+
+	@Test
+	void theDefaultShareOfOneCallerLeavesTheOtherHalfToTheOthers() {
+		long heap = 400L * 1024 * 1024;
+		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).as("the default cap in a 400 MB heap: the "
+				+ "budget holds one such body, but a caller's share, half of it, does not").containsExactly(
+				"mcp-relay.servers.plain.max-buffered-body: is 50MB (the default, for a server that sets none), and a "
+						+ "body is counted as twice its size while it is read (its bytes, and what parsing them makes), "
+						+ "more than one caller may hold of the buffered bodies (50MB, half of 100MB, the default of "
+						+ "mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at most 25MB, "
+						+ "or give the JVM a heap of at least 800MB (-Xmx, or more memory for the container: the image's "
+						+ "heap is 60% of it)");
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=none"), heap, problems);
+		assertThat(problems).as("anonymous callers are not told apart: they share the whole budget").isEmpty();
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key"), 2 * heap, problems);
+		assertThat(problems).as("in 800 MB, half the budget holds the default cap twice").isEmpty();
+	}
+
+	@Test
+	void aShareThatIsTheWholeBudgetIsWarnedOf() {
+		assertThat(BufferedBodiesValidator.wholeBudgetWarning(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.max-buffered-bodies-per-caller=40MB"))).hasValue("mcp-relay.max-buffered-bodies-per-caller "
+						+ "(40MB) is all of mcp-relay.max-buffered-bodies (40MB): one caller's bodies may take the memory "
+						+ "of every other caller, who then gets 503 relay_overloaded. Leave it unset (half of the budget) "
+						+ "or write less");
+		assertThat(BufferedBodiesValidator.wholeBudgetWarning(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key", "--mcp-relay.max-buffered-bodies=40MB"))).isEmpty();
+		assertThat(BufferedBodiesValidator.wholeBudgetWarning(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=none", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.max-buffered-bodies-per-caller=40MB"))).as("anonymous callers share it anyway").isEmpty();
 	}
 
 	@Test
