@@ -17,6 +17,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.env.OriginTrackedMapPropertySource;
 import org.springframework.core.env.CommandLinePropertySource;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -31,7 +33,7 @@ import org.springframework.core.env.StandardEnvironment;
  * ({@link #find(RelayProperties)}), defaults included, and in every other key ({@link #findInEnvironment});</li>
  * <li>a {@code $VAR} in shell syntax, an upper-case name standing as a word of its own (as in
  * {@code "Bearer $GITHUB_TOKEN"}), which Spring Boot never expands: checked in the values of {@code mcp-relay} and
- * {@code spring.data.redis} as they are written, before any placeholder is resolved, so that a secret that happens to
+ * {@code spring.data.redis} and of the environment variables meant for the relay, as they are written, before any placeholder is resolved, so that a secret that happens to
  * begin with {@code $} ({@code ${SESSIONS_SECRET}} set to {@code $Qm7...}) is never taken for one.</li>
  * </ul>
  * Each is a {@link ConfigurationProblem} naming the property and the variable as written, never a value, which may be
@@ -113,7 +115,35 @@ public final class UnresolvedVariables {
 				}
 			});
 		}
+		problems.putAll(shellSyntaxInRelayVariables(environment));
 		return new ArrayList<>(problems.values());
+	}
+
+	/**
+	 * One problem per environment variable meant for the relay ({@link RelayEnvironmentVariables#namesAProperty}:
+	 * {@code MCPRELAY_...}, {@code MCP_RELAY_...}) whose value holds a variable in shell syntax: the operator wrote
+	 * those values too ({@code MCPRELAY_SERVERS_UP_HEADERS_0_VALUE='Bearer $GITHUB_TOKEN'}), and Spring Boot expands
+	 * no {@code $VAR} in them either. Named by the variable, never by its value.
+	 */
+	private static Map<String, ConfigurationProblem> shellSyntaxInRelayVariables(Environment environment) {
+		Map<String, ConfigurationProblem> problems = new TreeMap<>();
+		if (!(environment instanceof ConfigurableEnvironment configurable) || !(configurable.getPropertySources()
+			.get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME) instanceof EnumerablePropertySource<?> variables)) {
+			return problems;
+		}
+		for (String variable : variables.getPropertyNames()) {
+			Object value = variables.getProperty(variable);
+			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable)
+					|| PLACEHOLDER.matcher(String.valueOf(value)).find()) {
+				continue;
+			}
+			Matcher shell = SHELL.matcher(String.valueOf(value));
+			if (shell.find()) {
+				String key = "environment variable " + variable;
+				problems.put(key, shellSyntax(key, shell.group(1)));
+			}
+		}
+		return problems;
 	}
 
 	/** Whether the operator wrote {@code source}: a configuration file, the command line, the system properties. */

@@ -11,6 +11,8 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.mcprelay.McpRelayApplication;
 
@@ -368,6 +370,27 @@ class RelayConfigurationValidationTest {
 		assertThat(BufferedBodiesValidator.wholeBudgetWarning(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.security.mode=none", "--mcp-relay.max-buffered-bodies=40MB",
 				"--mcp-relay.max-buffered-bodies-per-caller=40MB"))).as("anonymous callers share it anyway").isEmpty();
+	}
+
+	@Test
+	void aVariableInShellSyntaxInTheRelaysEnvironmentVariablesIsRefusedWithoutItsValue() {
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("MCPRELAY_SERVERS_UP_HEADERS_0_NAME", "Authorization",
+								"MCPRELAY_SERVERS_UP_HEADERS_0_VALUE", "Bearer $GITHUB_TOKEN",
+								"MCP_RELAY_SECURITY_MODE", "$RELAY_MODE", "GITHUB_TOKEN", "ghp_QM7REAL",
+								"MCPRELAY_SESSIONS_SECRET", "$Qm7literal", "PS1", "$HOSTNAME",
+								"MCP_RELAY_SERVICE_HOST", "$NOT_THE_RELAYS")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.as("named by the variable; a lower-case $ word (a secret's text), and variables not meant for the relay, "
+					+ "are no variables")
+			.containsExactly("environment variable MCPRELAY_SERVERS_UP_HEADERS_0_VALUE: holds $GITHUB_TOKEN in shell "
+					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${GITHUB_TOKEN} "
+					+ "instead of $GITHUB_TOKEN", "environment variable MCP_RELAY_SECURITY_MODE: holds $RELAY_MODE in shell "
+					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${RELAY_MODE} "
+					+ "instead of $RELAY_MODE");
 	}
 
 	@Test
