@@ -2,6 +2,7 @@ package dev.mcprelay.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -172,13 +173,14 @@ class RelayConfigurationValidationTest {
 
 	@Test
 	void defaultsApplyPerServer() {
-		RelayProperties properties = bind("--mcp-relay.servers.a.url=https://example.com/mcp");
+		String url = "--mcp-relay.servers.a.url=https://example.com/mcp";
+		RelayProperties properties = bind(url);
 		ServerProperties server = properties.servers().get("a");
 		assertThat(server.timeouts().nonStreaming()).hasSeconds(60);
 		assertThat(server.timeouts().streamingIdle()).hasSeconds(60);
 		assertThat(server.maxBufferedBody().toMegabytes()).isEqualTo(50);
 		assertThat(server.headers()).isEmpty();
-		assertThat(RelayPropertiesValidator.validate(properties)).isEmpty();
+		assertThat(RelayPropertiesValidator.validate(properties, environment(url))).isEmpty();
 	}
 
 	@Test
@@ -407,9 +409,36 @@ class RelayConfigurationValidationTest {
 		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
 			.bindOrCreate("mcp-relay", RelayProperties.class);
 		assertThat(bound.sessions().secret()).isEqualTo("$QM7SECRET");
-		assertThat(RelayPropertiesValidator.validate(bound)).extracting(ConfigurationProblem::toString)
+		assertThat(RelayPropertiesValidator.validate(bound, environment)).extracting(ConfigurationProblem::toString)
 			.as("the resolved values are never taken for shell syntax, nor printed")
 			.noneMatch(problem -> problem.contains("QM7"));
+	}
+
+	@Test
+	void aSecretHoldingDollarBracesBehindASetVariableIsNeitherRefusedNorPrinted() {
+		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.sessions.secret=${MCP_RELAY_TEST_BRACED_SECRET}",
+				"--mcp-relay.servers.a.authorization=Bearer ${MCP_RELAY_TEST_BRACED_TOKEN:${MCP_RELAY_TEST_UNSET_TOKEN}}",
+				"--mcp-relay.servers.a.headers[0].name=X-Key",
+				"--mcp-relay.servers.a.headers[0].value=${MCP_RELAY_TEST_UNSET_KEY:${MCP_RELAY_TEST_BRACED_TOKEN}}",
+				"--spring.data.redis.password=${MCP_RELAY_TEST_BRACED_TOKEN}",
+				"--mcp-relay.servers.b.url=https://example.com/mcp",
+				"--mcp-relay.servers.b.authorization=Bearer ${MCP_RELAY_TEST_UNSET_B:${MCP_RELAY_TEST_UNSET_C}}");
+		// as the environment would give them: set, each value holding ${...} as text of its own
+		environment.getPropertySources().addLast(new org.springframework.core.env.MapPropertySource("variables",
+				java.util.Map.of("MCP_RELAY_TEST_BRACED_SECRET", "kP9#x2${Wq7vLm}Tz4QM7-long-enough-secret-0123456789",
+						"MCP_RELAY_TEST_BRACED_TOKEN", "QM7${Token}")));
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+		assertThat(bound.sessions().secret()).as("Spring Boot keeps the text it cannot resolve")
+			.startsWith("kP9#x2${Wq7vLm}");
+
+		List<ConfigurationProblem> problems = new ArrayList<>(UnresolvedVariables.findInEnvironment(environment));
+		problems.addAll(RelayPropertiesValidator.validate(bound, environment));
+		assertThat(problems).extracting(ConfigurationProblem::toString)
+			.as("only the variables written that are not set, by the names written; never a value's text")
+			.containsExactly("mcp-relay.servers.b.authorization: refers to ${MCP_RELAY_TEST_UNSET_C}, which is not set. "
+					+ "Set the environment variable MCP_RELAY_TEST_UNSET_C (or give a default: ${MCP_RELAY_TEST_UNSET_C:value})");
 	}
 
 	@Test
@@ -561,7 +590,7 @@ class RelayConfigurationValidationTest {
 	}
 
 	private static List<ConfigurationProblem> problemsFor(String... args) {
-		return RelayPropertiesValidator.validate(bind(args));
+		return RelayPropertiesValidator.validate(bind(args), environment(args));
 	}
 
 	private static RelayProperties bind(String... args) {
