@@ -227,7 +227,7 @@ class DocsBlocksTest {
 			for (ConfigurationProblem problem : UnknownRelayProperties.find(environment)) {
 				problems.add(problem.toString());
 			}
-			for (ConfigurationProblem problem : RelayPropertiesValidator.validate(properties)) {
+			for (ConfigurationProblem problem : RelayPropertiesValidator.validate(properties, environment)) {
 				problems.add(problem.toString());
 			}
 			for (ConfigurationProblem problem : dev.mcprelay.policy.PolicyCompiler.problems(properties)) {
