@@ -696,7 +696,8 @@ class RefusalTablesTest {
 				"--mcp-relay.security.api-keys[1].key-sha256=" + sha256(NARROW_KEY),
 				"--mcp-relay.security.api-keys[1].servers[0]=sdk", "--mcp-relay.sessions.store=redis",
 				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redisPort,
-				"--mcp-relay.max-buffered-bodies=1MB", "--mcp-relay.allowed-origins[0]=https://app.example.com",
+				// one caller (the key every scenario uses) holds at most twice the largest cap: a held body and a second one pass it
+				"--mcp-relay.max-buffered-bodies=1MB", "--mcp-relay.max-buffered-bodies-per-caller=800KB", "--mcp-relay.allowed-origins[0]=https://app.example.com",
 				"--mcp-relay.rate-limits[0].name=one-call", "--mcp-relay.rate-limits[0].match.server=limited",
 				"--mcp-relay.rate-limits[0].limit=1", "--mcp-relay.rate-limits[0].period=1h",
 				"--mcp-relay.rate-limits[1].name=closed-rule", "--mcp-relay.rate-limits[1].match.server=closed",
