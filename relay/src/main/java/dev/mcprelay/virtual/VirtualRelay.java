@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 
@@ -162,10 +161,9 @@ public class VirtualRelay {
 		if (id == null || id.isEmpty()) {
 			return Mono.error(RelayFailures.sessionRequired(call.server().id()));
 		}
-		return sessions.find(call.server().id(), id, call.callerId())
+		// only a session the store no longer holds is gone; another caller's is refused alike but left alone
+		return sessions.find(call.server().id(), id, call.callerId(), () -> orphans.gone(call.server().id(), id))
 			.doOnNext(session -> orphans.used(call.server().id(), id))
-			.doOnError(failure -> failure instanceof RelayFailure relayFailure
-					&& relayFailure.status() == HttpStatus.NOT_FOUND, failure -> orphans.gone(call.server().id(), id))
 			.map(call::with);
 	}
 

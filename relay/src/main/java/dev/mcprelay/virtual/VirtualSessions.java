@@ -56,9 +56,14 @@ class VirtualSessions {
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
 	}
 
-	/** Session {@code id}, for {@code callerId}; fails with 404 when the store holds none for that caller. */
-	Mono<VirtualSession> find(String virtualId, String id, String callerId) {
+	/**
+	 * Session {@code id}, for {@code callerId}; fails with 404 when the store holds none for that caller. {@code gone}
+	 * runs first when the store holds no session under {@code id} at all (it expired, was evicted or ended), never when
+	 * it holds one of another caller's: that session is not this request's to end.
+	 */
+	Mono<VirtualSession> find(String virtualId, String id, String callerId, Runnable gone) {
 		return store.find(new SessionKey(virtualId, id))
+			.switchIfEmpty(Mono.fromRunnable(gone))
 			.filter(state -> Objects.equals(state.callerId(), callerId) && state.members().containsKey(INITIALIZE))
 			.map(state -> {
 				Map<String, MemberSession> members = new LinkedHashMap<>();
