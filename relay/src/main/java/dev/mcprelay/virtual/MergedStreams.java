@@ -33,7 +33,11 @@ import reactor.core.publisher.Mono;
  * request for the client before it has a stream to send it on, whichever of the client's GET and call comes first. A
  * member whose stream does not answer within {@link #STREAM_OPEN_WAIT} is taken for one that sends its stream's
  * headers only with its first event (the MCP Java SDK's servlet transport): from then on a call waits for its stream
- * at most {@link SessionOrder#GET_HEADERS_GRACE}, as for a direct client (logged once per member).
+ * at most {@link SessionOrder#GET_HEADERS_GRACE}, as for a direct client (logged), until one of its GETs is answered
+ * within {@link #STREAM_OPEN_WAIT} again (a member that was only slow for a while: it is forgotten, logged). A call
+ * that went to a member before its stream was open, whose GET the member then answered within
+ * {@link #STREAM_OPEN_WAIT} (so it had no stream when the call came, and a request it sent the client meanwhile was
+ * dropped at the member), is counted undelivered ({@link UndeliveredMessages#STREAM_NOT_OPEN}) and logged.
  *
  * <p>A GET is answered 405 when no member offers a stream, as a server without one answers. With several replicas,
  * a client's GET on another replica than the one that held the members' streams finds none to take: see
@@ -49,7 +53,7 @@ class MergedStreams {
 
 	private final Map<String, MergedSession> sessions = new ConcurrentHashMap<>();
 
-	/** Members seen to answer GET only with their first event. */
+	/** Members seen to answer GET only with their first event, until one of their GETs is answered in time again. */
 	private final Set<String> lateHeaders = ConcurrentHashMap.newKeySet();
 
 	private final MergedSession.Parts parts;
@@ -145,6 +149,7 @@ class MergedStreams {
 		boolean late = lateHeaders.contains(member);
 		return stream.settled()
 			.timeout(late ? SessionOrder.GET_HEADERS_GRACE : STREAM_OPEN_WAIT, Mono.fromRunnable(() -> {
+				stream.callWentAhead();
 				if (!late && lateHeaders.add(member)) {
 					log.info("Virtual server '{}': member '{}' did not answer its GET stream within {}; it is taken for a "
 							+ "server that sends a stream's headers only with its first event, and calls to it wait at "
@@ -152,6 +157,25 @@ class MergedStreams {
 							SessionOrder.GET_HEADERS_GRACE);
 				}
 			}));
+	}
+
+	/**
+	 * {@code member} answered the GET of {@code session}'s stream with its headers after {@code took}, while
+	 * {@code callsAhead} calls went to it without waiting any longer. Answered within {@link #STREAM_OPEN_WAIT}: the
+	 * member does not hold its headers for an event (it is no longer taken for one that does), so it had no stream
+	 * when those calls came, and what it asked the client meanwhile was dropped at the member: counted undelivered.
+	 */
+	void streamAnswered(MergedSession session, String member, Duration took, int callsAhead) {
+		if (took.compareTo(STREAM_OPEN_WAIT) >= 0) {
+			return;
+		}
+		if (lateHeaders.remove(member)) {
+			log.info("Virtual server '{}': member '{}' answered its GET stream within {} again; calls to it wait for its "
+					+ "stream up to {} again", session.virtualId(), member, STREAM_OPEN_WAIT, STREAM_OPEN_WAIT);
+		}
+		if (callsAhead > 0) {
+			session.parts().undelivered().callsAhead(session.virtualId(), member, callsAhead);
+		}
 	}
 
 	/** Ends {@code call}'s session's stream here, if any (the session ended). */
