@@ -39,7 +39,7 @@ import reactor.core.publisher.Mono;
  * {@link #STREAM_OPEN_WAIT} (so it had no stream when the call came, and a request it sent the client meanwhile was
  * dropped at the member), is counted undelivered ({@link UndeliveredMessages#STREAM_NOT_OPEN}) and logged.
  *
- * <p>A GET is answered 405 when no member offers a stream, as a server without one answers. With several replicas,
+ * <p>A GET is answered 405 when every member is joined and none offers a stream, as a server without one answers. With several replicas,
  * a client's GET on another replica than the one that held the members' streams finds none to take: see
  * {@link MergedSession} for what is counted and logged then.
  */
@@ -82,8 +82,9 @@ class MergedStreams {
 	/**
 	 * The client's GET: the session's streams here, held since the join or since its last GET ended (the members that
 	 * keep their events read again from where the client's {@code Last-Event-ID} says it stopped:
-	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when no
-	 * member offers a stream.
+	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when
+	 * every member the caller may use is joined and offers no stream; a member not joined yet is not known to offer
+	 * none (its stream joins this one when it joins).
 	 */
 	Mono<Void> open(VirtualCall call) {
 		List<String> members = joinedMembers(call);
@@ -105,8 +106,10 @@ class MergedStreams {
 		else {
 			session.reopened();
 		}
+		// a member not joined yet (down at the join) may well offer a stream once it joins: it joins this one then
+		boolean awaited = call.usable().stream().anyMatch(member -> !call.joined(member));
 		return session.servable(SessionOrder.GET_HEADERS_GRACE).flatMap(servable -> {
-			if (!servable) {
+			if (!servable && !awaited) {
 				session.end(UndeliveredMessages.CLIENT_GONE);
 				return noStream(call);
 			}

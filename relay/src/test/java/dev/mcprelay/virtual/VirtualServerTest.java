@@ -76,6 +76,7 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.all.prefix.gamma", () -> "g.");
 		registry.add("mcp-relay.virtual-servers.solo.members[0]", () -> "alpha");
 		registry.add("mcp-relay.virtual-servers.streamless.members[0]", () -> "beta");
+		registry.add("mcp-relay.virtual-servers.streamless-or-down.members", () -> "beta,down");
 		registry.add("mcp-relay.virtual-servers.solo.tool-prefix", () -> "");
 		registry.add("mcp-relay.virtual-servers.flat.members", () -> "gamma,alpha");
 		registry.add("mcp-relay.virtual-servers.flat.tool-prefix", () -> "");
@@ -237,6 +238,25 @@ class VirtualServerTest {
 				+ "not 200 with an empty stream the client reopens every second").isEqualTo(405);
 		assertThat(get.headers().firstValue("Allow")).hasValueSatisfying(allow -> assertThat(allow).doesNotContain("GET"));
 		assertThat(RawHttp.json(get.body()).at("/error/data/reason").asText()).isEqualTo("no_stream");
+	}
+
+	@Test
+	void aGetIsServedWhileAMemberThatMayOfferAStreamIsNotJoinedYet() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "streamless-or-down");
+
+		HttpResponse<java.io.InputStream> get = http.open(http.request("streamless-or-down")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+
+		try (java.io.InputStream body = get.body()) {
+			assertThat(get.statusCode()).as("beta answers GET 405, but down is not joined: not known to offer none, "
+					+ "and its stream joins this one when it joins; a client told 405 would never open one again")
+				.isEqualTo(200);
+			assertThat(get.headers().firstValue("Content-Type")).hasValueSatisfying(
+					type -> assertThat(type).startsWith("text/event-stream"));
+		}
 	}
 
 	@Test
