@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import reactor.core.publisher.Mono;
@@ -60,9 +61,13 @@ class MergedStreams {
 
 	private final MemberJoins joins;
 
-	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins) {
+	private final OpenStreams openStreams;
+
+	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
+			OpenStreams openStreams) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.joins = joins;
+		this.openStreams = openStreams;
 	}
 
 	/**
@@ -118,7 +123,8 @@ class MergedStreams {
 			response.status(HttpStatus.OK);
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
-			return AnswerRelay.writeEvents(response, session.attach(call.exchange(), received));
+			// ends as shutdown begins, as a relayed GET does: the client reconnects elsewhere
+			return AnswerRelay.writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
 		});
 	}
 
