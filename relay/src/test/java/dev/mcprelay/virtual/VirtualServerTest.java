@@ -260,6 +260,21 @@ class VirtualServerTest {
 	}
 
 	@Test
+	void loggingSetLevelAsksAndNamesAMemberThatIsNotJoined() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "all");
+
+		List<JsonNode> answered = RawHttp.messagesOf(session.post(
+				"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"debug\"}}"));
+
+		// the SDK's servers here offer no logging: no member takes it, and the error names each that did not
+		JsonNode last = answered.get(answered.size() - 1);
+		assertThat(last.at("/error/data/members").asText()).as("down, not joined (it is down), is asked all the same "
+				+ "and named with the others: %s", answered).contains("down").contains("alpha");
+		assertThat(last.at("/error/message").asText()).contains("Member 'down' is unavailable");
+	}
+
+	@Test
 	void aVirtualServerOfOneMemberWithoutPrefixListsAndCallsAsTheMemberItself() {
 		McpSyncClient solo = client("/mcp/solo");
 		McpSyncClient direct = client("/mcp/alpha");
