@@ -102,8 +102,6 @@ class OrphanedMemberSessions implements DisposableBean {
 
 		volatile long lastUse = System.nanoTime();
 
-		volatile long lastCheck = System.nanoTime();
-
 		Tracked(String virtualId, String sessionId, MemberOrigin origin, Map<String, MemberSession> members) {
 			this.virtualId = virtualId;
 			this.sessionId = sessionId;
@@ -157,9 +155,9 @@ class OrphanedMemberSessions implements DisposableBean {
 	private Mono<Void> sweep() {
 		long now = System.nanoTime();
 		return Flux.fromIterable(tracked.values())
-			.filter(entry -> now - entry.lastUse >= period.toNanos() && now - entry.lastCheck >= period.toNanos())
+			// each tick asks about every session not served for a period: one that expired is found by the next tick
+			.filter(entry -> now - entry.lastUse >= period.toNanos())
 			.flatMap(entry -> store.exists(new SessionKey(entry.virtualId, entry.sessionId))
-				.doOnNext(exists -> entry.lastCheck = System.nanoTime())
 				.flatMap(exists -> exists || !tracked.remove(key(entry.virtualId, entry.sessionId), entry)
 						? Mono.<Void>empty() : endMembers(entry))
 				.onErrorResume(error -> Mono.empty()), CONCURRENT_CHECKS)
