@@ -174,7 +174,8 @@ final class MemberStream {
 		String resumeAfter = session.position(member);
 		request.update(session.parts()
 			.calls()
-			.send(session.origin(), member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled)
+			.send(session.origin(), member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled,
+					session::clientAttached)
 			.subscribe(this::answered, this::failed));
 	}
 
