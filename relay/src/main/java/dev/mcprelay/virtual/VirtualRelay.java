@@ -26,10 +26,12 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BodyCharge;
 import dev.mcprelay.proxy.BoundedBody;
+import dev.mcprelay.proxy.MirroredHeaders;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.proxy.SingleValuedHeaders;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import reactor.core.publisher.Mono;
@@ -123,6 +125,8 @@ public class VirtualRelay {
 		VirtualServer server = servers.find(exchange.route().virtualServer());
 		return Mono.defer(() -> {
 			originPolicy.check(exchange.requestHeaderView());
+			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
+			SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), server.id());
 			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null);
 			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
@@ -183,6 +187,11 @@ public class VirtualRelay {
 				call.exchange().record().payload(payload);
 				if (payload.batch() || payload.messages().size() != 1) {
 					return Mono.error(RelayFailures.batchToVirtualServer(virtualId));
+				}
+				// Mcp-Method and Mcp-Name must say what the body says, as for a relayed request
+				RelayFailure mismatch = MirroredHeaders.mismatch(call.exchange().requestHeaderView(), payload, virtualId);
+				if (mismatch != null) {
+					return Mono.error(mismatch);
 				}
 				JsonRpcMessage message = payload.messages().get(0);
 				if (message.isRequest() && "initialize".equals(message.method())) {

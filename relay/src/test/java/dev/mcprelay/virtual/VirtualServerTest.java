@@ -274,6 +274,29 @@ class VirtualServerTest {
 		assertThat(answered.get(answered.size() - 1).has("result")).as("the others' result: %s", answered).isTrue();
 	}
 
+	/**
+	 * The header rules of a relayed request hold on a virtual server's endpoint, by the same checks: a
+	 * {@code notifications/cancelled} under {@code Mcp-Method: tools/call} (a request that would pass a gateway behind
+	 * the relay under another name) is refused, not accepted (202), and so are conflicting lines of a single-valued
+	 * header.
+	 */
+	@Test
+	void theHeaderRulesOfARelayedRequestHoldOnAVirtualEndpoint() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "all");
+
+		HttpResponse<String> forged = http.send(session
+			.request("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}")
+			.header("Mcp-Method", "tools/call"));
+		HttpResponse<String> conflicting = http.send(session.request("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}")
+			.header("MCP-Protocol-Version", "2025-03-26"));
+
+		assertThat(forged.statusCode()).as(forged.body()).isEqualTo(400);
+		assertThat(RawHttp.json(forged.body()).at("/error/data/reason").asText()).isEqualTo("header_mismatch");
+		assertThat(conflicting.statusCode()).as(conflicting.body()).isEqualTo(400);
+		assertThat(RawHttp.json(conflicting.body()).at("/error/data/reason").asText()).isEqualTo("conflicting_header");
+	}
+
 	@Test
 	void aVirtualServerOfOneMemberWithoutPrefixListsAndCallsAsTheMemberItself() {
 		McpSyncClient solo = client("/mcp/solo");
