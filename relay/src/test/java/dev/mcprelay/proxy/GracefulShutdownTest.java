@@ -151,7 +151,7 @@ public class GracefulShutdownTest {
 	@Test
 	void shutdownEndsAVirtualSessionsStreamAtOnceAndItsMemberSessions() throws Exception {
 		ConfigurableApplicationContext relay = relay("mcp-relay.servers.sdk.url=" + TestUpstreams.SDK.url("/mcp"),
-				"mcp-relay.virtual-servers.both.members=sdk", "mcp-relay.shutdown.stream-grace-period=30s");
+				"mcp-relay.virtual-servers.both.members=sdk", "mcp-relay.shutdown.stream-grace-period=15s");
 		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
 		java.util.Set<String> before = sdkSessions("GET");
 		McpSession session = McpSession.open(http, "both");
@@ -169,7 +169,7 @@ public class GracefulShutdownTest {
 		Duration shutdown = Duration.ofNanos(System.nanoTime() - start);
 
 		assertThat(getBody.get(5, TimeUnit.SECONDS)).as("the merged GET stream ended").isNotNull();
-		assertThat(shutdown).as("shutdown waited neither for the merged GET nor for the 30 s grace period")
+		assertThat(shutdown).as("shutdown waited neither for the merged GET nor for the 15 s grace period")
 			.isLessThan(Duration.ofSeconds(10));
 		assertThat(sdkSessions("DELETE")).as("the member session was ended").containsAll(members);
 	}
