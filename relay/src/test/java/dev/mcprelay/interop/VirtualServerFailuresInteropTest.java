@@ -303,8 +303,9 @@ class VirtualServerFailuresInteropTest {
 	}
 
 	/**
-	 * A client that opens no GET stream is no stalled client: the members' streams held for it fill up (past what a
-	 * session holds, so that the member's relay waits longer than its 1 s {@code client-write}) and the session ends
+	 * A client that opens no GET stream is no stalled client: the members' streams held for it fill up (20 MB, past
+	 * what the session, the member's relay and the sockets hold, so that the member's relay waits on its reader longer
+	 * than its 1 s {@code client-write}) and the session ends
 	 * when no GET came within 10 s, counting what was held; nothing is counted as a stall, and the member's stream is
 	 * not cut as for one.
 	 */
@@ -317,7 +318,7 @@ class VirtualServerFailuresInteropTest {
 
 		session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"streamy_tick\","
 				+ "\"arguments\":{\"label\":\"" + "y".repeat(4000) + "\",\"perTick\":20,\"intervalMs\":10,"
-				+ "\"total\":600}}}");
+				+ "\"total\":5000}}}");
 		await().atMost(Duration.ofSeconds(60))
 			.untilAsserted(() -> assertThat(undelivered("stream", "streamy", "no_client_stream"))
 				.as("the session ended for want of a GET, what it held counted").isGreaterThan(unsent));
