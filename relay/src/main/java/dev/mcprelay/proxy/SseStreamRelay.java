@@ -108,7 +108,7 @@ class SseStreamRelay {
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
-		StreamWatch watch = StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout());
+		StreamWatch watch = StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout(), response);
 		Flux<byte[]> events = EventReadAhead
 			.relay(watch.watch(openStreams.untilShutdown(upstreamResponse.body(), call)), splitter, maxHeldBytes,
 					completed -> relayEvents(completed, call))

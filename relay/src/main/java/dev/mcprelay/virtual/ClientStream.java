@@ -121,6 +121,11 @@ final class ClientStream {
 		}
 	}
 
+	/** Whether a client GET is attached now. */
+	synchronized boolean attached() {
+		return exchange != null;
+	}
+
 	/** The session ended: the attached GET ends, no GET attaches any more. */
 	void end() {
 		FluxSink<byte[]> attachedSink;

@@ -82,12 +82,22 @@ class MemberCalls {
 	 */
 	Mono<MemberAnswer> send(MemberOrigin origin, String member, HttpMethod method, MemberSession session,
 			String lastEventId, byte[] body, Runnable onClientStalled) {
+		return send(origin, member, method, session, lastEventId, body, onClientStalled, () -> true);
+	}
+
+	/**
+	 * {@link #send(MemberOrigin, String, HttpMethod, MemberSession, String, byte[], Runnable)} for an answer whose
+	 * reader may be absent for a while ({@code readerPresent}: a merged stream held for the client's next GET): the
+	 * member's relay takes no reader for a stalled one.
+	 */
+	Mono<MemberAnswer> send(MemberOrigin origin, String member, HttpMethod method, MemberSession session,
+			String lastEventId, byte[] body, Runnable onClientStalled, java.util.function.BooleanSupplier readerPresent) {
 		return Mono.create(sink -> {
 			HttpHeaders headers = headersFor(origin.headers(), method, session, lastEventId);
 			if (body != null && origin.headers().contains(MCP_METHOD)) {
 				mirror(headers, body);
 			}
-			MemberResponse response = new MemberResponse(member, sink::success, onClientStalled);
+			MemberResponse response = new MemberResponse(member, sink::success, onClientStalled, readerPresent);
 			Caller caller = origin.caller();
 			MemberExchange exchange = new MemberExchange(method, routing.serverRoute(member), headers, body, caller,
 					origin.access(), response);

@@ -27,7 +27,8 @@ import reactor.core.publisher.Mono;
  * {@code notifications/initialized} reaches the members it joined now, not when they were joined; then the relay
  * opens each member's stream and holds it for the client's GET
  * ({@link MergedStreams#hold}), before the client has the acknowledgement and can call anything;</li>
- * <li>{@code logging/setLevel}, answered from the members' answers as one server would answer: a result when one
+ * <li>{@code logging/setLevel}, to every member the caller may use (one not joined is joined for it), kept for those
+ * that join later, answered from the members' answers as one server would answer: a result when one
  * member at least took it, with a {@code notifications/message} warning before it for each that did not (when the
  * client takes an event stream); an error for the request when none did (the members' own error when they all gave
  * the same, else -32603 naming each), never a bare success.</li>
@@ -44,7 +45,11 @@ class MemberFanOut {
 
 	private final MemberIds ids;
 
-	MemberFanOut(MemberRequests requests, MergedStreams streams, MemberAvailability availability, MemberIds ids) {
+	private final VirtualSessions sessions;
+
+	MemberFanOut(MemberRequests requests, MergedStreams streams, MemberAvailability availability, MemberIds ids,
+			VirtualSessions sessions) {
+		this.sessions = sessions;
 		this.ids = ids;
 		this.requests = requests;
 		this.streams = streams;
@@ -90,11 +95,18 @@ class MemberFanOut {
 
 	}
 
-	/** {@code logging/setLevel}, to every joined member. */
+	/**
+	 * {@code logging/setLevel}, to every member the caller may use: one not joined yet (down, or failing) is joined
+	 * for it ({@link MemberRequests}), and one that cannot be is named in a warning. The level is kept in the session
+	 * first, for a member that joins later or again ({@link MemberJoins}).
+	 */
 	Mono<Void> setLevel(VirtualCall call, ObjectNode request) {
 		JsonNode id = request.get("id");
-		List<String> members = call.usable().stream().filter(call::reachable).toList();
-		return Flux.fromIterable(members)
+		List<String> members = call.usable();
+		String level = request.path("params").path("level").asText(null);
+		Mono<Void> kept = call.stateless() || level == null ? Mono.empty()
+				: sessions.loggingLevel(call.server().id(), call.sessionId(), level);
+		return kept.thenMany(Flux.fromIterable(members))
 			.flatMapSequential(member -> requests.request(call, member, request)
 				.map(reply -> new Answered(member, reply.response(), reply.notices(), null))
 				.onErrorResume(MemberUnavailable.class, failure -> {

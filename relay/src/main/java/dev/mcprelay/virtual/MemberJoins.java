@@ -114,7 +114,9 @@ class MemberJoins {
 		return sessions.exists(server.id(), session.id()).flatMap(exists -> exists ? Mono.just(session) : Mono.fromRunnable(
 				() -> streams.getObject().end(server.id(), session.id()))
 			.then(Mono.error(new MemberUnavailable(member, "belongs to a session that ended"))))
-			.flatMap(live -> join.join(origin, member, session.initialize()))
+			// the level the client asked for since this request read its session, if it did
+			.flatMap(live -> sessions.loggingLevel(server.id(), session.id()).defaultIfEmpty(""))
+			.flatMap(level -> join.join(origin, member, session.initialize(), level.isEmpty() ? null : level))
 			.flatMap(joined -> sessions.join(server.id(), session.id(), member, joined.session())
 				.then(Mono.fromCallable(() -> {
 					orphans.joined(server.id(), session.id(), origin, member, joined.session());

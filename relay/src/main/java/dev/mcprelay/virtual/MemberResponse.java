@@ -43,14 +43,29 @@ final class MemberResponse implements RelayResponse {
 
 	private final Runnable onStalled;
 
+	private final java.util.function.BooleanSupplier readerPresent;
+
 	/**
 	 * @param onStalled run when the member's relay closes "the connection" because whoever reads the answer took
 	 * nothing of it for the member's {@code timeouts.client-write}: the reader decides what that means
 	 */
 	MemberResponse(String member, Consumer<MemberAnswer> onAnswer, Runnable onStalled) {
+		this(member, onAnswer, onStalled, () -> true);
+	}
+
+	/** @param readerPresent whether whoever reads the answer is there now ({@link #readerPresent()}) */
+	MemberResponse(String member, Consumer<MemberAnswer> onAnswer, Runnable onStalled,
+			java.util.function.BooleanSupplier readerPresent) {
 		this.member = member;
 		this.onAnswer = onAnswer;
 		this.onStalled = onStalled;
+		this.readerPresent = readerPresent;
+	}
+
+	/** Whether whoever reads the answer is there (a merged stream's client GET is attached). */
+	@Override
+	public boolean readerPresent() {
+		return readerPresent.getAsBoolean();
 	}
 
 	@Override

@@ -77,6 +77,12 @@ final class MemberStream {
 	/** Completes when the current attempt leaves OPENING; guarded by {@code this}. */
 	private Sinks.Empty<Void> settled = Sinks.empty();
 
+	/** When the current attempt's GET was sent ({@link System#nanoTime()}); guarded by {@code this}. */
+	private long sentAt;
+
+	/** Calls that went to the member while the current attempt was OPENING; guarded by {@code this}. */
+	private int callsAhead;
+
 	MemberStream(MergedSession session, String member, MemberSession memberSession) {
 		this.session = session;
 		this.member = member;
@@ -99,6 +105,16 @@ final class MemberStream {
 	/** Completes once the current attempt to open the stream is past {@link State#OPENING}. */
 	synchronized Mono<Void> settled() {
 		return state == State.OPENING ? settled.asMono() : Mono.empty();
+	}
+
+	/**
+	 * A call stopped waiting for this stream and went to the member: if the stream is still opening, it is counted
+	 * against the attempt, for {@link MergedStreams#streamAnswered} to judge once the member answers the GET.
+	 */
+	synchronized void callWentAhead() {
+		if (state == State.OPENING) {
+			callsAhead++;
+		}
 	}
 
 	/**
@@ -152,11 +168,14 @@ final class MemberStream {
 				state = State.OPENING;
 				settled = Sinks.empty();
 			}
+			sentAt = System.nanoTime();
+			callsAhead = 0;
 		}
 		String resumeAfter = session.position(member);
 		request.update(session.parts()
 			.calls()
-			.send(session.origin(), member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled)
+			.send(session.origin(), member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled,
+					session::clientAttached)
 			.subscribe(this::answered, this::failed));
 	}
 
@@ -184,11 +203,18 @@ final class MemberStream {
 			});
 			return;
 		}
+		long took;
+		int ahead;
+		synchronized (this) {
+			took = System.nanoTime() - sentAt;
+			ahead = callsAhead;
+		}
 		if (!settle(State.OPEN)) {
 			answer.discard().subscribe(null, error -> {
 			});
 			return;
 		}
+		session.parts().streams().streamAnswered(session, member, Duration.ofNanos(took), ahead);
 		backoff.opened();
 		Events events = new Events();
 		reading.update(events);

@@ -271,6 +271,11 @@ final class MergedSession {
 		client.stalled();
 	}
 
+	/** Whether a client GET takes the session's events now (none: they are held, and nobody can stall). */
+	boolean clientAttached() {
+		return client.attached();
+	}
+
 	/** {@code member} no longer knows its session {@code lost}: it is joined again where the session can. */
 	void memberSessionLost(String member, MemberSession lost) {
 		parts.streams().memberSessionLost(this, member, lost);

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import reactor.core.publisher.Mono;
@@ -33,9 +34,13 @@ import reactor.core.publisher.Mono;
  * request for the client before it has a stream to send it on, whichever of the client's GET and call comes first. A
  * member whose stream does not answer within {@link #STREAM_OPEN_WAIT} is taken for one that sends its stream's
  * headers only with its first event (the MCP Java SDK's servlet transport): from then on a call waits for its stream
- * at most {@link SessionOrder#GET_HEADERS_GRACE}, as for a direct client (logged once per member).
+ * at most {@link SessionOrder#GET_HEADERS_GRACE}, as for a direct client (logged), until one of its GETs is answered
+ * within {@link #STREAM_OPEN_WAIT} again (a member that was only slow for a while: it is forgotten, logged). A call
+ * that went to a member before its stream was open, whose GET the member then answered within
+ * {@link #STREAM_OPEN_WAIT} (so it had no stream when the call came, and a request it sent the client meanwhile was
+ * dropped at the member), is counted undelivered ({@link UndeliveredMessages#STREAM_NOT_OPEN}) and logged.
  *
- * <p>A GET is answered 405 when no member offers a stream, as a server without one answers. With several replicas,
+ * <p>A GET is answered 405 when every member is joined and none offers a stream, as a server without one answers. With several replicas,
  * a client's GET on another replica than the one that held the members' streams finds none to take: see
  * {@link MergedSession} for what is counted and logged then.
  */
@@ -49,16 +54,20 @@ class MergedStreams {
 
 	private final Map<String, MergedSession> sessions = new ConcurrentHashMap<>();
 
-	/** Members seen to answer GET only with their first event. */
+	/** Members seen to answer GET only with their first event, until one of their GETs is answered in time again. */
 	private final Set<String> lateHeaders = ConcurrentHashMap.newKeySet();
 
 	private final MergedSession.Parts parts;
 
 	private final MemberJoins joins;
 
-	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins) {
+	private final OpenStreams openStreams;
+
+	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
+			OpenStreams openStreams) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.joins = joins;
+		this.openStreams = openStreams;
 	}
 
 	/**
@@ -78,8 +87,9 @@ class MergedStreams {
 	/**
 	 * The client's GET: the session's streams here, held since the join or since its last GET ended (the members that
 	 * keep their events read again from where the client's {@code Last-Event-ID} says it stopped:
-	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when no
-	 * member offers a stream.
+	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when
+	 * every member the caller may use is joined and offers no stream; a member not joined yet is not known to offer
+	 * none (its stream joins this one when it joins).
 	 */
 	Mono<Void> open(VirtualCall call) {
 		List<String> members = joinedMembers(call);
@@ -101,8 +111,10 @@ class MergedStreams {
 		else {
 			session.reopened();
 		}
+		// a member not joined yet (down at the join) may well offer a stream once it joins: it joins this one then
+		boolean awaited = call.usable().stream().anyMatch(member -> !call.joined(member));
 		return session.servable(SessionOrder.GET_HEADERS_GRACE).flatMap(servable -> {
-			if (!servable) {
+			if (!servable && !awaited) {
 				session.end(UndeliveredMessages.CLIENT_GONE);
 				return noStream(call);
 			}
@@ -111,7 +123,8 @@ class MergedStreams {
 			response.status(HttpStatus.OK);
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
-			return AnswerRelay.writeEvents(response, session.attach(call.exchange(), received));
+			// ends as shutdown begins, as a relayed GET does: the client reconnects elsewhere
+			return AnswerRelay.writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
 		});
 	}
 
@@ -145,6 +158,7 @@ class MergedStreams {
 		boolean late = lateHeaders.contains(member);
 		return stream.settled()
 			.timeout(late ? SessionOrder.GET_HEADERS_GRACE : STREAM_OPEN_WAIT, Mono.fromRunnable(() -> {
+				stream.callWentAhead();
 				if (!late && lateHeaders.add(member)) {
 					log.info("Virtual server '{}': member '{}' did not answer its GET stream within {}; it is taken for a "
 							+ "server that sends a stream's headers only with its first event, and calls to it wait at "
@@ -152,6 +166,25 @@ class MergedStreams {
 							SessionOrder.GET_HEADERS_GRACE);
 				}
 			}));
+	}
+
+	/**
+	 * {@code member} answered the GET of {@code session}'s stream with its headers after {@code took}, while
+	 * {@code callsAhead} calls went to it without waiting any longer. Answered within {@link #STREAM_OPEN_WAIT}: the
+	 * member does not hold its headers for an event (it is no longer taken for one that does), so it had no stream
+	 * when those calls came, and what it asked the client meanwhile was dropped at the member: counted undelivered.
+	 */
+	void streamAnswered(MergedSession session, String member, Duration took, int callsAhead) {
+		if (took.compareTo(STREAM_OPEN_WAIT) >= 0) {
+			return;
+		}
+		if (lateHeaders.remove(member)) {
+			log.info("Virtual server '{}': member '{}' answered its GET stream within {} again; calls to it wait for its "
+					+ "stream up to {} again", session.virtualId(), member, STREAM_OPEN_WAIT, STREAM_OPEN_WAIT);
+		}
+		if (callsAhead > 0) {
+			session.parts().undelivered().callsAhead(session.virtualId(), member, callsAhead);
+		}
 	}
 
 	/** Ends {@code call}'s session's stream here, if any (the session ended). */

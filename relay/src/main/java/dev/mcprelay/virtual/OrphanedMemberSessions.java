@@ -2,6 +2,7 @@ package dev.mcprelay.virtual;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -13,6 +14,8 @@ import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.SessionStoreKind;
+import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
 import reactor.core.Disposable;
@@ -28,7 +31,8 @@ import reactor.core.publisher.Mono;
  * sends each member of a session the store no longer holds a DELETE, as the client's own DELETE would have, and ends
  * the session's stream here ({@link MergedStreams#end}; its members are not joined again). A request
  * that finds its session gone does the same at once. What is kept per session is its member sessions and a copy of the
- * joining request's headers, for as long as the store holds the session.
+ * joining request's headers, for as long as the store holds the session. With the memory store, the sessions end
+ * with the process: shutdown sends every member session joined here its DELETE ({@link OpenStreams#atShutdown}).
  */
 @Component
 class OrphanedMemberSessions implements DisposableBean {
@@ -51,12 +55,30 @@ class OrphanedMemberSessions implements DisposableBean {
 	private final Disposable sweeping;
 
 	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
-			ObjectProvider<MergedStreams> streams) {
+			ObjectProvider<MergedStreams> streams, OpenStreams openStreams) {
 		this.store = store;
 		this.calls = calls;
 		this.streams = streams;
 		this.period = period(properties.sessions().idleTimeout());
 		this.sweeping = Flux.interval(period, period).onBackpressureDrop().concatMap(tick -> sweep(), 1).subscribe();
+		if (properties.sessions().store() == SessionStoreKind.MEMORY) {
+			openStreams.atShutdown(this::endAll);
+		}
+	}
+
+	/**
+	 * With the memory store, the relay's sessions end with the process: each member session joined here is sent its
+	 * DELETE as shutdown begins, within the shutdown's grace period, rather than left open at the member until it
+	 * expires there.
+	 */
+	private Mono<Void> endAll() {
+		List<Tracked> all = List.copyOf(tracked.values());
+		tracked.clear();
+		if (!all.isEmpty()) {
+			log.info("Shutting down: the {} virtual session(s) of this relay end with it; their member sessions are sent "
+					+ "DELETE", all.size());
+		}
+		return Flux.fromIterable(all).flatMap(this::endMembers, CONCURRENT_CHECKS).then();
 	}
 
 	/** How often sessions not served here are asked about: half the idle timeout, between 1 s and 30 s. */
@@ -79,8 +101,6 @@ class OrphanedMemberSessions implements DisposableBean {
 		final Map<String, MemberSession> members;
 
 		volatile long lastUse = System.nanoTime();
-
-		volatile long lastCheck = System.nanoTime();
 
 		Tracked(String virtualId, String sessionId, MemberOrigin origin, Map<String, MemberSession> members) {
 			this.virtualId = virtualId;
@@ -135,9 +155,9 @@ class OrphanedMemberSessions implements DisposableBean {
 	private Mono<Void> sweep() {
 		long now = System.nanoTime();
 		return Flux.fromIterable(tracked.values())
-			.filter(entry -> now - entry.lastUse >= period.toNanos() && now - entry.lastCheck >= period.toNanos())
+			// each tick asks about every session not served for a period: one that expired is found by the next tick
+			.filter(entry -> now - entry.lastUse >= period.toNanos())
 			.flatMap(entry -> store.exists(new SessionKey(entry.virtualId, entry.sessionId))
-				.doOnNext(exists -> entry.lastCheck = System.nanoTime())
 				.flatMap(exists -> exists || !tracked.remove(key(entry.virtualId, entry.sessionId), entry)
 						? Mono.<Void>empty() : endMembers(entry))
 				.onErrorResume(error -> Mono.empty()), CONCURRENT_CHECKS)

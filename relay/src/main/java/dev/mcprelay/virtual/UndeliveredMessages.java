@@ -22,7 +22,11 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <li>{@code client_gone}: the client's GET stream ended with the message still held, no other came within
  * {@link ClientStream#WAIT}, and the member gave the message no event id, so a resumed stream cannot ask for it
  * again;</li>
- * <li>{@code session_ended}: the session ended (DELETE, expiry) with the message still held.</li>
+ * <li>{@code session_ended}: the session ended (DELETE, expiry) with the message still held;</li>
+ * <li>{@code stream_not_open}: a call went to the member before its stream was open (it had been taken for a member
+ * that answers its GET only with an event) and the member then answered the GET promptly: it had no stream for the
+ * requests it sent the client during the call, and dropped them. The relay never sees those, so what is counted, as
+ * {@code kind} {@code call}, is each call that went ahead of the stream.</li>
  * </ul>
  */
 @Component
@@ -35,6 +39,8 @@ class UndeliveredMessages {
 	static final String CLIENT_GONE = "client_gone";
 
 	static final String SESSION_ENDED = "session_ended";
+
+	static final String STREAM_NOT_OPEN = "stream_not_open";
 
 	private final MeterRegistry registry;
 
@@ -70,6 +76,17 @@ class UndeliveredMessages {
 			log.debug("Virtual server '{}': {} notification(s) of member '{}' could not be delivered ({})", virtualId,
 					notifications, member, reason);
 		}
+	}
+
+	/**
+	 * {@code calls} calls went to {@code member} before its stream was open, which it opened promptly after: any
+	 * request it sent the client during them was dropped at the member ({@link #STREAM_NOT_OPEN}).
+	 */
+	void callsAhead(String virtualId, String member, int calls) {
+		counter(virtualId, member, "call", STREAM_NOT_OPEN).increment(calls);
+		log.warn("Virtual server '{}': {} call(s) went to member '{}' before its stream was open (it had been slow to "
+				+ "answer its GET); a request it sent the client during them had no stream and was dropped at the member",
+				virtualId, calls, member);
 	}
 
 	private Counter counter(String virtualId, String member, String kind, String reason) {

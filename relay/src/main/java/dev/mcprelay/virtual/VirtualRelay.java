@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 
@@ -27,10 +26,12 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BodyCharge;
 import dev.mcprelay.proxy.BoundedBody;
+import dev.mcprelay.proxy.MirroredHeaders;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.proxy.SingleValuedHeaders;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import reactor.core.publisher.Mono;
@@ -124,6 +125,8 @@ public class VirtualRelay {
 		VirtualServer server = servers.find(exchange.route().virtualServer());
 		return Mono.defer(() -> {
 			originPolicy.check(exchange.requestHeaderView());
+			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
+			SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), server.id());
 			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null);
 			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
@@ -162,10 +165,9 @@ public class VirtualRelay {
 		if (id == null || id.isEmpty()) {
 			return Mono.error(RelayFailures.sessionRequired(call.server().id()));
 		}
-		return sessions.find(call.server().id(), id, call.callerId())
+		// only a session the store no longer holds is gone; another caller's is refused alike but left alone
+		return sessions.find(call.server().id(), id, call.callerId(), () -> orphans.gone(call.server().id(), id))
 			.doOnNext(session -> orphans.used(call.server().id(), id))
-			.doOnError(failure -> failure instanceof RelayFailure relayFailure
-					&& relayFailure.status() == HttpStatus.NOT_FOUND, failure -> orphans.gone(call.server().id(), id))
 			.map(call::with);
 	}
 
@@ -185,6 +187,11 @@ public class VirtualRelay {
 				call.exchange().record().payload(payload);
 				if (payload.batch() || payload.messages().size() != 1) {
 					return Mono.error(RelayFailures.batchToVirtualServer(virtualId));
+				}
+				// Mcp-Method and Mcp-Name must say what the body says, as for a relayed request
+				RelayFailure mismatch = MirroredHeaders.mismatch(call.exchange().requestHeaderView(), payload, virtualId);
+				if (mismatch != null) {
+					return Mono.error(mismatch);
 				}
 				JsonRpcMessage message = payload.messages().get(0);
 				if (message.isRequest() && "initialize".equals(message.method())) {

@@ -89,6 +89,7 @@ class RefusalTablesTest {
 			"no_client_stream", "a tag of that meter: VirtualServerReplicasInteropTest provokes it and reads the log",
 			"client_gone", "a tag of that meter (UndeliveredMessages), no answer to a request",
 			"session_ended", "a tag of that meter (UndeliveredMessages), no answer to a request",
+			"stream_not_open", "a tag of that meter: ServerRequestDeliveryInteropTest provokes it and reads it",
 			"mcp_relay_client_stalls_total", "a connection closed, no answer: VirtualServerFailuresInteropTest reads it");
 
 	private static final Pattern REASON = Pattern.compile("`([a-z]+(?:_[a-z]+)+)`");

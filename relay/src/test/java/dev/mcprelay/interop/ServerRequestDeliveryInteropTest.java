@@ -60,6 +60,11 @@ class ServerRequestDeliveryInteropTest {
 
 	private static NodePeers.NodeServer forgetful;
 
+	/** A member that takes its GET 6 s late at first (past the relay's 5 s wait), then, restarted, 1.5 s late. */
+	private static NodePeers.NodeServer moody;
+
+	private static final int MOODY_PORT = dev.mcprelay.testsupport.TestUpstreams.freePort();
+
 	@LocalServerPort
 	int port;
 
@@ -73,6 +78,7 @@ class ServerRequestDeliveryInteropTest {
 		members = NodePeers.startServer("member-server.mjs");
 		lateStreams = NodePeers.startServer("member-server.mjs", Map.of("GET_DELAY_MS", DELAY));
 		forgetful = NodePeers.startServer("member-server.mjs", Map.of("EVENT_STORE", "none"));
+		moody = NodePeers.startServer("member-server.mjs", MOODY_PORT, Map.of("GET_DELAY_MS", "6000"));
 	}
 
 	@AfterAll
@@ -85,6 +91,9 @@ class ServerRequestDeliveryInteropTest {
 		}
 		if (forgetful != null) {
 			forgetful.close();
+		}
+		if (moody != null) {
+			moody.close();
 		}
 	}
 
@@ -100,6 +109,8 @@ class ServerRequestDeliveryInteropTest {
 		registry.add("mcp-relay.virtual-servers.asking.members", () -> "asker");
 		registry.add("mcp-relay.servers.plain.url", () -> forgetful.url());
 		registry.add("mcp-relay.virtual-servers.mixed.members", () -> "asker,plain");
+		registry.add("mcp-relay.servers.moody.url", () -> "http://127.0.0.1:" + MOODY_PORT + "/mcp");
+		registry.add("mcp-relay.virtual-servers.moodily.members", () -> "moody");
 	}
 
 	@Test
@@ -155,6 +166,48 @@ class ServerRequestDeliveryInteropTest {
 				Duration.ofSeconds(20));
 
 		assertThat(answer(session, next.get(0), call)).isEqualTo("model said: hello");
+	}
+
+	/**
+	 * A member that once took its GET past the relay's 5 s wait is waited for only 0.5 s from then on; restarted to
+	 * take it in 1.5 s, the first session after it loses its request (the call went ahead of the stream, so the member
+	 * had no stream to send it on): that call is counted ({@code stream_not_open}), and as the member answered that GET
+	 * in time, it is waited for again: the next sessions lose nothing.
+	 */
+	@Test
+	void aMemberSlowToTakeItsStreamForAWhileIsWaitedForAgainAndWhatWentAheadIsCounted() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession once = McpSession.open(http, "moodily");
+		assertThat(once.post(RawHttp.toolsCall(1, "moody_echo")).statusCode()).as("after the 5 s wait").isEqualTo(200);
+		// its stream ends with it, so that the restarted member's first prompt GET is the next session's
+		http.send(http.request("moodily").DELETE().header("Mcp-Session-Id", once.id()));
+		moody.close();
+		moody = NodePeers.startServer("member-server.mjs", MOODY_PORT, Map.of("GET_DELAY_MS", DELAY));
+		double ahead = undelivered("moodily", "moody", "call", "stream_not_open");
+
+		McpSession next = McpSession.open(http, "moodily", "{\"sampling\":{}}");
+		CompletableFuture<HttpResponse<String>> lost = CompletableFuture
+			.supplyAsync(() -> next.post(RawHttp.toolsCall(2, "moody_ask-model")));
+		await().atMost(Duration.ofSeconds(20))
+			.untilAsserted(() -> assertThat(undelivered("moodily", "moody", "call", "stream_not_open"))
+				.as("the call that went ahead of the stream, counted").isEqualTo(ahead + 1));
+		http.send(http.request("moodily").DELETE().header("Mcp-Session-Id", next.id()));
+		lost.cancel(true);
+		JsonNode outcome = new ObjectMapper().readTree(NodePeers.runClient("sampling-scenario.mjs", relay("moodily"),
+				"3", "1", "moody_ask-model"));
+
+		assertThat(outcome.get("lost").asInt()).as("requests lost: %s", outcome).isZero();
+		assertThat(outcome.get("answered").asInt()).as("every call answered: %s", outcome).isEqualTo(3);
+	}
+
+	private double undelivered(String virtualServer, String member, String kind, String reason) {
+		Counter counter = registry.find(RelayMeters.VIRTUAL_UNDELIVERED)
+			.tag(RelayMeters.VIRTUAL_SERVER, virtualServer)
+			.tag(RelayMeters.SERVER, member)
+			.tag(RelayMeters.KIND, kind)
+			.tag(RelayMeters.REASON, reason)
+			.counter();
+		return counter == null ? 0 : counter.count();
 	}
 
 	/** Waits until the relay has seen one more client GET of {@code server} end than {@code ended}. */

@@ -302,6 +302,41 @@ class VirtualServerFailuresInteropTest {
 		}
 	}
 
+	/**
+	 * A client that opens no GET stream is no stalled client: the members' streams held for it fill up (20 MB, past
+	 * what the session, the member's relay and the sockets hold, so that the member's relay waits on its reader longer
+	 * than its 1 s {@code client-write}) and the session ends
+	 * when no GET came within 10 s, counting what was held; nothing is counted as a stall, and the member's stream is
+	 * not cut as for one.
+	 */
+	@Test
+	void aClientThatOpensNoStreamIsNoStalledClient() {
+		RawHttp http = new RawHttp(port);
+		double before = stalls("streamy");
+		double unsent = undelivered("stream", "streamy", "no_client_stream");
+		McpSession session = McpSession.open(http, "stream");
+
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"streamy_tick\","
+				+ "\"arguments\":{\"label\":\"" + "y".repeat(4000) + "\",\"perTick\":20,\"intervalMs\":10,"
+				+ "\"total\":5000}}}");
+		await().atMost(Duration.ofSeconds(60))
+			.untilAsserted(() -> assertThat(undelivered("stream", "streamy", "no_client_stream"))
+				.as("the session ended for want of a GET, what it held counted").isGreaterThan(unsent));
+
+		assertThat(stalls("streamy")).as("no client stream, no stalled client").isEqualTo(before);
+	}
+
+	private double undelivered(String virtualServer, String member, String reason) {
+		return registry.find(RelayMeters.VIRTUAL_UNDELIVERED)
+			.tag(RelayMeters.VIRTUAL_SERVER, virtualServer)
+			.tag(RelayMeters.SERVER, member)
+			.tag(RelayMeters.REASON, reason)
+			.counters()
+			.stream()
+			.mapToDouble(Counter::count)
+			.sum();
+	}
+
 	private double stalls(String server) {
 		Counter counter = registry.find(RelayMeters.CLIENT_STALLS).tag(RelayMeters.SERVER, server).counter();
 		return counter == null ? 0 : counter.count();

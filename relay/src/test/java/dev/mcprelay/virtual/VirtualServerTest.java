@@ -76,6 +76,7 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.all.prefix.gamma", () -> "g.");
 		registry.add("mcp-relay.virtual-servers.solo.members[0]", () -> "alpha");
 		registry.add("mcp-relay.virtual-servers.streamless.members[0]", () -> "beta");
+		registry.add("mcp-relay.virtual-servers.streamless-or-down.members", () -> "beta,down");
 		registry.add("mcp-relay.virtual-servers.solo.tool-prefix", () -> "");
 		registry.add("mcp-relay.virtual-servers.flat.members", () -> "gamma,alpha");
 		registry.add("mcp-relay.virtual-servers.flat.tool-prefix", () -> "");
@@ -237,6 +238,63 @@ class VirtualServerTest {
 				+ "not 200 with an empty stream the client reopens every second").isEqualTo(405);
 		assertThat(get.headers().firstValue("Allow")).hasValueSatisfying(allow -> assertThat(allow).doesNotContain("GET"));
 		assertThat(RawHttp.json(get.body()).at("/error/data/reason").asText()).isEqualTo("no_stream");
+	}
+
+	@Test
+	void aGetIsServedWhileAMemberThatMayOfferAStreamIsNotJoinedYet() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "streamless-or-down");
+
+		HttpResponse<java.io.InputStream> get = http.open(http.request("streamless-or-down")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+
+		try (java.io.InputStream body = get.body()) {
+			assertThat(get.statusCode()).as("beta answers GET 405, but down is not joined: not known to offer none, "
+					+ "and its stream joins this one when it joins; a client told 405 would never open one again")
+				.isEqualTo(200);
+			assertThat(get.headers().firstValue("Content-Type")).hasValueSatisfying(
+					type -> assertThat(type).startsWith("text/event-stream"));
+		}
+	}
+
+	@Test
+	void loggingSetLevelAsksAndNamesAMemberThatIsNotJoined() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "all");
+
+		List<JsonNode> answered = RawHttp.messagesOf(session.post(
+				"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"debug\"}}"));
+
+		assertThat(answered).as("down, not joined (it is down), is asked all the same, and named: %s", answered)
+			.anyMatch(message -> "notifications/message".equals(message.path("method").asText())
+					&& message.at("/params/level").asText().equals("warning")
+					&& message.at("/params/data").asText().startsWith("Member 'down' is unavailable"));
+		assertThat(answered.get(answered.size() - 1).has("result")).as("the others' result: %s", answered).isTrue();
+	}
+
+	/**
+	 * The header rules of a relayed request hold on a virtual server's endpoint, by the same checks: a
+	 * {@code notifications/cancelled} under {@code Mcp-Method: tools/call} (a request that would pass a gateway behind
+	 * the relay under another name) is refused, not accepted (202), and so are conflicting lines of a single-valued
+	 * header.
+	 */
+	@Test
+	void theHeaderRulesOfARelayedRequestHoldOnAVirtualEndpoint() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "all");
+
+		HttpResponse<String> forged = http.send(session
+			.request("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}")
+			.header("Mcp-Method", "tools/call"));
+		HttpResponse<String> conflicting = http.send(session.request("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}")
+			.header("MCP-Protocol-Version", "2025-03-26"));
+
+		assertThat(forged.statusCode()).as(forged.body()).isEqualTo(400);
+		assertThat(RawHttp.json(forged.body()).at("/error/data/reason").asText()).isEqualTo("header_mismatch");
+		assertThat(conflicting.statusCode()).as(conflicting.body()).isEqualTo(400);
+		assertThat(RawHttp.json(conflicting.body()).at("/error/data/reason").asText()).isEqualTo("conflicting_header");
 	}
 
 	@Test
