@@ -42,6 +42,9 @@ public class PublishedCatalogues {
 	/** The most items kept over every list of every view of every server. */
 	static final long MAX_KEPT = 100_000;
 
+	/** Marks a list answer the relay composed itself, in the request's attributes. */
+	private static final String COMPOSED = PublishedCatalogues.class.getName() + ".composed";
+
 	/** One list of one view. */
 	private record Key(UpstreamView view, String list) {
 	}
@@ -80,16 +83,24 @@ public class PublishedCatalogues {
 
 	/**
 	 * Keeps {@code items}, entries of an answer to the list {@code list} ({@code tools/list}, {@code prompts/list}) in
-	 * the request of {@code context}.
+	 * the request of {@code context}; nothing of an answer the relay composed itself ({@link #composedByRelay}).
 	 */
 	public void published(CallContext context, String list, List<JsonNode> items) {
-		if (items.isEmpty()) {
+		if (items.isEmpty() || context.attributes().get(COMPOSED) != null) {
 			return;
 		}
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		items.forEach(kept::published);
 		catalogues.put(key, kept); // weighed again
+	}
+
+	/**
+	 * Marks the list answer of the request of {@code context} as one the relay composed (tool search's), not as the
+	 * server published it to the caller's view: {@link #published} keeps nothing of it.
+	 */
+	public static void composedByRelay(CallContext context) {
+		context.attributes().put(COMPOSED, Boolean.TRUE);
 	}
 
 	/** {@code server} said its list {@code list} changed: what was kept of it, in every view, is forgotten. */

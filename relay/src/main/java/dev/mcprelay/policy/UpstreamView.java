@@ -24,10 +24,10 @@ import dev.mcprelay.config.ServerProperties;
  * @param server the configured server
  * @param digest what tells this view apart from the server's others
  */
-record UpstreamView(String server, String digest) {
+public record UpstreamView(String server, String digest) {
 
 	/** The view of {@code server} that the request of {@code context} has. */
-	static UpstreamView of(CallContext context, ServerProperties server) {
+	public static UpstreamView of(CallContext context, ServerProperties server) {
 		StringBuilder view = new StringBuilder(128);
 		Caller caller = context.caller() == null ? Caller.ANONYMOUS : context.caller();
 		field(view, caller.kind().name());

@@ -53,6 +53,11 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.by-header.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.servers.by-header.headers[0].name", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.by-header.headers[0].from-request-header", () -> "X-Client-Tenant");
+		registry.add("mcp-relay.servers.searching.url", () -> SERVER.url("/mcp"));
+		registry.add("mcp-relay.servers.searching.headers[0].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.searching.headers[0].from-caller-claim", () -> "sub");
+		registry.add("mcp-relay.servers.searching.headers[0].required", () -> "true");
+		registry.add("mcp-relay.servers.searching.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.policies[0].name", () -> "read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
 		registry.add("mcp-relay.policies[0].deny",
@@ -91,6 +96,37 @@ class PolicyUpstreamViewsTest {
 		assertThat(refused.at("/error/message").asText()).as("a call with tenant good's header: %s", refused)
 			.isEqualTo("Unknown tool: delete_file");
 		assertThat(callsSeen()).isEmpty();
+	}
+
+	/**
+	 * Tool search keeps each view's catalogue apart: evil's search finds delete_file (read-only to evil), good's does
+	 * not (destructive to good), a list of good's with a cursor (answered from the catalogue) does not show it, and
+	 * good's call of it never reaches the server, however good's session was filled.
+	 */
+	@Test
+	void toolSearchShowsACallerOnlyItsOwnViewsCatalogue() {
+		McpSession evil = McpSession.open(http(EVIL_KEY, null), "searching");
+		assertThat(search(evil, "delete file")).as("evil's search").contains("delete_file");
+
+		McpSession good = McpSession.open(http(GOOD_KEY, null), "searching");
+		assertThat(search(good, "delete file")).as("good's search").doesNotContain("delete_file");
+		JsonNode paged = RawHttp.messagesOf(good.post(
+				"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"cursor\":\"0\"}}")).get(0);
+		assertThat(paged.at("/result/tools").findValuesAsText("name")).as("good's list with a cursor: %s", paged)
+			.doesNotContain("delete_file");
+		List<JsonNode> called = RawHttp.messagesOf(good.post(RawHttp.toolsCall(4, "delete_file")));
+		assertThat(called.get(called.size() - 1).has("error")).as("good's call: %s", called).isTrue();
+		assertThat(callsSeen()).as("what reached the server: the tenant of each call of delete_file").isEmpty();
+	}
+
+	/** The names of the tools a search in {@code session} found. */
+	private static List<String> search(McpSession session, String query) {
+		List<JsonNode> messages = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"search_available_tools\",\"arguments\":{\"query\":\""
+				+ query + "\"}}}"));
+		JsonNode result = messages.get(messages.size() - 1);
+		assertThat(result.has("result")).as(result.toString()).isTrue();
+		return result.at("/result/structuredContent/tools").findValuesAsText("name");
 	}
 
 	/** The tenant of each call of delete_file the server got. */
