@@ -13,10 +13,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.ElicitationRequest;
 import dev.mcprelay.api.ElicitationRequestInterceptor;
+import dev.mcprelay.api.ListRequest;
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.PromptsGetRequest;
 import dev.mcprelay.api.PromptsGetRequestInterceptor;
+import dev.mcprelay.api.PromptsListRequestInterceptor;
 import dev.mcprelay.api.PromptsListResponse;
 import dev.mcprelay.api.PromptsListResponseInterceptor;
 import dev.mcprelay.api.RejectError;
@@ -37,6 +39,7 @@ import dev.mcprelay.api.ServerRequest;
 import dev.mcprelay.api.SubscriptionsListenRequest;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsCallRequestInterceptor;
+import dev.mcprelay.api.ToolsListRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.api.ToolsListResponseInterceptor;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
@@ -71,7 +74,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		PromptsListResponseInterceptor, PromptsGetRequestInterceptor, ResourcesListResponseInterceptor,
 		ResourceTemplatesListResponseInterceptor, ResourcesReadRequestInterceptor, RequestInterceptor,
 		SamplingRequestInterceptor, ElicitationRequestInterceptor, RootsListRequestInterceptor,
-		ServerNotificationInterceptor, Ordered {
+		ServerNotificationInterceptor, ToolsListRequestInterceptor, PromptsListRequestInterceptor, Ordered {
 
 	/** Early, so that later interceptors never see what a caller may not use. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
@@ -118,6 +121,19 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	}
 
 	// --- lists: each item decided as the request that would use it, its arguments unknown -----------------------------
+
+	/** A list is sent: its answer is kept as published only if no list_changed comes meanwhile. */
+	@Override
+	public Mono<Outcome> interceptToolsList(ListRequest request) {
+		catalogues.listing(request.context(), TOOLS);
+		return Outcome.proceed();
+	}
+
+	@Override
+	public Mono<Outcome> interceptPromptsList(ListRequest request) {
+		catalogues.listing(request.context(), PROMPTS);
+		return Outcome.proceed();
+	}
 
 	@Override
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {

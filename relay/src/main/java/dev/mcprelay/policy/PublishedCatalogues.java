@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -29,6 +31,11 @@ import reactor.core.publisher.Mono;
  * time. A name the relay still does not know is {@code empty}: the server did not publish it, and the caller answers
  * as the server would (fails closed).
  *
+ * <p>Each {@code list_changed} begins a new generation of that list of that server: a listing, or a client's list,
+ * that began before it is never kept (it may hold the catalogue from before the change; a call that waited for such
+ * a listing is decided from it, as one decided just before the change would be, and the next call lists again). A
+ * list answer kept must have its request at hand ({@link #listing}); one without (a GET stream's) is not kept.
+ *
  * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all, are kept; the
  * catalogues used least recently are forgotten first, and read again when needed.
  */
@@ -44,6 +51,12 @@ public class PublishedCatalogues {
 
 	/** Marks a list answer the relay composed itself, in the request's attributes. */
 	private static final String COMPOSED = PublishedCatalogues.class.getName() + ".composed";
+
+	/** Marks, in a list request's attributes, the generation of its list when it was sent. */
+	private static final String SENT_IN = PublishedCatalogues.class.getName() + ".sentIn";
+
+	/** The current generation of each server's list (server and list method): one more for each list_changed. */
+	private final Map<List<String>, AtomicLong> generations = new ConcurrentHashMap<>();
 
 	/** One list of one view. */
 	private record Key(UpstreamView view, String list) {
@@ -86,13 +99,34 @@ public class PublishedCatalogues {
 	 * the request of {@code context}; nothing of an answer the relay composed itself ({@link #composedByRelay}).
 	 */
 	public void published(CallContext context, String list, List<JsonNode> items) {
-		if (items.isEmpty() || context.attributes().get(COMPOSED) != null) {
+		if (items.isEmpty() || context.attributes().get(COMPOSED) != null
+				|| !(context.attributes().get(SENT_IN + list) instanceof Long sentIn)) {
 			return;
 		}
-		Key key = new Key(viewOf(context), list);
-		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
-		items.forEach(kept::published);
-		catalogues.put(key, kept); // weighed again
+		AtomicLong generation = generation(context.server(), list);
+		// kept, and weighed again, only while no list_changed came since the list was sent: changed() counts the
+		// generation before it forgets, so what this puts after a change is forgotten, or never put
+		catalogues.asMap().compute(new Key(viewOf(context), list), (key, kept) -> {
+			if (sentIn != generation.get()) {
+				return kept;
+			}
+			PublishedItems filled = kept == null ? new PublishedItems() : kept;
+			items.forEach(filled::published);
+			return filled;
+		});
+	}
+
+	/**
+	 * A request for the list {@code list} ({@code tools/list}, {@code prompts/list}) is being sent in the request of
+	 * {@code context}: the generation it is sent in is noted, so that its answer is kept only when no
+	 * {@code list_changed} came meanwhile.
+	 */
+	public void listing(CallContext context, String list) {
+		context.attributes().put(SENT_IN + list, generation(context.server(), list).get());
+	}
+
+	private AtomicLong generation(String server, String list) {
+		return generations.computeIfAbsent(List.of(server, list), any -> new AtomicLong());
 	}
 
 	/**
@@ -105,6 +139,7 @@ public class PublishedCatalogues {
 
 	/** {@code server} said its list {@code list} changed: what was kept of it, in every view, is forgotten. */
 	public void changed(String server, String list) {
+		generation(server, list).incrementAndGet();
 		catalogues.asMap().keySet().removeIf(key -> key.view().server().equals(server) && key.list().equals(list));
 	}
 
@@ -123,7 +158,8 @@ public class PublishedCatalogues {
 		}
 		return kept.list(() -> lister.listAll(context, list))
 			.then(Mono.fromSupplier(() -> {
-				catalogues.put(key, kept); // weighed again
+				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
+				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
 				return Optional.ofNullable(kept.definition(name));
 			}))
 			.onErrorResume(failure -> {

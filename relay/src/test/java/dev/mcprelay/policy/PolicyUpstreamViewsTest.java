@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,6 +60,7 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.searching.headers[0].from-caller-claim", () -> "sub");
 		registry.add("mcp-relay.servers.searching.headers[0].required", () -> "true");
 		registry.add("mcp-relay.servers.searching.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.slow.url", () -> SERVER.url("/slow/mcp"));
 		registry.add("mcp-relay.policies[0].name", () -> "read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
 		registry.add("mcp-relay.policies[0].deny",
@@ -117,6 +120,35 @@ class PolicyUpstreamViewsTest {
 		List<JsonNode> called = RawHttp.messagesOf(good.post(RawHttp.toolsCall(4, "delete_file")));
 		assertThat(called.get(called.size() - 1).has("error")).as("good's call: %s", called).isTrue();
 		assertThat(callsSeen()).as("what reached the server: the tenant of each call of delete_file").isEmpty();
+	}
+
+	/**
+	 * A list_changed that comes while the relay lists a view's catalogue for a call leaves that listing unkept: the
+	 * call that waited for it is decided from it (delete_file read-only then), and the next call lists again and is
+	 * decided from the catalogue after the change (delete_file destructive: refused, never reaching the server).
+	 */
+	@Test
+	void aListingThatBeganBeforeAListChangedIsNeverKept() throws Exception {
+		SERVER.deleteReadOnly(true);
+		CompletableFuture<Void> listing = SERVER.holdLists();
+		McpSession session = McpSession.open(http(GOOD_KEY, null), "slow");
+		CompletableFuture<HttpResponse<String>> first = CompletableFuture
+			.supplyAsync(() -> session.post(RawHttp.toolsCall(2, "delete_file")));
+		listing.get(30, TimeUnit.SECONDS);
+		SERVER.deleteReadOnly(false);
+		List<JsonNode> pinged = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}"));
+		assertThat(pinged).as("the server's list_changed, then the ping's answer").hasSize(2);
+		SERVER.releaseLists();
+		List<JsonNode> waited = RawHttp.messagesOf(first.get(30, TimeUnit.SECONDS));
+		assertThat(waited.get(waited.size() - 1).has("result")).as("decided from the listing it waited for: %s", waited)
+			.isTrue();
+
+		List<JsonNode> after = RawHttp.messagesOf(session.post(RawHttp.toolsCall(3, "delete_file")));
+		assertThat(after.get(after.size() - 1).at("/error/message").asText()).as("after the change: %s", after)
+			.isEqualTo("Unknown tool: delete_file");
+		assertThat(SERVER.count("tools/list")).as("listed again after the change").isEqualTo(2);
+		assertThat(SERVER.count("tools/call")).as("only the call decided before the change reached the server")
+			.isEqualTo(1);
 	}
 
 	/** The names of the tools a search in {@code session} found. */
