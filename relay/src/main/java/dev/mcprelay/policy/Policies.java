@@ -82,8 +82,9 @@ public final class Policies {
 		Run run = new Run(facts, null, null, true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
-		if (!decision.allowed()) {
-			meters.refused(decision.policy(), facts.server(), decision.failed());
+		if (!decision.allowed() && !decision.failed()) {
+			// one outcome per decision: a failure that refused was counted as an error, and is not a denial too
+			meters.refused(decision.policy(), facts.server(), false);
 		}
 		else {
 			audits.audit(applicable, facts, run, false);
@@ -139,7 +140,10 @@ public final class Policies {
 			}
 		}
 		if (!decision.allowed()) {
-			meters.hidden(decision.policy(), facts.server());
+			if (!decision.failed()) {
+				// one outcome per decision: a failure that hid the item was counted as an error
+				meters.hidden(decision.policy(), facts.server());
+			}
 			return false;
 		}
 		audits.audit(applicable, facts, run, true);
