@@ -161,6 +161,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
 		CallContext context = call.context();
 		String tool = call.toolName();
+		if (!named(call.json().path("params"), "name")) {
+			return malformed("params.name must be a string");
+		}
 		if (relayOwn(context.server(), tool)) {
 			return Outcome.proceed();
 		}
@@ -172,6 +175,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	@Override
 	public Mono<Outcome> interceptPromptsGet(PromptsGetRequest request) {
+		if (!named(request.json().path("params"), "name")) {
+			return malformed("params.name must be a string");
+		}
 		return prompt(request.context(), request.promptName(), request.arguments());
 	}
 
@@ -202,6 +208,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	@Override
 	public Mono<Outcome> interceptResourcesRead(ResourcesReadRequest request) {
+		if (!named(request.json().path("params"), "uri")) {
+			return malformed("params.uri must be a string");
+		}
 		return resource(request.context(), request.uri());
 	}
 
@@ -215,19 +224,31 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		String method = request.method();
 		JsonNode params = request.json().path("params");
 		if ("resources/subscribe".equals(method) || "resources/unsubscribe".equals(method)) {
-			return resource(request.context(), text(params, "uri"));
+			return named(params, "uri") ? resource(request.context(), text(params, "uri"))
+					: malformed("params.uri must be a string");
 		}
 		if (request instanceof SubscriptionsListenRequest listen) {
+			JsonNode uris = params.path("notifications").path("resourceSubscriptions");
+			if (!uris.isMissingNode() && !uris.isArray()) {
+				return malformed("params.notifications.resourceSubscriptions must be a list of strings");
+			}
+			for (JsonNode uri : uris) {
+				if (!uri.isTextual()) {
+					return malformed("params.notifications.resourceSubscriptions must be a list of strings");
+				}
+			}
 			PolicySubscriptions.leaveOut(listen, uri -> readable(listen.context(), uri));
 			return Outcome.proceed();
 		}
 		if ("completion/complete".equals(method)) {
 			JsonNode ref = params.path("ref");
 			if ("ref/prompt".equals(text(ref, "type"))) {
-				return prompt(request.context(), text(ref, "name"), null);
+				return named(ref, "name") ? prompt(request.context(), text(ref, "name"), null)
+						: malformed("params.ref.name must be a string");
 			}
 			if ("ref/resource".equals(text(ref, "type"))) {
-				return resource(request.context(), text(ref, "uri"));
+				return named(ref, "uri") ? resource(request.context(), text(ref, "uri"))
+						: malformed("params.ref.uri must be a string");
 			}
 		}
 		return Outcome.proceed();
@@ -302,6 +323,21 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			Map<String, Object> annotations, String prompt, String resource) {
 		return new PolicyFacts(context.caller(), context.server(), context.virtualServer(), method, fromServer, tool,
 				annotations, prompt, resource, null, context.headers());
+	}
+
+	/** Whether {@code field} of {@code node} names something: a string. */
+	private static boolean named(JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		return value != null && value.isTextual();
+	}
+
+	/**
+	 * A request that names what it uses by something other than a string (an object, an array, a number, nothing)
+	 * names nothing a policy can decide: refused as malformed (-32602) before any policy, so that it never goes
+	 * upstream, where a lenient server might read it as a name (fails closed).
+	 */
+	private static Mono<Outcome> malformed(String problem) {
+		return Outcome.reject(RejectError.invalidParams("Invalid params: " + problem));
 	}
 
 	static String text(JsonNode node, String field) {
