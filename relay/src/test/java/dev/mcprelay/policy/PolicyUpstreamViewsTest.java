@@ -11,12 +11,19 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import reactor.core.publisher.Mono;
+
+import dev.mcprelay.api.ClientMessage;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.UserRequestInterceptor;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 
@@ -61,6 +68,7 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.searching.headers[0].required", () -> "true");
 		registry.add("mcp-relay.servers.searching.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.slow.url", () -> SERVER.url("/slow/mcp"));
+		registry.add("mcp-relay.servers.by-interceptor.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.policies[0].name", () -> "read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
 		registry.add("mcp-relay.policies[0].deny",
@@ -149,6 +157,59 @@ class PolicyUpstreamViewsTest {
 		assertThat(SERVER.count("tools/list")).as("listed again after the change").isEqualTo(2);
 		assertThat(SERVER.count("tools/call")).as("only the call decided before the change reached the server")
 			.isEqualTo(1);
+	}
+
+	/**
+	 * An interceptor that tells the upstream the user (X-User as X-Tenant, as docs/interceptors.md shows) makes the
+	 * upstream's view as a configured header does: one key's list with X-User evil never decides its call with X-User
+	 * good.
+	 */
+	@Test
+	void aHeaderAnInterceptorSetsUpstreamIsPartOfTheView() {
+		McpSession good = McpSession.open(new RawHttp(port, "X-Api-Key", GOOD_KEY, "X-User", "good"), "by-interceptor");
+		McpSession evil = McpSession.open(new RawHttp(port, "X-Api-Key", GOOD_KEY, "X-User", "evil"), "by-interceptor");
+		String list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+		assertThat(RawHttp.messagesOf(good.post(list)).get(0).at("/result/tools").findValuesAsText("name"))
+			.as("good is told delete_file is destructive").doesNotContain("delete_file");
+		assertThat(RawHttp.messagesOf(evil.post(list)).get(0).at("/result/tools").findValuesAsText("name"))
+			.as("evil is told it is read-only").contains("delete_file");
+
+		List<JsonNode> called = RawHttp.messagesOf(good.post(RawHttp.toolsCall(2, "delete_file")));
+		assertThat(called.get(called.size() - 1).at("/error/message").asText()).as("good's call: %s", called)
+			.isEqualTo("Unknown tool: delete_file");
+		assertThat(callsSeen()).isEmpty();
+	}
+
+	/** A plugin's interceptor: the upstream learns the user from a header an SSO proxy sets (X-User to X-Tenant). */
+	@TestConfiguration
+	static class UpstreamUser {
+
+		@Bean
+		UserRequestInterceptor upstreamUser() {
+			return new UserRequestInterceptor() {
+
+				@Override
+				public String name() {
+					return "upstream-user";
+				}
+
+				@Override
+				public boolean appliesTo(String server) {
+					return server.equals("by-interceptor");
+				}
+
+				@Override
+				public Mono<Outcome> interceptUserRequest(ClientMessage message) {
+					String user = message.context().headers().getFirst("X-User");
+					if (user != null) {
+						message.context().upstreamHeaders().set("X-Tenant", user);
+					}
+					return Outcome.proceed();
+				}
+
+			};
+		}
+
 	}
 
 	/** The names of the tools a search in {@code session} found. */
