@@ -29,7 +29,8 @@ import reactor.core.publisher.Mono;
  * changed, and, for a name the view has not seen, read by listing the server's list in the caller's request
  * ({@link Lister}): at most once per catalogue (until the server says the list changed), one listing per view at a
  * time. A name the relay still does not know is {@code empty}: the server did not publish it, and the caller answers
- * as the server would (fails closed).
+ * as the server would. A listing that fails is {@link Unavailable}: the caller cannot decide, and refuses (fails
+ * closed); it is logged at WARN once a minute per server and list.
  *
  * <p>Each {@code list_changed} begins a new generation of that list of that server: a listing, or a client's list,
  * that began before it is never kept (it may hold the catalogue from before the change; a call that waited for such
@@ -147,7 +148,7 @@ public class PublishedCatalogues {
 	 * The definition of {@code name} in the list {@code list} of the server {@code context} addresses, as it published
 	 * it to the caller's view (a tool's annotations; for a prompt, empty): as kept, or read now by listing the list in
 	 * the caller's request when the view's catalogue was not listed whole yet; empty when the server did not publish
-	 * it, or cannot be asked.
+	 * it; {@link Unavailable} when the list could not be listed.
 	 */
 	public Mono<Optional<Map<String, Object>>> find(CallContext context, String list, String name) {
 		Key key = new Key(viewOf(context), list);
@@ -162,10 +163,25 @@ public class PublishedCatalogues {
 				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
 				return Optional.ofNullable(kept.definition(name));
 			}))
-			.onErrorResume(failure -> {
+			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
+				PolicyLog.unlisted(context.server(), list, failure);
 				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
-				return Mono.just(Optional.empty());
+				return new Unavailable(context.server(), list);
 			});
+	}
+
+	/**
+	 * The list a request needs to be decided could not be listed: the policies cannot decide it, and it is refused
+	 * (fails closed), not answered as naming what the server did not publish.
+	 */
+	public static final class Unavailable extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		Unavailable(String server, String list) {
+			super("The " + list + " of server '" + server + "' could not be listed", null, false, false);
+		}
+
 	}
 
 	private UpstreamView viewOf(CallContext context) {

@@ -133,6 +133,10 @@ final class PolicyTestServer implements AutoCloseable {
 			return response.header("Content-Type", "text/event-stream").sendString(Flux.fromIterable(listen(message))
 				.map(event -> "data: " + event + "\n\n"));
 		}
+		if (request.uri().contains("/nolist") && method.equals("tools/list")) {
+			return response.header("Content-Type", "application/json")
+				.sendString(Mono.just(error(message.get("id"), -32603, "the catalogue is down").toString()));
+		}
 		boolean slow = request.uri().contains("/slow");
 		if (slow && method.equals("ping")) {
 			// a list_changed on the ping's stream, before its answer

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -26,6 +27,7 @@ import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.UserRequestInterceptor;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * An upstream can publish other tool definitions to each caller (the headers the relay sends it per caller, from a
@@ -45,6 +47,9 @@ class PolicyUpstreamViewsTest {
 
 	@LocalServerPort
 	int port;
+
+	@Autowired
+	MeterRegistry meters;
 
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
@@ -68,6 +73,7 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.searching.headers[0].required", () -> "true");
 		registry.add("mcp-relay.servers.searching.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.slow.url", () -> SERVER.url("/slow/mcp"));
+		registry.add("mcp-relay.servers.nolist.url", () -> SERVER.url("/nolist/mcp"));
 		registry.add("mcp-relay.servers.by-interceptor.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.policies[0].name", () -> "read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
@@ -210,6 +216,22 @@ class PolicyUpstreamViewsTest {
 			};
 		}
 
+	}
+
+	/**
+	 * When the relay cannot list the catalogue a rule that reads the tool needs, a call is refused as what it is (the
+	 * policy cannot be decided: fails closed), never as a name that does not exist, and counted as the rule's error.
+	 */
+	@Test
+	void aCallThePoliciesCannotDecideForWantOfTheListIsRefusedAsSuch() {
+		McpSession session = McpSession.open(http(GOOD_KEY, null), "nolist");
+		List<JsonNode> called = RawHttp.messagesOf(session.post(RawHttp.toolsCall(2, "read_file")));
+		JsonNode answer = called.get(called.size() - 1);
+		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("policy_undecidable");
+		assertThat(answer.at("/error/message").asText()).doesNotContain("Unknown tool");
+		assertThat(SERVER.count("tools/call")).as("nothing went upstream").isZero();
+		assertThat(meters.find(PolicyMeters.DECISIONS).tag("policy", "read-only").tag("server", "nolist")
+			.tag("outcome", "error").counter().count()).isEqualTo(1);
 	}
 
 	/** The names of the tools a search in {@code session} found. */
