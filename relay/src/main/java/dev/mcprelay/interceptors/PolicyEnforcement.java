@@ -205,7 +205,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown);
 		}).onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
 			policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
-			return Outcome.reject(refusals.undecidable(context, catalogue));
+			return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why()));
 		});
 	}
 

@@ -36,10 +36,10 @@ final class PolicyRefusals {
 	 * A request the policies cannot decide, since the server's list {@code list} that they read could not be listed:
 	 * refused (fails closed) with a reason of its own, never as a name that does not exist.
 	 */
-	RejectError undecidable(CallContext context, String list) {
-		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot decide this request now: the "
-				+ list + " of server '" + context.server() + "', which its policies read, is unavailable; try again "
-				+ "shortly", Map.of("reason", UNDECIDABLE)).withLogReason(UNDECIDABLE, null);
+	RejectError undecidable(CallContext context, String list, String why) {
+		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot decide this request: the " + list
+				+ " of server '" + context.server() + "', which its policies read, " + why, Map.of("reason",
+						UNDECIDABLE)).withLogReason(UNDECIDABLE, null);
 	}
 
 	RejectError unknownTool(CallContext context, String name) {

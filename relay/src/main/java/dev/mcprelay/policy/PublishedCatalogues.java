@@ -17,6 +17,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
 
 /**
@@ -30,7 +31,9 @@ import reactor.core.publisher.Mono;
  * ({@link Lister}): at most once per catalogue (until the server says the list changed), one listing per view at a
  * time. A name the relay still does not know is {@code empty}: the server did not publish it, and the caller answers
  * as the server would. A listing that fails is {@link Unavailable}: the caller cannot decide, and refuses (fails
- * closed); it is logged at WARN once a minute per server and list.
+ * closed); it is logged at WARN once a minute per server and list. So is a name a catalogue cut short lacks (a list
+ * longer than {@link UpstreamLister#MAX_PAGES} pages or {@value PublishedItems#MAX_ITEMS} items): it is kept as
+ * listed (not listed again for every name), but what it lacks may be past the cut.
  *
  * <p>Each {@code list_changed} begins a new generation of that list of that server: a listing, or a client's list,
  * that began before it is never kept (it may hold the catalogue from before the change; a call that waited for such
@@ -89,9 +92,11 @@ public class PublishedCatalogues {
 
 		/**
 		 * Every item of the list {@code list} ({@code tools/list}, {@code prompts/list}) of the server {@code context}
-		 * addresses, as the server sent them; bounded in time by the lister, an error when the server cannot be asked.
+		 * addresses, as the server sent them, and whether that is the whole list (one cut at
+		 * {@link UpstreamLister#MAX_PAGES} pages is not); bounded in time by the lister, an error when the server cannot
+		 * be asked.
 		 */
-		Mono<List<JsonNode>> listAll(CallContext context, String list);
+		Mono<UpstreamLister.Listed> listAll(CallContext context, String list);
 
 	}
 
@@ -155,18 +160,19 @@ public class PublishedCatalogues {
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		Map<String, Object> known = kept.definition(name);
 		if (known != null || kept.complete()) {
-			return Mono.just(Optional.ofNullable(known));
+			return found(context, list, kept, known);
 		}
 		return kept.list(() -> lister.listAll(context, list))
 			.then(Mono.fromSupplier(() -> {
 				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
 				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
-				return Optional.ofNullable(kept.definition(name));
+				return kept;
 			}))
+			.flatMap(listed -> found(context, list, listed, listed.definition(name)))
 			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
 				PolicyLog.unlisted(context.server(), list, failure);
 				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
-				return new Unavailable(context.server(), list);
+				return new Unavailable(context.server(), list, "is unavailable");
 			});
 	}
 
@@ -178,10 +184,32 @@ public class PublishedCatalogues {
 
 		private static final long serialVersionUID = 1L;
 
-		Unavailable(String server, String list) {
-			super("The " + list + " of server '" + server + "' could not be listed", null, false, false);
+		private final String why;
+
+		Unavailable(String server, String list, String why) {
+			super("The " + list + " of server '" + server + "' " + why, null, false, false);
+			this.why = why;
 		}
 
+		/** Why the list cannot decide: it {@code is unavailable}, or {@code is longer than ...}. */
+		public String why() {
+			return why;
+		}
+
+	}
+
+	/**
+	 * {@code definition}, as found in {@code kept}; a name a catalogue cut short lacks is no name the server did not
+	 * publish: the policies cannot decide it ({@link Unavailable}).
+	 */
+	private static Mono<Optional<Map<String, Object>>> found(CallContext context, String list, PublishedItems kept,
+			Map<String, Object> definition) {
+		if (definition == null && kept.cut()) {
+			return Mono.error(new Unavailable(context.server(), list, "is longer than the relay reads ("
+					+ UpstreamLister.MAX_PAGES + " pages, " + PublishedItems.MAX_ITEMS + " items) and does not name "
+					+ "it in what was read"));
+		}
+		return Mono.just(Optional.ofNullable(definition));
 	}
 
 	private UpstreamView viewOf(CallContext context) {

@@ -133,6 +133,16 @@ final class PolicyTestServer implements AutoCloseable {
 			return response.header("Content-Type", "text/event-stream").sendString(Flux.fromIterable(listen(message))
 				.map(event -> "data: " + event + "\n\n"));
 		}
+		if (request.uri().contains("/endless") && method.equals("tools/list")) {
+			// a list that never ends: one tool a page, always a next page
+			int page = Integer.parseInt(message.path("params").path("cursor").asText("0"));
+			ObjectNode endless = JSON.objectNode().put("jsonrpc", "2.0");
+			endless.set("id", message.get("id"));
+			ObjectNode result = endless.putObject("result");
+			result.putArray("tools").add(tool("tool_" + page, JSON.objectNode().put("readOnlyHint", true)));
+			result.put("nextCursor", String.valueOf(page + 1));
+			return response.header("Content-Type", "application/json").sendString(Mono.just(endless.toString()));
+		}
 		if (request.uri().contains("/nolist") && method.equals("tools/list")) {
 			return response.header("Content-Type", "application/json")
 				.sendString(Mono.just(error(message.get("id"), -32603, "the catalogue is down").toString()));

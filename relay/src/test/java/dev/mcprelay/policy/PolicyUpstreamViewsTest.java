@@ -74,6 +74,7 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.searching.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.slow.url", () -> SERVER.url("/slow/mcp"));
 		registry.add("mcp-relay.servers.nolist.url", () -> SERVER.url("/nolist/mcp"));
+		registry.add("mcp-relay.servers.endless.url", () -> SERVER.url("/endless/mcp"));
 		registry.add("mcp-relay.servers.by-interceptor.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.policies[0].name", () -> "read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
@@ -232,6 +233,24 @@ class PolicyUpstreamViewsTest {
 		assertThat(SERVER.count("tools/call")).as("nothing went upstream").isZero();
 		assertThat(meters.find(PolicyMeters.DECISIONS).tag("policy", "read-only").tag("server", "nolist")
 			.tag("outcome", "error").counter().count()).isEqualTo(1);
+	}
+
+	/**
+	 * A tool list longer than the relay reads (100 pages) is cut there, and a name it does not reach is not answered
+	 * as one the server did not publish: the policies cannot decide it. A name within the cut is decided, and the cut
+	 * list is not listed again for each name.
+	 */
+	@Test
+	void aNamePastTheListingsCutIsNotUnknownButUndecidable() {
+		McpSession session = McpSession.open(http(GOOD_KEY, null), "endless");
+		List<JsonNode> past = RawHttp.messagesOf(session.post(RawHttp.toolsCall(2, "tool_500")));
+		JsonNode answer = past.get(past.size() - 1);
+		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("policy_undecidable");
+		assertThat(answer.at("/error/message").asText()).contains("longer than the relay reads");
+		assertThat(SERVER.count("tools/list")).as("one listing, cut at 100 pages").isEqualTo(100);
+		List<JsonNode> within = RawHttp.messagesOf(session.post(RawHttp.toolsCall(3, "tool_7")));
+		assertThat(SERVER.count("tools/call")).as("within the cut, decided and sent: %s", within).isEqualTo(1);
+		assertThat(SERVER.count("tools/list")).as("not listed again").isEqualTo(100);
 	}
 
 	/** The names of the tools a search in {@code session} found. */
