@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -49,6 +50,15 @@ public class PublishedCatalogues {
 
 	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */
 	public static final Set<String> LISTS = Set.of("tools/list", "prompts/list");
+
+	/**
+	 * The most listings of one server the relay makes at once, over every view and list: a caller that controls a
+	 * header of its view could otherwise make every call a listing of the whole catalogue.
+	 */
+	static final int MAX_LISTINGS = 4;
+
+	/** The listings of each server in flight. */
+	private final Map<String, AtomicInteger> listings = new ConcurrentHashMap<>();
 
 	/** The most items kept over every list of every view of every server. */
 	static final long MAX_KEPT = 100_000;
@@ -162,7 +172,7 @@ public class PublishedCatalogues {
 		if (known != null || kept.complete()) {
 			return found(context, list, kept, known);
 		}
-		return kept.list(() -> lister.listAll(context, list))
+		return kept.list(() -> bounded(context, list))
 			.then(Mono.fromSupplier(() -> {
 				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
 				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
@@ -196,6 +206,24 @@ public class PublishedCatalogues {
 			return why;
 		}
 
+	}
+
+	/**
+	 * A listing of {@code list} in the request of {@code context}, unless {@value #MAX_LISTINGS} of the server's are
+	 * in flight already: then {@link Unavailable} (the request is refused, and may be tried again), and logged.
+	 */
+	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list) {
+		return Mono.defer(() -> {
+			AtomicInteger running = listings.computeIfAbsent(context.server(), any -> new AtomicInteger());
+			if (running.incrementAndGet() > MAX_LISTINGS) {
+				running.decrementAndGet();
+				Unavailable busy = new Unavailable(context.server(), list, "is being listed for too many views at "
+						+ "once (" + MAX_LISTINGS + "); try again shortly");
+				PolicyLog.unlisted(context.server(), list, busy);
+				return Mono.error(busy);
+			}
+			return lister.listAll(context, list).doFinally(signal -> running.decrementAndGet());
+		});
 	}
 
 	/**
