@@ -41,9 +41,11 @@ import reactor.core.scheduler.Schedulers;
  * honours it) and answers {@code notifications/tools/list_changed} before its result; a call of a tool the session does
  * not expose is refused with -32602, telling the model to search first. Each member's own allow/deny lists apply
  * already (its tools come through its relay). The merged catalogue is indexed off the event loops and kept per virtual
- * server and set of usable members for {@link #CATALOGUE_AGE} (at most {@link #MAX_BYTES} of tools in all), and
+ * server, set of usable members and caller for {@link #CATALOGUE_AGE} (at most {@link #MAX_BYTES} of tools in all), and
  * dropped when a member says its tools changed; one that lacks a member that could not be asked is not kept (the
- * client is warned, and the next search asks the member again).
+ * client is warned, and the next search asks the member again). A catalogue is the caller's own (kept per caller, as
+ * {@link ListCache} keeps members' pages): each member's list reaches it through the caller's policies, so what one
+ * caller may use is never searched for another.
  */
 @Component
 class VirtualToolSearch {
@@ -148,6 +150,9 @@ class VirtualToolSearch {
 				+ "describing what you need; the tools it finds can then be called.", Map.of("reason", "not_exposed"));
 	}
 
+	/** What marks the caller in a catalogue's key, apart from the members (no member id has a line feed). */
+	private static final String CALLER = "\ncaller:";
+
 	/** Drops the merged catalogues {@code member}'s tools are in: its tools changed. */
 	void invalidate(String member) {
 		catalogues.asMap().keySet().removeIf(key -> key.subList(1, key.size()).contains(member));
@@ -171,6 +176,8 @@ class VirtualToolSearch {
 		List<String> key = new ArrayList<>();
 		key.add(call.server().id());
 		key.addAll(call.usable());
+		// each member's list reaches the catalogue through this caller's policies: never another caller's to search
+		key.add(CALLER + call.callerId());
 		Kept kept = catalogues.getIfPresent(key);
 		if (kept != null) {
 			return Mono.just(new Catalogue(kept.index(), List.of()));
