@@ -110,25 +110,30 @@ class MergedListen {
 				+ String.join("; ", said) + ".", Map.of("reason", "no_member_took_it"));
 	}
 
-	/** The members' streams as the client's one, after the warnings: one acknowledgement, one result. */
+	/**
+	 * The members' streams as the client's one, after the warnings: one acknowledgement, before any member's other
+	 * events (a member's events that come ahead of every acknowledgement are held until the first one, at most
+	 * {@value #HELD_BEFORE_ACKNOWLEDGEMENT}; then handed on), one result.
+	 */
 	private Mono<Void> merge(VirtualCall call, JsonNode id, List<ObjectNode> warnings, List<MemberAnswer> opened) {
 		AtomicBoolean acknowledged = new AtomicBoolean();
 		AtomicReference<byte[]> result = new AtomicReference<>();
-		List<Flux<byte[]>> streams = new ArrayList<>();
+		List<Flux<ListenEvent>> streams = new ArrayList<>();
 		for (MemberAnswer answer : opened) {
 			String member = answer.member();
-			streams.add(MemberMessages.events(answer).<byte[]>handle((event, sink) -> {
+			streams.add(MemberMessages.events(answer).<ListenEvent>handle((event, sink) -> {
 				ObjectNode message = event.isMessage() ? MemberMessages.parse(event.dataBytes()) : null;
 				if (message != null && !message.has("method") && id.equals(message.get("id"))) {
 					result.compareAndSet(null, event.raw());
 					return;
 				}
-				if (message != null && "notifications/subscriptions/acknowledged".equals(message.path("method").asText())
-						&& !acknowledged.compareAndSet(false, true)) {
+				boolean acknowledgement = message != null
+						&& "notifications/subscriptions/acknowledged".equals(message.path("method").asText());
+				if (acknowledgement && !acknowledged.compareAndSet(false, true)) {
 					return;
 				}
-				sink.next(answers.rewrite(call, member, event,
-						event.id() == null ? null : MemberIds.eventId(Map.of(member, event.id()))));
+				sink.next(new ListenEvent(answers.rewrite(call, member, event,
+						event.id() == null ? null : MemberIds.eventId(Map.of(member, event.id()))), acknowledgement));
 			}).onErrorResume(error -> Flux.empty()));
 		}
 		Flux<byte[]> told = Flux.fromIterable(warnings)
@@ -138,8 +143,41 @@ class MergedListen {
 		call.exchange().record().forwarded(HttpStatus.OK.value());
 		response.status(HttpStatus.OK);
 		AnswerRelay.eventStreamHeaders(response.headers());
-		return AnswerRelay.writeEvents(response,
-				told.concatWith(Flux.merge(streams)).concatWith(Mono.fromSupplier(result::get)));
+		return AnswerRelay.writeEvents(response, told.concatWith(acknowledgementFirst(Flux.merge(streams)))
+			.concatWith(Mono.fromSupplier(result::get)));
+	}
+
+	/** An event of a member's listen stream, as the client gets it, and whether it is its acknowledgement. */
+	private record ListenEvent(byte[] bytes, boolean acknowledgement) {
+	}
+
+	/** The most events held back until the first acknowledgement; past it they are handed on as they are. */
+	static final int HELD_BEFORE_ACKNOWLEDGEMENT = 64;
+
+	/**
+	 * {@code merged} with the first acknowledgement ahead of what members sent before it (the members' streams are
+	 * merged as they come, and one member's change may come before another's acknowledgement).
+	 */
+	private static Flux<byte[]> acknowledgementFirst(Flux<ListenEvent> merged) {
+		return Flux.defer(() -> {
+			List<byte[]> early = new ArrayList<>();
+			AtomicBoolean out = new AtomicBoolean();
+			return merged.concatMapIterable(event -> {
+				if (out.get()) {
+					return List.of(event.bytes());
+				}
+				if (event.acknowledgement() || early.size() >= HELD_BEFORE_ACKNOWLEDGEMENT) {
+					out.set(true);
+					List<byte[]> now = new ArrayList<>(early.size() + 1);
+					now.add(event.bytes());
+					now.addAll(early);
+					early.clear();
+					return now;
+				}
+				early.add(event.bytes());
+				return List.of();
+			}).concatWith(Flux.defer(() -> Flux.fromIterable(List.copyOf(early))));
+		});
 	}
 
 }

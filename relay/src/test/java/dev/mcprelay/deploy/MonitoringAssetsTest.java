@@ -377,7 +377,10 @@ class MonitoringAssetsTest {
 			documented.add(name);
 			String exported = scrape.type(name);
 			if (exported == null) {
-				if (!name.equals("mcp_relay_tracing_spans_total")) {
+				// counted as it happens: spans when tracing exports them; a virtual server's undelivered messages when a
+				// member's message finds no client to take it, which the traffic here never makes
+				if (!name.equals("mcp_relay_tracing_spans_total")
+						&& !name.equals("mcp_relay_virtual_messages_undelivered_total")) {
 					problems.add(name + " is in the table and not exported");
 				}
 				continue;
