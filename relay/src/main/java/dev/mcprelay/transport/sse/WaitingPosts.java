@@ -22,8 +22,9 @@ import dev.mcprelay.transport.UpstreamTransportException.Kind;
  *
  * <p>A POST is registered ({@link #expect}) before it is sent, so that no answer can come before its place exists, and
  * forgotten ({@link #forget}) when it no longer waits. Ids (and progress tokens) compare as the server may read them
- * ({@link #key}): a request whose id is already waiting is refused whole (409 {@code request_id_in_flight}), nothing
- * of it kept. Safe for the stream's thread and the POSTs' threads at once.
+ * ({@link #key}): a POST with a request whose id is already waiting is refused whole (409
+ * {@code request_id_in_flight}), and so is one whose progress token another POST's request carries (409
+ * {@code progress_token_in_flight}: its progress would reach one of the two), nothing of it kept. Safe for the stream's thread and the POSTs' threads at once.
  */
 final class WaitingPosts {
 
@@ -48,8 +49,9 @@ final class WaitingPosts {
 	 * Registers a POST's requests.
 	 *
 	 * @param onOverflow what the POST fails with when its answers overflow what it may hold
-	 * @throws UpstreamTransportException when a request's id is already waiting (409 {@code request_id_in_flight});
-	 * nothing of the POST is then registered
+	 * @throws UpstreamTransportException when a request's id is already waiting (409 {@code request_id_in_flight}) or
+	 * its progress token is another waiting POST's (409 {@code progress_token_in_flight}); nothing of the POST is then
+	 * registered
 	 */
 	PendingPost expect(JsonRpcPayload payload, Supplier<RuntimeException> onOverflow) {
 		Map<String, JsonNode> ids = new LinkedHashMap<>();
@@ -78,7 +80,16 @@ final class WaitingPosts {
 								+ "'; give each request of a session its own id.");
 			}
 		}
-		tokens.forEach(token -> byProgressToken.put(token, post));
+		for (String token : tokens) {
+			PendingPost holder = byProgressToken.putIfAbsent(token, post);
+			if (holder != null && holder != post) {
+				forget(post);
+				throw new UpstreamTransportException(Kind.CONFLICT, "progress_token_in_flight",
+						"A request carrying this progress token (or one a server that reads numbers as doubles cannot "
+								+ "tell from it) is already waiting for its answer in this session of '" + serverId
+								+ "'; progress tokens must be unique across a session's active requests.");
+			}
+		}
 		return post;
 	}
 
