@@ -90,6 +90,18 @@ public final class RelayFailures {
 				null, "The relay failed to handle the request; the operator can find the cause in its log.");
 	}
 
+	/**
+	 * The client stopped sending its request before it was whole (nothing for
+	 * {@code client-connections.request-read-timeout}): 408, the client's fault; nothing was forwarded, and the
+	 * connection is closed after the answer. No server is named: the answer comes from the HTTP layer, before any
+	 * routing the body would decide.
+	 */
+	public static RelayFailure requestReadTimeout() {
+		return new RelayFailure(HttpStatus.REQUEST_TIMEOUT, JsonRpcErrorCodes.INVALID_REQUEST, "request_read_timeout",
+				null, "The request stopped arriving before it was whole (nothing came for the relay's "
+						+ "request-read-timeout); nothing was forwarded: send the whole request again.");
+	}
+
 	public static RelayFailure methodNotAllowed(String server, HttpMethod method) {
 		return new RelayFailure(HttpStatus.METHOD_NOT_ALLOWED, JsonRpcErrorCodes.INVALID_REQUEST, "method_not_allowed",
 				server, "The MCP endpoint takes POST, GET and DELETE, not " + method.name() + ".");
