@@ -1,6 +1,9 @@
 package dev.mcprelay.proxy;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 import org.springframework.http.HttpMethod;
@@ -15,8 +18,12 @@ import dev.mcprelay.transport.UpstreamTransportException;
 /** Every failure the relay reports, in one place, with its HTTP status, JSON-RPC code and wording. */
 public final class RelayFailures {
 
-	/** The HTTP methods {@code /mcp/{server}} takes, as a 405 names them in {@code Allow}. */
-	static final Set<HttpMethod> ENDPOINT_METHODS = Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.DELETE);
+	/**
+	 * The HTTP methods {@code /mcp/{server}} takes, as a 405 names them in {@code Allow}: {@code POST, GET, DELETE},
+	 * in that order on every replica (a {@code Set.of}'s order changes from one JVM to the next).
+	 */
+	static final Set<HttpMethod> ENDPOINT_METHODS = Collections
+		.unmodifiableSet(new LinkedHashSet<>(List.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.DELETE)));
 
 	private RelayFailures() {
 	}
