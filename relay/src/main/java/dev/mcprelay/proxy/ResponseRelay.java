@@ -16,6 +16,7 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.RemoteMessages;
@@ -35,7 +36,8 @@ import reactor.core.publisher.Mono;
  * {@code max-buffered-body} (counted in the memory budget for bodies, never refused by it: the call ran upstream, and
  * its answer is not to be replaced by "try again", {@link BoundedBody#readAnswer}), checked to be JSON-RPC, run
  * through the server-to-client stages, relayed byte for byte
- * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. An empty body when no
+ * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. Written no faster than the
+ * client takes it ({@link ClientWriteWindow#whole}: at most {@code sessions.max-held-bytes} of it off the heap); An empty body when no
  * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
  * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
@@ -68,10 +70,14 @@ class ResponseRelay {
 
 	private final ResponseHead responseHead;
 
+	/** What a JSON answer may have handed to its client's connection and the client has not taken yet. */
+	private final long maxHeldBytes;
+
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
 			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
-			OpenStreams openStreams, ResponseHead responseHead) {
+			OpenStreams openStreams, ResponseHead responseHead, RelayProperties properties) {
 		this.responseHead = responseHead;
+		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
 		this.failedRequestAnswers = failedRequestAnswers;
@@ -135,7 +141,7 @@ class ResponseRelay {
 						if (!afterStage.changed() && localAnswers.isEmpty()) {
 							responseHead.write(call, upstreamResponse, false);
 							response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-							return response.write(Mono.just(response.bufferFactory().wrap(body)));
+							return ClientWriteWindow.whole(response, body, maxHeldBytes);
 						}
 						List<ObjectNode> all = new ArrayList<>(afterStage.answers());
 						all.addAll(localAnswers);
@@ -183,7 +189,7 @@ class ResponseRelay {
 				RelayResponse response = call.exchange().response();
 				responseHead.write(call, upstreamResponse, false);
 				response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-				return response.write(Mono.just(response.bufferFactory().wrap(body)));
+				return ClientWriteWindow.whole(response, body, maxHeldBytes);
 			});
 	}
 
@@ -211,7 +217,7 @@ class ResponseRelay {
 					byte[] body = messages.bytesWith(extra);
 					responseHead.write(call, upstreamResponse, false);
 					response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-					return response.write(Mono.just(response.bufferFactory().wrap(body)));
+					return ClientWriteWindow.whole(response, body, maxHeldBytes);
 				}
 				boolean allResults = extra.stream().noneMatch(answer -> answer.has("error"));
 				if (!allResults) {

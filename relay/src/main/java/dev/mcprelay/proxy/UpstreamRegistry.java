@@ -1,6 +1,7 @@
 package dev.mcprelay.proxy;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +50,8 @@ public class UpstreamRegistry {
 		}
 		Map<String, Upstream> byId = new LinkedHashMap<>();
 		properties.servers().forEach((id, server) -> byId.put(id, new Upstream(id, server)));
-		this.upstreams = Map.copyOf(byId);
+		// in configuration order (the start-up log lists them so), not Map.copyOf's, which changes from one JVM to the next
+		this.upstreams = Collections.unmodifiableMap(byId);
 		String defaultId = routing.resolve("/mcp").server();
 		if (upstreams.isEmpty()) {
 			log.warn("No MCP servers are configured: add them under mcp-relay.servers; every request will get 404");

@@ -167,7 +167,8 @@ class OrphanedMemberSessions implements DisposableBean {
 	private Mono<Void> endMembers(Tracked entry) {
 		Map<String, MemberSession> members;
 		synchronized (entry) {
-			members = Map.copyOf(entry.members);
+			// in the order they were joined (a Map.copyOf's order changes from one JVM to the next)
+			members = new LinkedHashMap<>(entry.members);
 		}
 		log.debug("Virtual server '{}': a session ended without its client's DELETE (expired, evicted, or ended "
 				+ "elsewhere); its stream here and its {} member session(s) are ended", entry.virtualId, members.size());

@@ -233,6 +233,7 @@ class RefusalTablesTest {
 					ConfigurableApplicationContext jwt = jwtRelay(auth, scripted);
 					ConfigurableApplicationContext bridge = legacyRelay(answering, silent, scripted)) {
 				provokeWithLegacyServers(port(bridge), bridge, answering, silent);
+				answers.put("request_read_timeout", stalledBody(port(bridge)));
 				provokeInJwtMode(port(jwt), auth);
 				provokeInApiKeyMode(port(relay), relay, redis);
 				provokeShutdown(port(jwt), jwt);
@@ -406,7 +407,9 @@ class RefusalTablesTest {
 		List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
 				"--mcp-relay.security.mode=none", "--mcp-relay.sessions.max-bridged-sessions=1",
 				// a flood before the answer overflows what is held for its POST (held_messages_full)
-				"--mcp-relay.sessions.max-held-bytes=64KB"));
+				"--mcp-relay.sessions.max-held-bytes=64KB",
+				// a client that stops sending its body is answered 408 after a second (request_read_timeout)
+				"--mcp-relay.client-connections.request-read-timeout=1s"));
 		Map<String, String> servers = new LinkedHashMap<>();
 		servers.put("legacy", answering.url());
 		servers.put("legacy-patient", answering.url());
@@ -599,6 +602,21 @@ class RefusalTablesTest {
 		JsonNode answer = RawHttp.json(response.body());
 		return new Answer(response.status(), answer.get("error"), answer.get("id"), new TextNode("id-host_not_allowed"),
 				"refusal-host_not_allowed", true, false);
+	}
+
+	/**
+	 * Headers and half a body, then nothing (the bridging relay's {@code request-read-timeout} is 1 s): the client's
+	 * error, answered before the connection is closed; the body never came whole, so no id.
+	 */
+	private static Answer stalledBody(int port) {
+		String half = call("request_read_timeout").substring(0, 20);
+		List<RawSocketHttp.Response> responses = RawSocketHttp.exchange(port, "POST /mcp/legacy HTTP/1.1\r\n"
+				+ "Host: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH
+				+ "\r\nX-Request-Id: refusal-request_read_timeout\r\nContent-Length: 400\r\n\r\n" + half);
+		assertThat(responses).as("an answer to the stalled request").hasSize(1);
+		JsonNode answer = RawHttp.json(responses.get(0).body());
+		return new Answer(responses.get(0).status(), answer.get("error"), answer.get("id"), null,
+				"refusal-request_read_timeout", true, false);
 	}
 
 	/**
