@@ -114,7 +114,12 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	private final McpStatelessSyncServer stateless;
 
 	public SdkMcpUpstream() {
-		this(false);
+		this(false, 0);
+	}
+
+	/** An upstream on {@code port} (one a test keeps free until the member is to be up). */
+	public static SdkMcpUpstream onPort(int port) {
+		return new SdkMcpUpstream(false, port);
 	}
 
 	/**
@@ -123,10 +128,10 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	 * a server that streams many large events. Written as the SDK writes, so a reader that stops reading stops it.
 	 */
 	public static SdkMcpUpstream withBurst() {
-		return new SdkMcpUpstream(true);
+		return new SdkMcpUpstream(true, 0);
 	}
 
-	private SdkMcpUpstream(boolean burst) {
+	private SdkMcpUpstream(boolean burst, int port) {
 		HttpServletStreamableServerTransportProvider streamableTransport = HttpServletStreamableServerTransportProvider
 			.builder()
 			.mcpEndpoint("/mcp")
@@ -190,7 +195,7 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.build();
 		try {
 			tomcat.setBaseDir(Files.createTempDirectory("sdk-upstream").toString());
-			tomcat.setPort(0);
+			tomcat.setPort(port);
 			tomcat.getConnector().setProperty("address", "127.0.0.1");
 			Context context = tomcat.addContext("", null);
 			addRecordingFilter(context);
