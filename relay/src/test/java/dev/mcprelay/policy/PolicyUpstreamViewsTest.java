@@ -77,6 +77,8 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.slow.url", () -> SERVER.url("/slow/mcp"));
 		registry.add("mcp-relay.servers.nolist.url", () -> SERVER.url("/nolist/mcp"));
 		registry.add("mcp-relay.servers.endless.url", () -> SERVER.url("/endless/mcp"));
+		registry.add("mcp-relay.servers.endless-search.url", () -> SERVER.url("/endless/mcp"));
+		registry.add("mcp-relay.servers.endless-search.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.by-interceptor.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.policies[0].name", () -> "read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
@@ -272,6 +274,22 @@ class PolicyUpstreamViewsTest {
 		List<JsonNode> called = RawHttp.messagesOf(asGood.post(RawHttp.toolsCall(4, "by-header_delete_file")));
 		assertThat(called.get(called.size() - 1).has("error")).as("good's call: %s", called).isTrue();
 		assertThat(callsSeen()).as("what reached the server: the tenant of each call of delete_file").isEmpty();
+	}
+
+	/**
+	 * Tool search's own listing is bounded as the policies' listings are (100 pages) and a cut one is no catalogue: a
+	 * search of a server whose tool list never ends is refused as undecidable, after one listing of 100 pages.
+	 */
+	@Test
+	void toolSearchOfACatalogueLongerThanTheRelayReadsIsUndecidable() {
+		McpSession session = McpSession.open(http(GOOD_KEY, null), "endless-search");
+		List<JsonNode> searched = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"search_available_tools\",\"arguments\":{\"query\":\"tool\"}}}"));
+		JsonNode answer = searched.get(searched.size() - 1);
+
+		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("policy_undecidable");
+		assertThat(answer.at("/error/message").asText()).contains("longer than the relay reads");
+		assertThat(SERVER.count("tools/list")).as("one listing, cut at 100 pages").isEqualTo(100);
 	}
 
 	/** The names of the tools a search in {@code session} found. */
