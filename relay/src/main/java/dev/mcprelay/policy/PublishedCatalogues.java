@@ -46,6 +46,9 @@ import reactor.core.publisher.Mono;
  */
 public class PublishedCatalogues {
 
+	/** The most items of one list the relay keeps for a view (listings are cut at {@link UpstreamLister#MAX_PAGES} too). */
+	public static final int MAX_ITEMS = PublishedItems.MAX_ITEMS;
+
 	private static final Logger log = LoggerFactory.getLogger(PublishedCatalogues.class);
 
 	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */

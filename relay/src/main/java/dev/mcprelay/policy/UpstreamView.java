@@ -1,6 +1,7 @@
 package dev.mcprelay.policy;
 
 import java.util.List;
+import java.util.function.Function;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.api.CallContext;
@@ -31,8 +32,32 @@ public record UpstreamView(String server, String digest) {
 
 	/** The view of {@code server} that the request of {@code context} has. */
 	public static UpstreamView of(CallContext context, ServerProperties server) {
+		StringBuilder view = callerAndHeaders(context.caller(), name -> context.headers().get(name), server);
+		// what interceptors set or removed upstream for this request, in name order, after a field that ends the above
+		field(view, "interceptors");
+		context.upstreamHeaders().forEachChange((name, value) -> {
+			field(view, name.toLowerCase(java.util.Locale.ROOT));
+			field(view, value);
+		});
+		return new UpstreamView(context.server(), Sha256.hex(view.toString()));
+	}
+
+	/**
+	 * The view of {@code server} a request of {@code caller} with headers {@code requestHeaders} (each name's values,
+	 * none: empty) has before any interceptor ran for it: for one who asks the server through the server's own
+	 * exchange, where the interceptors of that exchange run (a virtual server asking its member), and keys what it
+	 * keeps of the answers by this view and by what the interceptors' headers depend on.
+	 */
+	public static UpstreamView beforeInterceptors(String serverId, Caller caller,
+			Function<String, List<String>> requestHeaders, ServerProperties server) {
+		return new UpstreamView(serverId, Sha256.hex(callerAndHeaders(caller, requestHeaders, server).toString()));
+	}
+
+	/** The caller, then the values of the server's headers that differ per caller or request. */
+	private static StringBuilder callerAndHeaders(Caller given, Function<String, List<String>> requestHeaders,
+			ServerProperties server) {
 		StringBuilder view = new StringBuilder(128);
-		Caller caller = context.caller() == null ? Caller.ANONYMOUS : context.caller();
+		Caller caller = given == null ? Caller.ANONYMOUS : given;
 		field(view, caller.kind().name());
 		field(view, caller.id());
 		if (caller.kind() == Caller.Kind.JWT) {
@@ -49,19 +74,13 @@ public record UpstreamView(String server, String digest) {
 					field(view, caller.claimAsText(header.fromCallerClaim()));
 				}
 				else {
-					List<String> values = context.headers().get(header.fromRequestHeader());
+					List<String> values = requestHeaders.apply(header.fromRequestHeader());
 					field(view, String.valueOf(values.size()));
 					values.forEach(value -> field(view, value));
 				}
 			}
 		}
-		// what interceptors set or removed upstream for this request, in name order, after a field that ends the above
-		field(view, "interceptors");
-		context.upstreamHeaders().forEachChange((name, value) -> {
-			field(view, name.toLowerCase(java.util.Locale.ROOT));
-			field(view, value);
-		});
-		return new UpstreamView(context.server(), Sha256.hex(view.toString()));
+		return view;
 	}
 
 	/** {@code value} appended so that no two sequences of values read alike: its length, then itself. */

@@ -23,12 +23,13 @@ import reactor.core.publisher.Mono;
  * ({@code ReactorNettyServerConfiguration}, on Linux), not the megabytes the kernel would take ahead of the client.
  * While a slice waits, nothing more is asked of the body's source, so what the relay reads ahead behind it fills
  * ({@link EventReadAhead}) and the client's write clock runs ({@link StreamWatch}, {@code timeouts.client-write}).
- * Cancelling the write stops the wait.
+ * Cancelling the write stops the wait. Every event stream the relay writes to a client goes through one: a
+ * pass-through stream ({@link SseStreamRelay}) and a virtual server's ({@code dev.mcprelay.virtual.AnswerRelay}).
  */
-final class ClientWriteWindow {
+public final class ClientWriteWindow {
 
 	/** The most bytes handed to the connection as one buffer, whose write shows the client's progress. */
-	static final int SLICE = 64 * 1024;
+	public static final int SLICE = 64 * 1024;
 
 	private ClientWriteWindow() {
 	}
@@ -56,7 +57,7 @@ final class ClientWriteWindow {
 	 * the chain is released here once, those of {@code pieces}' own sources too: they must add no discard hook for
 	 * buffers of their own, which Reactor would chain to this one (a buffer released twice).
 	 */
-	static Flux<DataBuffer> buffers(Flux<byte[]> pieces, RelayResponse response, long maxBytes, Runnable taken) {
+	public static Flux<DataBuffer> buffers(Flux<byte[]> pieces, RelayResponse response, long maxBytes, Runnable taken) {
 		return Flux.defer(() -> {
 			ByteBudget handed = new ByteBudget(maxBytes);
 			return pieces

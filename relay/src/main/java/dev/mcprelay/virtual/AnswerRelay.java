@@ -11,7 +11,9 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.proxy.ClientWriteWindow;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventWriter;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -24,6 +26,13 @@ import reactor.core.publisher.Mono;
  * virtual session's id in place of the member's) and body, a JSON body byte for byte; an event stream event by event,
  * where a request of the member's gets an id of the virtual server's ({@link MemberIds}) and an event id becomes the
  * member's position ({@link MemberIds#eventId}); every other event passes unchanged.
+ *
+ * <p>Every event stream the virtual server writes to its client (a member's answer, the merged GET, a merged
+ * {@code subscriptions/listen}) goes through a {@link ClientWriteWindow}, as a pass-through stream does: what is handed
+ * to the client's connection and not yet written is bounded by {@code sessions.max-held-bytes}, so a client that reads
+ * nothing stops the member's stream at the relay (whose member relay then finds its reader stalled for the member's
+ * {@code timeouts.client-write} and the client's connection is closed, {@link MemberCalls}), instead of letting
+ * Reactor Netty's write take 128 whole events ahead of the socket.
  */
 @Component
 class AnswerRelay {
@@ -36,9 +45,13 @@ class AnswerRelay {
 
 	private final ListCache listCache;
 
-	AnswerRelay(MemberIds ids, ListCache listCache) {
+	/** What an event stream may have handed to the client's connection and not yet written. */
+	private final long maxHeldBytes;
+
+	AnswerRelay(MemberIds ids, ListCache listCache, RelayProperties properties) {
 		this.ids = ids;
 		this.listCache = listCache;
+		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 	}
 
 	/**
@@ -152,11 +165,15 @@ class AnswerRelay {
 	}
 
 	/**
-	 * Writes {@code events} as the body of an event stream, each flushed on its own, after an empty buffer that commits
-	 * the headers and flushes them at once.
+	 * Writes {@code events} as the body of an event stream, after an empty buffer that commits the headers and flushes
+	 * them at once; each event is written as it comes and flushed whenever no further one is ready, handed to the
+	 * connection no faster than the client takes it ({@link ClientWriteWindow}, {@code sessions.max-held-bytes}). Who
+	 * finds a client stalled is the member's relay, whose stream waits on this write: its reader is this window.
 	 */
-	static Mono<Void> writeEvents(RelayResponse response, Flux<byte[]> events) {
-		return response.writeAndFlushEach(events.map(response.bufferFactory()::wrap)
+	Mono<Void> writeEvents(RelayResponse response, Flux<byte[]> events) {
+		return response.write(ClientWriteWindow
+			.buffers(events.filter(bytes -> bytes.length > 0), response, maxHeldBytes, () -> {
+			})
 			.startWith(response.bufferFactory().wrap(new byte[0])));
 	}
 

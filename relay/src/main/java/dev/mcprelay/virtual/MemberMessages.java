@@ -76,18 +76,22 @@ final class MemberMessages {
 		return null;
 	}
 
-	/** The events of an event-stream answer, as they arrive; every buffer released. */
+	/**
+	 * The events of an event-stream answer, as they arrive; every buffer released as it is read, so that none waits in
+	 * a queue of this chain (where a cancellation would have to release it), and one buffer asked of the member at a
+	 * time: what the consumer has not taken yet stays with the member's relay, which bounds it.
+	 */
 	static Flux<SseEvent> events(MemberAnswer answer) {
 		return Flux.defer(() -> {
 			SseEventSplitter splitter = new SseEventSplitter(MAX_BYTES);
-			return answer.body().concatMapIterable(buffer -> {
+			return answer.body().map(buffer -> {
 				try {
 					return splitter.split(buffer);
 				}
 				finally {
 					DataBufferUtils.release(buffer);
 				}
-			});
+			}).concatMapIterable(events -> events, 1);
 		});
 	}
 

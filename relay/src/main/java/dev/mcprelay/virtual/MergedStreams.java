@@ -124,7 +124,7 @@ class MergedStreams {
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
 			// ends as shutdown begins, as a relayed GET does: the client reconnects elsewhere
-			return AnswerRelay.writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
+			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
 		});
 	}
 

@@ -9,13 +9,15 @@ import org.springframework.stereotype.Component;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.policy.UpstreamView;
 import reactor.core.publisher.Mono;
 
 /**
  * What each member publishes, as a virtual server routes by it ({@link MemberTargets}): the names of its tools and
  * prompts (where prefixes leave several members possible), the URIs of its resources and its resource templates (a
  * read goes to the member that lists the URI). Read from every page of the member's list ({@link VirtualLists#all},
- * itself kept per caller in {@link ListCache}), and kept per caller and member, shared by the caller's sessions, for
+ * itself kept per view of the member in {@link ListCache}), and kept per view of the member ({@link MemberViews}),
+ * shared by the caller's sessions in that view, for
  * at most {@link ListCache#MAX_AGE}, until the member says the list changed; at most {@link #MAX_CHARS} characters of
  * names in all, the least recently used going first. So a session's first {@code resources/read} asks the members
  * nothing when another session of the caller's routed one moments before.
@@ -26,7 +28,12 @@ class PublishedNames {
 	/** The most characters of names kept, all members and callers together. */
 	static final long MAX_CHARS = 4L * 1024 * 1024;
 
-	private record Key(String callerId, String member, String method) {
+	private record Key(UpstreamView view, String method) {
+
+		String member() {
+			return view.server();
+		}
+
 	}
 
 	private final VirtualLists lists;
@@ -37,8 +44,11 @@ class PublishedNames {
 		.<Key, Set<String>>weigher((key, published) -> 16 + published.stream().mapToInt(String::length).sum())
 		.build();
 
-	PublishedNames(VirtualLists lists, ListCache listCache) {
+	private final MemberViews views;
+
+	PublishedNames(VirtualLists lists, ListCache listCache, MemberViews views) {
 		this.lists = lists;
+		this.views = views;
 		listCache.onChange((member, method) -> names.asMap()
 			.keySet()
 			.removeIf(key -> key.member().equals(member) && (method == null || method.equals(key.method()))));
@@ -49,7 +59,7 @@ class PublishedNames {
 	 * {@code prompts/list}), URIs ({@code resources/list}) or URI templates ({@code resources/templates/list}).
 	 */
 	Mono<Set<String>> of(VirtualCall call, String member, String method) {
-		Key key = new Key(call.callerId(), member, method);
+		Key key = new Key(views.of(call, member), method);
 		Set<String> kept = names.getIfPresent(key);
 		if (kept != null) {
 			return Mono.just(kept);

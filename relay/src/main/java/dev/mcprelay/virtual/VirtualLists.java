@@ -43,12 +43,15 @@ class VirtualLists {
 
 	private final ListCache cache;
 
+	private final MemberViews views;
+
 	/** The id of the list requests the virtual server makes on its own account. */
 	static final String CATALOGUE_ID = "mcp-relay-catalogue";
 
 	VirtualLists(MemberRequests requests, VirtualCursor cursors, NameClashes clashes, MemberAvailability availability,
-			ListCache cache) {
+			ListCache cache, MemberViews views) {
 		this.cache = cache;
+		this.views = views;
 		this.requests = requests;
 		this.cursors = cursors;
 		this.clashes = clashes;
@@ -143,7 +146,7 @@ class VirtualLists {
 		String field = ITEMS.get(method);
 		boolean cached = call.stateless() || CATALOGUE_ID.equals(request.path("id").asText());
 		Mono<MemberRequests.Reply> asking = cached
-				? cache.get(new ListCache.Key(call.callerId(), member, method, cursor),
+				? cache.get(new ListCache.Key(views.of(call, member), method, cursor),
 						() -> requests.request(call, member, asked))
 				: requests.request(call, member, asked);
 		return asking.flatMap(reply -> {

@@ -70,9 +70,12 @@ class VirtualToolSearch {
 
 	private final MemberAvailability availability;
 
+	private final MemberViews views;
+
 	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, VirtualServers servers,
-			ListCache listCache, MemberAvailability availability) {
+			ListCache listCache, MemberAvailability availability, MemberViews views) {
 		this.availability = availability;
+		this.views = views;
 		this.lists = lists;
 		this.store = store;
 		this.clashes = clashes;
@@ -178,6 +181,8 @@ class VirtualToolSearch {
 		key.addAll(call.usable());
 		// each member's list reaches the catalogue through this caller's policies: never another caller's to search
 		key.add(CALLER + call.callerId());
+		// and each member's list is the one it publishes to this view of it (ListCache's pages are kept so too)
+		call.usable().forEach(member -> key.add(views.of(call, member).digest()));
 		Kept kept = catalogues.getIfPresent(key);
 		if (kept != null) {
 			return Mono.just(new Catalogue(kept.index(), List.of()));

@@ -43,8 +43,8 @@ import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.policy.UpstreamView;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
-import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.proxy.UpstreamLister;
+import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
@@ -298,12 +298,27 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	 */
 	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
-		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
-				context.upstreamHeaders())
-			.map(nodes -> ToolIndex.toolsAmong(nodes)
-				.stream()
-				.filter(tool -> server.offers(ToolIndex.name(tool)))
-				.toList());
+		return lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
+				context.caller(), context.upstreamHeaders())
+			.flatMap(listed -> !listed.whole() || listed.items().size() > PublishedCatalogues.MAX_ITEMS
+					? Mono.error(cut(context))
+					: Mono.just(ToolIndex.toolsAmong(listed.items())
+						.stream()
+						.filter(tool -> server.offers(ToolIndex.name(tool)))
+						.toList()));
+	}
+
+	/**
+	 * A catalogue longer than the relay reads ({@link UpstreamLister#MAX_PAGES} pages,
+	 * {@link PublishedCatalogues#MAX_ITEMS} items), as the policies' listings are bounded: what was read is not the whole
+	 * catalogue, so a search of it (and a list composed from it) could not say what the server offers. Refused as the
+	 * policies refuse a request they cannot decide for a cut list ({@code policy_undecidable}), and not kept.
+	 */
+	private static RejectError cut(CallContext context) {
+		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot decide this request: the tools/list "
+				+ "of server '" + context.server() + "', which tool search reads, is longer than the relay reads ("
+				+ UpstreamLister.MAX_PAGES + " pages, " + PublishedCatalogues.MAX_ITEMS + " items)",
+				Map.of("reason", "policy_undecidable")).withLogReason("policy_undecidable", null);
 	}
 
 	/**
