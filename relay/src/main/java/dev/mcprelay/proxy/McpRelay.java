@@ -129,7 +129,7 @@ public class McpRelay {
 	 * goes anywhere. A body that cannot be read or parsed is answered id-less.
 	 */
 	private Mono<Void> answerByIds(McpRoute route, RelayExchange exchange, RelayFailure failure) {
-		return readPayload(upstreams.require(route), exchange).doOnNext(exchange.record()::payload)
+		return readPayload(upstreams.in(exchange.configuration()).require(route), exchange).doOnNext(exchange.record()::payload)
 			.map(java.util.Optional::of)
 			.onErrorReturn(java.util.Optional.empty())
 			.defaultIfEmpty(java.util.Optional.empty())
@@ -168,7 +168,7 @@ public class McpRelay {
 
 	/** The configured upstream the route names, once the request's origin is allowed; recorded for metrics. */
 	private Upstream resolve(McpRoute route, RelayExchange exchange) {
-		Upstream upstream = upstreams.require(route);
+		Upstream upstream = upstreams.in(exchange.configuration()).require(route);
 		originPolicy.check(exchange.requestHeaderView());
 		SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), upstream.id());
 		requireReadableContentType(exchange.requestHeaderView(), upstream);

@@ -274,11 +274,12 @@ class FrontDoorConfiguration {
 	@Bean
 	@Order(Ordered.HIGHEST_PRECEDENCE)
 	RouterFunction<ServerResponse> protectedResourceMetadata(RelayProperties properties, UpstreamRegistry upstreams,
-			McpRouting routing) {
+			McpRouting routing, dev.mcprelay.live.LiveConfiguration live) {
 		if (properties.security().mode() != SecurityMode.JWT) {
 			return request -> reactor.core.publisher.Mono.empty();
 		}
-		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(properties.security().jwt(), upstreams, routing);
+		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(properties.security().jwt(), upstreams, routing,
+				live);
 		return RouterFunctions.route(RequestPredicates.GET(ProtectedResourceMetadata.PREFIX + "/**"), metadata::serve);
 	}
 

@@ -72,7 +72,8 @@ class MemberCalls {
 			}
 			MemberResponse response = new MemberResponse(member, sink::success);
 			Caller caller = client.caller();
-			MemberExchange exchange = new MemberExchange(method, routing.serverRoute(member), headers, body, caller,
+			MemberExchange exchange = new MemberExchange(method,
+					routing.serverRoute(client.configuration(), member), client.configuration(), headers, body, caller,
 					virtual, response);
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))

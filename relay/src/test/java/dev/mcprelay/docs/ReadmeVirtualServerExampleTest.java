@@ -49,7 +49,9 @@ class ReadmeVirtualServerExampleTest {
 		assertThat(all.prefixOf("github")).isEqualTo("github_");
 		assertThat(all.prefixOf("internal-tools")).isEqualTo("int_");
 		assertThat(all.toolSearch().maxResults()).isEqualTo(8);
-		McpRoute root = new McpRouting(properties, environment).resolve("/mcp");
+		McpRouting routing = new McpRouting(environment, null);
+		McpRoute root = routing.resolve(
+				new dev.mcprelay.live.LiveConfiguration(properties, environment, java.util.List.of(routing)).current(), "/mcp");
 		assertThat(root.kind()).isEqualTo(McpRoute.Kind.VIRTUAL);
 		assertThat(root.virtualServer()).isEqualTo("all");
 	}
