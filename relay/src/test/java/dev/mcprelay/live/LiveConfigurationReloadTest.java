@@ -1,0 +1,200 @@
+package dev.mcprelay.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.mcprelay.McpRelayApplication;
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.OwnEventLoops;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SdkMcpUpstream;
+import dev.mcprelay.testsupport.TwoRelaysOverRedis;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * A running relay whose configuration is a Kubernetes-style mounted volume ({@code application.yml} a link into
+ * {@code ..data}, itself a link the kubelet swaps to a new folder), in front of real MCP servers, reloaded as the file
+ * is swapped and as it is edited in place: what a reload applies, refuses and leaves for a restart, seen from clients.
+ */
+class LiveConfigurationReloadTest {
+
+	@TempDir
+	static Path mount;
+
+	static SdkMcpUpstream upstream;
+
+	static ConfigurationContext relay;
+
+	static RawHttp http;
+
+	static int version;
+
+	@BeforeAll
+	static void start() throws Exception {
+		upstream = new SdkMcpUpstream();
+		swap(config("alpha"));
+		Files.createSymbolicLink(mount.resolve("application.yml"), Path.of("..data/application.yml"));
+		relay = new ConfigurationContext(new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class)
+			.run("--spring.config.additional-location=file:" + mount.resolve("application.yml"),
+					"--RELOAD_TEST_TOKEN=token-from-start-up"));
+		http = new RawHttp(TwoRelaysOverRedis.port(relay.context()));
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relay != null) {
+			relay.context().close();
+		}
+		if (upstream != null) {
+			upstream.close();
+		}
+	}
+
+	@BeforeEach
+	void backToAlphaAlone() throws Exception {
+		if (!relay.context().getBean(LiveConfiguration.class).current().properties().servers().keySet()
+			.equals(java.util.Set.of("alpha"))) {
+			relay.awaitOutcome(() -> swap(config("alpha")), ReloadOutcome.APPLIED);
+		}
+		upstream.clearSeen();
+	}
+
+	@Test
+	void aServerAddedBySwappingTheMountedFolderServesAndARemovedOneIsUnknown() throws Exception {
+		relay.awaitOutcome(() -> swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
+
+		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+			.as("a server the reload added serves from the next request on").isEqualTo(200);
+
+		relay.awaitOutcome(() -> swap(config("beta")), ReloadOutcome.APPLIED);
+
+		HttpResponse<String> removed = http.send(http.post("alpha", McpSession.initialize(2)));
+		assertThat(removed.statusCode()).as("a server the reload removed is unknown").isEqualTo(404);
+		assertThat(removed.body()).contains("unknown_server");
+		assertThat(http.send(http.post("beta", McpSession.initialize(3))).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aChangedHeaderEditedInPlaceReachesTheUpstreamFromTheNextRequest() throws Exception {
+		McpSession session = McpSession.open(http, "alpha");
+		assertThat(tokensSeen()).as("the placeholder resolved as at start-up").containsOnly("token-from-start-up");
+		upstream.clearSeen();
+
+		relay.awaitOutcome(() -> editInPlace(config("alpha").replace("${RELOAD_TEST_TOKEN}", "rotated")),
+				ReloadOutcome.APPLIED);
+
+		assertThat(tokensSeen()).as("nothing was sent upstream by the reload itself").isEmpty();
+		assertThat(session.post(RawHttp.toolsCall(7, "echo")).statusCode()).isEqualTo(200);
+		assertThat(tokensSeen()).as("the next request carries the new header").containsOnly("rotated");
+	}
+
+	@Test
+	void anInvalidEditIsRefusedWholeAndTheRunningConfigurationServes() throws Exception {
+		String running = relay.checksum();
+
+		relay.awaitOutcome(() -> editInPlace(config("alpha", "beta").replace(upstream.url("/stateless"), "not a url")),
+				ReloadOutcome.REFUSED);
+
+		assertThat(relay.checksum()).as("the running configuration stays").isEqualTo(running);
+		assertThat(http.send(http.post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
+		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+			.as("nothing of a refused reload applies, not even its valid part").isEqualTo(404);
+	}
+
+	@Test
+	void aPortChangeIsReportedAsNeedingARestartAndTheRelayServesOnItsPort() throws Exception {
+		relay.awaitOutcome(() -> swap(config("alpha").replace("port: 0", "port: 1")), ReloadOutcome.RESTART_REQUIRED);
+
+		assertThat(http.send(http.post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void theActuatorReloadsOnDemandAndSaysNothingChanged() throws Exception {
+		HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+				+ TwoRelaysOverRedis.port(relay.context()) + "/actuator/reload"))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.noBody()));
+
+		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+		assertThat(RawHttp.json(answer.body()).path("outcome").asText()).isEqualTo(ReloadOutcome.UNCHANGED);
+		assertThat(RawHttp.json(answer.body()).path("checksum").asText()).isEqualTo(relay.checksum());
+	}
+
+	private static List<String> tokensSeen() {
+		return upstream.seen().stream().map(seen -> seen.headers().getFirst("X-Upstream-Token")).toList();
+	}
+
+	/** The configuration with these servers: alpha the Streamable HTTP server, beta the stateless one. */
+	static String config(String... servers) {
+		StringBuilder yaml = new StringBuilder("server:\n  port: 0\n  address: 127.0.0.1\n"
+				+ "mcp-relay:\n  security:\n    mode: none\n  servers:\n");
+		for (String server : servers) {
+			yaml.append("    ").append(server).append(":\n      url: ")
+				.append(upstream.url(server.equals("alpha") ? "/mcp" : "/stateless")).append('\n')
+				.append("      headers:\n        - { name: X-Upstream-Token, value: \"${RELOAD_TEST_TOKEN}\" }\n");
+		}
+		return yaml.toString();
+	}
+
+	/** What the kubelet does: the new content in a new folder, then {@code ..data} swapped to it in one rename. */
+	static void swap(String yaml) throws Exception {
+		Path folder = mount.resolve("..v" + (++version));
+		Files.createDirectory(folder);
+		Files.writeString(folder.resolve("application.yml"), yaml);
+		Path link = mount.resolve("..data_tmp");
+		Files.createSymbolicLink(link, folder.getFileName());
+		Files.move(link, mount.resolve("..data"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+	}
+
+	/** An operator's edit of the file the relay reads, in place. */
+	static void editInPlace(String yaml) throws Exception {
+		Files.writeString(mount.resolve("..data").resolve("application.yml"), yaml);
+	}
+
+	/** The relay and what a test waits for of its reloads. */
+	record ConfigurationContext(ConfigurableApplicationContext context) {
+
+		String checksum() {
+			return context.getBean(LiveConfiguration.class).current().checksum();
+		}
+
+		double count(String outcome) {
+			return context.getBean(MeterRegistry.class).get(ConfigurationReloader.RELOADS).tag("outcome", outcome)
+				.counter().count();
+		}
+
+		/** Makes the change, then waits for the reload it causes to end with {@code outcome}. */
+		void awaitOutcome(Change change, String outcome) throws Exception {
+			double before = count(outcome);
+			change.make();
+			Awaitility.await("a reload " + outcome).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+				.until(() -> count(outcome) > before);
+		}
+
+	}
+
+	interface Change {
+
+		void make() throws Exception;
+
+	}
+
+}
