@@ -112,6 +112,15 @@ public class UpstreamRegistry implements SnapshotPart<UpstreamRegistry.Upstreams
 		}
 	}
 
+	/**
+	 * Ends the open streams of each server the new snapshot no longer has ({@link Upstream#removed}); a changed
+	 * server's streams go on, on the settings they began with.
+	 */
+	@Override
+	public void replaced(Upstreams previous, Upstreams next) {
+		previous.all().stream().filter(upstream -> next.find(upstream.id()) == null).forEach(Upstream::remove);
+	}
+
 	/** The servers of {@code snapshot}. */
 	public Upstreams in(ConfigurationSnapshot snapshot) {
 		return of(snapshot);

@@ -93,6 +93,33 @@ class LiveConfigurationReloadTest {
 	}
 
 	@Test
+	void aRemovedServersCallStreamingItsAnswerEndsAtOnceWithAnErrorForTheRequest() throws Exception {
+		relay.awaitOutcome(() -> swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
+		McpSession session = McpSession.open(http, "alpha");
+		upstream.resetProgressGate();
+		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"p-1\"}}}"));
+		assertThat(call.statusCode()).isEqualTo(200);
+		assertThat(call.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type)
+			.startsWith("text/event-stream"));
+		double ended = relay.streamsEnded("alpha");
+
+		relay.awaitOutcome(() -> swap(config("beta")), ReloadOutcome.APPLIED);
+
+		// the upstream holds the call open (its progress gate is never released): only the reload ends it
+		List<com.fasterxml.jackson.databind.JsonNode> events = RawHttp.sseData(RawHttp.readAll(call.body()));
+		assertThat(events).as("the request still waiting is answered, and the stream ends cleanly: %s", events).last()
+			.satisfies(answer -> {
+				assertThat(answer.path("id").asInt()).isEqualTo(9);
+				assertThat(answer.at("/error/data/reason").asText()).isEqualTo("server_removed");
+			});
+		assertThat(relay.streamsEnded("alpha")).as("counted").isEqualTo(ended + 1);
+		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+			.as("the other server's sessions are untouched").isEqualTo(200);
+		upstream.releaseProgress();
+	}
+
+	@Test
 	void aChangedHeaderEditedInPlaceReachesTheUpstreamFromTheNextRequest() throws Exception {
 		McpSession session = McpSession.open(http, "alpha");
 		assertThat(tokensSeen()).as("the placeholder resolved as at start-up").containsOnly("token-from-start-up");
@@ -174,6 +201,12 @@ class LiveConfigurationReloadTest {
 
 		String checksum() {
 			return context.getBean(LiveConfiguration.class).current().checksum();
+		}
+
+		double streamsEnded(String server) {
+			var counter = context.getBean(MeterRegistry.class).find("mcp.relay.streams.ended").tag("server", server)
+				.counter();
+			return counter == null ? 0 : counter.count();
 		}
 
 		double count(String outcome) {
