@@ -99,7 +99,10 @@ public class ConfigurationReloader {
 		catch (RuntimeException ex) {
 			return refused(trigger, running, List.of(unreadable(ex)));
 		}
-		List<ConfigurationProblem> problems = live.problems(properties, fresh);
+		List<ConfigurationProblem> problems = new ArrayList<>(live.problems(properties, fresh));
+		if (problems.isEmpty()) {
+			problems.addAll(LiveScope.problems(running.properties(), properties));
+		}
 		if (!problems.isEmpty()) {
 			return refused(trigger, running, problems);
 		}

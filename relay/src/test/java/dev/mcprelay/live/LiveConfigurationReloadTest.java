@@ -47,6 +47,9 @@ class LiveConfigurationReloadTest {
 
 	static int version;
 
+	/** What the mounted file holds now. */
+	static String written;
+
 	@BeforeAll
 	static void start() throws Exception {
 		upstream = new SdkMcpUpstream();
@@ -70,9 +73,12 @@ class LiveConfigurationReloadTest {
 
 	@BeforeEach
 	void backToAlphaAlone() throws Exception {
-		if (!relay.context().getBean(LiveConfiguration.class).current().properties().servers().keySet()
-			.equals(java.util.Set.of("alpha"))) {
-			relay.awaitOutcome(() -> swap(config("alpha")), ReloadOutcome.APPLIED);
+		if (!config("alpha").equals(written)) {
+			// the file as the relay started: applied after a test that changed it, unchanged after one refused
+			double reloads = relay.count(ReloadOutcome.APPLIED) + relay.count(ReloadOutcome.UNCHANGED);
+			swap(config("alpha"));
+			Awaitility.await("the file as the relay started, reloaded").atMost(Duration.ofSeconds(20))
+				.until(() -> relay.count(ReloadOutcome.APPLIED) + relay.count(ReloadOutcome.UNCHANGED) > reloads);
 		}
 		upstream.clearSeen();
 	}
@@ -147,6 +153,15 @@ class LiveConfigurationReloadTest {
 	}
 
 	@Test
+	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
+		relay.awaitOutcome(() -> swap(config("alpha") + "      tools:\n        deny: [secret_admin]\n"),
+				ReloadOutcome.REFUSED);
+
+		assertThat(relay.context().getBean(LiveConfiguration.class).current().properties().servers().get("alpha")
+			.tools().deny()).as("a tool list is not live yet: refused whole, never applied to half the relay").isEmpty();
+	}
+
+	@Test
 	void aPortChangeIsReportedAsNeedingARestartAndTheRelayServesOnItsPort() throws Exception {
 		relay.awaitOutcome(() -> swap(config("alpha").replace("port: 0", "port: 1")), ReloadOutcome.RESTART_REQUIRED);
 
@@ -186,6 +201,7 @@ class LiveConfigurationReloadTest {
 		Path folder = mount.resolve("..v" + (++version));
 		Files.createDirectory(folder);
 		Files.writeString(folder.resolve("application.yml"), yaml);
+		written = yaml;
 		Path link = mount.resolve("..data_tmp");
 		Files.createSymbolicLink(link, folder.getFileName());
 		Files.move(link, mount.resolve("..data"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -194,6 +210,7 @@ class LiveConfigurationReloadTest {
 	/** An operator's edit of the file the relay reads, in place. */
 	static void editInPlace(String yaml) throws Exception {
 		Files.writeString(mount.resolve("..data").resolve("application.yml"), yaml);
+		written = yaml;
 	}
 
 	/** The relay and what a test waits for of its reloads. */
