@@ -6,6 +6,7 @@ import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
 
 // An event store that resumes every stream, the standalone GET stream included. (The SDK's example store finds a
 // stream by the text before the first "_" of an event id, which is empty for the GET stream's "_GET_stream"; the
@@ -51,6 +52,19 @@ function newSession() {
       }, 300);
     }
     return { content: [{ type: "text", text: ticker ? "logging" : "stopped" }] };
+  });
+  // A long call: a progress notification every 300 ms on the call's own stream (kept by the event store, so a client
+  // whose stream dropped resumes it with Last-Event-ID), then its result, "counted <steps>".
+  server.registerTool("count-slowly", { description: "Counts to steps, a progress notification each 300 ms",
+    inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
+    for (let step = 1; step <= steps; step++) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) {
+        await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: steps } });
+      }
+    }
+    return { content: [{ type: "text", text: `counted ${steps}` }] };
   });
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),

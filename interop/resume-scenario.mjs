@@ -3,17 +3,23 @@
 // as a member of a virtual server) to log to it, and waits for argv[3] (default 3) log messages on its GET stream,
 // whatever happens to that stream on the way (the SDK reopens a dropped stream with Last-Event-ID by itself, a second
 // later: long enough for messages to be missed and replayed). Prints
-// {"received": N, "distinct": N, "disconnects": N, "data": [each message's data, in order]}.
+// {"received": N, "distinct": N, "disconnects": N, "data": [each message's data, in order]}. With argv[4], a file, each
+// message's data is also appended to it as it arrives, one a line, for a test that acts once some have arrived.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { appendFileSync } from "node:fs";
 
 const endpoint = new URL(process.argv[2]);
 const wanted = Number(process.argv[3] ?? 3);
+const progress = process.argv[4];
 const client = new Client({ name: "mcp-relay-interop-resume", version: "1.0.0" }, { capabilities: {} });
 const messages = [];
 client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
   messages.push(JSON.stringify(notification.params));
+  if (progress) {
+    appendFileSync(progress, `${notification.params.data}\n`);
+  }
 });
 const transport = new StreamableHTTPClientTransport(endpoint, {
   reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 1.5, maxRetries: 10 },

@@ -3,7 +3,8 @@
 // once, answer its sampling/createMessage, and wait for the tool's result. A run whose sampling request never
 // arrives within the wait is lost. argv[4] (default 1) is how many sessions run at once; argv[5] onwards name the
 // tools each session calls in turn (default ask-model): through a virtual server, one per member.
-// Prints {"runs": N, "answered": N, "lost": N, "failed": N} on stdout, counting each call.
+// Prints {"runs": N, "answered": N, "lost": N, "failed": N} on stdout, counting each call. GET_DELAY_MS (environment)
+// holds each GET the client sends that long: a client whose GET stream reaches the server after its first call.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -13,6 +14,13 @@ const runs = Number(process.argv[3] ?? 50);
 const concurrency = Number(process.argv[4] ?? 1);
 const tools = process.argv.length > 5 ? process.argv.slice(5) : ["ask-model"];
 const waitMs = 5000;
+const getDelayMs = Number(process.env.GET_DELAY_MS ?? 0);
+const delayingGets = async (url, init) => {
+  if ((init?.method ?? "GET") === "GET" && getDelayMs > 0) {
+    await new Promise((resolve) => setTimeout(resolve, getDelayMs));
+  }
+  return fetch(url, init);
+};
 const outcome = { runs, calls: 0, answered: 0, lost: 0, failed: 0, errors: [] };
 
 async function session() {
@@ -22,7 +30,7 @@ async function session() {
     model: "interop-model",
     content: { type: "text", text: "hello" },
   }));
-  const transport = new StreamableHTTPClientTransport(endpoint);
+  const transport = new StreamableHTTPClientTransport(endpoint, { fetch: delayingGets });
   try {
     await client.connect(transport);
     for (const tool of tools) {

@@ -23,8 +23,11 @@ import com.fasterxml.jackson.core.util.JsonParserDelegate;
  * <p>Jackson decodes a string through buffers that hold it several times over (its segments of {@code char}, then a
  * {@code StringBuilder}, then the {@code String}: 4 times the text of one long ASCII string, 8 MB of it allocating
  * 32 MB). An ASCII string without escapes (a base64 document, a long text) is copied here instead from the body's bytes
- * into its {@code String} at once (8 MB allocating 8 MB); any other is decoded by Jackson, its buffers charged for the
- * moment they live. Jackson still reads past each string itself, checking it as it always does.
+ * into its {@code String} at once (8 MB allocating 8 MB); one with escapes or Latin-1 letters ({@code \n}, {@code \"},
+ * {@code é}) is decoded here into one array of its length, then copied into its {@code String} (twice the text,
+ * charged: the array for the moment it lives, {@link JsonStringText}); any other (a character past U+00FF) is decoded by
+ * Jackson, its buffers charged for the moment they live. Jackson still reads past each string itself, checking it as
+ * it always does.
  */
 final class WeighingParser extends JsonParserDelegate {
 
@@ -176,21 +179,49 @@ final class WeighingParser extends JsonParserDelegate {
 		int length = Math.min(end, body.length) - start;
 		// the empty string's node is shared
 		charge(length == 0 ? 0 : STRING + length);
-		if (escapes || !ascii || end >= body.length) {
+		if (end >= body.length) {
 			return decodedByJackson(length);
 		}
-		return new String(body, start, length, StandardCharsets.ISO_8859_1);
+		if (!escapes && ascii) {
+			return new String(body, start, length, StandardCharsets.ISO_8859_1);
+		}
+		// escapes or accented letters: decoded here into one array the length of the text, which lives a moment
+		flush();
+		budget.take(length);
+		try {
+			String text = JsonStringText.latin1(body, start, end);
+			if (text != null) {
+				return text;
+			}
+		}
+		finally {
+			budget.give(length);
+		}
+		return decodedByJackson(length);
 	}
 
 	private String decodedByJackson(long length) throws IOException {
 		flush();
 		budget.take(DECODE * length);
+		String text;
 		try {
-			return delegate.getText();
+			text = delegate.getText();
 		}
 		finally {
 			budget.give(DECODE * length);
 		}
+		// a character past U+00FF makes every character of the String two bytes: more than its UTF-8 text, charged
+		charge(Math.max(0, 2L * text.length() - length) * (latin1(text) ? 0 : 1));
+		return text;
+	}
+
+	private static boolean latin1(String text) {
+		for (int i = 0; i < text.length(); i++) {
+			if (text.charAt(i) > 0xFF) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private void charge(long weight) {

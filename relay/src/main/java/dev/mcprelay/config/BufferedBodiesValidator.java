@@ -1,6 +1,7 @@
 package dev.mcprelay.config;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.springframework.util.unit.DataSize;
 
@@ -8,14 +9,15 @@ import org.springframework.util.unit.DataSize;
  * Checks {@code mcp-relay.max-buffered-bodies}, {@code max-buffered-bodies-per-caller} and each server's
  * {@code max-buffered-body} against one another and against the heap, for {@link RelayPropertiesValidator}.
  */
-final class BufferedBodiesValidator {
+public final class BufferedBodiesValidator {
 
 	private BufferedBodiesValidator() {
 	}
 
 	/**
 	 * The memory budget of all bodies together against the heap, and each server's cap against the budget and the
-	 * share of one caller, as a body is counted while it is read (twice its size): a cap no budget can hold would
+	 * share of one caller (by default half the budget; not applied in security mode {@code none}, whose callers share
+	 * the budget), as a body is counted while it is read (twice its size): a cap no budget can hold would
 	 * refuse those bodies forever, and a budget larger than half the heap leaves too little for what the budget does
 	 * not count (the relay itself, the answers it builds and writes).
 	 */
@@ -40,6 +42,11 @@ final class BufferedBodiesValidator {
 					"Write at most " + megabytes(budget) + ", or remove it (default: half of that)"));
 			return;
 		}
+		// anonymous callers (security mode none) are not told apart: they share the whole budget
+		boolean shared = properties.security().mode() != SecurityMode.NONE;
+		long callerShare = share != null ? share.toBytes() : budget / 2;
+		String shareSource = share != null ? "mcp-relay.max-buffered-bodies-per-caller"
+				: "half of " + megabytes(budget) + ", the default of mcp-relay.max-buffered-bodies-per-caller";
 		properties.servers().forEach((id, server) -> {
 			DataSize max = server.maxBufferedBody();
 			if (max == null) {
@@ -55,21 +62,41 @@ final class BufferedBodiesValidator {
 						cap + ", more than every buffered body together may take (" + megabytes(budget)
 								+ (configured != null ? ", mcp-relay.max-buffered-bodies" : ", a quarter of this JVM's " + heap)
 								+ "): such a body could never be read",
-						"Write at most " + megabytes(budget / 2) + (configured != null
+						"Write at most " + megabytes((shared ? Math.min(budget, callerShare) : budget) / 2) + (configured != null
 								? ", or give the JVM more heap (-Xmx, or more memory for the container) and raise "
 										+ "mcp-relay.max-buffered-bodies"
-								: ", or give the JVM a heap of at least " + megabytes(counted
+								: ", or give the JVM a heap of at least " + megabytes(counted * (shared && share == null ? 2 : 1)
 										* RelayProperties.DEFAULT_BUFFERED_BODIES_HEAP_SHARE)
 										+ " (-Xmx, or more memory for the container: the image's heap is 60% of it)")));
 			}
-			else if (share != null && counted > share.toBytes()) {
+			else if (shared && counted > callerShare) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + id + ".max-buffered-body",
-						cap + ", more than one caller may hold of the buffered bodies (" + megabytes(share.toBytes())
-								+ ", mcp-relay.max-buffered-bodies-per-caller): such a body could never be read",
-						"Write at most " + megabytes(share.toBytes() / 2)
-								+ ", or raise mcp-relay.max-buffered-bodies-per-caller"));
+						cap + ", more than one caller may hold of the buffered bodies (" + megabytes(callerShare)
+								+ ", " + shareSource + "): such a body could never be read",
+						"Write at most " + megabytes(callerShare / 2) + (share != null
+								? ", or raise mcp-relay.max-buffered-bodies-per-caller"
+								: configured != null ? ", or raise mcp-relay.max-buffered-bodies"
+										: ", or give the JVM a heap of at least " + megabytes(2 * counted
+												* RelayProperties.DEFAULT_BUFFERED_BODIES_HEAP_SHARE)
+												+ " (-Xmx, or more memory for the container: the image's heap is 60% "
+												+ "of it)")));
 			}
 		});
+	}
+
+	/**
+	 * The warning start-up logs when one caller may hold the whole budget ({@code max-buffered-bodies-per-caller} set to
+	 * it or more), in a security mode that tells callers apart: then one caller's stalled bodies refuse every other.
+	 */
+	public static Optional<String> wholeBudgetWarning(RelayProperties properties) {
+		DataSize share = properties.maxBufferedBodiesPerCaller();
+		long budget = properties.bufferedBodiesLimit().toBytes();
+		if (share == null || share.toBytes() < budget || properties.security().mode() == SecurityMode.NONE) {
+			return Optional.empty();
+		}
+		return Optional.of("mcp-relay.max-buffered-bodies-per-caller (" + megabytes(share.toBytes()) + ") is all of "
+				+ "mcp-relay.max-buffered-bodies (" + megabytes(budget) + "): one caller's bodies may take the memory of "
+				+ "every other caller, who then gets 503 relay_overloaded. Leave it unset (half of the budget) or write less");
 	}
 
 	private static String megabytes(long bytes) {

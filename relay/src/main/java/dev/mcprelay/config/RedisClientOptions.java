@@ -1,29 +1,81 @@
 package dev.mcprelay.config;
 
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.resource.Delay;
 
 /**
- * How the relay's Redis client (shared state: rate-limit buckets, sessions) behaves while Redis is away: commands
- * are refused at once instead of being buffered until it comes back. The relay bounds every Redis call and carries on
- * without it (rate limits fail open), so an answer now is worth more than an answer later; and Lettuce 6.6 can leave
+ * How the relay's Redis client (shared state: rate-limit buckets, sessions) behaves while Redis is away or failing
+ * over.
+ * <ul>
+ * <li>Commands are refused at once instead of being buffered until it comes back. The relay bounds every Redis call
+ * and carries on without it (rate limits by their {@code on-store-failure}, sessions answered 503
+ * {@code session_store_unavailable}), so an answer now is worth more than an answer later; and Lettuce 6.6 can leave
  * a buffered write's lock count behind when a connection drops mid-write, after which closing the client spins
- * forever (lettuce issue 3880): a relay that lost Redis could then never shut down.
+ * forever (lettuce issue 3880): a relay that lost Redis could then never shut down.</li>
+ * <li>A lost connection is tried again at most {@link #MAX_RECONNECT_DELAY} apart (Lettuce's default backs off to
+ * 30 s): through Sentinel each attempt asks the Sentinels for the master, so a relay reaches a promoted replica within
+ * about that delay of its promotion, however long the failover took.</li>
+ * <li>On a Cluster, Lettuce refreshes its view of the topology when a command meets a redirection or a node's
+ * connection keeps failing (its adaptive triggers, all of them), at most every {@link #ADAPTIVE_REFRESH_TIMEOUT}:
+ * without a refresh, a master's slots stay on its dead connection after its replica took them, and a third of the
+ * sessions stay unavailable for good. Lettuce 7 turns the triggers on by default, every 5 s; the relay turns them on
+ * whatever the version, and sooner. {@code spring.data.redis.lettuce.cluster.refresh.period} (a periodic refresh) and
+ * {@code dynamic-refresh-sources} apply as set.</li>
+ * </ul>
  */
 @Configuration(proxyBeanMethods = false)
 class RedisClientOptions {
+
+	/** The longest wait between two attempts to reconnect to Redis. */
+	static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+	/** The shortest time between two Cluster topology refreshes an adaptive trigger starts. */
+	static final Duration ADAPTIVE_REFRESH_TIMEOUT = Duration.ofSeconds(1);
 
 	@Bean
 	LettuceClientConfigurationBuilderCustomizer rejectCommandsWhileDisconnected() {
 		return builder -> {
 			ClientOptions current = builder.build().getClientOptions().orElseGet(ClientOptions::create);
+			if (current instanceof ClusterClientOptions cluster) {
+				builder.clientOptions(cluster.mutate()
+					.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+					.topologyRefreshOptions(adaptive(cluster.getTopologyRefreshOptions()))
+					.build());
+				return;
+			}
 			builder.clientOptions(current.mutate()
 				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 				.build());
 		};
+	}
+
+	@Bean
+	ClientResourcesBuilderCustomizer reconnectAtLeastEverySecond() {
+		return resources -> resources.reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2,
+				TimeUnit.MILLISECONDS));
+	}
+
+	/** {@code current} with every adaptive trigger on, at most every {@link #ADAPTIVE_REFRESH_TIMEOUT}. */
+	static ClusterTopologyRefreshOptions adaptive(ClusterTopologyRefreshOptions current) {
+		return ClusterTopologyRefreshOptions.builder()
+			.enableAllAdaptiveRefreshTriggers()
+			.adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_TIMEOUT)
+			.enablePeriodicRefresh(current.isPeriodicRefreshEnabled())
+			.refreshPeriod(current.getRefreshPeriod())
+			.dynamicRefreshSources(current.useDynamicRefreshSources())
+			.closeStaleConnections(current.isCloseStaleConnections())
+			.refreshTriggersReconnectAttempts(current.getRefreshTriggersReconnectAttempts())
+			.build();
 	}
 
 }

@@ -24,7 +24,7 @@ public final class RelayConfigurationCheck {
 		problems.addAll(RelayEnvironmentVariables.find(environment));
 		problems.addAll(BootTwoRedisProperties.find(environment));
 		problems.addAll(UnresolvedVariables.findInEnvironment(environment));
-		problems.addAll(RelayPropertiesValidator.validate(properties));
+		problems.addAll(RelayPropertiesValidator.validate(properties, environment));
 		problems.addAll(ShutdownTimingValidator.validate(properties.shutdown(), environment));
 		return problems;
 	}

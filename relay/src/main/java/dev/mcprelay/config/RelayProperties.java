@@ -35,8 +35,8 @@ import org.springframework.util.unit.DataSize;
  * together, across all requests, with the JSON trees parsed from them; past it a request gets 503. Unset: a quarter of
  * the JVM's maximum heap
  * @param maxBufferedBodiesPerCaller what the requests of one caller (an API key's client, a token's caller) may hold of
- * {@code max-buffered-bodies} together, so that one caller cannot take it all from the others. Unset: half of it, but
- * never less than twice the largest {@code max-buffered-body}
+ * {@code max-buffered-bodies} together, so that one caller cannot take it all from the others. Unset: half of it
+ * (each server's {@code max-buffered-body}, counted twice while it is read, must fit in it)
  * @param policies who may see and call which tool, prompt and resource (DESIGN section 12), as CEL expressions
  */
 @ConfigurationProperties("mcp-relay")
@@ -82,20 +82,13 @@ public record RelayProperties(
 
 	/**
 	 * What one caller's requests may hold of {@link #bufferedBodiesLimit()} together:
-	 * {@code max-buffered-bodies-per-caller}, or half of the limit, but never less than what the largest body a server
-	 * takes is counted as while it is read, twice its {@code max-buffered-body} (nor more than the limit), so that
-	 * such a body can be read.
+	 * {@code max-buffered-bodies-per-caller}, or half of the limit, so that by default another caller always finds at
+	 * least as much as one caller may hold. {@link BufferedBodiesValidator} stops start-up when the largest body a
+	 * server takes, counted twice while it is read, does not fit it.
 	 */
 	public DataSize bufferedBodiesPerCaller() {
-		if (maxBufferedBodiesPerCaller != null) {
-			return maxBufferedBodiesPerCaller;
-		}
-		long limit = bufferedBodiesLimit().toBytes();
-		long largest = 0;
-		for (ServerProperties server : servers.values()) {
-			largest = server.maxBufferedBody() == null ? largest : Math.max(largest, server.maxBufferedBody().toBytes());
-		}
-		return DataSize.ofBytes(Math.min(limit, Math.max(limit / 2, 2 * largest)));
+		return maxBufferedBodiesPerCaller != null ? maxBufferedBodiesPerCaller
+				: DataSize.ofBytes(bufferedBodiesLimit().toBytes() / 2);
 	}
 
 }

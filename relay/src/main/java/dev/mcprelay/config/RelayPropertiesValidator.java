@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
+import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 
 import dev.mcprelay.api.UpstreamHeaders;
@@ -31,8 +32,12 @@ public final class RelayPropertiesValidator {
 	private RelayPropertiesValidator() {
 	}
 
-	public static List<ConfigurationProblem> validate(RelayProperties properties) {
-		List<ConfigurationProblem> problems = new ArrayList<>(UnresolvedVariables.find(properties));
+	/**
+	 * Every problem of {@code properties}, bound from {@code environment}: the environment is where each value is
+	 * read as written, for the variables it refers to ({@link UnresolvedVariables#find(RelayProperties, Environment)}).
+	 */
+	public static List<ConfigurationProblem> validate(RelayProperties properties, Environment environment) {
+		List<ConfigurationProblem> problems = new ArrayList<>(UnresolvedVariables.find(properties, environment));
 		SecurityMode mode = properties.security().mode();
 		properties.servers()
 			.forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, mode, problems));
@@ -93,13 +98,6 @@ public final class RelayPropertiesValidator {
 		return problems;
 	}
 
-	/** Throws {@link InvalidRelayConfigurationException} listing every problem, if there is any. */
-	public static void requireValid(RelayProperties properties) {
-		List<ConfigurationProblem> problems = validate(properties);
-		if (!problems.isEmpty()) {
-			throw new InvalidRelayConfigurationException(problems);
-		}
-	}
 
 	private static void validateServer(String path, String id, ServerProperties server, SecurityMode mode,
 			List<ConfigurationProblem> problems) {

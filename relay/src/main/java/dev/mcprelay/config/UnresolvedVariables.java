@@ -17,6 +17,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.env.OriginTrackedMapPropertySource;
 import org.springframework.core.env.CommandLinePropertySource;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -28,10 +30,10 @@ import org.springframework.core.env.StandardEnvironment;
  * files, command-line arguments, system properties): Spring Boot leaves the placeholder as text, so an unset
  * {@code ${SESSIONS_SECRET}} would sign sessions with the public text {@code ${SESSIONS_SECRET}}, and an unset
  * {@code ${OTEL_TOKEN}} in an OTLP header would be sent to the collector. In the bound {@code mcp-relay} tree
- * ({@link #find(RelayProperties)}), defaults included, and in every other key ({@link #findInEnvironment});</li>
+ * ({@link #find(RelayProperties, Environment)}), each value as written in its source, and in every other key ({@link #findInEnvironment});</li>
  * <li>a {@code $VAR} in shell syntax, an upper-case name standing as a word of its own (as in
  * {@code "Bearer $GITHUB_TOKEN"}), which Spring Boot never expands: checked in the values of {@code mcp-relay} and
- * {@code spring.data.redis} as they are written, before any placeholder is resolved, so that a secret that happens to
+ * {@code spring.data.redis} and of the environment variables meant for the relay, as they are written, before any placeholder is resolved, so that a secret that happens to
  * begin with {@code $} ({@code ${SESSIONS_SECRET}} set to {@code $Qm7...}) is never taken for one.</li>
  * </ul>
  * Each is a {@link ConfigurationProblem} naming the property and the variable as written, never a value, which may be
@@ -51,7 +53,7 @@ public final class UnresolvedVariables {
 	 */
 	private static final Pattern SHELL = Pattern.compile("(?<=^|\\s)\\$([A-Z_][A-Z0-9_]*)(?=$|\\s)");
 
-	/** The relay's own properties, whose unset variables {@link #find(RelayProperties)} names. */
+	/** The relay's own properties, whose unset variables {@link #find(RelayProperties, Environment)} names. */
 	private static final ConfigurationPropertyName RELAY = ConfigurationPropertyName.of("mcp-relay");
 
 	/** The shared store's properties, which the relay uses as its own. */
@@ -64,14 +66,21 @@ public final class UnresolvedVariables {
 	private UnresolvedVariables() {
 	}
 
-	/** One problem per text value of the bound {@code properties} that refers to a variable not set, in tree order. */
-	public static List<ConfigurationProblem> find(RelayProperties properties) {
+	/**
+	 * One problem per text value of the bound {@code properties} whose value as written (in the property source
+	 * {@code environment} took it from, before any placeholder was resolved) refers to a variable that is not set, in
+	 * tree order. The bound value itself is never scanned: a variable's value may hold {@code ${...}} as text (a secret
+	 * {@code kP9#x2${Wq7vLm}...} behind {@code ${SESSIONS_SECRET}}), which is no variable and must not be printed. A
+	 * value no source holds (a default of the record) is written by no operator and not checked.
+	 */
+	public static List<ConfigurationProblem> find(RelayProperties properties, Environment environment) {
 		List<ConfigurationProblem> problems = new ArrayList<>();
-		walk("mcp-relay", properties, (path, value) -> {
-			if (value instanceof CharSequence chars) {
-				Matcher placeholder = PLACEHOLDER.matcher(chars);
-				if (placeholder.find()) {
-					problems.add(unset(path, placeholder.group(1)));
+		walk("mcp-relay", RELAY, properties, (path, name, value) -> {
+			if (value instanceof CharSequence) {
+				String written = written(name, environment);
+				String variable = written == null ? null : unsetVariable(written, environment);
+				if (variable != null) {
+					problems.add(unset(path, variable));
 				}
 			}
 		});
@@ -79,9 +88,92 @@ public final class UnresolvedVariables {
 	}
 
 	/**
+	 * The value of {@code name} as written in the first property source that holds it (or holds the list it is an
+	 * element of, written as one comma-separated text), or {@code null} when none does.
+	 */
+	private static String written(ConfigurationPropertyName name, Environment environment) {
+		for (ConfigurationPropertyName at = name; at != null && !at.isEmpty(); at = at.isLastElementIndexed()
+				? at.getParent() : null) {
+			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+				ConfigurationProperty property = source.getConfigurationProperty(at);
+				if (property != null && property.getValue() != null) {
+					return String.valueOf(property.getValue());
+				}
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The first variable {@code written} refers to that is neither set in {@code environment} nor given a default,
+	 * or {@code null}: {@code ${NAME}} with {@code NAME} not set, or such a reference inside the default of a
+	 * {@code ${OTHER:default}} whose {@code OTHER} is not set either. Only the text as written is read; the value a
+	 * set variable resolves to is never looked into.
+	 */
+	static String unsetVariable(String written, Environment environment) {
+		int start = written.indexOf("${");
+		while (start >= 0) {
+			int end = closing(written, start + 2);
+			if (end < 0) {
+				return null; // no placeholder: Spring Boot takes an unclosed ${ as text
+			}
+			String inside = written.substring(start + 2, end);
+			int colon = separator(inside);
+			String variable = colon < 0 ? inside : inside.substring(0, colon);
+			if (!environment.containsProperty(variable)) {
+				if (colon < 0) {
+					return variable;
+				}
+				String inDefault = unsetVariable(inside.substring(colon + 1), environment);
+				if (inDefault != null) {
+					return inDefault;
+				}
+			}
+			start = written.indexOf("${", end + 1);
+		}
+		return null;
+	}
+
+	/** The index of the {@code }} that closes a placeholder whose name begins at {@code from}, nested ones skipped. */
+	private static int closing(String text, int from) {
+		int depth = 0;
+		for (int i = from; i < text.length(); i++) {
+			if (text.startsWith("${", i)) {
+				depth++;
+				i++;
+			}
+			else if (text.charAt(i) == '}') {
+				if (depth == 0) {
+					return i;
+				}
+				depth--;
+			}
+		}
+		return -1;
+	}
+
+	/** The index of the {@code :} between a placeholder's name and its default, outside nested ones, or -1. */
+	private static int separator(String inside) {
+		int depth = 0;
+		for (int i = 0; i < inside.length(); i++) {
+			if (inside.startsWith("${", i)) {
+				depth++;
+				i++;
+			}
+			else if (inside.charAt(i) == '}') {
+				depth--;
+			}
+			else if (inside.charAt(i) == ':' && depth == 0) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/**
 	 * One problem per key the operator wrote (in a configuration file, a command-line argument or a system property)
-	 * that would be used as literal text: outside {@code mcp-relay} (which {@link #find(RelayProperties)} covers), a
-	 * value that, resolved, still refers to a variable that is not set; under {@code mcp-relay} and
+	 * that would be used as literal text: outside {@code mcp-relay} (which {@link #find(RelayProperties, Environment)}
+	 * covers), a value whose text as written refers to a variable that is not set and has no default; under {@code mcp-relay} and
 	 * {@code spring.data.redis}, a value written with a variable in shell syntax.
 	 */
 	public static List<ConfigurationProblem> findInEnvironment(Environment environment) {
@@ -106,14 +198,41 @@ public final class UnresolvedVariables {
 				if (RELAY.isAncestorOf(name)) {
 					return;
 				}
-				// resolved leniently: what cannot be resolved stays as written, to be named
-				Matcher placeholder = PLACEHOLDER.matcher(environment.resolvePlaceholders(written));
-				if (placeholder.find()) {
-					problems.put(key, unset(key, placeholder.group(1)));
+				String variable = unsetVariable(written, environment);
+				if (variable != null) {
+					problems.put(key, unset(key, variable));
 				}
 			});
 		}
+		problems.putAll(shellSyntaxInRelayVariables(environment));
 		return new ArrayList<>(problems.values());
+	}
+
+	/**
+	 * One problem per environment variable meant for the relay ({@link RelayEnvironmentVariables#namesAProperty}:
+	 * {@code MCPRELAY_...}, {@code MCP_RELAY_...}) whose value holds a variable in shell syntax: the operator wrote
+	 * those values too ({@code MCPRELAY_SERVERS_UP_HEADERS_0_VALUE='Bearer $GITHUB_TOKEN'}), and Spring Boot expands
+	 * no {@code $VAR} in them either. Named by the variable, never by its value.
+	 */
+	private static Map<String, ConfigurationProblem> shellSyntaxInRelayVariables(Environment environment) {
+		Map<String, ConfigurationProblem> problems = new TreeMap<>();
+		if (!(environment instanceof ConfigurableEnvironment configurable) || !(configurable.getPropertySources()
+			.get(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME) instanceof EnumerablePropertySource<?> variables)) {
+			return problems;
+		}
+		for (String variable : variables.getPropertyNames()) {
+			Object value = variables.getProperty(variable);
+			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable)
+					|| PLACEHOLDER.matcher(String.valueOf(value)).find()) {
+				continue;
+			}
+			Matcher shell = SHELL.matcher(String.valueOf(value));
+			if (shell.find()) {
+				String key = "environment variable " + variable;
+				problems.put(key, shellSyntax(key, shell.group(1)));
+			}
+		}
+		return problems;
 	}
 
 	/** Whether the operator wrote {@code source}: a configuration file, the command line, the system properties. */
@@ -144,24 +263,36 @@ public final class UnresolvedVariables {
 	 * list (text, numbers, durations, sizes, enums).
 	 */
 	public static void walk(String path, Object value, BiConsumer<String, Object> leaf) {
+		walk(path, RELAY, value, (at, name, leafValue) -> leaf.accept(at, leafValue));
+	}
+
+	/** A value of the tree: its path as printed, its name as property sources know it, and the value. */
+	private interface Leaf {
+
+		void accept(String path, ConfigurationPropertyName name, Object value);
+
+	}
+
+	private static void walk(String path, ConfigurationPropertyName name, Object value, Leaf leaf) {
 		if (value == null) {
 			return;
 		}
 		if (value instanceof Map<?, ?> map) {
-			map.forEach((key, entry) -> walk(path + "." + key, entry, leaf));
+			map.forEach((key, entry) -> walk(path + "." + key, name.append("[" + key + "]"), entry, leaf));
 		}
 		else if (value instanceof List<?> list) {
 			for (int i = 0; i < list.size(); i++) {
-				walk(path + "[" + i + "]", list.get(i), leaf);
+				walk(path + "[" + i + "]", name.append("[" + i + "]"), list.get(i), leaf);
 			}
 		}
 		else if (value.getClass().isRecord()) {
 			for (RecordComponent component : value.getClass().getRecordComponents()) {
-				walk(path + "." + UnknownRelayProperties.dashed(component.getName()), read(component, value), leaf);
+				String dashed = UnknownRelayProperties.dashed(component.getName());
+				walk(path + "." + dashed, name.append(dashed), read(component, value), leaf);
 			}
 		}
 		else {
-			leaf.accept(path, value);
+			leaf.accept(path, name, value);
 		}
 	}
 

@@ -84,4 +84,13 @@ public interface RelayResponse {
 	 */
 	void closeConnection();
 
+	/**
+	 * Whether a reader is there to take what is written: always, for a client's connection; not while a virtual
+	 * server's member stream is held for a client GET still to come, whose holder bounds what it holds. A response
+	 * without a reader is never taken for one whose client stalled ({@code timeouts.client-write}).
+	 */
+	default boolean readerPresent() {
+		return true;
+	}
+
 }

@@ -13,10 +13,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.ElicitationRequest;
 import dev.mcprelay.api.ElicitationRequestInterceptor;
+import dev.mcprelay.api.ListRequest;
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.PromptsGetRequest;
 import dev.mcprelay.api.PromptsGetRequestInterceptor;
+import dev.mcprelay.api.PromptsListRequestInterceptor;
 import dev.mcprelay.api.PromptsListResponse;
 import dev.mcprelay.api.PromptsListResponseInterceptor;
 import dev.mcprelay.api.RejectError;
@@ -37,6 +39,7 @@ import dev.mcprelay.api.ServerRequest;
 import dev.mcprelay.api.SubscriptionsListenRequest;
 import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsCallRequestInterceptor;
+import dev.mcprelay.api.ToolsListRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.api.ToolsListResponseInterceptor;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
@@ -71,7 +74,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		PromptsListResponseInterceptor, PromptsGetRequestInterceptor, ResourcesListResponseInterceptor,
 		ResourceTemplatesListResponseInterceptor, ResourcesReadRequestInterceptor, RequestInterceptor,
 		SamplingRequestInterceptor, ElicitationRequestInterceptor, RootsListRequestInterceptor,
-		ServerNotificationInterceptor, Ordered {
+		ServerNotificationInterceptor, ToolsListRequestInterceptor, PromptsListRequestInterceptor, Ordered {
 
 	/** Early, so that later interceptors never see what a caller may not use. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
@@ -119,6 +122,19 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	// --- lists: each item decided as the request that would use it, its arguments unknown -----------------------------
 
+	/** A list is sent: its answer is kept as published only if no list_changed comes meanwhile. */
+	@Override
+	public Mono<Outcome> interceptToolsList(ListRequest request) {
+		catalogues.listing(request.context(), TOOLS);
+		return Outcome.proceed();
+	}
+
+	@Override
+	public Mono<Outcome> interceptPromptsList(ListRequest request) {
+		catalogues.listing(request.context(), PROMPTS);
+		return Outcome.proceed();
+	}
+
 	@Override
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
 		return lists.tools(list);
@@ -145,6 +161,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
 		CallContext context = call.context();
 		String tool = call.toolName();
+		if (!named(call.json().path("params"), "name")) {
+			return malformed("params.name must be a string");
+		}
 		if (relayOwn(context.server(), tool)) {
 			return Outcome.proceed();
 		}
@@ -156,6 +175,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	@Override
 	public Mono<Outcome> interceptPromptsGet(PromptsGetRequest request) {
+		if (!named(request.json().path("params"), "name")) {
+			return malformed("params.name must be a string");
+		}
 		return prompt(request.context(), request.promptName(), request.arguments());
 	}
 
@@ -181,11 +203,17 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			}
 			PolicyDecision decision = policies.decide(facts.apply(found.get()));
 			return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown);
+		}).onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
+			policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
+			return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why()));
 		});
 	}
 
 	@Override
 	public Mono<Outcome> interceptResourcesRead(ResourcesReadRequest request) {
+		if (!named(request.json().path("params"), "uri")) {
+			return malformed("params.uri must be a string");
+		}
 		return resource(request.context(), request.uri());
 	}
 
@@ -199,19 +227,31 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		String method = request.method();
 		JsonNode params = request.json().path("params");
 		if ("resources/subscribe".equals(method) || "resources/unsubscribe".equals(method)) {
-			return resource(request.context(), text(params, "uri"));
+			return named(params, "uri") ? resource(request.context(), text(params, "uri"))
+					: malformed("params.uri must be a string");
 		}
 		if (request instanceof SubscriptionsListenRequest listen) {
+			JsonNode uris = params.path("notifications").path("resourceSubscriptions");
+			if (!uris.isMissingNode() && !uris.isArray()) {
+				return malformed("params.notifications.resourceSubscriptions must be a list of strings");
+			}
+			for (JsonNode uri : uris) {
+				if (!uri.isTextual()) {
+					return malformed("params.notifications.resourceSubscriptions must be a list of strings");
+				}
+			}
 			PolicySubscriptions.leaveOut(listen, uri -> readable(listen.context(), uri));
 			return Outcome.proceed();
 		}
 		if ("completion/complete".equals(method)) {
 			JsonNode ref = params.path("ref");
 			if ("ref/prompt".equals(text(ref, "type"))) {
-				return prompt(request.context(), text(ref, "name"), null);
+				return named(ref, "name") ? prompt(request.context(), text(ref, "name"), null)
+						: malformed("params.ref.name must be a string");
 			}
 			if ("ref/resource".equals(text(ref, "type"))) {
-				return resource(request.context(), text(ref, "uri"));
+				return named(ref, "uri") ? resource(request.context(), text(ref, "uri"))
+						: malformed("params.ref.uri must be a string");
 			}
 		}
 		return Outcome.proceed();
@@ -286,6 +326,21 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			Map<String, Object> annotations, String prompt, String resource) {
 		return new PolicyFacts(context.caller(), context.server(), context.virtualServer(), method, fromServer, tool,
 				annotations, prompt, resource, null, context.headers());
+	}
+
+	/** Whether {@code field} of {@code node} names something: a string. */
+	private static boolean named(JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		return value != null && value.isTextual();
+	}
+
+	/**
+	 * A request that names what it uses by something other than a string (an object, an array, a number, nothing)
+	 * names nothing a policy can decide: refused as malformed (-32602) before any policy, so that it never goes
+	 * upstream, where a lenient server might read it as a name (fails closed).
+	 */
+	private static Mono<Outcome> malformed(String problem) {
+		return Outcome.reject(RejectError.invalidParams("Invalid params: " + problem));
 	}
 
 	static String text(JsonNode node, String field) {

@@ -22,6 +22,9 @@ final class PolicyRefusals {
 	/** MCP's code for a resource that does not exist. */
 	static final int RESOURCE_NOT_FOUND = -32002;
 
+	/** The reason of a request the policies cannot decide (a list they read could not be listed). */
+	static final String UNDECIDABLE = "policy_undecidable";
+
 	private final RelayProperties properties;
 
 	PolicyRefusals(RelayProperties properties) {
@@ -29,6 +32,16 @@ final class PolicyRefusals {
 	}
 
 	/** No tool {@code name} (the member's own name through a virtual server). */
+	/**
+	 * A request the policies cannot decide, since the server's list {@code list} that they read could not be listed:
+	 * refused (fails closed) with a reason of its own, never as a name that does not exist.
+	 */
+	RejectError undecidable(CallContext context, String list, String why) {
+		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot decide this request: the " + list
+				+ " of server '" + context.server() + "', which its policies read, " + why, Map.of("reason",
+						UNDECIDABLE)).withLogReason(UNDECIDABLE, null);
+	}
+
 	RejectError unknownTool(CallContext context, String name) {
 		return unknown(context, "tool", name);
 	}

@@ -2,6 +2,7 @@ package dev.mcprelay.interceptors;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,10 +32,12 @@ import reactor.core.publisher.Mono;
  * The rate limits of {@code mcp-relay.rate-limits}, at the user-request stage, before every other interceptor: each
  * JSON-RPC request a client POSTs takes one token from the bucket of every rule that matches it (its server, and for a
  * rule with a {@code tool} glob, a {@code tools/call} of a matching tool), per client, per server or globally, the
- * rules asked in configuration order up to the first that refuses: a request one rule refuses spends nothing of the
- * others (the rules after it are not asked, the tokens of the rules before it are given back before the answer), all
- * within one bound ({@link #CHECK_BOUND}, however many rules). Notifications, responses, GET and DELETE are never
- * counted.
+ * rules asked narrowest budget first ({@code per: client}, then {@code server}, then {@code global}; configuration order
+ * among equals) up to the first that refuses: a request one rule refuses spends nothing of the others (the rules after
+ * it are not asked, the tokens of the rules before it are given back before the answer), so a caller past its own
+ * limit never takes, nor holds, a token of a budget others share, whatever order the rules are written in. The checks
+ * share one bound ({@link #CHECK_BOUND}, however many rules), the tokens given back another ({@link #REFUND_BOUND}).
+ * Notifications, responses, GET and DELETE are never counted.
  *
  * <p>A request a rule has no token for is refused: HTTP 429 with {@code Retry-After} when it is the whole answer
  * (inside a batch partly forwarded, or on an SSE answer, it is one error among the answers), JSON-RPC error -32000
@@ -56,6 +59,19 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	/** How long a request's whole check may wait for the store, every rule and refund together. */
 	static final Duration CHECK_BOUND = Duration.ofSeconds(1);
+
+	/**
+	 * How long giving back the tokens of a refused request may wait for the store, after the check: a bound of its own,
+	 * so that a check that used all of {@link #CHECK_BOUND} does not leave the tokens taken.
+	 */
+	static final Duration REFUND_BOUND = Duration.ofSeconds(1);
+
+	/**
+	 * The order a request's rules are asked in: the narrowest budget first (the caller's own, then its server's, then
+	 * the global one), configuration order among equals. A caller past its own limit is refused by its own rule before
+	 * a budget others share is asked, whatever order the rules are written in.
+	 */
+	private static final Comparator<RateLimitRule> NARROWEST_FIRST = Comparator.comparing(RateLimitRule::per);
 
 	private final List<RateLimitRule> rules;
 
@@ -114,6 +130,7 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 		String tool = name != null && name.isTextual() ? name.textValue() : null;
 		List<RateLimitRule> matching = rules.stream()
 			.filter(rule -> rule.appliesTo(server) && rule.counts(method, tool))
+			.sorted(NARROWEST_FIRST)
 			.toList();
 		if (matching.isEmpty()) {
 			return Outcome.proceed();
@@ -123,9 +140,9 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 		if (matching.size() == 1) {
 			return check(matching.get(0), server, caller, deadline).flatMap(check -> decide(check, server));
 		}
-		// One rule after the other, in configuration order, up to the first that refuses: a rule after it is never
-		// asked, so its tokens (a budget other callers share) are not spent for a request that is refused anyway. One
-		// deadline for them all: a store that hangs costs the request one bound, not one per rule.
+		// One rule after the other, the caller's own first, up to the first that refuses: a rule after it is never
+		// asked, so its tokens (a budget other callers share) are not spent, nor held, for a request that is refused
+		// anyway. One deadline for them all: a store that hangs costs the request one bound, not one per rule.
 		return Flux.fromIterable(matching)
 			.concatMap(rule -> check(rule, server, caller, deadline))
 			.takeUntil(check -> check.refusal() != null)
@@ -135,7 +152,7 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 				if (last.refusal() == null) {
 					return Outcome.proceed();
 				}
-				return refund(checks, server, caller, deadline).then(decide(last, server));
+				return refund(checks, server, caller).then(decide(last, server));
 			});
 	}
 
@@ -180,10 +197,11 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	/**
 	 * A request a later rule refused spends nothing: the tokens the earlier rules took for it are given back before it
-	 * is answered, within what is left of the check's {@code deadline} (a refund that fails, or finds no time left,
-	 * costs the caller that one token).
+	 * is answered, within a bound of their own ({@link #REFUND_BOUND}), however much of the check's the rules used (a
+	 * refund that fails, or does not answer in time, costs the caller that one token).
 	 */
-	private Mono<Void> refund(List<Check> checks, String server, String caller, CheckDeadline deadline) {
+	private Mono<Void> refund(List<Check> checks, String server, String caller) {
+		CheckDeadline deadline = new CheckDeadline(REFUND_BOUND);
 		return Flux.fromIterable(checks)
 			.filter(Check::took)
 			.flatMap(check -> buckets.refund(check.rule().key(server, caller), check.rule().bucket(), deadline)

@@ -50,6 +50,11 @@ final class RateLimitRule {
 		return name;
 	}
 
+	/** Who shares the rule's budget: the order of the scopes is from the narrowest budget to the widest. */
+	RateLimitScope per() {
+		return per;
+	}
+
 	/** Whether a request is refused when the store cannot answer its check ({@code on-store-failure: fail-closed}). */
 	boolean failsClosed() {
 		return failsClosed;

@@ -28,6 +28,19 @@ public final class RelayMeters {
 	 */
 	public static final String RESPONSE_BYTES = "mcp.relay.response.bytes";
 
+	/**
+	 * Counter: messages a virtual server relayed to its members (DESIGN section 11), one per message, apart from
+	 * {@link #REQUESTS} (which counts the client's request once, under the virtual server). Tags: all seven request tags,
+	 * {@link #SERVER} the member's id and {@link #VIRTUAL_SERVER} the virtual server's.
+	 */
+	public static final String VIRTUAL_MEMBER_REQUESTS = "mcp.relay.virtual.member.requests";
+
+	/** Timer: {@link #REQUEST_DURATION} of a message a virtual server relayed to a member. Tags: as {@link #VIRTUAL_MEMBER_REQUESTS}. */
+	public static final String VIRTUAL_MEMBER_REQUEST_DURATION = "mcp.relay.virtual.member.request.duration";
+
+	/** Distribution summary: {@link #RESPONSE_BYTES} of a member's answer to a virtual server. Tags: as {@link #VIRTUAL_MEMBER_REQUESTS}. */
+	public static final String VIRTUAL_MEMBER_RESPONSE_BYTES = "mcp.relay.virtual.member.response.bytes";
+
 	/** Gauge: SSE streams open right now, per configured server. Tag: {@link #SERVER}. */
 	public static final String ACTIVE_STREAMS = "mcp.relay.streams.active";
 
@@ -122,8 +135,9 @@ public final class RelayMeters {
 
 	/**
 	 * Tag: the configured virtual server a request came through (DESIGN section 11), or {@code none} for a request to
-	 * a server itself. A request to a virtual server is counted once with {@link #SERVER} the virtual server's id,
-	 * and once more per message relayed to a member, with {@link #SERVER} the member's.
+	 * a server itself. A request to a virtual server is counted once in {@link #REQUESTS} with {@link #SERVER} the
+	 * virtual server's id; each message relayed to a member is counted in {@link #VIRTUAL_MEMBER_REQUESTS}, with
+	 * {@link #SERVER} the member's.
 	 */
 	public static final String VIRTUAL_SERVER = "virtual_server";
 
@@ -132,6 +146,16 @@ public final class RelayMeters {
 
 	/** Counter: a member of a virtual server that could not be used (down, slow, refused), by {@link #SERVER}. */
 	public static final String VIRTUAL_MEMBER_UNAVAILABLE = "mcp.relay.virtual.member.unavailable";
+
+	/**
+	 * Counter: messages a virtual server's member sent on its stream (requests to the client: sampling, elicitation,
+	 * roots; and notifications) that the relay could not deliver to the client, by {@link #VIRTUAL_SERVER},
+	 * {@link #SERVER} (the member), {@link #KIND} and {@link #REASON}.
+	 */
+	public static final String VIRTUAL_UNDELIVERED = "mcp.relay.virtual.messages.undelivered";
+
+	/** Tag: {@code request} or {@code notification}. */
+	public static final String KIND = "kind";
 
 	/** Tag: {@code POST}, {@code GET}, {@code DELETE}, or {@code other}. */
 	public static final String HTTP_METHOD = "http_method";

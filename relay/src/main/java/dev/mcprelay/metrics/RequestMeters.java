@@ -15,7 +15,8 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 /**
- * Records {@link RelayMeters#REQUESTS}, {@link RelayMeters#REQUEST_DURATION} and {@link RelayMeters#RESPONSE_BYTES},
+ * Records {@link RelayMeters#REQUESTS}, {@link RelayMeters#REQUEST_DURATION} and {@link RelayMeters#RESPONSE_BYTES}
+ * (a virtual server's messages to its members: {@link RelayMeters#VIRTUAL_MEMBER_REQUESTS} and its two siblings),
  * registered once per series (tag combination) and kept, so that a request costs no registry lookup.
  * Histograms have a few fixed buckets rather than Micrometer's percentile histogram (about 70 buckets per series),
  * to keep the number of Prometheus series small.
@@ -59,21 +60,30 @@ class RequestMeters {
 		meters.bytes().record(record.bytes());
 	}
 
+	/**
+	 * Whether the series is a virtual server's messages to a member, counted under meters of their own so that
+	 * {@link RelayMeters#REQUESTS} counts each client request once.
+	 */
+	private static boolean toMember(Key key) {
+		return !ExchangeRecord.NO_VIRTUAL_SERVER.equals(key.virtualServer()) && !key.virtualServer().equals(key.server());
+	}
+
 	private Series register(Key key) {
+		boolean member = toMember(key);
 		Tags tags = Tags.of(RelayMeters.SERVER, key.server(), RelayMeters.HTTP_METHOD, key.httpMethod(),
 				RelayMeters.RPC_METHOD, key.rpcMethod(), RelayMeters.STATUS_CLASS, key.statusClass(),
 				RelayMeters.OUTCOME, key.outcome(), RelayMeters.CLIENT, key.client(), RelayMeters.VIRTUAL_SERVER,
 				key.virtualServer());
-		return new Series(Counter.builder(RelayMeters.REQUESTS)
-			.description("Client requests relayed on /mcp/{server}")
+		return new Series(Counter.builder(member ? RelayMeters.VIRTUAL_MEMBER_REQUESTS : RelayMeters.REQUESTS)
+			.description(member ? "Messages a virtual server relayed to a member" : "Client requests relayed on /mcp/{server}")
 			.tags(tags)
 			.register(registry),
-				Timer.builder(RelayMeters.REQUEST_DURATION)
+				Timer.builder(member ? RelayMeters.VIRTUAL_MEMBER_REQUEST_DURATION : RelayMeters.REQUEST_DURATION)
 					.description("From a request's arrival until its response (or stream) ended")
 					.tags(tags)
 					.serviceLevelObjectives(DURATION_BUCKETS)
 					.register(registry),
-				DistributionSummary.builder(RelayMeters.RESPONSE_BYTES)
+				DistributionSummary.builder(member ? RelayMeters.VIRTUAL_MEMBER_RESPONSE_BYTES : RelayMeters.RESPONSE_BYTES)
 					.description("Body bytes the client received")
 					.baseUnit("bytes")
 					.tags(tags)

@@ -73,6 +73,19 @@ public final class Policies {
 		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsPrompt());
 	}
 
+	/**
+	 * A request on {@code server} (through {@code virtualServer}, or {@code null}) that the policies could not decide:
+	 * what the rules that read the tool ({@code tool}) or the prompt it names need, the server's list, could not be
+	 * had. It is refused, and counted as an error of each such rule.
+	 */
+	public void undecidable(String server, String virtualServer, boolean tool) {
+		for (Policy policy : governing(server, virtualServer)) {
+			if (tool ? policy.rule().readsTool() : policy.rule().readsPrompt()) {
+				meters.failed(policy.name(), server);
+			}
+		}
+	}
+
 	/** The decision on a message (a call: its arguments are known). Refusals and audits are counted and logged. */
 	public PolicyDecision decide(PolicyFacts facts) {
 		List<Policy> applicable = governing(facts.server(), facts.virtualServer());
@@ -82,8 +95,9 @@ public final class Policies {
 		Run run = new Run(facts, null, null, true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
-		if (!decision.allowed()) {
-			meters.refused(decision.policy(), facts.server(), decision.failed());
+		if (!decision.allowed() && !decision.failed()) {
+			// one outcome per decision: a failure that refused was counted as an error, and is not a denial too
+			meters.refused(decision.policy(), facts.server(), false);
 		}
 		else {
 			audits.audit(applicable, facts, run, false);
@@ -139,7 +153,10 @@ public final class Policies {
 			}
 		}
 		if (!decision.allowed()) {
-			meters.hidden(decision.policy(), facts.server());
+			if (!decision.failed()) {
+				// one outcome per decision: a failure that hid the item was counted as an error
+				meters.hidden(decision.policy(), facts.server());
+			}
 			return false;
 		}
 		audits.audit(applicable, facts, run, true);

@@ -59,7 +59,7 @@ class PolicyConfiguration {
 			if (upstream == null) {
 				return Mono.error(new IllegalStateException("No server '" + context.server() + "' is configured"));
 			}
-			return lister.listAll(upstream, list, SpringRequestHeaders.toHttpHeaders(context.headers()),
+			return lister.list(upstream, list, SpringRequestHeaders.toHttpHeaders(context.headers()),
 					context.caller(), context.upstreamHeaders())
 				.timeout(upstream.nonStreamingTimeout());
 		}, id -> {

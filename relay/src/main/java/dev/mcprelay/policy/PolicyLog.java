@@ -60,6 +60,23 @@ final class PolicyLog {
 		}
 	}
 
+	/**
+	 * The list {@code list} of {@code server}, which its policies need to decide a request, could not be listed
+	 * ({@code failure}): logged once a minute per server and list (each request refused for it is counted).
+	 */
+	static void unlisted(String server, String list, Throwable failure) {
+		long now = System.nanoTime();
+		String key = "\n" + server + "\n" + list;
+		Long last = lastFailureLogged.get(key);
+		if (last == null || now - last > QUIET_NANOS) {
+			lastFailureLogged.put(key, now);
+			log.warn("The {} of server '{}' could not be listed, and the policies that read what it lists cannot "
+					+ "decide without it: requests that need it are refused (reason=policy_undecidable, counted in "
+					+ "mcp_relay_policy_decisions_total{outcome=\"error\"}; logged once a minute): {}", list, server,
+					quote(String.valueOf(failure.getMessage())));
+		}
+	}
+
 	/** {@code text} in quotes, control characters, quotes and backslashes escaped, at most 200 characters. */
 	static String quote(String text) {
 		if (text == null) {

@@ -4,6 +4,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -15,6 +18,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
 
 /**
@@ -27,7 +31,15 @@ import reactor.core.publisher.Mono;
  * changed, and, for a name the view has not seen, read by listing the server's list in the caller's request
  * ({@link Lister}): at most once per catalogue (until the server says the list changed), one listing per view at a
  * time. A name the relay still does not know is {@code empty}: the server did not publish it, and the caller answers
- * as the server would (fails closed).
+ * as the server would. A listing that fails is {@link Unavailable}: the caller cannot decide, and refuses (fails
+ * closed); it is logged at WARN once a minute per server and list. So is a name a catalogue cut short lacks (a list
+ * longer than {@link UpstreamLister#MAX_PAGES} pages or {@value PublishedItems#MAX_ITEMS} items): it is kept as
+ * listed (not listed again for every name), but what it lacks may be past the cut.
+ *
+ * <p>Each {@code list_changed} begins a new generation of that list of that server: a listing, or a client's list,
+ * that began before it is never kept (it may hold the catalogue from before the change; a call that waited for such
+ * a listing is decided from it, as one decided just before the change would be, and the next call lists again). A
+ * list answer kept must have its request at hand ({@link #listing}); one without (a GET stream's) is not kept.
  *
  * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all, are kept; the
  * catalogues used least recently are forgotten first, and read again when needed.
@@ -39,8 +51,26 @@ public class PublishedCatalogues {
 	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */
 	public static final Set<String> LISTS = Set.of("tools/list", "prompts/list");
 
+	/**
+	 * The most listings of one server the relay makes at once, over every view and list: a caller that controls a
+	 * header of its view could otherwise make every call a listing of the whole catalogue.
+	 */
+	static final int MAX_LISTINGS = 4;
+
+	/** The listings of each server in flight. */
+	private final Map<String, AtomicInteger> listings = new ConcurrentHashMap<>();
+
 	/** The most items kept over every list of every view of every server. */
 	static final long MAX_KEPT = 100_000;
+
+	/** Marks a list answer the relay composed itself, in the request's attributes. */
+	private static final String COMPOSED = PublishedCatalogues.class.getName() + ".composed";
+
+	/** Marks, in a list request's attributes, the generation of its list when it was sent. */
+	private static final String SENT_IN = PublishedCatalogues.class.getName() + ".sentIn";
+
+	/** The current generation of each server's list (server and list method): one more for each list_changed. */
+	private final Map<List<String>, AtomicLong> generations = new ConcurrentHashMap<>();
 
 	/** One list of one view. */
 	private record Key(UpstreamView view, String list) {
@@ -72,28 +102,60 @@ public class PublishedCatalogues {
 
 		/**
 		 * Every item of the list {@code list} ({@code tools/list}, {@code prompts/list}) of the server {@code context}
-		 * addresses, as the server sent them; bounded in time by the lister, an error when the server cannot be asked.
+		 * addresses, as the server sent them, and whether that is the whole list (one cut at
+		 * {@link UpstreamLister#MAX_PAGES} pages is not); bounded in time by the lister, an error when the server cannot
+		 * be asked.
 		 */
-		Mono<List<JsonNode>> listAll(CallContext context, String list);
+		Mono<UpstreamLister.Listed> listAll(CallContext context, String list);
 
 	}
 
 	/**
 	 * Keeps {@code items}, entries of an answer to the list {@code list} ({@code tools/list}, {@code prompts/list}) in
-	 * the request of {@code context}.
+	 * the request of {@code context}; nothing of an answer the relay composed itself ({@link #composedByRelay}).
 	 */
 	public void published(CallContext context, String list, List<JsonNode> items) {
-		if (items.isEmpty()) {
+		if (items.isEmpty() || context.attributes().get(COMPOSED) != null
+				|| !(context.attributes().get(SENT_IN + list) instanceof Long sentIn)) {
 			return;
 		}
-		Key key = new Key(viewOf(context), list);
-		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
-		items.forEach(kept::published);
-		catalogues.put(key, kept); // weighed again
+		AtomicLong generation = generation(context.server(), list);
+		// kept, and weighed again, only while no list_changed came since the list was sent: changed() counts the
+		// generation before it forgets, so what this puts after a change is forgotten, or never put
+		catalogues.asMap().compute(new Key(viewOf(context), list), (key, kept) -> {
+			if (sentIn != generation.get()) {
+				return kept;
+			}
+			PublishedItems filled = kept == null ? new PublishedItems() : kept;
+			items.forEach(filled::published);
+			return filled;
+		});
+	}
+
+	/**
+	 * A request for the list {@code list} ({@code tools/list}, {@code prompts/list}) is being sent in the request of
+	 * {@code context}: the generation it is sent in is noted, so that its answer is kept only when no
+	 * {@code list_changed} came meanwhile.
+	 */
+	public void listing(CallContext context, String list) {
+		context.attributes().put(SENT_IN + list, generation(context.server(), list).get());
+	}
+
+	private AtomicLong generation(String server, String list) {
+		return generations.computeIfAbsent(List.of(server, list), any -> new AtomicLong());
+	}
+
+	/**
+	 * Marks the list answer of the request of {@code context} as one the relay composed (tool search's), not as the
+	 * server published it to the caller's view: {@link #published} keeps nothing of it.
+	 */
+	public static void composedByRelay(CallContext context) {
+		context.attributes().put(COMPOSED, Boolean.TRUE);
 	}
 
 	/** {@code server} said its list {@code list} changed: what was kept of it, in every view, is forgotten. */
 	public void changed(String server, String list) {
+		generation(server, list).incrementAndGet();
 		catalogues.asMap().keySet().removeIf(key -> key.view().server().equals(server) && key.list().equals(list));
 	}
 
@@ -101,24 +163,81 @@ public class PublishedCatalogues {
 	 * The definition of {@code name} in the list {@code list} of the server {@code context} addresses, as it published
 	 * it to the caller's view (a tool's annotations; for a prompt, empty): as kept, or read now by listing the list in
 	 * the caller's request when the view's catalogue was not listed whole yet; empty when the server did not publish
-	 * it, or cannot be asked.
+	 * it; {@link Unavailable} when the list could not be listed.
 	 */
 	public Mono<Optional<Map<String, Object>>> find(CallContext context, String list, String name) {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		Map<String, Object> known = kept.definition(name);
 		if (known != null || kept.complete()) {
-			return Mono.just(Optional.ofNullable(known));
+			return found(context, list, kept, known);
 		}
-		return kept.list(() -> lister.listAll(context, list))
+		return kept.list(() -> bounded(context, list))
 			.then(Mono.fromSupplier(() -> {
-				catalogues.put(key, kept); // weighed again
-				return Optional.ofNullable(kept.definition(name));
+				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
+				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
+				return kept;
 			}))
-			.onErrorResume(failure -> {
+			.flatMap(listed -> found(context, list, listed, listed.definition(name)))
+			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
+				PolicyLog.unlisted(context.server(), list, failure);
 				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
-				return Mono.just(Optional.empty());
+				return new Unavailable(context.server(), list, "is unavailable");
 			});
+	}
+
+	/**
+	 * The list a request needs to be decided could not be listed: the policies cannot decide it, and it is refused
+	 * (fails closed), not answered as naming what the server did not publish.
+	 */
+	public static final class Unavailable extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		private final String why;
+
+		Unavailable(String server, String list, String why) {
+			super("The " + list + " of server '" + server + "' " + why, null, false, false);
+			this.why = why;
+		}
+
+		/** Why the list cannot decide: it {@code is unavailable}, or {@code is longer than ...}. */
+		public String why() {
+			return why;
+		}
+
+	}
+
+	/**
+	 * A listing of {@code list} in the request of {@code context}, unless {@value #MAX_LISTINGS} of the server's are
+	 * in flight already: then {@link Unavailable} (the request is refused, and may be tried again), and logged.
+	 */
+	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list) {
+		return Mono.defer(() -> {
+			AtomicInteger running = listings.computeIfAbsent(context.server(), any -> new AtomicInteger());
+			if (running.incrementAndGet() > MAX_LISTINGS) {
+				running.decrementAndGet();
+				Unavailable busy = new Unavailable(context.server(), list, "is being listed for too many views at "
+						+ "once (" + MAX_LISTINGS + "); try again shortly");
+				PolicyLog.unlisted(context.server(), list, busy);
+				return Mono.error(busy);
+			}
+			return lister.listAll(context, list).doFinally(signal -> running.decrementAndGet());
+		});
+	}
+
+	/**
+	 * {@code definition}, as found in {@code kept}; a name a catalogue cut short lacks is no name the server did not
+	 * publish: the policies cannot decide it ({@link Unavailable}).
+	 */
+	private static Mono<Optional<Map<String, Object>>> found(CallContext context, String list, PublishedItems kept,
+			Map<String, Object> definition) {
+		if (definition == null && kept.cut()) {
+			return Mono.error(new Unavailable(context.server(), list, "is longer than the relay reads ("
+					+ UpstreamLister.MAX_PAGES + " pages, " + PublishedItems.MAX_ITEMS + " items) and does not name "
+					+ "it in what was read"));
+		}
+		return Mono.just(Optional.ofNullable(definition));
 	}
 
 	private UpstreamView viewOf(CallContext context) {

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
 
 /**
@@ -17,7 +18,8 @@ import reactor.core.publisher.Mono;
  * listing at a time, which every call that needs it meanwhile waits for (fifty calls of a name not seen yet start one
  * listing, not fifty). Once listed whole, the catalogue is {@link #complete()}: a name it lacks is one the server did
  * not publish, and is not listed for again; it lives until the server says the list changed (then a new one is
- * begun). Thread-safe.
+ * begun). A listing cut short ({@link #cut()}: more pages or items than the relay reads) is complete too, so that it
+ * is not listed again for every name, but what it lacks may be past the cut. Thread-safe.
  */
 final class PublishedItems {
 
@@ -28,6 +30,9 @@ final class PublishedItems {
 
 	/** Whether the relay listed the whole catalogue, so that what it lacks the server did not publish. */
 	private volatile boolean complete;
+
+	/** Whether the relay's listing was cut short: what it lacks may be past the cut. */
+	private volatile boolean cut;
 
 	/** The listing in flight, or {@code null}. */
 	private final AtomicReference<Mono<Void>> listing = new AtomicReference<>();
@@ -57,6 +62,11 @@ final class PublishedItems {
 		return complete;
 	}
 
+	/** Whether the relay's listing was cut short (a list of more pages or items than it reads): see {@link #complete}. */
+	boolean cut() {
+		return cut;
+	}
+
 	/** How many definitions are kept. */
 	int size() {
 		return items.size();
@@ -66,7 +76,7 @@ final class PublishedItems {
 	 * Lists the whole catalogue with {@code lister}, or joins the listing in flight; what it lists replaces what was
 	 * kept. A failure is every waiter's, and the next call may list again.
 	 */
-	Mono<Void> list(Supplier<Mono<List<JsonNode>>> lister) {
+	Mono<Void> list(Supplier<Mono<UpstreamLister.Listed>> lister) {
 		return Mono.defer(() -> {
 			Mono<Void> inFlight = listing.get();
 			if (inFlight != null) {
@@ -83,15 +93,22 @@ final class PublishedItems {
 		});
 	}
 
-	private void replaceWith(List<JsonNode> listed) {
+	private void replaceWith(UpstreamLister.Listed listed) {
 		Map<String, Map<String, Object>> kept = new ConcurrentHashMap<>();
-		for (JsonNode item : listed) {
+		boolean whole = listed.whole();
+		for (JsonNode item : listed.items()) {
 			JsonNode name = item.get("name");
-			if (name != null && name.isTextual() && kept.size() < MAX_ITEMS) {
-				kept.put(name.textValue(), PublishedCatalogues.annotationsOf(item));
+			if (name != null && name.isTextual()) {
+				if (kept.size() < MAX_ITEMS) {
+					kept.put(name.textValue(), PublishedCatalogues.annotationsOf(item));
+				}
+				else {
+					whole = false;
+				}
 			}
 		}
 		items = kept;
+		cut = !whole;
 		complete = true;
 	}
 

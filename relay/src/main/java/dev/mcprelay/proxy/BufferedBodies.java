@@ -5,8 +5,11 @@ import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.config.BufferedBodiesValidator;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.metrics.RelayMeters;
 import io.micrometer.core.instrument.Gauge;
@@ -23,7 +26,8 @@ import reactor.util.context.ContextView;
  * the request's exchange ends, since that is how long the relay keeps a request's body (parsed, forwarded, logged) and
  * the answer it relays.
  *
- * <p>One caller may hold at most its share ({@code max-buffered-bodies-per-caller}, by default half of the budget):
+ * <p>One caller may hold at most its share ({@code max-buffered-bodies-per-caller}, by default half of the budget, so
+ * that another caller always finds as much; start-up warns of a share that is the whole budget):
  * a client whose bodies arrive slowly, or stop one byte short of their end, holds what arrived for as long as its
  * connections stay open, and without a share one such client, with any key, would leave nothing for the others. Callers
  * are told apart by who the front door says they are (an API key's client, a token's caller); anonymous callers (security
@@ -42,6 +46,8 @@ import reactor.util.context.ContextView;
  */
 @Component
 public final class BufferedBodies {
+
+	private static final Logger log = LoggerFactory.getLogger(BufferedBodies.class);
 
 	private final long limit;
 
@@ -63,6 +69,7 @@ public final class BufferedBodies {
 	BufferedBodies(RelayProperties properties, MeterRegistry registry) {
 		this.limit = properties.bufferedBodiesLimit().toBytes();
 		this.perCaller = Math.min(limit, properties.bufferedBodiesPerCaller().toBytes());
+		BufferedBodiesValidator.wholeBudgetWarning(properties).ifPresent(log::warn);
 		Gauge.builder(RelayMeters.BUFFERED_BODIES, held, AtomicLong::get)
 			.description("Bytes of request and response bodies the relay holds in memory now, of "
 					+ "mcp-relay.max-buffered-bodies")

@@ -36,7 +36,9 @@ final class ClientWriteWindow {
 	/**
 	 * {@code pieces} as buffers for {@code response}'s write, handed on no faster than the client takes them: at most
 	 * {@code maxBytes} handed and not yet written (or one larger slice alone). {@code taken} runs each time a buffer has
-	 * left the relay (on the thread that wrote it). Each subscription has a bound of its own.
+	 * left the relay (on the thread that wrote it). Each subscription has a bound of its own. Every buffer discarded in
+	 * the chain is released here once, those of {@code pieces}' own sources too: they must add no discard hook for
+	 * buffers of their own, which Reactor would chain to this one (a buffer released twice).
 	 */
 	static Flux<DataBuffer> buffers(Flux<byte[]> pieces, RelayResponse response, long maxBytes, Runnable taken) {
 		return Flux.defer(() -> {
@@ -50,6 +52,7 @@ final class ClientWriteWindow {
 						taken.run();
 					})));
 				}, 0), 1)
+				// the one hook for every buffer discarded in this chain, the pieces' sources' (upstream chunks) included
 				.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 		});
 	}

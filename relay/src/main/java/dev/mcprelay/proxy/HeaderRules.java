@@ -94,6 +94,10 @@ public final class HeaderRules {
 		WireHeaders out = new WireHeaders();
 		io.netty.handler.codec.http.HttpHeaders wire = out.netty();
 		copyCrossing(inbound, NOT_FORWARDED_UPSTREAM, wire);
+		if (RelaySessions.isMinted(wire.get(MCP_SESSION_ID))) {
+			// the relay's own session, for an upstream that keeps none
+			wire.remove(MCP_SESSION_ID);
+		}
 		for (HeaderProperties header : upstream.properties().headers()) {
 			wire.remove(header.name());
 			if (header.value() != null) {

@@ -23,9 +23,9 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
  * the protocol version: a client that sends these headers must send the body's values, on every line it sends (lines
  * that agree go upstream as one, {@link SingleValuedHeaders}). It does not require them: an upstream that speaks
  * 2026-07-28 rejects a request that lacks them itself. The relay never changes a method, tool name or URI, so headers
- * that match what the client sent match what goes upstream.
+ * that match what the client sent match what goes upstream. A virtual server's endpoint checks them the same way.
  */
-final class MirroredHeaders {
+public final class MirroredHeaders {
 
 	static final String MCP_METHOD = "Mcp-Method";
 
@@ -45,7 +45,7 @@ final class MirroredHeaders {
 	 *
 	 * @return the failure to answer with (400, -32020), or {@code null} when the headers are absent or agree
 	 */
-	static RelayFailure mismatch(HttpHeaders headers, JsonRpcPayload payload, String server) {
+	public static RelayFailure mismatch(HttpHeaders headers, JsonRpcPayload payload, String server) {
 		List<String> methods = headers.getOrDefault(MCP_METHOD, List.of());
 		List<String> names = headers.getOrDefault(MCP_NAME, List.of());
 		if (methods.isEmpty() && names.isEmpty()) {

@@ -65,6 +65,9 @@ public class OpenStreams implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	/** Work that ends what the relay holds on its own account at shutdown ({@link #atShutdown}). */
+	private final java.util.List<java.util.function.Supplier<Mono<Void>>> shutdownWork = new java.util.concurrent.CopyOnWriteArrayList<>();
+
 	OpenStreams(RelayProperties properties, MeterRegistry registry) {
 		this.gracePeriod = properties.shutdown().streamGracePeriod();
 		this.registry = registry;
@@ -168,6 +171,23 @@ public class OpenStreams implements SmartLifecycle {
 	}
 
 	/**
+	 * A stream the relay serves itself (a virtual server's merged GET): it ends when shutdown begins, as a relayed GET
+	 * does, so that the client reconnects elsewhere and shutdown does not wait for it.
+	 */
+	public <T> Flux<T> endingAtShutdown(Flux<T> stream) {
+		return stream.takeUntilOther(closing(false));
+	}
+
+	/**
+	 * {@code work} runs as shutdown begins, counted as a call in flight: the grace period waits for it, and member
+	 * exchanges it makes are cut with the others at the grace period's end (so it is bounded by it). For what the
+	 * relay holds on its own account and must end (a virtual session's member sessions, with the memory store).
+	 */
+	public void atShutdown(java.util.function.Supplier<Mono<Void>> work) {
+		shutdownWork.add(work);
+	}
+
+	/**
 	 * Opens for streams; after a stop (a paused test context is stopped and started again, as Spring's test framework
 	 * does with cached contexts), streams opened from now on get closing signals of their own.
 	 */
@@ -190,6 +210,8 @@ public class OpenStreams implements SmartLifecycle {
 		running = false;
 		Sinks.Empty<Void> closePosts = closePostStreams;
 		closeGetStreams.tryEmitEmpty();
+		shutdownWork.forEach(work -> inFlight(Mono.defer(work)).subscribe(null, error -> log.debug("Shutdown work "
+				+ "failed", error)));
 		log.info("Shutting down: GET streams closed; {} POST or DELETE request(s) in flight get up to {} to finish",
 				callsInFlight.get(), gracePeriod);
 		Flux.interval(Duration.ZERO, POLL)

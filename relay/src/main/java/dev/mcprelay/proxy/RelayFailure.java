@@ -1,5 +1,6 @@
 package dev.mcprelay.proxy;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.springframework.http.HttpStatus;
@@ -75,9 +76,17 @@ public final class RelayFailure extends RuntimeException {
 		return outcome;
 	}
 
-	/** The fields sent as the JSON-RPC error's {@code data}. */
+	/**
+	 * The fields sent as the JSON-RPC error's {@code data}: {@code reason}, then {@code server}, in that order on every
+	 * replica ({@code Map.of}'s order changes from one JVM to the next, so replicas wrote one error two ways).
+	 */
 	public Map<String, String> data() {
-		return server == null ? Map.of("reason", reason) : Map.of("reason", reason, "server", server);
+		Map<String, String> data = new LinkedHashMap<>();
+		data.put("reason", reason);
+		if (server != null) {
+			data.put("server", server);
+		}
+		return data;
 	}
 
 }

@@ -119,7 +119,8 @@ public final class RelayFailures {
 		return new RelayFailure(HttpStatus.CONTENT_TOO_LARGE, JsonRpcErrorCodes.INVALID_REQUEST, "request_too_large",
 				server, "The request body, parsed, takes more memory (over " + roughly(weight) + ") than this relay lets "
 						+ "one request hold (" + roughly(ceiling) + "); send a smaller body (many small values take "
-						+ "far more memory than their text).");
+						+ "far more memory than their text; a long string about its text, up to five times it while "
+						+ "decoded when it has characters past U+00FF).");
 	}
 
 	public static RelayFailure unparsableRequest(String server, JsonRpcParseException cause) {

@@ -252,7 +252,7 @@ class ResponseRelay {
 		RelayResponse response = call.exchange().response();
 		responseHead.write(call, upstreamResponse, true);
 		Upstream upstream = call.upstream();
-		return response.write(StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout())
+		return response.write(StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout(), response)
 			.watch(openStreams.untilShutdown(upstreamResponse.body(), call))
 			.onErrorResume(StreamWatch.ClientStalledException.class,
 					stalled -> openStreams.<DataBuffer>endForStalledClient(call))

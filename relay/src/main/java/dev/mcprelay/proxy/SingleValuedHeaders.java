@@ -12,10 +12,11 @@ import org.springframework.http.HttpHeaders;
  *
  * <p>A client that repeats one of them with another value says two things at once: the relay would act on one line
  * while a server or gateway behind it may act on another (HTTP lets a recipient take the first, the last, or join
- * them). Such a request is refused before anything reads it ({@link #requireOneValue}), as a careful gateway does; lines that
+ * them). Such a request is refused before anything reads it ({@link #requireOneValue}), as a careful gateway does (on a
+ * virtual server's endpoint too); lines that
  * repeat the same value say one thing and go upstream as one line ({@link HeaderRules}).
  */
-final class SingleValuedHeaders {
+public final class SingleValuedHeaders {
 
 	/** Every name whose repeated lines go on as one; the relay refuses conflicting lines of each. */
 	static final HeaderNameSet NAMES = HeaderNameSet.of(List.of(HeaderRules.MCP_SESSION_ID, "MCP-Protocol-Version",
@@ -33,7 +34,7 @@ final class SingleValuedHeaders {
 	 *
 	 * @throws RelayFailure (400, {@code conflicting_header}) naming the first header whose lines differ
 	 */
-	static void requireOneValue(HttpHeaders headers, String server) {
+	public static void requireOneValue(HttpHeaders headers, String server) {
 		for (String name : CHECKED) {
 			List<String> values = headers.get(name);
 			if (values != null && values.size() > 1 && values.stream().distinct().count() > 1) {

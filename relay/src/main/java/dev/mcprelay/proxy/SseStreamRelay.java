@@ -8,9 +8,7 @@ import java.util.concurrent.TimeoutException;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.api.McpRequest;
@@ -110,7 +108,7 @@ class SseStreamRelay {
 		SseEventSplitter splitter = new SseEventSplitter(upstream.maxBufferedBody().toBytes());
 
 		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
-		StreamWatch watch = StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout());
+		StreamWatch watch = StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout(), response);
 		Flux<byte[]> events = EventReadAhead
 			.relay(watch.watch(openStreams.untilShutdown(upstreamResponse.body(), call)), splitter, maxHeldBytes,
 					completed -> relayEvents(completed, call))
@@ -118,8 +116,9 @@ class SseStreamRelay {
 			// a POST stream ended, or left, before its answers may be resumed (a failure's are the relay's answers)
 			.doOnComplete(call.pending()::leftUnanswered)
 			.doOnCancel(call.pending()::leftUnanswered)
-			.onErrorResume(error -> endAfterFailure(error, call))
-			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
+			// an upstream chunk discarded here is released by the one discard hook of ClientWriteWindow, downstream: a
+			// second hook of the same type is chained to it (Reactor composes them) and released the chunk twice
+			.onErrorResume(error -> endAfterFailure(error, call));
 		events = openStreams.count(upstream.id(), events);
 		if (!call.isPost()) {
 			events = sessionStreams.carry(upstream.id(),

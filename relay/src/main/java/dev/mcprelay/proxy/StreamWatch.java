@@ -20,7 +20,8 @@ import reactor.core.scheduler.Schedulers;
  * fails with a {@link TimeoutException}, the upstream's fault;</li>
  * <li>while the relay asks for nothing because the client has not taken what it holds, the <b>client</b> is awaited:
  * past {@code clientWrite} without taking anything the body fails with a {@link ClientStalledException}, the client's
- * fault.</li>
+ * fault; but not while the response has no reader at all (a stream held for a reader still to come, whose holder
+ * bounds what it holds): no client stream, no stalled client.</li>
  * </ul>
  * The clock that runs restarts with every chunk and every request, and the client's also whenever the client takes
  * bytes it was handed ({@link #clientTook}, told by {@link ClientWriteWindow}): the client's clock measures the
@@ -48,15 +49,27 @@ final class StreamWatch {
 	/** Guarded by {@code this}; set once a clock expired. */
 	private Throwable failure;
 
+	/** Whether a reader is there to take what is written ({@link dev.mcprelay.http.RelayResponse#readerPresent}). */
+	private final java.util.function.BooleanSupplier readerPresent;
+
 	StreamWatch(Duration upstreamIdle, Duration clientWrite, Scheduler timer) {
+		this(upstreamIdle, clientWrite, timer, () -> true);
+	}
+
+	StreamWatch(Duration upstreamIdle, Duration clientWrite, Scheduler timer,
+			java.util.function.BooleanSupplier readerPresent) {
 		this.upstreamIdle = upstreamIdle;
 		this.clientWrite = clientWrite;
 		this.timer = timer;
+		this.readerPresent = readerPresent;
 	}
 
-	/** A watch for one body, its clocks on Reactor's parallel scheduler. */
-	static StreamWatch of(Duration upstreamIdle, Duration clientWrite) {
-		return new StreamWatch(upstreamIdle, clientWrite, Schedulers.parallel());
+	/**
+	 * A watch for one body written to {@code response}, its clocks on Reactor's parallel scheduler: while the response
+	 * has no reader yet ({@link dev.mcprelay.http.RelayResponse#readerPresent}), waiting for one is no stall.
+	 */
+	static StreamWatch of(Duration upstreamIdle, Duration clientWrite, dev.mcprelay.http.RelayResponse response) {
+		return new StreamWatch(upstreamIdle, clientWrite, Schedulers.parallel(), response::readerPresent);
 	}
 
 	/** {@code body}, ended with the failure of whichever clock expires first. Subscribe once. */
@@ -106,6 +119,11 @@ final class StreamWatch {
 	private void expire(boolean upstreamSilent) {
 		synchronized (this) {
 			if (failure != null) {
+				return;
+			}
+			if (!upstreamSilent && !readerPresent.getAsBoolean()) {
+				// nobody reads yet (a held stream's reader still to come): no client stalled; its clock starts again
+				restart();
 				return;
 			}
 			failure = upstreamSilent ? new TimeoutException("the upstream sent nothing for " + upstreamIdle)

@@ -141,7 +141,7 @@ class UpstreamForwarding {
 				call.context().caller().id(), onWritten);
 		return deadline.bound(transports.of(upstream).exchange(request, response -> {
 			if (token != null && response.statusCode().value() == 401) {
-				tokens.drop(upstream.id(), callerToken);
+				tokens.drop(upstream.id(), callerToken, token);
 				if (mayRetry) {
 					log.info("{} /mcp/{}: the upstream refused the relay's token (401); asking for a new one",
 							call.method(), upstream.id());

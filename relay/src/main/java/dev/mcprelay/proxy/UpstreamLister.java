@@ -37,7 +37,14 @@ import reactor.core.publisher.Mono;
 public class UpstreamLister {
 
 	/** The most pages one listing follows. */
-	static final int MAX_PAGES = 100;
+	public static final int MAX_PAGES = 100;
+
+	/**
+	 * What a listing found: its items, and whether they are the whole list ({@code false}: the list went on past
+	 * {@link #MAX_PAGES} pages, and what was not read is missing).
+	 */
+	public record Listed(List<JsonNode> items, boolean whole) {
+	}
 
 	private static final AtomicLong IDS = new AtomicLong();
 
@@ -73,23 +80,38 @@ public class UpstreamLister {
 	 */
 	public Mono<List<JsonNode>> listAll(Upstream upstream, String method, HttpHeaders clientHeaders, Caller caller,
 			UpstreamHeaders changes) {
+		return list(upstream, method, clientHeaders, caller, changes).map(Listed::items);
+	}
+
+	/**
+	 * As {@link #listAll(Upstream, String, HttpHeaders, Caller, UpstreamHeaders)}, saying whether what was read is the
+	 * whole list: a list longer than {@link #MAX_PAGES} pages is cut there.
+	 */
+	public Mono<Listed> list(Upstream upstream, String method, HttpHeaders clientHeaders, Caller caller,
+			UpstreamHeaders changes) {
 		String field = ITEMS.get(method);
 		if (field == null) {
 			return Mono.error(new IllegalArgumentException("The relay does not list " + method + " whole"));
 		}
 		List<JsonNode> items = new ArrayList<>();
-		return page(upstream, method, field, clientHeaders, caller, changes, null, items, 1).thenReturn(items);
+		boolean[] cut = new boolean[1];
+		return page(upstream, method, field, clientHeaders, caller, changes, null, items, 1, cut)
+			.then(Mono.fromSupplier(() -> new Listed(items, !cut[0])));
 	}
 
 	private Mono<Void> page(Upstream upstream, String method, String field, HttpHeaders clientHeaders, Caller caller,
-			UpstreamHeaders changes, String cursor, List<JsonNode> items, int number) {
+			UpstreamHeaders changes, String cursor, List<JsonNode> items, int number, boolean[] cut) {
 		return listPage(upstream, method, clientHeaders, caller, changes, cursor).flatMap(result -> {
 			result.path(field).forEach(items::add);
 			String next = result.path("nextCursor").isTextual() ? result.get("nextCursor").asText() : null;
-			if (next == null || next.isEmpty() || number >= MAX_PAGES) {
+			if (next == null || next.isEmpty()) {
 				return Mono.empty();
 			}
-			return page(upstream, method, field, clientHeaders, caller, changes, next, items, number + 1);
+			if (number >= MAX_PAGES) {
+				cut[0] = true;
+				return Mono.empty();
+			}
+			return page(upstream, method, field, clientHeaders, caller, changes, next, items, number + 1, cut);
 		});
 	}
 

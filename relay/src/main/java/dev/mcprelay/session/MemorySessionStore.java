@@ -69,6 +69,11 @@ final class MemorySessionStore implements SessionStore {
 	}
 
 	@Override
+	public Mono<Boolean> exists(SessionKey key) {
+		return Mono.fromSupplier(() -> sessions.policy().getIfPresentQuietly(key) != null);
+	}
+
+	@Override
 	public Mono<Void> expose(SessionKey key, Collection<String> tools) {
 		return Mono.fromRunnable(() -> {
 			Entry entry = sessions.getIfPresent(key);

@@ -148,6 +148,11 @@ final class RedisSessionStore implements SessionStore {
 	}
 
 	@Override
+	public Mono<Boolean> exists(SessionKey key) {
+		return bounded(command(redis.hasKey(RedisSessionKeys.session(key))));
+	}
+
+	@Override
 	public Mono<Void> join(SessionKey key, String member, String state) {
 		String members = RedisSessionKeys.members(RedisSessionKeys.session(key));
 		return bounded(command(redis.<String, String>opsForHash().put(members, member, state))

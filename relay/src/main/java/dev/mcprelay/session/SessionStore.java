@@ -18,6 +18,12 @@ public interface SessionStore {
 	/** The session's state; empty when the store does not know it (never opened here, or expired). */
 	Mono<SessionState> find(SessionKey key);
 
+	/**
+	 * Whether the store still holds the session, without counting as a use (its idle expiry is not renewed): for a
+	 * replica that checks whether a session it served ended elsewhere, expired or was evicted.
+	 */
+	Mono<Boolean> exists(SessionKey key);
+
 	/** Adds tools to what the session exposes; a no-op for a session the store does not know. */
 	Mono<Void> expose(SessionKey key, Collection<String> tools);
 

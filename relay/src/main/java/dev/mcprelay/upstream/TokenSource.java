@@ -54,9 +54,9 @@ final class TokenSource {
 
 	private final ReactiveOAuth2AuthorizedClientProvider provider;
 
-	private final AtomicReference<Mono<OAuth2AccessToken>> shared = new AtomicReference<>();
+	private final AtomicReference<IssuedToken> shared = new AtomicReference<>();
 
-	private final Cache<String, Mono<OAuth2AccessToken>> exchanged = Caffeine.newBuilder()
+	private final Cache<String, IssuedToken> exchanged = Caffeine.newBuilder()
 		.maximumSize(MAX_EXCHANGED)
 		.expireAfterAccess(Duration.ofHours(1))
 		.build();
@@ -154,22 +154,15 @@ final class TokenSource {
 				return Mono.error(new UpstreamAuthException(id, true,
 						"MCP server '" + id + "' takes exchanged tokens and this request carries none to exchange."));
 			}
-			return exchanged.get(Sha256.hex(callerToken), key -> renewing(request(callerToken), () -> exchanged.invalidate(key)));
+			return exchanged.get(Sha256.hex(callerToken), key -> new IssuedToken(request(callerToken),
+					failed -> exchanged.asMap().remove(key, failed))).token();
 		}
-		Mono<OAuth2AccessToken> current = shared.get();
+		IssuedToken current = shared.get();
 		if (current == null) {
-			Mono<OAuth2AccessToken> fresh = renewing(request(null), () -> shared.set(null));
+			IssuedToken fresh = new IssuedToken(request(null), failed -> shared.compareAndSet(failed, null));
 			current = shared.compareAndSet(null, fresh) ? fresh : shared.get();
 		}
-		return current;
-	}
-
-	/** A token request, shared by every subscriber until the token is due for renewal (or the request failed). */
-	private Mono<OAuth2AccessToken> renewing(Mono<OAuth2AccessToken> request, Runnable expire) {
-		return request.cache(token -> TokenRenewal.useFor(token, Instant.now()), error -> {
-			expire.run();
-			return Duration.ZERO;
-		}, () -> Duration.ZERO);
+		return current.token();
 	}
 
 	private Mono<OAuth2AccessToken> request(String callerToken) {
@@ -189,14 +182,21 @@ final class TokenSource {
 			.subscribeOn(OffEventLoop.SCHEDULER);
 	}
 
-	void drop(String callerToken) {
+	/**
+	 * Forgets {@code refused}, the token an upstream refused (401), if it is still the one kept for {@code callerToken}
+	 * (or the server's): a newer token, or one being asked for, stays.
+	 */
+	void drop(String callerToken, String refused) {
 		if (settings.grant() == UpstreamGrant.TOKEN_EXCHANGE) {
 			if (callerToken != null) {
-				exchanged.invalidate(Sha256.hex(callerToken));
+				exchanged.asMap().computeIfPresent(Sha256.hex(callerToken), (key, kept) -> kept.issued(refused) ? null : kept);
 			}
 		}
 		else {
-			shared.set(null);
+			IssuedToken kept = shared.get();
+			if (kept != null && kept.issued(refused)) {
+				shared.compareAndSet(kept, null);
+			}
 		}
 	}
 }

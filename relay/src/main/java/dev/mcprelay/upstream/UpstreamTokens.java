@@ -85,11 +85,14 @@ public class UpstreamTokens {
 			.doOnError(UpstreamAuthException.class, failure -> count(server, failure));
 	}
 
-	/** Forgets the token sent with a request the upstream refused (401): the next request asks for a new one. */
-	public void drop(String server, String callerToken) {
+	/**
+	 * Forgets {@code refused}, the token sent with a request the upstream refused (401), unless a newer one is kept or
+	 * being asked for: the next request asks for a new one, once however many requests the upstream refused with it.
+	 */
+	public void drop(String server, String callerToken, String refused) {
 		TokenSource source = servers.get(server);
 		if (source != null) {
-			source.drop(callerToken);
+			source.drop(callerToken, refused);
 		}
 	}
 

@@ -1,6 +1,7 @@
 package dev.mcprelay.virtual;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -33,14 +34,37 @@ class AnswerRelay {
 
 	private final MemberIds ids;
 
-	private final VirtualToolSearch toolSearch;
-
 	private final ListCache listCache;
 
-	AnswerRelay(MemberIds ids, VirtualToolSearch toolSearch, ListCache listCache) {
+	AnswerRelay(MemberIds ids, ListCache listCache) {
 		this.ids = ids;
-		this.toolSearch = toolSearch;
 		this.listCache = listCache;
+	}
+
+	/**
+	 * Relays {@code answer}, after {@code notices} of the relay's own when there are any and the client takes an event
+	 * stream (a JSON answer then goes as the stream's last event); otherwise the notices are left out.
+	 */
+	Mono<Void> relay(VirtualCall call, MemberAnswer answer, List<ObjectNode> notices) {
+		if (notices.isEmpty() || !VirtualAnswers.acceptsEventStream(call) || !answer.status().is2xxSuccessful()
+				|| !(answer.isEventStream() || answer.isJson())) {
+			return relay(call, answer);
+		}
+		Flux<byte[]> told = Flux.fromIterable(notices)
+			.map(notice -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(notice), StandardCharsets.UTF_8)));
+		Flux<byte[]> rest = answer.isEventStream()
+				? MemberMessages.events(answer).map(event -> rewrite(call, answer.member(), event))
+				: answer.bytes(MemberMessages.MAX_BYTES)
+					.map(body -> SseEventWriter.message(new String(body, StandardCharsets.UTF_8)))
+					.flux();
+		RelayResponse response = call.exchange().response();
+		call.exchange().record().forwarded(answer.status().value());
+		response.status(answer.status());
+		eventStreamHeaders(response.headers());
+		if (call.session() != null) {
+			response.headers().set("Mcp-Session-Id", call.session().id());
+		}
+		return writeEvents(response, told.concatWith(rest));
 	}
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
@@ -68,30 +92,57 @@ class AnswerRelay {
 		return rewrite(call, member, event, eventId);
 	}
 
-	/**
-	 * The event with a member request's id replaced and event id {@code eventId} (none when null); a member's
-	 * {@code notifications/tools/list_changed} also drops the merged catalogue tool search keeps.
-	 */
+	/** The event as the client gets it, with event id {@code eventId} (none when null). */
 	byte[] rewrite(VirtualCall call, String member, SseEvent event, String eventId) {
-		String sessionId = call.sessionId();
+		return prepare(call.server(), call.sessionId(), member, event).bytes(eventId);
+	}
+
+	/**
+	 * {@code member}'s event as the client of virtual session {@code sessionId} gets it, but for its event id: a member
+	 * request's id replaced by one of the virtual server's ({@link MemberIds}); a member's
+	 * {@code notifications/<list>/list_changed} also drops what the relay keeps of that list ({@link ListCache}).
+	 */
+	ClientEvent prepare(VirtualServer server, String sessionId, String member, SseEvent event) {
 		if (!event.isMessage()) {
-			return eventId == null ? event.raw() : SseEventWriter.withId(event, eventId, event.data() == null ? "" : event.data());
+			return new ClientEvent(event, event.data() == null ? "" : event.data(), false, false);
 		}
 		ObjectNode message = MemberMessages.parse(event.dataBytes());
 		boolean memberRequest = message != null && message.hasNonNull("method") && message.hasNonNull("id");
 		String method = message == null ? "" : message.path("method").asText();
 		if (method.endsWith("/list_changed") && !message.has("id")) {
 			listCache.changed(member, ListCache.listOf(method));
-			if (method.equals("notifications/tools/list_changed")) {
-				toolSearch.invalidate(call.server().id());
-			}
 		}
 		if (!memberRequest) {
-			return eventId == null && event.id() == null ? event.raw() : SseEventWriter.withId(event, eventId, event.data());
+			return new ClientEvent(event, event.data(), true, false);
 		}
 		message.set("id", ids.wrap(sessionId, member, message.get("id")));
-		return SseEventWriter.withId(event, eventId,
-				new String(JsonRpcErrors.toBytes(message), StandardCharsets.UTF_8));
+		return new ClientEvent(event, new String(JsonRpcErrors.toBytes(message), StandardCharsets.UTF_8), true, true);
+	}
+
+	/**
+	 * A member's event ready for the client but for its event id, which the merged stream gives it in the order the
+	 * client receives events.
+	 *
+	 * @param event the member's event
+	 * @param data the event's data as the client gets it
+	 * @param message whether it carries a message
+	 * @param serverRequest whether that message is a request of the member's to the client
+	 */
+	record ClientEvent(SseEvent event, String data, boolean message, boolean serverRequest) {
+
+		/** The event's bytes with event id {@code eventId}, or without one ({@code null}). */
+		byte[] bytes(String eventId) {
+			if (!serverRequest && eventId == null && event.id() == null) {
+				return event.raw();
+			}
+			return SseEventWriter.withId(event, eventId, data);
+		}
+
+		/** How many bytes it holds, near enough. */
+		int size() {
+			return event.raw().length;
+		}
+
 	}
 
 	/** The headers of an event stream the virtual server writes itself. */

@@ -1,7 +1,14 @@
 package dev.mcprelay.virtual;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 import org.springframework.stereotype.Component;
 
@@ -9,12 +16,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import reactor.core.publisher.Mono;
+
 /**
  * Pages of members' lists a virtual server asks for on its own account: to find which member published a name or URI
- * (in a session), and every list of a 2026-07-28 client (which has no session, so each request would otherwise ask
- * every member again). Kept per caller, session, member, method and cursor, never shared between callers, for at most
- * {@link #MAX_AGE}, and dropped as soon as the member says that list changed ({@code notifications/*}{@code
- * /list_changed}). Lists a 2025 client asks for in its session are always asked of the members.
+ * ({@link PublishedNames}, tool search), and every list of a 2026-07-28 client (which has no session, so each request
+ * would otherwise ask every member again). Kept per caller, member, method and cursor, never shared between callers
+ * and shared by a caller's sessions (one list per caller, not one per session), for at most {@link #MAX_AGE}, dropped
+ * as soon as the member says that list changed ({@code notifications/*}{@code /list_changed}). Kept as the member's
+ * JSON, at most {@link #MAX_BYTES} of it in all, the least recently used page going first. Lists a 2025 client asks
+ * for in its session are always asked of the members.
  */
 @Component
 class ListCache {
@@ -22,28 +34,63 @@ class ListCache {
 	/** The longest a page is kept without the member saying its list changed. */
 	static final Duration MAX_AGE = Duration.ofSeconds(30);
 
-	/** One page as asked. */
-	record Key(String callerId, String sessionId, String member, String method, String cursor) {
+	/** The most JSON kept, all pages together. */
+	static final long MAX_BYTES = 16L * 1024 * 1024;
+
+	/** One page as asked: a caller's ({@code null}: the anonymous caller), of a member's list. */
+	record Key(String callerId, String member, String method, String cursor) {
 	}
 
-	private final Cache<Key, ObjectNode> pages = Caffeine.newBuilder()
+	private final Cache<Key, byte[]> pages = Caffeine.newBuilder()
 		.expireAfterWrite(MAX_AGE)
-		.maximumSize(10_000)
+		.maximumWeight(MAX_BYTES)
+		.<Key, byte[]>weigher((key, page) -> page.length)
 		.build();
 
-	/** The member's response kept for {@code key}, or {@code null}. */
-	ObjectNode find(Key key) {
-		return pages.getIfPresent(key);
+	/** Who else keeps what a member lists, told when a member says a list changed. */
+	private final List<BiConsumer<String, String>> listeners = new CopyOnWriteArrayList<>();
+
+	/** Pages being asked for now: whoever wants one meanwhile waits for the same answer. */
+	private final Map<Key, Mono<MemberRequests.Reply>> asking = new ConcurrentHashMap<>();
+
+	/**
+	 * The member's response for {@code key}: the one kept, or the one {@code ask} gets (one request at a time per page;
+	 * kept when it is a result).
+	 */
+	Mono<MemberRequests.Reply> get(Key key, Supplier<Mono<MemberRequests.Reply>> ask) {
+		return Mono.defer(() -> {
+			byte[] page = pages.getIfPresent(key);
+			if (page != null) {
+				return Mono.just(new MemberRequests.Reply(MemberMessages.parse(page), List.of()));
+			}
+			AtomicReference<Mono<MemberRequests.Reply>> created = new AtomicReference<>();
+			return asking.computeIfAbsent(key, k -> {
+				Mono<MemberRequests.Reply> once = ask.get().doOnNext(reply -> {
+					if (reply.response().get("result") instanceof ObjectNode) {
+						pages.put(key, JsonRpcErrors.toBytes(reply.response()));
+					}
+				}).doFinally(signal -> asking.remove(key, created.get())).cache();
+				created.set(once);
+				return once;
+			});
+		});
 	}
 
-	void keep(Key key, ObjectNode response) {
-		pages.put(key, response);
-	}
-
-	/** Forgets {@code member}'s pages of list {@code method} ({@code null}: every list). */
+	/** Forgets {@code member}'s pages of list {@code method} ({@code null}: every list), and tells the listeners. */
 	void changed(String member, String method) {
 		pages.asMap().keySet().removeIf(key -> key.member().equals(member)
 				&& (method == null || Objects.equals(key.method(), method)));
+		listeners.forEach(listener -> listener.accept(member, method));
+	}
+
+	/** Calls {@code listener} with the member and list method ({@code null}: every list) of each change. */
+	void onChange(BiConsumer<String, String> listener) {
+		listeners.add(listener);
+	}
+
+	/** The JSON bytes kept now; for tests. */
+	long bytes() {
+		return pages.asMap().values().stream().mapToLong(page -> page.length).sum();
 	}
 
 	/**

@@ -57,7 +57,9 @@ class MemberCalls {
 	}
 
 	/**
-	 * Sends {@code method} to {@code member} for the client's exchange {@code client}.
+	 * Sends {@code method} to {@code member} for the client's exchange {@code client}; a client that stops reading
+	 * the answer (the member's relay saw it take nothing for {@code timeouts.client-write}) has its connection closed,
+	 * as a client of the member itself would.
 	 *
 	 * @param session the virtual session's session with the member ({@link MemberSession#NONE} before it has one)
 	 * @param lastEventId the member's event id to resume after (GET), or {@code null}
@@ -65,21 +67,52 @@ class MemberCalls {
 	 */
 	Mono<MemberAnswer> send(RelayExchange client, VirtualMembers virtual, String member, HttpMethod method,
 			MemberSession session, String lastEventId, byte[] body) {
+		return send(new MemberOrigin(client.requestHeaders(), client.caller(), virtual, client.configuration()), member, method, session,
+				lastEventId, body, () -> closeStalled(client));
+	}
+
+	/**
+	 * Sends {@code method} to {@code member} on behalf of {@code origin}.
+	 *
+	 * @param session the virtual session's session with the member ({@link MemberSession#NONE} before it has one)
+	 * @param lastEventId the member's event id to resume after (GET), or {@code null}
+	 * @param body the JSON-RPC message (POST), or {@code null}
+	 * @param onClientStalled run when the member's relay finds that whoever reads the answer took nothing of it for
+	 * the member's {@code timeouts.client-write} (the relay has then ended the member's exchange)
+	 */
+	Mono<MemberAnswer> send(MemberOrigin origin, String member, HttpMethod method, MemberSession session,
+			String lastEventId, byte[] body, Runnable onClientStalled) {
+		return send(origin, member, method, session, lastEventId, body, onClientStalled, () -> true);
+	}
+
+	/**
+	 * {@link #send(MemberOrigin, String, HttpMethod, MemberSession, String, byte[], Runnable)} for an answer whose
+	 * reader may be absent for a while ({@code readerPresent}: a merged stream held for the client's next GET): the
+	 * member's relay takes no reader for a stalled one.
+	 */
+	Mono<MemberAnswer> send(MemberOrigin origin, String member, HttpMethod method, MemberSession session,
+			String lastEventId, byte[] body, Runnable onClientStalled, java.util.function.BooleanSupplier readerPresent) {
 		return Mono.create(sink -> {
-			HttpHeaders headers = headersFor(client.requestHeaders(), method, session, lastEventId);
-			if (body != null && client.requestHeaders().contains(MCP_METHOD)) {
+			HttpHeaders headers = headersFor(origin.headers(), method, session, lastEventId);
+			if (body != null && origin.headers().contains(MCP_METHOD)) {
 				mirror(headers, body);
 			}
-			MemberResponse response = new MemberResponse(member, sink::success);
-			Caller caller = client.caller();
+			MemberResponse response = new MemberResponse(member, sink::success, onClientStalled, readerPresent);
+			Caller caller = origin.caller();
 			MemberExchange exchange = new MemberExchange(method,
-					routing.serverRoute(client.configuration(), member), client.configuration(), headers, body, caller,
-					virtual, response);
+					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers, body, caller,
+					origin.access(), response);
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))
 				.subscribe(null, sink::error, response::finish);
 			sink.onCancel(handling);
 		});
+	}
+
+	/** The client read nothing of a member's answer for the member's client-write bound: it is disconnected. */
+	private static void closeStalled(RelayExchange client) {
+		client.record().failed(false, "client_write_timeout");
+		client.response().closeConnection();
 	}
 
 	/**

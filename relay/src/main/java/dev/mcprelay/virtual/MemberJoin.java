@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import reactor.core.publisher.Mono;
@@ -24,7 +25,7 @@ import reactor.core.publisher.Mono;
  * <p>When {@code notifications/initialized} reaches the member decides when its server-to-client stream is expected
  * ({@code SessionOrder}): the members joined by the client's {@code initialize} hear it when the client sends its own
  * ({@link #initialize}; the client opens its GET stream right after); a member joined later, after the client's, hears
- * it at once ({@link #join}).
+ * it at once ({@link #join}), and then the level the client last asked for with {@code logging/setLevel}, if any.
  */
 @Component
 class MemberJoin {
@@ -51,8 +52,24 @@ class MemberJoin {
 	 * Joins {@code member} for a session whose client has already said {@code notifications/initialized}: the
 	 * handshake of {@link #initialize}, then the notification; fails with {@link MemberUnavailable}.
 	 */
-	Mono<Joined> join(VirtualCall call, String member, ObjectNode initialize) {
-		return handshake(call, member, initialize, true);
+	Mono<Joined> join(MemberOrigin origin, String member, ObjectNode initialize, String loggingLevel) {
+		return handshake(origin, member, initialize, true).flatMap(joined -> loggingLevel == null ? Mono.just(joined)
+				: calls.send(origin, member, HttpMethod.POST, joined.session(), null, setLevel(loggingLevel), () -> {
+				})
+					.flatMap(MemberAnswer::discard)
+					// the member's own choice whether to take it; it is joined either way
+					.onErrorResume(error -> Mono.empty())
+					.thenReturn(joined));
+	}
+
+	/** The client's {@code logging/setLevel}, replayed to a member that joins after it, under an id of the relay's. */
+	private static byte[] setLevel(String level) {
+		ObjectNode request = JsonRpcParser.mapper().createObjectNode();
+		request.put("jsonrpc", "2.0");
+		request.put("id", "mcp-relay-logging-level");
+		request.put("method", "logging/setLevel");
+		request.putObject("params").put("level", level);
+		return JsonRpcErrors.toBytes(request);
 	}
 
 	/**
@@ -60,15 +77,16 @@ class MemberJoin {
 	 * client's own {@code notifications/initialized} follows later. Fails with {@link MemberUnavailable}.
 	 */
 	Mono<Joined> initialize(VirtualCall call, String member, ObjectNode initialize) {
-		return handshake(call, member, initialize, false);
+		return handshake(MemberOrigin.of(call), member, initialize, false);
 	}
 
-	private Mono<Joined> handshake(VirtualCall call, String member, ObjectNode initialize, boolean initialized) {
+	private Mono<Joined> handshake(MemberOrigin origin, String member, ObjectNode initialize, boolean initialized) {
 		Upstream upstream = upstreams.find(member);
 		Duration bound = upstream.nonStreamingTimeout();
 		JsonNode id = initialize.get("id");
 		byte[] body = JsonRpcErrors.toBytes(initialize);
-		return calls.send(call.exchange(), call.access(), member, HttpMethod.POST, MemberSession.NONE, null, body)
+		return calls.send(origin, member, HttpMethod.POST, MemberSession.NONE, null, body, () -> {
+		})
 			.flatMap(answer -> {
 				String sessionId = answer.headers().getFirst("Mcp-Session-Id");
 				boolean ok = answer.status().is2xxSuccessful();
@@ -82,12 +100,14 @@ class MemberJoin {
 				});
 			})
 			.flatMap(joined -> !initialized ? Mono.just(joined) : calls
-				.send(call.exchange(), call.access(), member, HttpMethod.POST, joined.session(), null, INITIALIZED)
+				.send(origin, member, HttpMethod.POST, joined.session(), null, INITIALIZED, () -> {
+				})
 				.flatMap(MemberAnswer::discard)
 				.thenReturn(joined))
 			.timeout(bound, Mono.error(() -> new MemberUnavailable(member, "did not answer initialize within " + bound)))
 			.onErrorMap(error -> !(error instanceof MemberUnavailable), error -> {
-				log.debug("Member '{}' of virtual server '{}' could not be joined", member, call.server().id(), error);
+				log.debug("Member '{}' of virtual server '{}' could not be joined", member,
+						origin.access().virtualServer(), error);
 				return new MemberUnavailable(member, "could not be reached");
 			});
 	}

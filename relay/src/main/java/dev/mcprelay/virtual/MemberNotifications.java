@@ -19,8 +19,13 @@ import dev.mcprelay.proxy.RelayFailures;
  */
 final class MemberNotifications {
 
-	/** The members a notification goes to, and its body. */
-	record Delivery(List<String> members, byte[] body) {
+	/**
+	 * The members a notification goes to, and its body.
+	 *
+	 * @param sessionBound whether it names what only the member session it was meant for knows (a member's request):
+	 * a member that lost that session is not sent it again in a new one
+	 */
+	record Delivery(List<String> members, byte[] body, boolean sessionBound) {
 	}
 
 	private MemberNotifications() {
@@ -31,7 +36,7 @@ final class MemberNotifications {
 		JsonNode requestId = "notifications/cancelled".equals(message.method())
 				? message.node().path("params").get("requestId") : null;
 		if (requestId == null || !requestId.isTextual() || !requestId.textValue().startsWith(MemberIds.PREFIX)) {
-			return new Delivery(call.usable(), JsonRpcErrors.toBytes(message.node()));
+			return new Delivery(call.usable(), JsonRpcErrors.toBytes(message.node()), false);
 		}
 		MemberIds.MemberRequestId origin = call.stateless() ? null : ids.unwrap(call.sessionId(), requestId);
 		if (origin == null || !call.joined(origin.member()) || !call.usable().contains(origin.member())) {
@@ -39,7 +44,7 @@ final class MemberNotifications {
 		}
 		ObjectNode cancellation = message.node().deepCopy();
 		((ObjectNode) cancellation.get("params")).set("requestId", origin.id());
-		return new Delivery(List.of(origin.member()), JsonRpcErrors.toBytes(cancellation));
+		return new Delivery(List.of(origin.member()), JsonRpcErrors.toBytes(cancellation), true);
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.mcprelay.virtual;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
@@ -8,64 +9,113 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import reactor.core.publisher.Mono;
 
 /**
- * Asks one member something the virtual server answers from (a page of a list, a level to log at): joins the member
- * first if the session has not ({@link MemberJoin}, kept in the session), sends the request through the member's
- * relay and reads its response, within the member's {@code non-streaming} bound. A member that cannot answer, or
- * answers with an HTTP error, fails with {@link MemberUnavailable}; a JSON-RPC error is a response like any other.
+ * Sends a message of a virtual session to one member, in the session's session with it:
+ * <ul>
+ * <li>a member the session has not joined yet is joined first ({@link MemberJoins}, one join at a time);</li>
+ * <li>the message goes once the member's stream here is open ({@link MergedStreams#opened}), so that a request the
+ * member sends the client meanwhile has a stream to go out on;</li>
+ * <li>a member that no longer knows the session ({@link MemberSessionLost}: 404, or a 400 about the session) is joined
+ * again and the message sent once more, in the new session; a member that loses that one too is unavailable.</li>
+ * </ul>
+ * {@link #request} reads the member's response to a request the virtual server answers from (a page of a list, a
+ * level to log at), within the member's {@code non-streaming} bound: a member that cannot answer, or answers with an
+ * HTTP error, fails with {@link MemberUnavailable}; a JSON-RPC error is a response like any other.
  */
 @Component
 class MemberRequests {
 
 	private final MemberCalls calls;
 
-	private final MemberJoin join;
-
-	private final VirtualSessions sessions;
+	private final MemberJoins joins;
 
 	private final UpstreamRegistry upstreams;
 
-	MemberRequests(MemberCalls calls, MemberJoin join, VirtualSessions sessions, UpstreamRegistry upstreams) {
+	private final MergedStreams streams;
+
+	MemberRequests(MemberCalls calls, MemberJoins joins, UpstreamRegistry upstreams, MergedStreams streams) {
 		this.calls = calls;
-		this.join = join;
-		this.sessions = sessions;
+		this.joins = joins;
 		this.upstreams = upstreams;
+		this.streams = streams;
 	}
 
-	/** The session with {@code member}: the one the session holds, or a new one, joined now and kept. */
+	/**
+	 * What a member answered, and what to tell the client first (a member joined again: {@link MemberJoins}).
+	 *
+	 * @param answer the member's answer; {@code null} when it was not asked again (see {@link #post})
+	 */
+	record Sent(MemberAnswer answer, List<ObjectNode> notices) {
+	}
+
+	/** A member's response, and what to tell the client first. */
+	record Reply(ObjectNode response, List<ObjectNode> notices) {
+	}
+
+	/**
+	 * Sends {@code message} to {@code member} in the call's session (POST) and hands on its answer.
+	 *
+	 * @param again whether to send the message again when the member had lost its session (not for an answer to a
+	 * request of the member's, which its new session never sent: the answer is {@code null} then)
+	 */
+	Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again) {
+		Object token = new Object();
+		return sessionWith(call, member, token).flatMap(joined -> send(call, member, joined.session(), message)
+			.map(answer -> new Sent(answer, joined.noticesFor(token)))
+			.onErrorResume(MemberSessionLost.class, lost -> joins
+				.join(call.server(), call.session(), MemberOrigin.kept(call), member, lost.lost(), token)
+				.flatMap(rejoined -> streams.opened(call, member).then(!again
+						? Mono.just(new Sent(null, rejoined.noticesFor(token)))
+						: send(call, member, rejoined.session(), message)
+							.map(answer -> new Sent(answer, rejoined.noticesFor(token)))
+							.onErrorMap(MemberSessionLost.class,
+									twice -> new MemberUnavailable(member, "lost its new session at once"))))));
+	}
+
+	/** The session with {@code member}: the one the session holds, or a new one, joined now; once its stream is open. */
 	Mono<MemberSession> sessionWith(VirtualCall call, String member) {
-		if (call.joined(member) || call.stateless()) {
-			return Mono.just(call.memberSession(member));
-		}
-		return join.join(call, member, call.session().initialize())
-			.flatMap(joined -> sessions.join(call.server().id(), call.session().id(), member, joined.session())
-				.thenReturn(joined.session()));
+		return sessionWith(call, member, new Object()).map(MemberJoins.Joined::session);
 	}
 
-	/** {@code member}'s response to {@code request}. */
-	Mono<ObjectNode> request(VirtualCall call, String member, ObjectNode request) {
+	private Mono<MemberJoins.Joined> sessionWith(VirtualCall call, String member, Object token) {
+		if (call.stateless()) {
+			return Mono.just(new MemberJoins.Joined(MemberSession.NONE, List.of(), null));
+		}
+		if (call.joined(member)) {
+			return streams.opened(call, member)
+				.thenReturn(new MemberJoins.Joined(call.memberSession(member), List.of(), null));
+		}
+		return joins.join(call.server(), call.session(), MemberOrigin.kept(call), member, MemberSession.NONE, token)
+			.flatMap(joined -> streams.opened(call, member).thenReturn(joined));
+	}
+
+	private Mono<MemberAnswer> send(VirtualCall call, String member, MemberSession session, byte[] message) {
+		return calls.send(call.exchange(), call.access(), member, HttpMethod.POST, session, null, message)
+			.flatMap(answer -> call.stateless() ? Mono.just(answer) : MemberSessionLost.check(answer, session));
+	}
+
+	/** {@code member}'s response to {@code request}, and what to tell the client first. */
+	Mono<Reply> request(VirtualCall call, String member, ObjectNode request) {
 		Duration bound = upstreams.find(member).nonStreamingTimeout();
-		return sessionWith(call, member)
-			.flatMap(session -> calls.send(call.exchange(), call.access(), member, HttpMethod.POST, session, null,
-					JsonRpcErrors.toBytes(request)))
-			.flatMap(answer -> {
-				int status = answer.status().value();
-				return MemberMessages.all(answer).flatMap(messages -> {
-					ObjectNode response = MemberMessages.responseTo(messages, request.get("id"));
-					if (response == null) {
-						return Mono.error(new MemberUnavailable(member, "answered " + request.path("method").asText()
-								+ " with HTTP " + status + " and no response"));
-					}
-					return Mono.just(response);
-				});
-			})
+		return post(call, member, JsonRpcErrors.toBytes(request), true).flatMap(sent -> {
+			MemberAnswer answer = sent.answer();
+			int status = answer.status().value();
+			return MemberMessages.all(answer).flatMap(messages -> {
+				ObjectNode response = MemberMessages.responseTo(messages, request.get("id"));
+				if (response == null) {
+					return Mono.error(new MemberUnavailable(member, "answered " + request.path("method").asText()
+							+ " with HTTP " + status + " and no response"));
+				}
+				return Mono.just(new Reply(response, sent.notices()));
+			});
+		})
 			.timeout(bound, Mono.error(() -> new MemberUnavailable(member,
 					"did not answer " + request.path("method").asText() + " within " + bound)))
-			.onErrorMap(error -> !(error instanceof MemberUnavailable)
-					&& !(error instanceof dev.mcprelay.proxy.RelayFailure),
+			.onErrorMap(error -> !(error instanceof MemberUnavailable) && !(error instanceof RelayFailure),
 					error -> new MemberUnavailable(member, "could not be reached"));
 	}
 

@@ -23,7 +23,9 @@ import reactor.core.publisher.Mono;
  * The response a member's relay writes for a virtual server, handed on as a {@link MemberAnswer} the moment the relay
  * commits it: the body flows to whoever consumes the answer, at that consumer's pace, and the relay's write ends
  * when the consumer has taken the body or cancelled it. A relay that completes without writing a body is handed on
- * as an answer with an empty body ({@link #finish()}). There is no connection: every buffer is flushed as it is taken.
+ * as an answer with an empty body ({@link #finish()}). There is no connection: every buffer is flushed as it is taken;
+ * where the member's relay would close the client's connection (a client that reads nothing for
+ * {@code timeouts.client-write}), the reader of the answer is told instead.
  */
 final class MemberResponse implements RelayResponse {
 
@@ -39,9 +41,31 @@ final class MemberResponse implements RelayResponse {
 
 	private final List<Runnable> beforeCommit = new CopyOnWriteArrayList<>();
 
-	MemberResponse(String member, Consumer<MemberAnswer> onAnswer) {
+	private final Runnable onStalled;
+
+	private final java.util.function.BooleanSupplier readerPresent;
+
+	/**
+	 * @param onStalled run when the member's relay closes "the connection" because whoever reads the answer took
+	 * nothing of it for the member's {@code timeouts.client-write}: the reader decides what that means
+	 */
+	MemberResponse(String member, Consumer<MemberAnswer> onAnswer, Runnable onStalled) {
+		this(member, onAnswer, onStalled, () -> true);
+	}
+
+	/** @param readerPresent whether whoever reads the answer is there now ({@link #readerPresent()}) */
+	MemberResponse(String member, Consumer<MemberAnswer> onAnswer, Runnable onStalled,
+			java.util.function.BooleanSupplier readerPresent) {
 		this.member = member;
 		this.onAnswer = onAnswer;
+		this.onStalled = onStalled;
+		this.readerPresent = readerPresent;
+	}
+
+	/** Whether whoever reads the answer is there (a merged stream's client GET is attached). */
+	@Override
+	public boolean readerPresent() {
+		return readerPresent.getAsBoolean();
 	}
 
 	@Override
@@ -84,9 +108,10 @@ final class MemberResponse implements RelayResponse {
 		return answered.get();
 	}
 
+	/** The member's relay found the reader of the answer stalled: the reader's own connection is its to close. */
 	@Override
 	public void closeConnection() {
-		// no connection of the client's: the consumer of the answer holds the member's exchange
+		onStalled.run();
 	}
 
 	/** Hands on an answer with no body, unless the relay wrote one. */

@@ -3,6 +3,7 @@ package dev.mcprelay.virtual;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import org.springframework.stereotype.Component;
@@ -20,17 +21,18 @@ import reactor.core.publisher.Mono;
  * what the member is sent: {@code tools/call} and {@code prompts/get} by the name's prefix (the prefix stripped),
  * {@code completion/complete} by its reference, {@code resources/read}, {@code resources/subscribe} and
  * {@code resources/unsubscribe} by the member that lists the URI (or a template that matches it). Where prefixes
- * leave more than one member possible, the members' own lists decide, configuration order first. An unknown name is
+ * leave more than one member possible, the members' own lists decide, configuration order first. What the members
+ * publish is kept per caller ({@link PublishedNames}), not asked again per session. An unknown name is
  * the error a server gives for one (-32602); an unknown or ambiguous URI is -32002 naming the candidates; never a
  * guess.
  */
 @Component
 class MemberTargets {
 
-	private final VirtualLists lists;
+	private final PublishedNames published;
 
-	MemberTargets(VirtualLists lists) {
-		this.lists = lists;
+	MemberTargets(PublishedNames published) {
+		this.published = published;
 	}
 
 	/** Where a request goes: the member and the message to send it, or the error to answer the client with. */
@@ -76,11 +78,10 @@ class MemberTargets {
 		List<String> candidates = call.server().candidates(exposed, call.usable());
 		Mono<String> member = candidates.size() == 1 ? Mono.just(candidates.get(0))
 				: Flux.fromIterable(candidates)
-					.flatMapSequential(candidate -> lists.all(call, list, candidate)
-						.onErrorReturn(List.of())
-						.filter(items -> items.stream()
-							.anyMatch(item -> call.server().memberName(candidate, exposed).equals(item.path("name").asText())))
-						.map(items -> candidate))
+					.flatMapSequential(candidate -> published.of(call, candidate, list)
+						.onErrorReturn(Set.of())
+						.filter(names -> names.contains(call.server().memberName(candidate, exposed)))
+						.map(names -> candidate))
 					.next();
 		return member.map(chosen -> Target.to(chosen, renamed(request, chosen, call.server(), exposed)))
 			.defaultIfEmpty(Target.refused(JsonRpcErrors.error(id, JsonRpcErrorCodes.INVALID_PARAMS,
@@ -127,11 +128,10 @@ class MemberTargets {
 		String wanted = uri.textValue();
 		return Flux.fromIterable(call.usable())
 			.flatMapSequential(member -> Mono.zip(
-					lists.all(call, "resources/list", member).onErrorReturn(List.of()),
-					lists.all(call, "resources/templates/list", member).onErrorReturn(List.of()))
-				.map(both -> new Publisher(member,
-						both.getT1().stream().anyMatch(item -> wanted.equals(item.path("uri").asText())),
-						both.getT2().stream().anyMatch(item -> matches(item.path("uriTemplate").asText(), wanted)))))
+					published.of(call, member, "resources/list").onErrorReturn(Set.of()),
+					published.of(call, member, "resources/templates/list").onErrorReturn(Set.of()))
+				.map(both -> new Publisher(member, both.getT1().contains(wanted),
+						both.getT2().stream().anyMatch(template -> matches(template, wanted)))))
 			.collectList()
 			.map(publishers -> {
 				List<String> exact = new ArrayList<>();

@@ -4,107 +4,238 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.http.RelayResponse;
-import reactor.core.publisher.Flux;
+import dev.mcprelay.proxy.OpenStreams;
+import dev.mcprelay.proxy.SessionOrder;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import reactor.core.publisher.Mono;
-import reactor.util.retry.Retry;
 
 /**
- * The server-to-client stream of a virtual session (GET): one client stream carrying every joined member's stream,
- * each opened through the member's relay and reopened on its own when it ends or fails, from where it stopped, while
- * the client stays. A member that offers no stream (405) is left out. Each event's id is the position of every
- * member's stream so far ({@link MemberIds#eventId}), so that the client's {@code Last-Event-ID} resumes each member
- * where it stopped; a member's request gets an id the client's answer is routed back by ({@link AnswerRelay}). The
- * client going away cancels every member stream.
+ * The server-to-client streams of virtual sessions (GET), one {@link MergedSession} per session on this replica:
+ * every joined member's stream, merged, each event's id made in the merge's one serial step ({@link MemberIds}), so
+ * that the client's {@code Last-Event-ID} resumes each member exactly where the client stopped.
+ *
+ * <p><b>Server requests delivered by construction.</b> The relay is every member's client: it opens each member's
+ * stream as soon as the member has the client's {@code notifications/initialized} ({@link #hold}), before the client
+ * gets the acknowledgement and can call anything, and holds what the members send until the client's GET takes it;
+ * and a call goes to a member only once that member's stream here is open ({@link #opened}), so a member never has a
+ * request for the client before it has a stream to send it on, whichever of the client's GET and call comes first. A
+ * member whose stream does not answer within {@link #STREAM_OPEN_WAIT} is taken for one that sends its stream's
+ * headers only with its first event (the MCP Java SDK's servlet transport): from then on a call waits for its stream
+ * at most {@link SessionOrder#GET_HEADERS_GRACE}, as for a direct client (logged), until one of its GETs is answered
+ * within {@link #STREAM_OPEN_WAIT} again (a member that was only slow for a while: it is forgotten, logged). A call
+ * that went to a member before its stream was open, whose GET the member then answered within
+ * {@link #STREAM_OPEN_WAIT} (so it had no stream when the call came, and a request it sent the client meanwhile was
+ * dropped at the member), is counted undelivered ({@link UndeliveredMessages#STREAM_NOT_OPEN}) and logged.
+ *
+ * <p>A GET is answered 405 when every member is joined and none offers a stream, as a server without one answers. With several replicas,
+ * a client's GET on another replica than the one that held the members' streams finds none to take: see
+ * {@link MergedSession} for what is counted and logged then.
  */
 @Component
 class MergedStreams {
 
 	private static final Logger log = LoggerFactory.getLogger(MergedStreams.class);
 
-	/** The first wait before a member's stream is reopened; doubled per failure in a row, up to {@link #MAX_BACKOFF}. */
-	static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
+	/** How long a call waits for a member's stream to open, unless the member answers its GET only with an event. */
+	static final Duration STREAM_OPEN_WAIT = Duration.ofSeconds(5);
 
-	static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+	private final Map<String, MergedSession> sessions = new ConcurrentHashMap<>();
 
-	private final MemberCalls calls;
+	/** Members seen to answer GET only with their first event, until one of their GETs is answered in time again. */
+	private final Set<String> lateHeaders = ConcurrentHashMap.newKeySet();
 
-	private final AnswerRelay answers;
+	private final MergedSession.Parts parts;
 
-	MergedStreams(MemberCalls calls, AnswerRelay answers) {
-		this.calls = calls;
-		this.answers = answers;
+	private final MemberJoins joins;
+
+	private final OpenStreams openStreams;
+
+	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
+			OpenStreams openStreams) {
+		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
+		this.joins = joins;
+		this.openStreams = openStreams;
 	}
 
+	/**
+	 * The client of {@code call}'s session has said {@code notifications/initialized} to its members: their streams
+	 * open now and are held for the client's GET (unless the session has one here already).
+	 */
+	void hold(VirtualCall call) {
+		String key = key(call.server().id(), call.sessionId());
+		MergedSession[] created = new MergedSession[1];
+		sessions.computeIfAbsent(key, k -> created[0] = new MergedSession(parts, call.server(), call.session(),
+				MemberOrigin.kept(call), Map.of()));
+		if (created[0] != null) {
+			joinedMembers(call).forEach(member -> created[0].open(member, call.memberSession(member)));
+		}
+	}
+
+	/**
+	 * The client's GET: the session's streams here, held since the join or since its last GET ended (the members that
+	 * keep their events read again from where the client's {@code Last-Event-ID} says it stopped:
+	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when
+	 * every member the caller may use is joined and offers no stream; a member not joined yet is not known to offer
+	 * none (its stream joins this one when it joins).
+	 */
 	Mono<Void> open(VirtualCall call) {
-		Map<String, String> positions = new LinkedHashMap<>(
+		List<String> members = joinedMembers(call);
+		Map<String, String> received = new LinkedHashMap<>(
 				MemberIds.positions(call.exchange().requestHeaders().get("Last-Event-ID")));
-		positions.keySet().retainAll(call.session().members().keySet());
-		List<String> members = call.usable().stream().filter(call::joined).toList();
-		RelayResponse response = call.exchange().response();
-		call.exchange().record().forwarded(HttpStatus.OK.value());
-		response.status(HttpStatus.OK);
-		AnswerRelay.eventStreamHeaders(response.headers());
-		response.headers().set("Mcp-Session-Id", call.session().id());
-		Flux<byte[]> merged = Flux.merge(members.stream().map(member -> memberStream(call, member, positions)).toList());
-		return AnswerRelay.writeEvents(response, merged);
+		received.keySet().retainAll(members);
+		String key = key(call.server().id(), call.sessionId());
+		boolean[] created = new boolean[1];
+		MergedSession session = sessions.compute(key, (k, existing) -> {
+			if (existing != null && existing.live()) {
+				return existing;
+			}
+			created[0] = true;
+			return new MergedSession(parts, call.server(), call.session(), MemberOrigin.kept(call), received);
+		});
+		if (created[0]) {
+			members.forEach(member -> session.open(member, call.memberSession(member)));
+		}
+		else {
+			session.reopened();
+		}
+		// a member not joined yet (down at the join) may well offer a stream once it joins: it joins this one then
+		boolean awaited = call.usable().stream().anyMatch(member -> !call.joined(member));
+		return session.servable(SessionOrder.GET_HEADERS_GRACE).flatMap(servable -> {
+			if (!servable && !awaited) {
+				session.end(UndeliveredMessages.CLIENT_GONE);
+				return noStream(call);
+			}
+			RelayResponse response = call.exchange().response();
+			call.exchange().record().forwarded(HttpStatus.OK.value());
+			response.status(HttpStatus.OK);
+			AnswerRelay.eventStreamHeaders(response.headers());
+			response.headers().set("Mcp-Session-Id", call.session().id());
+			// ends as shutdown begins, as a relayed GET does: the client reconnects elsewhere
+			return AnswerRelay.writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
+		});
 	}
 
-	/** {@code member}'s stream, reopened when it ends, as the client's events. */
-	private Flux<byte[]> memberStream(VirtualCall call, String member, Map<String, String> positions) {
-		return Mono.defer(() -> {
-			String resumeAfter;
-			synchronized (positions) {
-				resumeAfter = positions.get(member);
-			}
-			return calls.send(call.exchange(), call.access(), member, HttpMethod.GET, call.memberSession(member),
-					resumeAfter, null);
-		}).flatMapMany(answer -> {
-			if (!answer.isEventStream()) {
-				int status = answer.status().value();
-				return answer.discard().then(Mono.<byte[]>error(new NoStream(member, status)));
-			}
-			return MemberMessages.events(answer).map(event -> {
-				String eventId = null;
-				synchronized (positions) {
-					if (event.id() != null) {
-						positions.put(member, event.id());
-						eventId = MemberIds.eventId(positions);
-					}
+	/**
+	 * {@code member} joined a virtual session (late, or again) in {@code memberSession}: its stream joins the session's
+	 * here, if there is one, and {@code notices} go to the client on it.
+	 *
+	 * @return whether the session has a stream here that took the notices
+	 */
+	boolean joined(String virtualId, String sessionId, String member, MemberSession memberSession,
+			List<ObjectNode> notices) {
+		MergedSession session = sessions.get(key(virtualId, sessionId));
+		if (session == null) {
+			return false;
+		}
+		session.open(member, memberSession);
+		session.tell(notices);
+		return true;
+	}
+
+	/**
+	 * Completes once {@code member}'s stream of {@code call}'s session here is open, known absent, or failing (at
+	 * once when the session has no stream here): a call to the member goes after it.
+	 */
+	Mono<Void> opened(VirtualCall call, String member) {
+		MergedSession session = call.stateless() ? null : sessions.get(key(call.server().id(), call.sessionId()));
+		MemberStream stream = session == null ? null : session.member(member);
+		if (stream == null) {
+			return Mono.empty();
+		}
+		boolean late = lateHeaders.contains(member);
+		return stream.settled()
+			.timeout(late ? SessionOrder.GET_HEADERS_GRACE : STREAM_OPEN_WAIT, Mono.fromRunnable(() -> {
+				stream.callWentAhead();
+				if (!late && lateHeaders.add(member)) {
+					log.info("Virtual server '{}': member '{}' did not answer its GET stream within {}; it is taken for a "
+							+ "server that sends a stream's headers only with its first event, and calls to it wait at "
+							+ "most {} for its stream from now on", call.server().id(), member, STREAM_OPEN_WAIT,
+							SessionOrder.GET_HEADERS_GRACE);
 				}
-				return answers.rewrite(call, member, event, eventId);
-			});
-		})
-			// A stream that ended is reopened, from where it stopped.
-			.repeatWhen(ends -> ends.delayElements(FIRST_BACKOFF))
-			.retryWhen(Retry.backoff(Long.MAX_VALUE, FIRST_BACKOFF).maxBackoff(MAX_BACKOFF)
-				.filter(error -> !(error instanceof NoStream nostream && nostream.permanent()))
-				.doBeforeRetry(signal -> log.debug("Virtual server '{}': the stream of member '{}' failed, reopening",
-						call.server().id(), member, signal.failure())))
-			.onErrorResume(NoStream.class, ex -> Flux.empty());
+			}));
 	}
 
-	/** A member answered a GET with no stream: for good (405: it offers none), or for now (any other status). */
-	private static final class NoStream extends RuntimeException {
-
-		private final int status;
-
-		NoStream(String member, int status) {
-			super("Member '" + member + "' answered GET with HTTP " + status, null, false, false);
-			this.status = status;
+	/**
+	 * {@code member} answered the GET of {@code session}'s stream with its headers after {@code took}, while
+	 * {@code callsAhead} calls went to it without waiting any longer. Answered within {@link #STREAM_OPEN_WAIT}: the
+	 * member does not hold its headers for an event (it is no longer taken for one that does), so it had no stream
+	 * when those calls came, and what it asked the client meanwhile was dropped at the member: counted undelivered.
+	 */
+	void streamAnswered(MergedSession session, String member, Duration took, int callsAhead) {
+		if (took.compareTo(STREAM_OPEN_WAIT) >= 0) {
+			return;
 		}
-
-		boolean permanent() {
-			return status == 405 || status == 404 || status == 400;
+		if (lateHeaders.remove(member)) {
+			log.info("Virtual server '{}': member '{}' answered its GET stream within {} again; calls to it wait for its "
+					+ "stream up to {} again", session.virtualId(), member, STREAM_OPEN_WAIT, STREAM_OPEN_WAIT);
 		}
+		if (callsAhead > 0) {
+			session.parts().undelivered().callsAhead(session.virtualId(), member, callsAhead);
+		}
+	}
 
+	/** Ends {@code call}'s session's stream here, if any (the session ended). */
+	void end(String virtualId, String sessionId) {
+		MergedSession session = sessions.get(key(virtualId, sessionId));
+		if (session != null) {
+			session.end(UndeliveredMessages.SESSION_ENDED);
+		}
+	}
+
+	/** {@code session} ended: it is forgotten. */
+	void ended(MergedSession session) {
+		sessions.remove(key(session.virtualId(), session.sessionId()), session);
+	}
+
+	/**
+	 * A member's stream found that the member no longer knows its session: the member is joined again, which opens its
+	 * new stream here and tells the client ({@link MemberJoins}).
+	 */
+	void memberSessionLost(MergedSession session, String member, MemberSession lost) {
+		joins.join(session.server(), session.virtualSession(), session.origin(), member, lost, session)
+			.subscribe(null, error -> log.info("Virtual server '{}': member '{}' no longer knows its session and was not "
+					+ "joined again: {}", session.virtualId(), member, error.getMessage()));
+	}
+
+	/** The sessions with a stream here; for tests. */
+	int open() {
+		return sessions.size();
+	}
+
+	private static List<String> joinedMembers(VirtualCall call) {
+		return call.usable().stream().filter(call::joined).toList();
+	}
+
+	private static String key(String virtualId, String sessionId) {
+		return virtualId + '\n' + sessionId;
+	}
+
+	/** 405, as a server that offers no stream answers a GET: no member of the session offers one. */
+	private static Mono<Void> noStream(VirtualCall call) {
+		RelayResponse response = call.exchange().response();
+		call.exchange().record().failed(false, "no_stream");
+		byte[] body = JsonRpcErrors.body(List.of(), false, JsonRpcErrorCodes.INVALID_REQUEST,
+				"This virtual server offers no server-to-client stream: none of its members does. Use POST.",
+				Map.of("reason", "no_stream"));
+		response.status(HttpStatus.METHOD_NOT_ALLOWED);
+		response.headers().set(HttpHeaderNames.ALLOW, "POST, DELETE");
+		response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+		response.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+		response.headers().set("Mcp-Session-Id", call.session().id());
+		return response.write(Mono.just(response.bufferFactory().wrap(body)));
 	}
 
 }

@@ -1,22 +1,17 @@
 package dev.mcprelay.virtual;
 
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
-import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.proxy.RelayFailures;
 import reactor.core.publisher.Flux;
@@ -27,8 +22,7 @@ import reactor.core.publisher.Mono;
  * version and capabilities in {@code _meta} and goes to the members as it came, per request. {@code server/discover}
  * is asked of every usable member and merged (the versions all of them support, the union of capabilities, the
  * shortest time to live, {@code private} when any is, each member's instructions under its heading);
- * {@code subscriptions/listen} is sent to every usable member and their streams are merged into the client's one,
- * which ends when every member's has (closing it cancels them all).
+ * {@code subscriptions/listen} is sent to every usable member and their streams are merged ({@link MergedListen}).
  */
 @Component
 class StatelessRequests {
@@ -38,18 +32,11 @@ class StatelessRequests {
 
 	private final MemberRequests requests;
 
-	private final MemberCalls calls;
-
 	private final MemberAvailability availability;
 
-	private final AnswerRelay answers;
-
-	StatelessRequests(MemberRequests requests, MemberCalls calls, MemberAvailability availability,
-			AnswerRelay answers) {
+	StatelessRequests(MemberRequests requests, MemberAvailability availability) {
 		this.requests = requests;
-		this.calls = calls;
 		this.availability = availability;
-		this.answers = answers;
 	}
 
 	/**
@@ -71,6 +58,7 @@ class StatelessRequests {
 	Mono<ObjectNode> discover(VirtualCall call, ObjectNode request, String version) {
 		return Flux.fromIterable(call.usable())
 			.flatMapSequential(member -> requests.request(call, member, request)
+				.map(MemberRequests.Reply::response)
 				.filter(response -> response.get("result") instanceof ObjectNode)
 				.map(response -> new MemberJoin.Joined(member, MemberSession.NONE, (ObjectNode) response.get("result")))
 				.onErrorResume(MemberUnavailable.class, failure -> {
@@ -118,41 +106,6 @@ class StatelessRequests {
 		Set<String> versions = new LinkedHashSet<>();
 		result.path("supportedVersions").forEach(version -> versions.add(version.asText()));
 		return versions;
-	}
-
-	/**
-	 * {@code subscriptions/listen}: every usable member's stream, merged into the client's. The client gets one
-	 * acknowledgement (the first member's) and one result for its request, once every member's stream has ended (the
-	 * first member's result): never two answers to one id.
-	 */
-	Mono<Void> listen(VirtualCall call, ObjectNode request) {
-		byte[] body = JsonRpcErrors.toBytes(request);
-		JsonNode id = request.get("id");
-		java.util.concurrent.atomic.AtomicBoolean acknowledged = new java.util.concurrent.atomic.AtomicBoolean();
-		java.util.concurrent.atomic.AtomicReference<byte[]> result = new java.util.concurrent.atomic.AtomicReference<>();
-		List<Flux<byte[]>> streams = new ArrayList<>();
-		for (String member : call.usable()) {
-			streams.add(calls.send(call.exchange(), call.access(), member, HttpMethod.POST, MemberSession.NONE, null, body)
-				.flatMapMany(answer -> answer.isEventStream() ? MemberMessages.events(answer).<byte[]>handle((event, sink) -> {
-					ObjectNode message = event.isMessage() ? MemberMessages.parse(event.dataBytes()) : null;
-					if (message != null && !message.has("method") && id.equals(message.get("id"))) {
-						result.compareAndSet(null, event.raw());
-						return;
-					}
-					if (message != null && "notifications/subscriptions/acknowledged".equals(message.path("method").asText())
-							&& !acknowledged.compareAndSet(false, true)) {
-						return;
-					}
-					sink.next(answers.rewrite(call, member, event,
-							event.id() == null ? null : MemberIds.eventId(java.util.Map.of(member, event.id()))));
-				}) : answer.discard().thenMany(Flux.empty()))
-				.onErrorResume(error -> Flux.empty()));
-		}
-		RelayResponse response = call.exchange().response();
-		call.exchange().record().forwarded(HttpStatus.OK.value());
-		response.status(HttpStatus.OK);
-		AnswerRelay.eventStreamHeaders(response.headers());
-		return AnswerRelay.writeEvents(response, Flux.merge(streams).concatWith(Mono.fromSupplier(result::get)));
 	}
 
 }

@@ -69,7 +69,7 @@ final class VirtualAnswers {
 		}
 	}
 
-	private static boolean acceptsEventStream(VirtualCall call) {
+	static boolean acceptsEventStream(VirtualCall call) {
 		try {
 			return call.exchange().requestHeaderView().getAccept().stream()
 				.anyMatch(type -> type.isCompatibleWith(MediaType.TEXT_EVENT_STREAM) && !type.isWildcardType());

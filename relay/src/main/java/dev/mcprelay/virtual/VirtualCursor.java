@@ -16,8 +16,9 @@ import dev.mcprelay.security.RelayMac;
 
 /**
  * The cursor of a merged list's next page: which members have more, and each one's own cursor, opaque to the client
- * and signed by the relay ({@link RelayMac}) over the virtual server, the session and the list method, so that a
- * forged, altered or foreign cursor is recognised and refused (-32602), never passed to a member.
+ * and signed by the relay ({@link RelayMac}) over the virtual server, the session, the caller and the list method, so
+ * that a forged, altered or foreign cursor (another session's, or, for an MCP 2026-07-28 client without a session,
+ * another caller's) is recognised and refused (-32602), never passed to a member.
  */
 @Component
 class VirtualCursor {
@@ -59,7 +60,9 @@ class VirtualCursor {
 	}
 
 	private static String signed(VirtualCall call, String method, String payload) {
-		return "virtual-cursor\n" + call.server().id() + "\n" + call.sessionId() + "\n" + method + "\n" + payload;
+		String caller = call.callerId() == null ? "" : call.callerId();
+		return "virtual-cursor\n" + call.server().id() + "\n" + call.sessionId() + "\n" + caller.length() + ":" + caller
+				+ "\n" + method + "\n" + payload;
 	}
 
 }

@@ -64,7 +64,8 @@ class VirtualLists {
 	 *
 	 * @param rest the result's other fields ({@code resultType}, {@code ttlMs}, {@code cacheScope}, ...)
 	 */
-	record MemberPage(String member, List<ObjectNode> items, String nextCursor, ObjectNode rest) {
+	record MemberPage(String member, List<ObjectNode> items, String nextCursor, ObjectNode rest,
+			List<ObjectNode> notices) {
 	}
 
 	static boolean isList(String method) {
@@ -105,7 +106,11 @@ class VirtualLists {
 					return Mono.empty();
 				}), Math.max(1, members.size()))
 			.collectList()
-			.map(pages -> new Page(merge(call, method, id, pages), List.copyOf(warnings)));
+			.map(pages -> {
+				List<ObjectNode> told = new ArrayList<>(warnings);
+				pages.forEach(page -> told.addAll(page.notices()));
+				return new Page(merge(call, method, id, pages), told);
+			});
 	}
 
 	/** Every item of {@code member}'s list {@code method}, all pages, as the member publishes them (no prefix). */
@@ -137,15 +142,12 @@ class VirtualLists {
 		String method = request.get("method").asText();
 		String field = ITEMS.get(method);
 		boolean cached = call.stateless() || CATALOGUE_ID.equals(request.path("id").asText());
-		ListCache.Key key = new ListCache.Key(call.callerId(), call.sessionId(), member, method, cursor);
-		ObjectNode kept = cached ? cache.find(key) : null;
-		Mono<ObjectNode> asking = kept != null ? Mono.just(kept)
-				: requests.request(call, member, asked).doOnNext(response -> {
-					if (cached && response.get("result") instanceof ObjectNode) {
-						cache.keep(key, response);
-					}
-				});
-		return asking.flatMap(response -> {
+		Mono<MemberRequests.Reply> asking = cached
+				? cache.get(new ListCache.Key(call.callerId(), member, method, cursor),
+						() -> requests.request(call, member, asked))
+				: requests.request(call, member, asked);
+		return asking.flatMap(reply -> {
+			ObjectNode response = reply.response();
 			if (!(response.get("result") instanceof ObjectNode result)) {
 				return Mono.error(new MemberUnavailable(member, "answered " + request.get("method").asText()
 						+ " with an error: " + response.path("error").path("message").asText("no message")));
@@ -161,7 +163,7 @@ class VirtualLists {
 			rest.remove(field);
 			rest.remove("nextCursor");
 			return Mono.just(new MemberPage(member, items, next != null && next.isTextual() ? next.textValue() : null,
-					rest));
+					rest, reply.notices()));
 		});
 	}
 

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 
@@ -20,7 +19,6 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayExchange;
-import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
@@ -28,13 +26,14 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BodyCharge;
 import dev.mcprelay.proxy.BoundedBody;
+import dev.mcprelay.proxy.MirroredHeaders;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
+import dev.mcprelay.proxy.SingleValuedHeaders;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -46,12 +45,15 @@ import reactor.core.publisher.Mono;
  * {@code prompts/get}, the resource requests and {@code completion/complete} go to the member that published what they
  * name ({@link MemberTargets}) and its answer is relayed as it comes ({@link AnswerRelay}); the client's answer to a
  * member's request goes back to that member ({@link MemberIds}); notifications and {@code logging/setLevel} go to every
- * joined member; {@code ping} is answered here. With {@code tool-search}, the tools are found by search
- * ({@link VirtualToolSearch}). GET merges the members' streams ({@link MergedStreams}); DELETE ends
- * every member session and the relay session. Every request but {@code initialize} needs the session's id; an
+ * joined member ({@link MemberFanOut}), but a cancellation of a member's request, which goes to that member alone under
+ * its id ({@link MemberNotifications}); {@code ping} is answered here. Every message to a member goes once its stream
+ * is open, and a member that lost its session is joined again ({@link MemberRequests}). With {@code tool-search}, the
+ * tools are found by search ({@link VirtualToolSearch}). GET takes the members' streams, held from the join and merged
+ * ({@link MergedStreams}); DELETE ends every member session and the relay session; a session that ends otherwise
+ * (expired, evicted) ends its member sessions too ({@link OrphanedMemberSessions}). Every request but {@code initialize} needs the session's id; an
  * unknown one, or another caller's, is 404. A 2026-07-28 client's request needs no session: it goes to the members as
  * it came, each on its own ({@link StatelessRequests}: {@code server/discover} merged, {@code subscriptions/listen}
- * fanned out and its streams merged).
+ * fanned out and its streams merged: {@link MergedListen}).
  */
 @Component
 public class VirtualRelay {
@@ -69,9 +71,11 @@ public class VirtualRelay {
 
 	private final VirtualSessions sessions;
 
-	private final MemberCalls calls;
-
 	private final MemberRequests requests;
+
+	private final MemberFanOut fanOut;
+
+	private final MergedListen listen;
 
 	private final VirtualLists lists;
 
@@ -91,17 +95,22 @@ public class VirtualRelay {
 
 	private final VirtualSessionLifecycle lifecycle;
 
-	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberCalls calls, MemberRequests requests, VirtualLists lists, MemberTargets targets,
+	private final OrphanedMemberSessions orphans;
+
+	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberFanOut fanOut, MergedListen listen, MemberRequests requests, VirtualLists lists, MemberTargets targets,
 			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
-			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle) {
+			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle,
+			OrphanedMemberSessions orphans) {
 		this.lifecycle = lifecycle;
+		this.orphans = orphans;
 		this.toolSearch = toolSearch;
 		this.stateless = stateless;
 		this.servers = servers;
 		this.originPolicy = originPolicy;
 		this.properties = properties;
 		this.sessions = sessions;
-		this.calls = calls;
+		this.fanOut = fanOut;
+		this.listen = listen;
 		this.requests = requests;
 		this.lists = lists;
 		this.targets = targets;
@@ -116,6 +125,8 @@ public class VirtualRelay {
 		VirtualServer server = servers.find(exchange.route().virtualServer());
 		return Mono.defer(() -> {
 			originPolicy.check(exchange.requestHeaderView());
+			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
+			SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), server.id());
 			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null);
 			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
@@ -154,7 +165,10 @@ public class VirtualRelay {
 		if (id == null || id.isEmpty()) {
 			return Mono.error(RelayFailures.sessionRequired(call.server().id()));
 		}
-		return sessions.find(call.server().id(), id, call.callerId()).map(call::with);
+		// only a session the store no longer holds is gone; another caller's is refused alike but left alone
+		return sessions.find(call.server().id(), id, call.callerId(), () -> orphans.gone(call.server().id(), id))
+			.doOnNext(session -> orphans.used(call.server().id(), id))
+			.map(call::with);
 	}
 
 	private Mono<Void> post(VirtualCall call) {
@@ -173,6 +187,11 @@ public class VirtualRelay {
 				call.exchange().record().payload(payload);
 				if (payload.batch() || payload.messages().size() != 1) {
 					return Mono.error(RelayFailures.batchToVirtualServer(virtualId));
+				}
+				// Mcp-Method and Mcp-Name must say what the body says, as for a relayed request
+				RelayFailure mismatch = MirroredHeaders.mismatch(call.exchange().requestHeaderView(), payload, virtualId);
+				if (mismatch != null) {
+					return Mono.error(mismatch);
 				}
 				JsonRpcMessage message = payload.messages().get(0);
 				if (message.isRequest() && "initialize".equals(message.method())) {
@@ -202,21 +221,21 @@ public class VirtualRelay {
 			return answerToMember(call, node);
 		}
 		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
-			return notifyMembers(call, message);
+			return fanOut.notify(call, message);
 		}
 		String method = message.method();
 		if ("server/discover".equals(method)) {
 			return stateless.discover(call, node, VERSION).flatMap(response -> answer(call, response));
 		}
 		if ("subscriptions/listen".equals(method)) {
-			return stateless.listen(call, node);
+			return listen.listen(call, node);
 		}
 		if ("ping".equals(method)) {
 			call.exchange().record().stoppedBy(RelayOutcome.RESPONDED, VIRTUAL_SERVER);
 			return answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()));
 		}
 		if (call.server().toolSearch().enabled() && "tools/list".equals(method)) {
-			return toolSearch.list(call, node).flatMap(response -> answer(call, response));
+			return toolSearch.list(call, node).flatMap(page -> answer(call, page.response(), page.warnings()));
 		}
 		if (call.server().toolSearch().enabled() && "tools/call".equals(method)) {
 			String tool = node.path("params").path("name").asText("");
@@ -234,10 +253,7 @@ public class VirtualRelay {
 			return lists.page(call, node).flatMap(page -> answer(call, page.response(), page.warnings()));
 		}
 		if ("logging/setLevel".equals(method)) {
-			return Flux.fromIterable(call.usable())
-				.filter(call::reachable)
-				.flatMap(member -> requests.request(call, member, node).onErrorResume(error -> Mono.empty()))
-				.then(Mono.defer(() -> answer(call, result(node.get("id"), JsonRpcParser.mapper().createObjectNode()))));
+			return fanOut.setLevel(call, node);
 		}
 		if (MemberTargets.isRouted(method)) {
 			return targets.target(call, node).flatMap(target -> target.error() != null ? answer(call, target.error())
@@ -247,12 +263,13 @@ public class VirtualRelay {
 				"Method not found: " + method, Map.of("reason", "method_not_found")));
 	}
 
-	/** Sends {@code message} to {@code member} and relays its answer, or says which member is unavailable. */
+	/**
+	 * Sends {@code message} to {@code member} and relays its answer (after what the client is told of a member joined
+	 * again), or says which member is unavailable.
+	 */
 	private Mono<Void> forward(VirtualCall call, String member, ObjectNode message) {
-		return requests.sessionWith(call, member)
-			.flatMap(session -> calls.send(call.exchange(), call.access(), member, HttpMethod.POST, session, null,
-					JsonRpcErrors.toBytes(message)))
-			.flatMap(answer -> answers.relay(call, answer))
+		return requests.post(call, member, JsonRpcErrors.toBytes(message), true)
+			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices()))
 			.onErrorResume(MemberUnavailable.class, failure -> {
 				ObjectNode warning = availability.unavailable(call.server().id(), failure);
 				return answer(call, JsonRpcErrors.error(message.get("id"), JsonRpcErrorCodes.INTERNAL_ERROR,
@@ -270,36 +287,14 @@ public class VirtualRelay {
 		ObjectNode restored = answer.deepCopy();
 		// (a 2026-07-28 client has no session: a member asks it nothing outside a result, so no id is its)
 		restored.set("id", origin.id());
-		return calls.send(call.exchange(), call.access(), origin.member(), HttpMethod.POST,
-				call.memberSession(origin.member()), null, JsonRpcErrors.toBytes(restored))
-			.flatMap(memberAnswer -> answers.relay(call, memberAnswer));
-	}
-
-	/**
-	 * A notification: to every joined member (a cancellation of a member's request to that member alone, under its id:
-	 * {@link MemberNotifications}), answered 202 once they have it. The client's {@code notifications/initialized}
-	 * reaches the members it joined now, not when they were joined: each member's relay then keeps the GET stream the
-	 * client opens next ahead of the calls that follow it, as for a client of the member itself.
-	 */
-	private Mono<Void> notifyMembers(VirtualCall call, JsonRpcMessage message) {
-		MemberNotifications.Delivery delivery = MemberNotifications.of(call, message, ids);
-		Mono<Void> sent = Flux.fromIterable(delivery.members())
-			.filter(call::reachable)
-			.flatMap(member -> calls
-				.send(call.exchange(), call.access(), member, HttpMethod.POST, call.memberSession(member), null,
-						delivery.body())
-				.flatMap(MemberAnswer::discard)
-				.onErrorResume(error -> Mono.empty()))
-			.then();
-		return sent.then(Mono.defer(() -> {
-			RelayResponse response = call.exchange().response();
-			response.status(HttpStatus.ACCEPTED);
-			call.exchange().record().forwarded(HttpStatus.ACCEPTED.value());
-			if (!call.stateless()) {
-				response.headers().set("Mcp-Session-Id", call.session().id());
-			}
-			return response.complete();
-		}));
+		return requests.post(call, origin.member(), JsonRpcErrors.toBytes(restored), false)
+			.flatMap(sent -> sent.answer() != null ? answers.relay(call, sent.answer(), sent.notices())
+					// the member lost the session its request was in: nobody waits for this answer any more
+					: MemberFanOut.accepted(call))
+			.onErrorResume(MemberUnavailable.class, failure -> {
+				availability.unavailable(call.server().id(), failure);
+				return MemberFanOut.accepted(call);
+			});
 	}
 
 	private static String versionOf() {

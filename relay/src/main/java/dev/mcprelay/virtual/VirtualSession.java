@@ -12,8 +12,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * @param members the session with each member it joined, by member id
  * @param initialize the client's {@code initialize} request, sent again to a member that joins later
  * @param exposedTools the tools this session's searches made visible ({@code tool-search})
+ * @param loggingLevel the level the client last asked for with {@code logging/setLevel}, sent to a member that joins
+ * later or again; {@code null} when it asked for none
  */
-record VirtualSession(String id, Map<String, MemberSession> members, ObjectNode initialize, Set<String> exposedTools) {
+record VirtualSession(String id, Map<String, MemberSession> members, ObjectNode initialize, Set<String> exposedTools,
+		String loggingLevel) {
 
 	VirtualSession {
 		members = Map.copyOf(members);

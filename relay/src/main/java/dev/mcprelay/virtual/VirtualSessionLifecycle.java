@@ -32,12 +32,18 @@ class VirtualSessionLifecycle {
 
 	private final MemberAvailability availability;
 
+	private final MergedStreams streams;
+
+	private final OrphanedMemberSessions orphans;
+
 	VirtualSessionLifecycle(MemberJoin join, MemberCalls calls, VirtualSessions sessions,
-			MemberAvailability availability) {
+			MemberAvailability availability, MergedStreams streams, OrphanedMemberSessions orphans) {
 		this.join = join;
 		this.calls = calls;
 		this.sessions = sessions;
 		this.availability = availability;
+		this.streams = streams;
+		this.orphans = orphans;
 	}
 
 	/** {@code initialize}: joins every usable member at once and opens the session with those that answered. */
@@ -66,6 +72,7 @@ class VirtualSessionLifecycle {
 					// A session the store could not keep is ended with every member, not left open behind them.
 					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
 					.then(Mono.defer(() -> {
+						orphans.opened(call, sessionId, members);
 						call.exchange().record().forwarded(HttpStatus.OK.value());
 						HttpHeaders headers = new HttpHeaders();
 						headers.set("Mcp-Session-Id", sessionId);
@@ -75,8 +82,10 @@ class VirtualSessionLifecycle {
 			});
 	}
 
-	/** DELETE: ends every member session, then the relay session. */
+	/** DELETE: ends the session's stream here, every member session, then the relay session. */
 	Mono<Void> end(VirtualCall call) {
+		streams.end(call.server().id(), call.session().id());
+		orphans.deleted(call.server().id(), call.session().id());
 		return endMembers(call, call.session().members())
 			.then(sessions.end(call.server().id(), call.session().id(), call.callerId()))
 			.then(Mono.defer(() -> {

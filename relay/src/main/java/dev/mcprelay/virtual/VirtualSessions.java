@@ -29,6 +29,9 @@ class VirtualSessions {
 	/** Where the session keeps the client's {@code initialize} request: a key no member id can be. */
 	private static final String INITIALIZE = "";
 
+	/** Where the session keeps the level the client asked for ({@code logging/setLevel}): no member id either. */
+	private static final String LOGGING_LEVEL = " logging-level";
+
 	private final SessionStore store;
 
 	VirtualSessions(SessionStore store) {
@@ -56,21 +59,46 @@ class VirtualSessions {
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
 	}
 
-	/** Session {@code id}, for {@code callerId}; fails with 404 when the store holds none for that caller. */
-	Mono<VirtualSession> find(String virtualId, String id, String callerId) {
+	/**
+	 * Session {@code id}, for {@code callerId}; fails with 404 when the store holds none for that caller. {@code gone}
+	 * runs first when the store holds no session under {@code id} at all (it expired, was evicted or ended), never when
+	 * it holds one of another caller's: that session is not this request's to end.
+	 */
+	Mono<VirtualSession> find(String virtualId, String id, String callerId, Runnable gone) {
 		return store.find(new SessionKey(virtualId, id))
+			.switchIfEmpty(Mono.fromRunnable(gone))
 			.filter(state -> Objects.equals(state.callerId(), callerId) && state.members().containsKey(INITIALIZE))
 			.map(state -> {
 				Map<String, MemberSession> members = new LinkedHashMap<>();
 				state.members().forEach((member, stored) -> {
-					if (!member.equals(INITIALIZE)) {
+					if (!member.equals(INITIALIZE) && !member.equals(LOGGING_LEVEL)) {
 						members.put(member, MemberSession.ofStored(stored));
 					}
 				});
 				ObjectNode initialize = MemberMessages.parse(state.members().get(INITIALIZE).getBytes(StandardCharsets.UTF_8));
-				return new VirtualSession(id, members, initialize, state.exposedTools());
+				return new VirtualSession(id, members, initialize, state.exposedTools(),
+						state.members().get(LOGGING_LEVEL));
 			})
 			.switchIfEmpty(Mono.error(() -> RelayFailures.unknownSession(virtualId)))
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/** Whether the store still holds session {@code id}, without counting as a use of it. */
+	Mono<Boolean> exists(String virtualId, String id) {
+		return store.exists(new SessionKey(virtualId, id))
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/** Keeps {@code level}, the client's last {@code logging/setLevel}, in session {@code id}. */
+	Mono<Void> loggingLevel(String virtualId, String id, String level) {
+		return store.join(new SessionKey(virtualId, id), LOGGING_LEVEL, level)
+			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/** The level session {@code id}'s client last asked for, if it is still held and asked for one. */
+	Mono<String> loggingLevel(String virtualId, String id) {
+		return store.find(new SessionKey(virtualId, id))
+			.mapNotNull(state -> state.members().get(LOGGING_LEVEL))
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
 	}
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.springframework.stereotype.Component;
 
@@ -30,6 +31,7 @@ import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreUnavailableException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Tool search over a virtual server's merged catalogue ({@code mcp-relay.virtual-servers.<id>.tool-search}): as for a
@@ -38,8 +40,12 @@ import reactor.core.publisher.Mono;
  * caller may use (BM25, {@link ToolIndex}), exposes the best in the session (the session store, so every replica
  * honours it) and answers {@code notifications/tools/list_changed} before its result; a call of a tool the session does
  * not expose is refused with -32602, telling the model to search first. Each member's own allow/deny lists apply
- * already (its tools come through its relay). The merged catalogue is kept per virtual server and set of usable members
- * for {@link #CATALOGUE_AGE}, and dropped when a member says its tools changed.
+ * already (its tools come through its relay). The merged catalogue is indexed off the event loops and kept per virtual
+ * server, set of usable members and caller for {@link #CATALOGUE_AGE} (at most {@link #MAX_BYTES} of tools in all), and
+ * dropped when a member says its tools changed; one that lacks a member that could not be asked is not kept (the
+ * client is warned, and the next search asks the member again). A catalogue is the caller's own (kept per caller, as
+ * {@link ListCache} keeps members' pages): each member's list reaches it through the caller's policies, so what one
+ * caller may use is never searched for another.
  */
 @Component
 class VirtualToolSearch {
@@ -53,23 +59,40 @@ class VirtualToolSearch {
 
 	private final NameClashes clashes;
 
-	private final Cache<List<String>, ToolIndex> catalogues = Caffeine.newBuilder()
+	/** The most JSON the kept catalogues hold, all together (their indexes take a few times that). */
+	static final long MAX_BYTES = 16L * 1024 * 1024;
+
+	private final Cache<List<String>, Kept> catalogues = Caffeine.newBuilder()
 		.expireAfterWrite(CATALOGUE_AGE)
-		.maximumSize(1_000)
+		.maximumWeight(MAX_BYTES)
+		.<List<String>, Kept>weigher((key, kept) -> (int) Math.min(Integer.MAX_VALUE, kept.bytes()))
 		.build();
 
-	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, VirtualServers servers) {
+	private final MemberAvailability availability;
+
+	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, VirtualServers servers,
+			ListCache listCache, MemberAvailability availability) {
+		this.availability = availability;
 		this.lists = lists;
 		this.store = store;
 		this.clashes = clashes;
+		listCache.onChange((member, method) -> {
+			if (method == null || method.equals("tools/list")) {
+				invalidate(member);
+			}
+		});
 		if (servers.anySearches()) {
 			ToolIndex.warmUp();
 		}
 	}
 
-	/** The client's {@code tools/list}: the search tool, the pinned tools and the session's found tools. */
-	Mono<ObjectNode> list(VirtualCall call, ObjectNode request) {
-		return catalogue(call).map(index -> {
+	/**
+	 * The client's {@code tools/list}: the search tool, the pinned tools and the session's found tools; after warnings
+	 * about members left out.
+	 */
+	Mono<VirtualLists.Page> list(VirtualCall call, ObjectNode request) {
+		return catalogue(call).map(catalogue -> {
+			ToolIndex index = catalogue.index();
 			ObjectNode response = response(request.get("id"));
 			ArrayNode tools = response.putObject("result").putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(call.server().toolSearch().maxResults()));
@@ -80,7 +103,7 @@ class VirtualToolSearch {
 					tools.add(tool.deepCopy());
 				}
 			}
-			return response;
+			return new VirtualLists.Page(response, catalogue.warnings());
 		});
 	}
 
@@ -94,8 +117,8 @@ class VirtualToolSearch {
 			return Mono.just(List.of(JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(),
 					refused.data())));
 		}
-		return catalogue(call).flatMap(index -> {
-			List<ObjectNode> found = index.search(query.read(), query.limit());
+		return catalogue(call).flatMap(catalogue -> {
+			List<ObjectNode> found = catalogue.index().search(query.read(), query.limit());
 			List<String> names = found.stream().map(ToolIndex::name).toList();
 			Mono<Void> exposed = call.stateless() ? Mono.empty()
 					: store.expose(new SessionKey(call.server().id(), call.session().id()), names);
@@ -108,7 +131,10 @@ class VirtualToolSearch {
 					changed.put("method", "notifications/tools/list_changed");
 					ObjectNode response = response(request.get("id"));
 					response.set("result", ToolSearchAnswers.result(query.text(), found));
-					return List.of(changed, response);
+					List<ObjectNode> messages = new ArrayList<>(catalogue.warnings());
+					messages.add(changed);
+					messages.add(response);
+					return messages;
 				}));
 		});
 	}
@@ -124,9 +150,12 @@ class VirtualToolSearch {
 				+ "describing what you need; the tools it finds can then be called.", Map.of("reason", "not_exposed"));
 	}
 
-	/** Drops the merged catalogues of {@code virtualId}: a member's tools changed. */
-	void invalidate(String virtualId) {
-		catalogues.asMap().keySet().removeIf(key -> key.get(0).equals(virtualId));
+	/** What marks the caller in a catalogue's key, apart from the members (no member id has a line feed). */
+	private static final String CALLER = "\ncaller:";
+
+	/** Drops the merged catalogues {@code member}'s tools are in: its tools changed. */
+	void invalidate(String member) {
+		catalogues.asMap().keySet().removeIf(key -> key.subList(1, key.size()).contains(member));
 	}
 
 	private boolean pinned(VirtualCall call, String tool) {
@@ -134,40 +163,68 @@ class VirtualToolSearch {
 		return !patterns.isEmpty() && new ToolNameFilter(new ToolsProperties(patterns, List.of())).offers(tool);
 	}
 
-	/** The merged, prefixed catalogue of the members this caller may use. */
-	private Mono<ToolIndex> catalogue(VirtualCall call) {
+	/** A merged catalogue, and the warnings about the members it lacks (they could not be asked). */
+	private record Catalogue(ToolIndex index, List<ObjectNode> warnings) {
+	}
+
+	/**
+	 * The merged, prefixed catalogue of the members this caller may use, indexed off the event loops. Kept only when
+	 * every member answered: a catalogue that lacks one is used once, with a warning naming the member, and the next
+	 * search asks that member again.
+	 */
+	private Mono<Catalogue> catalogue(VirtualCall call) {
 		List<String> key = new ArrayList<>();
 		key.add(call.server().id());
 		key.addAll(call.usable());
-		ToolIndex kept = catalogues.getIfPresent(key);
+		// each member's list reaches the catalogue through this caller's policies: never another caller's to search
+		key.add(CALLER + call.callerId());
+		Kept kept = catalogues.getIfPresent(key);
 		if (kept != null) {
-			return Mono.just(kept);
+			return Mono.just(new Catalogue(kept.index(), List.of()));
 		}
+		List<ObjectNode> warnings = new CopyOnWriteArrayList<>();
 		return Flux.fromIterable(call.usable())
 			.flatMapSequential(member -> lists.all(call, "tools/list", member)
 				.map(tools -> Map.entry(member, tools))
-				.onErrorResume(MemberUnavailable.class, failure -> Mono.empty()))
+				.onErrorResume(MemberUnavailable.class, failure -> {
+					warnings.add(availability.unavailable(call.server().id(), failure));
+					return Mono.empty();
+				}))
 			.collectList()
-			.map(perMember -> {
-				Map<String, ObjectNode> merged = new LinkedHashMap<>();
-				Map<String, String> owners = new LinkedHashMap<>();
-				for (Map.Entry<String, List<ObjectNode>> member : perMember) {
-					for (ObjectNode node : member.getValue()) {
-						String name = call.server().exposedName(member.getKey(), node.path("name").asText());
-						if (ToolSearchPolicy.SEARCH_TOOL.equals(name)) {
-							continue;
-						}
-						if (owners.putIfAbsent(name, member.getKey()) != null) {
-							clashes.report(call.server().id(), "tools", name, owners.get(name), member.getKey());
-							continue;
-						}
-						merged.put(name, node.deepCopy().put("name", name));
-					}
+			.flatMap(perMember -> Mono.fromCallable(() -> index(call, perMember)).subscribeOn(Schedulers.parallel()))
+			.map(built -> {
+				if (warnings.isEmpty()) {
+					catalogues.put(key, built);
 				}
-				ToolIndex index = new ToolIndex(List.copyOf(merged.values()));
-				catalogues.put(key, index);
-				return index;
+				return new Catalogue(built.index(), List.copyOf(warnings));
 			});
+	}
+
+	/** An index and the JSON size of what it holds. */
+	private record Kept(ToolIndex index, long bytes) {
+	}
+
+	private Kept index(VirtualCall call, List<Map.Entry<String, List<ObjectNode>>> perMember) {
+		Map<String, ObjectNode> merged = new LinkedHashMap<>();
+		Map<String, String> owners = new LinkedHashMap<>();
+		long bytes = 0;
+		for (Map.Entry<String, List<ObjectNode>> member : perMember) {
+			for (ObjectNode node : member.getValue()) {
+				String name = call.server().exposedName(member.getKey(), node.path("name").asText());
+				if (ToolSearchPolicy.SEARCH_TOOL.equals(name)) {
+					continue;
+				}
+				if (owners.putIfAbsent(name, member.getKey()) != null) {
+					clashes.report(call.server().id(), "tools", name, owners.get(name), member.getKey());
+					continue;
+				}
+				ObjectNode renamed = node.deepCopy().put("name", name);
+				bytes += JsonRpcErrors.toBytes(renamed).length;
+				// kept as the member sent it (renamed), every field
+				merged.put(name, renamed);
+			}
+		}
+		return new Kept(new ToolIndex(List.copyOf(merged.values())), bytes);
 	}
 
 	private static ObjectNode response(JsonNode id) {

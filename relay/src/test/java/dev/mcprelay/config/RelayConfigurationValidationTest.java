@@ -2,6 +2,7 @@ package dev.mcprelay.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,8 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.mcprelay.McpRelayApplication;
 
@@ -170,13 +173,14 @@ class RelayConfigurationValidationTest {
 
 	@Test
 	void defaultsApplyPerServer() {
-		RelayProperties properties = bind("--mcp-relay.servers.a.url=https://example.com/mcp");
+		String url = "--mcp-relay.servers.a.url=https://example.com/mcp";
+		RelayProperties properties = bind(url);
 		ServerProperties server = properties.servers().get("a");
 		assertThat(server.timeouts().nonStreaming()).hasSeconds(60);
 		assertThat(server.timeouts().streamingIdle()).hasSeconds(60);
 		assertThat(server.maxBufferedBody().toMegabytes()).isEqualTo(50);
 		assertThat(server.headers()).isEmpty();
-		assertThat(RelayPropertiesValidator.validate(properties)).isEmpty();
+		assertThat(RelayPropertiesValidator.validate(properties, environment(url))).isEmpty();
 	}
 
 	@Test
@@ -286,8 +290,19 @@ class RelayConfigurationValidationTest {
 
 		problems.clear();
 		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=45MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
-		assertThat(problems).as("a budget of its own, within half the heap, holds the cap twice").isEmpty();
+				"--mcp-relay.servers.a.max-buffered-body=22MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
+		assertThat(problems).as("a budget of its own, within half the heap, whose default share holds the cap twice")
+			.isEmpty();
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=1500MB", "--mcp-relay.security.mode=jwt"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).as("callers told apart: the heap one caller's "
+				+ "share of the budget needs").containsExactly("mcp-relay.servers.a.max-buffered-body: is 1500MB, and a "
+						+ "body is counted as twice its size while it is read (its bytes, and what parsing them makes), "
+						+ "more than every buffered body together may take (48MB, a quarter of this JVM's 192MB maximum "
+						+ "heap): such a body could never be read. Write at most 12MB, or give the JVM a heap of at least "
+						+ "24000MB (-Xmx, or more memory for the container: the image's heap is 60% of it)");
 	}
 
 	@Test
@@ -303,20 +318,81 @@ class RelayConfigurationValidationTest {
 
 		problems.clear();
 		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB"), heap,
-				problems);
+				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB",
+				"--mcp-relay.security.mode=api-key"), heap, problems);
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
 				"mcp-relay.servers.a.max-buffered-body: is 10MB, and a body is counted as twice its size while it is read "
 						+ "(its bytes, and what parsing them makes), more than one caller may hold of the buffered bodies "
 						+ "(15MB, mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at "
 						+ "most 7MB, or raise mcp-relay.max-buffered-bodies-per-caller");
 
-		RelayProperties unset = bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=15MB", "--mcp-relay.max-buffered-bodies=40MB");
-		assertThat(unset.bufferedBodiesPerCaller().toMegabytes()).as("unset: half the budget, but never less than "
-				+ "what the largest body a server takes is counted as, twice its size").isEqualTo(30);
 		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.max-buffered-bodies=40MB",
-				"--mcp-relay.servers.a.max-buffered-body=5MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
+				"--mcp-relay.servers.a.max-buffered-body=5MB").bufferedBodiesPerCaller().toMegabytes())
+			.as("unset: half the budget, whatever the caps").isEqualTo(20);
+		assertThat(bind("--mcp-relay.servers.a.url=https://example.com/mcp", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.servers.a.max-buffered-body=15MB").bufferedBodiesPerCaller().toMegabytes()).isEqualTo(20);
+	}
+
+	@Test
+	void theDefaultShareOfOneCallerLeavesTheOtherHalfToTheOthers() {
+		long heap = 400L * 1024 * 1024;
+		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key"), heap, problems);
+		assertThat(problems).extracting(ConfigurationProblem::toString).as("the default cap in a 400 MB heap: the "
+				+ "budget holds one such body, but a caller's share, half of it, does not").containsExactly(
+				"mcp-relay.servers.plain.max-buffered-body: is 50MB (the default, for a server that sets none), and a "
+						+ "body is counted as twice its size while it is read (its bytes, and what parsing them makes), "
+						+ "more than one caller may hold of the buffered bodies (50MB, half of 100MB, the default of "
+						+ "mcp-relay.max-buffered-bodies-per-caller): such a body could never be read. Write at most 25MB, "
+						+ "or give the JVM a heap of at least 800MB (-Xmx, or more memory for the container: the image's "
+						+ "heap is 60% of it)");
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=none"), heap, problems);
+		assertThat(problems).as("anonymous callers are not told apart: they share the whole budget").isEmpty();
+
+		problems.clear();
+		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key"), 2 * heap, problems);
+		assertThat(problems).as("in 800 MB, half the budget holds the default cap twice").isEmpty();
+	}
+
+	@Test
+	void aShareThatIsTheWholeBudgetIsWarnedOf() {
+		assertThat(BufferedBodiesValidator.wholeBudgetWarning(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.max-buffered-bodies-per-caller=40MB"))).hasValue("mcp-relay.max-buffered-bodies-per-caller "
+						+ "(40MB) is all of mcp-relay.max-buffered-bodies (40MB): one caller's bodies may take the memory "
+						+ "of every other caller, who then gets 503 relay_overloaded. Leave it unset (half of the budget) "
+						+ "or write less");
+		assertThat(BufferedBodiesValidator.wholeBudgetWarning(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key", "--mcp-relay.max-buffered-bodies=40MB"))).isEmpty();
+		assertThat(BufferedBodiesValidator.wholeBudgetWarning(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=none", "--mcp-relay.max-buffered-bodies=40MB",
+				"--mcp-relay.max-buffered-bodies-per-caller=40MB"))).as("anonymous callers share it anyway").isEmpty();
+	}
+
+	@Test
+	void aVariableInShellSyntaxInTheRelaysEnvironmentVariablesIsRefusedWithoutItsValue() {
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("MCPRELAY_SERVERS_UP_HEADERS_0_NAME", "Authorization",
+								"MCPRELAY_SERVERS_UP_HEADERS_0_VALUE", "Bearer $GITHUB_TOKEN",
+								"MCP_RELAY_SECURITY_MODE", "$RELAY_MODE", "GITHUB_TOKEN", "ghp_QM7REAL",
+								"MCPRELAY_SESSIONS_SECRET", "$Qm7literal", "PS1", "$HOSTNAME",
+								"MCP_RELAY_SERVICE_HOST", "$NOT_THE_RELAYS")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.as("named by the variable; a lower-case $ word (a secret's text), and variables not meant for the relay, "
+					+ "are no variables")
+			.containsExactly("environment variable MCPRELAY_SERVERS_UP_HEADERS_0_VALUE: holds $GITHUB_TOKEN in shell "
+					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${GITHUB_TOKEN} "
+					+ "instead of $GITHUB_TOKEN", "environment variable MCP_RELAY_SECURITY_MODE: holds $RELAY_MODE in shell "
+					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${RELAY_MODE} "
+					+ "instead of $RELAY_MODE");
 	}
 
 	@Test
@@ -333,9 +409,36 @@ class RelayConfigurationValidationTest {
 		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
 			.bindOrCreate("mcp-relay", RelayProperties.class);
 		assertThat(bound.sessions().secret()).isEqualTo("$QM7SECRET");
-		assertThat(RelayPropertiesValidator.validate(bound)).extracting(ConfigurationProblem::toString)
+		assertThat(RelayPropertiesValidator.validate(bound, environment)).extracting(ConfigurationProblem::toString)
 			.as("the resolved values are never taken for shell syntax, nor printed")
 			.noneMatch(problem -> problem.contains("QM7"));
+	}
+
+	@Test
+	void aSecretHoldingDollarBracesBehindASetVariableIsNeitherRefusedNorPrinted() {
+		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.sessions.secret=${MCP_RELAY_TEST_BRACED_SECRET}",
+				"--mcp-relay.servers.a.authorization=Bearer ${MCP_RELAY_TEST_BRACED_TOKEN:${MCP_RELAY_TEST_UNSET_TOKEN}}",
+				"--mcp-relay.servers.a.headers[0].name=X-Key",
+				"--mcp-relay.servers.a.headers[0].value=${MCP_RELAY_TEST_UNSET_KEY:${MCP_RELAY_TEST_BRACED_TOKEN}}",
+				"--spring.data.redis.password=${MCP_RELAY_TEST_BRACED_TOKEN}",
+				"--mcp-relay.servers.b.url=https://example.com/mcp",
+				"--mcp-relay.servers.b.authorization=Bearer ${MCP_RELAY_TEST_UNSET_B:${MCP_RELAY_TEST_UNSET_C}}");
+		// as the environment would give them: set, each value holding ${...} as text of its own
+		environment.getPropertySources().addLast(new org.springframework.core.env.MapPropertySource("variables",
+				java.util.Map.of("MCP_RELAY_TEST_BRACED_SECRET", "kP9#x2${Wq7vLm}Tz4QM7-long-enough-secret-0123456789",
+						"MCP_RELAY_TEST_BRACED_TOKEN", "QM7${Token}")));
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+		assertThat(bound.sessions().secret()).as("Spring Boot keeps the text it cannot resolve")
+			.startsWith("kP9#x2${Wq7vLm}");
+
+		List<ConfigurationProblem> problems = new ArrayList<>(UnresolvedVariables.findInEnvironment(environment));
+		problems.addAll(RelayPropertiesValidator.validate(bound, environment));
+		assertThat(problems).extracting(ConfigurationProblem::toString)
+			.as("only the variables written that are not set, by the names written; never a value's text")
+			.containsExactly("mcp-relay.servers.b.authorization: refers to ${MCP_RELAY_TEST_UNSET_C}, which is not set. "
+					+ "Set the environment variable MCP_RELAY_TEST_UNSET_C (or give a default: ${MCP_RELAY_TEST_UNSET_C:value})");
 	}
 
 	@Test
@@ -487,7 +590,7 @@ class RelayConfigurationValidationTest {
 	}
 
 	private static List<ConfigurationProblem> problemsFor(String... args) {
-		return RelayPropertiesValidator.validate(bind(args));
+		return RelayPropertiesValidator.validate(bind(args), environment(args));
 	}
 
 	private static RelayProperties bind(String... args) {

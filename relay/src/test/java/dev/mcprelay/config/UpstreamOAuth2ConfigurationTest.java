@@ -18,7 +18,7 @@ class UpstreamOAuth2ConfigurationTest {
 
 	@Test
 	void everyMistakeIsNamedByItsPropertyPathAndTheSecretIsNeverShown() {
-		List<ConfigurationProblem> problems = RelayPropertiesValidator.validate(bind(properties(
+		List<ConfigurationProblem> problems = validate(properties(
 				"mcp-relay.servers.both.url", "https://example.com/mcp",
 				"mcp-relay.servers.both.authorization", "Bearer static",
 				"mcp-relay.servers.both.oauth2.token-uri", "https://idp.example.com/oauth2/token",
@@ -32,7 +32,7 @@ class UpstreamOAuth2ConfigurationTest {
 				"mcp-relay.servers.keyed.url", "https://example.com/mcp",
 				"mcp-relay.servers.keyed.oauth2.token-uri", "https://idp.example.com/oauth2/token",
 				"mcp-relay.servers.keyed.oauth2.client-id", "relay",
-				"mcp-relay.servers.keyed.oauth2.private-key", "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----")));
+				"mcp-relay.servers.keyed.oauth2.private-key", "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----"));
 		List<ConfigurationProblem> exchangeProblems = problems.stream()
 			.filter(problem -> problem.property().startsWith("mcp-relay.servers.exchange")).toList();
 
@@ -52,13 +52,13 @@ class UpstreamOAuth2ConfigurationTest {
 
 	@Test
 	void aCompleteClientCredentialsServerIsValid() {
-		assertThat(RelayPropertiesValidator.validate(bind(Map.of(
+		assertThat(validate(Map.of(
 				"mcp-relay.servers.github.url", "https://example.com/mcp",
 				"mcp-relay.servers.github.oauth2.token-uri", "https://idp.example.com/oauth2/token",
 				"mcp-relay.servers.github.oauth2.client-id", "relay",
 				"mcp-relay.servers.github.oauth2.client-secret", SECRET,
 				"mcp-relay.servers.github.oauth2.scopes[0]", "mcp.read",
-				"mcp-relay.servers.github.oauth2.audience", "https://github-mcp.example.com")))).isEmpty();
+				"mcp-relay.servers.github.oauth2.audience", "https://github-mcp.example.com"))).isEmpty();
 	}
 
 	private static Map<String, Object> properties(String... namesAndValues) {
@@ -69,12 +69,20 @@ class UpstreamOAuth2ConfigurationTest {
 		return properties;
 	}
 
+	private static List<ConfigurationProblem> validate(Map<String, Object> properties) {
+		return RelayPropertiesValidator.validate(bind(properties), environment(properties));
+	}
+
 	private static RelayProperties bind(Map<String, Object> properties) {
+		return Binder.get(environment(properties)).bindOrCreate("mcp-relay", RelayProperties.class);
+	}
+
+	private static StandardEnvironment environment(Map<String, Object> properties) {
 		Map<String, Object> all = new LinkedHashMap<>(properties);
 		all.put("mcp-relay.security.mode", "none");
 		StandardEnvironment environment = new StandardEnvironment();
 		environment.getPropertySources().addFirst(new MapPropertySource("test", all));
-		return Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
+		return environment;
 	}
 
 }

@@ -27,12 +27,13 @@ class VirtualServerConfigurationTest {
 
 	@Test
 	void membersInOrderWithTheDefaultPrefixAndOverrides() {
-		RelayProperties properties = bind(ODD_SERVER, "--mcp-relay.virtual-servers.all.members[0]=*",
+		String[] args = { ODD_SERVER, "--mcp-relay.virtual-servers.all.members[0]=*",
 				"--mcp-relay.virtual-servers.all.prefix.[odd~id]=odd_", "--mcp-relay.virtual-servers.two.members=jira,github",
 				"--mcp-relay.virtual-servers.bare.members[0]=github", "--mcp-relay.virtual-servers.bare.tool-prefix=",
-				"--mcp-relay.default-server=all");
+				"--mcp-relay.default-server=all" };
+		RelayProperties properties = bind(args);
 
-		assertThat(RelayPropertiesValidator.validate(properties)).isEmpty();
+		assertThat(validate(args)).isEmpty();
 		VirtualServers servers = new VirtualServers(properties);
 		VirtualServer all = servers.find("all");
 		assertThat(all.members()).as("* is every server, in configuration order").containsExactly("github", "jira", "odd~id");
@@ -45,7 +46,7 @@ class VirtualServerConfigurationTest {
 
 	@Test
 	void everyMistakeIsNamedByItsPropertyPath() {
-		List<ConfigurationProblem> problems = RelayPropertiesValidator.validate(bind(ODD_SERVER,
+		List<ConfigurationProblem> problems = validate(ODD_SERVER,
 				"--mcp-relay.virtual-servers.github.members[0]=jira",
 				"--mcp-relay.virtual-servers.unknown.members[0]=github",
 				"--mcp-relay.virtual-servers.unknown.members[1]=gitlab",
@@ -65,7 +66,7 @@ class VirtualServerConfigurationTest {
 				"--mcp-relay.virtual-servers.search.members[0]=jira",
 				"--mcp-relay.virtual-servers.search.tool-search.max-results=0",
 				"--mcp-relay.virtual-servers.empty.tool-prefix=x",
-				"--mcp-relay.default-server=nowhere"));
+				"--mcp-relay.default-server=nowhere");
 
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactlyInAnyOrder(
 				"mcp-relay.virtual-servers.github",
@@ -85,8 +86,8 @@ class VirtualServerConfigurationTest {
 
 	@Test
 	void aVirtualServerMayBeTheDefault() {
-		assertThat(RelayPropertiesValidator.validate(bind("--mcp-relay.virtual-servers.all.members[0]=*",
-				"--mcp-relay.default-server=all"))).isEmpty();
+		assertThat(validate("--mcp-relay.virtual-servers.all.members[0]=*",
+				"--mcp-relay.default-server=all")).isEmpty();
 	}
 
 	@Test
@@ -104,6 +105,10 @@ class VirtualServerConfigurationTest {
 		System.arraycopy(first, 0, all, 0, first.length);
 		System.arraycopy(second, 0, all, first.length, second.length);
 		return all;
+	}
+
+	private static List<ConfigurationProblem> validate(String... args) {
+		return RelayPropertiesValidator.validate(bind(args), environment(args));
 	}
 
 	private static RelayProperties bind(String... args) {

@@ -156,7 +156,7 @@ class KubernetesManifestsTest {
 		RelayProperties properties = relayProperties(environment);
 
 		List<ConfigurationProblem> problems = new ArrayList<>(UnknownRelayProperties.find(environment));
-		problems.addAll(RelayPropertiesValidator.validate(properties));
+		problems.addAll(RelayPropertiesValidator.validate(properties, environment));
 		assertThat(problems).as("the relay's configuration problems with overlays/%s", name).isEmpty();
 		assertThat(properties.servers()).isNotEmpty();
 		assertThat(properties.sessions().secret()).as("sessions.secret, from the Secret").isNotBlank();

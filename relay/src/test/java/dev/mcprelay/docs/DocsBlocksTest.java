@@ -227,7 +227,7 @@ class DocsBlocksTest {
 			for (ConfigurationProblem problem : UnknownRelayProperties.find(environment)) {
 				problems.add(problem.toString());
 			}
-			for (ConfigurationProblem problem : RelayPropertiesValidator.validate(properties)) {
+			for (ConfigurationProblem problem : RelayPropertiesValidator.validate(properties, environment)) {
 				problems.add(problem.toString());
 			}
 			for (ConfigurationProblem problem : dev.mcprelay.policy.PolicyCompiler.problems(properties)) {
@@ -394,6 +394,14 @@ class DocsBlocksTest {
 				if (profile.matches()) {
 					profile(profile.group(1), where, failures);
 				}
+			}
+			else if (word.startsWith("-P")) {
+				// Maven only warns about a profile no pom declares: the command would run the wrong tier
+				for (String id : word.substring(2).split(",")) {
+					require(Files.readString(ROOT.resolve("relay/pom.xml")).contains("<id>" + id + "</id>"),
+							where + ": the profile " + id + " is declared in relay/pom.xml", failures);
+				}
+				validate.add(word);
 			}
 			else if (word.startsWith("-")) {
 				require(MAVEN_FLAGS.contains(word), where + ": " + word + " is a flag this rule knows", failures);

@@ -34,15 +34,19 @@ class ReadmeUpstreamOAuth2ExampleTest {
 				"## Upstream tokens from an authorization server");
 
 		RelayProperties jwt = bind(yaml, "jwt");
-		assertThat(RelayPropertiesValidator.validate(jwt)).isEmpty();
+		assertThat(RelayPropertiesValidator.validate(jwt, environment(yaml, "jwt"))).isEmpty();
 		assertThat(jwt.servers().get("github").oauth2().grant()).isEqualTo(UpstreamGrant.CLIENT_CREDENTIALS);
 		assertThat(jwt.servers().get("github").oauth2().audience()).isEqualTo("https://github-mcp.example.com");
 		assertThat(jwt.servers().get("jira").oauth2().grant()).isEqualTo(UpstreamGrant.TOKEN_EXCHANGE);
-		assertThat(RelayPropertiesValidator.validate(bind(yaml, "none")))
+		assertThat(RelayPropertiesValidator.validate(bind(yaml, "none"), environment(yaml, "none")))
 			.extracting(problem -> problem.property()).containsExactly("mcp-relay.servers.jira.oauth2.grant");
 	}
 
 	private static RelayProperties bind(String yaml, String mode) throws Exception {
+		return Binder.get(environment(yaml, mode)).bindOrCreate("mcp-relay", RelayProperties.class);
+	}
+
+	private static StandardEnvironment environment(String yaml, String mode) throws Exception {
 		StandardEnvironment environment = new StandardEnvironment();
 		for (PropertySource<?> source : new YamlPropertySourceLoader().load("readme",
 				new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)))) {
@@ -55,7 +59,7 @@ class ReadmeUpstreamOAuth2ExampleTest {
 			deployment.put("mcp-relay.security.jwt.issuer", "https://idp.example.com");
 		}
 		environment.getPropertySources().addLast(new MapPropertySource("deployment", deployment));
-		return Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
+		return environment;
 	}
 
 }

@@ -43,7 +43,7 @@ class ReadmeVirtualServerExampleTest {
 				Map.of("GITHUB_TOKEN", "ghp-example", "mcp-relay.security.mode", "none")));
 		RelayProperties properties = Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
 
-		assertThat(RelayPropertiesValidator.validate(properties)).isEmpty();
+		assertThat(RelayPropertiesValidator.validate(properties, environment)).isEmpty();
 		VirtualServer all = new VirtualServers(properties).find("all");
 		assertThat(all.members()).containsExactly("github", "jira", "internal-tools");
 		assertThat(all.prefixOf("github")).isEqualTo("github_");

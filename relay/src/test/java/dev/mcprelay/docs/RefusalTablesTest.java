@@ -83,7 +83,14 @@ class RefusalTablesTest {
 	/** Reasons no scenario provokes, and why. */
 	private static final Map<String, String> EXEMPT = Map.of(
 			"internal_error", "a fault inside the relay: only a bug provokes it",
-			"client_write_timeout", "a connection closed, no answer: SlowClientTest provokes it and reads the access log");
+			"client_write_timeout", "a connection closed, no answer: SlowClientTest provokes it and reads the access log",
+			// virtual-servers.md: a member's message the relay could not deliver is no answer to any request
+			"mcp_relay_virtual_messages_undelivered_total", "a meter, no answer: VirtualServerReplicasInteropTest reads it",
+			"no_client_stream", "a tag of that meter: VirtualServerReplicasInteropTest provokes it and reads the log",
+			"client_gone", "a tag of that meter (UndeliveredMessages), no answer to a request",
+			"session_ended", "a tag of that meter (UndeliveredMessages), no answer to a request",
+			"stream_not_open", "a tag of that meter: ServerRequestDeliveryInteropTest provokes it and reads it",
+			"mcp_relay_client_stalls_total", "a connection closed, no answer: VirtualServerFailuresInteropTest reads it");
 
 	private static final Pattern REASON = Pattern.compile("`([a-z]+(?:_[a-z]+)+)`");
 
@@ -117,6 +124,14 @@ class RefusalTablesTest {
 			"batch with some invalid elements", // an error per invalid element, with each one's reason
 			"the interceptor's error", // the interceptor's own error: the GET refused below
 			"a member is down, slow, or refuses", // no refusal: the others serve, a notification says so
+			// virtual-servers.md, no refusal: the member joined again, its stream reopened, the request answered
+			"a member restarted, or expired its session", // (VirtualServerFailuresInteropTest)
+			"a member's stream ends or breaks", // no refusal: reopened after a back-off (StreamBackoffTest)
+			// the others' result with a warning; an error of the members' own (or -32603) when none took it
+			"`logging/setLevel` that some members refuse", // (VirtualServerFailuresInteropTest)
+			"`subscriptions/listen` that some members refuse", // (VirtualServerV2InteropTest)
+			"tool search while a member is down", // no refusal: the others searched, a warning names it
+			"the client's session ends: DELETE", // no refusal: what ends with it (VirtualSessionEndTest)
 			"a GET stream misses messages"); // no refusal: the newest are dropped, counted and logged (LegacySse*Test)
 
 	@Test
@@ -682,7 +697,8 @@ class RefusalTablesTest {
 				"--mcp-relay.security.api-keys[1].key-sha256=" + sha256(NARROW_KEY),
 				"--mcp-relay.security.api-keys[1].servers[0]=sdk", "--mcp-relay.sessions.store=redis",
 				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redisPort,
-				"--mcp-relay.max-buffered-bodies=1MB", "--mcp-relay.allowed-origins[0]=https://app.example.com",
+				// one caller (the key every scenario uses) holds at most twice the largest cap: a held body and a second one pass it
+				"--mcp-relay.max-buffered-bodies=1MB", "--mcp-relay.max-buffered-bodies-per-caller=800KB", "--mcp-relay.allowed-origins[0]=https://app.example.com",
 				"--mcp-relay.rate-limits[0].name=one-call", "--mcp-relay.rate-limits[0].match.server=limited",
 				"--mcp-relay.rate-limits[0].limit=1", "--mcp-relay.rate-limits[0].period=1h",
 				"--mcp-relay.rate-limits[1].name=closed-rule", "--mcp-relay.rate-limits[1].match.server=closed",

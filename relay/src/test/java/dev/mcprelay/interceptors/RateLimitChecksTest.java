@@ -24,10 +24,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import reactor.core.publisher.Mono;
 
 /**
- * The rules a request matches are asked one after the other, in configuration order, up to the first that refuses: a
- * rule after it is never asked (its budget, which other callers may share, is not touched by a request refused
- * anyway), the tokens the rules before it took are given back before the request is answered, and a store that hangs
- * costs the whole check one bound ({@link RateLimitPolicy#CHECK_BOUND}), not one per rule.
+ * The rules a request matches are asked one after the other, the narrowest budget first (per client, per server,
+ * global; configuration order among equals), up to the first that refuses: a rule after it is never asked (its budget,
+ * which other callers may share, is not touched by a request refused anyway), the tokens the rules before it took are
+ * given back before the request is answered, within a bound of their own ({@link RateLimitPolicy#REFUND_BOUND}), and a
+ * store that hangs costs the whole check one bound ({@link RateLimitPolicy#CHECK_BOUND}), not one per rule.
  */
 class RateLimitChecksTest {
 
@@ -108,6 +109,66 @@ class RateLimitChecksTest {
 		assertThat(refused.rejected()).isTrue();
 		assertThat(refused.error().data().path("rule").asText()).isEqualTo("strict");
 		assertThat(givenBack).as("roomy's token given back before the refusal was answered").isTrue();
+		RateLimitRule roomy = new RateLimitRule(ROOMY_FIRST.rateLimits().get(0), 0);
+		assertThat(local.tryConsume(roomy.key("s", "JWT:alice"), roomy.bucket(), deadline()).block()
+			.getRemainingTokens()).as("roomy: 3, less the request let through and this one").isEqualTo(1);
+	}
+
+	@Test
+	void aCallerPastItsOwnLimitTakesNothingFromTheSharedOneWhateverTheirOrder() {
+		// the shared rule written first: asked first, it would hold a token of the budget every caller shares for each
+		// request of a caller past its own limit until that token is given back (steal.py, 40 threads of one key)
+		Map<String, String> rules = new java.util.HashMap<>(Map.of("servers.s.url", "http://127.0.0.1:1/mcp",
+				"rate-limits[0].name", "global", "rate-limits[0].per", "global", "rate-limits[0].limit", "60",
+				"rate-limits[0].period", "1h", "rate-limits[1].name", "per-server", "rate-limits[1].per", "server",
+				"rate-limits[1].limit", "50", "rate-limits[1].period", "1h"));
+		rules.putAll(Map.of("rate-limits[2].name", "per-client", "rate-limits[2].limit", "1", "rate-limits[2].period", "1h"));
+		RelayProperties globalFirst = BoundProperties.of(rules);
+		LocalRateLimitBuckets local = new LocalRateLimitBuckets(Duration.ofHours(1));
+		List<String> asked = new CopyOnWriteArrayList<>();
+		RateLimitBuckets recorded = (key, configuration, deadline) -> {
+			asked.add(key.split("\\|")[0]);
+			return local.tryConsume(key, configuration, deadline);
+		};
+		RateLimitPolicy policy = new RateLimitPolicy(globalFirst, recorded, new SimpleMeterRegistry());
+
+		assertThat(kit.userRequest(CALL).run(policy).proceeded()).isTrue();
+		TestResult refused = kit.userRequest(CALL).run(policy);
+
+		assertThat(refused.error().data().path("rule").asText()).isEqualTo("per-client");
+		assertThat(asked).as("the caller's own rule first, then the server's, then the global one; past its own "
+				+ "limit, nothing shared is asked").containsExactly("per-client", "per-server", "global", "per-client");
+	}
+
+	@Test
+	void aTokenIsGivenBackEvenWhenTheCheckUsedItsWholeBound() {
+		LocalRateLimitBuckets local = new LocalRateLimitBuckets(Duration.ofHours(1));
+		List<Duration> refundTime = new CopyOnWriteArrayList<>();
+		RateLimitBuckets slowStore = new RateLimitBuckets() {
+
+			@Override
+			public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration,
+					CheckDeadline deadline) {
+				// the store answers the last rule as the check's bound runs out
+				Duration left = deadline.remaining();
+				return key.startsWith("strict") ? Mono.delay(left).then(local.tryConsume(key, configuration, deadline))
+						: local.tryConsume(key, configuration, deadline);
+			}
+
+			@Override
+			public Mono<Void> refund(String key, BucketConfiguration configuration, CheckDeadline deadline) {
+				refundTime.add(deadline.remaining());
+				return local.refund(key, configuration, deadline);
+			}
+
+		};
+		RateLimitPolicy policy = new RateLimitPolicy(ROOMY_FIRST, slowStore, new SimpleMeterRegistry());
+
+		assertThat(kit.userRequest(CALL).run(policy).proceeded()).isTrue();
+		assertThat(kit.userRequest(CALL).run(policy).rejected()).isTrue();
+
+		assertThat(refundTime).as("the refund has a bound of its own, not what the check left").singleElement()
+			.isEqualTo(RateLimitPolicy.REFUND_BOUND);
 		RateLimitRule roomy = new RateLimitRule(ROOMY_FIRST.rateLimits().get(0), 0);
 		assertThat(local.tryConsume(roomy.key("s", "JWT:alice"), roomy.bucket(), deadline()).block()
 			.getRemainingTokens()).as("roomy: 3, less the request let through and this one").isEqualTo(1);

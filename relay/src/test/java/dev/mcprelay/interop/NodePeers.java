@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -75,10 +76,25 @@ final class NodePeers {
 	 * {@code PORT}) and waits until it accepts connections. Its output goes to {@code target/interop-<script>.log}.
 	 */
 	static NodeServer startServer(String script) throws IOException, InterruptedException {
-		int port = TestUpstreams.freePort();
+		return startServer(script, Map.of());
+	}
+
+	/** {@link #startServer(String)}, with {@code environment} added to the server's. */
+	static NodeServer startServer(String script, Map<String, String> environment)
+			throws IOException, InterruptedException {
+		return startServer(script, TestUpstreams.freePort(), environment);
+	}
+
+	/**
+	 * {@link #startServer(String)} on {@code port} (a server started again where it ran before: a restart), with
+	 * {@code environment} added to the server's. Its output is appended to {@code target/interop-<script>.log}.
+	 */
+	static NodeServer startServer(String script, int port, Map<String, String> environment)
+			throws IOException, InterruptedException {
 		ProcessBuilder builder = new ProcessBuilder("node", script).directory(DIRECTORY.toFile())
 			.redirectErrorStream(true)
-			.redirectOutput(Path.of("target", "interop-" + script + ".log").toFile());
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of("target", "interop-" + script + ".log").toFile()));
+		builder.environment().putAll(environment);
 		builder.environment().put("PORT", String.valueOf(port));
 		Process process = builder.start();
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -105,14 +121,27 @@ final class NodePeers {
 
 	/** Runs the TypeScript SDK client {@code script} with {@code args}; returns what it printed on stdout. */
 	static String runClient(String script, String... args) throws IOException {
+		return runClient(Map.of(), script, args);
+	}
+
+	/** {@link #runClient(String, String...)}, with {@code environment} added to the client's. */
+	static String runClient(Map<String, String> environment, String script, String... args) throws IOException {
 		List<String> command = new ArrayList<>(List.of("node", script));
 		command.addAll(List.of(args));
-		Result result = run(command, SCENARIOS_TIMEOUT);
+		Result result = run(command, environment, SCENARIOS_TIMEOUT);
 		if (result.exitCode() != 0) {
 			throw new AssertionError("The TypeScript SDK client " + script + " failed against " + args[0] + " (exit "
 					+ result.exitCode() + "):\n" + result.stderr());
 		}
 		return result.stdout();
+	}
+
+	/** What {@code interop/member-server.mjs} on {@code port} counts ({@code GET /stats}). */
+	static com.fasterxml.jackson.databind.JsonNode memberStats(int port) throws IOException, InterruptedException {
+		java.net.http.HttpResponse<String> stats = java.net.http.HttpClient.newHttpClient()
+			.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/stats")).build(),
+					java.net.http.HttpResponse.BodyHandlers.ofString());
+		return RawHttp.json(stats.body());
 	}
 
 	/** A Node MCP server process on 127.0.0.1, stopped with its children on close. */
@@ -137,7 +166,14 @@ final class NodePeers {
 	}
 
 	private static Result run(List<String> command, Duration timeout) throws IOException {
-		Process process = new ProcessBuilder(new ArrayList<>(command)).directory(DIRECTORY.toFile()).start();
+		return run(command, Map.of(), timeout);
+	}
+
+	private static Result run(List<String> command, Map<String, String> environment, Duration timeout)
+			throws IOException {
+		ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command)).directory(DIRECTORY.toFile());
+		builder.environment().putAll(environment);
+		Process process = builder.start();
 		CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> RawHttp.readAll(process.getInputStream()));
 		CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> RawHttp.readAll(process.getErrorStream()));
 		try {

@@ -124,8 +124,42 @@ class WeighingParserTest {
 	}
 
 	@Test
+	void aLongStringWithAnEscapeOrAnAccentIsDecodedOnceFromTheBody() throws Exception {
+		String text = "x".repeat(4 * 1024 * 1024);
+		byte[] body = call("{\"s\":\"" + text + "\\n\\u00e9\u00e9\\\"\"}");
+		JsonRpcParser.parseClientBody(call("{\"s\":\"warm\\n\u00e9\"}"));
+		long[] charged = new long[2];
+		HeapBudget counting = new HeapBudget() {
+
+			@Override
+			public void take(long bytes) {
+				charged[0] += bytes;
+				charged[1] = Math.max(charged[1], charged[0]);
+			}
+
+			@Override
+			public void give(long bytes) {
+				charged[0] -= bytes;
+			}
+
+		};
+		com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+		long before = threads.getCurrentThreadAllocatedBytes();
+		JsonNode tree = JsonRpcParser.parseClientBody(body, counting).first().node();
+		long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+		assertThat(tree.at("/params/arguments/s").textValue()).isEqualTo(text + "\n\u00e9\u00e9\"");
+		assertThat(allocated).as("an array of the text, then its String (Jackson's buffers allocate five times it)")
+			.isLessThan(2L * body.length + body.length / 4);
+		assertThat(charged[1]).as("while decoded: the text twice, not six times (a 17 MB text with a newline was 413 "
+				+ "under a 50MB cap)").isBetween(2L * text.length(), 2L * text.length() + 4096);
+		assertThat(charged[0]).as("once decoded: the string's text").isBetween((long) text.length(), text.length() + 2048L);
+	}
+
+	@Test
 	void jacksonsBuffersAreChargedForTheMomentTheyLive() throws Exception {
-		String escaped = "\\\"quoted\\\" ".repeat(100_000);
+		// a character past U+00FF: Jackson's to decode
+		String escaped = "\\\"quoted\\\" \u20ac ".repeat(100_000);
 		byte[] body = call("{\"s\":\"" + escaped + "\"}");
 		long[] charged = new long[2];
 		HeapBudget counting = new HeapBudget() {
@@ -145,10 +179,12 @@ class WeighingParserTest {
 		JsonNode tree = JsonRpcParser.parseClientBody(body, counting).first().node();
 
 		assertThat(tree.at("/params/arguments/s").textValue()).startsWith("\"quoted\" ");
+		long bytes = escaped.getBytes(StandardCharsets.UTF_8).length;
 		assertThat(charged[1]).as("while decoded: the text and Jackson's buffers, four times the text")
-			.isGreaterThanOrEqualTo(5L * escaped.length());
-		assertThat(charged[0]).as("once decoded: the string's text, and a few objects and fields")
-			.isBetween((long) escaped.length(), escaped.length() + 2048L);
+			.isGreaterThanOrEqualTo(5L * bytes);
+		assertThat(charged[0]).as("once decoded: the string, two bytes a character past U+00FF, and a few objects")
+			.isBetween(2L * tree.at("/params/arguments/s").textValue().length(),
+					2L * tree.at("/params/arguments/s").textValue().length() + 2048L);
 	}
 
 	/** A {@code tools/call} whose arguments are {@code arguments}, as UTF-8. */

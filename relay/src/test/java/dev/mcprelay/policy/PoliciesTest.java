@@ -87,8 +87,17 @@ class PoliciesTest {
 		Policies policies = policies("admins", "allow", "\"admins\" in caller.claims.groups");
 
 		assertThat(policies.decide(call(BOT, "echo", Map.of()))).isEqualTo(new PolicyDecision(false, "admins", true));
-		assertThat(registry.find(PolicyMeters.DECISIONS).tag("policy", "admins").tag("outcome", "error").counter()
-			.count()).isEqualTo(1);
+		assertThat(counted("admins", "error")).isEqualTo(1);
+		assertThat(policies.lists(call(BOT, "echo", Map.of()))).as("left out of a list").isFalse();
+		assertThat(counted("admins", "error")).isEqualTo(2);
+		assertThat(counted("admins", "denied") + counted("admins", "hidden"))
+			.as("one outcome per decision (docs/operations.md): an error, not a refusal too").isZero();
+	}
+
+	private double counted(String policy, String outcome) {
+		io.micrometer.core.instrument.Counter counter = registry.find(PolicyMeters.DECISIONS).tag("policy", policy)
+			.tag("outcome", outcome).counter();
+		return counter == null ? 0 : counter.count();
 	}
 
 	@Test

@@ -73,6 +73,38 @@ class PolicyStreamsTest {
 			.containsExactly("res://public");
 	}
 
+	/**
+	 * A resource named by something other than a string (an object, an array, a number) names nothing a policy can
+	 * decide: each such request is refused as malformed (-32602) before any policy, and never goes upstream, where a
+	 * lenient server might read {@code {"uri":["res://secret"]}} as the secret.
+	 */
+	@Test
+	void aResourceNamedByANonStringIsRefusedAsMalformedBeforeAnyPolicy() {
+		McpSession session = McpSession.open(new RawHttp(port), "files");
+		List<String> malformed = List.of(request(2, "resources/read", "{\"uri\":{\"href\":\"res://secret\"}}"),
+				request(3, "resources/read", "{\"uri\":[\"res://secret\"]}"),
+				request(4, "resources/subscribe", "{\"uri\":[\"res://secret\"]}"),
+				request(5, "resources/unsubscribe", "{\"uri\":7}"),
+				request(6, "completion/complete", "{\"ref\":{\"type\":\"ref/resource\",\"uri\":[\"res://secret/{id}\"]},"
+						+ "\"argument\":{\"name\":\"id\",\"value\":\"1\"}}"),
+				request(7, "completion/complete", "{\"ref\":{\"type\":\"ref/prompt\",\"name\":{\"n\":\"secret_prompt\"}},"
+						+ "\"argument\":{\"name\":\"id\",\"value\":\"1\"}}"));
+		for (String request : malformed) {
+			JsonNode answer = last(session.post(request));
+			assertThat(answer.at("/error/code").asInt()).as("%s -> %s", request, answer).isEqualTo(-32602);
+		}
+		RawHttp http = new RawHttp(port);
+		JsonNode listen = last(http.send(http.post("files", request(8, "subscriptions/listen",
+				"{\"notifications\":{\"resourceSubscriptions\":[\"res://public\",{\"uri\":\"res://secret\"}]}}"))
+			.header("MCP-Protocol-Version", "2026-07-28")
+			.header("Mcp-Method", "subscriptions/listen")));
+		assertThat(listen.at("/error/code").asInt()).as("a listen: %s", listen).isEqualTo(-32602);
+		assertThat(SERVER.received()).as("none went upstream")
+			.extracting(message -> message.path("method").asText())
+			.doesNotContain("resources/read", "resources/subscribe", "resources/unsubscribe", "completion/complete",
+					"subscriptions/listen");
+	}
+
 	@Test
 	void aListenLeavesOutWhatTheCallerMayNotReadAndItsStreamNeverTellsOfIt() {
 		RawHttp http = new RawHttp(port);

@@ -2,6 +2,7 @@ package dev.mcprelay.policy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -37,6 +38,15 @@ final class PolicyTestServer implements AutoCloseable {
 	private final AtomicInteger sessions = new AtomicInteger();
 
 	private volatile Sinks.Many<String> pushed = Sinks.many().replay().all();
+
+	/** Whether {@code delete_file} says it is read-only to every tenant. */
+	private volatile boolean deleteReadOnly;
+
+	/** Told when a held {@code tools/list} arrives; {@code null} when lists are not held. */
+	private volatile CompletableFuture<Void> listArrived;
+
+	/** Lets the held {@code tools/list} answers go. */
+	private final Sinks.Empty<Void> listsGo = Sinks.empty();
 
 	PolicyTestServer() {
 		upstream.scriptWithBody(this::answer);
@@ -78,6 +88,25 @@ final class PolicyTestServer implements AutoCloseable {
 		pushed.tryEmitNext(message);
 	}
 
+	/** Makes {@code delete_file} say it is read-only to every tenant, or only to {@code evil}. */
+	void deleteReadOnly(boolean readOnly) {
+		deleteReadOnly = readOnly;
+	}
+
+	/**
+	 * Holds the answers to {@code tools/list} on a path with {@code /slow}, each made of the tools as they are when it
+	 * arrives, until {@link #releaseLists()}; the future completes when the first arrives.
+	 */
+	CompletableFuture<Void> holdLists() {
+		listArrived = new CompletableFuture<>();
+		return listArrived;
+	}
+
+	/** Sends the held {@code tools/list} answers. */
+	void releaseLists() {
+		listsGo.tryEmitEmpty();
+	}
+
 	/** GET streams opened from now on carry only what is pushed from now on. */
 	void newStreams() {
 		pushed.tryEmitComplete();
@@ -104,9 +133,37 @@ final class PolicyTestServer implements AutoCloseable {
 			return response.header("Content-Type", "text/event-stream").sendString(Flux.fromIterable(listen(message))
 				.map(event -> "data: " + event + "\n\n"));
 		}
-		JsonNode answer = answer(message, method, tenant, paged);
+		if (request.uri().contains("/endless") && method.equals("tools/list")) {
+			// a list that never ends: one tool a page, always a next page
+			int page = Integer.parseInt(message.path("params").path("cursor").asText("0"));
+			ObjectNode endless = JSON.objectNode().put("jsonrpc", "2.0");
+			endless.set("id", message.get("id"));
+			ObjectNode result = endless.putObject("result");
+			result.putArray("tools").add(tool("tool_" + page, JSON.objectNode().put("readOnlyHint", true)));
+			result.put("nextCursor", String.valueOf(page + 1));
+			return response.header("Content-Type", "application/json").sendString(Mono.just(endless.toString()));
+		}
+		if (request.uri().contains("/nolist") && method.equals("tools/list")) {
+			return response.header("Content-Type", "application/json")
+				.sendString(Mono.just(error(message.get("id"), -32603, "the catalogue is down").toString()));
+		}
+		boolean slow = request.uri().contains("/slow");
+		if (slow && method.equals("ping")) {
+			// a list_changed on the ping's stream, before its answer
+			return response.header("Content-Type", "text/event-stream").sendString(Flux.just(
+					"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}",
+					"{\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":{}}")
+				.map(event -> "data: " + event + "\n\n"));
+		}
+		JsonNode answer = answer(message, method, deleteReadOnly ? "evil" : tenant, paged);
 		if (method.equals("initialize")) {
 			response.header("Mcp-Session-Id", "s-" + sessions.incrementAndGet());
+		}
+		CompletableFuture<Void> arrived = listArrived;
+		if (slow && method.equals("tools/list") && arrived != null) {
+			arrived.complete(null);
+			return listsGo.asMono().then(response.header("Content-Type", "application/json")
+				.sendString(Mono.just(answer.toString())).then());
 		}
 		return response.header("Content-Type", "application/json").sendString(Mono.just(answer.toString()));
 	}

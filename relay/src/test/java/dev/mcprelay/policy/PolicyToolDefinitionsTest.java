@@ -1,9 +1,11 @@
 package dev.mcprelay.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.InputStream;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -99,6 +101,8 @@ class PolicyToolDefinitionsTest {
 		assertThat(stream.statusCode()).isEqualTo(200);
 
 		READ_ONLY.set(false);
+		// the client's 200 does not say the upstream's stream is taking events yet: a best-effort sink drops them until
+		await().atMost(Duration.ofSeconds(30)).until(() -> events.currentSubscriberCount() > 0);
 		events.tryEmitNext("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
 		assertThat(readEvent(stream.body())).contains("list_changed");
 

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.RawHttp;
 import reactor.core.Disposable;
+import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -26,7 +27,7 @@ class PublishedItemsTest {
 	void callsThatNeedTheCatalogueMeanwhileWaitForTheOneListing() {
 		PublishedItems tools = new PublishedItems();
 		AtomicInteger listings = new AtomicInteger();
-		Sinks.One<List<JsonNode>> answer = Sinks.one();
+		Sinks.One<UpstreamLister.Listed> answer = Sinks.one();
 		List<Disposable> waiting = new ArrayList<>();
 		AtomicInteger done = new AtomicInteger();
 		for (int i = 0; i < 8; i++) {
@@ -38,7 +39,8 @@ class PublishedItemsTest {
 		assertThat(listings.get()).as("one listing for eight waiters").isEqualTo(1);
 		assertThat(tools.complete()).isFalse();
 
-		answer.tryEmitValue(List.of(RawHttp.json("{\"name\":\"read_file\",\"annotations\":{\"readOnlyHint\":true}}")));
+		answer.tryEmitValue(new UpstreamLister.Listed(
+				List.of(RawHttp.json("{\"name\":\"read_file\",\"annotations\":{\"readOnlyHint\":true}}")), true));
 		assertThat(done.get()).as("every waiter got it").isEqualTo(8);
 		assertThat(tools.complete()).as("listed whole").isTrue();
 		assertThat(tools.definition("read_file")).containsEntry("readOnlyHint", true);
@@ -57,10 +59,20 @@ class PublishedItemsTest {
 		assertThat(tools.complete()).isFalse();
 		tools.list(() -> {
 			listings.incrementAndGet();
-			return Mono.just(List.<JsonNode>of());
+			return Mono.just(new UpstreamLister.Listed(List.<JsonNode>of(), true));
 		}).block();
 		assertThat(listings.get()).isEqualTo(2);
 		assertThat(tools.complete()).isTrue();
+		assertThat(tools.cut()).isFalse();
+	}
+
+	@Test
+	void aListingCutShortIsNotListedAgainAndSaysItWasCut() {
+		PublishedItems tools = new PublishedItems();
+		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"tool_0\"}")), false)))
+			.block();
+		assertThat(tools.complete()).as("not listed again for every name").isTrue();
+		assertThat(tools.cut()).as("what it lacks may be past the cut").isTrue();
 	}
 
 }

@@ -144,6 +144,45 @@ public class GracefulShutdownTest {
 		}
 	}
 
+	/**
+	 * A virtual session's merged GET ends as shutdown begins, as a relayed GET does (shutdown does not wait for it),
+	 * and, with the memory store, whose sessions end with the process, each member session is sent its DELETE.
+	 */
+	@Test
+	void shutdownEndsAVirtualSessionsStreamAtOnceAndItsMemberSessions() throws Exception {
+		ConfigurableApplicationContext relay = relay("mcp-relay.servers.sdk.url=" + TestUpstreams.SDK.url("/mcp"),
+				"mcp-relay.virtual-servers.both.members=sdk", "mcp-relay.shutdown.stream-grace-period=15s");
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		java.util.Set<String> before = sdkSessions("GET");
+		McpSession session = McpSession.open(http, "both");
+		awaitUntil(() -> sdkSessions("GET").size() > before.size(), "the relay opened the member's stream");
+		java.util.Set<String> members = new java.util.HashSet<>(sdkSessions("GET"));
+		members.removeAll(before);
+		HttpResponse<InputStream> get = http.open(http.request("both").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+		assertThat(get.statusCode()).isEqualTo(200);
+		CompletableFuture<String> getBody = CompletableFuture.supplyAsync(() -> RawHttp.readAll(get.body()));
+
+		long start = System.nanoTime();
+		relay.close();
+		Duration shutdown = Duration.ofNanos(System.nanoTime() - start);
+
+		assertThat(getBody.get(5, TimeUnit.SECONDS)).as("the merged GET stream ended").isNotNull();
+		assertThat(shutdown).as("shutdown waited neither for the merged GET nor for the 15 s grace period")
+			.isLessThan(Duration.ofSeconds(10));
+		assertThat(sdkSessions("DELETE")).as("the member session was ended").containsAll(members);
+	}
+
+	private static java.util.Set<String> sdkSessions(String method) {
+		return TestUpstreams.SDK.seen()
+			.stream()
+			.filter(seen -> seen.method().equals(method) && seen.path().equals("/mcp"))
+			.map(seen -> seen.headers().getFirst("Mcp-Session-Id"))
+			.filter(java.util.Objects::nonNull)
+			.collect(java.util.stream.Collectors.toSet());
+	}
+
 	/** A relay of its own in front of the scripted upstream ({@code late}), with {@code properties}. */
 	private static ConfigurableApplicationContext relay(String... properties) {
 		return new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class)

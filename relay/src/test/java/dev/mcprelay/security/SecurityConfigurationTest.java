@@ -126,7 +126,7 @@ class SecurityConfigurationTest {
 		StandardEnvironment environment = new StandardEnvironment();
 		environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(all));
 		RelayProperties properties = Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
-		return RelayPropertiesValidator.validate(properties).stream().map(ConfigurationProblem::property).toList();
+		return RelayPropertiesValidator.validate(properties, environment).stream().map(ConfigurationProblem::property).toList();
 	}
 
 	private static Throwable startFailing(String... args) {

@@ -48,14 +48,28 @@ public final class ProtectedMcpUpstream implements AutoCloseable {
 
 	private final AtomicInteger rejectedTokens = new AtomicInteger();
 
+	private final java.util.Set<String> revoked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+	private volatile java.util.concurrent.CountDownLatch refusedTogether = new java.util.concurrent.CountDownLatch(0);
+
 	/** The request attribute, and transport-context key, of the accepted token's subject. */
 	private static final String SUBJECT = "subject";
 
 	public ProtectedMcpUpstream(SpringAuthorizationServer authorizationServer, String audience) {
+		this(authorizationServer, audience, java.time.Duration.ZERO);
+	}
+
+	/**
+	 * An upstream that accepts a token up to {@code clockSkew} past its expiry: for tests of how often the relay asks
+	 * for tokens, where a loaded machine's request that reaches the upstream after its token's short life is not the
+	 * point.
+	 */
+	public ProtectedMcpUpstream(SpringAuthorizationServer authorizationServer, String audience,
+			java.time.Duration clockSkew) {
 		NimbusJwtDecoder decoder = NimbusJwtDecoder.withJwkSetUri(authorizationServer.issuer() + "/oauth2/jwks").build();
 		OAuth2TokenValidator<Jwt> validator = new DelegatingOAuth2TokenValidator<>(
 				JwtValidators.createDefaultWithIssuer(authorizationServer.issuer()),
-				new JwtTimestampValidator(java.time.Duration.ZERO),
+				new JwtTimestampValidator(clockSkew),
 				new JwtClaimValidator<List<String>>("aud", aud -> aud != null && aud.contains(audience)));
 		decoder.setJwtValidator(validator);
 		HttpServletStatelessServerTransport transport = HttpServletStatelessServerTransport.builder()
@@ -92,6 +106,20 @@ public final class ProtectedMcpUpstream implements AutoCloseable {
 					return;
 				}
 				String token = header.substring(7);
+				if (revoked.contains(token)) {
+					java.util.concurrent.CountDownLatch together = refusedTogether;
+					together.countDown();
+					try {
+						together.await(30, java.util.concurrent.TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					rejectedTokens.incrementAndGet();
+					answer.setStatus(401);
+					answer.setHeader("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+					return;
+				}
 				Jwt jwt;
 				try {
 					jwt = decoder.decode(token);
@@ -132,6 +160,15 @@ public final class ProtectedMcpUpstream implements AutoCloseable {
 	/** Tokens the upstream refused as invalid (expired, wrong audience, bad signature). */
 	public int rejectedTokens() {
 		return rejectedTokens.get();
+	}
+
+	/**
+	 * Refuses {@code token} with 401 from now on, as a server that learnt it was revoked; the first {@code together}
+	 * requests that carry it are refused at once, when the last of them has arrived (so that each was sent with it).
+	 */
+	public void revoke(String token, int together) {
+		refusedTogether = new java.util.concurrent.CountDownLatch(together);
+		revoked.add(token);
 	}
 
 	/** Refuses the next {@code count} requests with 401, whatever their token. */

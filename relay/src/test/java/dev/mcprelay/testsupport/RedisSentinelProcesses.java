@@ -81,6 +81,56 @@ public final class RedisSentinelProcesses implements SharedRedis {
 		return Integer.parseInt((String) address.get(1));
 	}
 
+	/**
+	 * Stops the master the Sentinels name now abruptly (SIGKILL), as a crash looks to its clients; returns its port.
+	 */
+	public int killMaster() throws IOException, InterruptedException {
+		int master = masterPort();
+		data.stream().filter(server -> server.port() == master).findFirst().orElseThrow().kill();
+		return master;
+	}
+
+	/**
+	 * Waits until the Sentinels name a master other than {@code old} and it takes writes (a promoted replica no longer
+	 * says {@code role:slave}); returns its port.
+	 */
+	public int awaitFailoverFrom(int old) throws IOException, InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (true) {
+			for (RedisServerProcess sentinel : sentinels) {
+				List<?> address = (List<?>) RedisWire.call(sentinel.port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER);
+				int named = Integer.parseInt((String) address.get(1));
+				if (named != old && "master".equals(RedisWire.field(RedisWire.text(named, "INFO", "replication"), "role"))) {
+					return named;
+				}
+			}
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("the Sentinels did not promote the replica of " + old + " within 60s");
+			}
+			Thread.sleep(50);
+		}
+	}
+
+	/**
+	 * Waits until the replica has acknowledged all the master has written (its replication offset equals the
+	 * master's): what was written until now survives the master's loss. Redis replicates asynchronously: without such
+	 * a wait, the last writes a master acknowledged may be lost with it.
+	 */
+	public void awaitReplicaInSync() throws IOException, InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (true) {
+			String master = RedisWire.text(masterPort(), "INFO", "replication");
+			String replica = RedisWire.text(data.get(1).port(), "INFO", "replication");
+			if (RedisWire.field(master, "master_repl_offset").equals(RedisWire.field(replica, "slave_repl_offset"))) {
+				return;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("the replica did not catch up with the master within 30s");
+			}
+			Thread.sleep(50);
+		}
+	}
+
 	/** The ports of the master and the replica, in the order they were started. */
 	public List<Integer> dataPorts() {
 		return data.stream().map(RedisServerProcess::port).toList();

@@ -170,6 +170,18 @@ public final class SpringAuthorizationServer implements AutoCloseable {
 		return requests.count();
 	}
 
+	/**
+	 * The most token requests the endpoint answered at one time since {@link #resetMostAtOnce()}: more than one for
+	 * one client means its token requests did not fly single.
+	 */
+	public int mostTokenRequestsAtOnce() {
+		return requests.mostAtOnce();
+	}
+
+	public void resetMostAtOnce() {
+		requests.resetMostAtOnce();
+	}
+
 	/** How the token endpoint behaves from now on; {@code delay} for {@link Mode#SLOW}. */
 	public void mode(Mode mode, Duration delay) {
 		requests.mode(mode, delay);

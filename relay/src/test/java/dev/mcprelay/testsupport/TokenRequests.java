@@ -30,6 +30,10 @@ final class TokenRequests implements Filter {
 
 	private final AtomicInteger count = new AtomicInteger();
 
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	private final AtomicInteger mostAtOnce = new AtomicInteger();
+
 	private volatile SpringAuthorizationServer.Mode mode = SpringAuthorizationServer.Mode.NORMAL;
 
 	private volatile Duration delay = Duration.ZERO;
@@ -40,20 +44,34 @@ final class TokenRequests implements Filter {
 		HttpServletRequest http = (HttpServletRequest) request;
 		if (http.getRequestURI().equals("/oauth2/token")) {
 			count.incrementAndGet();
-			if (mode == SpringAuthorizationServer.Mode.SLOW) {
-				sleep(delay);
+			mostAtOnce.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+			try {
+				token(request, response, chain);
 			}
-			if (mode == SpringAuthorizationServer.Mode.REFUSE) {
-				HttpServletResponse refused = (HttpServletResponse) response;
-				refused.setStatus(400);
-				refused.setContentType("application/json");
-				refused.getWriter().write("{\"error\":\"invalid_grant\",\"error_description\":\"refused by the test\"}");
-				return;
+			finally {
+				inFlight.decrementAndGet();
 			}
-			if (mode == SpringAuthorizationServer.Mode.WITHOUT_EXPIRY) {
-				withoutExpiry(request, (HttpServletResponse) response, chain);
-				return;
-			}
+			return;
+		}
+		chain.doFilter(request, response);
+	}
+
+	/** The token endpoint, as the test's mode says. */
+	private void token(ServletRequest request, ServletResponse response, FilterChain chain)
+			throws IOException, ServletException {
+		if (mode == SpringAuthorizationServer.Mode.SLOW) {
+			sleep(delay);
+		}
+		if (mode == SpringAuthorizationServer.Mode.REFUSE) {
+			HttpServletResponse refused = (HttpServletResponse) response;
+			refused.setStatus(400);
+			refused.setContentType("application/json");
+			refused.getWriter().write("{\"error\":\"invalid_grant\",\"error_description\":\"refused by the test\"}");
+			return;
+		}
+		if (mode == SpringAuthorizationServer.Mode.WITHOUT_EXPIRY) {
+			withoutExpiry(request, (HttpServletResponse) response, chain);
+			return;
 		}
 		chain.doFilter(request, response);
 	}
@@ -78,6 +96,15 @@ final class TokenRequests implements Filter {
 
 	int count() {
 		return count.get();
+	}
+
+	/** The most token requests the endpoint was answering at one time since the last {@link #resetMostAtOnce}. */
+	int mostAtOnce() {
+		return mostAtOnce.get();
+	}
+
+	void resetMostAtOnce() {
+		mostAtOnce.set(inFlight.get());
 	}
 
 	void mode(SpringAuthorizationServer.Mode mode, Duration delay) {

@@ -23,9 +23,19 @@ class MemberResponseTest {
 
 	private final AtomicReference<MemberAnswer> answered = new AtomicReference<>();
 
+	private final java.util.concurrent.atomic.AtomicInteger stalls = new java.util.concurrent.atomic.AtomicInteger();
+
 	private final MemberResponse response = new MemberResponse("github", answer -> {
 		assertThat(answered.compareAndSet(null, answer)).as("an answer is handed on once").isTrue();
-	});
+	}, stalls::incrementAndGet);
+
+	@Test
+	void aClosedConnectionTellsTheReaderItStalled() {
+		response.closeConnection();
+
+		assertThat(stalls.get()).as("the member's relay found the reader stalled: the reader closes its own client")
+			.isEqualTo(1);
+	}
 
 	@Test
 	void answerIsHandedOnWhenTheRelayCommitsWithStatusAndHeaders() {

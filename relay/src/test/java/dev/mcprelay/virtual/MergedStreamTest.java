@@ -161,12 +161,14 @@ class MergedStreamTest {
 		}
 		assertThat(ANSWERS).containsExactlyInAnyOrder("a:7", "b:7");
 
-		Event last = events.get(events.size() - 1);
-		Map<String, String> positions = MemberIds.positions(last.id());
+		// A client that got only the first four events (its stream was cut) resumes: the relay took more of each
+		// member since, so each is read again from where the client stopped, and its stream takes the first's place.
+		Event fourth = events.get(3);
+		Map<String, String> positions = MemberIds.positions(fourth.id());
 		assertThat(positions).as("the merged id holds every member's position").containsKeys("a", "b");
 		GETS.clear();
 		HttpResponse<InputStream> resumed = http.open(http.request("pair").header("Accept", "text/event-stream")
-			.header("Mcp-Session-Id", session.id()).header("Last-Event-ID", last.id()).GET());
+			.header("Mcp-Session-Id", session.id()).header("Last-Event-ID", fourth.id()).GET());
 		read(resumed.body(), 2);
 		assertThat(GETS).containsExactlyInAnyOrder("a:" + positions.get("a"), "b:" + positions.get("b"));
 	}
@@ -242,7 +244,9 @@ class MergedStreamTest {
 		JsonNode second = RawHttp.json(session.post(next).body());
 		assertThat(second.at("/result/tools").findValuesAsText("name")).containsExactly("a_u");
 		assertThat(second.at("/result/nextCursor").isMissingNode()).isTrue();
-		assertThat(MEMBERS.seen()).as("only the member with more pages is asked, with its own cursor")
+		// (the GET streams the relay holds for sessions, this one's and earlier tests', reconnect meanwhile)
+		assertThat(MEMBERS.seen().stream().filter(seen -> seen.method().equals("POST")))
+			.as("only the member with more pages is asked, with its own cursor")
 			.singleElement()
 			.satisfies(seen -> assertThat(RawHttp.json(seen.body()).at("/params/cursor").asText()).isEqualTo("p2"));
 

@@ -88,18 +88,74 @@ class VirtualServerAccessTest {
 		assertThat(refused.statusCode()).isEqualTo(403);
 	}
 
+	/**
+	 * Bob's POST, GET and DELETE under Alice's session id are each 404, and are none of Alice's business: her member
+	 * session is not ended (no DELETE reaches the member), her GET stream stays open, and her next call goes to the
+	 * member in the session it had.
+	 */
 	@Test
-	void anotherCallerCannotUseAVirtualSession() {
-		McpSession alice = McpSession.open(new RawHttp(port, "X-Api-Key", ALICE_KEY), "all");
+	void anotherCallerCannotUseAVirtualSessionNorEndIt() throws Exception {
+		RawHttp aliceHttp = new RawHttp(port, "X-Api-Key", ALICE_KEY);
+		java.util.Set<String> before = sdkSessions("GET");
+		McpSession alice = McpSession.open(aliceHttp, "all");
+		// the relay opens alpha's stream as soon as alice said notifications/initialized: her member session
+		org.awaitility.Awaitility.await()
+			.atMost(java.time.Duration.ofSeconds(10))
+			.until(() -> !difference(sdkSessions("GET"), before).isEmpty());
+		java.util.Set<String> members = difference(sdkSessions("GET"), before);
+		HttpResponse<java.io.InputStream> stream = aliceHttp.open(aliceHttp.request("all")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", alice.id())
+			.GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		java.util.concurrent.CompletableFuture<String> read = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> RawHttp.readAll(stream.body()));
 		RawHttp bob = new RawHttp(port, "X-Api-Key", BOB_KEY);
 
 		HttpResponse<String> post = bob.send(bob.post("all", RawHttp.toolsCall(9, "alpha_echo"))
 			.header("Mcp-Session-Id", alice.id()));
+		HttpResponse<String> get = bob.send(bob.request("all")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", alice.id())
+			.GET());
 		HttpResponse<String> delete = bob.send(bob.request("all").DELETE().header("Mcp-Session-Id", alice.id()));
 
 		assertThat(post.statusCode()).isEqualTo(404);
+		assertThat(get.statusCode()).isEqualTo(404);
 		assertThat(delete.statusCode()).isEqualTo(404);
-		assertThat(alice.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}").statusCode()).isEqualTo(200);
+		int postsBefore = sdkPosts(members);
+		List<JsonNode> answered = RawHttp.messagesOf(alice.post(RawHttp.toolsCall(10, "alpha_echo")));
+		JsonNode called = answered.get(answered.size() - 1);
+		assertThat(called.has("result")).as("alice's call after bob's requests: %s", called).isTrue();
+		assertThat(sdkPosts(members)).as("her call went to the member in the session it had").isGreaterThan(postsBefore);
+		assertThat(sdkSessions("DELETE")).as("no DELETE reached alice's member session").doesNotContainAnyElementsOf(members);
+		assertThat(read).as("alice's GET stream is still open").isNotDone();
+		alice.post("{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"}");
+		aliceHttp.send(aliceHttp.request("all").DELETE().header("Mcp-Session-Id", alice.id()));
+		assertThat(read.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("her own DELETE ends it").isNotNull();
+	}
+
+	/** The session ids the SDK server saw requests of {@code method} under, on alpha's path. */
+	private static java.util.Set<String> sdkSessions(String method) {
+		return TestUpstreams.SDK.seen()
+			.stream()
+			.filter(seen -> seen.method().equals(method) && seen.path().equals("/mcp"))
+			.map(seen -> seen.headers().getFirst("Mcp-Session-Id"))
+			.filter(java.util.Objects::nonNull)
+			.collect(java.util.stream.Collectors.toSet());
+	}
+
+	private static int sdkPosts(java.util.Set<String> sessions) {
+		return (int) TestUpstreams.SDK.seen()
+			.stream()
+			.filter(seen -> seen.method().equals("POST") && sessions.contains(seen.headers().getFirst("Mcp-Session-Id")))
+			.count();
+	}
+
+	private static java.util.Set<String> difference(java.util.Set<String> after, java.util.Set<String> before) {
+		java.util.Set<String> added = new java.util.HashSet<>(after);
+		added.removeAll(before);
+		return added;
 	}
 
 	static String sha256(String key) {

@@ -2,6 +2,7 @@ package dev.mcprelay.virtual;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -74,6 +75,8 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.all.members[3]", () -> "down");
 		registry.add("mcp-relay.virtual-servers.all.prefix.gamma", () -> "g.");
 		registry.add("mcp-relay.virtual-servers.solo.members[0]", () -> "alpha");
+		registry.add("mcp-relay.virtual-servers.streamless.members[0]", () -> "beta");
+		registry.add("mcp-relay.virtual-servers.streamless-or-down.members", () -> "beta,down");
 		registry.add("mcp-relay.virtual-servers.solo.tool-prefix", () -> "");
 		registry.add("mcp-relay.virtual-servers.flat.members", () -> "gamma,alpha");
 		registry.add("mcp-relay.virtual-servers.flat.tool-prefix", () -> "");
@@ -112,10 +115,11 @@ class VirtualServerTest {
 			.noneMatch(name -> name.startsWith("down_"))
 			.doesNotHaveDuplicates();
 		assertThat(names.indexOf("alpha_echo")).as("configuration order").isLessThan(names.indexOf("beta_echo"));
-		assertThat(logged).anySatisfy(message -> {
+		// the SDK's sync client hands a notification to its consumer on another thread, not before the list's result
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(logged).anySatisfy(message -> {
 			assertThat(message.level()).isEqualTo(McpSchema.LoggingLevel.WARNING);
 			assertThat(String.valueOf(message.data())).contains("'down'");
-		});
+		}));
 		assertThat(registry.find(RelayMeters.VIRTUAL_MEMBER_UNAVAILABLE).tag(RelayMeters.SERVER, "down").counter())
 			.isNotNull();
 	}
@@ -222,6 +226,78 @@ class VirtualServerTest {
 	}
 
 	@Test
+	void aGetIsAnswered405WhenNoMemberOffersAStreamAsAServerWithoutOneAnswers() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "streamless");
+
+		HttpResponse<String> get = http.send(http.request("streamless").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+
+		assertThat(get.statusCode()).as("beta (stateless) answers GET 405: so does a virtual server of beta alone, "
+				+ "not 200 with an empty stream the client reopens every second").isEqualTo(405);
+		assertThat(get.headers().firstValue("Allow")).hasValueSatisfying(allow -> assertThat(allow).doesNotContain("GET"));
+		assertThat(RawHttp.json(get.body()).at("/error/data/reason").asText()).isEqualTo("no_stream");
+	}
+
+	@Test
+	void aGetIsServedWhileAMemberThatMayOfferAStreamIsNotJoinedYet() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "streamless-or-down");
+
+		HttpResponse<java.io.InputStream> get = http.open(http.request("streamless-or-down")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.GET());
+
+		try (java.io.InputStream body = get.body()) {
+			assertThat(get.statusCode()).as("beta answers GET 405, but down is not joined: not known to offer none, "
+					+ "and its stream joins this one when it joins; a client told 405 would never open one again")
+				.isEqualTo(200);
+			assertThat(get.headers().firstValue("Content-Type")).hasValueSatisfying(
+					type -> assertThat(type).startsWith("text/event-stream"));
+		}
+	}
+
+	@Test
+	void loggingSetLevelAsksAndNamesAMemberThatIsNotJoined() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "all");
+
+		List<JsonNode> answered = RawHttp.messagesOf(session.post(
+				"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"debug\"}}"));
+
+		assertThat(answered).as("down, not joined (it is down), is asked all the same, and named: %s", answered)
+			.anyMatch(message -> "notifications/message".equals(message.path("method").asText())
+					&& message.at("/params/level").asText().equals("warning")
+					&& message.at("/params/data").asText().startsWith("Member 'down' is unavailable"));
+		assertThat(answered.get(answered.size() - 1).has("result")).as("the others' result: %s", answered).isTrue();
+	}
+
+	/**
+	 * The header rules of a relayed request hold on a virtual server's endpoint, by the same checks: a
+	 * {@code notifications/cancelled} under {@code Mcp-Method: tools/call} (a request that would pass a gateway behind
+	 * the relay under another name) is refused, not accepted (202), and so are conflicting lines of a single-valued
+	 * header.
+	 */
+	@Test
+	void theHeaderRulesOfARelayedRequestHoldOnAVirtualEndpoint() {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "all");
+
+		HttpResponse<String> forged = http.send(session
+			.request("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}")
+			.header("Mcp-Method", "tools/call"));
+		HttpResponse<String> conflicting = http.send(session.request("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}")
+			.header("MCP-Protocol-Version", "2025-03-26"));
+
+		assertThat(forged.statusCode()).as(forged.body()).isEqualTo(400);
+		assertThat(RawHttp.json(forged.body()).at("/error/data/reason").asText()).isEqualTo("header_mismatch");
+		assertThat(conflicting.statusCode()).as(conflicting.body()).isEqualTo(400);
+		assertThat(RawHttp.json(conflicting.body()).at("/error/data/reason").asText()).isEqualTo("conflicting_header");
+	}
+
+	@Test
 	void aVirtualServerOfOneMemberWithoutPrefixListsAndCallsAsTheMemberItself() {
 		McpSyncClient solo = client("/mcp/solo");
 		McpSyncClient direct = client("/mcp/alpha");
@@ -257,11 +333,35 @@ class VirtualServerTest {
 			.hasMessageContaining("alpha-audits");
 		assertThat(SEEN).as("tools/call interceptors ran per member, with the virtual server in the context")
 			.contains("alpha/all/secret_audit");
-		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "alpha")
-			.tag(RelayMeters.VIRTUAL_SERVER, "all").tag(RelayMeters.RPC_METHOD, "tools/call").counter())
-			.as("the member's meters carry the virtual server").isNotNull();
-		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "all")
-			.tag(RelayMeters.VIRTUAL_SERVER, "all").counter()).isNotNull();
+	}
+
+	@Test
+	void aVirtualRequestCountsOnceAsARequestAndItsMessageToAMemberUnderTheMembersOwnMeter() {
+		McpSession session = McpSession.open(new RawHttp(port), "solo");
+		double requestsBefore = count(RelayMeters.REQUESTS);
+		double memberBefore = count(RelayMeters.VIRTUAL_MEMBER_REQUESTS);
+
+		assertThat(session.post(RawHttp.toolsCall(9, "echo")).statusCode()).isEqualTo(200);
+
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			assertThat(count(RelayMeters.VIRTUAL_MEMBER_REQUESTS) - memberBefore)
+				.as("the message to alpha, under the members' own meter").isEqualTo(1);
+			assertThat(count(RelayMeters.REQUESTS) - requestsBefore)
+				.as("mcp_relay_requests_total counts the client's one request once, under the virtual server")
+				.isEqualTo(1);
+		});
+		assertThat(registry.find(RelayMeters.VIRTUAL_MEMBER_REQUESTS).tag(RelayMeters.SERVER, "alpha")
+			.tag(RelayMeters.VIRTUAL_SERVER, "solo").tag(RelayMeters.RPC_METHOD, "tools/call").counter())
+			.as("the member's meter carries the member and the virtual server").isNotNull();
+		assertThat(registry.find(RelayMeters.REQUESTS).tag(RelayMeters.SERVER, "solo")
+			.tag(RelayMeters.VIRTUAL_SERVER, "solo").tag(RelayMeters.RPC_METHOD, "tools/call").counter()).isNotNull();
+	}
+
+	/** The tools/call count of {@code meter}, over every series. */
+	private double count(String meter) {
+		return registry.find(meter).tag(RelayMeters.RPC_METHOD, "tools/call").counters().stream()
+			.mapToDouble(io.micrometer.core.instrument.Counter::count)
+			.sum();
 	}
 
 	/** Every tools/call an interceptor saw, as server/virtual server/tool. */

@@ -2,7 +2,7 @@ package dev.mcprelay.api.jsonrpc;
 
 import java.io.IOException;
 
-import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -16,14 +16,14 @@ import com.fasterxml.jackson.databind.node.NullNode;
  * The one Jackson mapper for JSON-RPC messages, the relay's and the typed views' alike: numbers keep their precision
  * (a {@code 1.50} stays {@code 1.50}), a duplicate key or trailing content is an error, a string may be as long as
  * the body that holds it (the relay bounds bodies by {@code max-buffered-body}; Jackson's own bound of 20 million
- * characters made a valid body of one long string "not JSON"), and a value whose type names its kind is written with
+ * characters made a valid body of one long string "not JSON"), the member names of a body are not kept past its tree
+ * but for a few small ones ({@link BoundedNamesJsonFactory}), and a value whose type names its kind is written with
  * it wherever it sits ({@code KindNamingSerializers}). Thread-safe; do not reconfigure it.
  */
 public final class JsonRpcJson {
 
-	private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
-			.streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
-			.build())
+	private static final ObjectMapper MAPPER = JsonMapper.builder(new BoundedNamesJsonFactory(new JsonFactoryBuilder()
+			.streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())))
 		.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
 		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
 		.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)

@@ -11,11 +11,12 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * One server's whole tool catalogue, indexed for search; shared by every session of the server. Filled from a
+ * One view's whole tool catalogue of a server ({@link dev.mcprelay.policy.UpstreamView}: what the server published to
+ * callers it cannot tell apart), indexed for search; shared by every session in that view. Filled from a
  * complete {@code tools/list} answer, or by listing every page when none is at hand; dropped when the server says its
  * tools changed ({@code notifications/tools/list_changed}), to be listed again on next use.
  *
- * <p>Exact under concurrency: one listing is in flight per server at a time, and every search that needs the
+ * <p>Exact under concurrency: one listing is in flight per view at a time, and every search that needs the
  * catalogue meanwhile waits for it (fifty first searches start one listing, not fifty). Each {@code list_changed}
  * starts a new generation; what began in an earlier one (a listing, or a client's own {@code tools/list}) is never
  * kept, since it may predate the change: a search waiting on such a listing gets a fresh one instead (at most
@@ -30,14 +31,27 @@ final class ToolCatalogue {
 	/** The listings one search starts at most while the catalogue keeps changing under it. */
 	static final int ATTEMPTS = 3;
 
-	/** The current generation: one more for every {@code list_changed}. */
-	private final AtomicLong generation = new AtomicLong();
+	/** The current generation: one more for every {@code list_changed}; shared by the server's views. */
+	private final AtomicLong generation;
 
 	/** The catalogue, with the generation it was listed in; {@code null} until listed. */
 	private volatile Kept kept;
 
 	/** The listing in flight, with the generation it began in; {@code null} when none is. */
 	private final AtomicReference<Listing> listing = new AtomicReference<>();
+
+	/** A catalogue with a generation of its own. */
+	ToolCatalogue() {
+		this(new AtomicLong());
+	}
+
+	/**
+	 * A catalogue of one view of a server, whose generation is the server's ({@code generation}: one more for each of
+	 * its {@code list_changed}), so that a list sent before a change is never kept by a view's catalogue made after it.
+	 */
+	ToolCatalogue(AtomicLong generation) {
+		this.generation = generation;
+	}
 
 	private record Kept(long generation, ToolIndex index) {
 	}

@@ -6,12 +6,15 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.ListChangedNotification;
@@ -34,8 +37,10 @@ import dev.mcprelay.interceptors.PolicyEnforcement;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
+import dev.mcprelay.policy.PublishedCatalogues;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ToolNameFilter;
+import dev.mcprelay.policy.UpstreamView;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
@@ -61,8 +66,14 @@ import reactor.core.publisher.Mono;
  * <li>a call of a tool the session does not expose is refused with -32602, telling the model to search first.</li>
  * </ul>
  * The caller's policies and the tool allow/deny lists ({@link Policies}) apply to everything search lists and returns,
- * and the reserved-prefix rule to every schema listed (it runs after this). The catalogue is the server's whole, one
- * for every caller; each caller is shown only what it may use. The exposed tools live in the {@link SessionStore} under the session id the client holds,
+ * and the reserved-prefix rule to every schema listed (it runs after this). The catalogue is the server's whole as it
+ * publishes it to the caller's view ({@link UpstreamView}: the caller, the headers configured or set for it), one per
+ * view, since a server may publish other tools, or other definitions of one, to each caller; each caller is shown
+ * only what it may use of its own view's, never another's. At most {@value #MAX_VIEWS} views per server are kept,
+ * the least recently used forgotten first (and listed again when needed). What this answers to a {@code tools/list}
+ * is composed by the relay, and never kept by the policies as what the server published
+ * ({@link PublishedCatalogues#composedByRelay}). The exposed tools live in the {@link SessionStore} under the session
+ * id the client holds,
  * recorded when its {@code initialize} is answered: a session the store does not know gets 404 (the client
  * initializes again), and a store that does not answer gets 503. Requests without a session (2026-07-28) list the
  * entry point and may call any tool. Servers without tool search are not touched.
@@ -87,6 +98,9 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private static final String GENERATION = ToolSearchPolicy.class.getName() + ".generation";
 
+	/** The most views of one server whose catalogues are kept. */
+	static final int MAX_VIEWS = 256;
+
 	private final Map<String, Server> servers = new HashMap<>();
 
 	private final UpstreamRegistry upstreams;
@@ -105,7 +119,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		this.policies = policies;
 		properties.servers().forEach((id, server) -> {
 			if (server != null && server.toolSearch().enabled()) {
-				servers.put(id, new Server(server, new ToolCatalogue(), new ToolSearchMeters(registry, id)));
+				servers.put(id, new Server(server, new ToolSearchMeters(registry, id)));
 			}
 		});
 		if (!servers.isEmpty()) {
@@ -146,7 +160,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			return Outcome.proceed();
 		}
 		// an answer to a list sent before a list_changed is never kept as the catalogue
-		request.context().attributes().put(GENERATION, server.catalogue().generation());
+		request.context().attributes().put(GENERATION, server.generation().get());
 		// the session must exist before anything goes upstream; its state is kept for the response stage
 		return state(request.context()).doOnNext(state -> request.context().attributes().put(STATE, state))
 			.then(Outcome.proceed());
@@ -164,9 +178,9 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		boolean wholeCatalogue = list.nextCursor() == null && list.request().params().path("cursor").isMissingNode();
 		// an answer with no request of this exchange at hand (a GET stream) may predate a list_changed: never kept
 		long sentIn = list.context().attributes().get(GENERATION) instanceof Long generation ? generation : -1;
-		Mono<ToolIndex> catalogue = wholeCatalogue
-				? server.catalogue().update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
-				: server.catalogue().get(() -> listAll(list.context(), server));
+		ToolCatalogue view = server.catalogue(list.context());
+		Mono<ToolIndex> catalogue = wholeCatalogue ? view.update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
+				: view.get(() -> listAll(list.context(), server));
 		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
 		return catalogue.flatMap(index -> {
 			PolicyListing listing = policies.listing(caller);
@@ -181,6 +195,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			}
 			result.remove("nextCursor");
 			list.replaceResult(result);
+			PublishedCatalogues.composedByRelay(list.context());
 			return Outcome.proceed();
 		});
 	}
@@ -209,7 +224,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
 		Server server = servers.get(notification.server());
 		if (server != null && notification instanceof ListChangedNotification changed && "tools".equals(changed.list())) {
-			server.catalogue().invalidate();
+			server.invalidate();
 		}
 		return Outcome.proceed();
 	}
@@ -225,7 +240,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		}
 		return state(call.context()).map(SessionState::exposedTools)
 			.defaultIfEmpty(Set.of())
-			.flatMap(before -> server.catalogue().get(() -> listAll(call.context(), server)).flatMap(index -> {
+			.flatMap(before -> server.catalogue(call.context()).get(() -> listAll(call.context(), server)).flatMap(index -> {
 				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
 				PolicyFacts caller = PolicyFacts.of(call.context(), "tools/call", false);
 				PolicyListing listing = policies.listing(caller);
@@ -278,8 +293,8 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	/**
 	 * The whole catalogue, listed upstream in the client's session with the upstream headers the interceptors set for
-	 * this request ({@code context().upstreamHeaders()}), each tool as the server sent it: the same for every caller,
-	 * each of whom is shown only what its policies let it use.
+	 * this request ({@code context().upstreamHeaders()}), each tool as the server sent it: the catalogue of the
+	 * caller's view, of which it is shown only what its policies let it use.
 	 */
 	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
@@ -291,14 +306,29 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 				.toList());
 	}
 
-	/** One server's settings, catalogue and meters. */
-	private record Server(ToolSearchProperties settings, ToolNameFilter pinned, ToolCatalogue catalogue,
-			ToolSearchMeters meters) {
+	/**
+	 * One server's settings, meters and catalogues: one per view, sharing the server's generation (one more for each
+	 * {@code list_changed}).
+	 */
+	private record Server(ServerProperties properties, ToolSearchProperties settings, ToolNameFilter pinned,
+			AtomicLong generation, Cache<UpstreamView, ToolCatalogue> catalogues, ToolSearchMeters meters) {
 
-		Server(ServerProperties properties, ToolCatalogue catalogue, ToolSearchMeters meters) {
-			this(properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
+		Server(ServerProperties properties, ToolSearchMeters meters) {
+			this(properties, properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
 					: new ToolNameFilter(new ToolsProperties(properties.toolSearch().alwaysExpose(), List.of())),
-					catalogue, meters);
+					new AtomicLong(), Caffeine.newBuilder().maximumSize(MAX_VIEWS).executor(Runnable::run).build(),
+					meters);
+		}
+
+		/** The catalogue of the view the request of {@code context} has. */
+		ToolCatalogue catalogue(CallContext context) {
+			return catalogues.get(UpstreamView.of(context, properties), view -> new ToolCatalogue(generation));
+		}
+
+		/** The server's tools changed: every view's catalogue is stale, and what is being listed too. */
+		void invalidate() {
+			generation.incrementAndGet();
+			catalogues.invalidateAll();
 		}
 
 		/** Whether the server's {@code tool} is one search may return: any but one named like the relay's own. */

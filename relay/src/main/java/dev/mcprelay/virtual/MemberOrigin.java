@@ -1,0 +1,43 @@
+package dev.mcprelay.virtual;
+
+import dev.mcprelay.api.Caller;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.route.VirtualMembers;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
+
+/**
+ * On whose behalf a virtual server sends a member a message: the client request's headers (those a member message
+ * carries over, {@link MemberCalls}), its caller and the members that caller may use. A message that belongs to a
+ * client request (a call, a list) takes the request's own; one that outlives it (a member's stream held from the join,
+ * a member session ended when its virtual session expired) takes a copy, made while the request was there.
+ *
+ * @param headers the client request's headers
+ * @param caller who sent the client request
+ * @param access the members that caller may use
+ * @param configuration the snapshot the client request runs on: a member's exchange runs on it too (kept with the
+ * origin, a held member stream stays on the settings it began with)
+ */
+record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
+		ConfigurationSnapshot configuration) {
+
+	/** The origin of {@code call}'s messages while its request lasts. */
+	static MemberOrigin of(VirtualCall call) {
+		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), call.access(),
+				call.exchange().configuration());
+	}
+
+	/** The origin of {@code call}'s messages, kept beyond its request: the headers copied. */
+	static MemberOrigin kept(VirtualCall call) {
+		HttpHeaders copy = new DefaultHttpHeaders();
+		copy.set(call.exchange().requestHeaders());
+		return new MemberOrigin(copy, call.exchange().caller(), call.access(),
+				call.exchange().configuration());
+	}
+
+	@Override
+	public String toString() {
+		return "MemberOrigin[" + access.virtualServer() + "]";
+	}
+
+}

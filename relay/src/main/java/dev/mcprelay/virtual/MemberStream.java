@@ -1,0 +1,291 @@
+package dev.mcprelay.virtual;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.reactivestreams.Subscription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpMethod;
+
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * One member's server-to-client stream within a {@link MergedSession}: a GET through the member's relay, its events
+ * handed to the session one at a time as the session has room for them, opened again on its own when it ends
+ * ({@link StreamBackoff#afterEnd()}) or fails ({@link StreamBackoff#afterFailure()}), from the member's last event the
+ * session took. A member that answers GET with 405 offers no stream: it is left out for the session. A member that
+ * answers 404 (or a 400 about its session) no longer knows the session: the session is told
+ * ({@link MergedSession#memberSessionLost}), which joins it again and gives it a new stream.
+ *
+ * <p>Its state tells a call whether to wait for it ({@link #settled()}): a call waits while the GET is on its way
+ * and the member has not answered it, and goes on once the stream is open, known absent, or failing.
+ */
+final class MemberStream {
+
+	private static final Logger log = LoggerFactory.getLogger(MemberStream.class);
+
+	/** Where a stream is. */
+	enum State {
+		/** The GET is on its way; the member has not answered it. */
+		OPENING,
+		/** The member answered with its event stream. */
+		OPEN,
+		/** The member offers no stream (405): not opened again. */
+		NONE,
+		/**
+		 * The member no longer knows the session: not opened again; the member is joined again, and a stream in its new
+		 * session takes this one's place ({@link MergedSession#open}).
+		 */
+		LOST,
+		/** The GET failed or the stream ended; it is opened again after a wait. */
+		WAITING,
+		/** The session's stream ended: nothing more. */
+		ENDED
+	}
+
+	private final MergedSession session;
+
+	private final String member;
+
+	private final MemberSession memberSession;
+
+	private final StreamBackoff backoff = new StreamBackoff();
+
+	/** The GET in flight, until the member answers it. */
+	private final Disposable.Swap request = Disposables.swap();
+
+	/** The reading of the answer's events. */
+	private final Disposable.Swap reading = Disposables.swap();
+
+	/** The wait before the next attempt. */
+	private final Disposable.Swap timer = Disposables.swap();
+
+	/** The first state the stream reached after OPENING, for the session's answer to the client's GET. */
+	private final Sinks.One<State> firstOutcome = Sinks.one();
+
+	/** Guarded by {@code this}. */
+	private State state = State.OPENING;
+
+	/** Completes when the current attempt leaves OPENING; guarded by {@code this}. */
+	private Sinks.Empty<Void> settled = Sinks.empty();
+
+	/** When the current attempt's GET was sent ({@link System#nanoTime()}); guarded by {@code this}. */
+	private long sentAt;
+
+	/** Calls that went to the member while the current attempt was OPENING; guarded by {@code this}. */
+	private int callsAhead;
+
+	MemberStream(MergedSession session, String member, MemberSession memberSession) {
+		this.session = session;
+		this.member = member;
+		this.memberSession = memberSession;
+	}
+
+	String member() {
+		return member;
+	}
+
+	MemberSession memberSession() {
+		return memberSession;
+	}
+
+	/** Opens the stream. */
+	void start() {
+		connect();
+	}
+
+	/** Completes once the current attempt to open the stream is past {@link State#OPENING}. */
+	synchronized Mono<Void> settled() {
+		return state == State.OPENING ? settled.asMono() : Mono.empty();
+	}
+
+	/**
+	 * A call stopped waiting for this stream and went to the member: if the stream is still opening, it is counted
+	 * against the attempt, for {@link MergedStreams#streamAnswered} to judge once the member answers the GET.
+	 */
+	synchronized void callWentAhead() {
+		if (state == State.OPENING) {
+			callsAhead++;
+		}
+	}
+
+	/**
+	 * Whether a client can be served a stream of {@code streams}: as soon as one is open; not when each member offers
+	 * none (405); yes when each has answered otherwise (a member that is down, or lost its session, comes back), or when
+	 * one has not answered within {@code grace} (a member that sends its stream's headers only with its first event).
+	 */
+	static Mono<Boolean> servable(List<MemberStream> streams, Duration grace) {
+		if (streams.isEmpty()) {
+			return Mono.just(false);
+		}
+		return Flux.merge(streams.stream().map(MemberStream::firstOutcome).toList())
+			.takeUntil(state -> state == State.OPEN)
+			.collectList()
+			.map(states -> states.contains(State.OPEN) || states.size() < streams.size()
+					|| !states.stream().allMatch(state -> state == State.NONE))
+			.timeout(grace, Mono.just(true));
+	}
+
+	/**
+	 * The first state the stream reached: {@link State#OPEN}, {@link State#NONE}, {@link State#LOST},
+	 * {@link State#WAITING} or {@link State#ENDED}.
+	 */
+	Mono<State> firstOutcome() {
+		return firstOutcome.asMono();
+	}
+
+	/** Ends the stream: the GET or its reading is cancelled, no attempt follows. */
+	void end() {
+		Sinks.Empty<Void> waiting;
+		synchronized (this) {
+			if (state == State.ENDED) {
+				return;
+			}
+			state = State.ENDED;
+			waiting = settled;
+		}
+		timer.dispose();
+		request.dispose();
+		reading.dispose();
+		waiting.tryEmitEmpty();
+		firstOutcome.tryEmitValue(State.ENDED);
+	}
+
+	private void connect() {
+		synchronized (this) {
+			if (state == State.ENDED) {
+				return;
+			}
+			if (state != State.OPENING) {
+				state = State.OPENING;
+				settled = Sinks.empty();
+			}
+			sentAt = System.nanoTime();
+			callsAhead = 0;
+		}
+		String resumeAfter = session.position(member);
+		request.update(session.parts()
+			.calls()
+			.send(session.origin(), member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled,
+					session::clientAttached)
+			.subscribe(this::answered, this::failed));
+	}
+
+	private void answered(MemberAnswer answer) {
+		if (!answer.isEventStream()) {
+			int status = answer.status().value();
+			if (status == 405) {
+				answer.discard().subscribe(null, error -> {
+				});
+				log.debug("Virtual server '{}': member '{}' offers no stream (405)", session.virtualId(), member);
+				settle(State.NONE);
+				return;
+			}
+			MemberSessionLost.check(answer, memberSession).subscribe(other -> {
+				other.discard().subscribe(null, error -> {
+				});
+				failed(new IllegalStateException("answered GET with HTTP " + status));
+			}, error -> {
+				if (error instanceof MemberSessionLost && settle(State.LOST)) {
+					session.memberSessionLost(member, memberSession);
+				}
+				else {
+					failed(error);
+				}
+			});
+			return;
+		}
+		long took;
+		int ahead;
+		synchronized (this) {
+			took = System.nanoTime() - sentAt;
+			ahead = callsAhead;
+		}
+		if (!settle(State.OPEN)) {
+			answer.discard().subscribe(null, error -> {
+			});
+			return;
+		}
+		session.parts().streams().streamAnswered(session, member, Duration.ofNanos(took), ahead);
+		backoff.opened();
+		Events events = new Events();
+		reading.update(events);
+		MemberMessages.events(answer)
+			.map(event -> session.parts().answers().prepare(session.server(), session.sessionId(), member, event))
+			.subscribe(events);
+	}
+
+	private void failed(Throwable error) {
+		if (settle(State.WAITING)) {
+			log.debug("Virtual server '{}': the stream of member '{}' failed, opening it again", session.virtualId(),
+					member, error);
+			again(backoff.afterFailure());
+		}
+	}
+
+	private void ended() {
+		if (settle(State.WAITING)) {
+			again(backoff.afterEnd());
+		}
+	}
+
+	private void again(Duration wait) {
+		timer.update(Schedulers.parallel().schedule(this::connect, wait.toMillis(), TimeUnit.MILLISECONDS));
+	}
+
+	/** Moves the stream to {@code next} unless it ended; whoever waited for this attempt goes on. */
+	private boolean settle(State next) {
+		Sinks.Empty<Void> waiting;
+		synchronized (this) {
+			if (state == State.ENDED) {
+				return false;
+			}
+			state = next;
+			waiting = settled;
+		}
+		waiting.tryEmitEmpty();
+		firstOutcome.tryEmitValue(next);
+		return true;
+	}
+
+	/** Reads the stream's events, one at a time, each asked for once the session has room for the one before. */
+	final class Events extends BaseSubscriber<AnswerRelay.ClientEvent> {
+
+		@Override
+		protected void hookOnSubscribe(Subscription subscription) {
+			request(1);
+		}
+
+		@Override
+		protected void hookOnNext(AnswerRelay.ClientEvent event) {
+			if (session.offer(MemberStream.this, this, event)) {
+				request(1);
+			}
+		}
+
+		/** The session has room again after it took no more: the next event may come. */
+		void resume() {
+			request(1);
+		}
+
+		@Override
+		protected void hookOnComplete() {
+			ended();
+		}
+
+		@Override
+		protected void hookOnError(Throwable error) {
+			failed(error);
+		}
+
+	}
+
+}

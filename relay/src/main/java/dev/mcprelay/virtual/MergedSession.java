@@ -1,0 +1,302 @@
+package dev.mcprelay.virtual;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.http.RelayExchange;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * One virtual session's server-to-client stream on this replica: every member's stream ({@link MemberStream}) merged
+ * in one serial step that gives each event its id, so that an id names exactly the events the client received before
+ * it, and held for the client until its GET takes them.
+ *
+ * <ul>
+ * <li><b>Held from the join</b> ({@link MergedStreams#hold}: once the members have the client's
+ * {@code notifications/initialized}, before the client may call anything), or from the client's GET when it finds
+ * none here. What the members send waits ({@link HeldEvents}, bounded: a member's stream is then read no further until
+ * the client takes some, and its relay applies {@code timeouts.client-write} to a client that reads too slowly).</li>
+ * <li><b>Attached.</b> The client's GET takes what was held, then the rest as it comes, at its own pace
+ * ({@link ClientStream}). A member joined later (or joined again) gets its stream added.</li>
+ * <li><b>Held again</b> when the client's GET ends: the streams of the members that keep no events (they give them no
+ * ids) stay open and what they send is held for the client's next GET, as from the join (they could not send again
+ * what came meanwhile); those that do are read again from where the next GET says the client stopped
+ * ({@code Last-Event-ID}, {@link #clientGone}).</li>
+ * <li><b>Ended</b> when no client GET came within {@link ClientStream#WAIT} (of the join, or of the client's last GET
+ * ending), or when the session ends. What is still held then is counted and logged as undelivered
+ * ({@link UndeliveredMessages}), but for events the member can send again (it gave them ids) to a client that had a
+ * stream.</li>
+ * </ul>
+ * Event ids: the position of every member's stream (member to its last event id, {@link MemberIds#eventId}) at the
+ * moment the event entered the session, which is the order the client receives them in.
+ */
+final class MergedSession {
+
+	/** What the session works with, the same for every session. */
+	record Parts(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MergedStreams streams) {
+	}
+
+	private final Parts parts;
+
+	private final VirtualServer server;
+
+	private final VirtualSession session;
+
+	private final MemberOrigin origin;
+
+	/** Guarded by {@code this}. */
+	private final Map<String, MemberStream> members = new LinkedHashMap<>();
+
+	/** Each member's last event id the session took; guarded by {@code this}. */
+	private final Map<String, String> positions;
+
+	/** Guarded by {@code this}. */
+	private final HeldEvents held = new HeldEvents();
+
+	private final ClientStream client = new ClientStream(held, this::clientGone, this::end);
+
+	/** Members to be read again from where the client's next GET says ({@link #clientGone}); guarded by {@code this}. */
+	private final Map<String, MemberSession> parked = new LinkedHashMap<>();
+
+	/** Guarded by {@code this}. */
+	private boolean ended;
+
+	/** @param positions where each member's stream starts: after these event ids (a client's {@code Last-Event-ID}) */
+	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
+			Map<String, String> positions) {
+		this.parts = parts;
+		this.server = server;
+		this.session = session;
+		this.origin = origin;
+		this.positions = new LinkedHashMap<>(positions);
+	}
+
+	Parts parts() {
+		return parts;
+	}
+
+	VirtualServer server() {
+		return server;
+	}
+
+	String virtualId() {
+		return server.id();
+	}
+
+	String sessionId() {
+		return session.id();
+	}
+
+	/** The virtual session as it was when this stream began (its client's {@code initialize}, to join members again). */
+	VirtualSession virtualSession() {
+		return session;
+	}
+
+	MemberOrigin origin() {
+		return origin;
+	}
+
+	/** Whether the session has not ended. */
+	synchronized boolean live() {
+		return !ended;
+	}
+
+	/** The last event id of {@code member}'s the session took, or {@code null}. */
+	synchronized String position(String member) {
+		return positions.get(member);
+	}
+
+	/**
+	 * Opens {@code member}'s stream in session {@code memberSession}, in place of the one it had (a member joined
+	 * again starts over: its old position means nothing to its new session).
+	 */
+	void open(String member, MemberSession memberSession) {
+		MemberStream stream = new MemberStream(this, member, memberSession);
+		MemberStream replaced;
+		synchronized (this) {
+			if (ended) {
+				return;
+			}
+			replaced = members.put(member, stream);
+			MemberSession wasParked = parked.remove(member);
+			if ((replaced != null && !replaced.memberSession().equals(memberSession))
+					|| (wasParked != null && !wasParked.equals(memberSession))) {
+				positions.remove(member);
+			}
+		}
+		if (replaced != null) {
+			replaced.end();
+		}
+		stream.start();
+	}
+
+	/** {@code member}'s stream here, or {@code null}. */
+	synchronized MemberStream member(String member) {
+		return members.get(member);
+	}
+
+	/**
+	 * Whether the client can be served a stream ({@link MemberStream#servable}); yes when a member's stream waits for
+	 * the client's GET to be opened again.
+	 */
+	Mono<Boolean> servable(Duration grace) {
+		List<MemberStream> streams;
+		synchronized (this) {
+			if (!parked.isEmpty()) {
+				return Mono.just(true);
+			}
+			streams = List.copyOf(members.values());
+		}
+		return MemberStream.servable(streams, grace);
+	}
+
+	/**
+	 * The client opened its GET stream again: the GET attached before, if any, gets nothing more
+	 * ({@link ClientStream#supersede}), and what comes is held for the new one until it {@link #attach attaches}.
+	 */
+	void reopened() {
+		client.supersede();
+	}
+
+	/**
+	 * The events for the client's GET {@code exchange} ({@link ClientStream#attach}), which received {@code received}
+	 * (member to its last event id the client got, from its {@code Last-Event-ID}; empty without one).
+	 */
+	Flux<byte[]> attach(RelayExchange exchange, Map<String, String> received) {
+		return client.attach(exchange, () -> clientArrived(received));
+	}
+
+	/**
+	 * The client's GET ended, or another took its place ({@link ClientStream} says so before the next attaches): each
+	 * member that gives its events ids is parked, its stream ended and what is held of it dropped, to be read
+	 * again from where the next GET says the client stopped ({@link #clientArrived}): what went to the GET that ended
+	 * without reaching the client comes again. The others' streams stay open; what they send is held.
+	 */
+	private void clientGone() {
+		List<MemberStream> parking = new ArrayList<>();
+		synchronized (this) {
+			if (!ended) {
+				members.values().removeIf(stream -> positions.containsKey(stream.member()) && park(stream, parking));
+			}
+		}
+		parking.forEach(MemberStream::end);
+		held.drain();
+	}
+
+	/**
+	 * The client's GET attached, having received {@code received}: each parked member is read again from where the
+	 * client stopped (when the client's id does not name it, after the last event of its the client may have got), and
+	 * the ids of the events held name that position for it. A member still read is left as it is: its stream began at
+	 * the client's position (a session new with this GET), or the member was joined again since (the client's id names
+	 * its old session).
+	 */
+	private void clientArrived(Map<String, String> received) {
+		List<MemberStream> opened = new ArrayList<>();
+		synchronized (this) {
+			if (ended) {
+				return;
+			}
+			Map<String, String> handedOn = held.handedOn();
+			Map<String, String> from = new LinkedHashMap<>();
+			parked.forEach((member, memberSession) -> {
+				String position = received.containsKey(member) ? received.get(member) : handedOn.get(member);
+				from.put(member, position);
+				if (position == null) {
+					positions.remove(member);
+				}
+				else {
+					positions.put(member, position);
+				}
+				MemberStream stream = new MemberStream(this, member, memberSession);
+				members.put(member, stream);
+				opened.add(stream);
+			});
+			parked.clear();
+			held.restamp(from);
+		}
+		opened.forEach(MemberStream::start);
+	}
+
+	/** Parks {@code stream}'s member (under the lock; the caller ends the stream, listed in {@code ending}). */
+	private boolean park(MemberStream stream, List<MemberStream> ending) {
+		parked.put(stream.member(), stream.memberSession());
+		held.drop(stream.member());
+		ending.add(stream);
+		return true;
+	}
+
+	/**
+	 * Takes {@code event} of {@code stream}'s, giving it its id; whether the stream's reader may ask for the next one
+	 * now (else it is told when the session has room: {@link MemberStream.Events#resume()}). An event of a stream that
+	 * another took the place of is not taken (its successor reads the member from this stream's position on).
+	 */
+	boolean offer(MemberStream stream, MemberStream.Events reader, AnswerRelay.ClientEvent event) {
+		String member = stream.member();
+		boolean room;
+		synchronized (this) {
+			if (ended || members.get(member) != stream) {
+				return false;
+			}
+			Map<String, String> id = null;
+			String memberEventId = event.event().id();
+			if (memberEventId != null) {
+				positions.put(member, memberEventId);
+				id = new LinkedHashMap<>(positions);
+			}
+			// in the same step as the id: the order of ids is the order the client gets the events in
+			room = held.add(new HeldEvents.Event(member, event, id, null), reader);
+		}
+		held.drain();
+		return room;
+	}
+
+	/** Tells the client {@code messages} of the relay's own ({@link HeldEvents#tell}). */
+	void tell(List<ObjectNode> messages) {
+		if (live()) {
+			held.tell(messages);
+		}
+	}
+
+	/**
+	 * A member's relay found the reader of its stream stalled for its {@code timeouts.client-write}: the session holds
+	 * all it may, so the client reads nothing; its connection is closed ({@link ClientStream#stalled}).
+	 */
+	void clientStalled() {
+		client.stalled();
+	}
+
+	/** Whether a client GET takes the session's events now (none: they are held, and nobody can stall). */
+	boolean clientAttached() {
+		return client.attached();
+	}
+
+	/** {@code member} no longer knows its session {@code lost}: it is joined again where the session can. */
+	void memberSessionLost(String member, MemberSession lost) {
+		parts.streams().memberSessionLost(this, member, lost);
+	}
+
+	/** Ends the session: every member's stream, and the client's; counts what was held and not delivered. */
+	void end(String reason) {
+		List<MemberStream> streams;
+		List<HeldEvents.Event> left;
+		synchronized (this) {
+			if (ended) {
+				return;
+			}
+			ended = true;
+			streams = new ArrayList<>(members.values());
+			left = held.clear();
+		}
+		client.end();
+		streams.forEach(MemberStream::end);
+		parts.streams().ended(this);
+		parts.undelivered().count(server.id(), left, reason);
+	}
+
+}

@@ -1,0 +1,194 @@
+package dev.mcprelay.virtual;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.HttpMethod;
+import org.springframework.stereotype.Component;
+
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.SessionStoreKind;
+import dev.mcprelay.proxy.OpenStreams;
+import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionStore;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Ends the member sessions of a virtual session that ended without its client's DELETE: it expired
+ * ({@code sessions.idle-timeout}), it was evicted (its caller opened more than {@code sessions.max-per-caller}, or
+ * the memory store was full), or another replica ended it. Every replica keeps the sessions whose members it joined
+ * (with the caller and headers they were joined with), and the time it last served them; every {@link #period} it asks
+ * the store, without renewing anything ({@link SessionStore#exists}), about those it has not served for that long, and
+ * sends each member of a session the store no longer holds a DELETE, as the client's own DELETE would have, and ends
+ * the session's stream here ({@link MergedStreams#end}; its members are not joined again). A request
+ * that finds its session gone does the same at once. What is kept per session is its member sessions and a copy of the
+ * joining request's headers, for as long as the store holds the session. With the memory store, the sessions end
+ * with the process: shutdown sends every member session joined here its DELETE ({@link OpenStreams#atShutdown}).
+ */
+@Component
+class OrphanedMemberSessions implements DisposableBean {
+
+	private static final Logger log = LoggerFactory.getLogger(OrphanedMemberSessions.class);
+
+	/** The most sessions asked about at once. */
+	private static final int CONCURRENT_CHECKS = 16;
+
+	private final SessionStore store;
+
+	private final MemberCalls calls;
+
+	private final Duration period;
+
+	private final Map<String, Tracked> tracked = new ConcurrentHashMap<>();
+
+	private final ObjectProvider<MergedStreams> streams;
+
+	private final Disposable sweeping;
+
+	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
+			ObjectProvider<MergedStreams> streams, OpenStreams openStreams) {
+		this.store = store;
+		this.calls = calls;
+		this.streams = streams;
+		this.period = period(properties.sessions().idleTimeout());
+		this.sweeping = Flux.interval(period, period).onBackpressureDrop().concatMap(tick -> sweep(), 1).subscribe();
+		if (properties.sessions().store() == SessionStoreKind.MEMORY) {
+			openStreams.atShutdown(this::endAll);
+		}
+	}
+
+	/**
+	 * With the memory store, the relay's sessions end with the process: each member session joined here is sent its
+	 * DELETE as shutdown begins, within the shutdown's grace period, rather than left open at the member until it
+	 * expires there.
+	 */
+	private Mono<Void> endAll() {
+		List<Tracked> all = List.copyOf(tracked.values());
+		tracked.clear();
+		if (!all.isEmpty()) {
+			log.info("Shutting down: the {} virtual session(s) of this relay end with it; their member sessions are sent "
+					+ "DELETE", all.size());
+		}
+		return Flux.fromIterable(all).flatMap(this::endMembers, CONCURRENT_CHECKS).then();
+	}
+
+	/** How often sessions not served here are asked about: half the idle timeout, between 1 s and 30 s. */
+	static Duration period(Duration idleTimeout) {
+		Duration half = idleTimeout.dividedBy(2);
+		return half.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1)
+				: half.compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : half;
+	}
+
+	/** One session whose members this replica joined. */
+	private static final class Tracked {
+
+		final String virtualId;
+
+		final String sessionId;
+
+		final MemberOrigin origin;
+
+		/** Guarded by {@code this}. */
+		final Map<String, MemberSession> members;
+
+		volatile long lastUse = System.nanoTime();
+
+		Tracked(String virtualId, String sessionId, MemberOrigin origin, Map<String, MemberSession> members) {
+			this.virtualId = virtualId;
+			this.sessionId = sessionId;
+			this.origin = origin;
+			this.members = new LinkedHashMap<>(members);
+		}
+
+	}
+
+	/** {@code call} opened its session with {@code members}. */
+	void opened(VirtualCall call, String sessionId, Map<String, MemberSession> members) {
+		tracked.put(key(call.server().id(), sessionId),
+				new Tracked(call.server().id(), sessionId, MemberOrigin.kept(call), members));
+	}
+
+	/** A member joined the session (late, or again) with {@code origin}'s request. */
+	void joined(String virtualId, String sessionId, MemberOrigin origin, String member, MemberSession session) {
+		Tracked entry = tracked.computeIfAbsent(key(virtualId, sessionId),
+				key -> new Tracked(virtualId, sessionId, origin, Map.of()));
+		synchronized (entry) {
+			entry.members.put(member, session);
+		}
+	}
+
+	/** The session was served here now. */
+	void used(String virtualId, String sessionId) {
+		Tracked entry = tracked.get(key(virtualId, sessionId));
+		if (entry != null) {
+			entry.lastUse = System.nanoTime();
+		}
+	}
+
+	/** The session's client ended it here (its members were sent DELETE). */
+	void deleted(String virtualId, String sessionId) {
+		tracked.remove(key(virtualId, sessionId));
+	}
+
+	/** A request found the session gone: its members' sessions end now. */
+	void gone(String virtualId, String sessionId) {
+		Tracked entry = tracked.remove(key(virtualId, sessionId));
+		if (entry != null) {
+			endMembers(entry).subscribe();
+		}
+	}
+
+	/** The sessions kept; for tests. */
+	int size() {
+		return tracked.size();
+	}
+
+	private Mono<Void> sweep() {
+		long now = System.nanoTime();
+		return Flux.fromIterable(tracked.values())
+			// each tick asks about every session not served for a period: one that expired is found by the next tick
+			.filter(entry -> now - entry.lastUse >= period.toNanos())
+			.flatMap(entry -> store.exists(new SessionKey(entry.virtualId, entry.sessionId))
+				.flatMap(exists -> exists || !tracked.remove(key(entry.virtualId, entry.sessionId), entry)
+						? Mono.<Void>empty() : endMembers(entry))
+				.onErrorResume(error -> Mono.empty()), CONCURRENT_CHECKS)
+			.then();
+	}
+
+	private Mono<Void> endMembers(Tracked entry) {
+		Map<String, MemberSession> members;
+		synchronized (entry) {
+			members = Map.copyOf(entry.members);
+		}
+		log.debug("Virtual server '{}': a session ended without its client's DELETE (expired, evicted, or ended "
+				+ "elsewhere); its stream here and its {} member session(s) are ended", entry.virtualId, members.size());
+		streams.getObject().end(entry.virtualId, entry.sessionId);
+		return Flux.fromIterable(members.entrySet())
+			.filter(member -> member.getValue().sessionId() != null)
+			.flatMap(member -> calls
+				.send(entry.origin, member.getKey(), HttpMethod.DELETE, member.getValue(), null, null, () -> {
+				})
+				.flatMap(MemberAnswer::discard)
+				.onErrorResume(error -> Mono.empty()))
+			.then();
+	}
+
+	@Override
+	public void destroy() {
+		sweeping.dispose();
+	}
+
+	private static String key(String virtualId, String sessionId) {
+		return virtualId + '\n' + sessionId;
+	}
+
+}
