@@ -6,28 +6,19 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.List;
 
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
-import dev.mcprelay.McpRelayApplication;
 import dev.mcprelay.testsupport.McpSession;
-import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * A running relay whose configuration is a Kubernetes-style mounted volume ({@code application.yml} a link into
@@ -41,30 +32,21 @@ class LiveConfigurationReloadTest {
 
 	static SdkMcpUpstream upstream;
 
-	static ConfigurationContext relay;
+	static MountedRelay relay;
 
 	static RawHttp http;
-
-	static int version;
-
-	/** What the mounted file holds now. */
-	static String written;
 
 	@BeforeAll
 	static void start() throws Exception {
 		upstream = new SdkMcpUpstream();
-		swap(config("alpha"));
-		Files.createSymbolicLink(mount.resolve("application.yml"), Path.of("..data/application.yml"));
-		relay = new ConfigurationContext(new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class)
-			.run("--spring.config.additional-location=file:" + mount.resolve("application.yml"),
-					"--RELOAD_TEST_TOKEN=token-from-start-up"));
-		http = new RawHttp(TwoRelaysOverRedis.port(relay.context()));
+		relay = MountedRelay.start(mount, config("alpha"), "--RELOAD_TEST_TOKEN=token-from-start-up");
+		http = relay.http();
 	}
 
 	@AfterAll
 	static void stop() throws Exception {
 		if (relay != null) {
-			relay.context().close();
+			relay.close();
 		}
 		if (upstream != null) {
 			upstream.close();
@@ -73,24 +55,19 @@ class LiveConfigurationReloadTest {
 
 	@BeforeEach
 	void backToAlphaAlone() throws Exception {
-		if (!config("alpha").equals(written)) {
-			// the file as the relay started: applied after a test that changed it, unchanged after one refused
-			double reloads = relay.count(ReloadOutcome.APPLIED) + relay.count(ReloadOutcome.UNCHANGED);
-			swap(config("alpha"));
-			Awaitility.await("the file as the relay started, reloaded").atMost(Duration.ofSeconds(20))
-				.until(() -> relay.count(ReloadOutcome.APPLIED) + relay.count(ReloadOutcome.UNCHANGED) > reloads);
-		}
+		// the file as the relay started: applied after a test that changed it, unchanged after one refused
+		relay.restore(config("alpha"));
 		upstream.clearSeen();
 	}
 
 	@Test
 	void aServerAddedBySwappingTheMountedFolderServesAndARemovedOneIsUnknown() throws Exception {
-		relay.awaitOutcome(() -> swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
+		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
 
 		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
 			.as("a server the reload added serves from the next request on").isEqualTo(200);
 
-		relay.awaitOutcome(() -> swap(config("beta")), ReloadOutcome.APPLIED);
+		relay.awaitOutcome(() -> relay.swap(config("beta")), ReloadOutcome.APPLIED);
 
 		HttpResponse<String> removed = http.send(http.post("alpha", McpSession.initialize(2)));
 		assertThat(removed.statusCode()).as("a server the reload removed is unknown").isEqualTo(404);
@@ -100,7 +77,7 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aRemovedServersCallStreamingItsAnswerEndsAtOnceWithAnErrorForTheRequest() throws Exception {
-		relay.awaitOutcome(() -> swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
+		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
 		McpSession session = McpSession.open(http, "alpha");
 		upstream.resetProgressGate();
 		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":"
@@ -110,7 +87,7 @@ class LiveConfigurationReloadTest {
 			.startsWith("text/event-stream"));
 		double ended = relay.streamsEnded("alpha");
 
-		relay.awaitOutcome(() -> swap(config("beta")), ReloadOutcome.APPLIED);
+		relay.awaitOutcome(() -> relay.swap(config("beta")), ReloadOutcome.APPLIED);
 
 		// the upstream holds the call open (its progress gate is never released): only the reload ends it
 		List<com.fasterxml.jackson.databind.JsonNode> events = RawHttp.sseData(RawHttp.readAll(call.body()));
@@ -131,7 +108,7 @@ class LiveConfigurationReloadTest {
 		assertThat(tokensSeen()).as("the placeholder resolved as at start-up").containsOnly("token-from-start-up");
 		upstream.clearSeen();
 
-		relay.awaitOutcome(() -> editInPlace(config("alpha").replace("${RELOAD_TEST_TOKEN}", "rotated")),
+		relay.awaitOutcome(() -> relay.editInPlace(config("alpha").replace("${RELOAD_TEST_TOKEN}", "rotated")),
 				ReloadOutcome.APPLIED);
 
 		assertThat(tokensSeen()).as("nothing was sent upstream by the reload itself").isEmpty();
@@ -143,7 +120,7 @@ class LiveConfigurationReloadTest {
 	void anInvalidEditIsRefusedWholeAndTheRunningConfigurationServes() throws Exception {
 		String running = relay.checksum();
 
-		relay.awaitOutcome(() -> editInPlace(config("alpha", "beta").replace(upstream.url("/stateless"), "not a url")),
+		relay.awaitOutcome(() -> relay.editInPlace(config("alpha", "beta").replace(upstream.url("/stateless"), "not a url")),
 				ReloadOutcome.REFUSED);
 
 		assertThat(relay.checksum()).as("the running configuration stays").isEqualTo(running);
@@ -154,16 +131,16 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
-		relay.awaitOutcome(() -> swap(config("alpha") + "      tools:\n        deny: [secret_admin]\n"),
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      tools:\n        deny: [secret_admin]\n"),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.context().getBean(LiveConfiguration.class).current().properties().servers().get("alpha")
+		assertThat(relay.current().properties().servers().get("alpha")
 			.tools().deny()).as("a tool list is not live yet: refused whole, never applied to half the relay").isEmpty();
 	}
 
 	@Test
 	void aPortChangeIsReportedAsNeedingARestartAndTheRelayServesOnItsPort() throws Exception {
-		relay.awaitOutcome(() -> swap(config("alpha").replace("port: 0", "port: 1")), ReloadOutcome.RESTART_REQUIRED);
+		relay.awaitOutcome(() -> relay.swap(config("alpha").replace("port: 0", "port: 1")), ReloadOutcome.RESTART_REQUIRED);
 
 		assertThat(http.send(http.post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
 	}
@@ -194,57 +171,6 @@ class LiveConfigurationReloadTest {
 				.append("      headers:\n        - { name: X-Upstream-Token, value: \"${RELOAD_TEST_TOKEN}\" }\n");
 		}
 		return yaml.toString();
-	}
-
-	/** What the kubelet does: the new content in a new folder, then {@code ..data} swapped to it in one rename. */
-	static void swap(String yaml) throws Exception {
-		Path folder = mount.resolve("..v" + (++version));
-		Files.createDirectory(folder);
-		Files.writeString(folder.resolve("application.yml"), yaml);
-		written = yaml;
-		Path link = mount.resolve("..data_tmp");
-		Files.createSymbolicLink(link, folder.getFileName());
-		Files.move(link, mount.resolve("..data"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-	}
-
-	/** An operator's edit of the file the relay reads, in place. */
-	static void editInPlace(String yaml) throws Exception {
-		Files.writeString(mount.resolve("..data").resolve("application.yml"), yaml);
-		written = yaml;
-	}
-
-	/** The relay and what a test waits for of its reloads. */
-	record ConfigurationContext(ConfigurableApplicationContext context) {
-
-		String checksum() {
-			return context.getBean(LiveConfiguration.class).current().checksum();
-		}
-
-		double streamsEnded(String server) {
-			var counter = context.getBean(MeterRegistry.class).find("mcp.relay.streams.ended").tag("server", server)
-				.counter();
-			return counter == null ? 0 : counter.count();
-		}
-
-		double count(String outcome) {
-			return context.getBean(MeterRegistry.class).get(ConfigurationReloader.RELOADS).tag("outcome", outcome)
-				.counter().count();
-		}
-
-		/** Makes the change, then waits for the reload it causes to end with {@code outcome}. */
-		void awaitOutcome(Change change, String outcome) throws Exception {
-			double before = count(outcome);
-			change.make();
-			Awaitility.await("a reload " + outcome).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-				.until(() -> count(outcome) > before);
-		}
-
-	}
-
-	interface Change {
-
-		void make() throws Exception;
-
 	}
 
 }

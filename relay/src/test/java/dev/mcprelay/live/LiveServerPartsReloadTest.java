@@ -1,0 +1,121 @@
+package dev.mcprelay.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SdkMcpUpstream;
+import dev.mcprelay.testsupport.SpringAuthorizationServer;
+
+/**
+ * What the relay compiles per server follows a reload, seen from clients of a running relay in front of real MCP
+ * servers and a real authorization server: a server's upstream tokens (a server moved to another upstream never sends
+ * it the old one's token; an unchanged one keeps its cached token).
+ */
+class LiveServerPartsReloadTest {
+
+	@TempDir
+	static Path mount;
+
+	static SdkMcpUpstream upstream;
+
+	static SpringAuthorizationServer auth;
+
+	static MountedRelay relay;
+
+	static RawHttp http;
+
+	@BeforeAll
+	static void start() throws Exception {
+		upstream = new SdkMcpUpstream();
+		auth = new SpringAuthorizationServer(Duration.ofMinutes(10));
+		relay = MountedRelay.start(mount, base());
+		http = relay.http();
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relay != null) {
+			relay.close();
+		}
+		if (upstream != null) {
+			upstream.close();
+		}
+		if (auth != null) {
+			auth.close();
+		}
+	}
+
+	@BeforeEach
+	void backToTheBase() throws Exception {
+		relay.restore(base());
+		upstream.clearSeen();
+	}
+
+	@Test
+	void aServerMovedToAnotherUpstreamIsSentNoneOfTheOldUpstreamsTokensAndAnUnchangedOneKeepsItsOwn() throws Exception {
+		McpSession.open(http, "alpha");
+		assertThat(authorizationsAt("/mcp")).as("alpha's upstream gets the relay's token").isNotEmpty()
+			.allMatch(authorization -> authorization.startsWith("Bearer "));
+		McpSession keeper = McpSession.open(http, "keeper");
+		int tokenRequests = auth.tokenRequests();
+
+		relay.awaitOutcome(() -> relay.swap(config(server("alpha", "/stateless"), oauth2Server("keeper"),
+				server("beta", "/stateless", INJECTS_OLD_SECRET))), ReloadOutcome.APPLIED);
+		upstream.clearSeen();
+
+		McpSession moved = McpSession.open(http, "alpha");
+		assertThat(moved.post(RawHttp.toolsCall(2, "echo")).statusCode()).isEqualTo(200);
+		assertThat(authorizationsAt("/stateless")).as("alpha moved to an upstream without oauth2: no token goes there")
+			.isNotEmpty().containsOnly("none");
+		assertThat(keeper.post(RawHttp.toolsCall(3, "echo")).statusCode()).isEqualTo(200);
+		assertThat(authorizationsAt("/mcp")).as("the unchanged server still sends its token").isNotEmpty()
+			.allMatch(authorization -> authorization.startsWith("Bearer "));
+		assertThat(auth.tokenRequests()).as("and kept it across the reload").isEqualTo(tokenRequests);
+	}
+
+	/** The Authorization header of each request the upstream received on {@code path} ({@code none} for none). */
+	private static List<String> authorizationsAt(String path) {
+		return upstream.seen().stream().filter(seen -> seen.path().equals(path)).map(seen -> {
+			String authorization = seen.headers().getFirst("Authorization");
+			return authorization == null ? "none" : authorization;
+		}).toList();
+	}
+
+	private static final String INJECTS_OLD_SECRET = "      arguments:\n        inject:\n"
+			+ "          - { name: _secret, value: old-secret }\n";
+
+	private static final String VIRTUAL = "  virtual-servers:\n    all:\n      members: [\"*\"]\n";
+
+	/** alpha and keeper behind the authorization server, beta injecting a secret, and a virtual server of all. */
+	static String base() {
+		return config(oauth2Server("alpha"), oauth2Server("keeper"), server("beta", "/stateless", INJECTS_OLD_SECRET));
+	}
+
+	static String config(String... servers) {
+		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: none\n  servers:\n"
+				+ String.join("", servers) + VIRTUAL;
+	}
+
+	static String server(String id, String path, String... settings) {
+		return "    " + id + ":\n      url: " + upstream.url(path) + "\n" + String.join("", settings);
+	}
+
+	/** A server on the Streamable HTTP upstream, with the relay's client at the authorization server. */
+	static String oauth2Server(String id) {
+		return server(id, "/mcp", "      oauth2:\n        token-uri: " + auth.tokenUri() + "\n        client-id: "
+				+ SpringAuthorizationServer.RELAY_CLIENT + "\n        client-secret: "
+				+ SpringAuthorizationServer.RELAY_SECRET + "\n");
+	}
+
+}
