@@ -18,9 +18,10 @@ import dev.mcprelay.config.UnresolvedVariables;
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
  * allowed scopes, OAuth2 client); the others (tool lists, argument injection, tool search, policies, rate limits, API
  * keys, virtual servers, ...) still compile their part once at start-up. A change to one of those is refused, naming
- * it, and so is a server added with tool lists, argument injection or tool search, or while policies, rate limits or
- * virtual servers are configured: they are compiled per server at start-up, and a server they do not know would be
- * served without them. A server removed is always applied.
+ * it, and so is a server added with tool lists, argument injection or tool search, or while policies or rate limits
+ * are configured: they are compiled per server at start-up, and a server they do not know would be served without
+ * them. A server removed is always applied; virtual servers resolve their members against each snapshot, so a server
+ * added or removed joins or leaves a virtual server with {@code members: ["*"]}.
  */
 final class LiveScope {
 
@@ -58,13 +59,12 @@ final class LiveScope {
 								+ "in this version", "Restart the relay to add it"));
 			}
 		});
-		boolean compiledPerServer = !next.policies().isEmpty() || !next.rateLimits().isEmpty()
-				|| !next.virtualServers().isEmpty();
+		boolean compiledPerServer = !next.policies().isEmpty() || !next.rateLimits().isEmpty();
 		if (compiledPerServer) {
 			next.servers().keySet().stream().filter(id -> !running.servers().containsKey(id)).sorted()
 				.forEach(id -> problems.add(new ConfigurationProblem("mcp-relay.servers." + id,
-						"a server cannot be added while the relay runs when policies, rate limits or virtual servers "
-								+ "are configured (they are compiled per server at start-up)",
+						"a server cannot be added while the relay runs when policies or rate limits are configured "
+								+ "(they are compiled per server at start-up)",
 						"Restart the relay to add it")));
 		}
 		return problems;

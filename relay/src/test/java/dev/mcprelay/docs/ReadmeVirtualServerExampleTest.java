@@ -44,7 +44,7 @@ class ReadmeVirtualServerExampleTest {
 		RelayProperties properties = Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
 
 		assertThat(RelayPropertiesValidator.validate(properties, environment)).isEmpty();
-		VirtualServer all = new VirtualServers(properties).find("all");
+		VirtualServer all = VirtualServers.resolve(properties).get("all");
 		assertThat(all.members()).containsExactly("github", "jira", "internal-tools");
 		assertThat(all.prefixOf("github")).isEqualTo("github_");
 		assertThat(all.prefixOf("internal-tools")).isEqualTo("int_");

@@ -2,8 +2,10 @@ package dev.mcprelay.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +13,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
@@ -20,7 +24,8 @@ import dev.mcprelay.testsupport.SpringAuthorizationServer;
 /**
  * What the relay compiles per server follows a reload, seen from clients of a running relay in front of real MCP
  * servers and a real authorization server: a server's upstream tokens (a server moved to another upstream never sends
- * it the old one's token; an unchanged one keeps its cached token).
+ * it the old one's token; an unchanged one keeps its cached token) and the members of a virtual server with
+ * {@code members: ["*"]} (a server removed leaves it, one added joins it).
  */
 class LiveServerPartsReloadTest {
 
@@ -82,6 +87,32 @@ class LiveServerPartsReloadTest {
 		assertThat(authorizationsAt("/mcp")).as("the unchanged server still sends its token").isNotEmpty()
 			.allMatch(authorization -> authorization.startsWith("Bearer "));
 		assertThat(auth.tokenRequests()).as("and kept it across the reload").isEqualTo(tokenRequests);
+	}
+
+	@Test
+	void aVirtualServerOfEveryServerLosesARemovedOneAndGainsAnAddedOne() throws Exception {
+		assertThat(virtualTools()).contains("alpha_echo", "beta_echo");
+
+		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"))),
+				ReloadOutcome.APPLIED);
+		assertThat(virtualTools()).as("a removed server is no member any more").contains("alpha_echo")
+			.noneMatch(name -> name.startsWith("beta_"));
+
+		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"),
+				server("gamma", "/stateless"))), ReloadOutcome.APPLIED);
+		assertThat(virtualTools()).as("an added server joins *").contains("alpha_echo", "gamma_echo");
+	}
+
+	/** The tools a new session of the virtual server {@code all} lists. */
+	private static List<String> virtualTools() {
+		HttpResponse<String> listed = McpSession.open(http, "all")
+			.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+		assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+		List<String> names = new ArrayList<>();
+		for (JsonNode message : RawHttp.messagesOf(listed)) {
+			message.at("/result/tools").forEach(tool -> names.add(tool.path("name").asText()));
+		}
+		return names;
 	}
 
 	/** The Authorization header of each request the upstream received on {@code path} ({@code none} for none). */
