@@ -16,18 +16,18 @@ import dev.mcprelay.config.UnresolvedVariables;
  * What a reload may change in this version, for {@link ConfigurationReloader} to refuse the rest rather than half
  * apply it. The components that read their settings from the request's snapshot are the routes and the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
- * allowed scopes, OAuth2 client); the others (tool lists, argument injection, tool search, policies, rate limits, API
- * keys, virtual servers, ...) still compile their part once at start-up. A change to one of those is refused, naming
- * it, and so is a server added with tool lists, argument injection or tool search, or while policies or rate limits
- * are configured: they are compiled per server at start-up, and a server they do not know would be served without
- * them. A server removed is always applied; virtual servers resolve their members against each snapshot, so a server
- * added or removed joins or leaves a virtual server with {@code members: ["*"]}.
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix); the others (tool lists, tool search,
+ * policies, rate limits, API keys, virtual servers, ...) still compile their part once at start-up. A change to one of
+ * those is refused, naming it, and so is a server added with tool lists or tool search, or while policies or rate
+ * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
+ * without them. A server removed is always applied; virtual servers resolve their members against each snapshot, so a
+ * server added or removed joins or leaves a virtual server with {@code members: ["*"]}.
  */
 final class LiveScope {
 
 	/** The settings of a server that a reload applies. */
 	private static final Set<String> LIVE_SERVER_SETTINGS = Set.of("url", "transport", "authorization", "headers",
-			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2");
+			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments");
 
 	private LiveScope() {
 	}
@@ -51,11 +51,10 @@ final class LiveScope {
 				"cannot change while the relay runs in this version", "Restart the relay to apply it")));
 		next.servers().forEach((id, server) -> {
 			boolean usesStartUpParts = !server.tools().allow().isEmpty() || !server.tools().deny().isEmpty()
-					|| !server.arguments().inject().isEmpty() || !"_".equals(server.arguments().reservedPrefix())
 					|| server.toolSearch().enabled();
 			if (!running.servers().containsKey(id) && usesStartUpParts) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + id,
-						"a server with tools, arguments or tool-search settings cannot be added while the relay runs "
+						"a server with tools or tool-search settings cannot be added while the relay runs "
 								+ "in this version", "Restart the relay to add it"));
 			}
 		});

@@ -9,6 +9,7 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.intercept.CallConfiguration;
 import dev.mcprelay.intercept.RequestInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -153,9 +154,10 @@ public class McpRelay {
 	/** What every stage of the request sees of it; a virtual server's message to a member names the virtual server. */
 	private CallContext contextOf(Upstream upstream, RelayExchange exchange) {
 		VirtualMembers virtual = exchange.virtualMembers();
-		return new CallContext(upstream.id(), SpringRequestHeaders.of(exchange.requestHeaderView()),
-				exchange.caller(),
-				credentialHeaders.hiddenFrom(upstream.id()), virtual == null ? null : virtual.virtualServer());
+		return CallConfiguration.attach(new CallContext(upstream.id(),
+				SpringRequestHeaders.of(exchange.requestHeaderView()), exchange.caller(),
+				credentialHeaders.hiddenFrom(exchange.configuration(), upstream.id()), virtual == null ? null : virtual.virtualServer()),
+				exchange.configuration());
 	}
 
 	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */

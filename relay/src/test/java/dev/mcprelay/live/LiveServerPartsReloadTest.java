@@ -24,8 +24,9 @@ import dev.mcprelay.testsupport.SpringAuthorizationServer;
 /**
  * What the relay compiles per server follows a reload, seen from clients of a running relay in front of real MCP
  * servers and a real authorization server: a server's upstream tokens (a server moved to another upstream never sends
- * it the old one's token; an unchanged one keeps its cached token) and the members of a virtual server with
- * {@code members: ["*"]} (a server removed leaves it, one added joins it).
+ * it the old one's token; an unchanged one keeps its cached token), its argument rules (a server added has the
+ * reserved prefix, a server re-added under an old id none of the old server's injections), and the members of a
+ * virtual server with {@code members: ["*"]} (a server removed leaves it, one added joins it).
  */
 class LiveServerPartsReloadTest {
 
@@ -90,6 +91,30 @@ class LiveServerPartsReloadTest {
 	}
 
 	@Test
+	void aServerAReloadAddsRefusesReservedArguments() throws Exception {
+		relay.awaitOutcome(() -> relay.swap(base().replace(VIRTUAL, server("gamma", "/stateless") + VIRTUAL)),
+				ReloadOutcome.APPLIED);
+
+		HttpResponse<String> reserved = McpSession.open(http, "gamma").post("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"_user\":\"mallory\"}}}");
+		assertThat(RawHttp.messagesOf(reserved)).as("a server the reload added refuses reserved arguments")
+			.singleElement().satisfies(answer -> assertThat(answer.at("/error/code").asInt()).isEqualTo(-32602));
+		assertThat(toolCallBodies()).as("nothing reached the upstream").isEmpty();
+	}
+
+	@Test
+	void aServerRemovedThenAddedAgainUnderItsIdHasNoneOfTheOldServersInjections() throws Exception {
+		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"))),
+				ReloadOutcome.APPLIED);
+		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"),
+				server("beta", "/stateless"))), ReloadOutcome.APPLIED);
+
+		assertThat(McpSession.open(http, "beta").post(RawHttp.toolsCall(5, "echo")).statusCode()).isEqualTo(200);
+		assertThat(toolCallBodies()).as("beta, removed then added again without injections").isNotEmpty()
+			.noneMatch(body -> body.contains("old-secret") || body.contains("_secret"));
+	}
+
+	@Test
 	void aVirtualServerOfEveryServerLosesARemovedOneAndGainsAnAddedOne() throws Exception {
 		assertThat(virtualTools()).contains("alpha_echo", "beta_echo");
 
@@ -121,6 +146,11 @@ class LiveServerPartsReloadTest {
 			String authorization = seen.headers().getFirst("Authorization");
 			return authorization == null ? "none" : authorization;
 		}).toList();
+	}
+
+	private static List<String> toolCallBodies() {
+		return upstream.seen().stream().map(SdkMcpUpstream.Seen::body).filter(body -> body.contains("tools/call"))
+			.toList();
 	}
 
 	private static final String INJECTS_OLD_SECRET = "      arguments:\n        inject:\n"
