@@ -84,6 +84,20 @@ public class ConfigurationReloader {
 	 * @param trigger what asked for it, for the log ({@code a file changed}, {@code the actuator})
 	 */
 	public synchronized ReloadOutcome reload(String trigger) {
+		// the files are read with the relay's class loader, whichever thread asks (a pooled thread's context class
+		// loader may be another application's, even one already stopped)
+		Thread thread = Thread.currentThread();
+		ClassLoader context = thread.getContextClassLoader();
+		thread.setContextClassLoader(ConfigurationReloader.class.getClassLoader());
+		try {
+			return reloadNow(trigger);
+		}
+		finally {
+			thread.setContextClassLoader(context);
+		}
+	}
+
+	private ReloadOutcome reloadNow(String trigger) {
 		ConfigurationSnapshot running = live.current();
 		ConfigurableEnvironment fresh;
 		RelayProperties properties;
