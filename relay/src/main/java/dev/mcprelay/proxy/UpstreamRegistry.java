@@ -92,10 +92,16 @@ public class UpstreamRegistry implements SnapshotPart<UpstreamRegistry.Upstreams
 		return new Upstreams(java.util.Collections.unmodifiableMap(byId));
 	}
 
-	/** The previous snapshot's {@code Upstream} when its settings are the same, else a new one. */
+	/**
+	 * The previous snapshot's {@code Upstream} when its settings are the same; the server {@linkplain Upstream#changedTo
+	 * changed} when they differ (a removal later ends the streams of its every version); a new one for a server added.
+	 */
 	private static Upstream reuse(Upstreams previous, String id, ServerProperties server) {
 		Upstream before = previous == null ? null : previous.find(id);
-		return before != null && before.properties().equals(server) ? before : new Upstream(id, server);
+		if (before == null) {
+			return new Upstream(id, server);
+		}
+		return before.properties().equals(server) ? before : before.changedTo(server);
 	}
 
 	private static void logServers(RelayProperties properties, Map<String, Upstream> byId) {

@@ -103,6 +103,26 @@ class LiveConfigurationReloadTest {
 	}
 
 	@Test
+	void aStreamOnSettingsAReloadChangedEndsWhenALaterReloadRemovesTheServer() throws Exception {
+		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
+		McpSession session = McpSession.open(http, "alpha");
+		upstream.resetProgressGate();
+		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"p-2\"}}}"));
+		assertThat(call.statusCode()).isEqualTo(200);
+
+		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta").replaceFirst("\\$\\{RELOAD_TEST_TOKEN}", "changed")),
+				ReloadOutcome.APPLIED);
+		relay.awaitOutcome(() -> relay.swap(config("beta")), ReloadOutcome.APPLIED);
+
+		// the call began on alpha's first settings, which the first reload changed: the removal ends it all the same
+		List<com.fasterxml.jackson.databind.JsonNode> events = RawHttp.sseData(RawHttp.readAll(call.body()));
+		assertThat(events).as("the request still waiting is answered: %s", events).last()
+			.satisfies(answer -> assertThat(answer.at("/error/data/reason").asText()).isEqualTo("server_removed"));
+		upstream.releaseProgress();
+	}
+
+	@Test
 	void aChangedHeaderEditedInPlaceReachesTheUpstreamFromTheNextRequest() throws Exception {
 		McpSession session = McpSession.open(http, "alpha");
 		assertThat(tokensSeen()).as("the placeholder resolved as at start-up").containsOnly("token-from-start-up");
