@@ -5,6 +5,7 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
@@ -17,11 +18,15 @@ import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStoreConfiguration;
 import dev.mcprelay.transport.StreamableHttpTransport;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.sse.HeldLimits;
 import dev.mcprelay.transport.sse.LegacySseTransport;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -106,10 +111,45 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 			.mapToInt(entry -> entry.getValue().openSessions()).sum();
 	}
 
+	/**
+	 * The transport of {@code upstream}, as the snapshot it belongs to (the request's) configures it: Streamable HTTP,
+	 * or the server's bridge. A legacy SSE server's request whose bridge a reload has since closed (it removed or
+	 * changed the server) is never sent as Streamable HTTP: it fails as for a session that ended, which a client
+	 * answers by initializing anew, on the new settings.
+	 */
 	public UpstreamTransport of(Upstream upstream) {
+		if (upstream.properties().transport() != UpstreamTransportKind.SSE) {
+			return streamableHttp;
+		}
 		LegacySseTransport bridge = bridges.get(upstream);
-		return bridge != null ? bridge : streamableHttp;
+		return bridge != null ? bridge : RETIRED;
 	}
+
+	/** The transport of a legacy SSE server whose bridge a reload closed: every request ends as its session did. */
+	private static final UpstreamTransport RETIRED = new UpstreamTransport() {
+
+		@Override
+		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return ended(request);
+		}
+
+		@Override
+		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return ended(request);
+		}
+
+		@Override
+		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return ended(request);
+		}
+
+		private Mono<Void> ended(UpstreamRequest request) {
+			return Mono.error(new UpstreamTransportException(UpstreamTransportException.Kind.UNKNOWN_SESSION,
+					"session_ended", "This MCP session of server '" + request.serverId() + "' has ended: a configuration "
+							+ "reload changed or removed the server; initialize a new one."));
+		}
+
+	};
 
 	@Override
 	public void destroy() {
