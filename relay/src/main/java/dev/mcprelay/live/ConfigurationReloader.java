@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.stereotype.Component;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.RelayProperties;
@@ -190,21 +191,28 @@ public class ConfigurationReloader {
 		info.register(List.of(MultiGauge.Row.of(Tags.of("checksum", checksum), 1)), true);
 	}
 
+	/**
+	 * The problem of a configuration that could not be read or bound, named by property path and never with its
+	 * value: a binding failure's message quotes the value it could not convert ({@code for value [...]}), and a YAML
+	 * error's quotes the lines around it, either of which may be a secret. What is said is the property, the type
+	 * it should have been, the kind of failure, and for a file that does not parse, where.
+	 */
 	private static ConfigurationProblem unreadable(RuntimeException ex) {
-		Throwable cause = ex;
 		String property = "mcp-relay";
+		String what = "cannot be read: " + ex.getClass().getSimpleName();
 		if (ex instanceof BindException bind) {
 			property = bind.getProperty() != null ? bind.getProperty().getName().toString() : bind.getName().toString();
-			cause = bind.getCause() != null ? bind.getCause() : bind;
+			Throwable cause = bind.getCause() != null ? bind.getCause() : bind;
+			what = "cannot be bound to " + bind.getTarget().getType() + " (" + cause.getClass().getSimpleName() + ")";
 		}
-		return new ConfigurationProblem(property, "cannot be read: " + cause.getClass().getSimpleName()
-				+ (cause.getMessage() == null ? "" : " (" + firstLine(cause.getMessage()) + ")"),
-				"Correct the configuration file");
-	}
-
-	private static String firstLine(String message) {
-		int newline = message.indexOf('\n');
-		return newline < 0 ? message : message.substring(0, newline);
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof MarkedYAMLException yaml && yaml.getProblemMark() != null) {
+				what += ": " + yaml.getProblem() + " at line " + (yaml.getProblemMark().getLine() + 1) + ", column "
+						+ (yaml.getProblemMark().getColumn() + 1) + " of " + yaml.getProblemMark().getName();
+				break;
+			}
+		}
+		return new ConfigurationProblem(property, what, "Correct the configuration file");
 	}
 
 }

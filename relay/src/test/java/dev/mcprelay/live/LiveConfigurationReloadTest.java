@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
@@ -167,14 +168,34 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void theActuatorReloadsOnDemandAndSaysNothingChanged() throws Exception {
-		HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-				+ TwoRelaysOverRedis.port(relay.context()) + "/actuator/reload"))
-			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.noBody()));
+		HttpResponse<String> answer = reloadNow();
 
 		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
 		assertThat(RawHttp.json(answer.body()).path("outcome").asText()).isEqualTo(ReloadOutcome.UNCHANGED);
 		assertThat(RawHttp.json(answer.body()).path("checksum").asText()).isEqualTo(relay.checksum());
+	}
+
+	@Test
+	void aRefusedReloadNamesTheOffendingPropertyAndNeverItsValue() throws Exception {
+		int mark = CapturedLogs.all().size();
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      timeouts:\n        non-streaming: sk-live-4f2a9c\n"),
+				ReloadOutcome.REFUSED);
+
+		HttpResponse<String> answer = reloadNow();
+		assertThat(RawHttp.json(answer.body()).path("outcome").asText()).isEqualTo(ReloadOutcome.REFUSED);
+		assertThat(answer.body()).as("the answer names the property").contains("mcp-relay.servers.alpha.timeouts.non-streaming")
+			.doesNotContain("sk-live-4f2a9c");
+		assertThat(CapturedLogs.since(mark)).as("the log names it too, never its value")
+			.anyMatch(line -> line.contains("mcp-relay.servers.alpha.timeouts.non-streaming"))
+			.noneMatch(line -> line.contains("sk-live-4f2a9c"));
+	}
+
+	/** POST /actuator/reload. */
+	private static HttpResponse<String> reloadNow() {
+		return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+				+ TwoRelaysOverRedis.port(relay.context()) + "/actuator/reload"))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.noBody()));
 	}
 
 	private static List<String> tokensSeen() {
