@@ -46,6 +46,9 @@ public class ConfigurationFileWatcher implements SmartLifecycle {
 	/** How long the watched folders must be quiet before a change is read. */
 	static final Duration DEBOUNCE = Duration.ofMillis(300);
 
+	/** How often a configuration folder that cannot be watched is looked for. */
+	static final Duration RETRY = Duration.ofSeconds(1);
+
 	private final ConfigurationReloader reloader;
 
 	private final List<Path> files;
@@ -100,24 +103,46 @@ public class ConfigurationFileWatcher implements SmartLifecycle {
 		return folders;
 	}
 
+	/**
+	 * Waits for a change in the watched folders, then (once they are quiet) registers them again and reloads when the
+	 * files' content changed. A folder that cannot be watched (deleted, to be created again: an operator's
+	 * {@code rm -r} and copy, a volume remounted) is said at WARN and looked for every {@link #RETRY}, since a deleted
+	 * folder's registration is gone and no event would come; once it is back it is watched again, said at WARN too,
+	 * and what it holds then is compared as after any change (nothing is read while it is gone).
+	 */
 	private void watch(WatchService service, String initial) {
 		String read = initial;
+		boolean watched = true;
 		try {
 			while (true) {
-				var key = service.take();
-				key.pollEvents();
-				key.reset();
-				// quiet for DEBOUNCE: what arrived together is one change
-				for (var next = service.poll(DEBOUNCE.toMillis(), TimeUnit.MILLISECONDS); next != null;
-						next = service.poll(DEBOUNCE.toMillis(), TimeUnit.MILLISECONDS)) {
-					next.pollEvents();
-					next.reset();
+				var key = watched ? service.take() : service.poll(RETRY.toMillis(), TimeUnit.MILLISECONDS);
+				if (key != null) {
+					key.pollEvents();
+					key.reset();
+					// quiet for DEBOUNCE: what arrived together is one change
+					for (var next = service.poll(DEBOUNCE.toMillis(), TimeUnit.MILLISECONDS); next != null;
+							next = service.poll(DEBOUNCE.toMillis(), TimeUnit.MILLISECONDS)) {
+						next.pollEvents();
+						next.reset();
+					}
 				}
 				try {
-					register(service);
+					Set<Path> folders = register(service);
+					if (!watched) {
+						log.warn("The configuration folders {} are watched again", folders);
+					}
+					watched = true;
 				}
 				catch (IOException ex) {
-					log.debug("A configuration folder cannot be watched now ({}); it is again at the next change", ex.toString());
+					if (watched) {
+						log.warn("A configuration folder cannot be watched now ({}); looking for it again every {}",
+								ex.toString(), RETRY);
+					}
+					watched = false;
+				}
+				if (!watched) {
+					// a folder is gone: what is left is no configuration anyone meant, read it once the folder is back
+					continue;
 				}
 				String now = checksum();
 				if (!now.equals(read)) {
