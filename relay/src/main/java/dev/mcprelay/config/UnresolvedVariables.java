@@ -262,7 +262,7 @@ public final class UnresolvedVariables {
 	 * Calls {@code leaf} with the property path and value of every value under {@code value} that is no record, map or
 	 * list (text, numbers, durations, sizes, enums).
 	 */
-	static void walk(String path, Object value, BiConsumer<String, Object> leaf) {
+	public static void walk(String path, Object value, BiConsumer<String, Object> leaf) {
 		walk(path, RELAY, value, (at, name, leafValue) -> leaf.accept(at, leafValue));
 	}
 

@@ -1,7 +1,6 @@
 package dev.mcprelay.proxy;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,6 +37,8 @@ import reactor.core.publisher.Sinks;
  * ({@link dev.mcprelay.metrics.RelayOutcome#SHUTDOWN}), never as the upstream's failure;</li>
  * <li>a stream or exchange that begins after its kind was cut is cut at once.</li>
  * </ol>
+ * A reload that removes a server ends that server's streams and exchanges the same way at once ({@link Upstream#removed}),
+ * answered {@code server_removed} and counted ({@link RelayMeters#STREAMS_ENDED}).
  */
 @Component
 public class OpenStreams implements SmartLifecycle {
@@ -46,7 +47,8 @@ public class OpenStreams implements SmartLifecycle {
 
 	private static final Duration POLL = Duration.ofMillis(50);
 
-	private final Map<String, AtomicInteger> openByServer = new HashMap<>();
+	/** By server id: those configured at start-up, and those a reload added as their first stream opens. */
+	private final Map<String, AtomicInteger> openByServer = new ConcurrentHashMap<>();
 
 	private final Map<String, Counter> stalledByServer = new ConcurrentHashMap<>();
 
@@ -71,18 +73,22 @@ public class OpenStreams implements SmartLifecycle {
 		this.registry = registry;
 		properties.servers().keySet().forEach(server -> {
 			stalledByServer.put(server, stalledCounter(server));
-			AtomicInteger open = new AtomicInteger();
-			openByServer.put(server, open);
-			Gauge.builder(RelayMeters.ACTIVE_STREAMS, open, AtomicInteger::get)
-				.description("SSE streams open right now")
-				.tag(RelayMeters.SERVER, server)
-				.register(registry);
+			openByServer.computeIfAbsent(server, this::openGauge);
 		});
+	}
+
+	private AtomicInteger openGauge(String server) {
+		AtomicInteger open = new AtomicInteger();
+		Gauge.builder(RelayMeters.ACTIVE_STREAMS, open, AtomicInteger::get)
+			.description("SSE streams open right now")
+			.tag(RelayMeters.SERVER, server)
+			.register(registry);
+		return open;
 	}
 
 	/** Counts {@code stream} as open from subscription until it ends, however it ends. */
 	<T> Flux<T> count(String server, Flux<T> stream) {
-		AtomicInteger open = openByServer.computeIfAbsent(server, id -> new AtomicInteger());
+		AtomicInteger open = openByServer.computeIfAbsent(server, this::openGauge);
 		return stream.doOnSubscribe(subscription -> open.incrementAndGet()).doFinally(signal -> open.decrementAndGet());
 	}
 
@@ -143,10 +149,25 @@ public class OpenStreams implements SmartLifecycle {
 	<T> Flux<T> untilShutdown(Flux<T> body, RelayCall call) {
 		return Flux.defer(() -> {
 			AtomicBoolean shutDown = new AtomicBoolean();
+			AtomicBoolean removed = new AtomicBoolean();
+			String server = call.upstream().id();
 			return body.takeUntilOther(closing(endsWithTheGracePeriod(call)).doOnTerminate(() -> shutDown.set(true)))
+				.takeUntilOther(call.upstream().removed().doOnTerminate(() -> removed.set(true)))
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
-						: Mono.empty()));
+						: removed.get() ? Mono.error(endedByReload(server)) : Mono.empty()));
 		});
+	}
+
+	/** Counts a stream a reload ended because it removed its server ({@link RelayMeters#STREAMS_ENDED}). */
+	private RelayShuttingDownException endedByReload(String server) {
+		log.info("A stream of '{}' ended: a configuration reload removed the server", server);
+		Counter.builder(RelayMeters.STREAMS_ENDED)
+			.description("Open streams the relay ended because a configuration reload withdrew what governed them")
+			.tag(RelayMeters.SERVER, server)
+			.tag(RelayMeters.REASON, "server_removed")
+			.register(registry)
+			.increment();
+		return new RelayShuttingDownException(true);
 	}
 
 	/**

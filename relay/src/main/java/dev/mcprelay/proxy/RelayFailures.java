@@ -205,6 +205,12 @@ public final class RelayFailures {
 				server, "The stream from MCP server '" + server + "' broke off before the answer arrived.");
 	}
 
+	/** A reload removed the server while the request was waiting for it. */
+	public static RelayFailure serverRemoved(String server) {
+		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INTERNAL_ERROR, "server_removed", server,
+				"MCP server '" + server + "' was removed from the relay's configuration before it answered.");
+	}
+
 	public static RelayFailure relayShuttingDown(String server) {
 		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_shutting_down",
 				server, "The relay is shutting down before MCP server '" + server + "' answered; send the request again.");

@@ -1,62 +1,155 @@
 package dev.mcprelay.proxy;
 
-import java.util.HashMap;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
-import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStoreConfiguration;
 import dev.mcprelay.transport.StreamableHttpTransport;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.sse.HeldLimits;
 import dev.mcprelay.transport.sse.LegacySseTransport;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
 /**
  * The transport each configured upstream speaks ({@code mcp-relay.servers.<id>.transport}): Streamable HTTP is one
  * stateless transport for every such server; each legacy SSE server gets a bridge of its own, which keeps its
- * sessions and ends them at shutdown.
+ * sessions. The bridges are a part of each configuration snapshot: made when a snapshot brings a legacy SSE server (at
+ * start-up, not on first use: a bridge seeds its session-id generator, which may block), kept across reloads while
+ * the server is the same {@link Upstream}, and closed (its bridged sessions ended) when a reload removes or changes the
+ * server, and at shutdown.
  */
 @Component
-public class UpstreamTransports implements DisposableBean {
+public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upstream, LegacySseTransport>> {
 
 	private final StreamableHttpTransport streamableHttp;
 
-	private final Map<String, LegacySseTransport> bridges = new HashMap<>();
+	private final HttpClient upstreamHttpClient;
+
+	private final UpstreamRegistry upstreams;
+
+	private final MeterRegistry registry;
+
+	private final HeldOverflows overflows;
+
+	/** The bridges of every snapshot a request may still run on, by server. */
+	private final Map<Upstream, LegacySseTransport> bridges = new ConcurrentHashMap<>();
 
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
-			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry, HeldOverflows overflows) {
+			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows) {
 		this.streamableHttp = streamableHttp;
-		SessionsProperties sessions = properties.sessions();
-		Consumer<SessionKey> evicted = SessionStoreConfiguration.evictedSessions(registry);
-		// made at start-up, not on first use: a bridge seeds its session-id generator, which may block
-		upstreams.all().stream().filter(upstream -> upstream.properties().transport() == UpstreamTransportKind.SSE)
-			.forEach(upstream -> bridges.put(upstream.id(), new LegacySseTransport(upstreamHttpClient, upstream.id(),
-					upstream.uri(), upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5),
-					upstream.maxBufferedBody().toBytes(), sessions.maxBridgedSessions(), sessions.maxPerCaller(),
-					sessions.idleTimeout(), () -> evicted.accept(new SessionKey(upstream.id(), "<ended>")),
-					new HeldLimits(sessions.maxHeldBytes().toBytes(),
-							() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_ANSWER),
-							() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)))));
-		bridges.forEach((id, bridge) -> Gauge.builder(RelayMeters.BRIDGED_SESSIONS, bridge, LegacySseTransport::openSessions)
-			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
-			.tag(RelayMeters.SERVER, id)
-			.register(registry));
+		this.upstreamHttpClient = upstreamHttpClient;
+		this.upstreams = upstreams;
+		this.registry = registry;
+		this.overflows = overflows;
 	}
 
-	public UpstreamTransport of(Upstream upstream) {
-		LegacySseTransport bridge = bridges.get(upstream.id());
-		return bridge != null ? bridge : streamableHttp;
+	@Override
+	public String partName() {
+		return "legacy SSE bridges";
 	}
+
+	@Override
+	public Map<Upstream, LegacySseTransport> compile(SnapshotCompilation compilation) {
+		SessionsProperties sessions = compilation.properties().sessions();
+		Map<Upstream, LegacySseTransport> made = new IdentityHashMap<>();
+		for (Upstream upstream : compilation.part(upstreams).all()) {
+			if (upstream.properties().transport() == UpstreamTransportKind.SSE) {
+				made.put(upstream, bridges.computeIfAbsent(upstream, server -> bridge(server, sessions)));
+			}
+		}
+		return Collections.unmodifiableMap(made);
+	}
+
+	@Override
+	public void replaced(Map<Upstream, LegacySseTransport> previous, Map<Upstream, LegacySseTransport> next) {
+		previous.forEach((upstream, bridge) -> {
+			if (!next.containsKey(upstream)) {
+				bridges.remove(upstream);
+				bridge.close();
+			}
+		});
+	}
+
+	private LegacySseTransport bridge(Upstream upstream, SessionsProperties sessions) {
+		Consumer<SessionKey> evicted = SessionStoreConfiguration.evictedSessions(registry);
+		LegacySseTransport bridge = new LegacySseTransport(upstreamHttpClient, upstream.id(), upstream.uri(),
+				upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5), upstream.maxBufferedBody().toBytes(),
+				sessions.maxBridgedSessions(), sessions.maxPerCaller(), sessions.idleTimeout(),
+				() -> evicted.accept(new SessionKey(upstream.id(), "<ended>")),
+				new HeldLimits(sessions.maxHeldBytes().toBytes(),
+						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_ANSWER),
+						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)));
+		Gauge.builder(RelayMeters.BRIDGED_SESSIONS, () -> openSessions(upstream.id()))
+			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
+			.tag(RelayMeters.SERVER, upstream.id())
+			.register(registry);
+		return bridge;
+	}
+
+	/** The sessions open now on every bridge of server {@code id} (an old one ending, a new one beginning). */
+	private int openSessions(String id) {
+		return bridges.entrySet().stream().filter(entry -> entry.getKey().id().equals(id))
+			.mapToInt(entry -> entry.getValue().openSessions()).sum();
+	}
+
+	/**
+	 * The transport of {@code upstream}, as the snapshot it belongs to (the request's) configures it: Streamable HTTP,
+	 * or the server's bridge. A legacy SSE server's request whose bridge a reload has since closed (it removed or
+	 * changed the server) is never sent as Streamable HTTP: it fails as for a session that ended, which a client
+	 * answers by initializing anew, on the new settings.
+	 */
+	public UpstreamTransport of(Upstream upstream) {
+		if (upstream.properties().transport() != UpstreamTransportKind.SSE) {
+			return streamableHttp;
+		}
+		LegacySseTransport bridge = bridges.get(upstream);
+		return bridge != null ? bridge : RETIRED;
+	}
+
+	/** The transport of a legacy SSE server whose bridge a reload closed: every request ends as its session did. */
+	private static final UpstreamTransport RETIRED = new UpstreamTransport() {
+
+		@Override
+		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return ended(request);
+		}
+
+		@Override
+		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return ended(request);
+		}
+
+		@Override
+		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return ended(request);
+		}
+
+		private Mono<Void> ended(UpstreamRequest request) {
+			return Mono.error(new UpstreamTransportException(UpstreamTransportException.Kind.UNKNOWN_SESSION,
+					"session_ended", "This MCP session of server '" + request.serverId() + "' has ended: a configuration "
+							+ "reload changed or removed the server; initialize a new one."));
+		}
+
+	};
 
 	@Override
 	public void destroy() {

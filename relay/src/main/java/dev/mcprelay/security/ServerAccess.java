@@ -2,6 +2,7 @@ package dev.mcprelay.security;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationResult;
@@ -11,6 +12,7 @@ import org.springframework.security.web.server.authorization.AuthorizationContex
 import org.springframework.web.server.ServerWebExchange;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.route.McpRoute;
@@ -47,9 +49,15 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	private final VirtualServers virtualServers;
 
+	private final Supplier<ConfigurationSnapshot> current;
+
+	/**
+	 * @param current the snapshot a request on Spring Security's chain runs on (those paths carry none of their own)
+	 */
 	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers,
-			List<String> requiredScopes) {
+			List<String> requiredScopes, Supplier<ConfigurationSnapshot> current) {
 		this.upstreams = upstreams;
+		this.current = current;
 		this.virtualServers = virtualServers;
 		this.routing = routing;
 		this.requiredScopes = List.copyOf(requiredScopes);
@@ -65,7 +73,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		ServerWebExchange exchange = context.getExchange();
 		return authentication.filter(Authentication::isAuthenticated).map(accepted -> {
 			try {
-				decide(accepted, callerOf(accepted), routing.routeOf(exchange));
+				decide(accepted, callerOf(accepted), routing.routeOf(exchange), current.get());
 				return (AuthorizationResult) GRANTED;
 			}
 			catch (AccessRefusal refusal) {
@@ -76,16 +84,17 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	}
 
 	/**
-	 * Decides whether {@code caller}, authenticated as {@code authentication}, may use what {@code route} names.
+	 * Decides whether {@code caller}, authenticated as {@code authentication}, may use what {@code route} names, as
+	 * {@code snapshot} (the request's) configures it.
 	 * @return the members of a virtual server the caller may use, for a virtual server's route; else {@code null}
 	 * @throws AccessRefusal when the caller may not
 	 */
-	VirtualMembers decide(Authentication authentication, Caller caller, McpRoute route) {
+	VirtualMembers decide(Authentication authentication, Caller caller, McpRoute route, ConfigurationSnapshot snapshot) {
 		if (route.kind() == McpRoute.Kind.VIRTUAL) {
-			return decideMembers(authentication, caller, route.virtualServer());
+			return decideMembers(authentication, caller, route.virtualServer(), snapshot);
 		}
 		String server = route.server();
-		Upstream upstream = upstreams.find(server);
+		Upstream upstream = upstreams.in(snapshot).find(server);
 		if (authentication instanceof ApiKeyAuthentication key && route.isEndpoint()
 				&& !key.opens(route.target() != null ? route.target() : "")) {
 			throw new AccessRefusal("server_not_allowed", server, null,
@@ -112,8 +121,9 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	 * carry the required scopes, and opens each member whose {@code allowed-scopes} it meets. A caller that may use
 	 * no member is refused as for a server it may not use.
 	 */
-	private VirtualMembers decideMembers(Authentication authentication, Caller caller, String virtualId) {
-		VirtualServer virtual = virtualServers.find(virtualId);
+	private VirtualMembers decideMembers(Authentication authentication, Caller caller, String virtualId,
+			ConfigurationSnapshot snapshot) {
+		VirtualServer virtual = virtualServers.find(snapshot, virtualId);
 		List<String> usable = new ArrayList<>();
 		if (authentication instanceof ApiKeyAuthentication key) {
 			for (String member : virtual.members()) {
@@ -132,7 +142,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
 			}
 			for (String member : virtual.members()) {
-				Upstream upstream = upstreams.find(member);
+				Upstream upstream = upstreams.in(snapshot).find(member);
 				List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
 				if (allowed.isEmpty() || allowed.stream().anyMatch(caller.scopes()::contains)) {
 					usable.add(member);

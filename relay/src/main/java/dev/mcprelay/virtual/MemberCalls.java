@@ -67,7 +67,7 @@ class MemberCalls {
 	 */
 	Mono<MemberAnswer> send(RelayExchange client, VirtualMembers virtual, String member, HttpMethod method,
 			MemberSession session, String lastEventId, byte[] body) {
-		return send(new MemberOrigin(client.requestHeaders(), client.caller(), virtual), member, method, session,
+		return send(new MemberOrigin(client.requestHeaders(), client.caller(), virtual, client.configuration()), member, method, session,
 				lastEventId, body, () -> closeStalled(client));
 	}
 
@@ -99,7 +99,8 @@ class MemberCalls {
 			}
 			MemberResponse response = new MemberResponse(member, sink::success, onClientStalled, readerPresent);
 			Caller caller = origin.caller();
-			MemberExchange exchange = new MemberExchange(method, routing.serverRoute(member), headers, body, caller,
+			MemberExchange exchange = new MemberExchange(method,
+					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers, body, caller,
 					origin.access(), response);
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))

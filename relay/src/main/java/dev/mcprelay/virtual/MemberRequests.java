@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.proxy.RelayFailure;
+import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import reactor.core.publisher.Mono;
 
@@ -100,7 +101,11 @@ class MemberRequests {
 
 	/** {@code member}'s response to {@code request}, and what to tell the client first. */
 	Mono<Reply> request(VirtualCall call, String member, ObjectNode request) {
-		Duration bound = upstreams.find(member).nonStreamingTimeout();
+		Upstream upstream = upstreams.in(call.exchange().configuration()).find(member);
+		if (upstream == null) {
+			return Mono.error(new MemberUnavailable(member, "is no longer configured"));
+		}
+		Duration bound = upstream.nonStreamingTimeout();
 		return post(call, member, JsonRpcErrors.toBytes(request), true).flatMap(sent -> {
 			MemberAnswer answer = sent.answer();
 			int status = answer.status().value();

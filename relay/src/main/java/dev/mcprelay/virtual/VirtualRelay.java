@@ -122,7 +122,7 @@ public class VirtualRelay {
 
 	/** One request on a virtual server's endpoint (its route is a {@link McpRoute.Kind#VIRTUAL} route). */
 	public Mono<Void> handle(RelayExchange exchange) {
-		VirtualServer server = servers.find(exchange.route().virtualServer());
+		VirtualServer server = servers.find(exchange.configuration(), exchange.route().virtualServer());
 		return Mono.defer(() -> {
 			originPolicy.check(exchange.requestHeaderView());
 			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
@@ -209,7 +209,7 @@ public class VirtualRelay {
 	private DataSize maxBufferedBody(VirtualCall call) {
 		long most = 0;
 		for (String member : call.server().members()) {
-			ServerProperties server = properties.servers().get(member);
+			ServerProperties server = call.exchange().configuration().properties().servers().get(member);
 			most = Math.max(most, server.maxBufferedBody().toBytes());
 		}
 		return DataSize.ofBytes(most);

@@ -18,6 +18,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.interceptors.toolsearch.SearchQuery;
@@ -72,7 +73,7 @@ class VirtualToolSearch {
 
 	private final MemberViews views;
 
-	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, VirtualServers servers,
+	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, RelayProperties properties,
 			ListCache listCache, MemberAvailability availability, MemberViews views) {
 		this.availability = availability;
 		this.views = views;
@@ -84,7 +85,8 @@ class VirtualToolSearch {
 				invalidate(member);
 			}
 		});
-		if (servers.anySearches()) {
+		// the index's classes loaded before the first search (tool search on a virtual server is not changed live)
+		if (VirtualServers.anySearches(properties)) {
 			ToolIndex.warmUp();
 		}
 	}
