@@ -95,9 +95,12 @@ public final class Policies {
 		Run run = new Run(facts, null, null, true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
-		if (!decision.allowed() && !decision.failed()) {
-			// one outcome per decision: a failure that refused was counted as an error, and is not a denial too
-			meters.refused(decision.policy(), facts.server(), false);
+		if (!decision.allowed()) {
+			// one outcome per decision: a failure that refused was counted as an error, and is not a denial too; the
+			// policies after the one that refused are not evaluated, audit-mode ones neither (nothing was let through)
+			if (!decision.failed()) {
+				meters.refused(decision.policy(), facts.server(), false);
+			}
 		}
 		else {
 			audits.audit(applicable, facts, run, false);
