@@ -85,7 +85,8 @@ class ToolSearchListingBoundTest {
 					refused.add(last(search.get()));
 				}
 			}
-			assertThat(refused).allSatisfy(answer -> assertThat(answer.has("error")).as(answer.toString()).isTrue());
+			assertThat(refused).allSatisfy(answer -> assertThat(answer.at("/error/data/reason").asText())
+				.as(answer.toString()).isEqualTo("listing_refused"));
 			awaitListings(2);
 			assertThat(searches.stream().filter(CompletableFuture::isDone).count()).as("bob's answered").isEqualTo(2);
 
@@ -106,11 +107,10 @@ class ToolSearchListingBoundTest {
 	}
 
 	/** Waits until the server got {@code listings} tools/list requests (held there), at most 30 s. */
-	private static void awaitListings(long listings) throws InterruptedException {
-		long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (SERVER.count("tools/list") < listings && System.nanoTime() < until) {
-			Thread.sleep(20);
-		}
+	private static void awaitListings(long listings) {
+		org.awaitility.Awaitility.await()
+			.atMost(java.time.Duration.ofSeconds(30))
+			.until(() -> SERVER.count("tools/list") >= listings);
 		assertThat(SERVER.count("tools/list")).as("tools/list requests upstream").isEqualTo(listings);
 	}
 
