@@ -154,10 +154,13 @@ public class McpRelay {
 	/** What every stage of the request sees of it; a virtual server's message to a member names the virtual server. */
 	private CallContext contextOf(Upstream upstream, RelayExchange exchange) {
 		VirtualMembers virtual = exchange.virtualMembers();
-		return CallConfiguration.attach(new CallContext(upstream.id(),
-				SpringRequestHeaders.of(exchange.requestHeaderView()), exchange.caller(),
-				credentialHeaders.hiddenFrom(exchange.configuration(), upstream.id()), virtual == null ? null : virtual.virtualServer()),
-				exchange.configuration());
+		CallContext context = new CallContext(upstream.id(), SpringRequestHeaders.of(exchange.requestHeaderView()),
+				exchange.caller(), credentialHeaders.hiddenFrom(exchange.configuration(), upstream.id()),
+				virtual == null ? null : virtual.virtualServer());
+		if (virtual != null && virtual.catalogue()) {
+			context.attributes().put(VirtualMembers.CATALOGUE_LISTING, Boolean.TRUE);
+		}
+		return CallConfiguration.attach(context, exchange.configuration());
 	}
 
 	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */

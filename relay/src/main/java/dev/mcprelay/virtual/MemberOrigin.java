@@ -23,7 +23,7 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 
 	/** The origin of {@code call}'s messages while its request lasts. */
 	static MemberOrigin of(VirtualCall call) {
-		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), call.access(),
+		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), access(call),
 				call.exchange().configuration());
 	}
 
@@ -31,8 +31,13 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 	static MemberOrigin kept(VirtualCall call) {
 		HttpHeaders copy = new DefaultHttpHeaders();
 		copy.set(call.exchange().requestHeaders());
-		return new MemberOrigin(copy, call.exchange().caller(), call.access(),
-				call.exchange().configuration());
+		return new MemberOrigin(copy, call.exchange().caller(), access(call), call.exchange().configuration());
+	}
+
+	/** The members the caller may use; never marked as a catalogue listing, which is one request's only. */
+	private static VirtualMembers access(VirtualCall call) {
+		VirtualMembers access = call.access();
+		return access.catalogue() ? new VirtualMembers(access.virtualServer(), access.members()) : access;
 	}
 
 	@Override

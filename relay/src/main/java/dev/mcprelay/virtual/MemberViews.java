@@ -2,7 +2,6 @@ package dev.mcprelay.virtual;
 
 import org.springframework.stereotype.Component;
 
-import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.policy.UpstreamView;
 
 /**
@@ -18,16 +17,11 @@ import dev.mcprelay.policy.UpstreamView;
 @Component
 class MemberViews {
 
-	private final RelayProperties properties;
-
-	MemberViews(RelayProperties properties) {
-		this.properties = properties;
-	}
-
-	/** {@code member}'s view for the request of {@code call}. */
+	/** {@code member}'s view for the request of {@code call}, by the member's settings in the request's snapshot. */
 	UpstreamView of(VirtualCall call, String member) {
 		return UpstreamView.beforeInterceptors(member, call.exchange().caller(),
-				name -> call.exchange().requestHeaders().getAll(name), properties.servers().get(member));
+				name -> call.exchange().requestHeaders().getAll(name),
+				call.exchange().configuration().properties().servers().get(member));
 	}
 
 }

@@ -61,4 +61,12 @@ record VirtualCall(RelayExchange exchange, VirtualServer server, VirtualMembers 
 		return new VirtualCall(exchange, server, access, session);
 	}
 
+	/**
+	 * The same request, for the virtual server's own listing of a catalogue ({@link VirtualMembers#catalogue()}): the
+	 * members answer their lists whole, and the virtual server decides what it answers of them per request.
+	 */
+	VirtualCall forCatalogue() {
+		return new VirtualCall(exchange, server, access.forCatalogue(), session);
+	}
+
 }

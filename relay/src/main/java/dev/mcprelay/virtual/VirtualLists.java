@@ -144,7 +144,9 @@ class VirtualLists {
 		}
 		String method = request.get("method").asText();
 		String field = ITEMS.get(method);
-		boolean cached = call.stateless() || CATALOGUE_ID.equals(request.path("id").asText());
+		// a catalogue listing is whole, not the caller's view: kept only by the catalogue, never as a page
+		boolean cached = !call.access().catalogue()
+				&& (call.stateless() || CATALOGUE_ID.equals(request.path("id").asText()));
 		Mono<MemberRequests.Reply> asking = cached
 				? cache.get(new ListCache.Key(views.of(call, member), method, cursor),
 						() -> requests.request(call, member, asked))

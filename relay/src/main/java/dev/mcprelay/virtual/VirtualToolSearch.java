@@ -2,10 +2,12 @@ package dev.mcprelay.virtual;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 
 import org.springframework.stereotype.Component;
 
@@ -15,12 +17,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.RequestHeaders;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ToolsProperties;
+import dev.mcprelay.policy.Policies;
+import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.PolicyListing;
+import dev.mcprelay.policy.PublishedCatalogues;
 import dev.mcprelay.policy.ToolNameFilter;
+import dev.mcprelay.policy.UpstreamView;
+import dev.mcprelay.proxy.SpringRequestHeaders;
+import dev.mcprelay.route.VirtualMembers;
 import dev.mcprelay.interceptors.toolsearch.SearchQuery;
 import dev.mcprelay.interceptors.toolsearch.ToolIndex;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchAnswers;
@@ -40,13 +51,15 @@ import reactor.core.scheduler.Schedulers;
  * {@code always-expose} and what this session's searches found; a search ranks the prefixed tools of every member the
  * caller may use (BM25, {@link ToolIndex}), exposes the best in the session (the session store, so every replica
  * honours it) and answers {@code notifications/tools/list_changed} before its result; a call of a tool the session does
- * not expose is refused with -32602, telling the model to search first. Each member's own allow/deny lists apply
- * already (its tools come through its relay). The merged catalogue is indexed off the event loops and kept per virtual
- * server, set of usable members and caller for {@link #CATALOGUE_AGE} (at most {@link #MAX_BYTES} of tools in all), and
- * dropped when a member says its tools changed; one that lacks a member that could not be asked is not kept (the
- * client is warned, and the next search asks the member again). A catalogue is the caller's own (kept per caller, as
- * {@link ListCache} keeps members' pages): each member's list reaches it through the caller's policies, so what one
- * caller may use is never searched for another.
+ * not expose is refused with -32602, telling the model to search first. The merged catalogue is each member's whole
+ * list as the member publishes it to the caller's view ({@link VirtualMembers#catalogue()}: never after the caller's
+ * policies), indexed off the event loops and kept per virtual server, set of usable members and each member's
+ * {@link UpstreamView} of the caller (its caller and configured headers) for {@link #CATALOGUE_AGE} (at most
+ * {@link #MAX_BYTES} of tools in all), and dropped when a member says its tools changed; one that lacks a member that
+ * could not be asked is not kept (the client is warned, and the next search asks the member again). What a
+ * {@code tools/list} or a search answers of it is decided by the policies of the request it answers (each member's
+ * policies and allow/deny lists, as the member's relay decides them), as for a server's tool search: a token's scopes,
+ * a claim or a request header may differ between two requests of one caller, and what is listed is what may be called.
  */
 @Component
 class VirtualToolSearch {
@@ -73,10 +86,13 @@ class VirtualToolSearch {
 
 	private final MemberViews views;
 
+	private final Policies policies;
+
 	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, RelayProperties properties,
-			ListCache listCache, MemberAvailability availability, MemberViews views) {
+			ListCache listCache, MemberAvailability availability, MemberViews views, Policies policies) {
 		this.availability = availability;
 		this.views = views;
+		this.policies = policies;
 		this.lists = lists;
 		this.store = store;
 		this.clashes = clashes;
@@ -98,12 +114,13 @@ class VirtualToolSearch {
 	Mono<VirtualLists.Page> list(VirtualCall call, ObjectNode request) {
 		return catalogue(call).map(catalogue -> {
 			ToolIndex index = catalogue.index();
+			Predicate<ObjectNode> usable = catalogue.usableBy(call);
 			ObjectNode response = response(request.get("id"));
 			ArrayNode tools = response.putObject("result").putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(call.server().toolSearch().maxResults()));
 			for (ObjectNode tool : index.tools()) {
 				String name = ToolIndex.name(tool);
-				if (pinned(call, name) || call.exposedTools().contains(name)) {
+				if ((pinned(call, name) || call.exposedTools().contains(name)) && usable.test(tool)) {
 					// a copy, as the member sent it (renamed): the kept catalogue is never edited
 					tools.add(tool.deepCopy());
 				}
@@ -123,7 +140,14 @@ class VirtualToolSearch {
 					refused.data())));
 		}
 		return catalogue(call).flatMap(catalogue -> {
-			List<ObjectNode> found = catalogue.index().search(query.read(), query.limit());
+			// the best the request may use: ranked past what it may not, so that a hidden tool costs it no result
+			Predicate<ObjectNode> usable = catalogue.usableBy(call);
+			ToolIndex index = catalogue.index();
+			List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
+				.stream()
+				.filter(usable)
+				.limit(query.limit())
+				.toList();
 			List<String> names = found.stream().map(ToolIndex::name).toList();
 			Mono<Void> exposed = call.stateless() ? Mono.empty()
 					: store.expose(new SessionKey(call.server().id(), call.session().id()), names);
@@ -155,8 +179,8 @@ class VirtualToolSearch {
 				+ "describing what you need; the tools it finds can then be called.", Map.of("reason", "not_exposed"));
 	}
 
-	/** What marks the caller in a catalogue's key, apart from the members (no member id has a line feed). */
-	private static final String CALLER = "\ncaller:";
+	/** What marks a member's view in a catalogue's key, apart from the members (no member id has a line feed). */
+	private static final String VIEW = "\nview:";
 
 	/** Drops the merged catalogues {@code member}'s tools are in: its tools changed. */
 	void invalidate(String member) {
@@ -169,7 +193,35 @@ class VirtualToolSearch {
 	}
 
 	/** A merged catalogue, and the warnings about the members it lacks (they could not be asked). */
-	private record Catalogue(ToolIndex index, List<ObjectNode> warnings) {
+	private record Catalogue(Kept kept, List<ObjectNode> warnings) {
+
+		ToolIndex index() {
+			return kept.index();
+		}
+
+		/**
+		 * Which of the catalogue's tools the request of {@code call} may use: each decided by the policies of its
+		 * member and the virtual server on the request's facts, as the call that would use it (arguments unknown).
+		 */
+		Predicate<ObjectNode> usableBy(VirtualCall call) {
+			Map<String, PolicyListing> byMember = new HashMap<>();
+			RequestHeaders headers = SpringRequestHeaders.of(call.exchange().requestHeaderView());
+			return tool -> {
+				Owner owner = kept.owners().get(ToolIndex.name(tool));
+				if (owner == null) {
+					return false;
+				}
+				PolicyFacts facts = new PolicyFacts(call.exchange().caller(), owner.member(), call.server().id(),
+						"tools/call", false, null, null, null, null, null, headers);
+				PolicyListing listing = byMember.computeIfAbsent(owner.member(), member -> kept.policies().listing(facts));
+				return listing.lists(facts.forItem(owner.name(), PublishedCatalogues.annotationsOf(tool), null, null));
+			};
+		}
+
+	}
+
+	/** The member that published a merged tool, and its name there. */
+	private record Owner(String member, String name) {
 	}
 
 	/**
@@ -181,17 +233,17 @@ class VirtualToolSearch {
 		List<String> key = new ArrayList<>();
 		key.add(call.server().id());
 		key.addAll(call.usable());
-		// each member's list reaches the catalogue through this caller's policies: never another caller's to search
-		key.add(CALLER + call.callerId());
-		// and each member's list is the one it publishes to this view of it (ListCache's pages are kept so too)
-		call.usable().forEach(member -> key.add(views.of(call, member).digest()));
+		// each member's whole list as it publishes it to this caller's view of it: the same for every request of the
+		// view (ListCache's pages are kept so too)
+		call.usable().forEach(member -> key.add(VIEW + views.of(call, member).digest()));
 		Kept kept = catalogues.getIfPresent(key);
 		if (kept != null) {
-			return Mono.just(new Catalogue(kept.index(), List.of()));
+			return Mono.just(new Catalogue(kept, List.of()));
 		}
 		List<ObjectNode> warnings = new CopyOnWriteArrayList<>();
+		VirtualCall listing = call.forCatalogue();
 		return Flux.fromIterable(call.usable())
-			.flatMapSequential(member -> lists.all(call, "tools/list", member)
+			.flatMapSequential(member -> lists.all(listing, "tools/list", member)
 				.map(tools -> Map.entry(member, tools))
 				.onErrorResume(MemberUnavailable.class, failure -> {
 					warnings.add(availability.unavailable(call.server().id(), failure));
@@ -203,17 +255,17 @@ class VirtualToolSearch {
 				if (warnings.isEmpty()) {
 					catalogues.put(key, built);
 				}
-				return new Catalogue(built.index(), List.copyOf(warnings));
+				return new Catalogue(built, List.copyOf(warnings));
 			});
 	}
 
-	/** An index and the JSON size of what it holds. */
-	private record Kept(ToolIndex index, long bytes) {
+	/** An index, the member and name of each tool it holds, the policies that decide them, and its JSON size. */
+	private record Kept(ToolIndex index, Map<String, Owner> owners, Policies policies, long bytes) {
 	}
 
 	private Kept index(VirtualCall call, List<Map.Entry<String, List<ObjectNode>>> perMember) {
 		Map<String, ObjectNode> merged = new LinkedHashMap<>();
-		Map<String, String> owners = new LinkedHashMap<>();
+		Map<String, Owner> owners = new HashMap<>();
 		long bytes = 0;
 		for (Map.Entry<String, List<ObjectNode>> member : perMember) {
 			for (ObjectNode node : member.getValue()) {
@@ -221,8 +273,8 @@ class VirtualToolSearch {
 				if (ToolSearchPolicy.SEARCH_TOOL.equals(name)) {
 					continue;
 				}
-				if (owners.putIfAbsent(name, member.getKey()) != null) {
-					clashes.report(call.server().id(), "tools", name, owners.get(name), member.getKey());
+				if (owners.putIfAbsent(name, new Owner(member.getKey(), node.path("name").asText())) != null) {
+					clashes.report(call.server().id(), "tools", name, owners.get(name).member(), member.getKey());
 					continue;
 				}
 				ObjectNode renamed = node.deepCopy().put("name", name);
@@ -231,7 +283,7 @@ class VirtualToolSearch {
 				merged.put(name, renamed);
 			}
 		}
-		return new Kept(new ToolIndex(List.copyOf(merged.values())), bytes);
+		return new Kept(new ToolIndex(List.copyOf(merged.values())), Map.copyOf(owners), policies, bytes);
 	}
 
 	private static ObjectNode response(JsonNode id) {

@@ -230,10 +230,20 @@ class PolicyUpstreamViewsTest {
 	@Test
 	void aCallThePoliciesCannotDecideForWantOfTheListIsRefusedAsSuch() {
 		McpSession session = McpSession.open(http(GOOD_KEY, null), "nolist");
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
 		List<JsonNode> called = RawHttp.messagesOf(session.post(RawHttp.toolsCall(2, "read_file")));
 		JsonNode answer = called.get(called.size() - 1);
 		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("policy_undecidable");
-		assertThat(answer.at("/error/message").asText()).doesNotContain("Unknown tool");
+		assertThat(answer.at("/error/message").asText()).doesNotContain("Unknown tool")
+			.as("the client is told the server's catalogue is unavailable, not that a policy reads it")
+			.doesNotContainIgnoringCase("polic")
+			.contains("tools/list of server 'nolist'");
+		org.awaitility.Awaitility.await()
+			.atMost(java.time.Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(dev.mcprelay.testsupport.CapturedLogs.since(mark))
+				.as("the access log names the policy the list was needed for")
+				.anyMatch(line -> line.startsWith("INFO mcp.relay.access server=nolist ")
+						&& line.contains(" reason=policy_undecidable ") && line.contains(" rule=read-only ")));
 		assertThat(SERVER.count("tools/call")).as("nothing went upstream").isZero();
 		assertThat(meters.find(PolicyMeters.DECISIONS).tag("policy", "read-only").tag("server", "nolist")
 			.tag("outcome", "error").counter().count()).isEqualTo(1);

@@ -39,6 +39,7 @@ import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.PublishedCatalogues;
 import dev.mcprelay.policy.RelayOwnTools;
+import dev.mcprelay.policy.ServerListings;
 import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.policy.UpstreamView;
 import dev.mcprelay.proxy.SpringRequestHeaders;
@@ -111,8 +112,11 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final Policies policies;
 
+	private final ServerListings listings;
+
 	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamLister lister,
-			SessionStore store, MeterRegistry registry, Policies policies) {
+			SessionStore store, MeterRegistry registry, Policies policies, ServerListings listings) {
+		this.listings = listings;
 		this.upstreams = upstreams;
 		this.lister = lister;
 		this.store = store;
@@ -294,12 +298,18 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	/**
 	 * The whole catalogue, listed upstream in the client's session with the upstream headers the interceptors set for
 	 * this request ({@code context().upstreamHeaders()}), each tool as the server sent it: the catalogue of the
-	 * caller's view, of which it is shown only what its policies let it use.
+	 * caller's view, of which it is shown only what its policies let it use. In its turn among the server's listings
+	 * ({@link ServerListings}, the policies' bound); one it refuses is refused to the client, to try again.
 	 */
 	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
-		return lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
-				context.caller(), context.upstreamHeaders())
+		return listings
+			.bounded(context.server(), context.caller(), upstream.nonStreamingTimeout(),
+					() -> lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
+							context.caller(), context.upstreamHeaders()))
+			.onErrorMap(ServerListings.Refused.class, refused -> new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR,
+					"The relay cannot list this server's tools now: its tool list " + refused.why(),
+					Map.of("reason", "listing_refused")))
 			.flatMap(listed -> !listed.whole() || listed.items().size() > PublishedCatalogues.MAX_ITEMS
 					? Mono.error(cut(context))
 					: Mono.just(ToolIndex.toolsAmong(listed.items())
