@@ -69,6 +69,9 @@ public final class UnresolvedVariables {
 	private static final Set<String> WRITTEN = Set.of(CommandLinePropertySource.COMMAND_LINE_PROPERTY_SOURCE_NAME,
 			StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
 
+	/** The property source Spring Boot makes of {@code SPRING_APPLICATION_JSON}: written too, in an environment variable. */
+	static final String APPLICATION_JSON = "spring.application.json";
+
 	/** An environment variable's name as the docs write them: the only names a problem prints. */
 	private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Z_][A-Z0-9_]*");
 
@@ -191,7 +194,8 @@ public final class UnresolvedVariables {
 	public static List<ConfigurationProblem> findInEnvironment(Environment environment) {
 		TreeMap<String, ConfigurationProblem> problems = new TreeMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-			if (!(source instanceof IterableConfigurationPropertySource iterable) || !written(source)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)
+					|| !written(source) && !isApplicationJson(source)) {
 				continue;
 			}
 			boolean namable = namable(source);
@@ -237,7 +241,7 @@ public final class UnresolvedVariables {
 		}
 		for (String variable : variables.getPropertyNames()) {
 			Object value = variables.getProperty(variable);
-			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable)
+			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable) && !setsRelayProperty(variable)
 					|| PLACEHOLDER.matcher(String.valueOf(value)).find()) {
 				continue;
 			}
@@ -250,11 +254,25 @@ public final class UnresolvedVariables {
 		return problems;
 	}
 
+	/** Whether an environment variable's dotted name is a property of the relay or of its store. */
+	private static boolean setsRelayProperty(String variable) {
+		if (!ConfigurationPropertyName.isValid(variable)) {
+			return false;
+		}
+		ConfigurationPropertyName name = ConfigurationPropertyName.of(variable);
+		return RELAY.isAncestorOf(name) || STORE.isAncestorOf(name);
+	}
+
 	/** Whether the operator wrote {@code source}: a configuration file, the command line, the system properties. */
 	private static boolean written(ConfigurationPropertySource source) {
 		Object underlying = source.getUnderlyingSource();
 		return underlying instanceof OriginTrackedMapPropertySource
 				|| underlying instanceof PropertySource<?> named && WRITTEN.contains(named.getName());
+	}
+
+	private static boolean isApplicationJson(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof PropertySource<?> named
+				&& APPLICATION_JSON.equals(named.getName());
 	}
 
 	/**

@@ -430,6 +430,39 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void shellSyntaxInADottedEnvironmentVariableIsRefused() {
+		// cold review A, finding 5: 'mcp-relay.servers.up.authorization=Bearer $GITHUB_TOKEN' started the relay
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("mcp-relay.servers.up.authorization", "Bearer $GITHUB_TOKEN",
+								"spring.data.redis.password", "$REDIS_PASSWORD", "other.key", "$NOT_THE_RELAYS")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.containsExactlyInAnyOrder("environment variable mcp-relay.servers.up.authorization: " + SHELL_SYNTAX,
+					"environment variable spring.data.redis.password: " + SHELL_SYNTAX);
+	}
+
+	@Test
+	void shellSyntaxAndUnsetVariablesInSpringApplicationJsonAreRefused() {
+		// cold review A, finding 5: SPRING_APPLICATION_JSON's "Bearer $OTHER_TOKEN" was sent as written
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("SPRING_APPLICATION_JSON", "{\"mcp-relay\":{\"servers\":{\"up\":{\"headers\":"
+								+ "[{\"name\":\"X-H\",\"value\":\"Bearer $OTHER_TOKEN\"}]}}},\"management\":{\"x\":"
+								+ "\"${MCP_RELAY_TEST_UNSET_JSON}\"}}")));
+		new org.springframework.boot.support.SpringApplicationJsonEnvironmentPostProcessor()
+			.postProcessEnvironment(environment, new SpringApplication());
+		assertThat(environment.getPropertySources().contains("spring.application.json")).isTrue();
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.as("by the property; nothing of an environment variable's value")
+			.containsExactlyInAnyOrder("mcp-relay.servers.up.headers[0].value: " + SHELL_SYNTAX,
+					"management.x: " + UNSET);
+	}
+
+	@Test
 	void aSecretThatBeginsWithADollarIsNeitherRefusedNorPrinted() {
 		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.sessions.secret=${MCP_RELAY_TEST_DOLLAR_SECRET}",
