@@ -19,7 +19,8 @@ import com.fasterxml.jackson.core.JsonToken;
  */
 public final class NotificationScan {
 
-	private static final JsonFactory FACTORY = JsonFactory.builder().build();
+	/** The relay's one factory: a small message's names in a bounded shared table, a large one's in none. */
+	private static final JsonFactory FACTORY = JsonRpcParser.mapper().getFactory();
 
 	private NotificationScan() {
 	}

@@ -36,8 +36,14 @@ import org.springframework.core.env.StandardEnvironment;
  * {@code spring.data.redis} and of the environment variables meant for the relay, as they are written, before any placeholder is resolved, so that a secret that happens to
  * begin with {@code $} ({@code ${SESSIONS_SECRET}} set to {@code $Qm7...}) is never taken for one.</li>
  * </ul>
- * Each is a {@link ConfigurationProblem} naming the property and the variable as written, never a value, which may be
- * a secret.
+ * Each is a {@link ConfigurationProblem} naming the property and saying what is wrong. It names the variable too only
+ * when the text is one an operator writes as configuration, in a configuration file, a command-line argument or a
+ * system property, where {@code ${...}} is Spring Boot's placeholder syntax (so what stands between the braces is a
+ * name the operator wrote, not text of a secret), and only when that name is an environment variable's, in upper case
+ * ({@code ${SESSIONS_SECRET}}). A value set in an environment variable ({@code MCPRELAY_SESSIONS_SECRET}, a dotted
+ * name, {@code SPRING_APPLICATION_JSON}) is often the secret itself ({@code kP9#x2${Wq7vLm}Tz4...}, {@code $ABC123}):
+ * of such a value, and of any name that is not an environment variable's, nothing is ever printed ("refers to a
+ * variable that is not set", "holds shell syntax").
  *
  * <p>The {@code mcp-relay} tree is walked from the {@link RelayProperties} record itself (records, maps by key, lists
  * by index, text leaves), so a property added tomorrow is covered the day it exists.
@@ -63,6 +69,12 @@ public final class UnresolvedVariables {
 	private static final Set<String> WRITTEN = Set.of(CommandLinePropertySource.COMMAND_LINE_PROPERTY_SOURCE_NAME,
 			StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
 
+	/** The property source Spring Boot makes of {@code SPRING_APPLICATION_JSON}: written too, in an environment variable. */
+	static final String APPLICATION_JSON = "spring.application.json";
+
+	/** An environment variable's name as the docs write them: the only names a problem prints. */
+	private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Z_][A-Z0-9_]*");
+
 	private UnresolvedVariables() {
 	}
 
@@ -77,10 +89,11 @@ public final class UnresolvedVariables {
 		List<ConfigurationProblem> problems = new ArrayList<>();
 		walk("mcp-relay", RELAY, properties, (path, name, value) -> {
 			if (value instanceof CharSequence) {
-				String written = written(name, environment);
-				String variable = written == null ? null : unsetVariable(written, environment);
+				ConfigurationProperty written = written(name, environment);
+				String variable = written == null ? null
+						: unsetVariable(String.valueOf(written.getValue()), environment);
 				if (variable != null) {
-					problems.add(unset(path, variable));
+					problems.add(unset(path, variable, namable(written.getSource())));
 				}
 			}
 		});
@@ -88,16 +101,16 @@ public final class UnresolvedVariables {
 	}
 
 	/**
-	 * The value of {@code name} as written in the first property source that holds it (or holds the list it is an
-	 * element of, written as one comma-separated text), or {@code null} when none does.
+	 * {@code name} as written in the first property source that holds it (or holds the list it is an element of,
+	 * written as one comma-separated text), or {@code null} when none does.
 	 */
-	private static String written(ConfigurationPropertyName name, Environment environment) {
+	private static ConfigurationProperty written(ConfigurationPropertyName name, Environment environment) {
 		for (ConfigurationPropertyName at = name; at != null && !at.isEmpty(); at = at.isLastElementIndexed()
 				? at.getParent() : null) {
 			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 				ConfigurationProperty property = source.getConfigurationProperty(at);
 				if (property != null && property.getValue() != null) {
-					return String.valueOf(property.getValue());
+					return property;
 				}
 			}
 		}
@@ -171,17 +184,21 @@ public final class UnresolvedVariables {
 	}
 
 	/**
-	 * One problem per key the operator wrote (in a configuration file, a command-line argument or a system property)
-	 * that would be used as literal text: outside {@code mcp-relay} (which {@link #find(RelayProperties, Environment)}
-	 * covers), a value whose text as written refers to a variable that is not set and has no default; under {@code mcp-relay} and
-	 * {@code spring.data.redis}, a value written with a variable in shell syntax.
+	 * One problem per key the operator wrote (in a configuration file, a command-line argument, a system property or
+	 * {@code SPRING_APPLICATION_JSON}) that would be used as literal text: outside {@code mcp-relay} (which
+	 * {@link #find(RelayProperties, Environment)} covers), a value whose text as written refers to a variable that is
+	 * not set and has no default; under {@code mcp-relay} and {@code spring.data.redis}, a value written with a
+	 * variable in shell syntax, there and in the environment variables that set them
+	 * ({@link #shellSyntaxInRelayVariables}).
 	 */
 	public static List<ConfigurationProblem> findInEnvironment(Environment environment) {
 		TreeMap<String, ConfigurationProblem> problems = new TreeMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-			if (!(source instanceof IterableConfigurationPropertySource iterable) || !written(source)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)
+					|| !written(source) && !isApplicationJson(source)) {
 				continue;
 			}
+			boolean namable = namable(source);
 			iterable.forEach(name -> {
 				String key = name.toString();
 				ConfigurationProperty property = source.getConfigurationProperty(name);
@@ -192,7 +209,7 @@ public final class UnresolvedVariables {
 				Matcher shell = SHELL.matcher(written);
 				if ((RELAY.isAncestorOf(name) || STORE.isAncestorOf(name)) && !PLACEHOLDER.matcher(written).find()
 						&& shell.find()) {
-					problems.put(key, shellSyntax(key, shell.group(1)));
+					problems.put(key, shellSyntax(key, shell.group(1), namable));
 					return;
 				}
 				if (RELAY.isAncestorOf(name)) {
@@ -200,7 +217,7 @@ public final class UnresolvedVariables {
 				}
 				String variable = unsetVariable(written, environment);
 				if (variable != null) {
-					problems.put(key, unset(key, variable));
+					problems.put(key, unset(key, variable, namable));
 				}
 			});
 		}
@@ -209,10 +226,12 @@ public final class UnresolvedVariables {
 	}
 
 	/**
-	 * One problem per environment variable meant for the relay ({@link RelayEnvironmentVariables#namesAProperty}:
-	 * {@code MCPRELAY_...}, {@code MCP_RELAY_...}) whose value holds a variable in shell syntax: the operator wrote
-	 * those values too ({@code MCPRELAY_SERVERS_UP_HEADERS_0_VALUE='Bearer $GITHUB_TOKEN'}), and Spring Boot expands
-	 * no {@code $VAR} in them either. Named by the variable, never by its value.
+	 * One problem per environment variable that sets a property of the relay or of its store, by either name Spring
+	 * Boot binds ({@link RelayEnvironmentVariables#namesAProperty}: {@code MCPRELAY_...}, {@code MCP_RELAY_...}; or
+	 * the property's own dotted name, {@code mcp-relay.servers.up.authorization=...}), whose value holds a variable in
+	 * shell syntax: the operator wrote those values too ({@code MCPRELAY_SERVERS_UP_HEADERS_0_VALUE='Bearer
+	 * $GITHUB_TOKEN'}), and Spring Boot expands no {@code $VAR} in them either. Named by the environment variable,
+	 * never by anything of its value, which may be the secret itself.
 	 */
 	private static Map<String, ConfigurationProblem> shellSyntaxInRelayVariables(Environment environment) {
 		Map<String, ConfigurationProblem> problems = new TreeMap<>();
@@ -222,17 +241,26 @@ public final class UnresolvedVariables {
 		}
 		for (String variable : variables.getPropertyNames()) {
 			Object value = variables.getProperty(variable);
-			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable)
+			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable) && !setsRelayProperty(variable)
 					|| PLACEHOLDER.matcher(String.valueOf(value)).find()) {
 				continue;
 			}
 			Matcher shell = SHELL.matcher(String.valueOf(value));
 			if (shell.find()) {
 				String key = "environment variable " + variable;
-				problems.put(key, shellSyntax(key, shell.group(1)));
+				problems.put(key, shellSyntax(key, shell.group(1), false));
 			}
 		}
 		return problems;
+	}
+
+	/** Whether an environment variable's dotted name is a property of the relay or of its store. */
+	private static boolean setsRelayProperty(String variable) {
+		if (!ConfigurationPropertyName.isValid(variable)) {
+			return false;
+		}
+		ConfigurationPropertyName name = ConfigurationPropertyName.of(variable);
+		return RELAY.isAncestorOf(name) || STORE.isAncestorOf(name);
 	}
 
 	/** Whether the operator wrote {@code source}: a configuration file, the command line, the system properties. */
@@ -242,12 +270,33 @@ public final class UnresolvedVariables {
 				|| underlying instanceof PropertySource<?> named && WRITTEN.contains(named.getName());
 	}
 
-	private static ConfigurationProblem unset(String path, String variable) {
+	private static boolean isApplicationJson(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof PropertySource<?> named
+				&& APPLICATION_JSON.equals(named.getName());
+	}
+
+	/**
+	 * Whether a problem may name a variable written in {@code source}: one an operator writes as configuration text (a
+	 * file, the command line, a system property), never an environment variable, whose value may be a secret.
+	 */
+	private static boolean namable(ConfigurationPropertySource source) {
+		return source != null && written(source);
+	}
+
+	private static ConfigurationProblem unset(String path, String variable, boolean namable) {
+		if (!namable || !VARIABLE_NAME.matcher(variable).matches()) {
+			return new ConfigurationProblem(path, "refers to a variable that is not set (Spring Boot would use the "
+					+ "text as written)", "Set the variable the value refers to, or give it a default (${NAME:value})");
+		}
 		return new ConfigurationProblem(path, "refers to ${" + variable + "}, which is not set",
 				"Set the environment variable " + variable + " (or give a default: ${" + variable + ":value})");
 	}
 
-	private static ConfigurationProblem shellSyntax(String path, String variable) {
+	private static ConfigurationProblem shellSyntax(String path, String variable, boolean namable) {
+		if (!namable) {
+			return new ConfigurationProblem(path, "holds shell syntax ($ and a variable's name), which Spring Boot "
+					+ "does not expand: it would be used as written", "Write ${NAME} instead of $NAME");
+		}
 		return new ConfigurationProblem(path, "holds $" + variable
 				+ " in shell syntax, which Spring Boot does not expand: it would be used as written",
 				"Write ${" + variable + "} instead of $" + variable);

@@ -248,10 +248,13 @@ public class RequestInterception {
 	}
 
 	/**
-	 * What goes upstream and what the relay answers. A POST that forwards no request (notifications and answers only)
-	 * and has a message refused is refused whole: its answer is 400 with the id-less errors, which a client takes as
-	 * its POST not accepted (the Streamable HTTP transport's rule) and may send again, so nothing of it goes upstream;
-	 * with a request forwarded, the refusals join the request's answers (200) and the rest goes on.
+	 * What goes upstream and what the relay answers. A POST that serves no request (none forwarded, none answered by
+	 * an interceptor's respond), holds an answer or a notification, and has any element refused (an answer, a
+	 * notification, an invalid element or a request, with an id or without) is refused whole: its answer is 400 with
+	 * the errors, which a client takes as its POST not accepted (the Streamable HTTP transport's rule: a POST of answers
+	 * and notifications gets 202 or an HTTP error) and may send again, so nothing of it goes upstream. A POST of
+	 * requests only, all refused, is answered as requests are; with a request served, the refusals join the request's
+	 * answers (200) and the rest goes on.
 	 */
 	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions, PendingRequests pending) {
 		List<ObjectNode> forwarded = new ArrayList<>();
@@ -261,9 +264,11 @@ public class RequestInterception {
 		boolean changed = !payload.isWhole();
 		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
 		boolean forwardsRequest = false;
+		boolean holdsAnswerOrNotification = false;
 		for (Decision decision : decisions) {
 			JsonRpcMessage message = decision.message();
 			Verdict verdict = decision.verdict();
+			holdsAnswerOrNotification |= !message.isRequest();
 			if (verdict.proceeds()) {
 				forwarded.add(message.node());
 				changed |= decision.changed();
@@ -288,10 +293,14 @@ public class RequestInterception {
 						verdict.error().data()));
 			}
 		}
-		if (!answers.isEmpty() && idless && !forwardsRequest) {
+		boolean refused = !payload.invalidAnswers().isEmpty()
+				|| stops.stream().anyMatch(stop -> stop.kind() != Verdict.Kind.RESPOND);
+		boolean servesRequest = forwardsRequest || stops.stream().anyMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
+		boolean refusedWhole = refused && !servesRequest && (idless || holdsAnswerOrNotification);
+		if (refusedWhole) {
 			forwarded.clear();
 		}
-		return new InboundPlan(payload, forwarded, changed, pending, answers, idless, stops, notifications);
+		return new InboundPlan(payload, forwarded, changed, pending, answers, refusedWhole, stops, notifications);
 	}
 
 	private static ObjectNode error(JsonRpcMessage message, RejectError error) {

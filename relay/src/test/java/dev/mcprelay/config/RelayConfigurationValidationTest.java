@@ -388,11 +388,78 @@ class RelayConfigurationValidationTest {
 		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
 			.as("named by the variable; a lower-case $ word (a secret's text), and variables not meant for the relay, "
 					+ "are no variables")
-			.containsExactly("environment variable MCPRELAY_SERVERS_UP_HEADERS_0_VALUE: holds $GITHUB_TOKEN in shell "
-					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${GITHUB_TOKEN} "
-					+ "instead of $GITHUB_TOKEN", "environment variable MCP_RELAY_SECURITY_MODE: holds $RELAY_MODE in shell "
-					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${RELAY_MODE} "
-					+ "instead of $RELAY_MODE");
+			.containsExactly("environment variable MCPRELAY_SERVERS_UP_HEADERS_0_VALUE: " + SHELL_SYNTAX,
+					"environment variable MCP_RELAY_SECURITY_MODE: " + SHELL_SYNTAX);
+	}
+
+	/** What a problem says of shell syntax in a value that may be a secret: nothing of the value. */
+	private static final String SHELL_SYNTAX = "holds shell syntax ($ and a variable's name), which Spring Boot does not "
+			+ "expand: it would be used as written. Write ${NAME} instead of $NAME";
+
+	/** What a problem says of a placeholder in a value that may be a secret: nothing of the value. */
+	private static final String UNSET = "refers to a variable that is not set (Spring Boot would use the text as "
+			+ "written). Set the variable the value refers to, or give it a default (${NAME:value})";
+
+	@Test
+	void aSecretSetInAnEnvironmentVariableIsNeverPrintedInPartEither() {
+		// cold review A, finding 6: "mcp-relay.sessions.secret: refers to ${Wq7vLm}, which is not set"
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("MCPRELAY_SESSIONS_SECRET", "kP9#x2${Wq7vLm}Tz4-0123456789abcdef",
+								"MCPRELAY_SERVERS_UP_AUTHORIZATION", "QM7 $ABC123 tail")));
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+		List<ConfigurationProblem> problems = new ArrayList<>(UnresolvedVariables.findInEnvironment(environment));
+		problems.addAll(RelayPropertiesValidator.validate(bound, environment));
+
+		assertThat(problems).extracting(ConfigurationProblem::toString)
+			.as("refused, by the property, saying what is wrong; nothing of the value")
+			.contains("mcp-relay.sessions.secret: " + UNSET,
+					"environment variable MCPRELAY_SERVERS_UP_AUTHORIZATION: " + SHELL_SYNTAX)
+			.noneMatch(problem -> problem.contains("Wq7vLm") || problem.contains("ABC123") || problem.contains("QM7"));
+	}
+
+	@Test
+	void aPlaceholderWrittenInAFileOrOnTheCommandLineIsNamedOnlyByAnEnvironmentVariablesName() {
+		assertThat(problemsFor("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.sessions.secret=kP9#x2${Wq7vLm}Tz4-0123456789abcdef"))
+			.extracting(ConfigurationProblem::toString)
+			.as("a secret written whole on the command line: the text between its braces is no variable's name")
+			.containsExactly("mcp-relay.sessions.secret: " + UNSET);
+	}
+
+	@Test
+	void shellSyntaxInADottedEnvironmentVariableIsRefused() {
+		// cold review A, finding 5: 'mcp-relay.servers.up.authorization=Bearer $GITHUB_TOKEN' started the relay
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("mcp-relay.servers.up.authorization", "Bearer $GITHUB_TOKEN",
+								"spring.data.redis.password", "$REDIS_PASSWORD", "other.key", "$NOT_THE_RELAYS")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.containsExactlyInAnyOrder("environment variable mcp-relay.servers.up.authorization: " + SHELL_SYNTAX,
+					"environment variable spring.data.redis.password: " + SHELL_SYNTAX);
+	}
+
+	@Test
+	void shellSyntaxAndUnsetVariablesInSpringApplicationJsonAreRefused() {
+		// cold review A, finding 5: SPRING_APPLICATION_JSON's "Bearer $OTHER_TOKEN" was sent as written
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("SPRING_APPLICATION_JSON", "{\"mcp-relay\":{\"servers\":{\"up\":{\"headers\":"
+								+ "[{\"name\":\"X-H\",\"value\":\"Bearer $OTHER_TOKEN\"}]}}},\"management\":{\"x\":"
+								+ "\"${MCP_RELAY_TEST_UNSET_JSON}\"}}")));
+		new org.springframework.boot.support.SpringApplicationJsonEnvironmentPostProcessor()
+			.postProcessEnvironment(environment, new SpringApplication());
+		assertThat(environment.getPropertySources().contains("spring.application.json")).isTrue();
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.as("by the property; nothing of an environment variable's value")
+			.containsExactlyInAnyOrder("mcp-relay.servers.up.headers[0].value: " + SHELL_SYNTAX,
+					"management.x: " + UNSET);
 	}
 
 	@Test
