@@ -8,6 +8,7 @@ import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.config.HeaderProperties;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.UpstreamOAuth2Properties;
 
 /**
  * One view of an upstream: what the server can tell its callers apart by, so that the tools it published to one view
@@ -22,6 +23,10 @@ import dev.mcprelay.config.ServerProperties;
  * view: a server that tells callers apart by one must have it configured ({@code from-request-header}) for the relay
  * to keep their definitions apart. The interceptors' headers are those set when the view is read: by every
  * {@code user-request} interceptor, and by the request-stage ones ordered before the policies.
+ *
+ * <p>A view is also the upstream itself as the relay reaches it: the server's URL, transport, authorization, fixed
+ * headers and OAuth2 client, so that what one upstream published never decides a call to another after a reload
+ * moved the server ({@code servers.<id>.url} changed) or changed whom it speaks as.
  *
  * <p>The caller and the values are kept as their SHA-256 only: a view holds no credential or claim.
  *
@@ -65,9 +70,10 @@ public record UpstreamView(String server, String digest) {
 			field(view, caller.claimAsText("sub"));
 		}
 		if (server != null) {
+			upstream(view, server);
 			for (HeaderProperties header : server.headers()) {
 				if (header.value() != null) {
-					continue; // the same for every caller
+					continue; // the same for every caller: part of the upstream above
 				}
 				field(view, header.name());
 				if (header.fromCallerClaim() != null) {
@@ -81,6 +87,32 @@ public record UpstreamView(String server, String digest) {
 			}
 		}
 		return view;
+	}
+
+	/** The upstream as the relay reaches it and speaks to it: another URL or credential is another view. */
+	private static void upstream(StringBuilder view, ServerProperties server) {
+		field(view, server.url());
+		field(view, server.transport().name());
+		field(view, server.authorization());
+		for (HeaderProperties header : server.headers()) {
+			if (header.value() != null) {
+				field(view, header.name());
+				field(view, header.value());
+			}
+		}
+		UpstreamOAuth2Properties oauth2 = server.oauth2();
+		if (oauth2 != null) {
+			field(view, oauth2.grant().name());
+			field(view, oauth2.tokenUri());
+			field(view, oauth2.issuerUri());
+			field(view, oauth2.clientId());
+			field(view, oauth2.clientSecret());
+			field(view, oauth2.privateKey());
+			field(view, oauth2.keyId());
+			field(view, String.join(" ", oauth2.scopes()));
+			field(view, oauth2.audience());
+		}
+		field(view, "callers");
 	}
 
 	/** {@code value} appended so that no two sequences of values read alike: its length, then itself. */
