@@ -63,6 +63,21 @@ for member in m1 m2; do
   MEMBER_ARGS+=("--mcp-relay.servers.$member.url=http://127.0.0.1:$port/mcp")
 done
 
+# cluster_port: a free port whose cluster bus port (10000 above it) fits in 65535 and is free too
+cluster_port() {
+  python3 -c '
+import socket
+while True:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+    if port <= 55535:
+        b = socket.socket()
+        try:
+            b.bind(("127.0.0.1", port + 10000)); b.close(); s.close(); print(port); break
+        except OSError:
+            pass
+    s.close()'
+}
+
 # start_redis TOPOLOGY: starts it; sets REDIS_PORTS and REDIS_ARGS (the relays' spring.data.redis.* arguments)
 start_redis() {
   REDIS_PORTS=()
@@ -70,7 +85,7 @@ start_redis() {
   local nodes=() port dir
   local count=1; [ "$1" = cluster ] && count=3
   for _ in $(seq 1 "$count"); do
-    port=$(free_port)
+    if [ "$1" = cluster ]; then port=$(cluster_port); else port=$(free_port); fi
     dir="$WORK/redis-$port"
     mkdir -p "$dir"
     if [ "$1" = cluster ]; then
