@@ -4,8 +4,8 @@ import io.netty.handler.timeout.ReadTimeoutException;
 
 /**
  * The client stopped sending a request it had begun (its headers, or part of its body, came; then nothing for
- * {@code mcp-relay.client-connections.request-read-timeout}): Reactor Netty's read timeout on the client connection
- * fails the request's body with Netty's {@link ReadTimeoutException}. It is the client's fault, not the relay's: the
+ * {@code mcp-relay.client-connections.request-read-timeout}) before the relay answered it: {@link RequestReadTimeout}
+ * on the client connection fails the request's body with Netty's {@link ReadTimeoutException}. It is the client's fault, not the relay's: the
  * request is answered 408 {@code request_read_timeout} and the connection closed. No other read timeout reaches the
  * handling of a client's request: the relay's upstream exchanges classify their own failures before they reach it.
  */

@@ -37,7 +37,8 @@ import reactor.core.publisher.Mono;
  * its answer is not to be replaced by "try again", {@link BoundedBody#readAnswer}), checked to be JSON-RPC, run
  * through the server-to-client stages, relayed byte for byte
  * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. Written no faster than the
- * client takes it ({@link ClientWriteWindow#whole}: at most {@code sessions.max-held-bytes} of it off the heap); An empty body when no
+ * client takes it ({@link ClientWriteWindow#whole}: at most {@code sessions.max-held-bytes} of it off the heap) and cut,
+ * as a stalled stream is, when the client takes nothing of it for {@code client-write}; an empty body when no
  * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
  * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
@@ -141,7 +142,7 @@ class ResponseRelay {
 						if (!afterStage.changed() && localAnswers.isEmpty()) {
 							responseHead.write(call, upstreamResponse, false);
 							response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-							return ClientWriteWindow.whole(response, body, maxHeldBytes);
+							return writeWhole(call, body);
 						}
 						List<ObjectNode> all = new ArrayList<>(afterStage.answers());
 						all.addAll(localAnswers);
@@ -189,7 +190,7 @@ class ResponseRelay {
 				RelayResponse response = call.exchange().response();
 				responseHead.write(call, upstreamResponse, false);
 				response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-				return ClientWriteWindow.whole(response, body, maxHeldBytes);
+				return writeWhole(call, body);
 			});
 	}
 
@@ -217,7 +218,7 @@ class ResponseRelay {
 					byte[] body = messages.bytesWith(extra);
 					responseHead.write(call, upstreamResponse, false);
 					response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-					return ClientWriteWindow.whole(response, body, maxHeldBytes);
+					return writeWhole(call, body);
 				}
 				boolean allResults = extra.stream().noneMatch(answer -> answer.has("error"));
 				if (!allResults) {
@@ -226,6 +227,20 @@ class ResponseRelay {
 				return RelayAnswers.answer(response, allResults ? HttpStatus.OK : failure.status(), extra,
 						call.plan() != null && call.plan().payload().batch());
 			});
+	}
+
+	/**
+	 * Writes {@code body}, the whole answer, through a {@link ClientWriteWindow}, timed by the client's clock of a
+	 * {@link StreamWatch} ({@code timeouts.client-write}): a client that takes nothing of it for that long is closed as a
+	 * stalled stream's is ({@link OpenStreams#endForStalledClient}: reason {@code client_write_timeout}, outcome
+	 * {@code client_error}, counted), on a member's exchange too, whose "client" is the virtual server's reader.
+	 */
+	private Mono<Void> writeWhole(RelayCall call, byte[] body) {
+		RelayResponse response = call.exchange().response();
+		Upstream upstream = call.upstream();
+		return ClientWriteWindow.whole(response, body, maxHeldBytes,
+				StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout(), response),
+				() -> openStreams.endForStalledClient(call));
 	}
 
 	/**

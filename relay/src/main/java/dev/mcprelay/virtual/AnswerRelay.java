@@ -6,6 +6,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -32,7 +34,8 @@ import reactor.core.publisher.Mono;
  * to the client's connection and not yet written is bounded by {@code sessions.max-held-bytes}, so a client that reads
  * nothing stops the member's stream at the relay (whose member relay then finds its reader stalled for the member's
  * {@code timeouts.client-write} and the client's connection is closed, {@link MemberCalls}), instead of letting
- * Reactor Netty's write take 128 whole events ahead of the socket.
+ * Reactor Netty's write take 128 whole events ahead of the socket. A member's JSON answer goes through one too
+ * ({@link #writeWhole}), so that a client that reads nothing of it is found stalled likewise.
  */
 @Component
 class AnswerRelay {
@@ -93,7 +96,7 @@ class AnswerRelay {
 			response.headers().set("Mcp-Session-Id", call.session().id());
 		}
 		if (!answer.isEventStream()) {
-			return response.write(answer.body());
+			return writeWhole(response, answer.body());
 		}
 		Flux<byte[]> events = MemberMessages.events(answer).map(event -> rewrite(call, answer.member(), event));
 		return writeEvents(response, events);
@@ -162,6 +165,24 @@ class AnswerRelay {
 	static void eventStreamHeaders(HttpHeaders headers) {
 		headers.set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
 		headers.set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+	}
+
+	/**
+	 * Writes {@code body}, a member's whole answer (JSON, or an error's body), through a {@link ClientWriteWindow} as
+	 * events are: at most {@code sessions.max-held-bytes} handed to the client's connection and not yet written, each
+	 * piece copied off the member's buffer as the window takes it. A client that reads nothing stops the member's write,
+	 * whose relay finds its reader stalled for the member's {@code timeouts.client-write} and has the client's connection
+	 * closed ({@link MemberCalls}), as for an event stream; without the window, Reactor Netty's write took the whole
+	 * answer (128 slices of 64 KB) ahead of a client that read nothing, and nobody was left waiting to find it stalled.
+	 */
+	Mono<Void> writeWhole(RelayResponse response, Flux<DataBuffer> body) {
+		return response.write(ClientWriteWindow.buffers(body.map(buffer -> {
+			byte[] bytes = new byte[buffer.readableByteCount()];
+			buffer.read(bytes);
+			DataBufferUtils.release(buffer);
+			return bytes;
+		}), response, maxHeldBytes, () -> {
+		}));
 	}
 
 	/**

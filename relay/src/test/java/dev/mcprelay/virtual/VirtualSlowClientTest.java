@@ -2,14 +2,6 @@ package dev.mcprelay.virtual;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,6 +14,7 @@ import dev.mcprelay.McpRelayApplication;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.NonReadingClient;
 import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
@@ -47,76 +40,34 @@ class VirtualSlowClientTest {
 							"mcp-relay.servers.burster.max-buffered-body=2MB",
 							"mcp-relay.servers.burster.timeouts.client-write=2s",
 							"mcp-relay.sessions.max-held-bytes=1MB", "mcp-relay.virtual-servers.big.members=burster")
-					.run();
-				Socket client = new Socket()) {
+					.run()) {
 			int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
 			McpSession session = McpSession.open(new RawHttp(port), "big");
 			int logMark = CapturedLogs.all().size();
-			client.setReceiveBufferSize(4096);
-			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
 			String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"burster_burst\","
 					+ "\"arguments\":{\"count\":200,\"size\":" + 512 * 1024 + "},\"_meta\":{\"progressToken\":1}}}";
-			OutputStream out = client.getOutputStream();
-			out.write(("POST /mcp/big HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: "
-					+ RawHttp.ACCEPT_BOTH + "\r\nMcp-Session-Id: " + session.id() + "\r\nMCP-Protocol-Version: "
-					+ McpSession.PROTOCOL_VERSION + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
-				.getBytes(StandardCharsets.UTF_8));
-			out.flush();
+			try (NonReadingClient client = NonReadingClient.post(port, "/mcp/big", body,
+					"Mcp-Session-Id: " + session.id(), "MCP-Protocol-Version: " + McpSession.PROTOCOL_VERSION)) {
+				// reads nothing: the member's relay gives up on its reader after client-write (2s) once it holds all it may
+				String line = NonReadingClient.awaitAccessLine(logMark, "rpc_method=tools/call", "server=big");
 
-			// reads nothing: the member's relay gives up on its reader after client-write (2s) once it holds all it may
-			String line = awaitAccessLine(logMark);
-
-			assertThat(line).contains("reason=client_write_timeout");
-			Matcher bytes = Pattern.compile(" bytes=(\\d+)").matcher(line);
-			assertThat(bytes.find()).as(line).isTrue();
-			assertThat(Long.parseLong(bytes.group(1)))
-				.as("handed to a client that read nothing: the bound (1 MB), an event (0.5 MB) and what the sockets "
-						+ "took, never 128 events of 0.5 MB (64 MB)")
-				.isLessThan(10L * 1024 * 1024);
-			Counter stalls = relay.getBean(MeterRegistry.class)
-				.find(RelayMeters.CLIENT_STALLS)
-				.tag(RelayMeters.SERVER, "burster")
-				.counter();
-			assertThat(stalls).as("counted as a stalled client").isNotNull();
-			assertThat(stalls.count()).isEqualTo(1);
-			assertThat(readToTheEnd(client)).as("the client's connection was closed, as a pass-through one's is")
-				.isEqualTo(-1);
-		}
-	}
-
-	/** The virtual server's own access-log line for the call (the member's exchange has one of its own). */
-	private static String awaitAccessLine(int logMark) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		while (System.nanoTime() < deadline) {
-			for (String line : CapturedLogs.since(logMark)) {
-				if (line.contains("mcp.relay.access") && line.contains("rpc_method=tools/call")
-						&& line.contains("server=big")) {
-					return line;
-				}
-			}
-			Thread.sleep(20);
-		}
-		throw new AssertionError("waited 60s in vain for the call's access-log line");
-	}
-
-	/** What the last read returned: -1 once the relay closed the connection, else what a 10 s wait read. */
-	private static int readToTheEnd(Socket client) throws Exception {
-		client.setSoTimeout(10_000);
-		InputStream in = client.getInputStream();
-		byte[] buffer = new byte[64 * 1024];
-		int read = 0;
-		while (read >= 0) {
-			try {
-				read = in.read(buffer);
-			}
-			catch (SocketTimeoutException open) {
-				return read;
-			}
-			catch (SocketException reset) {
-				return -1;
+				assertThat(line).contains("reason=client_write_timeout");
+				Matcher bytes = Pattern.compile(" bytes=(\\d+)").matcher(line);
+				assertThat(bytes.find()).as(line).isTrue();
+				assertThat(Long.parseLong(bytes.group(1)))
+					.as("handed to a client that read nothing: the bound (1 MB), an event (0.5 MB) and what the sockets "
+							+ "took, never 128 events of 0.5 MB (64 MB)")
+					.isLessThan(10L * 1024 * 1024);
+				Counter stalls = relay.getBean(MeterRegistry.class)
+					.find(RelayMeters.CLIENT_STALLS)
+					.tag(RelayMeters.SERVER, "burster")
+					.counter();
+				assertThat(stalls).as("counted as a stalled client").isNotNull();
+				assertThat(stalls.count()).isEqualTo(1);
+				assertThat(client.readToTheEnd()).as("the client's connection was closed, as a pass-through one's is")
+					.isEqualTo(-1);
 			}
 		}
-		return read;
 	}
 
 }
