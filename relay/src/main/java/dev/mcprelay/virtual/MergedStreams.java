@@ -129,20 +129,26 @@ class MergedStreams {
 	}
 
 	/**
-	 * {@code member} joined a virtual session (late, or again) in {@code memberSession}: its stream joins the session's
-	 * here, if there is one, and {@code notices} go to the client on it.
+	 * {@code member} joined a virtual session (late, or again) in {@code memberSession}, by the request {@code by}: its
+	 * stream joins the session's here, if there is one, and {@code notices} go to the client on the session's GET
+	 * stream when one is attached (or when {@code by} is the session's own stream, which found the member's session
+	 * lost while one was). Otherwise the request that joined the member carries them before its answer, whatever the
+	 * session's age: a client with no GET open never reads what is held for one.
 	 *
-	 * @return whether the session has a stream here that took the notices
+	 * @return whether the session's stream here took the notices
 	 */
 	boolean joined(String virtualId, String sessionId, String member, MemberSession memberSession,
-			List<ObjectNode> notices) {
+			List<ObjectNode> notices, Object by) {
 		MergedSession session = sessions.get(key(virtualId, sessionId));
 		if (session == null) {
 			return false;
 		}
 		session.open(member, memberSession);
-		session.tell(notices);
-		return true;
+		if (by == session) {
+			session.tell(notices);
+			return true;
+		}
+		return session.tellIfAttached(notices);
 	}
 
 	/**
