@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
  * <li><b>Ended</b> when no client GET came within {@link ClientStream#WAIT} (of the join, or of the client's last GET
  * ending), or when the session ends. What is still held then is counted and logged as undelivered
  * ({@link UndeliveredMessages}), but for events the member can send again (it gave them ids) to a client that had a
- * stream.</li>
+ * stream; a member's request among them is answered to the member with an error, unless the session ended.</li>
  * </ul>
  * Event ids: the position of every member's stream (member to its last event id, {@link MemberIds#eventId}) at the
  * moment the event entered the session, which is the order the client receives them in.
@@ -342,6 +342,7 @@ final class MergedSession {
 	void end(String reason) {
 		List<MemberStream> streams;
 		List<HeldEvents.Event> left;
+		Map<String, MemberSession> memberSessions = new LinkedHashMap<>();
 		synchronized (this) {
 			if (ended) {
 				return;
@@ -349,11 +350,13 @@ final class MergedSession {
 			ended = true;
 			streams = new ArrayList<>(members.values());
 			left = held.clear();
+			memberSessions.putAll(parked);
+			streams.forEach(stream -> memberSessions.put(stream.member(), stream.memberSession()));
 		}
 		client.end();
 		streams.forEach(MemberStream::end);
 		parts.streams().ended(this);
-		parts.undelivered().count(server.id(), left, reason);
+		parts.undelivered().count(this, left, reason, memberSessions);
 	}
 
 }
