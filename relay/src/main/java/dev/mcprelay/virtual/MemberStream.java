@@ -233,8 +233,9 @@ final class MemberStream {
 	 * {@link SessionOrder#GET_HEADERS_GRACE} after the member answered {@code answered}'s GET: no event came with the
 	 * headers, so the member sends a stream's headers as it opens it (it does not hold them for its first event, as the
 	 * MCP Java SDK's servlet transport does): it had no stream before it answered, and the calls that went ahead of it
-	 * reached a member with no stream for its requests ({@link MergedStreams#answeredAlone}). A stream whose first event
-	 * came with its headers tells nothing: the member may have held its headers for that event.
+	 * reached a member with no stream for its requests ({@link MergedStreams#answeredAlone}). An event that carries no
+	 * message (a priming event, which a server sends as it opens a stream, or a comment) does not change that. A stream
+	 * whose first message came with its headers tells nothing: the member may have held its headers for that message.
 	 */
 	private void judge(Attempt answered) {
 		int ahead;
@@ -288,7 +289,7 @@ final class MemberStream {
 		/** Calls that went to the member while this attempt was OPENING; guarded by the stream. */
 		int callsAhead;
 
-		/** Whether an event came on this attempt's stream before it was judged; guarded by the stream. */
+		/** Whether a message came on this attempt's stream before it was judged, or it was judged; guarded by the stream. */
 		boolean eventSeen;
 
 		/** Completes when the member is found to have had no stream for the calls that went ahead. */
@@ -312,8 +313,10 @@ final class MemberStream {
 
 		@Override
 		protected void hookOnNext(AnswerRelay.ClientEvent event) {
-			synchronized (MemberStream.this) {
-				attempt.eventSeen = true;
+			if (event.message()) {
+				synchronized (MemberStream.this) {
+					attempt.eventSeen = true;
+				}
 			}
 			if (session.offer(MemberStream.this, this, event)) {
 				request(1);
