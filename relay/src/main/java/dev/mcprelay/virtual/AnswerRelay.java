@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -62,14 +64,22 @@ class AnswerRelay {
 	 * stream (a JSON answer then goes as the stream's last event); otherwise the notices are left out.
 	 */
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer, List<ObjectNode> notices) {
+		return relay(call, answer, notices, Mono.never(), null);
+	}
+
+	/**
+	 * {@link #relay(VirtualCall, MemberAnswer, List)}, an event stream ending as {@code cut} completes: the member's
+	 * exchange is cancelled, and the client gets {@code instead} as the stream's last event (the error for its request,
+	 * whose answer will not come).
+	 */
+	Mono<Void> relay(VirtualCall call, MemberAnswer answer, List<ObjectNode> notices, Mono<Void> cut,
+			Supplier<ObjectNode> instead) {
 		if (notices.isEmpty() || !VirtualAnswers.acceptsEventStream(call) || !answer.status().is2xxSuccessful()
 				|| !(answer.isEventStream() || answer.isJson())) {
-			return relay(call, answer);
+			return relay(call, answer, cut, instead);
 		}
-		Flux<byte[]> told = Flux.fromIterable(notices)
-			.map(notice -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(notice), StandardCharsets.UTF_8)));
-		Flux<byte[]> rest = answer.isEventStream()
-				? MemberMessages.events(answer).map(event -> rewrite(call, answer.member(), event))
+		Flux<byte[]> told = Flux.fromIterable(notices).map(AnswerRelay::event);
+		Flux<byte[]> rest = answer.isEventStream() ? events(call, answer, cut, instead)
 				: answer.bytes(MemberMessages.MAX_BYTES)
 					.map(body -> SseEventWriter.message(new String(body, StandardCharsets.UTF_8)))
 					.flux();
@@ -84,6 +94,10 @@ class AnswerRelay {
 	}
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
+		return relay(call, answer, Mono.never(), null);
+	}
+
+	private Mono<Void> relay(VirtualCall call, MemberAnswer answer, Mono<Void> cut, Supplier<ObjectNode> instead) {
 		RelayResponse response = call.exchange().response();
 		call.exchange().record().forwarded(answer.status().value());
 		response.status(answer.status());
@@ -98,8 +112,24 @@ class AnswerRelay {
 		if (!answer.isEventStream()) {
 			return writeWhole(response, answer.body());
 		}
+		return writeEvents(response, events(call, answer, cut, instead));
+	}
+
+	/** The events of {@code answer} as the client gets them, ended by {@code cut} with {@code instead} (if given). */
+	private Flux<byte[]> events(VirtualCall call, MemberAnswer answer, Mono<Void> cut, Supplier<ObjectNode> instead) {
 		Flux<byte[]> events = MemberMessages.events(answer).map(event -> rewrite(call, answer.member(), event));
-		return writeEvents(response, events);
+		if (instead == null) {
+			return events;
+		}
+		AtomicBoolean ended = new AtomicBoolean();
+		return events.takeUntilOther(cut.then(Mono.fromCallable(() -> {
+			ended.set(true);
+			return true;
+		}))).concatWith(Mono.fromCallable(() -> ended.get() ? event(instead.get()) : null));
+	}
+
+	private static byte[] event(ObjectNode message) {
+		return SseEventWriter.message(new String(JsonRpcErrors.toBytes(message), StandardCharsets.UTF_8));
 	}
 
 	/** The event as the client gets it. */

@@ -49,12 +49,18 @@ class MemberRequests {
 	 * What a member answered, and what to tell the client first (a member joined again: {@link MemberJoins}).
 	 *
 	 * @param answer the member's answer; {@code null} when it was not asked again (see {@link #post})
+	 * @param withoutStream completes if the member is found to have had no stream when the message reached it
+	 * ({@link MergedStreams#opened}); never, else
 	 */
-	record Sent(MemberAnswer answer, List<ObjectNode> notices) {
+	record Sent(MemberAnswer answer, List<ObjectNode> notices, Mono<Void> withoutStream) {
 	}
 
 	/** A member's response, and what to tell the client first. */
 	record Reply(ObjectNode response, List<ObjectNode> notices) {
+	}
+
+	/** The session with a member, once its stream is open, and what says that the message went without it. */
+	private record Ready(MemberJoins.Joined joined, Mono<Void> withoutStream) {
 	}
 
 	/**
@@ -64,34 +70,61 @@ class MemberRequests {
 	 * request of the member's, which its new session never sent: the answer is {@code null} then)
 	 */
 	Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again) {
+		return post(call, member, message, again, false);
+	}
+
+	/**
+	 * Sends the client's request {@code message} to {@code member} (POST) and hands on its answer; fails with
+	 * {@link MemberHadNoStream} when the member is found, before it answered, to have had no stream when the request
+	 * reached it (the member's exchange is cancelled).
+	 */
+	Mono<Sent> call(VirtualCall call, String member, byte[] message) {
+		return post(call, member, message, true, true);
+	}
+
+	private Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again, boolean endWithoutStream) {
 		Object token = new Object();
-		return sessionWith(call, member, token).flatMap(joined -> send(call, member, joined.session(), message)
-			.map(answer -> new Sent(answer, joined.noticesFor(token)))
+		return ready(call, member, token).flatMap(ready -> send(call, member, ready, message, endWithoutStream)
+			.map(answer -> new Sent(answer, ready.joined().noticesFor(token), ready.withoutStream()))
 			.onErrorResume(MemberSessionLost.class, lost -> joins
 				.join(call.server(), call.session(), MemberOrigin.kept(call), member, lost.lost(), token)
-				.flatMap(rejoined -> streams.opened(call, member).then(!again
-						? Mono.just(new Sent(null, rejoined.noticesFor(token)))
-						: send(call, member, rejoined.session(), message)
-							.map(answer -> new Sent(answer, rejoined.noticesFor(token)))
-							.onErrorMap(MemberSessionLost.class,
-									twice -> new MemberUnavailable(member, "lost its new session at once"))))));
+				.flatMap(rejoined -> streams.opened(call, member).flatMap(withoutStream -> {
+					Ready rejoinedReady = new Ready(rejoined, withoutStream);
+					return !again ? Mono.just(new Sent(null, rejoined.noticesFor(token), withoutStream))
+							: send(call, member, rejoinedReady, message, endWithoutStream)
+								.map(answer -> new Sent(answer, rejoined.noticesFor(token), withoutStream))
+								.onErrorMap(MemberSessionLost.class,
+										twice -> new MemberUnavailable(member, "lost its new session at once"));
+				}))));
 	}
 
 	/** The session with {@code member}: the one the session holds, or a new one, joined now; once its stream is open. */
 	Mono<MemberSession> sessionWith(VirtualCall call, String member) {
-		return sessionWith(call, member, new Object()).map(MemberJoins.Joined::session);
+		return ready(call, member, new Object()).map(ready -> ready.joined().session());
 	}
 
-	private Mono<MemberJoins.Joined> sessionWith(VirtualCall call, String member, Object token) {
+	private Mono<Ready> ready(VirtualCall call, String member, Object token) {
 		if (call.stateless()) {
-			return Mono.just(new MemberJoins.Joined(MemberSession.NONE, List.of(), null));
+			return Mono.just(new Ready(new MemberJoins.Joined(MemberSession.NONE, List.of(), null), Mono.never()));
 		}
 		if (call.joined(member)) {
 			return streams.opened(call, member)
-				.thenReturn(new MemberJoins.Joined(call.memberSession(member), List.of(), null));
+				.map(withoutStream -> new Ready(new MemberJoins.Joined(call.memberSession(member), List.of(), null),
+						withoutStream));
 		}
 		return joins.join(call.server(), call.session(), MemberOrigin.kept(call), member, MemberSession.NONE, token)
-			.flatMap(joined -> streams.opened(call, member).thenReturn(joined));
+			.flatMap(joined -> streams.opened(call, member).map(withoutStream -> new Ready(joined, withoutStream)));
+	}
+
+	/**
+	 * Sends {@code message} in {@code ready}'s session; with {@code endWithoutStream}, ends it with
+	 * {@link MemberHadNoStream} if the member is found to have had no stream before it answered.
+	 */
+	private Mono<MemberAnswer> send(VirtualCall call, String member, Ready ready, byte[] message,
+			boolean endWithoutStream) {
+		Mono<MemberAnswer> sent = send(call, member, ready.joined().session(), message);
+		return !endWithoutStream ? sent
+				: Mono.firstWithSignal(sent, ready.withoutStream().then(Mono.error(() -> new MemberHadNoStream(member))));
 	}
 
 	private Mono<MemberAnswer> send(VirtualCall call, String member, MemberSession session, byte[] message) {

@@ -9,6 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpMethod;
 
+import dev.mcprelay.proxy.SessionOrder;
+
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.BaseSubscriber;
@@ -68,6 +70,9 @@ final class MemberStream {
 	/** The wait before the next attempt. */
 	private final Disposable.Swap timer = Disposables.swap();
 
+	/** The wait, after the member answered the GET, for an event that came with its headers ({@link #judge}). */
+	private final Disposable.Swap judging = Disposables.swap();
+
 	/** The first state the stream reached after OPENING, for the session's answer to the client's GET. */
 	private final Sinks.One<State> firstOutcome = Sinks.one();
 
@@ -77,11 +82,8 @@ final class MemberStream {
 	/** Completes when the current attempt leaves OPENING; guarded by {@code this}. */
 	private Sinks.Empty<Void> settled = Sinks.empty();
 
-	/** When the current attempt's GET was sent ({@link System#nanoTime()}); guarded by {@code this}. */
-	private long sentAt;
-
-	/** Calls that went to the member while the current attempt was OPENING; guarded by {@code this}. */
-	private int callsAhead;
+	/** The current attempt to open the stream; guarded by {@code this}. */
+	private Attempt attempt = new Attempt();
 
 	MemberStream(MergedSession session, String member, MemberSession memberSession) {
 		this.session = session;
@@ -109,12 +111,17 @@ final class MemberStream {
 
 	/**
 	 * A call stopped waiting for this stream and went to the member: if the stream is still opening, it is counted
-	 * against the attempt, for {@link MergedStreams#streamAnswered} to judge once the member answers the GET.
+	 * against the attempt, for {@link MergedStreams#answeredAlone} to judge once the member answers the GET.
+	 *
+	 * @return completes if the member then answers this GET with its headers alone: it had no stream when the call
+	 * came, so a request it sent the client during the call was dropped at the member; never, else
 	 */
-	synchronized void callWentAhead() {
-		if (state == State.OPENING) {
-			callsAhead++;
+	synchronized Mono<Void> callWentAhead() {
+		if (state != State.OPENING) {
+			return Mono.never();
 		}
+		attempt.callsAhead++;
+		return attempt.withoutStream.asMono();
 	}
 
 	/**
@@ -153,6 +160,7 @@ final class MemberStream {
 			waiting = settled;
 		}
 		timer.dispose();
+		judging.dispose();
 		request.dispose();
 		reading.dispose();
 		waiting.tryEmitEmpty();
@@ -168,8 +176,7 @@ final class MemberStream {
 				state = State.OPENING;
 				settled = Sinks.empty();
 			}
-			sentAt = System.nanoTime();
-			callsAhead = 0;
+			attempt = new Attempt();
 		}
 		String resumeAfter = session.position(member);
 		request.update(session.parts()
@@ -203,24 +210,44 @@ final class MemberStream {
 			});
 			return;
 		}
-		long took;
-		int ahead;
+		Attempt answeredAttempt;
 		synchronized (this) {
-			took = System.nanoTime() - sentAt;
-			ahead = callsAhead;
+			answeredAttempt = attempt;
 		}
 		if (!settle(State.OPEN)) {
 			answer.discard().subscribe(null, error -> {
 			});
 			return;
 		}
-		session.parts().streams().streamAnswered(session, member, Duration.ofNanos(took), ahead);
 		backoff.opened();
-		Events events = new Events();
+		Events events = new Events(answeredAttempt);
 		reading.update(events);
+		judging.update(Schedulers.parallel()
+			.schedule(() -> judge(answeredAttempt), SessionOrder.GET_HEADERS_GRACE.toMillis(), TimeUnit.MILLISECONDS));
 		MemberMessages.events(answer)
 			.map(event -> session.parts().answers().prepare(session.server(), session.sessionId(), member, event))
 			.subscribe(events);
+	}
+
+	/**
+	 * {@link SessionOrder#GET_HEADERS_GRACE} after the member answered {@code answered}'s GET: no event came with the
+	 * headers, so the member sends a stream's headers as it opens it (it does not hold them for its first event, as the
+	 * MCP Java SDK's servlet transport does): it had no stream before it answered, and the calls that went ahead of it
+	 * reached a member with no stream for its requests ({@link MergedStreams#answeredAlone}). An event that carries no
+	 * message (a priming event, which a server sends as it opens a stream, or a comment) does not change that. A stream
+	 * whose first message came with its headers tells nothing: the member may have held its headers for that message.
+	 */
+	private void judge(Attempt answered) {
+		int ahead;
+		synchronized (this) {
+			if (answered.eventSeen || state == State.ENDED) {
+				return;
+			}
+			answered.eventSeen = true;
+			ahead = answered.callsAhead;
+		}
+		session.parts().streams().answeredAlone(session, member, ahead);
+		answered.withoutStream.tryEmitEmpty();
 	}
 
 	private void failed(Throwable error) {
@@ -256,8 +283,28 @@ final class MemberStream {
 		return true;
 	}
 
+	/** One attempt to open the stream: what {@link #judge} reads once the member answered it. */
+	private static final class Attempt {
+
+		/** Calls that went to the member while this attempt was OPENING; guarded by the stream. */
+		int callsAhead;
+
+		/** Whether a message came on this attempt's stream before it was judged, or it was judged; guarded by the stream. */
+		boolean eventSeen;
+
+		/** Completes when the member is found to have had no stream for the calls that went ahead. */
+		final Sinks.Empty<Void> withoutStream = Sinks.empty();
+
+	}
+
 	/** Reads the stream's events, one at a time, each asked for once the session has room for the one before. */
 	final class Events extends BaseSubscriber<AnswerRelay.ClientEvent> {
+
+		private final Attempt attempt;
+
+		Events(Attempt attempt) {
+			this.attempt = attempt;
+		}
 
 		@Override
 		protected void hookOnSubscribe(Subscription subscription) {
@@ -266,6 +313,11 @@ final class MemberStream {
 
 		@Override
 		protected void hookOnNext(AnswerRelay.ClientEvent event) {
+			if (event.message()) {
+				synchronized (MemberStream.this) {
+					attempt.eventSeen = true;
+				}
+			}
 			if (session.offer(MemberStream.this, this, event)) {
 				request(1);
 			}

@@ -265,11 +265,14 @@ public class VirtualRelay {
 
 	/**
 	 * Sends {@code message} to {@code member} and relays its answer (after what the client is told of a member joined
-	 * again), or says which member is unavailable.
+	 * again), or says which member is unavailable; a call found to have reached the member while it had no stream
+	 * ({@link MemberHadNoStream}) is answered with that error when it is still waiting for the member.
 	 */
 	private Mono<Void> forward(VirtualCall call, String member, ObjectNode message) {
-		return requests.post(call, member, JsonRpcErrors.toBytes(message), true)
-			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices()))
+		return requests.call(call, member, JsonRpcErrors.toBytes(message))
+			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices(), sent.withoutStream(),
+					() -> new MemberHadNoStream(member).error(message.get("id"))))
+			.onErrorResume(MemberHadNoStream.class, failure -> answer(call, failure.error(message.get("id"))))
 			.onErrorResume(MemberUnavailable.class, failure -> {
 				ObjectNode warning = availability.unavailable(call.server().id(), failure);
 				return answer(call, JsonRpcErrors.error(message.get("id"), JsonRpcErrorCodes.INTERNAL_ERROR,

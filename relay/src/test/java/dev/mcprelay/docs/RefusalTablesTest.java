@@ -89,7 +89,8 @@ class RefusalTablesTest {
 			"no_client_stream", "a tag of that meter: VirtualServerReplicasInteropTest provokes it and reads the log",
 			"client_gone", "a tag of that meter (UndeliveredMessages), no answer to a request",
 			"session_ended", "a tag of that meter (UndeliveredMessages), no answer to a request",
-			"stream_not_open", "a tag of that meter: ServerRequestDeliveryInteropTest provokes it and reads it",
+			"stream_not_open", "a tag of that meter and the error.data.reason of a call that went ahead of a member's "
+					+ "stream: ServerRequestDeliveryInteropTest provokes both with a member 6 s late to open its stream",
 			"mcp_relay_client_stalls_total", "a connection closed, no answer: VirtualServerFailuresInteropTest reads it");
 
 	private static final Pattern REASON = Pattern.compile("`([a-z]+(?:_[a-z]+)+)`");
