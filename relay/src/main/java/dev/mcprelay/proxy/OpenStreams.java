@@ -168,8 +168,8 @@ public class OpenStreams implements SmartLifecycle {
 	}
 
 	/**
-	 * Counts a stream a reload ended because it removed its server or withdrew its caller's access to it
-	 * ({@link RelayMeters#STREAMS_ENDED}, by {@code reason}).
+	 * Counts a stream a reload ended because it removed its server, withdrew its caller's access to it, or changed the
+	 * legacy SSE server its session was bridged to ({@link RelayMeters#STREAMS_ENDED}, by {@code reason}).
 	 */
 	private RelayShuttingDownException endedByReload(String server, String reason) {
 		log.info("A stream of '{}' ended: a configuration reload {}", server, switch (reason) {

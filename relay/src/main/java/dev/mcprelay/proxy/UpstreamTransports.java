@@ -101,7 +101,9 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 			LegacySseTransport successor = next.entrySet().stream()
 				.filter(entry -> entry.getKey().id().equals(upstream.id())).map(Map.Entry::getValue).findFirst()
 				.orElse(null);
-			Set<String> ended = bridge.retire(successor == null ? RelayFailures.retiredSessionOfRemovedServer(upstream.id())
+			// the snapshot without it is current: a server it still has was changed (maybe to another transport)
+			boolean removed = upstreams.find(upstream.id()) == null;
+			Set<String> ended = bridge.retire(removed ? RelayFailures.retiredSessionOfRemovedServer(upstream.id())
 					: RelayFailures.retiredSessionOfChangedServer(upstream.id()));
 			if (successor != null) {
 				successor.endedBefore(ended);
