@@ -23,8 +23,8 @@ import org.springframework.core.env.StandardEnvironment;
  */
 final class FreshEnvironment {
 
-	/** The path in a config-data source's name: {@code Config resource 'file [/etc/relay/application.yml]' ...}. */
-	private static final Pattern FILE = Pattern.compile("(?:file|config tree) \\[([^\\]]+)\\]");
+	/** The path in a config-data file's name: {@code Config resource 'file [/etc/relay/application.yml]' ...}. */
+	private static final Pattern FILE = Pattern.compile("file \\[([^\\]]+)\\]");
 
 	private FreshEnvironment() {
 	}
@@ -53,7 +53,11 @@ final class FreshEnvironment {
 	static Set<Path> configurationFiles(ConfigurableEnvironment environment) {
 		Set<Path> files = new LinkedHashSet<>();
 		for (PropertySource<?> source : environment.getPropertySources()) {
-			if (isConfigData(source)) {
+			if (source instanceof ConfigTreePropertySource tree) {
+				// named "Config tree '/path'" by Spring Boot; the folder is its source
+				files.add(tree.getSource().toAbsolutePath().normalize());
+			}
+			else if (isConfigData(source)) {
 				Matcher matcher = FILE.matcher(source.getName());
 				if (matcher.find()) {
 					files.add(Path.of(matcher.group(1)).toAbsolutePath().normalize());

@@ -22,8 +22,9 @@ import dev.mcprelay.config.RelayProperties;
  * snapshot. At each reload ({@code ConfigurationReloader}) the same validation runs on the newly bound properties
  * ({@link #problems}); only a configuration without problems is {@linkplain #apply applied}: every part compiled for
  * it, then the new snapshot made current in one write, then each part told what it replaced
- * ({@link SnapshotPart#replaced}), so that what a removed server or a revoked key governed ends. A part that fails to
- * compile leaves the current snapshot as it was.
+ * ({@link SnapshotPart#replaced}), so that what a removed server or a revoked key governed ends: each part after the
+ * parts it read while compiling (the servers before the legacy SSE bridges, which end their sessions once the servers'
+ * streams were told). A part that fails to compile leaves the current snapshot as it was.
  *
  * <p>Reading the current snapshot ({@link #current}) is one volatile read; applying is serialized. No component keeps
  * a copy of the properties or of a part: a request reads them from the snapshot it took.
@@ -34,6 +35,9 @@ public class LiveConfiguration {
 	private static final Logger log = LoggerFactory.getLogger(LiveConfiguration.class);
 
 	private final List<SnapshotPart<?>> parts;
+
+	/** The parts in the order they compiled: each after those it reads, so told what it replaced after them. */
+	private volatile List<SnapshotPart<?>> inDependencyOrder;
 
 	private volatile ConfigurationSnapshot current;
 
@@ -74,7 +78,7 @@ public class LiveConfiguration {
 		ConfigurationSnapshot previous = current;
 		ConfigurationSnapshot next = build(properties, previous, previous.generation() + 1);
 		current = next;
-		for (SnapshotPart<?> part : parts) {
+		for (SnapshotPart<?> part : inDependencyOrder) {
 			replaced(part, previous, next);
 		}
 		return next;
@@ -99,6 +103,7 @@ public class LiveConfiguration {
 		for (SnapshotPart<?> part : parts) {
 			compilation.part(part);
 		}
+		inDependencyOrder = List.copyOf(compilation.order);
 		return new ConfigurationSnapshot(properties, ConfigurationChecksum.of(properties), generation,
 				compilation.compiled);
 	}
@@ -113,6 +118,9 @@ public class LiveConfiguration {
 		private final ConfigurationSnapshot previous;
 
 		private final IdentityHashMap<SnapshotPart<?>, Object> compiled = new IdentityHashMap<>();
+
+		/** The parts as their compiling ended: a part after those it read. */
+		private final List<SnapshotPart<?>> order = new ArrayList<>();
 
 		Compilation(RelayProperties properties, ConfigurationSnapshot previous) {
 			this.properties = properties;
@@ -137,6 +145,7 @@ public class LiveConfiguration {
 			compiled.put(part, COMPILING);
 			T value = part.compile(this);
 			compiled.put(part, value);
+			order.add(part);
 			return value;
 		}
 

@@ -19,8 +19,10 @@ import dev.mcprelay.config.RelayProperties;
  * policies, rate limits, API keys, virtual servers, ...) still compile their part once at start-up. A change to one of
  * those is refused, naming it, and so is a server added with tool lists or tool search, or while policies or rate
  * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
- * without them. A server removed is always applied; virtual servers resolve their members against each snapshot, so a
- * server added or removed joins or leaves a virtual server with {@code members: ["*"]}.
+ * without them. A server removed is always applied, together with the removal of every mention of it by an API key's
+ * {@code servers} or a virtual server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
+ * left behind is refused by the start-up check, which names the property. Virtual servers resolve their members
+ * against each snapshot, so a server added or removed joins or leaves a virtual server with {@code members: ["*"]}.
  */
 final class LiveScope {
 
@@ -37,10 +39,13 @@ final class LiveScope {
 		Set<String> units = new TreeSet<>(before.keySet());
 		units.addAll(after.keySet());
 		Set<String> notLive = new TreeSet<>();
+		Set<String> removed = new TreeSet<>(running.servers().keySet());
+		removed.removeAll(next.servers().keySet());
 		for (String unit : units) {
 			Map<String, Object> was = before.get(unit);
 			Map<String, Object> is = after.get(unit);
-			if (Objects.equals(was, is) || unit.equals("default-server")) {
+			if (Objects.equals(was, is) || unit.equals("default-server")
+					|| RemovedServerMentions.onlyDropped(unit, running, next, removed)) {
 				continue;
 			}
 			if (!BoundSettings.isServer(unit)) {

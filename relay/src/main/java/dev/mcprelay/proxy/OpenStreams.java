@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +38,10 @@ import reactor.core.publisher.Sinks;
  * ({@link dev.mcprelay.metrics.RelayOutcome#SHUTDOWN}), never as the upstream's failure;</li>
  * <li>a stream or exchange that begins after its kind was cut is cut at once.</li>
  * </ol>
- * A reload that removes a server ends that server's streams and exchanges the same way at once ({@link Upstream#removed}),
- * answered {@code server_removed} and counted ({@link RelayMeters#STREAMS_ENDED}).
+ * A reload ends the streams it withdrew what governed the same way at once, answered and counted by reason
+ * ({@link RelayMeters#STREAMS_ENDED}): a removed server's ({@link Upstream#removed}, {@code server_removed}), those of a
+ * caller whose access to the server it withdrew ({@link Upstream#withdrawnFrom}, {@code access_withdrawn}), and those
+ * on a changed legacy SSE server's bridged sessions ({@link Upstream#bridgeRetired}, {@code session_ended}).
  */
 @Component
 public class OpenStreams implements SmartLifecycle {
@@ -149,25 +152,38 @@ public class OpenStreams implements SmartLifecycle {
 	<T> Flux<T> untilShutdown(Flux<T> body, RelayCall call) {
 		return Flux.defer(() -> {
 			AtomicBoolean shutDown = new AtomicBoolean();
-			AtomicBoolean removed = new AtomicBoolean();
-			String server = call.upstream().id();
+			AtomicReference<String> byReload = new AtomicReference<>();
+			Upstream upstream = call.upstream();
 			return body.takeUntilOther(closing(endsWithTheGracePeriod(call)).doOnTerminate(() -> shutDown.set(true)))
-				.takeUntilOther(call.upstream().removed().doOnTerminate(() -> removed.set(true)))
+				.takeUntilOther(upstream.removed()
+					.doOnTerminate(() -> byReload.set(RelayShuttingDownException.SERVER_REMOVED)))
+				.takeUntilOther(upstream.withdrawnFrom(call.exchange().caller())
+					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
+				.takeUntilOther(upstream.bridgeRetired()
+					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.SESSION_ENDED)))
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
-						: removed.get() ? Mono.error(endedByReload(server)) : Mono.empty()));
+						: byReload.get() != null ? Mono.error(endedByReload(upstream.id(), byReload.get()))
+								: Mono.empty()));
 		});
 	}
 
-	/** Counts a stream a reload ended because it removed its server ({@link RelayMeters#STREAMS_ENDED}). */
-	private RelayShuttingDownException endedByReload(String server) {
-		log.info("A stream of '{}' ended: a configuration reload removed the server", server);
+	/**
+	 * Counts a stream a reload ended because it removed its server, withdrew its caller's access to it, or changed the
+	 * legacy SSE server its session was bridged to ({@link RelayMeters#STREAMS_ENDED}, by {@code reason}).
+	 */
+	private RelayShuttingDownException endedByReload(String server, String reason) {
+		log.info("A stream of '{}' ended: a configuration reload {}", server, switch (reason) {
+			case RelayShuttingDownException.SERVER_REMOVED -> "removed the server";
+			case RelayShuttingDownException.SESSION_ENDED -> "changed the legacy SSE server, ending its bridged sessions";
+			default -> "withdrew its caller's access to the server";
+		});
 		Counter.builder(RelayMeters.STREAMS_ENDED)
 			.description("Open streams the relay ended because a configuration reload withdrew what governed them")
 			.tag(RelayMeters.SERVER, server)
-			.tag(RelayMeters.REASON, "server_removed")
+			.tag(RelayMeters.REASON, reason)
 			.register(registry)
 			.increment();
-		return new RelayShuttingDownException(true);
+		return new RelayShuttingDownException(reason);
 	}
 
 	/**

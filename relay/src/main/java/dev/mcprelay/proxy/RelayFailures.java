@@ -211,6 +211,27 @@ public final class RelayFailures {
 				"MCP server '" + server + "' was removed from the relay's configuration before it answered.");
 	}
 
+	/** What a request waiting on a session of a legacy SSE server is told when a reload removed the server. */
+	static dev.mcprelay.transport.UpstreamTransportException retiredSessionOfRemovedServer(String server) {
+		return new dev.mcprelay.transport.UpstreamTransportException(
+				dev.mcprelay.transport.UpstreamTransportException.Kind.UNKNOWN_SESSION, "server_removed",
+				"MCP server '" + server + "' was removed from the relay's configuration before it answered.");
+	}
+
+	/** What a request waiting on a session of a legacy SSE server is told when a reload changed the server. */
+	static dev.mcprelay.transport.UpstreamTransportException retiredSessionOfChangedServer(String server) {
+		return new dev.mcprelay.transport.UpstreamTransportException(
+				dev.mcprelay.transport.UpstreamTransportException.Kind.UNKNOWN_SESSION, "session_ended",
+				"This MCP session of server '" + server + "' has ended: a configuration reload changed the server; "
+						+ "initialize a new one.");
+	}
+
+	/** A reload withdrew the caller's access to the server (its allowed-scopes) while the request was waiting for it. */
+	public static RelayFailure accessWithdrawn(String server) {
+		return new RelayFailure(HttpStatus.FORBIDDEN, JsonRpcErrorCodes.INTERNAL_ERROR, "access_withdrawn", server,
+				"Access to MCP server '" + server + "' was withdrawn by the relay's configuration before it answered.");
+	}
+
 	public static RelayFailure relayShuttingDown(String server) {
 		return new RelayFailure(HttpStatus.SERVICE_UNAVAILABLE, JsonRpcErrorCodes.INTERNAL_ERROR, "relay_shutting_down",
 				server, "The relay is shutting down before MCP server '" + server + "' answered; send the request again.");

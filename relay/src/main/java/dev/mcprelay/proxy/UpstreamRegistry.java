@@ -120,11 +120,20 @@ public class UpstreamRegistry implements SnapshotPart<UpstreamRegistry.Upstreams
 
 	/**
 	 * Ends the open streams of each server the new snapshot no longer has ({@link Upstream#removed}); a changed
-	 * server's streams go on, on the settings they began with.
+	 * server's streams go on, on the settings they began with, but for those of callers the new settings no longer
+	 * admit ({@link Upstream#withdrawnFrom}).
 	 */
 	@Override
 	public void replaced(Upstreams previous, Upstreams next) {
-		previous.all().stream().filter(upstream -> next.find(upstream.id()) == null).forEach(Upstream::remove);
+		previous.all().forEach(upstream -> {
+			Upstream now = next.find(upstream.id());
+			if (now == null) {
+				upstream.remove();
+			}
+			else if (now != upstream) {
+				upstream.changedTo(now);
+			}
+		});
 	}
 
 	/** The servers of {@code snapshot}. */

@@ -3,6 +3,7 @@ package dev.mcprelay.proxy;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -53,6 +54,9 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	/** The bridges of every snapshot a request may still run on, by server. */
 	private final Map<Upstream, LegacySseTransport> bridges = new ConcurrentHashMap<>();
 
+	/** The servers whose bridged-sessions gauge is registered. */
+	private final Set<String> gauged = ConcurrentHashMap.newKeySet();
+
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
 			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows) {
 		this.streamableHttp = streamableHttp;
@@ -79,12 +83,30 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 		return Collections.unmodifiableMap(made);
 	}
 
+	/**
+	 * Retires the bridge of each legacy SSE server the new snapshot removed or changed (its sessions end): a POST
+	 * still waiting on a removed server's session fails {@code server_removed}, on a changed one's
+	 * {@code session_ended}; the changed server's new bridge remembers the ended sessions' ids, so that a request
+	 * naming one is answered {@code session_ended} (404) and its client initializes again. Runs after the servers'
+	 * part told their streams ({@link UpstreamRegistry#replaced}, which this part reads), so that a removed server's
+	 * streams end as its other streams do ({@code server_removed}, counted).
+	 */
 	@Override
 	public void replaced(Map<Upstream, LegacySseTransport> previous, Map<Upstream, LegacySseTransport> next) {
 		previous.forEach((upstream, bridge) -> {
-			if (!next.containsKey(upstream)) {
-				bridges.remove(upstream);
-				bridge.close();
+			if (next.containsKey(upstream)) {
+				return;
+			}
+			bridges.remove(upstream);
+			LegacySseTransport successor = next.entrySet().stream()
+				.filter(entry -> entry.getKey().id().equals(upstream.id())).map(Map.Entry::getValue).findFirst()
+				.orElse(null);
+			// the snapshot without it is current: a server it still has was changed (maybe to another transport)
+			boolean removed = upstreams.find(upstream.id()) == null;
+			Set<String> ended = bridge.retire(removed ? RelayFailures.retiredSessionOfRemovedServer(upstream.id())
+					: RelayFailures.retiredSessionOfChangedServer(upstream.id()));
+			if (successor != null) {
+				successor.endedBefore(ended);
 			}
 		});
 	}
@@ -98,10 +120,13 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 				new HeldLimits(sessions.maxHeldBytes().toBytes(),
 						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_ANSWER),
 						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)));
-		Gauge.builder(RelayMeters.BRIDGED_SESSIONS, () -> openSessions(upstream.id()))
-			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
-			.tag(RelayMeters.SERVER, upstream.id())
-			.register(registry);
+		if (gauged.add(upstream.id())) {
+			// one gauge per server, over every bridge it has now (a bridge a reload made replaces another)
+			Gauge.builder(RelayMeters.BRIDGED_SESSIONS, () -> openSessions(upstream.id()))
+				.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
+				.tag(RelayMeters.SERVER, upstream.id())
+				.register(registry);
+		}
 		return bridge;
 	}
 

@@ -188,7 +188,7 @@ class FrontDoorConfiguration {
 	FrontDoor frontDoor(RelayProperties properties, UpstreamRegistry upstreams, McpRouting routing,
 			VirtualServers virtualServers, MeterRegistry registry,
 			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders, ObjectProvider<JwkSetKeys> jwkSetKeys,
-			ObjectProvider<LiveConfiguration> live) {
+			ObjectProvider<LiveConfiguration> live, KeyServers keyServers) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
 		if (mode == null) {
@@ -198,7 +198,7 @@ class FrontDoorConfiguration {
 			return FrontDoor.open();
 		}
 		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
-		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers,
+		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers, keyServers,
 				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : List.of(), () -> live.getObject().current());
 		ManagementAccess management = new ManagementAccess(
 				mode == SecurityMode.JWT ? security.jwt().managementScopes() : List.of());

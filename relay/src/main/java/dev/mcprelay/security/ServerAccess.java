@@ -51,12 +51,15 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	private final Supplier<ConfigurationSnapshot> current;
 
+	private final KeyServers keyServers;
+
 	/**
 	 * @param current the snapshot a request on Spring Security's chain runs on (those paths carry none of their own)
 	 */
-	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers,
+	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers, KeyServers keyServers,
 			List<String> requiredScopes, Supplier<ConfigurationSnapshot> current) {
 		this.upstreams = upstreams;
+		this.keyServers = keyServers;
 		this.current = current;
 		this.virtualServers = virtualServers;
 		this.routing = routing;
@@ -96,7 +99,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		String server = route.server();
 		Upstream upstream = upstreams.in(snapshot).find(server);
 		if (authentication instanceof ApiKeyAuthentication key && route.isEndpoint()
-				&& !key.opens(route.target() != null ? route.target() : "")) {
+				&& !opens(key, snapshot, route.target() != null ? route.target() : "")) {
 			throw new AccessRefusal("server_not_allowed", server, null,
 					"This API key may not use this MCP server; an operator can add it to the key's servers.");
 		}
@@ -105,8 +108,8 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 				throw new AccessRefusal("insufficient_scope", server, String.join(" ", requiredScopes),
 						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
 			}
-			List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
-			if (!allowed.isEmpty() && allowed.stream().noneMatch(caller.scopes()::contains)) {
+			if (upstream != null && !upstream.admits(caller)) {
+				List<String> allowed = upstream.properties().allowedScopes();
 				throw new AccessRefusal("insufficient_scope", server, String.join(" ", allowed),
 						"The token carries none of the scopes this MCP server needs: one of " + String.join(", ", allowed)
 								+ ".");
@@ -127,7 +130,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		List<String> usable = new ArrayList<>();
 		if (authentication instanceof ApiKeyAuthentication key) {
 			for (String member : virtual.members()) {
-				if (key.opens(virtualId) || key.opens(member)) {
+				if (opens(key, snapshot, virtualId) || opens(key, snapshot, member)) {
 					usable.add(member);
 				}
 			}
@@ -143,8 +146,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 			}
 			for (String member : virtual.members()) {
 				Upstream upstream = upstreams.in(snapshot).find(member);
-				List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
-				if (allowed.isEmpty() || allowed.stream().anyMatch(caller.scopes()::contains)) {
+				if (upstream == null || upstream.admits(caller)) {
 					usable.add(member);
 				}
 			}
@@ -154,6 +156,11 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 			}
 		}
 		return new VirtualMembers(virtualId, usable);
+	}
+
+	/** Whether {@code key} opens server (or virtual server) {@code id} under {@code snapshot}. */
+	private boolean opens(ApiKeyAuthentication key, ConfigurationSnapshot snapshot, String id) {
+		return keyServers.opens(snapshot, key.getPrincipal().id(), id);
 	}
 
 	/** The caller an accepted authentication stands for. */

@@ -43,6 +43,35 @@ class LiveScopeTest {
 			.containsExactly("servers.[acme.tools] changed");
 	}
 
+	@Test
+	void aServerRemovedWithAKeysAndAVirtualServersMentionsOfItAppliesAndAnyOtherChangeToThemIsRefused() {
+		Map<String, String> both = new HashMap<>(Map.of("security.mode", "api-key",
+				"servers.alpha.url", "http://127.0.0.1:1/mcp", "servers.beta.url", "http://127.0.0.1:2/mcp",
+				"security.api-keys[0].client", "agent", "security.api-keys[0].key-sha256", "a".repeat(64),
+				"security.api-keys[0].servers[0]", "alpha", "security.api-keys[0].servers[1]", "beta",
+				"virtual-servers.pair.members[0]", "alpha", "virtual-servers.pair.members[1]", "beta"));
+		both.put("virtual-servers.pair.prefix.beta", "b_");
+		Map<String, String> alphaOnly = new HashMap<>(both);
+		alphaOnly.remove("servers.beta.url");
+		alphaOnly.remove("security.api-keys[0].servers[1]");
+		alphaOnly.remove("virtual-servers.pair.members[1]");
+		alphaOnly.remove("virtual-servers.pair.prefix.beta");
+		RelayProperties running = BoundProperties.of(both);
+
+		assertThat(LiveScope.problems(running, BoundProperties.of(alphaOnly))).as("beta removed with its mentions")
+			.isEmpty();
+		Map<String, String> keyAlsoChanged = new HashMap<>(alphaOnly);
+		keyAlsoChanged.put("security.api-keys[0].management", "true");
+		assertThat(LiveScope.problems(running, BoundProperties.of(keyAlsoChanged)))
+			.as("a key changed beyond dropping the removed server").extracting(ConfigurationProblem::property)
+			.containsExactly("mcp-relay.security.api-keys[0]");
+		Map<String, String> memberKept = new HashMap<>(alphaOnly);
+		memberKept.put("servers.beta.url", "http://127.0.0.1:2/mcp");
+		assertThat(LiveScope.problems(running, BoundProperties.of(memberKept)))
+			.as("dropping a mention of a server that stays is no removal").extracting(ConfigurationProblem::property)
+			.containsExactlyInAnyOrder("mcp-relay.security.api-keys[0]", "mcp-relay.virtual-servers.pair");
+	}
+
 	private static RelayProperties with(String key, String value) {
 		Map<String, String> properties = new HashMap<>(RUNNING);
 		properties.put(key, value);

@@ -103,6 +103,19 @@ class LiveServerPartsReloadTest {
 	}
 
 	@Test
+	void aPreflightAllowsTheRequestHeadersOfAServerAReloadAdded() throws Exception {
+		assertThat(allowedByPreflight("gamma", "x-gamma-tenant, x-gamma-locale")).as("before the reload").isEmpty();
+
+		relay.awaitOutcome(() -> relay.swap(base().replace(VIRTUAL, server("gamma", "/stateless",
+				"      headers:\n        - { name: X-Tenant, from-request-header: X-Gamma-Tenant }\n",
+				"      arguments:\n        inject:\n          - { name: _locale, from-request-header: X-Gamma-Locale }\n")
+				+ VIRTUAL)), ReloadOutcome.APPLIED);
+
+		assertThat(allowedByPreflight("gamma", "x-gamma-tenant, x-gamma-locale"))
+			.as("the headers the added server takes from the request").contains("x-gamma-tenant", "x-gamma-locale");
+	}
+
+	@Test
 	void aServerRemovedThenAddedAgainUnderItsIdHasNoneOfTheOldServersInjections() throws Exception {
 		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"))),
 				ReloadOutcome.APPLIED);
@@ -126,6 +139,17 @@ class LiveServerPartsReloadTest {
 		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"),
 				server("gamma", "/stateless"))), ReloadOutcome.APPLIED);
 		assertThat(virtualTools()).as("an added server joins *").contains("alpha_echo", "gamma_echo");
+	}
+
+	/** The request headers a browser's preflight for a POST to {@code server} asking for {@code headers} is allowed. */
+	private static String allowedByPreflight(String server, String headers) {
+		HttpResponse<String> preflight = http.send(http.request(server)
+			.header("Origin", "http://localhost:5173")
+			.header("Access-Control-Request-Method", "POST")
+			.header("Access-Control-Request-Headers", headers)
+			.method("OPTIONS", java.net.http.HttpRequest.BodyPublishers.noBody()));
+		assertThat(preflight.statusCode()).as(preflight.body()).isEqualTo(204);
+		return preflight.headers().firstValue("Access-Control-Allow-Headers").orElse("").toLowerCase();
 	}
 
 	/** The tools a new session of the virtual server {@code all} lists. */

@@ -2,7 +2,6 @@ package dev.mcprelay.live;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 
 import org.awaitility.Awaitility;
@@ -24,17 +23,17 @@ final class MountedRelay implements AutoCloseable {
 
 	private final Path mount;
 
-	private final ConfigurableApplicationContext context;
+	private final KubeletVolume volume;
 
-	private int version;
+	private final ConfigurableApplicationContext context;
 
 	/** What the mounted file holds now. */
 	private String written;
 
 	private MountedRelay(Path mount, String yaml, String... arguments) throws Exception {
 		this.mount = mount;
+		this.volume = new KubeletVolume(mount);
 		swap(yaml);
-		Files.createSymbolicLink(mount.resolve("application.yml"), Path.of("..data/application.yml"));
 		String[] all = new String[arguments.length + 1];
 		all[0] = "--spring.config.additional-location=file:" + mount.resolve("application.yml");
 		System.arraycopy(arguments, 0, all, 1, arguments.length);
@@ -99,13 +98,8 @@ final class MountedRelay implements AutoCloseable {
 
 	/** What the kubelet does: the new content in a new folder, then {@code ..data} swapped to it in one rename. */
 	void swap(String yaml) throws Exception {
-		Path folder = mount.resolve("..v" + (++version));
-		Files.createDirectory(folder);
-		Files.writeString(folder.resolve("application.yml"), yaml);
+		volume.write(java.util.Map.of("application.yml", yaml));
 		written = yaml;
-		Path link = mount.resolve("..data_tmp");
-		Files.createSymbolicLink(link, folder.getFileName());
-		Files.move(link, mount.resolve("..data"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
 	}
 
 	/** An operator's edit of the file the relay reads, in place. */

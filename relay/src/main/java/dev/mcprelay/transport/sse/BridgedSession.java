@@ -167,6 +167,13 @@ final class BridgedSession {
 
 	/** Ends the session: the upstream stream is closed, waiting POSTs fail, the client's GET stream ends. */
 	void end(String why) {
+		end(why, new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
+				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
+						+ "session is over, initialize a new one."));
+	}
+
+	/** Ends the session as {@link #end(String)} does, its waiting POSTs failing with {@code failure}. */
+	void end(String why, UpstreamTransportException failure) {
 		if (ended) {
 			return;
 		}
@@ -178,9 +185,6 @@ final class BridgedSession {
 			open.dispose();
 		}
 		endpoint.fail(sessionEnded());
-		UpstreamTransportException failure = new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
-				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
-						+ "session is over, initialize a new one.");
 		waiting.failAll(failure);
 		outbox.close();
 		onEnd.run();

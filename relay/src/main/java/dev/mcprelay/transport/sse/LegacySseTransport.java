@@ -3,6 +3,7 @@ package dev.mcprelay.transport.sse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -266,6 +267,24 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	@Override
 	public void close() {
 		sessions.close();
+	}
+
+	/**
+	 * Ends every session and its upstream stream because a reload removed or changed the server: a POST still waiting
+	 * for its answer fails with {@code failure}.
+	 *
+	 * @return the ids of the sessions it ended, for the bridge that replaces this one ({@link #endedBefore})
+	 */
+	public Set<String> retire(UpstreamTransportException failure) {
+		return sessions.retire(failure);
+	}
+
+	/**
+	 * The sessions of the bridge this one replaces, which a reload ended: a request naming one is answered
+	 * {@code session_ended} (404) rather than {@code session_not_found}.
+	 */
+	public void endedBefore(Set<String> ids) {
+		sessions.endedBefore(ids);
 	}
 
 }
