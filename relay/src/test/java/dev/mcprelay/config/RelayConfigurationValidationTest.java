@@ -444,6 +444,30 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void shellSyntaxIsRefusedInEverySpellingSpringBootBinds() {
+		// cold review D, finding 4: these three bound mcp-relay.servers.up.authorization and were never checked
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("MCP-RELAY_SERVERS_UP_AUTHORIZATION", "Bearer $GITHUB_TOKEN",
+								"mcp-relay_servers_up_headers_0_value", "Bearer $GITHUB_TOKEN",
+								"MCP-RELAY.SERVERS.UP.HEADERS.1.VALUE", "$GITHUB_TOKEN",
+								"SPRING_DATA_REDIS_PASSWORD", "$REDIS_PASSWORD",
+								"MCP_RELAY_PORT_8080_TCP_ADDR", "$NOT_THE_RELAYS", "MCPRELAYX_A", "$NOT_THE_RELAYS")));
+		var binder = org.springframework.boot.context.properties.bind.Binder.get(environment);
+		assertThat(binder.bind("mcp-relay.servers.up.authorization", String.class).get()).as("Spring Boot binds them")
+			.isEqualTo("Bearer $GITHUB_TOKEN");
+		assertThat(binder.bind("mcp-relay.servers.up.headers[0].value", String.class).get()).isEqualTo("Bearer $GITHUB_TOKEN");
+		assertThat(binder.bind("mcp-relay.servers.up.headers[1].value", String.class).get()).isEqualTo("$GITHUB_TOKEN");
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.containsExactlyInAnyOrder("environment variable MCP-RELAY_SERVERS_UP_AUTHORIZATION: " + SHELL_SYNTAX,
+					"environment variable mcp-relay_servers_up_headers_0_value: " + SHELL_SYNTAX,
+					"environment variable MCP-RELAY.SERVERS.UP.HEADERS.1.VALUE: " + SHELL_SYNTAX,
+					"environment variable SPRING_DATA_REDIS_PASSWORD: " + SHELL_SYNTAX);
+	}
+
+	@Test
 	void shellSyntaxAndUnsetVariablesInSpringApplicationJsonAreRefused() {
 		// cold review A, finding 5: SPRING_APPLICATION_JSON's "Bearer $OTHER_TOKEN" was sent as written
 		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
