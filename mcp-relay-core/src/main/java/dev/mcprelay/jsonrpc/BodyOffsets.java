@@ -10,7 +10,7 @@ import com.fasterxml.jackson.core.json.UTF8StreamJsonParser;
  * {@code BoundedNamesJsonFactory}), whose parser reports offsets in UTF-16 characters, counted from after a byte-order
  * mark: those are turned into byte offsets here by walking the body's UTF-8 forward from the last offset asked, so a
  * pass over a body in order costs one walk over it. A body Jackson reads as UTF-16 or UTF-32 has no byte offsets here
- * ({@code -1}). Not thread-safe: one per parser ({@link #of(JsonParser, byte[])}), but for Jackson's byte parser,
+ * ({@code -1}): no such body reaches a parser of the relay's, which refuses it first ({@link JsonText}). Not thread-safe: one per parser ({@link #of(JsonParser, byte[])}), but for Jackson's byte parser,
  * whose offsets need no mapping and which shares one, so that a small body costs nothing more.
  */
 final class BodyOffsets {
