@@ -42,12 +42,11 @@ public final class JsonRpcScanner {
 	 * which a response that no interceptor sees never does.
 	 *
 	 * @throws JsonRpcParseException for any body {@link JsonRpcParser#parse(byte[])} refuses, with the same message;
-	 * also for a body that is not well-formed UTF-8, which is never relayed
+	 * also for a body that is not UTF-8 JSON text ({@link JsonText}: ill-formed UTF-8, UTF-16 or UTF-32, a
+	 * byte-order mark), which is never relayed
 	 */
 	public static JsonRpcPayload scan(byte[] body) throws JsonRpcParseException {
-		if (!Utf8.isWellFormed(body)) {
-			throw new JsonRpcParseException("Parse error: the body is not well-formed UTF-8", true);
-		}
+		JsonText.requireUtf8(body);
 		JsonRpcParseException firstInvalid = null;
 		List<JsonRpcMessage> messages = new ArrayList<>(1);
 		boolean batch;

@@ -14,8 +14,8 @@ import com.fasterxml.jackson.core.JsonToken;
  * ({@link McpRequestMethods}), {@code params} an object or array when present, no {@code id}, {@code result} or
  * {@code error}, no key twice at its top level, and nothing after it. What the relay relays unread, when no
  * interceptor wants to see it, is only a notification it would relay after the full parse; anything else, malformed,
- * not a notification, or a request without its id (which the relay drops), answers {@code false} and takes the full
- * parse.
+ * not a notification, a request without its id (which the relay drops), or a body that is not UTF-8 JSON text
+ * ({@link JsonText}), answers {@code false} and takes the full parse.
  */
 public final class NotificationScan {
 
@@ -26,6 +26,9 @@ public final class NotificationScan {
 	}
 
 	public static boolean isPlainNotification(String json) {
+		if (!JsonText.isUtf8(json)) {
+			return false;
+		}
 		try (JsonParser parser = FACTORY.createParser(json)) {
 			return scan(parser);
 		}
@@ -36,6 +39,9 @@ public final class NotificationScan {
 
 	/** {@link #isPlainNotification(String)} of the UTF-8 bytes {@code bytes[offset, offset + length)}. */
 	public static boolean isPlainNotification(byte[] bytes, int offset, int length) {
+		if (!JsonText.isUtf8(bytes, offset, length)) {
+			return false;
+		}
 		try (JsonParser parser = FACTORY.createParser(bytes, offset, length)) {
 			return scan(parser);
 		}

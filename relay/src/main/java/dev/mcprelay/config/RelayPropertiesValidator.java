@@ -41,7 +41,7 @@ public final class RelayPropertiesValidator {
 		SecurityMode mode = properties.security().mode();
 		properties.servers()
 			.forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, mode, problems));
-		BufferedBodiesValidator.validate(properties, Runtime.getRuntime().maxMemory(), problems);
+		BufferedBodiesValidator.validate(properties, environment, Runtime.getRuntime().maxMemory(), problems);
 		problems.addAll(SecurityPropertiesValidator.validate(properties));
 		problems.addAll(RateLimitPropertiesValidator.validate(properties));
 		problems.addAll(VirtualServerPropertiesValidator.validate(properties));

@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.env.OriginTrackedMapPropertySource;
@@ -22,6 +23,7 @@ import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Finds references to environment variables that the configuration would use as literal text:
@@ -64,6 +66,9 @@ public final class UnresolvedVariables {
 
 	/** The shared store's properties, which the relay uses as its own. */
 	private static final ConfigurationPropertyName STORE = ConfigurationPropertyName.of("spring.data.redis");
+
+	/** The relay's top-level properties, and its store's: what an environment variable of theirs binds under. */
+	private static final List<ConfigurationPropertyName> BOUND = boundProperties();
 
 	/** The property sources an operator writes: command-line arguments and system properties (and files, by type). */
 	private static final Set<String> WRITTEN = Set.of(CommandLinePropertySource.COMMAND_LINE_PROPERTY_SOURCE_NAME,
@@ -226,9 +231,9 @@ public final class UnresolvedVariables {
 	}
 
 	/**
-	 * One problem per environment variable that sets a property of the relay or of its store, by either name Spring
-	 * Boot binds ({@link RelayEnvironmentVariables#namesAProperty}: {@code MCPRELAY_...}, {@code MCP_RELAY_...}; or
-	 * the property's own dotted name, {@code mcp-relay.servers.up.authorization=...}), whose value holds a variable in
+	 * One problem per environment variable that sets a property of the relay or of its store, by any name Spring Boot
+	 * binds ({@link #setsRelayProperty}: {@code MCPRELAY_...}, {@code MCP_RELAY_...}, the property's own dotted name
+	 * {@code mcp-relay.servers.up.authorization=...}, and the other spellings Spring Boot maps), whose value holds a variable in
 	 * shell syntax: the operator wrote those values too ({@code MCPRELAY_SERVERS_UP_HEADERS_0_VALUE='Bearer
 	 * $GITHUB_TOKEN'}), and Spring Boot expands no {@code $VAR} in them either. Named by the environment variable,
 	 * never by anything of its value, which may be the secret itself.
@@ -241,8 +246,7 @@ public final class UnresolvedVariables {
 		}
 		for (String variable : variables.getPropertyNames()) {
 			Object value = variables.getProperty(variable);
-			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable) && !setsRelayProperty(variable)
-					|| PLACEHOLDER.matcher(String.valueOf(value)).find()) {
+			if (value == null || !setsRelayProperty(variable) || PLACEHOLDER.matcher(String.valueOf(value)).find()) {
 				continue;
 			}
 			Matcher shell = SHELL.matcher(String.valueOf(value));
@@ -254,13 +258,37 @@ public final class UnresolvedVariables {
 		return problems;
 	}
 
-	/** Whether an environment variable's dotted name is a property of the relay or of its store. */
-	private static boolean setsRelayProperty(String variable) {
-		if (!ConfigurationPropertyName.isValid(variable)) {
+	/**
+	 * Whether Spring Boot binds environment variable {@code variable} to a property of the relay (under one of the
+	 * {@link RelayProperties} tree's top-level properties) or of its store, decided by Spring Boot's own mapping of
+	 * environment variables: the variable alone, as a system-environment property source, asked for those properties.
+	 * So every spelling Spring Boot binds is one: {@code MCPRELAY_...}, {@code MCP_RELAY_...}, the dotted
+	 * {@code mcp-relay.servers.up.authorization}, and {@code MCP-RELAY_...}, {@code mcp-relay_...} or
+	 * {@code MCP-RELAY.SERVERS...}; Kubernetes' service links for a Service named {@code mcp-relay}
+	 * ({@code MCP_RELAY_SERVICE_HOST}) are under no property.
+	 */
+	static boolean setsRelayProperty(String variable) {
+		ConfigurationPropertySource alone = ConfigurationPropertySource.from(new SystemEnvironmentPropertySource(
+				StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of(variable, "")));
+		if (alone == null) {
 			return false;
 		}
-		ConfigurationPropertyName name = ConfigurationPropertyName.of(variable);
-		return RELAY.isAncestorOf(name) || STORE.isAncestorOf(name);
+		for (ConfigurationPropertyName property : BOUND) {
+			if (alone.getConfigurationProperty(property) != null
+					|| alone.containsDescendantOf(property) == ConfigurationPropertyState.PRESENT) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static List<ConfigurationPropertyName> boundProperties() {
+		List<ConfigurationPropertyName> names = new ArrayList<>();
+		for (RecordComponent component : RelayProperties.class.getRecordComponents()) {
+			names.add(RELAY.append(UnknownRelayProperties.dashed(component.getName())));
+		}
+		names.add(STORE);
+		return List.copyOf(names);
 	}
 
 	/** Whether the operator wrote {@code source}: a configuration file, the command line, the system properties. */

@@ -20,7 +20,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.RequestHeaders;
-import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ToolsProperties;
@@ -174,9 +173,8 @@ class VirtualToolSearch {
 		if (call.stateless() || pinned(call, tool) || call.exposedTools().contains(tool)) {
 			return null;
 		}
-		return JsonRpcErrors.error(request.get("id"), JsonRpcErrorCodes.INVALID_PARAMS, "Tool '" + tool
-				+ "' is not available in this session yet. Call " + ToolSearchPolicy.SEARCH_TOOL + " with a query "
-				+ "describing what you need; the tools it finds can then be called.", Map.of("reason", "not_exposed"));
+		RejectError refused = ToolSearchPolicy.notExposed(tool);
+		return JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(), refused.data());
 	}
 
 	/** What marks a member's view in a catalogue's key, apart from the members (no member id has a line feed). */

@@ -304,6 +304,13 @@ class RefusalTablesTest {
 		all.send(all.post("limited", call("first-call")));
 		json("rate_limited", all, "limited", call("rate_limited"), request -> {
 		});
+		HttpResponse<String> searching = all.send(all.post("search", initialize("search"))
+			.header("MCP-Protocol-Version", dev.mcprelay.testsupport.McpSession.PROTOCOL_VERSION));
+		assertThat(searching.statusCode()).as("initialize of search: %s", searching.body()).isEqualTo(200);
+		String searchSession = searching.headers().firstValue("Mcp-Session-Id").orElseThrow();
+		json("not_exposed", all, "search", call("not_exposed"), request -> request
+			.header("Mcp-Session-Id", searchSession)
+			.header("MCP-Protocol-Version", dev.mcprelay.testsupport.McpSession.PROTOCOL_VERSION));
 		Answer get = send("interceptor", all, all.request("gated").header("Accept", "text/event-stream").GET(), null,
 				true);
 		answers.put("interceptor", get);

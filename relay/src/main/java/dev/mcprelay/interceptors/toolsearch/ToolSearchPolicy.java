@@ -218,10 +218,17 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		}
 		return state(call.context()).map(state -> state.exposedTools().contains(call.toolName()))
 			.defaultIfEmpty(true)
-			.flatMap(callable -> callable ? Outcome.proceed()
-					: Outcome.reject(RejectError.invalidParams("Tool '" + call.toolName() + "' is not available in "
-							+ "this session yet. Call " + SEARCH_TOOL + " with a query describing what you need; the "
-							+ "tools it finds can then be called.")));
+			.flatMap(callable -> callable ? Outcome.proceed() : Outcome.reject(notExposed(call.toolName())));
+	}
+
+	/**
+	 * The refusal of a call of {@code tool}, which this session's searches have not found yet: -32602 with
+	 * {@code data.reason} {@code not_exposed}, the same on a server and on a virtual server.
+	 */
+	public static RejectError notExposed(String tool) {
+		return new RejectError(JsonRpcErrorCodes.INVALID_PARAMS, "Tool '" + tool + "' is not available in this "
+				+ "session yet. Call " + SEARCH_TOOL + " with a query describing what you need; the tools it finds can "
+				+ "then be called.", Map.of("reason", "not_exposed"));
 	}
 
 	@Override

@@ -126,6 +126,8 @@ class ToolSearchTest {
 		HttpResponse<String> early = session.post(call(2, "echo", "{\"message\":\"hi\"}"));
 		assertThat(RawHttp.json(early.body()).at("/error/code").asInt()).isEqualTo(-32602);
 		assertThat(RawHttp.json(early.body()).at("/error/message").asText()).contains("search_available_tools");
+		assertThat(RawHttp.json(early.body()).at("/error/data/reason").asText())
+			.as("cold review D, finding 7: every refusal carries its reason, as on a virtual server").isEqualTo("not_exposed");
 
 		HttpResponse<String> found = session.post(call(3, "search_available_tools", "{\"query\":\"echo\"}"));
 
