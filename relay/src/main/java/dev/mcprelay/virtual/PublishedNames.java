@@ -16,8 +16,8 @@ import reactor.core.publisher.Mono;
  * What each member publishes, as a virtual server routes by it ({@link MemberTargets}): the names of its tools and
  * prompts (where prefixes leave several members possible), the URIs of its resources and its resource templates (a
  * read goes to the member that lists the URI). Read from every page of the member's list ({@link VirtualLists#all},
- * itself kept per view of the member in {@link ListCache}), and kept per view of the member ({@link MemberViews}),
- * shared by the caller's sessions in that view, for
+ * itself kept per view of the member in {@link ListCache}), and kept per virtual server and view of the member
+ * ({@link MemberViews}; as {@link ListCache} keeps pages), shared by the caller's sessions in that view, for
  * at most {@link ListCache#MAX_AGE}, until the member says the list changed; at most {@link #MAX_CHARS} characters of
  * names in all, the least recently used going first. So a session's first {@code resources/read} asks the members
  * nothing when another session of the caller's routed one moments before.
@@ -28,7 +28,8 @@ class PublishedNames {
 	/** The most characters of names kept, all members and callers together. */
 	static final long MAX_CHARS = 4L * 1024 * 1024;
 
-	private record Key(UpstreamView view, String method) {
+	/** One list of one view of a member, through one virtual server (whose policies decided what the member listed). */
+	private record Key(String virtualServer, UpstreamView view, String method) {
 
 		String member() {
 			return view.server();
@@ -59,7 +60,7 @@ class PublishedNames {
 	 * {@code prompts/list}), URIs ({@code resources/list}) or URI templates ({@code resources/templates/list}).
 	 */
 	Mono<Set<String>> of(VirtualCall call, String member, String method) {
-		Key key = new Key(views.of(call, member), method);
+		Key key = new Key(call.server().id(), views.of(call, member), method);
 		Set<String> kept = names.getIfPresent(key);
 		if (kept != null) {
 			return Mono.just(kept);

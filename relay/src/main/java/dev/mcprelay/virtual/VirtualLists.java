@@ -148,7 +148,7 @@ class VirtualLists {
 		boolean cached = !call.access().catalogue()
 				&& (call.stateless() || CATALOGUE_ID.equals(request.path("id").asText()));
 		Mono<MemberRequests.Reply> asking = cached
-				? cache.get(new ListCache.Key(views.of(call, member), method, cursor),
+				? cache.get(new ListCache.Key(call.server().id(), views.of(call, member), method, cursor),
 						() -> requests.request(call, member, asked))
 				: requests.request(call, member, asked);
 		return asking.flatMap(reply -> {
