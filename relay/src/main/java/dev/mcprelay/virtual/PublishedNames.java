@@ -70,9 +70,11 @@ class PublishedNames {
 			case "resources/templates/list" -> "uriTemplate";
 			default -> "name";
 		};
-		return lists.all(call, method, member).map(items -> {
+		// a list cut short (more pages than the relay reads) routes by what was read: a name past the cut is answered as
+		// one no member published
+		return lists.all(call, method, member).map(listed -> {
 			Set<String> published = new LinkedHashSet<>();
-			items.forEach(item -> {
+			listed.items().forEach(item -> {
 				if (item.path(field).isTextual()) {
 					published.add(item.get(field).textValue());
 				}

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -116,18 +117,34 @@ class VirtualLists {
 			});
 	}
 
-	/** Every item of {@code member}'s list {@code method}, all pages, as the member publishes them (no prefix). */
-	Mono<List<ObjectNode>> all(VirtualCall call, String method, String member) {
+	/**
+	 * Every item of {@code member}'s list {@code method}, page after page, as the member publishes them (no prefix), and
+	 * whether that is the whole list: as the relay lists a server ({@link UpstreamLister}), at most
+	 * {@link UpstreamLister#MAX_PAGES} pages are read, and a list that goes on past them is said to be cut
+	 * ({@link UpstreamLister.Listed#whole()} false), never passed off as whole.
+	 */
+	Mono<UpstreamLister.Listed> all(VirtualCall call, String method, String member) {
 		ObjectNode request = JsonRpcParser.mapper().createObjectNode();
 		request.put("jsonrpc", "2.0");
 		request.put("id", CATALOGUE_ID);
 		request.put("method", method);
-		return memberPage(call, request, member, null)
-			.expand(page -> page.nextCursor() == null ? Mono.empty()
-					: memberPage(call, request, member, page.nextCursor()))
-			.take(1000)
-			.concatMapIterable(MemberPage::items)
-			.collectList();
+		return Mono.defer(() -> {
+			List<JsonNode> items = new ArrayList<>();
+			return pages(call, request, member, null, 1, items).map(whole -> new UpstreamLister.Listed(items, whole));
+		});
+	}
+
+	/** Reads page {@code number} (at {@code cursor}) and those after it into {@code items}; whether the list ended. */
+	private Mono<Boolean> pages(VirtualCall call, ObjectNode request, String member, String cursor, int number,
+			List<JsonNode> items) {
+		return memberPage(call, request, member, cursor).flatMap(page -> {
+			items.addAll(page.items());
+			if (page.nextCursor() == null) {
+				return Mono.just(true);
+			}
+			return number >= UpstreamLister.MAX_PAGES ? Mono.just(false)
+					: pages(call, request, member, page.nextCursor(), number + 1, items);
+		});
 	}
 
 	private Mono<MemberPage> memberPage(VirtualCall call, ObjectNode request, String member, String cursor) {

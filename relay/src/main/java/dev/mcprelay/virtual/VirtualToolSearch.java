@@ -36,7 +36,9 @@ import dev.mcprelay.interceptors.toolsearch.SearchQuery;
 import dev.mcprelay.interceptors.toolsearch.ToolIndex;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchAnswers;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
+import dev.mcprelay.interceptors.toolsearch.CatalogueListings;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
@@ -53,7 +55,9 @@ import reactor.core.scheduler.Schedulers;
  * honours it) and answers {@code notifications/tools/list_changed} before its result; a call of a tool the session does
  * not expose is refused with -32602, telling the model to search first. The merged catalogue is each member's whole
  * list as the member publishes it to the caller's view ({@link VirtualMembers#catalogue()}: never after the caller's
- * policies), indexed off the event loops and kept per virtual server, set of usable members and each member's
+ * policies), read as a server's tool search reads its own ({@link MemberCatalogues}: one listing per view of a member
+ * at a time, bounded among the member's listings, a list cut short refused, never searched as whole), indexed off
+ * the event loops and kept per virtual server, set of usable members and each member's
  * {@link UpstreamView} of the caller (its caller and configured headers) for {@link #CATALOGUE_AGE} (at most
  * {@link #MAX_BYTES} of tools in all), and dropped when a member says its tools changed; one that lacks a member that
  * could not be asked is not kept (the client is warned, and the next search asks the member again). What a
@@ -67,7 +71,7 @@ class VirtualToolSearch {
 	/** How long a merged catalogue is kept without a member's {@code list_changed}. */
 	static final Duration CATALOGUE_AGE = Duration.ofMinutes(5);
 
-	private final VirtualLists lists;
+	private final MemberCatalogues members;
 
 	private final SessionStore store;
 
@@ -88,12 +92,12 @@ class VirtualToolSearch {
 
 	private final Policies policies;
 
-	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, RelayProperties properties,
+	VirtualToolSearch(MemberCatalogues members, SessionStore store, NameClashes clashes, RelayProperties properties,
 			ListCache listCache, MemberAvailability availability, MemberViews views, Policies policies) {
 		this.availability = availability;
 		this.views = views;
 		this.policies = policies;
-		this.lists = lists;
+		this.members = members;
 		this.store = store;
 		this.clashes = clashes;
 		listCache.onChange((member, method) -> {
@@ -126,7 +130,8 @@ class VirtualToolSearch {
 				}
 			}
 			return new VirtualLists.Page(response, catalogue.warnings());
-		});
+		}).onErrorResume(RejectError.class, refused -> Mono.just(new VirtualLists.Page(refusal(call, request, refused),
+				List.of())));
 	}
 
 	/** A search: the best matches, exposed in the session; the answer's messages (list_changed, then the result). */
@@ -165,7 +170,19 @@ class VirtualToolSearch {
 					messages.add(response);
 					return messages;
 				}));
-		});
+		}).onErrorResume(RejectError.class, refused -> Mono.just(List.of(refusal(call, request, refused))));
+	}
+
+	/**
+	 * The answer to {@code request} when a member's list could not be read whole ({@link CatalogueListings}: its
+	 * listings are full, or it is longer than the relay reads), as a server's tool search answers; logged with the
+	 * refusal's reason.
+	 */
+	private static ObjectNode refusal(VirtualCall call, ObjectNode request, RejectError refused) {
+		String reason = refused.logReason() != null ? refused.logReason()
+				: refused.data() == null ? null : refused.data().path("reason").asText(null);
+		call.exchange().record().failed(RelayOutcome.REJECTED, reason);
+		return JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(), refused.data());
 	}
 
 	/** The refusal of a call of {@code tool}, or {@code null} when the session may call it. */
@@ -241,9 +258,8 @@ class VirtualToolSearch {
 			return Mono.just(new Catalogue(kept, List.of()));
 		}
 		List<ObjectNode> warnings = new CopyOnWriteArrayList<>();
-		VirtualCall listing = call.forCatalogue();
 		return Flux.fromIterable(call.usable())
-			.flatMapSequential(member -> lists.all(listing, "tools/list", member)
+			.flatMapSequential(member -> members.tools(call, member)
 				.map(tools -> Map.entry(member, tools))
 				.onErrorResume(MemberUnavailable.class, failure -> {
 					warnings.add(availability.unavailable(call.server().id(), failure));
