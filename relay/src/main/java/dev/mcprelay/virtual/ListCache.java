@@ -25,13 +25,15 @@ import reactor.core.publisher.Mono;
  * ({@link PublishedNames}, tool search), and every list of a 2026-07-28 client (which has no session, so each request
  * would otherwise ask every member again). Kept per virtual server, view of the member ({@link MemberViews}: the
  * caller and the values of the member's headers that differ per caller or request), method and cursor, never shared
- * between callers, nor between two views of one caller, nor between two virtual servers (a page is what the member's
- * relay answered through one virtual server, after the policies that govern it: another virtual server over the same
- * member may be governed by others), and shared by a caller's sessions in one view (one list per view, not one per
- * session), for at most {@link #MAX_AGE}, dropped
+ * between callers, nor between two views of one caller, nor between two virtual servers, and shared by a caller's
+ * sessions in one view (one list per view, not one per session), for at most {@link #MAX_AGE}, dropped
  * as soon as the member says that list changed ({@code notifications/*}{@code /list_changed}). Kept as the member's
- * JSON, at most {@link #MAX_BYTES} of it in all, the least recently used page going first. Lists a 2025 client asks
- * for in its session are always asked of the members.
+ * JSON, at most {@link #MAX_BYTES} of it in all, the least recently used page going first. A page is kept whole: the
+ * member's page as it publishes it to the view, asked as the virtual server's own listing
+ * ({@link VirtualCall#forCatalogue()}), never after one request's policies, which may read what differs between two
+ * requests in one view (a token's scopes and claims, a request header); each request that reads it is answered what
+ * its own policies let it use ({@link MemberListPolicies}). Lists a 2025 client asks for in its session are always
+ * asked of the members, whose relays decide them for the request.
  */
 @Component
 class ListCache {
