@@ -19,6 +19,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.testsupport.ApiKeyCallers;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 
@@ -27,35 +28,113 @@ import dev.mcprelay.testsupport.RawHttp;
  * review B, finding 3: ten searches of one key, each with a fresh {@code X-Tenant} the server is configured to get,
  * made ten listings of the whole catalogue at once): one caller varying its view has at most
  * {@value ServerListings#MAX_PER_CALLER} listings of the server in flight, the rest refused at once, and another
- * caller's listing still runs.
+ * caller's listing still runs. So are a virtual server's searches over its members (cold review D, finding 1: eight
+ * searches of one view made eight listings, and a member paging without end was read for a thousand pages and then
+ * searched as if whole): one listing per view of a member, the member's listings bounded, a list longer than the
+ * relay reads refused as {@code policy_undecidable} after {@link dev.mcprelay.proxy.UpstreamLister#MAX_PAGES} pages.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ToolSearchListingBoundTest {
 
 	static final PolicyTestServer SERVER = new PolicyTestServer();
 
+	/** The member of virtual server {@code vts} (each server holds its lists once: one test each). */
+	static final PolicyTestServer MEMBER = new PolicyTestServer();
+
+	/** The member of virtual server {@code vinf}, whose tool list never ends. */
+	static final PolicyTestServer ENDLESS = new PolicyTestServer();
+
 	@LocalServerPort
 	int port;
 
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
-		registry.add("mcp-relay.security.mode", () -> "api-key");
-		List<String> callers = List.of("alice", "bob");
-		for (int i = 0; i < callers.size(); i++) {
-			String caller = callers.get(i);
-			registry.add("mcp-relay.security.api-keys[" + i + "].client", () -> caller);
-			registry.add("mcp-relay.security.api-keys[" + i + "].key-sha256", () -> dev.mcprelay.Sha256.hex(key(caller)));
-			registry.add("mcp-relay.security.api-keys[" + i + "].servers[0]", () -> "*");
-		}
+		ApiKeyCallers.register(registry, "alice", "bob");
 		registry.add("mcp-relay.servers.tss.url", () -> SERVER.url("/slow/mcp"));
 		registry.add("mcp-relay.servers.tss.headers[0].name", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.tss.headers[0].from-request-header", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.tss.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.vm.url", () -> MEMBER.url("/slow/mcp"));
+		registry.add("mcp-relay.servers.vm.headers[0].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.vm.headers[0].from-request-header", () -> "X-Tenant");
+		registry.add("mcp-relay.virtual-servers.vts.members[0]", () -> "vm");
+		registry.add("mcp-relay.virtual-servers.vts.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.inf.url", () -> ENDLESS.url("/endless/mcp"));
+		registry.add("mcp-relay.virtual-servers.vinf.members[0]", () -> "inf");
+		registry.add("mcp-relay.virtual-servers.vinf.tool-search.enabled", () -> "true");
 	}
 
 	@AfterAll
 	static void stop() {
 		SERVER.close();
+		MEMBER.close();
+		ENDLESS.close();
+	}
+
+	@Test
+	void aVirtualServersSearchesListEachViewOfAMemberOnceWithinTheMembersBound() throws Exception {
+		ExecutorService clients = Executors.newFixedThreadPool(12);
+		try {
+			MEMBER.holdLists();
+			List<McpSession> bobs = new ArrayList<>();
+			for (int view = 0; view < 4; view++) {
+				bobs.add(McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-" + view), "vts"));
+			}
+			List<McpSession> alices = new ArrayList<>();
+			for (int session = 0; session < 8; session++) {
+				alices.add(McpSession.open(ApiKeyCallers.http(port, "alice", "X-Tenant", "alice"), "vts"));
+			}
+			MEMBER.clear();
+			List<CompletableFuture<HttpResponse<String>>> bobsSearches = new ArrayList<>();
+			for (McpSession bob : bobs) {
+				bobsSearches.add(CompletableFuture.supplyAsync(() -> bob.post(search()), clients));
+			}
+			// two of bob's views list (held by the member); the other two are refused without a listing
+			while (bobsSearches.stream().filter(CompletableFuture::isDone).count() < 2) {
+				CompletableFuture.anyOf(bobsSearches.stream().filter(search -> !search.isDone())
+					.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+			}
+			for (CompletableFuture<HttpResponse<String>> search : bobsSearches) {
+				if (search.isDone()) {
+					JsonNode answer = last(search.get());
+					assertThat(answer.at("/error/data/reason").asText()).as(answer.toString())
+						.isEqualTo("listing_refused");
+				}
+			}
+			awaitListings(MEMBER, 2);
+
+			// eight sessions of one view: one listing, which every search of the view waits for
+			List<CompletableFuture<HttpResponse<String>>> alicesSearches = new ArrayList<>();
+			for (McpSession alice : alices) {
+				alicesSearches.add(CompletableFuture.supplyAsync(() -> alice.post(search()), clients));
+			}
+			awaitListings(MEMBER, 3);
+			MEMBER.releaseLists();
+			for (CompletableFuture<HttpResponse<String>> search : alicesSearches) {
+				JsonNode answer = last(search.get(30, TimeUnit.SECONDS));
+				assertThat(answer.at("/result/structuredContent/tools").findValuesAsText("name")).as(answer.toString())
+					.contains("vm_read_file");
+			}
+			for (CompletableFuture<HttpResponse<String>> search : bobsSearches) {
+				search.get(30, TimeUnit.SECONDS);
+			}
+			assertThat(MEMBER.count("tools/list")).as("listings of the member: bob's two, alice's one").isEqualTo(3);
+		}
+		finally {
+			MEMBER.releaseLists();
+			clients.shutdownNow();
+		}
+	}
+
+	@Test
+	void aMembersListLongerThanTheRelayReadsIsRefusedNotSearchedAsWhole() {
+		McpSession alice = McpSession.open(ApiKeyCallers.http(port, "alice"), "vinf");
+		ENDLESS.clear();
+		JsonNode answer = last(alice.post(search()));
+		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("policy_undecidable");
+		assertThat(answer.at("/error/message").asText()).contains("'inf'");
+		assertThat(ENDLESS.count("tools/list")).as("pages read of the member's list")
+			.isEqualTo(dev.mcprelay.proxy.UpstreamLister.MAX_PAGES);
 	}
 
 	@Test
@@ -65,9 +144,9 @@ class ToolSearchListingBoundTest {
 			SERVER.holdLists();
 			List<McpSession> bobs = new ArrayList<>();
 			for (int view = 0; view < 4; view++) {
-				bobs.add(McpSession.open(new RawHttp(port, "X-Api-Key", key("bob"), "X-Tenant", "bob-" + view), "tss"));
+				bobs.add(McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-" + view), "tss"));
 			}
-			McpSession alice = McpSession.open(new RawHttp(port, "X-Api-Key", key("alice"), "X-Tenant", "alice"),
+			McpSession alice = McpSession.open(ApiKeyCallers.http(port, "alice", "X-Tenant", "alice"),
 					"tss");
 			SERVER.clear();
 			List<CompletableFuture<HttpResponse<String>>> searches = new ArrayList<>();
@@ -108,10 +187,15 @@ class ToolSearchListingBoundTest {
 
 	/** Waits until the server got {@code listings} tools/list requests (held there), at most 30 s. */
 	private static void awaitListings(long listings) {
+		awaitListings(SERVER, listings);
+	}
+
+	/** Waits until {@code server} got {@code listings} tools/list requests (held there), at most 30 s. */
+	private static void awaitListings(PolicyTestServer server, long listings) {
 		org.awaitility.Awaitility.await()
 			.atMost(java.time.Duration.ofSeconds(30))
-			.until(() -> SERVER.count("tools/list") >= listings);
-		assertThat(SERVER.count("tools/list")).as("tools/list requests upstream").isEqualTo(listings);
+			.until(() -> server.count("tools/list") >= listings);
+		assertThat(server.count("tools/list")).as("tools/list requests upstream").isEqualTo(listings);
 	}
 
 	private static String search() {
@@ -122,10 +206,6 @@ class ToolSearchListingBoundTest {
 	private static JsonNode last(HttpResponse<String> response) {
 		List<JsonNode> messages = RawHttp.messagesOf(response);
 		return messages.get(messages.size() - 1);
-	}
-
-	private static String key(String caller) {
-		return caller + "-key-5d7f9b1c3e5a7c9e1b3d";
 	}
 
 }

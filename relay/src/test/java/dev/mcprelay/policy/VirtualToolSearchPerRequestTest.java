@@ -3,7 +3,6 @@ package dev.mcprelay.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -16,6 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScopedTokens;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TestAuthorizationServer;
 
@@ -33,16 +33,12 @@ class VirtualToolSearchPerRequestTest {
 
 	static final SdkMcpUpstream UPSTREAM = new SdkMcpUpstream();
 
-	static final String AUDIENCE = "mcp-relay-policies";
-
 	@LocalServerPort
 	int port;
 
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
-		registry.add("mcp-relay.security.mode", () -> "jwt");
-		registry.add("mcp-relay.security.jwt.issuer-uri", AUTH::issuer);
-		registry.add("mcp-relay.security.jwt.audience", () -> AUDIENCE);
+		ScopedTokens.register(registry, AUTH, 0);
 		registry.add("mcp-relay.servers.files.url", () -> UPSTREAM.url("/mcp"));
 		registry.add("mcp-relay.servers.files.arguments.reserved-prefix", () -> "");
 		// two virtual servers over the one member: one for each order of the two tokens
@@ -51,10 +47,6 @@ class VirtualToolSearchPerRequestTest {
 			registry.add("mcp-relay.virtual-servers." + virtual + ".tool-prefix", () -> "f_");
 			registry.add("mcp-relay.virtual-servers." + virtual + ".tool-search.enabled", () -> "true");
 		}
-		registry.add("mcp-relay.policies[0].name", () -> "writers");
-		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
-		registry.add("mcp-relay.policies[0].deny", () -> "mcp.method == \"tools/call\" "
-				+ "&& !mcp.tool.annotations.?readOnlyHint.orValue(false) && !(\"tools:write\" in caller.scopes)");
 	}
 
 	@AfterAll
@@ -65,10 +57,10 @@ class VirtualToolSearchPerRequestTest {
 
 	@Test
 	void theWriteScopedTokenSearchingFirstShowsTheReadOnlyOneNothingItMayNotCall() {
-		McpSession writer = session("wfirst", "mcp tools:write");
+		McpSession writer = session("wfirst", ScopedTokens.WRITE);
 		assertThat(search(writer)).contains("f_secret_admin", "f_secret_audit");
 		assertThat(listed(writer)).contains("f_secret_admin");
-		McpSession reader = session("wfirst", "mcp");
+		McpSession reader = session("wfirst", ScopedTokens.READ);
 		assertThat(search(reader)).as("R's search after W's").contains("f_secret_audit").doesNotContain("f_secret_admin");
 		assertThat(listed(reader)).as("R's list after W's").contains("f_secret_audit").doesNotContain("f_secret_admin");
 		JsonNode call = RawHttp.messagesOf(reader.post(RawHttp.toolsCall(7, "f_secret_admin"))).get(0);
@@ -77,9 +69,9 @@ class VirtualToolSearchPerRequestTest {
 
 	@Test
 	void theReadOnlyTokenSearchingFirstHidesNothingFromTheWriteScopedOne() {
-		McpSession reader = session("rfirst", "mcp");
+		McpSession reader = session("rfirst", ScopedTokens.READ);
 		assertThat(search(reader)).contains("f_secret_audit").doesNotContain("f_secret_admin");
-		McpSession writer = session("rfirst", "mcp tools:write");
+		McpSession writer = session("rfirst", ScopedTokens.WRITE);
 		assertThat(search(writer)).as("W's search after R's").contains("f_secret_admin");
 		assertThat(listed(writer)).as("W's list after R's").contains("f_secret_admin");
 		JsonNode call = RawHttp.messagesOf(writer.post(RawHttp.toolsCall(7, "f_secret_admin"))).get(0);
@@ -87,8 +79,7 @@ class VirtualToolSearchPerRequestTest {
 	}
 
 	private McpSession session(String virtual, String scope) {
-		String token = AUTH.token(AUDIENCE, "alice", scope, Map.of());
-		return McpSession.open(new RawHttp(port, "Authorization", "Bearer " + token), virtual);
+		return McpSession.open(ScopedTokens.http(port, AUTH, "alice", scope), virtual);
 	}
 
 	private static List<String> search(McpSession session) {

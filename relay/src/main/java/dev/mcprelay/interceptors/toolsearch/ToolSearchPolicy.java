@@ -99,8 +99,8 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private static final String GENERATION = ToolSearchPolicy.class.getName() + ".generation";
 
-	/** The most views of one server whose catalogues are kept. */
-	static final int MAX_VIEWS = 256;
+	/** The most views of one server whose catalogues are kept (a virtual server's member's too). */
+	public static final int MAX_VIEWS = 256;
 
 	private final Map<String, Server> servers = new HashMap<>();
 
@@ -182,7 +182,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		boolean wholeCatalogue = list.nextCursor() == null && list.request().params().path("cursor").isMissingNode();
 		// an answer with no request of this exchange at hand (a GET stream) may predate a list_changed: never kept
 		long sentIn = list.context().attributes().get(GENERATION) instanceof Long generation ? generation : -1;
-		ToolCatalogue view = server.catalogue(list.context());
+		ToolCatalogue<ToolIndex> view = server.catalogue(list.context());
 		Mono<ToolIndex> catalogue = wholeCatalogue ? view.update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
 				: view.get(() -> listAll(list.context(), server));
 		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
@@ -305,37 +305,16 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	/**
 	 * The whole catalogue, listed upstream in the client's session with the upstream headers the interceptors set for
 	 * this request ({@code context().upstreamHeaders()}), each tool as the server sent it: the catalogue of the
-	 * caller's view, of which it is shown only what its policies let it use. In its turn among the server's listings
-	 * ({@link ServerListings}, the policies' bound); one it refuses is refused to the client, to try again.
+	 * caller's view, of which it is shown only what its policies let it use. Bounded and cut as the policies' listings
+	 * are ({@link CatalogueListings}), as a virtual server's search lists its members.
 	 */
 	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
-		return listings
-			.bounded(context.server(), context.caller(), upstream.nonStreamingTimeout(),
+		return CatalogueListings
+			.tools(listings, context.server(), context.caller(), upstream.nonStreamingTimeout(),
 					() -> lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
 							context.caller(), context.upstreamHeaders()))
-			.onErrorMap(ServerListings.Refused.class, refused -> new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR,
-					"The relay cannot list this server's tools now: its tool list " + refused.why(),
-					Map.of("reason", "listing_refused")))
-			.flatMap(listed -> !listed.whole() || listed.items().size() > PublishedCatalogues.MAX_ITEMS
-					? Mono.error(cut(context))
-					: Mono.just(ToolIndex.toolsAmong(listed.items())
-						.stream()
-						.filter(tool -> server.offers(ToolIndex.name(tool)))
-						.toList()));
-	}
-
-	/**
-	 * A catalogue longer than the relay reads ({@link UpstreamLister#MAX_PAGES} pages,
-	 * {@link PublishedCatalogues#MAX_ITEMS} items), as the policies' listings are bounded: what was read is not the whole
-	 * catalogue, so a search of it (and a list composed from it) could not say what the server offers. Refused as the
-	 * policies refuse a request they cannot decide for a cut list ({@code policy_undecidable}), and not kept.
-	 */
-	private static RejectError cut(CallContext context) {
-		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot decide this request: the tools/list "
-				+ "of server '" + context.server() + "', which tool search reads, is longer than the relay reads ("
-				+ UpstreamLister.MAX_PAGES + " pages, " + PublishedCatalogues.MAX_ITEMS + " items)",
-				Map.of("reason", "policy_undecidable")).withLogReason("policy_undecidable", null);
+			.map(tools -> tools.stream().filter(tool -> server.offers(ToolIndex.name(tool))).toList());
 	}
 
 	/**
@@ -343,7 +322,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	 * {@code list_changed}).
 	 */
 	private record Server(ServerProperties properties, ToolSearchProperties settings, ToolNameFilter pinned,
-			AtomicLong generation, Cache<UpstreamView, ToolCatalogue> catalogues, ToolSearchMeters meters) {
+			AtomicLong generation, Cache<UpstreamView, ToolCatalogue<ToolIndex>> catalogues, ToolSearchMeters meters) {
 
 		Server(ServerProperties properties, ToolSearchMeters meters) {
 			this(properties, properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
@@ -353,8 +332,8 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		}
 
 		/** The catalogue of the view the request of {@code context} has. */
-		ToolCatalogue catalogue(CallContext context) {
-			return catalogues.get(UpstreamView.of(context, properties), view -> new ToolCatalogue(generation));
+		ToolCatalogue<ToolIndex> catalogue(CallContext context) {
+			return catalogues.get(UpstreamView.of(context, properties), view -> ToolCatalogue.indexed(generation));
 		}
 
 		/** The server's tools changed: every view's catalogue is stale, and what is being listed too. */
