@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -47,8 +46,8 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * of such a value, and of any name that is not an environment variable's, nothing is ever printed ("refers to a
  * variable that is not set", "holds shell syntax").
  *
- * <p>The {@code mcp-relay} tree is walked from the {@link RelayProperties} record itself (records, maps by key, lists
- * by index, text leaves), so a property added tomorrow is covered the day it exists.
+ * <p>The {@code mcp-relay} tree is walked from the {@link RelayProperties} record itself ({@link BoundPropertyTree}),
+ * so a property added tomorrow is covered the day it exists.
  */
 public final class UnresolvedVariables {
 
@@ -92,7 +91,7 @@ public final class UnresolvedVariables {
 	 */
 	public static List<ConfigurationProblem> find(RelayProperties properties, Environment environment) {
 		List<ConfigurationProblem> problems = new ArrayList<>();
-		walk("mcp-relay", RELAY, properties, (path, name, value) -> {
+		BoundPropertyTree.walk("mcp-relay", RELAY, properties, (path, name, value) -> {
 			if (value instanceof CharSequence) {
 				ConfigurationProperty written = written(name, environment);
 				String variable = written == null ? null
@@ -333,55 +332,6 @@ public final class UnresolvedVariables {
 	/** Whether {@code value} still refers to a variable (then no other check of its form means anything). */
 	public static boolean holdsVariable(String value) {
 		return value != null && (PLACEHOLDER.matcher(value).find() || SHELL.matcher(value).find());
-	}
-
-	/**
-	 * Calls {@code leaf} with the property path and value of every value under {@code value} that is no record, map or
-	 * list (text, numbers, durations, sizes, enums).
-	 */
-	public static void walk(String path, Object value, BiConsumer<String, Object> leaf) {
-		walk(path, RELAY, value, (at, name, leafValue) -> leaf.accept(at, leafValue));
-	}
-
-	/** A value of the tree: its path as printed, its name as property sources know it, and the value. */
-	private interface Leaf {
-
-		void accept(String path, ConfigurationPropertyName name, Object value);
-
-	}
-
-	private static void walk(String path, ConfigurationPropertyName name, Object value, Leaf leaf) {
-		if (value == null) {
-			return;
-		}
-		if (value instanceof Map<?, ?> map) {
-			map.forEach((key, entry) -> walk(path + "." + key, name.append("[" + key + "]"), entry, leaf));
-		}
-		else if (value instanceof List<?> list) {
-			for (int i = 0; i < list.size(); i++) {
-				walk(path + "[" + i + "]", name.append("[" + i + "]"), list.get(i), leaf);
-			}
-		}
-		else if (value.getClass().isRecord()) {
-			for (RecordComponent component : value.getClass().getRecordComponents()) {
-				String dashed = UnknownRelayProperties.dashed(component.getName());
-				walk(path + "." + dashed, name.append(dashed), read(component, value), leaf);
-			}
-		}
-		else {
-			leaf.accept(path, name, value);
-		}
-	}
-
-	private static Object read(RecordComponent component, Object record) {
-		try {
-			var accessor = component.getAccessor();
-			accessor.trySetAccessible();
-			return accessor.invoke(record);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("Cannot read " + component, ex);
-		}
 	}
 
 }
