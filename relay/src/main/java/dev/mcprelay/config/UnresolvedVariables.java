@@ -4,9 +4,7 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -16,12 +14,9 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
-import org.springframework.boot.env.OriginTrackedMapPropertySource;
-import org.springframework.core.env.CommandLinePropertySource;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
-import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
@@ -47,8 +42,9 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * of such a value, and of any name that is not an environment variable's, nothing is ever printed ("refers to a
  * variable that is not set", "holds shell syntax").
  *
- * <p>The {@code mcp-relay} tree is walked from the {@link RelayProperties} record itself (records, maps by key, lists
- * by index, text leaves), so a property added tomorrow is covered the day it exists.
+ * <p>The {@code mcp-relay} tree is walked from the {@link RelayProperties} record itself ({@link BoundPropertyTree}),
+ * so a property added tomorrow is covered the day it exists; a value's text as written, and whether its source may be
+ * named, is read through {@link WrittenProperties}.
  */
 public final class UnresolvedVariables {
 
@@ -70,13 +66,6 @@ public final class UnresolvedVariables {
 	/** The relay's top-level properties, and its store's: what an environment variable of theirs binds under. */
 	private static final List<ConfigurationPropertyName> BOUND = boundProperties();
 
-	/** The property sources an operator writes: command-line arguments and system properties (and files, by type). */
-	private static final Set<String> WRITTEN = Set.of(CommandLinePropertySource.COMMAND_LINE_PROPERTY_SOURCE_NAME,
-			StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
-
-	/** The property source Spring Boot makes of {@code SPRING_APPLICATION_JSON}: written too, in an environment variable. */
-	static final String APPLICATION_JSON = "spring.application.json";
-
 	/** An environment variable's name as the docs write them: the only names a problem prints. */
 	private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Z_][A-Z0-9_]*");
 
@@ -92,34 +81,17 @@ public final class UnresolvedVariables {
 	 */
 	public static List<ConfigurationProblem> find(RelayProperties properties, Environment environment) {
 		List<ConfigurationProblem> problems = new ArrayList<>();
-		walk("mcp-relay", RELAY, properties, (path, name, value) -> {
+		BoundPropertyTree.walk("mcp-relay", RELAY, properties, (path, name, value) -> {
 			if (value instanceof CharSequence) {
-				ConfigurationProperty written = written(name, environment);
+				ConfigurationProperty written = WrittenProperties.written(name, environment);
 				String variable = written == null ? null
 						: unsetVariable(String.valueOf(written.getValue()), environment);
 				if (variable != null) {
-					problems.add(unset(path, variable, namable(written.getSource())));
+					problems.add(unset(path, variable, WrittenProperties.namable(written.getSource())));
 				}
 			}
 		});
 		return problems;
-	}
-
-	/**
-	 * {@code name} as written in the first property source that holds it (or holds the list it is an element of,
-	 * written as one comma-separated text), or {@code null} when none does.
-	 */
-	private static ConfigurationProperty written(ConfigurationPropertyName name, Environment environment) {
-		for (ConfigurationPropertyName at = name; at != null && !at.isEmpty(); at = at.isLastElementIndexed()
-				? at.getParent() : null) {
-			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-				ConfigurationProperty property = source.getConfigurationProperty(at);
-				if (property != null && property.getValue() != null) {
-					return property;
-				}
-			}
-		}
-		return null;
 	}
 
 	/**
@@ -200,10 +172,10 @@ public final class UnresolvedVariables {
 		TreeMap<String, ConfigurationProblem> problems = new TreeMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)
-					|| !written(source) && !isApplicationJson(source)) {
+					|| !WrittenProperties.written(source) && !WrittenProperties.isApplicationJson(source)) {
 				continue;
 			}
-			boolean namable = namable(source);
+			boolean namable = WrittenProperties.namable(source);
 			iterable.forEach(name -> {
 				String key = name.toString();
 				ConfigurationProperty property = source.getConfigurationProperty(name);
@@ -291,26 +263,6 @@ public final class UnresolvedVariables {
 		return List.copyOf(names);
 	}
 
-	/** Whether the operator wrote {@code source}: a configuration file, the command line, the system properties. */
-	private static boolean written(ConfigurationPropertySource source) {
-		Object underlying = source.getUnderlyingSource();
-		return underlying instanceof OriginTrackedMapPropertySource
-				|| underlying instanceof PropertySource<?> named && WRITTEN.contains(named.getName());
-	}
-
-	private static boolean isApplicationJson(ConfigurationPropertySource source) {
-		return source.getUnderlyingSource() instanceof PropertySource<?> named
-				&& APPLICATION_JSON.equals(named.getName());
-	}
-
-	/**
-	 * Whether a problem may name a variable written in {@code source}: one an operator writes as configuration text (a
-	 * file, the command line, a system property), never an environment variable, whose value may be a secret.
-	 */
-	private static boolean namable(ConfigurationPropertySource source) {
-		return source != null && written(source);
-	}
-
 	private static ConfigurationProblem unset(String path, String variable, boolean namable) {
 		if (!namable || !VARIABLE_NAME.matcher(variable).matches()) {
 			return new ConfigurationProblem(path, "refers to a variable that is not set (Spring Boot would use the "
@@ -333,55 +285,6 @@ public final class UnresolvedVariables {
 	/** Whether {@code value} still refers to a variable (then no other check of its form means anything). */
 	public static boolean holdsVariable(String value) {
 		return value != null && (PLACEHOLDER.matcher(value).find() || SHELL.matcher(value).find());
-	}
-
-	/**
-	 * Calls {@code leaf} with the property path and value of every value under {@code value} that is no record, map or
-	 * list (text, numbers, durations, sizes, enums).
-	 */
-	public static void walk(String path, Object value, BiConsumer<String, Object> leaf) {
-		walk(path, RELAY, value, (at, name, leafValue) -> leaf.accept(at, leafValue));
-	}
-
-	/** A value of the tree: its path as printed, its name as property sources know it, and the value. */
-	private interface Leaf {
-
-		void accept(String path, ConfigurationPropertyName name, Object value);
-
-	}
-
-	private static void walk(String path, ConfigurationPropertyName name, Object value, Leaf leaf) {
-		if (value == null) {
-			return;
-		}
-		if (value instanceof Map<?, ?> map) {
-			map.forEach((key, entry) -> walk(path + "." + key, name.append("[" + key + "]"), entry, leaf));
-		}
-		else if (value instanceof List<?> list) {
-			for (int i = 0; i < list.size(); i++) {
-				walk(path + "[" + i + "]", name.append("[" + i + "]"), list.get(i), leaf);
-			}
-		}
-		else if (value.getClass().isRecord()) {
-			for (RecordComponent component : value.getClass().getRecordComponents()) {
-				String dashed = UnknownRelayProperties.dashed(component.getName());
-				walk(path + "." + dashed, name.append(dashed), read(component, value), leaf);
-			}
-		}
-		else {
-			leaf.accept(path, name, value);
-		}
-	}
-
-	private static Object read(RecordComponent component, Object record) {
-		try {
-			var accessor = component.getAccessor();
-			accessor.trySetAccessible();
-			return accessor.invoke(record);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("Cannot read " + component, ex);
-		}
 	}
 
 }

@@ -7,8 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import dev.mcprelay.config.BoundPropertyTree;
 import dev.mcprelay.config.RelayProperties;
-import dev.mcprelay.config.UnresolvedVariables;
 
 /**
  * A bound configuration as units of change, compared by binding, never by splitting a printed path: each server and
@@ -36,7 +36,7 @@ final class BoundSettings {
 						settings(entry)));
 			}
 			else if (value != null) {
-				UnresolvedVariables.walk("", Map.of(name, value), (path, leaf) -> units
+				BoundPropertyTree.walk("", Map.of(name, value), (path, leaf) -> units
 					.computeIfAbsent(unit(path.substring(1)), unit -> new LinkedHashMap<>())
 					.put(path.substring(1), String.valueOf(leaf)));
 			}

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
+import dev.mcprelay.config.BoundPropertyTree;
 import dev.mcprelay.config.RelayProperties;
-import dev.mcprelay.config.UnresolvedVariables;
 
 /**
  * The checksum of a bound configuration: the first 16 hex digits of the SHA-256 of every value under
@@ -23,7 +23,7 @@ public final class ConfigurationChecksum {
 
 	public static String of(RelayProperties properties) {
 		List<String> lines = new ArrayList<>();
-		UnresolvedVariables.walk("mcp-relay", properties, (path, value) -> lines.add(path + "=" + value));
+		BoundPropertyTree.walk("mcp-relay", properties, (path, value) -> lines.add(path + "=" + value));
 		lines.sort(null);
 		try {
 			MessageDigest digest = MessageDigest.getInstance("SHA-256");

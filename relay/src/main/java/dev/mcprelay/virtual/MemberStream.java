@@ -2,6 +2,7 @@ package dev.mcprelay.virtual;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 import org.reactivestreams.Subscription;
@@ -83,7 +84,7 @@ final class MemberStream {
 	private Sinks.Empty<Void> settled = Sinks.empty();
 
 	/** The current attempt to open the stream; guarded by {@code this}. */
-	private Attempt attempt = new Attempt();
+	private StreamAttempt attempt = new StreamAttempt();
 
 	MemberStream(MergedSession session, String member, MemberSession memberSession) {
 		this.session = session;
@@ -120,8 +121,7 @@ final class MemberStream {
 		if (state != State.OPENING) {
 			return Mono.never();
 		}
-		attempt.callsAhead++;
-		return attempt.withoutStream.asMono();
+		return attempt.callWentAhead();
 	}
 
 	/**
@@ -176,7 +176,7 @@ final class MemberStream {
 				state = State.OPENING;
 				settled = Sinks.empty();
 			}
-			attempt = new Attempt();
+			attempt = new StreamAttempt();
 		}
 		String resumeAfter = session.position(member);
 		request.update(session.parts()
@@ -210,7 +210,7 @@ final class MemberStream {
 			});
 			return;
 		}
-		Attempt answeredAttempt;
+		StreamAttempt answeredAttempt;
 		synchronized (this) {
 			answeredAttempt = attempt;
 		}
@@ -230,24 +230,22 @@ final class MemberStream {
 	}
 
 	/**
-	 * {@link SessionOrder#GET_HEADERS_GRACE} after the member answered {@code answered}'s GET: no event came with the
-	 * headers, so the member sends a stream's headers as it opens it (it does not hold them for its first event, as the
-	 * MCP Java SDK's servlet transport does): it had no stream before it answered, and the calls that went ahead of it
-	 * reached a member with no stream for its requests ({@link MergedStreams#answeredAlone}). An event that carries no
-	 * message (a priming event, which a server sends as it opens a stream, or a comment) does not change that. A stream
-	 * whose first message came with its headers tells nothing: the member may have held its headers for that message.
+	 * {@link SessionOrder#GET_HEADERS_GRACE} after the member answered {@code answered}'s GET with its event stream:
+	 * unless the stream ended, the attempt is judged ({@link StreamAttempt#judgeHeadersAlone}); a member that answered
+	 * with its headers alone had no stream for the calls that went ahead ({@link MergedStreams#answeredAlone}).
 	 */
-	private void judge(Attempt answered) {
-		int ahead;
+	private void judge(StreamAttempt answered) {
+		OptionalInt ahead;
 		synchronized (this) {
-			if (answered.eventSeen || state == State.ENDED) {
+			if (state == State.ENDED) {
 				return;
 			}
-			answered.eventSeen = true;
-			ahead = answered.callsAhead;
+			ahead = answered.judgeHeadersAlone();
 		}
-		session.parts().streams().answeredAlone(session, member, ahead);
-		answered.withoutStream.tryEmitEmpty();
+		if (ahead.isPresent()) {
+			session.parts().streams().answeredAlone(session, member, ahead.getAsInt());
+			answered.foundWithoutStream();
+		}
 	}
 
 	private void failed(Throwable error) {
@@ -283,26 +281,12 @@ final class MemberStream {
 		return true;
 	}
 
-	/** One attempt to open the stream: what {@link #judge} reads once the member answered it. */
-	private static final class Attempt {
-
-		/** Calls that went to the member while this attempt was OPENING; guarded by the stream. */
-		int callsAhead;
-
-		/** Whether a message came on this attempt's stream before it was judged, or it was judged; guarded by the stream. */
-		boolean eventSeen;
-
-		/** Completes when the member is found to have had no stream for the calls that went ahead. */
-		final Sinks.Empty<Void> withoutStream = Sinks.empty();
-
-	}
-
 	/** Reads the stream's events, one at a time, each asked for once the session has room for the one before. */
 	final class Events extends BaseSubscriber<AnswerRelay.ClientEvent> {
 
-		private final Attempt attempt;
+		private final StreamAttempt attempt;
 
-		Events(Attempt attempt) {
+		Events(StreamAttempt attempt) {
 			this.attempt = attempt;
 		}
 
@@ -314,9 +298,7 @@ final class MemberStream {
 		@Override
 		protected void hookOnNext(AnswerRelay.ClientEvent event) {
 			if (event.message()) {
-				synchronized (MemberStream.this) {
-					attempt.eventSeen = true;
-				}
+				attempt.messageSeen();
 			}
 			if (session.offer(MemberStream.this, this, event)) {
 				request(1);

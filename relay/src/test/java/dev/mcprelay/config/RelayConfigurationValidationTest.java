@@ -594,7 +594,7 @@ class RelayConfigurationValidationTest {
 					"mcp-relay.servers.x.timeouts.non-streaming");
 		for (String path : paths) {
 			java.util.Map<String, Object> leaves = new java.util.HashMap<>();
-			UnresolvedVariables.walk("mcp-relay", bind("--" + path + "=7"), leaves::put);
+			BoundPropertyTree.walk("mcp-relay", bind("--" + path + "=7"), leaves::put);
 			assertThat(leaves.get(path)).as("%s: 7, the documented unit being seconds (never milliseconds)", path)
 				.isEqualTo(java.time.Duration.ofSeconds(7));
 		}
