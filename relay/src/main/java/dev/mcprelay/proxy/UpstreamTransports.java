@@ -8,10 +8,12 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
+import dev.mcprelay.intercept.UnmatchedAnswers;
 import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.RelayMeters;
@@ -50,11 +52,16 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 
 	private final HeldOverflows overflows;
 
+	/** Looked up when a bridge drops an answer (it depends, through the interceptor chains, on this). */
+	private final ObjectProvider<UnmatchedAnswers> unmatched;
+
 	/** The bridges of every snapshot a request may still run on, by server. */
 	private final Map<Upstream, LegacySseTransport> bridges = new ConcurrentHashMap<>();
 
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
-			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows) {
+			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows,
+			ObjectProvider<UnmatchedAnswers> unmatched) {
+		this.unmatched = unmatched;
 		this.streamableHttp = streamableHttp;
 		this.upstreamHttpClient = upstreamHttpClient;
 		this.upstreams = upstreams;
@@ -97,7 +104,8 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 				() -> evicted.accept(new SessionKey(upstream.id(), "<ended>")),
 				new HeldLimits(sessions.maxHeldBytes().toBytes(),
 						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_ANSWER),
-						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)));
+						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)),
+				() -> unmatched.getObject().droppedByTransport(upstream.id()));
 		Gauge.builder(RelayMeters.BRIDGED_SESSIONS, () -> openSessions(upstream.id()))
 			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
 			.tag(RelayMeters.SERVER, upstream.id())
