@@ -121,7 +121,8 @@ public class RequestInterception {
 
 	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout,
 			ChainWatcher watcher) {
-		ServerRequestIds.Origin origin = serverRequestIds.unwrap(serverRequestIdOf(message), context);
+		ServerRequestIds.Origin origin = message.isResponse() ? serverRequestIds.answered(message.id(), context)
+				: serverRequestIds.unwrap(serverRequestIdOf(message), context);
 		if (origin != null && origin.refused()) {
 			return Mono.just(new Decision(message, null, Verdict.rejected(unknownServerRequest(message), RELAY)));
 		}
@@ -171,13 +172,10 @@ public class RequestInterception {
 	}
 
 	/**
-	 * The id by which a client's message names a server request: its own id for an answer, {@code params.requestId}
-	 * for a {@code notifications/cancelled}; {@code null} for anything else.
+	 * The id by which a client's notification names a server request: {@code params.requestId} for a
+	 * {@code notifications/cancelled}; {@code null} for anything else. (An answer names it by its own id.)
 	 */
 	private static JsonNode serverRequestIdOf(JsonRpcMessage message) {
-		if (message.isResponse()) {
-			return message.id();
-		}
 		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION && "notifications/cancelled".equals(message.method())) {
 			return message.node().path("params").get("requestId");
 		}
@@ -186,14 +184,14 @@ public class RequestInterception {
 
 	/**
 	 * The refusal of a client's answer or cancellation that names a server request by an id with the relay's prefix
-	 * that does not verify in this session ({@link ServerRequestIds}): what it would restore is the client's word, so
-	 * nothing goes upstream. The id is not quoted: it is the client's text.
+	 * that does not verify in this session, or of an answer under an id without it ({@link ServerRequestIds#answered}):
+	 * what it would restore is the client's word, so nothing goes upstream. The id is not quoted: it is the client's text.
 	 */
 	private static RejectError unknownServerRequest(JsonRpcMessage message) {
 		String what = message.isResponse() ? "This answer's id" : "The requestId of this cancellation";
 		return new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Invalid Request: " + what + " is not one the relay "
-				+ "gave a server request in this session (altered, expired, or given in another session); nothing "
-				+ "was sent upstream", Map.of("reason", "unknown_request_id"));
+				+ "gave a server request in this session (altered, expired, given in another session, or the server's "
+				+ "own id, which the relay replaces); nothing was sent upstream", Map.of("reason", "unknown_request_id"));
 	}
 
 	/**

@@ -254,6 +254,7 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 				}
 				return call.context().caller().claimAsText(fromCallerClaim);
 			}
+			// one value: a request repeating the header with another one was refused (SingleValuedHeaders)
 			String header = call.context().headers().getFirst(fromRequestHeader);
 			return header == null || header.isBlank() ? null : header;
 		}

@@ -175,7 +175,7 @@ public class McpRelay {
 	private Upstream resolve(McpRoute route, RelayExchange exchange) {
 		Upstream upstream = upstreams.in(exchange.configuration()).require(route);
 		originPolicy.check(exchange.requestHeaderView());
-		SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), upstream.id());
+		SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), upstream.properties(), upstream.id());
 		requireReadableContentType(exchange.requestHeaderView(), upstream);
 		exchange.record().server(upstream.id());
 		admitSession(upstream, exchange);

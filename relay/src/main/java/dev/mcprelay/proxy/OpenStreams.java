@@ -21,6 +21,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * What the relay carries for its clients, and how it ends when the relay shuts down: the SSE streams it holds open,
@@ -36,7 +38,9 @@ import reactor.core.publisher.Sinks;
  * (a 4xx or 5xx, a type the relay does not read) by closing the client's connection, which tells the client the body
  * is incomplete; all with reason {@code relay_shutting_down} and recorded as the relay's doing
  * ({@link dev.mcprelay.metrics.RelayOutcome#SHUTDOWN}), never as the upstream's failure;</li>
- * <li>a stream or exchange that begins after its kind was cut is cut at once.</li>
+ * <li>a stream or exchange that begins after its kind was cut is cut at once;</li>
+ * <li>once no POST or DELETE is in flight (they ended, or were cut), the relay's own shutdown work runs
+ * ({@link #atShutdown}: a virtual session's member sessions ended), never under a call still using what it ends.</li>
  * </ol>
  * A reload ends the streams it withdrew what governed the same way at once, answered and counted by reason
  * ({@link RelayMeters#STREAMS_ENDED}): a removed server's ({@link Upstream#removed}, {@code server_removed}), those of a
@@ -49,6 +53,15 @@ public class OpenStreams implements SmartLifecycle {
 	private static final Logger log = LoggerFactory.getLogger(OpenStreams.class);
 
 	private static final Duration POLL = Duration.ofMillis(50);
+
+	/** The least time the relay's own shutdown work gets, after the grace period's cut ({@link #atShutdown}). */
+	static final Duration WORK_BOUND = Duration.ofSeconds(2);
+
+	/** How long the cut's answers may take to be written before the shutdown work begins. */
+	private static final Duration CUT_SETTLING = Duration.ofSeconds(1);
+
+	/** The context key of the relay's own shutdown work. */
+	private static final String SHUTDOWN_WORK = OpenStreams.class.getName() + ".shutdownWork";
 
 	/** By server id: those configured at start-up, and those a reload added as their first stream opens. */
 	private final Map<String, AtomicInteger> openByServer = new ConcurrentHashMap<>();
@@ -133,7 +146,21 @@ public class OpenStreams implements SmartLifecycle {
 	 * when shutdown begins, a POST's or DELETE's ({@code post}) when the grace period ends.
 	 */
 	Mono<Void> closing(boolean post) {
-		return (post ? closePostStreams : closeGetStreams).asMono();
+		if (!post) {
+			return closeGetStreams.asMono();
+		}
+		Sinks.Empty<Void> closePosts = closePostStreams;
+		// the relay's own shutdown work runs after the cut, bounded by its own limit (stop(Runnable))
+		return Mono.deferContextual(context -> context.hasKey(SHUTDOWN_WORK) ? Mono.never() : closePosts.asMono());
+	}
+
+	/**
+	 * The part of {@code context} that marks an exchange as the relay's own shutdown work ({@link #atShutdown}), for an
+	 * exchange subscribed apart from the work that makes it (a virtual server's member exchange): the shutdown's cut
+	 * does not end such an exchange, the work's own bound does.
+	 */
+	public static Context shutdownWork(ContextView context) {
+		return context.hasKey(SHUTDOWN_WORK) ? Context.of(SHUTDOWN_WORK, Boolean.TRUE) : Context.empty();
 	}
 
 	/**
@@ -195,9 +222,11 @@ public class OpenStreams implements SmartLifecycle {
 	}
 
 	/**
-	 * {@code work} runs as shutdown begins, counted as a call in flight: the grace period waits for it, and member
-	 * exchanges it makes are cut with the others at the grace period's end (so it is bounded by it). For what the
-	 * relay holds on its own account and must end (a virtual session's member sessions, with the memory store).
+	 * {@code work} runs once the POSTs and DELETEs in flight at shutdown have ended (on their own, or cut at the grace
+	 * period's end), so that it never ends what they still use: it is bounded by what remains of the grace period, and
+	 * at least {@link #WORK_BOUND}, and cancelled at that bound. For what the relay holds on its own account and must
+	 * end (a virtual session's member sessions, with the memory store); the exchanges it makes are not cut with the
+	 * clients' ({@link #shutdownWork(ContextView)}).
 	 */
 	public void atShutdown(java.util.function.Supplier<Mono<Void>> work) {
 		shutdownWork.add(work);
@@ -226,16 +255,39 @@ public class OpenStreams implements SmartLifecycle {
 		running = false;
 		Sinks.Empty<Void> closePosts = closePostStreams;
 		closeGetStreams.tryEmitEmpty();
-		shutdownWork.forEach(work -> inFlight(Mono.defer(work)).subscribe(null, error -> log.debug("Shutdown work "
-				+ "failed", error)));
 		log.info("Shutting down: GET streams closed; {} POST or DELETE request(s) in flight get up to {} to finish",
 				callsInFlight.get(), gracePeriod);
-		Flux.interval(Duration.ZERO, POLL)
-			.takeUntil(tick -> callsInFlight.get() == 0)
-			.take(gracePeriod)
+		long start = System.nanoTime();
+		untilNoCallInFlight(gracePeriod)
 			.then(Mono.fromRunnable(closePosts::tryEmitEmpty))
+			// what the cut ended writes its answers at once: the work waits for that, a little
+			.then(Mono.defer(() -> untilNoCallInFlight(CUT_SETTLING)))
+			.then(Mono.defer(() -> ownWork(start)))
 			.doFinally(signal -> callback.run())
 			.subscribe();
+	}
+
+	/** Completes when no POST or DELETE is in flight, or at {@code limit}. */
+	private Mono<Void> untilNoCallInFlight(Duration limit) {
+		return Flux.interval(Duration.ZERO, POLL).takeUntil(tick -> callsInFlight.get() == 0).take(limit).then();
+	}
+
+	/** The shutdown work ({@link #atShutdown}), bounded by what remains of the grace period, at least WORK_BOUND. */
+	private Mono<Void> ownWork(long start) {
+		if (shutdownWork.isEmpty()) {
+			return Mono.empty();
+		}
+		Duration left = gracePeriod.minusNanos(System.nanoTime() - start);
+		Duration bound = left.compareTo(WORK_BOUND) > 0 ? left : WORK_BOUND;
+		return Flux.fromIterable(shutdownWork)
+			.flatMap(work -> Mono.defer(work).onErrorResume(error -> {
+				log.debug("Shutdown work failed", error);
+				return Mono.empty();
+			}))
+			.then()
+			.contextWrite(Context.of(SHUTDOWN_WORK, Boolean.TRUE))
+			.timeout(bound, Mono.fromRunnable(() -> log.info("Shutting down: the relay's own shutdown work did not "
+					+ "end within {}; it was cancelled", bound)));
 	}
 
 	@Override

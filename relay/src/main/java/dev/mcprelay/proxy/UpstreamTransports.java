@@ -9,10 +9,12 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
+import dev.mcprelay.intercept.UnmatchedAnswers;
 import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.RelayMeters;
@@ -51,6 +53,9 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 
 	private final HeldOverflows overflows;
 
+	/** Looked up when a bridge drops an answer (it depends, through the interceptor chains, on this). */
+	private final ObjectProvider<UnmatchedAnswers> unmatched;
+
 	/** The bridges of every snapshot a request may still run on, by server. */
 	private final Map<Upstream, LegacySseTransport> bridges = new ConcurrentHashMap<>();
 
@@ -58,7 +63,9 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	private final Set<String> gauged = ConcurrentHashMap.newKeySet();
 
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
-			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows) {
+			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows,
+			ObjectProvider<UnmatchedAnswers> unmatched) {
+		this.unmatched = unmatched;
 		this.streamableHttp = streamableHttp;
 		this.upstreamHttpClient = upstreamHttpClient;
 		this.upstreams = upstreams;
@@ -119,7 +126,8 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 				() -> evicted.accept(new SessionKey(upstream.id(), "<ended>")),
 				new HeldLimits(sessions.maxHeldBytes().toBytes(),
 						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_ANSWER),
-						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)));
+						() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)),
+				() -> unmatched.getObject().droppedByTransport(upstream.id()));
 		if (gauged.add(upstream.id())) {
 			// one gauge per server, over every bridge it has now (a bridge a reload made replaces another)
 			Gauge.builder(RelayMeters.BRIDGED_SESSIONS, () -> openSessions(upstream.id()))

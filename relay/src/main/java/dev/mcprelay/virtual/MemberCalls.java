@@ -10,6 +10,7 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.metrics.ExchangeObservations;
 import dev.mcprelay.proxy.McpRelay;
+import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -104,6 +105,8 @@ class MemberCalls {
 					origin.access(), response);
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))
+				// a member session ended by the relay's shutdown work is bounded by that work, not cut with the calls
+				.contextWrite(OpenStreams.shutdownWork(sink.contextView()))
 				.subscribe(null, sink::error, response::finish);
 			sink.onCancel(handling);
 		});

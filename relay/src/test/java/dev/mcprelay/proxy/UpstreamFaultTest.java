@@ -52,8 +52,10 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 	}
 
 	@ParameterizedTest(name = "an empty 2xx JSON answer to {0} is taken as accepted")
-	@ValueSource(strings = { NOTIFICATION, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}",
-			"[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-1,\"message\":\"no\"}}]" })
+	// (an answer under an id the relay did not give, as {"id":9,"result":{}}, is refused before it goes upstream:
+	// ServerRequestIdsThroughRelayTest)
+	@ValueSource(strings = { NOTIFICATION,
+			"[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}]" })
 	void anEmptyAnswerToWhatAwaitsNoAnswerIsAccepted(String body) {
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
 			.header("Content-Type", "application/json")

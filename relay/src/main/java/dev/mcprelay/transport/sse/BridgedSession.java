@@ -15,6 +15,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.text.LogText;
 import dev.mcprelay.transport.HeldMessages;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
@@ -71,6 +72,9 @@ final class BridgedSession {
 
 	private final Runnable onEnd;
 
+	/** Told of each answer dropped because no POST of the session waits for it. */
+	private final Runnable onUnmatchedAnswer;
+
 	private volatile Disposable stream;
 
 	private volatile boolean ended;
@@ -80,7 +84,8 @@ final class BridgedSession {
 	/** A session whose stream's header waits {@link SessionEndpoint#HEADER_GRACE} for an endpoint. */
 	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, HeldLimits held,
 			Runnable onEnd) {
-		this(id, callerId, serverId, streamUri, maxEventBytes, SessionEndpoint.HEADER_GRACE, held, onEnd);
+		this(id, callerId, serverId, streamUri, maxEventBytes, SessionEndpoint.HEADER_GRACE, held, onEnd, () -> {
+		});
 	}
 
 	/**
@@ -88,9 +93,10 @@ final class BridgedSession {
 	 * ({@link SessionEndpoint})
 	 * @param held what the session may hold for its client, and whom it tells when that is reached
 	 * @param onEnd run once when the session ends, whatever ended it
+	 * @param onUnmatchedAnswer told of each answer on the stream that no POST of the session waits for (dropped)
 	 */
 	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes,
-			Duration headerGrace, HeldLimits held, Runnable onEnd) {
+			Duration headerGrace, HeldLimits held, Runnable onEnd, Runnable onUnmatchedAnswer) {
 		this.id = id;
 		this.callerId = callerId;
 		this.serverId = serverId;
@@ -102,6 +108,7 @@ final class BridgedSession {
 		this.outbox = new ClientOutbox(serverId, new HeldMessages(ClientOutbox.CAPACITY, held.maxBytes()),
 				held.onStreamOverflow());
 		this.onEnd = onEnd;
+		this.onUnmatchedAnswer = onUnmatchedAnswer;
 	}
 
 	String id() {
@@ -248,8 +255,10 @@ final class BridgedSession {
 	private void route(JsonRpcMessage message, byte[] json) {
 		if (message.isResponse()) {
 			if (!waiting.answer(message, json)) {
-				log.warn("A session of '{}' got a response to request {} that nothing waits for (timed out or "
-						+ "cancelled); it was dropped", serverId, message.id());
+				onUnmatchedAnswer.run();
+				log.warn("A session of '{}' got an answer with id {} that nothing waits for (no POST of the session "
+						+ "sent that id, or its request timed out or was cancelled); it was dropped", serverId,
+						LogText.json(message.id()));
 			}
 			return;
 		}
