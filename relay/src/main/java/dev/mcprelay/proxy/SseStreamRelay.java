@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
@@ -49,9 +48,7 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li>the upstream ends it: the client's stream ends too (a bytes of an unterminated last event are dropped, as an
  * SSE client would drop them); requests of a POST still unanswered are kept for their answers on a resumed stream
- * ({@link PendingRequests#leftUnanswered}), as they are when the client goes away, when the stream gave an event id
- * to resume it by; when it gave none, their answers will not come and each gets a JSON-RPC error event
- * ({@code upstream_stream_ended}), as on a failure below (through a virtual server too: a member's stream is this);</li>
+ * ({@link PendingRequests#leftUnanswered}), as they are when the client goes away;</li>
  * <li>no byte for {@code timeouts.streaming-idle} while the relay was ready to read: on a POST stream, each request
  * still unanswered gets a JSON-RPC error event (or the result the error stage gives it); on a GET stream, or the
  * stream of a 2026-07-28 {@code subscriptions/listen} (quiet by design), this is its normal end;</li>
@@ -112,20 +109,10 @@ class SseStreamRelay {
 
 		// The events each upstream chunk completes, as the client gets them, in order, as soon as they passed.
 		StreamWatch watch = StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout(), response);
-		AtomicBoolean resumable = new AtomicBoolean();
 		Flux<byte[]> events = EventReadAhead
 			.relay(watch.watch(openStreams.untilShutdown(upstreamResponse.body(), call)), splitter, maxHeldBytes,
-					completed -> {
-						if (!resumable.get() && completed.stream().anyMatch(event -> event.id() != null)) {
-							resumable.set(true);
-						}
-						return relayEvents(completed, call);
-					})
+					completed -> relayEvents(completed, call))
 			.concatWith(Mono.fromCallable(() -> endOfStream(splitter, upstream)))
-			// a POST stream the upstream ended with requests unanswered and no event id to resume it from: their
-			// answers will not come, so they are failed as a stream that ended early is, never a silent clean end
-			.concatWith(Flux.defer(() -> call.isPost() && !resumable.get() && !call.pending().isEmpty()
-					? Flux.error(endedUnanswered(upstream)) : Flux.empty()))
 			// a POST stream ended, or left, before its answers may be resumed (a failure's are the relay's answers)
 			.doOnComplete(call.pending()::leftUnanswered)
 			.doOnCancel(call.pending()::leftUnanswered)
@@ -267,13 +254,6 @@ class SseStreamRelay {
 					failure.reason(), upstream.nonStreamingTimeout())
 			.flatMapIterable(answers -> answers)
 			.map(answer -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(answer), StandardCharsets.UTF_8)));
-	}
-
-	/** A POST stream ended by its upstream before the answers, with no event id to resume it from. */
-	private static UpstreamTransportException endedUnanswered(Upstream upstream) {
-		return new UpstreamTransportException(UpstreamTransportException.Kind.UPSTREAM_FAILED, "upstream_stream_ended",
-				"The event stream of MCP server '" + upstream.id() + "' ended before the answer came, with no event id "
-						+ "to resume it from");
 	}
 
 	/** What to write after the upstream's last event: the rest of a line end split off it, or nothing. */

@@ -327,7 +327,6 @@ class RefusalTablesTest {
 		answers.put("relay_overloaded", overloaded(all));
 		event("upstream_stream_idle", all, "sse-idle");
 		event("upstream_stream_broken", all, "sse-broken");
-		event("upstream_stream_ended", all, "sse-ended");
 		event("upstream_response_too_large", all, "sse-large");
 		event("upstream_invalid_response", all, "sse-invalid");
 
@@ -675,7 +674,6 @@ class RefusalTablesTest {
 			case "/sse-large" -> sse(response, Flux.just(progress(), "data: " + "{\"jsonrpc\":\"2.0\",\"method\":"
 					+ "\"notifications/message\",\"params\":{\"data\":\"" + "x".repeat(4096) + "\"}}\n\n"));
 			case "/sse-invalid" -> sse(response, Flux.just(progress(), "data: {not json\n\n"));
-			case "/sse-ended" -> sse(response, Flux.just(progress()));
 			default -> response.status(500).sendString(Mono.just("no script for " + path));
 		};
 	}
@@ -744,7 +742,7 @@ class RefusalTablesTest {
 		servers.put("capped", stateless);
 		servers.put("down", "http://127.0.0.1:" + TestUpstreams.REFUSED_PORT + "/mcp");
 		for (String path : List.of("required", "gated", "slow", "held", "invalid", "large-answer", "token-refused",
-				"sse-idle", "sse-broken", "sse-ended", "sse-large", "sse-invalid")) {
+				"sse-idle", "sse-broken", "sse-large", "sse-invalid")) {
 			servers.put(path, scripted.url("/" + path));
 		}
 		servers.forEach((id, url) -> {
