@@ -58,8 +58,24 @@ public final class SingleValuedHeaders {
 		requireOneValue(headers, server);
 		for (InjectedArgumentProperties injection : properties.arguments().inject()) {
 			if (injection.fromRequestHeader() != null) {
-				requireOneValue(headers, injection.fromRequestHeader(), server);
+				requireOneListValue(headers, injection.fromRequestHeader(), server);
 			}
+		}
+	}
+
+	/**
+	 * As {@link #requireOneValue(HttpHeaders, String, String)}, reading each line as the comma-separated list it is to
+	 * HTTP (RFC 9110 section 5.3: {@code X: a, b} is {@code X: a} and {@code X: b}), so that one line holding two values
+	 * cannot inject the first of them either.
+	 */
+	private static void requireOneListValue(HttpHeaders headers, String name, String server) {
+		List<String> values = headers.get(name);
+		if (values != null && values.stream()
+			.flatMap(line -> java.util.Arrays.stream(line.split(",", -1)))
+			.map(String::strip)
+			.distinct()
+			.count() > 1) {
+			throw RelayFailures.conflictingHeader(server, name);
 		}
 	}
 
