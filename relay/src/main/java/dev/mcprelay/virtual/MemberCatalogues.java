@@ -8,13 +8,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.interceptors.toolsearch.CatalogueListings;
+import dev.mcprelay.interceptors.toolsearch.KeptCatalogues;
 import dev.mcprelay.interceptors.toolsearch.ToolCatalogue;
-import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
 import dev.mcprelay.policy.ServerListings;
 import dev.mcprelay.policy.UpstreamView;
 import reactor.core.publisher.Mono;
@@ -27,15 +25,16 @@ import reactor.core.publisher.Mono;
  * ({@link ServerListings}: direct tool search's and the policies' too), and cut as theirs are
  * ({@link CatalogueListings}: {@code listing_refused} and {@code policy_undecidable}, never a list cut short passed off
  * as whole). The list is the member's as it publishes it to the caller's view ({@link VirtualCall#forCatalogue()}:
- * never after the caller's policies), read page by page through the member's relay ({@link VirtualLists#all}). At most
- * {@value ToolSearchPolicy#MAX_VIEWS} views per member are kept, the least recently used forgotten first; a member's
- * are dropped when it says its tools changed (each {@code list_changed} a new generation: a listing begun before it is
- * never kept).
+ * never after the caller's policies), read page by page through the member's relay ({@link VirtualLists#all}). Kept
+ * under the one bound in bytes of every catalogue tool search keeps ({@link KeptCatalogues}: each view weighs its
+ * tools' JSON), the least recently used forgotten first; a member's are dropped when it says its tools changed (each
+ * {@code list_changed} a new generation: a listing begun before it is never kept).
  */
 @Component
 class MemberCatalogues {
 
-	private final Map<String, Member> members = new ConcurrentHashMap<>();
+	/** Each member's generation: one more for each {@code list_changed} it sends. */
+	private final Map<String, AtomicLong> generations = new ConcurrentHashMap<>();
 
 	private final VirtualLists lists;
 
@@ -43,7 +42,11 @@ class MemberCatalogues {
 
 	private final ServerListings listings;
 
-	MemberCatalogues(VirtualLists lists, MemberViews views, ServerListings listings, ListCache listCache) {
+	private final KeptCatalogues kept;
+
+	MemberCatalogues(VirtualLists lists, MemberViews views, ServerListings listings, ListCache listCache,
+			KeptCatalogues kept) {
+		this.kept = kept;
 		this.lists = lists;
 		this.views = views;
 		this.listings = listings;
@@ -66,39 +69,21 @@ class MemberCatalogues {
 			return Mono.error(new MemberUnavailable(member, "is no longer configured"));
 		}
 		VirtualCall listing = call.forCatalogue();
-		return members.computeIfAbsent(member, any -> new Member())
-			.catalogue(views.of(call, member))
+		AtomicLong generation = generations.computeIfAbsent(member, any -> new AtomicLong());
+		return kept.<ToolCatalogue<List<ObjectNode>>>get(new MemberView(member, views.of(call, member)),
+				() -> ToolCatalogue.listed(generation))
 			.get(() -> CatalogueListings.tools(listings, member, call.exchange().caller(),
 					properties.timeouts().nonStreaming(), () -> lists.all(listing, "tools/list", member)));
 	}
 
 	/** {@code member}'s tools changed: every view's list is stale, and what is being listed too. */
 	void invalidate(String member) {
-		Member kept = members.get(member);
-		if (kept != null) {
-			kept.invalidate();
-		}
+		generations.computeIfAbsent(member, any -> new AtomicLong()).incrementAndGet();
+		kept.invalidateIf(key -> key instanceof MemberView view && view.member().equals(member));
 	}
 
-	/** One member's views, sharing the member's generation (one more for each {@code list_changed}). */
-	private record Member(AtomicLong generation, Cache<UpstreamView, ToolCatalogue<List<ObjectNode>>> views) {
-
-		Member() {
-			this(new AtomicLong(), Caffeine.newBuilder()
-				.maximumSize(ToolSearchPolicy.MAX_VIEWS)
-				.executor(Runnable::run)
-				.<UpstreamView, ToolCatalogue<List<ObjectNode>>>build());
-		}
-
-		ToolCatalogue<List<ObjectNode>> catalogue(UpstreamView view) {
-			return views.get(view, any -> ToolCatalogue.listed(generation));
-		}
-
-		void invalidate() {
-			generation.incrementAndGet();
-			views.invalidateAll();
-		}
-
+	/** Where one view's list of a member is kept among every catalogue tool search keeps. */
+	private record MemberView(String member, UpstreamView view) {
 	}
 
 }

@@ -38,7 +38,11 @@ class MemberRequests {
 
 	private final MergedStreams streams;
 
-	MemberRequests(MemberCalls calls, MemberJoins joins, UpstreamRegistry upstreams, MergedStreams streams) {
+	private final UntoldNotices untold;
+
+	MemberRequests(MemberCalls calls, MemberJoins joins, UpstreamRegistry upstreams, MergedStreams streams,
+			UntoldNotices untold) {
+		this.untold = untold;
 		this.calls = calls;
 		this.joins = joins;
 		this.upstreams = upstreams;
@@ -82,8 +86,22 @@ class MemberRequests {
 		return post(call, member, message, true, true);
 	}
 
+	/**
+	 * Keeps {@code notices}, which the message that joined {@code member} again could not carry (its answer has no
+	 * body: a notification's 202), for the answer of the next request to the member ({@link UntoldNotices}).
+	 */
+	void untold(VirtualCall call, String member, List<ObjectNode> notices) {
+		untold.keep(call, member, notices);
+	}
+
 	private Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again, boolean endWithoutStream) {
-		Object token = new Object();
+		// what an earlier message to the member could not tell the client comes first
+		return post(call, member, message, again, endWithoutStream, new Object())
+			.map(sent -> new Sent(sent.answer(), untold.take(call, member, sent.notices()), sent.withoutStream()));
+	}
+
+	private Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again, boolean endWithoutStream,
+			Object token) {
 		return ready(call, member, token).flatMap(ready -> send(call, member, ready, message, endWithoutStream)
 			.map(answer -> new Sent(answer, ready.joined().noticesFor(token), ready.withoutStream()))
 			.onErrorResume(MemberSessionLost.class, lost -> joins

@@ -248,7 +248,25 @@ final class MemberStream {
 		}
 	}
 
+	/**
+	 * The GET failed (it timed out, the member answered an error, the connection broke) or the open stream did. An
+	 * attempt that never opened had no stream for the calls that went ahead of it, as one answered with its headers
+	 * alone ({@link #judge}): they are counted and those still waiting for the member ended, never left to wait for
+	 * the answer to a request the member could not send.
+	 */
 	private void failed(Throwable error) {
+		StreamAttempt unopened = null;
+		OptionalInt ahead = OptionalInt.empty();
+		synchronized (this) {
+			if (state == State.OPENING) {
+				unopened = attempt;
+				ahead = unopened.judgeHeadersAlone();
+			}
+		}
+		if (ahead.isPresent() && ahead.getAsInt() > 0) {
+			session.parts().undelivered().callsAhead(session.virtualId(), member, ahead.getAsInt());
+			unopened.foundWithoutStream();
+		}
 		if (settle(State.WAITING)) {
 			log.debug("Virtual server '{}': the stream of member '{}' failed, opening it again", session.virtualId(),
 					member, error);

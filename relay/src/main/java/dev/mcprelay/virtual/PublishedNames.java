@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.stereotype.Component;
 
@@ -13,7 +14,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
+import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.interceptors.toolsearch.CatalogueListings;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.policy.ServerListings;
 import dev.mcprelay.policy.UpstreamView;
 import reactor.core.publisher.Mono;
 
@@ -28,6 +32,13 @@ import reactor.core.publisher.Mono;
  * session's first {@code resources/read} asks the members nothing when another session of the caller's routed one
  * moments before. What a request is answered of it is decided by that request's policies ({@link MemberListPolicies}),
  * as its lists are: a name routes only to a member that would list it to that request.
+ *
+ * <p>Each listing is one of the member's own, bounded with every other feature's that lists it
+ * ({@link ServerListings}: at most {@value ServerListings#MAX_RUNNING} at once, the others waiting within the
+ * member's {@code timeouts.non-streaming}, at most {@value ServerListings#MAX_PER_CALLER} per caller), and one at a time
+ * per list of a view (the requests of the view that need it meanwhile wait for it): one the bound refuses fails with
+ * the refusal {@link CatalogueListings#bounded} makes ({@code listing_refused}, to be tried again), never taken for
+ * a list that lacks the name.
  */
 @Component
 class PublishedNames {
@@ -58,7 +69,14 @@ class PublishedNames {
 
 	private final MemberListPolicies policies;
 
-	PublishedNames(VirtualLists lists, ListCache listCache, MemberViews views, MemberListPolicies policies) {
+	private final ServerListings listings;
+
+	/** The listing in flight of each list of a view, which the requests that need it meanwhile wait for. */
+	private final Map<Key, Mono<Map<String, JsonNode>>> listing = new ConcurrentHashMap<>();
+
+	PublishedNames(VirtualLists lists, ListCache listCache, MemberViews views, MemberListPolicies policies,
+			ServerListings listings) {
+		this.listings = listings;
 		this.lists = lists;
 		this.views = views;
 		this.policies = policies;
@@ -85,27 +103,46 @@ class PublishedNames {
 		});
 	}
 
-	/** Every entry {@code member} publishes in list {@code method} to the view of {@code call}'s request: kept, or read. */
+	/**
+	 * Every entry {@code member} publishes in list {@code method} to the view of {@code call}'s request: kept, or read
+	 * (joined to the view's listing in flight), in its turn among the member's listings.
+	 */
 	private Mono<Map<String, JsonNode>> published(VirtualCall call, String member, String method) {
 		Key key = new Key(call.server().id(), views.of(call, member), method);
-		Map<String, JsonNode> kept = names.getIfPresent(key);
-		if (kept != null) {
-			return Mono.just(kept);
-		}
+		return Mono.defer(() -> {
+			Map<String, JsonNode> kept = names.getIfPresent(key);
+			if (kept != null) {
+				return Mono.just(kept);
+			}
+			ServerProperties properties = call.exchange().configuration().properties().servers().get(member);
+			if (properties == null) {
+				return Mono.error(new MemberUnavailable(member, "is no longer configured"));
+			}
+			return listing.computeIfAbsent(key, any -> list(call, member, method, key, properties));
+		});
+	}
+
+	/** One listing of {@code key}'s list, kept when read, shared by every request that waits for it meanwhile. */
+	private Mono<Map<String, JsonNode>> list(VirtualCall call, String member, String method, Key key,
+			ServerProperties properties) {
 		// a list cut short (more pages than the relay reads) routes by what was read: a name past the cut is answered as
 		// one no member published
-		return lists.all(call, method, member).map(listed -> {
-			Map<String, JsonNode> published = new LinkedHashMap<>();
-			listed.items().forEach(item -> {
-				String name = MemberListPolicies.name(method, item);
-				if (name != null) {
-					published.putIfAbsent(name, entryOf(name, item));
-				}
-			});
-			Map<String, JsonNode> unmodifiable = Collections.unmodifiableMap(published);
-			names.put(key, unmodifiable);
-			return unmodifiable;
-		});
+		return CatalogueListings.bounded(listings, member, method, call.exchange().caller(),
+				properties.timeouts().nonStreaming(), () -> lists.all(call, method, member))
+			.map(listed -> {
+				Map<String, JsonNode> published = new LinkedHashMap<>();
+				listed.items().forEach(item -> {
+					String name = MemberListPolicies.name(method, item);
+					if (name != null) {
+						published.putIfAbsent(name, entryOf(name, item));
+					}
+				});
+				Map<String, JsonNode> unmodifiable = Collections.unmodifiableMap(published);
+				names.put(key, unmodifiable);
+				return unmodifiable;
+			})
+			.doFinally(signal -> listing.remove(key))
+			.share();
 	}
 
 	/** What the policies read of a published entry: its name, and a tool's annotations. */

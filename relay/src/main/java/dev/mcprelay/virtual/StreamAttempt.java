@@ -26,8 +26,10 @@ import reactor.core.publisher.Sinks;
  * It is safe from any thread; its stream calls it while holding its own monitor where the stream's state must agree
  * (a call is counted only while the stream is opening, a stream that ended is not judged).
  *
- * <p>On failure: nothing it does can fail. An attempt whose GET failed, whose member answered otherwise, or whose
- * stream brought a message before the judgement is never judged alone: what it gave the calls never completes.
+ * <p>On failure: nothing it does can fail. An attempt whose GET failed before it opened is judged as one answered
+ * with headers alone (the member had no stream for the calls that went ahead: {@link MemberStream}'s failure). One
+ * whose member answered otherwise (405, a lost session), or whose stream brought a message before the judgement, is
+ * never judged alone: what it gave the calls never completes.
  */
 final class StreamAttempt {
 

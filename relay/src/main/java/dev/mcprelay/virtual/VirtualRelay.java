@@ -291,9 +291,15 @@ public class VirtualRelay {
 		// (a 2026-07-28 client has no session: a member asks it nothing outside a result, so no id is its)
 		restored.set("id", origin.id());
 		return requests.post(call, origin.member(), JsonRpcErrors.toBytes(restored), false)
-			.flatMap(sent -> sent.answer() != null ? answers.relay(call, sent.answer(), sent.notices())
-					// the member lost the session its request was in: nobody waits for this answer any more
-					: MemberFanOut.accepted(call))
+			.flatMap(sent -> {
+				if (sent.answer() != null) {
+					return answers.relay(call, sent.answer(), sent.notices());
+				}
+				// the member lost the session its request was in: nobody waits for this answer any more, and what
+				// its join tells the client waits for the next request to it
+				requests.untold(call, origin.member(), sent.notices());
+				return MemberFanOut.accepted(call);
+			})
 			.onErrorResume(MemberUnavailable.class, failure -> {
 				availability.unavailable(call.server().id(), failure);
 				return MemberFanOut.accepted(call);

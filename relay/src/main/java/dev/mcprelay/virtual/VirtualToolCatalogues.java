@@ -12,11 +12,10 @@ import java.util.function.Predicate;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.interceptors.toolsearch.KeptCatalogues;
 import dev.mcprelay.interceptors.toolsearch.ToolIndex;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
 import dev.mcprelay.policy.UpstreamView;
@@ -33,7 +32,8 @@ import reactor.core.scheduler.Schedulers;
  * cut short refused, never searched as whole), merged in configuration order (a name two members publish stays with the
  * earlier, {@link NameClashes}), indexed off the event loops (BM25, {@link ToolIndex}) and kept per virtual server,
  * set of usable members and each member's {@link UpstreamView} of the caller (its caller and configured headers) for
- * {@link #CATALOGUE_AGE} (at most {@link #MAX_BYTES} of tools in all), and dropped when a member says its tools changed;
+ * {@link #CATALOGUE_AGE} (under the one bound in bytes of every catalogue tool search keeps, {@link KeptCatalogues},
+ * each weighing its tools' JSON), and dropped when a member says its tools changed;
  * one that lacks a member that could not be asked is not kept (the client is warned, and the next search asks the
  * member again). Which of its tools a request may use is decided per request ({@link Catalogue#usableBy}).
  */
@@ -43,17 +43,14 @@ class VirtualToolCatalogues {
 	/** How long a merged catalogue is kept without a member's {@code list_changed}. */
 	static final Duration CATALOGUE_AGE = Duration.ofMinutes(5);
 
-	/** The most JSON the kept catalogues hold, all together (their indexes take a few times that). */
-	static final long MAX_BYTES = 16L * 1024 * 1024;
-
 	/** What marks a member's view in a catalogue's key, apart from the members (no member id has a line feed). */
 	private static final String VIEW = "\nview:";
 
-	private final Cache<List<String>, Kept> catalogues = Caffeine.newBuilder()
-		.expireAfterWrite(CATALOGUE_AGE)
-		.maximumWeight(MAX_BYTES)
-		.<List<String>, Kept>weigher((key, kept) -> (int) Math.min(Integer.MAX_VALUE, kept.bytes()))
-		.build();
+	/** Where one merged catalogue is kept among every catalogue tool search keeps: its virtual server, members, views. */
+	private record Merged(List<String> key) {
+	}
+
+	private final KeptCatalogues catalogues;
 
 	private final MemberCatalogues members;
 
@@ -66,7 +63,9 @@ class VirtualToolCatalogues {
 	private final MemberListPolicies policies;
 
 	VirtualToolCatalogues(MemberCatalogues members, NameClashes clashes, RelayProperties properties,
-			ListCache listCache, MemberAvailability availability, MemberViews views, MemberListPolicies policies) {
+			ListCache listCache, MemberAvailability availability, MemberViews views, MemberListPolicies policies,
+			KeptCatalogues catalogues) {
+		this.catalogues = catalogues;
 		this.members = members;
 		this.clashes = clashes;
 		this.availability = availability;
@@ -112,13 +111,20 @@ class VirtualToolCatalogues {
 	private record Owner(String member, String name) {
 	}
 
-	/** An index, the member and name of each tool it holds, and its JSON size. */
-	record Kept(ToolIndex index, Map<String, Owner> owners, long bytes) {
+	/** An index, the member and name of each tool it holds, and its JSON size; kept {@link #CATALOGUE_AGE}. */
+	record Kept(ToolIndex index, Map<String, Owner> owners, long bytes) implements KeptCatalogues.Kept {
+
+		@Override
+		public Duration lifetime() {
+			return CATALOGUE_AGE;
+		}
+
 	}
 
 	/** Drops the merged catalogues {@code member}'s tools are in: its tools changed. */
 	void invalidate(String member) {
-		catalogues.asMap().keySet().removeIf(key -> key.subList(1, key.size()).contains(member));
+		catalogues.invalidateIf(key -> key instanceof Merged merged
+				&& merged.key().subList(1, merged.key().size()).contains(member));
 	}
 
 	/**
@@ -133,7 +139,7 @@ class VirtualToolCatalogues {
 		// each member's whole list as it publishes it to this caller's view of it: the same for every request of the
 		// view (ListCache's pages are kept so too)
 		call.usable().forEach(member -> key.add(VIEW + views.of(call, member).digest()));
-		Kept kept = catalogues.getIfPresent(key);
+		Kept kept = catalogues.getIfPresent(new Merged(key));
 		if (kept != null) {
 			return Mono.just(new Catalogue(kept, List.of(), policies));
 		}
@@ -149,7 +155,7 @@ class VirtualToolCatalogues {
 			.flatMap(perMember -> Mono.fromCallable(() -> index(call, perMember)).subscribeOn(Schedulers.parallel()))
 			.map(built -> {
 				if (warnings.isEmpty()) {
-					catalogues.put(key, built);
+					catalogues.put(new Merged(key), built);
 				}
 				return new Catalogue(built, List.copyOf(warnings), policies);
 			});

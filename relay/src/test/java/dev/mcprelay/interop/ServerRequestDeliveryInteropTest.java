@@ -65,6 +65,9 @@ class ServerRequestDeliveryInteropTest {
 
 	private static final int MOODY_PORT = dev.mcprelay.testsupport.TestUpstreams.freePort();
 
+	/** A member that takes its GET 10 s late: past its own 7 s {@code timeouts.non-streaming}, so its GET fails. */
+	private static NodePeers.NodeServer stalled;
+
 	@LocalServerPort
 	int port;
 
@@ -79,6 +82,7 @@ class ServerRequestDeliveryInteropTest {
 		lateStreams = NodePeers.startServer("member-server.mjs", Map.of("GET_DELAY_MS", DELAY));
 		forgetful = NodePeers.startServer("member-server.mjs", Map.of("EVENT_STORE", "none"));
 		moody = NodePeers.startServer("member-server.mjs", MOODY_PORT, Map.of("GET_DELAY_MS", "6000"));
+		stalled = NodePeers.startServer("member-server.mjs", Map.of("GET_DELAY_MS", "10000"));
 	}
 
 	@AfterAll
@@ -94,6 +98,9 @@ class ServerRequestDeliveryInteropTest {
 		}
 		if (moody != null) {
 			moody.close();
+		}
+		if (stalled != null) {
+			stalled.close();
 		}
 	}
 
@@ -111,6 +118,9 @@ class ServerRequestDeliveryInteropTest {
 		registry.add("mcp-relay.virtual-servers.mixed.members", () -> "asker,plain");
 		registry.add("mcp-relay.servers.moody.url", () -> "http://127.0.0.1:" + MOODY_PORT + "/mcp");
 		registry.add("mcp-relay.virtual-servers.moodily.members", () -> "moody");
+		registry.add("mcp-relay.servers.stalled.url", () -> stalled.url());
+		registry.add("mcp-relay.servers.stalled.timeouts.non-streaming", () -> "7s");
+		registry.add("mcp-relay.virtual-servers.stalling.members", () -> "stalled");
 	}
 
 	@Test
@@ -205,6 +215,32 @@ class ServerRequestDeliveryInteropTest {
 		assertThat(undelivered("moodily", "moody", "call", "stream_not_open")).as("nothing more went ahead")
 			.isEqualTo(ahead + 1);
 		nextStream.body().close();
+	}
+
+	/**
+	 * A member whose GET fails (it takes it later than its {@code timeouts.non-streaming}: {@code upstream_timeout})
+	 * had no stream for the call that went ahead of it (after the 5 s a call waits for a member not seen yet), as one
+	 * that answers with its headers alone: the call is counted and ended with {@code stream_not_open}, never left
+	 * waiting for the answer to a request the member could not send (cold review G, finding 4: it hung until the
+	 * client's own timeout, nothing counted).
+	 */
+	@Test
+	void aCallThatWentAheadOfAGetThatThenFailedIsCountedAndEndedNeverAHang() throws Exception {
+		RawHttp http = new RawHttp(port);
+		double ahead = undelivered("stalling", "stalled", "call", "stream_not_open");
+		McpSession session = McpSession.open(http, "stalling", "{\"sampling\":{}}");
+		HttpResponse<InputStream> stream = stream(http, "stalling", session, null);
+
+		HttpResponse<String> call = CompletableFuture
+			.supplyAsync(() -> session.post(RawHttp.toolsCall(5, "stalled_ask-model")))
+			.get(30, TimeUnit.SECONDS);
+
+		List<JsonNode> answered = RawHttp.messagesOf(call);
+		JsonNode error = answered.get(answered.size() - 1);
+		assertThat(error.path("id").asInt()).as("the call that went ahead, answered: %s", answered).isEqualTo(5);
+		assertThat(error.at("/error/data/reason").asText()).as("%s", error).isEqualTo("stream_not_open");
+		assertThat(undelivered("stalling", "stalled", "call", "stream_not_open")).as("counted").isEqualTo(ahead + 1);
+		stream.body().close();
 	}
 
 	/**

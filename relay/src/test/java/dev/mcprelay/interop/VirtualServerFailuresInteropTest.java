@@ -220,6 +220,35 @@ class VirtualServerFailuresInteropTest {
 			.anyMatch(message -> message.path("method").asText().equals("notifications/tools/list_changed"));
 	}
 
+	/**
+	 * A member joined again by a client's notification (answered 202, with no body to carry anything), while no GET
+	 * is open: the warning and {@code list_changed} come with the answer of the next request to that member, as the
+	 * documentation says, never dropped (cold review G, finding 3).
+	 */
+	@Test
+	void aMemberJoinedAgainByANotificationIsToldWithTheNextAnswer() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "postonly");
+		assertThat(text(session.post(echo(1, "posted_echo", "before")))).isEqualTo("before");
+		posted.close();
+		posted = NodePeers.startServer("member-server.mjs", POSTED_PORT, Map.of());
+
+		HttpResponse<String> notified = session.post("{\"jsonrpc\":\"2.0\",\"method\":"
+				+ "\"notifications/roots/list_changed\"}");
+		assertThat(notified.statusCode()).as(notified.body()).isEqualTo(202);
+		assertThat(sessionsOpened(POSTED_PORT)).as("the notification joined the member again").isEqualTo(1);
+		HttpResponse<String> after = session.post(echo(2, "posted_echo", "after"));
+
+		assertThat(text(after)).isEqualTo("after");
+		List<JsonNode> messages = RawHttp.messagesOf(after);
+		assertThat(messages).as("told before the answer: %s", after.body())
+			.anyMatch(message -> message.at("/params/data").asText().contains("'posted'")
+					&& message.at("/params/data").asText().contains("joined again"))
+			.anyMatch(message -> message.path("method").asText().equals("notifications/tools/list_changed"));
+		HttpResponse<String> later = session.post(echo(3, "posted_echo", "later"));
+		assertThat(RawHttp.messagesOf(later)).as("told once: %s", later.body()).hasSize(1);
+	}
+
 	@Test
 	void aGetStreamOpenedAgainAfterTheOnlyMemberRestartedIsServedAndCarriesTheMembersNewSession() throws Exception {
 		RawHttp http = new RawHttp(port);

@@ -230,6 +230,24 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		this.toolCallObserver = observer;
 	}
 
+	/**
+	 * Adds {@code count} tools to {@code /mcp}, {@code bulk_0} on, each described by {@code descriptionChars}
+	 * characters of text (a server with a large catalogue); called before any session opens, so none is told.
+	 */
+	public void addBulkTools(int count, int descriptionChars) {
+		String text = "bulk tool text ".repeat(descriptionChars / 15 + 1).substring(0, descriptionChars);
+		for (int tool = 0; tool < count; tool++) {
+			streamable.addTool(McpServerFeatures.SyncToolSpecification.builder()
+				.tool(McpSchema.Tool.builder()
+					.name("bulk_" + tool)
+					.description(text)
+					.inputSchema(JSON, "{\"type\":\"object\"}")
+					.build())
+				.callHandler((exchange, request) -> echo(request))
+				.build());
+		}
+	}
+
 	/** Lets a {@code progress} call that is holding its stream open finish. */
 	public void releaseProgress() {
 		progressGate.countDown();

@@ -43,12 +43,32 @@ public final class CatalogueListings {
 	 */
 	public static Mono<List<ObjectNode>> tools(ServerListings listings, String server, Caller caller, Duration wait,
 			Supplier<Mono<UpstreamLister.Listed>> listing) {
-		return listings.bounded(server, caller, wait, listing)
-			.onErrorMap(ServerListings.Refused.class, refused -> new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR,
-					"The relay cannot list the tools of server '" + server + "' now: its tool list " + refused.why(),
-					Map.of("reason", "listing_refused")))
+		return bounded(listings, server, "tools/list", caller, wait, listing)
 			.flatMap(listed -> !listed.whole() || listed.items().size() > PublishedCatalogues.MAX_ITEMS
 					? Mono.error(cut(server)) : Mono.just(ToolIndex.toolsAmong(listed.items())));
+	}
+
+	/**
+	 * {@code listing} of {@code server}'s list {@code method}, run in its turn among the server's listings for
+	 * {@code caller}, waiting at most {@code wait}; a {@link RejectError} ({@code data.reason} {@code listing_refused},
+	 * to be tried again) when the bound refuses it: the refusal of every listing a feature makes on its own account
+	 * (tool search's, a virtual server's routing by its members' lists).
+	 */
+	public static <T> Mono<T> bounded(ServerListings listings, String server, String method, Caller caller,
+			Duration wait, Supplier<Mono<T>> listing) {
+		return listings.bounded(server, caller, wait, listing)
+			.onErrorMap(ServerListings.Refused.class, refused -> new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR,
+					"The relay cannot list the " + what(method) + " of server '" + server + "' now: its list "
+							+ refused.why(),
+					Map.of("reason", "listing_refused")));
+	}
+
+	/** What list {@code method} lists, in words: {@code tools/list} the tools. */
+	private static String what(String method) {
+		return switch (method) {
+			case "resources/templates/list" -> "resource templates";
+			default -> method.substring(0, method.indexOf('/'));
+		};
 	}
 
 	private static RejectError cut(String server) {

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -26,11 +27,14 @@ import reactor.core.scheduler.Schedulers;
  * kept, since it may predate the change: a search waiting on such a listing gets a fresh one instead (at most
  * {@value #ATTEMPTS} listings, then the last is used once, not kept).
  *
+ * <p>Kept among every catalogue tool search keeps, under their one bound in bytes ({@link KeptCatalogues}): it weighs
+ * the JSON of the tools it holds, weighed again whenever it is listed or dropped.
+ *
  * <p>A listing is made with the lister of the search that started it (that caller's session, token and upstream
  * headers), so its failure may be that caller's alone: a search that waited for it lists once on its own instead of
  * taking that failure ({@link #listAlone}).
  */
-public final class ToolCatalogue<T> {
+public final class ToolCatalogue<T> implements KeptCatalogues.Kept {
 
 	/** The listings one search starts at most while the catalogue keeps changing under it. */
 	static final int ATTEMPTS = 3;
@@ -48,6 +52,10 @@ public final class ToolCatalogue<T> {
 	private final Function<List<ObjectNode>, T> build;
 
 	private final Function<T, List<ObjectNode>> tools;
+
+	/** Tells whoever keeps this catalogue that what it holds changed (it is weighed again). */
+	private volatile Runnable resized = () -> {
+	};
 
 	private ToolCatalogue(AtomicLong generation, Function<List<ObjectNode>, T> build,
 			Function<T, List<ObjectNode>> tools) {
@@ -78,7 +86,7 @@ public final class ToolCatalogue<T> {
 		return new ToolCatalogue<>(generation, List::copyOf, list -> list);
 	}
 
-	private record Kept<T>(long generation, T index) {
+	private record Kept<T>(long generation, T index, long bytes) {
 	}
 
 	private record Listing<T>(long generation, Mono<T> result) {
@@ -162,6 +170,19 @@ public final class ToolCatalogue<T> {
 	public void invalidate() {
 		generation.incrementAndGet();
 		kept = null;
+		resized.run();
+	}
+
+	/** The JSON size of the tools it holds now; 0 before it is listed. */
+	@Override
+	public long bytes() {
+		Kept<T> current = kept;
+		return current == null ? 0 : current.bytes();
+	}
+
+	@Override
+	public void whenResized(Runnable resized) {
+		this.resized = resized;
 	}
 
 	private Mono<T> index(List<ObjectNode> listed) {
@@ -175,7 +196,12 @@ public final class ToolCatalogue<T> {
 	 */
 	private void keep(long listedIn, T index) {
 		if (listedIn == generation.get()) {
-			kept = new Kept<>(listedIn, index);
+			long bytes = 0;
+			for (ObjectNode tool : tools.apply(index)) {
+				bytes += JsonRpcErrors.toBytes(tool).length;
+			}
+			kept = new Kept<>(listedIn, index, bytes);
+			resized.run();
 		}
 	}
 

@@ -13,8 +13,6 @@ import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.ListChangedNotification;
@@ -70,8 +68,9 @@ import reactor.core.publisher.Mono;
  * and the reserved-prefix rule to every schema listed (it runs after this). The catalogue is the server's whole as it
  * publishes it to the caller's view ({@link UpstreamView}: the caller, the headers configured or set for it), one per
  * view, since a server may publish other tools, or other definitions of one, to each caller; each caller is shown
- * only what it may use of its own view's, never another's. At most {@value #MAX_VIEWS} views per server are kept,
- * the least recently used forgotten first (and listed again when needed). What this answers to a {@code tools/list}
+ * only what it may use of its own view's, never another's. The catalogues are kept under the one bound in bytes of
+ * every catalogue tool search keeps ({@link KeptCatalogues}), the least recently used forgotten first (and listed
+ * again when needed). What this answers to a {@code tools/list}
  * is composed by the relay, and never kept by the policies as what the server published
  * ({@link PublishedCatalogues#composedByRelay}). The exposed tools live in the {@link SessionStore} under the session
  * id the client holds,
@@ -99,9 +98,6 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private static final String GENERATION = ToolSearchPolicy.class.getName() + ".generation";
 
-	/** The most views of one server whose catalogues are kept (a virtual server's member's too). */
-	public static final int MAX_VIEWS = 256;
-
 	private final Map<String, Server> servers = new HashMap<>();
 
 	private final UpstreamRegistry upstreams;
@@ -114,16 +110,20 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final ServerListings listings;
 
+	private final KeptCatalogues kept;
+
 	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamLister lister,
-			SessionStore store, MeterRegistry registry, Policies policies, ServerListings listings) {
+			SessionStore store, MeterRegistry registry, Policies policies, ServerListings listings,
+			KeptCatalogues kept) {
 		this.listings = listings;
+		this.kept = kept;
 		this.upstreams = upstreams;
 		this.lister = lister;
 		this.store = store;
 		this.policies = policies;
 		properties.servers().forEach((id, server) -> {
 			if (server != null && server.toolSearch().enabled()) {
-				servers.put(id, new Server(server, new ToolSearchMeters(registry, id)));
+				servers.put(id, new Server(id, server, new ToolSearchMeters(registry, id), kept));
 			}
 		});
 		if (!servers.isEmpty()) {
@@ -317,29 +317,33 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			.map(tools -> tools.stream().filter(tool -> server.offers(ToolIndex.name(tool))).toList());
 	}
 
+	/** Where one view's catalogue of a server is kept among every catalogue tool search keeps. */
+	private record ServerView(UpstreamView view) {
+	}
+
 	/**
 	 * One server's settings, meters and catalogues: one per view, sharing the server's generation (one more for each
-	 * {@code list_changed}).
+	 * {@code list_changed}), kept among every catalogue tool search keeps.
 	 */
-	private record Server(ServerProperties properties, ToolSearchProperties settings, ToolNameFilter pinned,
-			AtomicLong generation, Cache<UpstreamView, ToolCatalogue<ToolIndex>> catalogues, ToolSearchMeters meters) {
+	private record Server(String id, ServerProperties properties, ToolSearchProperties settings, ToolNameFilter pinned,
+			AtomicLong generation, KeptCatalogues catalogues, ToolSearchMeters meters) {
 
-		Server(ServerProperties properties, ToolSearchMeters meters) {
-			this(properties, properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
+		Server(String id, ServerProperties properties, ToolSearchMeters meters, KeptCatalogues catalogues) {
+			this(id, properties, properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
 					: new ToolNameFilter(new ToolsProperties(properties.toolSearch().alwaysExpose(), List.of())),
-					new AtomicLong(), Caffeine.newBuilder().maximumSize(MAX_VIEWS).executor(Runnable::run).build(),
-					meters);
+					new AtomicLong(), catalogues, meters);
 		}
 
 		/** The catalogue of the view the request of {@code context} has. */
 		ToolCatalogue<ToolIndex> catalogue(CallContext context) {
-			return catalogues.get(UpstreamView.of(context, properties), view -> ToolCatalogue.indexed(generation));
+			return catalogues.get(new ServerView(UpstreamView.of(context, properties)),
+					() -> ToolCatalogue.indexed(generation));
 		}
 
 		/** The server's tools changed: every view's catalogue is stale, and what is being listed too. */
 		void invalidate() {
 			generation.incrementAndGet();
-			catalogues.invalidateAll();
+			catalogues.invalidateIf(key -> key instanceof ServerView kept && kept.view().server().equals(id));
 		}
 
 		/** Whether the server's {@code tool} is one search may return: any but one named like the relay's own. */
