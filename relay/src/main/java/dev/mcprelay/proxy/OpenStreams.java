@@ -79,12 +79,16 @@ public class OpenStreams implements SmartLifecycle {
 
 	private final Duration gracePeriod;
 
+	/** {@code sessions.max-held-bytes}: the most of a whole answer handed to a connection and not yet written. */
+	private final long maxHeldBytes;
+
 	private volatile boolean running;
 
 	/** Work that ends what the relay holds on its own account at shutdown ({@link #atShutdown}). */
 	private final java.util.List<java.util.function.Supplier<Mono<Void>>> shutdownWork = new java.util.concurrent.CopyOnWriteArrayList<>();
 
 	OpenStreams(RelayProperties properties, MeterRegistry registry) {
+		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 		this.gracePeriod = properties.shutdown().streamGracePeriod();
 		this.registry = registry;
 		properties.servers().keySet().forEach(server -> {
@@ -126,12 +130,31 @@ public class OpenStreams implements SmartLifecycle {
 	 */
 	<T> Flux<T> endForStalledClient(RelayCall call) {
 		Upstream upstream = call.upstream();
-		log.info("{} response of '{}': the client read nothing for {}; its connection is closed", call.method(),
-				upstream.id(), upstream.clientWriteTimeout());
-		call.exchange().record().failed(false, "client_write_timeout");
-		stalledByServer.computeIfAbsent(upstream.id(), this::stalledCounter).increment();
-		call.exchange().response().closeConnection();
+		endForStalledClient(call.exchange(), upstream.id(), call.method().name(), upstream.clientWriteTimeout());
 		return Flux.empty();
+	}
+
+	private void endForStalledClient(dev.mcprelay.http.RelayExchange exchange, String server, String what,
+			Duration clientWrite) {
+		log.info("{} response of '{}': the client read nothing for {}; its connection is closed", what, server,
+				clientWrite);
+		exchange.record().failed(false, "client_write_timeout");
+		stalledByServer.computeIfAbsent(server, this::stalledCounter).increment();
+		exchange.response().closeConnection();
+	}
+
+	/**
+	 * The writer of {@code exchange}'s whole answers, as a server's own are written ({@link ClientWriteWindow#whole}):
+	 * at most {@code sessions.max-held-bytes} handed to the connection and not yet written, and a client that takes
+	 * nothing of the answer for {@code clientWrite} ended as a stalled stream's client is (logged at INFO with
+	 * {@code what}, {@code client_write_timeout}, counted under {@code server}, its connection closed). For the answers
+	 * the relay composes itself (a virtual server's merged list), which have no upstream exchange to time them.
+	 */
+	public WholeAnswerWriter clientTimed(dev.mcprelay.http.RelayExchange exchange, String server, String what,
+			Duration clientWrite) {
+		return (response, body) -> ClientWriteWindow.whole(response, body, maxHeldBytes,
+				StreamWatch.of(clientWrite, clientWrite, response),
+				() -> endForStalledClient(exchange, server, what, clientWrite));
 	}
 
 	private Counter stalledCounter(String server) {

@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -71,14 +72,10 @@ class ResponseRelay {
 
 	private final ResponseHead responseHead;
 
-	/** What a JSON answer may have handed to its client's connection and the client has not taken yet. */
-	private final long maxHeldBytes;
-
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
 			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
 			OpenStreams openStreams, ResponseHead responseHead, RelayProperties properties) {
 		this.responseHead = responseHead;
-		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
 		this.failedRequestAnswers = failedRequestAnswers;
@@ -150,7 +147,8 @@ class ResponseRelay {
 						HttpStatus upstreamStatus = HttpStatus.resolve(status.value());
 						return RelayAnswers.answer(response,
 								allResults ? HttpStatus.OK : upstreamStatus != null ? upstreamStatus : HttpStatus.BAD_GATEWAY,
-								all, call.plan().payload().batch() || !localAnswers.isEmpty());
+								all, call.plan().payload().batch() || !localAnswers.isEmpty(), HttpHeaders.EMPTY,
+								clientTimed(call));
 					});
 			});
 	}
@@ -225,7 +223,7 @@ class ResponseRelay {
 					call.exchange().record().failed(true, failure.reason());
 				}
 				return RelayAnswers.answer(response, allResults ? HttpStatus.OK : failure.status(), extra,
-						call.plan() != null && call.plan().payload().batch());
+						call.plan() != null && call.plan().payload().batch(), HttpHeaders.EMPTY, clientTimed(call));
 			});
 	}
 
@@ -236,11 +234,14 @@ class ResponseRelay {
 	 * {@code client_error}, counted), on a member's exchange too, whose "client" is the virtual server's reader.
 	 */
 	private Mono<Void> writeWhole(RelayCall call, byte[] body) {
-		RelayResponse response = call.exchange().response();
+		return clientTimed(call).write(call.exchange().response(), body);
+	}
+
+	/** The one writer of {@code call}'s whole answers: {@link OpenStreams#clientTimed}, on the server's clock. */
+	private WholeAnswerWriter clientTimed(RelayCall call) {
 		Upstream upstream = call.upstream();
-		return ClientWriteWindow.whole(response, body, maxHeldBytes,
-				StreamWatch.of(upstream.streamingIdleTimeout(), upstream.clientWriteTimeout(), response),
-				() -> openStreams.endForStalledClient(call));
+		return openStreams.clientTimed(call.exchange(), upstream.id(), call.method().name(),
+				upstream.clientWriteTimeout());
 	}
 
 	/**

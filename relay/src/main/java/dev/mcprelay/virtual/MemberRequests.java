@@ -164,7 +164,8 @@ class MemberRequests {
 				ObjectNode response = MemberMessages.responseTo(messages, request.get("id"));
 				if (response == null) {
 					return Mono.error(new MemberUnavailable(member, "answered " + request.path("method").asText()
-							+ " with HTTP " + status + " and no response"));
+							+ " with HTTP " + status + (answer.status().is2xxSuccessful() ? " and no response"
+									: " and no JSON-RPC error")));
 				}
 				return Mono.just(new Reply(response, sent.notices()));
 			});

@@ -27,11 +27,13 @@ import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BodyCharge;
 import dev.mcprelay.proxy.BoundedBody;
 import dev.mcprelay.proxy.MirroredHeaders;
+import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.SingleValuedHeaders;
+import dev.mcprelay.proxy.WholeAnswerWriter;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import reactor.core.publisher.Mono;
@@ -97,10 +99,16 @@ public class VirtualRelay {
 
 	private final OrphanedMemberSessions orphans;
 
+	private final OpenStreams openStreams;
+
+	/** {@code timeouts.client-write}'s default, for a virtual server with no member configured. */
+	private static final java.time.Duration DEFAULT_CLIENT_WRITE = java.time.Duration.ofSeconds(30);
+
 	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberFanOut fanOut, MergedListen listen, MemberRequests requests, VirtualLists lists, MemberTargets targets,
 			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
 			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle,
-			OrphanedMemberSessions orphans) {
+			OrphanedMemberSessions orphans, OpenStreams openStreams) {
+		this.openStreams = openStreams;
 		this.lifecycle = lifecycle;
 		this.orphans = orphans;
 		this.toolSearch = toolSearch;
@@ -127,7 +135,8 @@ public class VirtualRelay {
 			originPolicy.check(exchange.requestHeaderView());
 			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
 			SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), server.id());
-			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null);
+			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null,
+					wholeAnswers(exchange, server));
 			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
 				return post(call);
@@ -144,6 +153,22 @@ public class VirtualRelay {
 			// by the request's id once its body was read (session_required, session_not_found, ...), else id null
 			return RelayAnswers.respond(exchange.response(), failure, exchange.record().payload());
 		});
+	}
+
+	/**
+	 * How the virtual server writes what it composed whole ({@link VirtualAnswers}): through the one writer of whole
+	 * answers ({@link OpenStreams#clientTimed}), on the longest {@code timeouts.client-write} among its members (it
+	 * has none of its own; none of its members would cut the client sooner), stalls counted under the virtual server.
+	 */
+	private WholeAnswerWriter wholeAnswers(RelayExchange exchange, VirtualServer server) {
+		java.time.Duration clientWrite = server.members()
+			.stream()
+			.map(member -> exchange.configuration().properties().servers().get(member))
+			.filter(java.util.Objects::nonNull)
+			.map(member -> member.timeouts().clientWrite())
+			.max(java.util.Comparator.naturalOrder())
+			.orElse(DEFAULT_CLIENT_WRITE);
+		return openStreams.clientTimed(exchange, server.id(), exchange.method().name(), clientWrite);
 	}
 
 	/** The members this caller may use: the front door's decision, or every member when it asks nobody. */

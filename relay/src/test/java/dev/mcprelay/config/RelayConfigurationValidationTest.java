@@ -429,6 +429,25 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void aHeaderValueWithALineBreakOnceItsVariablesResolvedIsRefusedByItsPropertyWithoutItsValue() {
+		// cold review F, LOW 4: a Secret with a trailing newline started the relay, then every request failed with 502
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp",
+				"--mcp-relay.servers.up.authorization=${UP_TOKEN}", "--mcp-relay.servers.up.headers[0].name=X-Key",
+				"--mcp-relay.servers.up.headers[0].value=${UP_KEY}");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("UP_TOKEN", "Bearer kP9xTOKEN\n", "UP_KEY", "kP9x\rKEY")));
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+
+		assertThat(RelayPropertiesValidator.validate(bound, environment)).extracting(ConfigurationProblem::toString)
+			.as("refused by the property; nothing of the value")
+			.anyMatch(problem -> problem.startsWith("mcp-relay.servers.up.authorization: holds a line break"))
+			.anyMatch(problem -> problem.startsWith("mcp-relay.servers.up.headers[0].value: holds a line break"))
+			.noneMatch(problem -> problem.contains("kP9x"));
+	}
+
+	@Test
 	void aPlaceholderWrittenInAFileOrOnTheCommandLineIsNamedOnlyByAnEnvironmentVariablesName() {
 		assertThat(problemsFor("--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.sessions.secret=kP9#x2${Wq7vLm}Tz4-0123456789abcdef"))

@@ -128,6 +128,8 @@ class RefusalTablesTest {
 			// virtual-servers.md, no refusal: the member joined again, its stream reopened, the request answered
 			"a member restarted, or expired its session", // (VirtualServerFailuresInteropTest)
 			"a member's stream ends or breaks", // no refusal: reopened after a back-off (StreamBackoffTest)
+			// no refusal: the member left out with a warning, as one that is down (MemberFailedAnswerTest)
+			"a member answers a list, `initialize`, `logging/setLevel` or discovery with an HTTP status other than 2xx",
 			// the others' result with a warning; an error of the members' own (or -32603) when none took it
 			"`logging/setLevel` that some members refuse", // (VirtualServerFailuresInteropTest)
 			"`subscriptions/listen` that some members refuse", // (VirtualServerV2InteropTest)

@@ -46,7 +46,7 @@ class VirtualCursorTest {
 				null, new DefaultHttpHeaders(), new byte[0], caller, access, new MemberResponse("all", answer -> {
 				}, () -> {
 				}));
-		return new VirtualCall(exchange, SERVER, access, null);
+		return new VirtualCall(exchange, SERVER, access, null, dev.mcprelay.proxy.WholeAnswerWriter.UNTIMED);
 	}
 
 }

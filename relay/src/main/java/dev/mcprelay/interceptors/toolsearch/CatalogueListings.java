@@ -12,6 +12,7 @@ import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.policy.PublishedCatalogues;
 import dev.mcprelay.policy.ServerListings;
+import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
 
@@ -39,11 +40,13 @@ public final class CatalogueListings {
 	/**
 	 * The tools of {@code server}'s whole list as {@code listing} reads it (every page, whether it is the whole list),
 	 * run in its turn among the server's listings for {@code caller}, waiting at most {@code wait} for it; a
-	 * {@link RejectError} when the bound refuses it or the list was cut; the listing's own error when it fails.
+	 * {@link RejectError} when the bound refuses it, the list was cut, or the upstream failed the listing (its
+	 * {@link RelayFailure}'s reason); any other failure as it came.
 	 */
 	public static Mono<List<ObjectNode>> tools(ServerListings listings, String server, Caller caller, Duration wait,
 			Supplier<Mono<UpstreamLister.Listed>> listing) {
 		return bounded(listings, server, "tools/list", caller, wait, listing)
+			.onErrorMap(RelayFailure.class, failed -> unavailable(server, failed))
 			.flatMap(listed -> !listed.whole() || listed.items().size() > PublishedCatalogues.MAX_ITEMS
 					? Mono.error(cut(server)) : Mono.just(ToolIndex.toolsAmong(listed.items())));
 	}
@@ -69,6 +72,16 @@ public final class CatalogueListings {
 			case "resources/templates/list" -> "resource templates";
 			default -> method.substring(0, method.indexOf('/'));
 		};
+	}
+
+	/**
+	 * A listing the upstream failed (an error status, an invalid answer, no answer): the search is refused as what it
+	 * is, -32603 with the failure's own reason ({@code upstream_error_status}, ...), never an interceptor's failure.
+	 */
+	private static RejectError unavailable(String server, RelayFailure failed) {
+		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot list the tools of server '" + server
+				+ "' now: its tools/list is unavailable (" + failed.reason() + ")", Map.of("reason", failed.reason()))
+			.withLogReason(failed.reason(), null);
 	}
 
 	private static RejectError cut(String server) {
