@@ -258,7 +258,8 @@ final class MemberStream {
 		StreamAttempt unopened = null;
 		OptionalInt ahead = OptionalInt.empty();
 		synchronized (this) {
-			if (state == State.OPENING) {
+			// a GET the relay's own shutdown ended tells nothing of the member; its calls finish within the grace
+			if (state == State.OPENING && !session.parts().streams().shuttingDown()) {
 				unopened = attempt;
 				ahead = unopened.judgeHeadersAlone();
 			}

@@ -191,6 +191,14 @@ class MergedStreams {
 	}
 
 	/**
+	 * Whether the relay is shutting down: a member's GET that fails then was ended by the relay itself (answered 503
+	 * {@code relay_shutting_down}), which tells nothing of how the member opens its stream.
+	 */
+	boolean shuttingDown() {
+		return !openStreams.isRunning();
+	}
+
+	/**
 	 * {@code member} answered the GET of {@code session}'s stream with its headers alone (no event came with them),
 	 * while {@code callsAhead} calls went to it without waiting any longer: it opens its stream as it answers (calls
 	 * wait for it as long as its GET may take from now on, logged if it was taken for one that does not), so it had no
