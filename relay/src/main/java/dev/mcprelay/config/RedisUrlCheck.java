@@ -3,7 +3,6 @@ package dev.mcprelay.config;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
-import java.util.Locale;
 
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -33,8 +32,16 @@ public final class RedisUrlCheck {
 	public static List<ConfigurationProblem> find(Environment environment) {
 		String url = environment.getProperty(URL.toString());
 		String problem = url == null || url.isBlank() ? null : problem(url.strip());
-		return problem == null ? List.of() : List.of(new ConfigurationProblem(URL + where(environment), problem
-				+ " (the URL is not printed: it may hold the store's password)", FIX));
+		return problem == null ? List.of() : List.of(unreadable(environment, problem));
+	}
+
+	/**
+	 * {@code spring.data.redis.url} reported as {@code problem}, naming where it was set, never the URL: also what
+	 * Spring Data Redis refused for a reason this check does not know ({@link RedisUrlFailureAnalyzer}).
+	 */
+	static ConfigurationProblem unreadable(Environment environment, String problem) {
+		return new ConfigurationProblem(URL + where(environment), problem
+				+ " (the URL is not printed: it may hold the store's password)", FIX);
 	}
 
 	/** What is wrong with {@code url} as a Redis URL, or {@code null}. Never quotes the URL. */
@@ -47,9 +54,10 @@ public final class RedisUrlCheck {
 			return "is not a URL: it holds a character that must be percent-encoded (a space, or a % that starts no "
 					+ "escape of two hexadecimal digits) at index " + ex.getIndex();
 		}
-		String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+		// in lower case, as Spring Data Redis reads it (REDIS:// is refused there, with the URL printed whole)
+		String scheme = uri.getScheme() == null ? "" : uri.getScheme();
 		if (!scheme.equals("redis") && !scheme.equals("rediss")) {
-			return "does not begin with redis:// or rediss://";
+			return "does not begin with redis:// or rediss:// (in lower case)";
 		}
 		if (uri.getHost() == null || uri.getHost().isEmpty()) {
 			return "names no host that can be read (a port that is not a number, or a /, @ or : in the password "

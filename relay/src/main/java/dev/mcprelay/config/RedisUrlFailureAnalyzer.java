@@ -28,7 +28,21 @@ class RedisUrlFailureAnalyzer implements FailureAnalyzer, Ordered {
 			return null;
 		}
 		List<ConfigurationProblem> problems = RedisUrlCheck.find(environment);
+		if (problems.isEmpty() && refusedUrl(failure)) {
+			// Spring Data Redis refused the URL for a reason the check does not know: its own report would print it
+			problems = List.of(RedisUrlCheck.unreadable(environment, "is not a URL Spring Data Redis can read"));
+		}
 		return problems.isEmpty() ? null : InvalidRelayConfigurationFailureAnalyzer.analysis(problems, failure);
+	}
+
+	/** Whether Spring Boot refused {@code spring.data.redis.url} ({@code RedisUrlSyntaxException} in the chain). */
+	private static boolean refusedUrl(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause.getClass().getSimpleName().equals("RedisUrlSyntaxException")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Whether {@code failure} happened in Spring Boot's or Spring Data's Redis code. */

@@ -27,7 +27,9 @@ class RedisUrlReportTest {
 			"redis://:kP9x SECRET@127.0.0.1:6379|is not a URL: it holds a character that must be percent-encoded",
 			"redis://:kP9xSecret/pw@127.0.0.1:6379|names no host that can be read",
 			"redis://kP9xuser:kP9xSecret@127.0.0.1:63x9|names no host that can be read",
-			"http://:kP9xSecret@127.0.0.1:6379|does not begin with redis:// or rediss://" })
+			"http://:kP9xSecret@127.0.0.1:6379|does not begin with redis:// or rediss://",
+			"REDIS://:kP9xSecret@127.0.0.1:6379|does not begin with redis:// or rediss:// (in lower case)",
+			"Rediss://kP9xuser:kP9xSecret@127.0.0.1:6379/0|does not begin with redis:// or rediss:// (in lower case)" })
 	void aRedisUrlThatIsNoneIsReportedByItsPropertyWithoutTheUrl(String url, String problem, CapturedOutput output) {
 		SpringApplication application = new SpringApplication(McpRelayApplication.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
