@@ -54,12 +54,7 @@ class AnswerAfterStreamEndedTest {
 							+ "\n\n")));
 			}
 			if (body.contains("\"initialize\"")) {
-				return response.status(200)
-					.header("Content-Type", "application/json")
-					.header("Mcp-Session-Id", "ends-session")
-					.sendString(Mono.just(body.replaceFirst("(?s)\"method\".*", "\"result\":{\"protocolVersion\":"
-							+ "\"" + McpSession.PROTOCOL_VERSION + "\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
-							+ "{\"name\":\"ends\",\"version\":\"1\"}}}")));
+				return ScriptedUpstream.initializeAnswer(response, body, "ends", "ends-session");
 			}
 			if (body.contains("\"tools/call\"")) {
 				// a comment, then a clean end with no event id; the answer follows on the GET stream

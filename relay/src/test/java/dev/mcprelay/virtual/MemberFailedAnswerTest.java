@@ -46,12 +46,7 @@ class MemberFailedAnswerTest {
 	static void start() {
 		UPSTREAM.scriptWithBody((request, response, body) -> {
 			if (body.contains("\"initialize\"")) {
-				return response.status(200)
-					.header("Content-Type", "application/json")
-					.header("Mcp-Session-Id", "member-session")
-					.sendString(Mono.just(body.replaceFirst("(?s)\"method\".*", "\"result\":{\"protocolVersion\":"
-							+ "\"" + McpSession.PROTOCOL_VERSION + "\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
-							+ "{\"name\":\"d\",\"version\":\"1\"}}}")));
+				return ScriptedUpstream.initializeAnswer(response, body, "d", "member-session");
 			}
 			if (body.contains("\"tools/list\"")) {
 				String[] mode = LIST.get();

@@ -47,12 +47,7 @@ class VirtualStalledAnswerTest {
 		String list = tools.toString();
 		UPSTREAM.scriptWithBody((request, response, body) -> {
 			if (body.contains("\"initialize\"")) {
-				return response.status(200)
-					.header("Content-Type", "application/json")
-					.header("Mcp-Session-Id", "member-session")
-					.sendString(Mono.just(body.replaceFirst("(?s)\"method\".*", "\"result\":{\"protocolVersion\":"
-							+ "\"" + McpSession.PROTOCOL_VERSION + "\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
-							+ "{\"name\":\"big\",\"version\":\"1\"}}}")));
+				return ScriptedUpstream.initializeAnswer(response, body, "big", "member-session");
 			}
 			if (body.contains("\"tools/list\"")) {
 				return response.status(200)
