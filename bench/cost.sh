@@ -443,7 +443,7 @@ REPORT="bench/results/$(date +%Y-%m-%d-%H%M)-$(hostname -s)-cost.md"
   echo "bench/cost.sh: tools/call through each proxy to an nginx static upstream, wrk -c$CONCURRENCY for $DURATION per run,"
   echo "$ROUNDS interleaved rounds after $JVM_WARMUP of warm-up each; medians over the rounds. CPU is the proxy process's own"
   echo "utime + stime (for nginx, its one worker) per request; bytes allocated are what the JVM's threads allocated in"
-  echo "the heap over the round (its per-thread counters, read before and after), per request."
+  echo "the heap over the round (bench/allocation-counter, read before and after), per request."
   echo "$(java -version 2>&1 | head -1)."
   echo
   echo "| target | CPU µs per request | CPU vs bare | bytes allocated per request | bytes vs bare | req/s |" \
