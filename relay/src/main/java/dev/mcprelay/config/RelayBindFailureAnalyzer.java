@@ -17,21 +17,35 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 
 /**
  * Reports a value of the relay's configuration, or of its store's ({@code spring.data.redis}), that Spring Boot could
  * not bind (most often one that does not convert to the property's type: an unknown security mode, a duration or a
  * size it cannot read) as a {@link ConfigurationProblem}, in the relay's start-up report: the property, where it was
- * set (the environment variable, or the file and line, or the command line) and what it takes; never the value, nor
- * the messages of the failure, which quote it. Spring Boot's own report prints the value ({@code Value: "..."}), and a
- * value written in the wrong place may be a secret. Ordered before Spring Boot's analyzers, so that it decides first;
- * a failure to bind any other property is left to them (it returns {@code null}).
+ * set (the environment variable, or the file and line, or the command line) and what it takes, or, when the value as
+ * written refers to a variable that is not set ({@code timeouts.non-streaming: ${NOPE}}), that variable, named as
+ * {@link UnresolvedVariables} names one; never the value, nor the messages of the failure, which quote it. The
+ * property is spelled as the docs spell it ({@code mcp-relay.servers.a.timeouts.non-streaming}), also when an
+ * environment variable set it, whose own spelling Spring Boot carries into the failure
+ * ({@code mcprelay.servers.a.timeouts.nonstreaming}); that variable is named in where it was set. Spring Boot's own
+ * report prints the value ({@code Value: "..."}), and a value written in the wrong place may be a secret. Ordered
+ * before Spring Boot's analyzers, so that it decides first; a failure to bind any other property is left to them (it
+ * returns {@code null}).
  */
 class RelayBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> implements Ordered {
 
-	private static final List<ConfigurationPropertyName> OWN = List.of(ConfigurationPropertyName.of("mcp-relay"),
+	private static final ConfigurationPropertyName RELAY = ConfigurationPropertyName.of("mcp-relay");
+
+	private static final List<ConfigurationPropertyName> OWN = List.of(RELAY,
 			ConfigurationPropertyName.of("spring.data.redis"));
+
+	private final Environment environment;
+
+	RelayBindFailureAnalyzer(Environment environment) {
+		this.environment = environment;
+	}
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, BindException cause) {
@@ -39,10 +53,18 @@ class RelayBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> im
 		if (name == null || OWN.stream().noneMatch(own -> own.equals(name) || own.isAncestorOf(name))) {
 			return null;
 		}
-		ConfigurationProperty property = cause.getProperty();
-		String where = property == null || property.getOrigin() == null ? "" : " (" + property.getOrigin() + ")";
+		String property = RELAY.equals(name) || RELAY.isAncestorOf(name) ? UnknownRelayProperties.canonical(name)
+				: name.toString();
+		ConfigurationProperty bound = cause.getProperty();
+		String where = bound == null || bound.getOrigin() == null ? "" : " (" + bound.getOrigin() + ")";
+		ConfigurationProblem unset = bound == null || !(bound.getValue() instanceof CharSequence written) ? null
+				: UnresolvedVariables.unsetIn(property + where, written.toString(),
+						WrittenProperties.namable(bound.getSource()), environment);
+		if (unset != null) {
+			return InvalidRelayConfigurationFailureAnalyzer.analysis(List.of(unset), cause);
+		}
 		String expected = expected(cause.getTarget());
-		ConfigurationProblem problem = new ConfigurationProblem(name + where,
+		ConfigurationProblem problem = new ConfigurationProblem(property + where,
 				"cannot be read as " + expected + " (its value is not printed: it may be a secret written in the wrong place)",
 				"Write " + expected + " (see the configuration reference in docs/configuration.md)");
 		return InvalidRelayConfigurationFailureAnalyzer.analysis(List.of(problem), cause);

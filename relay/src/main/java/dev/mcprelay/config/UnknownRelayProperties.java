@@ -99,6 +99,40 @@ public final class UnknownRelayProperties {
 		return null;
 	}
 
+	/**
+	 * {@code name}, a property under {@code mcp-relay} in any spelling Spring Boot binds (from an environment variable,
+	 * {@code mcprelay.servers.a.timeouts.nonstreaming}), as the docs write it, read against the property tree:
+	 * {@code mcp-relay.servers.a.timeouts.non-streaming}, each record component dashed, a map key as it came, a list
+	 * index in brackets. Elements the tree does not know are kept as they came.
+	 */
+	static String canonical(ConfigurationPropertyName name) {
+		Type type = RelayProperties.class;
+		StringBuilder path = new StringBuilder(PREFIX);
+		for (int i = 1; i < name.getNumberOfElements(); i++) {
+			String element = name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL);
+			boolean indexed = name.isNumericIndex(i) || element.matches("\\d+");
+			Class<?> raw = raw(type);
+			RecordComponent component = raw.isRecord()
+					? component(raw, name.getElement(i, ConfigurationPropertyName.Form.UNIFORM)) : null;
+			if (component != null) {
+				path.append('.').append(dashed(component.getName()));
+				type = component.getGenericType();
+			}
+			else if (Map.class.isAssignableFrom(raw)) {
+				path.append('.').append(element);
+				type = typeArgument(type, 1);
+			}
+			else if (Collection.class.isAssignableFrom(raw) && indexed) {
+				path.append('[').append(element).append(']');
+				type = typeArgument(type, 0);
+			}
+			else {
+				return path + rest(name, i);
+			}
+		}
+		return path.toString();
+	}
+
 	private static String rest(ConfigurationPropertyName name, int from) {
 		StringBuilder rest = new StringBuilder();
 		for (int i = from; i < name.getNumberOfElements(); i++) {

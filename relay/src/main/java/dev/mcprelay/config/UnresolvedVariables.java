@@ -66,6 +66,15 @@ public final class UnresolvedVariables {
 	/** The relay's top-level properties, and its store's: what an environment variable of theirs binds under. */
 	private static final List<ConfigurationPropertyName> BOUND = boundProperties();
 
+	/**
+	 * The namespaces of Spring Boot's own properties: of the system properties, only keys under these (and under
+	 * {@code mcp-relay}) are checked, since the JVM sets its own there ({@code sun.java.command} holds the whole
+	 * command line, any {@code ${...}} in it included), which the relay never reads.
+	 */
+	private static final List<ConfigurationPropertyName> SPRING_BOOT = List.of(ConfigurationPropertyName.of("spring"),
+			ConfigurationPropertyName.of("management"), ConfigurationPropertyName.of("server"),
+			ConfigurationPropertyName.of("logging"));
+
 	/** An environment variable's name as the docs write them: the only names a problem prints. */
 	private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Z_][A-Z0-9_]*");
 
@@ -161,7 +170,8 @@ public final class UnresolvedVariables {
 	}
 
 	/**
-	 * One problem per key the operator wrote (in a configuration file, a command-line argument, a system property or
+	 * One problem per key the operator wrote (in a configuration file, a command-line argument, a system property under
+	 * {@code mcp-relay}, {@code spring}, {@code management}, {@code server} or {@code logging}, or
 	 * {@code SPRING_APPLICATION_JSON}) that would be used as literal text: outside {@code mcp-relay} (which
 	 * {@link #find(RelayProperties, Environment)} covers), a value whose text as written refers to a variable that is
 	 * not set and has no default; under {@code mcp-relay} and {@code spring.data.redis}, a value written with a
@@ -176,8 +186,13 @@ public final class UnresolvedVariables {
 				continue;
 			}
 			boolean namable = WrittenProperties.namable(source);
+			boolean systemProperties = WrittenProperties.isSystemProperties(source);
 			iterable.forEach(name -> {
 				String key = name.toString();
+				if (systemProperties && !RELAY.isAncestorOf(name)
+						&& SPRING_BOOT.stream().noneMatch(root -> root.isAncestorOf(name))) {
+					return; // the JVM's own (java.*, sun.*, user.*, ...): the relay reads none of them
+				}
 				ConfigurationProperty property = source.getConfigurationProperty(name);
 				if (property == null || property.getValue() == null || problems.containsKey(key)) {
 					return;
@@ -261,6 +276,16 @@ public final class UnresolvedVariables {
 		}
 		names.add(STORE);
 		return List.copyOf(names);
+	}
+
+	/**
+	 * The problem of a value as written, {@code written}, that refers to a variable not set in {@code environment}
+	 * (named as {@link #find(RelayProperties, Environment)} names it), reported at {@code path}; {@code null} when it
+	 * refers to none. For a value that cannot be bound because of it (a duration or a size reading {@code ${NOPE}}).
+	 */
+	static ConfigurationProblem unsetIn(String path, String written, boolean namable, Environment environment) {
+		String variable = written == null ? null : unsetVariable(written, environment);
+		return variable == null ? null : unset(path, variable, namable);
 	}
 
 	private static ConfigurationProblem unset(String path, String variable, boolean namable) {

@@ -58,6 +58,12 @@ final class WrittenProperties {
 				|| underlying instanceof PropertySource<?> named && WRITTEN.contains(named.getName());
 	}
 
+	/** Whether {@code source} is the JVM's system properties (where the JVM's own properties are too). */
+	static boolean isSystemProperties(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof PropertySource<?> named
+				&& StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(named.getName());
+	}
+
 	/** Whether {@code source} is the one Spring Boot makes of {@code SPRING_APPLICATION_JSON}. */
 	static boolean isApplicationJson(ConfigurationPropertySource source) {
 		return source.getUnderlyingSource() instanceof PropertySource<?> named

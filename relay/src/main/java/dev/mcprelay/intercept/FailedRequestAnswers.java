@@ -52,8 +52,8 @@ public class FailedRequestAnswers {
 	}
 
 	/**
-	 * Runs the error stage over the answers to requests the upstream refused with HTTP {@code httpStatus} (a 4xx or
-	 * 5xx): its JSON-RPC error for a request when it sent one, else the relay's {@code upstream_error_status}.
+	 * Runs the error stage over the answers to requests the upstream refused with HTTP {@code httpStatus} (not 2xx):
+	 * its JSON-RPC error for a request when it sent one, else the relay's {@code upstream_error_status}.
 	 *
 	 * @param requests the refused requests, in order
 	 * @param answers one answer per request, in the same order

@@ -214,9 +214,16 @@ public class ResponseInterception {
 	/**
 	 * A server request on its way to the client, always under an id that carries it, bound to this server, session
 	 * and caller ({@link ServerRequestIds}), so that the client's answer meets the client-response stage with the
-	 * request at hand and its cancellation reaches the server under the server's id.
+	 * request at hand and its cancellation reaches the server under the server's id. A request whose id is longer
+	 * than {@value ServerRequestIds#MAX_SERVER_ID} bytes of JSON, which no id of the relay's could carry within its
+	 * bound, is answered to the server with {@code -32600} naming the bound (logged at WARN) and never reaches the
+	 * client.
 	 */
 	private Relayed carryToClient(JsonRpcMessage message, CallContext context) {
+		RejectError uncarried = serverRequestIds.refusal(message.id(), context);
+		if (uncarried != null) {
+			return answerUpstream(message, uncarried);
+		}
 		message.node().set("id", serverRequestIds.wrap(message.node(), context));
 		return new Relayed(message, true);
 	}

@@ -6,6 +6,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
@@ -15,6 +17,8 @@ import com.fasterxml.jackson.databind.node.TextNode;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
@@ -35,9 +39,13 @@ import dev.mcprelay.security.RelayMac;
  * or cancellation is refused ({@link Origin#refused()}), never restored: what it would restore is the client's word;
  * and so is an answer under an id without the prefix ({@link #answered}), which answers no request the relay relayed.
  *
- * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB; nor a method longer
- * than {@value #MAX_CARRIED_METHOD} characters (none MCP defines is), which it carries as a digest, the method kept
- * with the params, so that the id's length is bounded whatever the server sends. The replica that
+ * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB; nor a method whose
+ * JSON text is longer than {@value #MAX_CARRIED_METHOD} bytes (none MCP defines is), which it carries as a digest, the
+ * method kept with the params. It carries the server's id whole, so it carries only a server id whose JSON text
+ * (UTF-8, a string's quotes and escapes counted) is at most {@value #MAX_SERVER_ID} bytes ({@link #carries}): a server
+ * request with a longer id is answered to the server with {@code -32600} ({@link #refusal}), never relayed
+ * ({@link ResponseInterception}). So every id {@link #wrap} gives is at most {@value #MAX_RELAY_ID} characters, whatever
+ * the server sends. The replica that
  * relays a request keeps its params for the id's lifetime (their bytes, at most {@value #KEPT_PARAMS_BYTES} bytes of
  * heap by what each entry costs there, {@link KeptBytes}, the oldest going first), under their digest, so the stage
  * has them when the answer comes back to it; elsewhere, or once they went, the stage has the method but no params.
@@ -53,6 +61,8 @@ import dev.mcprelay.security.RelayMac;
 @Component
 public class ServerRequestIds {
 
+	private static final Logger log = LoggerFactory.getLogger(ServerRequestIds.class);
+
 	static final String PREFIX = "mcp-relay.2.";
 
 	/** The prefix of the ids relays wrote before the session binding: restored, never trusted. */
@@ -63,8 +73,21 @@ public class ServerRequestIds {
 
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
-	/** The longest method an id carries as it is; a longer one is carried as its digest. */
+	/**
+	 * The longest method an id carries as it is, in bytes of its JSON text without the quotes; a longer one is carried
+	 * as its digest.
+	 */
 	static final int MAX_CARRIED_METHOD = 64;
+
+	/** The longest server id an id carries, in bytes of its JSON text; a server request with a longer one is refused. */
+	public static final int MAX_SERVER_ID = 256;
+
+	/**
+	 * The longest id {@link #wrap} gives: the prefix (12), the payload's Base64url (at most 544 characters for its at
+	 * most 408 bytes of JSON: {@code {"i":} and the server's id, {@code ,"m":"} and the method or {@code ,"h":"} and its
+	 * digest, {@code ,"d":"} and the params' digest, {@code ,"e":} and the expiry), a dot and the HMAC (43).
+	 */
+	static final int MAX_RELAY_ID = 600;
 
 	/** Where a method carried as a digest is kept, beside the params (which are kept under their digest alone). */
 	private static final String METHOD_KEY = "method:";
@@ -114,8 +137,38 @@ public class ServerRequestIds {
 
 	}
 
-	/** The id the client gets for server request {@code message}, relayed in {@code context}. */
+	/**
+	 * Whether a server request with this id can reach the client: its JSON text is at most {@value #MAX_SERVER_ID}
+	 * bytes.
+	 */
+	boolean carries(JsonNode serverId) {
+		return JsonRpcErrors.toBytes(serverId).length <= MAX_SERVER_ID;
+	}
+
+	/**
+	 * The error the server gets for a request whose id this class does not {@link #carries carry} ({@code -32600}
+	 * naming the bound; logged at WARN, without the id); {@code null} when it carries it.
+	 */
+	RejectError refusal(JsonNode serverId, CallContext context) {
+		if (carries(serverId)) {
+			return null;
+		}
+		log.warn("A server request of '{}' was answered -32600 and not relayed: its id is longer than {} bytes of JSON",
+				context.server(), MAX_SERVER_ID);
+		return new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Invalid Request: the relay relays a server request "
+				+ "only under an id of at most " + MAX_SERVER_ID + " bytes of JSON; give the request a shorter id");
+	}
+
+	/**
+	 * The id the client gets for server request {@code message}, relayed in {@code context}: at most
+	 * {@value #MAX_RELAY_ID} characters when its id is one the relay {@link #carries}.
+	 *
+	 * @throws IllegalArgumentException when it is not
+	 */
 	TextNode wrap(ObjectNode message, CallContext context) {
+		if (!carries(message.get("id"))) {
+			throw new IllegalArgumentException("a server request id longer than " + MAX_SERVER_ID + " bytes");
+		}
 		ObjectNode carried = JsonRpcParser.mapper().createObjectNode();
 		carried.set("i", message.get("id"));
 		carry(carried, message.path("method").asText(""));
@@ -176,12 +229,12 @@ public class ServerRequestIds {
 	}
 
 	/**
-	 * Puts the request's method in the id: as it is when it is at most {@value #MAX_CARRIED_METHOD} characters (every
-	 * method MCP defines), else as its digest ({@code "h"}), the method kept on this replica with the params, so that
-	 * the id stays bounded whatever method the server names.
+	 * Puts the request's method in the id: as it is when its JSON text is at most {@value #MAX_CARRIED_METHOD} bytes
+	 * without the quotes (every method MCP defines), else as its digest ({@code "h"}), the method kept on this replica
+	 * with the params, so that the id stays bounded whatever method the server names.
 	 */
 	private void carry(ObjectNode carried, String method) {
-		if (method.length() <= MAX_CARRIED_METHOD) {
+		if (JsonRpcErrors.toBytes(TextNode.valueOf(method)).length - 2 <= MAX_CARRIED_METHOD) {
 			carried.put("m", method);
 			return;
 		}

@@ -247,6 +247,15 @@ public final class ExchangeRecord {
 	}
 
 	/**
+	 * The reason the relay itself ended the exchange ({@link #cutByRelay}: {@code relay_shutting_down},
+	 * {@code server_removed}, ...), or {@code null} when it did not: what a virtual server's exchange takes over from
+	 * its member's, so that both lines say the same.
+	 */
+	public String cutByRelayReason() {
+		return outcome == RelayOutcome.SHUTDOWN ? reason : null;
+	}
+
+	/**
 	 * The client closed or reset its connection before the relay decided anything about the request: its own doing,
 	 * not a failure ({@link RelayOutcome#CLIENT_ERROR}, reason {@code client_disconnected}). An outcome already
 	 * recorded (a stream the client leaves after it was forwarded) is kept.

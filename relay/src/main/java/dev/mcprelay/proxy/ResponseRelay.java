@@ -43,12 +43,15 @@ import reactor.core.publisher.Mono;
  * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
  * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
- * <li>4xx or 5xx to a POST the relay partly answered itself, or when error interceptors are configured: for each
- * forwarded request the upstream's own error for it or, failing that, an error naming the upstream's status, through
- * the error stage (which may replace it with a result), and the relay's own answers; with the upstream's status
- * unless every answer is a result, so that no answer is lost. Unchanged and alone, the upstream's answer is relayed
- * as it came;</li>
- * <li>anything else (202, 4xx, 5xx, a DELETE's answer): status, safe headers and body relayed untouched as the
+ * <li>not 2xx to a POST that the relay partly answered itself, or that held requests and was answered with a body that
+ * may hold JSON-RPC answers (JSON, an event stream, no type) or error interceptors are configured: for each forwarded
+ * request the upstream's own error for it or, failing that (a result under a non-2xx status included), an error
+ * naming the upstream's status, through the error stage (which may replace it with a result), and the relay's own
+ * answers; with the upstream's status unless every answer is a result, so that no answer is lost and none reaches
+ * the client past its stages. Unchanged, alone and holding no JSON-RPC message but errors, the upstream's answer is
+ * relayed as it came;</li>
+ * <li>anything else (202, a non-2xx HTML or text page, a non-2xx to a POST of notifications or responses, a DELETE's
+ * answer): status, safe headers and body relayed untouched as the
  * bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
  * ({@code client-write}), told apart by {@link StreamWatch}, and by shutdown's grace period
  * ({@link OpenStreams#untilShutdown}).</li>
@@ -97,9 +100,8 @@ class ResponseRelay {
 			}
 		}
 		boolean answeredLocally = call.plan() != null && !call.plan().localAnswers().isEmpty();
-		boolean refused = status.is4xxClientError() || status.is5xxServerError();
-		if (refused && (answeredLocally
-				|| (!call.pending().isEmpty() && failedRequestAnswers.hasErrorInterceptors()))) {
+		if (!status.is2xxSuccessful() && (answeredLocally || !call.pending().isEmpty()
+				&& (mayHoldAnswers(contentType) || failedRequestAnswers.hasErrorInterceptors()))) {
 			return relayRefusal(call, upstreamResponse, deadline);
 		}
 		deadline.release();
@@ -112,13 +114,16 @@ class ResponseRelay {
 	}
 
 	/**
-	 * The upstream refused the forwarded requests with a 4xx or 5xx, and either the relay answered part of the batch
-	 * itself or error interceptors want to see refusals: every request gets its answer, through the error stage.
-	 * The upstream's body is read within the usual bounds; a JSON-RPC error in it answers the request it names (or,
-	 * id-less, every forwarded request); a request it does not answer gets an error naming the status. When no
-	 * interceptor changed anything and the relay answered nothing itself, the upstream's answer is relayed as it came
-	 * (status, headers, body); otherwise the answers are the body, with the upstream's status unless every answer is
-	 * a result.
+	 * The upstream answered a POST that held requests (or that the relay partly answered itself) with a status other
+	 * than 2xx and a body that may hold JSON-RPC answers (or error interceptors want to see refusals): every request
+	 * gets its answer, through the error stage, so that no JSON-RPC answer reaches the client past its stages whatever
+	 * the status. The upstream's body is read within the usual bounds (JSON, or an event stream); a JSON-RPC error in
+	 * it answers the request it names (or, id-less, every forwarded request); a request it does not answer with an
+	 * error gets one naming the status ({@code upstream_error_status}), also when the body held a result for it
+	 * ({@link UpstreamErrorAnswers}). When the body held no JSON-RPC message but errors, no interceptor changed
+	 * anything and the relay answered nothing itself, the upstream's answer is relayed as it came (status, safe
+	 * headers, body: a 401's JSON-RPC error, a 404 for an ended session); otherwise the answers are the body, with the
+	 * upstream's status unless every answer is a result.
 	 */
 	private Mono<Void> relayRefusal(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
 		Upstream upstream = call.upstream();
@@ -129,14 +134,22 @@ class ResponseRelay {
 					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
 			.flatMap(body -> {
 				deadline.release();
-				List<ObjectNode> answers = UpstreamErrorAnswers.of(body, call.pending(),
+				MediaType contentType = upstreamResponse.contentType();
+				UpstreamErrorAnswers.Answers answers = UpstreamErrorAnswers.of(body,
+						contentType != null && contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM), call.pending(),
 						RelayFailures.upstreamErrorStatus(upstream.id(), status.value()));
+				if (!answers.onlyErrors()) {
+					log.warn("{} to '{}': the upstream's HTTP {} answer held JSON-RPC messages other than errors; "
+							+ "none is relayed, each request is answered with an error", call.method(), upstream.id(),
+							status.value());
+				}
 				return failedRequestAnswers
-					.answerRefusal(refused, answers, call.context(), status.value(), upstream.nonStreamingTimeout())
+					.answerRefusal(refused, answers.answers(), call.context(), status.value(),
+							upstream.nonStreamingTimeout())
 					.flatMap(afterStage -> {
 						RelayResponse response = call.exchange().response();
 						List<ObjectNode> localAnswers = call.plan().localAnswers();
-						if (!afterStage.changed() && localAnswers.isEmpty()) {
+						if (!afterStage.changed() && localAnswers.isEmpty() && answers.onlyErrors()) {
 							responseHead.write(call, upstreamResponse, false);
 							response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
 							return writeWhole(call, body);
@@ -259,6 +272,15 @@ class ResponseRelay {
 		response.headers().remove(HttpHeaderNames.CONTENT_TYPE);
 		response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
 		return response.complete();
+	}
+
+	/**
+	 * Whether a body of this type may hold JSON-RPC answers a client would read: JSON, an event stream, or a body
+	 * without a type. An HTML error page or a {@code text/plain} one holds none, and is relayed as it streams.
+	 */
+	private static boolean mayHoldAnswers(MediaType contentType) {
+		return contentType == null || contentType.isCompatibleWith(MediaType.APPLICATION_JSON)
+				|| contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM);
 	}
 
 	private static boolean isBlank(byte[] body) {

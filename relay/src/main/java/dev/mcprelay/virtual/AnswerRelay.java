@@ -90,7 +90,7 @@ class AnswerRelay {
 		if (call.session() != null) {
 			response.headers().set("Mcp-Session-Id", call.session().id());
 		}
-		return writeEvents(response, told.concatWith(rest));
+		return recordingCut(call, answer, writeEvents(response, told.concatWith(rest)));
 	}
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
@@ -110,9 +110,24 @@ class AnswerRelay {
 			response.headers().set("Mcp-Session-Id", call.session().id());
 		}
 		if (!answer.isEventStream()) {
-			return writeWhole(response, answer.body());
+			return recordingCut(call, answer, writeWhole(response, answer.body()));
 		}
-		return writeEvents(response, events(call, answer, cut, instead));
+		return recordingCut(call, answer, writeEvents(response, events(call, answer, cut, instead)));
+	}
+
+	/**
+	 * {@code written}, the member's answer relayed, after which the virtual server's exchange says what the member's
+	 * says when the relay itself cut the member's exchange ({@link MemberAnswer#cutByRelay}: {@code outcome=shutdown},
+	 * {@code reason=relay_shutting_down}), as a direct server's call cut by shutdown is recorded, never as a forwarded
+	 * 503 or 200: before the exchange's access-log line is written.
+	 */
+	private static Mono<Void> recordingCut(VirtualCall call, MemberAnswer answer, Mono<Void> written) {
+		return written.doOnTerminate(() -> {
+			String reason = answer.cutByRelay().get();
+			if (reason != null) {
+				call.exchange().record().cutByRelay(reason);
+			}
+		});
 	}
 
 	/** The events of {@code answer} as the client gets them, ended by {@code cut} with {@code instead} (if given). */

@@ -1,5 +1,7 @@
 package dev.mcprelay.virtual;
 
+import java.util.function.Supplier;
+
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
@@ -13,8 +15,23 @@ import reactor.core.publisher.Mono;
  * What a member's relay answered one message of a virtual server with, as the client of a direct server would have
  * received it: status, headers and body. The body must be consumed (its buffers released) or discarded: the member's
  * exchange ends when it is.
+ *
+ * @param cutByRelay the reason the member's relay itself ended the member's exchange, as its access-log line says it
+ * ({@code relay_shutting_down} when shutdown's grace period ended before the member's answer did,
+ * {@code server_removed} ...), or {@code null}; asked when needed, since a stream is cut after its answer began
  */
-record MemberAnswer(String member, HttpStatusCode status, HttpHeaders headers, Flux<DataBuffer> body) {
+record MemberAnswer(String member, HttpStatusCode status, HttpHeaders headers, Flux<DataBuffer> body,
+		Supplier<String> cutByRelay) {
+
+	/** An answer whose exchange the relay did not cut (as far as it tells). */
+	MemberAnswer(String member, HttpStatusCode status, HttpHeaders headers, Flux<DataBuffer> body) {
+		this(member, status, headers, body, () -> null);
+	}
+
+	/** This answer, its exchange's cut told by {@code cutByRelay}. */
+	MemberAnswer cutBy(Supplier<String> cutByRelay) {
+		return new MemberAnswer(member, status, headers, body, cutByRelay);
+	}
 
 	/** Whether the body is an event stream. */
 	boolean isEventStream() {

@@ -2,6 +2,7 @@ package dev.mcprelay.virtual;
 
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
@@ -9,6 +10,7 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.metrics.ExchangeObservations;
+import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.route.McpRouting;
@@ -98,11 +100,16 @@ class MemberCalls {
 			if (body != null && origin.headers().contains(MCP_METHOD)) {
 				mirror(headers, body);
 			}
-			MemberResponse response = new MemberResponse(member, sink::success, onClientStalled, readerPresent);
+			// the member exchange's record, for what its answer tells of a cut by the relay (made just below)
+			AtomicReference<ExchangeRecord> record = new AtomicReference<>();
+			MemberResponse response = new MemberResponse(member,
+					answer -> sink.success(answer.cutBy(() -> record.get().cutByRelayReason())), onClientStalled,
+					readerPresent);
 			Caller caller = origin.caller();
 			MemberExchange exchange = new MemberExchange(method,
 					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers, body, caller,
 					origin.access(), response);
+			record.set(exchange.record());
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))
 				// a member session ended by the relay's shutdown work is bounded by that work, not cut with the calls

@@ -55,7 +55,8 @@ final class MemberSessionLost extends RuntimeException {
 		return answer.bytes(MAX_ERROR_BYTES).onErrorReturn(new byte[0]).flatMap(body -> aboutTheSession(body)
 				? Mono.error(new MemberSessionLost(answer.member(), sent))
 				: Mono.just(new MemberAnswer(answer.member(), answer.status(), answer.headers(),
-						Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))))));
+						Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))),
+						answer.cutByRelay())));
 	}
 
 	/**

@@ -58,10 +58,15 @@ final class VirtualAnswers {
 
 	/**
 	 * What the access log and meters say of an answer the virtual server wrote: a result made of its members' answers
-	 * is forwarded (unless the relay answered it itself), an error is the client's mistake unless a member failed.
+	 * is forwarded (unless the relay answered it itself), an error is the client's mistake unless a member failed, or
+	 * a refusal as the relay already recorded it ({@link ExchangeRecord#stoppedHere}: {@code rejected} for a tool
+	 * search's {@code not_exposed} or a routing list a member's bound refused), as a server's interceptor's refusal is.
 	 */
 	private static void record(VirtualCall call, ObjectNode response) {
 		ExchangeRecord record = call.exchange().record();
+		if (response.has("error") && record.stoppedHere()) {
+			return;
+		}
 		if (response.has("error")) {
 			String reason = response.path("error").path("data").path("reason").asText("invalid_params");
 			record.failed("member_unavailable".equals(reason), reason);

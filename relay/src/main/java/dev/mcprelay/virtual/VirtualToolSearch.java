@@ -126,13 +126,18 @@ class VirtualToolSearch {
 		return JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(), refused.data());
 	}
 
-	/** The refusal of a call of {@code tool}, or {@code null} when the session may call it. */
+	/**
+	 * The refusal of a call of {@code tool}, or {@code null} when the session may call it: {@code not_exposed},
+	 * recorded as a server's tool search records it ({@code outcome=rejected}, {@code interceptor=tool-search}).
+	 */
 	ObjectNode refusal(VirtualCall call, ObjectNode request, String tool) {
 		// Without a session (2026-07-28) nothing can be remembered: any tool may be called, as for a server.
 		if (call.stateless() || pinned(call, tool) || call.exposedTools().contains(tool)) {
 			return null;
 		}
 		RejectError refused = ToolSearchPolicy.notExposed(tool);
+		call.exchange().record().stoppedBy(RelayOutcome.REJECTED, ToolSearchPolicy.NAME);
+		call.exchange().record().failed(RelayOutcome.REJECTED, "not_exposed");
 		return JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(), refused.data());
 	}
 

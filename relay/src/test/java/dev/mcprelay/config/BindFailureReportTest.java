@@ -66,6 +66,44 @@ class BindFailureReportTest {
 			.doesNotContain("Value:");
 	}
 
+	@Test
+	void anUnsetVariableInADurationOrASizeIsReportedByThePropertyAndTheVariable(CapturedOutput output,
+			@TempDir Path directory) throws Exception {
+		Path file = directory.resolve("relay.yml");
+		Files.writeString(file, "mcp-relay:\n  security:\n    mode: none\n  servers:\n    a:\n      url: "
+				+ "https://example.com/mcp\n      max-buffered-body: ${MCP_RELAY_TEST_UNSET_SIZE}\n");
+		startFailing(new StandardEnvironment(), "--spring.config.additional-location=" + file.toUri());
+		startFailing(new StandardEnvironment(), "--mcp-relay.security.mode=none",
+				"--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.timeouts.non-streaming=${MCP_RELAY_TEST_UNSET_TIMEOUT}");
+
+		assertThat(output.getAll()).as("cold review F: the report named the property only")
+			.contains("mcp-relay.servers.a.max-buffered-body (URL [file:" + file + "] - 7:26): refers to "
+					+ "${MCP_RELAY_TEST_UNSET_SIZE}, which is not set. Set the environment variable MCP_RELAY_TEST_UNSET_SIZE")
+			.contains("mcp-relay.servers.a.timeouts.non-streaming (\"mcp-relay.servers.a.timeouts.non-streaming\" from "
+					+ "property source \"commandLineArgs\"): refers to ${MCP_RELAY_TEST_UNSET_TIMEOUT}, which is not set. "
+					+ "Set the environment variable MCP_RELAY_TEST_UNSET_TIMEOUT")
+			.doesNotContain("Value:");
+	}
+
+	@Test
+	void aValueSetInAnEnvironmentVariableIsReportedByThePropertysCanonicalNameAndTheVariable(CapturedOutput output) {
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources()
+			.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+					new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+							Map.of("MCPRELAY_SERVERS_A_URL", "https://example.com/mcp",
+									"MCPRELAY_SERVERS_A_TIMEOUTS_NONSTREAMING", SECRET)));
+		startFailing(environment, "--mcp-relay.security.mode=none");
+
+		assertThat(output.getAll()).as("cold review F: mcprelay.servers.a.timeouts.nonstreaming, as Spring Boot spells it")
+			.contains("mcp-relay.servers.a.timeouts.non-streaming (System Environment Property "
+					+ "\"MCPRELAY_SERVERS_A_TIMEOUTS_NONSTREAMING\"): cannot be read as a duration with its unit")
+			.doesNotContain("mcprelay.servers")
+			.doesNotContain(SECRET)
+			.doesNotContain("Value:");
+	}
+
 	private static void startFailing(StandardEnvironment environment, String... args) {
 		SpringApplication application = new SpringApplication(McpRelayApplication.class);
 		application.setWebApplicationType(WebApplicationType.NONE);

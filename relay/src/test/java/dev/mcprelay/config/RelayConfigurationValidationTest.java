@@ -575,6 +575,30 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void theJvmsOwnSystemPropertiesAreNotTheRelaysConfiguration() {
+		var environment = environment("--mcp-relay.servers.a.url=https://example.com/mcp");
+		environment.getPropertySources()
+			.replace(org.springframework.core.env.StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+					new org.springframework.core.env.PropertiesPropertySource(
+							org.springframework.core.env.StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+							properties("sun.java.command", "relay.jar --mcp-relay.sessions.secret=${SESSIONS_SECRET}",
+									"java.class.path", "${MCP_RELAY_TEST_UNSET_CP}",
+									"spring.application.name", "${MCP_RELAY_TEST_UNSET_NAME}")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::property)
+			.as("cold review F: sun.java.command was reported when the command line held ${...}")
+			.containsExactly("spring.application.name");
+	}
+
+	private static java.util.Properties properties(String... pairs) {
+		java.util.Properties properties = new java.util.Properties();
+		for (int i = 0; i < pairs.length; i += 2) {
+			properties.setProperty(pairs[i], pairs[i + 1]);
+		}
+		return properties;
+	}
+
+	@Test
 	void anUnsetVariableInTheStoresAddressIsNamedNotSentToRedis() {
 		var environment = environment("--spring.data.redis.url=${MCP_RELAY_TEST_UNSET_URL:redis://:${MCP_RELAY_TEST_UNSET_PASSWORD}@redis:6379}");
 		org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);

@@ -1,6 +1,7 @@
 package dev.mcprelay.intercept;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.RequestHeaders;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.security.RelayMac;
 
@@ -105,6 +107,32 @@ class ServerRequestIdsTest {
 		assertThat(elsewhere.trusted()).isTrue();
 		assertThat(elsewhere.id().asInt()).isZero();
 		assertThat(elsewhere.method()).as("another replica never saw the method").isNull();
+	}
+
+	@Test
+	void theIdIsBoundedWhateverTheServersIdAndAnIdTooLongToCarryIsRefused() {
+		ServerRequestIds relaying = ids("shared");
+		ObjectNode largest = REQUEST.deepCopy();
+		// the longest id carried: 256 bytes of JSON, escapes counted; a method of 64 bytes of JSON text, carried whole
+		largest.put("id", String.valueOf((char) 1).repeat(42) + "ab");
+		largest.put("method", String.valueOf((char) 1).repeat(10) + "m".repeat(4));
+		largest.withObject("params").put("message", "x".repeat(100_000));
+		assertThat(JsonRpcErrors.toBytes(largest.get("id"))).hasSize(ServerRequestIds.MAX_SERVER_ID);
+
+		TextNode id = relaying.wrap(largest, SESSION_A);
+
+		assertThat(id.textValue()).hasSizeLessThanOrEqualTo(ServerRequestIds.MAX_RELAY_ID)
+			.as("the bound is tight: a far-future expiry takes the rest")
+			.hasSizeGreaterThan(ServerRequestIds.MAX_RELAY_ID - 20);
+		assertThat(relaying.unwrap(id, SESSION_A).id()).isEqualTo(largest.get("id"));
+		assertThat(relaying.refusal(largest.get("id"), SESSION_A)).isNull();
+
+		ObjectNode tooLong = REQUEST.deepCopy();
+		tooLong.put("id", "x".repeat(50_000));
+		assertThat(relaying.carries(tooLong.get("id"))).isFalse();
+		assertThat(relaying.carries(new TextNode("x".repeat(255)))).as("257 bytes of JSON").isFalse();
+		assertThat(relaying.refusal(tooLong.get("id"), SESSION_A).code()).isEqualTo(-32600);
+		assertThatIllegalArgumentException().isThrownBy(() -> relaying.wrap(tooLong, SESSION_A));
 	}
 
 	@Test

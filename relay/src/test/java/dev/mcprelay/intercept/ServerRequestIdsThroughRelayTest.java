@@ -168,6 +168,34 @@ class ServerRequestIdsThroughRelayTest extends RelayIntegrationTest {
 		assertThat(RawHttp.json(TestUpstreams.SCRIPTED.lastSeen().body()).get("id").asText()).isEqualTo("srv-old");
 	}
 
+	@Test
+	void aServerRequestWhoseIdNoRelayIdCouldCarryIsAnsweredToTheServerAndNeverRelayed() {
+		String longId = "srv-" + "x".repeat(50_000);
+		TestUpstreams.SCRIPTED.script((request, response) -> request.method().name().equals("POST")
+				? response.status(202).send()
+				: response.status(200)
+					.header("Content-Type", "text/event-stream")
+					.sendString(Mono.just("id: g-2\nevent: message\ndata: " + SERVER_REQUEST.replace("srv-7", longId)
+							+ "\n\nid: g-3\nevent: message\ndata: " + SERVER_REQUEST + "\n\n")));
+
+		String body = openStream();
+
+		assertThat(body).as("the client never gets the request, nor its id").doesNotContain("xxxxxxxxxx");
+		List<JsonNode> relayed = RawHttp.sseData(body);
+		assertThat(relayed).as("the next request, with a short id, is relayed as ever").singleElement()
+			.satisfies(request -> assertThat(request.get("id").asText()).startsWith(ServerRequestIds.PREFIX)
+				.hasSizeLessThanOrEqualTo(ServerRequestIds.MAX_RELAY_ID));
+		JsonNode answered = TestUpstreams.SCRIPTED.seen()
+			.stream()
+			.filter(seen -> seen.method().equals("POST"))
+			.map(seen -> RawHttp.json(seen.body()))
+			.reduce((first, second) -> second)
+			.orElseThrow(() -> new AssertionError("the server got no answer to its request"));
+		assertThat(answered.get("id").asText()).as("under the server's own id").isEqualTo(longId);
+		assertThat(answered.at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(answered.at("/error/message").asText()).contains(String.valueOf(ServerRequestIds.MAX_SERVER_ID));
+	}
+
 	private String openStream() {
 		return http().send(http().request("scripted")
 			.header("Accept", "text/event-stream")

@@ -27,6 +27,7 @@ import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -103,6 +104,51 @@ public class GracefulShutdownTest {
 			.anyMatch(line -> line.startsWith("INFO") && line.contains("shut down before the upstream's answer came"))
 			.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("outcome=shutdown")
 					&& line.contains("reason=relay_shutting_down"));
+	}
+
+	/**
+	 * A virtual server's call whose member's answer had not come when the grace period ended: the virtual server's
+	 * line says what a direct server's says, the relay's shutdown (cold review F: {@code outcome=forwarded status=503}
+	 * while the member's line said the shutdown).
+	 */
+	@Test
+	void aVirtualServersCallCutByShutdownIsLoggedAsTheDirectCallIs() throws Exception {
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.scriptWithBody((request, response, body) -> {
+			if (body.contains("\"initialize\"")) {
+				return ScriptedUpstream.initializeAnswer(response, body, "late", "late-session");
+			}
+			if (body.contains("\"tools/call\"")) {
+				return Mono.never();
+			}
+			return response.status("GET".equals(request.method().name()) ? 405 : 202).send();
+		});
+		ConfigurableApplicationContext relay = relay("mcp-relay.virtual-servers.v.members=late",
+				"mcp-relay.shutdown.stream-grace-period=1s");
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		McpSession session = McpSession.open(http, "v");
+		CompletableFuture<HttpResponse<String>> post = CompletableFuture
+			.supplyAsync(() -> session.post(RawHttp.toolsCall("virtual-long", "late_slow")));
+		awaitUntil(() -> TestUpstreams.SCRIPTED.seen().stream().anyMatch(seen -> seen.body().contains("tools/call")),
+				"the call reached the member");
+		int logMark = CapturedLogs.all().size();
+
+		relay.close();
+
+		HttpResponse<String> answered = post.get(10, TimeUnit.SECONDS);
+		assertThat(answered.statusCode()).isEqualTo(503);
+		assertThat(RawHttp.messagesOf(answered)).last()
+			.satisfies(error -> assertThat(error.at("/error/data/reason").asText()).isEqualTo("relay_shutting_down"));
+		awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("mcp.relay.access")
+				&& line.contains("server=v ")), "the virtual server's access-log line");
+		assertThat(CapturedLogs.since(logMark)).as("the member's line and the virtual server's say the same")
+			.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("server=late ")
+					&& line.contains("outcome=shutdown") && line.contains("reason=relay_shutting_down"))
+			.anyMatch(line -> line.contains("mcp.relay.access") && line.contains("server=v ")
+					&& line.contains("rpc_method=tools/call") && line.contains("outcome=shutdown")
+					&& line.contains("reason=relay_shutting_down"))
+			.noneMatch(line -> line.contains("mcp.relay.access") && line.contains("server=v ")
+					&& line.contains("outcome=forwarded") && line.contains("rpc_method=tools/call"));
 	}
 
 	@ParameterizedTest(name = "{0}")

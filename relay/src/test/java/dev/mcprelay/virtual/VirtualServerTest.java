@@ -28,6 +28,8 @@ import dev.mcprelay.api.ToolsCallRequest;
 import dev.mcprelay.api.ToolsCallRequestInterceptor;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.CapturedLogs;
+import dev.mcprelay.testsupport.NonReadingClient;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -434,13 +436,19 @@ class VirtualServerTest {
 	}
 
 	@Test
-	void toolSearchFindsToolsAcrossMembersAndExposesThemInTheSession() {
+	void toolSearchFindsToolsAcrossMembersAndExposesThemInTheSession() throws Exception {
 		McpSession session = McpSession.open(new RawHttp(port), "search");
 		assertThat(listedTools(session)).containsExactly("search_available_tools", "beta_whoami");
 
-		JsonNode early = RawHttp.json(session.post(RawHttp.toolsCall(2, "beta_echo")).body());
+		int logMark = CapturedLogs.all().size();
+		JsonNode early = RawHttp.json(session.post(RawHttp.toolsCall("not-exposed-2", "beta_echo")).body());
 		assertThat(early.at("/error/code").asInt()).isEqualTo(-32602);
 		assertThat(early.at("/error/message").asText()).contains("search_available_tools");
+		assertThat(NonReadingClient.awaitAccessLine(logMark, "server=search ", "id=not-exposed-2"))
+			.as("cold review F: client_error here, rejected on a server")
+			.contains("outcome=rejected")
+			.contains("interceptor=tool-search")
+			.contains("reason=not_exposed");
 
 		List<JsonNode> searched = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"search_available_tools\",\"arguments\":{\"query\":\"echo\","

@@ -84,6 +84,9 @@ import reactor.core.publisher.Mono;
 public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListResponseInterceptor,
 		ToolsCallRequestInterceptor, ServerNotificationInterceptor, RelayOwnTools, Ordered {
 
+	/** The policy's name, as the access log's {@code interceptor} says it, on a server and a virtual server alike. */
+	public static final String NAME = "tool-search";
+
 	/** The tool the relay offers in place of the catalogue. */
 	public static final String SEARCH_TOOL = "search_available_tools";
 
@@ -138,7 +141,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	@Override
 	public String name() {
-		return "tool-search";
+		return NAME;
 	}
 
 	@Override

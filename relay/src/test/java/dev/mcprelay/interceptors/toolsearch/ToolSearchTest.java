@@ -27,7 +27,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.api.ClientMessage;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.UserRequestInterceptor;
+import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.NonReadingClient;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -123,9 +125,14 @@ class ToolSearchTest {
 	}
 
 	@Test
-	void aToolIsCallableOnceASearchFoundItAndTheNotificationComesFirst() {
+	void aToolIsCallableOnceASearchFoundItAndTheNotificationComesFirst() throws Exception {
 		McpSession session = McpSession.open(http(), "searching");
+		int logMark = CapturedLogs.all().size();
 		HttpResponse<String> early = session.post(call(2, "echo", "{\"message\":\"hi\"}"));
+		assertThat(NonReadingClient.awaitAccessLine(logMark, "server=searching ", "id=2 "))
+			.as("as on a virtual server").contains("outcome=rejected")
+			.contains("interceptor=tool-search")
+			.contains("reason=not_exposed");
 		assertThat(RawHttp.json(early.body()).at("/error/code").asInt()).isEqualTo(-32602);
 		assertThat(RawHttp.json(early.body()).at("/error/message").asText()).contains("search_available_tools");
 		assertThat(RawHttp.json(early.body()).at("/error/data/reason").asText())
