@@ -15,12 +15,13 @@ import dev.mcprelay.config.RelayProperties;
  * apply it, compared by binding ({@link BoundSettings}: a server by its id, which may hold dots, and its settings by
  * name). The components that read their settings from the request's snapshot are the routes and the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
- * allowed scopes, OAuth2 client, argument injection and its reserved prefix); the others (tool lists, tool search,
- * policies, rate limits, API keys, virtual servers, ...) still compile their part once at start-up. A change to one of
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix), the API keys and the JWT settings but the
+ * mode; the others (tool lists, tool search, policies, rate limits, virtual servers, ...) still compile their part
+ * once at start-up. A change to one of
  * those is refused, naming it, and so is a server added with tool lists or tool search, or while policies or rate
  * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
- * without them. A server removed is always applied, together with the removal of every mention of it by an API key's
- * {@code servers} or a virtual server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
+ * without them. A server removed is always applied, together with the removal of every mention of it by a virtual
+ * server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
  * left behind is refused by the start-up check, which names the property. Virtual servers resolve their members
  * against each snapshot, so a server added or removed joins or leaves a virtual server with {@code members: ["*"]}.
  */
@@ -31,6 +32,15 @@ final class LiveScope {
 			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments");
 
 	private LiveScope() {
+	}
+
+	/**
+	 * Whether {@code unit} is an API key ({@code security.api-keys[n]}) or a JWT setting ({@code security.jwt}, its
+	 * lists' elements): the front door's part of each snapshot ({@code security.CallerAuthentication}); the mode is
+	 * held at its running value by the reloader.
+	 */
+	private static boolean isLiveSecurity(String unit) {
+		return unit.startsWith("security.api-keys[") || unit.equals("security.jwt") || unit.startsWith("security.jwt.");
 	}
 
 	static List<ConfigurationProblem> problems(RelayProperties running, RelayProperties next) {
@@ -44,7 +54,7 @@ final class LiveScope {
 		for (String unit : units) {
 			Map<String, Object> was = before.get(unit);
 			Map<String, Object> is = after.get(unit);
-			if (Objects.equals(was, is) || unit.equals("default-server")
+			if (Objects.equals(was, is) || unit.equals("default-server") || isLiveSecurity(unit)
 					|| RemovedServerMentions.onlyDropped(unit, running, next, removed)) {
 				continue;
 			}
