@@ -15,10 +15,10 @@ import dev.mcprelay.config.RelayProperties;
  * apply it, compared by binding ({@link BoundSettings}: a server by its id, which may hold dots, and its settings by
  * name). The components that read their settings from the request's snapshot are the routes and the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
- * allowed scopes, OAuth2 client, argument injection and its reserved prefix), the API keys and the JWT settings but the
- * mode; the others (tool lists, tool search, policies, rate limits, virtual servers, ...) still compile their part
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix, tool search), the API keys and the JWT
+ * settings but the mode; the others (tool lists, policies, rate limits, virtual servers, ...) still compile their part
  * once at start-up. A change to one of
- * those is refused, naming it, and so is a server added with tool lists or tool search, or while policies or rate
+ * those is refused, naming it, and so is a server added with tool lists, or while policies or rate
  * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
  * without them. A server removed is always applied, together with the removal of every mention of it by a virtual
  * server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
@@ -29,7 +29,8 @@ final class LiveScope {
 
 	/** The settings of a server that a reload applies. */
 	private static final Set<String> LIVE_SERVER_SETTINGS = Set.of("url", "transport", "authorization", "headers",
-			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments");
+			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments",
+			"tool-search");
 
 	private LiveScope() {
 	}
@@ -74,12 +75,11 @@ final class LiveScope {
 		notLive.forEach(unit -> problems.add(new ConfigurationProblem("mcp-relay." + unit,
 				"cannot change while the relay runs in this version", "Restart the relay to apply it")));
 		next.servers().forEach((id, server) -> {
-			boolean usesStartUpParts = !server.tools().allow().isEmpty() || !server.tools().deny().isEmpty()
-					|| server.toolSearch().enabled();
+			boolean usesStartUpParts = !server.tools().allow().isEmpty() || !server.tools().deny().isEmpty();
 			if (!running.servers().containsKey(id) && usesStartUpParts) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + BoundSettings.written(id),
-						"a server with tools or tool-search settings cannot be added while the relay runs "
-								+ "in this version", "Restart the relay to add it"));
+						"a server with tools settings cannot be added while the relay runs in this version",
+						"Restart the relay to add it"));
 			}
 		});
 		boolean compiledPerServer = !next.policies().isEmpty() || !next.rateLimits().isEmpty();
