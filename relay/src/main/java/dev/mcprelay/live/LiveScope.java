@@ -15,12 +15,13 @@ import dev.mcprelay.config.RelayProperties;
  * apply it, compared by binding ({@link BoundSettings}: a server by its id, which may hold dots, and its settings by
  * name). The components that read their settings from the request's snapshot are the routes and the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
- * allowed scopes, OAuth2 client, argument injection and its reserved prefix); the others (tool lists, tool search,
- * policies, rate limits, API keys, virtual servers, ...) still compile their part once at start-up. A change to one of
- * those is refused, naming it, and so is a server added with tool lists or tool search, or while policies or rate
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix, tool search), the API keys and the JWT
+ * settings but the mode; the others (tool lists, policies, rate limits, virtual servers, ...) still compile their part
+ * once at start-up. A change to one of
+ * those is refused, naming it, and so is a server added with tool lists, or while policies or rate
  * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
- * without them. A server removed is always applied, together with the removal of every mention of it by an API key's
- * {@code servers} or a virtual server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
+ * without them. A server removed is always applied, together with the removal of every mention of it by a virtual
+ * server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
  * left behind is refused by the start-up check, which names the property. Virtual servers resolve their members
  * against each snapshot, so a server added or removed joins or leaves a virtual server with {@code members: ["*"]}.
  */
@@ -28,9 +29,19 @@ final class LiveScope {
 
 	/** The settings of a server that a reload applies. */
 	private static final Set<String> LIVE_SERVER_SETTINGS = Set.of("url", "transport", "authorization", "headers",
-			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments");
+			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments",
+			"tool-search");
 
 	private LiveScope() {
+	}
+
+	/**
+	 * Whether {@code unit} is an API key ({@code security.api-keys[n]}) or a JWT setting ({@code security.jwt}, its
+	 * lists' elements): the front door's part of each snapshot ({@code security.CallerAuthentication}); the mode is
+	 * held at its running value by the reloader.
+	 */
+	private static boolean isLiveSecurity(String unit) {
+		return unit.startsWith("security.api-keys[") || unit.equals("security.jwt") || unit.startsWith("security.jwt.");
 	}
 
 	static List<ConfigurationProblem> problems(RelayProperties running, RelayProperties next) {
@@ -44,7 +55,7 @@ final class LiveScope {
 		for (String unit : units) {
 			Map<String, Object> was = before.get(unit);
 			Map<String, Object> is = after.get(unit);
-			if (Objects.equals(was, is) || unit.equals("default-server")
+			if (Objects.equals(was, is) || unit.equals("default-server") || isLiveSecurity(unit)
 					|| RemovedServerMentions.onlyDropped(unit, running, next, removed)) {
 				continue;
 			}
@@ -64,12 +75,11 @@ final class LiveScope {
 		notLive.forEach(unit -> problems.add(new ConfigurationProblem("mcp-relay." + unit,
 				"cannot change while the relay runs in this version", "Restart the relay to apply it")));
 		next.servers().forEach((id, server) -> {
-			boolean usesStartUpParts = !server.tools().allow().isEmpty() || !server.tools().deny().isEmpty()
-					|| server.toolSearch().enabled();
+			boolean usesStartUpParts = !server.tools().allow().isEmpty() || !server.tools().deny().isEmpty();
 			if (!running.servers().containsKey(id) && usesStartUpParts) {
 				problems.add(new ConfigurationProblem("mcp-relay.servers." + BoundSettings.written(id),
-						"a server with tools or tool-search settings cannot be added while the relay runs "
-								+ "in this version", "Restart the relay to add it"));
+						"a server with tools settings cannot be added while the relay runs in this version",
+						"Restart the relay to add it"));
 			}
 		});
 		boolean compiledPerServer = !next.policies().isEmpty() || !next.rateLimits().isEmpty();

@@ -136,8 +136,10 @@ class MergedStreams {
 			response.status(HttpStatus.OK);
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
-			// ends as shutdown begins, as a relayed GET does: the client reconnects elsewhere
-			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
+			// ends as shutdown begins, as a relayed GET does (the client reconnects elsewhere), and when a reload
+			// withdraws the caller's access
+			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(
+					session.attach(call.exchange(), received), call.exchange(), call.server().id()));
 		});
 	}
 

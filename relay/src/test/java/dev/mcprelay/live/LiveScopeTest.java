@@ -62,14 +62,28 @@ class LiveScopeTest {
 			.isEmpty();
 		Map<String, String> keyAlsoChanged = new HashMap<>(alphaOnly);
 		keyAlsoChanged.put("security.api-keys[0].management", "true");
+		keyAlsoChanged.put("security.api-keys[1].client", "other");
+		keyAlsoChanged.put("security.api-keys[1].key-sha256", "b".repeat(64));
 		assertThat(LiveScope.problems(running, BoundProperties.of(keyAlsoChanged)))
-			.as("a key changed beyond dropping the removed server").extracting(ConfigurationProblem::property)
-			.containsExactly("mcp-relay.security.api-keys[0]");
+			.as("the API keys are live: changed and added beside the removal").isEmpty();
 		Map<String, String> memberKept = new HashMap<>(alphaOnly);
 		memberKept.put("servers.beta.url", "http://127.0.0.1:2/mcp");
 		assertThat(LiveScope.problems(running, BoundProperties.of(memberKept)))
 			.as("dropping a mention of a server that stays is no removal").extracting(ConfigurationProblem::property)
-			.containsExactlyInAnyOrder("mcp-relay.security.api-keys[0]", "mcp-relay.virtual-servers.pair");
+			.containsExactly("mcp-relay.virtual-servers.pair");
+	}
+
+	@Test
+	void theApiKeysAndTheJwtSettingsButTheModeAreLive() {
+		Map<String, String> jwt = new HashMap<>(Map.of("security.mode", "jwt", "servers.alpha.url",
+				"http://127.0.0.1:1/mcp", "security.jwt.issuer-uri", "http://127.0.0.1:9/issuer",
+				"security.jwt.audience", "one"));
+		RelayProperties running = BoundProperties.of(jwt);
+		Map<String, String> changed = new HashMap<>(jwt);
+		changed.put("security.jwt.audience", "two");
+		changed.put("security.jwt.required-scopes[0]", "mcp");
+		changed.put("security.jwt.client-claim", "email");
+		assertThat(LiveScope.problems(running, BoundProperties.of(changed))).isEmpty();
 	}
 
 	private static RelayProperties with(String key, String value) {
