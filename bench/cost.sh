@@ -104,6 +104,23 @@ start_relay() {
   wait_port "$port"
 }
 
+# answers_the_call TARGET: the target answers the benchmark's tools/call with its result (a target that refused it,
+# as an unknown tool or by a policy, would be measured refusing: a 200 with a JSON-RPC error, which wrk counts as
+# success); exits with the answer and the target's log otherwise
+answers_the_call() {
+  local auth=()
+  [ -n "${AUTH[$1]:-}" ] && auth=(-H "Authorization: Bearer ${AUTH[$1]}")
+  local answer
+  answer=$(curl -s "${auth[@]}" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H 'MCP-Protocol-Version: 2025-06-18' -d "$(sed -n "s/^wrk.body = '\(.*\)'$/\1/p" bench/tools-call.lua)" \
+    "${URL[$1]}")
+  if [[ $answer != *'"result":{"content":[{"type":"text","text":"hello from wrk"}]}'* ]]; then
+    echo "$1 did not answer the benchmark's call with its result: $answer" >&2
+    tail -20 "$WORK/$1.log" >&2 || true
+    exit 1
+  fi
+}
+
 # one_run TARGET SECONDS: wrk at CONCURRENCY; prints "req/s cpu-us-per-request p50-ms p99-ms"
 one_run() {
   local target=$1 pid=${CPU_PID[$1]}
@@ -181,10 +198,22 @@ declare -A AUTH=([relay-api-key]="$API_KEY" [relay-jwt]="$HEADER.$PAYLOAD.$SIGNA
 
 log "starting the static upstream, nginx, the bare relay and the relays"
 UPSTREAM_PORT=$(free_port)
+LIST_PORT=$(free_port)
+python3 bench/list-upstream.py "$LIST_PORT" >"$WORK/list-upstream.log" 2>&1 &
+PIDS+=($!)
+wait_port "$LIST_PORT"
 RESULT='{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello from wrk"}]}}'
+# the relay's own list requests ({"jsonrpc":"2.0","id":"mcp-relay-tools-N","method":"tools/list"}, 60 to 79 bytes;
+# the benchmark's call is longer) go to bench/list-upstream.py, which answers them under their id: a relay whose tool
+# list or policies read what a call names knows the benchmark's tools, as it would know a real server's
 start_nginx upstream "server {
     listen 127.0.0.1:$UPSTREAM_PORT;
-    location = /mcp { default_type application/json; return 200 '$RESULT'; }
+    location = /mcp {
+      default_type application/json;
+      if (\$http_content_length ~ \"^[67][0-9]\$\") { rewrite ^ /lists last; }
+      return 200 '$RESULT';
+    }
+    location = /lists { internal; proxy_pass http://127.0.0.1:$LIST_PORT/mcp; }
     location = /jwks.json { root $WORK/static; default_type application/json; }
     location = /v1/traces { return 200; }
   }"
@@ -265,6 +294,7 @@ for target in "${TARGETS[@]}"; do
 done
 
 log "warming up every target for $JVM_WARMUP"
+for target in "${TARGETS[@]}"; do answers_the_call "$target"; done
 for target in "${TARGETS[@]}"; do one_run "$target" "$JVM_WARMUP" >/dev/null; done
 
 if [ -n "${PROFILE:-}" ]; then
