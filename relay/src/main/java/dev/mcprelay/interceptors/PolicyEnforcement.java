@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
@@ -169,8 +170,8 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		}
 		return named(context, TOOLS, tool, policies.readsTool(context.server(), context.virtualServer()),
 				annotations -> facts(context, "tools/call", false, tool, annotations, null, null)
-					.withArguments(call.arguments()),
-				refusals.unknownTool(context, tool));
+					.withArguments(call),
+				() -> refusals.unknownTool(context, tool));
 	}
 
 	@Override
@@ -184,29 +185,44 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	private Mono<Outcome> prompt(CallContext context, String prompt, Map<String, Object> arguments) {
 		return named(context, PROMPTS, prompt, policies.readsPrompt(context.server(), context.virtualServer()),
 				any -> facts(context, "prompts/get", false, null, null, prompt, null).withArguments(arguments),
-				refusals.unknownPrompt(context, prompt));
+				() -> refusals.unknownPrompt(context, prompt));
 	}
 
 	/**
 	 * A request naming {@code name} of the list {@code catalogue}, decided by the policies on the facts {@code facts}
 	 * makes of what the server published of it. Where {@code published} (a rule reads what it names), a name the
-	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream.
+	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream. Decided at
+	 * once (a constant {@code Mono}, which the chain takes as it is, with no timer) when nothing has to be listed: no
+	 * rule reads what it names, or the caller's view of the list is kept ({@link PublishedCatalogues#known}); else
+	 * once the list is read.
 	 */
 	private Mono<Outcome> named(CallContext context, String catalogue, String name, boolean published,
-			Function<Map<String, Object>, PolicyFacts> facts, RejectError unknown) {
-		Mono<Optional<Map<String, Object>>> definition = published && name != null
-				? catalogues.find(context, catalogue, name) : Mono.just(Optional.of(Map.of()));
-		return definition.flatMap(found -> {
-			if (found.isEmpty()) {
-				return Outcome.reject(unknown.withLogReason(catalogue.equals(TOOLS) ? "unknown_tool" : "unknown_prompt",
-						null));
-			}
-			PolicyDecision decision = policies.decide(facts.apply(found.get()));
-			return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown);
-		}).onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
-			String policy = policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
-			return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why(), policy));
-		});
+			Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
+		Optional<Map<String, Object>> known = published && name != null ? catalogues.known(context, catalogue, name)
+				: NOTHING_PUBLISHED_NEEDED;
+		if (known != null) {
+			return decide(catalogue, known, facts, unknown);
+		}
+		return catalogues.find(context, catalogue, name)
+			.flatMap(found -> decide(catalogue, found, facts, unknown))
+			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
+				String policy = policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
+				return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why(), policy));
+			});
+	}
+
+	/** What a request that needs nothing of the server's list decides from: the empty definition. */
+	private static final Optional<Map<String, Object>> NOTHING_PUBLISHED_NEEDED = Optional.of(Map.of());
+
+	/** The decision on a request naming what {@code found} says the server published of it (empty: nothing). */
+	private Mono<Outcome> decide(String catalogue, Optional<Map<String, Object>> found,
+			Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
+		if (found.isEmpty()) {
+			return Outcome.reject(unknown.get()
+				.withLogReason(catalogue.equals(TOOLS) ? "unknown_tool" : "unknown_prompt", null));
+		}
+		PolicyDecision decision = policies.decide(facts.apply(found.get()));
+		return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown.get());
 	}
 
 	@Override

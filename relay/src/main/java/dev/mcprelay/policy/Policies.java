@@ -28,6 +28,9 @@ public final class Policies {
 
 	private final Map<String, List<Policy>> governing = new ConcurrentHashMap<>();
 
+	/** What the rules say of every message of a kind, worked out once ({@link CallVerdicts}). */
+	private final CallVerdicts callVerdicts = new CallVerdicts();
+
 	Policies(List<Policy> policies, PolicyMeters meters) {
 		this.policies = List.copyOf(policies);
 		this.meters = meters;
@@ -97,7 +100,7 @@ public final class Policies {
 		if (applicable.isEmpty()) {
 			return PolicyDecision.ALLOWED;
 		}
-		Run run = new Run(facts, null, null, true);
+		Run run = new Run(facts, null, callVerdicts.of(applicable, facts), true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
 		if (!decision.allowed()) {
