@@ -7,6 +7,8 @@ import java.util.function.Consumer;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.bridge.ServerVersions;
+import dev.mcprelay.bridge.VersionBridge;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
@@ -23,8 +25,8 @@ import reactor.netty.http.client.HttpClient;
 
 /**
  * The transport each configured upstream speaks ({@code mcp-relay.servers.<id>.transport}): Streamable HTTP is one
- * stateless transport for every such server; each legacy SSE server gets a bridge of its own, which keeps its
- * sessions and ends them at shutdown.
+ * stateless transport for every such server, behind a {@link VersionBridge} of the server's (which knows its protocol
+ * versions); each legacy SSE server gets a bridge of its own, which keeps its sessions and ends them at shutdown.
  */
 @Component
 public class UpstreamTransports implements DisposableBean {
@@ -32,6 +34,9 @@ public class UpstreamTransports implements DisposableBean {
 	private final StreamableHttpTransport streamableHttp;
 
 	private final Map<String, LegacySseTransport> bridges = new HashMap<>();
+
+	/** Each Streamable HTTP server's transport: the relay's own, behind the version bridge. */
+	private final Map<String, VersionBridge> versionBridges = new HashMap<>();
 
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
 			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry, HeldOverflows overflows) {
@@ -47,6 +52,10 @@ public class UpstreamTransports implements DisposableBean {
 					new HeldLimits(sessions.maxHeldBytes().toBytes(),
 							() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_ANSWER),
 							() -> overflows.overflowed(upstream.id(), HeldOverflows.BRIDGE_STREAM)))));
+		upstreams.all().stream().filter(upstream -> upstream.properties().transport() != UpstreamTransportKind.SSE)
+			.forEach(upstream -> versionBridges.put(upstream.id(), new VersionBridge(streamableHttp, upstream.id(),
+					new ServerVersions(upstream.id(), upstream.properties().protocolVersions()),
+					upstream.maxBufferedBody().toBytes())));
 		bridges.forEach((id, bridge) -> Gauge.builder(RelayMeters.BRIDGED_SESSIONS, bridge, LegacySseTransport::openSessions)
 			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
 			.tag(RelayMeters.SERVER, id)
@@ -55,7 +64,11 @@ public class UpstreamTransports implements DisposableBean {
 
 	public UpstreamTransport of(Upstream upstream) {
 		LegacySseTransport bridge = bridges.get(upstream.id());
-		return bridge != null ? bridge : streamableHttp;
+		if (bridge != null) {
+			return bridge;
+		}
+		VersionBridge versionBridge = versionBridges.get(upstream.id());
+		return versionBridge != null ? versionBridge : streamableHttp;
 	}
 
 	@Override

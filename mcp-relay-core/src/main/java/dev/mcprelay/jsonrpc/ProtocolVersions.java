@@ -1,4 +1,4 @@
-package dev.mcprelay.bridge;
+package dev.mcprelay.jsonrpc;
 
 import java.util.Collection;
 import java.util.List;

@@ -1,0 +1,157 @@
+package dev.mcprelay.bridge;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.springframework.http.MediaType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.ProtocolVersions;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import reactor.core.publisher.Mono;
+
+/**
+ * The transport of one Streamable HTTP server, between the relay and the relay's own Streamable HTTP transport
+ * ({@code server}): it relays every request untouched, and learns which protocol versions the server speaks
+ * ({@link ServerVersions}) from its answers to a session-era client's {@code initialize}: the versions a refusal (a
+ * 4xx JSON answer) names in {@code error.data.supported}. Such a refusal is read whole (within the server's
+ * {@code max-buffered-body}) and handed on exactly as it came; any other answer is not looked into.
+ *
+ * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
+ * interceptors, policies and metrics already saw, in the client's version.
+ */
+public final class VersionBridge implements UpstreamTransport {
+
+	private final UpstreamTransport server;
+
+	private final String serverId;
+
+	private final ServerVersions versions;
+
+	private final long maxBodyBytes;
+
+	/**
+	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
+	 * @param versions what the relay knows of the server's versions
+	 * @param maxBodyBytes the server's {@code max-buffered-body}: the largest answer the bridge reads whole
+	 */
+	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes) {
+		this.server = server;
+		this.serverId = serverId;
+		this.versions = versions;
+		this.maxBodyBytes = maxBodyBytes;
+	}
+
+	/** What the relay knows of the server's versions. */
+	public ServerVersions versions() {
+		return versions;
+	}
+
+	@Override
+	public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		String clientVersion = sessionInitializeVersion(request);
+		if (clientVersion == null) {
+			return server.send(request, handler);
+		}
+		return server.send(request, response -> learnFromRefusal(response, handler));
+	}
+
+	@Override
+	public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		return server.receive(request, handler);
+	}
+
+	@Override
+	public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		return server.close(request, handler);
+	}
+
+	/**
+	 * Hands {@code response} on; a refusal with a JSON body is read first, and the versions it names learnt. The body
+	 * handed on is the one that came, byte for byte, with the status and headers that came.
+	 */
+	private Mono<Void> learnFromRefusal(UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
+		if (!response.statusCode().is4xxClientError() || !isJson(response.contentType())) {
+			return handler.apply(response);
+		}
+		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
+			versions.learn(supportedVersions(body));
+			return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body));
+		});
+	}
+
+	/** The versions a JSON-RPC error names as supported ({@code error.data.supported}); empty when it names none. */
+	static List<String> supportedVersions(byte[] body) {
+		List<String> supported = new ArrayList<>();
+		try {
+			JsonNode answer = JsonRpcParser.mapper().readTree(body);
+			JsonNode named = answer == null ? null : answer.path("error").path("data").path("supported");
+			if (named != null && named.isArray()) {
+				named.forEach(version -> {
+					if (version.isTextual()) {
+						supported.add(version.asText());
+					}
+				});
+			}
+		}
+		catch (java.io.IOException | RuntimeException notJson) {
+			// a refusal that is no JSON-RPC error teaches nothing
+		}
+		return supported;
+	}
+
+	/**
+	 * The version a session-era client asks for in its {@code initialize}, when the request is one (a single request,
+	 * no session yet); else {@code null}. Requests with a session, and bodies that do not hold the word, are not parsed.
+	 */
+	static String sessionInitializeVersion(UpstreamRequest request) {
+		byte[] body = request.body();
+		if (body == null || request.sessionId() != null || !holds(body, INITIALIZE)) {
+			return null;
+		}
+		JsonRpcPayload payload;
+		try {
+			payload = JsonRpcParser.parse(body);
+		}
+		catch (JsonRpcParseException ex) {
+			return null;
+		}
+		if (payload.batch() || payload.messages().size() != 1) {
+			return null;
+		}
+		JsonRpcMessage message = payload.messages().get(0);
+		if (!message.isRequest() || !"initialize".equals(message.method())) {
+			return null;
+		}
+		JsonNode version = message.node().path("params").path("protocolVersion");
+		return version.isTextual() && !ProtocolVersions.isPerRequest(version.asText()) ? version.asText() : null;
+	}
+
+	private static final byte[] INITIALIZE = "\"initialize\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+	private static boolean holds(byte[] body, byte[] word) {
+		outer: for (int i = 0; i + word.length <= body.length; i++) {
+			for (int j = 0; j < word.length; j++) {
+				if (body[i + j] != word[j]) {
+					continue outer;
+				}
+			}
+			return true;
+		}
+		return false;
+	}
+
+	private static boolean isJson(MediaType type) {
+		return type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
+	}
+
+}
