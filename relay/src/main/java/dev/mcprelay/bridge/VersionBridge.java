@@ -13,6 +13,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
@@ -21,10 +22,16 @@ import reactor.core.publisher.Mono;
 
 /**
  * The transport of one Streamable HTTP server, between the relay and the relay's own Streamable HTTP transport
- * ({@code server}): it relays every request untouched, and learns which protocol versions the server speaks
- * ({@link ServerVersions}) from its answers to a session-era client's {@code initialize}: the versions a refusal (a
- * 4xx JSON answer) names in {@code error.data.supported}. Such a refusal is read whole (within the server's
- * {@code max-buffered-body}) and handed on exactly as it came; any other answer is not looked into.
+ * ({@code server}): it bridges a client whose generation the server does not speak, and relays every other request
+ * untouched. It learns which protocol versions the server speaks ({@link ServerVersions}) from its answers to a
+ * session-era client's {@code initialize}: the versions a refusal (a 4xx JSON answer) names in
+ * {@code error.data.supported}. Such a refusal is read whole (within the server's {@code max-buffered-body}); when it
+ * teaches that the client needs the bridge, the {@code initialize} is answered through it, else the refusal is handed
+ * on exactly as it came; any other answer is not looked into.
+ *
+ * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
+ * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
+ * through {@link SessionBridge}: POST, GET and DELETE.
  *
  * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
  * interceptors, policies and metrics already saw, in the client's version.
@@ -39,16 +46,27 @@ public final class VersionBridge implements UpstreamTransport {
 
 	private final long maxBodyBytes;
 
+	private final SessionBridge sessions;
+
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
 	 * @param versions what the relay knows of the server's versions
 	 * @param maxBodyBytes the server's {@code max-buffered-body}: the largest answer the bridge reads whole
+	 * @param store where the sessions of bridged 2025 clients are kept
 	 */
-	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes) {
+	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
+			SessionStore store) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBodyBytes = maxBodyBytes;
+		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
+				maxBodyBytes);
+	}
+
+	/** Whether {@code sessionId} names a session the bridge gave a 2025 client (whose state it keeps itself). */
+	public static boolean isBridgedSession(String sessionId) {
+		return BridgeSessions.isBridged(sessionId);
 	}
 
 	/** What the relay knows of the server's versions. */
@@ -58,34 +76,49 @@ public final class VersionBridge implements UpstreamTransport {
 
 	@Override
 	public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		if (BridgeSessions.isBridged(request.sessionId())) {
+			return sessions.send(request, handler);
+		}
 		String clientVersion = sessionInitializeVersion(request);
 		if (clientVersion == null) {
 			return server.send(request, handler);
 		}
-		return server.send(request, response -> learnFromRefusal(response, handler));
+		if (versions.bridges(clientVersion)) {
+			return sessions.open(request, handler);
+		}
+		return server.send(request, response -> learnFromRefusal(response).flatMap(refused -> {
+			if (!versions.bridges(clientVersion)) {
+				return handler.apply(refused);
+			}
+			// the refusal taught the relay that this client needs the bridge: its initialize is answered through it
+			return sessions.open(new UpstreamRequest(request.serverId(), request.method(), request.uri(),
+					request.headers(), request.body(), request.callerId(), null), handler);
+		}));
 	}
 
 	@Override
 	public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return server.receive(request, handler);
+		return BridgeSessions.isBridged(request.sessionId()) ? sessions.listen(request, handler)
+				: server.receive(request, handler);
 	}
 
 	@Override
 	public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return server.close(request, handler);
+		return BridgeSessions.isBridged(request.sessionId()) ? sessions.end(request, handler)
+				: server.close(request, handler);
 	}
 
 	/**
-	 * Hands {@code response} on; a refusal with a JSON body is read first, and the versions it names learnt. The body
-	 * handed on is the one that came, byte for byte, with the status and headers that came.
+	 * {@code response} as it is to be handed on; a refusal with a JSON body is read first, and the versions it names
+	 * learnt: the body handed on then is the one that came, byte for byte, with the status and headers that came.
 	 */
-	private Mono<Void> learnFromRefusal(UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
+	private Mono<UpstreamResponse> learnFromRefusal(UpstreamResponse response) {
 		if (!response.statusCode().is4xxClientError() || !isJson(response.contentType())) {
-			return handler.apply(response);
+			return Mono.just(response);
 		}
-		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
+		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).map(body -> {
 			versions.learn(supportedVersions(body));
-			return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body));
+			return LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
 		});
 	}
 

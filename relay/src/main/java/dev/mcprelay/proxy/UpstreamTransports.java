@@ -14,6 +14,7 @@ import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreConfiguration;
 import dev.mcprelay.transport.StreamableHttpTransport;
 import dev.mcprelay.transport.UpstreamTransport;
@@ -39,7 +40,8 @@ public class UpstreamTransports implements DisposableBean {
 	private final Map<String, VersionBridge> versionBridges = new HashMap<>();
 
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
-			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry, HeldOverflows overflows) {
+			UpstreamRegistry upstreams, RelayProperties properties, MeterRegistry registry, HeldOverflows overflows,
+			SessionStore sessionStore) {
 		this.streamableHttp = streamableHttp;
 		SessionsProperties sessions = properties.sessions();
 		Consumer<SessionKey> evicted = SessionStoreConfiguration.evictedSessions(registry);
@@ -55,7 +57,7 @@ public class UpstreamTransports implements DisposableBean {
 		upstreams.all().stream().filter(upstream -> upstream.properties().transport() != UpstreamTransportKind.SSE)
 			.forEach(upstream -> versionBridges.put(upstream.id(), new VersionBridge(streamableHttp, upstream.id(),
 					new ServerVersions(upstream.id(), upstream.properties().protocolVersions()),
-					upstream.maxBufferedBody().toBytes())));
+					upstream.maxBufferedBody().toBytes(), sessionStore)));
 		bridges.forEach((id, bridge) -> Gauge.builder(RelayMeters.BRIDGED_SESSIONS, bridge, LegacySseTransport::openSessions)
 			.description("Sessions bridged to a legacy HTTP+SSE upstream, open now")
 			.tag(RelayMeters.SERVER, id)

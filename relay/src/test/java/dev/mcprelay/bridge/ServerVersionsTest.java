@@ -27,7 +27,7 @@ import reactor.core.publisher.Mono;
 class ServerVersionsTest {
 
 	private static final String REFUSAL = "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32022,\"message\":\"Unsupported "
-			+ "protocol version: 2025-11-25\",\"data\":{\"supported\":[\"2026-07-28\"],\"requested\":\"2025-11-25\"}},\"id\":1}";
+			+ "protocol version: 2025-11-25\",\"data\":{\"supported\":[\"2025-06-18\",\"2026-07-28\"],\"requested\":\"2025-11-25\"}},\"id\":1}";
 
 	private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
 			+ "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}";
@@ -56,14 +56,14 @@ class ServerVersionsTest {
 	}
 
 	@Test
-	void aRefusedInitializeTeachesTheVersionsItNamesAndIsHandedOnByteForByte() {
+	void aRefusedInitializeTeachesTheVersionsItNamesAndIsHandedOnByteForByteWhenTheyNeedNoBridge() {
 		ServerVersions versions = new ServerVersions("s", List.of());
 		HttpHeaders headers = new HttpHeaders();
 		headers.setContentType(MediaType.APPLICATION_JSON);
 		headers.set("X-Server", "kept");
 		UpstreamTransport refusing = new Answering(LocalUpstreamResponse.replay(HttpStatus.BAD_REQUEST, headers,
 				REFUSAL.getBytes(StandardCharsets.UTF_8)));
-		VersionBridge bridge = new VersionBridge(refusing, "s", versions, 1024 * 1024);
+		VersionBridge bridge = new VersionBridge(refusing, "s", versions, 1024 * 1024, null);
 		AtomicReference<String> handedOn = new AtomicReference<>();
 
 		bridge.send(post(INITIALIZE), response -> {
@@ -76,7 +76,7 @@ class ServerVersionsTest {
 		}).block();
 
 		assertThat(handedOn.get()).isEqualTo(REFUSAL);
-		assertThat(versions.known()).containsExactly("2026-07-28");
+		assertThat(versions.known()).containsExactlyInAnyOrder("2025-06-18", "2026-07-28");
 	}
 
 	@Test

@@ -1,0 +1,159 @@
+package dev.mcprelay.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.mcprelay.McpRelayApplication;
+import dev.mcprelay.testsupport.CapturedLogs;
+import dev.mcprelay.testsupport.RawHttp;
+
+/**
+ * The version bridge, direction 1 (issue 46): the official TypeScript SDK v1 client, which speaks only session-era MCP,
+ * reaches the TypeScript SDK v2 server configured to accept only 2026-07-28 ({@code interop/only-2026-server.mjs}),
+ * which refuses it directly. Through the relay it initializes, lists and calls tools, and ends its session, whether the
+ * server's versions are learnt (server {@code learnt}) or pinned (server {@code pinned}); its GET stream is the
+ * server's {@code subscriptions/listen}, which DELETE ends. A pair that shares a version (a 2026 client of the same
+ * server) is relayed byte for byte.
+ */
+class VersionBridgeInteropTest {
+
+	private static final ObjectMapper JSON = new ObjectMapper();
+
+	private static final String META = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+			+ "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":"
+			+ "{\"name\":\"mcp-relay-interop\",\"version\":\"1\"}}";
+
+	private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+			+ "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
+
+	private static NodePeers.NodeServer server;
+
+	private static ConfigurableApplicationContext relay;
+
+	@BeforeAll
+	static void start() throws Exception {
+		NodePeers.requireNode();
+		NodePeers.installFromLockfile();
+		server = NodePeers.startServer("only-2026-server.mjs");
+		relay = new SpringApplicationBuilder(McpRelayApplication.class)
+			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.learnt.url=" + server.url(),
+					"mcp-relay.servers.pinned.url=" + server.url(),
+					"mcp-relay.servers.pinned.protocol-versions=2026-07-28")
+			.run();
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relay != null) {
+			relay.close();
+		}
+		if (server != null) {
+			server.close();
+		}
+	}
+
+	@Test
+	void aSessionEraClientReachesA2026OnlyServerThroughTheBridge() throws Exception {
+		JsonNode direct = JSON.readTree(NodePeers.runClient("bridge-client-v1.mjs", server.url()));
+		assertThat(direct.has("failed")).as("directly, the server refuses the 2025 client: %s", direct).isTrue();
+
+		for (String id : List.of("learnt", "pinned")) {
+			int logMark = CapturedLogs.all().size();
+			JsonNode bridged = JSON.readTree(NodePeers.runClient("bridge-client-v1.mjs", relayUrl(id)));
+			assertThat(bridged.path("failed").isMissingNode()).as("%s: %s", id, bridged).isTrue();
+			assertThat(bridged.path("serverName").asText()).as("%s: the server's own name, from its discovery", id)
+				.isEqualTo("only-2026");
+			assertThat(bridged.path("protocolVersion").asText()).as("%s: the client's version", id)
+				.isEqualTo("2025-11-25");
+			assertThat(bridged.path("hasSession").asBoolean()).as("%s: a session of the relay's", id).isTrue();
+			assertThat(bridged.path("tools")).extracting(JsonNode::asText).containsExactly("add", "echo");
+			assertThat(bridged.path("add").asText()).isEqualTo("5");
+			assertThat(bridged.path("echo").asText()).as("a text that is not ASCII").isEqualTo("héllo");
+			assertThat(bridged.path("unknownTool").toString()).as("the server's own answer to an unknown tool")
+				.matches(".*(isError\":true|error\").*");
+			assertThat(bridged.path("terminated").asBoolean()).isTrue();
+			assertThat(bridged.path("afterTermination").path("error").asText())
+				.as("%s: after its DELETE the SDK sends no session id, refused as a 2025 server refuses it", id)
+				.contains("400");
+			assertThat(CapturedLogs.since(logMark)).as("%s: the client's methods, in its version, in the access log", id)
+				.anyMatch(line -> line.contains("rpc_method=initialize") && line.contains("server=" + id))
+				.anyMatch(line -> line.contains("rpc_method=tools/call") && line.contains("server=" + id));
+		}
+	}
+
+	@Test
+	void theClientsGetStreamIsTheServersListenAndDeleteEndsIt() throws Exception {
+		RawHttp http = new RawHttp(port());
+		HttpResponse<String> initialized = http.send(http.post("pinned", INITIALIZE));
+		String session = initialized.headers().firstValue("Mcp-Session-Id").orElseThrow();
+		assertThat(RawHttp.messagesOf(initialized).get(0).at("/result/capabilities/tools/listChanged").asBoolean())
+			.as("the server's capabilities, from its discovery").isTrue();
+
+		HttpResponse<InputStream> stream = http.open(http.request("pinned").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25").GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		assertThat(stream.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+		CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> RawHttp.readAll(stream.body()));
+
+		HttpResponse<String> deleted = http.send(http.request("pinned").header("Mcp-Session-Id", session)
+			.header("MCP-Protocol-Version", "2025-11-25").DELETE());
+		assertThat(deleted.statusCode()).isEqualTo(200);
+		String events = body.get(10, TimeUnit.SECONDS);
+		assertThat(events).as("the subscription's acknowledgement is the bridge's, not the client's")
+			.doesNotContain("acknowledged").doesNotContain("\"error\"");
+
+		HttpResponse<String> afterwards = http.send(http.post("pinned", RawHttp.toolsCall(2, "echo"))
+			.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25"));
+		assertThat(afterwards.statusCode()).as("a session ended by DELETE is unknown").isEqualTo(404);
+	}
+
+	@Test
+	void aPairThatSharesAVersionIsRelayedByteForByte() throws Exception {
+		RawHttp http = new RawHttp(port());
+		java.net.http.HttpClient direct = java.net.http.HttpClient.newHttpClient();
+		for (String[] request : List.of(
+				new String[] { "server/discover", null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" + META + "}}" },
+				new String[] { "tools/list", null, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" + META + "}}" },
+				new String[] { "tools/call", "echo", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"x\"}," + META + "}}" })) {
+			java.net.http.HttpRequest.Builder toServer = java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.url()))
+				.header("Content-Type", "application/json").header("Accept", RawHttp.ACCEPT_BOTH)
+				.POST(java.net.http.HttpRequest.BodyPublishers.ofString(request[2]));
+			java.net.http.HttpRequest.Builder toRelay = http.post("learnt", request[2]);
+			for (java.net.http.HttpRequest.Builder builder : List.of(toServer, toRelay)) {
+				builder.header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", request[0]);
+				if (request[1] != null) {
+					builder.header("Mcp-Name", request[1]);
+				}
+			}
+			byte[] expected = direct.send(toServer.build(), HttpResponse.BodyHandlers.ofByteArray()).body();
+			HttpResponse<byte[]> relayed = direct.send(toRelay.build(), HttpResponse.BodyHandlers.ofByteArray());
+			assertThat(new String(relayed.body(), java.nio.charset.StandardCharsets.UTF_8))
+				.as("%s of a 2026 client, through the relay", request[0])
+				.isEqualTo(new String(expected, java.nio.charset.StandardCharsets.UTF_8));
+		}
+	}
+
+	private static String relayUrl(String id) {
+		return "http://127.0.0.1:" + port() + "/mcp/" + id;
+	}
+
+	private static int port() {
+		return ((WebServerApplicationContext) relay).getWebServer().getPort();
+	}
+
+}
