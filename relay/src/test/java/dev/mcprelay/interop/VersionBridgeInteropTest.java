@@ -148,6 +148,34 @@ class VersionBridgeInteropTest {
 		}
 	}
 
+	@Test
+	void aBridgedSessionBelongsToTheCallerThatOpenedIt() throws Exception {
+		try (ConfigurableApplicationContext keyed = new SpringApplicationBuilder(McpRelayApplication.class).run(
+				"--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.servers.pinned.url=" + server.url(),
+				"--mcp-relay.servers.pinned.protocol-versions=2026-07-28", "--mcp-relay.security.mode=api-key",
+				"--mcp-relay.security.api-keys[0].client=alice",
+				"--mcp-relay.security.api-keys[0].key-sha256=" + dev.mcprelay.Sha256.hex("alice-key-0123456789"),
+				"--mcp-relay.security.api-keys[0].servers[0]=*", "--mcp-relay.security.api-keys[1].client=bob",
+				"--mcp-relay.security.api-keys[1].key-sha256=" + dev.mcprelay.Sha256.hex("bob-key-0123456789"),
+				"--mcp-relay.security.api-keys[1].servers[0]=*")) {
+			int port = ((WebServerApplicationContext) keyed).getWebServer().getPort();
+			RawHttp alice = new RawHttp(port, "X-Api-Key", "alice-key-0123456789");
+			RawHttp bob = new RawHttp(port, "X-Api-Key", "bob-key-0123456789");
+			String session = alice.send(alice.post("pinned", INITIALIZE)).headers().firstValue("Mcp-Session-Id")
+				.orElseThrow();
+			String call = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+					+ "\"arguments\":{\"text\":\"mine\"}}}";
+
+			assertThat(bob.send(bob.post("pinned", call).header("Mcp-Session-Id", session)).statusCode())
+				.as("another caller's POST in the session").isEqualTo(404);
+			assertThat(bob.send(bob.request("pinned").header("Mcp-Session-Id", session).DELETE()).statusCode())
+				.as("another caller's DELETE of the session").isEqualTo(404);
+			HttpResponse<String> own = alice.send(alice.post("pinned", call).header("Mcp-Session-Id", session));
+			assertThat(RawHttp.messagesOf(own).get(0).at("/result/content/0/text").asText())
+				.as("the session is still its caller's").isEqualTo("mine");
+		}
+	}
+
 	private static String relayUrl(String id) {
 		return "http://127.0.0.1:" + port() + "/mcp/" + id;
 	}
