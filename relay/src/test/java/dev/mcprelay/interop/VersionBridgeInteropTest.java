@@ -53,7 +53,9 @@ class VersionBridgeInteropTest {
 		relay = new SpringApplicationBuilder(McpRelayApplication.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.learnt.url=" + server.url(),
 					"mcp-relay.servers.pinned.url=" + server.url(),
-					"mcp-relay.servers.pinned.protocol-versions=2026-07-28")
+					"mcp-relay.servers.pinned.protocol-versions=2026-07-28",
+					"mcp-relay.virtual-servers.composed.members[0]=pinned",
+					"mcp-relay.virtual-servers.composed.tool-prefix=")
 			.run();
 	}
 
@@ -72,12 +74,14 @@ class VersionBridgeInteropTest {
 		JsonNode direct = JSON.readTree(NodePeers.runClient("bridge-client-v1.mjs", server.url()));
 		assertThat(direct.has("failed")).as("directly, the server refuses the 2025 client: %s", direct).isTrue();
 
-		for (String id : List.of("learnt", "pinned")) {
+		for (String id : List.of("learnt", "pinned", "composed")) {
 			int logMark = CapturedLogs.all().size();
 			JsonNode bridged = JSON.readTree(NodePeers.runClient("bridge-client-v1.mjs", relayUrl(id)));
 			assertThat(bridged.path("failed").isMissingNode()).as("%s: %s", id, bridged).isTrue();
-			assertThat(bridged.path("serverName").asText()).as("%s: the server's own name, from its discovery", id)
-				.isEqualTo("only-2026");
+			if (!id.equals("composed")) {
+				assertThat(bridged.path("serverName").asText()).as("%s: the server's own name, from its discovery", id)
+					.isEqualTo("only-2026");
+			}
 			assertThat(bridged.path("protocolVersion").asText()).as("%s: the client's version", id)
 				.isEqualTo("2025-11-25");
 			assertThat(bridged.path("hasSession").asBoolean()).as("%s: a session of the relay's", id).isTrue();
@@ -90,9 +94,10 @@ class VersionBridgeInteropTest {
 			assertThat(bridged.path("afterTermination").path("error").asText())
 				.as("%s: after its DELETE the SDK sends no session id, refused as a 2025 server refuses it", id)
 				.contains("400");
+			String logged = id.equals("composed") ? "pinned" : id;
 			assertThat(CapturedLogs.since(logMark)).as("%s: the client's methods, in its version, in the access log", id)
-				.anyMatch(line -> line.contains("rpc_method=initialize") && line.contains("server=" + id))
-				.anyMatch(line -> line.contains("rpc_method=tools/call") && line.contains("server=" + id));
+				.anyMatch(line -> line.contains("rpc_method=initialize") && line.contains("server=" + logged))
+				.anyMatch(line -> line.contains("rpc_method=tools/call") && line.contains("server=" + logged));
 		}
 	}
 
