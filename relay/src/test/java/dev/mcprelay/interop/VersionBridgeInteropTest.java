@@ -50,7 +50,7 @@ class VersionBridgeInteropTest {
 		NodePeers.requireNode();
 		NodePeers.installFromLockfile();
 		server = NodePeers.startServer("only-2026-server.mjs");
-		relay = new SpringApplicationBuilder(McpRelayApplication.class)
+		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.learnt.url=" + server.url(),
 					"mcp-relay.servers.pinned.url=" + server.url(),
 					"mcp-relay.servers.pinned.protocol-versions=2026-07-28",
@@ -155,7 +155,8 @@ class VersionBridgeInteropTest {
 
 	@Test
 	void aBridgedSessionBelongsToTheCallerThatOpenedIt() throws Exception {
-		try (ConfigurableApplicationContext keyed = new SpringApplicationBuilder(McpRelayApplication.class).run(
+		try (ConfigurableApplicationContext keyed = new SpringApplicationBuilder(McpRelayApplication.class,
+				dev.mcprelay.testsupport.OwnEventLoops.class).run(
 				"--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.servers.pinned.url=" + server.url(),
 				"--mcp-relay.servers.pinned.protocol-versions=2026-07-28", "--mcp-relay.security.mode=api-key",
 				"--mcp-relay.security.api-keys[0].client=alice",
