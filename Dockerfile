@@ -32,8 +32,10 @@ ENV LOADER_PATH=/app/plugins
 USER 999:999
 EXPOSE 8080
 # Spring Boot reads /app/config/application.yml (mount your own) on top of the defaults in the jar.
-# The heap may take 60% of the container's memory limit: the rest is for the JVM's own memory (classes, compiled code,
-# Netty's direct buffers) and the kernel's memory for the sockets, which the container's limit also counts. In a
-# 512 MB memory cgroup with 8,500 open streams and forced full collections, the kernel killed the relay at 75% and at
-# 65%, not at 60% (bench/results). deploy/start-relay.sh starts it with the AOT cache and the plugins in LOADER_PATH.
+# The heap may take 60% of the container's memory limit, Netty's direct buffers 15% (DIRECT_MEMORY_PERCENT, as
+# -XX:MaxDirectMemorySize computed by deploy/start-relay.sh from the memory cgroup): the rest is for the JVM's own
+# memory (classes, compiled code, threads) and the kernel's memory for the sockets, which the container's limit also
+# counts. In a 512 MB memory cgroup with 8,500 open streams and forced full collections, the kernel killed the relay
+# with the heap at 75% and at 65%, not at 60% (bench/results). deploy/start-relay.sh starts it with the AOT cache and
+# the plugins in LOADER_PATH.
 ENTRYPOINT ["/app/start-relay.sh"]

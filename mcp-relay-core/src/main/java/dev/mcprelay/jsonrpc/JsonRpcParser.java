@@ -63,7 +63,7 @@ public final class JsonRpcParser {
 	 *
 	 * <p>A message without an id that names a request method of MCP is invalid here (a request needs an id).
 	 *
-	 * @throws JsonRpcParseException when the body is not well-formed UTF-8, not JSON (or holds a number out of range),
+	 * @throws JsonRpcParseException when the body is not UTF-8 JSON text ({@link JsonText}), not JSON (or holds a number out of range),
 	 * is an empty batch, a batch whose requests share an id (as {@link JsonRpcIds} compares them), or a single
 	 * invalid message
 	 */
@@ -86,9 +86,7 @@ public final class JsonRpcParser {
 
 	private static JsonRpcPayload parse(byte[] body, boolean answerInvalidElements, HeapBudget budget)
 			throws JsonRpcParseException {
-		if (answerInvalidElements && !Utf8.isWellFormed(body)) {
-			throw new JsonRpcParseException("Parse error: the body is not well-formed UTF-8", true);
-		}
+		JsonText.requireUtf8(body);
 		JsonNode root;
 		try (WeighingParser parser = new WeighingParser(MAPPER.createParser(body), body, budget)) {
 			root = MAPPER.readTree(parser);

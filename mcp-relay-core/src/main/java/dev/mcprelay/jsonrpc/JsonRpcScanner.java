@@ -42,16 +42,16 @@ public final class JsonRpcScanner {
 	 * which a response that no interceptor sees never does.
 	 *
 	 * @throws JsonRpcParseException for any body {@link JsonRpcParser#parse(byte[])} refuses, with the same message;
-	 * also for a body that is not well-formed UTF-8, which is never relayed
+	 * also for a body that is not UTF-8 JSON text ({@link JsonText}: ill-formed UTF-8, UTF-16 or UTF-32, a
+	 * byte-order mark), which is never relayed
 	 */
 	public static JsonRpcPayload scan(byte[] body) throws JsonRpcParseException {
-		if (!Utf8.isWellFormed(body)) {
-			throw new JsonRpcParseException("Parse error: the body is not well-formed UTF-8", true);
-		}
+		JsonText.requireUtf8(body);
 		JsonRpcParseException firstInvalid = null;
 		List<JsonRpcMessage> messages = new ArrayList<>(1);
 		boolean batch;
 		try (JsonParser parser = MAPPER.createParser(body)) {
+			BodyOffsets offsets = BodyOffsets.of(parser, body);
 			JsonToken root = parser.nextToken();
 			if (root == null) {
 				throw new JsonRpcParseException("Parse error: the body is empty", true);
@@ -60,7 +60,7 @@ public final class JsonRpcScanner {
 			if (batch) {
 				for (int i = 0; parser.nextToken() != JsonToken.END_ARRAY; i++) {
 					try {
-						messages.add(scanMessage(parser, body, "batch element " + i + ": "));
+						messages.add(scanMessage(parser, offsets, body, "batch element " + i + ": "));
 					}
 					catch (JsonRpcParseException ex) {
 						firstInvalid = firstInvalid == null ? ex : firstInvalid;
@@ -72,7 +72,7 @@ public final class JsonRpcScanner {
 			}
 			else {
 				try {
-					messages.add(scanMessage(parser, body, ""));
+					messages.add(scanMessage(parser, offsets, body, ""));
 				}
 				catch (JsonRpcParseException ex) {
 					firstInvalid = ex;
@@ -98,9 +98,9 @@ public final class JsonRpcScanner {
 	 * Scans the message whose first token the parser is at, leaving the parser at its last token, so that the next
 	 * message can be read even when this one breaks a rule.
 	 */
-	private static JsonRpcMessage scanMessage(JsonParser parser, byte[] body, String where)
+	private static JsonRpcMessage scanMessage(JsonParser parser, BodyOffsets offsets, byte[] body, String where)
 			throws IOException, JsonRpcParseException {
-		int start = (int) parser.currentTokenLocation().getByteOffset();
+		int start = (int) offsets.byteOffset(parser.currentTokenLocation());
 		if (parser.currentToken() != JsonToken.START_OBJECT) {
 			skipValue(parser);
 			throw MessageShape.invalid(where + "a JSON-RPC message is a JSON object");
@@ -134,7 +134,7 @@ public final class JsonRpcScanner {
 				}
 			}
 		}
-		int end = (int) parser.currentLocation().getByteOffset();
+		int end = (int) offsets.byteOffset(parser.currentLocation());
 		Kind kind = MessageShape.of(version, id, method, paramsIsContainer, hasResult, hasError, errorIsObject, where);
 		return new JsonRpcMessage(kind, kind == Kind.NOTIFICATION ? null : id,
 				kind == Kind.RESPONSE ? null : method.textValue(), hasError, body, start, end - start);

@@ -14,17 +14,21 @@ import com.fasterxml.jackson.core.JsonToken;
  * ({@link McpRequestMethods}), {@code params} an object or array when present, no {@code id}, {@code result} or
  * {@code error}, no key twice at its top level, and nothing after it. What the relay relays unread, when no
  * interceptor wants to see it, is only a notification it would relay after the full parse; anything else, malformed,
- * not a notification, or a request without its id (which the relay drops), answers {@code false} and takes the full
- * parse.
+ * not a notification, a request without its id (which the relay drops), or a body that is not UTF-8 JSON text
+ * ({@link JsonText}), answers {@code false} and takes the full parse.
  */
 public final class NotificationScan {
 
-	private static final JsonFactory FACTORY = JsonFactory.builder().build();
+	/** The relay's one factory: a small message's names in a bounded shared table, a large one's in none. */
+	private static final JsonFactory FACTORY = JsonRpcParser.mapper().getFactory();
 
 	private NotificationScan() {
 	}
 
 	public static boolean isPlainNotification(String json) {
+		if (!JsonText.isUtf8(json)) {
+			return false;
+		}
 		try (JsonParser parser = FACTORY.createParser(json)) {
 			return scan(parser);
 		}
@@ -35,6 +39,9 @@ public final class NotificationScan {
 
 	/** {@link #isPlainNotification(String)} of the UTF-8 bytes {@code bytes[offset, offset + length)}. */
 	public static boolean isPlainNotification(byte[] bytes, int offset, int length) {
+		if (!JsonText.isUtf8(bytes, offset, length)) {
+			return false;
+		}
 		try (JsonParser parser = FACTORY.createParser(bytes, offset, length)) {
 			return scan(parser);
 		}

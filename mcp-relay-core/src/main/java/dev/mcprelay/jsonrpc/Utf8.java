@@ -15,8 +15,13 @@ public final class Utf8 {
 
 	/** Whether {@code bytes} is well-formed UTF-8. ASCII runs cost one comparison per byte. */
 	public static boolean isWellFormed(byte[] bytes) {
-		int i = 0;
-		int length = bytes.length;
+		return isWellFormed(bytes, 0, bytes.length);
+	}
+
+	/** Whether {@code bytes[offset, offset + count)} is well-formed UTF-8. */
+	public static boolean isWellFormed(byte[] bytes, int offset, int count) {
+		int i = offset;
+		int length = offset + count;
 		while (i < length) {
 			int b = bytes[i] & 0xFF;
 			if (b < 0x80) {

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.json.UTF8StreamJsonParser;
 import com.fasterxml.jackson.core.util.JsonParserDelegate;
 
 /**
@@ -69,8 +68,8 @@ final class WeighingParser extends JsonParserDelegate {
 
 	private final byte[] body;
 
-	/** Whether the token offsets Jackson reports are offsets in {@link #body}: it reads the body as UTF-8 bytes. */
-	private final boolean bytesRead;
+	/** Where Jackson's tokens are in {@link #body}. */
+	private final BodyOffsets offsets;
 
 	private final HeapBudget budget;
 
@@ -84,7 +83,7 @@ final class WeighingParser extends JsonParserDelegate {
 	WeighingParser(JsonParser parser, byte[] body, HeapBudget budget) {
 		super(parser);
 		this.body = body;
-		this.bytesRead = parser instanceof UTF8StreamJsonParser;
+		this.offsets = BodyOffsets.of(parser, body);
 		this.budget = budget;
 	}
 
@@ -156,7 +155,7 @@ final class WeighingParser extends JsonParserDelegate {
 	 * (a quote or a backslash never occurs inside a multi-byte UTF-8 sequence).
 	 */
 	private String decodeString() throws IOException {
-		long at = bytesRead ? delegate.currentTokenLocation().getByteOffset() : -1;
+		long at = offsets.byteOffset(delegate.currentTokenLocation());
 		if (at < 0 || at >= body.length || body[(int) at] != '"') {
 			// a body Jackson reads as UTF-16 or UTF-32 (it detects them), or a token not where it should start: leave it
 			// to Jackson, weighed by what is left of the body

@@ -3,6 +3,10 @@ package dev.mcprelay.config;
 import java.util.List;
 import java.util.Optional;
 
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -10,6 +14,8 @@ import org.springframework.util.unit.DataSize;
  * {@code max-buffered-body} against one another and against the heap, for {@link RelayPropertiesValidator}.
  */
 public final class BufferedBodiesValidator {
+
+	private static final ConfigurationPropertyName SERVERS = ConfigurationPropertyName.of("mcp-relay.servers");
 
 	private BufferedBodiesValidator() {
 	}
@@ -19,9 +25,11 @@ public final class BufferedBodiesValidator {
 	 * share of one caller (by default half the budget; not applied in security mode {@code none}, whose callers share
 	 * the budget), as a body is counted while it is read (twice its size): a cap no budget can hold would
 	 * refuse those bodies forever, and a budget larger than half the heap leaves too little for what the budget does
-	 * not count (the relay itself, the answers it builds and writes).
+	 * not count (the relay itself, the answers it builds and writes). A server's cap that {@code environment} does not
+	 * set is called the default in a problem, so that the operator knows where it comes from.
 	 */
-	static void validate(RelayProperties properties, long maxHeap, List<ConfigurationProblem> problems) {
+	static void validate(RelayProperties properties, Environment environment, long maxHeap,
+			List<ConfigurationProblem> problems) {
 		DataSize configured = properties.maxBufferedBodies();
 		long budget = configured != null ? configured.toBytes() : maxHeap / RelayProperties.DEFAULT_BUFFERED_BODIES_HEAP_SHARE;
 		String heap = megabytes(maxHeap) + " maximum heap";
@@ -54,7 +62,9 @@ public final class BufferedBodiesValidator {
 			}
 			// a body is counted twice while it is read: its bytes, and room for what parsing them makes
 			long counted = 2 * max.toBytes();
-			boolean byDefault = max.equals(DataSize.parse(ServerProperties.DEFAULT_MAX_BUFFERED_BODY));
+			boolean byDefault = !Binder.get(environment)
+				.bind(SERVERS.append("[" + id + "]").append("max-buffered-body"), Bindable.of(DataSize.class))
+				.isBound();
 			String cap = "is " + megabytes(max.toBytes()) + (byDefault ? " (the default, for a server that sets none)" : "")
 					+ ", and a body is counted as twice its size while it is read (its bytes, and what parsing them makes)";
 			if (counted > budget) {

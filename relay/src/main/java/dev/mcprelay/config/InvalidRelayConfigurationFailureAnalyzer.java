@@ -1,5 +1,6 @@
 package dev.mcprelay.config;
 
+import java.util.List;
 import java.util.stream.Collectors;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
@@ -10,8 +11,13 @@ class InvalidRelayConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<I
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, InvalidRelayConfigurationException cause) {
-		String description = "The mcp-relay configuration has " + cause.problems().size() + " problem(s):\n"
-				+ cause.problems().stream().map(p -> "  - " + p).collect(Collectors.joining("\n"));
+		return analysis(cause.problems(), cause);
+	}
+
+	/** The start-up report of {@code problems}: one line per problem, then what to do. */
+	static FailureAnalysis analysis(List<ConfigurationProblem> problems, Throwable cause) {
+		String description = "The mcp-relay configuration has " + problems.size() + " problem(s):\n"
+				+ problems.stream().map(p -> "  - " + p).collect(Collectors.joining("\n"));
 		return new FailureAnalysis(description,
 				"Fix each property named above in application.yml (or its environment variable) and start again.",
 				cause);

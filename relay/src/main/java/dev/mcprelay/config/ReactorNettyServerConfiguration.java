@@ -52,13 +52,15 @@ class ReactorNettyServerConfiguration {
 	}
 
 	/**
-	 * Closes a client connection whose request stalls ({@code client-connections.request-read-timeout} between two
-	 * reads of it) or that waits idle for its next request ({@code client-connections.idle-timeout}).
+	 * Closes a client connection that waits idle for its next request ({@code client-connections.idle-timeout}). One
+	 * whose request stalls ({@code client-connections.request-read-timeout}) is closed by
+	 * {@code dev.mcprelay.web.RequestReadTimeoutCustomizer}; Reactor Netty's own read timeout is not used: it runs only
+	 * from a request's decoded head until its answer begins.
 	 */
 	@Bean
 	NettyServerCustomizer clientConnectionBounds(RelayProperties properties) {
 		ClientConnectionProperties bounds = properties.clientConnections();
-		return server -> server.readTimeout(bounds.requestReadTimeout()).idleTimeout(bounds.idleTimeout());
+		return server -> server.idleTimeout(bounds.idleTimeout());
 	}
 
 	/**

@@ -42,7 +42,7 @@ public final class RelayPropertiesValidator {
 		SecurityMode mode = properties.security().mode();
 		properties.servers()
 			.forEach((id, server) -> validateServer("mcp-relay.servers." + id, id, server, mode, problems));
-		BufferedBodiesValidator.validate(properties, Runtime.getRuntime().maxMemory(), problems);
+		BufferedBodiesValidator.validate(properties, environment, Runtime.getRuntime().maxMemory(), problems);
 		problems.addAll(SecurityPropertiesValidator.validate(properties));
 		problems.addAll(RateLimitPropertiesValidator.validate(properties));
 		problems.addAll(VirtualServerPropertiesValidator.validate(properties));
@@ -120,8 +120,10 @@ public final class RelayPropertiesValidator {
 					"is blank (an environment variable that is not set?)",
 					"Set it to the full header value, e.g. \"Bearer ${TOKEN}\", or remove the property"));
 		}
+		requireOneLine(path + ".authorization", server.authorization(), problems);
 		for (int i = 0; i < server.headers().size(); i++) {
 			validateHeader(path + ".headers[" + i + "]", server.headers().get(i), mode, problems);
+			requireOneLine(path + ".headers[" + i + "].value", server.headers().get(i).value(), problems);
 		}
 		if (!server.allowedScopes().isEmpty() && mode != SecurityMode.JWT) {
 			problems.add(new ConfigurationProblem(path + ".allowed-scopes",
@@ -278,6 +280,20 @@ public final class RelayPropertiesValidator {
 		else if (hasValue && header.required() && header.value().isBlank()) {
 			problems.add(new ConfigurationProblem(path + ".value", "is required but blank (an environment variable that is not set?)",
 					"Set the variable it refers to, or give a non-blank value"));
+		}
+	}
+
+	/**
+	 * A header's value, once its variables resolved, is one line of visible text: a CR, LF or other control character
+	 * (a Secret's file with a trailing newline) would start the relay and fail each request to the upstream with 502.
+	 * Never prints the value.
+	 */
+	private static void requireOneLine(String path, String value, List<ConfigurationProblem> problems) {
+		if (value != null && value.chars().anyMatch(c -> (c < 0x20 && c != '\t') || c == 0x7F)) {
+			problems.add(new ConfigurationProblem(path, "holds a line break or another control character once its "
+					+ "variables are resolved (a secret's file with a trailing newline?), which no header value may",
+					"Remove it from the value or the variable it refers to (e.g. printf, not echo, when writing the "
+							+ "secret; or kubectl create secret --from-literal)"));
 		}
 	}
 

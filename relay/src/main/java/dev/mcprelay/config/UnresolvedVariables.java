@@ -4,24 +4,21 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
-import org.springframework.boot.env.OriginTrackedMapPropertySource;
-import org.springframework.core.env.CommandLinePropertySource;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
-import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Finds references to environment variables that the configuration would use as literal text:
@@ -36,11 +33,18 @@ import org.springframework.core.env.StandardEnvironment;
  * {@code spring.data.redis} and of the environment variables meant for the relay, as they are written, before any placeholder is resolved, so that a secret that happens to
  * begin with {@code $} ({@code ${SESSIONS_SECRET}} set to {@code $Qm7...}) is never taken for one.</li>
  * </ul>
- * Each is a {@link ConfigurationProblem} naming the property and the variable as written, never a value, which may be
- * a secret.
+ * Each is a {@link ConfigurationProblem} naming the property and saying what is wrong. It names the variable too only
+ * when the text is one an operator writes as configuration, in a configuration file, a command-line argument or a
+ * system property, where {@code ${...}} is Spring Boot's placeholder syntax (so what stands between the braces is a
+ * name the operator wrote, not text of a secret), and only when that name is an environment variable's, in upper case
+ * ({@code ${SESSIONS_SECRET}}). A value set in an environment variable ({@code MCPRELAY_SESSIONS_SECRET}, a dotted
+ * name, {@code SPRING_APPLICATION_JSON}) is often the secret itself ({@code kP9#x2${Wq7vLm}Tz4...}, {@code $ABC123}):
+ * of such a value, and of any name that is not an environment variable's, nothing is ever printed ("refers to a
+ * variable that is not set", "holds shell syntax").
  *
- * <p>The {@code mcp-relay} tree is walked from the {@link RelayProperties} record itself (records, maps by key, lists
- * by index, text leaves), so a property added tomorrow is covered the day it exists.
+ * <p>The {@code mcp-relay} tree is walked from the {@link RelayProperties} record itself ({@link BoundPropertyTree}),
+ * so a property added tomorrow is covered the day it exists; a value's text as written, and whether its source may be
+ * named, is read through {@link WrittenProperties}.
  */
 public final class UnresolvedVariables {
 
@@ -59,9 +63,11 @@ public final class UnresolvedVariables {
 	/** The shared store's properties, which the relay uses as its own. */
 	private static final ConfigurationPropertyName STORE = ConfigurationPropertyName.of("spring.data.redis");
 
-	/** The property sources an operator writes: command-line arguments and system properties (and files, by type). */
-	private static final Set<String> WRITTEN = Set.of(CommandLinePropertySource.COMMAND_LINE_PROPERTY_SOURCE_NAME,
-			StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+	/** The relay's top-level properties, and its store's: what an environment variable of theirs binds under. */
+	private static final List<ConfigurationPropertyName> BOUND = boundProperties();
+
+	/** An environment variable's name as the docs write them: the only names a problem prints. */
+	private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Z_][A-Z0-9_]*");
 
 	private UnresolvedVariables() {
 	}
@@ -75,33 +81,17 @@ public final class UnresolvedVariables {
 	 */
 	public static List<ConfigurationProblem> find(RelayProperties properties, Environment environment) {
 		List<ConfigurationProblem> problems = new ArrayList<>();
-		walk("mcp-relay", RELAY, properties, (path, name, value) -> {
+		BoundPropertyTree.walk("mcp-relay", RELAY, properties, (path, name, value) -> {
 			if (value instanceof CharSequence) {
-				String written = written(name, environment);
-				String variable = written == null ? null : unsetVariable(written, environment);
+				ConfigurationProperty written = WrittenProperties.written(name, environment);
+				String variable = written == null ? null
+						: unsetVariable(String.valueOf(written.getValue()), environment);
 				if (variable != null) {
-					problems.add(unset(path, variable));
+					problems.add(unset(path, variable, WrittenProperties.namable(written.getSource())));
 				}
 			}
 		});
 		return problems;
-	}
-
-	/**
-	 * The value of {@code name} as written in the first property source that holds it (or holds the list it is an
-	 * element of, written as one comma-separated text), or {@code null} when none does.
-	 */
-	private static String written(ConfigurationPropertyName name, Environment environment) {
-		for (ConfigurationPropertyName at = name; at != null && !at.isEmpty(); at = at.isLastElementIndexed()
-				? at.getParent() : null) {
-			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-				ConfigurationProperty property = source.getConfigurationProperty(at);
-				if (property != null && property.getValue() != null) {
-					return String.valueOf(property.getValue());
-				}
-			}
-		}
-		return null;
 	}
 
 	/**
@@ -171,17 +161,21 @@ public final class UnresolvedVariables {
 	}
 
 	/**
-	 * One problem per key the operator wrote (in a configuration file, a command-line argument or a system property)
-	 * that would be used as literal text: outside {@code mcp-relay} (which {@link #find(RelayProperties, Environment)}
-	 * covers), a value whose text as written refers to a variable that is not set and has no default; under {@code mcp-relay} and
-	 * {@code spring.data.redis}, a value written with a variable in shell syntax.
+	 * One problem per key the operator wrote (in a configuration file, a command-line argument, a system property or
+	 * {@code SPRING_APPLICATION_JSON}) that would be used as literal text: outside {@code mcp-relay} (which
+	 * {@link #find(RelayProperties, Environment)} covers), a value whose text as written refers to a variable that is
+	 * not set and has no default; under {@code mcp-relay} and {@code spring.data.redis}, a value written with a
+	 * variable in shell syntax, there and in the environment variables that set them
+	 * ({@link #shellSyntaxInRelayVariables}).
 	 */
 	public static List<ConfigurationProblem> findInEnvironment(Environment environment) {
 		TreeMap<String, ConfigurationProblem> problems = new TreeMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-			if (!(source instanceof IterableConfigurationPropertySource iterable) || !written(source)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)
+					|| !WrittenProperties.written(source) && !WrittenProperties.isApplicationJson(source)) {
 				continue;
 			}
+			boolean namable = WrittenProperties.namable(source);
 			iterable.forEach(name -> {
 				String key = name.toString();
 				ConfigurationProperty property = source.getConfigurationProperty(name);
@@ -192,7 +186,7 @@ public final class UnresolvedVariables {
 				Matcher shell = SHELL.matcher(written);
 				if ((RELAY.isAncestorOf(name) || STORE.isAncestorOf(name)) && !PLACEHOLDER.matcher(written).find()
 						&& shell.find()) {
-					problems.put(key, shellSyntax(key, shell.group(1)));
+					problems.put(key, shellSyntax(key, shell.group(1), namable));
 					return;
 				}
 				if (RELAY.isAncestorOf(name)) {
@@ -200,7 +194,7 @@ public final class UnresolvedVariables {
 				}
 				String variable = unsetVariable(written, environment);
 				if (variable != null) {
-					problems.put(key, unset(key, variable));
+					problems.put(key, unset(key, variable, namable));
 				}
 			});
 		}
@@ -209,10 +203,12 @@ public final class UnresolvedVariables {
 	}
 
 	/**
-	 * One problem per environment variable meant for the relay ({@link RelayEnvironmentVariables#namesAProperty}:
-	 * {@code MCPRELAY_...}, {@code MCP_RELAY_...}) whose value holds a variable in shell syntax: the operator wrote
-	 * those values too ({@code MCPRELAY_SERVERS_UP_HEADERS_0_VALUE='Bearer $GITHUB_TOKEN'}), and Spring Boot expands
-	 * no {@code $VAR} in them either. Named by the variable, never by its value.
+	 * One problem per environment variable that sets a property of the relay or of its store, by any name Spring Boot
+	 * binds ({@link #setsRelayProperty}: {@code MCPRELAY_...}, {@code MCP_RELAY_...}, the property's own dotted name
+	 * {@code mcp-relay.servers.up.authorization=...}, and the other spellings Spring Boot maps), whose value holds a variable in
+	 * shell syntax: the operator wrote those values too ({@code MCPRELAY_SERVERS_UP_HEADERS_0_VALUE='Bearer
+	 * $GITHUB_TOKEN'}), and Spring Boot expands no {@code $VAR} in them either. Named by the environment variable,
+	 * never by anything of its value, which may be the secret itself.
 	 */
 	private static Map<String, ConfigurationProblem> shellSyntaxInRelayVariables(Environment environment) {
 		Map<String, ConfigurationProblem> problems = new TreeMap<>();
@@ -222,32 +218,65 @@ public final class UnresolvedVariables {
 		}
 		for (String variable : variables.getPropertyNames()) {
 			Object value = variables.getProperty(variable);
-			if (value == null || !RelayEnvironmentVariables.namesAProperty(variable)
-					|| PLACEHOLDER.matcher(String.valueOf(value)).find()) {
+			if (value == null || !setsRelayProperty(variable) || PLACEHOLDER.matcher(String.valueOf(value)).find()) {
 				continue;
 			}
 			Matcher shell = SHELL.matcher(String.valueOf(value));
 			if (shell.find()) {
 				String key = "environment variable " + variable;
-				problems.put(key, shellSyntax(key, shell.group(1)));
+				problems.put(key, shellSyntax(key, shell.group(1), false));
 			}
 		}
 		return problems;
 	}
 
-	/** Whether the operator wrote {@code source}: a configuration file, the command line, the system properties. */
-	private static boolean written(ConfigurationPropertySource source) {
-		Object underlying = source.getUnderlyingSource();
-		return underlying instanceof OriginTrackedMapPropertySource
-				|| underlying instanceof PropertySource<?> named && WRITTEN.contains(named.getName());
+	/**
+	 * Whether Spring Boot binds environment variable {@code variable} to a property of the relay (under one of the
+	 * {@link RelayProperties} tree's top-level properties) or of its store, decided by Spring Boot's own mapping of
+	 * environment variables: the variable alone, as a system-environment property source, asked for those properties.
+	 * So every spelling Spring Boot binds is one: {@code MCPRELAY_...}, {@code MCP_RELAY_...}, the dotted
+	 * {@code mcp-relay.servers.up.authorization}, and {@code MCP-RELAY_...}, {@code mcp-relay_...} or
+	 * {@code MCP-RELAY.SERVERS...}; Kubernetes' service links for a Service named {@code mcp-relay}
+	 * ({@code MCP_RELAY_SERVICE_HOST}) are under no property.
+	 */
+	static boolean setsRelayProperty(String variable) {
+		ConfigurationPropertySource alone = ConfigurationPropertySource.from(new SystemEnvironmentPropertySource(
+				StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of(variable, "")));
+		if (alone == null) {
+			return false;
+		}
+		for (ConfigurationPropertyName property : BOUND) {
+			if (alone.getConfigurationProperty(property) != null
+					|| alone.containsDescendantOf(property) == ConfigurationPropertyState.PRESENT) {
+				return true;
+			}
+		}
+		return false;
 	}
 
-	private static ConfigurationProblem unset(String path, String variable) {
+	private static List<ConfigurationPropertyName> boundProperties() {
+		List<ConfigurationPropertyName> names = new ArrayList<>();
+		for (RecordComponent component : RelayProperties.class.getRecordComponents()) {
+			names.add(RELAY.append(UnknownRelayProperties.dashed(component.getName())));
+		}
+		names.add(STORE);
+		return List.copyOf(names);
+	}
+
+	private static ConfigurationProblem unset(String path, String variable, boolean namable) {
+		if (!namable || !VARIABLE_NAME.matcher(variable).matches()) {
+			return new ConfigurationProblem(path, "refers to a variable that is not set (Spring Boot would use the "
+					+ "text as written)", "Set the variable the value refers to, or give it a default (${NAME:value})");
+		}
 		return new ConfigurationProblem(path, "refers to ${" + variable + "}, which is not set",
 				"Set the environment variable " + variable + " (or give a default: ${" + variable + ":value})");
 	}
 
-	private static ConfigurationProblem shellSyntax(String path, String variable) {
+	private static ConfigurationProblem shellSyntax(String path, String variable, boolean namable) {
+		if (!namable) {
+			return new ConfigurationProblem(path, "holds shell syntax ($ and a variable's name), which Spring Boot "
+					+ "does not expand: it would be used as written", "Write ${NAME} instead of $NAME");
+		}
 		return new ConfigurationProblem(path, "holds $" + variable
 				+ " in shell syntax, which Spring Boot does not expand: it would be used as written",
 				"Write ${" + variable + "} instead of $" + variable);
@@ -256,55 +285,6 @@ public final class UnresolvedVariables {
 	/** Whether {@code value} still refers to a variable (then no other check of its form means anything). */
 	public static boolean holdsVariable(String value) {
 		return value != null && (PLACEHOLDER.matcher(value).find() || SHELL.matcher(value).find());
-	}
-
-	/**
-	 * Calls {@code leaf} with the property path and value of every value under {@code value} that is no record, map or
-	 * list (text, numbers, durations, sizes, enums).
-	 */
-	static void walk(String path, Object value, BiConsumer<String, Object> leaf) {
-		walk(path, RELAY, value, (at, name, leafValue) -> leaf.accept(at, leafValue));
-	}
-
-	/** A value of the tree: its path as printed, its name as property sources know it, and the value. */
-	private interface Leaf {
-
-		void accept(String path, ConfigurationPropertyName name, Object value);
-
-	}
-
-	private static void walk(String path, ConfigurationPropertyName name, Object value, Leaf leaf) {
-		if (value == null) {
-			return;
-		}
-		if (value instanceof Map<?, ?> map) {
-			map.forEach((key, entry) -> walk(path + "." + key, name.append("[" + key + "]"), entry, leaf));
-		}
-		else if (value instanceof List<?> list) {
-			for (int i = 0; i < list.size(); i++) {
-				walk(path + "[" + i + "]", name.append("[" + i + "]"), list.get(i), leaf);
-			}
-		}
-		else if (value.getClass().isRecord()) {
-			for (RecordComponent component : value.getClass().getRecordComponents()) {
-				String dashed = UnknownRelayProperties.dashed(component.getName());
-				walk(path + "." + dashed, name.append(dashed), read(component, value), leaf);
-			}
-		}
-		else {
-			leaf.accept(path, name, value);
-		}
-	}
-
-	private static Object read(RecordComponent component, Object record) {
-		try {
-			var accessor = component.getAccessor();
-			accessor.trySetAccessible();
-			return accessor.invoke(record);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("Cannot read " + component, ex);
-		}
 	}
 
 }

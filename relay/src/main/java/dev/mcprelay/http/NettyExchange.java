@@ -7,6 +7,7 @@ import org.springframework.http.support.Netty4HeadersAdapter;
 
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.channel.Channel;
@@ -37,6 +38,8 @@ public final class NettyExchange implements RelayExchange {
 
 	private final McpRoute route;
 
+	private final ConfigurationSnapshot configuration;
+
 	private final NettyDataBufferFactory buffers;
 
 	private final NettyResponse response;
@@ -52,13 +55,16 @@ public final class NettyExchange implements RelayExchange {
 	/**
 	 * @param target the request target as received, split once ({@link RequestTarget})
 	 * @param route the routing decision made on {@code target}'s path
+	 * @param configuration the snapshot {@code route} was decided on, which the request runs on to its end
 	 */
-	public NettyExchange(HttpServerRequest request, HttpServerResponse response, RequestTarget target, McpRoute route) {
+	public NettyExchange(HttpServerRequest request, HttpServerResponse response, RequestTarget target, McpRoute route,
+			ConfigurationSnapshot configuration) {
 		this.request = request;
 		this.method = HttpMethod.valueOf(request.method().name());
 		this.rawPath = target.rawPath();
 		this.rawQuery = target.rawQuery();
 		this.route = route;
+		this.configuration = configuration;
 		this.record = ExchangeRecord.begin(method, route);
 		this.buffers = new NettyDataBufferFactory(response.alloc());
 		this.response = new NettyResponse(response, buffers, record);
@@ -180,6 +186,11 @@ public final class NettyExchange implements RelayExchange {
 	@Override
 	public McpRoute route() {
 		return route;
+	}
+
+	@Override
+	public ConfigurationSnapshot configuration() {
+		return configuration;
 	}
 
 	@Override

@@ -4,6 +4,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpMethod;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
@@ -65,6 +66,12 @@ public interface RelayExchange {
 
 	/** The request's one routing decision, made on its raw path before anything else read it. */
 	McpRoute route();
+
+	/**
+	 * The configuration the request runs on from its first byte to its end, taken with its routing decision: every
+	 * setting the relay reads for it comes from here, however many reloads happen while it runs.
+	 */
+	ConfigurationSnapshot configuration();
 
 	/** Who sent the request, as the front door established; {@link Caller#ANONYMOUS} when it established none. */
 	Caller caller();

@@ -19,7 +19,8 @@ import dev.mcprelay.jsonrpc.JsonRpcPayload;
  * What the request stages decided about one POST body: which messages go upstream (changed or not), and which the
  * relay answers itself (a respond, or a rejection). A body whose messages all go upstream unchanged is forwarded
  * byte for byte; otherwise the messages that go are re-encoded, keeping the body's batch or single shape. A body that
- * forwards no request and has a message refused forwards nothing: it is refused whole (400).
+ * serves no request and has a message refused, answers or notifications among them, forwards nothing: it is refused
+ * whole (400).
  */
 public final class InboundPlan {
 
@@ -33,21 +34,21 @@ public final class InboundPlan {
 
 	private final List<ObjectNode> answers;
 
-	private final boolean answersAreIdless;
+	private final boolean refusedWhole;
 
 	private final List<Verdict> stops;
 
 	private final List<ObjectNode> notifications;
 
 	InboundPlan(JsonRpcPayload payload, List<ObjectNode> forwarded, boolean changed, PendingRequests pending,
-			List<ObjectNode> answers, boolean answersAreIdless, List<Verdict> stops, List<ObjectNode> notifications) {
+			List<ObjectNode> answers, boolean refusedWhole, List<Verdict> stops, List<ObjectNode> notifications) {
 		this.notifications = List.copyOf(notifications);
 		this.payload = payload;
 		this.forwarded = List.copyOf(forwarded);
 		this.changed = changed;
 		this.pending = pending;
 		this.answers = List.copyOf(answers);
-		this.answersAreIdless = answersAreIdless;
+		this.refusedWhole = refusedWhole;
 		this.stops = List.copyOf(stops);
 	}
 
@@ -96,8 +97,9 @@ public final class InboundPlan {
 
 	/**
 	 * The status of an answer made of {@link #localAnswers()} only: the first status a rejection asked for
-	 * ({@link RejectError#withHttpStatus}, e.g. 429) when nothing goes upstream; else 400 when they are all id-less
-	 * errors (rejected notifications or responses), else 200.
+	 * ({@link RejectError#withHttpStatus}, e.g. 429) when nothing goes upstream; else 400 when the POST is refused
+	 * whole (it serves no request and had an answer, a notification or an invalid element refused, or only id-less
+	 * errors to give), else 200.
 	 */
 	public HttpStatus localAnswerStatus() {
 		if (!forwardsAnything()) {
@@ -107,7 +109,7 @@ public final class InboundPlan {
 				}
 			}
 		}
-		return answersAreIdless ? HttpStatus.BAD_REQUEST : HttpStatus.OK;
+		return refusedWhole ? HttpStatus.BAD_REQUEST : HttpStatus.OK;
 	}
 
 	/**

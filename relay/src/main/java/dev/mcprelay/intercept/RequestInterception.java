@@ -121,7 +121,8 @@ public class RequestInterception {
 
 	private Mono<Decision> decide(JsonRpcMessage message, CallContext context, Duration timeout,
 			ChainWatcher watcher) {
-		ServerRequestIds.Origin origin = serverRequestIds.unwrap(serverRequestIdOf(message), context);
+		ServerRequestIds.Origin origin = message.isResponse() ? serverRequestIds.answered(message.id(), context)
+				: serverRequestIds.unwrap(serverRequestIdOf(message), context);
 		if (origin != null && origin.refused()) {
 			return Mono.just(new Decision(message, null, Verdict.rejected(unknownServerRequest(message), RELAY)));
 		}
@@ -171,13 +172,10 @@ public class RequestInterception {
 	}
 
 	/**
-	 * The id by which a client's message names a server request: its own id for an answer, {@code params.requestId}
-	 * for a {@code notifications/cancelled}; {@code null} for anything else.
+	 * The id by which a client's notification names a server request: {@code params.requestId} for a
+	 * {@code notifications/cancelled}; {@code null} for anything else. (An answer names it by its own id.)
 	 */
 	private static JsonNode serverRequestIdOf(JsonRpcMessage message) {
-		if (message.isResponse()) {
-			return message.id();
-		}
 		if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION && "notifications/cancelled".equals(message.method())) {
 			return message.node().path("params").get("requestId");
 		}
@@ -186,14 +184,14 @@ public class RequestInterception {
 
 	/**
 	 * The refusal of a client's answer or cancellation that names a server request by an id with the relay's prefix
-	 * that does not verify in this session ({@link ServerRequestIds}): what it would restore is the client's word, so
-	 * nothing goes upstream. The id is not quoted: it is the client's text.
+	 * that does not verify in this session, or of an answer under an id without it ({@link ServerRequestIds#answered}):
+	 * what it would restore is the client's word, so nothing goes upstream. The id is not quoted: it is the client's text.
 	 */
 	private static RejectError unknownServerRequest(JsonRpcMessage message) {
 		String what = message.isResponse() ? "This answer's id" : "The requestId of this cancellation";
 		return new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Invalid Request: " + what + " is not one the relay "
-				+ "gave a server request in this session (altered, expired, or given in another session); nothing "
-				+ "was sent upstream", Map.of("reason", "unknown_request_id"));
+				+ "gave a server request in this session (altered, expired, given in another session, or the server's "
+				+ "own id, which the relay replaces); nothing was sent upstream", Map.of("reason", "unknown_request_id"));
 	}
 
 	/**
@@ -248,10 +246,13 @@ public class RequestInterception {
 	}
 
 	/**
-	 * What goes upstream and what the relay answers. A POST that forwards no request (notifications and answers only)
-	 * and has a message refused is refused whole: its answer is 400 with the id-less errors, which a client takes as
-	 * its POST not accepted (the Streamable HTTP transport's rule) and may send again, so nothing of it goes upstream;
-	 * with a request forwarded, the refusals join the request's answers (200) and the rest goes on.
+	 * What goes upstream and what the relay answers. A POST that serves no request (none forwarded, none answered by
+	 * an interceptor's respond), holds an answer or a notification, and has any element refused (an answer, a
+	 * notification, an invalid element or a request, with an id or without) is refused whole: its answer is 400 with
+	 * the errors, which a client takes as its POST not accepted (the Streamable HTTP transport's rule: a POST of answers
+	 * and notifications gets 202 or an HTTP error) and may send again, so nothing of it goes upstream. A POST of
+	 * requests only, all refused, is answered as requests are; with a request served, the refusals join the request's
+	 * answers (200) and the rest goes on.
 	 */
 	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions, PendingRequests pending) {
 		List<ObjectNode> forwarded = new ArrayList<>();
@@ -261,9 +262,11 @@ public class RequestInterception {
 		boolean changed = !payload.isWhole();
 		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
 		boolean forwardsRequest = false;
+		boolean holdsAnswerOrNotification = false;
 		for (Decision decision : decisions) {
 			JsonRpcMessage message = decision.message();
 			Verdict verdict = decision.verdict();
+			holdsAnswerOrNotification |= !message.isRequest();
 			if (verdict.proceeds()) {
 				forwarded.add(message.node());
 				changed |= decision.changed();
@@ -288,10 +291,14 @@ public class RequestInterception {
 						verdict.error().data()));
 			}
 		}
-		if (!answers.isEmpty() && idless && !forwardsRequest) {
+		boolean refused = !payload.invalidAnswers().isEmpty()
+				|| stops.stream().anyMatch(stop -> stop.kind() != Verdict.Kind.RESPOND);
+		boolean servesRequest = forwardsRequest || stops.stream().anyMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
+		boolean refusedWhole = refused && !servesRequest && (idless || holdsAnswerOrNotification);
+		if (refusedWhole) {
 			forwarded.clear();
 		}
-		return new InboundPlan(payload, forwarded, changed, pending, answers, idless, stops, notifications);
+		return new InboundPlan(payload, forwarded, changed, pending, answers, refusedWhole, stops, notifications);
 	}
 
 	private static ObjectNode error(JsonRpcMessage message, RejectError error) {

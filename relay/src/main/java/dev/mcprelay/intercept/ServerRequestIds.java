@@ -1,6 +1,7 @@
 package dev.mcprelay.intercept;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
@@ -31,9 +32,12 @@ import dev.mcprelay.security.RelayMac;
  * and so an id with the prefix that does not verify for the answer's own server, session and caller, within its
  * lifetime, is no id the relay gave: it was altered, invented, minted for another session, caller or server (servers
  * number their requests from 0 per session), has expired, or comes from a replica with another secret. Such an answer
- * or cancellation is refused ({@link Origin#refused()}), never restored: what it would restore is the client's word.
+ * or cancellation is refused ({@link Origin#refused()}), never restored: what it would restore is the client's word;
+ * and so is an answer under an id without the prefix ({@link #answered}), which answers no request the relay relayed.
  *
- * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB. The replica that
+ * <p>The id never carries the params: a sampling request of 200 KB would make an id of 270 KB; nor a method longer
+ * than {@value #MAX_CARRIED_METHOD} characters (none MCP defines is), which it carries as a digest, the method kept
+ * with the params, so that the id's length is bounded whatever the server sends. The replica that
  * relays a request keeps its params for the id's lifetime (their bytes, at most {@value #KEPT_PARAMS_BYTES} bytes of
  * heap by what each entry costs there, {@link KeptBytes}, the oldest going first), under their digest, so the stage
  * has them when the answer comes back to it; elsewhere, or once they went, the stage has the method but no params.
@@ -58,6 +62,12 @@ public class ServerRequestIds {
 	static final long KEPT_PARAMS_BYTES = 16L * 1024 * 1024;
 
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+
+	/** The longest method an id carries as it is; a longer one is carried as its digest. */
+	static final int MAX_CARRIED_METHOD = 64;
+
+	/** Where a method carried as a digest is kept, beside the params (which are kept under their digest alone). */
+	private static final String METHOD_KEY = "method:";
 
 	private final RelayMac mac;
 
@@ -84,7 +94,8 @@ public class ServerRequestIds {
 	 * A server request as a client's answer carried it back.
 	 *
 	 * @param id the server's own id; {@code null} when {@link #refused()}
-	 * @param method the request's method; {@code null} when not trusted
+	 * @param method the request's method; {@code null} when not trusted, or when the id carries a long method's
+	 * digest and this replica does not keep that method
 	 * @param params its params, when this replica still has them; {@code null} when it had none, when not trusted, or
 	 * when they are not at hand
 	 * @param trusted whether the id verifies for the answer's server, session and caller, within its lifetime
@@ -107,7 +118,7 @@ public class ServerRequestIds {
 	TextNode wrap(ObjectNode message, CallContext context) {
 		ObjectNode carried = JsonRpcParser.mapper().createObjectNode();
 		carried.set("i", message.get("id"));
-		carried.set("m", message.get("method"));
+		carry(carried, message.path("method").asText(""));
 		if (message.get("params") instanceof ObjectNode requestParams) {
 			byte[] bytes = JsonRpcErrors.toBytes(requestParams);
 			String digest = ENCODER.encodeToString(Sha256.digest(bytes));
@@ -148,7 +159,45 @@ public class ServerRequestIds {
 			return Origin.REFUSED;
 		}
 		byte[] kept = carried.path("d").isTextual() ? params.get(carried.get("d").asText()) : null;
-		return new Origin(carried.get("i"), carried.path("m").asText(null), kept == null ? null : read(kept), true);
+		return new Origin(carried.get("i"), method(carried), kept == null ? null : read(kept), true);
+	}
+
+	/**
+	 * The server request a client's answer with {@code id}, in {@code context}, answers: as {@link #unwrap}, but an id
+	 * without the relay's prefix is {@linkplain Origin#refused() refused} too. Every server request reaches the client
+	 * under an id the relay gave it, so an answer under any other id (the server's raw id, a number, {@code null})
+	 * answers no request the relay relayed: it would reach the server unchecked, with no request for the
+	 * client-response stage to see. (A {@code notifications/cancelled} naming an id without the prefix cancels a
+	 * request of the client's own, and is {@link #unwrap}ped.)
+	 */
+	Origin answered(JsonNode id, CallContext context) {
+		Origin origin = unwrap(id, context);
+		return origin == null ? Origin.REFUSED : origin;
+	}
+
+	/**
+	 * Puts the request's method in the id: as it is when it is at most {@value #MAX_CARRIED_METHOD} characters (every
+	 * method MCP defines), else as its digest ({@code "h"}), the method kept on this replica with the params, so that
+	 * the id stays bounded whatever method the server names.
+	 */
+	private void carry(ObjectNode carried, String method) {
+		if (method.length() <= MAX_CARRIED_METHOD) {
+			carried.put("m", method);
+			return;
+		}
+		byte[] bytes = method.getBytes(StandardCharsets.UTF_8);
+		String digest = ENCODER.encodeToString(Sha256.digest(bytes));
+		carried.put("h", digest);
+		params.put(METHOD_KEY + digest, bytes);
+	}
+
+	/** The method an id carries: as it is, or by its digest when this replica still keeps it; else {@code null}. */
+	private String method(ObjectNode carried) {
+		if (carried.path("m").isTextual()) {
+			return carried.get("m").textValue();
+		}
+		byte[] kept = carried.path("h").isTextual() ? params.get(METHOD_KEY + carried.get("h").textValue()) : null;
+		return kept == null ? null : new String(kept, StandardCharsets.UTF_8);
 	}
 
 	/** An id of the former format: restored, untrusted, when its HMAC (over the payload alone) verifies. */

@@ -180,6 +180,15 @@ public class UnmatchedAnswers {
 		return methods;
 	}
 
+	/**
+	 * An answer a transport dropped before any stage (the legacy bridge: an answer on a session's stream under an id
+	 * no POST of the session waits for), counted as {@code dropped} like one dropped here; the transport logs it.
+	 */
+	public void droppedByTransport(String server) {
+		counters.increment(RelayMeters.UNMATCHED_ANSWERS, DESCRIPTION, RelayMeters.SERVER, server, RelayMeters.HANDLING,
+				Handling.DROPPED.tag());
+	}
+
 	/** A message of the upstream's without an id that names a request method: held back, logged and counted. */
 	void droppedRequest(CallContext context, JsonRpcMessage message) {
 		counted(context, Handling.DROPPED);

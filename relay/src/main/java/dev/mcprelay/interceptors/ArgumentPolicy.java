@@ -1,15 +1,19 @@
 package dev.mcprelay.interceptors;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
@@ -18,6 +22,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.policy.ToolNameFilter;
+import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.ToolsCallRequest;
@@ -28,6 +33,11 @@ import dev.mcprelay.config.ArgumentsProperties;
 import dev.mcprelay.config.InjectedArgumentProperties;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ToolsProperties;
+import dev.mcprelay.intercept.CallConfiguration;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.text.LogText;
 import reactor.core.publisher.Mono;
 
@@ -47,32 +57,72 @@ import reactor.core.publisher.Mono;
  * It runs right after the tool allow/deny lists and before interceptors of default order, so the refusal sees only
  * what the client sent: an interceptor that injects afterwards ({@link ToolsCallRequest#injectArgument}) is exempt.
  *
+ * <p>The rules are a part of each configuration snapshot ({@link SnapshotPart}); a call or list reads those of the
+ * snapshot its request runs on ({@link CallConfiguration}).
+ *
  * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/server/tools">MCP, tools</a>
  */
 @Component
-public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, Ordered {
+public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, Ordered,
+		SnapshotPart<Map<String, ArgumentPolicy.ServerRules>> {
 
 	/** Right after the policies and tool search. */
 	public static final int ORDER = PolicyEnforcement.ORDER + 2;
 
 	private static final Logger log = LoggerFactory.getLogger(ArgumentPolicy.class);
 
-	private final Map<String, ServerRules> rules = new HashMap<>();
-
 	/** "server tool key" for each reserved argument already warned about. */
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
+	/** The rules a call runs on: its snapshot's. */
+	private final Function<CallContext, Map<String, ServerRules>> rulesOf;
+
+	@Autowired
+	public ArgumentPolicy(ObjectProvider<LiveConfiguration> live) {
+		this.rulesOf = context -> {
+			ConfigurationSnapshot snapshot = CallConfiguration.of(context);
+			return of(snapshot != null ? snapshot : live.getObject().current());
+		};
+	}
+
+	/** The policy of fixed {@code properties}, whatever a call's snapshot: for the interceptor test kit. */
 	public ArgumentPolicy(RelayProperties properties) {
+		Map<String, ServerRules> fixed = rules(properties);
+		this.rulesOf = context -> fixed;
+	}
+
+	@Override
+	public String partName() {
+		return "argument rules";
+	}
+
+	/**
+	 * Each server's prefix and injections, compiled from the snapshot's own servers: a server a reload added has its
+	 * reserved prefix ({@code _} by default) from its first call, and a server removed then added again under the same
+	 * id has only what it is now configured with.
+	 */
+	@Override
+	public Map<String, ServerRules> compile(SnapshotCompilation compilation) {
+		return rules(compilation.properties());
+	}
+
+	private static Map<String, ServerRules> rules(RelayProperties properties) {
+		Map<String, ServerRules> rules = new HashMap<>();
 		properties.servers().forEach((id, server) -> {
 			if (server != null && (server.arguments().reserves() || !server.arguments().inject().isEmpty())) {
 				rules.put(id, new ServerRules(server.arguments()));
 			}
 		});
+		return Collections.unmodifiableMap(rules);
 	}
 
+	/**
+	 * Every server: what a server's calls need is its snapshot's, and a server a reload adds was not there when the
+	 * chains were built (the lookup of a server without rules is all it costs).
+	 */
 	@Override
 	public boolean appliesTo(String server) {
-		return rules.containsKey(server);
+		return true;
 	}
 
 	@Override
@@ -87,7 +137,7 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 
 	@Override
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
-		ServerRules server = rules.get(call.server());
+		ServerRules server = rulesOf.apply(call.context()).get(call.server());
 		if (server == null) {
 			return Outcome.proceed();
 		}
@@ -116,7 +166,7 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 
 	@Override
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
-		ServerRules server = rules.get(list.server());
+		ServerRules server = rulesOf.apply(list.context()).get(list.server());
 		if (server != null && server.reserves()) {
 			list.editInputSchemas((tool, schema) -> stripReserved(list.server(), server, tool, schema));
 		}
@@ -162,7 +212,7 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 	}
 
 	/** One server's prefix and injections. */
-	private record ServerRules(String prefix, List<Injection> injections) {
+	record ServerRules(String prefix, List<Injection> injections) {
 
 		ServerRules(ArgumentsProperties arguments) {
 			this(arguments.reservedPrefix(), arguments.inject().stream().map(Injection::new).toList());
@@ -204,6 +254,7 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 				}
 				return call.context().caller().claimAsText(fromCallerClaim);
 			}
+			// one value: a request repeating the header with another one was refused (SingleValuedHeaders)
 			String header = call.context().headers().getFirst(fromRequestHeader);
 			return header == null || header.isBlank() ? null : header;
 		}

@@ -204,8 +204,8 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			PolicyDecision decision = policies.decide(facts.apply(found.get()));
 			return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown);
 		}).onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
-			policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
-			return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why()));
+			String policy = policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
+			return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why(), policy));
 		});
 	}
 

@@ -15,6 +15,7 @@ import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.PublishedCatalogues;
+import dev.mcprelay.route.VirtualMembers;
 import reactor.core.publisher.Mono;
 
 /**
@@ -22,7 +23,9 @@ import reactor.core.publisher.Mono;
  * that would use it, its arguments unknown ({@link PolicyListing}: what the entries share worked out once), and left
  * out when that request would be refused. Where a rule reads the tool or prompt a request names, the entries the server
  * published are kept first as the caller's view of its catalogue ({@link PublishedCatalogues}). Tools the relay offers
- * itself are kept, and not decided.
+ * itself are kept, and not decided. A virtual server's listing for a catalogue of its own
+ * ({@link VirtualMembers#CATALOGUE_LISTING}: tool search's) is left whole: the virtual server decides each answer it
+ * makes of it by the policies of the request it answers.
  */
 final class PolicyLists {
 
@@ -76,7 +79,9 @@ final class PolicyLists {
 	 */
 	private Mono<Outcome> filter(ListResponse<?> list, String method, String catalogue, boolean keep, Entry entry) {
 		PolicyFacts facts = PolicyEnforcement.facts(list.context(), method, false, null, null, null, null);
-		PolicyListing listing = policies.listing(facts);
+		// a virtual server's listing for its own catalogue: kept whole, decided by the virtual server per request
+		boolean whole = Boolean.TRUE.equals(list.context().attributes().get(VirtualMembers.CATALOGUE_LISTING));
+		PolicyListing listing = whole ? null : policies.listing(facts);
 		List<JsonNode> published = keep ? new ArrayList<>() : null;
 		list.removeEntriesWhere(item -> {
 			PolicyFacts itemFacts = entry.of(facts, item);
@@ -86,7 +91,7 @@ final class PolicyLists {
 			if (keep) {
 				published.add(item);
 			}
-			return !listing.lists(itemFacts);
+			return !whole && !listing.lists(itemFacts);
 		});
 		if (keep) {
 			catalogues.published(list.context(), catalogue, published);

@@ -34,12 +34,14 @@ final class PolicyRefusals {
 	/** No tool {@code name} (the member's own name through a virtual server). */
 	/**
 	 * A request the policies cannot decide, since the server's list {@code list} that they read could not be listed:
-	 * refused (fails closed) with a reason of its own, never as a name that does not exist.
+	 * refused (fails closed) with a reason of its own, never as a name that does not exist. The client is told that
+	 * the server's list is unavailable, not that a policy reads it; the access log names {@code policy}, the first
+	 * rule that needed it.
 	 */
-	RejectError undecidable(CallContext context, String list, String why) {
-		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot decide this request: the " + list
-				+ " of server '" + context.server() + "', which its policies read, " + why, Map.of("reason",
-						UNDECIDABLE)).withLogReason(UNDECIDABLE, null);
+	RejectError undecidable(CallContext context, String list, String why, String policy) {
+		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot answer this request now: the "
+				+ list + " of server '" + context.server() + "' " + why, Map.of("reason", UNDECIDABLE))
+			.withLogReason(UNDECIDABLE, policy);
 	}
 
 	RejectError unknownTool(CallContext context, String name) {

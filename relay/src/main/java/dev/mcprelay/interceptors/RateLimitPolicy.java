@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -217,7 +218,7 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
 				"The rate limit (" + rule.description() + ") cannot be checked right now, and it does not let requests "
 						+ "through unchecked: try again shortly.",
-				Map.of("reason", "rate_limit_unavailable", "rule", rule.name(), "retryAfterSeconds", 1))
+				data("rate_limit_unavailable", rule, 1))
 			.withHttpStatus(503, Duration.ofSeconds(1));
 	}
 
@@ -226,8 +227,20 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 		long seconds = RejectError.retryAfterSeconds(wait);
 		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
 				"Rate limit exceeded (" + rule.description() + "): try again in " + seconds + "s.",
-				Map.of("reason", "rate_limited", "rule", rule.name(), "retryAfterSeconds", seconds))
+				data("rate_limited", rule, seconds))
 			.withHttpStatus(429, wait);
+	}
+
+	/**
+	 * A refusal's {@code error.data}: {@code reason}, {@code rule}, {@code retryAfterSeconds}, in that order on every
+	 * replica (a {@code Map.of} is written in an order that changes from one JVM to the next).
+	 */
+	private static Map<String, Object> data(String reason, RateLimitRule rule, long retryAfterSeconds) {
+		Map<String, Object> data = new LinkedHashMap<>();
+		data.put("reason", reason);
+		data.put("rule", rule.name());
+		data.put("retryAfterSeconds", retryAfterSeconds);
+		return data;
 	}
 
 	private void storeFailed(RateLimitRule rule, Throwable error) {

@@ -234,8 +234,16 @@ public final class ExchangeRecord {
 	 * {@code relay_shutting_down}).
 	 */
 	public void cutByShutdown() {
+		cutByRelay("relay_shutting_down");
+	}
+
+	/**
+	 * The relay itself ended the exchange, for {@code reason} ({@code relay_shutting_down}, or {@code server_removed}
+	 * by a configuration reload): recorded as the relay's doing ({@link RelayOutcome#SHUTDOWN}), not the upstream's.
+	 */
+	public void cutByRelay(String reason) {
 		this.outcome = RelayOutcome.SHUTDOWN;
-		this.reason = "relay_shutting_down";
+		this.reason = reason;
 	}
 
 	/**

@@ -100,6 +100,12 @@ public final class RelayMeters {
 	 */
 	public static final String HELD_OVERFLOWS = "mcp.relay.held.overflows";
 
+	/**
+	 * Counter: open streams the relay ended because a configuration reload withdrew what governed them, by
+	 * {@link #SERVER} and {@link #REASON} ({@code server_removed}).
+	 */
+	public static final String STREAMS_ENDED = "mcp.relay.streams.ended";
+
 	/** Tag: which queue of messages waiting for a client ({@link #HELD_OVERFLOWS}). */
 	public static final String QUEUE = "queue";
 

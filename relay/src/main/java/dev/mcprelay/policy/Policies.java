@@ -77,13 +77,18 @@ public final class Policies {
 	 * A request on {@code server} (through {@code virtualServer}, or {@code null}) that the policies could not decide:
 	 * what the rules that read the tool ({@code tool}) or the prompt it names need, the server's list, could not be
 	 * had. It is refused, and counted as an error of each such rule.
+	 *
+	 * @return the name of the first such rule, for the operator's log (never the client's answer); {@code null} if none
 	 */
-	public void undecidable(String server, String virtualServer, boolean tool) {
+	public String undecidable(String server, String virtualServer, boolean tool) {
+		String first = null;
 		for (Policy policy : governing(server, virtualServer)) {
 			if (tool ? policy.rule().readsTool() : policy.rule().readsPrompt()) {
 				meters.failed(policy.name(), server);
+				first = first == null ? policy.name() : first;
 			}
 		}
+		return first;
 	}
 
 	/** The decision on a message (a call: its arguments are known). Refusals and audits are counted and logged. */
@@ -95,9 +100,12 @@ public final class Policies {
 		Run run = new Run(facts, null, null, true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
-		if (!decision.allowed() && !decision.failed()) {
-			// one outcome per decision: a failure that refused was counted as an error, and is not a denial too
-			meters.refused(decision.policy(), facts.server(), false);
+		if (!decision.allowed()) {
+			// one outcome per decision: a failure that refused was counted as an error, and is not a denial too; the
+			// policies after the one that refused are not evaluated, audit-mode ones neither (nothing was let through)
+			if (!decision.failed()) {
+				meters.refused(decision.policy(), facts.server(), false);
+			}
 		}
 		else {
 			audits.audit(applicable, facts, run, false);

@@ -14,7 +14,7 @@ import dev.mcprelay.policy.PolicyLog.Consequence;
 /**
  * Audit-mode policies ({@code enforce: false}) on what the enforced ones let through: each one that would refuse a
  * request, or would leave an item out of a list, is counted ({@code outcome="audited"}) and logged, and refuses
- * nothing. A request's is logged each time; a listed item's once per policy, server, item and caller within
+ * nothing; one whose expression fails is counted as an {@code error} only (and logged as a failure). A request's is logged each time; a listed item's once per policy, server, item and caller within
  * {@link #WINDOW} (a list is read again and again, and would log each of its items each time), at most
  * {@value #MAX_REMEMBERED} such lines remembered.
  */
@@ -54,10 +54,11 @@ final class PolicyAudits {
 			}
 			RuleVerdict verdict = verdicts.of(i, policy);
 			if (verdict.outcome() == RuleVerdict.Outcome.ERROR) {
+				// one outcome per decision: a failure is an error (which would have refused), not an audit too
 				meters.failed(policy.name(), facts.server());
 				PolicyLog.failure(policy.name(), verdict.error(), Consequence.AUDITED);
 			}
-			if (policy.refuses(verdict)) {
+			else if (policy.refuses(verdict)) {
 				meters.audited(policy.name(), facts.server());
 				if (!listed) {
 					log.info("Policy '{}' (audit mode) would refuse {} of {} on server '{}' for caller {}", policy.name(),

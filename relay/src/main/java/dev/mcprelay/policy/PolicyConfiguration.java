@@ -53,7 +53,8 @@ class PolicyConfiguration {
 
 	/** The tools and prompts policies decide calls from, listed through each server's transport when needed. */
 	@Bean
-	PublishedCatalogues publishedCatalogues(UpstreamLister lister, UpstreamRegistry upstreams) {
+	PublishedCatalogues publishedCatalogues(UpstreamLister lister, UpstreamRegistry upstreams,
+			ServerListings listings) {
 		return new PublishedCatalogues((context, list) -> {
 			Upstream upstream = upstreams.find(context.server());
 			if (upstream == null) {
@@ -65,7 +66,7 @@ class PolicyConfiguration {
 		}, id -> {
 			Upstream upstream = upstreams.find(id);
 			return upstream == null ? null : upstream.properties();
-		});
+		}, listings);
 	}
 
 	/**

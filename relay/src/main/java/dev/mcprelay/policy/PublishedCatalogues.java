@@ -1,11 +1,11 @@
 package dev.mcprelay.policy;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -46,19 +46,22 @@ import reactor.core.publisher.Mono;
  */
 public class PublishedCatalogues {
 
+	/** The most items of one list the relay keeps for a view (listings are cut at {@link UpstreamLister#MAX_PAGES} too). */
+	public static final int MAX_ITEMS = PublishedItems.MAX_ITEMS;
+
 	private static final Logger log = LoggerFactory.getLogger(PublishedCatalogues.class);
 
 	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */
 	public static final Set<String> LISTS = Set.of("tools/list", "prompts/list");
 
 	/**
-	 * The most listings of one server the relay makes at once, over every view and list: a caller that controls a
-	 * header of its view could otherwise make every call a listing of the whole catalogue.
+	 * The bound on the relay's listings of each server, over every view and list (and tool search's): a caller that
+	 * controls a header of its view could otherwise make every call a listing of the whole catalogue.
 	 */
-	static final int MAX_LISTINGS = 4;
+	private final ServerListings listings;
 
-	/** The listings of each server in flight. */
-	private final Map<String, AtomicInteger> listings = new ConcurrentHashMap<>();
+	/** How long a listing waits for its turn on a server whose properties are unknown (the default bound). */
+	private static final Duration DEFAULT_WAIT = Duration.ofSeconds(60);
 
 	/** The most items kept over every list of every view of every server. */
 	static final long MAX_KEPT = 100_000;
@@ -92,8 +95,16 @@ public class PublishedCatalogues {
 	 * apart
 	 */
 	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers) {
+		this(lister, servers, new ServerListings());
+	}
+
+	/**
+	 * @param listings the bound on the listings of each server, shared with every feature that lists one
+	 */
+	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers, ServerListings listings) {
 		this.lister = lister;
 		this.servers = servers;
+		this.listings = listings;
 	}
 
 	/** Lists one list of the server a request addresses whole, in that request (its session, caller and headers). */
@@ -209,21 +220,19 @@ public class PublishedCatalogues {
 	}
 
 	/**
-	 * A listing of {@code list} in the request of {@code context}, unless {@value #MAX_LISTINGS} of the server's are
-	 * in flight already: then {@link Unavailable} (the request is refused, and may be tried again), and logged.
+	 * A listing of {@code list} in the request of {@code context}, in its turn among the server's
+	 * ({@link ServerListings}: it waits for room, within the server's {@code timeouts.non-streaming}); a listing the
+	 * bound refuses is {@link Unavailable} (the request is refused, and may be tried again), and logged.
 	 */
 	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list) {
-		return Mono.defer(() -> {
-			AtomicInteger running = listings.computeIfAbsent(context.server(), any -> new AtomicInteger());
-			if (running.incrementAndGet() > MAX_LISTINGS) {
-				running.decrementAndGet();
-				Unavailable busy = new Unavailable(context.server(), list, "is being listed for too many views at "
-						+ "once (" + MAX_LISTINGS + "); try again shortly");
+		ServerProperties server = servers.apply(context.server());
+		Duration wait = server == null ? DEFAULT_WAIT : server.timeouts().nonStreaming();
+		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list))
+			.onErrorMap(ServerListings.Refused.class, refused -> {
+				Unavailable busy = new Unavailable(context.server(), list, refused.why());
 				PolicyLog.unlisted(context.server(), list, busy);
-				return Mono.error(busy);
-			}
-			return lister.listAll(context, list).doFinally(signal -> running.decrementAndGet());
-		});
+				return busy;
+			});
 	}
 
 	/**

@@ -1,12 +1,14 @@
 package dev.mcprelay.policy;
 
 import java.util.List;
+import java.util.function.Function;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.config.HeaderProperties;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.UpstreamOAuth2Properties;
 
 /**
  * One view of an upstream: what the server can tell its callers apart by, so that the tools it published to one view
@@ -22,6 +24,10 @@ import dev.mcprelay.config.ServerProperties;
  * to keep their definitions apart. The interceptors' headers are those set when the view is read: by every
  * {@code user-request} interceptor, and by the request-stage ones ordered before the policies.
  *
+ * <p>A view is also the upstream itself as the relay reaches it: the server's URL, transport, authorization, fixed
+ * headers and OAuth2 client, so that what one upstream published never decides a call to another after a reload
+ * moved the server ({@code servers.<id>.url} changed) or changed whom it speaks as.
+ *
  * <p>The caller and the values are kept as their SHA-256 only: a view holds no credential or claim.
  *
  * @param server the configured server
@@ -31,30 +37,7 @@ public record UpstreamView(String server, String digest) {
 
 	/** The view of {@code server} that the request of {@code context} has. */
 	public static UpstreamView of(CallContext context, ServerProperties server) {
-		StringBuilder view = new StringBuilder(128);
-		Caller caller = context.caller() == null ? Caller.ANONYMOUS : context.caller();
-		field(view, caller.kind().name());
-		field(view, caller.id());
-		if (caller.kind() == Caller.Kind.JWT) {
-			field(view, caller.claimAsText("iss"));
-			field(view, caller.claimAsText("sub"));
-		}
-		if (server != null) {
-			for (HeaderProperties header : server.headers()) {
-				if (header.value() != null) {
-					continue; // the same for every caller
-				}
-				field(view, header.name());
-				if (header.fromCallerClaim() != null) {
-					field(view, caller.claimAsText(header.fromCallerClaim()));
-				}
-				else {
-					List<String> values = context.headers().get(header.fromRequestHeader());
-					field(view, String.valueOf(values.size()));
-					values.forEach(value -> field(view, value));
-				}
-			}
-		}
+		StringBuilder view = callerAndHeaders(context.caller(), name -> context.headers().get(name), server);
 		// what interceptors set or removed upstream for this request, in name order, after a field that ends the above
 		field(view, "interceptors");
 		context.upstreamHeaders().forEachChange((name, value) -> {
@@ -62,6 +45,74 @@ public record UpstreamView(String server, String digest) {
 			field(view, value);
 		});
 		return new UpstreamView(context.server(), Sha256.hex(view.toString()));
+	}
+
+	/**
+	 * The view of {@code server} a request of {@code caller} with headers {@code requestHeaders} (each name's values,
+	 * none: empty) has before any interceptor ran for it: for one who asks the server through the server's own
+	 * exchange, where the interceptors of that exchange run (a virtual server asking its member), and keys what it
+	 * keeps of the answers by this view and by what the interceptors' headers depend on.
+	 */
+	public static UpstreamView beforeInterceptors(String serverId, Caller caller,
+			Function<String, List<String>> requestHeaders, ServerProperties server) {
+		return new UpstreamView(serverId, Sha256.hex(callerAndHeaders(caller, requestHeaders, server).toString()));
+	}
+
+	/** The caller, then the values of the server's headers that differ per caller or request. */
+	private static StringBuilder callerAndHeaders(Caller given, Function<String, List<String>> requestHeaders,
+			ServerProperties server) {
+		StringBuilder view = new StringBuilder(128);
+		Caller caller = given == null ? Caller.ANONYMOUS : given;
+		field(view, caller.kind().name());
+		field(view, caller.id());
+		if (caller.kind() == Caller.Kind.JWT) {
+			field(view, caller.claimAsText("iss"));
+			field(view, caller.claimAsText("sub"));
+		}
+		if (server != null) {
+			upstream(view, server);
+			for (HeaderProperties header : server.headers()) {
+				if (header.value() != null) {
+					continue; // the same for every caller: part of the upstream above
+				}
+				field(view, header.name());
+				if (header.fromCallerClaim() != null) {
+					field(view, caller.claimAsText(header.fromCallerClaim()));
+				}
+				else {
+					List<String> values = requestHeaders.apply(header.fromRequestHeader());
+					field(view, String.valueOf(values.size()));
+					values.forEach(value -> field(view, value));
+				}
+			}
+		}
+		return view;
+	}
+
+	/** The upstream as the relay reaches it and speaks to it: another URL or credential is another view. */
+	private static void upstream(StringBuilder view, ServerProperties server) {
+		field(view, server.url());
+		field(view, server.transport().name());
+		field(view, server.authorization());
+		for (HeaderProperties header : server.headers()) {
+			if (header.value() != null) {
+				field(view, header.name());
+				field(view, header.value());
+			}
+		}
+		UpstreamOAuth2Properties oauth2 = server.oauth2();
+		if (oauth2 != null) {
+			field(view, oauth2.grant().name());
+			field(view, oauth2.tokenUri());
+			field(view, oauth2.issuerUri());
+			field(view, oauth2.clientId());
+			field(view, oauth2.clientSecret());
+			field(view, oauth2.privateKey());
+			field(view, oauth2.keyId());
+			field(view, String.join(" ", oauth2.scopes()));
+			field(view, oauth2.audience());
+		}
+		field(view, "callers");
 	}
 
 	/** {@code value} appended so that no two sequences of values read alike: its length, then itself. */

@@ -21,8 +21,11 @@ final class ByteBudget {
 	/** The one waiting for room, told when there is; guarded by {@code this}. */
 	private MonoSink<Void> waiting;
 
-	/** How much it asked for; guarded by {@code this}. */
+	/** How much it asked for, or {@link #DRAINED} when it waits for nothing to be held; guarded by {@code this}. */
 	private long waitingSize;
+
+	/** What the one waiting asks for when it waits for everything held to be given back ({@link #drained}). */
+	private static final long DRAINED = -1;
 
 	ByteBudget(long maxBytes) {
 		this.maxBytes = maxBytes;
@@ -47,6 +50,24 @@ final class ByteBudget {
 		});
 	}
 
+	/**
+	 * Completes once nothing is held (at once when nothing is), taking nothing: for a stage that has passed on its last
+	 * piece and is done only when that has passed further. Cancelling it stops the wait.
+	 */
+	Mono<Void> drained() {
+		return Mono.create(sink -> {
+			synchronized (this) {
+				if (held > 0) {
+					waiting = sink;
+					waitingSize = DRAINED;
+					sink.onCancel(this::stopWaiting);
+					return;
+				}
+			}
+			sink.success();
+		});
+	}
+
 	/** Counts {@code size} bytes held that are here already, whether they fit or not. */
 	synchronized void take(long size) {
 		held += size;
@@ -57,8 +78,8 @@ final class ByteBudget {
 		MonoSink<Void> admitted = null;
 		synchronized (this) {
 			held -= size;
-			if (waiting != null && fits(waitingSize)) {
-				held += waitingSize;
+			if (waiting != null && (waitingSize == DRAINED ? held <= 0 : fits(waitingSize))) {
+				held += Math.max(0, waitingSize);
 				admitted = waiting;
 				waiting = null;
 			}

@@ -9,6 +9,7 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.intercept.CallConfiguration;
 import dev.mcprelay.intercept.RequestInterception;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
@@ -129,7 +130,7 @@ public class McpRelay {
 	 * goes anywhere. A body that cannot be read or parsed is answered id-less.
 	 */
 	private Mono<Void> answerByIds(McpRoute route, RelayExchange exchange, RelayFailure failure) {
-		return readPayload(upstreams.require(route), exchange).doOnNext(exchange.record()::payload)
+		return readPayload(upstreams.in(exchange.configuration()).require(route), exchange).doOnNext(exchange.record()::payload)
 			.map(java.util.Optional::of)
 			.onErrorReturn(java.util.Optional.empty())
 			.defaultIfEmpty(java.util.Optional.empty())
@@ -153,9 +154,13 @@ public class McpRelay {
 	/** What every stage of the request sees of it; a virtual server's message to a member names the virtual server. */
 	private CallContext contextOf(Upstream upstream, RelayExchange exchange) {
 		VirtualMembers virtual = exchange.virtualMembers();
-		return new CallContext(upstream.id(), SpringRequestHeaders.of(exchange.requestHeaderView()),
-				exchange.caller(),
-				credentialHeaders.hiddenFrom(upstream.id()), virtual == null ? null : virtual.virtualServer());
+		CallContext context = new CallContext(upstream.id(), SpringRequestHeaders.of(exchange.requestHeaderView()),
+				exchange.caller(), credentialHeaders.hiddenFrom(exchange.configuration(), upstream.id()),
+				virtual == null ? null : virtual.virtualServer());
+		if (virtual != null && virtual.catalogue()) {
+			context.attributes().put(VirtualMembers.CATALOGUE_LISTING, Boolean.TRUE);
+		}
+		return CallConfiguration.attach(context, exchange.configuration());
 	}
 
 	/** Any other HTTP method on a configured server: 405 with {@code Allow}; nothing is forwarded. */
@@ -168,9 +173,9 @@ public class McpRelay {
 
 	/** The configured upstream the route names, once the request's origin is allowed; recorded for metrics. */
 	private Upstream resolve(McpRoute route, RelayExchange exchange) {
-		Upstream upstream = upstreams.require(route);
+		Upstream upstream = upstreams.in(exchange.configuration()).require(route);
 		originPolicy.check(exchange.requestHeaderView());
-		SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), upstream.id());
+		SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), upstream.properties(), upstream.id());
 		requireReadableContentType(exchange.requestHeaderView(), upstream);
 		exchange.record().server(upstream.id());
 		admitSession(upstream, exchange);

@@ -1,11 +1,11 @@
 package dev.mcprelay.proxy;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +21,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * What the relay carries for its clients, and how it ends when the relay shuts down: the SSE streams it holds open,
@@ -36,8 +38,14 @@ import reactor.core.publisher.Sinks;
  * (a 4xx or 5xx, a type the relay does not read) by closing the client's connection, which tells the client the body
  * is incomplete; all with reason {@code relay_shutting_down} and recorded as the relay's doing
  * ({@link dev.mcprelay.metrics.RelayOutcome#SHUTDOWN}), never as the upstream's failure;</li>
- * <li>a stream or exchange that begins after its kind was cut is cut at once.</li>
+ * <li>a stream or exchange that begins after its kind was cut is cut at once;</li>
+ * <li>once no POST or DELETE is in flight (they ended, or were cut), the relay's own shutdown work runs
+ * ({@link #atShutdown}: a virtual session's member sessions ended), never under a call still using what it ends.</li>
  * </ol>
+ * A reload ends the streams it withdrew what governed the same way at once, answered and counted by reason
+ * ({@link RelayMeters#STREAMS_ENDED}): a removed server's ({@link Upstream#removed}, {@code server_removed}), those of a
+ * caller whose access to the server it withdrew ({@link Upstream#withdrawnFrom}, {@code access_withdrawn}), and those
+ * on a changed legacy SSE server's bridged sessions ({@link Upstream#bridgeRetired}, {@code session_ended}).
  */
 @Component
 public class OpenStreams implements SmartLifecycle {
@@ -46,7 +54,17 @@ public class OpenStreams implements SmartLifecycle {
 
 	private static final Duration POLL = Duration.ofMillis(50);
 
-	private final Map<String, AtomicInteger> openByServer = new HashMap<>();
+	/** The least time the relay's own shutdown work gets, after the grace period's cut ({@link #atShutdown}). */
+	static final Duration WORK_BOUND = Duration.ofSeconds(2);
+
+	/** How long the cut's answers may take to be written before the shutdown work begins. */
+	private static final Duration CUT_SETTLING = Duration.ofSeconds(1);
+
+	/** The context key of the relay's own shutdown work. */
+	private static final String SHUTDOWN_WORK = OpenStreams.class.getName() + ".shutdownWork";
+
+	/** By server id: those configured at start-up, and those a reload added as their first stream opens. */
+	private final Map<String, AtomicInteger> openByServer = new ConcurrentHashMap<>();
 
 	private final Map<String, Counter> stalledByServer = new ConcurrentHashMap<>();
 
@@ -61,28 +79,36 @@ public class OpenStreams implements SmartLifecycle {
 
 	private final Duration gracePeriod;
 
+	/** {@code sessions.max-held-bytes}: the most of a whole answer handed to a connection and not yet written. */
+	private final long maxHeldBytes;
+
 	private volatile boolean running;
 
 	/** Work that ends what the relay holds on its own account at shutdown ({@link #atShutdown}). */
 	private final java.util.List<java.util.function.Supplier<Mono<Void>>> shutdownWork = new java.util.concurrent.CopyOnWriteArrayList<>();
 
 	OpenStreams(RelayProperties properties, MeterRegistry registry) {
+		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 		this.gracePeriod = properties.shutdown().streamGracePeriod();
 		this.registry = registry;
 		properties.servers().keySet().forEach(server -> {
 			stalledByServer.put(server, stalledCounter(server));
-			AtomicInteger open = new AtomicInteger();
-			openByServer.put(server, open);
-			Gauge.builder(RelayMeters.ACTIVE_STREAMS, open, AtomicInteger::get)
-				.description("SSE streams open right now")
-				.tag(RelayMeters.SERVER, server)
-				.register(registry);
+			openByServer.computeIfAbsent(server, this::openGauge);
 		});
+	}
+
+	private AtomicInteger openGauge(String server) {
+		AtomicInteger open = new AtomicInteger();
+		Gauge.builder(RelayMeters.ACTIVE_STREAMS, open, AtomicInteger::get)
+			.description("SSE streams open right now")
+			.tag(RelayMeters.SERVER, server)
+			.register(registry);
+		return open;
 	}
 
 	/** Counts {@code stream} as open from subscription until it ends, however it ends. */
 	<T> Flux<T> count(String server, Flux<T> stream) {
-		AtomicInteger open = openByServer.computeIfAbsent(server, id -> new AtomicInteger());
+		AtomicInteger open = openByServer.computeIfAbsent(server, this::openGauge);
 		return stream.doOnSubscribe(subscription -> open.incrementAndGet()).doFinally(signal -> open.decrementAndGet());
 	}
 
@@ -104,12 +130,31 @@ public class OpenStreams implements SmartLifecycle {
 	 */
 	<T> Flux<T> endForStalledClient(RelayCall call) {
 		Upstream upstream = call.upstream();
-		log.info("{} response of '{}': the client read nothing for {}; its connection is closed", call.method(),
-				upstream.id(), upstream.clientWriteTimeout());
-		call.exchange().record().failed(false, "client_write_timeout");
-		stalledByServer.computeIfAbsent(upstream.id(), this::stalledCounter).increment();
-		call.exchange().response().closeConnection();
+		endForStalledClient(call.exchange(), upstream.id(), call.method().name(), upstream.clientWriteTimeout());
 		return Flux.empty();
+	}
+
+	private void endForStalledClient(dev.mcprelay.http.RelayExchange exchange, String server, String what,
+			Duration clientWrite) {
+		log.info("{} response of '{}': the client read nothing for {}; its connection is closed", what, server,
+				clientWrite);
+		exchange.record().failed(false, "client_write_timeout");
+		stalledByServer.computeIfAbsent(server, this::stalledCounter).increment();
+		exchange.response().closeConnection();
+	}
+
+	/**
+	 * The writer of {@code exchange}'s whole answers, as a server's own are written ({@link ClientWriteWindow#whole}):
+	 * at most {@code sessions.max-held-bytes} handed to the connection and not yet written, and a client that takes
+	 * nothing of the answer for {@code clientWrite} ended as a stalled stream's client is (logged at INFO with
+	 * {@code what}, {@code client_write_timeout}, counted under {@code server}, its connection closed). For the answers
+	 * the relay composes itself (a virtual server's merged list), which have no upstream exchange to time them.
+	 */
+	public WholeAnswerWriter clientTimed(dev.mcprelay.http.RelayExchange exchange, String server, String what,
+			Duration clientWrite) {
+		return (response, body) -> ClientWriteWindow.whole(response, body, maxHeldBytes,
+				StreamWatch.of(clientWrite, clientWrite, response),
+				() -> endForStalledClient(exchange, server, what, clientWrite));
 	}
 
 	private Counter stalledCounter(String server) {
@@ -124,7 +169,21 @@ public class OpenStreams implements SmartLifecycle {
 	 * when shutdown begins, a POST's or DELETE's ({@code post}) when the grace period ends.
 	 */
 	Mono<Void> closing(boolean post) {
-		return (post ? closePostStreams : closeGetStreams).asMono();
+		if (!post) {
+			return closeGetStreams.asMono();
+		}
+		Sinks.Empty<Void> closePosts = closePostStreams;
+		// the relay's own shutdown work runs after the cut, bounded by its own limit (stop(Runnable))
+		return Mono.deferContextual(context -> context.hasKey(SHUTDOWN_WORK) ? Mono.never() : closePosts.asMono());
+	}
+
+	/**
+	 * The part of {@code context} that marks an exchange as the relay's own shutdown work ({@link #atShutdown}), for an
+	 * exchange subscribed apart from the work that makes it (a virtual server's member exchange): the shutdown's cut
+	 * does not end such an exchange, the work's own bound does.
+	 */
+	public static Context shutdownWork(ContextView context) {
+		return context.hasKey(SHUTDOWN_WORK) ? Context.of(SHUTDOWN_WORK, Boolean.TRUE) : Context.empty();
 	}
 
 	/**
@@ -143,10 +202,38 @@ public class OpenStreams implements SmartLifecycle {
 	<T> Flux<T> untilShutdown(Flux<T> body, RelayCall call) {
 		return Flux.defer(() -> {
 			AtomicBoolean shutDown = new AtomicBoolean();
+			AtomicReference<String> byReload = new AtomicReference<>();
+			Upstream upstream = call.upstream();
 			return body.takeUntilOther(closing(endsWithTheGracePeriod(call)).doOnTerminate(() -> shutDown.set(true)))
+				.takeUntilOther(upstream.removed()
+					.doOnTerminate(() -> byReload.set(RelayShuttingDownException.SERVER_REMOVED)))
+				.takeUntilOther(upstream.withdrawnFrom(call.exchange().caller())
+					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
+				.takeUntilOther(upstream.bridgeRetired()
+					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.SESSION_ENDED)))
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
-						: Mono.empty()));
+						: byReload.get() != null ? Mono.error(endedByReload(upstream.id(), byReload.get()))
+								: Mono.empty()));
 		});
+	}
+
+	/**
+	 * Counts a stream a reload ended because it removed its server, withdrew its caller's access to it, or changed the
+	 * legacy SSE server its session was bridged to ({@link RelayMeters#STREAMS_ENDED}, by {@code reason}).
+	 */
+	private RelayShuttingDownException endedByReload(String server, String reason) {
+		log.info("A stream of '{}' ended: a configuration reload {}", server, switch (reason) {
+			case RelayShuttingDownException.SERVER_REMOVED -> "removed the server";
+			case RelayShuttingDownException.SESSION_ENDED -> "changed the legacy SSE server, ending its bridged sessions";
+			default -> "withdrew its caller's access to the server";
+		});
+		Counter.builder(RelayMeters.STREAMS_ENDED)
+			.description("Open streams the relay ended because a configuration reload withdrew what governed them")
+			.tag(RelayMeters.SERVER, server)
+			.tag(RelayMeters.REASON, reason)
+			.register(registry)
+			.increment();
+		return new RelayShuttingDownException(reason);
 	}
 
 	/**
@@ -158,9 +245,11 @@ public class OpenStreams implements SmartLifecycle {
 	}
 
 	/**
-	 * {@code work} runs as shutdown begins, counted as a call in flight: the grace period waits for it, and member
-	 * exchanges it makes are cut with the others at the grace period's end (so it is bounded by it). For what the
-	 * relay holds on its own account and must end (a virtual session's member sessions, with the memory store).
+	 * {@code work} runs once the POSTs and DELETEs in flight at shutdown have ended (on their own, or cut at the grace
+	 * period's end), so that it never ends what they still use: it is bounded by what remains of the grace period, and
+	 * at least {@link #WORK_BOUND}, and cancelled at that bound. For what the relay holds on its own account and must
+	 * end (a virtual session's member sessions, with the memory store); the exchanges it makes are not cut with the
+	 * clients' ({@link #shutdownWork(ContextView)}).
 	 */
 	public void atShutdown(java.util.function.Supplier<Mono<Void>> work) {
 		shutdownWork.add(work);
@@ -189,16 +278,39 @@ public class OpenStreams implements SmartLifecycle {
 		running = false;
 		Sinks.Empty<Void> closePosts = closePostStreams;
 		closeGetStreams.tryEmitEmpty();
-		shutdownWork.forEach(work -> inFlight(Mono.defer(work)).subscribe(null, error -> log.debug("Shutdown work "
-				+ "failed", error)));
 		log.info("Shutting down: GET streams closed; {} POST or DELETE request(s) in flight get up to {} to finish",
 				callsInFlight.get(), gracePeriod);
-		Flux.interval(Duration.ZERO, POLL)
-			.takeUntil(tick -> callsInFlight.get() == 0)
-			.take(gracePeriod)
+		long start = System.nanoTime();
+		untilNoCallInFlight(gracePeriod)
 			.then(Mono.fromRunnable(closePosts::tryEmitEmpty))
+			// what the cut ended writes its answers at once: the work waits for that, a little
+			.then(Mono.defer(() -> untilNoCallInFlight(CUT_SETTLING)))
+			.then(Mono.defer(() -> ownWork(start)))
 			.doFinally(signal -> callback.run())
 			.subscribe();
+	}
+
+	/** Completes when no POST or DELETE is in flight, or at {@code limit}. */
+	private Mono<Void> untilNoCallInFlight(Duration limit) {
+		return Flux.interval(Duration.ZERO, POLL).takeUntil(tick -> callsInFlight.get() == 0).take(limit).then();
+	}
+
+	/** The shutdown work ({@link #atShutdown}), bounded by what remains of the grace period, at least WORK_BOUND. */
+	private Mono<Void> ownWork(long start) {
+		if (shutdownWork.isEmpty()) {
+			return Mono.empty();
+		}
+		Duration left = gracePeriod.minusNanos(System.nanoTime() - start);
+		Duration bound = left.compareTo(WORK_BOUND) > 0 ? left : WORK_BOUND;
+		return Flux.fromIterable(shutdownWork)
+			.flatMap(work -> Mono.defer(work).onErrorResume(error -> {
+				log.debug("Shutdown work failed", error);
+				return Mono.empty();
+			}))
+			.then()
+			.contextWrite(Context.of(SHUTDOWN_WORK, Boolean.TRUE))
+			.timeout(bound, Mono.fromRunnable(() -> log.info("Shutting down: the relay's own shutdown work did not "
+					+ "end within {}; it was cancelled", bound)));
 	}
 
 	@Override

@@ -63,8 +63,17 @@ public final class RelayAnswers {
 	/** As {@link #answer(RelayResponse, HttpStatus, List, boolean)}, with {@code headers} added. */
 	public static Mono<Void> answer(RelayResponse response, HttpStatus status, List<ObjectNode> answers, boolean batch,
 			HttpHeaders headers) {
+		return answer(response, status, answers, batch, headers, WholeAnswerWriter.UNTIMED);
+	}
+
+	/**
+	 * As {@link #answer(RelayResponse, HttpStatus, List, boolean, HttpHeaders)}, the body written by {@code writer}
+	 * ({@link OpenStreams#clientTimed}: an answer that may be large, cut when the client takes none of it).
+	 */
+	public static Mono<Void> answer(RelayResponse response, HttpStatus status, List<ObjectNode> answers, boolean batch,
+			HttpHeaders headers, WholeAnswerWriter writer) {
 		JsonNode body = batch ? JsonNodeFactory.instance.arrayNode().addAll(answers) : answers.get(0);
-		return write(response, status, JsonRpcErrors.toBytes(body), headers);
+		return write(response, status, JsonRpcErrors.toBytes(body), headers, writer);
 	}
 
 	/**
@@ -72,6 +81,11 @@ public final class RelayAnswers {
 	 * interceptor's notifications reach the client ahead of its result.
 	 */
 	public static Mono<Void> stream(RelayResponse response, List<ObjectNode> messages) {
+		return stream(response, messages, WholeAnswerWriter.UNTIMED);
+	}
+
+	/** As {@link #stream(RelayResponse, List)}, the body written by {@code writer}. */
+	public static Mono<Void> stream(RelayResponse response, List<ObjectNode> messages, WholeAnswerWriter writer) {
 		java.io.ByteArrayOutputStream events = new java.io.ByteArrayOutputStream();
 		for (ObjectNode message : messages) {
 			events.writeBytes(dev.mcprelay.sse.SseEventWriter.message(
@@ -83,10 +97,15 @@ public final class RelayAnswers {
 		answerHeaders.setContentType(MediaType.TEXT_EVENT_STREAM);
 		answerHeaders.setCacheControl("no-cache");
 		answerHeaders.setContentLength(body.length);
-		return response.write(Mono.just(response.bufferFactory().wrap(body)));
+		return writer.write(response, body);
 	}
 
 	private static Mono<Void> write(RelayResponse response, HttpStatus status, byte[] body, HttpHeaders headers) {
+		return write(response, status, body, headers, WholeAnswerWriter.UNTIMED);
+	}
+
+	private static Mono<Void> write(RelayResponse response, HttpStatus status, byte[] body, HttpHeaders headers,
+			WholeAnswerWriter writer) {
 		HttpHeaders answerHeaders = cleared(response);
 		answerHeaders.putAll(headers);
 		response.status(status);
@@ -95,7 +114,7 @@ public final class RelayAnswers {
 		}
 		answerHeaders.setContentType(MediaType.APPLICATION_JSON);
 		answerHeaders.setContentLength(body.length);
-		return response.write(Mono.just(response.bufferFactory().wrap(body)));
+		return writer.write(response, body);
 	}
 
 	/** The response's headers, emptied, seen as Spring's (a view, for its setters' formats). */

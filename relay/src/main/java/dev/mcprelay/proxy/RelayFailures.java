@@ -1,6 +1,9 @@
 package dev.mcprelay.proxy;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 import org.springframework.http.HttpMethod;
@@ -15,8 +18,12 @@ import dev.mcprelay.transport.UpstreamTransportException;
 /** Every failure the relay reports, in one place, with its HTTP status, JSON-RPC code and wording. */
 public final class RelayFailures {
 
-	/** The HTTP methods {@code /mcp/{server}} takes, as a 405 names them in {@code Allow}. */
-	static final Set<HttpMethod> ENDPOINT_METHODS = Set.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.DELETE);
+	/**
+	 * The HTTP methods {@code /mcp/{server}} takes, as a 405 names them in {@code Allow}: {@code POST, GET, DELETE},
+	 * in that order on every replica (a {@code Set.of}'s order changes from one JVM to the next).
+	 */
+	static final Set<HttpMethod> ENDPOINT_METHODS = Collections
+		.unmodifiableSet(new LinkedHashSet<>(List.of(HttpMethod.POST, HttpMethod.GET, HttpMethod.DELETE)));
 
 	private RelayFailures() {
 	}
@@ -88,6 +95,18 @@ public final class RelayFailures {
 	public static RelayFailure internalError() {
 		return new RelayFailure(HttpStatus.INTERNAL_SERVER_ERROR, JsonRpcErrorCodes.INTERNAL_ERROR, "internal_error",
 				null, "The relay failed to handle the request; the operator can find the cause in its log.");
+	}
+
+	/**
+	 * The client stopped sending its request before it was whole (nothing for
+	 * {@code client-connections.request-read-timeout}): 408, the client's fault; nothing was forwarded, and the
+	 * connection is closed after the answer. No server is named: the answer comes from the HTTP layer, before any
+	 * routing the body would decide.
+	 */
+	public static RelayFailure requestReadTimeout() {
+		return new RelayFailure(HttpStatus.REQUEST_TIMEOUT, JsonRpcErrorCodes.INVALID_REQUEST, "request_read_timeout",
+				null, "The request stopped arriving before it was whole (nothing came for the relay's "
+						+ "request-read-timeout); nothing was forwarded: send the whole request again.");
 	}
 
 	public static RelayFailure methodNotAllowed(String server, HttpMethod method) {
@@ -184,6 +203,33 @@ public final class RelayFailures {
 	public static RelayFailure upstreamStreamBroken(String server) {
 		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "upstream_stream_broken",
 				server, "The stream from MCP server '" + server + "' broke off before the answer arrived.");
+	}
+
+	/** A reload removed the server while the request was waiting for it. */
+	public static RelayFailure serverRemoved(String server) {
+		return new RelayFailure(HttpStatus.NOT_FOUND, JsonRpcErrorCodes.INTERNAL_ERROR, "server_removed", server,
+				"MCP server '" + server + "' was removed from the relay's configuration before it answered.");
+	}
+
+	/** What a request waiting on a session of a legacy SSE server is told when a reload removed the server. */
+	static dev.mcprelay.transport.UpstreamTransportException retiredSessionOfRemovedServer(String server) {
+		return new dev.mcprelay.transport.UpstreamTransportException(
+				dev.mcprelay.transport.UpstreamTransportException.Kind.UNKNOWN_SESSION, "server_removed",
+				"MCP server '" + server + "' was removed from the relay's configuration before it answered.");
+	}
+
+	/** What a request waiting on a session of a legacy SSE server is told when a reload changed the server. */
+	static dev.mcprelay.transport.UpstreamTransportException retiredSessionOfChangedServer(String server) {
+		return new dev.mcprelay.transport.UpstreamTransportException(
+				dev.mcprelay.transport.UpstreamTransportException.Kind.UNKNOWN_SESSION, "session_ended",
+				"This MCP session of server '" + server + "' has ended: a configuration reload changed the server; "
+						+ "initialize a new one.");
+	}
+
+	/** A reload withdrew the caller's access to the server (its allowed-scopes) while the request was waiting for it. */
+	public static RelayFailure accessWithdrawn(String server) {
+		return new RelayFailure(HttpStatus.FORBIDDEN, JsonRpcErrorCodes.INTERNAL_ERROR, "access_withdrawn", server,
+				"Access to MCP server '" + server + "' was withdrawn by the relay's configuration before it answered.");
 	}
 
 	public static RelayFailure relayShuttingDown(String server) {

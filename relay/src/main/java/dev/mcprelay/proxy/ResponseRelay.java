@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -16,6 +17,7 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.McpRequest;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.RemoteMessages;
@@ -35,7 +37,9 @@ import reactor.core.publisher.Mono;
  * {@code max-buffered-body} (counted in the memory budget for bodies, never refused by it: the call ran upstream, and
  * its answer is not to be replaced by "try again", {@link BoundedBody#readAnswer}), checked to be JSON-RPC, run
  * through the server-to-client stages, relayed byte for byte
- * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. An empty body when no
+ * unless an interceptor changed it; the relay's own answers to a batch join the upstream's. Written no faster than the
+ * client takes it ({@link ClientWriteWindow#whole}: at most {@code sessions.max-held-bytes} of it off the heap) and cut,
+ * as a stalled stream is, when the client takes nothing of it for {@code client-write}; an empty body when no
  * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
  * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
@@ -70,7 +74,7 @@ class ResponseRelay {
 
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
 			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
-			OpenStreams openStreams, ResponseHead responseHead) {
+			OpenStreams openStreams, ResponseHead responseHead, RelayProperties properties) {
 		this.responseHead = responseHead;
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
@@ -135,7 +139,7 @@ class ResponseRelay {
 						if (!afterStage.changed() && localAnswers.isEmpty()) {
 							responseHead.write(call, upstreamResponse, false);
 							response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-							return response.write(Mono.just(response.bufferFactory().wrap(body)));
+							return writeWhole(call, body);
 						}
 						List<ObjectNode> all = new ArrayList<>(afterStage.answers());
 						all.addAll(localAnswers);
@@ -143,7 +147,8 @@ class ResponseRelay {
 						HttpStatus upstreamStatus = HttpStatus.resolve(status.value());
 						return RelayAnswers.answer(response,
 								allResults ? HttpStatus.OK : upstreamStatus != null ? upstreamStatus : HttpStatus.BAD_GATEWAY,
-								all, call.plan().payload().batch() || !localAnswers.isEmpty());
+								all, call.plan().payload().batch() || !localAnswers.isEmpty(), HttpHeaders.EMPTY,
+								clientTimed(call));
 					});
 			});
 	}
@@ -183,7 +188,7 @@ class ResponseRelay {
 				RelayResponse response = call.exchange().response();
 				responseHead.write(call, upstreamResponse, false);
 				response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-				return response.write(Mono.just(response.bufferFactory().wrap(body)));
+				return writeWhole(call, body);
 			});
 	}
 
@@ -211,15 +216,32 @@ class ResponseRelay {
 					byte[] body = messages.bytesWith(extra);
 					responseHead.write(call, upstreamResponse, false);
 					response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-					return response.write(Mono.just(response.bufferFactory().wrap(body)));
+					return writeWhole(call, body);
 				}
 				boolean allResults = extra.stream().noneMatch(answer -> answer.has("error"));
 				if (!allResults) {
 					call.exchange().record().failed(true, failure.reason());
 				}
 				return RelayAnswers.answer(response, allResults ? HttpStatus.OK : failure.status(), extra,
-						call.plan() != null && call.plan().payload().batch());
+						call.plan() != null && call.plan().payload().batch(), HttpHeaders.EMPTY, clientTimed(call));
 			});
+	}
+
+	/**
+	 * Writes {@code body}, the whole answer, through a {@link ClientWriteWindow}, timed by the client's clock of a
+	 * {@link StreamWatch} ({@code timeouts.client-write}): a client that takes nothing of it for that long is closed as a
+	 * stalled stream's is ({@link OpenStreams#endForStalledClient}: reason {@code client_write_timeout}, outcome
+	 * {@code client_error}, counted), on a member's exchange too, whose "client" is the virtual server's reader.
+	 */
+	private Mono<Void> writeWhole(RelayCall call, byte[] body) {
+		return clientTimed(call).write(call.exchange().response(), body);
+	}
+
+	/** The one writer of {@code call}'s whole answers: {@link OpenStreams#clientTimed}, on the server's clock. */
+	private WholeAnswerWriter clientTimed(RelayCall call) {
+		Upstream upstream = call.upstream();
+		return openStreams.clientTimed(call.exchange(), upstream.id(), call.method().name(),
+				upstream.clientWriteTimeout());
 	}
 
 	/**

@@ -4,6 +4,9 @@ import java.util.List;
 
 import org.springframework.http.HttpHeaders;
 
+import dev.mcprelay.config.InjectedArgumentProperties;
+import dev.mcprelay.config.ServerProperties;
+
 /**
  * The request headers that carry one value, which the relay reads and its upstream reads again:
  * {@code Mcp-Session-Id} (the session the relay orders, binds and bridges by), {@code MCP-Protocol-Version} (what
@@ -15,6 +18,11 @@ import org.springframework.http.HttpHeaders;
  * them). Such a request is refused before anything reads it ({@link #requireOneValue}), as a careful gateway does (on a
  * virtual server's endpoint too); lines that
  * repeat the same value say one thing and go upstream as one line ({@link HeaderRules}).
+ *
+ * <p>So are, for one server, the request headers whose value its {@code arguments.inject} entries inject
+ * ({@code from-request-header}): the relay sets the argument from one line, and a request that repeats the header with
+ * another value would have the relay pick one of two tenants ({@link #requireOneValue(HttpHeaders, ServerProperties,
+ * String)}); on a virtual server, the member's exchange, which carries the client's lines, is refused so.
  */
 public final class SingleValuedHeaders {
 
@@ -36,10 +44,45 @@ public final class SingleValuedHeaders {
 	 */
 	public static void requireOneValue(HttpHeaders headers, String server) {
 		for (String name : CHECKED) {
-			List<String> values = headers.get(name);
-			if (values != null && values.size() > 1 && values.stream().distinct().count() > 1) {
-				throw RelayFailures.conflictingHeader(server, name);
+			requireOneValue(headers, name, server);
+		}
+	}
+
+	/**
+	 * {@link #requireOneValue(HttpHeaders, String)}, and the headers {@code properties}' injected arguments are taken
+	 * from.
+	 *
+	 * @throws RelayFailure (400, {@code conflicting_header}) naming the first header whose lines differ
+	 */
+	static void requireOneValue(HttpHeaders headers, ServerProperties properties, String server) {
+		requireOneValue(headers, server);
+		for (InjectedArgumentProperties injection : properties.arguments().inject()) {
+			if (injection.fromRequestHeader() != null) {
+				requireOneListValue(headers, injection.fromRequestHeader(), server);
 			}
+		}
+	}
+
+	/**
+	 * As {@link #requireOneValue(HttpHeaders, String, String)}, reading each line as the comma-separated list it is to
+	 * HTTP (RFC 9110 section 5.3: {@code X: a, b} is {@code X: a} and {@code X: b}), so that one line holding two values
+	 * cannot inject the first of them either.
+	 */
+	private static void requireOneListValue(HttpHeaders headers, String name, String server) {
+		List<String> values = headers.get(name);
+		if (values != null && values.stream()
+			.flatMap(line -> java.util.Arrays.stream(line.split(",", -1)))
+			.map(String::strip)
+			.distinct()
+			.count() > 1) {
+			throw RelayFailures.conflictingHeader(server, name);
+		}
+	}
+
+	private static void requireOneValue(HttpHeaders headers, String name, String server) {
+		List<String> values = headers.get(name);
+		if (values != null && values.size() > 1 && values.stream().distinct().count() > 1) {
+			throw RelayFailures.conflictingHeader(server, name);
 		}
 	}
 

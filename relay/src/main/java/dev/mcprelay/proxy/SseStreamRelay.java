@@ -213,7 +213,7 @@ class SseStreamRelay {
 		}
 		RelayFailure failure;
 		if (shuttingDown) {
-			failure = RelayFailures.relayShuttingDown(upstream.id());
+			failure = ((RelayShuttingDownException) error).failure(upstream.id());
 		}
 		else if (idle) {
 			failure = RelayFailures.upstreamStreamIdle(upstream.id(), upstream.streamingIdleTimeout());
@@ -234,7 +234,8 @@ class SseStreamRelay {
 			failure = RelayFailures.upstreamStreamBroken(upstream.id());
 		}
 		if (shuttingDown) {
-			call.exchange().record().cutByShutdown();
+			// the relay's doing (shutdown, or a reload that removed the server), never the upstream's failure
+			call.exchange().record().cutByRelay(failure.reason());
 		}
 		else {
 			call.exchange().record().failed(true, failure.reason());

@@ -29,6 +29,10 @@ import reactor.core.scheduler.Schedulers;
  * ({@link EventReadAhead} asks again once most of the groups it holds went out), so a client that reads slowly but
  * steadily is never taken for one that stopped. Where nobody tells of the client's progress (a body relayed untouched), the relay's requests, which
  * its connection's writes make, are the only sign of it. On either failure the upstream body is cancelled.
+ *
+ * <p>A whole answer (a JSON body the relay holds entire, {@link ClientWriteWindow#whole}) has no upstream left to wait
+ * for: its watch ({@link #watchClient}) runs the client's clock alone, by the same rule, from the first buffer handed to
+ * the connection until the last is written, and ends the write with the same {@link ClientStalledException}.
  */
 final class StreamWatch {
 
@@ -82,6 +86,22 @@ final class StreamWatch {
 	}
 
 	/**
+	 * {@code written}, the buffers of a whole answer on their way to the client's connection, which completes only once
+	 * the connection has written them all: ended with a {@link ClientStalledException} when the client takes nothing
+	 * for {@code clientWrite}. Nothing is asked of an upstream, so only the client's clock runs, from the subscription
+	 * until {@code written} ends, restarted whenever the client takes bytes ({@link #clientTook}). Subscribe once.
+	 */
+	<T> Flux<T> watchClient(Flux<T> written) {
+		return Flux.defer(() -> {
+			synchronized (this) {
+				outstanding = 0;
+				restart();
+			}
+			return written;
+		}).takeUntilOther(expired.asMono()).concatWith(Mono.defer(this::failureIfExpiredAs)).doFinally(signal -> stop());
+	}
+
+	/**
 	 * The client took bytes it was handed: while the relay waits for it (asks nothing of the upstream), its clock
 	 * starts again. Before the body is watched, and once it ended, nothing is timed. Safe from any thread.
 	 */
@@ -132,7 +152,11 @@ final class StreamWatch {
 		expired.tryEmitEmpty();
 	}
 
-	private synchronized Mono<DataBuffer> failureIfExpired() {
+	private Mono<DataBuffer> failureIfExpired() {
+		return failureIfExpiredAs();
+	}
+
+	private synchronized <T> Mono<T> failureIfExpiredAs() {
 		return failure == null ? Mono.empty() : Mono.error(failure);
 	}
 

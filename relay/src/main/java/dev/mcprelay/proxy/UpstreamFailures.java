@@ -24,8 +24,8 @@ final class UpstreamFailures {
 		if (error instanceof RelayFailure failure) {
 			return failure;
 		}
-		if (error instanceof RelayShuttingDownException) {
-			return RelayFailures.relayShuttingDown(upstream.id());
+		if (error instanceof RelayShuttingDownException cut) {
+			return cut.failure(upstream.id());
 		}
 		if (error instanceof TimeoutException) {
 			return RelayFailures.upstreamTimeout(upstream.id(), upstream.nonStreamingTimeout());

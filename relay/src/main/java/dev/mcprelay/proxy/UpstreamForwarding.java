@@ -106,12 +106,13 @@ class UpstreamForwarding {
 	 */
 	private Mono<Void> send(RelayCall call, Runnable onWritten, boolean mayRetry) {
 		Upstream upstream = call.upstream();
-		if (!tokens.appliesTo(upstream.id())) {
+		if (!tokens.appliesTo(call.exchange().configuration(), upstream.id())) {
 			// most servers: no token to wait for, nothing on the path but the exchange
 			return exchange(call, onWritten, null, null, false);
 		}
 		String callerToken = callerToken(call);
-		return tokens.tokenFor(upstream.id(), callerToken, upstream.nonStreamingTimeout())
+		return tokens.tokenFor(call.exchange().configuration(), upstream.id(), callerToken,
+				upstream.nonStreamingTimeout())
 			.flatMap(token -> exchange(call, onWritten, token, callerToken, mayRetry))
 			.onErrorResume(RefusedToken.class, refused -> send(call, onWritten, false));
 	}
@@ -141,7 +142,7 @@ class UpstreamForwarding {
 				call.context().caller().id(), onWritten);
 		return deadline.bound(transports.of(upstream).exchange(request, response -> {
 			if (token != null && response.statusCode().value() == 401) {
-				tokens.drop(upstream.id(), callerToken, token);
+				tokens.drop(call.exchange().configuration(), upstream.id(), callerToken, token);
 				if (mayRetry) {
 					log.info("{} /mcp/{}: the upstream refused the relay's token (401); asking for a new one",
 							call.method(), upstream.id());
@@ -165,7 +166,8 @@ class UpstreamForwarding {
 
 	/** The caller's own bearer token, for a server that exchanges it ({@code token-exchange}); else {@code null}. */
 	private String callerToken(RelayCall call) {
-		if (!tokens.appliesTo(call.upstream().id()) || call.context().caller().kind() != Caller.Kind.JWT) {
+		if (!tokens.appliesTo(call.exchange().configuration(), call.upstream().id())
+				|| call.context().caller().kind() != Caller.Kind.JWT) {
 			return null;
 		}
 		String authorization = call.exchange().requestHeaders().get(HttpHeaders.AUTHORIZATION);

@@ -1,7 +1,6 @@
 package dev.mcprelay.security;
 
 import java.util.List;
-import java.util.Set;
 
 import org.springframework.security.authentication.AbstractAuthenticationToken;
 
@@ -9,8 +8,8 @@ import dev.mcprelay.api.Caller;
 
 /**
  * An API key on its way through Spring Security: first as presented (not authenticated, holding the key until it is
- * checked), then as accepted (authenticated, holding the {@link Caller} and the servers the key opens, and no longer
- * the key).
+ * checked), then as accepted (authenticated, holding the {@link Caller}, and no longer the key). Which servers the
+ * key opens is the request's configuration snapshot's ({@link KeyServers}).
  */
 final class ApiKeyAuthentication extends AbstractAuthenticationToken {
 
@@ -18,25 +17,22 @@ final class ApiKeyAuthentication extends AbstractAuthenticationToken {
 
 	private final Caller caller;
 
-	private final Set<String> servers;
-
 	private final boolean management;
 
-	private ApiKeyAuthentication(String presentedKey, Caller caller, Set<String> servers, boolean management) {
+	private ApiKeyAuthentication(String presentedKey, Caller caller, boolean management) {
 		super(List.of());
 		this.presentedKey = presentedKey;
 		this.caller = caller;
-		this.servers = servers;
 		this.management = management;
 		setAuthenticated(caller != null);
 	}
 
 	static ApiKeyAuthentication presented(String key) {
-		return new ApiKeyAuthentication(key, null, Set.of(), false);
+		return new ApiKeyAuthentication(key, null, false);
 	}
 
-	static ApiKeyAuthentication accepted(Caller caller, Set<String> servers, boolean management) {
-		return new ApiKeyAuthentication(null, caller, Set.copyOf(servers), management);
+	static ApiKeyAuthentication accepted(Caller caller, boolean management) {
+		return new ApiKeyAuthentication(null, caller, management);
 	}
 
 	/** Whether the key may read the relay's management endpoints ({@code management: true}). */
@@ -46,11 +42,6 @@ final class ApiKeyAuthentication extends AbstractAuthenticationToken {
 
 	String presentedKey() {
 		return presentedKey;
-	}
-
-	/** Whether the key opens server {@code id} ({@code *} opens every server). */
-	boolean opens(String id) {
-		return servers.contains("*") || servers.contains(id);
 	}
 
 	@Override

@@ -3,7 +3,6 @@ package dev.mcprelay.security;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
 
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
 import org.springframework.security.core.Authentication;
@@ -21,7 +20,7 @@ import reactor.core.publisher.Mono;
  */
 final class ApiKeys implements ReactiveAuthenticationManager {
 
-	private record Entry(byte[] sha256, Caller caller, Set<String> servers, boolean management) {
+	private record Entry(byte[] sha256, Caller caller, boolean management) {
 	}
 
 	private final List<Entry> entries;
@@ -29,7 +28,7 @@ final class ApiKeys implements ReactiveAuthenticationManager {
 	ApiKeys(List<ApiKeyProperties> keys) {
 		this.entries = keys.stream()
 			.map(key -> new Entry(HexFormat.of().parseHex(key.keySha256().toLowerCase(java.util.Locale.ROOT)),
-					Caller.apiKey(key.client()), Set.copyOf(key.servers()), key.management()))
+					Caller.apiKey(key.client()), key.management()))
 			.toList();
 	}
 
@@ -48,7 +47,7 @@ final class ApiKeys implements ReactiveAuthenticationManager {
 		if (match == null) {
 			return Mono.error(FrontDoorException.unauthenticated("invalid_api_key", "The API key is not valid"));
 		}
-		return Mono.just(ApiKeyAuthentication.accepted(match.caller(), match.servers(), match.management()));
+		return Mono.just(ApiKeyAuthentication.accepted(match.caller(), match.management()));
 	}
 
 }

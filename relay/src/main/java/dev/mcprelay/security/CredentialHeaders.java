@@ -13,6 +13,9 @@ import dev.mcprelay.config.InjectedArgumentProperties;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 
 /**
  * The headers that carry a caller's credential for the relay itself ({@code Authorization}, {@code X-Api-Key}), and
@@ -21,19 +24,30 @@ import dev.mcprelay.config.ServerProperties;
  * interceptors ({@code CallContext.headers()}), except a header a server's configuration copies by name
  * ({@code headers[n].from-request-header}, {@code arguments.inject[n].from-request-header}): an operator who names the
  * header for that server means it to cross. In mode {@code none} the relay reads no credential, so interceptors see
- * both (a policy of the operator's own may check them).
+ * both (a policy of the operator's own may check them). Which headers a server's interceptors see is a part of each
+ * configuration snapshot, read from the request's.
  */
 @Component
-public class CredentialHeaders {
+public class CredentialHeaders implements SnapshotPart<Map<String, Set<String>>> {
 
 	/** The headers the front door reads a credential from. */
 	public static final List<String> NAMES = List.of("Authorization", "X-Api-Key");
 
-	private final Map<String, Set<String>> hiddenByServer;
+	@Override
+	public String partName() {
+		return "credential headers";
+	}
 
-	public CredentialHeaders(RelayProperties properties) {
+	/** Each server's hidden headers, from the snapshot's own servers (a server a reload added hides them too). */
+	@Override
+	public Map<String, Set<String>> compile(SnapshotCompilation compilation) {
+		return hiddenByServer(compilation.properties());
+	}
+
+	/** Each server of {@code properties}' hidden headers, by id. */
+	public static Map<String, Set<String>> hiddenByServer(RelayProperties properties) {
 		boolean secured = properties.security().mode() != SecurityMode.NONE;
-		this.hiddenByServer = properties.servers()
+		return properties.servers()
 			.entrySet()
 			.stream()
 			.filter(entry -> entry.getValue() != null)
@@ -42,11 +56,11 @@ public class CredentialHeaders {
 	}
 
 	/**
-	 * The inbound headers interceptors of server {@code serverId} do not see (names compare case-insensitively);
-	 * empty when they see every header.
+	 * The inbound headers interceptors of server {@code serverId} do not see in {@code snapshot}, the request's (names
+	 * compare case-insensitively); empty when they see every header.
 	 */
-	public Set<String> hiddenFrom(String serverId) {
-		return hiddenByServer.getOrDefault(serverId, Set.of());
+	public Set<String> hiddenFrom(ConfigurationSnapshot snapshot, String serverId) {
+		return of(snapshot).getOrDefault(serverId, Set.of());
 	}
 
 	private static Set<String> hidden(ServerProperties server) {

@@ -121,7 +121,7 @@ public final class FrontDoor {
 		// Known even when refused below: the access log and the client tag say who was refused.
 		exchange.caller(caller);
 		try {
-			VirtualMembers members = access.decide(accepted, caller, exchange.route());
+			VirtualMembers members = access.decide(accepted, caller, exchange.route(), exchange.configuration());
 			if (members != null) {
 				exchange.virtualMembers(members);
 			}

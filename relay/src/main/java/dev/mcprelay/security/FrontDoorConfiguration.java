@@ -46,6 +46,7 @@ import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.SecurityProperties;
 import dev.mcprelay.demo.DemoMcpServer;
 import dev.mcprelay.http.WebFluxResponse;
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
@@ -186,7 +187,8 @@ class FrontDoorConfiguration {
 	@Bean
 	FrontDoor frontDoor(RelayProperties properties, UpstreamRegistry upstreams, McpRouting routing,
 			VirtualServers virtualServers, MeterRegistry registry,
-			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders, ObjectProvider<JwkSetKeys> jwkSetKeys) {
+			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders, ObjectProvider<JwkSetKeys> jwkSetKeys,
+			ObjectProvider<LiveConfiguration> live, KeyServers keyServers) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
 		if (mode == null) {
@@ -196,8 +198,8 @@ class FrontDoorConfiguration {
 			return FrontDoor.open();
 		}
 		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
-		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers,
-				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : List.of());
+		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers, keyServers,
+				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : List.of(), () -> live.getObject().current());
 		ManagementAccess management = new ManagementAccess(
 				mode == SecurityMode.JWT ? security.jwt().managementScopes() : List.of());
 		ForwardedHeaderTransformer transformer = forwardedHeaders.getIfAvailable();
@@ -274,11 +276,12 @@ class FrontDoorConfiguration {
 	@Bean
 	@Order(Ordered.HIGHEST_PRECEDENCE)
 	RouterFunction<ServerResponse> protectedResourceMetadata(RelayProperties properties, UpstreamRegistry upstreams,
-			McpRouting routing) {
+			McpRouting routing, dev.mcprelay.live.LiveConfiguration live) {
 		if (properties.security().mode() != SecurityMode.JWT) {
 			return request -> reactor.core.publisher.Mono.empty();
 		}
-		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(properties.security().jwt(), upstreams, routing);
+		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(properties.security().jwt(), upstreams, routing,
+				live);
 		return RouterFunctions.route(RequestPredicates.GET(ProtectedResourceMetadata.PREFIX + "/**"), metadata::serve);
 	}
 

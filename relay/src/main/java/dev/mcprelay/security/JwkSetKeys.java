@@ -84,6 +84,9 @@ final class JwkSetKeys implements Function<SignedJWT, Flux<JWK>>, DisposableBean
 
 	private final Disposable timer;
 
+	/** Set once the relay shuts down: a fetch still running then fails silently, its warning of no use to anyone. */
+	private volatile boolean destroyed;
+
 	/**
 	 * @param jwkSetUri the JWK Set's address, or {@code null} to find it in {@code issuer}'s metadata
 	 * @param issuer the issuer whose metadata names the JWK Set, when {@code jwkSetUri} is {@code null}
@@ -157,8 +160,10 @@ final class JwkSetKeys implements Function<SignedJWT, Flux<JWK>>, DisposableBean
 			}, failure -> {
 				state.set(new State(latest == null ? null : latest.keys(), startedAt, true));
 				fetching.set(null);
-				log.warn("The authorization server's keys could not be fetched ({}); the keys held are used meanwhile",
-						describe(failure));
+				if (!destroyed) {
+					log.warn("The authorization server's keys could not be fetched ({}); the keys held are used "
+							+ "meanwhile", describe(failure));
+				}
 				outcome.tryEmitError(failure);
 			});
 		return shared;
@@ -230,6 +235,7 @@ final class JwkSetKeys implements Function<SignedJWT, Flux<JWK>>, DisposableBean
 
 	@Override
 	public void destroy() {
+		destroyed = true;
 		timer.dispose();
 	}
 

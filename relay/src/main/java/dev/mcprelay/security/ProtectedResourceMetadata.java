@@ -16,6 +16,8 @@ import org.springframework.web.util.UriComponentsBuilder;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.JwtProperties;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
@@ -46,7 +48,11 @@ final class ProtectedResourceMetadata {
 
 	private final McpRouting routing;
 
-	ProtectedResourceMetadata(JwtProperties jwt, UpstreamRegistry upstreams, McpRouting routing) {
+	private final LiveConfiguration live;
+
+	ProtectedResourceMetadata(JwtProperties jwt, UpstreamRegistry upstreams, McpRouting routing,
+			LiveConfiguration live) {
+		this.live = live;
 		this.jwt = jwt;
 		this.upstreams = upstreams;
 		this.routing = routing;
@@ -67,11 +73,12 @@ final class ProtectedResourceMetadata {
 
 	Mono<ServerResponse> serve(ServerRequest request) {
 		String path = request.path().substring(PREFIX.length());
-		McpRoute route = routing.resolve(path);
+		ConfigurationSnapshot snapshot = live.current();
+		McpRoute route = routing.resolve(snapshot, path);
 		if (!route.isEndpoint()) {
 			return Mono.error(RelayFailures.notFound());
 		}
-		Upstream upstream = upstreams.find(route.server());
+		Upstream upstream = upstreams.in(snapshot).find(route.server());
 		Set<String> scopes = new LinkedHashSet<>(jwt.requiredScopes());
 		if (upstream != null) {
 			scopes.addAll(upstream.properties().allowedScopes());

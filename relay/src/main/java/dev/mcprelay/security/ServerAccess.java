@@ -2,6 +2,7 @@ package dev.mcprelay.security;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationResult;
@@ -11,6 +12,7 @@ import org.springframework.security.web.server.authorization.AuthorizationContex
 import org.springframework.web.server.ServerWebExchange;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.route.McpRoute;
@@ -47,9 +49,18 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	private final VirtualServers virtualServers;
 
-	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers,
-			List<String> requiredScopes) {
+	private final Supplier<ConfigurationSnapshot> current;
+
+	private final KeyServers keyServers;
+
+	/**
+	 * @param current the snapshot a request on Spring Security's chain runs on (those paths carry none of their own)
+	 */
+	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers, KeyServers keyServers,
+			List<String> requiredScopes, Supplier<ConfigurationSnapshot> current) {
 		this.upstreams = upstreams;
+		this.keyServers = keyServers;
+		this.current = current;
 		this.virtualServers = virtualServers;
 		this.routing = routing;
 		this.requiredScopes = List.copyOf(requiredScopes);
@@ -65,7 +76,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		ServerWebExchange exchange = context.getExchange();
 		return authentication.filter(Authentication::isAuthenticated).map(accepted -> {
 			try {
-				decide(accepted, callerOf(accepted), routing.routeOf(exchange));
+				decide(accepted, callerOf(accepted), routing.routeOf(exchange), current.get());
 				return (AuthorizationResult) GRANTED;
 			}
 			catch (AccessRefusal refusal) {
@@ -76,18 +87,19 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	}
 
 	/**
-	 * Decides whether {@code caller}, authenticated as {@code authentication}, may use what {@code route} names.
+	 * Decides whether {@code caller}, authenticated as {@code authentication}, may use what {@code route} names, as
+	 * {@code snapshot} (the request's) configures it.
 	 * @return the members of a virtual server the caller may use, for a virtual server's route; else {@code null}
 	 * @throws AccessRefusal when the caller may not
 	 */
-	VirtualMembers decide(Authentication authentication, Caller caller, McpRoute route) {
+	VirtualMembers decide(Authentication authentication, Caller caller, McpRoute route, ConfigurationSnapshot snapshot) {
 		if (route.kind() == McpRoute.Kind.VIRTUAL) {
-			return decideMembers(authentication, caller, route.virtualServer());
+			return decideMembers(authentication, caller, route.virtualServer(), snapshot);
 		}
 		String server = route.server();
-		Upstream upstream = upstreams.find(server);
+		Upstream upstream = upstreams.in(snapshot).find(server);
 		if (authentication instanceof ApiKeyAuthentication key && route.isEndpoint()
-				&& !key.opens(route.target() != null ? route.target() : "")) {
+				&& !opens(key, snapshot, route.target() != null ? route.target() : "")) {
 			throw new AccessRefusal("server_not_allowed", server, null,
 					"This API key may not use this MCP server; an operator can add it to the key's servers.");
 		}
@@ -96,8 +108,8 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 				throw new AccessRefusal("insufficient_scope", server, String.join(" ", requiredScopes),
 						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
 			}
-			List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
-			if (!allowed.isEmpty() && allowed.stream().noneMatch(caller.scopes()::contains)) {
+			if (upstream != null && !upstream.admits(caller)) {
+				List<String> allowed = upstream.properties().allowedScopes();
 				throw new AccessRefusal("insufficient_scope", server, String.join(" ", allowed),
 						"The token carries none of the scopes this MCP server needs: one of " + String.join(", ", allowed)
 								+ ".");
@@ -112,12 +124,13 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	 * carry the required scopes, and opens each member whose {@code allowed-scopes} it meets. A caller that may use
 	 * no member is refused as for a server it may not use.
 	 */
-	private VirtualMembers decideMembers(Authentication authentication, Caller caller, String virtualId) {
-		VirtualServer virtual = virtualServers.find(virtualId);
+	private VirtualMembers decideMembers(Authentication authentication, Caller caller, String virtualId,
+			ConfigurationSnapshot snapshot) {
+		VirtualServer virtual = virtualServers.find(snapshot, virtualId);
 		List<String> usable = new ArrayList<>();
 		if (authentication instanceof ApiKeyAuthentication key) {
 			for (String member : virtual.members()) {
-				if (key.opens(virtualId) || key.opens(member)) {
+				if (opens(key, snapshot, virtualId) || opens(key, snapshot, member)) {
 					usable.add(member);
 				}
 			}
@@ -132,9 +145,8 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
 			}
 			for (String member : virtual.members()) {
-				Upstream upstream = upstreams.find(member);
-				List<String> allowed = upstream == null ? List.of() : upstream.properties().allowedScopes();
-				if (allowed.isEmpty() || allowed.stream().anyMatch(caller.scopes()::contains)) {
+				Upstream upstream = upstreams.in(snapshot).find(member);
+				if (upstream == null || upstream.admits(caller)) {
 					usable.add(member);
 				}
 			}
@@ -144,6 +156,11 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 			}
 		}
 		return new VirtualMembers(virtualId, usable);
+	}
+
+	/** Whether {@code key} opens server (or virtual server) {@code id} under {@code snapshot}. */
+	private boolean opens(ApiKeyAuthentication key, ConfigurationSnapshot snapshot, String id) {
+		return keyServers.opens(snapshot, key.getPrincipal().id(), id);
 	}
 
 	/** The caller an accepted authentication stands for. */

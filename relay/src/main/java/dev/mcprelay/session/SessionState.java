@@ -1,6 +1,8 @@
 package dev.mcprelay.session;
 
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 
 /**
@@ -15,7 +17,8 @@ public record SessionState(String callerId, Set<String> exposedTools, Map<String
 
 	public SessionState {
 		exposedTools = Set.copyOf(exposedTools);
-		members = Map.copyOf(members);
+		// by member id, on every replica (a Map.copyOf's order changes from one JVM to the next)
+		members = Collections.unmodifiableMap(new TreeMap<>(members));
 	}
 
 	public SessionState(String callerId, Set<String> exposedTools) {

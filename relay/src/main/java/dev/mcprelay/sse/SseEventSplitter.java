@@ -1,6 +1,5 @@
 package dev.mcprelay.sse;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -60,7 +59,7 @@ public final class SseEventSplitter {
 	/** The previous byte was a {@code \r} that ended a line; a {@code \n} right after it belongs to that line end. */
 	private boolean afterCr;
 
-	private final EventBuilder builder = new EventBuilder();
+	private final SseEventFields fields = new SseEventFields();
 
 	/** Whether the stream's start was read past: a leading byte-order mark is looked for only before. */
 	private boolean started;
@@ -126,11 +125,11 @@ public final class SseEventSplitter {
 				if (events.isEmpty()) {
 					events = new ArrayList<>(2);
 				}
-				events.add(builder.build(Arrays.copyOfRange(work, eventStart, end + 1), eventStart));
+				events.add(fields.build(Arrays.copyOfRange(work, eventStart, end + 1), eventStart));
 				eventStart = end + 1;
 			}
 			else {
-				builder.line(work, lineStart, end);
+				fields.line(work, lineStart, end);
 			}
 			lineStart = end + 1;
 			i = end + 1;
@@ -158,7 +157,7 @@ public final class SseEventSplitter {
 		}
 		length = tail;
 		lineStart -= from;
-		builder.moved(from);
+		fields.moved(from);
 		scanned = tail;
 	}
 
@@ -218,100 +217,6 @@ public final class SseEventSplitter {
 		if (needed > pending.length) {
 			pending = Arrays.copyOf(pending, Math.max(needed, pending.length * 2));
 		}
-	}
-
-	/**
-	 * Accumulates the fields of the event being read. Field names are matched as bytes; the one {@code data:} line of
-	 * an event is kept as a span of its bytes, decoded only if asked for ({@link SseEvent#data()}).
-	 */
-	private static final class EventBuilder {
-
-		private static final byte[] DATA = "data".getBytes(StandardCharsets.US_ASCII);
-
-		private static final byte[] ID = "id".getBytes(StandardCharsets.US_ASCII);
-
-		private static final byte[] EVENT = "event".getBytes(StandardCharsets.US_ASCII);
-
-		private static final byte[] RETRY = "retry".getBytes(StandardCharsets.US_ASCII);
-
-		private String id;
-
-		private String event;
-
-		/** Where the first data line's value lies in the splitter's buffer; {@code -1}: no data line yet. */
-		private int dataStart = -1;
-
-		private int dataEnd;
-
-		/** The data lines joined, once there is a second one. */
-		private StringBuilder data;
-
-		private String retry;
-
-		void line(byte[] bytes, int start, int end) {
-			if (bytes[start] == ':') {
-				return;
-			}
-			int colon = start;
-			while (colon < end && bytes[colon] != ':') {
-				colon++;
-			}
-			int valueStart = colon < end ? colon + 1 : end;
-			if (valueStart < end && bytes[valueStart] == ' ') {
-				valueStart++;
-			}
-			if (is(DATA, bytes, start, colon)) {
-				if (dataStart < 0 && data == null) {
-					dataStart = valueStart;
-					dataEnd = end;
-					return;
-				}
-				if (data == null) {
-					data = new StringBuilder(new String(bytes, dataStart, dataEnd - dataStart, StandardCharsets.UTF_8));
-					dataStart = -1;
-				}
-				data.append('\n').append(new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8));
-			}
-			else if (is(ID, bytes, start, colon)) {
-				String value = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
-				if (value.indexOf('\0') < 0) {
-					id = value;
-				}
-			}
-			else if (is(EVENT, bytes, start, colon)) {
-				event = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
-			}
-			else if (is(RETRY, bytes, start, colon)) {
-				retry = new String(bytes, valueStart, end - valueStart, StandardCharsets.UTF_8);
-			}
-			// Unknown fields are ignored, as an SSE client would; they stay in the raw bytes.
-		}
-
-		private static boolean is(byte[] field, byte[] bytes, int start, int end) {
-			return Arrays.equals(field, 0, field.length, bytes, start, end);
-		}
-
-		/** The splitter moved its buffer {@code by} bytes towards its start. */
-		void moved(int by) {
-			if (dataStart >= 0) {
-				dataStart -= by;
-				dataEnd -= by;
-			}
-		}
-
-		/** The event read, whose raw bytes were copied from the splitter's buffer at {@code rawStart}. */
-		SseEvent build(byte[] raw, int rawStart) {
-			SseEvent built = dataStart >= 0
-					? new SseEvent(raw, id, event, dataStart - rawStart, dataEnd - dataStart, retry)
-					: new SseEvent(raw, id, event, data == null ? null : data.toString(), retry);
-			id = null;
-			event = null;
-			dataStart = -1;
-			data = null;
-			retry = null;
-			return built;
-		}
-
 	}
 
 }

@@ -19,6 +19,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -37,7 +39,8 @@ final class TokenResponseLifetime implements BodyExtractor<Mono<OAuth2AccessToke
 	/** The largest token response read. */
 	static final int MAX_BODY = 256 * 1024;
 
-	private static final ObjectMapper JSON = new ObjectMapper();
+	/** The relay's mapper, whose table of member names an authorization server cannot grow ({@code JsonRpcJson}). */
+	private static final ObjectMapper JSON = JsonRpcParser.mapper();
 
 	private static final BodyExtractor<Mono<OAuth2AccessTokenResponse>, ReactiveHttpInputMessage> STANDARD = OAuth2BodyExtractors
 		.oauth2AccessTokenResponse();

@@ -1,6 +1,7 @@
 package dev.mcprelay.upstream;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,9 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.UpstreamOAuth2Properties;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.KeptCounters;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
@@ -29,9 +33,14 @@ import reactor.core.publisher.Mono;
  * {@code non-streaming} timeout that cannot get a token fails with {@link UpstreamAuthException}: refused, or the
  * authorization server down or slow; counted as {@value #FAILURES} by server and reason. A token the upstream refused
  * (401) is {@link #drop dropped}, so the next request asks for a new one.
+ *
+ * <p>The token sources are a part of each configuration snapshot ({@link SnapshotPart}): a request asks the sources
+ * of the snapshot it runs on, so a server a reload added or changed (another URL, another client, no {@code oauth2}
+ * any more) gets tokens from its own settings from its next request on, and an unchanged server keeps its cached
+ * tokens across the reload.
  */
 @Component
-public class UpstreamTokens {
+public class UpstreamTokens implements SnapshotPart<Map<String, TokenSource>> {
 
 	static final String FAILURES = "mcp.relay.upstream.auth.failures";
 
@@ -44,36 +53,57 @@ public class UpstreamTokens {
 
 	private static final Logger log = LoggerFactory.getLogger(UpstreamTokens.class);
 
-	private final Map<String, TokenSource> servers = new LinkedHashMap<>();
-
 	private final KeptCounters failures;
 
-	public UpstreamTokens(RelayProperties properties, MeterRegistry registry) {
+	private final WebClient webClient = WebClient.create();
+
+	public UpstreamTokens(MeterRegistry registry) {
 		this.failures = new KeptCounters(registry);
-		WebClient webClient = WebClient.create();
-		properties.servers().forEach((id, server) -> {
-			if (server != null && server.oauth2() != null) {
-				servers.put(id, new TokenSource(id, server, webClient));
-				for (String reason : List.of(REFUSED, UNAVAILABLE)) {
-					failures.declare(FAILURES, FAILURES_DESCRIPTION, "server", id, "reason", reason);
-				}
-			}
-		});
 	}
 
-	/** Whether {@code server} gets its token from an authorization server. */
-	public boolean appliesTo(String server) {
-		return servers.containsKey(server);
+	@Override
+	public String partName() {
+		return "upstream token sources";
 	}
 
 	/**
-	 * The access token to send {@code server} for this request; empty when it has no {@code oauth2}.
+	 * A token source for each server of the snapshot with {@code oauth2}: the previous snapshot's, with its cached
+	 * tokens, for a server whose settings did not change; a new one, with nothing cached, for a server added or
+	 * changed in any way (another URL may be another audience: a token is never carried to it). A removed server's
+	 * source is simply left behind: requests still running on the previous snapshot finish with it.
+	 */
+	@Override
+	public Map<String, TokenSource> compile(SnapshotCompilation compilation) {
+		Map<String, TokenSource> previous = compilation.previous(this);
+		RelayProperties before = compilation.previousProperties();
+		Map<String, TokenSource> sources = new LinkedHashMap<>();
+		compilation.properties().servers().forEach((id, server) -> {
+			if (server == null || server.oauth2() == null) {
+				return;
+			}
+			boolean unchanged = previous != null && previous.containsKey(id) && server.equals(before.servers().get(id));
+			sources.put(id, unchanged ? previous.get(id) : new TokenSource(id, server, webClient));
+			for (String reason : List.of(REFUSED, UNAVAILABLE)) {
+				failures.declare(FAILURES, FAILURES_DESCRIPTION, "server", id, "reason", reason);
+			}
+		});
+		return Collections.unmodifiableMap(sources);
+	}
+
+	/** Whether {@code server} gets its token from an authorization server in {@code snapshot}. */
+	public boolean appliesTo(ConfigurationSnapshot snapshot, String server) {
+		return of(snapshot).containsKey(server);
+	}
+
+	/**
+	 * The access token to send {@code server} for a request running on {@code snapshot}; empty when the server has no
+	 * {@code oauth2} there.
 	 *
 	 * @param callerToken the caller's own validated token, for a {@code token-exchange} server; else ignored
 	 * @param bound how long to wait for a token at most (the server's {@code non-streaming} timeout)
 	 */
-	public Mono<String> tokenFor(String server, String callerToken, Duration bound) {
-		TokenSource source = servers.get(server);
+	public Mono<String> tokenFor(ConfigurationSnapshot snapshot, String server, String callerToken, Duration bound) {
+		TokenSource source = of(snapshot).get(server);
 		if (source == null) {
 			return Mono.empty();
 		}
@@ -86,11 +116,12 @@ public class UpstreamTokens {
 	}
 
 	/**
-	 * Forgets {@code refused}, the token sent with a request the upstream refused (401), unless a newer one is kept or
-	 * being asked for: the next request asks for a new one, once however many requests the upstream refused with it.
+	 * Forgets {@code refused}, the token sent with a request (running on {@code snapshot}) the upstream refused (401),
+	 * unless a newer one is kept or being asked for: the next request asks for a new one, once however many requests
+	 * the upstream refused with it.
 	 */
-	public void drop(String server, String callerToken, String refused) {
-		TokenSource source = servers.get(server);
+	public void drop(ConfigurationSnapshot snapshot, String server, String callerToken, String refused) {
+		TokenSource source = of(snapshot).get(server);
 		if (source != null) {
 			source.drop(callerToken, refused);
 		}

@@ -5,13 +5,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.proxy.ClientWriteWindow;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventWriter;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -24,6 +30,14 @@ import reactor.core.publisher.Mono;
  * virtual session's id in place of the member's) and body, a JSON body byte for byte; an event stream event by event,
  * where a request of the member's gets an id of the virtual server's ({@link MemberIds}) and an event id becomes the
  * member's position ({@link MemberIds#eventId}); every other event passes unchanged.
+ *
+ * <p>Every event stream the virtual server writes to its client (a member's answer, the merged GET, a merged
+ * {@code subscriptions/listen}) goes through a {@link ClientWriteWindow}, as a pass-through stream does: what is handed
+ * to the client's connection and not yet written is bounded by {@code sessions.max-held-bytes}, so a client that reads
+ * nothing stops the member's stream at the relay (whose member relay then finds its reader stalled for the member's
+ * {@code timeouts.client-write} and the client's connection is closed, {@link MemberCalls}), instead of letting
+ * Reactor Netty's write take 128 whole events ahead of the socket. A member's JSON answer goes through one too
+ * ({@link #writeWhole}), so that a client that reads nothing of it is found stalled likewise.
  */
 @Component
 class AnswerRelay {
@@ -36,9 +50,13 @@ class AnswerRelay {
 
 	private final ListCache listCache;
 
-	AnswerRelay(MemberIds ids, ListCache listCache) {
+	/** What an event stream may have handed to the client's connection and not yet written. */
+	private final long maxHeldBytes;
+
+	AnswerRelay(MemberIds ids, ListCache listCache, RelayProperties properties) {
 		this.ids = ids;
 		this.listCache = listCache;
+		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 	}
 
 	/**
@@ -46,14 +64,22 @@ class AnswerRelay {
 	 * stream (a JSON answer then goes as the stream's last event); otherwise the notices are left out.
 	 */
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer, List<ObjectNode> notices) {
+		return relay(call, answer, notices, Mono.never(), null);
+	}
+
+	/**
+	 * {@link #relay(VirtualCall, MemberAnswer, List)}, an event stream ending as {@code cut} completes: the member's
+	 * exchange is cancelled, and the client gets {@code instead} as the stream's last event (the error for its request,
+	 * whose answer will not come).
+	 */
+	Mono<Void> relay(VirtualCall call, MemberAnswer answer, List<ObjectNode> notices, Mono<Void> cut,
+			Supplier<ObjectNode> instead) {
 		if (notices.isEmpty() || !VirtualAnswers.acceptsEventStream(call) || !answer.status().is2xxSuccessful()
 				|| !(answer.isEventStream() || answer.isJson())) {
-			return relay(call, answer);
+			return relay(call, answer, cut, instead);
 		}
-		Flux<byte[]> told = Flux.fromIterable(notices)
-			.map(notice -> SseEventWriter.message(new String(JsonRpcErrors.toBytes(notice), StandardCharsets.UTF_8)));
-		Flux<byte[]> rest = answer.isEventStream()
-				? MemberMessages.events(answer).map(event -> rewrite(call, answer.member(), event))
+		Flux<byte[]> told = Flux.fromIterable(notices).map(AnswerRelay::event);
+		Flux<byte[]> rest = answer.isEventStream() ? events(call, answer, cut, instead)
 				: answer.bytes(MemberMessages.MAX_BYTES)
 					.map(body -> SseEventWriter.message(new String(body, StandardCharsets.UTF_8)))
 					.flux();
@@ -68,6 +94,10 @@ class AnswerRelay {
 	}
 
 	Mono<Void> relay(VirtualCall call, MemberAnswer answer) {
+		return relay(call, answer, Mono.never(), null);
+	}
+
+	private Mono<Void> relay(VirtualCall call, MemberAnswer answer, Mono<Void> cut, Supplier<ObjectNode> instead) {
 		RelayResponse response = call.exchange().response();
 		call.exchange().record().forwarded(answer.status().value());
 		response.status(answer.status());
@@ -80,10 +110,26 @@ class AnswerRelay {
 			response.headers().set("Mcp-Session-Id", call.session().id());
 		}
 		if (!answer.isEventStream()) {
-			return response.write(answer.body());
+			return writeWhole(response, answer.body());
 		}
+		return writeEvents(response, events(call, answer, cut, instead));
+	}
+
+	/** The events of {@code answer} as the client gets them, ended by {@code cut} with {@code instead} (if given). */
+	private Flux<byte[]> events(VirtualCall call, MemberAnswer answer, Mono<Void> cut, Supplier<ObjectNode> instead) {
 		Flux<byte[]> events = MemberMessages.events(answer).map(event -> rewrite(call, answer.member(), event));
-		return writeEvents(response, events);
+		if (instead == null) {
+			return events;
+		}
+		AtomicBoolean ended = new AtomicBoolean();
+		return events.takeUntilOther(cut.then(Mono.fromCallable(() -> {
+			ended.set(true);
+			return true;
+		}))).concatWith(Mono.fromCallable(() -> ended.get() ? event(instead.get()) : null));
+	}
+
+	private static byte[] event(ObjectNode message) {
+		return SseEventWriter.message(new String(JsonRpcErrors.toBytes(message), StandardCharsets.UTF_8));
 	}
 
 	/** The event as the client gets it. */
@@ -152,11 +198,33 @@ class AnswerRelay {
 	}
 
 	/**
-	 * Writes {@code events} as the body of an event stream, each flushed on its own, after an empty buffer that commits
-	 * the headers and flushes them at once.
+	 * Writes {@code body}, a member's whole answer (JSON, or an error's body), through a {@link ClientWriteWindow} as
+	 * events are: at most {@code sessions.max-held-bytes} handed to the client's connection and not yet written, each
+	 * piece copied off the member's buffer as the window takes it. A client that reads nothing stops the member's write,
+	 * whose relay finds its reader stalled for the member's {@code timeouts.client-write} and has the client's connection
+	 * closed ({@link MemberCalls}), as for an event stream; without the window, Reactor Netty's write took the whole
+	 * answer (128 slices of 64 KB) ahead of a client that read nothing, and nobody was left waiting to find it stalled.
 	 */
-	static Mono<Void> writeEvents(RelayResponse response, Flux<byte[]> events) {
-		return response.writeAndFlushEach(events.map(response.bufferFactory()::wrap)
+	Mono<Void> writeWhole(RelayResponse response, Flux<DataBuffer> body) {
+		return response.write(ClientWriteWindow.buffers(body.map(buffer -> {
+			byte[] bytes = new byte[buffer.readableByteCount()];
+			buffer.read(bytes);
+			DataBufferUtils.release(buffer);
+			return bytes;
+		}), response, maxHeldBytes, () -> {
+		}));
+	}
+
+	/**
+	 * Writes {@code events} as the body of an event stream, after an empty buffer that commits the headers and flushes
+	 * them at once; each event is written as it comes and flushed whenever no further one is ready, handed to the
+	 * connection no faster than the client takes it ({@link ClientWriteWindow}, {@code sessions.max-held-bytes}). Who
+	 * finds a client stalled is the member's relay, whose stream waits on this write: its reader is this window.
+	 */
+	Mono<Void> writeEvents(RelayResponse response, Flux<byte[]> events) {
+		return response.write(ClientWriteWindow
+			.buffers(events.filter(bytes -> bytes.length > 0), response, maxHeldBytes, () -> {
+			})
 			.startWith(response.bufferFactory().wrap(new byte[0])));
 	}
 

@@ -17,16 +17,23 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.policy.UpstreamView;
 import reactor.core.publisher.Mono;
 
 /**
  * Pages of members' lists a virtual server asks for on its own account: to find which member published a name or URI
  * ({@link PublishedNames}, tool search), and every list of a 2026-07-28 client (which has no session, so each request
- * would otherwise ask every member again). Kept per caller, member, method and cursor, never shared between callers
- * and shared by a caller's sessions (one list per caller, not one per session), for at most {@link #MAX_AGE}, dropped
+ * would otherwise ask every member again). Kept per virtual server, view of the member ({@link MemberViews}: the
+ * caller and the values of the member's headers that differ per caller or request), method and cursor, never shared
+ * between callers, nor between two views of one caller, nor between two virtual servers, and shared by a caller's
+ * sessions in one view (one list per view, not one per session), for at most {@link #MAX_AGE}, dropped
  * as soon as the member says that list changed ({@code notifications/*}{@code /list_changed}). Kept as the member's
- * JSON, at most {@link #MAX_BYTES} of it in all, the least recently used page going first. Lists a 2025 client asks
- * for in its session are always asked of the members.
+ * JSON, at most {@link #MAX_BYTES} of it in all, the least recently used page going first. A page is kept whole: the
+ * member's page as it publishes it to the view, asked as the virtual server's own listing
+ * ({@link VirtualCall#forCatalogue()}), never after one request's policies, which may read what differs between two
+ * requests in one view (a token's scopes and claims, a request header); each request that reads it is answered what
+ * its own policies let it use ({@link MemberListPolicies}). Lists a 2025 client asks for in its session are always
+ * asked of the members, whose relays decide them for the request.
  */
 @Component
 class ListCache {
@@ -37,8 +44,14 @@ class ListCache {
 	/** The most JSON kept, all pages together. */
 	static final long MAX_BYTES = 16L * 1024 * 1024;
 
-	/** One page as asked: a caller's ({@code null}: the anonymous caller), of a member's list. */
-	record Key(String callerId, String member, String method, String cursor) {
+	/** One page as asked: through a virtual server, in a view of a member ({@link MemberViews}), of one of its lists. */
+	record Key(String virtualServer, UpstreamView view, String method, String cursor) {
+
+		/** The member whose page it is. */
+		String member() {
+			return view.server();
+		}
+
 	}
 
 	private final Cache<Key, byte[]> pages = Caffeine.newBuilder()

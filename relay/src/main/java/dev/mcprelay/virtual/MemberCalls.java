@@ -10,6 +10,7 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.metrics.ExchangeObservations;
 import dev.mcprelay.proxy.McpRelay;
+import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -67,7 +68,7 @@ class MemberCalls {
 	 */
 	Mono<MemberAnswer> send(RelayExchange client, VirtualMembers virtual, String member, HttpMethod method,
 			MemberSession session, String lastEventId, byte[] body) {
-		return send(new MemberOrigin(client.requestHeaders(), client.caller(), virtual), member, method, session,
+		return send(new MemberOrigin(client.requestHeaders(), client.caller(), virtual, client.configuration()), member, method, session,
 				lastEventId, body, () -> closeStalled(client));
 	}
 
@@ -99,10 +100,13 @@ class MemberCalls {
 			}
 			MemberResponse response = new MemberResponse(member, sink::success, onClientStalled, readerPresent);
 			Caller caller = origin.caller();
-			MemberExchange exchange = new MemberExchange(method, routing.serverRoute(member), headers, body, caller,
+			MemberExchange exchange = new MemberExchange(method,
+					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers, body, caller,
 					origin.access(), response);
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))
+				// a member session ended by the relay's shutdown work is bounded by that work, not cut with the calls
+				.contextWrite(OpenStreams.shutdownWork(sink.contextView()))
 				.subscribe(null, sink::error, response::finish);
 			sink.onCancel(handling);
 		});

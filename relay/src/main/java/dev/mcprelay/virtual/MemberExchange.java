@@ -9,6 +9,7 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -27,6 +28,8 @@ final class MemberExchange implements RelayExchange {
 
 	private final McpRoute route;
 
+	private final ConfigurationSnapshot configuration;
+
 	private final HttpHeaders headers;
 
 	private final org.springframework.http.HttpHeaders headerView;
@@ -42,12 +45,14 @@ final class MemberExchange implements RelayExchange {
 	private final ExchangeRecord record;
 
 	/**
+	 * @param configuration the client's exchange's snapshot: a member's exchange runs on the same one
 	 * @param body the message (POST), or {@code null}
 	 */
-	MemberExchange(HttpMethod method, McpRoute route, HttpHeaders headers, byte[] body, Caller caller,
-			VirtualMembers virtual, MemberResponse response) {
+	MemberExchange(HttpMethod method, McpRoute route, ConfigurationSnapshot configuration, HttpHeaders headers,
+			byte[] body, Caller caller, VirtualMembers virtual, MemberResponse response) {
 		this.method = method;
 		this.route = route;
+		this.configuration = configuration;
 		this.headers = headers;
 		this.headerView = new org.springframework.http.HttpHeaders(new Netty4HeadersAdapter(headers));
 		this.body = body;
@@ -104,6 +109,11 @@ final class MemberExchange implements RelayExchange {
 	@Override
 	public McpRoute route() {
 		return route;
+	}
+
+	@Override
+	public ConfigurationSnapshot configuration() {
+		return configuration;
 	}
 
 	@Override

@@ -68,7 +68,11 @@ class MemberFanOut {
 		Mono<Void> sent = Flux.fromIterable(delivery.members())
 			.filter(call::reachable)
 			.flatMap(member -> requests.post(call, member, delivery.body(), again)
-				.flatMap(answered -> answered.answer() == null ? Mono.empty() : answered.answer().discard())
+				.flatMap(answered -> {
+					// a notification's answer carries nothing: what a join tells the client waits for the next request
+					requests.untold(call, member, answered.notices());
+					return answered.answer() == null ? Mono.empty() : answered.answer().discard();
+				})
 				.onErrorResume(error -> Mono.empty()))
 			.then();
 		return sent.then(Mono.defer(() -> {

@@ -81,7 +81,10 @@ class MemberJoin {
 	}
 
 	private Mono<Joined> handshake(MemberOrigin origin, String member, ObjectNode initialize, boolean initialized) {
-		Upstream upstream = upstreams.find(member);
+		Upstream upstream = origin.configuration() == null ? null : upstreams.in(origin.configuration()).find(member);
+		if (upstream == null) {
+			return Mono.error(new MemberUnavailable(member, "is no longer configured"));
+		}
 		Duration bound = upstream.nonStreamingTimeout();
 		JsonNode id = initialize.get("id");
 		byte[] body = JsonRpcErrors.toBytes(initialize);

@@ -33,7 +33,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>A member joined again is told to the client: a {@code notifications/message} at level {@code warning} naming
  * it, and {@code notifications/<list>/list_changed} for each list it offers (a restarted member's lists may differ), on
- * the client's stream here when there is one, else with the answer of the request that joined it.
+ * the client's GET stream here when one is attached, else with the answer of the request that joined it.
  */
 @Component
 class MemberJoins {
@@ -127,7 +127,7 @@ class MemberJoins {
 								+ "joined again", server.id(), member);
 					}
 					boolean told = streams.getObject().joined(server.id(), session.id(), member, joined.session(),
-							notices);
+							notices, token);
 					return new Joined(joined.session(), told ? List.of() : notices, token);
 				})));
 	}

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonText;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventSplitter;
 import reactor.core.publisher.Flux;
@@ -28,10 +29,18 @@ final class MemberMessages {
 	private MemberMessages() {
 	}
 
-	/** Every message of the answer; nothing for a body that is neither JSON nor an event stream. */
+	/**
+	 * Every message of the answer; nothing for a body that is neither JSON nor an event stream, nor for a body or
+	 * event that is no UTF-8 JSON text ({@link JsonText}, the check every body meets before it is parsed). An answer
+	 * with a status other than 2xx gives no result: the member's relay hands such an answer on as it came, without its
+	 * response or list stage (DESIGN section 6), so a result in it met none of the member's policies (a tool its
+	 * {@code tools.deny} hides would be listed); its errors are kept, to be told as the member's.
+	 */
 	static Mono<List<ObjectNode>> all(MemberAnswer answer) {
+		boolean succeeded = answer.status().is2xxSuccessful();
+		Mono<List<ObjectNode>> messages;
 		if (answer.isEventStream()) {
-			return events(answer).filter(SseEvent::isMessage)
+			messages = events(answer).filter(SseEvent::isMessage)
 				.<ObjectNode>handle((event, sink) -> {
 					ObjectNode message = parse(event.dataBytes());
 					if (message != null) {
@@ -40,29 +49,31 @@ final class MemberMessages {
 				})
 				.collectList();
 		}
-		if (!answer.isJson()) {
+		else if (!answer.isJson()) {
 			return answer.discard().thenReturn(List.of());
 		}
-		return answer.bytes(MAX_BYTES).map(bytes -> {
-			List<ObjectNode> messages = new ArrayList<>();
-			try {
-				JsonNode body = JsonRpcParser.mapper().readTree(bytes);
-				if (body instanceof ObjectNode object) {
+		else {
+			messages = answer.bytes(MAX_BYTES).map(MemberMessages::messagesOf);
+		}
+		return succeeded ? messages
+				: messages.map(all -> all.stream().filter(message -> !message.has("result")).toList());
+	}
+
+	/** The JSON-RPC messages of a JSON body (one, or a batch's); none for a body that is no UTF-8 JSON text. */
+	private static List<ObjectNode> messagesOf(byte[] bytes) {
+		List<ObjectNode> messages = new ArrayList<>();
+		JsonNode body = tree(bytes);
+		if (body instanceof ObjectNode object) {
+			messages.add(object);
+		}
+		else if (body != null && body.isArray()) {
+			body.forEach(element -> {
+				if (element instanceof ObjectNode object) {
 					messages.add(object);
 				}
-				else if (body != null && body.isArray()) {
-					body.forEach(element -> {
-						if (element instanceof ObjectNode object) {
-							messages.add(object);
-						}
-					});
-				}
-			}
-			catch (IOException ex) {
-				// Not JSON: no message.
-			}
-			return messages;
-		});
+			});
+		}
+		return messages;
 	}
 
 	/** The response among {@code messages} that answers request {@code id}, or {@code null}. */
@@ -76,25 +87,41 @@ final class MemberMessages {
 		return null;
 	}
 
-	/** The events of an event-stream answer, as they arrive; every buffer released. */
+	/**
+	 * The events of an event-stream answer, as they arrive; every buffer released as it is read, so that none waits in
+	 * a queue of this chain (where a cancellation would have to release it), and one buffer asked of the member at a
+	 * time: what the consumer has not taken yet stays with the member's relay, which bounds it.
+	 */
 	static Flux<SseEvent> events(MemberAnswer answer) {
 		return Flux.defer(() -> {
 			SseEventSplitter splitter = new SseEventSplitter(MAX_BYTES);
-			return answer.body().concatMapIterable(buffer -> {
+			return answer.body().map(buffer -> {
 				try {
 					return splitter.split(buffer);
 				}
 				finally {
 					DataBufferUtils.release(buffer);
 				}
-			});
+			}).concatMapIterable(events -> events, 1);
 		});
 	}
 
-	/** A JSON object, or {@code null} for anything else. */
+	/** A JSON object in UTF-8 JSON text ({@link JsonText}), or {@code null} for anything else. */
 	static ObjectNode parse(byte[] bytes) {
+		return tree(bytes) instanceof ObjectNode object ? object : null;
+	}
+
+	/**
+	 * The JSON of a member's body or event data, or {@code null} when it is none: a body that is no UTF-8 JSON text
+	 * is never parsed, as the relay parses no client's or upstream's body before {@link JsonText} has passed it
+	 * (Jackson would read UTF-16 where the member's relay, and a client, read other text).
+	 */
+	private static JsonNode tree(byte[] bytes) {
+		if (!JsonText.isUtf8(bytes, 0, bytes.length)) {
+			return null;
+		}
 		try {
-			return JsonRpcParser.mapper().readTree(bytes) instanceof ObjectNode object ? object : null;
+			return JsonRpcParser.mapper().readTree(bytes);
 		}
 		catch (IOException ex) {
 			return null;

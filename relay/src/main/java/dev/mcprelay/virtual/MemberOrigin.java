@@ -1,6 +1,7 @@
 package dev.mcprelay.virtual;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -14,19 +15,29 @@ import io.netty.handler.codec.http.HttpHeaders;
  * @param headers the client request's headers
  * @param caller who sent the client request
  * @param access the members that caller may use
+ * @param configuration the snapshot the client request runs on: a member's exchange runs on it too (kept with the
+ * origin, a held member stream stays on the settings it began with)
  */
-record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access) {
+record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
+		ConfigurationSnapshot configuration) {
 
 	/** The origin of {@code call}'s messages while its request lasts. */
 	static MemberOrigin of(VirtualCall call) {
-		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), call.access());
+		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), access(call),
+				call.exchange().configuration());
 	}
 
 	/** The origin of {@code call}'s messages, kept beyond its request: the headers copied. */
 	static MemberOrigin kept(VirtualCall call) {
 		HttpHeaders copy = new DefaultHttpHeaders();
 		copy.set(call.exchange().requestHeaders());
-		return new MemberOrigin(copy, call.exchange().caller(), call.access());
+		return new MemberOrigin(copy, call.exchange().caller(), access(call), call.exchange().configuration());
+	}
+
+	/** The members the caller may use; never marked as a catalogue listing, which is one request's only. */
+	private static VirtualMembers access(VirtualCall call) {
+		VirtualMembers access = call.access();
+		return access.catalogue() ? new VirtualMembers(access.virtualServer(), access.members()) : access;
 	}
 
 	@Override

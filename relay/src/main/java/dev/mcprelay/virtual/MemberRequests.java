@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.proxy.RelayFailure;
+import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import reactor.core.publisher.Mono;
 
@@ -37,7 +38,11 @@ class MemberRequests {
 
 	private final MergedStreams streams;
 
-	MemberRequests(MemberCalls calls, MemberJoins joins, UpstreamRegistry upstreams, MergedStreams streams) {
+	private final UntoldNotices untold;
+
+	MemberRequests(MemberCalls calls, MemberJoins joins, UpstreamRegistry upstreams, MergedStreams streams,
+			UntoldNotices untold) {
+		this.untold = untold;
 		this.calls = calls;
 		this.joins = joins;
 		this.upstreams = upstreams;
@@ -48,12 +53,18 @@ class MemberRequests {
 	 * What a member answered, and what to tell the client first (a member joined again: {@link MemberJoins}).
 	 *
 	 * @param answer the member's answer; {@code null} when it was not asked again (see {@link #post})
+	 * @param withoutStream completes if the member is found to have had no stream when the message reached it
+	 * ({@link MergedStreams#opened}); never, else
 	 */
-	record Sent(MemberAnswer answer, List<ObjectNode> notices) {
+	record Sent(MemberAnswer answer, List<ObjectNode> notices, Mono<Void> withoutStream) {
 	}
 
 	/** A member's response, and what to tell the client first. */
 	record Reply(ObjectNode response, List<ObjectNode> notices) {
+	}
+
+	/** The session with a member, once its stream is open, and what says that the message went without it. */
+	private record Ready(MemberJoins.Joined joined, Mono<Void> withoutStream) {
 	}
 
 	/**
@@ -63,34 +74,75 @@ class MemberRequests {
 	 * request of the member's, which its new session never sent: the answer is {@code null} then)
 	 */
 	Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again) {
-		Object token = new Object();
-		return sessionWith(call, member, token).flatMap(joined -> send(call, member, joined.session(), message)
-			.map(answer -> new Sent(answer, joined.noticesFor(token)))
+		return post(call, member, message, again, false);
+	}
+
+	/**
+	 * Sends the client's request {@code message} to {@code member} (POST) and hands on its answer; fails with
+	 * {@link MemberHadNoStream} when the member is found, before it answered, to have had no stream when the request
+	 * reached it (the member's exchange is cancelled).
+	 */
+	Mono<Sent> call(VirtualCall call, String member, byte[] message) {
+		return post(call, member, message, true, true);
+	}
+
+	/**
+	 * Keeps {@code notices}, which the message that joined {@code member} again could not carry (its answer has no
+	 * body: a notification's 202), for the answer of the next request to the member ({@link UntoldNotices}).
+	 */
+	void untold(VirtualCall call, String member, List<ObjectNode> notices) {
+		untold.keep(call, member, notices);
+	}
+
+	private Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again, boolean endWithoutStream) {
+		// what an earlier message to the member could not tell the client comes first
+		return post(call, member, message, again, endWithoutStream, new Object())
+			.map(sent -> new Sent(sent.answer(), untold.take(call, member, sent.notices()), sent.withoutStream()));
+	}
+
+	private Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again, boolean endWithoutStream,
+			Object token) {
+		return ready(call, member, token).flatMap(ready -> send(call, member, ready, message, endWithoutStream)
+			.map(answer -> new Sent(answer, ready.joined().noticesFor(token), ready.withoutStream()))
 			.onErrorResume(MemberSessionLost.class, lost -> joins
 				.join(call.server(), call.session(), MemberOrigin.kept(call), member, lost.lost(), token)
-				.flatMap(rejoined -> streams.opened(call, member).then(!again
-						? Mono.just(new Sent(null, rejoined.noticesFor(token)))
-						: send(call, member, rejoined.session(), message)
-							.map(answer -> new Sent(answer, rejoined.noticesFor(token)))
-							.onErrorMap(MemberSessionLost.class,
-									twice -> new MemberUnavailable(member, "lost its new session at once"))))));
+				.flatMap(rejoined -> streams.opened(call, member).flatMap(withoutStream -> {
+					Ready rejoinedReady = new Ready(rejoined, withoutStream);
+					return !again ? Mono.just(new Sent(null, rejoined.noticesFor(token), withoutStream))
+							: send(call, member, rejoinedReady, message, endWithoutStream)
+								.map(answer -> new Sent(answer, rejoined.noticesFor(token), withoutStream))
+								.onErrorMap(MemberSessionLost.class,
+										twice -> new MemberUnavailable(member, "lost its new session at once"));
+				}))));
 	}
 
 	/** The session with {@code member}: the one the session holds, or a new one, joined now; once its stream is open. */
 	Mono<MemberSession> sessionWith(VirtualCall call, String member) {
-		return sessionWith(call, member, new Object()).map(MemberJoins.Joined::session);
+		return ready(call, member, new Object()).map(ready -> ready.joined().session());
 	}
 
-	private Mono<MemberJoins.Joined> sessionWith(VirtualCall call, String member, Object token) {
+	private Mono<Ready> ready(VirtualCall call, String member, Object token) {
 		if (call.stateless()) {
-			return Mono.just(new MemberJoins.Joined(MemberSession.NONE, List.of(), null));
+			return Mono.just(new Ready(new MemberJoins.Joined(MemberSession.NONE, List.of(), null), Mono.never()));
 		}
 		if (call.joined(member)) {
 			return streams.opened(call, member)
-				.thenReturn(new MemberJoins.Joined(call.memberSession(member), List.of(), null));
+				.map(withoutStream -> new Ready(new MemberJoins.Joined(call.memberSession(member), List.of(), null),
+						withoutStream));
 		}
 		return joins.join(call.server(), call.session(), MemberOrigin.kept(call), member, MemberSession.NONE, token)
-			.flatMap(joined -> streams.opened(call, member).thenReturn(joined));
+			.flatMap(joined -> streams.opened(call, member).map(withoutStream -> new Ready(joined, withoutStream)));
+	}
+
+	/**
+	 * Sends {@code message} in {@code ready}'s session; with {@code endWithoutStream}, ends it with
+	 * {@link MemberHadNoStream} if the member is found to have had no stream before it answered.
+	 */
+	private Mono<MemberAnswer> send(VirtualCall call, String member, Ready ready, byte[] message,
+			boolean endWithoutStream) {
+		Mono<MemberAnswer> sent = send(call, member, ready.joined().session(), message);
+		return !endWithoutStream ? sent
+				: Mono.firstWithSignal(sent, ready.withoutStream().then(Mono.error(() -> new MemberHadNoStream(member))));
 	}
 
 	private Mono<MemberAnswer> send(VirtualCall call, String member, MemberSession session, byte[] message) {
@@ -100,7 +152,11 @@ class MemberRequests {
 
 	/** {@code member}'s response to {@code request}, and what to tell the client first. */
 	Mono<Reply> request(VirtualCall call, String member, ObjectNode request) {
-		Duration bound = upstreams.find(member).nonStreamingTimeout();
+		Upstream upstream = upstreams.in(call.exchange().configuration()).find(member);
+		if (upstream == null) {
+			return Mono.error(new MemberUnavailable(member, "is no longer configured"));
+		}
+		Duration bound = upstream.nonStreamingTimeout();
 		return post(call, member, JsonRpcErrors.toBytes(request), true).flatMap(sent -> {
 			MemberAnswer answer = sent.answer();
 			int status = answer.status().value();
@@ -108,7 +164,8 @@ class MemberRequests {
 				ObjectNode response = MemberMessages.responseTo(messages, request.get("id"));
 				if (response == null) {
 					return Mono.error(new MemberUnavailable(member, "answered " + request.path("method").asText()
-							+ " with HTTP " + status + " and no response"));
+							+ " with HTTP " + status + (answer.status().is2xxSuccessful() ? " and no response"
+									: " and no JSON-RPC error")));
 				}
 				return Mono.just(new Reply(response, sent.notices()));
 			});

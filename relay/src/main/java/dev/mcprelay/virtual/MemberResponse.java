@@ -29,6 +29,12 @@ import reactor.core.publisher.Mono;
  */
 final class MemberResponse implements RelayResponse {
 
+	/**
+	 * The key under which Reactor keeps the discard hooks of a subscription in its context ({@code Flux#doOnDiscard},
+	 * {@code reactor.core.publisher.Hooks.KEY_ON_DISCARD}, which Reactor does not make public).
+	 */
+	static final String DISCARD_HOOK = "reactor.onDiscard.local";
+
 	private final String member;
 
 	private final Consumer<MemberAnswer> onAnswer;
@@ -83,9 +89,18 @@ final class MemberResponse implements RelayResponse {
 		return DefaultDataBufferFactory.sharedInstance;
 	}
 
+	/**
+	 * Hands {@code body} on as the answer's. Who releases a buffer: the member's relay, for every buffer discarded in
+	 * its own chain (its {@code ClientWriteWindow}'s one discard hook); the consumer, for every buffer it received.
+	 * The consumer's discard hooks are therefore kept out of the member's chain: Reactor chains a subscriber's hooks
+	 * to the ones upstream of it, so a consumer that writes through a window of its own ({@link AnswerRelay}) would
+	 * release again what the member's window released (buffers released twice).
+	 */
 	@Override
 	public Mono<Void> write(Publisher<? extends DataBuffer> body) {
-		return Mono.create(written -> answer(Flux.<DataBuffer>from(body).doFinally(signal -> written.success())));
+		return Mono.create(written -> answer(Flux.<DataBuffer>from(body)
+			.doFinally(signal -> written.success())
+			.contextWrite(context -> context.delete(DISCARD_HOOK))));
 	}
 
 	@Override

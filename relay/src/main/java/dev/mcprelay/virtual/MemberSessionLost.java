@@ -1,13 +1,11 @@
 package dev.mcprelay.virtual;
 
-import java.io.IOException;
 import java.util.Locale;
 
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.mcprelay.jsonrpc.JsonRpcParser;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -60,16 +58,14 @@ final class MemberSessionLost extends RuntimeException {
 						Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))))));
 	}
 
-	/** Whether a 400's body is a JSON-RPC error about the session (its id unknown, missing or invalid). */
+	/**
+	 * Whether a 400's body is a JSON-RPC error about the session (its id unknown, missing or invalid); read as every
+	 * member body is ({@link MemberMessages#parse}: UTF-8 JSON text only).
+	 */
 	static boolean aboutTheSession(byte[] body) {
-		try {
-			JsonNode message = JsonRpcParser.mapper().readTree(body);
-			String text = message == null ? "" : message.path("error").path("message").asText("");
-			return text.toLowerCase(Locale.ROOT).contains("session");
-		}
-		catch (IOException ex) {
-			return false;
-		}
+		JsonNode message = MemberMessages.parse(body);
+		String text = message == null ? "" : message.path("error").path("message").asText("");
+		return text.toLowerCase(Locale.ROOT).contains("session");
 	}
 
 }

@@ -2,12 +2,15 @@ package dev.mcprelay.virtual;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 import org.reactivestreams.Subscription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpMethod;
+
+import dev.mcprelay.proxy.SessionOrder;
 
 import reactor.core.Disposable;
 import reactor.core.Disposables;
@@ -68,6 +71,9 @@ final class MemberStream {
 	/** The wait before the next attempt. */
 	private final Disposable.Swap timer = Disposables.swap();
 
+	/** The wait, after the member answered the GET, for an event that came with its headers ({@link #judge}). */
+	private final Disposable.Swap judging = Disposables.swap();
+
 	/** The first state the stream reached after OPENING, for the session's answer to the client's GET. */
 	private final Sinks.One<State> firstOutcome = Sinks.one();
 
@@ -77,11 +83,8 @@ final class MemberStream {
 	/** Completes when the current attempt leaves OPENING; guarded by {@code this}. */
 	private Sinks.Empty<Void> settled = Sinks.empty();
 
-	/** When the current attempt's GET was sent ({@link System#nanoTime()}); guarded by {@code this}. */
-	private long sentAt;
-
-	/** Calls that went to the member while the current attempt was OPENING; guarded by {@code this}. */
-	private int callsAhead;
+	/** The current attempt to open the stream; guarded by {@code this}. */
+	private StreamAttempt attempt = new StreamAttempt();
 
 	MemberStream(MergedSession session, String member, MemberSession memberSession) {
 		this.session = session;
@@ -109,12 +112,16 @@ final class MemberStream {
 
 	/**
 	 * A call stopped waiting for this stream and went to the member: if the stream is still opening, it is counted
-	 * against the attempt, for {@link MergedStreams#streamAnswered} to judge once the member answers the GET.
+	 * against the attempt, for {@link MergedStreams#answeredAlone} to judge once the member answers the GET.
+	 *
+	 * @return completes if the member then answers this GET with its headers alone: it had no stream when the call
+	 * came, so a request it sent the client during the call was dropped at the member; never, else
 	 */
-	synchronized void callWentAhead() {
-		if (state == State.OPENING) {
-			callsAhead++;
+	synchronized Mono<Void> callWentAhead() {
+		if (state != State.OPENING) {
+			return Mono.never();
 		}
+		return attempt.callWentAhead();
 	}
 
 	/**
@@ -153,6 +160,7 @@ final class MemberStream {
 			waiting = settled;
 		}
 		timer.dispose();
+		judging.dispose();
 		request.dispose();
 		reading.dispose();
 		waiting.tryEmitEmpty();
@@ -168,8 +176,7 @@ final class MemberStream {
 				state = State.OPENING;
 				settled = Sinks.empty();
 			}
-			sentAt = System.nanoTime();
-			callsAhead = 0;
+			attempt = new StreamAttempt();
 		}
 		String resumeAfter = session.position(member);
 		request.update(session.parts()
@@ -203,27 +210,64 @@ final class MemberStream {
 			});
 			return;
 		}
-		long took;
-		int ahead;
+		StreamAttempt answeredAttempt;
 		synchronized (this) {
-			took = System.nanoTime() - sentAt;
-			ahead = callsAhead;
+			answeredAttempt = attempt;
 		}
 		if (!settle(State.OPEN)) {
 			answer.discard().subscribe(null, error -> {
 			});
 			return;
 		}
-		session.parts().streams().streamAnswered(session, member, Duration.ofNanos(took), ahead);
 		backoff.opened();
-		Events events = new Events();
+		Events events = new Events(answeredAttempt);
 		reading.update(events);
+		judging.update(Schedulers.parallel()
+			.schedule(() -> judge(answeredAttempt), SessionOrder.GET_HEADERS_GRACE.toMillis(), TimeUnit.MILLISECONDS));
 		MemberMessages.events(answer)
 			.map(event -> session.parts().answers().prepare(session.server(), session.sessionId(), member, event))
 			.subscribe(events);
 	}
 
+	/**
+	 * {@link SessionOrder#GET_HEADERS_GRACE} after the member answered {@code answered}'s GET with its event stream:
+	 * unless the stream ended, the attempt is judged ({@link StreamAttempt#judgeHeadersAlone}); a member that answered
+	 * with its headers alone had no stream for the calls that went ahead ({@link MergedStreams#answeredAlone}).
+	 */
+	private void judge(StreamAttempt answered) {
+		OptionalInt ahead;
+		synchronized (this) {
+			if (state == State.ENDED) {
+				return;
+			}
+			ahead = answered.judgeHeadersAlone();
+		}
+		if (ahead.isPresent()) {
+			session.parts().streams().answeredAlone(session, member, ahead.getAsInt());
+			answered.foundWithoutStream();
+		}
+	}
+
+	/**
+	 * The GET failed (it timed out, the member answered an error, the connection broke) or the open stream did. An
+	 * attempt that never opened had no stream for the calls that went ahead of it, as one answered with its headers
+	 * alone ({@link #judge}): they are counted and those still waiting for the member ended, never left to wait for
+	 * the answer to a request the member could not send.
+	 */
 	private void failed(Throwable error) {
+		StreamAttempt unopened = null;
+		OptionalInt ahead = OptionalInt.empty();
+		synchronized (this) {
+			// a GET the relay's own shutdown ended tells nothing of the member; its calls finish within the grace
+			if (state == State.OPENING && !session.parts().streams().shuttingDown()) {
+				unopened = attempt;
+				ahead = unopened.judgeHeadersAlone();
+			}
+		}
+		if (ahead.isPresent() && ahead.getAsInt() > 0) {
+			session.parts().undelivered().callsAhead(session.virtualId(), member, ahead.getAsInt());
+			unopened.foundWithoutStream();
+		}
 		if (settle(State.WAITING)) {
 			log.debug("Virtual server '{}': the stream of member '{}' failed, opening it again", session.virtualId(),
 					member, error);
@@ -259,6 +303,12 @@ final class MemberStream {
 	/** Reads the stream's events, one at a time, each asked for once the session has room for the one before. */
 	final class Events extends BaseSubscriber<AnswerRelay.ClientEvent> {
 
+		private final StreamAttempt attempt;
+
+		Events(StreamAttempt attempt) {
+			this.attempt = attempt;
+		}
+
 		@Override
 		protected void hookOnSubscribe(Subscription subscription) {
 			request(1);
@@ -266,6 +316,9 @@ final class MemberStream {
 
 		@Override
 		protected void hookOnNext(AnswerRelay.ClientEvent event) {
+			if (event.message()) {
+				attempt.messageSeen();
+			}
 			if (session.offer(MemberStream.this, this, event)) {
 				request(1);
 			}

@@ -11,8 +11,10 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.metrics.RelayOutcome;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -56,15 +58,31 @@ class MemberTargets {
 		};
 	}
 
+	/**
+	 * Where {@code request} goes. A member whose list cannot be read (it is unavailable) is taken as publishing
+	 * nothing; a listing the member's bound refuses ({@link PublishedNames}: {@code listing_refused}) refuses the
+	 * request, to be tried again, never answered as an unknown name.
+	 */
 	Mono<Target> target(VirtualCall call, ObjectNode request) {
 		String method = request.get("method").asText();
 		JsonNode params = request.path("params");
-		return switch (method) {
+		Mono<Target> target = switch (method) {
 			case "tools/call" -> byName(call, request, params.get("name"), "tools/list", "tool");
 			case "prompts/get" -> byName(call, request, params.get("name"), "prompts/list", "prompt");
 			case "completion/complete" -> byReference(call, request);
 			default -> byUri(call, request, params.get("uri"));
 		};
+		return target.onErrorResume(RejectError.class, refused -> {
+			call.exchange().record().failed(RelayOutcome.REJECTED, refused.data().path("reason").asText(null));
+			return Mono.just(Target.refused(JsonRpcErrors.error(request.get("id"), refused.code(),
+					refused.getMessage(), refused.data())));
+		});
+	}
+
+	/** What a member publishes in {@code list} to the request; nothing when it cannot say (a refusal goes on). */
+	private Mono<Set<String>> publishedBy(VirtualCall call, String member, String list) {
+		return published.of(call, member, list)
+			.onErrorResume(failure -> !(failure instanceof RejectError), failure -> Mono.just(Set.of()));
 	}
 
 	/** The member of a prefixed name, and the request with the name it published. */
@@ -78,8 +96,7 @@ class MemberTargets {
 		List<String> candidates = call.server().candidates(exposed, call.usable());
 		Mono<String> member = candidates.size() == 1 ? Mono.just(candidates.get(0))
 				: Flux.fromIterable(candidates)
-					.flatMapSequential(candidate -> published.of(call, candidate, list)
-						.onErrorReturn(Set.of())
+					.flatMapSequential(candidate -> publishedBy(call, candidate, list)
 						.filter(names -> names.contains(call.server().memberName(candidate, exposed)))
 						.map(names -> candidate))
 					.next();
@@ -128,8 +145,8 @@ class MemberTargets {
 		String wanted = uri.textValue();
 		return Flux.fromIterable(call.usable())
 			.flatMapSequential(member -> Mono.zip(
-					published.of(call, member, "resources/list").onErrorReturn(Set.of()),
-					published.of(call, member, "resources/templates/list").onErrorReturn(Set.of()))
+					publishedBy(call, member, "resources/list"),
+					publishedBy(call, member, "resources/templates/list"))
 				.map(both -> new Publisher(member, both.getT1().contains(wanted),
 						both.getT2().stream().anyMatch(template -> matches(template, wanted)))))
 			.collectList()

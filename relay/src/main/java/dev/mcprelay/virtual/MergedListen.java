@@ -143,7 +143,7 @@ class MergedListen {
 		call.exchange().record().forwarded(HttpStatus.OK.value());
 		response.status(HttpStatus.OK);
 		AnswerRelay.eventStreamHeaders(response.headers());
-		return AnswerRelay.writeEvents(response, told.concatWith(acknowledgementFirst(Flux.merge(streams)))
+		return answers.writeEvents(response, told.concatWith(acknowledgementFirst(Flux.merge(streams)))
 			.concatWith(Mono.fromSupplier(result::get)));
 	}
 

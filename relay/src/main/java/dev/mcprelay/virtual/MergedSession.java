@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
  * <li><b>Ended</b> when no client GET came within {@link ClientStream#WAIT} (of the join, or of the client's last GET
  * ending), or when the session ends. What is still held then is counted and logged as undelivered
  * ({@link UndeliveredMessages}), but for events the member can send again (it gave them ids) to a client that had a
- * stream.</li>
+ * stream; a member's request among them is answered to the member with an error, unless the session ended.</li>
  * </ul>
  * Event ids: the position of every member's stream (member to its last event id, {@link MemberIds#eventId}) at the
  * moment the event entered the session, which is the order the client receives them in.
@@ -66,6 +66,19 @@ final class MergedSession {
 
 	/** Guarded by {@code this}. */
 	private boolean ended;
+
+	/**
+	 * Whether a client GET is attached, as this session heard of it ({@link #clientArrived}, {@link #clientGone}: under
+	 * the client stream's lock, then this one's); guarded by {@code this}.
+	 */
+	private boolean clientHere;
+
+	/**
+	 * Members whose stream found their session lost while no client GET was attached (member to the session it lost):
+	 * joined again by the client's next request to them, or when its next GET attaches ({@link #memberSessionLost});
+	 * guarded by {@code this}.
+	 */
+	private final Map<String, MemberSession> lostWhileAway = new LinkedHashMap<>();
 
 	/** @param positions where each member's stream starts: after these event ids (a client's {@code Last-Event-ID}) */
 	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
@@ -181,6 +194,7 @@ final class MergedSession {
 	private void clientGone() {
 		List<MemberStream> parking = new ArrayList<>();
 		synchronized (this) {
+			clientHere = false;
 			if (!ended) {
 				members.values().removeIf(stream -> positions.containsKey(stream.member()) && park(stream, parking));
 			}
@@ -198,10 +212,20 @@ final class MergedSession {
 	 */
 	private void clientArrived(Map<String, String> received) {
 		List<MemberStream> opened = new ArrayList<>();
+		Map<String, MemberSession> lost = new LinkedHashMap<>();
 		synchronized (this) {
 			if (ended) {
 				return;
 			}
+			clientHere = true;
+			// but a member joined again since (a request found its session lost): it has its new stream here
+			lostWhileAway.forEach((member, memberSession) -> {
+				MemberStream stream = members.get(member);
+				if (stream != null && stream.memberSession().equals(memberSession)) {
+					lost.put(member, memberSession);
+				}
+			});
+			lostWhileAway.clear();
 			Map<String, String> handedOn = held.handedOn();
 			Map<String, String> from = new LinkedHashMap<>();
 			parked.forEach((member, memberSession) -> {
@@ -221,6 +245,7 @@ final class MergedSession {
 			held.restamp(from);
 		}
 		opened.forEach(MemberStream::start);
+		lost.forEach((member, memberSession) -> parts.streams().memberSessionLost(this, member, memberSession));
 	}
 
 	/** Parks {@code stream}'s member (under the lock; the caller ends the stream, listed in {@code ending}). */
@@ -264,6 +289,23 @@ final class MergedSession {
 	}
 
 	/**
+	 * Tells the client {@code messages} of the relay's own on its GET stream if one is attached now; else not: the
+	 * caller tells them with the answer of the request at hand (a client that only POSTs gets them there, whatever
+	 * the session's age).
+	 *
+	 * @return whether a GET took them
+	 */
+	boolean tellIfAttached(List<ObjectNode> messages) {
+		synchronized (this) {
+			if (ended || !clientHere) {
+				return false;
+			}
+		}
+		held.tell(messages);
+		return true;
+	}
+
+	/**
 	 * A member's relay found the reader of its stream stalled for its {@code timeouts.client-write}: the session holds
 	 * all it may, so the client reads nothing; its connection is closed ({@link ClientStream#stalled}).
 	 */
@@ -276,8 +318,23 @@ final class MergedSession {
 		return client.attached();
 	}
 
-	/** {@code member} no longer knows its session {@code lost}: it is joined again where the session can. */
+	/**
+	 * {@code member}'s stream found that the member no longer knows its session {@code lost}. With a client GET
+	 * attached, the member is joined again now and the client told on that GET. Without one, the member is left for
+	 * the client's next request to it, which joins it again and carries what the client is told before its answer
+	 * (as for a session with no stream here), or for the client's next GET, which joins it then
+	 * ({@link #clientArrived}).
+	 */
 	void memberSessionLost(String member, MemberSession lost) {
+		synchronized (this) {
+			if (ended) {
+				return;
+			}
+			if (!clientHere) {
+				lostWhileAway.put(member, lost);
+				return;
+			}
+		}
 		parts.streams().memberSessionLost(this, member, lost);
 	}
 
@@ -285,6 +342,7 @@ final class MergedSession {
 	void end(String reason) {
 		List<MemberStream> streams;
 		List<HeldEvents.Event> left;
+		Map<String, MemberSession> memberSessions = new LinkedHashMap<>();
 		synchronized (this) {
 			if (ended) {
 				return;
@@ -292,11 +350,13 @@ final class MergedSession {
 			ended = true;
 			streams = new ArrayList<>(members.values());
 			left = held.clear();
+			memberSessions.putAll(parked);
+			streams.forEach(stream -> memberSessions.put(stream.member(), stream.memberSession()));
 		}
 		client.end();
 		streams.forEach(MemberStream::end);
 		parts.streams().ended(this);
-		parts.undelivered().count(server.id(), left, reason);
+		parts.undelivered().count(this, left, reason, memberSessions);
 	}
 
 }

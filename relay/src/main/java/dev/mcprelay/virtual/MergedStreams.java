@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
@@ -16,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
@@ -31,14 +31,19 @@ import reactor.core.publisher.Mono;
  * stream as soon as the member has the client's {@code notifications/initialized} ({@link #hold}), before the client
  * gets the acknowledgement and can call anything, and holds what the members send until the client's GET takes it;
  * and a call goes to a member only once that member's stream here is open ({@link #opened}), so a member never has a
- * request for the client before it has a stream to send it on, whichever of the client's GET and call comes first. A
- * member whose stream does not answer within {@link #STREAM_OPEN_WAIT} is taken for one that sends its stream's
- * headers only with its first event (the MCP Java SDK's servlet transport): from then on a call waits for its stream
- * at most {@link SessionOrder#GET_HEADERS_GRACE}, as for a direct client (logged), until one of its GETs is answered
- * within {@link #STREAM_OPEN_WAIT} again (a member that was only slow for a while: it is forgotten, logged). A call
- * that went to a member before its stream was open, whose GET the member then answered within
- * {@link #STREAM_OPEN_WAIT} (so it had no stream when the call came, and a request it sent the client meanwhile was
- * dropped at the member), is counted undelivered ({@link UndeliveredMessages#STREAM_NOT_OPEN}) and logged.
+ * request for the client before it has a stream to send it on, whichever of the client's GET and call comes first.
+ *
+ * <p><b>How long a call waits for a member's stream</b> depends on what the relay saw of the member (per member id,
+ * on this replica): one seen to answer a GET with its headers alone ({@link #answeredAlone}) opens its stream as it
+ * answers, so a call waits for it as long as the GET may take, the member's {@code timeouts.non-streaming}; one not
+ * seen yet, at most {@link #STREAM_OPEN_WAIT}; one whose stream did not open within the wait is taken for a member
+ * that sends a stream's headers only with its first event (the MCP Java SDK's servlet transport), and a call waits
+ * for it at most {@link SessionOrder#GET_HEADERS_GRACE}, as for a direct client (logged), until it is seen to answer a
+ * GET with its headers alone again. A call that went to a member before its stream was open, whose GET the member then
+ * answered with its headers alone, reached a member with no stream, which dropped what it asked the client meanwhile:
+ * it is counted undelivered ({@link UndeliveredMessages#STREAM_NOT_OPEN}) and logged, and if it is still waiting for
+ * the member's answer (which may never come: the member waits for an answer to a request the client never got), the
+ * client gets an error for it ({@link MemberHadNoStream}) and the member's exchange is cancelled.
  *
  * <p>A GET is answered 405 when every member is joined and none offers a stream, as a server without one answers. With several replicas,
  * a client's GET on another replica than the one that held the members' streams finds none to take: see
@@ -49,13 +54,21 @@ class MergedStreams {
 
 	private static final Logger log = LoggerFactory.getLogger(MergedStreams.class);
 
-	/** How long a call waits for a member's stream to open, unless the member answers its GET only with an event. */
+	/** How long a call waits for the stream of a member not seen yet to open. */
 	static final Duration STREAM_OPEN_WAIT = Duration.ofSeconds(5);
+
+	/** What the relay saw of a member's GETs. */
+	private enum Seen {
+		/** A GET answered with its headers alone: the member's stream opens as it answers. */
+		HEADERS_ALONE,
+		/** A stream that did not open within a call's wait: taken for one that sends its headers with its first event. */
+		LATE_HEADERS
+	}
 
 	private final Map<String, MergedSession> sessions = new ConcurrentHashMap<>();
 
-	/** Members seen to answer GET only with their first event, until one of their GETs is answered in time again. */
-	private final Set<String> lateHeaders = ConcurrentHashMap.newKeySet();
+	/** What the relay saw of each member's GETs (none: not seen yet). */
+	private final Map<String, Seen> seen = new ConcurrentHashMap<>();
 
 	private final MergedSession.Parts parts;
 
@@ -124,67 +137,88 @@ class MergedStreams {
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
 			// ends as shutdown begins, as a relayed GET does: the client reconnects elsewhere
-			return AnswerRelay.writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
+			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
 		});
 	}
 
 	/**
-	 * {@code member} joined a virtual session (late, or again) in {@code memberSession}: its stream joins the session's
-	 * here, if there is one, and {@code notices} go to the client on it.
+	 * {@code member} joined a virtual session (late, or again) in {@code memberSession}, by the request {@code by}: its
+	 * stream joins the session's here, if there is one, and {@code notices} go to the client on the session's GET
+	 * stream when one is attached (or when {@code by} is the session's own stream, which found the member's session
+	 * lost while one was). Otherwise the request that joined the member carries them before its answer, whatever the
+	 * session's age: a client with no GET open never reads what is held for one.
 	 *
-	 * @return whether the session has a stream here that took the notices
+	 * @return whether the session's stream here took the notices
 	 */
 	boolean joined(String virtualId, String sessionId, String member, MemberSession memberSession,
-			List<ObjectNode> notices) {
+			List<ObjectNode> notices, Object by) {
 		MergedSession session = sessions.get(key(virtualId, sessionId));
 		if (session == null) {
 			return false;
 		}
 		session.open(member, memberSession);
-		session.tell(notices);
-		return true;
+		if (by == session) {
+			session.tell(notices);
+			return true;
+		}
+		return session.tellIfAttached(notices);
 	}
 
 	/**
-	 * Completes once {@code member}'s stream of {@code call}'s session here is open, known absent, or failing (at
-	 * once when the session has no stream here): a call to the member goes after it.
+	 * Completes once {@code member}'s stream of {@code call}'s session here is open, known absent, or failing, or the
+	 * call waited for it as long as it may (at once when the session has no stream here): a call to the member goes
+	 * after it. It completes with what says that the call went without a stream: a {@code Mono} that completes if the
+	 * member is then found to have had none ({@link MemberStream#callWentAhead}), and never when the stream was there.
 	 */
-	Mono<Void> opened(VirtualCall call, String member) {
+	Mono<Mono<Void>> opened(VirtualCall call, String member) {
 		MergedSession session = call.stateless() ? null : sessions.get(key(call.server().id(), call.sessionId()));
 		MemberStream stream = session == null ? null : session.member(member);
 		if (stream == null) {
-			return Mono.empty();
+			return Mono.just(Mono.never());
 		}
-		boolean late = lateHeaders.contains(member);
-		return stream.settled()
-			.timeout(late ? SessionOrder.GET_HEADERS_GRACE : STREAM_OPEN_WAIT, Mono.fromRunnable(() -> {
-				stream.callWentAhead();
-				if (!late && lateHeaders.add(member)) {
-					log.info("Virtual server '{}': member '{}' did not answer its GET stream within {}; it is taken for a "
-							+ "server that sends a stream's headers only with its first event, and calls to it wait at "
-							+ "most {} for its stream from now on", call.server().id(), member, STREAM_OPEN_WAIT,
-							SessionOrder.GET_HEADERS_GRACE);
-				}
-			}));
+		Seen before = seen.get(member);
+		Duration wait = before == null ? STREAM_OPEN_WAIT
+				: before == Seen.LATE_HEADERS ? SessionOrder.GET_HEADERS_GRACE : getBound(call, member);
+		return stream.settled().thenReturn(Mono.<Void>never()).timeout(wait, Mono.fromCallable(() -> {
+			if (before != Seen.LATE_HEADERS && seen.put(member, Seen.LATE_HEADERS) != Seen.LATE_HEADERS) {
+				log.info("Virtual server '{}': member '{}' did not answer its GET stream within {}; it is taken for a "
+						+ "server that sends a stream's headers only with its first event, and calls to it wait at "
+						+ "most {} for its stream from now on", call.server().id(), member, wait,
+						SessionOrder.GET_HEADERS_GRACE);
+			}
+			return stream.callWentAhead();
+		}));
 	}
 
 	/**
-	 * {@code member} answered the GET of {@code session}'s stream with its headers after {@code took}, while
-	 * {@code callsAhead} calls went to it without waiting any longer. Answered within {@link #STREAM_OPEN_WAIT}: the
-	 * member does not hold its headers for an event (it is no longer taken for one that does), so it had no stream
-	 * when those calls came, and what it asked the client meanwhile was dropped at the member: counted undelivered.
+	 * Whether the relay is shutting down: a member's GET that fails then was ended by the relay itself (answered 503
+	 * {@code relay_shutting_down}), which tells nothing of how the member opens its stream.
 	 */
-	void streamAnswered(MergedSession session, String member, Duration took, int callsAhead) {
-		if (took.compareTo(STREAM_OPEN_WAIT) >= 0) {
-			return;
-		}
-		if (lateHeaders.remove(member)) {
-			log.info("Virtual server '{}': member '{}' answered its GET stream within {} again; calls to it wait for its "
-					+ "stream up to {} again", session.virtualId(), member, STREAM_OPEN_WAIT, STREAM_OPEN_WAIT);
+	boolean shuttingDown() {
+		return !openStreams.isRunning();
+	}
+
+	/**
+	 * {@code member} answered the GET of {@code session}'s stream with its headers alone (no event came with them),
+	 * while {@code callsAhead} calls went to it without waiting any longer: it opens its stream as it answers (calls
+	 * wait for it as long as its GET may take from now on, logged if it was taken for one that does not), so it had no
+	 * stream when those calls came, and what it asked the client meanwhile was dropped at the member: counted
+	 * undelivered and logged.
+	 */
+	void answeredAlone(MergedSession session, String member, int callsAhead) {
+		if (seen.put(member, Seen.HEADERS_ALONE) == Seen.LATE_HEADERS) {
+			log.info("Virtual server '{}': member '{}' answered its GET stream with its headers alone; calls to it wait "
+					+ "for its stream again, as long as its GET may take", session.virtualId(), member);
 		}
 		if (callsAhead > 0) {
 			session.parts().undelivered().callsAhead(session.virtualId(), member, callsAhead);
 		}
+	}
+
+	/** How long {@code member}'s GET may take to be answered: its {@code timeouts.non-streaming}. */
+	private static Duration getBound(VirtualCall call, String member) {
+		ServerProperties server = call.exchange().configuration().properties().servers().get(member);
+		return server == null ? STREAM_OPEN_WAIT : server.timeouts().nonStreaming();
 	}
 
 	/** Ends {@code call}'s session's stream here, if any (the session ended). */

@@ -32,7 +32,8 @@ import reactor.core.publisher.Mono;
  * the session's stream here ({@link MergedStreams#end}; its members are not joined again). A request
  * that finds its session gone does the same at once. What is kept per session is its member sessions and a copy of the
  * joining request's headers, for as long as the store holds the session. With the memory store, the sessions end
- * with the process: shutdown sends every member session joined here its DELETE ({@link OpenStreams#atShutdown}).
+ * with the process: shutdown sends every member session joined here its DELETE once the calls in flight have ended,
+ * never under a call still running ({@link OpenStreams#atShutdown}).
  */
 @Component
 class OrphanedMemberSessions implements DisposableBean {
@@ -68,8 +69,8 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	/**
 	 * With the memory store, the relay's sessions end with the process: each member session joined here is sent its
-	 * DELETE as shutdown begins, within the shutdown's grace period, rather than left open at the member until it
-	 * expires there.
+	 * DELETE at shutdown, once the calls in flight have ended or were cut ({@link OpenStreams#atShutdown}), rather than
+	 * left open at the member until it expires there.
 	 */
 	private Mono<Void> endAll() {
 		List<Tracked> all = List.copyOf(tracked.values());
@@ -167,7 +168,8 @@ class OrphanedMemberSessions implements DisposableBean {
 	private Mono<Void> endMembers(Tracked entry) {
 		Map<String, MemberSession> members;
 		synchronized (entry) {
-			members = Map.copyOf(entry.members);
+			// in the order they were joined (a Map.copyOf's order changes from one JVM to the next)
+			members = new LinkedHashMap<>(entry.members);
 		}
 		log.debug("Virtual server '{}': a session ended without its client's DELETE (expired, evicted, or ended "
 				+ "elsewhere); its stream here and its {} member session(s) are ended", entry.virtualId, members.size());

@@ -1,12 +1,19 @@
 package dev.mcprelay.virtual;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 
 import dev.mcprelay.metrics.RelayMeters;
 import io.micrometer.core.instrument.Counter;
@@ -15,7 +22,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 /**
  * What a member sent on its stream that the relay could not deliver to the client: counted
  * ({@value RelayMeters#VIRTUAL_UNDELIVERED}, by virtual server, member, kind and reason) and logged, a lost request at
- * {@code WARN} (a member waits for its answer), notifications at {@code DEBUG}. Reasons:
+ * {@code WARN} (a member waits for its answer), notifications at {@code DEBUG}. A lost request is also answered to its
+ * member, with a JSON-RPC error under the member's own id ({@link #answerLost}), so that what the member was doing
+ * for a call of the client's (a tool waiting for sampling) ends instead of waiting for ever, and the client's call
+ * with it; not when the session ended (its member sessions end with it). Reasons:
  * <ul>
  * <li>{@code no_client_stream}: the client opened no GET stream on this replica within {@link ClientStream#WAIT} of
  * its session's start (it opens none, or it went to another replica);</li>
@@ -23,10 +33,10 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@link ClientStream#WAIT}, and the member gave the message no event id, so a resumed stream cannot ask for it
  * again;</li>
  * <li>{@code session_ended}: the session ended (DELETE, expiry) with the message still held;</li>
- * <li>{@code stream_not_open}: a call went to the member before its stream was open (it had been taken for a member
- * that answers its GET only with an event) and the member then answered the GET promptly: it had no stream for the
- * requests it sent the client during the call, and dropped them. The relay never sees those, so what is counted, as
- * {@code kind} {@code call}, is each call that went ahead of the stream.</li>
+ * <li>{@code stream_not_open}: a call went to the member before its stream was open (the wait for it ran out) and the
+ * member then answered the GET with its headers alone: it had no stream for the requests it sent the client during
+ * the call, and dropped them. The relay never sees those, so what is counted, as {@code kind} {@code call}, is each
+ * call that went ahead of the stream (one still waiting for the member is answered with {@link MemberHadNoStream}).</li>
  * </ul>
  */
 @Component
@@ -44,24 +54,59 @@ class UndeliveredMessages {
 
 	private final MeterRegistry registry;
 
-	UndeliveredMessages(MeterRegistry registry) {
+	private final MemberCalls calls;
+
+	private final MemberIds ids;
+
+	UndeliveredMessages(MeterRegistry registry, MemberCalls calls, MemberIds ids) {
 		this.registry = registry;
+		this.calls = calls;
+		this.ids = ids;
 	}
 
 	/**
-	 * Counts what a session left undelivered ({@code left}, by member): all of it when no client came or the session
-	 * ended; when the client's stream ended, only what its next stream cannot ask the member for again (events without
-	 * an id). The relay's own messages are not counted.
+	 * Counts what {@code session} left undelivered ({@code left}, by member): all of it when no client came or the
+	 * session ended; when the client's stream ended, only what its next stream cannot ask the member for again (events
+	 * without an id). The relay's own messages are not counted. Each lost request is answered to its member
+	 * ({@link #answerLost}), in its session of {@code memberSessions}, unless the session ended.
 	 */
-	void count(String virtualId, List<HeldEvents.Event> left, String reason) {
+	void count(MergedSession session, List<HeldEvents.Event> left, String reason,
+			Map<String, MemberSession> memberSessions) {
 		boolean all = !CLIENT_GONE.equals(reason);
 		Map<String, int[]> byMember = new LinkedHashMap<>();
 		for (HeldEvents.Event event : left) {
 			if (event.message() && (all || !event.resumable())) {
 				byMember.computeIfAbsent(event.member(), member -> new int[2])[event.serverRequest() ? 0 : 1]++;
+				if (event.serverRequest() && !SESSION_ENDED.equals(reason)
+						&& memberSessions.containsKey(event.member())) {
+					answerLost(session, memberSessions.get(event.member()), event, reason);
+				}
 			}
 		}
-		byMember.forEach((member, counts) -> count(virtualId, member, reason, counts[0], counts[1]));
+		byMember.forEach((member, counts) -> count(session.virtualId(), member, reason, counts[0], counts[1]));
+	}
+
+	/**
+	 * Answers the member's request {@code event} (held for the client and lost) with a JSON-RPC error under the
+	 * member's own id, in {@code memberSession}: the member stops waiting for the client's answer. What the member
+	 * answers is read and dropped; a member that cannot be reached is not asked again.
+	 */
+	private void answerLost(MergedSession session, MemberSession memberSession, HeldEvents.Event event,
+			String reason) {
+		ObjectNode request = MemberMessages.parse(event.source().data().getBytes(StandardCharsets.UTF_8));
+		MemberIds.MemberRequestId origin = request == null ? null : ids.unwrap(session.sessionId(), request.get("id"));
+		if (origin == null || !origin.member().equals(event.member())) {
+			return;
+		}
+		ObjectNode error = JsonRpcErrors.error(origin.id(), JsonRpcErrorCodes.INTERNAL_ERROR,
+				"The relay could not deliver this request to the client (" + reason + "): " + hint(reason),
+				Map.of("reason", reason));
+		calls.send(session.origin(), event.member(), HttpMethod.POST, memberSession, null, JsonRpcErrors.toBytes(error),
+				() -> {
+				})
+			.flatMap(MemberAnswer::discard)
+			.subscribe(null, failure -> log.debug("Virtual server '{}': member '{}' could not be told of its request "
+					+ "lost: {}", session.virtualId(), event.member(), failure.toString()));
 	}
 
 	/** {@code requests} requests and {@code notifications} notifications of {@code member} were not delivered. */
@@ -84,9 +129,10 @@ class UndeliveredMessages {
 	 */
 	void callsAhead(String virtualId, String member, int calls) {
 		counter(virtualId, member, "call", STREAM_NOT_OPEN).increment(calls);
-		log.warn("Virtual server '{}': {} call(s) went to member '{}' before its stream was open (it had been slow to "
-				+ "answer its GET); a request it sent the client during them had no stream and was dropped at the member",
-				virtualId, calls, member);
+		log.warn("Virtual server '{}': {} call(s) went to member '{}' before its stream was open (it was slow to answer "
+				+ "its GET); a request it sent the client during them had no stream and was dropped at the member, and a "
+				+ "call still waiting for the member is answered with an error ({})", virtualId, calls, member,
+				STREAM_NOT_OPEN);
 	}
 
 	private Counter counter(String virtualId, String member, String kind, String reason) {

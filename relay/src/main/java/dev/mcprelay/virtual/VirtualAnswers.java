@@ -19,7 +19,9 @@ import reactor.core.publisher.Mono;
 /**
  * How a virtual server writes an answer it made itself (a merged list, a routing error, {@code ping}): one JSON
  * message, or an event stream of warnings before it when the client takes one, with the virtual session's id; and what
- * the access log and meters say of it.
+ * the access log and meters say of it. Written as a server's whole answers are ({@link VirtualCall#whole}): a client
+ * that takes none of a large answer (a merged list of many megabytes) for {@code timeouts.client-write} has its
+ * connection closed, {@code client_write_timeout}, counted under the virtual server.
  */
 final class VirtualAnswers {
 
@@ -40,7 +42,7 @@ final class VirtualAnswers {
 		if (!warnings.isEmpty() && acceptsEventStream(call)) {
 			List<ObjectNode> messages = new ArrayList<>(warnings);
 			messages.add(response);
-			Mono<Void> written = RelayAnswers.stream(http, messages);
+			Mono<Void> written = RelayAnswers.stream(http, messages, call.whole());
 			// Set once the stream's headers are (the write commits them when subscribed).
 			if (!call.stateless()) {
 				http.headers().set("Mcp-Session-Id", call.session().id());
@@ -51,7 +53,7 @@ final class VirtualAnswers {
 		if (call.session() != null) {
 			headers.set("Mcp-Session-Id", call.session().id());
 		}
-		return RelayAnswers.answer(http, HttpStatus.OK, List.of(response), false, headers);
+		return RelayAnswers.answer(http, HttpStatus.OK, List.of(response), false, headers, call.whole());
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.mcprelay.virtual;
 import java.util.List;
 
 import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.proxy.WholeAnswerWriter;
 import dev.mcprelay.route.VirtualMembers;
 
 /**
@@ -13,8 +14,11 @@ import dev.mcprelay.route.VirtualMembers;
  * @param server the virtual server
  * @param access the members the caller may use, decided once by the front door
  * @param session the client's session, or {@code null} before {@code initialize} is answered
+ * @param whole how the virtual server writes an answer it composed whole ({@link VirtualAnswers}): on the client's
+ *        write clock, as a server's own answers are ({@code OpenStreams.clientTimed})
  */
-record VirtualCall(RelayExchange exchange, VirtualServer server, VirtualMembers access, VirtualSession session) {
+record VirtualCall(RelayExchange exchange, VirtualServer server, VirtualMembers access, VirtualSession session,
+		WholeAnswerWriter whole) {
 
 	/** The members this caller may use, in configuration order. */
 	List<String> usable() {
@@ -58,7 +62,15 @@ record VirtualCall(RelayExchange exchange, VirtualServer server, VirtualMembers 
 
 	/** The same request with {@code session}. */
 	VirtualCall with(VirtualSession session) {
-		return new VirtualCall(exchange, server, access, session);
+		return new VirtualCall(exchange, server, access, session, whole);
+	}
+
+	/**
+	 * The same request, for the virtual server's own listing of a catalogue ({@link VirtualMembers#catalogue()}): the
+	 * members answer their lists whole, and the virtual server decides what it answers of them per request.
+	 */
+	VirtualCall forCatalogue() {
+		return new VirtualCall(exchange, server, access.forCatalogue(), session, whole);
 	}
 
 }

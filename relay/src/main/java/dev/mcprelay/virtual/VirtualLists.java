@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -43,12 +44,18 @@ class VirtualLists {
 
 	private final ListCache cache;
 
+	private final MemberViews views;
+
+	private final MemberListPolicies policies;
+
 	/** The id of the list requests the virtual server makes on its own account. */
 	static final String CATALOGUE_ID = "mcp-relay-catalogue";
 
 	VirtualLists(MemberRequests requests, VirtualCursor cursors, NameClashes clashes, MemberAvailability availability,
-			ListCache cache) {
+			ListCache cache, MemberViews views, MemberListPolicies policies) {
 		this.cache = cache;
+		this.policies = policies;
+		this.views = views;
 		this.requests = requests;
 		this.cursors = cursors;
 		this.clashes = clashes;
@@ -63,9 +70,24 @@ class VirtualLists {
 	 * One member's page of one list.
 	 *
 	 * @param rest the result's other fields ({@code resultType}, {@code ttlMs}, {@code cacheScope}, ...)
+	 * @param whole whether {@code items} are the member's whole page ({@link ListCache}'s), not yet decided for the
+	 * request by its policies ({@link MemberListPolicies}); otherwise the member's relay decided them for it
 	 */
 	record MemberPage(String member, List<ObjectNode> items, String nextCursor, ObjectNode rest,
-			List<ObjectNode> notices) {
+			List<ObjectNode> notices, boolean whole) {
+
+		/** The page with only what the request of {@code call} may use, decided by {@code policies}. */
+		MemberPage decided(VirtualCall call, String method, MemberListPolicies policies) {
+			if (!whole) {
+				return this;
+			}
+			MemberListPolicies.Decision decision = policies.of(call, member, method);
+			List<ObjectNode> usable = items.stream()
+				.filter(item -> decision.lists(MemberListPolicies.name(method, item), item))
+				.toList();
+			return new MemberPage(member, usable, nextCursor, rest, notices, false);
+		}
+
 	}
 
 	static boolean isList(String method) {
@@ -99,6 +121,7 @@ class VirtualLists {
 		List<ObjectNode> warnings = new ArrayList<>();
 		return Flux.fromIterable(members.entrySet())
 			.flatMapSequential(member -> memberPage(call, request, member.getKey(), member.getValue())
+				.map(page -> page.decided(call, method, policies))
 				.onErrorResume(MemberUnavailable.class, failure -> {
 					synchronized (warnings) {
 						warnings.add(availability.unavailable(call.server().id(), failure));
@@ -113,18 +136,35 @@ class VirtualLists {
 			});
 	}
 
-	/** Every item of {@code member}'s list {@code method}, all pages, as the member publishes them (no prefix). */
-	Mono<List<ObjectNode>> all(VirtualCall call, String method, String member) {
+	/**
+	 * Every item of {@code member}'s list {@code method}, page after page, as the member publishes them (no prefix) to
+	 * the view of {@code call}'s request, before any policy decided them for a request (the caller of
+	 * {@link PublishedNames} decides them per request: {@link MemberListPolicies}), and whether that is the whole list: as the relay lists a server ({@link UpstreamLister}), at most
+	 * {@link UpstreamLister#MAX_PAGES} pages are read, and a list that goes on past them is said to be cut
+	 * ({@link UpstreamLister.Listed#whole()} false), never passed off as whole.
+	 */
+	Mono<UpstreamLister.Listed> all(VirtualCall call, String method, String member) {
 		ObjectNode request = JsonRpcParser.mapper().createObjectNode();
 		request.put("jsonrpc", "2.0");
 		request.put("id", CATALOGUE_ID);
 		request.put("method", method);
-		return memberPage(call, request, member, null)
-			.expand(page -> page.nextCursor() == null ? Mono.empty()
-					: memberPage(call, request, member, page.nextCursor()))
-			.take(1000)
-			.concatMapIterable(MemberPage::items)
-			.collectList();
+		return Mono.defer(() -> {
+			List<JsonNode> items = new ArrayList<>();
+			return pages(call, request, member, null, 1, items).map(whole -> new UpstreamLister.Listed(items, whole));
+		});
+	}
+
+	/** Reads page {@code number} (at {@code cursor}) and those after it into {@code items}; whether the list ended. */
+	private Mono<Boolean> pages(VirtualCall call, ObjectNode request, String member, String cursor, int number,
+			List<JsonNode> items) {
+		return memberPage(call, request, member, cursor).flatMap(page -> {
+			items.addAll(page.items());
+			if (page.nextCursor() == null) {
+				return Mono.just(true);
+			}
+			return number >= UpstreamLister.MAX_PAGES ? Mono.just(false)
+					: pages(call, request, member, page.nextCursor(), number + 1, items);
+		});
 	}
 
 	private Mono<MemberPage> memberPage(VirtualCall call, ObjectNode request, String member, String cursor) {
@@ -141,10 +181,15 @@ class VirtualLists {
 		}
 		String method = request.get("method").asText();
 		String field = ITEMS.get(method);
-		boolean cached = call.stateless() || CATALOGUE_ID.equals(request.path("id").asText());
-		Mono<MemberRequests.Reply> asking = cached
-				? cache.get(new ListCache.Key(call.callerId(), member, method, cursor),
-						() -> requests.request(call, member, asked))
+		// a page kept beyond this request is asked whole (the member's relay leaves it undecided), and decided for each
+		// request that reads it (MemberPage.decided, PublishedNames): one request's policies never decide another's page.
+		// A tool search catalogue's listing is whole too, and kept only by the catalogue, never as a page
+		boolean kept = !call.access().catalogue()
+				&& (call.stateless() || CATALOGUE_ID.equals(request.path("id").asText()));
+		boolean whole = kept || call.access().catalogue();
+		Mono<MemberRequests.Reply> asking = kept
+				? cache.get(new ListCache.Key(call.server().id(), views.of(call, member), method, cursor),
+						() -> requests.request(call.forCatalogue(), member, asked))
 				: requests.request(call, member, asked);
 		return asking.flatMap(reply -> {
 			ObjectNode response = reply.response();
@@ -163,7 +208,7 @@ class VirtualLists {
 			rest.remove(field);
 			rest.remove("nextCursor");
 			return Mono.just(new MemberPage(member, items, next != null && next.isTextual() ? next.textValue() : null,
-					rest, reply.notices()));
+					rest, reply.notices(), whole));
 		});
 	}
 

@@ -27,11 +27,13 @@ import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BodyCharge;
 import dev.mcprelay.proxy.BoundedBody;
 import dev.mcprelay.proxy.MirroredHeaders;
+import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.OriginPolicy;
 import dev.mcprelay.proxy.RelayAnswers;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.SingleValuedHeaders;
+import dev.mcprelay.proxy.WholeAnswerWriter;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import reactor.core.publisher.Mono;
@@ -97,10 +99,16 @@ public class VirtualRelay {
 
 	private final OrphanedMemberSessions orphans;
 
+	private final OpenStreams openStreams;
+
+	/** {@code timeouts.client-write}'s default, for a virtual server with no member configured. */
+	private static final java.time.Duration DEFAULT_CLIENT_WRITE = java.time.Duration.ofSeconds(30);
+
 	VirtualRelay(VirtualServers servers, OriginPolicy originPolicy, RelayProperties properties, VirtualSessions sessions, MemberFanOut fanOut, MergedListen listen, MemberRequests requests, VirtualLists lists, MemberTargets targets,
 			AnswerRelay answers, MergedStreams streams, MemberIds ids, MemberAvailability availability,
 			VirtualToolSearch toolSearch, StatelessRequests stateless, VirtualSessionLifecycle lifecycle,
-			OrphanedMemberSessions orphans) {
+			OrphanedMemberSessions orphans, OpenStreams openStreams) {
+		this.openStreams = openStreams;
 		this.lifecycle = lifecycle;
 		this.orphans = orphans;
 		this.toolSearch = toolSearch;
@@ -122,12 +130,13 @@ public class VirtualRelay {
 
 	/** One request on a virtual server's endpoint (its route is a {@link McpRoute.Kind#VIRTUAL} route). */
 	public Mono<Void> handle(RelayExchange exchange) {
-		VirtualServer server = servers.find(exchange.route().virtualServer());
+		VirtualServer server = servers.find(exchange.configuration(), exchange.route().virtualServer());
 		return Mono.defer(() -> {
 			originPolicy.check(exchange.requestHeaderView());
 			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
 			SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), server.id());
-			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null);
+			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null,
+					wholeAnswers(exchange, server));
 			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
 				return post(call);
@@ -144,6 +153,22 @@ public class VirtualRelay {
 			// by the request's id once its body was read (session_required, session_not_found, ...), else id null
 			return RelayAnswers.respond(exchange.response(), failure, exchange.record().payload());
 		});
+	}
+
+	/**
+	 * How the virtual server writes what it composed whole ({@link VirtualAnswers}): through the one writer of whole
+	 * answers ({@link OpenStreams#clientTimed}), on the longest {@code timeouts.client-write} among its members (it
+	 * has none of its own; none of its members would cut the client sooner), stalls counted under the virtual server.
+	 */
+	private WholeAnswerWriter wholeAnswers(RelayExchange exchange, VirtualServer server) {
+		java.time.Duration clientWrite = server.members()
+			.stream()
+			.map(member -> exchange.configuration().properties().servers().get(member))
+			.filter(java.util.Objects::nonNull)
+			.map(member -> member.timeouts().clientWrite())
+			.max(java.util.Comparator.naturalOrder())
+			.orElse(DEFAULT_CLIENT_WRITE);
+		return openStreams.clientTimed(exchange, server.id(), exchange.method().name(), clientWrite);
 	}
 
 	/** The members this caller may use: the front door's decision, or every member when it asks nobody. */
@@ -209,7 +234,7 @@ public class VirtualRelay {
 	private DataSize maxBufferedBody(VirtualCall call) {
 		long most = 0;
 		for (String member : call.server().members()) {
-			ServerProperties server = properties.servers().get(member);
+			ServerProperties server = call.exchange().configuration().properties().servers().get(member);
 			most = Math.max(most, server.maxBufferedBody().toBytes());
 		}
 		return DataSize.ofBytes(most);
@@ -265,11 +290,14 @@ public class VirtualRelay {
 
 	/**
 	 * Sends {@code message} to {@code member} and relays its answer (after what the client is told of a member joined
-	 * again), or says which member is unavailable.
+	 * again), or says which member is unavailable; a call found to have reached the member while it had no stream
+	 * ({@link MemberHadNoStream}) is answered with that error when it is still waiting for the member.
 	 */
 	private Mono<Void> forward(VirtualCall call, String member, ObjectNode message) {
-		return requests.post(call, member, JsonRpcErrors.toBytes(message), true)
-			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices()))
+		return requests.call(call, member, JsonRpcErrors.toBytes(message))
+			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices(), sent.withoutStream(),
+					() -> new MemberHadNoStream(member).error(message.get("id"))))
+			.onErrorResume(MemberHadNoStream.class, failure -> answer(call, failure.error(message.get("id"))))
 			.onErrorResume(MemberUnavailable.class, failure -> {
 				ObjectNode warning = availability.unavailable(call.server().id(), failure);
 				return answer(call, JsonRpcErrors.error(message.get("id"), JsonRpcErrorCodes.INTERNAL_ERROR,
@@ -288,9 +316,15 @@ public class VirtualRelay {
 		// (a 2026-07-28 client has no session: a member asks it nothing outside a result, so no id is its)
 		restored.set("id", origin.id());
 		return requests.post(call, origin.member(), JsonRpcErrors.toBytes(restored), false)
-			.flatMap(sent -> sent.answer() != null ? answers.relay(call, sent.answer(), sent.notices())
-					// the member lost the session its request was in: nobody waits for this answer any more
-					: MemberFanOut.accepted(call))
+			.flatMap(sent -> {
+				if (sent.answer() != null) {
+					return answers.relay(call, sent.answer(), sent.notices());
+				}
+				// the member lost the session its request was in: nobody waits for this answer any more, and what
+				// its join tells the client waits for the next request to it
+				requests.untold(call, origin.member(), sent.notices());
+				return MemberFanOut.accepted(call);
+			})
 			.onErrorResume(MemberUnavailable.class, failure -> {
 				availability.unavailable(call.server().id(), failure);
 				return MemberFanOut.accepted(call);

@@ -1,6 +1,8 @@
 package dev.mcprelay.virtual;
 
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,7 +21,9 @@ record VirtualSession(String id, Map<String, MemberSession> members, ObjectNode 
 		String loggingLevel) {
 
 	VirtualSession {
-		members = Map.copyOf(members);
+		// in the members' order of id, on every replica (a Map.copyOf's order changes from one JVM to the next): the
+		// order of the DELETEs that end them
+		members = Collections.unmodifiableMap(new TreeMap<>(members));
 		exposedTools = Set.copyOf(exposedTools);
 	}
 

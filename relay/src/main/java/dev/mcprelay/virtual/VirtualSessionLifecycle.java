@@ -77,7 +77,7 @@ class VirtualSessionLifecycle {
 						HttpHeaders headers = new HttpHeaders();
 						headers.set("Mcp-Session-Id", sessionId);
 						return RelayAnswers.answer(call.exchange().response(), HttpStatus.OK,
-								List.of(VirtualAnswers.result(initialize.get("id"), result)), false, headers);
+								List.of(VirtualAnswers.result(initialize.get("id"), result)), false, headers, call.whole());
 					}));
 			});
 	}

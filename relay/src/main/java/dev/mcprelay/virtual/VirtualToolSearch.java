@@ -1,22 +1,16 @@
 package dev.mcprelay.virtual;
 
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.RejectError;
-import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.policy.ToolNameFilter;
@@ -24,66 +18,38 @@ import dev.mcprelay.interceptors.toolsearch.SearchQuery;
 import dev.mcprelay.interceptors.toolsearch.ToolIndex;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchAnswers;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
+import dev.mcprelay.interceptors.toolsearch.CatalogueListings;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreUnavailableException;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Tool search over a virtual server's merged catalogue ({@code mcp-relay.virtual-servers.<id>.tool-search}): as for a
  * server (seed 004), {@code tools/list} offers {@value ToolSearchPolicy#SEARCH_TOOL}, the tools of
  * {@code always-expose} and what this session's searches found; a search ranks the prefixed tools of every member the
- * caller may use (BM25, {@link ToolIndex}), exposes the best in the session (the session store, so every replica
- * honours it) and answers {@code notifications/tools/list_changed} before its result; a call of a tool the session does
- * not expose is refused with -32602, telling the model to search first. Each member's own allow/deny lists apply
- * already (its tools come through its relay). The merged catalogue is indexed off the event loops and kept per virtual
- * server, set of usable members and caller for {@link #CATALOGUE_AGE} (at most {@link #MAX_BYTES} of tools in all), and
- * dropped when a member says its tools changed; one that lacks a member that could not be asked is not kept (the
- * client is warned, and the next search asks the member again). A catalogue is the caller's own (kept per caller, as
- * {@link ListCache} keeps members' pages): each member's list reaches it through the caller's policies, so what one
- * caller may use is never searched for another.
+ * caller may use ({@link VirtualToolCatalogues}: the members' whole lists, merged, indexed and kept per view), exposes
+ * the best in the session (the session store, so every replica honours it) and answers
+ * {@code notifications/tools/list_changed} before its result; a call of a tool the session does not expose is refused
+ * with -32602, telling the model to search first. What a {@code tools/list} or a search answers of the catalogue is
+ * decided by the policies of the request it answers (each member's policies and allow/deny lists, as the member's
+ * relay decides them: {@link MemberListPolicies}), as for a server's tool search: a token's scopes, a claim or a
+ * request header may differ between two requests of one caller, and what is listed is what may be called. A member
+ * whose list could not be read whole refuses the request as a server's tool search does.
  */
 @Component
 class VirtualToolSearch {
 
-	/** How long a merged catalogue is kept without a member's {@code list_changed}. */
-	static final Duration CATALOGUE_AGE = Duration.ofMinutes(5);
-
-	private final VirtualLists lists;
+	private final VirtualToolCatalogues catalogues;
 
 	private final SessionStore store;
 
-	private final NameClashes clashes;
-
-	/** The most JSON the kept catalogues hold, all together (their indexes take a few times that). */
-	static final long MAX_BYTES = 16L * 1024 * 1024;
-
-	private final Cache<List<String>, Kept> catalogues = Caffeine.newBuilder()
-		.expireAfterWrite(CATALOGUE_AGE)
-		.maximumWeight(MAX_BYTES)
-		.<List<String>, Kept>weigher((key, kept) -> (int) Math.min(Integer.MAX_VALUE, kept.bytes()))
-		.build();
-
-	private final MemberAvailability availability;
-
-	VirtualToolSearch(VirtualLists lists, SessionStore store, NameClashes clashes, VirtualServers servers,
-			ListCache listCache, MemberAvailability availability) {
-		this.availability = availability;
-		this.lists = lists;
+	VirtualToolSearch(VirtualToolCatalogues catalogues, SessionStore store) {
+		this.catalogues = catalogues;
 		this.store = store;
-		this.clashes = clashes;
-		listCache.onChange((member, method) -> {
-			if (method == null || method.equals("tools/list")) {
-				invalidate(member);
-			}
-		});
-		if (servers.anySearches()) {
-			ToolIndex.warmUp();
-		}
 	}
 
 	/**
@@ -91,20 +57,22 @@ class VirtualToolSearch {
 	 * about members left out.
 	 */
 	Mono<VirtualLists.Page> list(VirtualCall call, ObjectNode request) {
-		return catalogue(call).map(catalogue -> {
+		return catalogues.catalogue(call).map(catalogue -> {
 			ToolIndex index = catalogue.index();
+			Predicate<ObjectNode> usable = catalogue.usableBy(call);
 			ObjectNode response = response(request.get("id"));
 			ArrayNode tools = response.putObject("result").putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(call.server().toolSearch().maxResults()));
 			for (ObjectNode tool : index.tools()) {
 				String name = ToolIndex.name(tool);
-				if (pinned(call, name) || call.exposedTools().contains(name)) {
+				if ((pinned(call, name) || call.exposedTools().contains(name)) && usable.test(tool)) {
 					// a copy, as the member sent it (renamed): the kept catalogue is never edited
 					tools.add(tool.deepCopy());
 				}
 			}
 			return new VirtualLists.Page(response, catalogue.warnings());
-		});
+		}).onErrorResume(RejectError.class, refused -> Mono.just(new VirtualLists.Page(refusal(call, request, refused),
+				List.of())));
 	}
 
 	/** A search: the best matches, exposed in the session; the answer's messages (list_changed, then the result). */
@@ -117,8 +85,15 @@ class VirtualToolSearch {
 			return Mono.just(List.of(JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(),
 					refused.data())));
 		}
-		return catalogue(call).flatMap(catalogue -> {
-			List<ObjectNode> found = catalogue.index().search(query.read(), query.limit());
+		return catalogues.catalogue(call).flatMap(catalogue -> {
+			// the best the request may use: ranked past what it may not, so that a hidden tool costs it no result
+			Predicate<ObjectNode> usable = catalogue.usableBy(call);
+			ToolIndex index = catalogue.index();
+			List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
+				.stream()
+				.filter(usable)
+				.limit(query.limit())
+				.toList();
 			List<String> names = found.stream().map(ToolIndex::name).toList();
 			Mono<Void> exposed = call.stateless() ? Mono.empty()
 					: store.expose(new SessionKey(call.server().id(), call.session().id()), names);
@@ -136,7 +111,19 @@ class VirtualToolSearch {
 					messages.add(response);
 					return messages;
 				}));
-		});
+		}).onErrorResume(RejectError.class, refused -> Mono.just(List.of(refusal(call, request, refused))));
+	}
+
+	/**
+	 * The answer to {@code request} when a member's list could not be read whole ({@link CatalogueListings}: its
+	 * listings are full, or it is longer than the relay reads), as a server's tool search answers; logged with the
+	 * refusal's reason.
+	 */
+	private static ObjectNode refusal(VirtualCall call, ObjectNode request, RejectError refused) {
+		String reason = refused.logReason() != null ? refused.logReason()
+				: refused.data() == null ? null : refused.data().path("reason").asText(null);
+		call.exchange().record().failed(RelayOutcome.REJECTED, reason);
+		return JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(), refused.data());
 	}
 
 	/** The refusal of a call of {@code tool}, or {@code null} when the session may call it. */
@@ -145,86 +132,13 @@ class VirtualToolSearch {
 		if (call.stateless() || pinned(call, tool) || call.exposedTools().contains(tool)) {
 			return null;
 		}
-		return JsonRpcErrors.error(request.get("id"), JsonRpcErrorCodes.INVALID_PARAMS, "Tool '" + tool
-				+ "' is not available in this session yet. Call " + ToolSearchPolicy.SEARCH_TOOL + " with a query "
-				+ "describing what you need; the tools it finds can then be called.", Map.of("reason", "not_exposed"));
-	}
-
-	/** What marks the caller in a catalogue's key, apart from the members (no member id has a line feed). */
-	private static final String CALLER = "\ncaller:";
-
-	/** Drops the merged catalogues {@code member}'s tools are in: its tools changed. */
-	void invalidate(String member) {
-		catalogues.asMap().keySet().removeIf(key -> key.subList(1, key.size()).contains(member));
+		RejectError refused = ToolSearchPolicy.notExposed(tool);
+		return JsonRpcErrors.error(request.get("id"), refused.code(), refused.getMessage(), refused.data());
 	}
 
 	private boolean pinned(VirtualCall call, String tool) {
 		List<String> patterns = call.server().toolSearch().alwaysExpose();
 		return !patterns.isEmpty() && new ToolNameFilter(new ToolsProperties(patterns, List.of())).offers(tool);
-	}
-
-	/** A merged catalogue, and the warnings about the members it lacks (they could not be asked). */
-	private record Catalogue(ToolIndex index, List<ObjectNode> warnings) {
-	}
-
-	/**
-	 * The merged, prefixed catalogue of the members this caller may use, indexed off the event loops. Kept only when
-	 * every member answered: a catalogue that lacks one is used once, with a warning naming the member, and the next
-	 * search asks that member again.
-	 */
-	private Mono<Catalogue> catalogue(VirtualCall call) {
-		List<String> key = new ArrayList<>();
-		key.add(call.server().id());
-		key.addAll(call.usable());
-		// each member's list reaches the catalogue through this caller's policies: never another caller's to search
-		key.add(CALLER + call.callerId());
-		Kept kept = catalogues.getIfPresent(key);
-		if (kept != null) {
-			return Mono.just(new Catalogue(kept.index(), List.of()));
-		}
-		List<ObjectNode> warnings = new CopyOnWriteArrayList<>();
-		return Flux.fromIterable(call.usable())
-			.flatMapSequential(member -> lists.all(call, "tools/list", member)
-				.map(tools -> Map.entry(member, tools))
-				.onErrorResume(MemberUnavailable.class, failure -> {
-					warnings.add(availability.unavailable(call.server().id(), failure));
-					return Mono.empty();
-				}))
-			.collectList()
-			.flatMap(perMember -> Mono.fromCallable(() -> index(call, perMember)).subscribeOn(Schedulers.parallel()))
-			.map(built -> {
-				if (warnings.isEmpty()) {
-					catalogues.put(key, built);
-				}
-				return new Catalogue(built.index(), List.copyOf(warnings));
-			});
-	}
-
-	/** An index and the JSON size of what it holds. */
-	private record Kept(ToolIndex index, long bytes) {
-	}
-
-	private Kept index(VirtualCall call, List<Map.Entry<String, List<ObjectNode>>> perMember) {
-		Map<String, ObjectNode> merged = new LinkedHashMap<>();
-		Map<String, String> owners = new LinkedHashMap<>();
-		long bytes = 0;
-		for (Map.Entry<String, List<ObjectNode>> member : perMember) {
-			for (ObjectNode node : member.getValue()) {
-				String name = call.server().exposedName(member.getKey(), node.path("name").asText());
-				if (ToolSearchPolicy.SEARCH_TOOL.equals(name)) {
-					continue;
-				}
-				if (owners.putIfAbsent(name, member.getKey()) != null) {
-					clashes.report(call.server().id(), "tools", name, owners.get(name), member.getKey());
-					continue;
-				}
-				ObjectNode renamed = node.deepCopy().put("name", name);
-				bytes += JsonRpcErrors.toBytes(renamed).length;
-				// kept as the member sent it (renamed), every field
-				merged.put(name, renamed);
-			}
-		}
-		return new Kept(new ToolIndex(List.copyOf(merged.values())), bytes);
 	}
 
 	private static ObjectNode response(JsonNode id) {

@@ -14,8 +14,10 @@ import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.HeaderProperties;
-import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.InjectedArgumentProperties;
 import dev.mcprelay.http.RelayExchange;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.metrics.RelayOutcome;
@@ -31,8 +33,9 @@ import reactor.core.publisher.Mono;
  * <li>a preflight ({@code OPTIONS} with {@code Access-Control-Request-Method}) from an allowed origin is answered 204
  * with the methods the endpoint takes and the request headers an MCP client sends ({@code Content-Type},
  * {@code Authorization}, {@code Mcp-Session-Id}, {@code MCP-Protocol-Version}, {@code Last-Event-ID},
- * {@code Mcp-Method}, {@code Mcp-Name}, {@code Mcp-Param-*}, {@code X-Api-Key}, and every configured
- * {@code from-request-header}); from any other origin, or for a foreign host, it is refused with 403 and a JSON-RPC
+ * {@code Mcp-Method}, {@code Mcp-Name}, {@code Mcp-Param-*}, {@code X-Api-Key}, and every {@code from-request-header}
+ * of a server's {@code headers} or {@code arguments.inject} in the request's configuration snapshot: a part of each
+ * snapshot, so that a server a reload added is reachable from a page at once); from any other origin, or for a foreign host, it is refused with 403 and a JSON-RPC
  * error. Nothing is forwarded either way;</li>
  * <li>every other response to an allowed origin carries {@code Access-Control-Allow-Origin} and exposes
  * {@code Mcp-Session-Id}, {@code MCP-Protocol-Version}, {@code WWW-Authenticate} and {@code X-Request-Id}, so the page
@@ -43,7 +46,7 @@ import reactor.core.publisher.Mono;
  * A step of {@link McpRoutes} on Reactor Netty's route, before the front door.
  */
 @Component
-class BrowserAccess {
+class BrowserAccess implements SnapshotPart<Set<String>> {
 
 	private static final String ALLOWED_METHODS = "GET, POST, DELETE";
 
@@ -54,21 +57,39 @@ class BrowserAccess {
 
 	private static final long MAX_AGE_SECONDS = Duration.ofMinutes(10).toSeconds();
 
+	/** The request headers an MCP client sends, whatever the configuration. */
+	private static final List<String> MCP_HEADERS = List.of(HttpHeaders.CONTENT_TYPE, HttpHeaders.ACCEPT,
+			HttpHeaders.AUTHORIZATION, "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Mcp-Method",
+			"Mcp-Name", "X-Api-Key", "X-Request-Id");
+
 	private final OriginPolicy originPolicy;
 
-	private final Set<String> allowedHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-
-	BrowserAccess(OriginPolicy originPolicy, RelayProperties properties) {
+	BrowserAccess(OriginPolicy originPolicy) {
 		this.originPolicy = originPolicy;
-		allowedHeaders.addAll(List.of(HttpHeaders.CONTENT_TYPE, HttpHeaders.ACCEPT, HttpHeaders.AUTHORIZATION,
-				"Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "X-Api-Key",
-				"X-Request-Id"));
-		properties.servers().values().forEach(server -> {
+	}
+
+	@Override
+	public String partName() {
+		return "cors-allowed-headers";
+	}
+
+	/**
+	 * The request headers a preflight allows under this snapshot: an MCP client's, and each header a server's
+	 * {@code headers} or {@code arguments.inject} take {@code from-request-header}, compared without case.
+	 */
+	@Override
+	public Set<String> compile(SnapshotCompilation compilation) {
+		Set<String> allowed = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+		allowed.addAll(MCP_HEADERS);
+		compilation.properties().servers().values().forEach(server -> {
 			if (server != null) {
 				server.headers().stream().map(HeaderProperties::fromRequestHeader).filter(name -> name != null)
-					.forEach(allowedHeaders::add);
+					.forEach(allowed::add);
+				server.arguments().inject().stream().map(InjectedArgumentProperties::fromRequestHeader)
+					.filter(name -> name != null).forEach(allowed::add);
 			}
 		});
+		return java.util.Collections.unmodifiableSet(allowed);
 	}
 
 	/**
@@ -118,7 +139,7 @@ class BrowserAccess {
 		io.netty.handler.codec.http.HttpHeaders headers = response.headers();
 		headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
 		headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_METHODS, ALLOWED_METHODS);
-		List<String> allowed = allowedOf(requested.getAccessControlRequestHeaders());
+		List<String> allowed = allowedOf(requested.getAccessControlRequestHeaders(), of(exchange.configuration()));
 		if (!allowed.isEmpty()) {
 			headers.set(HttpHeaders.ACCESS_CONTROL_ALLOW_HEADERS, String.join(", ", allowed));
 		}
@@ -130,7 +151,7 @@ class BrowserAccess {
 	}
 
 	/** The requested headers an MCP client may send; a header left out makes the browser refuse the request. */
-	private List<String> allowedOf(List<String> requested) {
+	private static List<String> allowedOf(List<String> requested, Set<String> allowedHeaders) {
 		List<String> allowed = new ArrayList<>();
 		for (String header : requested) {
 			String name = header.trim();

@@ -11,6 +11,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 
 import dev.mcprelay.http.ClientConnectionClosed;
+import dev.mcprelay.http.ClientRequestStalled;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.http.WebFluxResponse;
 import dev.mcprelay.metrics.ExchangeRecord;
@@ -22,8 +23,10 @@ import reactor.core.publisher.Mono;
 /**
  * Answers every request that no route answered, or whose handling failed before a response began, with a JSON-RPC
  * error body, on every path: an MCP client must never have to read Spring's error JSON. A path nothing serves gets
- * 404 {@code not_found}; a request the HTTP layer refused keeps its status (a 4xx, reason from the status); anything
- * else is a fault of the relay: 500 {@code internal_error}, logged with its cause, with nothing of the cause in the
+ * 404 {@code not_found}; a request the HTTP layer refused keeps its status (a 4xx, reason from the status); a request
+ * whose client stopped sending it before it was whole ({@link ClientRequestStalled}) is the client's fault, 408
+ * {@code request_read_timeout}, logged at DEBUG like the other refusals of the HTTP layer; anything else is a fault
+ * of the relay: 500 {@code internal_error}, logged with its cause, with nothing of the cause in the
  * body. A client that closed or reset its connection is no fault at all: it is logged at DEBUG, recorded as
  * {@code client_disconnected}, and nothing is written. Runs before Spring Boot's own error handler. A response already under way cannot be replaced: the error
  * goes on, and the connection is closed.
@@ -62,6 +65,10 @@ class JsonRpcErrorHandler implements WebExceptionHandler {
 	private static RelayFailure failureFor(Throwable error, HttpMethod method, String path) {
 		if (error instanceof RelayFailure failure) {
 			return failure;
+		}
+		if (ClientRequestStalled.is(error)) {
+			log.debug("{} {}: the client stopped sending its request before it was whole", method, path);
+			return RelayFailures.requestReadTimeout();
 		}
 		if (error instanceof ResponseStatusException statusError) {
 			HttpStatus status = HttpStatus.resolve(statusError.getStatusCode().value());

@@ -9,6 +9,8 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.NettyExchange;
 import dev.mcprelay.http.RequestTarget;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.metrics.ExchangeObservations;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.BufferedBodies;
@@ -26,7 +28,8 @@ import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * The MCP paths on Reactor Netty directly, ahead of WebFlux (Spring Boot applies route providers before its handler):
- * every request whose routing decision ({@link McpRouting}, made here once on the raw path) the relay observes goes to
+ * every request whose routing decision ({@link McpRouting}, made here once on the raw path, on the configuration
+ * snapshot the request takes here and carries to its end: {@link LiveConfiguration}) the relay observes goes to
  * the relay without WebFlux's exchange, and every other request (the actuator, RFC 9728 metadata, the demo upstream,
  * paths nothing serves) goes on to WebFlux, and in the secured modes through Spring Security's filter chain there.
  *
@@ -58,8 +61,11 @@ class McpRoutes implements NettyRouteProvider {
 
 	private final BufferedBodies bufferedBodies;
 
-	McpRoutes(McpRouting routing, McpRelay relay, VirtualRelay virtualRelay, BrowserAccess browserAccess,
+	private final LiveConfiguration live;
+
+	McpRoutes(LiveConfiguration live, McpRouting routing, McpRelay relay, VirtualRelay virtualRelay, BrowserAccess browserAccess,
 			FrontDoor frontDoor, ExchangeObservations observations, BufferedBodies bufferedBodies) {
+		this.live = live;
 		this.routing = routing;
 		this.bufferedBodies = bufferedBodies;
 		this.frontDoor = frontDoor;
@@ -77,18 +83,20 @@ class McpRoutes implements NettyRouteProvider {
 	/** Whether the request is the relay's: the one routing decision, made on the raw path and kept for the handler. */
 	private boolean decide(HttpServerRequest request) {
 		RequestTarget target = RequestTarget.of(request.uri());
-		McpRoute route = routing.resolve(target.rawPath());
+		ConfigurationSnapshot configuration = live.current();
+		McpRoute route = routing.resolve(configuration, target.rawPath());
 		if (!route.isObserved()) {
 			return false;
 		}
-		Decision decision = new Decision(target, route);
+		Decision decision = new Decision(target, route, configuration);
 		request.withConnection(connection -> connection.channel().attr(DECISION).set(decision));
 		return true;
 	}
 
 	private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
 		Decision decision = take(request);
-		NettyExchange exchange = new NettyExchange(request, response, decision.target(), decision.route());
+		NettyExchange exchange = new NettyExchange(request, response, decision.target(), decision.route(),
+				decision.configuration());
 		RequestIds.assign(exchange);
 		BufferedBodies.Lease bodies = bufferedBodies.lease(() -> callerKey(exchange.caller()));
 		return Mono.defer(() -> serve(exchange))
@@ -123,7 +131,7 @@ class McpRoutes implements NettyRouteProvider {
 	}
 
 	/** What the predicate decided about one request. */
-	private record Decision(RequestTarget target, McpRoute route) {
+	private record Decision(RequestTarget target, McpRoute route, ConfigurationSnapshot configuration) {
 	}
 
 }

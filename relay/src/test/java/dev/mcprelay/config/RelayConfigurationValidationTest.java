@@ -282,9 +282,9 @@ class RelayConfigurationValidationTest {
 	void aBodyCapTheHeapCannotHoldIsAProblem() {
 		long heap = 192L * 1024 * 1024;
 		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.big.url=https://example.com/mcp",
+		validateBudget(heap, problems, "--mcp-relay.servers.big.url=https://example.com/mcp",
 				"--mcp-relay.servers.big.max-buffered-body=1500MB", "--mcp-relay.servers.ok.url=https://example.com/mcp",
-				"--mcp-relay.servers.ok.max-buffered-body=20MB"), heap, problems);
+				"--mcp-relay.servers.ok.max-buffered-body=20MB");
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
 				"mcp-relay.servers.big.max-buffered-body: is 1500MB, and a body is counted as twice its size while it is "
 						+ "read (its bytes, and what parsing them makes), more than every buffered body together may take "
@@ -293,8 +293,7 @@ class RelayConfigurationValidationTest {
 						+ "the image's heap is 60% of it)");
 
 		problems.clear();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp"), heap,
-				problems);
+		validateBudget(heap, problems, "--mcp-relay.servers.plain.url=https://example.com/mcp");
 		assertThat(problems).extracting(ConfigurationProblem::toString).as("the default configuration in a small heap: "
 				+ "where the 50MB comes from, and the heap it needs").containsExactly(
 				"mcp-relay.servers.plain.max-buffered-body: is 50MB (the default, for a server that sets none), and a "
@@ -304,19 +303,28 @@ class RelayConfigurationValidationTest {
 						+ "400MB (-Xmx, or more memory for the container: the image's heap is 60% of it)");
 
 		problems.clear();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.max-buffered-bodies=150MB"), heap, problems);
+		validateBudget(heap, problems, "--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.max-buffered-bodies=150MB");
 		assertThat(problems).extracting(ConfigurationProblem::property).containsExactly("mcp-relay.max-buffered-bodies");
 
 		problems.clear();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=22MB", "--mcp-relay.max-buffered-bodies=90MB"), heap, problems);
+		validateBudget(heap, problems, "--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.servers.plain.max-buffered-body=50MB");
+		assertThat(problems).extracting(ConfigurationProblem::toString)
+			.as("cold review D, finding 7: 50MB written by the operator is no default")
+			.singleElement()
+			.satisfies(problem -> assertThat(problem).startsWith("mcp-relay.servers.plain.max-buffered-body: is 50MB, and a "
+					+ "body is counted as twice its size"));
+
+		problems.clear();
+		validateBudget(heap, problems, "--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=22MB", "--mcp-relay.max-buffered-bodies=90MB");
 		assertThat(problems).as("a budget of its own, within half the heap, whose default share holds the cap twice")
 			.isEmpty();
 
 		problems.clear();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.servers.a.max-buffered-body=1500MB", "--mcp-relay.security.mode=jwt"), heap, problems);
+		validateBudget(heap, problems, "--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.servers.a.max-buffered-body=1500MB", "--mcp-relay.security.mode=jwt");
 		assertThat(problems).extracting(ConfigurationProblem::toString).as("callers told apart: the heap one caller's "
 				+ "share of the budget needs").containsExactly("mcp-relay.servers.a.max-buffered-body: is 1500MB, and a "
 						+ "body is counted as twice its size while it is read (its bytes, and what parsing them makes), "
@@ -329,17 +337,17 @@ class RelayConfigurationValidationTest {
 	void aShareOfOneCallerTheBudgetOrABodyCannotFitIsAProblem() {
 		long heap = 192L * 1024 * 1024;
 		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
-				"--mcp-relay.max-buffered-bodies-per-caller=60MB"), heap, problems);
+		validateBudget(heap, problems, "--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.max-buffered-bodies-per-caller=60MB");
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
 				"mcp-relay.max-buffered-bodies-per-caller: is 60MB, but it must be positive and at most what every "
 						+ "buffered body together may take (48MB, a quarter of this JVM's 192MB maximum heap). Write at "
 						+ "most 48MB, or remove it (default: half of that)");
 
 		problems.clear();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.a.url=https://example.com/mcp",
+		validateBudget(heap, problems, "--mcp-relay.servers.a.url=https://example.com/mcp",
 				"--mcp-relay.servers.a.max-buffered-body=10MB", "--mcp-relay.max-buffered-bodies-per-caller=15MB",
-				"--mcp-relay.security.mode=api-key"), heap, problems);
+				"--mcp-relay.security.mode=api-key");
 		assertThat(problems).extracting(ConfigurationProblem::toString).containsExactly(
 				"mcp-relay.servers.a.max-buffered-body: is 10MB, and a body is counted as twice its size while it is read "
 						+ "(its bytes, and what parsing them makes), more than one caller may hold of the buffered bodies "
@@ -357,8 +365,8 @@ class RelayConfigurationValidationTest {
 	void theDefaultShareOfOneCallerLeavesTheOtherHalfToTheOthers() {
 		long heap = 400L * 1024 * 1024;
 		List<ConfigurationProblem> problems = new java.util.ArrayList<>();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
-				"--mcp-relay.security.mode=api-key"), heap, problems);
+		validateBudget(heap, problems, "--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key");
 		assertThat(problems).extracting(ConfigurationProblem::toString).as("the default cap in a 400 MB heap: the "
 				+ "budget holds one such body, but a caller's share, half of it, does not").containsExactly(
 				"mcp-relay.servers.plain.max-buffered-body: is 50MB (the default, for a server that sets none), and a "
@@ -369,13 +377,13 @@ class RelayConfigurationValidationTest {
 						+ "heap is 60% of it)");
 
 		problems.clear();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
-				"--mcp-relay.security.mode=none"), heap, problems);
+		validateBudget(heap, problems, "--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=none");
 		assertThat(problems).as("anonymous callers are not told apart: they share the whole budget").isEmpty();
 
 		problems.clear();
-		BufferedBodiesValidator.validate(bind("--mcp-relay.servers.plain.url=https://example.com/mcp",
-				"--mcp-relay.security.mode=api-key"), 2 * heap, problems);
+		validateBudget(2 * heap, problems, "--mcp-relay.servers.plain.url=https://example.com/mcp",
+				"--mcp-relay.security.mode=api-key");
 		assertThat(problems).as("in 800 MB, half the budget holds the default cap twice").isEmpty();
 	}
 
@@ -408,11 +416,121 @@ class RelayConfigurationValidationTest {
 		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
 			.as("named by the variable; a lower-case $ word (a secret's text), and variables not meant for the relay, "
 					+ "are no variables")
-			.containsExactly("environment variable MCPRELAY_SERVERS_UP_HEADERS_0_VALUE: holds $GITHUB_TOKEN in shell "
-					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${GITHUB_TOKEN} "
-					+ "instead of $GITHUB_TOKEN", "environment variable MCP_RELAY_SECURITY_MODE: holds $RELAY_MODE in shell "
-					+ "syntax, which Spring Boot does not expand: it would be used as written. Write ${RELAY_MODE} "
-					+ "instead of $RELAY_MODE");
+			.containsExactly("environment variable MCPRELAY_SERVERS_UP_HEADERS_0_VALUE: " + SHELL_SYNTAX,
+					"environment variable MCP_RELAY_SECURITY_MODE: " + SHELL_SYNTAX);
+	}
+
+	/** What a problem says of shell syntax in a value that may be a secret: nothing of the value. */
+	private static final String SHELL_SYNTAX = "holds shell syntax ($ and a variable's name), which Spring Boot does not "
+			+ "expand: it would be used as written. Write ${NAME} instead of $NAME";
+
+	/** What a problem says of a placeholder in a value that may be a secret: nothing of the value. */
+	private static final String UNSET = "refers to a variable that is not set (Spring Boot would use the text as "
+			+ "written). Set the variable the value refers to, or give it a default (${NAME:value})";
+
+	@Test
+	void aSecretSetInAnEnvironmentVariableIsNeverPrintedInPartEither() {
+		// cold review A, finding 6: "mcp-relay.sessions.secret: refers to ${Wq7vLm}, which is not set"
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("MCPRELAY_SESSIONS_SECRET", "kP9#x2${Wq7vLm}Tz4-0123456789abcdef",
+								"MCPRELAY_SERVERS_UP_AUTHORIZATION", "QM7 $ABC123 tail")));
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+		List<ConfigurationProblem> problems = new ArrayList<>(UnresolvedVariables.findInEnvironment(environment));
+		problems.addAll(RelayPropertiesValidator.validate(bound, environment));
+
+		assertThat(problems).extracting(ConfigurationProblem::toString)
+			.as("refused, by the property, saying what is wrong; nothing of the value")
+			.contains("mcp-relay.sessions.secret: " + UNSET,
+					"environment variable MCPRELAY_SERVERS_UP_AUTHORIZATION: " + SHELL_SYNTAX)
+			.noneMatch(problem -> problem.contains("Wq7vLm") || problem.contains("ABC123") || problem.contains("QM7"));
+	}
+
+	@Test
+	void aHeaderValueWithALineBreakOnceItsVariablesResolvedIsRefusedByItsPropertyWithoutItsValue() {
+		// cold review F, LOW 4: a Secret with a trailing newline started the relay, then every request failed with 502
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp",
+				"--mcp-relay.servers.up.authorization=${UP_TOKEN}", "--mcp-relay.servers.up.headers[0].name=X-Key",
+				"--mcp-relay.servers.up.headers[0].value=${UP_KEY}");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("UP_TOKEN", "Bearer kP9xTOKEN\n", "UP_KEY", "kP9x\rKEY")));
+		RelayProperties bound = org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class);
+
+		assertThat(RelayPropertiesValidator.validate(bound, environment)).extracting(ConfigurationProblem::toString)
+			.as("refused by the property; nothing of the value")
+			.anyMatch(problem -> problem.startsWith("mcp-relay.servers.up.authorization: holds a line break"))
+			.anyMatch(problem -> problem.startsWith("mcp-relay.servers.up.headers[0].value: holds a line break"))
+			.noneMatch(problem -> problem.contains("kP9x"));
+	}
+
+	@Test
+	void aPlaceholderWrittenInAFileOrOnTheCommandLineIsNamedOnlyByAnEnvironmentVariablesName() {
+		assertThat(problemsFor("--mcp-relay.servers.a.url=https://example.com/mcp",
+				"--mcp-relay.sessions.secret=kP9#x2${Wq7vLm}Tz4-0123456789abcdef"))
+			.extracting(ConfigurationProblem::toString)
+			.as("a secret written whole on the command line: the text between its braces is no variable's name")
+			.containsExactly("mcp-relay.sessions.secret: " + UNSET);
+	}
+
+	@Test
+	void shellSyntaxInADottedEnvironmentVariableIsRefused() {
+		// cold review A, finding 5: 'mcp-relay.servers.up.authorization=Bearer $GITHUB_TOKEN' started the relay
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("mcp-relay.servers.up.authorization", "Bearer $GITHUB_TOKEN",
+								"spring.data.redis.password", "$REDIS_PASSWORD", "other.key", "$NOT_THE_RELAYS")));
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.containsExactlyInAnyOrder("environment variable mcp-relay.servers.up.authorization: " + SHELL_SYNTAX,
+					"environment variable spring.data.redis.password: " + SHELL_SYNTAX);
+	}
+
+	@Test
+	void shellSyntaxIsRefusedInEverySpellingSpringBootBinds() {
+		// cold review D, finding 4: these three bound mcp-relay.servers.up.authorization and were never checked
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("MCP-RELAY_SERVERS_UP_AUTHORIZATION", "Bearer $GITHUB_TOKEN",
+								"mcp-relay_servers_up_headers_0_value", "Bearer $GITHUB_TOKEN",
+								"MCP-RELAY.SERVERS.UP.HEADERS.1.VALUE", "$GITHUB_TOKEN",
+								"SPRING_DATA_REDIS_PASSWORD", "$REDIS_PASSWORD",
+								"MCP_RELAY_PORT_8080_TCP_ADDR", "$NOT_THE_RELAYS", "MCPRELAYX_A", "$NOT_THE_RELAYS")));
+		var binder = org.springframework.boot.context.properties.bind.Binder.get(environment);
+		assertThat(binder.bind("mcp-relay.servers.up.authorization", String.class).get()).as("Spring Boot binds them")
+			.isEqualTo("Bearer $GITHUB_TOKEN");
+		assertThat(binder.bind("mcp-relay.servers.up.headers[0].value", String.class).get()).isEqualTo("Bearer $GITHUB_TOKEN");
+		assertThat(binder.bind("mcp-relay.servers.up.headers[1].value", String.class).get()).isEqualTo("$GITHUB_TOKEN");
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.containsExactlyInAnyOrder("environment variable MCP-RELAY_SERVERS_UP_AUTHORIZATION: " + SHELL_SYNTAX,
+					"environment variable mcp-relay_servers_up_headers_0_value: " + SHELL_SYNTAX,
+					"environment variable MCP-RELAY.SERVERS.UP.HEADERS.1.VALUE: " + SHELL_SYNTAX,
+					"environment variable SPRING_DATA_REDIS_PASSWORD: " + SHELL_SYNTAX);
+	}
+
+	@Test
+	void shellSyntaxAndUnsetVariablesInSpringApplicationJsonAreRefused() {
+		// cold review A, finding 5: SPRING_APPLICATION_JSON's "Bearer $OTHER_TOKEN" was sent as written
+		var environment = environment("--mcp-relay.servers.up.url=https://example.com/mcp");
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+						java.util.Map.of("SPRING_APPLICATION_JSON", "{\"mcp-relay\":{\"servers\":{\"up\":{\"headers\":"
+								+ "[{\"name\":\"X-H\",\"value\":\"Bearer $OTHER_TOKEN\"}]}}},\"management\":{\"x\":"
+								+ "\"${MCP_RELAY_TEST_UNSET_JSON}\"}}")));
+		new org.springframework.boot.support.SpringApplicationJsonEnvironmentPostProcessor()
+			.postProcessEnvironment(environment, new SpringApplication());
+		assertThat(environment.getPropertySources().contains("spring.application.json")).isTrue();
+
+		assertThat(UnresolvedVariables.findInEnvironment(environment)).extracting(ConfigurationProblem::toString)
+			.as("by the property; nothing of an environment variable's value")
+			.containsExactlyInAnyOrder("mcp-relay.servers.up.headers[0].value: " + SHELL_SYNTAX,
+					"management.x: " + UNSET);
 	}
 
 	@Test
@@ -515,7 +633,7 @@ class RelayConfigurationValidationTest {
 					"mcp-relay.servers.x.timeouts.non-streaming");
 		for (String path : paths) {
 			java.util.Map<String, Object> leaves = new java.util.HashMap<>();
-			UnresolvedVariables.walk("mcp-relay", bind("--" + path + "=7"), leaves::put);
+			BoundPropertyTree.walk("mcp-relay", bind("--" + path + "=7"), leaves::put);
 			assertThat(leaves.get(path)).as("%s: 7, the documented unit being seconds (never milliseconds)", path)
 				.isEqualTo(java.time.Duration.ofSeconds(7));
 		}
@@ -611,6 +729,13 @@ class RelayConfigurationValidationTest {
 
 	private static List<ConfigurationProblem> problemsFor(String... args) {
 		return RelayPropertiesValidator.validate(bind(args), environment(args));
+	}
+
+	/** {@link BufferedBodiesValidator#validate} of the configuration {@code args} write, in a heap of {@code heap}. */
+	private static void validateBudget(long heap, List<ConfigurationProblem> problems, String... args) {
+		var environment = environment(args);
+		BufferedBodiesValidator.validate(org.springframework.boot.context.properties.bind.Binder.get(environment)
+			.bindOrCreate("mcp-relay", RelayProperties.class), environment, heap, problems);
 	}
 
 	private static RelayProperties bind(String... args) {

@@ -34,13 +34,13 @@ class VirtualServerConfigurationTest {
 		RelayProperties properties = bind(args);
 
 		assertThat(validate(args)).isEmpty();
-		VirtualServers servers = new VirtualServers(properties);
-		VirtualServer all = servers.find("all");
+		Map<String, VirtualServer> servers = VirtualServers.resolve(properties);
+		VirtualServer all = servers.get("all");
 		assertThat(all.members()).as("* is every server, in configuration order").containsExactly("github", "jira", "odd~id");
 		assertThat(all.prefixOf("github")).isEqualTo("github_");
 		assertThat(all.prefixOf("odd~id")).isEqualTo("odd_");
-		assertThat(servers.find("two").members()).containsExactly("jira", "github");
-		assertThat(servers.find("bare").prefixOf("github")).isEmpty();
+		assertThat(servers.get("two").members()).containsExactly("jira", "github");
+		assertThat(servers.get("bare").prefixOf("github")).isEmpty();
 		assertThat(all.toolSearch().enabled()).isFalse();
 	}
 

@@ -293,14 +293,19 @@ class KubernetesManifestsTest {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "single", "replicas" })
-	void theConfigMapIsMountedWhereTheImageReadsApplicationYml(String name) {
+	void theConfigMapIsMountedWhereTheImageReadsApplicationYmlAndReloads(String name) {
 		Overlay overlay = rendered.get(name);
 		Map<String, Object> mount = overlay.configMount();
 		String configMap = overlay.configMapName();
 		assertThat(overlay.find("ConfigMap", configMap)).as("the ConfigMap %s", configMap).isNotNull();
-		String key = mount.get("subPath") != null ? (String) mount.get("subPath") : "application.yml";
-		assertThat(mount.get("mountPath") + (mount.get("subPath") != null ? "" : "/" + key))
-			.isEqualTo("/app/config/application.yml");
+		assertThat(mount.get("subPath"))
+			.as("the ConfigMap is mounted as a folder: the kubelet updates a folder in place (it swaps its ..data link, "
+					+ "which the relay watches to reload), never a file mounted with subPath")
+			.isNull();
+		assertThat(configMap).as("one name for every version of the ConfigMap, so that a change reaches the running "
+				+ "pods' folder instead of rolling them").isEqualTo("mcp-relay-config");
+		String key = "application.yml";
+		assertThat(mount.get("mountPath") + "/" + key).isEqualTo("/app/config/application.yml");
 		assertThat(map(overlay.find("ConfigMap", configMap), "data")).containsKey(key);
 		assertThat(mount.get("readOnly")).isEqualTo(true);
 	}

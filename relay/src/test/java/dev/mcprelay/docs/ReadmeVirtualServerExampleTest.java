@@ -44,12 +44,14 @@ class ReadmeVirtualServerExampleTest {
 		RelayProperties properties = Binder.get(environment).bindOrCreate("mcp-relay", RelayProperties.class);
 
 		assertThat(RelayPropertiesValidator.validate(properties, environment)).isEmpty();
-		VirtualServer all = new VirtualServers(properties).find("all");
+		VirtualServer all = VirtualServers.resolve(properties).get("all");
 		assertThat(all.members()).containsExactly("github", "jira", "internal-tools");
 		assertThat(all.prefixOf("github")).isEqualTo("github_");
 		assertThat(all.prefixOf("internal-tools")).isEqualTo("int_");
 		assertThat(all.toolSearch().maxResults()).isEqualTo(8);
-		McpRoute root = new McpRouting(properties, environment).resolve("/mcp");
+		McpRouting routing = new McpRouting(environment, null);
+		McpRoute root = routing.resolve(
+				new dev.mcprelay.live.LiveConfiguration(properties, environment, java.util.List.of(routing)).current(), "/mcp");
 		assertThat(root.kind()).isEqualTo(McpRoute.Kind.VIRTUAL);
 		assertThat(root.virtualServer()).isEqualTo("all");
 	}

@@ -89,7 +89,8 @@ class RefusalTablesTest {
 			"no_client_stream", "a tag of that meter: VirtualServerReplicasInteropTest provokes it and reads the log",
 			"client_gone", "a tag of that meter (UndeliveredMessages), no answer to a request",
 			"session_ended", "a tag of that meter (UndeliveredMessages), no answer to a request",
-			"stream_not_open", "a tag of that meter: ServerRequestDeliveryInteropTest provokes it and reads it",
+			"stream_not_open", "a tag of that meter and the error.data.reason of a call that went ahead of a member's "
+					+ "stream: ServerRequestDeliveryInteropTest provokes both with a member 6 s late to open its stream",
 			"mcp_relay_client_stalls_total", "a connection closed, no answer: VirtualServerFailuresInteropTest reads it");
 
 	private static final Pattern REASON = Pattern.compile("`([a-z]+(?:_[a-z]+)+)`");
@@ -127,6 +128,8 @@ class RefusalTablesTest {
 			// virtual-servers.md, no refusal: the member joined again, its stream reopened, the request answered
 			"a member restarted, or expired its session", // (VirtualServerFailuresInteropTest)
 			"a member's stream ends or breaks", // no refusal: reopened after a back-off (StreamBackoffTest)
+			// no refusal: the member left out with a warning, as one that is down (MemberFailedAnswerTest)
+			"a member answers a list, `initialize`, `logging/setLevel` or discovery with an HTTP status other than 2xx",
 			// the others' result with a warning; an error of the members' own (or -32603) when none took it
 			"`logging/setLevel` that some members refuse", // (VirtualServerFailuresInteropTest)
 			"`subscriptions/listen` that some members refuse", // (VirtualServerV2InteropTest)
@@ -233,6 +236,7 @@ class RefusalTablesTest {
 					ConfigurableApplicationContext jwt = jwtRelay(auth, scripted);
 					ConfigurableApplicationContext bridge = legacyRelay(answering, silent, scripted)) {
 				provokeWithLegacyServers(port(bridge), bridge, answering, silent);
+				answers.put("request_read_timeout", stalledBody(port(bridge)));
 				provokeInJwtMode(port(jwt), auth);
 				provokeInApiKeyMode(port(relay), relay, redis);
 				provokeShutdown(port(jwt), jwt);
@@ -302,6 +306,13 @@ class RefusalTablesTest {
 		all.send(all.post("limited", call("first-call")));
 		json("rate_limited", all, "limited", call("rate_limited"), request -> {
 		});
+		HttpResponse<String> searching = all.send(all.post("search", initialize("search"))
+			.header("MCP-Protocol-Version", dev.mcprelay.testsupport.McpSession.PROTOCOL_VERSION));
+		assertThat(searching.statusCode()).as("initialize of search: %s", searching.body()).isEqualTo(200);
+		String searchSession = searching.headers().firstValue("Mcp-Session-Id").orElseThrow();
+		json("not_exposed", all, "search", call("not_exposed"), request -> request
+			.header("Mcp-Session-Id", searchSession)
+			.header("MCP-Protocol-Version", dev.mcprelay.testsupport.McpSession.PROTOCOL_VERSION));
 		Answer get = send("interceptor", all, all.request("gated").header("Accept", "text/event-stream").GET(), null,
 				true);
 		answers.put("interceptor", get);
@@ -406,7 +417,9 @@ class RefusalTablesTest {
 		List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
 				"--mcp-relay.security.mode=none", "--mcp-relay.sessions.max-bridged-sessions=1",
 				// a flood before the answer overflows what is held for its POST (held_messages_full)
-				"--mcp-relay.sessions.max-held-bytes=64KB"));
+				"--mcp-relay.sessions.max-held-bytes=64KB",
+				// a client that stops sending its body is answered 408 after a second (request_read_timeout)
+				"--mcp-relay.client-connections.request-read-timeout=1s"));
 		Map<String, String> servers = new LinkedHashMap<>();
 		servers.put("legacy", answering.url());
 		servers.put("legacy-patient", answering.url());
@@ -599,6 +612,21 @@ class RefusalTablesTest {
 		JsonNode answer = RawHttp.json(response.body());
 		return new Answer(response.status(), answer.get("error"), answer.get("id"), new TextNode("id-host_not_allowed"),
 				"refusal-host_not_allowed", true, false);
+	}
+
+	/**
+	 * Headers and half a body, then nothing (the bridging relay's {@code request-read-timeout} is 1 s): the client's
+	 * error, answered before the connection is closed; the body never came whole, so no id.
+	 */
+	private static Answer stalledBody(int port) {
+		String half = call("request_read_timeout").substring(0, 20);
+		List<RawSocketHttp.Response> responses = RawSocketHttp.exchange(port, "POST /mcp/legacy HTTP/1.1\r\n"
+				+ "Host: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH
+				+ "\r\nX-Request-Id: refusal-request_read_timeout\r\nContent-Length: 400\r\n\r\n" + half);
+		assertThat(responses).as("an answer to the stalled request").hasSize(1);
+		JsonNode answer = RawHttp.json(responses.get(0).body());
+		return new Answer(responses.get(0).status(), answer.get("error"), answer.get("id"), null,
+				"refusal-request_read_timeout", true, false);
 	}
 
 	/**

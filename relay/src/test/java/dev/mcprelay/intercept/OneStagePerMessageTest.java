@@ -106,6 +106,32 @@ class OneStagePerMessageTest extends InterceptorIntegrationTest {
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("nothing of it went upstream, as the 400 says").isEmpty();
 	}
 
+	/**
+	 * Cold review A's three batches: a POST that forwards no request and has any element refused, with an id or
+	 * without, is refused whole (a client takes the 400 as its POST not accepted and may send its answers again).
+	 */
+	@ParameterizedTest(name = "a POST of answers with a refused element is refused whole: {0}")
+	@ValueSource(strings = { "forged+invalid+answer", "invalid+answer", "forged+answer+denied call" })
+	void aPostOfAnswersWithAnyRefusedElementIsRefusedWholeAndNothingGoesUpstream(String batch) {
+		String forged = "{\"jsonrpc\":\"2.0\",\"id\":\"" + ServerRequestIds.PREFIX + "AAAA.BBBB\",\"result\":{}}";
+		String invalid = "{\"jsonrpc\":\"2.0\",\"id\":\"q-9\"}";
+		String answer = "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"result\":{\"ok\":true}}";
+		String denied = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"secret_admin\"}}";
+		String body = switch (batch) {
+			case "forged+invalid+answer" -> "[" + forged + "," + invalid + "," + answer + "]";
+			case "invalid+answer" -> "[" + invalid + "," + answer + "]";
+			default -> "[" + forged + "," + answer + "," + denied + "]";
+		};
+
+		HttpResponse<String> response = http().send(http().post("scripted-tools", body));
+
+		assertThat(response.statusCode()).as("a POST not accepted: the client may send its answer again").isEqualTo(400);
+		// (srv-1, an id the relay did not give, is refused as well: unknown_request_id)
+		assertThat(messages(response)).as("every refusal answered").hasSize(batch.equals("invalid+answer") ? 2 : 3)
+			.allSatisfy(error -> assertThat(error.has("error")).isTrue());
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("the answer srv-1 did not go upstream, as the 400 says").isEmpty();
+	}
+
 	@Test
 	void aToolsCallNotificationNeverReachesTheSdkServer() {
 		McpSession session = session("sdk-tools");

@@ -91,6 +91,23 @@ class ServerRequestIdsTest {
 	}
 
 	@Test
+	void theIdIsBoundedWhateverTheMethodWhichStaysAtHandOnTheReplicaThatRelayedTheRequest() {
+		ObjectNode invented = REQUEST.deepCopy();
+		String method = "vendor/" + "m".repeat(50_000);
+		invented.put("method", method);
+		ServerRequestIds relaying = ids("shared");
+
+		TextNode id = relaying.wrap(invented, SESSION_A);
+
+		assertThat(id.textValue()).as("a 50,000-character method gets a short id").hasSizeLessThan(300);
+		assertThat(relaying.unwrap(id, SESSION_A).method()).isEqualTo(method);
+		ServerRequestIds.Origin elsewhere = ids("shared").unwrap(id, SESSION_A);
+		assertThat(elsewhere.trusted()).isTrue();
+		assertThat(elsewhere.id().asInt()).isZero();
+		assertThat(elsewhere.method()).as("another replica never saw the method").isNull();
+	}
+
+	@Test
 	void anotherSecretOrAnAlteredIdIsRefused() {
 		TextNode id = ids("shared").wrap(REQUEST, SESSION_A);
 		String token = id.textValue();
@@ -125,6 +142,14 @@ class ServerRequestIdsTest {
 	void idsTheRelayDidNotGiveAreLeftAlone() {
 		assertThat(ids("s").unwrap(TextNode.valueOf("client-7"), SESSION_A)).isNull();
 		assertThat(ids("s").unwrap(JsonRpcParser.mapper().getNodeFactory().numberNode(7), SESSION_A)).isNull();
+	}
+
+	@Test
+	void anAnswerUnderAnIdTheRelayDidNotGiveIsRefused() {
+		assertThat(ids("s").answered(TextNode.valueOf("client-7"), SESSION_A).refused()).isTrue();
+		assertThat(ids("s").answered(JsonRpcParser.mapper().getNodeFactory().numberNode(0), SESSION_A).refused())
+			.isTrue();
+		assertThat(ids("s").answered(null, SESSION_A).refused()).isTrue();
 	}
 
 	@Test

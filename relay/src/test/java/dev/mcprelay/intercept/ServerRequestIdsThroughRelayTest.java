@@ -23,7 +23,8 @@ import reactor.core.publisher.Mono;
  * Server requests through a relay with no interceptor at all: each still reaches the client under the relay's id (the
  * decision does not depend on which interceptors exist or which servers they apply to), and whatever the client sends
  * back about it, its answer or its {@code notifications/cancelled}, reaches the server under the server's own id;
- * under an id of the relay's that does not verify in this session it is refused and nothing reaches the server, and
+ * under an id of the relay's that does not verify in this session, or under an id the relay did not give (the
+ * server's own), it is refused and nothing reaches the server, and
  * under an id of the former format (a rolling upgrade) it still reaches the server.
  */
 class ServerRequestIdsThroughRelayTest extends RelayIntegrationTest {
@@ -102,6 +103,37 @@ class ServerRequestIdsThroughRelayTest extends RelayIntegrationTest {
 		});
 		assertThat(TestUpstreams.SCRIPTED.seen()).as("an id the relay did not give in this session restores nothing")
 			.noneMatch(seen -> seen.method().equals("POST"));
+	}
+
+	@Test
+	void anAnswerUnderTheServersOwnIdOrAnyIdTheRelayDidNotGiveIsRefusedAndNothingGoesUpstream() {
+		RawHttp.sseData(openStream());
+		TestUpstreams.SCRIPTED.clear();
+
+		List<HttpResponse<String>> refused = List.of(post("{\"jsonrpc\":\"2.0\",\"id\":\"srv-7\",\"result\":{}}"),
+				post("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}"),
+				post("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"no\"}}"));
+
+		assertThat(refused).allSatisfy(response -> {
+			assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+			JsonNode error = RawHttp.json(response.body());
+			assertThat(error.at("/error/code").asInt()).isEqualTo(-32600);
+			assertThat(error.at("/error/data/reason").asText()).isEqualTo("unknown_request_id");
+		});
+		assertThat(TestUpstreams.SCRIPTED.seen()).as("an answer to no request the relay relayed never goes upstream")
+			.noneMatch(seen -> seen.method().equals("POST"));
+	}
+
+	@Test
+	void aClientsCancellationOfItsOwnRequestStillReachesTheServer() {
+		TestUpstreams.SCRIPTED.clear();
+
+		HttpResponse<String> cancelled = post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+				+ "{\"requestId\":\"client-3\"}}");
+
+		assertThat(cancelled.statusCode()).isEqualTo(202);
+		assertThat(RawHttp.json(TestUpstreams.SCRIPTED.lastSeen().body()).at("/params/requestId").asText())
+			.isEqualTo("client-3");
 	}
 
 	@Test

@@ -96,6 +96,41 @@ class ArgumentPolicyTest extends InterceptorIntegrationTest {
 		assertThat(receivedWith.path("locale").asText()).isEqualTo("de");
 	}
 
+	@ParameterizedTest(name = "{0}, {1}: an injected header repeated with another value is refused, nothing forwarded")
+	@org.junit.jupiter.params.provider.CsvSource({ "sdk-args, lines", "args-v, lines", "sdk-args, comma",
+			"args-v, comma" })
+	void anInjectedHeaderRepeatedWithAnotherValueIsRefusedAsConflicting(String server, String form) {
+		McpSession session = session(server);
+		String tool = server.equals("args-v") ? "sdk-args_whoami" : "whoami";
+		upstream.clearSeen();
+		java.net.http.HttpRequest.Builder request = session.request("{\"jsonrpc\":\"2.0\",\"id\":5,"
+				+ "\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\",\"arguments\":{\"message\":\"hi\"}}}");
+		// two lines, or one line holding both (RFC 9110 section 5.3: the same field)
+		request = form.equals("lines") ? request.header("X-Tenant", "evil").header("X-Tenant", "good")
+				: request.header("X-Tenant", "evil, good");
+
+		java.net.http.HttpResponse<String> refused = http().send(request);
+
+		assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+		JsonNode error = RawHttp.json(refused.body());
+		assertThat(error.at("/error/code").asInt()).isEqualTo(-32600);
+		assertThat(error.at("/error/data/reason").asText()).isEqualTo("conflicting_header");
+		assertThat(upstreamReceived("tools/call")).as("nothing forwarded").isEmpty();
+	}
+
+	@Test
+	void anInjectedHeaderRepeatedWithTheSameValueSaysOneThingAndIsInjected() {
+		McpSession session = session("sdk-args");
+
+		List<JsonNode> answer = messages(http().send(session.request("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"whoami\",\"arguments\":{\"message\":\"hi\"}}}")
+			.header("X-Tenant", "acme")
+			.header("X-Tenant", "acme")));
+
+		JsonNode received = RawHttp.json(answer.get(answer.size() - 1).at("/result/content/0/text").asText());
+		assertThat(received.path("_tenant").asText()).isEqualTo("acme");
+	}
+
 	@Test
 	void theRefusalLogEscapesTheToolNameAndTheKeysTheClientChose() {
 		McpSession session = session("sdk-args");

@@ -2,10 +2,13 @@ package dev.mcprelay.interceptors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.mock.env.MockEnvironment;
 
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.BoundProperties;
 import dev.mcprelay.upstream.UpstreamTokens;
@@ -34,9 +37,11 @@ class DeclaredCountersTest {
 	@Test
 	void upstreamTokenFailuresStartAtZeroPerServerAndReason() {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
-		new UpstreamTokens(BoundProperties.of(Map.of("servers.github.url", "http://127.0.0.1:1/mcp",
+		new LiveConfiguration(BoundProperties.of(Map.of("servers.github.url", "http://127.0.0.1:1/mcp",
 				"servers.github.oauth2.token-uri", "http://127.0.0.1:2/token", "servers.github.oauth2.client-id", "relay",
-				"servers.github.oauth2.client-secret", "s", "servers.plain.url", "http://127.0.0.1:3/mcp")), registry);
+				"servers.github.oauth2.client-secret", "s", "servers.plain.url", "http://127.0.0.1:3/mcp",
+				"security.mode", "none")),
+				new MockEnvironment(), List.of(new UpstreamTokens(registry)));
 
 		assertThat(registry.find("mcp.relay.upstream.auth.failures").counters())
 			.extracting(counter -> counter.getId().getTag("server") + "/" + counter.getId().getTag("reason") + "="

@@ -85,6 +85,10 @@ class RateLimitTest {
 		assertThat(error.at("/error/data/reason").asText()).isEqualTo("rate_limited");
 		assertThat(error.at("/error/data/rule").asText()).isEqualTo("echo-calls");
 		assertThat(error.at("/error/data/retryAfterSeconds").asLong()).isEqualTo(retryAfter);
+		java.util.List<String> fields = new java.util.ArrayList<>();
+		error.at("/error/data").fieldNames().forEachRemaining(fields::add);
+		assertThat(fields).as("in the order securing.md names them, on every replica")
+			.containsExactly("reason", "rule", "retryAfterSeconds");
 		assertThat(error.at("/error/message").asText()).contains("2 per 1h");
 		assertThat(registry.find(RelayMeters.RATE_LIMIT_REJECTIONS).tags("rule", "echo-calls", "server", "tools")
 			.counter().count()).isEqualTo(1);

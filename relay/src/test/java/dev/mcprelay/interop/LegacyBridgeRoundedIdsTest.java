@@ -105,6 +105,30 @@ class LegacyBridgeRoundedIdsTest {
 		assertThat(called.body()).doesNotContain("secret_admin").doesNotContain("\"tools\"");
 	}
 
+	@Test
+	void aRequestCarryingAProgressTokenAnotherWaitingRequestCarriesIsRefusedSoNoProgressGoesAstray() throws Exception {
+		McpSession session = McpSession.open(new RawHttp(port), "legacy");
+		nodeCalls("DELETE");
+		CompletableFuture<HttpResponse<String>> held = CompletableFuture.supplyAsync(() -> session
+			.post("{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+					+ "\"arguments\":{\"holdUntilPing\":true},\"_meta\":{\"progressToken\":" + TWO_POW_53 + "}}}"));
+		await().atMost(Duration.ofSeconds(10)).until(() -> nodeCalls("GET").contains("holdUntilPing"));
+
+		HttpResponse<String> second = session.post("{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"echo\",\"arguments\":{},\"_meta\":{\"progressToken\":" + TWO_POW_53_PLUS_ONE
+				+ "}}}");
+		HttpResponse<String> pinged = session.post("{\"jsonrpc\":\"2.0\",\"id\":23,\"method\":\"ping\"}");
+		HttpResponse<String> called = held.get(10, TimeUnit.SECONDS);
+
+		assertThat(second.statusCode()).as("one token to the server: " + second.body()).isEqualTo(409);
+		assertThat(RawHttp.json(second.body()).at("/error/data/reason").asText()).isEqualTo("progress_token_in_flight");
+		assertThat(RawHttp.json(nodeCalls("GET")).size()).as("the held call only: nothing of the refused POST sent")
+			.isEqualTo(1);
+		assertThat(pinged.statusCode()).isEqualTo(200);
+		assertThat(called.statusCode()).as(called.body()).isEqualTo(200);
+		assertThat(RawHttp.json(called.body()).get("id").asInt()).isEqualTo(21);
+	}
+
 	/** The tool calls the Node server executed ({@code GET}), or forgets them ({@code DELETE}). */
 	private static String nodeCalls(String method) {
 		try {

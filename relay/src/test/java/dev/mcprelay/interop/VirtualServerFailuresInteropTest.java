@@ -67,6 +67,8 @@ class VirtualServerFailuresInteropTest {
 
 	private static final int SOLO_PORT = TestUpstreams.freePort();
 
+	private static final int POSTED_PORT = TestUpstreams.freePort();
+
 	private static final Map<String, String> AS_THE_EXAMPLES = Map.of("UNKNOWN_SESSION", "400");
 
 	private static NodePeers.NodeServer restarting;
@@ -83,6 +85,9 @@ class VirtualServerFailuresInteropTest {
 
 	private static NodePeers.NodeServer solo;
 
+	/** A member of a virtual server whose client only POSTs. */
+	private static NodePeers.NodeServer posted;
+
 	@LocalServerPort
 	int port;
 
@@ -98,11 +103,12 @@ class VirtualServerFailuresInteropTest {
 		sampler = NodePeers.startServer("sampling-server.mjs");
 		steady = NodePeers.startServer("member-server.mjs");
 		solo = NodePeers.startServer("member-server.mjs", SOLO_PORT, Map.of());
+		posted = NodePeers.startServer("member-server.mjs", POSTED_PORT, Map.of());
 	}
 
 	@AfterAll
 	static void stopServers() throws Exception {
-		for (NodePeers.NodeServer server : new NodePeers.NodeServer[] { restarting, examples, late, searched, sampler,
+		for (NodePeers.NodeServer server : new NodePeers.NodeServer[] { posted, restarting, examples, late, searched, sampler,
 				steady, solo }) {
 			if (server != null) {
 				server.close();
@@ -131,6 +137,8 @@ class VirtualServerFailuresInteropTest {
 		registry.add("mcp-relay.virtual-servers.find.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.solo.url", () -> "http://127.0.0.1:" + SOLO_PORT + "/mcp");
 		registry.add("mcp-relay.virtual-servers.alone.members", () -> "solo");
+		registry.add("mcp-relay.servers.posted.url", () -> "http://127.0.0.1:" + POSTED_PORT + "/mcp");
+		registry.add("mcp-relay.virtual-servers.postonly.members", () -> "posted,steady");
 	}
 
 	@Test
@@ -187,6 +195,58 @@ class VirtualServerFailuresInteropTest {
 		});
 		stream.close();
 		return restarted;
+	}
+
+	/**
+	 * A client that only POSTs, its session a few seconds old (the relay holds the members' streams for its first GET
+	 * for 10 s), is told of a member joined again before the answer of its next request, as later in its session: the
+	 * warning and {@code list_changed} are never left waiting for a GET that will not come.
+	 */
+	@Test
+	void aClientThatOnlyPostsIsToldOfAMemberJoinedAgainBeforeTheAnswerEarlyInItsSession() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "postonly");
+		assertThat(text(session.post(echo(1, "posted_echo", "before")))).isEqualTo("before");
+		posted.close();
+		posted = NodePeers.startServer("member-server.mjs", POSTED_PORT, Map.of());
+
+		HttpResponse<String> after = session.post(echo(2, "posted_echo", "after"));
+
+		assertThat(text(after)).isEqualTo("after");
+		List<JsonNode> messages = RawHttp.messagesOf(after);
+		assertThat(messages).as("told before the answer: %s", after.body())
+			.anyMatch(message -> message.at("/params/data").asText().contains("'posted'")
+					&& message.at("/params/data").asText().contains("joined again"))
+			.anyMatch(message -> message.path("method").asText().equals("notifications/tools/list_changed"));
+	}
+
+	/**
+	 * A member joined again by a client's notification (answered 202, with no body to carry anything), while no GET
+	 * is open: the warning and {@code list_changed} come with the answer of the next request to that member, as the
+	 * documentation says, never dropped (cold review G, finding 3).
+	 */
+	@Test
+	void aMemberJoinedAgainByANotificationIsToldWithTheNextAnswer() throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "postonly");
+		assertThat(text(session.post(echo(1, "posted_echo", "before")))).isEqualTo("before");
+		posted.close();
+		posted = NodePeers.startServer("member-server.mjs", POSTED_PORT, Map.of());
+
+		HttpResponse<String> notified = session.post("{\"jsonrpc\":\"2.0\",\"method\":"
+				+ "\"notifications/roots/list_changed\"}");
+		assertThat(notified.statusCode()).as(notified.body()).isEqualTo(202);
+		assertThat(sessionsOpened(POSTED_PORT)).as("the notification joined the member again").isEqualTo(1);
+		HttpResponse<String> after = session.post(echo(2, "posted_echo", "after"));
+
+		assertThat(text(after)).isEqualTo("after");
+		List<JsonNode> messages = RawHttp.messagesOf(after);
+		assertThat(messages).as("told before the answer: %s", after.body())
+			.anyMatch(message -> message.at("/params/data").asText().contains("'posted'")
+					&& message.at("/params/data").asText().contains("joined again"))
+			.anyMatch(message -> message.path("method").asText().equals("notifications/tools/list_changed"));
+		HttpResponse<String> later = session.post(echo(3, "posted_echo", "later"));
+		assertThat(RawHttp.messagesOf(later)).as("told once: %s", later.body()).hasSize(1);
 	}
 
 	@Test

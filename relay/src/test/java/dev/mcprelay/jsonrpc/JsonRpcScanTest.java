@@ -29,9 +29,11 @@ class JsonRpcScanTest {
 			"{\"jsonrpc\":\"2.0\",\"id\":-3,\"method\":\"sampling/createMessage\",\"params\":{\"a\":[{\"b\":{}}]}}",
 			"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":[1,\"x\",true,null]}",
 			" \n[ {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} , {\"jsonrpc\":\"2.0\",\"method\":\"n\"} ] \n",
-			"\ufeff{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"after\":\"a byte-order mark\"}}",
 			"\t{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"deep\":[[[[{\"x\":[{}]}]]]]}}\r\n",
 			"{\"jsonrpc\":\"2.0\",\"id\":\"\\u00e9\\n\",\"result\":{\"t\":\"caf\u00e9 \u2603 \ud83d\ude00\"},\"ext\":{\"x\":[]}}",
+			// not UTF-8 JSON text (RFC 8259, section 8.1)
+			"\ufeff{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"after\":\"a byte-order mark\"}}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"a raw \u0000\"}}",
 			// not JSON
 			"", "  ", "{", "nope", "{\"a\":1} trailing", "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} {}",
 			"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"result\":{}}",
@@ -100,6 +102,34 @@ class JsonRpcScanTest {
 
 		assertThatThrownBy(() -> JsonRpcScanner.scan(overlong)).isInstanceOfSatisfying(JsonRpcParseException.class,
 				ex -> assertThat(ex.getMessage()).contains("UTF-8"));
+	}
+
+	/**
+	 * Cold review D, finding 6: JSON in UTF-16 or UTF-32 is well-formed UTF-8 (its zero bytes are ASCII), and Jackson
+	 * reads it in its own encoding; a UTF-8 byte-order mark Jackson skips. Every parse refuses each, as no UTF-8
+	 * reader would take it for the same text, and the scan that relays notifications unread takes none for one.
+	 */
+	@ParameterizedTest(name = "refused: {0}")
+	@ValueSource(strings = { "UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE", "UTF-16", "UTF-8 with a byte-order mark" })
+	void refusesJsonInAnotherEncodingOrWithAByteOrderMark(String encoding) {
+		String single = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}";
+		String notification = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}";
+		for (String text : new String[] { single, "[" + single + "," + notification + "]", notification }) {
+			byte[] body = encoding.startsWith("UTF-8") ? ("\ufeff" + text).getBytes(StandardCharsets.UTF_8)
+					: text.getBytes(java.nio.charset.Charset.forName(encoding));
+
+			assertThatThrownBy(() -> JsonRpcScanner.scan(body)).as("scan of " + text)
+				.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+					assertThat(ex.errorCode()).isEqualTo(-32700);
+					assertThat(ex.getMessage()).containsAnyOf("not UTF-8", "byte-order mark", "not well-formed UTF-8");
+				});
+			assertThatThrownBy(() -> JsonRpcParser.parse(body)).as("parse of " + text)
+				.isInstanceOf(JsonRpcParseException.class);
+			assertThatThrownBy(() -> JsonRpcParser.parseClientBody(body)).as("a client's " + text)
+				.isInstanceOf(JsonRpcParseException.class);
+			assertThat(NotificationScan.isPlainNotification(body, 0, body.length)).as(text).isFalse();
+			assertThat(NotificationScan.isPlainNotification(new String(body, StandardCharsets.UTF_8))).as(text).isFalse();
+		}
 	}
 
 	private static JsonRpcPayload scan(String body) throws JsonRpcParseException {

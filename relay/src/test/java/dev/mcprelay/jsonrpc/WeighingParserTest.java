@@ -35,7 +35,9 @@ class WeighingParserTest {
 					+ value(random, 0) + "}}";
 			byte[] body = text.getBytes(StandardCharsets.UTF_8);
 			if (i % 3 == 0) {
-				body = withByteOrderMark(body);
+				byte[] marked = withByteOrderMark(body);
+				assertThatThrownBy(() -> JsonRpcParser.parseClientBody(marked, HeapBudget.NONE))
+					.as("a byte-order mark is refused (JsonText)").isInstanceOf(JsonRpcParseException.class);
 			}
 			JsonNode expected;
 			try {

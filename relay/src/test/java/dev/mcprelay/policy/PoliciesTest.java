@@ -100,6 +100,53 @@ class PoliciesTest {
 		return counter == null ? 0 : counter.count();
 	}
 
+	/**
+	 * One outcome per decision (cold review B, finding 4): a call refused by an earlier rule (here a failing one) is
+	 * that rule's alone, no later policy evaluated, audit-mode ones included; an audit-mode failure is an error, not
+	 * an audit too; an item of a list is counted once, by the rule that hid it.
+	 */
+	@Test
+	void eachDecisionCountsOneOutcome() {
+		Policies policies = new Policies(List.of(
+				policy("ro", true, "mcp.method == \"tools/call\" && !mcp.tool.annotations.?readOnlyHint.orValue(false)",
+						true, "*"),
+				policy("grp", true, "mcp.method == \"tools/call\" && !(\"admins\" in caller.claims.groups)", true, "*"),
+				policy("aud", true, "mcp.method == \"tools/call\" && caller.claims.dept == \"x\"", false, "*")),
+				new PolicyMeters(registry));
+
+		assertThat(policies.decide(call(BOT, "read_file", readOnly(true)))).as("refused by grp's failure")
+			.isEqualTo(new PolicyDecision(false, "grp", true));
+		assertThat(outcomes()).as("a call refused by grp").isEqualTo(Map.of("grp/error", 1.0));
+
+		assertThat(policies.decide(call(BOT, "delete_file", readOnly(false)))).isEqualTo(new PolicyDecision(false, "ro",
+				false));
+		assertThat(outcomes()).as("then one refused by ro").isEqualTo(Map.of("grp/error", 1.0, "ro/denied", 1.0));
+
+		PolicyListing listing = policies.listing(call(BOT, null, null));
+		assertThat(listing.lists(call(BOT, "read_file", readOnly(true)))).isFalse();
+		assertThat(listing.lists(call(BOT, "delete_file", readOnly(false)))).isFalse();
+		assertThat(outcomes()).as("then a list of both: one outcome an item")
+			.isEqualTo(Map.of("grp/error", 2.0, "ro/denied", 1.0, "ro/hidden", 1.0));
+
+		Policies audited = new Policies(List.of(
+				policy("aud", true, "mcp.method == \"tools/call\" && caller.claims.dept == \"x\"", false, "*")),
+				new PolicyMeters(registry));
+		registry.clear();
+		assertThat(audited.decide(call(BOT, "read_file", readOnly(true))).allowed()).isTrue();
+		assertThat(outcomes()).as("an audit-mode failure: an error only").isEqualTo(Map.of("aud/error", 1.0));
+	}
+
+	/** Every non-zero count of the decisions meter, as policy/outcome. */
+	private Map<String, Double> outcomes() {
+		Map<String, Double> counts = new java.util.TreeMap<>();
+		registry.find(PolicyMeters.DECISIONS).counters().forEach(counter -> {
+			if (counter.count() > 0) {
+				counts.put(counter.getId().getTag("policy") + "/" + counter.getId().getTag("outcome"), counter.count());
+			}
+		});
+		return counts;
+	}
+
 	@Test
 	void auditModeRefusesNothingAndCountsWhatItWouldRefuse() {
 		Policies policies = new Policies(List.of(policy("watch", true, "mcp.tool.name == \"echo\"", false, "*")),

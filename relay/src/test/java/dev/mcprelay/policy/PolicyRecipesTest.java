@@ -70,7 +70,13 @@ class PolicyRecipesTest {
 					call(ALICE, "jira", "support", "create_ticket", Map.of())),
 			allowed("support-tools", "an admin writes on github itself", call(ALICE, "github", null, "create_issue", Map.of())),
 			refused("sampling-for-people", "github asks a key's client to sample", sampling(BOT)),
-			allowed("sampling-for-people", "github asks a person's client to sample", sampling(ALICE)));
+			allowed("sampling-for-people", "github asks a person's client to sample", sampling(ALICE)),
+			allowed("public-docs-only", "a public page", read(ALICE, "docs://public/guide/intro")),
+			refused("public-docs-only", "a private page", read(ALICE, "docs://private/plans")),
+			refused("public-docs-only", "the scheme in capitals", read(ALICE, "DOCS://public/guide")),
+			refused("public-docs-only", "a percent-encoded letter", read(ALICE, "docs://public/%67uide")),
+			refused("public-docs-only", "a dot segment", read(ALICE, "docs://public/../private/plans")),
+			refused("public-docs-only", "a trailing slash", read(ALICE, "docs://public/guide/")));
 
 	@Test
 	void everyRecipeHoldsAloneAndWithEveryOtherRecipe() throws IOException {
@@ -161,6 +167,10 @@ class PolicyRecipesTest {
 			Map<String, Object> annotations) {
 		return new PolicyFacts(caller, server, virtual, "tools/call", false, tool, annotations, null, null, Map.of(),
 				null);
+	}
+
+	private static PolicyFacts read(Caller caller, String uri) {
+		return new PolicyFacts(caller, "docs", null, "resources/read", false, null, null, null, uri, null, null);
 	}
 
 	private static PolicyFacts sampling(Caller caller) {

@@ -2,6 +2,7 @@ package dev.mcprelay.policy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,6 +45,9 @@ final class PolicyTestServer implements AutoCloseable {
 
 	/** Told when a held {@code tools/list} arrives; {@code null} when lists are not held. */
 	private volatile CompletableFuture<Void> listArrived;
+
+	/** The lists held on a path with {@code /slow}, once {@link #holdLists} was called. */
+	private volatile Set<String> heldLists = Set.of("tools/list");
 
 	/** Lets the held {@code tools/list} answers go. */
 	private final Sinks.Empty<Void> listsGo = Sinks.empty();
@@ -98,6 +102,12 @@ final class PolicyTestServer implements AutoCloseable {
 	 * arrives, until {@link #releaseLists()}; the future completes when the first arrives.
 	 */
 	CompletableFuture<Void> holdLists() {
+		return holdLists("tools/list");
+	}
+
+	/** As {@link #holdLists()}, for the lists {@code methods} (the resources', say) in place of {@code tools/list}. */
+	CompletableFuture<Void> holdLists(String... methods) {
+		heldLists = Set.of(methods);
 		listArrived = new CompletableFuture<>();
 		return listArrived;
 	}
@@ -160,7 +170,7 @@ final class PolicyTestServer implements AutoCloseable {
 			response.header("Mcp-Session-Id", "s-" + sessions.incrementAndGet());
 		}
 		CompletableFuture<Void> arrived = listArrived;
-		if (slow && method.equals("tools/list") && arrived != null) {
+		if (slow && heldLists.contains(method) && arrived != null) {
 			arrived.complete(null);
 			return listsGo.asMono().then(response.header("Content-Type", "application/json")
 				.sendString(Mono.just(answer.toString())).then());

@@ -67,6 +67,8 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.by-header.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.servers.by-header.headers[0].name", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.by-header.headers[0].from-request-header", () -> "X-Client-Tenant");
+		registry.add("mcp-relay.virtual-servers.tenants.members[0]", () -> "by-header");
+		registry.add("mcp-relay.virtual-servers.tenants.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.searching.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.servers.searching.headers[0].name", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.searching.headers[0].from-caller-claim", () -> "sub");
@@ -75,6 +77,8 @@ class PolicyUpstreamViewsTest {
 		registry.add("mcp-relay.servers.slow.url", () -> SERVER.url("/slow/mcp"));
 		registry.add("mcp-relay.servers.nolist.url", () -> SERVER.url("/nolist/mcp"));
 		registry.add("mcp-relay.servers.endless.url", () -> SERVER.url("/endless/mcp"));
+		registry.add("mcp-relay.servers.endless-search.url", () -> SERVER.url("/endless/mcp"));
+		registry.add("mcp-relay.servers.endless-search.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.by-interceptor.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.policies[0].name", () -> "read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "*");
@@ -226,10 +230,20 @@ class PolicyUpstreamViewsTest {
 	@Test
 	void aCallThePoliciesCannotDecideForWantOfTheListIsRefusedAsSuch() {
 		McpSession session = McpSession.open(http(GOOD_KEY, null), "nolist");
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
 		List<JsonNode> called = RawHttp.messagesOf(session.post(RawHttp.toolsCall(2, "read_file")));
 		JsonNode answer = called.get(called.size() - 1);
 		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("policy_undecidable");
-		assertThat(answer.at("/error/message").asText()).doesNotContain("Unknown tool");
+		assertThat(answer.at("/error/message").asText()).doesNotContain("Unknown tool")
+			.as("the client is told the server's catalogue is unavailable, not that a policy reads it")
+			.doesNotContainIgnoringCase("polic")
+			.contains("tools/list of server 'nolist'");
+		org.awaitility.Awaitility.await()
+			.atMost(java.time.Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(dev.mcprelay.testsupport.CapturedLogs.since(mark))
+				.as("the access log names the policy the list was needed for")
+				.anyMatch(line -> line.startsWith("INFO mcp.relay.access server=nolist ")
+						&& line.contains(" reason=policy_undecidable ") && line.contains(" rule=read-only ")));
 		assertThat(SERVER.count("tools/call")).as("nothing went upstream").isZero();
 		assertThat(meters.find(PolicyMeters.DECISIONS).tag("policy", "read-only").tag("server", "nolist")
 			.tag("outcome", "error").counter().count()).isEqualTo(1);
@@ -251,6 +265,41 @@ class PolicyUpstreamViewsTest {
 		List<JsonNode> within = RawHttp.messagesOf(session.post(RawHttp.toolsCall(3, "tool_7")));
 		assertThat(SERVER.count("tools/call")).as("within the cut, decided and sent: %s", within).isEqualTo(1);
 		assertThat(SERVER.count("tools/list")).as("not listed again").isEqualTo(100);
+	}
+
+	/**
+	 * A virtual server keeps what its members list per view of each member, as the pass-through path does: one caller
+	 * whose two requests carry two values of the member's {@code from-request-header} gets two lists, never the page
+	 * (nor the merged catalogue) the other value got. Tenant evil's search through the virtual server finds
+	 * delete_file (read-only to evil), then the same caller's as tenant good does not.
+	 */
+	@Test
+	void aVirtualServerKeepsEachMembersListPerViewNotPerCaller() {
+		McpSession asEvil = McpSession.open(http(GOOD_KEY, "evil"), "tenants");
+		assertThat(search(asEvil, "delete file")).as("as tenant evil").contains("by-header_delete_file");
+
+		McpSession asGood = McpSession.open(http(GOOD_KEY, "good"), "tenants");
+		assertThat(search(asGood, "delete file")).as("the same caller as tenant good")
+			.doesNotContain("by-header_delete_file");
+		List<JsonNode> called = RawHttp.messagesOf(asGood.post(RawHttp.toolsCall(4, "by-header_delete_file")));
+		assertThat(called.get(called.size() - 1).has("error")).as("good's call: %s", called).isTrue();
+		assertThat(callsSeen()).as("what reached the server: the tenant of each call of delete_file").isEmpty();
+	}
+
+	/**
+	 * Tool search's own listing is bounded as the policies' listings are (100 pages) and a cut one is no catalogue: a
+	 * search of a server whose tool list never ends is refused as undecidable, after one listing of 100 pages.
+	 */
+	@Test
+	void toolSearchOfACatalogueLongerThanTheRelayReadsIsUndecidable() {
+		McpSession session = McpSession.open(http(GOOD_KEY, null), "endless-search");
+		List<JsonNode> searched = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"search_available_tools\",\"arguments\":{\"query\":\"tool\"}}}"));
+		JsonNode answer = searched.get(searched.size() - 1);
+
+		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("policy_undecidable");
+		assertThat(answer.at("/error/message").asText()).contains("longer than the relay reads");
+		assertThat(SERVER.count("tools/list")).as("one listing, cut at 100 pages").isEqualTo(100);
 	}
 
 	/** The names of the tools a search in {@code session} found. */

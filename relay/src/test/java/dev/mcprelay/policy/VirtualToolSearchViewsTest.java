@@ -13,6 +13,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.testsupport.ApiKeyCallers;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 
@@ -31,14 +32,7 @@ class VirtualToolSearchViewsTest {
 
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
-		registry.add("mcp-relay.security.mode", () -> "api-key");
-		List<String> callers = List.of("alice", "bob");
-		for (int i = 0; i < callers.size(); i++) {
-			String caller = callers.get(i);
-			registry.add("mcp-relay.security.api-keys[" + i + "].client", () -> caller);
-			registry.add("mcp-relay.security.api-keys[" + i + "].key-sha256", () -> dev.mcprelay.Sha256.hex(key(caller)));
-			registry.add("mcp-relay.security.api-keys[" + i + "].servers[0]", () -> "*");
-		}
+		ApiKeyCallers.register(registry, "alice", "bob");
 		registry.add("mcp-relay.servers.files.url", () -> SERVER.url("/mcp"));
 		registry.add("mcp-relay.virtual-servers.all.members[0]", () -> "files");
 		registry.add("mcp-relay.virtual-servers.all.tool-prefix", () -> "v_");
@@ -62,16 +56,12 @@ class VirtualToolSearchViewsTest {
 	}
 
 	private List<String> search(String caller) {
-		McpSession session = McpSession.open(new RawHttp(port, "X-Api-Key", key(caller)), "all");
+		McpSession session = McpSession.open(ApiKeyCallers.http(port, caller), "all");
 		List<JsonNode> messages = RawHttp.messagesOf(session.post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"search_available_tools\",\"arguments\":{\"query\":\"file\"}}}"));
 		JsonNode result = messages.get(messages.size() - 1);
 		assertThat(result.has("result")).as(result.toString()).isTrue();
 		return result.at("/result/structuredContent/tools").findValuesAsText("name");
-	}
-
-	private static String key(String caller) {
-		return caller + "-key-5d7f9b1c3e5a7c9e1b3d";
 	}
 
 }

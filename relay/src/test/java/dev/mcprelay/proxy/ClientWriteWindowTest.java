@@ -2,13 +2,8 @@ package dev.mcprelay.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,6 +21,7 @@ import org.springframework.http.HttpStatusCode;
 import dev.mcprelay.McpRelayApplication;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.testsupport.CapturedLogs;
+import dev.mcprelay.testsupport.NonReadingClient;
 import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -114,25 +110,18 @@ class ClientWriteWindowTest {
 				.map(i -> "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,"
 						+ "\"progress\":" + i + ",\"message\":\"" + padding + "\"}}\n\n")
 				.concatWith(Mono.just("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n"))));
+		int logMark = CapturedLogs.all().size();
 		try (ConfigurableApplicationContext relay = new SpringApplicationBuilder(McpRelayApplication.class,
 				OwnEventLoops.class)
 			.properties("server.port=0", "mcp-relay.servers.big.url=" + TestUpstreams.SCRIPTED.url("/mcp"),
 					"mcp-relay.servers.big.max-buffered-body=2MB", "mcp-relay.servers.big.timeouts.client-write=2s",
 					"mcp-relay.sessions.max-held-bytes=1MB")
-			.run(); Socket client = new Socket()) {
-			int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
-			int logMark = CapturedLogs.all().size();
-			client.setReceiveBufferSize(4096);
-			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-			String body = RawHttp.toolsCall(1, "burst");
-			OutputStream out = client.getOutputStream();
-			out.write(("POST /mcp/big HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: "
-					+ RawHttp.ACCEPT_BOTH + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
-				.getBytes(StandardCharsets.UTF_8));
-			out.flush();
-
+			.run();
+				NonReadingClient client = NonReadingClient.post(
+						((WebServerApplicationContext) relay).getWebServer().getPort(), "/mcp/big",
+						RawHttp.toolsCall(1, "burst"))) {
 			// reads nothing: the relay gives up on the client after client-write (2s) once it holds all it may
-			String line = awaitAccessLine(logMark);
+			String line = NonReadingClient.awaitAccessLine(logMark, "rpc_method=tools/call");
 
 			assertThat(line).contains("reason=client_write_timeout");
 			Matcher bytes = Pattern.compile(" bytes=(\\d+)").matcher(line);
@@ -142,19 +131,6 @@ class ClientWriteWindowTest {
 						+ "took, never 128 events of 0.5 MB (64 MB)")
 				.isLessThan(10L * 1024 * 1024);
 		}
-	}
-
-	private static String awaitAccessLine(int logMark) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (System.nanoTime() < deadline) {
-			for (String line : CapturedLogs.since(logMark)) {
-				if (line.contains("mcp.relay.access") && line.contains("rpc_method=tools/call")) {
-					return line;
-				}
-			}
-			Thread.sleep(20);
-		}
-		throw new AssertionError("waited 30s in vain for the call's access-log line");
 	}
 
 	/** A response whose buffers tell the test, not a connection, when they are written: each is written on demand. */

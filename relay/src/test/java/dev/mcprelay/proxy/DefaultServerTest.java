@@ -19,6 +19,8 @@ import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.InvalidRelayConfigurationException;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.route.McpRouting;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
@@ -55,18 +57,17 @@ class DefaultServerTest {
 
 	@Test
 	void theOnlyServerIsTheDefaultWhenNoneIsNamed() {
-		UpstreamRegistry registry = registry(properties(Map.of("only", server()), null), new MockEnvironment());
+		ConfigurationSnapshot snapshot = snapshot(properties(Map.of("only", server()), null), ROUTING_ENVIRONMENT);
 
-		assertThat(registry.require(routing(properties(Map.of("only", server()), null)).resolve("/mcp")).id())
-			.isEqualTo("only");
+		assertThat(REGISTRY.in(snapshot).require(ROUTING.resolve(snapshot, "/mcp")).id()).isEqualTo("only");
 	}
 
 	@Test
 	void withSeveralServersAndNoDefaultSlashMcpSaysHowToPickOne() {
 		RelayProperties properties = properties(Map.of("a", server(), "b", server()), null);
-		UpstreamRegistry registry = registry(properties, new MockEnvironment());
+		ConfigurationSnapshot snapshot = snapshot(properties, ROUTING_ENVIRONMENT);
 
-		assertThatThrownBy(() -> registry.require(routing(properties).resolve("/mcp"))).isInstanceOfSatisfying(RelayFailure.class, failure -> {
+		assertThatThrownBy(() -> REGISTRY.in(snapshot).require(ROUTING.resolve(snapshot, "/mcp"))).isInstanceOfSatisfying(RelayFailure.class, failure -> {
 			assertThat(failure.status().value()).isEqualTo(404);
 			assertThat(failure.reason()).isEqualTo("no_default_server");
 			assertThat(failure.getMessage()).contains("/mcp/{server}").doesNotContain("'a'").doesNotContain("'b'");
@@ -75,7 +76,7 @@ class DefaultServerTest {
 
 	@Test
 	void aDefaultServerThatIsNotConfiguredFailsStartUp() {
-		assertThatThrownBy(() -> registry(properties(Map.of("a", server()), "github"), new MockEnvironment()))
+		assertThatThrownBy(() -> snapshot(properties(Map.of("a", server()), "github"), new MockEnvironment()))
 			.isInstanceOfSatisfying(InvalidRelayConfigurationException.class, ex -> assertThat(ex.problems())
 				.extracting(ConfigurationProblem::property)
 				.containsExactly("mcp-relay.default-server"));
@@ -108,7 +109,7 @@ class DefaultServerTest {
 
 	private static java.util.List<String> problems(Map<String, ServerProperties> servers, MockEnvironment environment) {
 		try {
-			registry(properties(servers, null), environment);
+			snapshot(properties(servers, null), environment);
 			return java.util.List.of();
 		}
 		catch (InvalidRelayConfigurationException ex) {
@@ -116,12 +117,16 @@ class DefaultServerTest {
 		}
 	}
 
-	private static UpstreamRegistry registry(RelayProperties properties, MockEnvironment environment) {
-		return new UpstreamRegistry(properties, environment, new McpRouting(properties, environment));
-	}
+	private static final MockEnvironment ROUTING_ENVIRONMENT = new MockEnvironment();
 
-	private static McpRouting routing(RelayProperties properties) {
-		return new McpRouting(properties, new MockEnvironment());
+	private static final McpRouting ROUTING = new McpRouting(ROUTING_ENVIRONMENT, null);
+
+	private static final UpstreamRegistry REGISTRY = new UpstreamRegistry(null);
+
+	/** The snapshot a relay started with {@code properties} in {@code environment} runs on, or its start-up failure. */
+	private static ConfigurationSnapshot snapshot(RelayProperties properties, MockEnvironment environment) {
+		McpRouting routing = ROUTING_ENVIRONMENT == environment ? ROUTING : new McpRouting(environment, null);
+		return new LiveConfiguration(properties, environment, java.util.List.of(routing, REGISTRY)).current();
 	}
 
 	private static ServerProperties server() {

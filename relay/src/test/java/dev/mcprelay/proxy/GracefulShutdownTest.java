@@ -174,6 +174,63 @@ public class GracefulShutdownTest {
 		assertThat(sdkSessions("DELETE")).as("the member session was ended").containsAll(members);
 	}
 
+	/**
+	 * A virtual server's call in flight at shutdown gets the grace period a direct server's gets: its member session
+	 * is not ended (DELETE) under it, the call's result reaches the client, and the member session is ended after.
+	 */
+	@Test
+	void aVirtualServersCallInFlightAtShutdownFinishesBeforeItsMemberSessionEnds() throws Exception {
+		TestUpstreams.SDK.resetProgressGate();
+		ConfigurableApplicationContext relay = relay("mcp-relay.servers.sdk.url=" + TestUpstreams.SDK.url("/mcp"),
+				"mcp-relay.virtual-servers.both.members=sdk", "mcp-relay.shutdown.stream-grace-period=15s");
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		java.util.Set<String> before = sdkSessions("POST");
+		McpSession session = McpSession.open(http, "both");
+		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":\"long\",\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"sdk_progress\",\"arguments\":{},\"_meta\":"
+				+ "{\"progressToken\":\"t\"}}}"));
+		assertThat(call.statusCode()).isEqualTo(200);
+		CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> RawHttp.readAll(call.body()));
+		awaitUntil(() -> TestUpstreams.SDK.seen().stream().anyMatch(seen -> seen.body().contains("\"progress\"")),
+				"the call reached the member");
+		java.util.Set<String> members = new java.util.HashSet<>(sdkSessions("POST"));
+		members.removeAll(before);
+		assertThat(members).hasSize(1);
+		int logMark = CapturedLogs.all().size();
+
+		CompletableFuture<Void> shutdown = CompletableFuture.runAsync(relay::close);
+		awaitUntil(() -> CapturedLogs.since(logMark).stream().anyMatch(line -> line.contains("Shutting down:")),
+				"shutdown began");
+		int seenAtRelease = TestUpstreams.SDK.seen().size();
+		TestUpstreams.SDK.releaseProgress();
+
+		List<JsonNode> messages = RawHttp.sseData(body.get(10, TimeUnit.SECONDS));
+		assertThat(messages).as("the call's result reached the client").last().satisfies(message -> assertThat(message
+			.at("/result/content/0/text").asText()).as(message.toString()).isEqualTo("done"));
+		shutdown.get(10, TimeUnit.SECONDS);
+		assertThat(sdkSessions("DELETE")).as("the member session was ended").containsAll(members);
+		List<String> logged = CapturedLogs.since(logMark);
+		int callEnded = indexOf(logged, line -> line.contains("mcp.relay.access") && line.contains("server=both")
+				&& line.contains("rpc_method=tools/call"));
+		int membersEnded = indexOf(logged, line -> line.contains("their member sessions are sent DELETE"));
+		assertThat(membersEnded).as("the member sessions were ended after the call, not as shutdown began: %s", logged)
+			.isGreaterThan(callEnded)
+			.isGreaterThan(0);
+		assertThat(TestUpstreams.SDK.seen().subList(0, seenAtRelease))
+			.as("no DELETE of the member session while its call ran")
+			.noneMatch(seen -> seen.method().equals("DELETE")
+					&& members.contains(seen.headers().getFirst("Mcp-Session-Id")));
+	}
+
+	private static int indexOf(List<String> lines, java.util.function.Predicate<String> match) {
+		for (int i = 0; i < lines.size(); i++) {
+			if (match.test(lines.get(i))) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
 	private static java.util.Set<String> sdkSessions(String method) {
 		return TestUpstreams.SDK.seen()
 			.stream()

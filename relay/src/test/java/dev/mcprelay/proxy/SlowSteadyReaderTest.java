@@ -99,6 +99,40 @@ class SlowSteadyReaderTest {
 			.isTrue();
 	}
 
+	/**
+	 * A JSON answer has the client's clock too (a client that reads nothing of it is cut, {@link StalledJsonReaderTest}),
+	 * by the same rule: 8 MB read 64 KB per 25 ms pause takes the client at least 3.2 s, past the bound, and is not cut.
+	 */
+	@Test
+	void aClientThatTakesALargeJsonAnswerSlowlyButSteadilyGetsAllOfIt() throws Exception {
+		String answer = "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\""
+				+ "j".repeat(8 * 1024 * 1024) + "\"}]}}";
+		TestUpstreams.SCRIPTED.clear();
+		TestUpstreams.SCRIPTED.script((request, response) -> request.receive()
+			.then(response.status(200).header("Content-Type", "application/json").sendString(Mono.just(answer)).then()));
+		double stallsBefore = stalls();
+		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
+
+		String received;
+		try (Socket client = new Socket()) {
+			client.setReceiveBufferSize(READ);
+			client.setSoTimeout(30_000);
+			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+			String body = RawHttp.toolsCall(3, "json");
+			OutputStream out = client.getOutputStream();
+			out.write(("POST /mcp/big HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: "
+					+ RawHttp.ACCEPT_BOTH + "\r\nConnection: close\r\nContent-Length: " + body.length() + "\r\n\r\n"
+					+ body).getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			received = readSteadily(client.getInputStream());
+		}
+
+		assertThat(stalls()).as("no stall counted").isEqualTo(stallsBefore);
+		assertThat(received).as("the whole answer, in the %d bytes the client got", received.length())
+			.startsWith("HTTP/1.1 200")
+			.endsWith(answer);
+	}
+
 	@Test
 	void aClientReadingFarSlowerThanTheSocketsCanHoldIsNotCutWhileItReads() throws Exception {
 		String event = progress(0, "z".repeat(20 * 1024));

@@ -52,8 +52,10 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 	}
 
 	@ParameterizedTest(name = "an empty 2xx JSON answer to {0} is taken as accepted")
-	@ValueSource(strings = { NOTIFICATION, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}",
-			"[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-1,\"message\":\"no\"}}]" })
+	// (an answer under an id the relay did not give, as {"id":9,"result":{}}, is refused before it goes upstream:
+	// ServerRequestIdsThroughRelayTest)
+	@ValueSource(strings = { NOTIFICATION,
+			"[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}]" })
 	void anEmptyAnswerToWhatAwaitsNoAnswerIsAccepted(String body) {
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
 			.header("Content-Type", "application/json")
@@ -137,6 +139,69 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
 
 		assertError(response, 502, -32603, "upstream_invalid_response");
+	}
+
+	/**
+	 * Cold review D, finding 6 (issue 39): JSON in UTF-16 or UTF-32 is well-formed UTF-8 (its zero bytes are ASCII), so
+	 * a single answer was relayed unchecked and a batch or a list answer failed inside the relay (502
+	 * {@code upstream_failed}, {@code Invalid 'offset' (-1)}); a UTF-8 byte-order mark was relayed as it came. RFC 8259
+	 * has JSON exchanged as UTF-8 without one: each is an invalid response, on every path.
+	 */
+	@ParameterizedTest(name = "an answer in {0} is an invalid response")
+	@ValueSource(strings = { "UTF-16LE", "UTF-16BE", "UTF-32BE", "UTF-8 with a byte-order mark" })
+	void anAnswerThatIsNotUtf8JsonIsAnInvalidResponse(String encoding) {
+		String single = "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}";
+		String list = "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"tools\":[{\"name\":\"echo\",\"inputSchema\":"
+				+ "{\"type\":\"object\"}}]}}";
+		String batch = "[" + list.replace("\"id\":6", "\"id\":7") + ",{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}]";
+		for (String[] exchange : new String[][] { { RawHttp.toolsCall(5, "echo"), single },
+				{ "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}", list },
+				{ "[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"},{\"jsonrpc\":\"2.0\",\"id\":8,"
+						+ "\"method\":\"ping\"}]", batch } }) {
+			byte[] answer = encoded(exchange[1], encoding);
+			TestUpstreams.SCRIPTED.script((request, response) -> response.status(200)
+				.header("Content-Type", "application/json")
+				.sendByteArray(Mono.just(answer)));
+
+			HttpResponse<String> response = http().send(http().post("scripted", exchange[0]));
+
+			assertThat(response.statusCode()).as(exchange[0]).isEqualTo(502);
+			List<JsonNode> errors = new ArrayList<>();
+			RawHttp.json(response.body()).forEach(errors::add);
+			if (!exchange[0].startsWith("[")) {
+				errors = List.of(RawHttp.json(response.body()));
+			}
+			assertThat(errors).as(exchange[0]).isNotEmpty().allSatisfy(error -> {
+				assertThat(error.at("/error/data/reason").asText()).isEqualTo("upstream_invalid_response");
+				assertThat(error.at("/error/code").asInt()).isEqualTo(-32603);
+			});
+		}
+	}
+
+	@Test
+	void anEventWhoseDataBeginsWithAByteOrderMarkIsAnInvalidResponse() {
+		TestUpstreams.SCRIPTED.script((request, response) -> sse(response)
+			.sendString(Flux.just(event(NOTIFICATION), event("\uFEFF" + NOTIFICATION))));
+
+		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(8, "x")));
+
+		List<JsonNode> events = dataOf(response.body());
+		assertThat(events).hasSize(2);
+		assertThat(events.get(1).at("/error/data/reason").asText()).isEqualTo("upstream_invalid_response");
+		assertThat(response.body()).as("the event with the mark is not passed on").doesNotContain("\uFEFF");
+	}
+
+	private static byte[] encoded(String json, String encoding) {
+		if (encoding.startsWith("UTF-8")) {
+			byte[] text = json.getBytes(StandardCharsets.UTF_8);
+			byte[] marked = new byte[text.length + 3];
+			marked[0] = (byte) 0xEF;
+			marked[1] = (byte) 0xBB;
+			marked[2] = (byte) 0xBF;
+			System.arraycopy(text, 0, marked, 3, text.length);
+			return marked;
+		}
+		return json.getBytes(java.nio.charset.Charset.forName(encoding));
 	}
 
 	@ParameterizedTest(name = "status {0} is relayed with its body and headers")

@@ -134,6 +134,25 @@ class JwkSetKeysTest {
 		assertThat(auth.jwksRequests()).isZero();
 	}
 
+	/**
+	 * A relay that has shut down says nothing of a fetch that fails after it (a fetch runs to its end whoever stops
+	 * waiting for it): the warning would land in whatever runs next, a later relay's log, as it did in a full run.
+	 */
+	@Test
+	void aSourceThatWasDestroyedSaysNothingOfAFetchThatFailsAfterIt() {
+		JwtProperties jwt = new JwtProperties(null, "http://127.0.0.1:" + dev.mcprelay.testsupport.TestUpstreams.REFUSED_PORT
+				+ "/jwks", null, null, List.of(), "sub", List.of(), Duration.ofMinutes(5), Duration.ofSeconds(30));
+		JwkSetKeys keys = JwtDecoding.keys(jwt);
+		keys.destroy();
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		assertThatThrownBy(() -> keys.fetchSince(null).block(Duration.ofSeconds(20))).as("the fetch fails")
+			.isNotNull();
+
+		assertThat(dev.mcprelay.testsupport.CapturedLogs.since(mark))
+			.noneMatch(line -> line.contains("keys could not be fetched"));
+	}
+
 	private ReactiveJwtDecoder decoder(Duration refresh, Duration cooldown) {
 		JwtProperties jwt = new JwtProperties(null, auth.issuer() + "/jwks", null, null, List.of(), "sub", List.of(), refresh,
 				cooldown);

@@ -29,7 +29,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * <li>{@code sdk-tools} ({@code tools.deny: secret_*}) and {@code sdk-json-tools} ({@code tools.allow: echo,
  * secret_*}, {@code tools.deny: secret_admin});</li>
  * <li>{@code sdk-args} ({@code _tenant} from the X-Tenant header, {@code region: eu} and {@code locale} from the
- * X-Locale header into {@code who*}),
+ * X-Locale header into {@code who*}; virtual server {@code args-v} has it as its one member),
  * {@code sdk-json-args} ({@code _tenant: acme}) and {@code sdk-json-open} (no reserved prefix);</li>
  * <li>{@code scripted}: the scripted upstream; {@code scripted-tools}: the same with {@code tools.deny: secret_*};
  * {@code refused}: a port nothing listens on.</li>
@@ -84,6 +84,7 @@ public abstract class InterceptorIntegrationTest {
 		registry.add("mcp-relay.servers.sdk-json-tools.tools.allow[1]", () -> "secret_*");
 		registry.add("mcp-relay.servers.sdk-json-tools.tools.deny[0]", () -> "secret_admin");
 		registry.add("mcp-relay.servers.sdk-args.url", () -> TestUpstreams.SDK.url("/mcp"));
+		registry.add("mcp-relay.virtual-servers.args-v.members[0]", () -> "sdk-args");
 		registry.add("mcp-relay.servers.sdk-args.arguments.inject[0].name", () -> "_tenant");
 		registry.add("mcp-relay.servers.sdk-args.arguments.inject[0].from-request-header", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.sdk-args.arguments.inject[1].name", () -> "region");

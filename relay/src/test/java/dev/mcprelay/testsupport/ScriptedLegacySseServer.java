@@ -111,6 +111,11 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	private final Map<String, Session> sessions = new ConcurrentHashMap<>();
 
+	/** Ids handed out; {@link #opened} counts a stream only once its session is {@link #last}. */
+	private final AtomicInteger ids = new AtomicInteger();
+
+	private volatile Session last;
+
 	private final AtomicInteger opened = new AtomicInteger();
 
 	private final Map<String, Reaction> reactions = new ConcurrentHashMap<>();
@@ -133,9 +138,12 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	public ScriptedLegacySseServer() {
 		this.server = HttpServer.create().host("127.0.0.1").port(0).route(routes -> routes.get("/sse", (request, response) -> {
-			String id = String.valueOf(opened.incrementAndGet());
+			String id = String.valueOf(ids.incrementAndGet());
 			Session session = new Session();
 			sessions.put(id, session);
+			last = session;
+			// counted once findable: a test that sees the count go up finds the session (lastSession)
+			opened.incrementAndGet();
 			request.requestHeaders().forEach(header -> seenHeaders.add(header.getKey() + ": " + header.getValue()));
 			String endpointEvent = "event: endpoint\ndata: /messages?sessionId=" + id + "\n\n";
 			Flux<String> first = switch (endpointForm) {
@@ -271,7 +279,7 @@ public final class ScriptedLegacySseServer implements AutoCloseable {
 
 	/** The session the server opened last. */
 	public Session lastSession() {
-		return sessions.get(String.valueOf(opened.get()));
+		return last;
 	}
 
 	/** How many streams were opened so far. */

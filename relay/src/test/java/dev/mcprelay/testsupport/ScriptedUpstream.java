@@ -67,6 +67,20 @@ public final class ScriptedUpstream implements AutoCloseable {
 	}
 
 	/** Answers every following request with this script, which also gets the request's body. */
+	/**
+	 * The answer of a minimal MCP server named {@code name} to the {@code initialize} in {@code body} (its id kept):
+	 * tools only, the protocol version tests speak, the session {@code sessionId}; for scripts that play a whole server.
+	 */
+	public static Publisher<Void> initializeAnswer(HttpServerResponse response, String body, String name,
+			String sessionId) {
+		return response.status(200)
+			.header("Content-Type", "application/json")
+			.header("Mcp-Session-Id", sessionId)
+			.sendString(Mono.just(body.replaceFirst("(?s)\"method\".*", "\"result\":{\"protocolVersion\":\""
+					+ McpSession.PROTOCOL_VERSION + "\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\""
+					+ name + "\",\"version\":\"1\"}}}")));
+	}
+
 	public void scriptWithBody(Answer script) {
 		this.script = script;
 	}

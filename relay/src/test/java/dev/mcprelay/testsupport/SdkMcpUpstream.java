@@ -114,6 +114,24 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	private final McpStatelessSyncServer stateless;
 
 	public SdkMcpUpstream() {
+		this(false, 0);
+	}
+
+	/** An upstream on {@code port} (one a test keeps free until the member is to be up). */
+	public static SdkMcpUpstream onPort(int port) {
+		return new SdkMcpUpstream(false, port);
+	}
+
+	/**
+	 * An upstream whose {@code /mcp} also offers {@code burst}: {@code count} progress notifications (to the call's
+	 * {@code progressToken}) each carrying a message of {@code size} characters, on the call's stream, then its result;
+	 * a server that streams many large events. Written as the SDK writes, so a reader that stops reading stops it.
+	 */
+	public static SdkMcpUpstream withBurst() {
+		return new SdkMcpUpstream(true, 0);
+	}
+
+	private SdkMcpUpstream(boolean burst, int port) {
 		HttpServletStreamableServerTransportProvider streamableTransport = HttpServletStreamableServerTransportProvider
 			.builder()
 			.mcpEndpoint("/mcp")
@@ -128,6 +146,9 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.build()));
 		tools.add(progressTool());
 		tools.add(askModelTool());
+		if (burst) {
+			tools.add(burstTool());
+		}
 		tools.add(McpServerFeatures.SyncToolSpecification.builder()
 			.tool(WHOAMI)
 			.callHandler((exchange, request) -> whoami(request))
@@ -174,7 +195,7 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.build();
 		try {
 			tomcat.setBaseDir(Files.createTempDirectory("sdk-upstream").toString());
-			tomcat.setPort(0);
+			tomcat.setPort(port);
 			tomcat.getConnector().setProperty("address", "127.0.0.1");
 			Context context = tomcat.addContext("", null);
 			addRecordingFilter(context);
@@ -207,6 +228,24 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	 */
 	public void observeToolCalls(Consumer<McpSchema.CallToolRequest> observer) {
 		this.toolCallObserver = observer;
+	}
+
+	/**
+	 * Adds {@code count} tools to {@code /mcp}, {@code bulk_0} on, each described by {@code descriptionChars}
+	 * characters of text (a server with a large catalogue); called before any session opens, so none is told.
+	 */
+	public void addBulkTools(int count, int descriptionChars) {
+		String text = "bulk tool text ".repeat(descriptionChars / 15 + 1).substring(0, descriptionChars);
+		for (int tool = 0; tool < count; tool++) {
+			streamable.addTool(McpServerFeatures.SyncToolSpecification.builder()
+				.tool(McpSchema.Tool.builder()
+					.name("bulk_" + tool)
+					.description(text)
+					.inputSchema(JSON, "{\"type\":\"object\"}")
+					.build())
+				.callHandler((exchange, request) -> echo(request))
+				.build());
+		}
 	}
 
 	/** Lets a {@code progress} call that is holding its stream open finish. */
@@ -264,6 +303,26 @@ public final class SdkMcpUpstream implements AutoCloseable {
 				exchange.progressNotification(new McpSchema.ProgressNotification(token, 2.0, 3.0, "second"));
 				exchange.progressNotification(new McpSchema.ProgressNotification(token, 3.0, 3.0, "third"));
 				return McpSchema.CallToolResult.builder().addTextContent("done").build();
+			})
+			.build();
+	}
+
+	private static McpServerFeatures.SyncToolSpecification burstTool() {
+		return McpServerFeatures.SyncToolSpecification.builder()
+			.tool(McpSchema.Tool.builder()
+				.name("burst")
+				.description("Streams count progress notifications of size characters, then answers")
+				.inputSchema(JSON, "{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\"},"
+						+ "\"size\":{\"type\":\"integer\"}}}")
+				.build())
+			.callHandler((exchange, request) -> {
+				int count = ((Number) request.arguments().get("count")).intValue();
+				String message = "x".repeat(((Number) request.arguments().get("size")).intValue());
+				for (int i = 1; i <= count; i++) {
+					exchange.progressNotification(
+							new McpSchema.ProgressNotification(request.progressToken(), i, (double) count, message));
+				}
+				return McpSchema.CallToolResult.builder().addTextContent("burst of " + count).build();
 			})
 			.build();
 	}

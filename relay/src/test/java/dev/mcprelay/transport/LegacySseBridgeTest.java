@@ -215,6 +215,37 @@ class LegacySseBridgeTest {
 	}
 
 	@Test
+	void aStrayAnswerOnTheSessionsStreamIsDroppedAndCountedAsTheDirectPathCountsOne() {
+		String session = sessionOf(initialize("legacy"));
+		double before = dropped();
+
+		UPSTREAM.lastSession().send("{\"jsonrpc\":\"2.0\",\"id\":\"nobody-asked\",\"result\":{}}");
+
+		await(() -> dropped() == before + 1, "the stray answer counted as dropped");
+		HttpResponse<String> listed = send("legacy", session, "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/list\"}");
+		assertThat(RawHttp.json(listed.body()).at("/result/method").asText()).as("the session goes on")
+			.isEqualTo("tools/list");
+	}
+
+	@Test
+	void anAnswerUnderTheServersOwnIdIsRefusedAndNeverReachesTheServer() {
+		String session = sessionOf(initialize("legacy"));
+		int received = UPSTREAM.lastSession().received().size();
+
+		HttpResponse<String> refused = send("legacy", session, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}");
+
+		assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+		assertThat(RawHttp.json(refused.body()).at("/error/data/reason").asText()).isEqualTo("unknown_request_id");
+		assertThat(UPSTREAM.lastSession().received()).as("nothing of it reached the server").hasSize(received);
+	}
+
+	private double dropped() {
+		var counter = registry.find("mcp.relay.upstream.unmatched").tag("server", "legacy").tag("handling", "dropped")
+			.counter();
+		return counter == null ? 0 : counter.count();
+	}
+
+	@Test
 	void progressForARequestComesFirstOnItsOwnStream() {
 		String session = sessionOf(initialize("legacy"));
 		UPSTREAM.onRequest("tools/call", Reaction.PROGRESS_THEN_ANSWER);
@@ -270,6 +301,7 @@ class LegacySseBridgeTest {
 			.GET());
 		assertThat(second.statusCode()).as("one GET stream per session").isEqualTo(409);
 		UPSTREAM.lastSession().send("{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"roots/list\"}");
+		String relayId;
 
 		try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
 			List<String> data = new ArrayList<>();
@@ -281,8 +313,11 @@ class LegacySseBridgeTest {
 			}
 			assertThat(data.get(0)).contains("held");
 			assertThat(data.get(1)).contains("roots/list");
+			relayId = RawHttp.json(data.get(1).substring(5).strip()).get("id").asText();
 		}
-		HttpResponse<String> answered = send("legacy", session, "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"result\":{\"roots\":[]}}");
+		// the client answers under the id it got (the relay's), and the server gets its own back
+		HttpResponse<String> answered = send("legacy", session, "{\"jsonrpc\":\"2.0\",\"id\":\"" + relayId
+				+ "\",\"result\":{\"roots\":[]}}");
 		assertThat(answered.statusCode()).as("the client's answer to the server is accepted").isEqualTo(202);
 		assertThat(UPSTREAM.lastSession().received()).last().satisfies(body -> assertThat(body).contains("srv-1"));
 	}

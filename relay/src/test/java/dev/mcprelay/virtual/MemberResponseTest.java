@@ -61,6 +61,32 @@ class MemberResponseTest {
 		}).expectComplete().verify(Duration.ofSeconds(5));
 	}
 
+	/**
+	 * A buffer the member's relay discards is its own to release, and one the consumer received the consumer's: the
+	 * consumer's discard hook (a window of its own, {@link AnswerRelay#writeEvents}) never reaches into the member's
+	 * chain, where Reactor would chain it to the member's and release the buffer twice.
+	 */
+	@Test
+	void aBufferTheMembersRelayDiscardsIsReleasedByItAloneNotAlsoByTheConsumer() {
+		java.util.List<org.springframework.core.io.buffer.DataBuffer> byMember = new java.util.concurrent.CopyOnWriteArrayList<>();
+		java.util.List<org.springframework.core.io.buffer.DataBuffer> byConsumer = new java.util.concurrent.CopyOnWriteArrayList<>();
+		org.springframework.core.io.buffer.DataBuffer kept = response.bufferFactory().wrap(new byte[] { 1 });
+		org.springframework.core.io.buffer.DataBuffer dropped = response.bufferFactory().wrap(new byte[] { 2 });
+
+		response
+			.write(Flux.just(kept, dropped)
+				.filter(buffer -> buffer == kept)
+				.doOnDiscard(org.springframework.core.io.buffer.DataBuffer.class, byMember::add))
+			.subscribe();
+		StepVerifier.create(answered.get().body().doOnDiscard(org.springframework.core.io.buffer.DataBuffer.class,
+				byConsumer::add))
+			.expectNext(kept)
+			.verifyComplete();
+
+		assertThat(byMember).as("the member's relay released what it discarded").containsExactly(dropped);
+		assertThat(byConsumer).as("and the consumer did not release it again").isEmpty();
+	}
+
 	@Test
 	void relayThatWritesNothingAnswersWithAnEmptyBodyOnce() {
 		StepVerifier.create(response.complete()).verifyComplete();

@@ -43,10 +43,10 @@ class VirtualCursorTest {
 	private static VirtualCall statelessCall(Caller caller) {
 		VirtualMembers access = new VirtualMembers("all", List.of("a", "b"));
 		MemberExchange exchange = new MemberExchange(HttpMethod.POST, new McpRoute(McpRoute.Kind.VIRTUAL, "all", null),
-				new DefaultHttpHeaders(), new byte[0], caller, access, new MemberResponse("all", answer -> {
+				null, new DefaultHttpHeaders(), new byte[0], caller, access, new MemberResponse("all", answer -> {
 				}, () -> {
 				}));
-		return new VirtualCall(exchange, SERVER, access, null);
+		return new VirtualCall(exchange, SERVER, access, null, dev.mcprelay.proxy.WholeAnswerWriter.UNTIMED);
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.mcprelay.api.jsonrpc;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,6 +16,9 @@ public final class JsonRpcErrors {
 
 	private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
+	/** The field of an error's {@code data} a program reads first: why the request failed. */
+	private static final String REASON = "reason";
+
 	private JsonRpcErrors() {
 	}
 
@@ -24,14 +28,23 @@ public final class JsonRpcErrors {
 	 * @param id the id of the request it answers, or {@code null} when there is none (id becomes JSON null)
 	 * @param code a {@link JsonRpcErrorCodes} code
 	 * @param message a short user-facing sentence, never internal details
-	 * @param data extra machine-readable fields, or {@code null}
+	 * @param data extra machine-readable fields, or {@code null}; written in one order whatever the map's own:
+	 * {@code reason} first, then the others by name, so that every replica writes one error the same way
+	 * ({@code Map.of}'s order changes from one JVM to the next)
 	 */
 	public static ObjectNode error(JsonNode id, int code, String message, Map<String, String> data) {
-		ObjectNode dataNode = null;
-		if (data != null && !data.isEmpty()) {
-			dataNode = NODES.objectNode();
-			data.forEach(dataNode::put);
+		if (data == null || data.isEmpty()) {
+			return error(id, code, message, (JsonNode) null);
 		}
+		ObjectNode dataNode = NODES.objectNode();
+		if (data.containsKey(REASON)) {
+			dataNode.put(REASON, data.get(REASON));
+		}
+		new TreeMap<>(data).forEach((name, value) -> {
+			if (!REASON.equals(name)) {
+				dataNode.put(name, value);
+			}
+		});
 		return error(id, code, message, dataNode);
 	}
 

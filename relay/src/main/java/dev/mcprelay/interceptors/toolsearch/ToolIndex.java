@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 
@@ -46,8 +48,12 @@ public final class ToolIndex {
 	/** Words of a query that count; the rest of a very long query is ignored. */
 	static final int MAX_QUERY_TERMS = 64;
 
-	private static final Map<String, Float> FIELD_BOOSTS = Map.of("name", 4f, "title", 2f, "parameters", 1.5f,
-			"description", 1f);
+	/**
+	 * Each field's weight, in the order its clauses go into a query: a fixed order, since a hit's score is the sum of
+	 * its clauses' in that order, and floating-point sums in another order can break ties between tools another way
+	 * (a {@code Map.of}'s order changes from one JVM to the next, so replicas could rank one search differently).
+	 */
+	private static final Map<String, Float> FIELD_BOOSTS = fieldBoosts();
 
 	private static final Analyzer ANALYZER = new StandardAnalyzer();
 
@@ -151,6 +157,15 @@ public final class ToolIndex {
 	}
 
 	/** The distinct words of a query as the index holds them, at most {@link #MAX_QUERY_TERMS}. */
+	private static Map<String, Float> fieldBoosts() {
+		Map<String, Float> boosts = new LinkedHashMap<>();
+		boosts.put("name", 4f);
+		boosts.put("title", 2f);
+		boosts.put("parameters", 1.5f);
+		boosts.put("description", 1f);
+		return Collections.unmodifiableMap(boosts);
+	}
+
 	static Set<String> terms(String query) {
 		Set<String> terms = new LinkedHashSet<>();
 		try (TokenStream stream = ANALYZER.tokenStream("description", words(query))) {

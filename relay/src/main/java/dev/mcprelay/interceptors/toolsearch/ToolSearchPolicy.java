@@ -13,8 +13,6 @@ import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.ListChangedNotification;
@@ -39,12 +37,13 @@ import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.PublishedCatalogues;
 import dev.mcprelay.policy.RelayOwnTools;
+import dev.mcprelay.policy.ServerListings;
 import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.policy.UpstreamView;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
-import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.proxy.UpstreamLister;
+import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
@@ -69,8 +68,9 @@ import reactor.core.publisher.Mono;
  * and the reserved-prefix rule to every schema listed (it runs after this). The catalogue is the server's whole as it
  * publishes it to the caller's view ({@link UpstreamView}: the caller, the headers configured or set for it), one per
  * view, since a server may publish other tools, or other definitions of one, to each caller; each caller is shown
- * only what it may use of its own view's, never another's. At most {@value #MAX_VIEWS} views per server are kept,
- * the least recently used forgotten first (and listed again when needed). What this answers to a {@code tools/list}
+ * only what it may use of its own view's, never another's. The catalogues are kept under the one bound in bytes of
+ * every catalogue tool search keeps ({@link KeptCatalogues}), the least recently used forgotten first (and listed
+ * again when needed). What this answers to a {@code tools/list}
  * is composed by the relay, and never kept by the policies as what the server published
  * ({@link PublishedCatalogues#composedByRelay}). The exposed tools live in the {@link SessionStore} under the session
  * id the client holds,
@@ -98,9 +98,6 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private static final String GENERATION = ToolSearchPolicy.class.getName() + ".generation";
 
-	/** The most views of one server whose catalogues are kept. */
-	static final int MAX_VIEWS = 256;
-
 	private final Map<String, Server> servers = new HashMap<>();
 
 	private final UpstreamRegistry upstreams;
@@ -111,15 +108,22 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final Policies policies;
 
+	private final ServerListings listings;
+
+	private final KeptCatalogues kept;
+
 	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamLister lister,
-			SessionStore store, MeterRegistry registry, Policies policies) {
+			SessionStore store, MeterRegistry registry, Policies policies, ServerListings listings,
+			KeptCatalogues kept) {
+		this.listings = listings;
+		this.kept = kept;
 		this.upstreams = upstreams;
 		this.lister = lister;
 		this.store = store;
 		this.policies = policies;
 		properties.servers().forEach((id, server) -> {
 			if (server != null && server.toolSearch().enabled()) {
-				servers.put(id, new Server(server, new ToolSearchMeters(registry, id)));
+				servers.put(id, new Server(id, server, new ToolSearchMeters(registry, id), kept));
 			}
 		});
 		if (!servers.isEmpty()) {
@@ -178,7 +182,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		boolean wholeCatalogue = list.nextCursor() == null && list.request().params().path("cursor").isMissingNode();
 		// an answer with no request of this exchange at hand (a GET stream) may predate a list_changed: never kept
 		long sentIn = list.context().attributes().get(GENERATION) instanceof Long generation ? generation : -1;
-		ToolCatalogue view = server.catalogue(list.context());
+		ToolCatalogue<ToolIndex> view = server.catalogue(list.context());
 		Mono<ToolIndex> catalogue = wholeCatalogue ? view.update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
 				: view.get(() -> listAll(list.context(), server));
 		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
@@ -214,10 +218,17 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		}
 		return state(call.context()).map(state -> state.exposedTools().contains(call.toolName()))
 			.defaultIfEmpty(true)
-			.flatMap(callable -> callable ? Outcome.proceed()
-					: Outcome.reject(RejectError.invalidParams("Tool '" + call.toolName() + "' is not available in "
-							+ "this session yet. Call " + SEARCH_TOOL + " with a query describing what you need; the "
-							+ "tools it finds can then be called.")));
+			.flatMap(callable -> callable ? Outcome.proceed() : Outcome.reject(notExposed(call.toolName())));
+	}
+
+	/**
+	 * The refusal of a call of {@code tool}, which this session's searches have not found yet: -32602 with
+	 * {@code data.reason} {@code not_exposed}, the same on a server and on a virtual server.
+	 */
+	public static RejectError notExposed(String tool) {
+		return new RejectError(JsonRpcErrorCodes.INVALID_PARAMS, "Tool '" + tool + "' is not available in this "
+				+ "session yet. Call " + SEARCH_TOOL + " with a query describing what you need; the tools it finds can "
+				+ "then be called.", Map.of("reason", "not_exposed"));
 	}
 
 	@Override
@@ -294,41 +305,45 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	/**
 	 * The whole catalogue, listed upstream in the client's session with the upstream headers the interceptors set for
 	 * this request ({@code context().upstreamHeaders()}), each tool as the server sent it: the catalogue of the
-	 * caller's view, of which it is shown only what its policies let it use.
+	 * caller's view, of which it is shown only what its policies let it use. Bounded and cut as the policies' listings
+	 * are ({@link CatalogueListings}), as a virtual server's search lists its members.
 	 */
 	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
 		Upstream upstream = upstreams.find(context.server());
-		return lister.listAll(upstream, SpringRequestHeaders.toHttpHeaders(context.headers()), context.caller(),
-				context.upstreamHeaders())
-			.map(nodes -> ToolIndex.toolsAmong(nodes)
-				.stream()
-				.filter(tool -> server.offers(ToolIndex.name(tool)))
-				.toList());
+		return CatalogueListings
+			.tools(listings, context.server(), context.caller(), upstream.nonStreamingTimeout(),
+					() -> lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
+							context.caller(), context.upstreamHeaders()))
+			.map(tools -> tools.stream().filter(tool -> server.offers(ToolIndex.name(tool))).toList());
+	}
+
+	/** Where one view's catalogue of a server is kept among every catalogue tool search keeps. */
+	private record ServerView(UpstreamView view) {
 	}
 
 	/**
 	 * One server's settings, meters and catalogues: one per view, sharing the server's generation (one more for each
-	 * {@code list_changed}).
+	 * {@code list_changed}), kept among every catalogue tool search keeps.
 	 */
-	private record Server(ServerProperties properties, ToolSearchProperties settings, ToolNameFilter pinned,
-			AtomicLong generation, Cache<UpstreamView, ToolCatalogue> catalogues, ToolSearchMeters meters) {
+	private record Server(String id, ServerProperties properties, ToolSearchProperties settings, ToolNameFilter pinned,
+			AtomicLong generation, KeptCatalogues catalogues, ToolSearchMeters meters) {
 
-		Server(ServerProperties properties, ToolSearchMeters meters) {
-			this(properties, properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
+		Server(String id, ServerProperties properties, ToolSearchMeters meters, KeptCatalogues catalogues) {
+			this(id, properties, properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
 					: new ToolNameFilter(new ToolsProperties(properties.toolSearch().alwaysExpose(), List.of())),
-					new AtomicLong(), Caffeine.newBuilder().maximumSize(MAX_VIEWS).executor(Runnable::run).build(),
-					meters);
+					new AtomicLong(), catalogues, meters);
 		}
 
 		/** The catalogue of the view the request of {@code context} has. */
-		ToolCatalogue catalogue(CallContext context) {
-			return catalogues.get(UpstreamView.of(context, properties), view -> new ToolCatalogue(generation));
+		ToolCatalogue<ToolIndex> catalogue(CallContext context) {
+			return catalogues.get(new ServerView(UpstreamView.of(context, properties)),
+					() -> ToolCatalogue.indexed(generation));
 		}
 
 		/** The server's tools changed: every view's catalogue is stale, and what is being listed too. */
 		void invalidate() {
 			generation.incrementAndGet();
-			catalogues.invalidateAll();
+			catalogues.invalidateIf(key -> key instanceof ServerView kept && kept.view().server().equals(id));
 		}
 
 		/** Whether the server's {@code tool} is one search may return: any but one named like the relay's own. */

@@ -2,17 +2,11 @@ package dev.mcprelay.transport.sse;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 
-import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
@@ -21,6 +15,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.sse.SseEvent;
+import dev.mcprelay.text.LogText;
 import dev.mcprelay.transport.HeldMessages;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import dev.mcprelay.transport.UpstreamTransportException;
@@ -30,7 +25,7 @@ import reactor.netty.http.client.HttpClient;
 
 /**
  * One relay session bridged to a legacy HTTP+SSE server: the upstream event stream the relay opened for it, the
- * endpoint that stream named, and what waits for the stream: the client POSTs whose answers have not come, and the
+ * endpoint that stream named, and what waits for the stream: the client POSTs whose answers have not come ({@link WaitingPosts}), and the
  * client's GET stream ({@link ClientOutbox}).
  *
  * <p>Where the session's messages go is what the stream names first ({@link SessionEndpoint}).
@@ -71,13 +66,14 @@ final class BridgedSession {
 
 	private final HeldLimits held;
 
-	private final Map<String, PendingPost> byId = new ConcurrentHashMap<>();
-
-	private final Map<String, PendingPost> byProgressToken = new ConcurrentHashMap<>();
+	private final WaitingPosts waiting;
 
 	private final SessionEndpoint endpoint;
 
 	private final Runnable onEnd;
+
+	/** Told of each answer dropped because no POST of the session waits for it. */
+	private final Runnable onUnmatchedAnswer;
 
 	private volatile Disposable stream;
 
@@ -88,7 +84,8 @@ final class BridgedSession {
 	/** A session whose stream's header waits {@link SessionEndpoint#HEADER_GRACE} for an endpoint. */
 	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes, HeldLimits held,
 			Runnable onEnd) {
-		this(id, callerId, serverId, streamUri, maxEventBytes, SessionEndpoint.HEADER_GRACE, held, onEnd);
+		this(id, callerId, serverId, streamUri, maxEventBytes, SessionEndpoint.HEADER_GRACE, held, onEnd, () -> {
+		});
 	}
 
 	/**
@@ -96,19 +93,22 @@ final class BridgedSession {
 	 * ({@link SessionEndpoint})
 	 * @param held what the session may hold for its client, and whom it tells when that is reached
 	 * @param onEnd run once when the session ends, whatever ended it
+	 * @param onUnmatchedAnswer told of each answer on the stream that no POST of the session waits for (dropped)
 	 */
 	BridgedSession(String id, String callerId, String serverId, URI streamUri, long maxEventBytes,
-			Duration headerGrace, HeldLimits held, Runnable onEnd) {
+			Duration headerGrace, HeldLimits held, Runnable onEnd, Runnable onUnmatchedAnswer) {
 		this.id = id;
 		this.callerId = callerId;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
 		this.maxEventBytes = maxEventBytes;
 		this.held = held;
+		this.waiting = new WaitingPosts(serverId, held.maxBytes());
 		this.endpoint = new SessionEndpoint(serverId, streamUri, headerGrace);
 		this.outbox = new ClientOutbox(serverId, new HeldMessages(ClientOutbox.CAPACITY, held.maxBytes()),
 				held.onStreamOverflow());
 		this.onEnd = onEnd;
+		this.onUnmatchedAnswer = onUnmatchedAnswer;
 	}
 
 	String id() {
@@ -133,7 +133,7 @@ final class BridgedSession {
 
 	/** Whether nothing used the session for {@code idle}: no request, no waiting POST, no GET stream attached. */
 	boolean idleFor(Duration idle) {
-		return byId.isEmpty() && !outbox.isAttached() && System.nanoTime() - lastUsed > idle.toNanos();
+		return waiting.isEmpty() && !outbox.isAttached() && System.nanoTime() - lastUsed > idle.toNanos();
 	}
 
 	/**
@@ -159,33 +159,7 @@ final class BridgedSession {
 	 * @throws UpstreamTransportException when a request's id is already waiting in this session (409)
 	 */
 	PendingPost expect(JsonRpcPayload payload) {
-		Map<String, JsonNode> ids = new LinkedHashMap<>();
-		List<String> tokens = new ArrayList<>();
-		String initializeId = null;
-		for (JsonRpcMessage message : payload.messages()) {
-			if (message.isRequest()) {
-				ids.put(idKey(message.id()), message.id());
-				if ("initialize".equals(message.method())) {
-					initializeId = idKey(message.id());
-				}
-				JsonNode token = message.node().path("params").path("_meta").path("progressToken");
-				if (!token.isMissingNode() && !token.isNull()) {
-					tokens.add(idKey(token));
-				}
-			}
-		}
-		PendingPost post = new PendingPost(List.copyOf(ids.keySet()), tokens, initializeId,
-				new HeldMessages(PendingPost.CAPACITY, held.maxBytes()), this::answerOverflowed);
-		for (Map.Entry<String, JsonNode> id : ids.entrySet()) {
-			if (byId.putIfAbsent(id.getKey(), post) != null) {
-				forget(post);
-				throw new UpstreamTransportException(Kind.CONFLICT, "request_id_in_flight",
-						"A request with id " + id.getValue() + " (or one a server that reads numbers as doubles cannot "
-								+ "tell from it) is already waiting for its answer in this session; give each request "
-								+ "of a session its own id.");
-			}
-		}
-		tokens.forEach(token -> byProgressToken.put(token, post));
+		PendingPost post = waiting.expect(payload, this::answerOverflowed);
 		if (ended) {
 			forget(post);
 			throw sessionEnded();
@@ -195,12 +169,18 @@ final class BridgedSession {
 
 	/** The POST no longer waits (answered, timed out, or its client went away). */
 	void forget(PendingPost post) {
-		post.ids().forEach(key -> byId.remove(key, post));
-		post.progressTokens().forEach(token -> byProgressToken.remove(token, post));
+		waiting.forget(post);
 	}
 
 	/** Ends the session: the upstream stream is closed, waiting POSTs fail, the client's GET stream ends. */
 	void end(String why) {
+		end(why, new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
+				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
+						+ "session is over, initialize a new one."));
+	}
+
+	/** Ends the session as {@link #end(String)} does, its waiting POSTs failing with {@code failure}. */
+	void end(String why, UpstreamTransportException failure) {
 		if (ended) {
 			return;
 		}
@@ -212,13 +192,7 @@ final class BridgedSession {
 			open.dispose();
 		}
 		endpoint.fail(sessionEnded());
-		UpstreamTransportException failure = new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_ended",
-				"The event stream of MCP server '" + serverId + "' ended (" + why + ") before the answer came; the "
-						+ "session is over, initialize a new one.");
-		new ArrayList<>(byId.values()).forEach(post -> {
-			forget(post);
-			post.fail(failure);
-		});
+		waiting.failAll(failure);
 		outbox.close();
 		onEnd.run();
 	}
@@ -280,26 +254,16 @@ final class BridgedSession {
 
 	private void route(JsonRpcMessage message, byte[] json) {
 		if (message.isResponse()) {
-			String key = idKey(message.id());
-			PendingPost post = byId.remove(key);
-			if (post == null) {
-				log.warn("A session of '{}' got a response to request {} that nothing waits for (timed out or "
-						+ "cancelled); it was dropped", serverId, message.id());
-				return;
-			}
-			post.answer(key, json, message.isError());
-			if (post.ids().stream().noneMatch(byId::containsKey)) {
-				forget(post);
+			if (!waiting.answer(message, json)) {
+				onUnmatchedAnswer.run();
+				log.warn("A session of '{}' got an answer with id {} that nothing waits for (no POST of the session "
+						+ "sent that id, or its request timed out or was cancelled); it was dropped", serverId,
+						LogText.json(message.id()));
 			}
 			return;
 		}
-		if (!message.isRequest()) {
-			JsonNode token = message.node().path("params").path("progressToken");
-			PendingPost post = token.isMissingNode() ? null : byProgressToken.get(idKey(token));
-			if (post != null) {
-				post.progress(json);
-				return;
-			}
+		if (!message.isRequest() && waiting.progress(message, json)) {
+			return;
 		}
 		outbox.offer(json);
 	}
@@ -321,14 +285,6 @@ final class BridgedSession {
 				"MCP server '" + serverId + "' closed its event stream without naming an endpoint."));
 		log.debug("The event stream of a session of '{}' ended; the session ends", serverId);
 		end("the server closed it");
-	}
-
-	/**
-	 * A JSON-RPC id (or progress token) as a map key, as the server may read it ({@link JsonRpcIds#key}): {@code 1} and
-	 * {@code "1"} differ, an integer past 2^53 and its rounding are one.
-	 */
-	static String idKey(JsonNode id) {
-		return id == null ? "j:null" : JsonRpcIds.key(id);
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.mcprelay.transport.sse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
@@ -40,6 +41,9 @@ final class BridgedSessions implements AutoCloseable {
 	private final CallerQuota<String> quota;
 
 	private final Runnable onEvicted;
+
+	/** The ids of the sessions the bridge this one replaced ended at a reload ({@link #endedBefore}). */
+	private volatile Set<String> endedBefore = Set.of();
 
 	BridgedSessions(String serverId, int max, Duration idleTimeout) {
 		this(serverId, max, max, idleTimeout, () -> {
@@ -104,6 +108,10 @@ final class BridgedSessions implements AutoCloseable {
 	 */
 	BridgedSession require(String id, String callerId) {
 		BridgedSession session = id == null ? null : sessions.get(id);
+		if (session == null && id != null && endedBefore.contains(id)) {
+			throw new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended", "This MCP session of server '"
+					+ serverId + "' has ended: a configuration reload changed the server; initialize a new one.");
+		}
 		if (session == null || session.isEnded() || !Objects.equals(session.callerId(), callerId)) {
 			throw new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_not_found",
 					"No MCP session with that id is open for server '" + serverId + "' on this relay (it ended, "
@@ -131,6 +139,28 @@ final class BridgedSessions implements AutoCloseable {
 	public void close() {
 		sweeper.dispose();
 		sessions.values().forEach(session -> session.end("the relay is shutting down"));
+	}
+
+	/**
+	 * Ends every session because a reload removed or changed the server, their waiting POSTs failing with
+	 * {@code failure}.
+	 *
+	 * @return the ids of the sessions it ended
+	 */
+	Set<String> retire(UpstreamTransportException failure) {
+		sweeper.dispose();
+		Set<String> ended = Set.copyOf(sessions.keySet());
+		sessions.values().forEach(session -> session.end("a configuration reload removed or changed the server", failure));
+		return ended;
+	}
+
+	/**
+	 * Remembers the sessions of the bridge this one replaces, which a reload ended, so that a request still naming
+	 * one is told its session ended ({@code session_ended}), not that it never was; the last reload's only (bounded
+	 * by {@code sessions.max-bridged-sessions}).
+	 */
+	void endedBefore(Set<String> ids) {
+		this.endedBefore = Set.copyOf(ids);
 	}
 
 	private static Duration max(Duration a, Duration b) {

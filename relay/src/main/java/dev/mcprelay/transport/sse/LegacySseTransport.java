@@ -3,6 +3,7 @@ package dev.mcprelay.transport.sse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -71,6 +72,8 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 
 	private final HeldLimits held;
 
+	private final Runnable onUnmatchedAnswer;
+
 	/**
 	 * @param streamUri the server's event stream, {@code mcp-relay.servers.<id>.url}
 	 * @param openTimeout how long to wait for the stream's endpoint: four fifths of {@code timeouts.non-streaming},
@@ -82,11 +85,13 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	 * @param idleTimeout when an unused session ends
 	 * @param onEvicted told of each session ended because its caller held too many
 	 * @param held what a session may hold for its client, and whom it tells when that is reached
+	 * @param onUnmatchedAnswer told of each answer a session dropped because no POST of it waits for that id
 	 */
 	public LegacySseTransport(HttpClient httpClient, String serverId, URI streamUri, Duration openTimeout,
 			long maxEventBytes, int maxSessions, int maxPerCaller, Duration idleTimeout, Runnable onEvicted,
-			HeldLimits held) {
+			HeldLimits held, Runnable onUnmatchedAnswer) {
 		this.held = held;
+		this.onUnmatchedAnswer = onUnmatchedAnswer;
 		this.httpClient = httpClient;
 		this.serverId = serverId;
 		this.streamUri = streamUri;
@@ -153,7 +158,7 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 		return Mono.defer(() -> {
 			BridgedSession[] created = new BridgedSession[1];
 			BridgedSession session = new BridgedSession(BridgedSessions.mintId(), request.callerId(), serverId,
-					streamUri, maxEventBytes, headerGrace, held, () -> sessions.remove(created[0]));
+					streamUri, maxEventBytes, headerGrace, held, () -> sessions.remove(created[0]), onUnmatchedAnswer);
 			created[0] = session;
 			sessions.add(session);
 			return session.open(httpClient, upstreamHeaders(request.headers(), false))
@@ -266,6 +271,24 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	@Override
 	public void close() {
 		sessions.close();
+	}
+
+	/**
+	 * Ends every session and its upstream stream because a reload removed or changed the server: a POST still waiting
+	 * for its answer fails with {@code failure}.
+	 *
+	 * @return the ids of the sessions it ended, for the bridge that replaces this one ({@link #endedBefore})
+	 */
+	public Set<String> retire(UpstreamTransportException failure) {
+		return sessions.retire(failure);
+	}
+
+	/**
+	 * The sessions of the bridge this one replaces, which a reload ended: a request naming one is answered
+	 * {@code session_ended} (404) rather than {@code session_not_found}.
+	 */
+	public void endedBefore(Set<String> ids) {
+		sessions.endedBefore(ids);
 	}
 
 }

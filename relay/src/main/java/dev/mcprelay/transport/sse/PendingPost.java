@@ -51,7 +51,7 @@ final class PendingPost {
 	private boolean initialized;
 
 	/**
-	 * @param ids the keys of its requests' ids ({@link BridgedSession#idKey})
+	 * @param ids the keys of its requests' ids ({@link WaitingPosts#key})
 	 * @param progressTokens the keys of the progress tokens its requests carry
 	 * @param initializeId the key of its {@code initialize} request's id, {@code null} when it carries none
 	 * @param held what it may hold for its client

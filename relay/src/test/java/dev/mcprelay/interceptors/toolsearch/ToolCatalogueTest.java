@@ -26,7 +26,7 @@ class ToolCatalogueTest {
 
 	private static final Duration WITHIN = Duration.ofSeconds(10);
 
-	private final ToolCatalogue catalogue = new ToolCatalogue();
+	private final ToolCatalogue<ToolIndex> catalogue = ToolCatalogue.indexed();
 
 	private final List<Sinks.One<List<ObjectNode>>> listings = new CopyOnWriteArrayList<>();
 

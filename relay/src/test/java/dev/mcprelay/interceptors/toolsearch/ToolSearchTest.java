@@ -71,6 +71,8 @@ class ToolSearchTest {
 		registry.add("mcp-relay.servers.exact.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.servers.headed.url", () -> PROMPT.url("/mcp"));
 		registry.add("mcp-relay.servers.headed.tool-search.enabled", () -> "true");
+		registry.add("mcp-relay.servers.broken.url", () -> PROMPT.url("/mcp"));
+		registry.add("mcp-relay.servers.broken.tool-search.enabled", () -> "true");
 	}
 
 	/** On server {@code headed}, an interceptor sets an upstream header for every request. */
@@ -126,6 +128,8 @@ class ToolSearchTest {
 		HttpResponse<String> early = session.post(call(2, "echo", "{\"message\":\"hi\"}"));
 		assertThat(RawHttp.json(early.body()).at("/error/code").asInt()).isEqualTo(-32602);
 		assertThat(RawHttp.json(early.body()).at("/error/message").asText()).contains("search_available_tools");
+		assertThat(RawHttp.json(early.body()).at("/error/data/reason").asText())
+			.as("cold review D, finding 7: every refusal carries its reason, as on a virtual server").isEqualTo("not_exposed");
 
 		HttpResponse<String> found = session.post(call(3, "search_available_tools", "{\"query\":\"echo\"}"));
 
@@ -337,6 +341,33 @@ class ToolSearchTest {
 		assertThat(result.findValuesAsText("name")).contains("secret_audit").doesNotContain("secret_admin");
 		assertThat(RawHttp.json(session.post(call(7, "secret_admin", "{}")).body()).at("/error/code").asInt())
 			.isEqualTo(-32602);
+	}
+
+	@Test
+	void aSearchWhoseListingTheUpstreamFailsIsRefusedWithTheFailuresReason() {
+		// cold review F, LOW 5: it escaped as an interceptor's failure, -32603 with no data.reason
+		PROMPT.clear();
+		PROMPT.scriptWithBody((request, response, body) -> {
+			JsonNode message = RawHttp.json(body);
+			if (!message.has("id")) {
+				return response.status(202).send();
+			}
+			if (message.path("method").asText().equals("tools/list")) {
+				return response.status(500).header("Content-Type", "text/plain").sendString(Mono.just("down"));
+			}
+			return response.header("Content-Type", "application/json").header("Mcp-Session-Id", "broken-session")
+				.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":{"
+						+ "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":"
+						+ "{\"name\":\"p\",\"version\":\"1\"}}}"));
+		});
+		McpSession session = McpSession.open(http(), "broken");
+
+		JsonNode answer = RawHttp.messagesOf(session.post(call(21, "search_available_tools", "{\"query\":\"echo\"}")))
+			.get(0);
+
+		assertThat(answer.at("/error/code").asInt()).as(answer.toString()).isEqualTo(-32603);
+		assertThat(answer.at("/error/message").asText()).contains("cannot list the tools of server 'broken'");
+		assertThat(answer.at("/error/data/reason").asText()).as(answer.toString()).isEqualTo("upstream_error_status");
 	}
 
 	@Test

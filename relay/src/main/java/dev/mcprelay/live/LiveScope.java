@@ -1,0 +1,86 @@
+package dev.mcprelay.live;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.mcprelay.config.ConfigurationProblem;
+import dev.mcprelay.config.RelayProperties;
+
+/**
+ * What a reload may change in this version, for {@link ConfigurationReloader} to refuse the rest rather than half
+ * apply it, compared by binding ({@link BoundSettings}: a server by its id, which may hold dots, and its settings by
+ * name). The components that read their settings from the request's snapshot are the routes and the servers' own
+ * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix); the others (tool lists, tool search,
+ * policies, rate limits, API keys, virtual servers, ...) still compile their part once at start-up. A change to one of
+ * those is refused, naming it, and so is a server added with tool lists or tool search, or while policies or rate
+ * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
+ * without them. A server removed is always applied, together with the removal of every mention of it by an API key's
+ * {@code servers} or a virtual server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
+ * left behind is refused by the start-up check, which names the property. Virtual servers resolve their members
+ * against each snapshot, so a server added or removed joins or leaves a virtual server with {@code members: ["*"]}.
+ */
+final class LiveScope {
+
+	/** The settings of a server that a reload applies. */
+	private static final Set<String> LIVE_SERVER_SETTINGS = Set.of("url", "transport", "authorization", "headers",
+			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments");
+
+	private LiveScope() {
+	}
+
+	static List<ConfigurationProblem> problems(RelayProperties running, RelayProperties next) {
+		Map<String, Map<String, Object>> before = BoundSettings.of(running);
+		Map<String, Map<String, Object>> after = BoundSettings.of(next);
+		Set<String> units = new TreeSet<>(before.keySet());
+		units.addAll(after.keySet());
+		Set<String> notLive = new TreeSet<>();
+		Set<String> removed = new TreeSet<>(running.servers().keySet());
+		removed.removeAll(next.servers().keySet());
+		for (String unit : units) {
+			Map<String, Object> was = before.get(unit);
+			Map<String, Object> is = after.get(unit);
+			if (Objects.equals(was, is) || unit.equals("default-server")
+					|| RemovedServerMentions.onlyDropped(unit, running, next, removed)) {
+				continue;
+			}
+			if (!BoundSettings.isServer(unit)) {
+				notLive.add(unit);
+			}
+			else if (was != null && is != null) {
+				// a server in both: each of its settings by name (a server added or removed is applied)
+				is.forEach((setting, value) -> {
+					if (!Objects.equals(was.get(setting), value) && !LIVE_SERVER_SETTINGS.contains(setting)) {
+						notLive.add(unit + "." + setting);
+					}
+				});
+			}
+		}
+		List<ConfigurationProblem> problems = new ArrayList<>();
+		notLive.forEach(unit -> problems.add(new ConfigurationProblem("mcp-relay." + unit,
+				"cannot change while the relay runs in this version", "Restart the relay to apply it")));
+		next.servers().forEach((id, server) -> {
+			boolean usesStartUpParts = !server.tools().allow().isEmpty() || !server.tools().deny().isEmpty()
+					|| server.toolSearch().enabled();
+			if (!running.servers().containsKey(id) && usesStartUpParts) {
+				problems.add(new ConfigurationProblem("mcp-relay.servers." + BoundSettings.written(id),
+						"a server with tools or tool-search settings cannot be added while the relay runs "
+								+ "in this version", "Restart the relay to add it"));
+			}
+		});
+		boolean compiledPerServer = !next.policies().isEmpty() || !next.rateLimits().isEmpty();
+		if (compiledPerServer) {
+			next.servers().keySet().stream().filter(id -> !running.servers().containsKey(id)).sorted()
+				.forEach(id -> problems.add(new ConfigurationProblem("mcp-relay.servers." + BoundSettings.written(id),
+						"a server cannot be added while the relay runs when policies or rate limits are configured "
+								+ "(they are compiled per server at start-up)",
+						"Restart the relay to add it")));
+		}
+		return problems;
+	}
+
+}

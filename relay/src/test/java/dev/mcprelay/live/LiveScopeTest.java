@@ -1,0 +1,81 @@
+package dev.mcprelay.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.mcprelay.config.ConfigurationProblem;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.testsupport.BoundProperties;
+
+/**
+ * What a reload may change, and what its log line says changed, compared by binding: a server id may hold dots
+ * ({@code acme.tools}), and is one server, never a server {@code acme} with a setting {@code tools}.
+ */
+class LiveScopeTest {
+
+	private static final Map<String, String> RUNNING = Map.of("security.mode", "none",
+			"servers[acme.tools].url", "http://127.0.0.1:1/mcp");
+
+	@Test
+	void aServerWhoseIdHoldsADotIsAddedAndRemovedAsOne() {
+		RelayProperties running = BoundProperties.of(RUNNING);
+		RelayProperties added = with("servers[beta.one].url", "http://127.0.0.1:2/mcp");
+
+		assertThat(LiveScope.problems(running, added)).as("an added server is applied").isEmpty();
+		assertThat(LiveScope.problems(added, running)).as("a removed one too").isEmpty();
+		assertThat(ConfigurationChanges.between(running, added)).containsExactly("servers.[beta.one] added");
+	}
+
+	@Test
+	void aSettingOfAServerWhoseIdHoldsADotIsJudgedAsThatSetting() {
+		RelayProperties running = BoundProperties.of(RUNNING);
+
+		assertThat(LiveScope.problems(running, with("servers[acme.tools].tools.deny[0]", "delete_file")))
+			.as("a tool list is not live: refused, named by the server's whole id")
+			.extracting(ConfigurationProblem::property).containsExactly("mcp-relay.servers.[acme.tools].tools");
+		assertThat(LiveScope.problems(running, with("servers[acme.tools].headers[0].name", "X-Tenant")))
+			.as("headers are live").isEmpty();
+		assertThat(ConfigurationChanges.between(running, with("servers[acme.tools].url", "http://127.0.0.1:3/mcp")))
+			.containsExactly("servers.[acme.tools] changed");
+	}
+
+	@Test
+	void aServerRemovedWithAKeysAndAVirtualServersMentionsOfItAppliesAndAnyOtherChangeToThemIsRefused() {
+		Map<String, String> both = new HashMap<>(Map.of("security.mode", "api-key",
+				"servers.alpha.url", "http://127.0.0.1:1/mcp", "servers.beta.url", "http://127.0.0.1:2/mcp",
+				"security.api-keys[0].client", "agent", "security.api-keys[0].key-sha256", "a".repeat(64),
+				"security.api-keys[0].servers[0]", "alpha", "security.api-keys[0].servers[1]", "beta",
+				"virtual-servers.pair.members[0]", "alpha", "virtual-servers.pair.members[1]", "beta"));
+		both.put("virtual-servers.pair.prefix.beta", "b_");
+		Map<String, String> alphaOnly = new HashMap<>(both);
+		alphaOnly.remove("servers.beta.url");
+		alphaOnly.remove("security.api-keys[0].servers[1]");
+		alphaOnly.remove("virtual-servers.pair.members[1]");
+		alphaOnly.remove("virtual-servers.pair.prefix.beta");
+		RelayProperties running = BoundProperties.of(both);
+
+		assertThat(LiveScope.problems(running, BoundProperties.of(alphaOnly))).as("beta removed with its mentions")
+			.isEmpty();
+		Map<String, String> keyAlsoChanged = new HashMap<>(alphaOnly);
+		keyAlsoChanged.put("security.api-keys[0].management", "true");
+		assertThat(LiveScope.problems(running, BoundProperties.of(keyAlsoChanged)))
+			.as("a key changed beyond dropping the removed server").extracting(ConfigurationProblem::property)
+			.containsExactly("mcp-relay.security.api-keys[0]");
+		Map<String, String> memberKept = new HashMap<>(alphaOnly);
+		memberKept.put("servers.beta.url", "http://127.0.0.1:2/mcp");
+		assertThat(LiveScope.problems(running, BoundProperties.of(memberKept)))
+			.as("dropping a mention of a server that stays is no removal").extracting(ConfigurationProblem::property)
+			.containsExactlyInAnyOrder("mcp-relay.security.api-keys[0]", "mcp-relay.virtual-servers.pair");
+	}
+
+	private static RelayProperties with(String key, String value) {
+		Map<String, String> properties = new HashMap<>(RUNNING);
+		properties.put(key, value);
+		return BoundProperties.of(properties);
+	}
+
+}
