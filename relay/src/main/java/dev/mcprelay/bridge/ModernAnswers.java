@@ -1,5 +1,6 @@
 package dev.mcprelay.bridge;
 
+import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -17,6 +18,8 @@ import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransportException;
+import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -27,6 +30,10 @@ import reactor.core.publisher.Mono;
  * released once split), comments and events that are no JSON object passing as they came; any other answer (an error
  * status, 202) is handed on untouched, since a JSON-RPC error reads the same in both generations. The relay then
  * relays the answer as it relays any server's: response stages, telemetry and timeouts see the client's version.
+ *
+ * <p>A result that asks the client for input ({@code resultType: input_required}) is refused
+ * ({@link SessionResults}), unless the caller hands a continuation that carries it ({@link InputRounds}): the
+ * continuation's events then take the result's place, and a JSON answer becomes an event stream to hold them.
  */
 final class ModernAnswers {
 
@@ -37,10 +44,13 @@ final class ModernAnswers {
 	 * @param headers the headers the client's answer carries besides its content type (its session id, for an
 	 * {@code initialize})
 	 * @param kept which of the server's messages reach the client (the rest are the bridge's own)
-	 * @param until ends an event stream when it completes (the session ended); {@link Mono#never()} for none
+	 * @param until ends an event stream when it completes (the session ended, the request was cancelled);
+	 * {@link Mono#never()} for none
+	 * @param inputRequired the events that take the place of a result that asks for input; {@code null}: it is refused
 	 */
 	static Mono<Void> relay(UpstreamResponse response, String serverId, long maxBytes, HttpHeaders headers,
-			Predicate<ObjectNode> kept, Mono<Void> until, Function<UpstreamResponse, Mono<Void>> handler) {
+			Predicate<ObjectNode> kept, Mono<Void> until, Function<ObjectNode, Flux<byte[]>> inputRequired,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		MediaType type = response.contentType();
 		if (!response.statusCode().is2xxSuccessful() || type == null) {
 			return handler.apply(response);
@@ -48,48 +58,90 @@ final class ModernAnswers {
 		if (MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
 			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
 				ObjectNode message = parse(body);
+				if (message != null && inputRequired != null && SessionResults.asksForInput(message)) {
+					return handler.apply(LocalUpstreamResponse.eventStream(headers,
+							inputRequired.apply(message).takeUntilOther(until)));
+				}
 				byte[] answer = message == null ? body : SessionResults.toSession(message, serverId).toString()
-					.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+					.getBytes(StandardCharsets.UTF_8);
 				return handler.apply(LocalUpstreamResponse.json(headers, answer));
 			});
 		}
 		if (MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
-			SseEventSplitter splitter = new SseEventSplitter(maxBytes);
-			Flux<byte[]> events = response.body()
-				.concatMapIterable(buffer -> {
-					try {
-						return splitter.split(buffer);
-					}
-					finally {
-						DataBufferUtils.release(buffer);
-					}
-				})
-				.doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-				.handle((SseEvent event, reactor.core.publisher.SynchronousSink<byte[]> sink) -> {
-					byte[] turned = turn(event, serverId, kept);
-					if (turned != null) {
-						sink.next(turned);
-					}
-				})
-				.takeUntilOther(until);
-			return handler.apply(LocalUpstreamResponse.eventStream(headers, events));
+			return handler.apply(LocalUpstreamResponse.eventStream(headers,
+					events(response, serverId, maxBytes, kept, inputRequired).takeUntilOther(until)));
 		}
 		return handler.apply(response);
 	}
 
-	/** One event in the client's generation; {@code null} when it is not for the client. */
-	private static byte[] turn(SseEvent event, String serverId, Predicate<ObjectNode> kept) {
+	/**
+	 * The answer to a request the bridge sent again ({@link InputRounds}) as events of the client's stream, whatever its
+	 * status: an event stream turned event by event, a JSON answer (a result, or a JSON-RPC error, as a server answers
+	 * a {@code requestState} it refuses) as one event; any other answer fails the stream as a failure of the server's
+	 * ({@code bridge_retry_failed}), its body released.
+	 */
+	static Flux<byte[]> asEvents(UpstreamResponse response, String serverId, long maxBytes,
+			Function<ObjectNode, Flux<byte[]>> inputRequired) {
+		MediaType type = response.contentType();
+		if (type != null && response.statusCode().is2xxSuccessful() && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
+			return events(response, serverId, maxBytes, any -> true, inputRequired);
+		}
+		if (type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
+			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMapMany(body -> {
+				ObjectNode message = parse(body);
+				if (message == null) {
+					return Flux.error(retryFailed(serverId, "answered with a body that is no JSON object"));
+				}
+				if (inputRequired != null && SessionResults.asksForInput(message)) {
+					return inputRequired.apply(message);
+				}
+				return Flux.just(SseEventWriter.message(SessionResults.toSession(message, serverId).toString()));
+			});
+		}
+		int status = response.statusCode().value();
+		return response.releaseBody().thenMany(Flux.error(retryFailed(serverId, "answered with HTTP " + status
+				+ (type == null ? "" : " and " + type))));
+	}
+
+	private static UpstreamTransportException retryFailed(String serverId, String what) {
+		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_retry_failed", "MCP server '" + serverId
+				+ "' " + what + " when the relay sent it a request again with the client's input.");
+	}
+
+	/** An event stream's events in the client's generation, as they arrive; each buffer released once split. */
+	private static Flux<byte[]> events(UpstreamResponse response, String serverId, long maxBytes,
+			Predicate<ObjectNode> kept, Function<ObjectNode, Flux<byte[]>> inputRequired) {
+		SseEventSplitter splitter = new SseEventSplitter(maxBytes);
+		return response.body()
+			.concatMapIterable(buffer -> {
+				try {
+					return splitter.split(buffer);
+				}
+				finally {
+					DataBufferUtils.release(buffer);
+				}
+			})
+			.doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+			.concatMap(event -> turn(event, serverId, kept, inputRequired));
+	}
+
+	/** One event in the client's generation: none when it is not for the client, the rounds for an input request. */
+	private static Flux<byte[]> turn(SseEvent event, String serverId, Predicate<ObjectNode> kept,
+			Function<ObjectNode, Flux<byte[]>> inputRequired) {
 		if (!event.isMessage()) {
-			return event.raw();
+			return Flux.just(event.raw());
 		}
 		ObjectNode message = parse(event.dataBytes());
 		if (message == null) {
-			return event.raw();
+			return Flux.just(event.raw());
 		}
 		if (!kept.test(message)) {
-			return null;
+			return Flux.empty();
 		}
-		return SseEventWriter.substitute(event, SessionResults.toSession(message, serverId).toString());
+		if (inputRequired != null && SessionResults.asksForInput(message)) {
+			return inputRequired.apply(message);
+		}
+		return Flux.just(SseEventWriter.substitute(event, SessionResults.toSession(message, serverId).toString()));
 	}
 
 	/** The JSON object {@code body} holds, or {@code null}. */

@@ -35,13 +35,16 @@ import reactor.core.publisher.Sinks;
  * instructions; the client gets a session of the relay's ({@link BridgeSessions}). A discovery the server refuses with
  * a JSON-RPC error answers the {@code initialize} with that error, and no session is opened;</li>
  * <li><b>POST</b> in the session ({@link #send}): a request goes to the server as a 2026-07-28 request
- * ({@link ModernRequests}) and its answer comes back in the client's generation ({@link ModernAnswers}); a
- * notification or response alone is accepted (202) and goes no further, since 2026-07-28 has no channel for it
- * ({@code notifications/initialized}, {@code notifications/cancelled}: closing the request's connection cancels it);
- * a batch is refused, each request with -32600;</li>
+ * ({@link ModernRequests}) and its answer comes back in the client's generation ({@link ModernAnswers}), a result that
+ * asks for input carried through its rounds ({@link InputRounds}); a notification or response alone is accepted (202)
+ * and goes no further, since 2026-07-28 has no channel for it, except the client's answer to a server request a round
+ * waits for ({@link ClientAnswers}) and {@code notifications/cancelled}, which ends the request it names on this
+ * replica, the exchange with the server cancelled (closing a request's connection is 2026-07-28's cancellation); a
+ * batch is refused, each request with -32600;</li>
  * <li><b>GET</b> ({@link #listen}): the server's {@code subscriptions/listen}, for the list changes its capabilities
  * announce, its acknowledgement and end kept from the client; 405 when it announces none;</li>
- * <li><b>DELETE</b> ({@link #end}): the session ends in the store, and its GET stream on this replica with it.</li>
+ * <li><b>DELETE</b> ({@link #end}): the session ends in the store, and its GET stream and requests in flight on this
+ * replica with it.</li>
  * </ul>
  * A session id the store does not hold for the caller fails as an unknown session (404).
  */
@@ -64,13 +67,27 @@ final class SessionBridge {
 	/** The GET streams this replica holds, by session: a DELETE here ends them. */
 	private final Map<String, Sinks.Empty<Void>> streams = new ConcurrentHashMap<>();
 
+	/** The requests in flight on this replica, by session and id ({@link #callKey}): cancelling one ends it. */
+	private final Map<String, Sinks.Empty<Void>> calls = new ConcurrentHashMap<>();
+
+	private final ClientAnswers answers = new ClientAnswers();
+
+	private final InputRounds rounds;
+
+	/** @param roundTimeout how long a round of input waits for the client's answers ({@link InputRounds}) */
 	SessionBridge(UpstreamTransport server, String serverId, ServerVersions versions, BridgeSessions sessions,
-			long maxBytes) {
+			long maxBytes, java.time.Duration roundTimeout) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.sessions = sessions;
 		this.maxBytes = maxBytes;
+		this.rounds = new InputRounds(server, serverId, maxBytes, roundTimeout, answers);
+	}
+
+	/** How many of the clients' answers to server requests rounds wait for now, on this replica. */
+	int awaitedAnswers() {
+		return answers.awaited();
 	}
 
 	/** Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session. */
@@ -145,14 +162,40 @@ final class SessionBridge {
 				return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refuseBatch(batch))));
 			}
 			if (!(body instanceof ObjectNode message) || !message.has("method") || !message.has("id")) {
-				// a notification or a response: 2026-07-28 has no channel for it, and it needs no answer
+				// a notification or a response: 2026-07-28 has no channel for it, and it needs no answer; but an
+				// answer a round of input waits for goes to it, and a cancellation ends the request it names
+				if (body instanceof ObjectNode other) {
+					if (!other.has("method")) {
+						answers.answer(request.sessionId(), other);
+					}
+					else if ("notifications/cancelled".equals(other.path("method").asText())) {
+						cancel(callKey(request.sessionId(), other.path("params").path("requestId")));
+					}
+				}
 				request.onWritten().run();
 				return handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
 			}
+			InputRounds.Call call = new InputRounds.Call(request, message.deepCopy(), client, request.sessionId());
+			String key = callKey(request.sessionId(), message.get("id"));
+			Sinks.Empty<Void> cancelled = Sinks.empty();
+			calls.put(key, cancelled);
 			return server.send(ModernRequests.of(request, message, client, request.onWritten()),
 					response -> ModernAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true,
-							Mono.never(), handler));
+							cancelled.asMono(), answer -> rounds.after(call, answer), handler))
+				.doFinally(signal -> calls.remove(key, cancelled));
 		});
+	}
+
+	private void cancel(String key) {
+		Sinks.Empty<Void> call = calls.remove(key);
+		if (call != null) {
+			call.tryEmitEmpty();
+		}
+	}
+
+	/** Where a request of {@code sessionId} with {@code id} is kept while in flight. */
+	private static String callKey(String sessionId, JsonNode id) {
+		return sessionId + ' ' + id;
 	}
 
 	/** The client's GET stream: the server's {@code subscriptions/listen} for the list changes it announces. */
@@ -177,7 +220,7 @@ final class SessionBridge {
 			}
 			return server.send(ModernRequests.of(request, listen, client, request.onWritten()),
 					response -> ModernAnswers.relay(response, serverId, maxBytes, new HttpHeaders(),
-							SessionBridge::forTheClientsStream, ended.asMono(), handler))
+							SessionBridge::forTheClientsStream, ended.asMono(), null, handler))
 				.doFinally(signal -> streams.remove(request.sessionId(), ended));
 		});
 	}
@@ -191,6 +234,8 @@ final class SessionBridge {
 				if (stream != null) {
 					stream.tryEmitEmpty();
 				}
+				String prefix = request.sessionId() + ' ';
+				calls.keySet().stream().filter(key -> key.startsWith(prefix)).toList().forEach(this::cancel);
 				request.onWritten().run();
 				return handler.apply(LocalUpstreamResponse.empty(HttpStatus.OK));
 			}));

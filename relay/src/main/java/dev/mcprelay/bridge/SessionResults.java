@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * generation has ({@code resultType}, {@code ttlMs}, {@code cacheScope}, the {@code serverInfo} of its {@code _meta}),
  * a notification of a {@code subscriptions/listen} stream loses the {@code subscriptionId} of its {@code _meta} (the
  * client's GET stream is no subscription it made), and a result that asks the client for input
- * ({@code resultType: input_required}), which a 2025 client cannot answer, becomes a JSON-RPC error that says so
- * (-32603, {@code data.reason: input_required_not_bridged}) instead of a result it would misread.
+ * ({@code resultType: input_required}), which a 2025 client cannot read, becomes a JSON-RPC error that says so
+ * (-32603, {@code data.reason: input_required_not_bridged}) instead of a result it would misread, where nothing carries
+ * it through its rounds ({@link InputRounds} does, for the answer to a client's request).
  */
 final class SessionResults {
 
@@ -20,10 +21,16 @@ final class SessionResults {
 	private SessionResults() {
 	}
 
+	/** Whether {@code message} is a result that asks the client for input ({@code resultType: input_required}). */
+	static boolean asksForInput(ObjectNode message) {
+		return message.get("result") instanceof ObjectNode result
+				&& "input_required".equals(result.path("resultType").asText());
+	}
+
 	/** {@code message} (a JSON-RPC message of the server's) in the client's generation; changed in place. */
 	static ObjectNode toSession(ObjectNode message, String serverId) {
 		if (message.get("result") instanceof ObjectNode result) {
-			if ("input_required".equals(result.path("resultType").asText())) {
+			if (asksForInput(message)) {
 				return inputRequiredRefusal(message, serverId);
 			}
 			result.remove("resultType");
@@ -45,7 +52,7 @@ final class SessionResults {
 		ObjectNode error = refusal.putObject("error");
 		error.put("code", -32603);
 		error.put("message", "MCP server '" + serverId + "' asked the client for input (sampling, elicitation or "
-				+ "roots) in MCP 2026-07-28's way, which the relay does not yet carry to a 2025 client");
+				+ "roots) in MCP 2026-07-28's way, where the relay cannot carry it to a 2025 client");
 		error.putObject("data").put("reason", "input_required_not_bridged");
 		return refusal;
 	}

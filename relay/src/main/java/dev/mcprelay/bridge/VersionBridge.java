@@ -1,5 +1,6 @@
 package dev.mcprelay.bridge;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -31,7 +32,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
  * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
- * through {@link SessionBridge}: POST, GET and DELETE.
+ * through {@link SessionBridge}: POST, GET and DELETE; a result that asks the client for input is carried through its
+ * rounds ({@link InputRounds}).
  *
  * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
  * interceptors, policies and metrics already saw, in the client's version.
@@ -53,15 +55,25 @@ public final class VersionBridge implements UpstreamTransport {
 	 * @param versions what the relay knows of the server's versions
 	 * @param maxBodyBytes the server's {@code max-buffered-body}: the largest answer the bridge reads whole
 	 * @param store where the sessions of bridged 2025 clients are kept
+	 * @param inputRoundTimeout how long a round of input waits for a bridged client's answers (the server's
+	 * {@code timeouts.streaming-idle}; {@link InputRounds})
 	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
-			SessionStore store) {
+			SessionStore store, Duration inputRoundTimeout) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBodyBytes = maxBodyBytes;
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
-				maxBodyBytes);
+				maxBodyBytes, inputRoundTimeout);
+	}
+
+	/**
+	 * How many answers of bridged clients to the server's requests for input this replica awaits now: none once every
+	 * round ended (answered, timed out, cancelled).
+	 */
+	public int awaitedInputAnswers() {
+		return sessions.awaitedAnswers();
 	}
 
 	/** Whether {@code sessionId} names a session the bridge gave a 2025 client (whose state it keeps itself). */

@@ -32,7 +32,10 @@
  * every request and the 2025 client declared once: its protocol version, client info and capabilities, and the
  * server's capabilities from {@code server/discover}. The server never sees the session id. Any replica sharing the
  * store serves any request of the session; a GET stream (the server's {@code subscriptions/listen}) is held by the
- * replica that opened it, and a DELETE there ends it.</li>
+ * replica that opened it, and a DELETE there ends it. A request whose result asks the client for input
+ * ({@code input_required}) is carried through its rounds by the replica it came to ({@link InputRounds}): the server
+ * requests go to the client on that request's stream, and the client's answers are awaited there
+ * ({@link ClientAnswers}, in memory, bounded by the round's time and the rounds' number).</li>
  * <li>Direction 2 (2026 client, 2025-only server; a later step): an upstream session per caller and server, opened
  * with the relay's own {@code initialize} on first use and opened again on 404, in the same store.</li>
  * </ul>

@@ -172,7 +172,7 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 			.map(entry -> entry.getValue().versions()).findFirst()
 			.orElseGet(() -> new ServerVersions(upstream.id(), upstream.properties().protocolVersions()));
 		return new VersionBridge(streamableHttp, upstream.id(), versions, upstream.maxBufferedBody().toBytes(),
-				sessionStore);
+				sessionStore, upstream.streamingIdleTimeout());
 	}
 
 	/** The sessions open now on every bridge of server {@code id} (an old one ending, a new one beginning). */

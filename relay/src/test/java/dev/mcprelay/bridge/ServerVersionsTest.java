@@ -63,7 +63,8 @@ class ServerVersionsTest {
 		headers.set("X-Server", "kept");
 		UpstreamTransport refusing = new Answering(LocalUpstreamResponse.replay(HttpStatus.BAD_REQUEST, headers,
 				REFUSAL.getBytes(StandardCharsets.UTF_8)));
-		VersionBridge bridge = new VersionBridge(refusing, "s", versions, 1024 * 1024, null);
+		VersionBridge bridge = new VersionBridge(refusing, "s", versions, 1024 * 1024, null,
+				java.time.Duration.ofSeconds(60));
 		AtomicReference<String> handedOn = new AtomicReference<>();
 
 		bridge.send(post(INITIALIZE), response -> {

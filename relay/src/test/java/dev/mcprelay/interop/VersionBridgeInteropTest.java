@@ -28,7 +28,9 @@ import dev.mcprelay.testsupport.RawHttp;
  * which refuses it directly. Through the relay it initializes, lists and calls tools, and ends its session, whether the
  * server's versions are learnt (server {@code learnt}) or pinned (server {@code pinned}); its GET stream is the
  * server's {@code subscriptions/listen}, which DELETE ends. A pair that shares a version (a 2026 client of the same
- * server) is relayed byte for byte.
+ * server) is relayed byte for byte. A tool that asks for input in the 2026 way ({@code input_required}) reaches the
+ * client as the server requests of its session ({@code interop/bridge-input-client-v1.mjs}), answered, and the client
+ * sees one result; a client that never answers gets an error, and one that cancels ends the round.
  */
 class VersionBridgeInteropTest {
 
@@ -54,6 +56,9 @@ class VersionBridgeInteropTest {
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.learnt.url=" + server.url(),
 					"mcp-relay.servers.pinned.url=" + server.url(),
 					"mcp-relay.servers.pinned.protocol-versions=2026-07-28",
+					"mcp-relay.servers.impatient.url=" + server.url(),
+					"mcp-relay.servers.impatient.protocol-versions=2026-07-28",
+					"mcp-relay.servers.impatient.timeouts.streaming-idle=2s",
 					"mcp-relay.virtual-servers.composed.members[0]=pinned",
 					"mcp-relay.virtual-servers.composed.tool-prefix=")
 			.run();
@@ -85,7 +90,8 @@ class VersionBridgeInteropTest {
 			assertThat(bridged.path("protocolVersion").asText()).as("%s: the client's version", id)
 				.isEqualTo("2025-11-25");
 			assertThat(bridged.path("hasSession").asBoolean()).as("%s: a session of the relay's", id).isTrue();
-			assertThat(bridged.path("tools")).extracting(JsonNode::asText).containsExactly("add", "echo");
+			assertThat(bridged.path("tools")).extracting(JsonNode::asText).containsExactly("add", "confirm", "echo",
+					"insist", "roots");
 			assertThat(bridged.path("add").asText()).isEqualTo("5");
 			assertThat(bridged.path("echo").asText()).as("a text that is not ASCII").isEqualTo("héllo");
 			assertThat(bridged.path("unknownTool").toString()).as("the server's own answer to an unknown tool")
@@ -180,6 +186,68 @@ class VersionBridgeInteropTest {
 			assertThat(RawHttp.messagesOf(own).get(0).at("/result/content/0/text").asText())
 				.as("the session is still its caller's").isEqualTo("mine");
 		}
+	}
+
+	@Test
+	void aServersRequestsForInputReachTheSessionEraClientAndItSeesOneResult() throws Exception {
+		for (String id : List.of("learnt", "pinned")) {
+			JsonNode transcript = JSON.readTree(NodePeers.runClient("bridge-input-client-v1.mjs", relayUrl(id), "answer"));
+			assertThat(transcript.path("confirm").asText())
+				.as("%s: two rounds (elicitation, then sampling), each retry with the answers and the requestState "
+						+ "the server gave: %s", id, transcript)
+				.isEqualTo("deploy: confirmed=true, summary=all good, state kept=true");
+			assertThat(transcript.path("roots").asText()).as("%s: %s", id, transcript).isEqualTo("file:///work");
+			assertThat(transcript.path("insist").path("error").path("reason").asText())
+				.as("%s: a server that asks for ever is cut after the rounds' bound: %s", id, transcript)
+				.isEqualTo("input_required_rounds_exceeded");
+			List<String> asked = new java.util.ArrayList<>();
+			transcript.path("asked").forEach(method -> asked.add(method.asText()));
+			assertThat(asked).as("%s: what the client was asked, as 2025 server requests", id)
+				.startsWith("elicitation/create", "sampling/createMessage", "roots/list")
+				.hasSize(3 + 8);
+		}
+		assertThat(bridge("pinned").awaitedInputAnswers()).as("nothing left waiting").isZero();
+	}
+
+	@Test
+	void aClientThatNeverAnswersOrFailsToGetsAnError() throws Exception {
+		JsonNode transcript = JSON.readTree(NodePeers.runClient("bridge-input-client-v1.mjs", relayUrl("impatient"),
+				"silent"));
+		assertThat(transcript.path("asked")).extracting(JsonNode::asText).containsExactly("elicitation/create");
+		assertThat(transcript.path("confirm").path("error").path("code").asInt()).as("%s", transcript)
+			.isEqualTo(-32603);
+		assertThat(transcript.path("confirm").path("error").path("reason").asText()).as("%s", transcript)
+			.isEqualTo("input_required_timeout");
+		assertThat(bridge("impatient").awaitedInputAnswers()).as("nothing left waiting").isZero();
+
+		JsonNode refused = JSON.readTree(NodePeers.runClient("bridge-input-client-v1.mjs", relayUrl("pinned"),
+				"refuse"));
+		assertThat(refused.path("confirm").path("error").path("reason").asText())
+			.as("the client answered the server's request with an error: %s", refused)
+			.isEqualTo("input_request_failed");
+	}
+
+	@Test
+	void cancellingACallThatWaitsForInputEndsItsRound() throws Exception {
+		JsonNode transcript = JSON.readTree(NodePeers.runClient("bridge-input-client-v1.mjs", relayUrl("pinned"),
+				"cancel"));
+		assertThat(transcript.path("asked")).extracting(JsonNode::asText).containsExactly("elicitation/create");
+		assertThat(transcript.path("confirm").path("error").isMissingNode()).as("the call was aborted: %s", transcript)
+			.isFalse();
+		assertThat(transcript.path("add").asText()).as("the session goes on: %s", transcript).isEqualTo("5");
+		// the client's notifications/cancelled is a POST of its own, which the client does not wait for: wait for its
+		// effect (the server's streaming-idle, 60 s, is what would end the round otherwise)
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (bridge("pinned").awaitedInputAnswers() > 0 && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(bridge("pinned").awaitedInputAnswers()).as("the cancelled call's round ended").isZero();
+	}
+
+	private static dev.mcprelay.bridge.VersionBridge bridge(String id) {
+		dev.mcprelay.proxy.Upstream upstream = relay.getBean(dev.mcprelay.proxy.UpstreamRegistry.class).find(id);
+		return (dev.mcprelay.bridge.VersionBridge) relay.getBean(dev.mcprelay.proxy.UpstreamTransports.class)
+			.of(upstream);
 	}
 
 	private static String relayUrl(String id) {
