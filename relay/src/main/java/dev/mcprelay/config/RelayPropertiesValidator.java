@@ -149,7 +149,8 @@ public final class RelayPropertiesValidator {
 		}
 		for (int i = 0; i < arguments.inject().size(); i++) {
 			validateInjection(path + ".arguments.inject[" + i + "]", arguments.inject().get(i), mode, problems);
-		}		validateProtocolVersions(path + ".protocol-versions", server, problems);
+		}
+		validateProtocolVersions(path + ".protocol-versions", server, problems);
 	}
 
 	/**

@@ -30,7 +30,7 @@ import dev.mcprelay.testsupport.RawHttp;
  * server's {@code subscriptions/listen}, which DELETE ends. A pair that shares a version (a 2026 client of the same
  * server) is relayed byte for byte. A tool that asks for input in the 2026 way ({@code input_required}) reaches the
  * client as the server requests of its session ({@code interop/bridge-input-client-v1.mjs}), answered, and the client
- * sees one result; a client that never answers gets an error, and one that cancels ends the round.
+ * sees one result; a client that never answers gets an error, and one that cancels or goes away ends the round.
  */
 class VersionBridgeInteropTest {
 
@@ -228,15 +228,50 @@ class VersionBridgeInteropTest {
 	}
 
 	@Test
-	void cancellingACallThatWaitsForInputEndsItsRound() throws Exception {
+	void aClientsCancellationEndsTheRoundItsRequestWaitsIn() throws Exception {
+		RawHttp http = new RawHttp(port());
+		String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+				+ "\"2025-11-25\",\"capabilities\":{\"elicitation\":{\"form\":{}}},\"clientInfo\":{\"name\":\"raw\","
+				+ "\"version\":\"1\"}}}";
+		String session = http.send(http.post("pinned", initialize)).headers().firstValue("Mcp-Session-Id")
+			.orElseThrow();
+		HttpResponse<InputStream> call = http.open(http.post("pinned", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"confirm\",\"arguments\":{\"action\":\"deploy\"}}}")
+			.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25"));
+		java.io.BufferedReader lines = new java.io.BufferedReader(
+				new java.io.InputStreamReader(call.body(), java.nio.charset.StandardCharsets.UTF_8));
+		String line;
+		do {
+			line = lines.readLine();
+		}
+		while (line != null && !line.contains("elicitation/create"));
+		assertThat(line).as("the server's elicitation, on the call's stream").isNotNull();
+		assertThat(bridge("pinned").awaitedInputAnswers()).isEqualTo(1);
+		CompletableFuture<String> rest = CompletableFuture.supplyAsync(() -> lines.lines()
+			.collect(java.util.stream.Collectors.joining("\n")));
+
+		HttpResponse<String> cancelled = http.send(http.post("pinned", "{\"jsonrpc\":\"2.0\",\"method\":"
+				+ "\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"changed my mind\"}}")
+			.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25"));
+
+		assertThat(cancelled.statusCode()).isEqualTo(202);
+		// the call's stream stays open to the client: only the cancellation ends it before the round's bound (60 s)
+		assertThat(rest.get(20, TimeUnit.SECONDS)).as("the stream ends with no answer to the cancelled call")
+			.doesNotContain("\"id\":7");
+		assertThat(bridge("pinned").awaitedInputAnswers()).as("the round ended").isZero();
+	}
+
+	@Test
+	void aClientThatAbortsACallThatWaitsForInputAndGoesAwayEndsItsRound() throws Exception {
 		JsonNode transcript = JSON.readTree(NodePeers.runClient("bridge-input-client-v1.mjs", relayUrl("pinned"),
 				"cancel"));
 		assertThat(transcript.path("asked")).extracting(JsonNode::asText).containsExactly("elicitation/create");
 		assertThat(transcript.path("confirm").path("error").isMissingNode()).as("the call was aborted: %s", transcript)
 			.isFalse();
 		assertThat(transcript.path("add").asText()).as("the session goes on: %s", transcript).isEqualTo("5");
-		// the client's notifications/cancelled is a POST of its own, which the client does not wait for: wait for its
-		// effect (the server's streaming-idle, 60 s, is what would end the round otherwise)
+		// the client's notifications/cancelled is a POST of its own, which the client does not wait for, and the client
+		// went away after it (its process ended, which closes the call's stream): wait for their effect (the server's
+		// streaming-idle, 60 s, is what would end the round otherwise)
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		while (bridge("pinned").awaitedInputAnswers() > 0 && System.nanoTime() < deadline) {
 			Thread.sleep(20);
