@@ -34,9 +34,11 @@ class LiveScopeTest {
 	void aSettingOfAServerWhoseIdHoldsADotIsJudgedAsThatSetting() {
 		RelayProperties running = BoundProperties.of(RUNNING);
 
+		assertThat(LiveScope.problems(running, with("servers[acme.tools].tool-search.enabled", "true")))
+			.as("tool search is not live: refused, named by the server's whole id")
+			.extracting(ConfigurationProblem::property).containsExactly("mcp-relay.servers.[acme.tools].tool-search");
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].tools.deny[0]", "delete_file")))
-			.as("a tool list is not live: refused, named by the server's whole id")
-			.extracting(ConfigurationProblem::property).containsExactly("mcp-relay.servers.[acme.tools].tools");
+			.as("a tool list is live").isEmpty();
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].headers[0].name", "X-Tenant")))
 			.as("headers are live").isEmpty();
 		assertThat(ConfigurationChanges.between(running, with("servers[acme.tools].url", "http://127.0.0.1:3/mcp")))
@@ -70,6 +72,23 @@ class LiveScopeTest {
 		assertThat(LiveScope.problems(running, BoundProperties.of(memberKept)))
 			.as("dropping a mention of a server that stays is no removal").extracting(ConfigurationProblem::property)
 			.containsExactlyInAnyOrder("mcp-relay.security.api-keys[0]", "mcp-relay.virtual-servers.pair");
+	}
+
+	@Test
+	void policiesAndToolListsAreLiveAndAServerAddedBesideThemIsApplied() {
+		Map<String, String> running = new HashMap<>(RUNNING);
+		running.putAll(Map.of("policies[0].name", "no-admin", "policies[0].servers[0]", "*",
+				"policies[0].deny", "mcp.tool.name == \"admin\""));
+		Map<String, String> next = new HashMap<>(running);
+		next.putAll(Map.of("policies[0].deny", "mcp.tool.name == \"root\"", "policies[1].name", "audit",
+				"policies[1].servers[0]", "*", "policies[1].deny", "true", "policies[1].enforce", "false",
+				"servers.beta.url", "http://127.0.0.1:2/mcp",
+				"servers.beta.tools.allow[0]", "echo"));
+
+		assertThat(LiveScope.problems(BoundProperties.of(running), BoundProperties.of(next)))
+			.as("policies edited, a server added with a tool list beside them").isEmpty();
+		assertThat(LiveScope.problems(BoundProperties.of(next), BoundProperties.of(RUNNING)))
+			.as("and all of them removed").isEmpty();
 	}
 
 	private static RelayProperties with(String key, String value) {
