@@ -16,15 +16,15 @@ import dev.mcprelay.config.RelayProperties;
  * name). The components that read their settings from the request's snapshot are the routes, the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
  * allowed scopes, OAuth2 client, argument injection and its reserved prefix), the policies and each server's tool
- * lists; the others (tool search, rate limits, API keys, virtual servers, ...) still compile their part once at
- * start-up. A change to one of those is refused, naming it, and so is a server added with tool search, or while rate
- * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
- * without them. A server removed is
+ * lists, and the rate limits; the others (tool search, API keys, virtual servers, ...) still compile their part once
+ * at start-up. A change to one of those is refused, naming it, and so is a server added with tool search: it is
+ * compiled per server at start-up, and a server it does not know would be served without it. A server removed is
  * always applied, together with the removal of every mention of it by an API key's {@code servers} or a virtual
  * server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention left behind is refused by the
  * start-up check, which names the property. Virtual servers resolve their members against each snapshot, so a server
- * added or removed joins or leaves a virtual server with {@code members: ["*"]}, and the policies are compiled for
- * each snapshot, so a server added is governed by those that name it (or {@code *}) from its first request.
+ * added or removed joins or leaves a virtual server with {@code members: ["*"]}, and the policies and rate limits are
+ * compiled for each snapshot, so a server added is governed and counted by those that name it (or {@code *}) from its
+ * first request.
  */
 final class LiveScope {
 
@@ -34,7 +34,7 @@ final class LiveScope {
 			"tools");
 
 	/** The sections, besides the servers, that a reload applies: each a list whose elements are units. */
-	private static final Set<String> LIVE_SECTIONS = Set.of("policies");
+	private static final Set<String> LIVE_SECTIONS = Set.of("policies", "rate-limits");
 
 	private LiveScope() {
 	}
@@ -78,13 +78,6 @@ final class LiveScope {
 						"Restart the relay to add it"));
 			}
 		});
-		if (!next.rateLimits().isEmpty()) {
-			next.servers().keySet().stream().filter(id -> !running.servers().containsKey(id)).sorted()
-				.forEach(id -> problems.add(new ConfigurationProblem("mcp-relay.servers." + BoundSettings.written(id),
-						"a server cannot be added while the relay runs when rate limits are configured "
-								+ "(they are compiled per server at start-up)",
-						"Restart the relay to add it")));
-		}
 		return problems;
 	}
 

@@ -75,18 +75,19 @@ class LiveScopeTest {
 	}
 
 	@Test
-	void policiesAndToolListsAreLiveAndAServerAddedBesideThemIsApplied() {
+	void policiesRateLimitsAndToolListsAreLiveAndAServerAddedBesideThemIsApplied() {
 		Map<String, String> running = new HashMap<>(RUNNING);
 		running.putAll(Map.of("policies[0].name", "no-admin", "policies[0].servers[0]", "*",
-				"policies[0].deny", "mcp.tool.name == \"admin\""));
+				"policies[0].deny", "mcp.tool.name == \"admin\"", "rate-limits[0].limit", "10",
+				"rate-limits[0].period", "1m"));
 		Map<String, String> next = new HashMap<>(running);
 		next.putAll(Map.of("policies[0].deny", "mcp.tool.name == \"root\"", "policies[1].name", "audit",
 				"policies[1].servers[0]", "*", "policies[1].deny", "true", "policies[1].enforce", "false",
-				"servers.beta.url", "http://127.0.0.1:2/mcp",
+				"rate-limits[0].limit", "20", "servers.beta.url", "http://127.0.0.1:2/mcp",
 				"servers.beta.tools.allow[0]", "echo"));
 
 		assertThat(LiveScope.problems(BoundProperties.of(running), BoundProperties.of(next)))
-			.as("policies edited, a server added with a tool list beside them").isEmpty();
+			.as("policies and rate limits edited, a server added with a tool list beside them").isEmpty();
 		assertThat(LiveScope.problems(BoundProperties.of(next), BoundProperties.of(RUNNING)))
 			.as("and all of them removed").isEmpty();
 	}
