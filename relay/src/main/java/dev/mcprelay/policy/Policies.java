@@ -2,6 +2,7 @@ package dev.mcprelay.policy;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.mcprelay.policy.PolicyLog.Consequence;
@@ -17,6 +18,9 @@ import dev.mcprelay.policy.PolicyLog.Consequence;
  * refuse, or leave out of a list, is logged and counted ({@link PolicyAudits}). Policies that govern nothing a message
  * reaches cost it nothing: the governing ones are found once per server and virtual server; a whole list is decided
  * with what does not depend on its items worked out once ({@link #listing}). Thread-safe; never blocks.
+ *
+ * <p>One engine is compiled for each configuration snapshot ({@link PolicyCompiler}) and never changes: what it found
+ * governing a server is its own, so nothing it decided outlives the snapshot.
  */
 public final class Policies {
 
@@ -31,10 +35,23 @@ public final class Policies {
 	/** What the rules say of every message of a kind, worked out once ({@link CallVerdicts}). */
 	private final CallVerdicts callVerdicts = new CallVerdicts();
 
+	/** The rules compiled for this engine, by what they were compiled from, for the next snapshot to reuse. */
+	private final Map<Object, PolicyRule> rules;
+
+	/** The groups of allows that govern a server together, warned of ({@link PolicyWarnings}). */
+	private final Set<List<String>> allowsTogether;
+
 	Policies(List<Policy> policies, PolicyMeters meters) {
+		this(policies, meters, Map.of(), Set.of());
+	}
+
+	Policies(List<Policy> policies, PolicyMeters meters, Map<Object, PolicyRule> rules,
+			Set<List<String>> allowsTogether) {
 		this.policies = List.copyOf(policies);
 		this.meters = meters;
 		this.audits = new PolicyAudits(meters);
+		this.rules = Map.copyOf(rules);
+		this.allowsTogether = Set.copyOf(allowsTogether);
 	}
 
 	/**
@@ -44,6 +61,25 @@ public final class Policies {
 	public static Policies of(dev.mcprelay.config.RelayProperties properties,
 			io.micrometer.core.instrument.MeterRegistry registry) {
 		return new Policies(PolicyCompiler.compile(properties), new PolicyMeters(registry));
+	}
+
+	/** The policies of this engine, in the order they were written (the tool lists last). */
+	List<Policy> policies() {
+		return policies;
+	}
+
+	/** The rules of this engine by what they were compiled from: an expression's text, a server's tool lists. */
+	Map<Object, PolicyRule> rules() {
+		return rules;
+	}
+
+	Set<List<String>> allowsTogether() {
+		return allowsTogether;
+	}
+
+	/** Whether any policy governs messages to {@code server} through {@code virtualServer} ({@code null}: none). */
+	public boolean governs(String server, String virtualServer) {
+		return !governing(server, virtualServer).isEmpty();
 	}
 
 	/** Whether any policy governs messages to {@code server} (directly or through any virtual server). */

@@ -152,11 +152,11 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      tools:\n        deny: [secret_admin]\n"),
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      tool-search:\n        enabled: true\n"),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.current().properties().servers().get("alpha")
-			.tools().deny()).as("a tool list is not live yet: refused whole, never applied to half the relay").isEmpty();
+		assertThat(relay.current().properties().servers().get("alpha").toolSearch().enabled())
+			.as("tool search is not live yet: refused whole, never applied to half the relay").isFalse();
 	}
 
 	@Test

@@ -34,9 +34,11 @@ class LiveScopeTest {
 	void aSettingOfAServerWhoseIdHoldsADotIsJudgedAsThatSetting() {
 		RelayProperties running = BoundProperties.of(RUNNING);
 
+		assertThat(LiveScope.problems(running, with("servers[acme.tools].tool-search.enabled", "true")))
+			.as("tool search is not live: refused, named by the server's whole id")
+			.extracting(ConfigurationProblem::property).containsExactly("mcp-relay.servers.[acme.tools].tool-search");
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].tools.deny[0]", "delete_file")))
-			.as("a tool list is not live: refused, named by the server's whole id")
-			.extracting(ConfigurationProblem::property).containsExactly("mcp-relay.servers.[acme.tools].tools");
+			.as("a tool list is live").isEmpty();
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].headers[0].name", "X-Tenant")))
 			.as("headers are live").isEmpty();
 		assertThat(ConfigurationChanges.between(running, with("servers[acme.tools].url", "http://127.0.0.1:3/mcp")))
@@ -84,6 +86,24 @@ class LiveScopeTest {
 		changed.put("security.jwt.required-scopes[0]", "mcp");
 		changed.put("security.jwt.client-claim", "email");
 		assertThat(LiveScope.problems(running, BoundProperties.of(changed))).isEmpty();
+	}
+
+	@Test
+	void policiesRateLimitsAndToolListsAreLiveAndAServerAddedBesideThemIsApplied() {
+		Map<String, String> running = new HashMap<>(RUNNING);
+		running.putAll(Map.of("policies[0].name", "no-admin", "policies[0].servers[0]", "*",
+				"policies[0].deny", "mcp.tool.name == \"admin\"", "rate-limits[0].limit", "10",
+				"rate-limits[0].period", "1m"));
+		Map<String, String> next = new HashMap<>(running);
+		next.putAll(Map.of("policies[0].deny", "mcp.tool.name == \"root\"", "policies[1].name", "audit",
+				"policies[1].servers[0]", "*", "policies[1].deny", "true", "policies[1].enforce", "false",
+				"rate-limits[0].limit", "20", "servers.beta.url", "http://127.0.0.1:2/mcp",
+				"servers.beta.tools.allow[0]", "echo"));
+
+		assertThat(LiveScope.problems(BoundProperties.of(running), BoundProperties.of(next)))
+			.as("policies and rate limits edited, a server added with a tool list beside them").isEmpty();
+		assertThat(LiveScope.problems(BoundProperties.of(next), BoundProperties.of(RUNNING)))
+			.as("and all of them removed").isEmpty();
 	}
 
 	private static RelayProperties with(String key, String value) {

@@ -37,6 +37,7 @@ import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.policy.Policies;
+import dev.mcprelay.policy.PolicyCompiler;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.PublishedCatalogues;
@@ -124,14 +125,15 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final SessionStore store;
 
-	private final Policies policies;
+	/** The policies of each request's configuration snapshot. */
+	private final PolicyCompiler policies;
 
 	private final ServerListings listings;
 
 	private final KeptCatalogues kept;
 
 	public ToolSearchPolicy(UpstreamRegistry upstreams, UpstreamLister lister, SessionStore store,
-			MeterRegistry registry, Policies policies, ServerListings listings, KeptCatalogues kept,
+			MeterRegistry registry, PolicyCompiler policies, ServerListings listings, KeptCatalogues kept,
 			ObjectProvider<LiveConfiguration> live) {
 		this.listings = listings;
 		this.kept = kept;
@@ -247,7 +249,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 				: view.get(() -> listAll(list.context(), server));
 		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
 		return catalogue.flatMap(index -> {
-			PolicyListing listing = policies.listing(caller);
+			PolicyListing listing = policies.of(list.context()).listing(caller);
 			ArrayNode tools = result.putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
 			for (ObjectNode tool : index.tools()) {
@@ -314,7 +316,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			.flatMap(before -> server.catalogue(call.context()).get(() -> listAll(call.context(), server)).flatMap(index -> {
 				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
 				PolicyFacts caller = PolicyFacts.of(call.context(), "tools/call", false);
-				PolicyListing listing = policies.listing(caller);
+				PolicyListing listing = policies.of(call.context()).listing(caller);
 				List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
 					.stream()
 					.filter(tool -> server.offers(ToolIndex.name(tool)) && listing.lists(caller.forTool(tool)))
