@@ -152,11 +152,11 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      tool-search:\n        enabled: true\n"),
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      protocol-versions: [\"2025-11-25\"]\n"),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.current().properties().servers().get("alpha").toolSearch().enabled())
-			.as("tool search is not live yet: refused whole, never applied to half the relay").isFalse();
+		assertThat(relay.current().properties().servers().get("alpha").protocolVersions())
+			.as("pinned protocol versions are not live yet: refused whole, never applied to half the relay").isEmpty();
 	}
 
 	@Test
