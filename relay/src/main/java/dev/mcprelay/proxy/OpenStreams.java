@@ -159,6 +159,15 @@ public class OpenStreams implements SmartLifecycle {
 				() -> endForStalledClient(exchange, server, what, clientWrite));
 	}
 
+	/**
+	 * The one writer of {@code call}'s whole answers: {@link #clientTimed(dev.mcprelay.http.RelayExchange, String,
+	 * String, Duration)}, on the server's clock ({@code timeouts.client-write}).
+	 */
+	WholeAnswerWriter clientTimed(RelayCall call) {
+		Upstream upstream = call.upstream();
+		return clientTimed(call.exchange(), upstream.id(), call.method().name(), upstream.clientWriteTimeout());
+	}
+
 	private Counter stalledCounter(String server) {
 		return Counter.builder(RelayMeters.CLIENT_STALLS)
 			.description("Streams closed because the client read nothing for timeouts.client-write")
