@@ -150,11 +150,11 @@ class InterceptorChainTest {
 		beans.registerSingleton("everywhere", step("everywhere", call -> Outcome.proceed()));
 		beans.registerSingleton("onlyGithub", onlyGithub);
 		InterceptorChains chains = new InterceptorChains(beans);
-		ConfigurationSnapshot snapshot = new LiveConfiguration(dev.mcprelay.testsupport.BoundProperties.of(
+		LiveConfiguration live = new LiveConfiguration(dev.mcprelay.testsupport.BoundProperties.of(
 				java.util.Map.of("security.mode", "none", "servers.github.url", "http://127.0.0.1:1/mcp",
 						"servers.jira.url", "http://127.0.0.1:1/mcp")),
-				new MockEnvironment(), List.of(chains))
-			.current();
+				new MockEnvironment(), List.of(chains));
+		ConfigurationSnapshot snapshot = live.current();
 
 		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, snapshot, "github").names())
 			.containsExactly("everywhere", "only-github");
@@ -163,6 +163,15 @@ class InterceptorChainTest {
 			.containsExactly("everywhere");
 		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, snapshot, "not-configured").names())
 			.as("a server nobody configured gets every interceptor").containsExactly("everywhere", "only-github");
+
+		ConfigurationSnapshot reloaded = live.apply(dev.mcprelay.testsupport.BoundProperties.of(java.util.Map.of(
+				"security.mode", "none", "servers.github.url", "http://127.0.0.1:1/mcp", "servers.jira.url",
+				"http://127.0.0.1:1/mcp", "servers.linear.url", "http://127.0.0.1:1/mcp")));
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, reloaded, "jira"))
+			.as("a chain a reload leaves as it was is the previous snapshot's")
+			.isSameAs(chains.chain(Stage.TOOLS_CALL_REQUEST, snapshot, "jira"));
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, reloaded, "linear").names())
+			.as("a server the reload added has its own chain").containsExactly("everywhere");
 	}
 
 	@Test
