@@ -1,8 +1,11 @@
 package dev.mcprelay.interceptors;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -46,10 +49,14 @@ import dev.mcprelay.api.ToolsListRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.api.ToolsListResponseInterceptor;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.chain.Stage;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.intercept.CallConfiguration;
+import dev.mcprelay.intercept.ConfiguredInterceptor;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyCompiler;
 import dev.mcprelay.policy.PolicyDecision;
@@ -84,7 +91,8 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		PromptsListResponseInterceptor, PromptsGetRequestInterceptor, ResourcesListResponseInterceptor,
 		ResourceTemplatesListResponseInterceptor, ResourcesReadRequestInterceptor, RequestInterceptor,
 		SamplingRequestInterceptor, ElicitationRequestInterceptor, RootsListRequestInterceptor,
-		ServerNotificationInterceptor, ToolsListRequestInterceptor, PromptsListRequestInterceptor, Ordered {
+		ServerNotificationInterceptor, ToolsListRequestInterceptor, PromptsListRequestInterceptor, ConfiguredInterceptor,
+		Ordered, SnapshotPart<Set<String>> {
 
 	/** Early, so that later interceptors never see what a caller may not use. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
@@ -92,6 +100,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	private static final String TOOLS = PolicyLists.TOOLS;
 
 	private static final String PROMPTS = PolicyLists.PROMPTS;
+
+	/** The policies of each snapshot, for the chains; {@code null} for the unit tests' fixed policies. */
+	private final PolicyCompiler compiler;
 
 	/** The policies a request runs on: its snapshot's. */
 	private final Function<CallContext, Policies> policiesOf;
@@ -111,7 +122,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	@Autowired
 	public PolicyEnforcement(PolicyCompiler compiler, PublishedCatalogues catalogues,
 			ObjectProvider<LiveConfiguration> live, List<RelayOwnTools> relayOwn) {
-		this(compiler::of, catalogues, context -> {
+		this(compiler, compiler::of, catalogues, context -> {
 			ConfigurationSnapshot snapshot = CallConfiguration.of(context);
 			return (snapshot != null ? snapshot : live.getObject().current()).properties();
 		}, relayOwn);
@@ -120,11 +131,13 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	/** The enforcement of fixed {@code policies} and {@code properties}, whatever a call's snapshot: for unit tests. */
 	public PolicyEnforcement(Policies policies, PublishedCatalogues catalogues, RelayProperties properties,
 			List<RelayOwnTools> relayOwn) {
-		this(context -> policies, catalogues, context -> properties, relayOwn);
+		this(null, context -> policies, catalogues, context -> properties, relayOwn);
 	}
 
-	private PolicyEnforcement(Function<CallContext, Policies> policiesOf, PublishedCatalogues catalogues,
-			Function<CallContext, RelayProperties> propertiesOf, List<RelayOwnTools> relayOwn) {
+	private PolicyEnforcement(PolicyCompiler compiler, Function<CallContext, Policies> policiesOf,
+			PublishedCatalogues catalogues, Function<CallContext, RelayProperties> propertiesOf,
+			List<RelayOwnTools> relayOwn) {
+		this.compiler = compiler;
 		this.policiesOf = policiesOf;
 		this.catalogues = catalogues;
 		this.refusals = new PolicyRefusals(propertiesOf);
@@ -138,12 +151,77 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	}
 
 	/**
-	 * Every server: which policies govern a server is its request's snapshot's, and the chains were built before a
-	 * reload could add a policy (or a server). A request no policy governs is let through at once, untouched.
+	 * A server some policy of the snapshot governs (naming it, {@code *}, or a virtual server it is a member of); at the
+	 * list requests, only where its catalogues are kept ({@link #compile}); at the server notifications, only there or
+	 * where the policies may hide a resource from some caller ({@link Policies#mayHideResources}). A server no policy
+	 * governs has no policy interceptor in that snapshot, and gets it from the first request of a snapshot that governs
+	 * it.
 	 */
 	@Override
-	public boolean appliesTo(String server) {
+	public boolean appliesTo(SnapshotCompilation compilation, String server, Stage<?> stage) {
+		Policies policies = compilation.part(compiler);
+		List<String> through = throughOf(compilation.properties(), server);
+		if (through.stream().noneMatch(virtual -> policies.governs(server, virtual))) {
+			return false;
+		}
+		boolean catalogued = compilation.part(this).contains(server);
+		if (stage == Stage.TOOLS_LIST_REQUEST || stage == Stage.PROMPTS_LIST_REQUEST) {
+			return catalogued;
+		}
+		if (stage == Stage.SERVER_NOTIFICATION) {
+			return catalogued || through.stream().anyMatch(virtual -> policies.mayHideResources(server, virtual));
+		}
 		return true;
+	}
+
+	@Override
+	public String partName() {
+		return "policy catalogues";
+	}
+
+	/**
+	 * The servers whose published tools and prompts the policies of the snapshot keep ({@link PublishedCatalogues}): those
+	 * a governing policy reads the tool or the prompt a request names on, directly or through a virtual server. Only
+	 * they hear the server's {@code list_changed} and note the lists sent.
+	 */
+	@Override
+	public Set<String> compile(SnapshotCompilation compilation) {
+		Policies policies = compilation.part(compiler);
+		Set<String> catalogued = new HashSet<>();
+		for (String server : compilation.properties().servers().keySet()) {
+			if (throughOf(compilation.properties(), server).stream()
+				.anyMatch(virtual -> policies.readsTool(server, virtual) || policies.readsPrompt(server, virtual))) {
+				catalogued.add(server);
+			}
+		}
+		return Set.copyOf(catalogued);
+	}
+
+	/**
+	 * A server whose catalogues the new snapshot starts or stops keeping: what was kept of them is forgotten (and a
+	 * listing under way not kept), since no {@code list_changed} was heard for them while they were not kept.
+	 */
+	@Override
+	public void replaced(Set<String> previous, Set<String> next) {
+		Set<String> changed = new HashSet<>(previous);
+		changed.addAll(next);
+		changed.removeIf(server -> previous.contains(server) == next.contains(server));
+		changed.forEach(server -> {
+			catalogues.changed(server, TOOLS);
+			catalogues.changed(server, PROMPTS);
+		});
+	}
+
+	/** How a message may reach {@code server}: directly ({@code null}) and through each virtual server it is in. */
+	private static List<String> throughOf(RelayProperties properties, String server) {
+		List<String> through = new ArrayList<>();
+		through.add(null);
+		properties.virtualServers().forEach((id, virtual) -> {
+			if (virtual != null && (virtual.members().contains(server) || virtual.members().contains("*"))) {
+				through.add(id);
+			}
+		});
+		return through;
 	}
 
 	@Override

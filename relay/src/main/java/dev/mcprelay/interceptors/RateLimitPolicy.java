@@ -21,9 +21,11 @@ import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.UserRequestInterceptor;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.chain.Stage;
 import dev.mcprelay.config.RateLimitProperties;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.intercept.CallConfiguration;
+import dev.mcprelay.intercept.ConfiguredInterceptor;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.live.SnapshotCompilation;
@@ -59,7 +61,8 @@ import reactor.core.publisher.Mono;
  * first request. The buckets live in {@link RateLimitBuckets}, by key: a rule a reload leaves unchanged keeps its
  * buckets (a caller at its limit stays there), a rule it changes starts with full ones ({@link RateLimitRule#key}).
  */
-final class RateLimitPolicy implements UserRequestInterceptor, Ordered, SnapshotPart<List<RateLimitRule>> {
+final class RateLimitPolicy
+		implements UserRequestInterceptor, ConfiguredInterceptor, Ordered, SnapshotPart<List<RateLimitRule>> {
 
 	/** Before the tool policies and every interceptor of default order: a flood costs nothing further. */
 	static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 500;
@@ -155,12 +158,12 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered, Snapshot
 	}
 
 	/**
-	 * Every server: which rules count a server's requests is its request's snapshot's, and the chains were built before
-	 * a reload could add a rule (or a server); a request no rule counts costs a look at the rules.
+	 * A server some rule of the snapshot counts: one no rule matches has no rate-limit interceptor in that snapshot,
+	 * and gets it from the first request of a snapshot whose rules match it.
 	 */
 	@Override
-	public boolean appliesTo(String server) {
-		return true;
+	public boolean appliesTo(SnapshotCompilation compilation, String server, Stage<?> stage) {
+		return compilation.part(this).stream().anyMatch(rule -> rule.appliesTo(server));
 	}
 
 	@Override

@@ -96,6 +96,30 @@ public final class Policies {
 	}
 
 	/**
+	 * Whether the policies governing {@code server} through {@code virtualServer} ({@code null}: none) may refuse some
+	 * caller a {@code resources/read} (so hide a resource's updates from it, or leave it out of a listen): false only
+	 * when every one of them, audit-mode ones included, has a verdict on every {@code resources/read} there that no
+	 * caller, header or URI can change, and refuses nothing ({@link CallVerdicts}).
+	 */
+	public boolean mayHideResources(String server, String virtualServer) {
+		List<Policy> applicable = governing(server, virtualServer);
+		if (applicable.isEmpty()) {
+			return false;
+		}
+		PolicyFacts anyRead = new PolicyFacts(null, server, virtualServer, "resources/read", false, null, null, null, "",
+				null, null);
+		RuleVerdict[] fixed = callVerdicts.of(applicable, anyRead);
+		for (int i = 0; i < fixed.length; i++) {
+			RuleVerdict verdict = fixed[i];
+			if (verdict == null || verdict.outcome() == RuleVerdict.Outcome.UNKNOWN
+					|| verdict.outcome() == RuleVerdict.Outcome.ERROR || applicable.get(i).refuses(verdict)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} ({@code null}: none) reads
 	 * the tool a call names (its name or its published annotations), audit-mode ones included. On such a server a
 	 * call is decided from the tool the server published to the caller's view ({@link PublishedCatalogues}), and a name

@@ -15,6 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.chain.Stage;
+import dev.mcprelay.intercept.InterceptorChains;
+import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
@@ -120,6 +123,43 @@ class LivePoliciesReloadTest {
 		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
 			.as("nothing of the refused reload applies").isEqualTo(404);
 	}
+
+	@Test
+	void aServerNoPolicyGovernsHasEmptyChainsAndAPolicyAReloadAddsJoinsItsChainsFromItsNextRequest() throws Exception {
+		InterceptorChains chains = relay.context().getBean(InterceptorChains.class);
+		ResponseInterception responses = relay.context().getBean(ResponseInterception.class);
+		ConfigurationSnapshot ungoverned = relay.current();
+		for (Stage<?> stage : Stage.ALL) {
+			assertThat(chains.chain(stage, ungoverned, "alpha").names()).as("nothing governs alpha at %s", stage)
+				.doesNotContain("policy", "rate-limit", "tool-search");
+		}
+		assertThat(chains.chain(Stage.SERVER_NOTIFICATION, ungoverned, "alpha").isEmpty()).isTrue();
+		assertThat(responses.relaysNotificationsUntouched(ungoverned, "alpha")).as("its notifications take the fast path")
+			.isTrue();
+
+		relay.awaitOutcome(() -> relay.swap(config(DENY_ADMIN)), ReloadOutcome.APPLIED);
+
+		ConfigurationSnapshot governed = relay.current();
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, governed, "alpha").names()).contains("policy");
+		assertThat(chains.chain(Stage.SERVER_NOTIFICATION, governed, "alpha").names())
+			.as("a rule reading the tool keeps its catalogue, which list_changed forgets").containsExactly("policy");
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, ungoverned, "alpha").names())
+			.as("a request on the earlier snapshot keeps its chains").doesNotContain("policy");
+		McpSession session = McpSession.open(http, "alpha");
+		assertThat(RawHttp.messagesOf(session.post(RawHttp.toolsCall(3, "secret_admin"))).get(0)
+			.at("/error/message").asText()).isEqualTo("Unknown tool: secret_admin");
+
+		relay.awaitOutcome(() -> relay.swap(config(NO_PROMPTS)), ReloadOutcome.APPLIED);
+
+		ConfigurationSnapshot methodOnly = relay.current();
+		assertThat(chains.chain(Stage.PROMPTS_GET_REQUEST, methodOnly, "alpha").names()).contains("policy");
+		assertThat(chains.chain(Stage.SERVER_NOTIFICATION, methodOnly, "alpha").isEmpty())
+			.as("no rule reads a tool, a prompt, or can hide a resource: the policy does not hear notifications").isTrue();
+		assertThat(responses.relaysNotificationsUntouched(methodOnly, "alpha")).isTrue();
+	}
+
+	private static final String NO_PROMPTS = "  policies:\n    - name: no-prompts\n      servers: [alpha]\n"
+			+ "      deny: 'mcp.method == \"prompts/get\"'\n";
 
 	private static final String DENY_ADMIN = "  policies:\n    - name: no-admin\n      servers: [\"*\"]\n"
 			+ "      deny: 'mcp.tool.name == \"secret_admin\"'\n";

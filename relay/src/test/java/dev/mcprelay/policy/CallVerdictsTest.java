@@ -83,6 +83,29 @@ class CallVerdictsTest {
 		}
 	}
 
+	/**
+	 * Whether a server's policies can hide a resource from some caller, so that the policy interceptor must hear its
+	 * notifications: not when every rule's verdict on every resources/read there is fixed and refuses nothing.
+	 */
+	@Test
+	void policiesMayHideAResourceUnlessEveryRuleIsFixedOnEveryReadAndRefusesNothing() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		for (String rule : List.of("deny:mcp.tool.name == \"drop_database\"", "deny:mcp.method == \"prompts/get\"",
+				"deny:mcp.prompt.name == \"leak_secrets\"", "allow:mcp.method != \"tools/call\" || mcp.tool.name == \"echo\"")) {
+			assertThat(new Policies(policies(List.of(rule)), new PolicyMeters(registry)).mayHideResources("fast", null))
+				.as(rule).isFalse();
+		}
+		for (String rule : List.of("deny:mcp.resource.uri.startsWith(\"file:///etc/\")", "deny:caller.kind == \"anonymous\"",
+				"deny:request.headers[?\"x-blocked\"].orValue(\"\") == \"yes\"", "deny:mcp.method == \"resources/read\"",
+				"allow:mcp.method == \"tools/call\"")) {
+			assertThat(new Policies(policies(List.of(rule)), new PolicyMeters(registry)).mayHideResources("fast", null))
+				.as(rule).isTrue();
+		}
+		assertThat(new Policies(policies(TEN), new PolicyMeters(registry)).mayHideResources("fast", null)).isTrue();
+		assertThat(new Policies(policies(TEN), new PolicyMeters(registry)).mayHideResources("other", null))
+			.as("governing nothing there").isFalse();
+	}
+
 	private static PolicyFacts facts(Caller caller, String method, boolean fromServer, String tool, String prompt,
 			String resource, Map<String, Object> arguments, Map<String, List<String>> headers) {
 		return new PolicyFacts(caller, "fast", null, method, fromServer, tool, tool == null ? null : Map.of(), prompt,

@@ -30,7 +30,9 @@ import dev.mcprelay.api.ToolsListRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.api.ToolsListResponseInterceptor;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.chain.Stage;
 import dev.mcprelay.intercept.CallConfiguration;
+import dev.mcprelay.intercept.ConfiguredInterceptor;
 import dev.mcprelay.interceptors.PolicyEnforcement;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
@@ -91,7 +93,7 @@ import reactor.core.publisher.Mono;
  */
 @Component
 public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListResponseInterceptor,
-		ToolsCallRequestInterceptor, ServerNotificationInterceptor, RelayOwnTools, Ordered,
+		ToolsCallRequestInterceptor, ServerNotificationInterceptor, RelayOwnTools, ConfiguredInterceptor, Ordered,
 		SnapshotPart<Map<String, SearchedServer>> {
 
 	/** The policy's name, as the access log's {@code interceptor} says it, on a server and a virtual server alike. */
@@ -190,12 +192,12 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	}
 
 	/**
-	 * Every server: which servers search is the request's snapshot's, and a server a reload adds with tool search was
-	 * not there when the interceptor chains were built; a server that does not search is passed through.
+	 * A server that searches in the snapshot; one that does not has no tool-search interceptor there, and gets it from
+	 * the first request of a snapshot in which it searches.
 	 */
 	@Override
-	public boolean appliesTo(String server) {
-		return true;
+	public boolean appliesTo(SnapshotCompilation compilation, String server, Stage<?> stage) {
+		return compilation.part(this).containsKey(server);
 	}
 
 	@Override
