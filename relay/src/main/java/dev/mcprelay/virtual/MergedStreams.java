@@ -108,7 +108,8 @@ class MergedStreams {
 		List<String> members = joinedMembers(call);
 		Map<String, String> received = new LinkedHashMap<>(
 				MemberIds.positions(call.exchange().requestHeaders().get("Last-Event-ID")));
-		received.keySet().retainAll(members);
+		// a member's server stream, or a call's stream of a member (its call key)
+		received.keySet().removeIf(key -> !members.contains(MemberIds.memberOf(key)));
 		String key = key(call.server().id(), call.sessionId());
 		boolean[] created = new boolean[1];
 		MergedSession session = sessions.compute(key, (k, existing) -> {
