@@ -17,6 +17,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,6 +28,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SseReader;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
@@ -42,6 +45,8 @@ class VirtualServerReplicasInteropTest {
 
 	private static NodePeers.NodeServer member;
 
+	private static NodePeers.NodeServer resumable;
+
 	private static TwoRelaysOverRedis relays;
 
 	@BeforeAll
@@ -49,8 +54,11 @@ class VirtualServerReplicasInteropTest {
 		NodePeers.requireNode();
 		NodePeers.installFromLockfile();
 		member = NodePeers.startServer("member-server.mjs");
+		resumable = NodePeers.startServer("resumable-server.mjs");
 		relays = TwoRelaysOverRedis.start("--mcp-relay.servers.one.url=" + member.url(),
 				"--mcp-relay.virtual-servers.solo.members=one",
+				"--mcp-relay.servers.counting.url=" + resumable.url(),
+				"--mcp-relay.virtual-servers.counter.members=counting",
 				// the ids of a member's requests are signed: the replicas answer each other's
 				"--mcp-relay.sessions.secret=replicas-shared-secret-0123456789abcdefghij");
 	}
@@ -63,6 +71,41 @@ class VirtualServerReplicasInteropTest {
 		if (member != null) {
 			member.close();
 		}
+		if (resumable != null) {
+			resumable.close();
+		}
+	}
+
+	/**
+	 * A long call on the first replica whose stream the client dropped, resumed by a GET with the call's last event id
+	 * on the second (issue 45, cold review item 1, on another replica): the progress the client missed, then the result.
+	 */
+	@Test
+	void aLongCallWhoseStreamDroppedIsResumedOnTheOtherReplica() throws Exception {
+		RawHttp onFirst = new RawHttp(TwoRelaysOverRedis.port(relays.first()));
+		RawHttp onSecond = new RawHttp(TwoRelaysOverRedis.port(relays.second()));
+		await().atMost(Duration.ofSeconds(30)).until(() -> subscribers() >= 2);
+		McpSession session = McpSession.open(onFirst, "counter");
+		HttpResponse<InputStream> call = onFirst.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"counting_count-slowly\",\"arguments\":{\"steps\":10},"
+				+ "\"_meta\":{\"progressToken\":\"count\"}}}"));
+		List<SseReader.Event> before = SseReader.read(call.body(), 3, Duration.ofSeconds(30));
+
+		HttpResponse<InputStream> resumed = onSecond.open(onSecond.request("counter")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+			.header("Last-Event-ID", before.get(2).id())
+			.GET());
+		assertThat(resumed.statusCode()).isEqualTo(200);
+		List<SseReader.Event> after = SseReader.read(resumed.body(), 8, Duration.ofSeconds(30));
+
+		List<Integer> progress = Stream.concat(before.stream(), after.stream())
+			.filter(event -> event.data().path("method").asText().equals("notifications/progress"))
+			.map(event -> event.data().at("/params/progress").asInt())
+			.toList();
+		assertThat(progress).as("every step once").isEqualTo(IntStream.rangeClosed(1, 10).boxed().toList());
+		assertThat(after.get(7).data().at("/result/content/0/text").asText()).isEqualTo("counted 10");
 	}
 
 	@Test
