@@ -92,7 +92,7 @@ class ResponseRelay {
 		call.exchange().record().forwarded(status.value());
 		UpstreamBodyType bodyType = UpstreamBodyType.of(upstreamResponse);
 		boolean heldRequests = !call.pending().isEmpty();
-		if (status.is2xxSuccessful() && (!heldRequests || bodyType.readable())) {
+		if (status.is2xxSuccessful() && (!heldRequests || (bodyType.readable() && status.value() != HttpStatus.ACCEPTED.value()))) {
 			if (bodyType.isEventStream()) {
 				deadline.release();
 				return sseStreamRelay.relay(call, upstreamResponse);

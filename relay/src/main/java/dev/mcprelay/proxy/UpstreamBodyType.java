@@ -42,14 +42,17 @@ record UpstreamBodyType(MediaType type, String rawType, String encoding) {
 		return encoding != null;
 	}
 
-	/** Whether the type is an event stream's (however it is encoded). */
+	/**
+	 * Whether the type is an event stream's (however it is encoded): that type exactly, parameters aside; a wildcard
+	 * ({@code *}{@code /*}, {@code text/*}) names no type and is not one.
+	 */
 	boolean isEventStream() {
-		return type != null && type.isCompatibleWith(MediaType.TEXT_EVENT_STREAM);
+		return type != null && MediaType.TEXT_EVENT_STREAM.equalsTypeAndSubtype(type);
 	}
 
-	/** Whether the type is {@code application/json}'s (however it is encoded). */
+	/** Whether the type is {@code application/json}'s exactly, parameters aside (however it is encoded). */
 	boolean isJson() {
-		return type != null && type.isCompatibleWith(MediaType.APPLICATION_JSON);
+		return type != null && MediaType.APPLICATION_JSON.equalsTypeAndSubtype(type);
 	}
 
 	/** Whether a 2xx answer to requests is one the relay reads: JSON or an event stream, unencoded. */

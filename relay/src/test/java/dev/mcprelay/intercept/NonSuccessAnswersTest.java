@@ -214,7 +214,9 @@ class NonSuccessAnswersTest {
 	@CsvSource(delimiter = '|', value = { "tools/list | 200 | application/json-rpc | false",
 			"tools/call | 200 | application/jsonx | false", "tools/list | 200 | text/plain; x=application/json | false",
 			"tools/call | 200 | none | false", "tools/list | 201 | application/problem+json | false",
-			"tools/call | 200 | application/json | true", "tools/list | 200 | text/event-stream | true" })
+			"tools/call | 200 | application/json | true", "tools/list | 200 | text/event-stream | true",
+			"tools/list | 200 | */* | false", "tools/call | 200 | text/* | false",
+			"tools/list | 202 | application/json | false" })
 	void aSuccessThatIsNeitherJsonNorAnEventStreamNeverReachesTheClient(String method, int status, String type,
 			boolean gzip) {
 		String result = secretResult(41, method);
