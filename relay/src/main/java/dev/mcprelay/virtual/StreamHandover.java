@@ -25,6 +25,7 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 /**
@@ -76,12 +77,23 @@ class StreamHandover implements DisposableBean {
 		if (redis == null) {
 			return;
 		}
-		container = new ReactiveRedisMessageListenerContainer(redis.getConnectionFactory());
-		subscription.update(container.receiveLater(ChannelTopic.of(CHANNEL))
+		// the container connects as it is made: made (and made again) inside the retried subscription, so that a Redis
+		// that is down or refuses the password at start-up leaves the relay up (and unready), never fails it
+		subscription.update(Mono.fromCallable(this::container)
+			.subscribeOn(Schedulers.boundedElastic())
+			.flatMap(listener -> listener.receiveLater(ChannelTopic.of(CHANNEL)))
 			.doOnNext(messages -> listening.tryEmitEmpty())
 			.flatMapMany(messages -> messages)
 			.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
 			.subscribe(message -> received(message.getMessage())));
+	}
+
+	/** The listener container, made on first use (it connects to Redis as it is made) and kept once made. */
+	private synchronized ReactiveRedisMessageListenerContainer container() {
+		if (container == null) {
+			container = new ReactiveRedisMessageListenerContainer(redis.getConnectionFactory());
+		}
+		return container;
 	}
 
 	/** Completes once this replica hears claims (at once with no Redis: there is nobody to hear); for tests. */
