@@ -43,6 +43,9 @@
 # PROFILE=<target>: samples that target's CPU with async-profiler (fetched from Maven Central; perf events, every
 # PROFILE_INTERVAL ns of CPU, default 1 ms) over the measured rounds (not the warm-up) and appends its hottest methods
 # (top frames) and the relay's and libraries' methods anywhere on the stack to the report; KEEP=1 keeps the stacks.
+# PROFILE_EVENT=alloc samples where that target allocates instead (async-profiler's allocation profiling, a sample
+# every PROFILE_ALLOC bytes, default 64 KB): the shares are then of the bytes allocated over the rounds, which the
+# machine's load does not move, so a lever can be looked for on a busy machine.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -210,6 +213,16 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) pr
 # profiler PID COMMAND: runs an async-profiler command (start, stop...) in the JVM PID, loading it on first use
 profiler() { jcmd "$1" JVMTI.agent_load "$PROFILER_LIB" "\"$2\"" >/dev/null; }
 PROFILE_INTERVAL=${PROFILE_INTERVAL:-1000000}
+PROFILE_EVENT=${PROFILE_EVENT:-cpu}
+PROFILE_ALLOC=${PROFILE_ALLOC:-65536}
+case $PROFILE_EVENT in
+  cpu) PROFILE_START="start,event=cpu,interval=$PROFILE_INTERVAL" PROFILE_DUMP=collapsed
+    PROFILE_WHAT="CPU samples every $((PROFILE_INTERVAL / 1000)) µs of CPU" PROFILE_SHARE="where its CPU goes" ;;
+  alloc) PROFILE_START="start,event=alloc,alloc=$PROFILE_ALLOC" PROFILE_DUMP=collapsed,total
+    PROFILE_WHAT="heap allocations, a sample every $PROFILE_ALLOC bytes, weighed by their bytes"
+    PROFILE_SHARE="where its allocated bytes go" ;;
+  *) echo "PROFILE_EVENT is cpu or alloc, not $PROFILE_EVENT" >&2; exit 1 ;;
+esac
 if [ -n "${PROFILE:-}" ]; then
   log "fetching async-profiler (Maven Central)"
   ./mvnw -q -B dependency:copy -Dartifact=tools.profiler:async-profiler:4.2 -DoutputDirectory="$WORK/async-profiler"
@@ -380,7 +393,7 @@ done
 
 if [ -n "${PROFILE:-}" ]; then
   runs "$PROFILE" || { echo "PROFILE=$PROFILE is not one of the targets" >&2; exit 1; }
-  profiler "${CPU_PID[$PROFILE]}" "start,event=cpu,interval=$PROFILE_INTERVAL"
+  profiler "${CPU_PID[$PROFILE]}" "$PROFILE_START"
 fi
 : >"$WORK/rounds.txt"
 for round in $(seq 1 "$ROUNDS"); do
@@ -392,7 +405,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 if [ -n "${PROFILE:-}" ]; then
-  profiler "${CPU_PID[$PROFILE]}" "stop,file=$WORK/profile.collapsed,collapsed"
+  profiler "${CPU_PID[$PROFILE]}" "stop,file=$WORK/profile.collapsed,$PROFILE_DUMP"
   # per frame, the share of CPU samples with it on top of the stack, and anywhere on it (each frame once per stack)
   awk '
     { n = $NF; sub(/ [0-9]+$/, ""); samples += n; depth = split($0, frames, ";"); split("", seen)
@@ -404,11 +417,11 @@ if [ -n "${PROFILE:-}" ]; then
       printf "samples %d\n", samples
     }' "$WORK/profile.collapsed" >"$WORK/profile.txt"
   {
-    echo "## Profile of $PROFILE (async-profiler, CPU samples every $((PROFILE_INTERVAL / 1000)) µs of CPU over the rounds:" \
+    echo "## Profile of $PROFILE (async-profiler, $PROFILE_WHAT, over the rounds:" \
       "$(awk '$1 == "samples" { print $2 }' "$WORK/profile.txt"))"
     echo
     echo "Sampling costs the recorded process a little: read $PROFILE's rows above with that in mind, and the shares below"
-    echo "as where its CPU goes (every thread, the JVM's own included)."
+    echo "as $PROFILE_SHARE (every thread, the JVM's own included)."
     echo
     echo "Top of stack, % of samples:"
     echo
