@@ -27,8 +27,9 @@ import dev.mcprelay.testsupport.TestUpstreams;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
- * A failover of the Redis the relays share is no outage: while the master that holds the sessions is killed (SIGKILL)
- * and its replica promoted, every request is answered within {@link #BOUND} (the store's own bound is 1 s per call):
+ * A failover of the Redis the relays share is no outage: while the master that holds the sessions is lost (killed
+ * with SIGKILL, or hung with SIGSTOP: its kernel still accepts connections, and nothing answers) and its replica
+ * promoted, every request is answered within {@link #BOUND} (the store's own bound is 1 s per call):
  * those that need the store with their answer or 503 {@code session_store_unavailable}, a rate limit by its
  * {@code on-store-failure} (fail-open admits, fail-closed refuses with 503 {@code rate_limit_unavailable}); once the
  * new master is named, each kind of request succeeds again within {@link #RECOVERY}; and the sessions written before
@@ -82,10 +83,10 @@ abstract class StoreFailoverContract {
 
 	/**
 	 * Waits until what was written has reached the replicas (Redis replicates asynchronously: a master's last
-	 * acknowledged writes may be lost with it), kills {@code master} (SIGKILL), and returns once the new master is
-	 * named and takes writes.
+	 * acknowledged writes may be lost with it), loses {@code master} (killed with SIGKILL, or hung with SIGSTOP, as
+	 * the subclass says), and returns once the new master is named and takes writes.
 	 */
-	abstract void killAndAwaitPromotion(int master) throws Exception;
+	abstract void loseAndAwaitPromotion(int master) throws Exception;
 
 	/** The Redis key of a session's caller, where its other keys are too. */
 	static String sessionKey(String server, String sessionId) {
@@ -109,6 +110,7 @@ abstract class StoreFailoverContract {
 			searching.add(search);
 		}
 		assertThat(doomedOnes(doomed, "all", virtual)).as("virtual sessions on the master to be killed").isGreaterThanOrEqualTo(3);
+		warmMemberStreams(virtual.get(0));
 
 		ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
 		AtomicBoolean stop = new AtomicBoolean();
@@ -124,7 +126,7 @@ abstract class StoreFailoverContract {
 			}
 		});
 		long killed = System.nanoTime();
-		killAndAwaitPromotion(doomed);
+		loseAndAwaitPromotion(doomed);
 		long promoted = System.nanoTime();
 		awaitEveryKindSucceedsAfter(answers, killed, promoted, 5);
 		stop.set(true);
@@ -159,6 +161,22 @@ abstract class StoreFailoverContract {
 				assertThat(SharedStateContract.last(found).at("/result/tools").findValuesAsText("name"))
 					.as("what search %d exposed before the failover", i).contains("echo");
 			}
+		}
+	}
+
+	/**
+	 * One virtual tools/list on each relay before the failover, so that what the test measures is the failover: the
+	 * first call to a member a relay has not seen open a stream yet waits up to MergedStreams' STREAM_OPEN_WAIT (5 s,
+	 * the test's whole {@link #BOUND}) for it, and the Java SDK member sends its GET's headers only with its first
+	 * event; once a relay has seen that, its calls wait for the member's stream at most SessionOrder's
+	 * GET_HEADERS_GRACE. Each relay learns this once per member, whatever the store does.
+	 */
+	private static void warmMemberStreams(String virtualSession) {
+		for (ConfigurableApplicationContext relay : List.of(relays.first(), relays.second())) {
+			// the wait for the member's stream, then the call itself within the test's bound
+			HttpResponse<String> listed = post(relay, "all", virtualSession, SharedStateContract.list(0),
+					BOUND.plus(BOUND));
+			assertThat(listed.statusCode()).as("the warming list: %s", listed.body()).isEqualTo(200);
 		}
 	}
 
@@ -249,9 +267,14 @@ abstract class StoreFailoverContract {
 
 	private static HttpResponse<String> post(ConfigurableApplicationContext relay, String server, String session,
 			String body) {
+		return post(relay, server, session, body, BOUND);
+	}
+
+	private static HttpResponse<String> post(ConfigurableApplicationContext relay, String server, String session,
+			String body, Duration timeout) {
 		RawHttp http = new RawHttp(TwoRelaysOverRedis.port(relay));
 		java.net.http.HttpRequest.Builder request = http.post(server, body)
-			.timeout(BOUND)
+			.timeout(timeout)
 			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION);
 		return http.send(session == null ? request : request.header("Mcp-Session-Id", session));
 	}
