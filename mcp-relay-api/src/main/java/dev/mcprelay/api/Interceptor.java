@@ -20,8 +20,9 @@ public interface Interceptor {
 	String name();
 
 	/**
-	 * Whether this interceptor has anything to do for the configured server {@code server}; asked once per server at
-	 * start-up. A server's chains leave out the interceptors that answer false, so a policy that is off for a server
+	 * Whether this interceptor has anything to do for the configured server {@code server}; asked once per server for
+	 * each configuration the relay runs (at start-up, and at each reload for the servers it then has), never on an
+	 * event loop. A server's chains leave out the interceptors that answer false, so a policy that is off for a server
 	 * costs that server nothing. The default: every server.
 	 */
 	default boolean appliesTo(String server) {

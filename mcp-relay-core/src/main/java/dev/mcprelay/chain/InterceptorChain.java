@@ -49,6 +49,11 @@ public final class InterceptorChain<V extends MessageView> {
 		return applying.size() == interceptors.size() ? this : new InterceptorChain<>(stage, applying, observer);
 	}
 
+	/** The interceptors, in order. */
+	public List<Interceptor> interceptors() {
+		return interceptors;
+	}
+
 	public boolean isEmpty() {
 		return interceptors.isEmpty();
 	}

@@ -12,6 +12,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 
 import dev.mcprelay.api.UpstreamHeaders;
+import dev.mcprelay.jsonrpc.ProtocolVersions;
 
 /**
  * Checks the whole {@code mcp-relay} tree and reports every problem at once, each named by its property path with
@@ -148,6 +149,29 @@ public final class RelayPropertiesValidator {
 		}
 		for (int i = 0; i < arguments.inject().size(); i++) {
 			validateInjection(path + ".arguments.inject[" + i + "]", arguments.inject().get(i), mode, problems);
+		}
+		validateProtocolVersions(path + ".protocol-versions", server, problems);
+	}
+
+	/**
+	 * Pinned protocol versions ({@code servers.<id>.protocol-versions}): each one the relay knows, and none for a legacy
+	 * HTTP+SSE server, which speaks 2024-11-05 and is bridged by its transport.
+	 */
+	private static void validateProtocolVersions(String path, ServerProperties server,
+			List<ConfigurationProblem> problems) {
+		if (!server.protocolVersions().isEmpty() && server.transport() == UpstreamTransportKind.SSE) {
+			problems.add(new ConfigurationProblem(path, "applies to a Streamable HTTP server, and this one has "
+					+ "transport: sse (a legacy HTTP+SSE server, which speaks 2024-11-05)", "Remove it"));
+			return;
+		}
+		for (int i = 0; i < server.protocolVersions().size(); i++) {
+			String version = server.protocolVersions().get(i);
+			if (!ProtocolVersions.isKnown(version)) {
+				problems.add(new ConfigurationProblem(path + "[" + i + "]",
+						"'" + (version == null ? "" : version) + "' is not an MCP protocol version the relay knows",
+						"Write one of " + String.join(", ", ProtocolVersions.KNOWN) + ", or remove it to let the relay "
+								+ "learn the server's versions from its answers"));
+			}
 		}
 	}
 

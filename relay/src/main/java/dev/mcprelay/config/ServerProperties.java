@@ -28,6 +28,10 @@ import org.springframework.util.unit.DataSize;
  * server; empty, any valid token may
  * @param oauth2 where the relay gets the server's access token, instead of a static {@code authorization}; or
  * {@code null}
+ * @param protocolVersions the MCP protocol versions the server speaks, when the operator pins them (e.g.
+ * {@code [2026-07-28]} for a server that moved to the per-request generation); empty (the default), the relay learns
+ * them from the server's answers. They decide whether a client of the other generation is bridged (the
+ * {@code dev.mcprelay.bridge} package); only versions the relay knows may be named
  */
 public record ServerProperties(
 		String url,
@@ -41,7 +45,8 @@ public record ServerProperties(
 		@DefaultValue("silent") RejectedServerRequests rejectedServerRequests,
 		@DefaultValue ToolSearchProperties toolSearch,
 		@DefaultValue List<String> allowedScopes,
-		UpstreamOAuth2Properties oauth2) {
+		UpstreamOAuth2Properties oauth2,
+		@DefaultValue List<String> protocolVersions) {
 
 	/** A server's {@code max-buffered-body} when it sets none. */
 	public static final String DEFAULT_MAX_BUFFERED_BODY = "50MB";
@@ -51,6 +56,7 @@ public record ServerProperties(
 		transport = transport == null ? UpstreamTransportKind.STREAMABLE_HTTP : transport;
 		headers = headers == null ? List.of() : List.copyOf(headers);
 		allowedScopes = allowedScopes == null ? List.of() : List.copyOf(allowedScopes);
+		protocolVersions = protocolVersions == null ? List.of() : List.copyOf(protocolVersions);
 		toolSearch = toolSearch == null ? new ToolSearchProperties(false, 5, List.of()) : toolSearch;
 	}
 
@@ -78,7 +84,7 @@ public record ServerProperties(
 				+ ", headers=" + headers + ", timeouts=" + timeouts + ", maxBufferedBody=" + maxBufferedBody + ", tools=" + tools
 				+ ", arguments=" + arguments + ", rejectedServerRequests=" + rejectedServerRequests + ", toolSearch=" + toolSearch
 				+ ", allowedScopes="
-				+ allowedScopes + ", oauth2=" + oauth2 + "]";
+				+ allowedScopes + ", oauth2=" + oauth2 + ", protocolVersions=" + protocolVersions + "]";
 	}
 
 }

@@ -66,37 +66,15 @@ public final class UnknownRelayProperties {
 	 * string when there is none worth naming.
 	 */
 	private static String check(ConfigurationPropertyName name) {
-		Type type = RelayProperties.class;
-		StringBuilder path = new StringBuilder(PREFIX);
-		for (int i = 1; i < name.getNumberOfElements(); i++) {
-			String element = name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL);
-			boolean indexed = name.isNumericIndex(i) || name.getElement(i, ConfigurationPropertyName.Form.DASHED).matches("\\d+");
-			Class<?> raw = raw(type);
-			if (raw.isRecord()) {
-				RecordComponent component = component(raw, name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
-				if (component == null) {
-					String nearest = nearest(raw, element);
-					if (nearest == null) {
-						return "";
-					}
-					return path + "." + nearest + rest(name, i + 1);
-				}
-				path.append('.').append(dashed(component.getName()));
-				type = component.getGenericType();
-			}
-			else if (Map.class.isAssignableFrom(raw)) {
-				path.append('.').append(element);
-				type = typeArgument(type, 1);
-			}
-			else if (Collection.class.isAssignableFrom(raw) && indexed) {
-				path.append('[').append(element).append(']');
-				type = typeArgument(type, 0);
-			}
-			else {
-				return path.toString();
-			}
+		Walk walk = walk(name);
+		if (walk.unknownAt() < 0) {
+			return null;
 		}
-		return null;
+		if (!walk.stoppedIn().isRecord()) {
+			return walk.path();
+		}
+		String nearest = nearest(walk.stoppedIn(), name.getElement(walk.unknownAt(), ConfigurationPropertyName.Form.ORIGINAL));
+		return nearest == null ? "" : walk.path() + "." + nearest + rest(name, walk.unknownAt() + 1);
 	}
 
 	/**
@@ -106,11 +84,25 @@ public final class UnknownRelayProperties {
 	 * index in brackets. Elements the tree does not know are kept as they came.
 	 */
 	static String canonical(ConfigurationPropertyName name) {
+		Walk walk = walk(name);
+		return walk.unknownAt() < 0 ? walk.path() : walk.path() + rest(name, walk.unknownAt());
+	}
+
+	/**
+	 * How far the property tree knows {@code name}: the path it knows, written as the docs write it, the index of the
+	 * first element it does not know (-1 when it knows them all) and the type that element was looked up in.
+	 */
+	private record Walk(String path, int unknownAt, Class<?> stoppedIn) {
+	}
+
+	/** Walks {@code name} down the property tree from {@link RelayProperties}: one walk for checks and spellings. */
+	private static Walk walk(ConfigurationPropertyName name) {
 		Type type = RelayProperties.class;
 		StringBuilder path = new StringBuilder(PREFIX);
 		for (int i = 1; i < name.getNumberOfElements(); i++) {
 			String element = name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL);
-			boolean indexed = name.isNumericIndex(i) || element.matches("\\d+");
+			boolean indexed = name.isNumericIndex(i)
+					|| name.getElement(i, ConfigurationPropertyName.Form.DASHED).matches("\\d+");
 			Class<?> raw = raw(type);
 			RecordComponent component = raw.isRecord()
 					? component(raw, name.getElement(i, ConfigurationPropertyName.Form.UNIFORM)) : null;
@@ -118,19 +110,19 @@ public final class UnknownRelayProperties {
 				path.append('.').append(dashed(component.getName()));
 				type = component.getGenericType();
 			}
-			else if (Map.class.isAssignableFrom(raw)) {
+			else if (!raw.isRecord() && Map.class.isAssignableFrom(raw)) {
 				path.append('.').append(element);
 				type = typeArgument(type, 1);
 			}
-			else if (Collection.class.isAssignableFrom(raw) && indexed) {
+			else if (!raw.isRecord() && Collection.class.isAssignableFrom(raw) && indexed) {
 				path.append('[').append(element).append(']');
 				type = typeArgument(type, 0);
 			}
 			else {
-				return path + rest(name, i);
+				return new Walk(path.toString(), i, raw);
 			}
 		}
-		return path.toString();
+		return new Walk(path.toString(), -1, raw(type));
 	}
 
 	private static String rest(ConfigurationPropertyName name, int from) {

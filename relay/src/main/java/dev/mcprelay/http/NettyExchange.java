@@ -16,6 +16,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -51,6 +52,8 @@ public final class NettyExchange implements RelayExchange {
 	private volatile VirtualMembers virtualMembers;
 
 	private volatile Caller caller = Caller.ANONYMOUS;
+
+	private volatile Mono<Void> accessWithdrawn = Mono.never();
 
 	/**
 	 * @param target the request target as received, split once ({@link RequestTarget})
@@ -201,6 +204,16 @@ public final class NettyExchange implements RelayExchange {
 	/** Records who sent the request, once the front door established it. */
 	public void caller(Caller caller) {
 		this.caller = caller;
+	}
+
+	@Override
+	public Mono<Void> accessWithdrawn() {
+		return accessWithdrawn;
+	}
+
+	/** Records when the caller's access the front door granted is withdrawn by a reload. */
+	public void accessWithdrawn(Mono<Void> withdrawn) {
+		this.accessWithdrawn = withdrawn;
 	}
 
 	@Override

@@ -10,6 +10,7 @@ import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.HttpHeaders;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * One client request on an MCP path, as the relay ({@code McpRelay}, {@code VirtualRelay}) handles it: the request as
@@ -84,5 +85,15 @@ public interface RelayExchange {
 
 	/** What the request did, filled in as it goes, for its meters and its access-log line. */
 	ExchangeRecord record();
+
+	/**
+	 * Completes when a configuration reload withdrew the caller's access that the front door granted this request (its
+	 * API key revoked or no longer opening the server, its token no longer accepted by the JWT settings): the request's
+	 * open streams end then, with reason {@code access_withdrawn}. Never completes by default (mode {@code none}, an
+	 * exchange the front door did not admit).
+	 */
+	default Mono<Void> accessWithdrawn() {
+		return Mono.never();
+	}
 
 }

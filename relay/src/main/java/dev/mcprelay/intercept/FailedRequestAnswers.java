@@ -42,7 +42,7 @@ public class FailedRequestAnswers {
 		return InOrder.map(unanswered, request -> {
 			UpstreamError error = new UpstreamError(context, JsonRpcErrors.error(request.id(), code, message, data),
 					request, reason);
-			return chains.chain(Stage.ERROR, context.server()).run(error, timeout).map(verdict -> ErrorStageAnswers.after(error, verdict));
+			return chains.chain(Stage.ERROR, context).run(error, timeout).map(verdict -> ErrorStageAnswers.after(error, verdict));
 		});
 	}
 
@@ -67,7 +67,7 @@ public class FailedRequestAnswers {
 			String reason = "upstream_error_status".equals(answer.at("/error/data/reason").asText(null))
 					? "upstream_error_status" : null;
 			UpstreamError error = new UpstreamError(context, answer, requests.get(i), reason, httpStatus);
-			return chains.chain(Stage.ERROR, context.server()).run(error, timeout).map(verdict -> new RefusalAnswer(
+			return chains.chain(Stage.ERROR, context).run(error, timeout).map(verdict -> new RefusalAnswer(
 					ErrorStageAnswers.after(error, verdict), !verdict.proceeds()));
 		}).map(results -> new RefusalAnswers(results.stream().map(RefusalAnswer::answer).toList(),
 				results.stream().anyMatch(RefusalAnswer::changed)));

@@ -4,41 +4,57 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Interceptor;
 import dev.mcprelay.api.MessageView;
 import dev.mcprelay.chain.InterceptorChain;
 import dev.mcprelay.chain.InterceptorObserver;
 import dev.mcprelay.chain.Stage;
-import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 
 /**
- * Every stage's chain, built once at start-up from the interceptor beans of the context, in {@code @Order} /
- * {@code Ordered} order. Start-up fails when an interceptor's {@code name()} is not kebab-case or is used by two
- * interceptors of one stage, since names identify interceptors in logs and metrics.
+ * Every stage's chain: the interceptor beans of the context, in {@code @Order} / {@code Ordered} order, found once at
+ * start-up (start-up fails when an interceptor's {@code name()} is not kebab-case or is used by two interceptors of one
+ * stage, since names identify interceptors in logs and metrics); and, per configuration snapshot (a
+ * {@link SnapshotPart}), each configured server's chain of each stage: only the interceptors that govern that server
+ * in that snapshot ({@link ConfiguredInterceptor#appliesTo(SnapshotCompilation, String, Stage)} for the relay's own,
+ * {@link Interceptor#appliesTo(String)} for a plugin's). A server nothing governs has empty chains (its SSE
+ * notifications take the fast path); a reload that adds a policy or a rule for it gives it the interceptor from its
+ * next request. A chain whose interceptors a reload left as they were is the previous snapshot's object. Each request
+ * uses the chains of the snapshot it took at its first byte.
  */
 @Component
-public class InterceptorChains {
+public class InterceptorChains implements SnapshotPart<InterceptorChains.Chains> {
 
 	private static final Logger log = LoggerFactory.getLogger(InterceptorChains.class);
 
 	private static final Pattern KEBAB_CASE = Pattern.compile("[a-z0-9]+(-[a-z0-9]+)*");
 
+	/** Per stage: every interceptor bean of it, in order (the chain of a server no snapshot configures). */
 	private final Map<Stage<?>, InterceptorChain<?>> chains = new HashMap<>();
 
-	/** Per stage, per configured server: the chain without the interceptors that do not apply to that server. */
-	private final Map<Stage<?>, Map<String, InterceptorChain<?>>> byServer = new HashMap<>();
+	private final InterceptorObserver observer;
+
+	private final ObjectProvider<LiveConfiguration> live;
+
+	/** One snapshot's chains: per stage, per configured server. */
+	public record Chains(Map<Stage<?>, Map<String, InterceptorChain<?>>> byServer) {
+	}
 
 	public InterceptorChains(ListableBeanFactory beans) {
-		InterceptorObserver observer = beans.getBeanProvider(InterceptorObserver.class)
-			.getIfAvailable(() -> InterceptorObserver.NONE);
+		this.observer = beans.getBeanProvider(InterceptorObserver.class).getIfAvailable(() -> InterceptorObserver.NONE);
+		this.live = beans.getBeanProvider(LiveConfiguration.class);
 		List<String> problems = new ArrayList<>();
 		for (Stage<?> stage : Stage.ALL) {
 			InterceptorChain<?> chain = build(stage, beans, observer, problems);
@@ -46,13 +62,6 @@ public class InterceptorChains {
 			if (!chain.isEmpty()) {
 				log.info("Interceptors at the {} stage, in order: {}", stage, chain.names());
 			}
-			Map<String, InterceptorChain<?>> servers = new HashMap<>();
-			for (String server : serverIds(beans)) {
-				InterceptorChain<?> forServer = chain.forServer(server);
-				servers.put(server, forServer);
-				forServer.names().forEach(name -> observer.runsFor(stage.name(), name, server));
-			}
-			byServer.put(stage, servers);
 		}
 		if (!problems.isEmpty()) {
 			throw new IllegalStateException("Invalid interceptor beans:\n  - " + String.join("\n  - ", problems));
@@ -80,22 +89,69 @@ public class InterceptorChains {
 		return new InterceptorChain<>(stage, interceptors, observer);
 	}
 
+	@Override
+	public String partName() {
+		return "interceptor chains";
+	}
+
 	/**
-	 * The chain of {@code stage} for the configured server {@code server}: the interceptors that apply to it
-	 * ({@link Interceptor#appliesTo}); the whole chain for a server that is not configured.
+	 * Each configured server's chain of each stage in the snapshot being compiled, after the parts the relay's own
+	 * interceptors read; a chain with the same interceptors as the previous snapshot's is that chain. The observer is
+	 * told of each interceptor that runs for a server in a chain that is new ({@link InterceptorObserver#runsFor}).
+	 */
+	@Override
+	public Chains compile(SnapshotCompilation compilation) {
+		Chains previous = compilation.previous(this);
+		Map<Stage<?>, Map<String, InterceptorChain<?>>> byServer = new HashMap<>();
+		for (Stage<?> stage : Stage.ALL) {
+			Map<String, InterceptorChain<?>> servers = new HashMap<>();
+			Map<String, InterceptorChain<?>> before = previous == null ? Map.of() : previous.byServer().get(stage);
+			for (String server : compilation.properties().servers().keySet()) {
+				servers.put(server, forServer(stage, server, compilation, before.get(server)));
+			}
+			byServer.put(stage, Map.copyOf(servers));
+		}
+		return new Chains(Map.copyOf(byServer));
+	}
+
+	private <V extends MessageView> InterceptorChain<V> forServer(Stage<V> stage, String server,
+			SnapshotCompilation compilation, InterceptorChain<?> before) {
+		InterceptorChain<V> all = chain(stage);
+		List<Interceptor> applying = all.interceptors()
+			.stream()
+			.filter(interceptor -> interceptor instanceof ConfiguredInterceptor configured
+					? configured.appliesTo(compilation, server, stage) : interceptor.appliesTo(server))
+			.toList();
+		if (before != null && before.interceptors().equals(applying)) {
+			@SuppressWarnings("unchecked")
+			InterceptorChain<V> same = (InterceptorChain<V>) before;
+			return same;
+		}
+		applying.forEach(interceptor -> observer.runsFor(stage.name(), interceptor.name(), server));
+		return applying.size() == all.interceptors().size() ? all : new InterceptorChain<>(stage, applying, observer);
+	}
+
+	/**
+	 * The chain of {@code stage} for {@code server} in {@code snapshot}: the interceptors that govern it there; every
+	 * interceptor of the stage for a server the snapshot does not configure.
 	 */
 	@SuppressWarnings("unchecked")
-	public <V extends MessageView> InterceptorChain<V> chain(Stage<V> stage, String server) {
-		InterceptorChain<?> chain = server == null ? null : byServer.get(stage).get(server);
-		return (InterceptorChain<V>) (chain != null ? chain : chains.get(stage));
+	public <V extends MessageView> InterceptorChain<V> chain(Stage<V> stage, ConfigurationSnapshot snapshot,
+			String server) {
+		InterceptorChain<?> chain = server == null ? null : of(snapshot).byServer().get(stage).get(server);
+		return chain != null ? (InterceptorChain<V>) chain : chain(stage);
 	}
 
-	private static Set<String> serverIds(ListableBeanFactory beans) {
-		RelayProperties properties = beans.getBeanProvider(RelayProperties.class).getIfAvailable();
-		return properties == null ? Set.of() : properties.servers().keySet();
+	/**
+	 * The chain of {@code stage} for the server {@code context} addresses, in the snapshot its request runs on
+	 * ({@link CallConfiguration}; the current one for a context the relay did not make).
+	 */
+	public <V extends MessageView> InterceptorChain<V> chain(Stage<V> stage, CallContext context) {
+		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
+		return chain(stage, snapshot != null ? snapshot : live.getObject().current(), context.server());
 	}
 
-	/** The chain of {@code stage}; empty when no bean joined it. */
+	/** The chain of {@code stage} with every interceptor bean of it; empty when no bean joined it. */
 	@SuppressWarnings("unchecked")
 	public <V extends MessageView> InterceptorChain<V> chain(Stage<V> stage) {
 		return (InterceptorChain<V>) chains.get(stage);

@@ -81,7 +81,7 @@ public class RequestInterception {
 	/** Runs {@code stage}'s chain for {@code context}'s server over {@code view}, a view of {@code message}. */
 	private <V extends MessageView> Mono<Verdict> run(Stage<V> stage, V view, JsonRpcMessage message,
 			CallContext context, Duration timeout, ChainWatcher watcher) {
-		InterceptorChain<V> chain = chains.chain(stage, context.server());
+		InterceptorChain<V> chain = chains.chain(stage, context);
 		if (chain.isEmpty()) {
 			return Verdict.PROCEED_MONO;
 		}
@@ -96,7 +96,7 @@ public class RequestInterception {
 	 * error
 	 */
 	public Mono<Verdict> applyWithoutBody(HttpMethod method, CallContext context, Duration timeout) {
-		return chains.chain(Stage.USER_REQUEST, context.server()).run(new ClientMessage(context, method.name()), timeout).map(verdict -> {
+		return chains.chain(Stage.USER_REQUEST, context).run(new ClientMessage(context, method.name()), timeout).map(verdict -> {
 			if (verdict.kind() == Verdict.Kind.RESPOND) {
 				log.warn("Interceptor '{}' (user-request stage) answered a {}, which has no request to answer; it is "
 						+ "refused", verdict.interceptor(), method.name());
@@ -163,7 +163,7 @@ public class RequestInterception {
 	private Mono<Decision> clientResponse(JsonRpcMessage message, CallContext context, Duration timeout,
 			ServerRequestIds.Origin origin) {
 		ClientResponse view = serverAnswer(message, context, origin);
-		return chains.chain(Stage.CLIENT_RESPONSE, context.server()).run(view, timeout).map(verdict -> {
+		return chains.chain(Stage.CLIENT_RESPONSE, context).run(view, timeout).map(verdict -> {
 			if (!verdict.proceeds()) {
 				view.replaceWithError(verdict.error());
 			}

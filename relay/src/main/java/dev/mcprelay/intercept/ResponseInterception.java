@@ -27,6 +27,7 @@ import dev.mcprelay.chain.Stage;
 import dev.mcprelay.chain.Verdict;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.McpRequestMethods;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import reactor.core.publisher.Mono;
 
 /**
@@ -145,7 +146,7 @@ public class ResponseInterception {
 			// the watcher may write trace context into a server request, which is re-encoded anyway (its id changes)
 			pending.watcher().relayed(message);
 		}
-		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context.server());
+		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context);
 		Mono<Verdict> remoteVerdict = remoteChain.isEmpty() ? Verdict.PROCEED_MONO
 				: watched(Stage.REMOTE_MESSAGE, remoteChain.run(new RemoteMessage(context, message, request, onStream),
 						timeout), message, pending);
@@ -174,7 +175,7 @@ public class ResponseInterception {
 	/** An upstream's error answer at the error stage, with the request it answers at hand. */
 	private Mono<Relayed> error(JsonRpcMessage message, CallContext context, McpRequest request, Duration timeout,
 			PendingRequests pending) {
-		InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context.server());
+		InterceptorChain<UpstreamError> errorChain = chains.chain(Stage.ERROR, context);
 		if (errorChain.isEmpty()) {
 			return Mono.just(new Relayed(message, false));
 		}
@@ -201,7 +202,7 @@ public class ResponseInterception {
 		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
 			.serverRequest(message.method());
 		V request = route.view().create(context, message, onStream);
-		InterceptorChain<V> chain = chains.chain(route.stage(), context.server());
+		InterceptorChain<V> chain = chains.chain(route.stage(), context);
 		Mono<Verdict> decided = chain.isEmpty() ? Verdict.PROCEED_MONO
 				: watched(route.stage(), chain.run(request, timeout), message, pending);
 		return decided.map(verdict -> switch (verdict.kind()) {
@@ -231,7 +232,7 @@ public class ResponseInterception {
 	/** A server notification at its stage: relayed (changed or not), dropped, or replaced by an error notice. */
 	private Mono<Relayed> serverNotification(JsonRpcMessage message, CallContext context, boolean onStream,
 			Duration timeout, PendingRequests pending) {
-		InterceptorChain<ServerNotification> chain = chains.chain(Stage.SERVER_NOTIFICATION, context.server());
+		InterceptorChain<ServerNotification> chain = chains.chain(Stage.SERVER_NOTIFICATION, context);
 		if (chain.isEmpty()) {
 			return Mono.just(new Relayed(message, false));
 		}
@@ -248,7 +249,7 @@ public class ResponseInterception {
 			McpRequest request, Duration timeout, PendingRequests pending) {
 		@SuppressWarnings("unchecked")
 		MethodRoutes.ResponseRoute<V> route = (MethodRoutes.ResponseRoute<V>) MethodRoutes.response(request.method());
-		InterceptorChain<V> chain = chains.chain(route.stage(), context.server());
+		InterceptorChain<V> chain = chains.chain(route.stage(), context);
 		if (chain.isEmpty()) {
 			return Mono.just(new Relayed(message, false));
 		}
@@ -260,10 +261,12 @@ public class ResponseInterception {
 
 	/**
 	 * Whether the server's notifications reach the client as the upstream sent them: no interceptor of the server sees
-	 * server messages or notifications, so a notification needs no view and no stage.
+	 * server messages or notifications in {@code snapshot}, the configuration the request runs on, so a notification
+	 * needs no view and no stage.
 	 */
-	public boolean relaysNotificationsUntouched(String server) {
-		return chains.chain(Stage.REMOTE_MESSAGE, server).isEmpty() && chains.chain(Stage.SERVER_NOTIFICATION, server).isEmpty();
+	public boolean relaysNotificationsUntouched(ConfigurationSnapshot snapshot, String server) {
+		return chains.chain(Stage.REMOTE_MESSAGE, snapshot, server).isEmpty()
+				&& chains.chain(Stage.SERVER_NOTIFICATION, snapshot, server).isEmpty();
 	}
 
 	/**

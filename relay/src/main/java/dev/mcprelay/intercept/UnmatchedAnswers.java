@@ -137,7 +137,7 @@ public class UnmatchedAnswers {
 		String method = named.size() == 1 ? named.iterator().next() : null;
 		Set<String> couldBe = named.isEmpty() && answer.node().path("result").has("structuredContent")
 				? Set.of("tools/call") : named;
-		if (method == null && waitsAtResponseStageOfAny(couldBe, context.server())) {
+		if (method == null && waitsAtResponseStageOfAny(couldBe, context)) {
 			dropped(context, answer, onStream, "its method cannot be known, and an interceptor waits at the response "
 					+ "stage of " + String.join(" or ", new TreeSet<>(couldBe)) + ", which its shape could answer");
 			return null;
@@ -151,9 +151,9 @@ public class UnmatchedAnswers {
 		return MethodRoutes.request(method).view().create(context, request);
 	}
 
-	private boolean waitsAtResponseStageOfAny(Set<String> methods, String server) {
+	private boolean waitsAtResponseStageOfAny(Set<String> methods, CallContext context) {
 		for (String method : methods) {
-			if (!chains.chain(MethodRoutes.response(method).stage(), server).isEmpty()) {
+			if (!chains.chain(MethodRoutes.response(method).stage(), context).isEmpty()) {
 				return true;
 			}
 		}

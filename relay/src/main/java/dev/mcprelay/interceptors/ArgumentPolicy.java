@@ -32,7 +32,9 @@ import dev.mcprelay.api.ToolsListResponseInterceptor;
 import dev.mcprelay.config.ArgumentsProperties;
 import dev.mcprelay.config.InjectedArgumentProperties;
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.chain.Stage;
 import dev.mcprelay.config.ToolsProperties;
+import dev.mcprelay.intercept.ConfiguredInterceptor;
 import dev.mcprelay.intercept.CallConfiguration;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
@@ -63,7 +65,8 @@ import reactor.core.publisher.Mono;
  * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/server/tools">MCP, tools</a>
  */
 @Component
-public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, Ordered,
+public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListResponseInterceptor, ConfiguredInterceptor,
+		Ordered,
 		SnapshotPart<Map<String, ArgumentPolicy.ServerRules>> {
 
 	/** Right after the policies and tool search. */
@@ -116,13 +119,10 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 		return Collections.unmodifiableMap(rules);
 	}
 
-	/**
-	 * Every server: what a server's calls need is its snapshot's, and a server a reload adds was not there when the
-	 * chains were built (the lookup of a server without rules is all it costs).
-	 */
+	/** A server with a reserved prefix or injections in the snapshot; one without has no argument interceptor there. */
 	@Override
-	public boolean appliesTo(String server) {
-		return true;
+	public boolean appliesTo(SnapshotCompilation compilation, String server, Stage<?> stage) {
+		return compilation.part(this).containsKey(server);
 	}
 
 	@Override

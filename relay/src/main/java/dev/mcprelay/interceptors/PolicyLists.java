@@ -3,6 +3,7 @@ package dev.mcprelay.interceptors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiPredicate;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -25,7 +26,8 @@ import reactor.core.publisher.Mono;
  * published are kept first as the caller's view of its catalogue ({@link PublishedCatalogues}). Tools the relay offers
  * itself are kept, and not decided. A virtual server's listing for a catalogue of its own
  * ({@link VirtualMembers#CATALOGUE_LISTING}: tool search's) is left whole: the virtual server decides each answer it
- * makes of it by the policies of the request it answers.
+ * makes of it by the policies of the request it answers. The policies are those of the list's request's configuration
+ * snapshot; a list no policy of it governs is left as it came.
  */
 final class PolicyLists {
 
@@ -33,35 +35,42 @@ final class PolicyLists {
 
 	static final String PROMPTS = "prompts/list";
 
-	private final Policies policies;
+	private final Function<CallContext, Policies> policiesOf;
 
 	private final PublishedCatalogues catalogues;
 
 	private final BiPredicate<String, String> relayOwn;
 
-	/** @param relayOwn whether a tool (server, name) is one the relay offers itself */
-	PolicyLists(Policies policies, PublishedCatalogues catalogues, BiPredicate<String, String> relayOwn) {
-		this.policies = policies;
+	/**
+	 * @param policiesOf the policies a list's request runs on
+	 * @param relayOwn whether a tool (server, name) is one the relay offers itself
+	 */
+	PolicyLists(Function<CallContext, Policies> policiesOf, PublishedCatalogues catalogues,
+			BiPredicate<String, String> relayOwn) {
+		this.policiesOf = policiesOf;
 		this.catalogues = catalogues;
 		this.relayOwn = relayOwn;
 	}
 
 	Mono<Outcome> tools(ToolsListResponse list) {
 		CallContext context = list.context();
-		return filter(list, "tools/call", TOOLS, policies.readsTool(context.server(), context.virtualServer()),
+		Policies policies = policiesOf.apply(context);
+		return filter(policies, list, "tools/call", TOOLS, policies.readsTool(context.server(), context.virtualServer()),
 				(facts, tool) -> relayOwn.test(context.server(), PolicyEnforcement.text(tool, "name")) ? null
 						: facts.forTool(tool));
 	}
 
 	Mono<Outcome> prompts(PromptsListResponse list) {
 		CallContext context = list.context();
-		return filter(list, "prompts/get", PROMPTS, policies.readsPrompt(context.server(), context.virtualServer()),
+		Policies policies = policiesOf.apply(context);
+		return filter(policies, list, "prompts/get", PROMPTS,
+				policies.readsPrompt(context.server(), context.virtualServer()),
 				(facts, prompt) -> facts.forItem(null, null, PolicyEnforcement.text(prompt, "name"), null));
 	}
 
 	/** A list of resources or templates, each entry's URI (or template) in {@code field}. */
 	Mono<Outcome> resources(ListResponse<?> list, String field) {
-		return filter(list, "resources/read", null, false,
+		return filter(policiesOf.apply(list.context()), list, "resources/read", null, false,
 				(facts, resource) -> facts.forItem(null, null, null, PolicyEnforcement.text(resource, field)));
 	}
 
@@ -77,7 +86,11 @@ final class PolicyLists {
 	 * Leaves out of {@code list} each entry the request {@code method} of it would be refused; where {@code keep}, the
 	 * entries the server published are kept as the caller's view of {@code catalogue} first.
 	 */
-	private Mono<Outcome> filter(ListResponse<?> list, String method, String catalogue, boolean keep, Entry entry) {
+	private Mono<Outcome> filter(Policies policies, ListResponse<?> list, String method, String catalogue, boolean keep,
+			Entry entry) {
+		if (!policies.governs(list.context().server(), list.context().virtualServer())) {
+			return Outcome.proceed();
+		}
 		PolicyFacts facts = PolicyEnforcement.facts(list.context(), method, false, null, null, null, null);
 		// a virtual server's listing for its own catalogue: kept whole, decided by the virtual server per request
 		boolean whole = Boolean.TRUE.equals(list.context().attributes().get(VirtualMembers.CATALOGUE_LISTING));

@@ -1,6 +1,7 @@
 package dev.mcprelay.interceptors;
 
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RejectError;
@@ -25,13 +26,13 @@ final class PolicyRefusals {
 	/** The reason of a request the policies cannot decide (a list they read could not be listed). */
 	static final String UNDECIDABLE = "policy_undecidable";
 
-	private final RelayProperties properties;
+	/** The configuration a request runs on, whose virtual servers name what it addressed. */
+	private final Function<CallContext, RelayProperties> propertiesOf;
 
-	PolicyRefusals(RelayProperties properties) {
-		this.properties = properties;
+	PolicyRefusals(Function<CallContext, RelayProperties> propertiesOf) {
+		this.propertiesOf = propertiesOf;
 	}
 
-	/** No tool {@code name} (the member's own name through a virtual server). */
 	/**
 	 * A request the policies cannot decide, since the server's list {@code list} that they read could not be listed:
 	 * refused (fails closed) with a reason of its own, never as a name that does not exist. The client is told that
@@ -44,6 +45,7 @@ final class PolicyRefusals {
 			.withLogReason(UNDECIDABLE, policy);
 	}
 
+	/** No tool {@code name} (the member's own name through a virtual server). */
 	RejectError unknownTool(CallContext context, String name) {
 		return unknown(context, "tool", name);
 	}
@@ -60,7 +62,7 @@ final class PolicyRefusals {
 
 	private RejectError unknown(CallContext context, String kind, String name) {
 		VirtualServerProperties virtual = context.virtualServer() == null ? null
-				: properties.virtualServers().get(context.virtualServer());
+				: propertiesOf.apply(context).virtualServers().get(context.virtualServer());
 		if (virtual == null) {
 			return RejectError.invalidParams("Unknown " + kind + ": " + name);
 		}

@@ -1,22 +1,22 @@
 package dev.mcprelay.interceptors;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
+import dev.mcprelay.live.LiveConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * Switches the rate limits on when {@code mcp-relay.rate-limits} has a rule (a relay without rules pays nothing for
- * them), with their buckets where {@code mcp-relay.sessions.store} says: in memory, or in Redis
- * ({@code spring.data.redis.*}) so that replicas share one budget.
+ * The rate limits of {@code mcp-relay.rate-limits}, whose rules are a part of each configuration snapshot (a reload may
+ * add the first rule), with their buckets where {@code mcp-relay.sessions.store} says: in memory, or in Redis
+ * ({@code spring.data.redis.*}) so that replicas share one budget. A request no rule counts costs a look at the rules
+ * of its snapshot; in memory, no bucket is made until a rule counts a request.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(prefix = "mcp-relay", name = "rate-limits[0].limit")
 class RateLimitConfiguration {
 
 	@Bean
@@ -27,9 +27,9 @@ class RateLimitConfiguration {
 	}
 
 	@Bean
-	RateLimitPolicy rateLimitPolicy(RelayProperties properties, RateLimitBuckets rateLimitBuckets,
-			MeterRegistry registry) {
-		return new RateLimitPolicy(properties, rateLimitBuckets, registry);
+	RateLimitPolicy rateLimitPolicy(RateLimitBuckets rateLimitBuckets, MeterRegistry registry,
+			ObjectProvider<LiveConfiguration> live) {
+		return new RateLimitPolicy(rateLimitBuckets, registry, live);
 	}
 
 }

@@ -4,27 +4,34 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.ClientMessage;
 import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.UserRequestInterceptor;
-import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.chain.Stage;
+import dev.mcprelay.config.RateLimitProperties;
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.intercept.CallConfiguration;
+import dev.mcprelay.intercept.ConfiguredInterceptor;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.KeptCounters;
 import dev.mcprelay.metrics.RelayMeters;
-import io.github.bucket4j.ConsumptionProbe;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -48,8 +55,14 @@ import reactor.core.publisher.Mono;
  * rule with {@code on-store-failure: fail-closed}, refused with HTTP 503 and {@code data.reason:
  * rate_limit_unavailable}; either way the check is counted in {@code mcp.relay.rate.limit.store.errors} and logged at
  * most once a minute.
+ *
+ * <p>The rules are a part of each configuration snapshot ({@link SnapshotPart}): a request is counted by the rules of
+ * the snapshot it took at its first byte, so a server a reload adds is counted by the rules that match it from its
+ * first request. The buckets live in {@link RateLimitBuckets}, by key: a rule a reload leaves unchanged keeps its
+ * buckets (a caller at its limit stays there), a rule it changes starts with full ones ({@link RateLimitRule#key}).
  */
-final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
+final class RateLimitPolicy
+		implements UserRequestInterceptor, ConfiguredInterceptor, Ordered, SnapshotPart<List<RateLimitRule>> {
 
 	/** Before the tool policies and every interceptor of default order: a flood costs nothing further. */
 	static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 500;
@@ -74,7 +87,8 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	 */
 	private static final Comparator<RateLimitRule> NARROWEST_FIRST = Comparator.comparing(RateLimitRule::per);
 
-	private final List<RateLimitRule> rules;
+	/** The rules a request is counted by: those of its configuration snapshot. */
+	private final Function<CallContext, List<RateLimitRule>> rulesOf;
 
 	private final RateLimitBuckets buckets;
 
@@ -87,27 +101,69 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 
 	private final AtomicLong lastStoreWarning = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
 
-	RateLimitPolicy(RelayProperties properties, RateLimitBuckets buckets, MeterRegistry registry) {
-		List<RateLimitRule> compiled = new ArrayList<>();
-		for (int i = 0; i < properties.rateLimits().size(); i++) {
-			compiled.add(new RateLimitRule(properties.rateLimits().get(i), i));
-		}
-		this.rules = List.copyOf(compiled);
+	/** The rate limits of each request's configuration snapshot ({@link CallConfiguration}). */
+	RateLimitPolicy(RateLimitBuckets buckets, MeterRegistry registry, ObjectProvider<LiveConfiguration> live) {
 		this.buckets = buckets;
 		this.counters = new KeptCounters(registry);
-		// at 0 from start-up, per rule and every server it counts, so that the first refusal shows as an increase
-		rules.forEach(rule -> properties.servers().keySet().stream().filter(rule::appliesTo).forEach(server -> counters
-			.declare(RelayMeters.RATE_LIMIT_REJECTIONS, REJECTIONS, RelayMeters.RULE, rule.name(), RelayMeters.SERVER,
-					server)));
-		if (properties.sessions().store() == dev.mcprelay.config.SessionStoreKind.REDIS) {
-			rules.forEach(rule -> counters.declare(RelayMeters.RATE_LIMIT_STORE_ERRORS, STORE_ERRORS, RelayMeters.RULE,
-					rule.name()));
-		}
+		this.rulesOf = context -> {
+			ConfigurationSnapshot snapshot = CallConfiguration.of(context);
+			return of(snapshot != null ? snapshot : live.getObject().current());
+		};
+	}
+
+	/** The rate limits of fixed {@code properties}, whatever a request's snapshot: for unit tests. */
+	RateLimitPolicy(RelayProperties properties, RateLimitBuckets buckets, MeterRegistry registry) {
+		this.buckets = buckets;
+		this.counters = new KeptCounters(registry);
+		List<RateLimitRule> rules = rules(properties, null);
+		this.rulesOf = context -> rules;
 	}
 
 	@Override
-	public boolean appliesTo(String server) {
-		return rules.stream().anyMatch(rule -> rule.appliesTo(server));
+	public String partName() {
+		return "rate limits";
+	}
+
+	/**
+	 * The snapshot's rules, each the previous snapshot's where it is written as it was (same name, same properties),
+	 * else compiled; the counters of each rule and every server it counts declared at 0 (a server a reload added
+	 * included). The buckets are not part of it: they are kept by key, which an unchanged rule keeps
+	 * ({@link RateLimitRule#key}).
+	 */
+	@Override
+	public List<RateLimitRule> compile(SnapshotCompilation compilation) {
+		return rules(compilation.properties(), compilation.previous(this));
+	}
+
+	private List<RateLimitRule> rules(RelayProperties properties, List<RateLimitRule> previous) {
+		List<RateLimitRule> compiled = new ArrayList<>();
+		for (int i = 0; i < properties.rateLimits().size(); i++) {
+			RateLimitProperties rule = properties.rateLimits().get(i);
+			String name = rule.nameOr(i);
+			int index = i;
+			compiled.add(previous == null ? new RateLimitRule(rule, index) : previous.stream()
+				.filter(known -> known.name().equals(name) && known.properties().equals(rule))
+				.findFirst()
+				.orElseGet(() -> new RateLimitRule(rule, index)));
+		}
+		// at 0 from start-up, per rule and every server it counts, so that the first refusal shows as an increase
+		compiled.forEach(rule -> properties.servers().keySet().stream().filter(rule::appliesTo).forEach(server -> counters
+			.declare(RelayMeters.RATE_LIMIT_REJECTIONS, REJECTIONS, RelayMeters.RULE, rule.name(), RelayMeters.SERVER,
+					server)));
+		if (properties.sessions().store() == dev.mcprelay.config.SessionStoreKind.REDIS) {
+			compiled.forEach(rule -> counters.declare(RelayMeters.RATE_LIMIT_STORE_ERRORS, STORE_ERRORS,
+					RelayMeters.RULE, rule.name()));
+		}
+		return List.copyOf(compiled);
+	}
+
+	/**
+	 * A server some rule of the snapshot counts: one no rule matches has no rate-limit interceptor in that snapshot,
+	 * and gets it from the first request of a snapshot whose rules match it.
+	 */
+	@Override
+	public boolean appliesTo(SnapshotCompilation compilation, String server, Stage<?> stage) {
+		return compilation.part(this).stream().anyMatch(rule -> rule.appliesTo(server));
 	}
 
 	@Override
@@ -123,6 +179,10 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	@Override
 	public Mono<Outcome> interceptUserRequest(ClientMessage message) {
 		if (message.kind() != JsonRpcMessage.Kind.REQUEST) {
+			return Outcome.proceed();
+		}
+		List<RateLimitRule> rules = rulesOf.apply(message.context());
+		if (rules.isEmpty()) {
 			return Outcome.proceed();
 		}
 		String server = message.server();
@@ -189,10 +249,10 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 	private Mono<Check> check(RateLimitRule rule, String server, String caller, CheckDeadline deadline) {
 		return buckets.tryConsume(rule.key(server, caller), rule.bucket(), deadline)
 			.map(probe -> probe.isConsumed() ? new Check(rule, true, null)
-					: new Check(rule, false, refusal(rule, probe)))
+					: new Check(rule, false, RateLimitRefusals.exhausted(rule, probe)))
 			.onErrorResume(error -> {
 				storeFailed(rule, error);
-				return Mono.just(new Check(rule, false, rule.failsClosed() ? unavailable(rule, server) : null));
+				return Mono.just(new Check(rule, false, rule.failsClosed() ? RateLimitRefusals.unavailable(rule) : null));
 			});
 	}
 
@@ -211,36 +271,6 @@ final class RateLimitPolicy implements UserRequestInterceptor, Ordered {
 					return Mono.empty();
 				}))
 			.then();
-	}
-
-	/** The refusal of a {@code fail-closed} rule whose store cannot answer: 503, try again in a second. */
-	private static RejectError unavailable(RateLimitRule rule, String server) {
-		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
-				"The rate limit (" + rule.description() + ") cannot be checked right now, and it does not let requests "
-						+ "through unchecked: try again shortly.",
-				data("rate_limit_unavailable", rule, 1))
-			.withHttpStatus(503, Duration.ofSeconds(1));
-	}
-
-	private static RejectError refusal(RateLimitRule rule, ConsumptionProbe probe) {
-		Duration wait = Duration.ofNanos(probe.getNanosToWaitForRefill());
-		long seconds = RejectError.retryAfterSeconds(wait);
-		return new RejectError(JsonRpcErrorCodes.POLICY_REJECTED,
-				"Rate limit exceeded (" + rule.description() + "): try again in " + seconds + "s.",
-				data("rate_limited", rule, seconds))
-			.withHttpStatus(429, wait);
-	}
-
-	/**
-	 * A refusal's {@code error.data}: {@code reason}, {@code rule}, {@code retryAfterSeconds}, in that order on every
-	 * replica (a {@code Map.of} is written in an order that changes from one JVM to the next).
-	 */
-	private static Map<String, Object> data(String reason, RateLimitRule rule, long retryAfterSeconds) {
-		Map<String, Object> data = new LinkedHashMap<>();
-		data.put("reason", reason);
-		data.put("rule", rule.name());
-		data.put("retryAfterSeconds", retryAfterSeconds);
-		return data;
 	}
 
 	private void storeFailed(RateLimitRule rule, Throwable error) {

@@ -13,24 +13,37 @@ import dev.mcprelay.config.RelayProperties;
 /**
  * What a reload may change in this version, for {@link ConfigurationReloader} to refuse the rest rather than half
  * apply it, compared by binding ({@link BoundSettings}: a server by its id, which may hold dots, and its settings by
- * name). The components that read their settings from the request's snapshot are the routes and the servers' own
+ * name). The components that read their settings from the request's snapshot are the routes, the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
- * allowed scopes, OAuth2 client, argument injection and its reserved prefix); the others (tool lists, tool search,
- * policies, rate limits, API keys, virtual servers, ...) still compile their part once at start-up. A change to one of
- * those is refused, naming it, and so is a server added with tool lists or tool search, or while policies or rate
- * limits are configured: they are compiled per server at start-up, and a server they do not know would be served
- * without them. A server removed is always applied, together with the removal of every mention of it by an API key's
- * {@code servers} or a virtual server's {@code members} and {@code prefix} ({@link RemovedServerMentions}); a mention
- * left behind is refused by the start-up check, which names the property. Virtual servers resolve their members
- * against each snapshot, so a server added or removed joins or leaves a virtual server with {@code members: ["*"]}.
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix, tool lists, tool search), the API keys
+ * and the JWT settings but the mode, the policies and the rate limits; the others (virtual servers, ...) still compile
+ * their part once at start-up, and a change to one of those is refused, naming it. A server removed is always
+ * applied, together with the removal of every mention of it by a virtual server's {@code members} and {@code prefix}
+ * ({@link RemovedServerMentions}); a mention left behind is refused by the start-up check, which names the property.
+ * Virtual servers resolve their members against each snapshot, so a server added or removed joins or leaves a virtual
+ * server with {@code members: ["*"]}, and the policies and rate limits are compiled for each snapshot, so a server
+ * added is governed and counted by those that name it (or {@code *}) from its first request.
  */
 final class LiveScope {
 
 	/** The settings of a server that a reload applies. */
 	private static final Set<String> LIVE_SERVER_SETTINGS = Set.of("url", "transport", "authorization", "headers",
-			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments");
+			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments",
+			"tools", "tool-search");
+
+	/** The sections, besides the servers, that a reload applies: each a list whose elements are units. */
+	private static final Set<String> LIVE_SECTIONS = Set.of("policies", "rate-limits");
 
 	private LiveScope() {
+	}
+
+	/**
+	 * Whether {@code unit} is an API key ({@code security.api-keys[n]}) or a JWT setting ({@code security.jwt}, its
+	 * lists' elements): the front door's part of each snapshot ({@code security.CallerAuthentication}); the mode is
+	 * held at its running value by the reloader.
+	 */
+	private static boolean isLiveSecurity(String unit) {
+		return unit.startsWith("security.api-keys[") || unit.equals("security.jwt") || unit.startsWith("security.jwt.");
 	}
 
 	static List<ConfigurationProblem> problems(RelayProperties running, RelayProperties next) {
@@ -44,12 +57,14 @@ final class LiveScope {
 		for (String unit : units) {
 			Map<String, Object> was = before.get(unit);
 			Map<String, Object> is = after.get(unit);
-			if (Objects.equals(was, is) || unit.equals("default-server")
+			if (Objects.equals(was, is) || unit.equals("default-server") || isLiveSecurity(unit)
 					|| RemovedServerMentions.onlyDropped(unit, running, next, removed)) {
 				continue;
 			}
 			if (!BoundSettings.isServer(unit)) {
-				notLive.add(unit);
+				if (!LIVE_SECTIONS.contains(section(unit))) {
+					notLive.add(unit);
+				}
 			}
 			else if (was != null && is != null) {
 				// a server in both: each of its settings by name (a server added or removed is applied)
@@ -63,24 +78,17 @@ final class LiveScope {
 		List<ConfigurationProblem> problems = new ArrayList<>();
 		notLive.forEach(unit -> problems.add(new ConfigurationProblem("mcp-relay." + unit,
 				"cannot change while the relay runs in this version", "Restart the relay to apply it")));
-		next.servers().forEach((id, server) -> {
-			boolean usesStartUpParts = !server.tools().allow().isEmpty() || !server.tools().deny().isEmpty()
-					|| server.toolSearch().enabled();
-			if (!running.servers().containsKey(id) && usesStartUpParts) {
-				problems.add(new ConfigurationProblem("mcp-relay.servers." + BoundSettings.written(id),
-						"a server with tools or tool-search settings cannot be added while the relay runs "
-								+ "in this version", "Restart the relay to add it"));
-			}
-		});
-		boolean compiledPerServer = !next.policies().isEmpty() || !next.rateLimits().isEmpty();
-		if (compiledPerServer) {
-			next.servers().keySet().stream().filter(id -> !running.servers().containsKey(id)).sorted()
-				.forEach(id -> problems.add(new ConfigurationProblem("mcp-relay.servers." + BoundSettings.written(id),
-						"a server cannot be added while the relay runs when policies or rate limits are configured "
-								+ "(they are compiled per server at start-up)",
-						"Restart the relay to add it")));
-		}
 		return problems;
+	}
+
+	/** The section a unit of an unkeyed section is in: {@code policies} for {@code policies[2]}. */
+	private static String section(String unit) {
+		int end = unit.indexOf('[');
+		int dot = unit.indexOf('.');
+		if (end < 0 || (dot >= 0 && dot < end)) {
+			end = dot;
+		}
+		return end < 0 ? unit : unit.substring(0, end);
 	}
 
 }

@@ -1,28 +1,20 @@
 package dev.mcprelay.live;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-import dev.mcprelay.config.ApiKeyProperties;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.VirtualServerProperties;
 
 /**
- * Whether a change to an API key or a virtual server, which a reload cannot apply in this version
- * ({@link LiveScope}), is only the removal of its mentions of servers the same reload removes: the key's
- * {@code servers} entries, the virtual server's {@code members} and {@code prefix} entries for them. Such a change
- * applies with the removal (a server is removed together with every mention of it); any other change to the unit is
- * still refused. The relay reads a key's servers and a virtual server's members from each snapshot, so the next
- * request sees the key and the virtual server without the removed server, and a server added again later under the
- * same id is not opened by a key that no longer names it.
+ * Whether a change to a virtual server, which a reload cannot apply in this version ({@link LiveScope}), is only the
+ * removal of its mentions of servers the same reload removes: its {@code members} and {@code prefix} entries for them.
+ * Such a change applies with the removal (a server is removed together with every mention of it); any other change to
+ * the unit is still refused. The relay reads a virtual server's members from each snapshot, so the next request sees
+ * the virtual server without the removed server. (An API key's {@code servers} is live whole.)
  */
 final class RemovedServerMentions {
-
-	private static final Pattern API_KEY = Pattern.compile("security\\.api-keys\\[(\\d+)]");
 
 	private RemovedServerMentions() {
 	}
@@ -35,24 +27,12 @@ final class RemovedServerMentions {
 		if (removed.isEmpty()) {
 			return false;
 		}
-		Matcher key = API_KEY.matcher(unit);
-		if (key.matches()) {
-			int index = Integer.parseInt(key.group(1));
-			List<ApiKeyProperties> was = running.security().apiKeys();
-			List<ApiKeyProperties> is = next.security().apiKeys();
-			return index < was.size() && index < is.size() && withoutRemoved(was.get(index), removed).equals(is.get(index));
-		}
 		if (unit.startsWith("virtual-servers.")) {
 			VirtualServerProperties was = virtualServer(running, unit);
 			VirtualServerProperties is = virtualServer(next, unit);
 			return was != null && is != null && withoutRemoved(was, removed).equals(is);
 		}
 		return false;
-	}
-
-	private static ApiKeyProperties withoutRemoved(ApiKeyProperties key, Set<String> removed) {
-		return new ApiKeyProperties(key.client(), key.keySha256(),
-				key.servers().stream().filter(server -> !removed.contains(server)).toList(), key.management());
 	}
 
 	private static VirtualServerProperties withoutRemoved(VirtualServerProperties virtual, Set<String> removed) {

@@ -2,6 +2,7 @@ package dev.mcprelay.policy;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.mcprelay.policy.PolicyLog.Consequence;
@@ -17,6 +18,9 @@ import dev.mcprelay.policy.PolicyLog.Consequence;
  * refuse, or leave out of a list, is logged and counted ({@link PolicyAudits}). Policies that govern nothing a message
  * reaches cost it nothing: the governing ones are found once per server and virtual server; a whole list is decided
  * with what does not depend on its items worked out once ({@link #listing}). Thread-safe; never blocks.
+ *
+ * <p>One engine is compiled for each configuration snapshot ({@link PolicyCompiler}) and never changes: what it found
+ * governing a server is its own, so nothing it decided outlives the snapshot.
  */
 public final class Policies {
 
@@ -28,10 +32,26 @@ public final class Policies {
 
 	private final Map<String, List<Policy>> governing = new ConcurrentHashMap<>();
 
+	/** What the rules say of every message of a kind, worked out once ({@link CallVerdicts}). */
+	private final CallVerdicts callVerdicts = new CallVerdicts();
+
+	/** The rules compiled for this engine, by what they were compiled from, for the next snapshot to reuse. */
+	private final Map<Object, PolicyRule> rules;
+
+	/** The groups of allows that govern a server together, warned of ({@link PolicyWarnings}). */
+	private final Set<List<String>> allowsTogether;
+
 	Policies(List<Policy> policies, PolicyMeters meters) {
+		this(policies, meters, Map.of(), Set.of());
+	}
+
+	Policies(List<Policy> policies, PolicyMeters meters, Map<Object, PolicyRule> rules,
+			Set<List<String>> allowsTogether) {
 		this.policies = List.copyOf(policies);
 		this.meters = meters;
 		this.audits = new PolicyAudits(meters);
+		this.rules = Map.copyOf(rules);
+		this.allowsTogether = Set.copyOf(allowsTogether);
 	}
 
 	/**
@@ -43,6 +63,25 @@ public final class Policies {
 		return new Policies(PolicyCompiler.compile(properties), new PolicyMeters(registry));
 	}
 
+	/** The policies of this engine, in the order they were written (the tool lists last). */
+	List<Policy> policies() {
+		return policies;
+	}
+
+	/** The rules of this engine by what they were compiled from: an expression's text, a server's tool lists. */
+	Map<Object, PolicyRule> rules() {
+		return rules;
+	}
+
+	Set<List<String>> allowsTogether() {
+		return allowsTogether;
+	}
+
+	/** Whether any policy governs messages to {@code server} through {@code virtualServer} ({@code null}: none). */
+	public boolean governs(String server, String virtualServer) {
+		return !governing(server, virtualServer).isEmpty();
+	}
+
 	/** Whether any policy governs messages to {@code server} (directly or through any virtual server). */
 	public boolean governsAny(String server, Iterable<String> virtualServers) {
 		if (!governing(server, null).isEmpty()) {
@@ -50,6 +89,30 @@ public final class Policies {
 		}
 		for (String virtual : virtualServers) {
 			if (!governing(server, virtual).isEmpty()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Whether the policies governing {@code server} through {@code virtualServer} ({@code null}: none) may refuse some
+	 * caller a {@code resources/read} (so hide a resource's updates from it, or leave it out of a listen): false only
+	 * when every one of them, audit-mode ones included, has a verdict on every {@code resources/read} there that no
+	 * caller, header or URI can change, and refuses nothing ({@link CallVerdicts}).
+	 */
+	public boolean mayHideResources(String server, String virtualServer) {
+		List<Policy> applicable = governing(server, virtualServer);
+		if (applicable.isEmpty()) {
+			return false;
+		}
+		PolicyFacts anyRead = new PolicyFacts(null, server, virtualServer, "resources/read", false, null, null, null, "",
+				null, null);
+		RuleVerdict[] fixed = callVerdicts.of(applicable, anyRead);
+		for (int i = 0; i < fixed.length; i++) {
+			RuleVerdict verdict = fixed[i];
+			if (verdict == null || verdict.outcome() == RuleVerdict.Outcome.UNKNOWN
+					|| verdict.outcome() == RuleVerdict.Outcome.ERROR || applicable.get(i).refuses(verdict)) {
 				return true;
 			}
 		}
@@ -97,7 +160,7 @@ public final class Policies {
 		if (applicable.isEmpty()) {
 			return PolicyDecision.ALLOWED;
 		}
-		Run run = new Run(facts, null, null, true);
+		Run run = new Run(facts, null, callVerdicts.of(applicable, facts), true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
 		if (!decision.allowed()) {

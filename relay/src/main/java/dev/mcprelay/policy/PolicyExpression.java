@@ -80,8 +80,17 @@ final class PolicyExpression {
 	 * the evaluation fails (each item is then decided on its own).
 	 */
 	RuleVerdict evaluateForEveryItem(Map<String, Object> activation) {
+		return evaluateWhatever(activation, ITEM);
+	}
+
+	/**
+	 * The expression's verdict on {@code activation} whatever the values of the variables or fields {@code unknown}
+	 * ({@code caller}, {@code mcp.tool}, ...): {@code TRUE} or {@code FALSE} when they cannot change it; {@code null}
+	 * when they can, or the evaluation fails.
+	 */
+	RuleVerdict evaluateWhatever(Map<String, Object> activation, CelAttributePattern[] unknown) {
 		try {
-			Object result = partial.eval(PartialVars.of(activation, ITEM));
+			Object result = partial.eval(PartialVars.of(activation, unknown));
 			return result instanceof Boolean bool ? (bool ? RuleVerdict.TRUE : RuleVerdict.FALSE) : null;
 		}
 		catch (CelEvaluationException | RuntimeException failure) {

@@ -1,10 +1,11 @@
 package dev.mcprelay.policy;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+
+import com.google.common.collect.ImmutableMap;
 
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.RequestHeaders;
@@ -64,7 +65,10 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 
 	private static final Map<String, Object> NO_RESOURCE = Map.of("uri", "");
 
-	/** The variables {@code caller}, {@code server}, {@code mcp} and {@code request}, made anew on each call. */
+	/**
+	 * The variables {@code caller}, {@code server}, {@code mcp} and {@code request}, made anew on each call: once per
+	 * message, whatever the number of rules that read them.
+	 */
 	Map<String, Object> activation() {
 		return activation(base());
 	}
@@ -84,7 +88,9 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 						"resource", resourceValue)
 				: Map.of("method", orEmpty(method), "direction", directionValue, "tool", toolValue, "prompt", promptValue,
 						"resource", resourceValue, "arguments", arguments);
-		return Map.of("caller", base.caller(), "server", base.server(), "mcp", mcp, "request", base.request());
+		// Guava's own map: CEL's runtime takes it as its activation as it is, where it copies any other map on every
+		// evaluation, each rule's
+		return ImmutableMap.of("caller", base.caller(), "server", base.server(), "mcp", mcp, "request", base.request());
 	}
 
 	/** The variables that do not depend on what a message names: {@code caller}, {@code server}, {@code request}. */
@@ -105,6 +111,15 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 				values, headers);
 	}
 
+	/**
+	 * The same facts for {@code call}, with its arguments ({@link CallArguments}).
+	 * @throws dev.mcprelay.api.RejectError (invalid params) for params that do not decode as a call's
+	 */
+	public PolicyFacts withArguments(dev.mcprelay.api.ToolsCallRequest call) {
+		return new PolicyFacts(caller, server, virtualServer, method, fromServer, tool, annotations, prompt, resource,
+				CallArguments.of(call), headers);
+	}
+
 	/** The same facts for another item of a list (another tool, prompt or resource, and its annotations). */
 	public PolicyFacts forItem(String tool, Map<String, Object> annotations, String prompt, String resource) {
 		return new PolicyFacts(caller, server, virtualServer, method, fromServer, tool, annotations, prompt, resource,
@@ -119,18 +134,7 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 	}
 
 	private static Map<String, String> headersOf(RequestHeaders headers) {
-		if (headers == null) {
-			return Map.of();
-		}
-		Map<String, String> byName = new HashMap<>();
-		for (String name : headers.names()) {
-			String lower = name.toLowerCase(Locale.ROOT);
-			if (!CREDENTIAL_HEADERS.contains(lower)) {
-				List<String> values = headers.get(name);
-				byName.put(lower, values == null ? "" : String.join(", ", values));
-			}
-		}
-		return byName;
+		return headers == null ? Map.of() : new HeaderValues(headers);
 	}
 
 	private static Set<String> credentialHeaders() {

@@ -1,5 +1,8 @@
 package dev.mcprelay.policy;
 
+import java.util.List;
+
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.metrics.KeptCounters;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -25,6 +28,26 @@ final class PolicyMeters {
 	void declare(String policy, String server, boolean enforced) {
 		for (String outcome : enforced ? new String[] { "denied", "hidden", "error" } : new String[] { "audited", "error" }) {
 			counters.declare(DECISIONS, DESCRIPTION, "policy", policy, "server", server, "outcome", outcome);
+		}
+	}
+
+	/**
+	 * Declares the meters of each policy of {@code compiled} for every server of {@code properties} it governs, directly
+	 * or through a virtual server the server is a member of (those already there keep their counts).
+	 */
+	void declareFor(List<Policy> compiled, RelayProperties properties) {
+		for (Policy policy : compiled) {
+			properties.servers().keySet().forEach(server -> {
+				boolean governed = policy.governs(server, null) || properties.virtualServers()
+					.entrySet()
+					.stream()
+					.anyMatch(virtual -> policy.governs(server, virtual.getKey())
+							&& (virtual.getValue().members().contains("*")
+									|| virtual.getValue().members().contains(server)));
+				if (governed) {
+					declare(policy.name(), server, policy.enforced());
+				}
+			});
 		}
 	}
 

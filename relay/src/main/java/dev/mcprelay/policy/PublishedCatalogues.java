@@ -198,6 +198,25 @@ public class PublishedCatalogues {
 	}
 
 	/**
+	 * What {@link #find} answers at once, from what is kept of the caller's view, with no listing: the definition of
+	 * {@code name}, or empty when the view's catalogue was listed whole (not cut) without it; {@code null} when it
+	 * cannot be answered without {@link #find} (a name the view has not seen in a catalogue not listed whole, or lacks
+	 * in one cut short). A request decided from it costs no {@code Mono}: the common case, a call of a tool the view
+	 * listed.
+	 */
+	public Optional<Map<String, Object>> known(CallContext context, String list, String name) {
+		PublishedItems kept = catalogues.getIfPresent(new Key(viewOf(context), list));
+		if (kept == null) {
+			return null;
+		}
+		Map<String, Object> definition = kept.definition(name);
+		if (definition != null) {
+			return Optional.of(definition);
+		}
+		return kept.complete() && !kept.cut() ? Optional.empty() : null;
+	}
+
+	/**
 	 * The list a request needs to be decided could not be listed: the policies cannot decide it, and it is refused
 	 * (fails closed), not answered as naming what the server did not publish.
 	 */

@@ -44,7 +44,9 @@ import reactor.util.context.ContextView;
  * </ol>
  * A reload ends the streams it withdrew what governed the same way at once, answered and counted by reason
  * ({@link RelayMeters#STREAMS_ENDED}): a removed server's ({@link Upstream#removed}, {@code server_removed}), those of a
- * caller whose access to the server it withdrew ({@link Upstream#withdrawnFrom}, {@code access_withdrawn}), and those
+ * caller whose access to the server it withdrew ({@link Upstream#withdrawnFrom}; an API key revoked or no longer
+ * opening the server, a token the JWT settings no longer accept: {@code RelayExchange.accessWithdrawn()}; both
+ * {@code access_withdrawn}), and those
  * on a changed legacy SSE server's bridged sessions ({@link Upstream#bridgeRetired}, {@code session_ended}).
  */
 @Component
@@ -157,6 +159,15 @@ public class OpenStreams implements SmartLifecycle {
 				() -> endForStalledClient(exchange, server, what, clientWrite));
 	}
 
+	/**
+	 * The one writer of {@code call}'s whole answers: {@link #clientTimed(dev.mcprelay.http.RelayExchange, String,
+	 * String, Duration)}, on the server's clock ({@code timeouts.client-write}).
+	 */
+	WholeAnswerWriter clientTimed(RelayCall call) {
+		Upstream upstream = call.upstream();
+		return clientTimed(call.exchange(), upstream.id(), call.method().name(), upstream.clientWriteTimeout());
+	}
+
 	private Counter stalledCounter(String server) {
 		return Counter.builder(RelayMeters.CLIENT_STALLS)
 			.description("Streams closed because the client read nothing for timeouts.client-write")
@@ -209,6 +220,8 @@ public class OpenStreams implements SmartLifecycle {
 					.doOnTerminate(() -> byReload.set(RelayShuttingDownException.SERVER_REMOVED)))
 				.takeUntilOther(upstream.withdrawnFrom(call.exchange().caller())
 					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
+				.takeUntilOther(call.exchange().accessWithdrawn()
+					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
 				.takeUntilOther(upstream.bridgeRetired()
 					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.SESSION_ENDED)))
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
@@ -237,11 +250,16 @@ public class OpenStreams implements SmartLifecycle {
 	}
 
 	/**
-	 * A stream the relay serves itself (a virtual server's merged GET): it ends when shutdown begins, as a relayed GET
-	 * does, so that the client reconnects elsewhere and shutdown does not wait for it.
+	 * A stream the relay serves itself to {@code exchange} (a virtual server's merged GET, {@code server} the virtual
+	 * server): it ends when shutdown begins, as a relayed GET does, so that the client reconnects elsewhere and
+	 * shutdown does not wait for it; and when a reload withdraws the caller's access that admitted the exchange
+	 * ({@link dev.mcprelay.http.RelayExchange#accessWithdrawn()}), closed cleanly and counted as a relayed stream is
+	 * ({@code access_withdrawn}).
 	 */
-	public <T> Flux<T> endingAtShutdown(Flux<T> stream) {
-		return stream.takeUntilOther(closing(false));
+	public <T> Flux<T> endingAtShutdown(Flux<T> stream, dev.mcprelay.http.RelayExchange exchange, String server) {
+		return stream.takeUntilOther(closing(false))
+			.takeUntilOther(exchange.accessWithdrawn()
+				.doOnTerminate(() -> endedByReload(server, RelayShuttingDownException.ACCESS_WITHDRAWN)));
 	}
 
 	/**

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.bridge.VersionBridge;
 import dev.mcprelay.security.SessionBinding;
 import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.session.SessionKey;
@@ -52,6 +53,10 @@ public class RelaySessions {
 			return Mono.empty();
 		}
 		String upstreamSessionId = response.headers().getFirst(HeaderRules.MCP_SESSION_ID);
+		if (VersionBridge.isBridgedSession(upstreamSessionId)) {
+			// the version bridge's own session, already in the store with what the bridge keeps for it
+			return Mono.empty();
+		}
 		boolean minted = upstreamSessionId == null || upstreamSessionId.isEmpty();
 		String sessionId = minted ? MINTED + SessionIds.mint() : upstreamSessionId;
 		if (minted) {

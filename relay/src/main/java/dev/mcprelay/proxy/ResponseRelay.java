@@ -11,13 +11,11 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.McpRequest;
-import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.RemoteMessages;
@@ -42,17 +40,17 @@ import reactor.core.publisher.Mono;
  * as a stalled stream is, when the client takes nothing of it for {@code client-write}; an empty body when no
  * request waits for an answer (the client sent notifications or responses) is taken as accepted: 202;</li>
  * <li>2xx {@code text/event-stream}: handed to {@link SseStreamRelay}, event by event;</li>
+ * <li>any other 2xx to a POST that held requests (another type such as {@code application/json-rpc}, no type, a 202,
+ * an encoded body, {@link UpstreamBodyType#readable}): not relayed, each request answered with
+ * {@code upstream_invalid_response} naming the head ({@link #refuseUnreadable});</li>
  * <li>202 to a POST the relay partly answered itself (a batch): the relay's answers, as JSON;</li>
  * <li>not 2xx to a POST that the relay partly answered itself, or that held requests and was answered with a body that
- * may hold JSON-RPC answers (JSON, an event stream, no type) or error interceptors are configured: for each forwarded
- * request the upstream's own error for it or, failing that (a result under a non-2xx status included), an error
- * naming the upstream's status, through the error stage (which may replace it with a result), and the relay's own
- * answers; with the upstream's status unless every answer is a result, so that no answer is lost and none reaches
- * the client past its stages. Unchanged, alone and holding no JSON-RPC message but errors, the upstream's answer is
- * relayed as it came;</li>
- * <li>anything else (202, a non-2xx HTML or text page, a non-2xx to a POST of notifications or responses, a DELETE's
- * answer): status, safe headers and body relayed untouched as the
- * bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
+ * may hold JSON-RPC answers (anything but an HTML or text page, {@link UpstreamBodyType#page}) or error interceptors
+ * are configured: each request answered through the error stage ({@link RefusalRelay}), the upstream's body relayed
+ * as it came only when it is a page or exactly one JSON-RPC error per request under its id;</li>
+ * <li>anything else (a 2xx of another type to a POST of notifications or responses, a non-2xx HTML or text page, a
+ * non-2xx to a POST of notifications or responses, a DELETE's answer): status, safe headers and body relayed
+ * untouched as the bytes arrive, bounded by the upstream's silence ({@code streaming-idle}) and the client's
  * ({@code client-write}), told apart by {@link StreamWatch}, and by shutdown's grace period
  * ({@link OpenStreams#untilShutdown}).</li>
  * </ul>
@@ -75,10 +73,13 @@ class ResponseRelay {
 
 	private final ResponseHead responseHead;
 
+	private final RefusalRelay refusalRelay;
+
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
 			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
-			OpenStreams openStreams, ResponseHead responseHead, RelayProperties properties) {
+			OpenStreams openStreams, ResponseHead responseHead, RefusalRelay refusalRelay) {
 		this.responseHead = responseHead;
+		this.refusalRelay = refusalRelay;
 		this.sseStreamRelay = sseStreamRelay;
 		this.responseInterception = responseInterception;
 		this.failedRequestAnswers = failedRequestAnswers;
@@ -89,20 +90,24 @@ class ResponseRelay {
 	Mono<Void> relay(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
 		HttpStatusCode status = upstreamResponse.statusCode();
 		call.exchange().record().forwarded(status.value());
-		MediaType contentType = upstreamResponse.contentType();
-		if (status.is2xxSuccessful() && contentType != null) {
-			if (contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM)) {
+		UpstreamBodyType bodyType = UpstreamBodyType.of(upstreamResponse);
+		boolean heldRequests = !call.pending().isEmpty();
+		if (status.is2xxSuccessful() && (!heldRequests || (bodyType.readable() && status.value() != HttpStatus.ACCEPTED.value()))) {
+			if (bodyType.isEventStream()) {
 				deadline.release();
 				return sseStreamRelay.relay(call, upstreamResponse);
 			}
-			if (contentType.isCompatibleWith(MediaType.APPLICATION_JSON) && !HttpMethod.DELETE.equals(call.method())) {
+			if (bodyType.isJson() && !HttpMethod.DELETE.equals(call.method())) {
 				return relayJson(call, upstreamResponse, deadline);
 			}
 		}
+		else if (status.is2xxSuccessful()) {
+			return refuseUnreadable(call, upstreamResponse, bodyType);
+		}
 		boolean answeredLocally = call.plan() != null && !call.plan().localAnswers().isEmpty();
-		if (!status.is2xxSuccessful() && (answeredLocally || !call.pending().isEmpty()
-				&& (mayHoldAnswers(contentType) || failedRequestAnswers.hasErrorInterceptors()))) {
-			return relayRefusal(call, upstreamResponse, deadline);
+		if (!status.is2xxSuccessful() && (answeredLocally || heldRequests
+				&& (!bodyType.page() || failedRequestAnswers.hasErrorInterceptors()))) {
+			return refusalRelay.relay(call, upstreamResponse, bodyType, deadline);
 		}
 		deadline.release();
 		if (status.value() == 202 && answeredLocally) {
@@ -114,56 +119,21 @@ class ResponseRelay {
 	}
 
 	/**
-	 * The upstream answered a POST that held requests (or that the relay partly answered itself) with a status other
-	 * than 2xx and a body that may hold JSON-RPC answers (or error interceptors want to see refusals): every request
-	 * gets its answer, through the error stage, so that no JSON-RPC answer reaches the client past its stages whatever
-	 * the status. The upstream's body is read within the usual bounds (JSON, or an event stream); a JSON-RPC error in
-	 * it answers the request it names (or, id-less, every forwarded request); a request it does not answer with an
-	 * error gets one naming the status ({@code upstream_error_status}), also when the body held a result for it
-	 * ({@link UpstreamErrorAnswers}). When the body held no JSON-RPC message but errors, no interceptor changed
-	 * anything and the relay answered nothing itself, the upstream's answer is relayed as it came (status, safe
-	 * headers, body: a 401's JSON-RPC error, a 404 for an ended session); otherwise the answers are the body, with the
-	 * upstream's status unless every answer is a result.
+	 * The upstream said 2xx to a POST that held requests with a body MCP does not answer requests with (neither
+	 * {@code application/json} nor {@code text/event-stream}, no type, a 202 without a body, an encoding the relay does
+	 * not decode): nothing of it is relayed, since nothing of it could meet its stages, and it is not read. The failure
+	 * ({@code upstream_invalid_response}, naming the head, never the body) answers each request through the error
+	 * stage, as any failure of the exchange does ({@link UpstreamForwarding}, which records it); logged at WARN.
 	 */
-	private Mono<Void> relayRefusal(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
+	private Mono<Void> refuseUnreadable(RelayCall call, UpstreamResponse upstreamResponse, UpstreamBodyType bodyType) {
 		Upstream upstream = call.upstream();
-		HttpStatusCode status = upstreamResponse.statusCode();
-		List<McpRequest> refused = call.pending().remaining();
-		return BoundedBody
-			.readAnswer(upstreamResponse.body(), upstream.maxBufferedBody(),
-					() -> RelayFailures.upstreamResponseTooLarge(upstream.id(), upstream.maxBufferedBody()))
-			.flatMap(body -> {
-				deadline.release();
-				MediaType contentType = upstreamResponse.contentType();
-				UpstreamErrorAnswers.Answers answers = UpstreamErrorAnswers.of(body,
-						contentType != null && contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM), call.pending(),
-						RelayFailures.upstreamErrorStatus(upstream.id(), status.value()));
-				if (!answers.onlyErrors()) {
-					log.warn("{} to '{}': the upstream's HTTP {} answer held JSON-RPC messages other than errors; "
-							+ "none is relayed, each request is answered with an error", call.method(), upstream.id(),
-							status.value());
-				}
-				return failedRequestAnswers
-					.answerRefusal(refused, answers.answers(), call.context(), status.value(),
-							upstream.nonStreamingTimeout())
-					.flatMap(afterStage -> {
-						RelayResponse response = call.exchange().response();
-						List<ObjectNode> localAnswers = call.plan().localAnswers();
-						if (!afterStage.changed() && localAnswers.isEmpty() && answers.onlyErrors()) {
-							responseHead.write(call, upstreamResponse, false);
-							response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-							return writeWhole(call, body);
-						}
-						List<ObjectNode> all = new ArrayList<>(afterStage.answers());
-						all.addAll(localAnswers);
-						boolean allResults = all.stream().noneMatch(answer -> answer.has("error"));
-						HttpStatus upstreamStatus = HttpStatus.resolve(status.value());
-						return RelayAnswers.answer(response,
-								allResults ? HttpStatus.OK : upstreamStatus != null ? upstreamStatus : HttpStatus.BAD_GATEWAY,
-								all, call.plan().payload().batch() || !localAnswers.isEmpty(), HttpHeaders.EMPTY,
-								clientTimed(call));
-					});
-			});
+		int status = upstreamResponse.statusCode().value();
+		log.warn("{} to '{}': the upstream's HTTP {} answer to {} request(s) came with {}; each is answered with an "
+				+ "error", call.method(), upstream.id(), status, call.pending().remaining().size(), bodyType.describe());
+		RelayFailure failure = RelayFailures.upstreamInvalidResponse(upstream.id(), "its HTTP " + status
+				+ " answer to a request came with " + bodyType.describe()
+				+ " (requests are answered with application/json or text/event-stream)");
+		return upstreamResponse.releaseBody().then(Mono.error(failure));
 	}
 
 	private Mono<Void> relayJson(RelayCall call, UpstreamResponse upstreamResponse, NonStreamingDeadline deadline) {
@@ -236,7 +206,7 @@ class ResponseRelay {
 					call.exchange().record().failed(true, failure.reason());
 				}
 				return RelayAnswers.answer(response, allResults ? HttpStatus.OK : failure.status(), extra,
-						call.plan() != null && call.plan().payload().batch(), HttpHeaders.EMPTY, clientTimed(call));
+						call.plan() != null && call.plan().payload().batch(), HttpHeaders.EMPTY, openStreams.clientTimed(call));
 			});
 	}
 
@@ -247,14 +217,7 @@ class ResponseRelay {
 	 * {@code client_error}, counted), on a member's exchange too, whose "client" is the virtual server's reader.
 	 */
 	private Mono<Void> writeWhole(RelayCall call, byte[] body) {
-		return clientTimed(call).write(call.exchange().response(), body);
-	}
-
-	/** The one writer of {@code call}'s whole answers: {@link OpenStreams#clientTimed}, on the server's clock. */
-	private WholeAnswerWriter clientTimed(RelayCall call) {
-		Upstream upstream = call.upstream();
-		return openStreams.clientTimed(call.exchange(), upstream.id(), call.method().name(),
-				upstream.clientWriteTimeout());
+		return openStreams.clientTimed(call).write(call.exchange().response(), body);
 	}
 
 	/**
@@ -272,15 +235,6 @@ class ResponseRelay {
 		response.headers().remove(HttpHeaderNames.CONTENT_TYPE);
 		response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
 		return response.complete();
-	}
-
-	/**
-	 * Whether a body of this type may hold JSON-RPC answers a client would read: JSON, an event stream, or a body
-	 * without a type. An HTML error page or a {@code text/plain} one holds none, and is relayed as it streams.
-	 */
-	private static boolean mayHoldAnswers(MediaType contentType) {
-		return contentType == null || contentType.isCompatibleWith(MediaType.APPLICATION_JSON)
-				|| contentType.isCompatibleWith(MediaType.TEXT_EVENT_STREAM);
 	}
 
 	private static boolean isBlank(byte[] body) {

@@ -145,7 +145,7 @@ class SseStreamRelay {
 	 * stream (a malformed message) does so after the events before it went out.
 	 */
 	private Publisher<byte[]> relayEvents(List<SseEvent> completed, RelayCall call) {
-		if (responseInterception.relaysNotificationsUntouched(call.upstream().id()) && allPlain(completed)) {
+		if (responseInterception.relaysNotificationsUntouched(call.exchange().configuration(), call.upstream().id()) && allPlain(completed)) {
 			if (call.trace().recordsEvents()) {
 				completed.stream().filter(SseEvent::isMessage).forEach(event -> call.trace().streamed(event.dataBytes()));
 			}

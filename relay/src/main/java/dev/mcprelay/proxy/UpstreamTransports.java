@@ -12,6 +12,8 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.bridge.ServerVersions;
+import dev.mcprelay.bridge.VersionBridge;
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
 import dev.mcprelay.intercept.UnmatchedAnswers;
@@ -19,6 +21,7 @@ import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreConfiguration;
 import dev.mcprelay.transport.StreamableHttpTransport;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -34,14 +37,17 @@ import reactor.netty.http.client.HttpClient;
 
 /**
  * The transport each configured upstream speaks ({@code mcp-relay.servers.<id>.transport}): Streamable HTTP is one
- * stateless transport for every such server; each legacy SSE server gets a bridge of its own, which keeps its
- * sessions. The bridges are a part of each configuration snapshot: made when a snapshot brings a legacy SSE server (at
- * start-up, not on first use: a bridge seeds its session-id generator, which may block), kept across reloads while
- * the server is the same {@link Upstream}, and closed (its bridged sessions ended) when a reload removes or changes the
- * server, and at shutdown.
+ * stateless transport for every such server, behind a {@link VersionBridge} of the server's (which knows its
+ * protocol versions and bridges a client of the other generation); each legacy SSE server gets a bridge of its own,
+ * which keeps its sessions. Both kinds are a part of each configuration snapshot: made when a snapshot brings the
+ * server (at start-up, not on first use: a bridge seeds its session-id generator, which may block), kept across
+ * reloads while the server is the same {@link Upstream}; a legacy SSE bridge is closed (its bridged sessions ended)
+ * when a reload removes or changes the server, and at shutdown. A version bridge made for a changed server keeps
+ * the versions learnt for it while its URL and pinned versions are the same; the sessions it bridges are in the
+ * session store, and outlive the change.
  */
 @Component
-public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upstream, LegacySseTransport>> {
+public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upstream, UpstreamTransport>> {
 
 	private final StreamableHttpTransport streamableHttp;
 
@@ -62,10 +68,17 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	/** The servers whose bridged-sessions gauge is registered. */
 	private final Set<String> gauged = ConcurrentHashMap.newKeySet();
 
+	/** Each Streamable HTTP server's transport of every snapshot a request may still run on: the version bridge. */
+	private final Map<Upstream, VersionBridge> versionBridges = new ConcurrentHashMap<>();
+
+	/** Where the version bridges keep the sessions of bridged 2025 clients. */
+	private final SessionStore sessionStore;
+
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
 			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows,
-			ObjectProvider<UnmatchedAnswers> unmatched) {
+			ObjectProvider<UnmatchedAnswers> unmatched, SessionStore sessionStore) {
 		this.unmatched = unmatched;
+		this.sessionStore = sessionStore;
 		this.streamableHttp = streamableHttp;
 		this.upstreamHttpClient = upstreamHttpClient;
 		this.upstreams = upstreams;
@@ -75,23 +88,27 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 
 	@Override
 	public String partName() {
-		return "legacy SSE bridges";
+		return "upstream transports";
 	}
 
 	@Override
-	public Map<Upstream, LegacySseTransport> compile(SnapshotCompilation compilation) {
+	public Map<Upstream, UpstreamTransport> compile(SnapshotCompilation compilation) {
 		SessionsProperties sessions = compilation.properties().sessions();
-		Map<Upstream, LegacySseTransport> made = new IdentityHashMap<>();
+		Map<Upstream, UpstreamTransport> made = new IdentityHashMap<>();
 		for (Upstream upstream : compilation.part(upstreams).all()) {
 			if (upstream.properties().transport() == UpstreamTransportKind.SSE) {
 				made.put(upstream, bridges.computeIfAbsent(upstream, server -> bridge(server, sessions)));
+			}
+			else {
+				made.put(upstream, versionBridges.computeIfAbsent(upstream, this::versionBridge));
 			}
 		}
 		return Collections.unmodifiableMap(made);
 	}
 
 	/**
-	 * Retires the bridge of each legacy SSE server the new snapshot removed or changed (its sessions end): a POST
+	 * Forgets the version bridge of each Streamable HTTP server the new snapshot removed or changed (what it bridged is
+	 * in the session store), and retires the bridge of each legacy SSE server it removed or changed (its sessions end): a POST
 	 * still waiting on a removed server's session fails {@code server_removed}, on a changed one's
 	 * {@code session_ended}; the changed server's new bridge remembers the ended sessions' ids, so that a request
 	 * naming one is answered {@code session_ended} (404) and its client initializes again. Runs after the servers'
@@ -99,14 +116,19 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	 * streams end as its other streams do ({@code server_removed}, counted).
 	 */
 	@Override
-	public void replaced(Map<Upstream, LegacySseTransport> previous, Map<Upstream, LegacySseTransport> next) {
-		previous.forEach((upstream, bridge) -> {
+	public void replaced(Map<Upstream, UpstreamTransport> previous, Map<Upstream, UpstreamTransport> next) {
+		previous.forEach((upstream, transport) -> {
 			if (next.containsKey(upstream)) {
+				return;
+			}
+			if (!(transport instanceof LegacySseTransport bridge)) {
+				versionBridges.remove(upstream);
 				return;
 			}
 			bridges.remove(upstream);
 			LegacySseTransport successor = next.entrySet().stream()
-				.filter(entry -> entry.getKey().id().equals(upstream.id())).map(Map.Entry::getValue).findFirst()
+				.filter(entry -> entry.getKey().id().equals(upstream.id())).map(Map.Entry::getValue)
+				.filter(LegacySseTransport.class::isInstance).map(LegacySseTransport.class::cast).findFirst()
 				.orElse(null);
 			// the snapshot without it is current: a server it still has was changed (maybe to another transport)
 			boolean removed = upstreams.find(upstream.id()) == null;
@@ -138,6 +160,21 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 		return bridge;
 	}
 
+	/**
+	 * The version bridge of Streamable HTTP server {@code upstream}; it shares what was learnt of the server's versions
+	 * with the bridge of the server's previous settings when they name the same URL and pin the same versions.
+	 */
+	private VersionBridge versionBridge(Upstream upstream) {
+		ServerVersions versions = versionBridges.entrySet().stream()
+			.filter(entry -> entry.getKey().id().equals(upstream.id())
+					&& entry.getKey().uri().equals(upstream.uri())
+					&& entry.getKey().properties().protocolVersions().equals(upstream.properties().protocolVersions()))
+			.map(entry -> entry.getValue().versions()).findFirst()
+			.orElseGet(() -> new ServerVersions(upstream.id(), upstream.properties().protocolVersions()));
+		return new VersionBridge(streamableHttp, upstream.id(), versions, upstream.maxBufferedBody().toBytes(),
+				sessionStore, upstream.streamingIdleTimeout());
+	}
+
 	/** The sessions open now on every bridge of server {@code id} (an old one ending, a new one beginning). */
 	private int openSessions(String id) {
 		return bridges.entrySet().stream().filter(entry -> entry.getKey().id().equals(id))
@@ -145,14 +182,17 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	}
 
 	/**
-	 * The transport of {@code upstream}, as the snapshot it belongs to (the request's) configures it: Streamable HTTP,
-	 * or the server's bridge. A legacy SSE server's request whose bridge a reload has since closed (it removed or
+	 * The transport of {@code upstream}, as the snapshot it belongs to (the request's) configures it: Streamable HTTP
+	 * behind the server's version bridge, or the server's legacy SSE bridge. A request of a snapshot a reload has since
+	 * replaced, whose server it removed or changed, gets a version bridge of its own that knows the pinned versions
+	 * only. A legacy SSE server's request whose bridge a reload has since closed (it removed or
 	 * changed the server) is never sent as Streamable HTTP: it fails as for a session that ended, which a client
 	 * answers by initializing anew, on the new settings.
 	 */
 	public UpstreamTransport of(Upstream upstream) {
 		if (upstream.properties().transport() != UpstreamTransportKind.SSE) {
-			return streamableHttp;
+			VersionBridge versionBridge = versionBridges.get(upstream);
+			return versionBridge != null ? versionBridge : versionBridge(upstream);
 		}
 		LegacySseTransport bridge = bridges.get(upstream);
 		return bridge != null ? bridge : RETIRED;

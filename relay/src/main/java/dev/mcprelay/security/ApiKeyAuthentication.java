@@ -8,8 +8,10 @@ import dev.mcprelay.api.Caller;
 
 /**
  * An API key on its way through Spring Security: first as presented (not authenticated, holding the key until it is
- * checked), then as accepted (authenticated, holding the {@link Caller}, and no longer the key). Which servers the
- * key opens is the request's configuration snapshot's ({@link KeyServers}).
+ * checked), then as accepted (authenticated, holding the {@link Caller} and the key's SHA-256, no longer the key).
+ * The hash is what a later snapshot checks the accepted key by again ({@link ApiKeys}), so that a reload that revokes
+ * the key ends the streams it opened; it is never printed. Which servers the key opens is the request's configuration
+ * snapshot's ({@link KeyServers}).
  */
 final class ApiKeyAuthentication extends AbstractAuthenticationToken {
 
@@ -19,20 +21,28 @@ final class ApiKeyAuthentication extends AbstractAuthenticationToken {
 
 	private final boolean management;
 
-	private ApiKeyAuthentication(String presentedKey, Caller caller, boolean management) {
+	private final transient byte[] keySha256;
+
+	private ApiKeyAuthentication(String presentedKey, Caller caller, boolean management, byte[] keySha256) {
 		super(List.of());
 		this.presentedKey = presentedKey;
 		this.caller = caller;
 		this.management = management;
+		this.keySha256 = keySha256;
 		setAuthenticated(caller != null);
 	}
 
 	static ApiKeyAuthentication presented(String key) {
-		return new ApiKeyAuthentication(key, null, false);
+		return new ApiKeyAuthentication(key, null, false, null);
 	}
 
-	static ApiKeyAuthentication accepted(Caller caller, boolean management) {
-		return new ApiKeyAuthentication(null, caller, management);
+	static ApiKeyAuthentication accepted(Caller caller, boolean management, byte[] keySha256) {
+		return new ApiKeyAuthentication(null, caller, management, keySha256);
+	}
+
+	/** The SHA-256 of the key an accepted authentication was accepted with; {@code null} while presented. */
+	byte[] keySha256() {
+		return keySha256;
 	}
 
 	/** Whether the key may read the relay's management endpoints ({@code management: true}). */

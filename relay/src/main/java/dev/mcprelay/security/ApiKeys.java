@@ -16,7 +16,10 @@ import reactor.core.publisher.Mono;
  * Checks a presented API key against {@code mcp-relay.security.api-keys}: the key's SHA-256 is compared with every
  * configured hash in constant time (each comparison, and always all of them), so neither the answer's timing nor a
  * log tells anything about the configured keys. An unknown key fails with {@link FrontDoorException} reason
- * {@code invalid_api_key}.
+ * {@code invalid_api_key}. A key another snapshot's {@code ApiKeys} accepted is checked again by the hash it was
+ * accepted with ({@link ApiKeyAuthentication#keySha256()}), in the same constant time: a reload that revoked it
+ * refuses it as it would the key itself, and one that gave its hash to another client names that client. One
+ * {@code ApiKeys} per configuration snapshot ({@link CallerAuthentication}).
  */
 final class ApiKeys implements ReactiveAuthenticationManager {
 
@@ -34,10 +37,14 @@ final class ApiKeys implements ReactiveAuthenticationManager {
 
 	@Override
 	public Mono<Authentication> authenticate(Authentication authentication) {
-		if (!(authentication instanceof ApiKeyAuthentication presented) || presented.presentedKey() == null) {
+		if (!(authentication instanceof ApiKeyAuthentication presented)) {
 			return Mono.empty();
 		}
-		byte[] hash = Sha256.bytes(presented.presentedKey());
+		byte[] hash = presented.keySha256() != null ? presented.keySha256()
+				: presented.presentedKey() != null ? Sha256.bytes(presented.presentedKey()) : null;
+		if (hash == null) {
+			return Mono.empty();
+		}
 		Entry match = null;
 		for (Entry entry : entries) {
 			if (MessageDigest.isEqual(entry.sha256(), hash) && match == null) {
@@ -47,7 +54,7 @@ final class ApiKeys implements ReactiveAuthenticationManager {
 		if (match == null) {
 			return Mono.error(FrontDoorException.unauthenticated("invalid_api_key", "The API key is not valid"));
 		}
-		return Mono.just(ApiKeyAuthentication.accepted(match.caller(), match.management()));
+		return Mono.just(ApiKeyAuthentication.accepted(match.caller(), match.management(), hash));
 	}
 
 }

@@ -21,11 +21,15 @@ import io.netty.util.AttributeKey;
  * <p>An intermediary that pools connections for many clients gains nothing and loses nothing: a credential is reused
  * only for a request that presents exactly the same one, which would have been accepted anyway.
  *
+ * <p>It serves only requests whose configuration snapshot checks tokens with the manager that accepted it
+ * ({@link #checkedBy}): after a reload that changed the JWT settings, the token is checked again by the new ones.
+ *
  * @param credential the bearer token as presented
  * @param accepted what the credential authenticated
+ * @param checkedBy the authentication manager that accepted it (a snapshot's, {@link CallerChecks})
  * @param keptUntilNanos {@link System#nanoTime()} past which it is checked again
  */
-record ConnectionCredential(String credential, Authentication accepted, long keptUntilNanos) {
+record ConnectionCredential(String credential, Authentication accepted, Object checkedBy, long keptUntilNanos) {
 
 	/** The connection attribute that holds it. */
 	static final AttributeKey<ConnectionCredential> KEY = AttributeKey.valueOf(ConnectionCredential.class.getName());
@@ -34,9 +38,13 @@ record ConnectionCredential(String credential, Authentication accepted, long kep
 	static final ExpiringConnectionAttribute<ConnectionCredential> ON_CONNECTION = new ExpiringConnectionAttribute<>(KEY,
 			ConnectionCredential::keptUntilNanos);
 
-	/** {@code accepted}, authenticated from {@code credential} (and seen at {@code nowNanos}), kept until its deadline. */
-	static ConnectionCredential of(String credential, Authentication accepted, long nowNanos) {
-		return new ConnectionCredential(credential, accepted, ValidatedTokens.keptUntilNanos(accepted, nowNanos));
+	/**
+	 * {@code accepted}, authenticated from {@code credential} by {@code checkedBy} (and seen at {@code nowNanos}), kept
+	 * until its deadline.
+	 */
+	static ConnectionCredential of(String credential, Authentication accepted, Object checkedBy, long nowNanos) {
+		return new ConnectionCredential(credential, accepted, checkedBy,
+				ValidatedTokens.keptUntilNanos(accepted, nowNanos));
 	}
 
 	/** Whether this serves a request presenting {@code presented} at {@code nowNanos}. */

@@ -13,6 +13,7 @@ import org.springframework.web.util.ForwardedHeaderUtils;
 
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.NettyExchange;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.util.Attribute;
 import reactor.core.publisher.Mono;
@@ -24,11 +25,14 @@ import reactor.core.publisher.Mono;
  * both answer alike:
  * <ol>
  * <li>the one credential the request presents ({@link SingleCredential} over the mode's {@link CredentialReader});</li>
- * <li>authenticated by the mode's {@link ReactiveAuthenticationManager} ({@link ApiKeys}, or Spring Security's JWT
- * manager over {@link JwtDecoding}'s decoder, its accepted tokens kept by {@link ValidatedTokens}), unless the
- * request's connection presented the very same token a moment before ({@link ConnectionCredential});</li>
+ * <li>authenticated by the mode's {@link ReactiveAuthenticationManager} of the request's configuration snapshot
+ * ({@link CallerAuthentication}: {@link ApiKeys}, or Spring Security's JWT manager over {@link JwtDecoding}'s decoder,
+ * its accepted tokens kept by {@link ValidatedTokens}), unless the request's connection presented the very same token
+ * a moment before to the same manager ({@link ConnectionCredential});</li>
  * <li>the caller recorded on the exchange, refused or not, and {@link ServerAccess}'s decision on the request's one
- * routing decision: for a virtual server, the members the caller may use are recorded too.</li>
+ * routing decision: for a virtual server, the members the caller may use are recorded too;</li>
+ * <li>the signal on which the request's open streams end when a later reload withdraws that access
+ * ({@link WithdrawnAccess}) recorded on the exchange.</li>
  * </ol>
  * A refusal is written by {@link FrontDoorAnswers} (401, 403, 503 with a JSON-RPC error; nothing reaches the relay).
  * A failure that is no refusal (a bug) fails the returned {@code Mono}, for the route to answer as an internal error.
@@ -42,11 +46,16 @@ public final class FrontDoor {
 
 	private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
 
-	private static final FrontDoor OPEN = new FrontDoor(null, null, null, null, null, false);
+	private static final FrontDoor OPEN = new FrontDoor(null, null, null, null, null, null, false);
 
 	private final CredentialReader credentials;
 
-	private final ReactiveAuthenticationManager authentication;
+	private final CallerAuthentication callers;
+
+	/** The snapshot of a request on Spring Security's chain, which carries none of its own. */
+	private final Supplier<ConfigurationSnapshot> current;
+
+	private final WithdrawnAccess withdrawn;
 
 	private final ServerAccess access;
 
@@ -61,10 +70,13 @@ public final class FrontDoor {
 	 * {@code X-Forwarded-*} headers, as WebFlux adapts its requests with {@code server.forward-headers-strategy:
 	 * framework}
 	 */
-	FrontDoor(CredentialReader credentials, ReactiveAuthenticationManager authentication, ServerAccess access,
-			ManagementAccess management, FrontDoorAnswers answers, boolean adaptToForwardedHeaders) {
+	FrontDoor(CredentialReader credentials, CallerAuthentication callers, Supplier<ConfigurationSnapshot> current,
+			ServerAccess access, ManagementAccess management, FrontDoorAnswers answers,
+			boolean adaptToForwardedHeaders) {
 		this.credentials = credentials;
-		this.authentication = authentication;
+		this.callers = callers;
+		this.current = current;
+		this.withdrawn = callers == null ? null : new WithdrawnAccess(callers, access);
 		this.access = access;
 		this.management = management;
 		this.answers = answers;
@@ -95,11 +107,12 @@ public final class FrontDoor {
 			return answers.unauthenticated(refused(exchange),
 					new AuthenticationCredentialsNotFoundException("No credentials"));
 		}
+		ReactiveAuthenticationManager authentication = callers.of(exchange.configuration()).authentication();
 		String credential = ConnectionCredential.credentialOf(presented);
 		Attribute<ConnectionCredential> connection = credential == null ? null
 				: exchange.connectionAttribute(ConnectionCredential.KEY);
 		ConnectionCredential kept = connection == null ? null : connection.get();
-		if (kept != null && kept.serves(credential, System.nanoTime())) {
+		if (kept != null && kept.checkedBy() == authentication && kept.serves(credential, System.nanoTime())) {
 			return authorize(exchange, kept.accepted(), relay);
 		}
 		return authentication.authenticate(presented)
@@ -110,7 +123,7 @@ public final class FrontDoor {
 			.flatMap(accepted -> {
 				if (connection != null) {
 					exchange.keepOnConnection(ConnectionCredential.ON_CONNECTION,
-							ConnectionCredential.of(credential, accepted, System.nanoTime()));
+							ConnectionCredential.of(credential, accepted, authentication, System.nanoTime()));
 				}
 				return authorize(exchange, accepted, relay);
 			});
@@ -129,15 +142,25 @@ public final class FrontDoor {
 		catch (AccessRefusal refusal) {
 			return answers.forbidden(refused(exchange), refusal);
 		}
+		exchange.accessWithdrawn(withdrawn.of(accepted, caller, exchange.route(), exchange.configuration()));
 		return relay.get();
+	}
+
+	/** Whether callers present API keys (else tokens): the mode, which no reload changes. */
+	boolean byApiKey() {
+		return callers.of(current.get()).authentication() instanceof ApiKeys;
 	}
 
 	CredentialReader credentials() {
 		return credentials;
 	}
 
+	/**
+	 * The authentication manager of Spring Security's chain: the current snapshot's, for the paths that carry no
+	 * snapshot of their own.
+	 */
 	ReactiveAuthenticationManager authentication() {
-		return authentication;
+		return presented -> callers.of(current.get()).authentication().authenticate(presented);
 	}
 
 	ServerAccess access() {

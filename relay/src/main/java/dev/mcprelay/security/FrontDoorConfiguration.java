@@ -3,6 +3,7 @@ package dev.mcprelay.security;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,9 +28,6 @@ import org.springframework.security.config.annotation.web.reactive.EnableWebFlux
 import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.config.web.server.SecurityWebFiltersOrder;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
-import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
-import org.springframework.security.oauth2.server.resource.authentication.JwtReactiveAuthenticationManager;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.AuthenticationWebFilter;
 import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
@@ -46,6 +44,7 @@ import dev.mcprelay.config.SecurityMode;
 import dev.mcprelay.config.SecurityProperties;
 import dev.mcprelay.demo.DemoMcpServer;
 import dev.mcprelay.http.WebFluxResponse;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.RelayAnswers;
@@ -147,25 +146,6 @@ class FrontDoorConfiguration {
 
 	}
 
-	/** Matches when {@code mcp-relay.security.mode} is {@code jwt}. */
-	static final class JwtMode implements Condition {
-
-		@Override
-		public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-			return Binder.get(context.getEnvironment())
-				.bind("mcp-relay.security.mode", SecurityMode.class)
-				.orElse(null) == SecurityMode.JWT;
-		}
-
-	}
-
-	/** In {@code jwt} mode: the signing keys, a bean so that their refresh timer ends with the application. */
-	@Bean
-	@Conditional(JwtMode.class)
-	JwkSetKeys jwkSetKeys(RelayProperties properties, UpstreamRegistry upstreams) {
-		return JwtDecoding.keys(properties.security().jwt());
-	}
-
 	/** In mode {@code none}: the warning when others can reach the port. */
 	@Bean
 	SmartInitializingSingleton openRelayWarning(RelayProperties properties, UpstreamRegistry upstreams,
@@ -181,14 +161,15 @@ class FrontDoorConfiguration {
 
 	/**
 	 * The front door of the MCP paths, on Reactor Netty's route, and the parts Spring Security's chain shares for every
-	 * other path: one credential reader, one authentication manager (one JWT decoder, one cache of accepted tokens),
-	 * one access decision, one set of answers.
+	 * other path: one credential reader, the authentication manager of each configuration snapshot
+	 * ({@link CallerAuthentication}: the API keys, or a JWT decoder and its cache of accepted tokens), one access
+	 * decision, one set of answers.
 	 */
 	@Bean
 	FrontDoor frontDoor(RelayProperties properties, UpstreamRegistry upstreams, McpRouting routing,
 			VirtualServers virtualServers, MeterRegistry registry,
-			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders, ObjectProvider<JwkSetKeys> jwkSetKeys,
-			ObjectProvider<LiveConfiguration> live, KeyServers keyServers) {
+			ObjectProvider<ForwardedHeaderTransformer> forwardedHeaders, ObjectProvider<LiveConfiguration> live,
+			KeyServers keyServers, CallerAuthentication callers) {
 		SecurityProperties security = properties.security();
 		SecurityMode mode = security.mode();
 		if (mode == null) {
@@ -197,24 +178,19 @@ class FrontDoorConfiguration {
 		if (mode == SecurityMode.NONE) {
 			return FrontDoor.open();
 		}
+		Supplier<ConfigurationSnapshot> current = () -> live.getObject().current();
 		FrontDoorAnswers answers = new FrontDoorAnswers(mode, routing, registry);
-		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers, keyServers,
-				mode == SecurityMode.JWT ? security.jwt().requiredScopes() : List.of(), () -> live.getObject().current());
+		ServerAccess access = new ServerAccess(upstreams, routing, virtualServers, keyServers, current);
 		ManagementAccess management = new ManagementAccess(
-				mode == SecurityMode.JWT ? security.jwt().managementScopes() : List.of());
+				() -> mode == SecurityMode.JWT ? current.get().properties().security().jwt().managementScopes()
+						: List.of());
 		ForwardedHeaderTransformer transformer = forwardedHeaders.getIfAvailable();
 		boolean adaptToForwardedHeaders = transformer != null && !transformer.isRemoveOnly();
 		if (mode == SecurityMode.API_KEY) {
 			log.info("Callers authenticate with API keys ({} configured)", security.apiKeys().size());
-			return new FrontDoor(new SingleCredential(new ApiKeyCredentials()), new ApiKeys(security.apiKeys()), access,
-					management, answers, adaptToForwardedHeaders);
+			return new FrontDoor(new SingleCredential(new ApiKeyCredentials()), callers, current, access, management,
+					answers, adaptToForwardedHeaders);
 		}
-		JwtAuthenticationConverter callers = new JwtAuthenticationConverter();
-		callers.setPrincipalClaimName(security.jwt().clientClaim());
-		JwtReactiveAuthenticationManager tokens = new JwtReactiveAuthenticationManager(
-				JwtDecoding.decoder(security.jwt(), jwkSetKeys.getObject()));
-		tokens.setJwtAuthenticationConverter(
-				jwt -> Mono.just(new TokenAuthentication((JwtAuthenticationToken) callers.convert(jwt))));
 		log.info("Callers authenticate with JWT access tokens from {}",
 				security.jwt().issuerUri() != null ? security.jwt().issuerUri() : security.jwt().jwkSetUri());
 		if (security.jwt().expectedIssuer() == null) {
@@ -222,8 +198,8 @@ class FrontDoorConfiguration {
 					+ "the RFC 9728 metadata names no authorization server for clients to log in with. Set "
 					+ "mcp-relay.security.jwt.issuer to the issuer of your tokens.", security.jwt().jwkSetUri());
 		}
-		return new FrontDoor(new SingleCredential(new BearerTokenCredentials()), new ValidatedTokens(tokens), access,
-				management, answers, adaptToForwardedHeaders);
+		return new FrontDoor(new SingleCredential(new BearerTokenCredentials()), callers, current, access, management,
+				answers, adaptToForwardedHeaders);
 	}
 
 	/**
@@ -255,8 +231,8 @@ class FrontDoorConfiguration {
 		CredentialReader credentials = frontDoor.credentials();
 		ServerAuthenticationConverter converter = exchange -> Mono
 			.fromCallable(() -> credentials.read(exchange.getRequest().getHeaders()));
-		if (frontDoor.authentication() instanceof ApiKeys keys) {
-			AuthenticationWebFilter apiKeys = new AuthenticationWebFilter(keys);
+		if (frontDoor.byApiKey()) {
+			AuthenticationWebFilter apiKeys = new AuthenticationWebFilter(frontDoor.authentication());
 			apiKeys.setServerAuthenticationConverter(converter);
 			apiKeys.setAuthenticationFailureHandler(answers);
 			apiKeys.setSecurityContextRepository(NoOpServerSecurityContextRepository.getInstance());
@@ -280,8 +256,7 @@ class FrontDoorConfiguration {
 		if (properties.security().mode() != SecurityMode.JWT) {
 			return request -> reactor.core.publisher.Mono.empty();
 		}
-		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(properties.security().jwt(), upstreams, routing,
-				live);
+		ProtectedResourceMetadata metadata = new ProtectedResourceMetadata(upstreams, routing, live);
 		return RouterFunctions.route(RequestPredicates.GET(ProtectedResourceMetadata.PREFIX + "/**"), metadata::serve);
 	}
 

@@ -13,9 +13,10 @@ import dev.mcprelay.live.SnapshotPart;
 
 /**
  * The servers each API key opens ({@code mcp-relay.security.api-keys[n].servers}, by the key's client id), a part of
- * each configuration snapshot, so that {@link ServerAccess} decides on the request's snapshot: a reload that removes a
- * server together with a key's mention of it leaves the key without it, and a server added again later under that
- * id is not opened by a key that no longer names it. Which keys exist is the start-up's ({@link ApiKeys}).
+ * each configuration snapshot, so that {@link ServerAccess} decides on the request's snapshot: a reload that takes a
+ * server from a key's {@code servers} leaves the key without it from the next request (and ends the key's open streams
+ * on it, {@link WithdrawnAccess}), and a server added again later under that id is not opened by a key that no longer
+ * names it. Which keys exist is the snapshot's too ({@link CallerAuthentication}).
  */
 @Component
 class KeyServers implements SnapshotPart<Map<String, Set<String>>> {

@@ -1,6 +1,7 @@
 package dev.mcprelay.security;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationResult;
@@ -28,11 +29,14 @@ final class ManagementAccess implements ReactiveAuthorizationManager<Authorizati
 
 	private static final AuthorizationDecision GRANTED = new AuthorizationDecision(true);
 
-	private final List<String> managementScopes;
+	private final Supplier<List<String>> managementScopes;
 
-	/** @param managementScopes the scopes of which a token needs one ({@code jwt.management-scopes}) */
-	ManagementAccess(List<String> managementScopes) {
-		this.managementScopes = List.copyOf(managementScopes);
+	/**
+	 * @param managementScopes the scopes of which a token needs one ({@code jwt.management-scopes}), as the current
+	 * configuration snapshot says
+	 */
+	ManagementAccess(Supplier<List<String>> managementScopes) {
+		this.managementScopes = managementScopes;
 	}
 
 	@Override
@@ -41,7 +45,7 @@ final class ManagementAccess implements ReactiveAuthorizationManager<Authorizati
 			if (allows(accepted)) {
 				return (AuthorizationResult) GRANTED;
 			}
-			context.getExchange().getAttributes().put(AccessRefusal.ATTRIBUTE, refusal());
+			context.getExchange().getAttributes().put(AccessRefusal.ATTRIBUTE, refusal(managementScopes.get()));
 			return DENIED;
 		}).defaultIfEmpty(DENIED);
 	}
@@ -52,10 +56,10 @@ final class ManagementAccess implements ReactiveAuthorizationManager<Authorizati
 			return key.management();
 		}
 		Caller caller = ServerAccess.callerOf(accepted);
-		return caller.kind() == Caller.Kind.JWT && managementScopes.stream().anyMatch(caller.scopes()::contains);
+		return caller.kind() == Caller.Kind.JWT && managementScopes.get().stream().anyMatch(caller.scopes()::contains);
 	}
 
-	private AccessRefusal refusal() {
+	private static AccessRefusal refusal(List<String> managementScopes) {
 		return new AccessRefusal("management_not_allowed", null,
 				managementScopes.isEmpty() ? null : String.join(" ", managementScopes),
 				"This caller may not read the relay's management endpoints; an operator can allow its API key "

@@ -42,18 +42,14 @@ final class ProtectedResourceMetadata {
 
 	static final String PREFIX = "/.well-known/oauth-protected-resource";
 
-	private final JwtProperties jwt;
-
 	private final UpstreamRegistry upstreams;
 
 	private final McpRouting routing;
 
 	private final LiveConfiguration live;
 
-	ProtectedResourceMetadata(JwtProperties jwt, UpstreamRegistry upstreams, McpRouting routing,
-			LiveConfiguration live) {
+	ProtectedResourceMetadata(UpstreamRegistry upstreams, McpRouting routing, LiveConfiguration live) {
 		this.live = live;
-		this.jwt = jwt;
 		this.upstreams = upstreams;
 		this.routing = routing;
 	}
@@ -74,6 +70,7 @@ final class ProtectedResourceMetadata {
 	Mono<ServerResponse> serve(ServerRequest request) {
 		String path = request.path().substring(PREFIX.length());
 		ConfigurationSnapshot snapshot = live.current();
+		JwtProperties jwt = snapshot.properties().security().jwt();
 		McpRoute route = routing.resolve(snapshot, path);
 		if (!route.isEndpoint()) {
 			return Mono.error(RelayFailures.notFound());

@@ -26,7 +26,8 @@ import reactor.core.publisher.Mono;
  * Decides whether an authenticated caller may use what its request asks for, after authentication, on exactly the
  * server the request will reach (the request's one routing decision, {@link McpRouting}), for the MCP paths on
  * Reactor Netty's route ({@link FrontDoor}) and for Spring Security's filter chain on every other path: an API key
- * must open the server the path names ({@code servers}, or {@code *}); a token must carry every {@code required-scopes} entry and, for a server with {@code allowed-scopes}, at least one of them.
+ * must open the server the path names ({@code servers}, or {@code *}); a token must carry every {@code required-scopes} entry and, for a server with {@code allowed-scopes}, at least one of them, each as the request's
+ * configuration snapshot says.
  * Paths that name no server (the actuator's prometheus endpoint) need an authenticated caller and, for tokens, the
  * required scopes. A request without a caller is refused, to be answered 401; a caller refused is answered 403
  * with its {@link AccessRefusal}. The authenticated caller is recorded for the relay, its interceptors and the access
@@ -45,8 +46,6 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 
 	private final McpRouting routing;
 
-	private final List<String> requiredScopes;
-
 	private final VirtualServers virtualServers;
 
 	private final Supplier<ConfigurationSnapshot> current;
@@ -57,13 +56,12 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	 * @param current the snapshot a request on Spring Security's chain runs on (those paths carry none of their own)
 	 */
 	ServerAccess(UpstreamRegistry upstreams, McpRouting routing, VirtualServers virtualServers, KeyServers keyServers,
-			List<String> requiredScopes, Supplier<ConfigurationSnapshot> current) {
+			Supplier<ConfigurationSnapshot> current) {
 		this.upstreams = upstreams;
 		this.keyServers = keyServers;
 		this.current = current;
 		this.virtualServers = virtualServers;
 		this.routing = routing;
-		this.requiredScopes = List.copyOf(requiredScopes);
 	}
 
 	/**
@@ -104,6 +102,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 					"This API key may not use this MCP server; an operator can add it to the key's servers.");
 		}
 		if (caller.kind() == Caller.Kind.JWT) {
+			List<String> requiredScopes = requiredScopes(snapshot);
 			if (!caller.scopes().containsAll(requiredScopes)) {
 				throw new AccessRefusal("insufficient_scope", server, String.join(" ", requiredScopes),
 						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
@@ -140,6 +139,7 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 			}
 		}
 		else {
+			List<String> requiredScopes = requiredScopes(snapshot);
 			if (!caller.scopes().containsAll(requiredScopes)) {
 				throw new AccessRefusal("insufficient_scope", virtualId, String.join(" ", requiredScopes),
 						"The token lacks a required scope: " + String.join(", ", requiredScopes) + ".");
@@ -156,6 +156,11 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 			}
 		}
 		return new VirtualMembers(virtualId, usable);
+	}
+
+	/** The scopes every token must carry under {@code snapshot} ({@code jwt.required-scopes}). */
+	private static List<String> requiredScopes(ConfigurationSnapshot snapshot) {
+		return snapshot.properties().security().jwt().requiredScopes();
 	}
 
 	/** Whether {@code key} opens server (or virtual server) {@code id} under {@code snapshot}. */

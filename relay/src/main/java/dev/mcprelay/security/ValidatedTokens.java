@@ -27,7 +27,9 @@ import reactor.core.publisher.Mono;
  * fetched the key set just before), and a token is accepted until its {@code exp} at the latest, without the
  * decoder's 60 s of clock skew past it.
  *
- * <p>Used by the front door on the MCP paths and by Spring Security's chain on every other path: one cache.
+ * <p>Used by the front door on the MCP paths and by Spring Security's chain on every other path: one cache per JWT
+ * settings ({@link CallerAuthentication}): a reload that changes how tokens are decoded makes a new one, empty, so that
+ * every token is checked again by the new settings.
  */
 final class ValidatedTokens implements ReactiveAuthenticationManager {
 

@@ -53,6 +53,11 @@ public final class LocalUpstreamResponse implements UpstreamResponse {
 		return new LocalUpstreamResponse(HttpStatus.OK, all, events.map(BUFFERS::wrap));
 	}
 
+	/** {@code status} with {@code headers} and {@code body} as an upstream sent them, read whole before (a JSON answer). */
+	public static LocalUpstreamResponse replay(HttpStatusCode status, HttpHeaders headers, byte[] body) {
+		return new LocalUpstreamResponse(status, headers, Flux.defer(() -> Flux.just(BUFFERS.wrap(body))));
+	}
+
 	/** A status with no body: 202 for accepted notifications and responses, 200 for an ended session. */
 	public static LocalUpstreamResponse empty(HttpStatus status) {
 		HttpHeaders headers = new HttpHeaders();

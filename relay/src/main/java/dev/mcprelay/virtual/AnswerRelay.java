@@ -149,7 +149,8 @@ class AnswerRelay {
 
 	/** The event as the client gets it. */
 	byte[] rewrite(VirtualCall call, String member, SseEvent event) {
-		String eventId = event.id() == null ? null : MemberIds.eventId(Map.of(member, event.id()));
+		// a call's stream: its position is kept apart from the member's server stream's (a GET resumes both)
+		String eventId = event.id() == null ? null : MemberIds.eventId(Map.of(MemberIds.callKey(member), event.id()));
 		return rewrite(call, member, event, eventId);
 	}
 

@@ -171,6 +171,18 @@ final class HeldEvents {
 		}
 	}
 
+	/**
+	 * Gives the ids of the events held the position {@code position} of the stream under {@code key}, which they do
+	 * not name yet: a call's stream read again from there, whose events come after them ({@link MergedSession}).
+	 */
+	synchronized void carry(String key, String position) {
+		for (Event event : events) {
+			if (event.positions() != null) {
+				event.positions().putIfAbsent(key, position);
+			}
+		}
+	}
+
 	/** The positions in the id of the last event handed to the client's stream (empty before one with an id). */
 	synchronized Map<String, String> handedOn() {
 		return handedOn;

@@ -24,8 +24,14 @@ import dev.mcprelay.security.RelayMac;
  * original id (Base64url JSON) and an HMAC over them and the virtual session; the client's answer goes to that member
  * with the original id, and an id the relay never gave (altered, invented, from another session) is refused;</li>
  * <li>an event of the merged server stream gets the position of every member's stream so far (Base64url JSON of
- * member to member event id), so that {@code Last-Event-ID} resumes each member where it stopped.</li>
+ * member to member event id), so that {@code Last-Event-ID} resumes each member where it stopped;</li>
+ * <li>an event of a call's stream (a POST's answer) gets its member's position in that stream under the member's
+ * {@link #callKey call key}, never under the member's own id: it names where the call's stream stopped, not the
+ * member's server stream, so a GET that resumes after it reads the call's stream again from there (missed progress,
+ * then the result) beside the member's server stream ({@link MergedSession}), on any replica. A merged stream's
+ * event carries a call key too while the call's stream is read into it.</li>
  * </ul>
+ * A call key is no server id ({@code #} is in none), so a relay that knows no call keys reads none of them.
  */
 @Component
 class MemberIds {
@@ -78,6 +84,23 @@ class MemberIds {
 
 	private static String signed(String sessionId, String member, String payload) {
 		return "virtual-request\n" + sessionId + "\n" + member + "\n" + payload;
+	}
+
+	private static final String CALL = "#call:";
+
+	/** The key of {@code member}'s call stream in an event id's positions: no server id is one. */
+	static String callKey(String member) {
+		return CALL + member;
+	}
+
+	/** Whether {@code key} of an event id's positions names a call's stream ({@link #callKey}). */
+	static boolean isCallKey(String key) {
+		return key.startsWith(CALL);
+	}
+
+	/** The member whose stream {@code key} of an event id's positions names (its own id, or a call key's member). */
+	static String memberOf(String key) {
+		return isCallKey(key) ? key.substring(CALL.length()) : key;
 	}
 
 	/** The merged stream's event id for the members' positions {@code positions} (member to its last event id). */

@@ -6,7 +6,7 @@ import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.mcprelay.policy.Policies;
+import dev.mcprelay.policy.PolicyCompiler;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.PublishedCatalogues;
@@ -25,16 +25,17 @@ import dev.mcprelay.proxy.SpringRequestHeaders;
  * {@link ListCache}; the names it routes by, {@link PublishedNames}; tool search's catalogue, {@link VirtualToolSearch})
  * is the member's whole list for a view of it, and decided here for each request it answers: two requests of one
  * caller in one view may be governed otherwise (a token with another scope, another header), and what is listed is what
- * may be called.
+ * may be called. The policies are those of the request's configuration snapshot ({@link PolicyCompiler}), so a
+ * policy edit decides the next request's lists and never one already answering.
  */
 @Component
 class MemberListPolicies {
 
-	private final Policies policies;
+	private final PolicyCompiler policies;
 
 	private final List<RelayOwnTools> relayOwn;
 
-	MemberListPolicies(Policies policies, List<RelayOwnTools> relayOwn) {
+	MemberListPolicies(PolicyCompiler policies, List<RelayOwnTools> relayOwn) {
 		this.policies = policies;
 		this.relayOwn = List.copyOf(relayOwn);
 	}
@@ -75,7 +76,7 @@ class MemberListPolicies {
 		};
 		PolicyFacts facts = new PolicyFacts(call.exchange().caller(), member, call.server().id(), use, false, null, null,
 				null, null, null, SpringRequestHeaders.of(call.exchange().requestHeaderView()));
-		PolicyListing listing = policies.listing(facts);
+		PolicyListing listing = policies.of(call.exchange().configuration()).listing(facts);
 		return switch (method) {
 			case "tools/list" -> (name, item) -> relayOwn(member, name)
 					|| listing.lists(facts.forItem(name, PublishedCatalogues.annotationsOf(item), null, null));

@@ -10,6 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpMethod;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import dev.mcprelay.proxy.SessionOrder;
 
 import reactor.core.Disposable;
@@ -27,6 +29,11 @@ import reactor.core.scheduler.Schedulers;
  * session took. A member that answers GET with 405 offers no stream: it is left out for the session. A member that
  * answers 404 (or a 400 about its session) no longer knows the session: the session is told
  * ({@link MergedSession#memberSessionLost}), which joins it again and gives it a new stream.
+ *
+ * <p>A stream under a member's {@link MemberIds#callKey call key} reads a call's stream again from where the client
+ * stopped (a GET's {@code Last-Event-ID} named it): the member sends what the call sent since, then its result, and
+ * ends the stream; so does this one then ({@link MergedSession#callStreamEnded}), where a member's server stream is
+ * opened again. A member that no longer knows the session ends it too: its server stream finds that out.
  *
  * <p>Its state tells a call whether to wait for it ({@link #settled()}): a call waits while the GET is on its way
  * and the member has not answered it, and goes on once the stream is open, known absent, or failing.
@@ -55,6 +62,8 @@ final class MemberStream {
 	}
 
 	private final MergedSession session;
+
+	private final String key;
 
 	private final String member;
 
@@ -86,14 +95,29 @@ final class MemberStream {
 	/** The current attempt to open the stream; guarded by {@code this}. */
 	private StreamAttempt attempt = new StreamAttempt();
 
-	MemberStream(MergedSession session, String member, MemberSession memberSession) {
+	/**
+	 * @param key the member's id (its server stream), or its {@link MemberIds#callKey call key} (a call's stream read
+	 * again from the session's position for that key)
+	 */
+	MemberStream(MergedSession session, String key, MemberSession memberSession) {
 		this.session = session;
-		this.member = member;
+		this.key = key;
+		this.member = MemberIds.memberOf(key);
 		this.memberSession = memberSession;
 	}
 
 	String member() {
 		return member;
+	}
+
+	/** Its key in the session's streams and in event ids' positions: the member's id, or its call key. */
+	String key() {
+		return key;
+	}
+
+	/** Whether it reads a call's stream again (it ends when the member ends it) rather than the member's server stream. */
+	boolean callStream() {
+		return MemberIds.isCallKey(key);
 	}
 
 	MemberSession memberSession() {
@@ -149,6 +173,15 @@ final class MemberStream {
 		return firstOutcome.asMono();
 	}
 
+	/** Whether {@code event} is a JSON-RPC response (a call's result or error), the last a call's stream sends. */
+	static boolean isResponse(AnswerRelay.ClientEvent event) {
+		if (!event.message() || event.serverRequest()) {
+			return false;
+		}
+		ObjectNode message = MemberMessages.parse(event.event().dataBytes());
+		return message != null && !message.has("method") && (message.has("result") || message.has("error"));
+	}
+
 	/** Ends the stream: the GET or its reading is cancelled, no attempt follows. */
 	void end() {
 		Sinks.Empty<Void> waiting;
@@ -178,7 +211,7 @@ final class MemberStream {
 			}
 			attempt = new StreamAttempt();
 		}
-		String resumeAfter = session.position(member);
+		String resumeAfter = session.position(key);
 		request.update(session.parts()
 			.calls()
 			.send(session.origin(), member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled,
@@ -201,7 +234,11 @@ final class MemberStream {
 				});
 				failed(new IllegalStateException("answered GET with HTTP " + status));
 			}, error -> {
-				if (error instanceof MemberSessionLost && settle(State.LOST)) {
+				if (error instanceof MemberSessionLost && callStream()) {
+					// the call died with the member's session; the member's server stream joins it again
+					session.callStreamEnded(this);
+				}
+				else if (error instanceof MemberSessionLost && settle(State.LOST)) {
 					session.memberSessionLost(member, memberSession);
 				}
 				else {
@@ -276,6 +313,11 @@ final class MemberStream {
 	}
 
 	private void ended() {
+		if (callStream()) {
+			// the member sent the call's result and ended its stream: nothing more will come on it
+			session.callStreamEnded(this);
+			return;
+		}
 		if (settle(State.WAITING)) {
 			again(backoff.afterEnd());
 		}

@@ -35,6 +35,13 @@ import reactor.core.publisher.Mono;
  * </ul>
  * Event ids: the position of every member's stream (member to its last event id, {@link MemberIds#eventId}) at the
  * moment the event entered the session, which is the order the client receives them in.
+ *
+ * <p><b>A call's stream resumed.</b> A GET whose {@code Last-Event-ID} names where a call's stream stopped (under the
+ * member's {@link MemberIds#callKey call key}: the id of an event of a call's answer, or of a merged event while that
+ * call was read into it) has that call's stream read from there into this one, beside the member's server stream, in
+ * whatever state this session is (new with the GET, held since the join, or held again), on any replica: the member
+ * sends the progress the client missed, then the result ({@link #clientArrived}). A merged event's id carries the
+ * call's position until its result: a GET that resumes after the result has nothing of the call to read again.
  */
 final class MergedSession {
 
@@ -50,10 +57,10 @@ final class MergedSession {
 
 	private final MemberOrigin origin;
 
-	/** Guarded by {@code this}. */
+	/** The streams read, by key ({@link MemberStream#key}); guarded by {@code this}. */
 	private final Map<String, MemberStream> members = new LinkedHashMap<>();
 
-	/** Each member's last event id the session took; guarded by {@code this}. */
+	/** Each stream's last event id the session took, by key; guarded by {@code this}. */
 	private final Map<String, String> positions;
 
 	/** Guarded by {@code this}. */
@@ -61,7 +68,10 @@ final class MergedSession {
 
 	private final ClientStream client = new ClientStream(held, this::clientGone, this::end);
 
-	/** Members to be read again from where the client's next GET says ({@link #clientGone}); guarded by {@code this}. */
+	/**
+	 * Streams (by key) to be read again from where the client's next GET says ({@link #clientGone}); guarded by
+	 * {@code this}.
+	 */
 	private final Map<String, MemberSession> parked = new LinkedHashMap<>();
 
 	/** Guarded by {@code this}. */
@@ -120,9 +130,9 @@ final class MergedSession {
 		return !ended;
 	}
 
-	/** The last event id of {@code member}'s the session took, or {@code null}. */
-	synchronized String position(String member) {
-		return positions.get(member);
+	/** The last event id the session took of the stream under {@code key} ({@link MemberStream#key}), or {@code null}. */
+	synchronized String position(String key) {
+		return positions.get(key);
 	}
 
 	/**
@@ -196,7 +206,7 @@ final class MergedSession {
 		synchronized (this) {
 			clientHere = false;
 			if (!ended) {
-				members.values().removeIf(stream -> positions.containsKey(stream.member()) && park(stream, parking));
+				members.values().removeIf(stream -> positions.containsKey(stream.key()) && park(stream, parking));
 			}
 		}
 		parking.forEach(MemberStream::end);
@@ -208,7 +218,8 @@ final class MergedSession {
 	 * client stopped (when the client's id does not name it, after the last event of its the client may have got), and
 	 * the ids of the events held name that position for it. A member still read is left as it is: its stream began at
 	 * the client's position (a session new with this GET), or the member was joined again since (the client's id names
-	 * its old session).
+	 * its old session). A call's stream the client's id names and this session does not read is read from there
+	 * ({@link #resumeCalls}).
 	 */
 	private void clientArrived(Map<String, String> received) {
 		List<MemberStream> opened = new ArrayList<>();
@@ -228,29 +239,71 @@ final class MergedSession {
 			lostWhileAway.clear();
 			Map<String, String> handedOn = held.handedOn();
 			Map<String, String> from = new LinkedHashMap<>();
-			parked.forEach((member, memberSession) -> {
-				String position = received.containsKey(member) ? received.get(member) : handedOn.get(member);
-				from.put(member, position);
+			parked.forEach((key, memberSession) -> {
+				String position = received.containsKey(key) ? received.get(key) : handedOn.get(key);
+				from.put(key, position);
 				if (position == null) {
-					positions.remove(member);
+					positions.remove(key);
 				}
 				else {
-					positions.put(member, position);
+					positions.put(key, position);
 				}
-				MemberStream stream = new MemberStream(this, member, memberSession);
-				members.put(member, stream);
-				opened.add(stream);
+				// a call's stream of which the client's id names no position has nothing left for it: its result came
+				if (position != null || !MemberIds.isCallKey(key)) {
+					MemberStream stream = new MemberStream(this, key, memberSession);
+					members.put(key, stream);
+					opened.add(stream);
+				}
 			});
 			parked.clear();
 			held.restamp(from);
+			opened.addAll(resumeCalls(received));
 		}
 		opened.forEach(MemberStream::start);
 		lost.forEach((member, memberSession) -> parts.streams().memberSessionLost(this, member, memberSession));
 	}
 
-	/** Parks {@code stream}'s member (under the lock; the caller ends the stream, listed in {@code ending}). */
+	/**
+	 * The streams of the calls {@code received} names (call keys, {@link MemberIds#callKey}) that this session does not
+	 * read, each to be read from the client's position there in its member's session (under the lock; the caller
+	 * starts them). A call whose member has no stream here is left: the member is not joined (yet, or any more).
+	 */
+	private List<MemberStream> resumeCalls(Map<String, String> received) {
+		List<MemberStream> resumed = new ArrayList<>();
+		received.forEach((key, position) -> {
+			if (!MemberIds.isCallKey(key) || members.containsKey(key)) {
+				return;
+			}
+			MemberStream server = members.get(MemberIds.memberOf(key));
+			MemberSession memberSession = server != null ? server.memberSession() : parked.get(MemberIds.memberOf(key));
+			if (memberSession == null) {
+				return;
+			}
+			positions.put(key, position);
+			held.carry(key, position);
+			MemberStream stream = new MemberStream(this, key, memberSession);
+			members.put(key, stream);
+			resumed.add(stream);
+		});
+		return resumed;
+	}
+
+	/**
+	 * The member ended the call's stream {@code stream} reads again (after the result), or no longer knows its
+	 * session: it is read no more, and ids no longer name it.
+	 */
+	void callStreamEnded(MemberStream stream) {
+		synchronized (this) {
+			if (members.remove(stream.key(), stream)) {
+				positions.remove(stream.key());
+			}
+		}
+		stream.end();
+	}
+
+	/** Parks {@code stream} (under the lock; the caller ends the stream, listed in {@code ending}). */
 	private boolean park(MemberStream stream, List<MemberStream> ending) {
-		parked.put(stream.member(), stream.memberSession());
+		parked.put(stream.key(), stream.memberSession());
 		held.drop(stream.member());
 		ending.add(stream);
 		return true;
@@ -262,20 +315,27 @@ final class MergedSession {
 	 * another took the place of is not taken (its successor reads the member from this stream's position on).
 	 */
 	boolean offer(MemberStream stream, MemberStream.Events reader, AnswerRelay.ClientEvent event) {
-		String member = stream.member();
+		String key = stream.key();
+		boolean result = stream.callStream() && MemberStream.isResponse(event);
 		boolean room;
 		synchronized (this) {
-			if (ended || members.get(member) != stream) {
+			if (ended || members.get(key) != stream) {
 				return false;
 			}
 			Map<String, String> id = null;
 			String memberEventId = event.event().id();
+			if (result) {
+				// a client that got the call's result has nothing of it to read again
+				positions.remove(key);
+			}
+			else if (memberEventId != null) {
+				positions.put(key, memberEventId);
+			}
 			if (memberEventId != null) {
-				positions.put(member, memberEventId);
 				id = new LinkedHashMap<>(positions);
 			}
 			// in the same step as the id: the order of ids is the order the client gets the events in
-			room = held.add(new HeldEvents.Event(member, event, id, null), reader);
+			room = held.add(new HeldEvents.Event(stream.member(), event, id, null), reader);
 		}
 		held.drain();
 		return room;
@@ -350,8 +410,13 @@ final class MergedSession {
 			ended = true;
 			streams = new ArrayList<>(members.values());
 			left = held.clear();
-			memberSessions.putAll(parked);
-			streams.forEach(stream -> memberSessions.put(stream.member(), stream.memberSession()));
+			parked.forEach((key, memberSession) -> memberSessions.putIfAbsent(MemberIds.memberOf(key), memberSession));
+			streams.stream()
+				.filter(stream -> !stream.callStream())
+				.forEach(stream -> memberSessions.put(stream.member(), stream.memberSession()));
+			streams.stream()
+				.filter(MemberStream::callStream)
+				.forEach(stream -> memberSessions.putIfAbsent(stream.member(), stream.memberSession()));
 		}
 		client.end();
 		streams.forEach(MemberStream::end);

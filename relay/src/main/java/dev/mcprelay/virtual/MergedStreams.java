@@ -45,9 +45,14 @@ import reactor.core.publisher.Mono;
  * the member's answer (which may never come: the member waits for an answer to a request the client never got), the
  * client gets an error for it ({@link MemberHadNoStream}) and the member's exchange is cancelled.
  *
- * <p>A GET is answered 405 when every member is joined and none offers a stream, as a server without one answers. With several replicas,
- * a client's GET on another replica than the one that held the members' streams finds none to take: see
- * {@link MergedSession} for what is counted and logged then.
+ * <p>A GET is answered 405 when every member is joined and none offers a stream, as a server without one answers.
+ *
+ * <p><b>Several replicas.</b> A client's GET on a replica that holds no stream of its session claims the session
+ * ({@link StreamHandover}): the replica that held the members' streams lets them go ({@link #released}: what it held
+ * for the client is counted and logged, {@link UndeliveredMessages#STREAM_MOVED}, a member's request answered to the
+ * member with an error), and this one opens them from where the client's {@code Last-Event-ID} says it stopped (a
+ * member that takes one stream per session refuses this one until the holder's is closed: it is opened again,
+ * {@link StreamBackoff}).
  */
 @Component
 class MergedStreams {
@@ -76,11 +81,15 @@ class MergedStreams {
 
 	private final OpenStreams openStreams;
 
+	private final StreamHandover handover;
+
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
-			OpenStreams openStreams) {
+			OpenStreams openStreams, StreamHandover handover) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.joins = joins;
 		this.openStreams = openStreams;
+		this.handover = handover;
+		handover.onClaimed(this::released);
 	}
 
 	/**
@@ -108,7 +117,8 @@ class MergedStreams {
 		List<String> members = joinedMembers(call);
 		Map<String, String> received = new LinkedHashMap<>(
 				MemberIds.positions(call.exchange().requestHeaders().get("Last-Event-ID")));
-		received.keySet().retainAll(members);
+		// a member's server stream, or a call's stream of a member (its call key)
+		received.keySet().removeIf(key -> !members.contains(MemberIds.memberOf(key)));
 		String key = key(call.server().id(), call.sessionId());
 		boolean[] created = new boolean[1];
 		MergedSession session = sessions.compute(key, (k, existing) -> {
@@ -119,6 +129,8 @@ class MergedStreams {
 			return new MergedSession(parts, call.server(), call.session(), MemberOrigin.kept(call), received);
 		});
 		if (created[0]) {
+			// another replica may hold the members' streams (from the join, or an earlier GET): it lets them go
+			handover.claim(key);
 			members.forEach(member -> session.open(member, call.memberSession(member)));
 		}
 		else {
@@ -136,8 +148,10 @@ class MergedStreams {
 			response.status(HttpStatus.OK);
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
-			// ends as shutdown begins, as a relayed GET does: the client reconnects elsewhere
-			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(session.attach(call.exchange(), received)));
+			// ends as shutdown begins, as a relayed GET does (the client reconnects elsewhere), and when a reload
+			// withdraws the caller's access
+			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(
+					session.attach(call.exchange(), received), call.exchange(), call.server().id()));
 		});
 	}
 
@@ -229,6 +243,19 @@ class MergedStreams {
 		}
 	}
 
+	/**
+	 * Another replica took the client's GET of the session {@code key} names ({@link StreamHandover#digest}): the
+	 * session's streams here end, and what they held for the client is counted ({@link UndeliveredMessages#STREAM_MOVED}).
+	 */
+	void released(String key) {
+		MergedSession session = sessions.get(key);
+		if (session != null) {
+			log.debug("Virtual server '{}': the client's GET stream went to another replica; the members' streams here "
+					+ "are let go", session.virtualId());
+			session.end(UndeliveredMessages.STREAM_MOVED);
+		}
+	}
+
 	/** {@code session} ended: it is forgotten. */
 	void ended(MergedSession session) {
 		sessions.remove(key(session.virtualId(), session.sessionId()), session);
@@ -253,8 +280,9 @@ class MergedStreams {
 		return call.usable().stream().filter(call::joined).toList();
 	}
 
+	/** A session's key here: what the replicas name it by ({@link StreamHandover#digest}), never its id. */
 	private static String key(String virtualId, String sessionId) {
-		return virtualId + '\n' + sessionId;
+		return StreamHandover.digest(virtualId, sessionId);
 	}
 
 	/** 405, as a server that offers no stream answers a GET: no member of the session offers one. */

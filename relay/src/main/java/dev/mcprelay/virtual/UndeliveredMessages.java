@@ -52,6 +52,9 @@ class UndeliveredMessages {
 
 	static final String STREAM_NOT_OPEN = "stream_not_open";
 
+	/** The client's GET landed on another replica, which took the session's member streams over ({@link StreamHandover}). */
+	static final String STREAM_MOVED = "stream_moved";
+
 	private final MeterRegistry registry;
 
 	private final MemberCalls calls;
@@ -147,8 +150,9 @@ class UndeliveredMessages {
 
 	private static String hint(String reason) {
 		return switch (reason) {
-			case NO_CLIENT_STREAM -> "the client opened no GET stream on this replica in time; with several replicas, "
-					+ "route a session's requests to one replica (affinity on Mcp-Session-Id)";
+			case NO_CLIENT_STREAM -> "the client opened no GET stream in time";
+			case STREAM_MOVED -> "the client's GET stream went to another replica, which reads the members' streams from "
+					+ "where the client's Last-Event-ID says it stopped; this replica held it and let go";
 			case CLIENT_GONE -> "the client's GET stream ended first and no other came in time, and the member's events "
 					+ "carry no id to resume by";
 			default -> "the session ended first";

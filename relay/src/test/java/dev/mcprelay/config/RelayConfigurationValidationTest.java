@@ -215,6 +215,26 @@ class RelayConfigurationValidationTest {
 	}
 
 	@Test
+	void pinnedProtocolVersionsBindAndOnlyKnownOnesOnAStreamableServerPass() {
+		String url = "--mcp-relay.servers.a.url=https://example.com/mcp";
+		assertThat(bind(url).servers().get("a").protocolVersions()).as("learnt, by default").isEmpty();
+		assertThat(bind(url, "--mcp-relay.servers.a.protocol-versions=2026-07-28").servers().get("a").protocolVersions())
+			.containsExactly("2026-07-28");
+		assertThat(problemsFor(url, "--mcp-relay.servers.a.protocol-versions=2026-07-28,2025-11-25")).isEmpty();
+		assertThat(problemsFor(url, "--mcp-relay.servers.a.protocol-versions=2026-07-28,2027-13-01"))
+			.singleElement()
+			.satisfies(problem -> {
+				assertThat(problem.property()).isEqualTo("mcp-relay.servers.a.protocol-versions[1]");
+				assertThat(problem.fix()).as("names what may be written").contains("2025-11-25").contains("2026-07-28");
+			});
+		assertThat(problemsFor("--mcp-relay.servers.a.url=https://example.com/sse", "--mcp-relay.servers.a.transport=sse",
+				"--mcp-relay.servers.a.protocol-versions=2026-07-28"))
+			.as("a legacy HTTP+SSE server speaks 2024-11-05")
+			.extracting(ConfigurationProblem::property)
+			.containsExactly("mcp-relay.servers.a.protocol-versions");
+	}
+
+	@Test
 	void anUnsetVariableAnywhereInTheTreeStopsStartUpNamingIt() {
 		Throwable failure = startFailing("--mcp-relay.servers.github.url=https://example.com/mcp",
 				"--mcp-relay.sessions.secret=${MCP_RELAY_TEST_UNSET_SECRET}",

@@ -230,7 +230,7 @@ class DocsBlocksTest {
 			for (ConfigurationProblem problem : RelayPropertiesValidator.validate(properties, environment)) {
 				problems.add(problem.toString());
 			}
-			for (ConfigurationProblem problem : dev.mcprelay.policy.PolicyCompiler.problems(properties)) {
+			for (ConfigurationProblem problem : dev.mcprelay.policy.PolicyCompiler.problemsOf(properties)) {
 				problems.add(problem.toString());
 			}
 			// where the block points the store at Redis, Spring Boot must be able to read how

@@ -85,8 +85,12 @@ class RefusalTablesTest {
 			"internal_error", "a fault inside the relay: only a bug provokes it",
 			"client_write_timeout", "a connection closed, no answer: SlowClientTest provokes it and reads the access log",
 			// virtual-servers.md: a member's message the relay could not deliver is no answer to any request
-			"mcp_relay_virtual_messages_undelivered_total", "a meter, no answer: VirtualServerReplicasInteropTest reads it",
-			"no_client_stream", "a tag of that meter: VirtualServerReplicasInteropTest provokes it and reads the log",
+			"mcp_relay_virtual_messages_undelivered_total", "a meter, no answer: ServerRequestDeliveryInteropTest reads it",
+			"no_client_stream", "a tag of that meter: ServerRequestDeliveryInteropTest and "
+					+ "VirtualServerFailuresInteropTest provoke it",
+			"stream_moved", "a tag of that meter, no answer to a request: counted by the replica whose streams "
+					+ "another replica took over (VirtualServerReplicasInteropTest takes streams over; no test reads "
+					+ "this count yet)",
 			"client_gone", "a tag of that meter (UndeliveredMessages), no answer to a request",
 			"session_ended", "a tag of that meter (UndeliveredMessages), no answer to a request",
 			"stream_not_open", "a tag of that meter and the error.data.reason of a call that went ahead of a member's "

@@ -53,7 +53,7 @@ class PluginLoadingIT {
 			assertThat(session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}").body()).contains("echo");
 			assertThat(Files.readString(log)).as("the start-up log docs/writing-an-interceptor.md shows")
 				.contains(WritingAnInterceptorGuideTest.loggedPluginLine())
-				.contains("Interceptors at the user-request stage, in order: [require-tenant]");
+				.contains("Interceptors at the user-request stage, in order: [rate-limit, require-tenant]");
 		}
 		finally {
 			relay.destroy();

@@ -11,6 +11,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.http.HttpHeaders;
+import org.springframework.mock.env.MockEnvironment;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -24,6 +25,8 @@ import dev.mcprelay.chain.InterceptorChain;
 import dev.mcprelay.chain.Stage;
 import dev.mcprelay.chain.Verdict;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
 import reactor.core.publisher.Mono;
 
 /** The one chain runner: order, the first stop ends the chain, and every way an interceptor can fail is contained. */
@@ -146,17 +149,29 @@ class InterceptorChainTest {
 		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 		beans.registerSingleton("everywhere", step("everywhere", call -> Outcome.proceed()));
 		beans.registerSingleton("onlyGithub", onlyGithub);
-		beans.registerSingleton("properties", dev.mcprelay.testsupport.BoundProperties.of(java.util.Map.of(
-				"security.mode", "none", "servers.github.url", "http://127.0.0.1:1/mcp", "servers.jira.url",
-				"http://127.0.0.1:1/mcp")));
-
 		InterceptorChains chains = new InterceptorChains(beans);
+		LiveConfiguration live = new LiveConfiguration(dev.mcprelay.testsupport.BoundProperties.of(
+				java.util.Map.of("security.mode", "none", "servers.github.url", "http://127.0.0.1:1/mcp",
+						"servers.jira.url", "http://127.0.0.1:1/mcp")),
+				new MockEnvironment(), List.of(chains));
+		ConfigurationSnapshot snapshot = live.current();
 
-		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, "github").names()).containsExactly("everywhere", "only-github");
-		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, "jira").names()).as("left out where it has nothing to do")
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, snapshot, "github").names())
+			.containsExactly("everywhere", "only-github");
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, snapshot, "jira").names())
+			.as("left out where it has nothing to do")
 			.containsExactly("everywhere");
-		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, "not-configured").names())
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, snapshot, "not-configured").names())
 			.as("a server nobody configured gets every interceptor").containsExactly("everywhere", "only-github");
+
+		ConfigurationSnapshot reloaded = live.apply(dev.mcprelay.testsupport.BoundProperties.of(java.util.Map.of(
+				"security.mode", "none", "servers.github.url", "http://127.0.0.1:1/mcp", "servers.jira.url",
+				"http://127.0.0.1:1/mcp", "servers.linear.url", "http://127.0.0.1:1/mcp")));
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, reloaded, "jira"))
+			.as("a chain a reload leaves as it was is the previous snapshot's")
+			.isSameAs(chains.chain(Stage.TOOLS_CALL_REQUEST, snapshot, "jira"));
+		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, reloaded, "linear").names())
+			.as("a server the reload added has its own chain").containsExactly("everywhere");
 	}
 
 	@Test

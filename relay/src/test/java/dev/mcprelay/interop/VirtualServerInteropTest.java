@@ -3,13 +3,19 @@ package dev.mcprelay.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -175,6 +181,70 @@ class VirtualServerInteropTest {
 				.last()
 				.satisfies(head -> assertThat(head.toLowerCase()).contains("last-event-id:"));
 		}
+	}
+
+	/**
+	 * A long call whose stream the client dropped, resumed by a GET with the last event id the call's stream gave, on
+	 * the one relay, which holds the session's member streams since the join (issue 45, cold review item 1): the GET
+	 * gets the progress the client missed and the call's result, each once, and the member's server stream goes on
+	 * after it. Before, the session's streams were held since the join and the client's position for the call's stream
+	 * was never used: 200 and nothing, for ever. Both ways the session may be held: since the join (no GET yet), and
+	 * held again after a GET the client had open during the call dropped with it.
+	 */
+	@ParameterizedTest(name = "a GET open during the call: {0}")
+	@ValueSource(booleans = { false, true })
+	void aLongCallWhoseStreamDroppedGetsItsMissedProgressAndItsResultOnTheReplicaHoldingTheSession(boolean getOpen)
+			throws Exception {
+		RawHttp http = new RawHttp(port);
+		McpSession session = McpSession.open(http, "ticker");
+		HttpResponse<InputStream> earlier = getOpen ? http.open(stream(http, session, null)) : null;
+		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"count-slowly\",\"arguments\":{\"steps\":10},"
+				+ "\"_meta\":{\"progressToken\":\"count\"}}}"));
+		assertThat(call.statusCode()).isEqualTo(200);
+		// the client's connection drops after three events of the call's stream (and its GET, if it had one, with it)
+		List<SseReader.Event> before = SseReader.read(call.body(), 3, Duration.ofSeconds(30));
+		if (earlier != null) {
+			earlier.body().close();
+		}
+		String lastId = before.get(2).id();
+		assertThat(lastId).as("the call's events carry ids").isNotBlank();
+
+		HttpResponse<InputStream> resumed = http.open(stream(http, session, lastId));
+		assertThat(resumed.statusCode()).isEqualTo(200);
+		List<SseReader.Event> after = SseReader.read(resumed.body(), 8, Duration.ofSeconds(30));
+
+		List<Integer> progress = new ArrayList<>();
+		Stream.concat(before.stream(), after.stream())
+			.filter(event -> event.data().path("method").asText().equals("notifications/progress"))
+			.forEach(event -> progress.add(event.data().at("/params/progress").asInt()));
+		assertThat(progress).as("every step once, the missed ones on the GET")
+			.isEqualTo(IntStream.rangeClosed(1, 10).boxed().toList());
+		SseReader.Event result = after.get(after.size() - 1);
+		assertThat(result.data().path("id").asInt()).as("%s", after).isEqualTo(7);
+		assertThat(result.data().at("/result/content/0/text").asText()).isEqualTo("counted 10");
+
+		// the member's server stream goes on after the call's: its log messages come on the session's next GET
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":"
+				+ "\"toggle-simulated-logging\",\"arguments\":{}}}");
+		try {
+			HttpResponse<InputStream> next = http.open(stream(http, session, result.id()));
+			assertThat(next.statusCode()).isEqualTo(200);
+			assertThat(SseReader.read(next.body(), 2, Duration.ofSeconds(30)))
+				.allSatisfy(event -> assertThat(event.data().path("method").asText()).isEqualTo("notifications/message"));
+		}
+		finally {
+			session.post("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
+					+ "\"toggle-simulated-logging\",\"arguments\":{}}}");
+		}
+	}
+
+	/** A GET of {@code session}'s stream, resuming after {@code lastEventId} (none: {@code null}). */
+	private static HttpRequest.Builder stream(RawHttp http, McpSession session, String lastEventId) {
+		var request = http.request("ticker").header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION);
+		return lastEventId == null ? request.GET() : request.header("Last-Event-ID", lastEventId).GET();
 	}
 
 	/** Reads {@code count} message events from a GET stream of the session, then drops it. */

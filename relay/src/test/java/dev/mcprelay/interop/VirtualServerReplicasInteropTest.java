@@ -3,35 +3,49 @@ package dev.mcprelay.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
-import dev.mcprelay.metrics.RelayMeters;
-import dev.mcprelay.testsupport.CapturedLogs;
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SseReader;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Two replicas sharing a virtual server's sessions (Redis), and a client whose GET stream lands on another replica
- * than the one its session began on (no affinity): a member's request to the client, sent on the stream the first
- * replica holds from the join, cannot reach the client's stream on the second. It is not lost silently: the first
- * replica counts it ({@code mcp_relay_virtual_messages_undelivered_total}, reason {@code no_client_stream}) and logs a
- * warning that names the cure (affinity on {@code Mcp-Session-Id}). The member is a TypeScript SDK server whose
- * {@code ask-model} tool asks for sampling on its standalone GET stream.
+ * than the one its session began on (no affinity, issue 45 cold review item 2): the replica that took the GET claims
+ * the session's member streams over Redis, the one that held them since the join (and served the client's earlier GET)
+ * lets them go, and what the member sends on its stream reaches the client's GET on the second replica: its log
+ * messages, and its request to the client (sampling), which the client answers. Before, the member (a TypeScript SDK
+ * server: one standalone GET per session) refused the second replica's GET with 409 for as long as the first held
+ * its stream, and the client's GET there was silent. The client's earlier GET, on the first replica, ends, as a GET
+ * another took the place of ends on one replica.
  */
 class VirtualServerReplicasInteropTest {
 
 	private static NodePeers.NodeServer member;
+
+	private static NodePeers.NodeServer resumable;
 
 	private static TwoRelaysOverRedis relays;
 
@@ -40,8 +54,13 @@ class VirtualServerReplicasInteropTest {
 		NodePeers.requireNode();
 		NodePeers.installFromLockfile();
 		member = NodePeers.startServer("member-server.mjs");
+		resumable = NodePeers.startServer("resumable-server.mjs");
 		relays = TwoRelaysOverRedis.start("--mcp-relay.servers.one.url=" + member.url(),
-				"--mcp-relay.virtual-servers.solo.members=one");
+				"--mcp-relay.virtual-servers.solo.members=one",
+				"--mcp-relay.servers.counting.url=" + resumable.url(),
+				"--mcp-relay.virtual-servers.counter.members=counting",
+				// the ids of a member's requests are signed: the replicas answer each other's
+				"--mcp-relay.sessions.secret=replicas-shared-secret-0123456789abcdefghij");
 	}
 
 	@AfterAll
@@ -52,44 +71,149 @@ class VirtualServerReplicasInteropTest {
 		if (member != null) {
 			member.close();
 		}
+		if (resumable != null) {
+			resumable.close();
+		}
+	}
+
+	/**
+	 * A long call on the first replica whose stream the client dropped, resumed by a GET with the call's last event id
+	 * on the second (issue 45, cold review item 1, on another replica): the progress the client missed, then the result.
+	 */
+	@Test
+	void aLongCallWhoseStreamDroppedIsResumedOnTheOtherReplica() throws Exception {
+		RawHttp onFirst = new RawHttp(TwoRelaysOverRedis.port(relays.first()));
+		RawHttp onSecond = new RawHttp(TwoRelaysOverRedis.port(relays.second()));
+		await().atMost(Duration.ofSeconds(30)).until(() -> subscribers() >= 2);
+		McpSession session = McpSession.open(onFirst, "counter");
+		HttpResponse<InputStream> call = onFirst.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"counting_count-slowly\",\"arguments\":{\"steps\":10},"
+				+ "\"_meta\":{\"progressToken\":\"count\"}}}"));
+		List<SseReader.Event> before = SseReader.read(call.body(), 3, Duration.ofSeconds(30));
+
+		HttpResponse<InputStream> resumed = onSecond.open(onSecond.request("counter")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+			.header("Last-Event-ID", before.get(2).id())
+			.GET());
+		assertThat(resumed.statusCode()).isEqualTo(200);
+		List<SseReader.Event> after = SseReader.read(resumed.body(), 8, Duration.ofSeconds(30));
+
+		List<Integer> progress = Stream.concat(before.stream(), after.stream())
+			.filter(event -> event.data().path("method").asText().equals("notifications/progress"))
+			.map(event -> event.data().at("/params/progress").asInt())
+			.toList();
+		assertThat(progress).as("every step once").isEqualTo(IntStream.rangeClosed(1, 10).boxed().toList());
+		assertThat(after.get(7).data().at("/result/content/0/text").asText()).isEqualTo("counted 10");
 	}
 
 	@Test
-	void aServerRequestHeldOnAReplicaTheClientsStreamIsNotOnIsCountedAndLoggedNeverLostSilently() throws Exception {
-		ConfigurableApplicationContext first = relays.first();
-		RawHttp onFirst = new RawHttp(TwoRelaysOverRedis.port(first));
+	void aGetOnAnotherReplicaTakesTheMembersStreamsOverAndGetsWhatTheyAsk() throws Exception {
+		RawHttp onFirst = new RawHttp(TwoRelaysOverRedis.port(relays.first()));
 		RawHttp onSecond = new RawHttp(TwoRelaysOverRedis.port(relays.second()));
-		int logsFrom = CapturedLogs.all().size();
+		// both replicas hear claims: each subscribed to the channel
+		await().atMost(Duration.ofSeconds(30)).until(() -> subscribers() >= 2);
 		McpSession session = McpSession.open(onFirst, "solo", "{\"sampling\":{}}");
-		HttpResponse<InputStream> stream = onSecond.open(onSecond.request("solo").header("Accept", "text/event-stream")
-			.header("Mcp-Session-Id", session.id())
-			.GET());
-		assertThat(stream.statusCode()).isEqualTo(200);
+		Events earlier = new Events(onFirst, session);
+		assertThat(earlier.status()).isEqualTo(200);
 
-		CompletableFuture<HttpResponse<String>> call = CompletableFuture
-			.supplyAsync(() -> session.post(RawHttp.toolsCall(1, "one_ask-model")));
+		Events moved = new Events(onSecond, session);
+		assertThat(moved.status()).isEqualTo(200);
+		session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"one_tick\","
+				+ "\"arguments\":{\"label\":\"moved\",\"perTick\":1,\"intervalMs\":100,\"total\":600}}}");
 		try {
-			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(undelivered(first))
-				.as("the request held on the first replica, counted once it gave up on the client's stream")
-				.isEqualTo(1));
-			assertThat(CapturedLogs.since(logsFrom)).as("and logged, naming the cure")
-				.anyMatch(line -> line.startsWith("WARN") && line.contains("could not be delivered (no_client_stream)")
-						&& line.contains("affinity on Mcp-Session-Id"));
+			JsonNode tick = moved.next(message -> message.path("method").asText().equals("notifications/message"));
+			assertThat(tick.at("/params/data").asText()).startsWith("moved ");
+			earlier.awaitEnd();
+
+			CompletableFuture<HttpResponse<String>> call = CompletableFuture
+				.supplyAsync(() -> session.post(RawHttp.toolsCall(2, "one_ask-model")));
+			JsonNode asked = moved.next(message -> message.path("method").asText().equals("sampling/createMessage"));
+			HttpResponse<String> answered = session.post("{\"jsonrpc\":\"2.0\",\"id\":" + asked.get("id")
+					+ ",\"result\":{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"hello\"},"
+					+ "\"model\":\"test\"}}");
+			assertThat(answered.statusCode()).isEqualTo(202);
+			assertThat(call.get(30, TimeUnit.SECONDS).body()).contains("model said: hello");
 		}
 		finally {
-			call.cancel(true);
-			stream.body().close();
+			moved.close();
+			earlier.close();
 		}
 	}
 
-	private static double undelivered(ConfigurableApplicationContext relay) {
-		Counter counter = relay.getBean(MeterRegistry.class)
-			.find(RelayMeters.VIRTUAL_UNDELIVERED)
-			.tag(RelayMeters.SERVER, "one")
-			.tag(RelayMeters.KIND, "request")
-			.tag(RelayMeters.REASON, "no_client_stream")
-			.counter();
-		return counter == null ? 0 : counter.count();
+	/** How many connections listen on the replicas' channel. */
+	private static int subscribers() throws Exception {
+		Process cli = new ProcessBuilder("redis-cli", "-p", String.valueOf(relays.redis().port()), "PUBSUB", "NUMSUB",
+				"mcp-relay:virtual-streams").redirectErrorStream(true).start();
+		List<String> lines = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+		cli.waitFor();
+		return lines.size() < 2 ? 0 : Integer.parseInt(lines.get(1).strip());
+	}
+
+	/** A GET stream of the session, its messages read as they come. */
+	private static final class Events implements AutoCloseable {
+
+		private final HttpResponse<InputStream> response;
+
+		private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
+
+		private final CountDownLatch ended = new CountDownLatch(1);
+
+		Events(RawHttp http, McpSession session) {
+			response = http.open(http.request("solo").header("Accept", "text/event-stream")
+				.header("Mcp-Session-Id", session.id())
+				.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+				.GET());
+			Thread reader = new Thread(this::read, "replica-events");
+			reader.setDaemon(true);
+			reader.start();
+		}
+
+		int status() {
+			return response.statusCode();
+		}
+
+		private void read() {
+			try (BufferedReader lines = new BufferedReader(
+					new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+				String line;
+				while ((line = lines.readLine()) != null) {
+					if (line.startsWith("data:") && line.length() > 5) {
+						messages.add(RawHttp.json(line.substring(5).strip()));
+					}
+				}
+			}
+			catch (IOException dropped) {
+				// closed by the test
+			}
+			finally {
+				ended.countDown();
+			}
+		}
+
+		/** The next message that {@code wanted}, within 30 s. */
+		JsonNode next(Predicate<JsonNode> wanted) throws InterruptedException {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (true) {
+				JsonNode message = messages.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				assertThat(message).as("a message that the test waits for, within 30 s").isNotNull();
+				if (wanted.test(message)) {
+					return message;
+				}
+			}
+		}
+
+		/** Waits for the relay to end the stream. */
+		void awaitEnd() throws InterruptedException {
+			assertThat(ended.await(30, TimeUnit.SECONDS)).as("the stream ended").isTrue();
+		}
+
+		@Override
+		public void close() throws IOException {
+			response.body().close();
+		}
+
 	}
 
 }

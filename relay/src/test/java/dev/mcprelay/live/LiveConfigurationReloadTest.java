@@ -152,11 +152,11 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      tools:\n        deny: [secret_admin]\n"),
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      protocol-versions: [\"2025-11-25\"]\n"),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.current().properties().servers().get("alpha")
-			.tools().deny()).as("a tool list is not live yet: refused whole, never applied to half the relay").isEmpty();
+		assertThat(relay.current().properties().servers().get("alpha").protocolVersions())
+			.as("pinned protocol versions are not live yet: refused whole, never applied to half the relay").isEmpty();
 	}
 
 	@Test

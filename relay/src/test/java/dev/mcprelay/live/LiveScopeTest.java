@@ -34,9 +34,14 @@ class LiveScopeTest {
 	void aSettingOfAServerWhoseIdHoldsADotIsJudgedAsThatSetting() {
 		RelayProperties running = BoundProperties.of(RUNNING);
 
+		assertThat(LiveScope.problems(running, with("servers[acme.tools].protocol-versions[0]", "2025-11-25")))
+			.as("pinned protocol versions are not live: refused, named by the server's whole id")
+			.extracting(ConfigurationProblem::property)
+			.containsExactly("mcp-relay.servers.[acme.tools].protocol-versions");
+		assertThat(LiveScope.problems(running, with("servers[acme.tools].tool-search.enabled", "true")))
+			.as("tool search is live").isEmpty();
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].tools.deny[0]", "delete_file")))
-			.as("a tool list is not live: refused, named by the server's whole id")
-			.extracting(ConfigurationProblem::property).containsExactly("mcp-relay.servers.[acme.tools].tools");
+			.as("a tool list is live").isEmpty();
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].headers[0].name", "X-Tenant")))
 			.as("headers are live").isEmpty();
 		assertThat(ConfigurationChanges.between(running, with("servers[acme.tools].url", "http://127.0.0.1:3/mcp")))
@@ -62,14 +67,46 @@ class LiveScopeTest {
 			.isEmpty();
 		Map<String, String> keyAlsoChanged = new HashMap<>(alphaOnly);
 		keyAlsoChanged.put("security.api-keys[0].management", "true");
+		keyAlsoChanged.put("security.api-keys[1].client", "other");
+		keyAlsoChanged.put("security.api-keys[1].key-sha256", "b".repeat(64));
 		assertThat(LiveScope.problems(running, BoundProperties.of(keyAlsoChanged)))
-			.as("a key changed beyond dropping the removed server").extracting(ConfigurationProblem::property)
-			.containsExactly("mcp-relay.security.api-keys[0]");
+			.as("the API keys are live: changed and added beside the removal").isEmpty();
 		Map<String, String> memberKept = new HashMap<>(alphaOnly);
 		memberKept.put("servers.beta.url", "http://127.0.0.1:2/mcp");
 		assertThat(LiveScope.problems(running, BoundProperties.of(memberKept)))
 			.as("dropping a mention of a server that stays is no removal").extracting(ConfigurationProblem::property)
-			.containsExactlyInAnyOrder("mcp-relay.security.api-keys[0]", "mcp-relay.virtual-servers.pair");
+			.containsExactly("mcp-relay.virtual-servers.pair");
+	}
+
+	@Test
+	void theApiKeysAndTheJwtSettingsButTheModeAreLive() {
+		Map<String, String> jwt = new HashMap<>(Map.of("security.mode", "jwt", "servers.alpha.url",
+				"http://127.0.0.1:1/mcp", "security.jwt.issuer-uri", "http://127.0.0.1:9/issuer",
+				"security.jwt.audience", "one"));
+		RelayProperties running = BoundProperties.of(jwt);
+		Map<String, String> changed = new HashMap<>(jwt);
+		changed.put("security.jwt.audience", "two");
+		changed.put("security.jwt.required-scopes[0]", "mcp");
+		changed.put("security.jwt.client-claim", "email");
+		assertThat(LiveScope.problems(running, BoundProperties.of(changed))).isEmpty();
+	}
+
+	@Test
+	void policiesRateLimitsAndToolListsAreLiveAndAServerAddedBesideThemIsApplied() {
+		Map<String, String> running = new HashMap<>(RUNNING);
+		running.putAll(Map.of("policies[0].name", "no-admin", "policies[0].servers[0]", "*",
+				"policies[0].deny", "mcp.tool.name == \"admin\"", "rate-limits[0].limit", "10",
+				"rate-limits[0].period", "1m"));
+		Map<String, String> next = new HashMap<>(running);
+		next.putAll(Map.of("policies[0].deny", "mcp.tool.name == \"root\"", "policies[1].name", "audit",
+				"policies[1].servers[0]", "*", "policies[1].deny", "true", "policies[1].enforce", "false",
+				"rate-limits[0].limit", "20", "servers.beta.url", "http://127.0.0.1:2/mcp",
+				"servers.beta.tools.allow[0]", "echo"));
+
+		assertThat(LiveScope.problems(BoundProperties.of(running), BoundProperties.of(next)))
+			.as("policies and rate limits edited, a server added with a tool list beside them").isEmpty();
+		assertThat(LiveScope.problems(BoundProperties.of(next), BoundProperties.of(RUNNING)))
+			.as("and all of them removed").isEmpty();
 	}
 
 	private static RelayProperties with(String key, String value) {

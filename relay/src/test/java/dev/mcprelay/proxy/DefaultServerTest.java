@@ -135,7 +135,7 @@ class DefaultServerTest {
 				org.springframework.util.unit.DataSize.ofMegabytes(1), new dev.mcprelay.config.ToolsProperties(
 						java.util.List.of(), java.util.List.of()),
 				new dev.mcprelay.config.ArgumentsProperties("_", java.util.List.of()),
-				dev.mcprelay.config.RejectedServerRequests.SILENT, null, java.util.List.of(), null);
+				dev.mcprelay.config.RejectedServerRequests.SILENT, null, java.util.List.of(), null, java.util.List.of());
 	}
 
 	/** The relay's properties with {@code servers} (their ids; every one at an address nothing listens on). */

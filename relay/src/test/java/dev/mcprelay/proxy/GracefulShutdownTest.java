@@ -154,15 +154,18 @@ public class GracefulShutdownTest {
 	@ParameterizedTest(name = "{0}")
 	@ValueSource(ints = { 200, 500 })
 	void aBodyRelayedUntouchedThatOutlastsTheGracePeriodIsCutWithIt(int status) throws Exception {
-		// a body the relay does not read (text/plain, here with a 200 and with a 500) trickles a byte at a time, never
-		// ending: no real server does this on demand
+		// a body the relay does not read (text/plain, here with a 200 to a POST of a notification, and with a 500 to a
+		// request: a 2xx to a request is read only as JSON or an event stream) trickles a byte at a time, never ending:
+		// no real server does this on demand
 		TestUpstreams.SCRIPTED.clear();
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(status)
 			.header("Content-Type", "text/plain")
 			.sendString(Flux.interval(Duration.ofMillis(100)).map(tick -> "x"), StandardCharsets.UTF_8));
 		ConfigurableApplicationContext relay = relay("mcp-relay.shutdown.stream-grace-period=1s");
 		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
-		String body = RawHttp.toolsCall("trickle", "slow");
+		String body = status == 200
+				? "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}"
+				: RawHttp.toolsCall("trickle", "slow");
 		try (Socket client = new Socket()) {
 			client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
 			client.setSoTimeout(20_000);

@@ -21,7 +21,7 @@ class HeaderRulesTest {
 				List.of(header),
 				new TimeoutProperties(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1)), DataSize.ofKilobytes(1),
 				new dev.mcprelay.config.ToolsProperties(List.of(), List.of()),
-				new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null));
+				new dev.mcprelay.config.ArgumentsProperties("_", List.of()), dev.mcprelay.config.RejectedServerRequests.SILENT, null, List.of(), null, List.of()));
 	}
 
 	@Test

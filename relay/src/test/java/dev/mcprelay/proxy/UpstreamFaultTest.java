@@ -221,7 +221,9 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 	}
 
 	@Test
-	void jsonErrorBodyOn404IsRelayedNotParsed() {
+	void jsonBodyOn404ThatIsNoJsonRpcIsReplacedByTheRelaysErrorWithTheStatus() {
+		// a JSON body under a 4xx that holds no JSON-RPC error for the request is not relayed as it came: the relay
+		// cannot tell what a lenient client would read in it (cold review I), so the request gets its own answer
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(404)
 			.header("Content-Type", "application/json")
 			.sendString(Mono.just("{\"not\":\"json-rpc\"}")));
@@ -229,7 +231,9 @@ class UpstreamFaultTest extends RelayIntegrationTest {
 		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(1, "echo")));
 
 		assertThat(response.statusCode()).isEqualTo(404);
-		assertThat(response.body()).isEqualTo("{\"not\":\"json-rpc\"}");
+		JsonNode answer = RawHttp.json(response.body());
+		assertThat(answer.get("id").asInt()).isEqualTo(1);
+		assertThat(answer.at("/error/data/reason").asText()).isEqualTo("upstream_error_status");
 	}
 
 	@Test

@@ -22,16 +22,16 @@ class ConnectionCredentialTest {
 	void aKeptCredentialServesOnlyTheSameCredentialWithinItsLimits() {
 		long now = System.nanoTime();
 		JwtAuthenticationToken longLived = token(Instant.now().plusSeconds(3600));
-		ConnectionCredential kept = ConnectionCredential.of("token-a", longLived, now);
+		ConnectionCredential kept = ConnectionCredential.of("token-a", longLived, null, now);
 
 		assertThat(kept.serves("token-a", now + 1)).isTrue();
 		assertThat(kept.serves("token-b", now + 1)).as("another credential").isFalse();
 		assertThat(kept.serves("token-a", now + ValidatedTokens.KEPT.toNanos())).as("after KEPT").isFalse();
 
-		ConnectionCredential expiring = ConnectionCredential.of("token-c", token(Instant.now().plusSeconds(2)), now);
+		ConnectionCredential expiring = ConnectionCredential.of("token-c", token(Instant.now().plusSeconds(2)), null, now);
 		assertThat(expiring.serves("token-c", now + TimeUnit.SECONDS.toNanos(1))).isTrue();
 		assertThat(expiring.serves("token-c", now + TimeUnit.SECONDS.toNanos(3))).as("past its exp").isFalse();
-		ConnectionCredential expired = ConnectionCredential.of("token-d", token(Instant.now().minusSeconds(1)), now);
+		ConnectionCredential expired = ConnectionCredential.of("token-d", token(Instant.now().minusSeconds(1)), null, now);
 		assertThat(expired.serves("token-d", now)).as("accepted within the clock skew, already past exp").isFalse();
 		assertThat(ConnectionCredential.credentialOf(new BearerTokenAuthenticationToken("t"))).isEqualTo("t");
 		assertThat(ConnectionCredential.credentialOf(ApiKeyAuthentication.presented("k"))).as("API keys are not kept")
@@ -44,7 +44,7 @@ class ConnectionCredentialTest {
 		// Accepted (and cached) now; seen on a kept connection 27 s later: it must be checked again at +30 s, not +57 s.
 		TokenAuthentication accepted = new TokenAuthentication(token(Instant.now().plusSeconds(3600)));
 		long acceptedAt = System.nanoTime();
-		ConnectionCredential kept = ConnectionCredential.of("token-a", accepted,
+		ConnectionCredential kept = ConnectionCredential.of("token-a", accepted, null,
 				acceptedAt + TimeUnit.SECONDS.toNanos(27));
 
 		assertThat(kept.keptUntilNanos()).as("the deadline the token was accepted with")

@@ -38,6 +38,10 @@ class MemberFailedAnswerTest {
 	/** How the upstream answers tools/list: an HTTP status and a charset. */
 	private static final AtomicReference<String[]> LIST = new AtomicReference<>(new String[] { "200", "UTF-8" });
 
+	/** How the upstream answers tools/call, with a secret result: an HTTP status and a Content-Type. */
+	private static final AtomicReference<String[]> CALL = new AtomicReference<>(
+			new String[] { "200", "application/json" });
+
 	private static ConfigurableApplicationContext relay;
 
 	private static RawHttp http;
@@ -56,6 +60,13 @@ class MemberFailedAnswerTest {
 				return response.status(Integer.parseInt(mode[0]))
 					.header("Content-Type", "application/json")
 					.sendByteArray(Mono.just(list.getBytes(java.nio.charset.Charset.forName(mode[1]))));
+			}
+			if (body.contains("\"tools/call\"")) {
+				String[] mode = CALL.get();
+				return response.status(Integer.parseInt(mode[0]))
+					.header("Content-Type", mode[1])
+					.sendString(Mono.just(body.replaceFirst("(?s)\"method\".*",
+							"\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"the secret\"}]}}")));
 			}
 			if ("GET".equals(request.method().name())) {
 				return response.status(405).send();
@@ -106,6 +117,33 @@ class MemberFailedAnswerTest {
 
 		assertThat(answer.statusCode()).isEqualTo(200);
 		assertThat(answer.body()).contains("d_echo").doesNotContain("secret_admin");
+	}
+
+	/**
+	 * Cold review I: a member's answer to a call that its relay cannot read (a 2xx that is neither JSON nor an event
+	 * stream, a 5xx of a JSON type other than {@code application/json}) is never relayed through the virtual server:
+	 * the member's relay answers the call with its own error, which the virtual server relays.
+	 */
+	@ParameterizedTest
+	@CsvSource({ "200, application/json-rpc, upstream_invalid_response", "500, application/json-rpc, upstream_error_status",
+			"200, application/jsonx, upstream_invalid_response" })
+	void aMembersCallAnswerItsRelayCannotReadNeverReachesTheClient(String status, String type, String reason) {
+		McpSession session = McpSession.open(http, "v");
+		CALL.set(new String[] { status, type });
+		try {
+			HttpResponse<String> answer = session.post(RawHttp.toolsCall("c", "d_echo"));
+
+			assertThat(answer.body()).doesNotContain("the secret");
+			List<JsonNode> messages = RawHttp.messagesOf(answer);
+			assertThat(messages).as(answer.body())
+				.anySatisfy(error -> {
+					assertThat(error.path("id").asText()).isEqualTo("c");
+					assertThat(error.at("/error/data/reason").asText()).isEqualTo(reason);
+				});
+		}
+		finally {
+			CALL.set(new String[] { "200", "application/json" });
+		}
 	}
 
 }

@@ -1,13 +1,16 @@
 package dev.mcprelay.interceptors.toolsearch;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
@@ -27,18 +30,21 @@ import dev.mcprelay.api.ToolsListRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.api.ToolsListResponseInterceptor;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
-import dev.mcprelay.config.RelayProperties;
-import dev.mcprelay.config.ServerProperties;
-import dev.mcprelay.config.ToolSearchProperties;
-import dev.mcprelay.config.ToolsProperties;
+import dev.mcprelay.chain.Stage;
+import dev.mcprelay.intercept.CallConfiguration;
+import dev.mcprelay.intercept.ConfiguredInterceptor;
 import dev.mcprelay.interceptors.PolicyEnforcement;
+import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.live.LiveConfiguration;
+import dev.mcprelay.live.SnapshotCompilation;
+import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.policy.Policies;
+import dev.mcprelay.policy.PolicyCompiler;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.PublishedCatalogues;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ServerListings;
-import dev.mcprelay.policy.ToolNameFilter;
 import dev.mcprelay.policy.UpstreamView;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
@@ -78,11 +84,17 @@ import reactor.core.publisher.Mono;
  * initializes again), and a store that does not answer gets 503. Requests without a session (2026-07-28) list the
  * entry point and may call any tool. Servers without tool search are not touched.
  *
+ * <p>Which servers search, and with which settings, is a part of each configuration snapshot ({@link SnapshotPart}):
+ * a request reads its own snapshot's ({@link CallConfiguration}), so a reload that adds a server with tool search
+ * serves it with search from its next request, and one that changes a server's settings (its tool search, or any
+ * other) rebuilds its index from its next listing; what sessions exposed stays in the session store.
+ *
  * @see <a href="https://modelcontextprotocol.io/specification/2025-11-25/server/tools">MCP tools</a>
  */
 @Component
 public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListResponseInterceptor,
-		ToolsCallRequestInterceptor, ServerNotificationInterceptor, RelayOwnTools, Ordered {
+		ToolsCallRequestInterceptor, ServerNotificationInterceptor, RelayOwnTools, ConfiguredInterceptor, Ordered,
+		SnapshotPart<Map<String, SearchedServer>> {
 
 	/** The policy's name, as the access log's {@code interceptor} says it, on a server and a virtual server alike. */
 	public static final String NAME = "tool-search";
@@ -101,42 +113,91 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private static final String GENERATION = ToolSearchPolicy.class.getName() + ".generation";
 
-	private final Map<String, Server> servers = new HashMap<>();
-
 	private final UpstreamRegistry upstreams;
+
+	private final MeterRegistry registry;
+
+	/** The servers a request searches: its snapshot's. */
+	private final Function<CallContext, Map<String, SearchedServer>> serversOf;
+
+	/** The servers of the current snapshot, for the questions asked with no request at hand. */
+	private final Supplier<Map<String, SearchedServer>> current;
 
 	private final UpstreamLister lister;
 
 	private final SessionStore store;
 
-	private final Policies policies;
+	/** The policies of each request's configuration snapshot. */
+	private final PolicyCompiler policies;
 
 	private final ServerListings listings;
 
 	private final KeptCatalogues kept;
 
-	public ToolSearchPolicy(RelayProperties properties, UpstreamRegistry upstreams, UpstreamLister lister,
-			SessionStore store, MeterRegistry registry, Policies policies, ServerListings listings,
-			KeptCatalogues kept) {
+	public ToolSearchPolicy(UpstreamRegistry upstreams, UpstreamLister lister, SessionStore store,
+			MeterRegistry registry, PolicyCompiler policies, ServerListings listings, KeptCatalogues kept,
+			ObjectProvider<LiveConfiguration> live) {
 		this.listings = listings;
 		this.kept = kept;
 		this.upstreams = upstreams;
 		this.lister = lister;
 		this.store = store;
 		this.policies = policies;
-		properties.servers().forEach((id, server) -> {
-			if (server != null && server.toolSearch().enabled()) {
-				servers.put(id, new Server(id, server, new ToolSearchMeters(registry, id), kept));
-			}
-		});
-		if (!servers.isEmpty()) {
-			ToolIndex.warmUp();
-		}
+		this.registry = registry;
+		this.current = () -> of(live.getObject().current());
+		this.serversOf = context -> {
+			ConfigurationSnapshot snapshot = CallConfiguration.of(context);
+			return snapshot != null ? of(snapshot) : current.get();
+		};
 	}
 
 	@Override
-	public boolean appliesTo(String server) {
-		return servers.containsKey(server);
+	public String partName() {
+		return "tool search";
+	}
+
+	/**
+	 * The servers of the snapshot that offer their tools through search: an unchanged server's previous
+	 * {@link SearchedServer} (its catalogues and indexes, its meters), a new one for a server added or changed in any
+	 * way (its index built anew from its next listing; the meters of its id kept).
+	 */
+	@Override
+	public Map<String, SearchedServer> compile(SnapshotCompilation compilation) {
+		Map<String, SearchedServer> previous = compilation.previous(this);
+		Map<String, SearchedServer> servers = new HashMap<>();
+		compilation.properties().servers().forEach((id, server) -> {
+			if (server == null || !server.toolSearch().enabled()) {
+				return;
+			}
+			SearchedServer before = previous == null ? null : previous.get(id);
+			servers.put(id, before != null && before.properties().equals(server) ? before
+					: new SearchedServer(id, server,
+							before != null ? before.meters() : new ToolSearchMeters(registry, id), kept));
+		});
+		// the index's classes loaded here, off the event loops, before a new server's first search or listing
+		if (servers.values().stream().anyMatch(server -> previous == null || previous.get(server.id()) != server)) {
+			ToolIndex.warmUp();
+		}
+		return Collections.unmodifiableMap(servers);
+	}
+
+	/** Drops the catalogues of every server the new snapshot changed, removed, or no longer searches. */
+	@Override
+	public void replaced(Map<String, SearchedServer> previous, Map<String, SearchedServer> next) {
+		previous.forEach((id, server) -> {
+			if (next.get(id) != server) {
+				server.invalidate();
+			}
+		});
+	}
+
+	/**
+	 * A server that searches in the snapshot; one that does not has no tool-search interceptor there, and gets it from
+	 * the first request of a snapshot in which it searches.
+	 */
+	@Override
+	public boolean appliesTo(SnapshotCompilation compilation, String server, Stage<?> stage) {
+		return compilation.part(this).containsKey(server);
 	}
 
 	@Override
@@ -149,20 +210,20 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return ORDER;
 	}
 
-	/** Whether {@code server} offers its tools through search. */
+	/** Whether {@code server} offers its tools through search, as the current configuration says. */
 	public boolean searches(String server) {
-		return servers.containsKey(server);
+		return current.get().containsKey(server);
 	}
 
-	/** {@value #SEARCH_TOOL}, on a server that offers its tools through search. */
+	/** {@value #SEARCH_TOOL}, on a server that offers its tools through search (as the current configuration says). */
 	@Override
 	public boolean isRelayOwn(String server, String tool) {
-		return SEARCH_TOOL.equals(tool) && servers.containsKey(server);
+		return SEARCH_TOOL.equals(tool) && current.get().containsKey(server);
 	}
 
 	@Override
 	public Mono<Outcome> interceptToolsList(ListRequest request) {
-		Server server = servers.get(request.server());
+		SearchedServer server = serversOf.apply(request.context()).get(request.server());
 		if (server == null) {
 			return Outcome.proceed();
 		}
@@ -175,7 +236,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	@Override
 	public Mono<Outcome> interceptToolsListResponse(ToolsListResponse list) {
-		Server server = servers.get(list.server());
+		SearchedServer server = serversOf.apply(list.context()).get(list.server());
 		if (server == null) {
 			return Outcome.proceed();
 		}
@@ -190,7 +251,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 				: view.get(() -> listAll(list.context(), server));
 		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
 		return catalogue.flatMap(index -> {
-			PolicyListing listing = policies.listing(caller);
+			PolicyListing listing = policies.of(list.context()).listing(caller);
 			ArrayNode tools = result.putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
 			for (ObjectNode tool : index.tools()) {
@@ -209,7 +270,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	@Override
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
-		Server server = servers.get(call.server());
+		SearchedServer server = serversOf.apply(call.context()).get(call.server());
 		if (server == null) {
 			return Outcome.proceed();
 		}
@@ -236,7 +297,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	@Override
 	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
-		Server server = servers.get(notification.server());
+		SearchedServer server = serversOf.apply(notification.context()).get(notification.server());
 		if (server != null && notification instanceof ListChangedNotification changed && "tools".equals(changed.list())) {
 			server.invalidate();
 		}
@@ -244,7 +305,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	}
 
 	/** Answers a search: the best matches, now exposed in the session, after a list_changed notification. */
-	private Mono<Outcome> search(ToolsCallRequest call, Server server) {
+	private Mono<Outcome> search(ToolsCallRequest call, SearchedServer server) {
 		SearchQuery query;
 		try {
 			query = SearchQuery.of(call.params().path("arguments"), server.settings().maxResults());
@@ -257,7 +318,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 			.flatMap(before -> server.catalogue(call.context()).get(() -> listAll(call.context(), server)).flatMap(index -> {
 				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
 				PolicyFacts caller = PolicyFacts.of(call.context(), "tools/call", false);
-				PolicyListing listing = policies.listing(caller);
+				PolicyListing listing = policies.of(call.context()).listing(caller);
 				List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
 					.stream()
 					.filter(tool -> server.offers(ToolIndex.name(tool)) && listing.lists(caller.forTool(tool)))
@@ -311,53 +372,15 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	 * caller's view, of which it is shown only what its policies let it use. Bounded and cut as the policies' listings
 	 * are ({@link CatalogueListings}), as a virtual server's search lists its members.
 	 */
-	private Mono<List<ObjectNode>> listAll(CallContext context, Server server) {
-		Upstream upstream = upstreams.find(context.server());
+	private Mono<List<ObjectNode>> listAll(CallContext context, SearchedServer server) {
+		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
+		Upstream upstream = snapshot != null ? upstreams.in(snapshot).find(context.server())
+				: upstreams.find(context.server());
 		return CatalogueListings
 			.tools(listings, context.server(), context.caller(), upstream.nonStreamingTimeout(),
 					() -> lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
 							context.caller(), context.upstreamHeaders()))
 			.map(tools -> tools.stream().filter(tool -> server.offers(ToolIndex.name(tool))).toList());
-	}
-
-	/** Where one view's catalogue of a server is kept among every catalogue tool search keeps. */
-	private record ServerView(UpstreamView view) {
-	}
-
-	/**
-	 * One server's settings, meters and catalogues: one per view, sharing the server's generation (one more for each
-	 * {@code list_changed}), kept among every catalogue tool search keeps.
-	 */
-	private record Server(String id, ServerProperties properties, ToolSearchProperties settings, ToolNameFilter pinned,
-			AtomicLong generation, KeptCatalogues catalogues, ToolSearchMeters meters) {
-
-		Server(String id, ServerProperties properties, ToolSearchMeters meters, KeptCatalogues catalogues) {
-			this(id, properties, properties.toolSearch(), properties.toolSearch().alwaysExpose().isEmpty() ? null
-					: new ToolNameFilter(new ToolsProperties(properties.toolSearch().alwaysExpose(), List.of())),
-					new AtomicLong(), catalogues, meters);
-		}
-
-		/** The catalogue of the view the request of {@code context} has. */
-		ToolCatalogue<ToolIndex> catalogue(CallContext context) {
-			return catalogues.get(new ServerView(UpstreamView.of(context, properties)),
-					() -> ToolCatalogue.indexed(generation));
-		}
-
-		/** The server's tools changed: every view's catalogue is stale, and what is being listed too. */
-		void invalidate() {
-			generation.incrementAndGet();
-			catalogues.invalidateIf(key -> key instanceof ServerView kept && kept.view().server().equals(id));
-		}
-
-		/** Whether the server's {@code tool} is one search may return: any but one named like the relay's own. */
-		boolean offers(String tool) {
-			return !SEARCH_TOOL.equals(tool);
-		}
-
-		boolean alwaysExposed(String tool) {
-			return pinned != null && pinned.offers(tool) && offers(tool);
-		}
-
 	}
 
 }

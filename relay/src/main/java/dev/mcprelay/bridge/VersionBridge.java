@@ -1,0 +1,202 @@
+package dev.mcprelay.bridge;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.springframework.http.MediaType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParseException;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.ProtocolVersions;
+import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.session.SessionStore;
+import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import reactor.core.publisher.Mono;
+
+/**
+ * The transport of one Streamable HTTP server, between the relay and the relay's own Streamable HTTP transport
+ * ({@code server}): it bridges a client whose generation the server does not speak, and relays every other request
+ * untouched. It learns which protocol versions the server speaks ({@link ServerVersions}) from its answers to a
+ * session-era client's {@code initialize}: the versions a refusal (a 4xx JSON answer) names in
+ * {@code error.data.supported}. Such a refusal is read whole (within the server's {@code max-buffered-body}); when it
+ * teaches that the client needs the bridge, the {@code initialize} is answered through it, else the refusal is handed
+ * on exactly as it came; any other answer is not looked into.
+ *
+ * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
+ * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
+ * through {@link SessionBridge}: POST, GET and DELETE; a result that asks the client for input is carried through its
+ * rounds ({@link InputRounds}).
+ *
+ * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
+ * interceptors, policies and metrics already saw, in the client's version.
+ */
+public final class VersionBridge implements UpstreamTransport {
+
+	private final UpstreamTransport server;
+
+	private final String serverId;
+
+	private final ServerVersions versions;
+
+	private final long maxBodyBytes;
+
+	private final SessionBridge sessions;
+
+	/**
+	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
+	 * @param versions what the relay knows of the server's versions
+	 * @param maxBodyBytes the server's {@code max-buffered-body}: the largest answer the bridge reads whole
+	 * @param store where the sessions of bridged 2025 clients are kept
+	 * @param inputRoundTimeout how long a round of input waits for a bridged client's answers (the server's
+	 * {@code timeouts.streaming-idle}; {@link InputRounds})
+	 */
+	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
+			SessionStore store, Duration inputRoundTimeout) {
+		this.server = server;
+		this.serverId = serverId;
+		this.versions = versions;
+		this.maxBodyBytes = maxBodyBytes;
+		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
+				maxBodyBytes, inputRoundTimeout);
+	}
+
+	/**
+	 * How many answers of bridged clients to the server's requests for input this replica awaits now: none once every
+	 * round ended (answered, timed out, cancelled).
+	 */
+	public int awaitedInputAnswers() {
+		return sessions.awaitedAnswers();
+	}
+
+	/** Whether {@code sessionId} names a session the bridge gave a 2025 client (whose state it keeps itself). */
+	public static boolean isBridgedSession(String sessionId) {
+		return BridgeSessions.isBridged(sessionId);
+	}
+
+	/** What the relay knows of the server's versions. */
+	public ServerVersions versions() {
+		return versions;
+	}
+
+	@Override
+	public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		if (BridgeSessions.isBridged(request.sessionId())) {
+			return sessions.send(request, handler);
+		}
+		String clientVersion = sessionInitializeVersion(request);
+		if (clientVersion == null) {
+			return server.send(request, handler);
+		}
+		if (versions.bridges(clientVersion)) {
+			return sessions.open(request, handler);
+		}
+		return server.send(request, response -> learnFromRefusal(response).flatMap(refused -> {
+			if (!versions.bridges(clientVersion)) {
+				return handler.apply(refused);
+			}
+			// the refusal taught the relay that this client needs the bridge: its initialize is answered through it
+			return sessions.open(new UpstreamRequest(request.serverId(), request.method(), request.uri(),
+					request.headers(), request.body(), request.callerId(), null), handler);
+		}));
+	}
+
+	@Override
+	public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		return BridgeSessions.isBridged(request.sessionId()) ? sessions.listen(request, handler)
+				: server.receive(request, handler);
+	}
+
+	@Override
+	public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		return BridgeSessions.isBridged(request.sessionId()) ? sessions.end(request, handler)
+				: server.close(request, handler);
+	}
+
+	/**
+	 * {@code response} as it is to be handed on; a refusal with a JSON body is read first, and the versions it names
+	 * learnt: the body handed on then is the one that came, byte for byte, with the status and headers that came.
+	 */
+	private Mono<UpstreamResponse> learnFromRefusal(UpstreamResponse response) {
+		if (!response.statusCode().is4xxClientError() || !isJson(response.contentType())) {
+			return Mono.just(response);
+		}
+		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).map(body -> {
+			versions.learn(supportedVersions(body));
+			return LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
+		});
+	}
+
+	/** The versions a JSON-RPC error names as supported ({@code error.data.supported}); empty when it names none. */
+	static List<String> supportedVersions(byte[] body) {
+		List<String> supported = new ArrayList<>();
+		try {
+			JsonNode answer = JsonRpcParser.mapper().readTree(body);
+			JsonNode named = answer == null ? null : answer.path("error").path("data").path("supported");
+			if (named != null && named.isArray()) {
+				named.forEach(version -> {
+					if (version.isTextual()) {
+						supported.add(version.asText());
+					}
+				});
+			}
+		}
+		catch (java.io.IOException | RuntimeException notJson) {
+			// a refusal that is no JSON-RPC error teaches nothing
+		}
+		return supported;
+	}
+
+	/**
+	 * The version a session-era client asks for in its {@code initialize}, when the request is one (a single request,
+	 * no session yet); else {@code null}. Requests with a session, and bodies that do not hold the word, are not parsed.
+	 */
+	static String sessionInitializeVersion(UpstreamRequest request) {
+		byte[] body = request.body();
+		if (body == null || request.sessionId() != null || !holds(body, INITIALIZE)) {
+			return null;
+		}
+		JsonRpcPayload payload;
+		try {
+			payload = JsonRpcParser.parse(body);
+		}
+		catch (JsonRpcParseException ex) {
+			return null;
+		}
+		if (payload.batch() || payload.messages().size() != 1) {
+			return null;
+		}
+		JsonRpcMessage message = payload.messages().get(0);
+		if (!message.isRequest() || !"initialize".equals(message.method())) {
+			return null;
+		}
+		JsonNode version = message.node().path("params").path("protocolVersion");
+		return version.isTextual() && !ProtocolVersions.isPerRequest(version.asText()) ? version.asText() : null;
+	}
+
+	private static final byte[] INITIALIZE = "\"initialize\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+	private static boolean holds(byte[] body, byte[] word) {
+		outer: for (int i = 0; i + word.length <= body.length; i++) {
+			for (int j = 0; j < word.length; j++) {
+				if (body[i + j] != word[j]) {
+					continue outer;
+				}
+			}
+			return true;
+		}
+		return false;
+	}
+
+	private static boolean isJson(MediaType type) {
+		return type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
+	}
+
+}

@@ -1,0 +1,73 @@
+package dev.mcprelay.bridge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import reactor.core.Disposable;
+import reactor.test.StepVerifier;
+
+/**
+ * The answers a round of input waits for are taken from the session the requests went to, once each, only while the
+ * round waits; the round goes on when every one came, with each under the key the server named its request by.
+ */
+class ClientAnswersTest {
+
+	@Test
+	void everyAnswerOfTheSessionCompletesTheRoundByTheServersKeys() {
+		ClientAnswers answers = new ClientAnswers();
+		ClientAnswers.Expected expected = answers.expect("s1", List.of("confirm", "summary"));
+		String confirm = expected.ids().get("confirm");
+		String summary = expected.ids().get("summary");
+		assertThat(confirm).isNotEqualTo(summary).startsWith("mcp-relay-input-");
+
+		StepVerifier.create(expected.answers())
+			.then(() -> {
+				assertThat(answers.answer("s2", response(confirm, "other"))).as("another session's").isFalse();
+				assertThat(answers.answer("s1", response(confirm, "yes"))).isTrue();
+				assertThat(answers.answer("s1", response(confirm, "again"))).as("a repeated answer").isFalse();
+				assertThat(answers.awaited()).isEqualTo(1);
+				assertThat(answers.answer("s1", response(summary, "fine"))).isTrue();
+			})
+			.assertNext(given -> assertThat(given).containsOnlyKeys("confirm", "summary")
+				.extractingByKey("confirm").extracting(answer -> answer.at("/result/text").asText()).isEqualTo("yes"))
+			.verifyComplete();
+		assertThat(answers.awaited()).isZero();
+	}
+
+	@Test
+	void aRoundThatStopsWaitingForgetsWhatItWaitedFor() {
+		ClientAnswers answers = new ClientAnswers();
+		ClientAnswers.Expected expected = answers.expect("s1", List.of("roots"));
+		Disposable waiting = expected.answers().subscribe();
+		assertThat(answers.awaited()).isEqualTo(1);
+
+		waiting.dispose();
+
+		assertThat(answers.awaited()).isZero();
+		assertThat(answers.answer("s1", response(expected.ids().get("roots"), "late"))).as("a late answer").isFalse();
+		assertThat(answers.answer("s1", response("4", "not the relay's id"))).isFalse();
+	}
+
+	@Test
+	void aRoundThatEndsBeforeItWaitedForgetsToo() {
+		ClientAnswers answers = new ClientAnswers();
+		ClientAnswers.Expected expected = answers.expect("s1", List.of("roots", "confirm"));
+
+		expected.forget().run();
+
+		assertThat(answers.awaited()).isZero();
+	}
+
+	private static ObjectNode response(String id, String text) {
+		ObjectNode response = JsonRpcParser.mapper().createObjectNode().put("jsonrpc", "2.0").put("id", id);
+		response.putObject("result").put("text", text);
+		return response;
+	}
+
+}

@@ -1,0 +1,185 @@
+package dev.mcprelay.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.mcprelay.Sha256;
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
+import dev.mcprelay.testsupport.SdkMcpUpstream;
+import dev.mcprelay.testsupport.TwoRelaysOverRedis;
+
+/**
+ * {@code security.api-keys} edited in the mounted file of a running relay in {@code api-key} mode, in front of a real
+ * MCP server (its {@code progress} tool holds a call's stream open until the test lets it go) and a scripted one that
+ * holds a GET stream open: a revoked key is refused (401) from the next request and its open streams, a call streaming
+ * its answer and a GET stream, end at once (reason {@code access_withdrawn}, counted), while another key's run on; a
+ * key whose {@code servers} lose a server has its streams there ended and no others; a renamed key's streams end (its
+ * caller is another now) and its next request is served; a revoked key's GET stream on a virtual server, which the
+ * relay serves itself, ends too; a key added by a reload serves, its hash a placeholder
+ * resolved as at start-up; an invalid key edit is refused whole, the running keys serving.
+ */
+class ApiKeysReloadTest {
+
+	private static final String ALICE = "alice-key-for-reloads";
+
+	private static final String BOB = "bob-key-for-reloads";
+
+	private static final String CAROL = "carol-key-for-reloads";
+
+	@TempDir
+	static Path mount;
+
+	static SdkMcpUpstream upstream;
+
+	static ScriptedUpstream streaming;
+
+	static MountedRelay relay;
+
+	@BeforeAll
+	static void start() throws Exception {
+		upstream = new SdkMcpUpstream();
+		streaming = new ScriptedUpstream();
+		streaming.scriptWithBody(HeldStreams::getStreamingServer);
+		relay = MountedRelay.start(mount, config(startKeys()), "--carol.key-sha256=" + Sha256.hex(CAROL));
+	}
+
+	@AfterEach
+	void restore() throws Exception {
+		upstream.releaseProgress();
+		relay.restore(config(startKeys()));
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relay != null) {
+			relay.close();
+		}
+		if (upstream != null) {
+			upstream.close();
+		}
+		if (streaming != null) {
+			streaming.close();
+		}
+	}
+
+	@Test
+	void aRevokedKeyIsRefusedFromTheNextRequestAndItsOpenStreamsEndWhileAnotherKeysRunOn() throws Exception {
+		upstream.resetProgressGate();
+		HttpResponse<InputStream> aliceCall = HeldStreams.call(relay, caller(ALICE), "alpha", 21);
+		HttpResponse<InputStream> bobCall = HeldStreams.call(relay, caller(BOB), "alpha", 22);
+		HttpResponse<InputStream> aliceGet = HeldStreams.get(caller(ALICE), "streaming");
+		double alphaEnded = relay.streamsEnded("alpha");
+		double streamingEnded = relay.streamsEnded("streaming");
+
+		relay.awaitOutcome(() -> relay.swap(config(key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+
+		HeldStreams.assertEndedWith(aliceCall, 21, "access_withdrawn");
+		assertThat(RawHttp.readAll(aliceGet.body())).as("alice's GET stream ends, cleanly").isNotNull();
+		assertThat(relay.streamsEnded("alpha")).as("alice's call, counted").isEqualTo(alphaEnded + 1);
+		assertThat(relay.streamsEnded("streaming")).as("alice's GET stream, counted").isEqualTo(streamingEnded + 1);
+		upstream.releaseProgress();
+		HeldStreams.assertAnswered(bobCall, 22);
+		assertThat(status(caller(ALICE), "alpha")).as("the revoked key's next request").isEqualTo(401);
+		assertThat(status(caller(BOB), "alpha")).isEqualTo(200);
+		assertThat(relay.streamsEnded("alpha")).as("bob's call was not ended").isEqualTo(alphaEnded + 1);
+	}
+
+	@Test
+	void aRevokedKeysGetStreamOnAVirtualServerEndsToo() throws Exception {
+		HttpResponse<InputStream> merged = HeldStreams.getHeaders(caller(ALICE), "hub");
+		double hubEnded = relay.streamsEnded("hub");
+
+		relay.awaitOutcome(() -> relay.swap(config(key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+
+		assertThat(RawHttp.readAll(merged.body())).as("the virtual server's GET stream ends, cleanly").isNotNull();
+		assertThat(relay.streamsEnded("hub")).isEqualTo(hubEnded + 1);
+	}
+
+	@Test
+	void aKeyWhoseServersLoseAServerHasItsStreamsThereEndedAndNoOthers() throws Exception {
+		upstream.resetProgressGate();
+		HttpResponse<InputStream> onAlpha = HeldStreams.call(relay, caller(ALICE), "alpha", 31);
+		HttpResponse<InputStream> onBeta = HeldStreams.call(relay, caller(ALICE), "beta", 32);
+		double betaEnded = relay.streamsEnded("beta");
+
+		relay.awaitOutcome(() -> relay.swap(config(key("alice", Sha256.hex(ALICE), "[alpha, streaming, hub]")
+				+ key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+
+		HeldStreams.assertEndedWith(onBeta, 32, "access_withdrawn");
+		assertThat(relay.streamsEnded("beta")).isEqualTo(betaEnded + 1);
+		upstream.releaseProgress();
+		HeldStreams.assertAnswered(onAlpha, 31);
+		assertThat(status(caller(ALICE), "beta")).as("the server the key lost").isEqualTo(403);
+		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
+	}
+
+	@Test
+	void aRenamedKeysStreamsEndAndItsNextRequestIsServedUnderItsNewName() throws Exception {
+		upstream.resetProgressGate();
+		HttpResponse<InputStream> call = HeldStreams.call(relay, caller(ALICE), "alpha", 41);
+
+		relay.awaitOutcome(() -> relay.swap(config(key("alice-renamed", Sha256.hex(ALICE),
+				"[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+
+		HeldStreams.assertEndedWith(call, 41, "access_withdrawn");
+		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
+	}
+
+	@Test
+	void aKeyAddedByAReloadServesItsHashAPlaceholderResolvedAsAtStartUp() throws Exception {
+		assertThat(status(caller(CAROL), "alpha")).isEqualTo(401);
+
+		relay.awaitOutcome(() -> relay.swap(config(startKeys() + key("carol", "${carol.key-sha256}", "[alpha]"))),
+				ReloadOutcome.APPLIED);
+
+		assertThat(status(caller(CAROL), "alpha")).isEqualTo(200);
+		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
+	}
+
+	@Test
+	void anInvalidKeyEditIsRefusedWholeAndTheRunningKeysServe() throws Exception {
+		String running = relay.checksum();
+
+		relay.awaitOutcome(() -> relay.swap(config(key("alice", "not-a-sha-256", "[alpha]"))), ReloadOutcome.REFUSED);
+
+		assertThat(relay.checksum()).isEqualTo(running);
+		assertThat(status(caller(ALICE), "beta")).as("alice's running key, with its servers").isEqualTo(200);
+		assertThat(status(caller(BOB), "alpha")).as("bob, whom the refused edit removed").isEqualTo(200);
+	}
+
+	private static int status(RawHttp http, String server) {
+		return http.send(http.post(server, McpSession.initialize(1))).statusCode();
+	}
+
+	private static RawHttp caller(String key) {
+		return new RawHttp(TwoRelaysOverRedis.port(relay.context()), "X-Api-Key", key);
+	}
+
+	private static String startKeys() {
+		return key("alice", Sha256.hex(ALICE), "[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]");
+	}
+
+	static String key(String client, String sha256, String servers) {
+		return "      - client: " + client + "\n        key-sha256: \"" + sha256 + "\"\n        servers: " + servers
+				+ "\n";
+	}
+
+	static String config(String keys) {
+		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: api-key\n    api-keys:\n"
+				+ keys + "  servers:\n    alpha:\n      url: " + upstream.url("/mcp") + "\n    beta:\n      url: "
+				+ upstream.url("/mcp") + "\n    streaming:\n      url: " + streaming.url("/mcp")
+				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n";
+	}
+
+}

@@ -1,0 +1,153 @@
+package dev.mcprelay.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RedisServerProcess;
+import dev.mcprelay.testsupport.RedisWire;
+import dev.mcprelay.testsupport.SdkMcpUpstream;
+
+/**
+ * Rate limits are reloaded while the relay runs, in front of a real MCP server (the SDK's stateless one), with their
+ * buckets in memory and in a real Redis: a rule a reload leaves as it was keeps its buckets (a caller at its limit stays
+ * there, its Redis keys unchanged), a rule a reload changes starts with fresh ones, a server added is counted by the
+ * rules that match it from its first request, and an invalid edit is refused whole with the running rules counting on.
+ */
+class LiveRateLimitsReloadTest {
+
+	@TempDir
+	static Path mount;
+
+	static SdkMcpUpstream upstream;
+
+	static MountedRelay relay;
+
+	static RawHttp http;
+
+	@BeforeAll
+	static void start() throws Exception {
+		upstream = new SdkMcpUpstream();
+		relay = MountedRelay.start(mount, config("", ""));
+		http = relay.http();
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relay != null) {
+			relay.close();
+		}
+		if (upstream != null) {
+			upstream.close();
+		}
+	}
+
+	@BeforeEach
+	void backToNoRules() throws Exception {
+		relay.restore(config("", ""));
+	}
+
+	@Test
+	void aCallerAtItsLimitStaysThereAcrossAReloadAndAChangedRuleStartsAfresh() throws Exception {
+		relay.awaitOutcome(() -> relay.swap(config(rule("kept", 2), "")), ReloadOutcome.APPLIED);
+		assertThat(calls(http, "alpha", 3)).containsExactly("200", "200", "429 kept");
+
+		relay.awaitOutcome(() -> relay.swap(config(rule("kept", 2), "beta")), ReloadOutcome.APPLIED);
+
+		assertThat(calls(http, "alpha", 1)).as("the rule is as it was: the caller stays at its limit")
+			.containsExactly("429 kept");
+		assertThat(calls(http, "beta", 3)).as("the server the reload added, counted from its first request")
+			.containsExactly("200", "200", "429 kept");
+
+		relay.awaitOutcome(() -> relay.swap(config(rule("kept", 3), "beta")), ReloadOutcome.APPLIED);
+
+		assertThat(calls(http, "alpha", 4)).as("the changed rule's buckets are fresh")
+			.containsExactly("200", "200", "200", "429 kept");
+	}
+
+	@Test
+	void anInvalidRateLimitEditIsRefusedWholeAndTheRunningRuleCountsOn() throws Exception {
+		relay.awaitOutcome(() -> relay.swap(config(rule("strict", 1), "")), ReloadOutcome.APPLIED);
+		assertThat(calls(http, "alpha", 2)).containsExactly("200", "429 strict");
+		String running = relay.checksum();
+
+		relay.awaitOutcome(() -> relay.swap(config(rule("strict", 0), "beta")), ReloadOutcome.REFUSED);
+
+		assertThat(relay.checksum()).as("the running configuration stays").isEqualTo(running);
+		assertThat(calls(http, "alpha", 1)).as("the running rule still counts").containsExactly("429 strict");
+		assertThat(http.send(http.post("beta", RawHttp.toolsCall(1, "echo"))).statusCode())
+			.as("nothing of the refused reload applies").isEqualTo(404);
+	}
+
+	@Test
+	void inRedisAnUnchangedRuleKeepsItsKeysAndItsBudgetAndAChangedOneStartsWithNewKeys(@TempDir Path redisMount)
+			throws Exception {
+		try (RedisServerProcess redis = RedisServerProcess.start();
+				MountedRelay shared = MountedRelay.start(redisMount, inRedis(config(rule("shared", 2), "")),
+						redis.relayArguments().toArray(String[]::new))) {
+			RawHttp sharedHttp = shared.http();
+			assertThat(calls(sharedHttp, "alpha", 3)).containsExactly("200", "200", "429 shared");
+			TreeSet<String> keys = keys(redis);
+			assertThat(keys).singleElement().asString().startsWith("mcp-relay:rate-limit:shared|").endsWith("|alpha|-");
+
+			shared.awaitOutcome(() -> shared.swap(inRedis(config(rule("shared", 2), "beta"))), ReloadOutcome.APPLIED);
+
+			assertThat(calls(sharedHttp, "alpha", 1)).as("the caller stays at its limit").containsExactly("429 shared");
+			assertThat(keys(redis)).as("the unchanged rule's key is the one it had").isEqualTo(keys);
+
+			shared.awaitOutcome(() -> shared.swap(inRedis(config(rule("shared", 3), "beta"))), ReloadOutcome.APPLIED);
+
+			assertThat(calls(sharedHttp, "alpha", 4)).as("the changed rule's bucket is a new one")
+				.containsExactly("200", "200", "200", "429 shared");
+			assertThat(keys(redis)).as("under a key of its own").hasSize(2).containsAll(keys);
+		}
+	}
+
+	/** {@code yaml} with the session store (and so the rate-limit buckets) in Redis. */
+	private static String inRedis(String yaml) {
+		return yaml.replace("mcp-relay:\n", "mcp-relay:\n  sessions:\n    store: redis\n");
+	}
+
+	/** Each call's status, and the rule that refused it. */
+	private static List<String> calls(RawHttp http, String server, int count) {
+		List<String> outcomes = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			HttpResponse<String> response = http.send(http.post(server, RawHttp.toolsCall(i, "echo")));
+			outcomes.add(response.statusCode() + (response.statusCode() == 200 ? ""
+					: " " + RawHttp.json(response.body()).at("/error/data/rule").asText()));
+		}
+		return outcomes;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static TreeSet<String> keys(RedisServerProcess redis) throws Exception {
+		return new TreeSet<>((List<String>) RedisWire.call(redis.port(), "KEYS", "mcp-relay:rate-limit:*"));
+	}
+
+	private static String rule(String name, int limit) {
+		return "  rate-limits:\n    - name: " + name + "\n      per: client\n      limit: " + limit
+				+ "\n      period: 1h\n";
+	}
+
+	/** alpha and these other servers, both the SDK's stateless server, then the rate limits {@code rules}. */
+	static String config(String rules, String other) {
+		StringBuilder yaml = new StringBuilder("server:\n  port: 0\n  address: 127.0.0.1\n"
+				+ "mcp-relay:\n  servers:\n    alpha:\n      url: ").append(upstream.url("/stateless")).append('\n');
+		if (!other.isEmpty()) {
+			yaml.append("    ").append(other).append(":\n      url: ").append(upstream.url("/stateless")).append('\n');
+		}
+		return yaml.append("  security:\n    mode: none\n").append(rules).toString();
+	}
+
+}

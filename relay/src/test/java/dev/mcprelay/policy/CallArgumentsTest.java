@@ -1,0 +1,55 @@
+package dev.mcprelay.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.RequestHeaders;
+import dev.mcprelay.api.ToolsCallRequest;
+import dev.mcprelay.api.jsonrpc.JsonRpcJson;
+
+/**
+ * A call's arguments as the policies read them, made from the call's tree ({@link CallArguments}), are the values the
+ * typed decoding gave, converted ({@code CelValues.of(call.arguments())}): every kind of number, nested values, JSON
+ * nulls; params the typed decoding refuses are refused as before.
+ */
+class CallArgumentsTest {
+
+	@Test
+	void theTreesArgumentsAreTheDecodedOnes() throws Exception {
+		for (String params : List.of("{\"name\":\"t\"}", "{\"name\":\"t\",\"arguments\":null}",
+				"{\"name\":\"t\",\"arguments\":{}}",
+				"{\"name\":\"t\",\"arguments\":{\"s\":\"x\",\"i\":7,\"l\":12345678901,\"big\":123456789012345678901234,"
+						+ "\"f\":1.50,\"e\":1e2,\"neg\":-0.0,\"b\":true,\"n\":null,\"list\":[1,null,\"a\",[2.5]],"
+						+ "\"map\":{\"k\":{\"deep\":false},\"z\":null}},\"_meta\":{\"progressToken\":\"t-1\"},"
+						+ "\"other\":[1]}",
+				"{\"name\":\"t\",\"arguments\":{\"m\":\"x\"},\"_meta\":null}")) {
+			ToolsCallRequest call = call(params);
+			assertThat(CallArguments.of(call)).as(params).isEqualTo(CelValues.of(call.arguments()));
+		}
+	}
+
+	@Test
+	void paramsTheCallDoesNotDecodeAreRefusedAsBefore() throws Exception {
+		for (String params : List.of("{\"name\":\"t\",\"arguments\":\"x\"}", "{\"name\":\"t\",\"arguments\":[1]}",
+				"{\"name\":\"t\",\"arguments\":{},\"_meta\":\"x\"}")) {
+			ToolsCallRequest call = call(params);
+			assertThatThrownBy(call::arguments).as(params).isInstanceOf(RejectError.class);
+			assertThatThrownBy(() -> CallArguments.of(call)).as(params).isInstanceOf(RejectError.class);
+		}
+	}
+
+	private static ToolsCallRequest call(String params) throws Exception {
+		ObjectNode message = (ObjectNode) JsonRpcJson.mapper()
+			.readTree("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":" + params + "}");
+		return new ToolsCallRequest(new CallContext("s", RequestHeaders.empty()), message);
+	}
+
+}
