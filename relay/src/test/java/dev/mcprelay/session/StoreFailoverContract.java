@@ -46,6 +46,12 @@ abstract class StoreFailoverContract {
 	/** How soon after the new master is named every kind of request succeeds again. */
 	static final Duration RECOVERY = Duration.ofSeconds(10);
 
+	/**
+	 * How long the test's traffic may take to give {@code window} answers of every kind after the promotion: a
+	 * machine that slow has stalled, whatever the relays do.
+	 */
+	static final Duration TRAFFIC_STALLED = Duration.ofSeconds(60);
+
 	static TwoRelaysOverRedis relays;
 
 	/** What a kind of request a client keeps sending got back, and how long it took. */
@@ -189,12 +195,16 @@ abstract class StoreFailoverContract {
 	}
 
 	/**
-	 * Waits until the last {@code window} answers of every kind since the promotion are all 200, at most
-	 * {@link #RECOVERY} after it. (Every session is then asked on both relays, and must answer at once.)
+	 * Waits until the last {@code window} answers of every kind since the promotion are all 200, failing at once on a
+	 * refusal of a request sent more than {@link #RECOVERY} after the promotion. How long the window takes to fill is
+	 * how fast this machine serves the test's sequential traffic (a round of five requests took 2 s on a machine
+	 * loaded twentyfold), not how soon the relays recovered, so it is bounded only by {@link #TRAFFIC_STALLED}. (Every
+	 * session is then asked on both relays, and must answer at once.)
 	 */
 	private void awaitEveryKindSucceedsAfter(ConcurrentLinkedQueue<Answer> answers, long killed, long promoted,
 			int window) throws InterruptedException {
-		long deadline = promoted + RECOVERY.toNanos();
+		long recovery = promoted + RECOVERY.toNanos();
+		long stalled = promoted + TRAFFIC_STALLED.toNanos();
 		List<String> kinds = List.of("virtual", "searching", "initialize", "fail-open", "fail-closed");
 		while (true) {
 			Map<String, Boolean> recovered = kinds.stream()
@@ -209,8 +219,11 @@ abstract class StoreFailoverContract {
 			if (!recovered.containsValue(false)) {
 				return;
 			}
-			assertThat(System.nanoTime()).as("every kind answered 200 again within %s of the promotion: %s; %s",
-					RECOVERY, recovered, summary(answers, killed, promoted)).isLessThan(deadline);
+			assertThat(answers).as("no refusal of a request sent more than %s after the promotion: %s", RECOVERY,
+					summary(answers, killed, promoted))
+				.noneMatch(answer -> answer.status() != 200 && answer.atNanos() > recovery);
+			assertThat(System.nanoTime()).as("%d answers of every kind after the promotion within %s: %s; %s", window,
+					TRAFFIC_STALLED, recovered, summary(answers, killed, promoted)).isLessThan(stalled);
 			Thread.sleep(100);
 		}
 	}
