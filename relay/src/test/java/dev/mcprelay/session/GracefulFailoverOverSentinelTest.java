@@ -1,0 +1,113 @@
+package dev.mcprelay.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RedisSentinelProcesses;
+import dev.mcprelay.testsupport.TestUpstreams;
+import dev.mcprelay.testsupport.TwoRelaysOverRedis;
+
+/**
+ * A graceful Sentinel failover ({@code SENTINEL FAILOVER}, as before maintenance) loses no session a relay confirmed:
+ * the Sentinels promote the replica while the old master still runs and takes writes, and demote the old master only
+ * seconds later, throwing away what it took meanwhile. A relay that kept writing to the old master after the
+ * Sentinels' {@code +switch-master} answered initialize 200 for sessions that were gone once it was demoted. Two
+ * relays open sessions of a virtual server (kept in the store) and count a rate limit throughout the failover; once
+ * the old master is a replica again, every session answered 200 is there on both relays. In the longer tier ({@code -Pscale}).
+ */
+@Tag("scale")
+@Disabled("Red: issue 45's cold review, item 3, is not closed. Following +switch-master with Lettuce's MasterReplica "
+		+ "over Sentinel (RedisClientOptions) lost 76 of 339 sessions, 413 of 766 without it; the relays stayed on the "
+		+ "old master from +switch-master to its demotion 10 s later. Unconfirmed cause: Lettuce's "
+		+ "SentinelTopologyRefresh holds a 5 s timed semaphore, which may spend the refresh on an event before "
+		+ "+switch-master. Enable it with the mend")
+class GracefulFailoverOverSentinelTest {
+
+	static RedisSentinelProcesses sentinel;
+
+	static TwoRelaysOverRedis relays;
+
+	@BeforeAll
+	static void start() throws Exception {
+		sentinel = RedisSentinelProcesses.start();
+		// a virtual server's sessions live in the store (a pass-through server's live in its upstream)
+		relays = TwoRelaysOverRedis.over(sentinel, "--mcp-relay.servers.alpha.url=" + TestUpstreams.SDK.url("/stateless"),
+				"--mcp-relay.virtual-servers.all.members=alpha", "--mcp-relay.rate-limits[0].name=calls",
+				"--mcp-relay.rate-limits[0].match.server=alpha", "--mcp-relay.rate-limits[0].limit=100000",
+				"--mcp-relay.rate-limits[0].period=1h").awaitReady();
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relays != null) {
+			relays.close();
+		}
+	}
+
+	@Test
+	void noSessionAnsweredDuringAGracefulFailoverIsLost() throws Exception {
+		ConcurrentLinkedQueue<String> confirmed = new ConcurrentLinkedQueue<>();
+		AtomicBoolean stop = new AtomicBoolean();
+		CompletableFuture<Void> traffic = CompletableFuture.runAsync(() -> {
+			for (int n = 0; !stop.get(); n++) {
+				RawHttp http = new RawHttp(TwoRelaysOverRedis.port(n % 2 == 0 ? relays.first() : relays.second()));
+				HttpResponse<String> initialized = http.send(http.post("all", McpSession.initialize(n))
+					.timeout(Duration.ofSeconds(5)));
+				if (initialized.statusCode() == 200) {
+					initialized.headers().firstValue("Mcp-Session-Id").ifPresent(confirmed::add);
+				}
+			}
+		});
+		awaitSessions(confirmed, 10);
+		int old = sentinel.failover();
+		sentinel.awaitFailoverFrom(old);
+		sentinel.awaitDemoted(old);
+		int atDemotion = confirmed.size();
+		awaitSessions(confirmed, atDemotion + 10);
+		stop.set(true);
+		traffic.get(30, TimeUnit.SECONDS);
+
+		List<String> lost = confirmed.stream().filter(session -> !knownToBoth(session)).toList();
+		System.out.printf("graceful failover: %d sessions answered 200, %d of them lost%n", confirmed.size(),
+				lost.size());
+		assertThat(lost).as("sessions answered 200 but gone after the failover, of %d", confirmed.size()).isEmpty();
+	}
+
+	private static void awaitSessions(ConcurrentLinkedQueue<String> confirmed, int count) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (confirmed.size() < count) {
+			assertThat(System.nanoTime()).as("%d sessions opened within 30s", count).isLessThan(deadline);
+			Thread.sleep(50);
+		}
+	}
+
+	private static boolean knownToBoth(String session) {
+		for (ConfigurableApplicationContext relay : List.of(relays.first(), relays.second())) {
+			RawHttp http = new RawHttp(TwoRelaysOverRedis.port(relay));
+			HttpResponse<String> pinged = http.send(http.post("all", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")
+				.header("Mcp-Session-Id", session)
+				.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION));
+			if (pinged.statusCode() != 200) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+}
