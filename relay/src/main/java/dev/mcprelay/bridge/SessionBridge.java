@@ -46,7 +46,8 @@ import reactor.core.publisher.Sinks;
  * <li><b>DELETE</b> ({@link #end}): the session ends in the store, and its GET stream and requests in flight on this
  * replica with it.</li>
  * </ul>
- * A session id the store does not hold for the caller fails as an unknown session (404).
+ * A session id the store does not hold for the caller fails as an unknown session (404); a session whose server a
+ * reload has since pinned to versions of the client's generation ends at its next request ({@code session_ended}, 404).
  */
 final class SessionBridge {
 
@@ -153,9 +154,27 @@ final class SessionBridge {
 		});
 	}
 
+	/**
+	 * The client of {@code request}'s bridged session. A session whose server a reload has since pinned to versions of
+	 * the client's generation ({@link ServerVersions#pinnedToEraOf}) cannot continue: the server is now spoken to as
+	 * the client speaks, and holds no session of the client's. It is ended in the store, and the request fails as for
+	 * a session that ended ({@code session_ended}, 404): the client initializes again, and is relayed directly.
+	 */
+	private Mono<BridgedClient> session(UpstreamRequest request) {
+		return sessions.require(request.sessionId(), request.callerId()).flatMap(client -> {
+			if (!versions.pinnedToEraOf(client.version())) {
+				return Mono.just(client);
+			}
+			return sessions.end(request.sessionId(), request.callerId())
+				.then(Mono.error(() -> new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
+						"This MCP session of server '" + serverId + "' has ended: a configuration reload pinned the "
+								+ "server's protocol versions to the client's; initialize a new one.")));
+		});
+	}
+
 	/** A POST of the client's in its bridged session. */
 	Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return sessions.require(request.sessionId(), request.callerId()).flatMap(client -> {
+		return session(request).flatMap(client -> {
 			JsonNode body = parseAny(request.body());
 			if (body instanceof ArrayNode batch) {
 				request.onWritten().run();
@@ -200,7 +219,7 @@ final class SessionBridge {
 
 	/** The client's GET stream: the server's {@code subscriptions/listen} for the list changes it announces. */
 	Mono<Void> listen(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return sessions.require(request.sessionId(), request.callerId()).flatMap(client -> {
+		return session(request).flatMap(client -> {
 			ObjectNode notifications = JsonNodeFactory.instance.objectNode();
 			for (String list : List.of("tools", "prompts", "resources")) {
 				if (client.serverCapabilities().path(list).path("listChanged").asBoolean(false)) {
@@ -227,7 +246,7 @@ final class SessionBridge {
 
 	/** DELETE: ends the session, and its GET stream here. */
 	Mono<Void> end(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return sessions.require(request.sessionId(), request.callerId())
+		return session(request)
 			.then(sessions.end(request.sessionId(), request.callerId()))
 			.then(Mono.defer(() -> {
 				Sinks.Empty<Void> stream = streams.remove(request.sessionId());

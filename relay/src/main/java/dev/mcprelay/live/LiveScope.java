@@ -15,7 +15,8 @@ import dev.mcprelay.config.RelayProperties;
  * apply it, compared by binding ({@link BoundSettings}: a server by its id, which may hold dots, and its settings by
  * name). The components that read their settings from the request's snapshot are the routes, the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
- * allowed scopes, OAuth2 client, argument injection and its reserved prefix, tool lists, tool search), the API keys
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix, tool lists, tool search, pinned protocol
+ * versions), the API keys
  * and the JWT settings but the mode, the policies and the rate limits; the others (virtual servers, ...) still compile
  * their part once at start-up, and a change to one of those is refused, naming it. A server removed is always
  * applied, together with the removal of every mention of it by a virtual server's {@code members} and {@code prefix}
@@ -29,7 +30,7 @@ final class LiveScope {
 	/** The settings of a server that a reload applies. */
 	private static final Set<String> LIVE_SERVER_SETTINGS = Set.of("url", "transport", "authorization", "headers",
 			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments",
-			"tools", "tool-search");
+			"tools", "tool-search", "protocol-versions");
 
 	/** The sections, besides the servers, that a reload applies: each a list whose elements are units. */
 	private static final Set<String> LIVE_SECTIONS = Set.of("policies", "rate-limits");

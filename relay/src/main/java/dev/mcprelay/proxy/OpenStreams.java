@@ -47,7 +47,9 @@ import reactor.util.context.ContextView;
  * caller whose access to the server it withdrew ({@link Upstream#withdrawnFrom}; an API key revoked or no longer
  * opening the server, a token the JWT settings no longer accept: {@code RelayExchange.accessWithdrawn()}; both
  * {@code access_withdrawn}), and those
- * on a changed legacy SSE server's bridged sessions ({@link Upstream#bridgeRetired}, {@code session_ended}).
+ * on the sessions the relay bridged that a change ended ({@link Upstream#bridgeRetired}, {@code session_ended}: a
+ * changed legacy SSE server's, and a 2025 client's session of the version bridge once its server is pinned to 2025
+ * versions).
  */
 @Component
 public class OpenStreams implements SmartLifecycle {
@@ -222,7 +224,7 @@ public class OpenStreams implements SmartLifecycle {
 					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
 				.takeUntilOther(call.exchange().accessWithdrawn()
 					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
-				.takeUntilOther(upstream.bridgeRetired()
+				.takeUntilOther(upstream.bridgeRetired(McpRelay.sessionId(call.exchange()))
 					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.SESSION_ENDED)))
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
 						: byReload.get() != null ? Mono.error(endedByReload(upstream.id(), byReload.get()))
@@ -232,12 +234,12 @@ public class OpenStreams implements SmartLifecycle {
 
 	/**
 	 * Counts a stream a reload ended because it removed its server, withdrew its caller's access to it, or changed the
-	 * legacy SSE server its session was bridged to ({@link RelayMeters#STREAMS_ENDED}, by {@code reason}).
+	 * server so that the session the relay bridged for it ended ({@link RelayMeters#STREAMS_ENDED}, by {@code reason}).
 	 */
 	private RelayShuttingDownException endedByReload(String server, String reason) {
 		log.info("A stream of '{}' ended: a configuration reload {}", server, switch (reason) {
 			case RelayShuttingDownException.SERVER_REMOVED -> "removed the server";
-			case RelayShuttingDownException.SESSION_ENDED -> "changed the legacy SSE server, ending its bridged sessions";
+			case RelayShuttingDownException.SESSION_ENDED -> "changed the server, ending the session the relay bridged";
 			default -> "withdrew its caller's access to the server";
 		});
 		Counter.builder(RelayMeters.STREAMS_ENDED)

@@ -152,11 +152,14 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      protocol-versions: [\"2025-11-25\"]\n"),
+		java.time.Duration idle = relay.current().properties().sessions().idleTimeout();
+
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "  sessions:\n    idle-timeout: 7m\n"),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.current().properties().servers().get("alpha").protocolVersions())
-			.as("pinned protocol versions are not live yet: refused whole, never applied to half the relay").isEmpty();
+		assertThat(relay.current().properties().sessions().idleTimeout())
+			.as("the sessions' settings are not live yet: refused whole, never applied to half the relay")
+			.isEqualTo(idle);
 	}
 
 	@Test
