@@ -37,6 +37,7 @@
 # Knobs (environment): DURATION (10s), JVM_WARMUP (30s), ROUNDS (3), CONCURRENCY (16), TARGETS (the targets above not
 # marked "only when named", in that order; e.g. TARGETS="bare relay relay-traced" for a quicker A/B: a ratio whose
 # targets did not run is "-").
+# START_TIMEOUT (60): seconds a relay target may take to start listening (more on a loaded machine).
 # Interleaved A/B of two revisions: B_REV=<commit> builds that revision too (a git worktree), and every relay target
 # named with a "b-" prefix (TARGETS="bare relay b-relay relay-api-key b-relay-api-key") runs B's jar with the
 # configuration of the target it names; the report adds each pair's B / A ratios.
@@ -169,7 +170,7 @@ start_relay() {
   local server=fast
   [[ ${name#b-} == relay-virtual ]] && server=one
   URL[$name]="http://127.0.0.1:$port/mcp/$server"
-  wait_port "$port"
+  wait_port "$port" "${START_TIMEOUT:-60}"
 }
 
 # one_run TARGET SECONDS: wrk at CONCURRENCY; prints "req/s cpu-us-per-request p50-ms p99-ms bytes-per-request
