@@ -277,8 +277,8 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (policies == null) {
 			return Outcome.proceed();
 		}
-		String tool = call.toolName();
-		if (!named(call.json().path("params"), "name")) {
+		String tool = call.toolName(); // read in place: null unless params.name is a string
+		if (tool == null) {
 			return malformed("params.name must be a string");
 		}
 		if (relayOwn(context.server(), tool)) {
