@@ -35,6 +35,9 @@ public final class Policies {
 	/** What the rules say of every message of a kind, worked out once ({@link CallVerdicts}). */
 	private final CallVerdicts callVerdicts = new CallVerdicts();
 
+	/** What they say of every message of a kind that one caller sends naming one item ({@link CallerVerdicts}). */
+	private final CallerVerdicts callerVerdicts = new CallerVerdicts();
+
 	/** The rules compiled for this engine, by what they were compiled from, for the next snapshot to reuse. */
 	private final Map<Object, PolicyRule> rules;
 
@@ -160,7 +163,7 @@ public final class Policies {
 		if (applicable.isEmpty()) {
 			return PolicyDecision.ALLOWED;
 		}
-		Run run = new Run(facts, null, callVerdicts.of(applicable, facts), true);
+		Run run = new Run(facts, null, callerVerdicts.of(applicable, facts, callVerdicts.kept(applicable, facts)), true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
 		if (!decision.allowed()) {

@@ -87,6 +87,9 @@ public class PublishedCatalogues {
 
 	private final Lister lister;
 
+	/** The callers' views where their requests cannot change them, made once ({@link CallerViews}). */
+	private final CallerViews views = new CallerViews();
+
 	private final Function<String, ServerProperties> servers;
 
 	/**
@@ -269,7 +272,7 @@ public class PublishedCatalogues {
 	}
 
 	private UpstreamView viewOf(CallContext context) {
-		return UpstreamView.of(context, servers.apply(context.server()));
+		return views.of(context, servers.apply(context.server()));
 	}
 
 	/** A tool's published {@code annotations}, as CEL values; empty when it has none (and for a prompt). */
