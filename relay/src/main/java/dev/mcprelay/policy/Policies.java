@@ -131,12 +131,22 @@ public final class Policies {
 	 * and the server's own answer to a name it does not know would tell it from a refused one.
 	 */
 	public boolean readsTool(String server, String virtualServer) {
-		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsTool());
+		for (Policy policy : governing(server, virtualServer)) { // asked on every call: no stream
+			if (policy.rule().readsTool()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** {@link #readsTool}, for the prompt a request names ({@code mcp.prompt}). */
 	public boolean readsPrompt(String server, String virtualServer) {
-		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsPrompt());
+		for (Policy policy : governing(server, virtualServer)) {
+			if (policy.rule().readsPrompt()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
