@@ -153,8 +153,9 @@ final class InputRounds {
 			params.set("requestState", state);
 		}
 		UpstreamRequest request = ModernRequests.of(call.relayed(), retry, call.client(), null);
-		return exchange(request, response -> ModernAnswers.asEvents(response, serverId, maxBytes,
-				next -> round(call, next, round + 1)));
+		return exchange(request, response -> BridgedAnswers.asEvents(response, serverId, maxBytes,
+				new BridgedAnswers.Turn(message -> SessionResults.toSession(message, serverId),
+						next -> SessionResults.asksForInput(next) ? round(call, next, round + 1) : null)));
 	}
 
 	/**
