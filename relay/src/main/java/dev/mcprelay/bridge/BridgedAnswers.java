@@ -23,6 +23,7 @@ import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Hands a bridged server's answer on to the relay in the client's generation, by the two ends' rules that the caller
@@ -156,6 +157,26 @@ final class BridgedAnswers {
 		Flux<byte[]> taken = turn.taken(message);
 		return taken != null ? taken
 				: Flux.just(SseEventWriter.substitute(event, turn.toClient().apply(message).toString()));
+	}
+
+	/**
+	 * One exchange with the server ({@code exchange}, given the handler of its answer) as the events {@code reader}
+	 * makes of its answer: the exchange ends when they do (cancelling them cancels it), and fails them when it fails
+	 * before an answer.
+	 */
+	static Flux<byte[]> ofExchange(Function<Function<UpstreamResponse, Mono<Void>>, Mono<Void>> exchange,
+			Function<UpstreamResponse, Flux<byte[]>> reader) {
+		return Flux.defer(() -> {
+			Sinks.One<Flux<byte[]>> answer = Sinks.one();
+			Sinks.Empty<Void> read = Sinks.empty();
+			Mono<Void> exchanged = exchange.apply(response -> {
+				answer.tryEmitValue(reader.apply(response));
+				return read.asMono();
+			}).doFinally(signal -> answer.tryEmitEmpty());
+			Flux<byte[]> events = answer.asMono().flatMapMany(Function.identity())
+				.doFinally(signal -> read.tryEmitEmpty());
+			return Flux.merge(exchanged.thenMany(Flux.<byte[]>empty()), events);
+		});
 	}
 
 	/** The JSON object {@code body} holds, or {@code null}. */

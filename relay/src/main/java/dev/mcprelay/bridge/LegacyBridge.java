@@ -27,11 +27,11 @@ import reactor.core.publisher.Mono;
  * the client's id; notifications on the answer's stream (progress, log messages) pass as they are. A request the
  * server answers with 404 (the session ended there) goes once more, in a session opened again. {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
- * and is answered as the server answers it (202).
+ * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
+ * ({@link LegacyListen}).
  *
- * <p>Not carried yet (refused with a JSON-RPC error that says so): {@code subscriptions/listen}, and a request the
- * server sends while it answers (sampling, elicitation, roots), which the server gets an error for, the client's
- * request going on. Any other answer of the server (an error status) is handed on with its status and body, without
+ * <p>Not carried yet: a request the server sends while it answers (sampling, elicitation, roots), which the server
+ * gets an error for (-32601, {@code server_request_not_bridged}), the client's request going on. Any other answer of the server (an error status) is handed on with its status and body, without
  * the server's session id.
  */
 final class LegacyBridge {
@@ -46,6 +46,8 @@ final class LegacyBridge {
 
 	private final UpstreamSessions sessions;
 
+	private final LegacyListen listens;
+
 	private final AtomicLong ids = new AtomicLong();
 
 	LegacyBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions) {
@@ -53,6 +55,7 @@ final class LegacyBridge {
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
+		this.listens = new LegacyListen(server, serverId, maxBytes);
 	}
 
 	/**
@@ -80,12 +83,6 @@ final class LegacyBridge {
 			}
 			String method = message.get("method").asText();
 			JsonNode id = message.get("id");
-			if (id != null && "subscriptions/listen".equals(method)) {
-				request.onWritten().run();
-				return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32601,
-						"The relay does not carry subscriptions/listen to MCP server '" + serverId
-								+ "', which speaks only session-era MCP, yet", "listen_not_bridged"))));
-			}
 			ModernClient client = ModernClient.of(request.callerId(), message);
 			Runnable onWritten = once(request.onWritten());
 			return sessions.find(request, client).flatMap(session -> {
@@ -93,6 +90,10 @@ final class LegacyBridge {
 					onWritten.run();
 					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(),
 							bytes(ModernResults.discover(id, session))));
+				}
+				if (id != null && "subscriptions/listen".equals(method)) {
+					return listens.listen(request, message, session, onWritten,
+							serverRequest -> refuse(request, session, serverRequest), handler);
 				}
 				return exchange(request, message, client, session, onWritten, true, handler);
 			});

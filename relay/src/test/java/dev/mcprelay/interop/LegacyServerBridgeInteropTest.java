@@ -27,7 +27,9 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  * server's refusal of the first 2026 request makes the relay open a session, whose {@code initialize} teaches them) or
  * pinned (server {@code pinned}), it gets the same answers as the same client speaking session-era MCP directly: tools
  * listed and called, prompts, resources. The server sees one session per caller, opened by the relay with the client's
- * info, and no 2026 envelope; a session the server ended is opened again.
+ * info, and no 2026 envelope; a session the server ended is opened again. The client's {@code subscriptions/listen}
+ * is the session's GET stream ({@code interop/bridge-listen-client-v2.mjs}): acknowledged with what the server's
+ * capabilities offer, it hears the server's tool list change.
  */
 class LegacyServerBridgeInteropTest {
 
@@ -150,6 +152,41 @@ class LegacyServerBridgeInteropTest {
 			.isEqualTo("again");
 		assertThat(sdk.seen().stream().filter(seen -> "initialize".equals(seen.method().equals("POST")
 				? seen.json().path("method").asText() : "")).count()).as("opened twice").isEqualTo(2);
+	}
+
+	@Test
+	void aModernClientsListenIsTheSessionsStreamAndHearsItsListChanges() throws Exception {
+		java.nio.file.Path acknowledged = java.nio.file.Files.createTempDirectory("bridge-listen").resolve("ack");
+		int getsBefore = sdk.getsServed();
+		java.util.concurrent.CompletableFuture<String> listened = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+			try {
+				return NodePeers.runClient("bridge-listen-client-v2.mjs", relayUrl("pinned"), "20000",
+						acknowledged.toString());
+			}
+			catch (java.io.IOException ex) {
+				throw new java.io.UncheckedIOException(ex);
+			}
+		});
+		long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+		while (!java.nio.file.Files.exists(acknowledged)) {
+			assertThat(listened).as("the client is still waiting for its subscription").isNotDone();
+			assertThat(System.nanoTime()).as("the subscription was acknowledged through the relay").isLessThan(deadline);
+			Thread.sleep(20);
+		}
+		// the server drops a notification for a session whose stream is not open yet: wait until it holds the GET
+		while (sdk.getsServed() == getsBefore) {
+			assertThat(System.nanoTime()).as("the relay opened the session's GET stream").isLessThan(deadline);
+			Thread.sleep(20);
+		}
+		sdk.addBulkTools(1, 20);
+
+		JsonNode transcript = JSON.readTree(listened.get(30, java.util.concurrent.TimeUnit.SECONDS));
+		assertThat(transcript.path("honoredFilter").path("toolsListChanged").asBoolean()).as("%s", transcript).isTrue();
+		assertThat(transcript.path("honoredFilter").path("promptsListChanged").asBoolean()).as("%s", transcript)
+			.isTrue();
+		assertThat(transcript.path("outcome").asText()).as("the server's list change, on the subscription: %s",
+				transcript).isEqualTo("changed");
+		assertThat(transcript.path("tools")).extracting(JsonNode::asText).contains("bulk_0");
 	}
 
 	private static java.net.http.HttpRequest.Builder modern(RawHttp http, String body, String method, String name) {
