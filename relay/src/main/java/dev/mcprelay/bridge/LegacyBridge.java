@@ -7,17 +7,20 @@ import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * Direction 2 of the bridge: a 2026-07-28 client's request to a server that speaks only session-era MCP. Each request
@@ -30,9 +33,12 @@ import reactor.core.publisher.Mono;
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
  * ({@link LegacyListen}).
  *
- * <p>Not carried yet: a request the server sends while it answers (sampling, elicitation, roots), which the server
- * gets an error for (-32601, {@code server_request_not_bridged}), the client's request going on. Any other answer of the server (an error status) is handed on with its status and body, without
- * the server's session id.
+ * <p>A request the server sends while it answers a {@code tools/call}, {@code prompts/get} or {@code resources/read}
+ * (sampling, elicitation, roots) ends the client's round with an {@code input_required} result whose
+ * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls}); one sent
+ * while it answers another request is answered to the server with an error (-32601,
+ * {@code server_request_not_bridged}). Any other answer of the server (an error status) is handed on with its status
+ * and body, without the server's session id.
  */
 final class LegacyBridge {
 
@@ -48,14 +54,31 @@ final class LegacyBridge {
 
 	private final LegacyListen listens;
 
+	private final HeldCalls calls;
+
 	private final AtomicLong ids = new AtomicLong();
 
-	LegacyBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions) {
+	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
+	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
+			"resources/read");
+
+	/**
+	 * @param idle how long a call the server asked the client something in waits for the client's retry
+	 * ({@link HeldCalls}: the server's {@code timeouts.streaming-idle})
+	 */
+	LegacyBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
+			java.time.Duration idle) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
 		this.listens = new LegacyListen(server, serverId, maxBytes);
+		this.calls = new HeldCalls(RequestStates.random(), serverId, idle);
+	}
+
+	/** How many calls wait for their client's retry with its input, on this replica. */
+	int heldCalls() {
+		return calls.waiting();
 	}
 
 	/**
@@ -91,6 +114,10 @@ final class LegacyBridge {
 					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(),
 							bytes(ModernResults.discover(id, session))));
 				}
+				if (id != null && INPUT_METHODS.contains(method)
+						&& HeldCalls.isRelays(message.path("params").get("requestState"))) {
+					return resume(request, message, client, session, onWritten, handler);
+				}
 				if (id != null && "subscriptions/listen".equals(method)) {
 					return listens.listen(request, message, session, onWritten,
 							serverRequest -> refuse(request, session, serverRequest), handler);
@@ -110,29 +137,127 @@ final class LegacyBridge {
 			sent.put("id", minted);
 		}
 		String method = message.path("method").asText();
-		return server.send(LegacyRequests.inSession(request, sent, session, onWritten), response -> {
-			if (response.statusCode().value() == HttpStatus.NOT_FOUND.value() && mayReopen) {
-				return response.releaseBody()
-					.then(Mono.defer(() -> sessions.reopen(request, client)))
-					.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
-			}
-			if (!response.statusCode().is2xxSuccessful()) {
-				return handOn(response, handler);
-			}
-			if (response.contentType() == null) {
-				return response.releaseBody()
-					.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED))));
+		if (minted != null && INPUT_METHODS.contains(method)) {
+			return held(request, message, sent, minted, client, session, onWritten, mayReopen, handler);
+		}
+		return server.send(LegacyRequests.inSession(request, sent, session, onWritten),
+				response -> answered(response, request, message, minted, client, session, onWritten, mayReopen,
+						handler));
+	}
+
+	/**
+	 * A request whose answer may ask the client for input: its exchange with the server is held apart from the
+	 * client's stream ({@link HeldCalls}), so that a request of the server's on the answer's stream ends the client's
+	 * round with an {@code input_required} result while the exchange goes on, for the client's retry to continue.
+	 * Another answer than an event stream is answered as any; the client's leaving before it was asked anything ends
+	 * the exchange (2026-07-28's cancellation).
+	 */
+	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
+			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		HeldCalls.Held held = calls.open(client.key(), message.get("id"));
+		Sinks.One<UpstreamResponse> responded = Sinks.one();
+		held.exchange = server.send(LegacyRequests.inSession(request, sent, session, onWritten), response -> {
+			responded.tryEmitValue(response);
+			return held.done.asMono();
+		}).subscribe(null, failed -> {
+			responded.tryEmitError(failed);
+			held.finish();
+		}, responded::tryEmitEmpty);
+		String method = message.path("method").asText();
+		return responded.asMono().flatMap(response -> {
+			MediaType type = response.contentType();
+			if (!response.statusCode().is2xxSuccessful() || type == null
+					|| !MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
+				return answered(response, request, message, minted, client, session, onWritten, mayReopen, handler)
+					.doFinally(signal -> held.finish());
 			}
 			BridgedAnswers.Turn turn = new BridgedAnswers.Turn(answer -> {
-				if (minted != null && minted.equals(answer.path("id").asText(null)) && !answer.has("method")) {
-					answer.set("id", id);
+				if (minted.equals(answer.path("id").asText(null)) && !answer.has("method")) {
+					answer.set("id", held.clientId);
 					return ModernResults.toModern(answer, method, session);
 				}
 				return answer;
-			}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer) : null);
-			return BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true, Mono.never(),
-					turn, handler);
+			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer) : null);
+			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
+				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
+						+ "' broke off its answer", "upstream_stream_broken").toString()));
+				held.finish();
+			}, held::finish);
+			return handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(), held.events()));
+		}).doOnCancel(() -> {
+			if (!held.asking) {
+				held.finish();
+			}
 		});
+	}
+
+	/**
+	 * A client's retry with its input: verifies its {@code requestState} (refused when this relay did not sign it for
+	 * this client and server: forged, altered, another's), hands the client's answer to the server as the response to
+	 * its request, and gives the retry's stream the rest of the held call's answer.
+	 */
+	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client,
+			UpstreamSession session, Runnable onWritten, Function<UpstreamResponse, Mono<Void>> handler) {
+		JsonNode id = message.get("id");
+		String token = message.path("params").path("requestState").asText();
+		if (calls.verify(token, client.key()) == null) {
+			onWritten.run();
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32602, "The "
+					+ "requestState of this request is not one the relay gave this client (forged, altered, or "
+					+ "another's)", "request_state_invalid"))));
+		}
+		HeldCalls.Held held = calls.resume(token, client.key());
+		if (held == null) {
+			onWritten.run();
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32603, "The call "
+					+ "this requestState continues waits no more on this relay (it waited longer than the server's "
+					+ "streaming-idle, ended, or another replica holds it); send the request again without it",
+					"input_required_expired"))));
+		}
+		ObjectNode state = held.answering;
+		JsonNode given = message.path("params").path("inputResponses").get(state.path("key").asText());
+		ObjectNode response = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+		response.set("id", state.get("request"));
+		if (given instanceof ObjectNode result) {
+			response.set("result", result);
+		}
+		else {
+			response.putObject("error").put("code", -32603).put("message", "The client gave no answer");
+		}
+		return server.send(LegacyRequests.inSession(request, response, session, onWritten),
+				UpstreamResponse::releaseBody)
+			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
+					held.next(id)))));
+	}
+
+	/** The server's answer to a request of the client's, in the 2026 form (a 404 opens the session again, once). */
+	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
+			String minted, ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		JsonNode id = message.get("id");
+		String method = message.path("method").asText();
+		if (response.statusCode().value() == HttpStatus.NOT_FOUND.value() && mayReopen) {
+			return response.releaseBody()
+				.then(Mono.defer(() -> sessions.reopen(request, client)))
+				.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
+		}
+		if (!response.statusCode().is2xxSuccessful()) {
+			return handOn(response, handler);
+		}
+		if (response.contentType() == null) {
+			return response.releaseBody()
+				.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED))));
+		}
+		BridgedAnswers.Turn turn = new BridgedAnswers.Turn(answer -> {
+			if (minted != null && minted.equals(answer.path("id").asText(null)) && !answer.has("method")) {
+				answer.set("id", id);
+				return ModernResults.toModern(answer, method, session);
+			}
+			return answer;
+		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer) : null);
+		return BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true, Mono.never(),
+				turn, handler);
 	}
 
 	/**

@@ -70,7 +70,7 @@ public final class VersionBridge implements UpstreamTransport {
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
 				maxBodyBytes, inputRoundTimeout);
 		this.legacy = new LegacyBridge(server, serverId, maxBodyBytes,
-				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes));
+				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes), inputRoundTimeout);
 	}
 
 	/**
@@ -79,6 +79,11 @@ public final class VersionBridge implements UpstreamTransport {
 	 */
 	public int awaitedInputAnswers() {
 		return sessions.awaitedAnswers();
+	}
+
+	/** How many calls of 2026 clients wait for the client's retry with its input on this replica ({@link HeldCalls}). */
+	public int heldCalls() {
+		return legacy.heldCalls();
 	}
 
 	/** Whether {@code sessionId} names a session the bridge gave a 2025 client (whose state it keeps itself). */

@@ -83,12 +83,15 @@ class LegacyServerBridgeInteropTest {
 			assertThat(bridged.path("serverName").asText()).as("%s: the server's name, from its initialize", id)
 				.isEqualTo("sdk-upstream");
 			for (String answer : List.of("capabilities", "tools", "echoSchema", "echo", "unknownTool", "prompts",
-					"greeting", "resources", "memo")) {
+					"greeting", "resources", "memo", "askModel", "sampled")) {
 				assertThat(bridged.path(answer)).as("%s: %s, as the same-version pair has it", id, answer)
 					.isEqualTo(direct.path(answer));
 			}
 			assertThat(bridged.path("echo").asText()).isEqualTo("héllo");
+			assertThat(bridged.path("askModel").asText()).as("%s: the server's sampling request, answered by the "
+					+ "client in an input_required round: %s", id, bridged).isEqualTo("model said: hello from the model");
 		}
+		assertThat(bridge("pinned").heldCalls()).as("no call left waiting").isZero();
 	}
 
 	@Test
@@ -187,6 +190,24 @@ class LegacyServerBridgeInteropTest {
 		assertThat(transcript.path("outcome").asText()).as("the server's list change, on the subscription: %s",
 				transcript).isEqualTo("changed");
 		assertThat(transcript.path("tools")).extracting(JsonNode::asText).contains("bulk_0");
+	}
+
+	@Test
+	void aForgedRequestStateIsRefused() throws Exception {
+		RawHttp http = new RawHttp(port());
+		for (String forged : List.of("mcp-relay-1.eyJjYWxsIjoieCJ9.AAAA", "mcp-relay-1.", "mcp-relay-1.e30.e30")) {
+			JsonNode refused = RawHttp.messagesOf(http.send(modern(http, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":"
+					+ "\"tools/call\",\"params\":{\"name\":\"ask-model\",\"arguments\":{},\"inputResponses\":{},"
+					+ "\"requestState\":\"" + forged + "\"," + META + "}}", "tools/call", "ask-model"))).get(0);
+			assertThat(refused.at("/error/code").asInt()).as("%s: %s", forged, refused).isEqualTo(-32602);
+			assertThat(refused.at("/error/data/reason").asText()).isEqualTo("request_state_invalid");
+		}
+	}
+
+	private static dev.mcprelay.bridge.VersionBridge bridge(String id) {
+		dev.mcprelay.proxy.Upstream upstream = relay.getBean(dev.mcprelay.proxy.UpstreamRegistry.class).find(id);
+		return (dev.mcprelay.bridge.VersionBridge) relay.getBean(dev.mcprelay.proxy.UpstreamTransports.class)
+			.of(upstream);
 	}
 
 	private static java.net.http.HttpRequest.Builder modern(RawHttp http, String body, String method, String name) {
