@@ -20,7 +20,7 @@ import reactor.util.concurrent.Queues;
 /**
  * The calls of 2026-07-28 clients that a 2025 server asked something while it answered (sampling, elicitation, roots
  * on the call's stream), held open on this replica between the client's rounds (direction 2 of the bridge,
- * {@link LegacyBridge}). The server's request ends the client's round with an {@code input_required} result: the
+ * {@link PerRequestBridge}). The server's request ends the client's round with an {@code input_required} result: the
  * request under a key, and a {@code requestState} the relay signs ({@link RequestStates}) naming the held call, its
  * owner (the client's {@link ModernClient#key}), the server and the server's request id; the exchange with the server
  * stays open, unread, until the client comes back. The client's retry (its request again, with a new id,

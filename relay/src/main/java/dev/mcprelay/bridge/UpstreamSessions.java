@@ -103,11 +103,11 @@ final class UpstreamSessions {
 	private Mono<UpstreamSession> initialize(UpstreamRequest relayed, ModernClient client) {
 		return Mono.defer(() -> {
 			AtomicReference<UpstreamSession> opened = new AtomicReference<>();
-			return server.send(LegacyRequests.initialize(relayed, client, askedVersion()),
+			return server.send(SessionEraRequests.initialize(relayed, client, askedVersion()),
 					response -> answered(response).doOnNext(opened::set).then())
 				.then(Mono.fromSupplier(opened::get))
 				.switchIfEmpty(Mono.error(() -> failed("answered the relay's initialize with no result")))
-				.flatMap(session -> server.send(LegacyRequests.initialized(relayed, session),
+				.flatMap(session -> server.send(SessionEraRequests.initialized(relayed, session),
 						UpstreamResponse::releaseBody).thenReturn(session));
 		});
 	}

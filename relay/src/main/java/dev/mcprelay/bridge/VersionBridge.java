@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
  * through {@link SessionBridge}: POST, GET and DELETE; a result that asks the client for input is carried through its
  * rounds ({@link InputRounds}). A 2026-07-28 client of a server that speaks only the session era is bridged per
- * request ({@link LegacyBridge}), in an upstream session the relay keeps for it.
+ * request ({@link PerRequestBridge}), in an upstream session the relay keeps for it.
  *
  * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
  * interceptors, policies and metrics already saw, in the client's version.
@@ -51,7 +51,7 @@ public final class VersionBridge implements UpstreamTransport {
 
 	private final SessionBridge sessions;
 
-	private final LegacyBridge legacy;
+	private final PerRequestBridge legacy;
 
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
@@ -69,7 +69,7 @@ public final class VersionBridge implements UpstreamTransport {
 		this.maxBodyBytes = maxBodyBytes;
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
 				maxBodyBytes, inputRoundTimeout);
-		this.legacy = new LegacyBridge(server, serverId, maxBodyBytes,
+		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes), inputRoundTimeout);
 	}
 
@@ -138,7 +138,7 @@ public final class VersionBridge implements UpstreamTransport {
 	 * A 2026-07-28 client's request: bridged when the server speaks only the session era; else relayed as it is, and
 	 * while the server's versions are unknown, a refusal (4xx) that is not one of the new generation's (a JSON-RPC
 	 * error naming {@code error.data.supported}, or of code -32020 or -32022) makes the relay open the client's
-	 * upstream session ({@link LegacyBridge#probe}): a server that answers its {@code initialize} speaks the session
+	 * upstream session ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session
 	 * era, and the request goes through the bridge; else the refusal is handed on as it came.
 	 */
 	private Mono<Void> sendPerRequest(UpstreamRequest request, String clientVersion,

@@ -36,7 +36,7 @@
  * ({@code input_required}) is carried through its rounds by the replica it came to ({@link InputRounds}): the server
  * requests go to the client on that request's stream, and the client's answers are awaited there
  * ({@link ClientAnswers}, in memory, bounded by the round's time and the rounds' number).</li>
- * <li>Direction 2 (2026 client, 2025-only server, {@link LegacyBridge}): an upstream session per caller, envelope
+ * <li>Direction 2 (2026 client, 2025-only server, {@link PerRequestBridge}): an upstream session per caller, envelope
  * (client info and capabilities) and server ({@link UpstreamSessions}), opened with the relay's own {@code initialize}
  * on first use and opened again on 404, in the same store, keyed by a SHA-256 of caller and envelope; each 2026
  * request goes in it, and {@code server/discover} is answered from its {@code initialize}.</li>

@@ -25,13 +25,13 @@ import reactor.core.publisher.Sinks;
 /**
  * Direction 2 of the bridge: a 2026-07-28 client's request to a server that speaks only session-era MCP. Each request
  * goes in the upstream session the relay keeps for the client ({@link UpstreamSessions}, opened on first use), as a
- * 2025 server requires it ({@link LegacyRequests}), under an id the relay mints (clients that share the session may
+ * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints (clients that share the session may
  * use the same ids), and its answer, JSON or an event stream, comes back in the 2026 form ({@link ModernResults}) under
  * the client's id; notifications on the answer's stream (progress, log messages) pass as they are. A request the
  * server answers with 404 (the session ended there) goes once more, in a session opened again. {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
- * ({@link LegacyListen}).
+ * ({@link SessionEraListen}).
  *
  * <p>A request the server sends while it answers a {@code tools/call}, {@code prompts/get} or {@code resources/read}
  * (sampling, elicitation, roots) ends the client's round with an {@code input_required} result whose
@@ -40,7 +40,7 @@ import reactor.core.publisher.Sinks;
  * {@code server_request_not_bridged}). Any other answer of the server (an error status) is handed on with its status
  * and body, without the server's session id.
  */
-final class LegacyBridge {
+final class PerRequestBridge {
 
 	private static final String ID_PREFIX = "mcp-relay-bridged-";
 
@@ -52,7 +52,7 @@ final class LegacyBridge {
 
 	private final UpstreamSessions sessions;
 
-	private final LegacyListen listens;
+	private final SessionEraListen listens;
 
 	private final HeldCalls calls;
 
@@ -66,13 +66,13 @@ final class LegacyBridge {
 	 * @param idle how long a call the server asked the client something in waits for the client's retry
 	 * ({@link HeldCalls}: the server's {@code timeouts.streaming-idle})
 	 */
-	LegacyBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
+	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
 			java.time.Duration idle) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
-		this.listens = new LegacyListen(server, serverId, maxBytes);
+		this.listens = new SessionEraListen(server, serverId, maxBytes);
 		this.calls = new HeldCalls(RequestStates.random(), serverId, idle);
 	}
 
@@ -140,7 +140,7 @@ final class LegacyBridge {
 		if (minted != null && INPUT_METHODS.contains(method)) {
 			return held(request, message, sent, minted, client, session, onWritten, mayReopen, handler);
 		}
-		return server.send(LegacyRequests.inSession(request, sent, session, onWritten),
+		return server.send(SessionEraRequests.inSession(request, sent, session, onWritten),
 				response -> answered(response, request, message, minted, client, session, onWritten, mayReopen,
 						handler));
 	}
@@ -157,7 +157,7 @@ final class LegacyBridge {
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		HeldCalls.Held held = calls.open(client.key(), message.get("id"));
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
-		held.exchange = server.send(LegacyRequests.inSession(request, sent, session, onWritten), response -> {
+		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);
 			return held.done.asMono();
 		}).subscribe(null, failed -> {
@@ -225,7 +225,7 @@ final class LegacyBridge {
 		else {
 			response.putObject("error").put("code", -32603).put("message", "The client gave no answer");
 		}
-		return server.send(LegacyRequests.inSession(request, response, session, onWritten),
+		return server.send(SessionEraRequests.inSession(request, response, session, onWritten),
 				UpstreamResponse::releaseBody)
 			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
 					held.next(id)))));
@@ -268,7 +268,7 @@ final class LegacyBridge {
 		ObjectNode refusal = error(serverRequest.get("id"), -32601, "The relay does not carry "
 				+ serverRequest.path("method").asText() + " to the client (it speaks MCP 2026-07-28) yet",
 				"server_request_not_bridged");
-		return server.send(LegacyRequests.inSession(request, refusal, session, null), UpstreamResponse::releaseBody)
+		return server.send(SessionEraRequests.inSession(request, refusal, session, null), UpstreamResponse::releaseBody)
 			.onErrorResume(failed -> Mono.empty())
 			.thenMany(Flux.empty());
 	}

@@ -37,7 +37,7 @@ import reactor.core.publisher.Sinks;
  * session's stream is already open, for another client of the session or on another replica) ends the listen with a
  * JSON-RPC error ({@code listen_not_available}).
  */
-final class LegacyListen {
+final class SessionEraListen {
 
 	private static final List<String> LISTS = List.of("tools", "prompts", "resources");
 
@@ -52,7 +52,7 @@ final class LegacyListen {
 
 	private final long maxBytes;
 
-	LegacyListen(UpstreamTransport server, String serverId, long maxBytes) {
+	SessionEraListen(UpstreamTransport server, String serverId, long maxBytes) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
@@ -93,14 +93,14 @@ final class LegacyListen {
 			written.tryEmitEmpty();
 		};
 		Flux<byte[]> stream = BridgedAnswers.ofExchange(
-				answer -> server.receive(LegacyRequests.stream(request, session, getWritten), answer), response -> {
+				answer -> server.receive(SessionEraRequests.stream(request, session, getWritten), answer), response -> {
 					MediaType type = response.contentType();
 					if (response.statusCode().is2xxSuccessful() && type != null
 							&& MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
 						return BridgedAnswers.asEvents(response, serverId, maxBytes, turn);
 					}
 					int status = response.statusCode().value();
-					return response.releaseBody().thenMany(Flux.just(SseEventWriter.message(LegacyBridge.error(id,
+					return response.releaseBody().thenMany(Flux.just(SseEventWriter.message(PerRequestBridge.error(id,
 							-32603, "MCP server '" + serverId + "', which speaks only session-era MCP, offers no "
 									+ "stream to listen to for this client (HTTP " + status + " to its GET)",
 							"listen_not_available").toString())));
@@ -155,7 +155,7 @@ final class LegacyListen {
 		ObjectNode message = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", "mcp-relay-" + method + "-" + Integer.toHexString(uri.hashCode())).put("method", method);
 		message.putObject("params").put("uri", uri);
-		return server.send(LegacyRequests.inSession(request, message, session, null), UpstreamResponse::releaseBody)
+		return server.send(SessionEraRequests.inSession(request, message, session, null), UpstreamResponse::releaseBody)
 			.onErrorResume(failed -> Mono.empty());
 	}
 

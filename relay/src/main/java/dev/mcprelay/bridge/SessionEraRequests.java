@@ -20,14 +20,14 @@ import dev.mcprelay.transport.UpstreamRequest;
  * them, is kept), and the headers only 2026-07-28 has ({@code Mcp-Method}, {@code Mcp-Name}, {@code Mcp-Param-*})
  * left out. Also the session's own {@code initialize} and {@code notifications/initialized}.
  */
-final class LegacyRequests {
+final class SessionEraRequests {
 
 	/** The {@code _meta} keys of the 2026-07-28 envelope, which a 2025 server has no use for. */
 	private static final List<String> ENVELOPE = List.of(ModernRequests.PROTOCOL_VERSION_META,
 			ModernRequests.CLIENT_INFO_META, ModernRequests.CLIENT_CAPABILITIES_META,
 			"io.modelcontextprotocol/logLevel");
 
-	private LegacyRequests() {
+	private SessionEraRequests() {
 	}
 
 	/** {@code message} (changed in place) as a request in {@code session}, with the relay's other headers. */

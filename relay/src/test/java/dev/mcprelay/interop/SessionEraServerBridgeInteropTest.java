@@ -31,7 +31,7 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  * is the session's GET stream ({@code interop/bridge-listen-client-v2.mjs}): acknowledged with what the server's
  * capabilities offer, it hears the server's tool list change.
  */
-class LegacyServerBridgeInteropTest {
+class SessionEraServerBridgeInteropTest {
 
 	private static final ObjectMapper JSON = new ObjectMapper();
 
