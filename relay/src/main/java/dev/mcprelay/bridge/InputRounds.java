@@ -153,8 +153,9 @@ final class InputRounds {
 			params.set("requestState", state);
 		}
 		UpstreamRequest request = ModernRequests.of(call.relayed(), retry, call.client(), null);
-		return exchange(request, response -> ModernAnswers.asEvents(response, serverId, maxBytes,
-				next -> round(call, next, round + 1)));
+		return exchange(request, response -> BridgedAnswers.asEvents(response, serverId, maxBytes,
+				new BridgedAnswers.Turn(message -> SessionResults.toSession(message, serverId),
+						next -> SessionResults.asksForInput(next) ? round(call, next, round + 1) : null)));
 	}
 
 	/**
@@ -162,17 +163,7 @@ final class InputRounds {
 	 * (cancelling them cancels it), and fails them when it fails before an answer.
 	 */
 	private Flux<byte[]> exchange(UpstreamRequest request, Function<UpstreamResponse, Flux<byte[]>> reader) {
-		return Flux.defer(() -> {
-			Sinks.One<Flux<byte[]>> answer = Sinks.one();
-			Sinks.Empty<Void> read = Sinks.empty();
-			Mono<Void> exchange = server.send(request, response -> {
-				answer.tryEmitValue(reader.apply(response));
-				return read.asMono();
-			}).doFinally(signal -> answer.tryEmitEmpty());
-			Flux<byte[]> events = answer.asMono().flatMapMany(Function.identity())
-				.doFinally(signal -> read.tryEmitEmpty());
-			return Flux.merge(exchange.thenMany(Flux.<byte[]>empty()), events);
-		});
+		return BridgedAnswers.ofExchange(handler -> server.send(request, handler), reader);
 	}
 
 	/** A JSON-RPC error for request {@code id}, as an event: -32603 with {@code data.reason}. */

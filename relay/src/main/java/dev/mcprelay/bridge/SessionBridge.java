@@ -35,7 +35,7 @@ import reactor.core.publisher.Sinks;
  * instructions; the client gets a session of the relay's ({@link BridgeSessions}). A discovery the server refuses with
  * a JSON-RPC error answers the {@code initialize} with that error, and no session is opened;</li>
  * <li><b>POST</b> in the session ({@link #send}): a request goes to the server as a 2026-07-28 request
- * ({@link ModernRequests}) and its answer comes back in the client's generation ({@link ModernAnswers}), a result that
+ * ({@link ModernRequests}) and its answer comes back in the client's generation ({@link BridgedAnswers}), a result that
  * asks for input carried through its rounds ({@link InputRounds}); a notification or response alone is accepted (202)
  * and goes no further, since 2026-07-28 has no channel for it, except the client's answer to a server request a round
  * waits for ({@link ClientAnswers}) and {@code notifications/cancelled}, which ends the request it names on this
@@ -94,7 +94,7 @@ final class SessionBridge {
 	/** Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session. */
 	Mono<Void> open(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 		return Mono.defer(() -> {
-			ObjectNode initialize = ModernAnswers.parse(request.body());
+			ObjectNode initialize = BridgedAnswers.parse(request.body());
 			JsonNode params = initialize.path("params");
 			BridgedClient client = new BridgedClient(
 					ProtocolVersions.sessionVersionFor(params.path("protocolVersion").asText(null)),
@@ -115,7 +115,7 @@ final class SessionBridge {
 							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON.")));
 		}
 		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-			ObjectNode answer = ModernAnswers.parse(body);
+			ObjectNode answer = BridgedAnswers.parse(body);
 			JsonNode result = answer == null ? null : answer.get("result");
 			if (!(result instanceof ObjectNode discovered)) {
 				if (answer != null && answer.get("error") instanceof ObjectNode error) {
@@ -199,10 +199,16 @@ final class SessionBridge {
 			Sinks.Empty<Void> cancelled = Sinks.empty();
 			calls.put(key, cancelled);
 			return server.send(ModernRequests.of(request, message, client, request.onWritten()),
-					response -> ModernAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true,
-							cancelled.asMono(), answer -> rounds.after(call, answer), handler))
+					response -> BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true,
+							cancelled.asMono(), new BridgedAnswers.Turn(this::toSession,
+									answer -> SessionResults.asksForInput(answer) ? rounds.after(call, answer) : null),
+							handler))
 				.doFinally(signal -> calls.remove(key, cancelled));
 		});
+	}
+
+	private ObjectNode toSession(ObjectNode message) {
+		return SessionResults.toSession(message, serverId);
 	}
 
 	private void cancel(String key) {
@@ -238,8 +244,9 @@ final class SessionBridge {
 				previous.tryEmitEmpty();
 			}
 			return server.send(ModernRequests.of(request, listen, client, request.onWritten()),
-					response -> ModernAnswers.relay(response, serverId, maxBytes, new HttpHeaders(),
-							SessionBridge::forTheClientsStream, ended.asMono(), null, handler))
+					response -> BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(),
+							SessionBridge::forTheClientsStream, ended.asMono(),
+							new BridgedAnswers.Turn(this::toSession, null), handler))
 				.doFinally(signal -> streams.remove(request.sessionId(), ended));
 		});
 	}

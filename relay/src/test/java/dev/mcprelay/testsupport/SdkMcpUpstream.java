@@ -104,6 +104,8 @@ public final class SdkMcpUpstream implements AutoCloseable {
 
 	private final List<Seen> seen = new CopyOnWriteArrayList<>();
 
+	private final java.util.concurrent.atomic.AtomicInteger getsServed = new java.util.concurrent.atomic.AtomicInteger();
+
 	private volatile CountDownLatch progressGate = new CountDownLatch(1);
 
 	private volatile Consumer<McpSchema.CallToolRequest> toolCallObserver = request -> {
@@ -218,6 +220,14 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		return Collections.unmodifiableList(seen);
 	}
 
+	/**
+	 * How many GETs {@code /mcp} or {@code /stateless} has taken so far: a stream a GET opened is the session's
+	 * listening stream once this counts it (the SDK registers it before its servlet returns).
+	 */
+	public int getsServed() {
+		return getsServed.get();
+	}
+
 	public void clearSeen() {
 		seen.clear();
 	}
@@ -274,6 +284,9 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			byte[] body = http.getInputStream().readAllBytes();
 			seen.add(new Seen(http.getMethod(), http.getRequestURI(), headers, new String(body, StandardCharsets.UTF_8)));
 			chain.doFilter(new ReplayedBodyRequest(http, body), response);
+			if ("GET".equals(http.getMethod())) {
+				getsServed.incrementAndGet();
+			}
 		};
 		FilterDef def = new FilterDef();
 		def.setFilterName("recorder");

@@ -3,6 +3,7 @@ package dev.mcprelay.bridge;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -22,22 +23,41 @@ import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.UpstreamTransportException.Kind;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
- * Hands a 2026-07-28 server's answer to a bridged request on to the relay in the client's generation
- * ({@link SessionResults}): a JSON answer is read whole (within {@code max-buffered-body}) and written again; an
- * event stream is turned event by event as it arrives (each event within {@code max-buffered-body}, every buffer
- * released once split), comments and events that are no JSON object passing as they came; any other answer (an error
- * status, 202) is handed on untouched, since a JSON-RPC error reads the same in both generations. The relay then
- * relays the answer as it relays any server's: response stages, telemetry and timeouts see the client's version.
+ * Hands a bridged server's answer on to the relay in the client's generation, by the two ends' rules that the caller
+ * gives ({@link Turn}: {@link SessionResults} for a 2026-07-28 server's answer to a 2025 client, {@link ModernResults}
+ * for a 2025 server's answer to a 2026 client): a JSON answer is read whole (within {@code max-buffered-body}) and
+ * written again; an event stream is turned event by event as it arrives (each event within {@code max-buffered-body},
+ * every buffer released once split), comments and events that are no JSON object passing as they came; any other
+ * answer (an error status, 202) is handed on untouched, since a JSON-RPC error reads the same in both generations. The
+ * relay then relays the answer as it relays any server's: response stages, telemetry and timeouts see the client's
+ * version.
  *
- * <p>A result that asks the client for input ({@code resultType: input_required}) is refused
- * ({@link SessionResults}), unless the caller hands a continuation that carries it ({@link InputRounds}): the
- * continuation's events then take the result's place, and a JSON answer becomes an event stream to hold them.
+ * <p>A message the turn takes over ({@link Turn#takeOver}: a 2026 result that asks for input, carried by
+ * {@link InputRounds}; a 2025 server's request) is replaced by the events the turn makes of it, and a JSON answer so
+ * taken over becomes an event stream to hold them.
  */
-final class ModernAnswers {
+final class BridgedAnswers {
 
-	private ModernAnswers() {
+	/**
+	 * How one bridged exchange turns the server's messages into the client's generation.
+	 *
+	 * @param toClient a message of the server's as the client reads it (may change it in place)
+	 * @param takeOver the events that replace a message the bridge handles itself, or {@code null} when the message is
+	 * the client's ({@code toClient} then turns it); {@code null} for a turn that takes nothing over
+	 */
+	record Turn(UnaryOperator<ObjectNode> toClient, Function<ObjectNode, Flux<byte[]>> takeOver) {
+
+		/** The events that replace {@code message}, or {@code null}. */
+		Flux<byte[]> taken(ObjectNode message) {
+			return takeOver == null ? null : takeOver.apply(message);
+		}
+
+	}
+
+	private BridgedAnswers() {
 	}
 
 	/**
@@ -46,11 +66,10 @@ final class ModernAnswers {
 	 * @param kept which of the server's messages reach the client (the rest are the bridge's own)
 	 * @param until ends an event stream when it completes (the session ended, the request was cancelled);
 	 * {@link Mono#never()} for none
-	 * @param inputRequired the events that take the place of a result that asks for input; {@code null}: it is refused
+	 * @param turn how the server's messages become the client's
 	 */
 	static Mono<Void> relay(UpstreamResponse response, String serverId, long maxBytes, HttpHeaders headers,
-			Predicate<ObjectNode> kept, Mono<Void> until, Function<ObjectNode, Flux<byte[]>> inputRequired,
-			Function<UpstreamResponse, Mono<Void>> handler) {
+			Predicate<ObjectNode> kept, Mono<Void> until, Turn turn, Function<UpstreamResponse, Mono<Void>> handler) {
 		MediaType type = response.contentType();
 		if (!response.statusCode().is2xxSuccessful() || type == null) {
 			return handler.apply(response);
@@ -58,18 +77,18 @@ final class ModernAnswers {
 		if (MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
 			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
 				ObjectNode message = parse(body);
-				if (message != null && inputRequired != null && SessionResults.asksForInput(message)) {
-					return handler.apply(LocalUpstreamResponse.eventStream(headers,
-							inputRequired.apply(message).takeUntilOther(until)));
+				Flux<byte[]> taken = message == null ? null : turn.taken(message);
+				if (taken != null) {
+					return handler.apply(LocalUpstreamResponse.eventStream(headers, taken.takeUntilOther(until)));
 				}
-				byte[] answer = message == null ? body : SessionResults.toSession(message, serverId).toString()
+				byte[] answer = message == null ? body : turn.toClient().apply(message).toString()
 					.getBytes(StandardCharsets.UTF_8);
 				return handler.apply(LocalUpstreamResponse.json(headers, answer));
 			});
 		}
 		if (MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
 			return handler.apply(LocalUpstreamResponse.eventStream(headers,
-					events(response, serverId, maxBytes, kept, inputRequired).takeUntilOther(until)));
+					events(response, maxBytes, kept, turn).takeUntilOther(until)));
 		}
 		return handler.apply(response);
 	}
@@ -80,11 +99,10 @@ final class ModernAnswers {
 	 * a {@code requestState} it refuses) as one event; any other answer fails the stream as a failure of the server's
 	 * ({@code bridge_retry_failed}), its body released.
 	 */
-	static Flux<byte[]> asEvents(UpstreamResponse response, String serverId, long maxBytes,
-			Function<ObjectNode, Flux<byte[]>> inputRequired) {
+	static Flux<byte[]> asEvents(UpstreamResponse response, String serverId, long maxBytes, Turn turn) {
 		MediaType type = response.contentType();
 		if (type != null && response.statusCode().is2xxSuccessful() && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
-			return events(response, serverId, maxBytes, any -> true, inputRequired);
+			return events(response, maxBytes, any -> true, turn);
 		}
 		if (type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
 			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMapMany(body -> {
@@ -92,10 +110,9 @@ final class ModernAnswers {
 				if (message == null) {
 					return Flux.error(retryFailed(serverId, "answered with a body that is no JSON object"));
 				}
-				if (inputRequired != null && SessionResults.asksForInput(message)) {
-					return inputRequired.apply(message);
-				}
-				return Flux.just(SseEventWriter.message(SessionResults.toSession(message, serverId).toString()));
+				Flux<byte[]> taken = turn.taken(message);
+				return taken != null ? taken
+						: Flux.just(SseEventWriter.message(turn.toClient().apply(message).toString()));
 			});
 		}
 		int status = response.statusCode().value();
@@ -109,8 +126,8 @@ final class ModernAnswers {
 	}
 
 	/** An event stream's events in the client's generation, as they arrive; each buffer released once split. */
-	private static Flux<byte[]> events(UpstreamResponse response, String serverId, long maxBytes,
-			Predicate<ObjectNode> kept, Function<ObjectNode, Flux<byte[]>> inputRequired) {
+	private static Flux<byte[]> events(UpstreamResponse response, long maxBytes, Predicate<ObjectNode> kept,
+			Turn turn) {
 		SseEventSplitter splitter = new SseEventSplitter(maxBytes);
 		return response.body()
 			.concatMapIterable(buffer -> {
@@ -122,12 +139,11 @@ final class ModernAnswers {
 				}
 			})
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-			.concatMap(event -> turn(event, serverId, kept, inputRequired));
+			.concatMap(event -> turn(event, kept, turn));
 	}
 
-	/** One event in the client's generation: none when it is not for the client, the rounds for an input request. */
-	private static Flux<byte[]> turn(SseEvent event, String serverId, Predicate<ObjectNode> kept,
-			Function<ObjectNode, Flux<byte[]>> inputRequired) {
+	/** One event in the client's generation: none when it is not the client's, the turn's own when it takes it over. */
+	private static Flux<byte[]> turn(SseEvent event, Predicate<ObjectNode> kept, Turn turn) {
 		if (!event.isMessage()) {
 			return Flux.just(event.raw());
 		}
@@ -138,10 +154,29 @@ final class ModernAnswers {
 		if (!kept.test(message)) {
 			return Flux.empty();
 		}
-		if (inputRequired != null && SessionResults.asksForInput(message)) {
-			return inputRequired.apply(message);
-		}
-		return Flux.just(SseEventWriter.substitute(event, SessionResults.toSession(message, serverId).toString()));
+		Flux<byte[]> taken = turn.taken(message);
+		return taken != null ? taken
+				: Flux.just(SseEventWriter.substitute(event, turn.toClient().apply(message).toString()));
+	}
+
+	/**
+	 * One exchange with the server ({@code exchange}, given the handler of its answer) as the events {@code reader}
+	 * makes of its answer: the exchange ends when they do (cancelling them cancels it), and fails them when it fails
+	 * before an answer.
+	 */
+	static Flux<byte[]> ofExchange(Function<Function<UpstreamResponse, Mono<Void>>, Mono<Void>> exchange,
+			Function<UpstreamResponse, Flux<byte[]>> reader) {
+		return Flux.defer(() -> {
+			Sinks.One<Flux<byte[]>> answer = Sinks.one();
+			Sinks.Empty<Void> read = Sinks.empty();
+			Mono<Void> exchanged = exchange.apply(response -> {
+				answer.tryEmitValue(reader.apply(response));
+				return read.asMono();
+			}).doFinally(signal -> answer.tryEmitEmpty());
+			Flux<byte[]> events = answer.asMono().flatMapMany(Function.identity())
+				.doFinally(signal -> read.tryEmitEmpty());
+			return Flux.merge(exchanged.thenMany(Flux.<byte[]>empty()), events);
+		});
 	}
 
 	/** The JSON object {@code body} holds, or {@code null}. */
