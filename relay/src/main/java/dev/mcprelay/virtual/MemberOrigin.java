@@ -47,7 +47,10 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 	 */
 	static Mono<ReloadEnding> endingOf(VirtualCall call) {
 		String virtualId = call.server().id();
-		return call.server().version().ended().map(reason -> new ReloadEnding(virtualId, reason));
+		return Mono.firstWithValue(
+				call.server().version().ended().map(reason -> new ReloadEnding(virtualId, reason)),
+				call.exchange().accessWithdrawn()
+					.then(Mono.fromSupplier(() -> new ReloadEnding(virtualId, ReloadEnding.ACCESS_WITHDRAWN))));
 	}
 
 	/** The members the caller may use; never marked as a catalogue listing, which is one request's only. */

@@ -33,7 +33,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * its GET stream ends cleanly and its call is answered {@code server_removed} (both counted under it), and its member
  * session gets its DELETE; one changed ends its sessions alike with {@code session_ended}, a request on such a session
  * is answered 404 {@code session_ended} and a new one has the new members; a virtual server left as it was keeps its
- * sessions, GET stream and calls; an invalid edit is refused whole with every stream running on.
+ * sessions, GET stream and calls; an invalid edit is refused whole with every stream running on; a revoked key's call
+ * through a member ends with {@code access_withdrawn}, counted, while another key's runs to its answer.
  */
 class LiveVirtualServersReloadTest {
 
@@ -155,6 +156,25 @@ class LiveVirtualServersReloadTest {
 		assertUntouched(hub, 41, hubEnded);
 		assertThat(tools(McpSession.open(caller(ALICE), "hub"))).as("hub serves as it was").contains("alpha_echo")
 			.noneMatch(name -> name.startsWith("beta_"));
+	}
+
+	@Test
+	void aRevokedKeysCallThroughAMemberEndsWithAccessWithdrawnWhileAnotherKeysRunsToItsAnswer() throws Exception {
+		upstream.resetProgressGate();
+		Held bob = Held.open(caller(BOB), "hub", "alpha", 51);
+		Held alice = Held.open(caller(ALICE), "hub", "alpha", 52);
+		double hubEnded = streamsEnded("hub");
+		double withdrawn = streamsEnded("hub", "access_withdrawn");
+
+		relay.awaitOutcome(() -> relay.swap(config(HUB_AND_OTHER, false)), ReloadOutcome.APPLIED);
+
+		assertEndedWith(bob.call, 51, "access_withdrawn");
+		bob.get.awaitEnd();
+		assertThat(streamsEnded("hub", "access_withdrawn")).as("bob's call and GET stream, counted")
+			.isEqualTo(withdrawn + 2);
+		assertThat(bob.session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}").statusCode())
+			.as("the revoked key's next request").isEqualTo(401);
+		assertUntouched(alice, 52, hubEnded + 2);
 	}
 
 	/**
