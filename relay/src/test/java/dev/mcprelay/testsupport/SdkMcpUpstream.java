@@ -258,6 +258,14 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Tells every session of {@code /mcp} that its tools changed ({@code notifications/tools/list_changed}), on the
+	 * session's GET stream, as a server whose catalogue changed does.
+	 */
+	public void notifyToolsListChanged() {
+		streamable.notifyToolsListChanged();
+	}
+
 	/** Lets a {@code progress} call that is holding its stream open finish. */
 	public void releaseProgress() {
 		progressGate.countDown();
