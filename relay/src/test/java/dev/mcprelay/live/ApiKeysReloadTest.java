@@ -37,6 +37,9 @@ class ApiKeysReloadTest {
 
 	private static final String CAROL = "carol-key-for-reloads";
 
+	/** dave's key, whose servers no reload here narrows. */
+	private static final String DAVE = "dave-key-for-reloads";
+
 	@TempDir
 	static Path mount;
 
@@ -107,6 +110,23 @@ class ApiKeysReloadTest {
 	}
 
 	@Test
+	void aKeyThatLosesOneMemberOfAVirtualServerHasItsMergedGetStreamEndedAndItsNextOneNarrower() throws Exception {
+		HttpResponse<InputStream> merged = HeldStreams.getHeaders(caller(ALICE), "pair");
+		HttpResponse<InputStream> daves = HeldStreams.getHeaders(caller(DAVE), "pair");
+		double pairEnded = relay.streamsEnded("pair");
+
+		relay.awaitOutcome(() -> relay.swap(config(key("alice", Sha256.hex(ALICE), "[alpha, streaming, hub]")
+				+ key("bob", Sha256.hex(BOB), "[alpha]") + key("dave", Sha256.hex(DAVE), "[streaming, beta]"))),
+				ReloadOutcome.APPLIED);
+
+		assertThat(RawHttp.readAll(merged.body())).as("the merged GET of the member alice lost ends, cleanly")
+			.isNotNull();
+		assertThat(relay.streamsEnded("pair")).as("counted once: dave's runs on").isEqualTo(pairEnded + 1);
+		assertThat(status(caller(ALICE), "pair")).as("opened again, on the member left").isEqualTo(200);
+		daves.body().close();
+	}
+
+	@Test
 	void aKeyWhoseServersLoseAServerHasItsStreamsThereEndedAndNoOthers() throws Exception {
 		upstream.resetProgressGate();
 		HttpResponse<InputStream> onAlpha = HeldStreams.call(relay, caller(ALICE), "alpha", 31);
@@ -167,7 +187,8 @@ class ApiKeysReloadTest {
 	}
 
 	private static String startKeys() {
-		return key("alice", Sha256.hex(ALICE), "[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]");
+		return key("alice", Sha256.hex(ALICE), "[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]")
+				+ key("dave", Sha256.hex(DAVE), "[streaming, beta]");
 	}
 
 	static String key(String client, String sha256, String servers) {
@@ -179,7 +200,7 @@ class ApiKeysReloadTest {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: api-key\n    api-keys:\n"
 				+ keys + "  servers:\n    alpha:\n      url: " + upstream.url("/mcp") + "\n    beta:\n      url: "
 				+ upstream.url("/mcp") + "\n    streaming:\n      url: " + streaming.url("/mcp")
-				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n";
+				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n    pair:\n      members: [streaming, beta]\n";
 	}
 
 }
