@@ -18,6 +18,7 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.config.SecurityProperties;
 import dev.mcprelay.config.SessionStoreKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -102,7 +103,7 @@ public class ConfigurationReloader {
 		ConfigurationSnapshot running = live.current();
 		ConfigurableEnvironment fresh;
 		RelayProperties properties;
-		List<String> restartRequired;
+		List<String> restartRequired = List.of();
 		try {
 			fresh = FreshEnvironment.of(environment);
 			restartRequired = restartRequired(fresh, running.properties());
@@ -110,16 +111,22 @@ public class ConfigurationReloader {
 					String.valueOf(running.properties().security().mode()), STORE,
 					running.properties().sessions().store().name())));
 			properties = Binder.get(fresh).bindOrCreate("mcp-relay", Bindable.of(RelayProperties.class));
+			if (restartRequired.contains(MODE)) {
+				// the keys and the JWT settings belong to the mode: they run on with it until the restart, whatever
+				// the file says of them now (written for the new mode, they may not fit the running one); the rest
+				// applies
+				properties = withSecurity(properties, running.properties().security());
+			}
 		}
 		catch (RuntimeException ex) {
-			return refused(trigger, running, List.of(unreadable(ex)));
+			return refused(trigger, running, List.of(unreadable(ex)), restartRequired);
 		}
 		List<ConfigurationProblem> problems = new ArrayList<>(live.problems(properties, fresh));
 		if (problems.isEmpty()) {
 			problems.addAll(LiveScope.problems(running.properties(), properties));
 		}
 		if (!problems.isEmpty()) {
-			return refused(trigger, running, problems);
+			return refused(trigger, running, problems, restartRequired);
 		}
 		String checksum = ConfigurationChecksum.of(properties);
 		if (checksum.equals(running.checksum())) {
@@ -157,10 +164,21 @@ public class ConfigurationReloader {
 				List.of());
 	}
 
-	private ReloadOutcome refused(String trigger, ConfigurationSnapshot running, List<ConfigurationProblem> problems) {
+	private ReloadOutcome refused(String trigger, ConfigurationSnapshot running, List<ConfigurationProblem> problems,
+			List<String> restartRequired) {
 		log.warn("Configuration reload ({}) refused; the running configuration {} stays. Problems:{}", trigger,
 				running.checksum(), problems.stream().map(problem -> "\n  - " + problem).reduce("", String::concat));
-		return count(new ReloadOutcome(ReloadOutcome.REFUSED, running.checksum(), List.of(), List.of(), problems));
+		return count(new ReloadOutcome(ReloadOutcome.REFUSED, running.checksum(), List.of(), restartRequired,
+				problems));
+	}
+
+	/** {@code properties} with the security section {@code security} (mode, API keys, JWT settings) instead of its own. */
+	private static RelayProperties withSecurity(RelayProperties properties, SecurityProperties security) {
+		return new RelayProperties(properties.servers(), properties.defaultServer(), properties.allowedOrigins(),
+				properties.connectionPool(), properties.accessLog(), properties.shutdown(),
+				properties.clientConnections(), security, properties.rateLimits(), properties.sessions(),
+				properties.virtualServers(), properties.tracing(), properties.maxBufferedBodies(),
+				properties.maxBufferedBodiesPerCaller(), properties.policies());
 	}
 
 	private ReloadOutcome count(ReloadOutcome outcome) {

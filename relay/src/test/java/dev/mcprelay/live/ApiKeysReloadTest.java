@@ -168,6 +168,19 @@ class ApiKeysReloadTest {
 	}
 
 	@Test
+	void aChangeToJwtModeIsReportedAsNeedingARestartAndTheKeysServeOnUntilThen() throws Exception {
+		String jwtMode = config("").replace("    mode: api-key\n    api-keys:\n", "    mode: jwt\n    jwt:\n"
+				+ "      issuer-uri: http://127.0.0.1:9/issuer\n      audience: relay\n");
+
+		relay.awaitOutcome(() -> relay.swap(jwtMode), ReloadOutcome.RESTART_REQUIRED);
+
+		assertThat(relay.current().properties().security().apiKeys()).as("the keys run on with the running mode")
+			.isNotEmpty();
+		assertThat(relay.current().properties().security().jwt().audience()).isNull();
+		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
+	}
+
+	@Test
 	void anInvalidKeyEditIsRefusedWholeAndTheRunningKeysServe() throws Exception {
 		String running = relay.checksum();
 
