@@ -213,7 +213,8 @@ public class ConfigurationReloader {
 	 * The problem of a configuration that could not be read or bound, named by property path and never with its
 	 * value: a binding failure's message quotes the value it could not convert ({@code for value [...]}), and a YAML
 	 * error's quotes the lines around it, either of which may be a secret. What is said is the property, the type
-	 * it should have been, the kind of failure, and for a file that does not parse, where.
+	 * it should have been, the kind of failure, and for a file that does not parse, the kind of YAML error and where
+	 * (file, line and column), never the parser's own description of the problem, which quotes the file.
 	 */
 	private static ConfigurationProblem unreadable(RuntimeException ex) {
 		String property = "mcp-relay";
@@ -225,12 +226,26 @@ public class ConfigurationReloader {
 		}
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof MarkedYAMLException yaml && yaml.getProblemMark() != null) {
-				what += ": " + yaml.getProblem() + " at line " + (yaml.getProblemMark().getLine() + 1) + ", column "
+				// the kind of error and where, never the problem's own words: they may quote the file (an alias, a key)
+				what += ": " + yamlErrorKind(yaml) + " at line " + (yaml.getProblemMark().getLine() + 1) + ", column "
 						+ (yaml.getProblemMark().getColumn() + 1) + " of " + yaml.getProblemMark().getName();
 				break;
 			}
 		}
 		return new ConfigurationProblem(property, what, "Correct the configuration file");
+	}
+
+	/** The kind of a YAML error in the relay's words, which quote nothing of the file. */
+	private static String yamlErrorKind(MarkedYAMLException yaml) {
+		String type = yaml.getClass().getSimpleName();
+		return switch (type) {
+			case "ScannerException" -> "malformed YAML (a token cannot be read)";
+			case "ParserException" -> "malformed YAML (the document's structure is broken)";
+			case "DuplicateKeyException" -> "malformed YAML (a key appears twice in one mapping)";
+			case "ComposerException" -> "malformed YAML (an anchor or alias is wrong)";
+			case "ConstructorException" -> "malformed YAML (a value cannot be constructed)";
+			default -> "malformed YAML (" + type + ")";
+		};
 	}
 
 }
