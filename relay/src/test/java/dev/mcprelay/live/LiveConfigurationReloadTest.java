@@ -222,6 +222,19 @@ class LiveConfigurationReloadTest {
 			.anyMatch(line -> line.contains("malformed YAML")).noneMatch(line -> line.contains("S3CRET"));
 	}
 
+	@Test
+	void aBrowserPageFromAnOriginNotAllowedCannotReload() throws Exception {
+		double applied = relay.count(ReloadOutcome.UNCHANGED);
+		HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+				+ TwoRelaysOverRedis.port(relay.context()) + "/actuator/reload"))
+			.header("Origin", "https://evil.example")
+			.POST(HttpRequest.BodyPublishers.noBody()));
+
+		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(403);
+		assertThat(RawHttp.json(answer.body()).at("/error/data/reason").asText()).isEqualTo("origin_not_allowed");
+		assertThat(relay.count(ReloadOutcome.UNCHANGED)).as("no reload ran").isEqualTo(applied);
+	}
+
 	/** POST /actuator/reload. */
 	private static HttpResponse<String> reloadNow() {
 		return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
