@@ -163,6 +163,12 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 		return new VirtualMembers(virtualId, usable);
 	}
 
+	/** The members of virtual server {@code virtualId} under {@code snapshot}; empty when it has none there. */
+	List<String> membersOf(String virtualId, ConfigurationSnapshot snapshot) {
+		VirtualServer virtual = virtualServers.find(snapshot, virtualId);
+		return virtual == null ? List.of() : virtual.members();
+	}
+
 	/** The scopes every token must carry under {@code snapshot} ({@code jwt.required-scopes}). */
 	private static List<String> requiredScopes(ConfigurationSnapshot snapshot) {
 		return snapshot.properties().security().jwt().requiredScopes();

@@ -33,6 +33,9 @@ class ApiKeysReloadTest {
 
 	private static final String CAROL = "carol-key-for-reloads";
 
+	/** dave's key, whose servers no reload here narrows. */
+	private static final String DAVE = "dave-key-for-reloads";
+
 	static SdkMcpUpstream upstream;
 
 	static ScriptedUpstream streaming;
@@ -82,6 +85,23 @@ class ApiKeysReloadTest {
 	}
 
 	@Test
+	void aKeyThatLosesOneMemberOfAVirtualServerHasItsMergedGetStreamEndedAndItsNextOneNarrower() throws Exception {
+		HttpResponse<InputStream> merged = HeldStreams.getHeaders(caller(ALICE), "pair");
+		HttpResponse<InputStream> daves = HeldStreams.getHeaders(caller(DAVE), "pair");
+		double pairEnded = live.relay().streamsEnded("pair");
+
+		live.reload(config(key("alice", Sha256.hex(ALICE), "[alpha, streaming, hub]")
+				+ key("bob", Sha256.hex(BOB), "[alpha]") + key("dave", Sha256.hex(DAVE), "[streaming, beta]")),
+				ReloadOutcome.APPLIED);
+
+		assertThat(RawHttp.readAll(merged.body())).as("the merged GET of the member alice lost ends, cleanly")
+			.isNotNull();
+		assertThat(live.relay().streamsEnded("pair")).as("counted once: dave's runs on").isEqualTo(pairEnded + 1);
+		assertThat(status(caller(ALICE), "pair")).as("opened again, on the member left").isEqualTo(200);
+		daves.body().close();
+	}
+
+	@Test
 	void aKeyWhoseServersLoseAServerHasItsStreamsThereEndedAndNoOthers() throws Exception {
 		upstream.resetProgressGate();
 		HttpResponse<InputStream> onAlpha = HeldStreams.call(live.relay(), caller(ALICE), "alpha", 31);
@@ -122,6 +142,19 @@ class ApiKeysReloadTest {
 	}
 
 	@Test
+	void aChangeToJwtModeIsReportedAsNeedingARestartAndTheKeysServeOnUntilThen() throws Exception {
+		String jwtMode = config("").replace("    mode: api-key\n    api-keys:\n", "    mode: jwt\n    jwt:\n"
+				+ "      issuer-uri: http://127.0.0.1:9/issuer\n      audience: relay\n");
+
+		live.reload(jwtMode, ReloadOutcome.RESTART_REQUIRED);
+
+		assertThat(live.relay().current().properties().security().apiKeys()).as("the keys run on with the running mode")
+			.isNotEmpty();
+		assertThat(live.relay().current().properties().security().jwt().audience()).isNull();
+		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
+	}
+
+	@Test
 	void anInvalidKeyEditIsRefusedWholeAndTheRunningKeysServe() throws Exception {
 		String running = live.relay().checksum();
 
@@ -141,7 +174,8 @@ class ApiKeysReloadTest {
 	}
 
 	private static String startKeys() {
-		return key("alice", Sha256.hex(ALICE), "[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]");
+		return key("alice", Sha256.hex(ALICE), "[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]")
+				+ key("dave", Sha256.hex(DAVE), "[streaming, beta]");
 	}
 
 	static String key(String client, String sha256, String servers) {
@@ -153,7 +187,7 @@ class ApiKeysReloadTest {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: api-key\n    api-keys:\n"
 				+ keys + "  servers:\n    alpha:\n      url: " + upstream.url("/mcp") + "\n    beta:\n      url: "
 				+ upstream.url("/mcp") + "\n    streaming:\n      url: " + streaming.url("/mcp")
-				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n";
+				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n    pair:\n      members: [streaming, beta]\n";
 	}
 
 }

@@ -76,6 +76,20 @@ class LiveScopeTest {
 	}
 
 	@Test
+	void anApiKeyIsNamedByItsClientSoRemovingTheFirstNamesOnlyIt() {
+		Map<String, String> two = new HashMap<>(Map.of("security.mode", "api-key", "servers.alpha.url",
+				"http://127.0.0.1:1/mcp", "security.api-keys[0].client", "alice", "security.api-keys[0].key-sha256",
+				"a".repeat(64), "security.api-keys[1].client", "bob", "security.api-keys[1].key-sha256", "b".repeat(64)));
+		Map<String, String> bobOnly = new HashMap<>(Map.of("security.mode", "api-key", "servers.alpha.url",
+				"http://127.0.0.1:1/mcp", "security.api-keys[0].client", "bob", "security.api-keys[0].key-sha256",
+				"b".repeat(64)));
+
+		assertThat(ConfigurationChanges.between(BoundProperties.of(two), BoundProperties.of(bobOnly)))
+			.as("bob's key, now first, is unchanged; nothing of a key's hash is named")
+			.containsExactly("security.api-keys[alice] removed");
+	}
+
+	@Test
 	void theApiKeysAndTheJwtSettingsButTheModeAreLive() {
 		Map<String, String> jwt = new HashMap<>(Map.of("security.mode", "jwt", "servers.alpha.url",
 				"http://127.0.0.1:1/mcp", "security.jwt.issuer-uri", "http://127.0.0.1:9/issuer",

@@ -266,6 +266,29 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		streamable.notifyToolsListChanged();
 	}
 
+	/**
+	 * Publishes the echoing tool {@code name} of {@code /mcp} again, saying it only reads or not: the server removes
+	 * and adds it, and tells each session's GET stream {@code notifications/tools/list_changed} (a server that changed
+	 * what it says of a tool).
+	 */
+	public void republish(String name, boolean readOnly) {
+		McpSchema.Tool published = tool(name);
+		streamable.removeTool(name);
+		streamable.addTool(McpServerFeatures.SyncToolSpecification.builder()
+			.tool(McpSchema.Tool.builder()
+				.name(name)
+				.description(published.description())
+				.inputSchema(published.inputSchema())
+				.meta(published.meta())
+				.annotations(new McpSchema.ToolAnnotations(null, readOnly, !readOnly, readOnly, false, null))
+				.build())
+			.callHandler((exchange, request) -> {
+				toolCallObserver.accept(request);
+				return echo(request);
+			})
+			.build());
+	}
+
 	/** Lets a {@code progress} call that is holding its stream open finish. */
 	public void releaseProgress() {
 		progressGate.countDown();
