@@ -1,6 +1,7 @@
 package dev.mcprelay.bridge;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -108,9 +109,35 @@ final class ModernAnswers {
 				+ "' " + what + " when the relay sent it a request again with the client's input.");
 	}
 
-	/** An event stream's events in the client's generation, as they arrive; each buffer released once split. */
+	/**
+	 * An event stream's events in the client's generation, as they arrive; each buffer released once split. The stream
+	 * that answers a request ({@code inputRequired} given) fails when it ends before the answer came (the server
+	 * crashed: a progress event, half an event, then the connection closed), as a stream that broke off
+	 * ({@code upstream_stream_broken}), which the relay answers the client's request with, logs and counts: the bridged
+	 * client cannot resume it (its {@code Last-Event-ID} stays with the relay), so an end would leave it unanswered.
+	 */
 	private static Flux<byte[]> events(UpstreamResponse response, String serverId, long maxBytes,
 			Predicate<ObjectNode> kept, Function<ObjectNode, Flux<byte[]>> inputRequired) {
+		AtomicBoolean answered = new AtomicBoolean(inputRequired == null);
+		return split(response, maxBytes)
+			.concatMap(event -> turn(event, serverId, kept, inputRequired, answered))
+			.concatWith(Flux.defer(() -> answered.get() ? Flux.<byte[]>empty()
+					: Flux.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_broken",
+							"The stream from MCP server '" + serverId + "' broke off before the answer arrived."))));
+	}
+
+	/**
+	 * The first answer (a message with an id and a result or an error) of an event stream, the rest cancelled; none
+	 * when the stream ends before one. Each buffer is released once split.
+	 */
+	static Mono<byte[]> firstAnswer(UpstreamResponse response, long maxBytes) {
+		return split(response, maxBytes).filter(SseEvent::isMessage).map(SseEvent::dataBytes).filter(data -> {
+			ObjectNode message = parse(data);
+			return message != null && message.has("id") && (message.has("result") || message.has("error"));
+		}).next();
+	}
+
+	private static Flux<SseEvent> split(UpstreamResponse response, long maxBytes) {
 		SseEventSplitter splitter = new SseEventSplitter(maxBytes);
 		return response.body()
 			.concatMapIterable(buffer -> {
@@ -121,13 +148,12 @@ final class ModernAnswers {
 					DataBufferUtils.release(buffer);
 				}
 			})
-			.doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-			.concatMap(event -> turn(event, serverId, kept, inputRequired));
+			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 	}
 
 	/** One event in the client's generation: none when it is not for the client, the rounds for an input request. */
 	private static Flux<byte[]> turn(SseEvent event, String serverId, Predicate<ObjectNode> kept,
-			Function<ObjectNode, Flux<byte[]>> inputRequired) {
+			Function<ObjectNode, Flux<byte[]>> inputRequired, AtomicBoolean answered) {
 		if (!event.isMessage()) {
 			return Flux.just(event.raw());
 		}
@@ -137,6 +163,9 @@ final class ModernAnswers {
 		}
 		if (!kept.test(message)) {
 			return Flux.empty();
+		}
+		if (message.has("id") && (message.has("result") || message.has("error"))) {
+			answered.set(true);
 		}
 		if (inputRequired != null && SessionResults.asksForInput(message)) {
 			return inputRequired.apply(message);

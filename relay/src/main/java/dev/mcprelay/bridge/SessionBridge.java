@@ -107,13 +107,25 @@ final class SessionBridge {
 	private Mono<Void> answerInitialize(JsonNode id, BridgedClient client, UpstreamRequest request,
 			UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
 		MediaType type = response.contentType();
-		if (type == null || !MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
+		boolean json = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
+		boolean events = type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
+				&& response.statusCode().is2xxSuccessful();
+		if (!json && !events) {
 			int status = response.statusCode().value();
 			return response.releaseBody().then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
 					"bridge_discover_failed", "MCP server '" + serverId + "' speaks only MCP 2026-07-28, and "
-							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON.")));
+							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON nor an "
+							+ "event stream.")));
 		}
-		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+		// 2026-07-28 lets a server answer any request with an event stream: its answer is the first response in it
+		Mono<byte[]> answered = json ? BridgeBodies.read(response.body(), maxBytes, serverId)
+				: ModernAnswers.firstAnswer(response, maxBytes)
+					.onErrorMap(broken -> !(broken instanceof UpstreamTransportException),
+							broken -> discoverFailed("answered the relay's server/discover with an event stream that "
+									+ "broke off (" + broken.getClass().getSimpleName() + ")"))
+					.switchIfEmpty(Mono.error(() -> discoverFailed("ended the event stream that answers the relay's "
+							+ "server/discover before the answer")));
+		return answered.flatMap(body -> {
 			ObjectNode answer = ModernAnswers.parse(body);
 			JsonNode result = answer == null ? null : answer.get("result");
 			if (!(result instanceof ObjectNode discovered)) {
@@ -123,8 +135,7 @@ final class SessionBridge {
 					refusal.set("error", error);
 					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refusal)));
 				}
-				return Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
-						"MCP server '" + serverId + "' answered the relay's server/discover with no result."));
+				return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
 			}
 			versions.learn(texts(discovered.path("supportedVersions")));
 			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
@@ -151,6 +162,11 @@ final class SessionBridge {
 				return handler.apply(LocalUpstreamResponse.json(headers, bytes(initialized)));
 			});
 		});
+	}
+
+	private UpstreamTransportException discoverFailed(String what) {
+		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
+				"MCP server '" + serverId + "' " + what + ".");
 	}
 
 	/** A POST of the client's in its bridged session. */

@@ -1,0 +1,206 @@
+package dev.mcprelay.bridge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionState;
+import dev.mcprelay.session.SessionStore;
+import dev.mcprelay.sse.SseEventWriter;
+import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.UpstreamTransportException;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * A 2026-07-28 server's answers as event streams (which its transport allows for any request), through the bridge:
+ * a stream that ends before the answer of the request it answers fails as a stream that broke off (review K, finding
+ * 3: the 2025 client cannot resume it), and a {@code server/discover} answered as an event stream opens the session
+ * as a JSON one does (finding 4).
+ */
+class BridgedStreamsTest {
+
+	private static final byte[] PROGRESS = SseEventWriter.message("{\"jsonrpc\":\"2.0\",\"method\":"
+			+ "\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1}}");
+
+	private static final byte[] HALF_AN_EVENT = "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"res"
+		.getBytes(StandardCharsets.UTF_8);
+
+	@Test
+	void aRequestsStreamThatEndsBeforeItsAnswerFailsAsAStreamThatBrokeOff() {
+		UpstreamResponse crashed = LocalUpstreamResponse.eventStream(new HttpHeaders(),
+				Flux.just(PROGRESS, HALF_AN_EVENT));
+		AtomicReference<UpstreamResponse> relayed = new AtomicReference<>();
+		ModernAnswers.relay(crashed, "f", 65536, new HttpHeaders(), any -> true, Mono.never(),
+				answer -> Flux.empty(), response -> {
+					relayed.set(response);
+					return Mono.empty();
+				}).block(Duration.ofSeconds(5));
+
+		StepVerifier.create(relayed.get().body().map(buffer -> {
+			String text = buffer.toString(StandardCharsets.UTF_8);
+			DataBufferUtils.release(buffer);
+			return text;
+		}))
+			.assertNext(event -> assertThat(event).contains("notifications/progress"))
+			.expectErrorSatisfies(error -> assertThat(error).isInstanceOf(UpstreamTransportException.class)
+				.extracting(failure -> ((UpstreamTransportException) failure).reason())
+				.isEqualTo("upstream_stream_broken"))
+			.verify(Duration.ofSeconds(5));
+
+		UpstreamResponse retried = LocalUpstreamResponse.eventStream(new HttpHeaders(), Flux.just(PROGRESS));
+		StepVerifier.create(ModernAnswers.asEvents(retried, "f", 65536, answer -> Flux.empty()))
+			.expectNextCount(1)
+			.expectErrorMatches(error -> error instanceof UpstreamTransportException failure
+					&& failure.reason().equals("upstream_stream_broken"))
+			.verify(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void aStreamWithItsAnswerEndsAsItCame() {
+		UpstreamResponse answered = LocalUpstreamResponse.eventStream(new HttpHeaders(), Flux.just(PROGRESS,
+				SseEventWriter.message("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[]}}")));
+		StepVerifier.create(ModernAnswers.asEvents(answered, "f", 65536, answer -> Flux.empty()))
+			.expectNextCount(2)
+			.verifyComplete();
+	}
+
+	@Test
+	void aDiscoveryAnsweredAsAnEventStreamOpensTheSession() {
+		UpstreamTransport server = new Answering(request -> LocalUpstreamResponse.eventStream(new HttpHeaders(),
+				Flux.just(PROGRESS, SseEventWriter.message("{\"jsonrpc\":\"2.0\",\"id\":\"mcp-relay-discover\","
+						+ "\"result\":{\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
+						+ "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"streamer\",\"version\":"
+						+ "\"1\"}}}}"))));
+		SessionBridge bridge = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
+				new BridgeSessions(new Kept(), "f"), 65536, Duration.ofSeconds(5));
+		AtomicReference<String> session = new AtomicReference<>();
+		AtomicReference<JsonNode> initialized = new AtomicReference<>();
+
+		bridge.open(initialize(), response -> {
+			session.set(response.headers().getFirst("Mcp-Session-Id"));
+			return DataBufferUtils.join(response.body()).map(buffer -> {
+				try {
+					initialized.set(JsonRpcParser.mapper().readTree(buffer.toString(StandardCharsets.UTF_8)));
+				}
+				catch (java.io.IOException ex) {
+					throw new IllegalStateException(ex);
+				}
+				finally {
+					DataBufferUtils.release(buffer);
+				}
+				return buffer;
+			}).then();
+		}).block(Duration.ofSeconds(5));
+
+		assertThat(session.get()).startsWith(BridgeSessions.PREFIX);
+		assertThat(initialized.get().at("/result/serverInfo/name").asText()).as("%s", initialized.get())
+			.isEqualTo("streamer");
+		assertThat(initialized.get().at("/result/protocolVersion").asText()).isEqualTo("2025-11-25");
+	}
+
+	@Test
+	void aDiscoveryStreamThatEndsBeforeItsAnswerFailsTheInitialize() {
+		UpstreamTransport server = new Answering(
+				request -> LocalUpstreamResponse.eventStream(new HttpHeaders(), Flux.just(PROGRESS)));
+		SessionBridge bridge = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
+				new BridgeSessions(new Kept(), "f"), 65536, Duration.ofSeconds(5));
+
+		StepVerifier.create(bridge.open(initialize(), response -> response.releaseBody()))
+			.expectErrorMatches(error -> error instanceof UpstreamTransportException failure
+					&& failure.reason().equals("bridge_discover_failed")
+					&& failure.getMessage().contains("before the answer"))
+			.verify(Duration.ofSeconds(5));
+	}
+
+	private static UpstreamRequest initialize() {
+		byte[] body = ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+				+ "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}")
+			.getBytes(StandardCharsets.UTF_8);
+		return new UpstreamRequest("f", HttpMethod.POST, URI.create("http://127.0.0.1:1/mcp"), new HttpHeaders(), body,
+				"alice", null);
+	}
+
+	/** A server that answers every POST as {@code answer} says. */
+	private record Answering(Function<UpstreamRequest, UpstreamResponse> answer) implements UpstreamTransport {
+
+		@Override
+		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return Mono.defer(() -> handler.apply(answer.apply(request)));
+		}
+
+		@Override
+		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return Mono.error(new UnsupportedOperationException());
+		}
+
+		@Override
+		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+			return Mono.error(new UnsupportedOperationException());
+		}
+
+	}
+
+	/** A session store that keeps what it is given, in memory. */
+	private static final class Kept implements SessionStore {
+
+		private final Map<SessionKey, SessionState> sessions = new ConcurrentHashMap<>();
+
+		@Override
+		public Mono<Void> open(SessionKey key, String callerId) {
+			return Mono.fromRunnable(() -> sessions.put(key, new SessionState(callerId, java.util.Set.of(), Map.of())));
+		}
+
+		@Override
+		public Mono<SessionState> find(SessionKey key) {
+			return Mono.justOrEmpty(sessions.get(key));
+		}
+
+		@Override
+		public Mono<Boolean> exists(SessionKey key) {
+			return Mono.just(sessions.containsKey(key));
+		}
+
+		@Override
+		public Mono<Void> expose(SessionKey key, Collection<String> tools) {
+			return Mono.empty();
+		}
+
+		@Override
+		public Mono<Void> join(SessionKey key, String member, String state) {
+			return Mono.fromRunnable(() -> sessions.computeIfPresent(key, (k, kept) -> {
+				Map<String, String> members = new java.util.HashMap<>(kept.members());
+				members.put(member, state);
+				return new SessionState(kept.callerId(), kept.exposedTools(), members);
+			}));
+		}
+
+		@Override
+		public Mono<Void> end(SessionKey key, String callerId) {
+			return Mono.fromRunnable(() -> sessions.remove(key));
+		}
+
+	}
+
+}
