@@ -3,7 +3,6 @@ package dev.mcprelay.bridge;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
@@ -64,13 +63,16 @@ final class SessionBridge {
 
 	private final long maxBytes;
 
-	/** The GET streams this replica holds, by session: a DELETE here ends them. */
-	private final Map<String, Sinks.Empty<Void>> streams = new ConcurrentHashMap<>();
+	/**
+	 * The GET streams this replica holds, by session: a DELETE here ends them. This and the next two are the server's
+	 * ({@link BridgeFlights}), shared with the bridge a reload makes for it.
+	 */
+	private final Map<String, Sinks.Empty<Void>> streams;
 
 	/** The requests in flight on this replica, by session and id ({@link #callKey}): cancelling one ends it. */
-	private final Map<String, Sinks.Empty<Void>> calls = new ConcurrentHashMap<>();
+	private final Map<String, Sinks.Empty<Void>> calls;
 
-	private final ClientAnswers answers = new ClientAnswers();
+	private final ClientAnswers answers;
 
 	private final InputRounds rounds;
 
@@ -82,6 +84,10 @@ final class SessionBridge {
 		this.versions = versions;
 		this.sessions = sessions;
 		this.maxBytes = maxBytes;
+		BridgeFlights flights = sessions.flights();
+		this.streams = flights.streams;
+		this.calls = flights.calls;
+		this.answers = flights.answers;
 		this.rounds = new InputRounds(server, serverId, maxBytes, roundTimeout, answers);
 	}
 

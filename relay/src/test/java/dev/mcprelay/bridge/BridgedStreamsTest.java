@@ -134,6 +134,92 @@ class BridgedStreamsTest {
 			.verify(Duration.ofSeconds(5));
 	}
 
+	/**
+	 * Review K, finding 2: a reload that changes a server makes it a new bridge; what the old one started goes on and is
+	 * reached through the new one: the client's answer to a round asked before the reload, its DELETE of a session whose
+	 * GET stream opened before.
+	 */
+	@Test
+	void whatABridgeStartedIsReachedThroughTheBridgeAReloadMadeForTheSameServer() {
+		UpstreamTransport server = new Answering(request -> {
+			String body = new String(request.body(), StandardCharsets.UTF_8);
+			if (body.contains("server/discover")) {
+				return LocalUpstreamResponse.json(new HttpHeaders(), ("{\"jsonrpc\":\"2.0\",\"id\":\"mcp-relay-discover\","
+						+ "\"result\":{\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":"
+						+ "{\"listChanged\":true}}}}").getBytes(StandardCharsets.UTF_8));
+			}
+			if (body.contains("subscriptions/listen")) {
+				return LocalUpstreamResponse.eventStream(new HttpHeaders(), Flux.never());
+			}
+			String answer = body.contains("inputResponses")
+					? "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sent\"}]}}"
+					: "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"resultType\":\"input_required\",\"requestState\":"
+							+ "\"s\",\"inputRequests\":{\"confirm\":{\"method\":\"elicitation/create\",\"params\":"
+							+ "{\"message\":\"Send the weekly report?\",\"requestedSchema\":{\"type\":\"object\"}}}}}}";
+			return LocalUpstreamResponse.json(new HttpHeaders(), answer.getBytes(StandardCharsets.UTF_8));
+		});
+		Kept store = new Kept();
+		SessionBridge beforeTheReload = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
+				new BridgeSessions(store, "f"), 65536, Duration.ofSeconds(30));
+		SessionBridge afterTheReload = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
+				new BridgeSessions(store, "f"), 65536, Duration.ofSeconds(30));
+		AtomicReference<String> session = new AtomicReference<>();
+		beforeTheReload.open(initialize(), response -> {
+			session.set(response.headers().getFirst("Mcp-Session-Id"));
+			return response.releaseBody();
+		}).block(Duration.ofSeconds(5));
+		AtomicReference<UpstreamResponse> call = new AtomicReference<>();
+		beforeTheReload.send(inSession(session.get(), HttpMethod.POST, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"report\",\"arguments\":{}}}"), response -> {
+					call.set(response);
+					return Mono.never(); // as the relay's handler: done once the client read the whole answer
+				}).subscribe();
+		AtomicReference<UpstreamResponse> stream = new AtomicReference<>();
+		beforeTheReload.listen(inSession(session.get(), HttpMethod.GET, null), response -> {
+			stream.set(response);
+			return Mono.never();
+		}).subscribe();
+
+		StepVerifier.create(texts(call.get()))
+			.assertNext(asked -> {
+				assertThat(asked).contains("elicitation/create");
+				String id = JsonRpcParser.mapper().createObjectNode().textNode(asked.replaceAll("(?s).*\"id\":\"([^\"]+)\".*",
+						"$1")).asText();
+				assertThat(afterTheReload.awaitedAnswers()).isEqualTo(1);
+				AtomicReference<UpstreamResponse> accepted = new AtomicReference<>();
+				afterTheReload.send(inSession(session.get(), HttpMethod.POST, "{\"jsonrpc\":\"2.0\",\"id\":\"" + id
+						+ "\",\"result\":{\"action\":\"accept\",\"content\":{}}}"), response -> {
+							accepted.set(response);
+							return Mono.empty();
+						}).block(Duration.ofSeconds(5));
+				assertThat(accepted.get().statusCode().value()).isEqualTo(202);
+			})
+			.assertNext(answer -> assertThat(answer).as("the round asked before the reload went on").contains("sent"))
+			.expectComplete()
+			.verify(Duration.ofSeconds(10));
+
+		afterTheReload.end(inSession(session.get(), HttpMethod.DELETE, null), response -> response.releaseBody())
+			.block(Duration.ofSeconds(5));
+		StepVerifier.create(texts(stream.get())).as("the GET stream opened before the reload ended with its session")
+			.expectComplete()
+			.verify(Duration.ofSeconds(10));
+	}
+
+	private static Flux<String> texts(UpstreamResponse response) {
+		return response.body().map(buffer -> {
+			String text = buffer.toString(StandardCharsets.UTF_8);
+			DataBufferUtils.release(buffer);
+			return text;
+		}).filter(text -> !text.startsWith(":"));
+	}
+
+	private static UpstreamRequest inSession(String session, HttpMethod method, String body) {
+		HttpHeaders headers = new HttpHeaders();
+		headers.set("Mcp-Session-Id", session);
+		return new UpstreamRequest("f", method, URI.create("http://127.0.0.1:1/mcp"), headers,
+				body == null ? null : body.getBytes(StandardCharsets.UTF_8), "alice", null);
+	}
+
 	private static UpstreamRequest initialize() {
 		byte[] body = ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
 				+ "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}")
