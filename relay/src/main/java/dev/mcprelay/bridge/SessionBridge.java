@@ -197,6 +197,10 @@ final class SessionBridge {
 				request.onWritten().run();
 				return handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
 			}
+			if (message.get("params") instanceof ObjectNode params) {
+				// what the server gives and is given back between rounds is the relay's to carry, never the client's
+				params.remove(List.of("inputResponses", "requestState"));
+			}
 			InputRounds.Call call = new InputRounds.Call(request, message.deepCopy(), client, request.sessionId());
 			String key = callKey(request.sessionId(), message.get("id"));
 			Sinks.Empty<Void> cancelled = Sinks.empty();

@@ -205,6 +205,47 @@ class BridgedStreamsTest {
 			.verify(Duration.ofSeconds(10));
 	}
 
+	/**
+	 * Review K, finding 5: the client's own {@code requestState} and {@code inputResponses} never reach the server, and
+	 * a server's {@code inputRequests} other than the three a 2025 client answers are refused.
+	 */
+	@Test
+	void theClientsOwnRoundFieldsStayAndAServersUnknownInputRequestIsRefused() {
+		java.util.List<String> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+		UpstreamTransport server = new Answering(request -> {
+			String body = new String(request.body(), StandardCharsets.UTF_8);
+			sent.add(body);
+			if (body.contains("server/discover")) {
+				return LocalUpstreamResponse.json(new HttpHeaders(), ("{\"jsonrpc\":\"2.0\",\"id\":\"mcp-relay-discover\","
+						+ "\"result\":{\"capabilities\":{}}}").getBytes(StandardCharsets.UTF_8));
+			}
+			return LocalUpstreamResponse.json(new HttpHeaders(), ("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{"
+					+ "\"resultType\":\"input_required\",\"inputRequests\":{\"x\":{\"method\":\"tools/call\","
+					+ "\"params\":{\"name\":\"drop\"},\"result\":{}}}}}").getBytes(StandardCharsets.UTF_8));
+		});
+		SessionBridge bridge = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
+				new BridgeSessions(new Kept(), "f"), 65536, Duration.ofSeconds(30));
+		AtomicReference<String> session = new AtomicReference<>();
+		bridge.open(initialize(), response -> {
+			session.set(response.headers().getFirst("Mcp-Session-Id"));
+			return response.releaseBody();
+		}).block(Duration.ofSeconds(5));
+		AtomicReference<UpstreamResponse> call = new AtomicReference<>();
+		bridge.send(inSession(session.get(), HttpMethod.POST, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"report\",\"requestState\":\"forged\",\"inputResponses\":"
+				+ "{\"x\":{}}}}"), response -> {
+					call.set(response);
+					return Mono.never();
+				}).subscribe();
+
+		StepVerifier.create(texts(call.get()))
+			.assertNext(answer -> assertThat(answer).contains("input_required_invalid").contains("\"id\":7"))
+			.expectComplete()
+			.verify(Duration.ofSeconds(10));
+		assertThat(sent).hasSize(2);
+		assertThat(sent.get(1)).contains("\"report\"").doesNotContain("forged").doesNotContain("inputResponses");
+	}
+
 	private static Flux<String> texts(UpstreamResponse response) {
 		return response.body().map(buffer -> {
 			String text = buffer.toString(StandardCharsets.UTF_8);
