@@ -1,6 +1,7 @@
 package dev.mcprelay.bridge;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
@@ -47,8 +48,12 @@ final class BridgedAnswers {
 	 * @param toClient a message of the server's as the client reads it (may change it in place)
 	 * @param takeOver the events that replace a message the bridge handles itself, or {@code null} when the message is
 	 * the client's ({@code toClient} then turns it); {@code null} for a turn that takes nothing over
+	 * @param answersRequest whether the exchange answers a request of the client's (then an event stream that ends
+	 * before the answer fails as one that broke off), rather than serving a stream of the server's own messages (a GET
+	 * stream, a {@code subscriptions/listen})
 	 */
-	record Turn(UnaryOperator<ObjectNode> toClient, Function<ObjectNode, Flux<byte[]>> takeOver) {
+	record Turn(UnaryOperator<ObjectNode> toClient, Function<ObjectNode, Flux<byte[]>> takeOver,
+			boolean answersRequest) {
 
 		/** The events that replace {@code message}, or {@code null}. */
 		Flux<byte[]> taken(ObjectNode message) {
@@ -88,7 +93,7 @@ final class BridgedAnswers {
 		}
 		if (MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
 			return handler.apply(LocalUpstreamResponse.eventStream(headers,
-					events(response, maxBytes, kept, turn).takeUntilOther(until)));
+					events(response, serverId, maxBytes, kept, turn).takeUntilOther(until)));
 		}
 		return handler.apply(response);
 	}
@@ -102,7 +107,7 @@ final class BridgedAnswers {
 	static Flux<byte[]> asEvents(UpstreamResponse response, String serverId, long maxBytes, Turn turn) {
 		MediaType type = response.contentType();
 		if (type != null && response.statusCode().is2xxSuccessful() && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
-			return events(response, maxBytes, any -> true, turn);
+			return events(response, serverId, maxBytes, any -> true, turn);
 		}
 		if (type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
 			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMapMany(body -> {
@@ -125,9 +130,35 @@ final class BridgedAnswers {
 				+ "' " + what + " when the relay sent it a request again with the client's input.");
 	}
 
-	/** An event stream's events in the client's generation, as they arrive; each buffer released once split. */
-	private static Flux<byte[]> events(UpstreamResponse response, long maxBytes, Predicate<ObjectNode> kept,
-			Turn turn) {
+	/**
+	 * An event stream's events in the client's generation, as they arrive; each buffer released once split. A stream
+	 * that answers a request ({@link Turn#answersRequest}) fails when it ends before the answer came (the server
+	 * crashed: a progress event, half an event, then the connection closed), as a stream that broke off
+	 * ({@code upstream_stream_broken}), which the relay answers the client's request with, logs and counts: the bridged
+	 * client cannot resume it (its {@code Last-Event-ID} stays with the relay), so an end would leave it unanswered.
+	 */
+	private static Flux<byte[]> events(UpstreamResponse response, String serverId, long maxBytes,
+			Predicate<ObjectNode> kept, Turn turn) {
+		AtomicBoolean answered = new AtomicBoolean(!turn.answersRequest());
+		return split(response, maxBytes)
+			.concatMap(event -> turn(event, kept, turn, answered))
+			.concatWith(Flux.defer(() -> answered.get() ? Flux.<byte[]>empty()
+					: Flux.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_stream_broken",
+							"The stream from MCP server '" + serverId + "' broke off before the answer arrived."))));
+	}
+
+	/**
+	 * The first answer (a message with an id and a result or an error) of an event stream, the rest cancelled; none
+	 * when the stream ends before one. Each buffer is released once split.
+	 */
+	static Mono<byte[]> firstAnswer(UpstreamResponse response, long maxBytes) {
+		return split(response, maxBytes).filter(SseEvent::isMessage).map(SseEvent::dataBytes).filter(data -> {
+			ObjectNode message = parse(data);
+			return message != null && message.has("id") && (message.has("result") || message.has("error"));
+		}).next();
+	}
+
+	private static Flux<SseEvent> split(UpstreamResponse response, long maxBytes) {
 		SseEventSplitter splitter = new SseEventSplitter(maxBytes);
 		return response.body()
 			.concatMapIterable(buffer -> {
@@ -138,12 +169,14 @@ final class BridgedAnswers {
 					DataBufferUtils.release(buffer);
 				}
 			})
-			.doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-			.concatMap(event -> turn(event, kept, turn));
+			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 	}
 
-	/** One event in the client's generation: none when it is not the client's, the turn's own when it takes it over. */
-	private static Flux<byte[]> turn(SseEvent event, Predicate<ObjectNode> kept, Turn turn) {
+	/**
+	 * One event in the client's generation: none when it is not the client's, the turn's own when it takes it over; an
+	 * answer (an id with a result or an error) sets {@code answered}.
+	 */
+	private static Flux<byte[]> turn(SseEvent event, Predicate<ObjectNode> kept, Turn turn, AtomicBoolean answered) {
 		if (!event.isMessage()) {
 			return Flux.just(event.raw());
 		}
@@ -153,6 +186,9 @@ final class BridgedAnswers {
 		}
 		if (!kept.test(message)) {
 			return Flux.empty();
+		}
+		if (message.has("id") && (message.has("result") || message.has("error"))) {
+			answered.set(true);
 		}
 		Flux<byte[]> taken = turn.taken(message);
 		return taken != null ? taken

@@ -178,7 +178,7 @@ final class PerRequestBridge {
 					return ModernResults.toModern(answer, method, session);
 				}
 				return answer;
-			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer) : null);
+			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer) : null, true);
 			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
 				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
 						+ "' broke off its answer", "upstream_stream_broken").toString()));
@@ -255,7 +255,7 @@ final class PerRequestBridge {
 				return ModernResults.toModern(answer, method, session);
 			}
 			return answer;
-		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer) : null);
+		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer) : null, true);
 		return BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true, Mono.never(),
 				turn, handler);
 	}

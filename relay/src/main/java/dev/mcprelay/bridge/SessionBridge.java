@@ -3,7 +3,6 @@ package dev.mcprelay.bridge;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
@@ -65,13 +64,16 @@ final class SessionBridge {
 
 	private final long maxBytes;
 
-	/** The GET streams this replica holds, by session: a DELETE here ends them. */
-	private final Map<String, Sinks.Empty<Void>> streams = new ConcurrentHashMap<>();
+	/**
+	 * The GET streams this replica holds, by session: a DELETE here ends them. This and the next two are the server's
+	 * ({@link BridgeFlights}), shared with the bridge a reload makes for it.
+	 */
+	private final Map<String, Sinks.Empty<Void>> streams;
 
 	/** The requests in flight on this replica, by session and id ({@link #callKey}): cancelling one ends it. */
-	private final Map<String, Sinks.Empty<Void>> calls = new ConcurrentHashMap<>();
+	private final Map<String, Sinks.Empty<Void>> calls;
 
-	private final ClientAnswers answers = new ClientAnswers();
+	private final ClientAnswers answers;
 
 	private final InputRounds rounds;
 
@@ -83,6 +85,10 @@ final class SessionBridge {
 		this.versions = versions;
 		this.sessions = sessions;
 		this.maxBytes = maxBytes;
+		BridgeFlights flights = sessions.flights();
+		this.streams = flights.streams;
+		this.calls = flights.calls;
+		this.answers = flights.answers;
 		this.rounds = new InputRounds(server, serverId, maxBytes, roundTimeout, answers);
 	}
 
@@ -108,13 +114,25 @@ final class SessionBridge {
 	private Mono<Void> answerInitialize(JsonNode id, BridgedClient client, UpstreamRequest request,
 			UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
 		MediaType type = response.contentType();
-		if (type == null || !MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
+		boolean json = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
+		boolean events = type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
+				&& response.statusCode().is2xxSuccessful();
+		if (!json && !events) {
 			int status = response.statusCode().value();
 			return response.releaseBody().then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
 					"bridge_discover_failed", "MCP server '" + serverId + "' speaks only MCP 2026-07-28, and "
-							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON.")));
+							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON nor an "
+							+ "event stream.")));
 		}
-		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+		// 2026-07-28 lets a server answer any request with an event stream: its answer is the first response in it
+		Mono<byte[]> answered = json ? BridgeBodies.read(response.body(), maxBytes, serverId)
+				: BridgedAnswers.firstAnswer(response, maxBytes)
+					.onErrorMap(broken -> !(broken instanceof UpstreamTransportException),
+							broken -> discoverFailed("answered the relay's server/discover with an event stream that "
+									+ "broke off (" + broken.getClass().getSimpleName() + ")"))
+					.switchIfEmpty(Mono.error(() -> discoverFailed("ended the event stream that answers the relay's "
+							+ "server/discover before the answer")));
+		return answered.flatMap(body -> {
 			ObjectNode answer = BridgedAnswers.parse(body);
 			JsonNode result = answer == null ? null : answer.get("result");
 			if (!(result instanceof ObjectNode discovered)) {
@@ -124,8 +142,7 @@ final class SessionBridge {
 					refusal.set("error", error);
 					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refusal)));
 				}
-				return Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
-						"MCP server '" + serverId + "' answered the relay's server/discover with no result."));
+				return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
 			}
 			versions.learn(texts(discovered.path("supportedVersions")));
 			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
@@ -172,6 +189,11 @@ final class SessionBridge {
 		});
 	}
 
+	private UpstreamTransportException discoverFailed(String what) {
+		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
+				"MCP server '" + serverId + "' " + what + ".");
+	}
+
 	/** A POST of the client's in its bridged session. */
 	Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 		return session(request).flatMap(client -> {
@@ -194,6 +216,10 @@ final class SessionBridge {
 				request.onWritten().run();
 				return handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
 			}
+			if (message.get("params") instanceof ObjectNode params) {
+				// what the server gives and is given back between rounds is the relay's to carry, never the client's
+				params.remove(List.of("inputResponses", "requestState"));
+			}
 			InputRounds.Call call = new InputRounds.Call(request, message.deepCopy(), client, request.sessionId());
 			String key = callKey(request.sessionId(), message.get("id"));
 			Sinks.Empty<Void> cancelled = Sinks.empty();
@@ -201,7 +227,7 @@ final class SessionBridge {
 			return server.send(ModernRequests.of(request, message, client, request.onWritten()),
 					response -> BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true,
 							cancelled.asMono(), new BridgedAnswers.Turn(this::toSession,
-									answer -> SessionResults.asksForInput(answer) ? rounds.after(call, answer) : null),
+									answer -> SessionResults.asksForInput(answer) ? rounds.after(call, answer) : null, true),
 							handler))
 				.doFinally(signal -> calls.remove(key, cancelled));
 		});
@@ -246,7 +272,7 @@ final class SessionBridge {
 			return server.send(ModernRequests.of(request, listen, client, request.onWritten()),
 					response -> BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(),
 							SessionBridge::forTheClientsStream, ended.asMono(),
-							new BridgedAnswers.Turn(this::toSession, null), handler))
+							new BridgedAnswers.Turn(this::toSession, null, false), handler))
 				.doFinally(signal -> streams.remove(request.sessionId(), ended));
 		});
 	}

@@ -85,7 +85,7 @@ final class SessionEraListen {
 				return refuse.apply(message);
 			}
 			return covers(honored, message) ? null : Flux.empty();
-		});
+		}, false);
 		// acknowledged once the GET is written: a server may hold a quiet stream's headers back until it has something
 		Sinks.Empty<Void> written = Sinks.empty();
 		Runnable getWritten = () -> {
