@@ -37,12 +37,16 @@
 # Knobs (environment): DURATION (10s), JVM_WARMUP (30s), ROUNDS (3), CONCURRENCY (16), TARGETS (the targets above not
 # marked "only when named", in that order; e.g. TARGETS="bare relay relay-traced" for a quicker A/B: a ratio whose
 # targets did not run is "-").
+# START_TIMEOUT (60): seconds a relay target may take to start listening (more on a loaded machine).
 # Interleaved A/B of two revisions: B_REV=<commit> builds that revision too (a git worktree), and every relay target
 # named with a "b-" prefix (TARGETS="bare relay b-relay relay-api-key b-relay-api-key") runs B's jar with the
 # configuration of the target it names; the report adds each pair's B / A ratios.
 # PROFILE=<target>: samples that target's CPU with async-profiler (fetched from Maven Central; perf events, every
 # PROFILE_INTERVAL ns of CPU, default 1 ms) over the measured rounds (not the warm-up) and appends its hottest methods
 # (top frames) and the relay's and libraries' methods anywhere on the stack to the report; KEEP=1 keeps the stacks.
+# PROFILE_EVENT=alloc samples what that target allocates in the heap instead (async-profiler's alloc event, a sample
+# every PROFILE_ALLOC_INTERVAL bytes, default 64 KB, each weighed by the bytes it stands for): the top frames are then
+# the classes allocated, and the shares are of bytes (default cpu).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -166,7 +170,7 @@ start_relay() {
   local server=fast
   [[ ${name#b-} == relay-virtual ]] && server=one
   URL[$name]="http://127.0.0.1:$port/mcp/$server"
-  wait_port "$port"
+  wait_port "$port" "${START_TIMEOUT:-60}"
 }
 
 # one_run TARGET SECONDS: wrk at CONCURRENCY; prints "req/s cpu-us-per-request p50-ms p99-ms bytes-per-request
@@ -210,6 +214,15 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) pr
 # profiler PID COMMAND: runs an async-profiler command (start, stop...) in the JVM PID, loading it on first use
 profiler() { jcmd "$1" JVMTI.agent_load "$PROFILER_LIB" "\"$2\"" >/dev/null; }
 PROFILE_INTERVAL=${PROFILE_INTERVAL:-1000000}
+PROFILE_EVENT=${PROFILE_EVENT:-cpu}
+PROFILE_ALLOC_INTERVAL=${PROFILE_ALLOC_INTERVAL:-65536}
+case $PROFILE_EVENT in
+  cpu) PROFILE_START="event=cpu,interval=$PROFILE_INTERVAL" PROFILE_STOP=collapsed
+    PROFILE_WHAT="CPU samples every $((PROFILE_INTERVAL / 1000)) µs of CPU" PROFILE_SHARE="samples" ;;
+  alloc) PROFILE_START="event=alloc,alloc=$PROFILE_ALLOC_INTERVAL" PROFILE_STOP=collapsed,total
+    PROFILE_WHAT="heap allocations sampled every $PROFILE_ALLOC_INTERVAL bytes, weighed by bytes" PROFILE_SHARE="bytes allocated" ;;
+  *) echo "PROFILE_EVENT is cpu or alloc, not $PROFILE_EVENT" >&2; exit 1 ;;
+esac
 if [ -n "${PROFILE:-}" ]; then
   log "fetching async-profiler (Maven Central)"
   ./mvnw -q -B dependency:copy -Dartifact=tools.profiler:async-profiler:4.2 -DoutputDirectory="$WORK/async-profiler"
@@ -380,7 +393,7 @@ done
 
 if [ -n "${PROFILE:-}" ]; then
   runs "$PROFILE" || { echo "PROFILE=$PROFILE is not one of the targets" >&2; exit 1; }
-  profiler "${CPU_PID[$PROFILE]}" "start,event=cpu,interval=$PROFILE_INTERVAL"
+  profiler "${CPU_PID[$PROFILE]}" "start,$PROFILE_START"
 fi
 : >"$WORK/rounds.txt"
 for round in $(seq 1 "$ROUNDS"); do
@@ -392,7 +405,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 if [ -n "${PROFILE:-}" ]; then
-  profiler "${CPU_PID[$PROFILE]}" "stop,file=$WORK/profile.collapsed,collapsed"
+  profiler "${CPU_PID[$PROFILE]}" "stop,file=$WORK/profile.collapsed,$PROFILE_STOP"
   # per frame, the share of CPU samples with it on top of the stack, and anywhere on it (each frame once per stack)
   awk '
     { n = $NF; sub(/ [0-9]+$/, ""); samples += n; depth = split($0, frames, ";"); split("", seen)
@@ -404,25 +417,25 @@ if [ -n "${PROFILE:-}" ]; then
       printf "samples %d\n", samples
     }' "$WORK/profile.collapsed" >"$WORK/profile.txt"
   {
-    echo "## Profile of $PROFILE (async-profiler, CPU samples every $((PROFILE_INTERVAL / 1000)) µs of CPU over the rounds:" \
-      "$(awk '$1 == "samples" { print $2 }' "$WORK/profile.txt"))"
+    echo "## Profile of $PROFILE (async-profiler, $PROFILE_WHAT over the rounds:" \
+      "$(awk '$1 == "samples" { print $2 }' "$WORK/profile.txt") $PROFILE_SHARE)"
     echo
     echo "Sampling costs the recorded process a little: read $PROFILE's rows above with that in mind, and the shares below"
-    echo "as where its CPU goes (every thread, the JVM's own included)."
+    echo "as where its $PROFILE_SHARE go (every thread, the JVM's own included)."
     echo
-    echo "Top of stack, % of samples:"
+    echo "Top of stack, % of $PROFILE_SHARE:"
     echo
     echo '```'
     awk '$1 == "top" { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | sed -n 1,40p
     echo '```'
     echo
-    echo "Relay methods anywhere on the stack (inclusive), % of samples:"
+    echo "Relay methods anywhere on the stack (inclusive), % of $PROFILE_SHARE:"
     echo
     echo '```'
     awk '$1 == "incl" && $3 ~ /^dev\/mcprelay\// { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | sed -n 1,40p
     echo '```'
     echo
-    echo "Library methods anywhere on the stack (inclusive, Reactor, Netty and the JDK left out), % of samples:"
+    echo "Library methods anywhere on the stack (inclusive, Reactor, Netty and the JDK left out), % of $PROFILE_SHARE:"
     echo
     echo '```'
     awk '$1 == "incl" && $3 ~ /^(org|com|io\/micrometer|ch)\// { print $2 "%  " $3 }' "$WORK/profile.txt" | sort -rn | sed -n 1,40p

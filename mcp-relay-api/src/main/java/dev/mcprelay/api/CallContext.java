@@ -55,8 +55,24 @@ public final class CallContext {
 		this.server = server;
 		this.received = headers;
 		this.caller = caller;
-		this.hidden = hidden.stream().map(name -> name.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+		this.hidden = lowerCased(hidden);
 		this.virtualServer = virtualServer;
+	}
+
+	/**
+	 * {@code names} in lower case, unmodifiable: the set itself when it is an unmodifiable set of lower-case names
+	 * already (the relay's, made once per configuration: nothing is copied per request), else a copy.
+	 */
+	private static Set<String> lowerCased(Set<String> names) {
+		if (names.isEmpty()) {
+			return Set.of();
+		}
+		for (String name : names) {
+			if (!name.equals(name.toLowerCase(Locale.ROOT))) {
+				return names.stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+			}
+		}
+		return Set.copyOf(names);
 	}
 
 	/** A request from an anonymous caller (security mode {@code none}). */

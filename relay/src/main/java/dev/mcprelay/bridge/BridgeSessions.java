@@ -34,6 +34,11 @@ final class BridgeSessions {
 		this.serverId = serverId;
 	}
 
+	/** What the server's bridged sessions have in flight on this replica, whichever bridge started it. */
+	BridgeFlights flights() {
+		return BridgeFlights.of(store, serverId);
+	}
+
 	/** Whether {@code sessionId} names a bridged session (of any server). */
 	static boolean isBridged(String sessionId) {
 		return sessionId != null && sessionId.startsWith(PREFIX);

@@ -4,28 +4,29 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.session.SessionIds;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
  * The answers a round of {@link InputRounds} waits for: the relay sends a bridged session's client the server requests
- * a 2026-07-28 result asked for, each under an id the relay mints ({@code mcp-relay-input-} and a number), and the
- * client POSTs its answer to each in its session; {@link #answer} hands such an answer to the round that waits for it.
- * An answer is taken only in the session the request was sent in, only once, and only while the round waits (a late,
- * repeated or unknown answer is not for anyone, and is dropped). What waits is kept on this replica: a client whose
+ * a 2026-07-28 result asked for, each under an id the relay mints ({@code mcp-relay-input-} and 256 random bits, as a
+ * session id: {@link SessionIds}), and the client POSTs its answer to each in its session; {@link #answer} hands such
+ * an answer to the round that waits for it. Since no two ids are the same (whichever bridge minted them: the bridges a
+ * reload makes for a changed server, other replicas sharing the session store, a relay that restarted), an answer is
+ * taken only by the round whose request it answers, never by another round of the session that happens to wait; and
+ * only in the session the request was sent in, only once, and only while the round waits (a late, repeated or unknown
+ * answer is not for anyone, and is dropped). What waits is kept on this replica: a client whose
  * answer a load balancer sends to another replica is not answered there, and its round ends at its time bound.
  */
 final class ClientAnswers {
 
 	private static final String ID_PREFIX = "mcp-relay-input-";
-
-	private final AtomicLong ids = new AtomicLong();
 
 	/** What waits, by session and id ({@link #key}). */
 	private final Map<String, Sinks.One<ObjectNode>> waiting = new ConcurrentHashMap<>();
@@ -47,7 +48,7 @@ final class ClientAnswers {
 		Map<String, String> minted = new LinkedHashMap<>();
 		Map<String, Mono<ObjectNode>> answers = new LinkedHashMap<>();
 		for (String name : keys) {
-			String id = ID_PREFIX + ids.incrementAndGet();
+			String id = ID_PREFIX + SessionIds.mint();
 			minted.put(name, id);
 			Sinks.One<ObjectNode> answer = Sinks.one();
 			answers.put(name, answer.asMono());

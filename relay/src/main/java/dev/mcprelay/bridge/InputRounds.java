@@ -9,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.sse.SseEventWriter;
@@ -44,6 +45,10 @@ final class InputRounds {
 
 	/** The most rounds of input one request may take. */
 	static final int MAX_ROUNDS = 8;
+
+	/** The server requests a round may send the client, as the 2026-07-28 inputRequests may name them. */
+	private static final java.util.Set<String> ASKABLE = java.util.Set.of("elicitation/create", "sampling/createMessage",
+			"roots/list");
 
 	/** The pause before sending again a request whose result embedded no request (only a requestState). */
 	static final long PACING_MS = 250;
@@ -99,9 +104,12 @@ final class InputRounds {
 		requests.fieldNames().forEachRemaining(keys::add);
 		boolean stateOnly = state != null && state.isTextual();
 		for (String key : keys) {
-			if (!requests.get(key).path("method").isTextual()) {
+			JsonNode asked = requests.get(key);
+			if (!(asked instanceof ObjectNode) || !ASKABLE.contains(asked.path("method").asText())
+					|| (asked.has("params") && !asked.get("params").isObject())) {
 				return Flux.just(error(id, "input_required_invalid", "MCP server '" + serverId + "' asked for input "
-						+ "'" + key + "' with no method"));
+						+ "'" + key + "' with no request a 2025 client answers (elicitation/create, "
+						+ "sampling/createMessage or roots/list, with params an object)"));
 			}
 		}
 		if (keys.isEmpty()) {
@@ -113,10 +121,12 @@ final class InputRounds {
 		}
 		ClientAnswers.Expected expected = answers.expect(call.sessionId(), keys);
 		Flux<byte[]> asked = Flux.fromIterable(keys).map(key -> {
-			ObjectNode request = ((ObjectNode) requests.get(key)).deepCopy();
-			ObjectNode message = request.objectNode();
-			message.setAll(request);
-			message.put("jsonrpc", "2.0").put("id", expected.ids().get(key));
+			JsonNode request = requests.get(key);
+			ObjectNode message = JsonNodeFactory.instance.objectNode();
+			message.put("jsonrpc", "2.0").put("id", expected.ids().get(key)).put("method", request.path("method").asText());
+			if (request.get("params") instanceof ObjectNode params) {
+				message.set("params", params.deepCopy());
+			}
 			return SseEventWriter.message(message.toString());
 		});
 		Sinks.Empty<Void> answered = Sinks.empty();
@@ -153,8 +163,9 @@ final class InputRounds {
 			params.set("requestState", state);
 		}
 		UpstreamRequest request = ModernRequests.of(call.relayed(), retry, call.client(), null);
-		return exchange(request, response -> ModernAnswers.asEvents(response, serverId, maxBytes,
-				next -> round(call, next, round + 1)));
+		return exchange(request, response -> BridgedAnswers.asEvents(response, serverId, maxBytes,
+				new BridgedAnswers.Turn(message -> SessionResults.toSession(message, serverId),
+						next -> SessionResults.asksForInput(next) ? round(call, next, round + 1) : null, true)));
 	}
 
 	/**
@@ -162,17 +173,7 @@ final class InputRounds {
 	 * (cancelling them cancels it), and fails them when it fails before an answer.
 	 */
 	private Flux<byte[]> exchange(UpstreamRequest request, Function<UpstreamResponse, Flux<byte[]>> reader) {
-		return Flux.defer(() -> {
-			Sinks.One<Flux<byte[]>> answer = Sinks.one();
-			Sinks.Empty<Void> read = Sinks.empty();
-			Mono<Void> exchange = server.send(request, response -> {
-				answer.tryEmitValue(reader.apply(response));
-				return read.asMono();
-			}).doFinally(signal -> answer.tryEmitEmpty());
-			Flux<byte[]> events = answer.asMono().flatMapMany(Function.identity())
-				.doFinally(signal -> read.tryEmitEmpty());
-			return Flux.merge(exchange.thenMany(Flux.<byte[]>empty()), events);
-		});
+		return BridgedAnswers.ofExchange(handler -> server.send(request, handler), reader);
 	}
 
 	/** A JSON-RPC error for request {@code id}, as an event: -32603 with {@code data.reason}. */

@@ -56,6 +56,23 @@ public final class ServerVersions {
 	}
 
 	/**
+	 * Whether the operator pinned versions of {@code clientVersion}'s generation: a client of that generation is then
+	 * relayed as it speaks, and a session the bridge gave it under other versions (before a reload pinned these)
+	 * cannot continue ({@code SessionBridge}).
+	 */
+	public boolean pinnedToEraOf(String clientVersion) {
+		return pinned && ProtocolVersions.sameEraIn(clientVersion, versions);
+	}
+
+	/**
+	 * Whether {@code pinned} (a server's {@code protocol-versions}) names a version of the session era (2025-11-25 and
+	 * before): the sessions the bridge gave 2025 clients of the server cannot continue under such a pin.
+	 */
+	public static boolean pinsSessionEra(List<String> pinned) {
+		return pinned.stream().anyMatch(version -> !ProtocolVersions.isPerRequest(version));
+	}
+
+	/**
 	 * Remembers the versions an answer of the server named (ignored when they are pinned): only strings shaped as
 	 * versions, at most {@value #MAX_VERSIONS}. A change is logged once, at INFO.
 	 */

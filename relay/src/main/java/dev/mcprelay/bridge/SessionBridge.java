@@ -3,7 +3,6 @@ package dev.mcprelay.bridge;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
@@ -35,7 +34,7 @@ import reactor.core.publisher.Sinks;
  * instructions; the client gets a session of the relay's ({@link BridgeSessions}). A discovery the server refuses with
  * a JSON-RPC error answers the {@code initialize} with that error, and no session is opened;</li>
  * <li><b>POST</b> in the session ({@link #send}): a request goes to the server as a 2026-07-28 request
- * ({@link ModernRequests}) and its answer comes back in the client's generation ({@link ModernAnswers}), a result that
+ * ({@link ModernRequests}) and its answer comes back in the client's generation ({@link BridgedAnswers}), a result that
  * asks for input carried through its rounds ({@link InputRounds}); a notification or response alone is accepted (202)
  * and goes no further, since 2026-07-28 has no channel for it, except the client's answer to a server request a round
  * waits for ({@link ClientAnswers}) and {@code notifications/cancelled}, which ends the request it names on this
@@ -46,7 +45,8 @@ import reactor.core.publisher.Sinks;
  * <li><b>DELETE</b> ({@link #end}): the session ends in the store, and its GET stream and requests in flight on this
  * replica with it.</li>
  * </ul>
- * A session id the store does not hold for the caller fails as an unknown session (404).
+ * A session id the store does not hold for the caller fails as an unknown session (404); a session whose server a
+ * reload has since pinned to versions of the client's generation ends at its next request ({@code session_ended}, 404).
  */
 final class SessionBridge {
 
@@ -64,13 +64,16 @@ final class SessionBridge {
 
 	private final long maxBytes;
 
-	/** The GET streams this replica holds, by session: a DELETE here ends them. */
-	private final Map<String, Sinks.Empty<Void>> streams = new ConcurrentHashMap<>();
+	/**
+	 * The GET streams this replica holds, by session: a DELETE here ends them. This and the next two are the server's
+	 * ({@link BridgeFlights}), shared with the bridge a reload makes for it.
+	 */
+	private final Map<String, Sinks.Empty<Void>> streams;
 
 	/** The requests in flight on this replica, by session and id ({@link #callKey}): cancelling one ends it. */
-	private final Map<String, Sinks.Empty<Void>> calls = new ConcurrentHashMap<>();
+	private final Map<String, Sinks.Empty<Void>> calls;
 
-	private final ClientAnswers answers = new ClientAnswers();
+	private final ClientAnswers answers;
 
 	private final InputRounds rounds;
 
@@ -82,6 +85,10 @@ final class SessionBridge {
 		this.versions = versions;
 		this.sessions = sessions;
 		this.maxBytes = maxBytes;
+		BridgeFlights flights = sessions.flights();
+		this.streams = flights.streams;
+		this.calls = flights.calls;
+		this.answers = flights.answers;
 		this.rounds = new InputRounds(server, serverId, maxBytes, roundTimeout, answers);
 	}
 
@@ -93,7 +100,7 @@ final class SessionBridge {
 	/** Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session. */
 	Mono<Void> open(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 		return Mono.defer(() -> {
-			ObjectNode initialize = ModernAnswers.parse(request.body());
+			ObjectNode initialize = BridgedAnswers.parse(request.body());
 			JsonNode params = initialize.path("params");
 			BridgedClient client = new BridgedClient(
 					ProtocolVersions.sessionVersionFor(params.path("protocolVersion").asText(null)),
@@ -107,14 +114,26 @@ final class SessionBridge {
 	private Mono<Void> answerInitialize(JsonNode id, BridgedClient client, UpstreamRequest request,
 			UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
 		MediaType type = response.contentType();
-		if (type == null || !MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
+		boolean json = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
+		boolean events = type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
+				&& response.statusCode().is2xxSuccessful();
+		if (!json && !events) {
 			int status = response.statusCode().value();
 			return response.releaseBody().then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
 					"bridge_discover_failed", "MCP server '" + serverId + "' speaks only MCP 2026-07-28, and "
-							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON.")));
+							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON nor an "
+							+ "event stream.")));
 		}
-		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-			ObjectNode answer = ModernAnswers.parse(body);
+		// 2026-07-28 lets a server answer any request with an event stream: its answer is the first response in it
+		Mono<byte[]> answered = json ? BridgeBodies.read(response.body(), maxBytes, serverId)
+				: BridgedAnswers.firstAnswer(response, maxBytes)
+					.onErrorMap(broken -> !(broken instanceof UpstreamTransportException),
+							broken -> discoverFailed("answered the relay's server/discover with an event stream that "
+									+ "broke off (" + broken.getClass().getSimpleName() + ")"))
+					.switchIfEmpty(Mono.error(() -> discoverFailed("ended the event stream that answers the relay's "
+							+ "server/discover before the answer")));
+		return answered.flatMap(body -> {
+			ObjectNode answer = BridgedAnswers.parse(body);
 			JsonNode result = answer == null ? null : answer.get("result");
 			if (!(result instanceof ObjectNode discovered)) {
 				if (answer != null && answer.get("error") instanceof ObjectNode error) {
@@ -123,8 +142,7 @@ final class SessionBridge {
 					refusal.set("error", error);
 					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refusal)));
 				}
-				return Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
-						"MCP server '" + serverId + "' answered the relay's server/discover with no result."));
+				return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
 			}
 			versions.learn(texts(discovered.path("supportedVersions")));
 			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
@@ -153,9 +171,32 @@ final class SessionBridge {
 		});
 	}
 
+	/**
+	 * The client of {@code request}'s bridged session. A session whose server a reload has since pinned to versions of
+	 * the client's generation ({@link ServerVersions#pinnedToEraOf}) cannot continue: the server is now spoken to as
+	 * the client speaks, and holds no session of the client's. It is ended in the store, and the request fails as for
+	 * a session that ended ({@code session_ended}, 404): the client initializes again, and is relayed directly.
+	 */
+	private Mono<BridgedClient> session(UpstreamRequest request) {
+		return sessions.require(request.sessionId(), request.callerId()).flatMap(client -> {
+			if (!versions.pinnedToEraOf(client.version())) {
+				return Mono.just(client);
+			}
+			return sessions.end(request.sessionId(), request.callerId())
+				.then(Mono.error(() -> new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
+						"This MCP session of server '" + serverId + "' has ended: a configuration reload pinned the "
+								+ "server's protocol versions to the client's; initialize a new one.")));
+		});
+	}
+
+	private UpstreamTransportException discoverFailed(String what) {
+		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
+				"MCP server '" + serverId + "' " + what + ".");
+	}
+
 	/** A POST of the client's in its bridged session. */
 	Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return sessions.require(request.sessionId(), request.callerId()).flatMap(client -> {
+		return session(request).flatMap(client -> {
 			JsonNode body = parseAny(request.body());
 			if (body instanceof ArrayNode batch) {
 				request.onWritten().run();
@@ -175,15 +216,25 @@ final class SessionBridge {
 				request.onWritten().run();
 				return handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
 			}
+			if (message.get("params") instanceof ObjectNode params) {
+				// what the server gives and is given back between rounds is the relay's to carry, never the client's
+				params.remove(List.of("inputResponses", "requestState"));
+			}
 			InputRounds.Call call = new InputRounds.Call(request, message.deepCopy(), client, request.sessionId());
 			String key = callKey(request.sessionId(), message.get("id"));
 			Sinks.Empty<Void> cancelled = Sinks.empty();
 			calls.put(key, cancelled);
 			return server.send(ModernRequests.of(request, message, client, request.onWritten()),
-					response -> ModernAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true,
-							cancelled.asMono(), answer -> rounds.after(call, answer), handler))
+					response -> BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true,
+							cancelled.asMono(), new BridgedAnswers.Turn(this::toSession,
+									answer -> SessionResults.asksForInput(answer) ? rounds.after(call, answer) : null, true),
+							handler))
 				.doFinally(signal -> calls.remove(key, cancelled));
 		});
+	}
+
+	private ObjectNode toSession(ObjectNode message) {
+		return SessionResults.toSession(message, serverId);
 	}
 
 	private void cancel(String key) {
@@ -200,7 +251,7 @@ final class SessionBridge {
 
 	/** The client's GET stream: the server's {@code subscriptions/listen} for the list changes it announces. */
 	Mono<Void> listen(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return sessions.require(request.sessionId(), request.callerId()).flatMap(client -> {
+		return session(request).flatMap(client -> {
 			ObjectNode notifications = JsonNodeFactory.instance.objectNode();
 			for (String list : List.of("tools", "prompts", "resources")) {
 				if (client.serverCapabilities().path(list).path("listChanged").asBoolean(false)) {
@@ -219,15 +270,16 @@ final class SessionBridge {
 				previous.tryEmitEmpty();
 			}
 			return server.send(ModernRequests.of(request, listen, client, request.onWritten()),
-					response -> ModernAnswers.relay(response, serverId, maxBytes, new HttpHeaders(),
-							SessionBridge::forTheClientsStream, ended.asMono(), null, handler))
+					response -> BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(),
+							SessionBridge::forTheClientsStream, ended.asMono(),
+							new BridgedAnswers.Turn(this::toSession, null, false), handler))
 				.doFinally(signal -> streams.remove(request.sessionId(), ended));
 		});
 	}
 
 	/** DELETE: ends the session, and its GET stream here. */
 	Mono<Void> end(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return sessions.require(request.sessionId(), request.callerId())
+		return session(request)
 			.then(sessions.end(request.sessionId(), request.callerId()))
 			.then(Mono.defer(() -> {
 				Sinks.Empty<Void> stream = streams.remove(request.sessionId());

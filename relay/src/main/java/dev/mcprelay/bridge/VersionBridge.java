@@ -33,7 +33,8 @@ import reactor.core.publisher.Mono;
  * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
  * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
  * through {@link SessionBridge}: POST, GET and DELETE; a result that asks the client for input is carried through its
- * rounds ({@link InputRounds}).
+ * rounds ({@link InputRounds}). A 2026-07-28 client of a server that speaks only the session era is bridged per
+ * request ({@link PerRequestBridge}), in an upstream session the relay keeps for it.
  *
  * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
  * interceptors, policies and metrics already saw, in the client's version.
@@ -49,6 +50,8 @@ public final class VersionBridge implements UpstreamTransport {
 	private final long maxBodyBytes;
 
 	private final SessionBridge sessions;
+
+	private final PerRequestBridge legacy;
 
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
@@ -66,6 +69,8 @@ public final class VersionBridge implements UpstreamTransport {
 		this.maxBodyBytes = maxBodyBytes;
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
 				maxBodyBytes, inputRoundTimeout);
+		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
+				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes), inputRoundTimeout);
 	}
 
 	/**
@@ -74,6 +79,11 @@ public final class VersionBridge implements UpstreamTransport {
 	 */
 	public int awaitedInputAnswers() {
 		return sessions.awaitedAnswers();
+	}
+
+	/** How many calls of 2026 clients wait for the client's retry with its input on this replica ({@link HeldCalls}). */
+	public int heldCalls() {
+		return legacy.heldCalls();
 	}
 
 	/** Whether {@code sessionId} names a session the bridge gave a 2025 client (whose state it keeps itself). */
@@ -90,6 +100,10 @@ public final class VersionBridge implements UpstreamTransport {
 	public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 		if (BridgeSessions.isBridged(request.sessionId())) {
 			return sessions.send(request, handler);
+		}
+		String perRequest = perRequestVersion(request);
+		if (perRequest != null) {
+			return sendPerRequest(request, perRequest, handler);
 		}
 		String clientVersion = sessionInitializeVersion(request);
 		if (clientVersion == null) {
@@ -118,6 +132,62 @@ public final class VersionBridge implements UpstreamTransport {
 	public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 		return BridgeSessions.isBridged(request.sessionId()) ? sessions.end(request, handler)
 				: server.close(request, handler);
+	}
+
+	/**
+	 * A 2026-07-28 client's request: bridged when the server speaks only the session era; else relayed as it is, and
+	 * while the server's versions are unknown, a refusal (4xx) that is not one of the new generation's (a JSON-RPC
+	 * error naming {@code error.data.supported}, or of code -32020 or -32022) makes the relay open the client's
+	 * upstream session ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session
+	 * era, and the request goes through the bridge; else the refusal is handed on as it came.
+	 */
+	private Mono<Void> sendPerRequest(UpstreamRequest request, String clientVersion,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		if (versions.bridges(clientVersion)) {
+			return legacy.send(request, handler);
+		}
+		if (!versions.known().isEmpty()) {
+			return server.send(request, handler);
+		}
+		return server.send(request, response -> {
+			if (!response.statusCode().is4xxClientError()) {
+				return handler.apply(response);
+			}
+			return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
+				UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
+						body);
+				if (refusedAsPerRequest(body)) {
+					versions.learn(supportedVersions(body));
+					return handler.apply(refused);
+				}
+				return legacy.probe(request).then(Mono.defer(() -> versions.bridges(clientVersion)
+						? legacy.send(request, handler) : handler.apply(refused)));
+			});
+		});
+	}
+
+	/** Whether a refusal is a 2026-07-28 server's: it names the versions it supports, or a code only that era has. */
+	private static boolean refusedAsPerRequest(byte[] body) {
+		if (!supportedVersions(body).isEmpty()) {
+			return true;
+		}
+		try {
+			JsonNode code = JsonRpcParser.mapper().readTree(body).path("error").path("code");
+			return code.asInt() == -32020 || code.asInt() == -32022;
+		}
+		catch (java.io.IOException | RuntimeException notJson) {
+			return false;
+		}
+	}
+
+	/**
+	 * The version a 2026-07-28 client's request names ({@code MCP-Protocol-Version}, of the per-request era; no
+	 * session); else {@code null}.
+	 */
+	static String perRequestVersion(UpstreamRequest request) {
+		String version = request.headers().getFirst("MCP-Protocol-Version");
+		return request.sessionId() == null && request.body() != null && ProtocolVersions.isPerRequest(version)
+				? version : null;
 	}
 
 	/**

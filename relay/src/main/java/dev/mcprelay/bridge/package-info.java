@@ -36,8 +36,10 @@
  * ({@code input_required}) is carried through its rounds by the replica it came to ({@link InputRounds}): the server
  * requests go to the client on that request's stream, and the client's answers are awaited there
  * ({@link ClientAnswers}, in memory, bounded by the round's time and the rounds' number).</li>
- * <li>Direction 2 (2026 client, 2025-only server; a later step): an upstream session per caller and server, opened
- * with the relay's own {@code initialize} on first use and opened again on 404, in the same store.</li>
+ * <li>Direction 2 (2026 client, 2025-only server, {@link PerRequestBridge}): an upstream session per caller, envelope
+ * (client info and capabilities) and server ({@link UpstreamSessions}), opened with the relay's own {@code initialize}
+ * on first use and opened again on 404, in the same store, keyed by a SHA-256 of caller and envelope; each 2026
+ * request goes in it, and {@code server/discover} is answered from its {@code initialize}.</li>
  * </ul>
  *
  * @see <a href="https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle">MCP 2026-07-28 lifecycle</a>

@@ -3,12 +3,15 @@ package dev.mcprelay.config;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.ReadFrom;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.Delay;
@@ -29,8 +32,18 @@ import io.lettuce.core.resource.Delay;
  * connection keeps failing (its adaptive triggers, all of them), at most every {@link #ADAPTIVE_REFRESH_TIMEOUT}:
  * without a refresh, a master's slots stay on its dead connection after its replica took them, and a third of the
  * sessions stay unavailable for good. Lettuce 7 turns the triggers on by default, every 5 s; the relay turns them on
- * whatever the version, and sooner. {@code spring.data.redis.lettuce.cluster.refresh.period} (a periodic refresh) and
- * {@code dynamic-refresh-sources} apply as set.</li>
+ * whatever the version, and sooner. A master that hangs (a stopped process, a frozen VM) instead of dying fires no
+ * trigger: its connection stays open and commands to it only time out, so the relay also refreshes the topology every
+ * {@link #PERIODIC_REFRESH} (unless {@code spring.data.redis.lettuce.cluster.refresh.period} sets another period),
+ * which moves the hung master's slots to the replica the Cluster promoted. {@code dynamic-refresh-sources} applies as
+ * set.</li>
+ * <li>Through Sentinel, the connection follows the master the Sentinels name: the client reads from
+ * {@link ReadFrom#UPSTREAM} (unless {@code spring.data.redis.lettuce.read-from} says otherwise), which makes Spring
+ * Data Redis connect with Lettuce's {@code MasterReplica} over Sentinel; it subscribes to the Sentinels'
+ * {@code +switch-master} and moves its writes to the promoted replica. Without it, Lettuce asks the Sentinels for the
+ * master only when it connects: in a graceful failover ({@code SENTINEL FAILOVER}) the old master stays up and takes
+ * writes until the Sentinels demote it, about 10 s later, and every session written meanwhile was lost with its
+ * data.</li>
  * </ul>
  */
 @Configuration(proxyBeanMethods = false)
@@ -39,8 +52,25 @@ class RedisClientOptions {
 	/** The longest wait between two attempts to reconnect to Redis. */
 	static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
 
+	/**
+	 * How often the Cluster's topology is refreshed when {@code spring.data.redis.lettuce.cluster.refresh.period} is
+	 * not set: one {@code CLUSTER NODES} to each node per period and relay.
+	 */
+	static final Duration PERIODIC_REFRESH = Duration.ofSeconds(2);
+
 	/** The shortest time between two Cluster topology refreshes an adaptive trigger starts. */
 	static final Duration ADAPTIVE_REFRESH_TIMEOUT = Duration.ofSeconds(1);
+
+	@Bean
+	LettuceClientConfigurationBuilderCustomizer followTheMasterSentinelNames(
+			ObjectProvider<DataRedisConnectionDetails> connection) {
+		return builder -> {
+			DataRedisConnectionDetails details = connection.getIfAvailable();
+			if (details != null && details.getSentinel() != null && builder.build().getReadFrom().isEmpty()) {
+				builder.readFrom(ReadFrom.UPSTREAM);
+			}
+		};
+	}
 
 	@Bean
 	LettuceClientConfigurationBuilderCustomizer rejectCommandsWhileDisconnected() {
@@ -65,13 +95,15 @@ class RedisClientOptions {
 				TimeUnit.MILLISECONDS));
 	}
 
-	/** {@code current} with every adaptive trigger on, at most every {@link #ADAPTIVE_REFRESH_TIMEOUT}. */
+	/**
+	 * {@code current} with every adaptive trigger on, at most every {@link #ADAPTIVE_REFRESH_TIMEOUT}, and a periodic
+	 * refresh: the period {@code current} has, else {@link #PERIODIC_REFRESH}.
+	 */
 	static ClusterTopologyRefreshOptions adaptive(ClusterTopologyRefreshOptions current) {
 		return ClusterTopologyRefreshOptions.builder()
 			.enableAllAdaptiveRefreshTriggers()
 			.adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_TIMEOUT)
-			.enablePeriodicRefresh(current.isPeriodicRefreshEnabled())
-			.refreshPeriod(current.getRefreshPeriod())
+			.enablePeriodicRefresh(current.isPeriodicRefreshEnabled() ? current.getRefreshPeriod() : PERIODIC_REFRESH)
 			.dynamicRefreshSources(current.useDynamicRefreshSources())
 			.closeStaleConnections(current.isCloseStaleConnections())
 			.refreshTriggersReconnectAttempts(current.getRefreshTriggersReconnectAttempts())

@@ -30,10 +30,10 @@ final class UpstreamOAuth2PropertiesValidator {
 							+ "or its issuer (issuer-uri), not both"));
 		}
 		else if (tokenUri) {
-			RelayPropertiesValidator.validateUrl(at + ".token-uri", oauth2.tokenUri(), problems);
+			ServerPropertiesValidator.validateUrl(at + ".token-uri", oauth2.tokenUri(), problems);
 		}
 		else {
-			RelayPropertiesValidator.validateUrl(at + ".issuer-uri", oauth2.issuerUri(), problems);
+			ServerPropertiesValidator.validateUrl(at + ".issuer-uri", oauth2.issuerUri(), problems);
 		}
 		if (oauth2.clientId() == null || oauth2.clientId().isBlank()) {
 			problems.add(new ConfigurationProblem(at + ".client-id", "is missing",

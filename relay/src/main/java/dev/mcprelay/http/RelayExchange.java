@@ -96,4 +96,15 @@ public interface RelayExchange {
 		return Mono.never();
 	}
 
+	/**
+	 * Completes with what ended it when a configuration reload ended what this exchange belongs to beyond its server
+	 * and its own caller's access: a virtual server's exchange with a member ends when the reload removed the virtual
+	 * server ({@code server_removed}), changed it ({@code session_ended}: its sessions end), or withdrew the access of
+	 * the client's caller to it ({@code access_withdrawn}). Its open streams end then as a removed server's do, answered
+	 * and counted under {@link ReloadEnding#server()}. Never completes by default.
+	 */
+	default Mono<ReloadEnding> endedByReload() {
+		return Mono.never();
+	}
+
 }

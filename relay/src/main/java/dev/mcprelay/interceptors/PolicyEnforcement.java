@@ -1,13 +1,7 @@
 package dev.mcprelay.interceptors;
 
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -27,7 +21,6 @@ import dev.mcprelay.api.PromptsGetRequestInterceptor;
 import dev.mcprelay.api.PromptsListRequestInterceptor;
 import dev.mcprelay.api.PromptsListResponse;
 import dev.mcprelay.api.PromptsListResponseInterceptor;
-import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.RequestInterceptor;
 import dev.mcprelay.api.ResourceTemplatesListResponse;
 import dev.mcprelay.api.ResourceTemplatesListResponseInterceptor;
@@ -48,7 +41,6 @@ import dev.mcprelay.api.ToolsCallRequestInterceptor;
 import dev.mcprelay.api.ToolsListRequestInterceptor;
 import dev.mcprelay.api.ToolsListResponse;
 import dev.mcprelay.api.ToolsListResponseInterceptor;
-import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.chain.Stage;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.intercept.CallConfiguration;
@@ -56,11 +48,8 @@ import dev.mcprelay.intercept.ConfiguredInterceptor;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.live.SnapshotCompilation;
-import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyCompiler;
-import dev.mcprelay.policy.PolicyDecision;
-import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.PublishedCatalogues;
 import reactor.core.publisher.Mono;
@@ -77,7 +66,8 @@ import reactor.core.publisher.Mono;
  * reads the tool or the prompt a request names, a name the server did not publish to the caller's view is answered
  * the same way, from the catalogue the relay knows ({@link PublishedCatalogues}), and never goes upstream. A server's
  * request to the client ({@code sampling/createMessage}, {@code elicitation/create}, {@code roots/list}) that a policy
- * refuses is answered to the server.
+ * refuses is answered to the server. The requests are decided by {@link PolicyRequests}, the lists by
+ * {@link PolicyLists}; where the interceptor joins each server's chains, per snapshot, is {@link PolicyScope}'s.
  *
  * <p>It runs before interceptors of default order ({@link #ORDER}), so that they see only what the caller may use. The
  * policies are those of the configuration snapshot the request runs on ({@link PolicyCompiler}): an edit applies from
@@ -92,7 +82,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		ResourceTemplatesListResponseInterceptor, ResourcesReadRequestInterceptor, RequestInterceptor,
 		SamplingRequestInterceptor, ElicitationRequestInterceptor, RootsListRequestInterceptor,
 		ServerNotificationInterceptor, ToolsListRequestInterceptor, PromptsListRequestInterceptor, ConfiguredInterceptor,
-		Ordered, SnapshotPart<Set<String>> {
+		Ordered {
 
 	/** Early, so that later interceptors never see what a caller may not use. */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1000;
@@ -101,15 +91,15 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	private static final String PROMPTS = PolicyLists.PROMPTS;
 
-	/** The policies of each snapshot, for the chains; {@code null} for the unit tests' fixed policies. */
-	private final PolicyCompiler compiler;
+	/** Where this interceptor has work in each snapshot; {@code null} for the unit tests' fixed policies. */
+	private final PolicyScope scope;
 
 	/** The policies a request runs on: its snapshot's. */
 	private final Function<CallContext, Policies> policiesOf;
 
 	private final PublishedCatalogues catalogues;
 
-	private final PolicyRefusals refusals;
+	private final PolicyRequests requests;
 
 	private final PolicyLists lists;
 
@@ -117,12 +107,12 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	/**
 	 * The enforcement of the policies of each request's configuration snapshot ({@link PolicyCompiler#of(CallContext)}),
-	 * its refusals in the words of that snapshot's virtual servers.
+	 * where {@code scope} says it has work, its refusals in the words of that snapshot's virtual servers.
 	 */
 	@Autowired
-	public PolicyEnforcement(PolicyCompiler compiler, PublishedCatalogues catalogues,
-			ObjectProvider<LiveConfiguration> live, List<RelayOwnTools> relayOwn) {
-		this(compiler, compiler::of, catalogues, context -> {
+	public PolicyEnforcement(PolicyCompiler compiler, PolicyScope scope, ObjectProvider<LiveConfiguration> live,
+			List<RelayOwnTools> relayOwn) {
+		this(scope, compiler::of, scope == null ? null : scope.catalogues(), context -> {
 			ConfigurationSnapshot snapshot = CallConfiguration.of(context);
 			return (snapshot != null ? snapshot : live.getObject().current()).properties();
 		}, relayOwn);
@@ -134,13 +124,13 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		this(null, context -> policies, catalogues, context -> properties, relayOwn);
 	}
 
-	private PolicyEnforcement(PolicyCompiler compiler, Function<CallContext, Policies> policiesOf,
+	private PolicyEnforcement(PolicyScope scope, Function<CallContext, Policies> policiesOf,
 			PublishedCatalogues catalogues, Function<CallContext, RelayProperties> propertiesOf,
 			List<RelayOwnTools> relayOwn) {
-		this.compiler = compiler;
+		this.scope = scope;
 		this.policiesOf = policiesOf;
 		this.catalogues = catalogues;
-		this.refusals = new PolicyRefusals(propertiesOf);
+		this.requests = new PolicyRequests(catalogues, new PolicyRefusals(propertiesOf));
 		this.relayOwn = List.copyOf(relayOwn);
 		this.lists = new PolicyLists(policiesOf, catalogues, this::relayOwn);
 	}
@@ -150,78 +140,10 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		return "policy";
 	}
 
-	/**
-	 * A server some policy of the snapshot governs (naming it, {@code *}, or a virtual server it is a member of); at the
-	 * list requests, only where its catalogues are kept ({@link #compile}); at the server notifications, only there or
-	 * where the policies may hide a resource from some caller ({@link Policies#mayHideResources}). A server no policy
-	 * governs has no policy interceptor in that snapshot, and gets it from the first request of a snapshot that governs
-	 * it.
-	 */
+	/** Where a policy of the snapshot gives this interceptor work ({@link PolicyScope#appliesTo}). */
 	@Override
 	public boolean appliesTo(SnapshotCompilation compilation, String server, Stage<?> stage) {
-		Policies policies = compilation.part(compiler);
-		List<String> through = throughOf(compilation.properties(), server);
-		if (through.stream().noneMatch(virtual -> policies.governs(server, virtual))) {
-			return false;
-		}
-		boolean catalogued = compilation.part(this).contains(server);
-		if (stage == Stage.TOOLS_LIST_REQUEST || stage == Stage.PROMPTS_LIST_REQUEST) {
-			return catalogued;
-		}
-		if (stage == Stage.SERVER_NOTIFICATION) {
-			return catalogued || through.stream().anyMatch(virtual -> policies.mayHideResources(server, virtual));
-		}
-		return true;
-	}
-
-	@Override
-	public String partName() {
-		return "policy catalogues";
-	}
-
-	/**
-	 * The servers whose published tools and prompts the policies of the snapshot keep ({@link PublishedCatalogues}): those
-	 * a governing policy reads the tool or the prompt a request names on, directly or through a virtual server. Only
-	 * they hear the server's {@code list_changed} and note the lists sent.
-	 */
-	@Override
-	public Set<String> compile(SnapshotCompilation compilation) {
-		Policies policies = compilation.part(compiler);
-		Set<String> catalogued = new HashSet<>();
-		for (String server : compilation.properties().servers().keySet()) {
-			if (throughOf(compilation.properties(), server).stream()
-				.anyMatch(virtual -> policies.readsTool(server, virtual) || policies.readsPrompt(server, virtual))) {
-				catalogued.add(server);
-			}
-		}
-		return Set.copyOf(catalogued);
-	}
-
-	/**
-	 * A server whose catalogues the new snapshot starts or stops keeping: what was kept of them is forgotten (and a
-	 * listing under way not kept), since no {@code list_changed} was heard for them while they were not kept.
-	 */
-	@Override
-	public void replaced(Set<String> previous, Set<String> next) {
-		Set<String> changed = new HashSet<>(previous);
-		changed.addAll(next);
-		changed.removeIf(server -> previous.contains(server) == next.contains(server));
-		changed.forEach(server -> {
-			catalogues.changed(server, TOOLS);
-			catalogues.changed(server, PROMPTS);
-		});
-	}
-
-	/** How a message may reach {@code server}: directly ({@code null}) and through each virtual server it is in. */
-	private static List<String> throughOf(RelayProperties properties, String server) {
-		List<String> through = new ArrayList<>();
-		through.add(null);
-		properties.virtualServers().forEach((id, virtual) -> {
-			if (virtual != null && (virtual.members().contains(server) || virtual.members().contains("*"))) {
-				through.add(id);
-			}
-		});
-		return through;
+		return scope.appliesTo(compilation, server, stage);
 	}
 
 	@Override
@@ -268,26 +190,19 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		return lists.resources(list, "uriTemplate");
 	}
 
-	// --- requests: decided with their arguments; refused as what does not exist ------------------------------------
+	// --- requests: decided with their arguments; refused as what does not exist ({@link PolicyRequests}) -----------
 
 	@Override
 	public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
-		CallContext context = call.context();
-		Policies policies = governed(context);
+		Policies policies = governed(call.context());
 		if (policies == null) {
 			return Outcome.proceed();
 		}
-		String tool = call.toolName();
-		if (!named(call.json().path("params"), "name")) {
-			return malformed("params.name must be a string");
+		String tool = call.toolName(); // read in place: null unless params.name is a string
+		if (tool == null) {
+			return PolicyRequests.malformed("params.name must be a string");
 		}
-		if (relayOwn(context.server(), tool)) {
-			return Outcome.proceed();
-		}
-		return named(policies, context, TOOLS, tool, policies.readsTool(context.server(), context.virtualServer()),
-				annotations -> facts(context, "tools/call", false, tool, annotations, null, null)
-					.withArguments(call),
-				() -> refusals.unknownTool(context, tool));
+		return relayOwn(call.context().server(), tool) ? Outcome.proceed() : requests.toolsCall(policies, call, tool);
 	}
 
 	@Override
@@ -296,54 +211,10 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (policies == null) {
 			return Outcome.proceed();
 		}
-		if (!named(request.json().path("params"), "name")) {
-			return malformed("params.name must be a string");
+		if (!PolicyRequests.named(request.json().path("params"), "name")) {
+			return PolicyRequests.malformed("params.name must be a string");
 		}
-		return prompt(policies, request.context(), request.promptName(), request.arguments());
-	}
-
-	private Mono<Outcome> prompt(Policies policies, CallContext context, String prompt, Map<String, Object> arguments) {
-		return named(policies, context, PROMPTS, prompt,
-				policies.readsPrompt(context.server(), context.virtualServer()),
-				any -> facts(context, "prompts/get", false, null, null, prompt, null).withArguments(arguments),
-				() -> refusals.unknownPrompt(context, prompt));
-	}
-
-	/**
-	 * A request naming {@code name} of the list {@code catalogue}, decided by the policies on the facts {@code facts}
-	 * makes of what the server published of it. Where {@code published} (a rule reads what it names), a name the
-	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream. Decided at
-	 * once (a constant {@code Mono}, which the chain takes as it is, with no timer) when nothing has to be listed: no
-	 * rule reads what it names, or the caller's view of the list is kept ({@link PublishedCatalogues#known}); else
-	 * once the list is read.
-	 */
-	private Mono<Outcome> named(Policies policies, CallContext context, String catalogue, String name,
-			boolean published, Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
-		Optional<Map<String, Object>> known = published && name != null ? catalogues.known(context, catalogue, name)
-				: NOTHING_PUBLISHED_NEEDED;
-		if (known != null) {
-			return decide(policies, catalogue, known, facts, unknown);
-		}
-		return catalogues.find(context, catalogue, name)
-			.flatMap(found -> decide(policies, catalogue, found, facts, unknown))
-			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
-				String policy = policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
-				return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why(), policy));
-			});
-	}
-
-	/** What a request that needs nothing of the server's list decides from: the empty definition. */
-	private static final Optional<Map<String, Object>> NOTHING_PUBLISHED_NEEDED = Optional.of(Map.of());
-
-	/** The decision on a request naming what {@code found} says the server published of it (empty: nothing). */
-	private Mono<Outcome> decide(Policies policies, String catalogue, Optional<Map<String, Object>> found,
-			Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
-		if (found.isEmpty()) {
-			return Outcome.reject(unknown.get()
-				.withLogReason(catalogue.equals(TOOLS) ? "unknown_tool" : "unknown_prompt", null));
-		}
-		PolicyDecision decision = policies.decide(facts.apply(found.get()));
-		return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown.get());
+		return requests.prompt(policies, request.context(), request.promptName(), request.arguments());
 	}
 
 	@Override
@@ -352,10 +223,10 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (policies == null) {
 			return Outcome.proceed();
 		}
-		if (!named(request.json().path("params"), "uri")) {
-			return malformed("params.uri must be a string");
+		if (!PolicyRequests.named(request.json().path("params"), "uri")) {
+			return PolicyRequests.malformed("params.uri must be a string");
 		}
-		return resource(policies, request.context(), request.uri());
+		return requests.resource(policies, request.context(), request.uri());
 	}
 
 	/**
@@ -372,39 +243,38 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		String method = request.method();
 		JsonNode params = request.json().path("params");
 		if ("resources/subscribe".equals(method) || "resources/unsubscribe".equals(method)) {
-			return named(params, "uri") ? resource(policies, request.context(), text(params, "uri"))
-					: malformed("params.uri must be a string");
+			return PolicyRequests.named(params, "uri")
+					? requests.resource(policies, request.context(), PolicyRequests.text(params, "uri"))
+					: PolicyRequests.malformed("params.uri must be a string");
 		}
 		if (request instanceof SubscriptionsListenRequest listen) {
 			JsonNode uris = params.path("notifications").path("resourceSubscriptions");
 			if (!uris.isMissingNode() && !uris.isArray()) {
-				return malformed("params.notifications.resourceSubscriptions must be a list of strings");
+				return PolicyRequests.malformed("params.notifications.resourceSubscriptions must be a list of strings");
 			}
 			for (JsonNode uri : uris) {
 				if (!uri.isTextual()) {
-					return malformed("params.notifications.resourceSubscriptions must be a list of strings");
+					return PolicyRequests
+						.malformed("params.notifications.resourceSubscriptions must be a list of strings");
 				}
 			}
-			PolicySubscriptions.leaveOut(listen, uri -> readable(policies, listen.context(), uri));
+			PolicySubscriptions.leaveOut(listen, uri -> PolicyRequests.readable(policies, listen.context(), uri));
 			return Outcome.proceed();
 		}
 		if ("completion/complete".equals(method)) {
 			JsonNode ref = params.path("ref");
-			if ("ref/prompt".equals(text(ref, "type"))) {
-				return named(ref, "name") ? prompt(policies, request.context(), text(ref, "name"), null)
-						: malformed("params.ref.name must be a string");
+			if ("ref/prompt".equals(PolicyRequests.text(ref, "type"))) {
+				return PolicyRequests.named(ref, "name")
+						? requests.prompt(policies, request.context(), PolicyRequests.text(ref, "name"), null)
+						: PolicyRequests.malformed("params.ref.name must be a string");
 			}
-			if ("ref/resource".equals(text(ref, "type"))) {
-				return named(ref, "uri") ? resource(policies, request.context(), text(ref, "uri"))
-						: malformed("params.ref.uri must be a string");
+			if ("ref/resource".equals(PolicyRequests.text(ref, "type"))) {
+				return PolicyRequests.named(ref, "uri")
+						? requests.resource(policies, request.context(), PolicyRequests.text(ref, "uri"))
+						: PolicyRequests.malformed("params.ref.uri must be a string");
 			}
 		}
 		return Outcome.proceed();
-	}
-
-	private Mono<Outcome> resource(Policies policies, CallContext context, String uri) {
-		PolicyDecision decision = policies.decide(facts(context, "resources/read", false, null, null, null, uri));
-		return decision.allowed() ? Outcome.proceed() : refuse(decision, refusals.resourceNotFound(uri));
 	}
 
 	// --- the server's requests to the client: a refusal answers the server ------------------------------------------
@@ -426,12 +296,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 
 	private Mono<Outcome> serverRequest(ServerRequest request, String method) {
 		Policies policies = governed(request.context());
-		if (policies == null) {
-			return Outcome.proceed();
-		}
-		PolicyDecision decision = policies.decide(facts(request.context(), method, true, null, null, null, null));
-		return decision.allowed() ? Outcome.proceed() : refuse(decision,
-				new RejectError(JsonRpcErrorCodes.POLICY_REJECTED, "The client does not take " + method + " here"));
+		return policies == null ? Outcome.proceed() : PolicyRequests.serverRequest(policies, request.context(), method);
 	}
 
 	/**
@@ -448,13 +313,8 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			catalogues.changed(notification.context().server(), PROMPTS);
 		}
 		Policies policies = governed(notification.context());
-		return policies == null ? Outcome.proceed()
-				: PolicySubscriptions.heard(notification, uri -> readable(policies, notification.context(), uri));
-	}
-
-	/** Whether the caller may read the resource {@code uri} (counted as hidden when not). */
-	private static boolean readable(Policies policies, CallContext context, String uri) {
-		return policies.lists(facts(context, "resources/read", false, null, null, null, uri));
+		return policies == null ? Outcome.proceed() : PolicySubscriptions.heard(notification,
+				uri -> PolicyRequests.readable(policies, notification.context(), uri));
 	}
 
 	/** The policies of {@code context}'s request when any governs what it addresses; {@code null} when none does. */
@@ -463,8 +323,6 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		return policies.governs(context.server(), context.virtualServer()) ? policies : null;
 	}
 
-	// ------------------------------------------------------------------------------------------------------------------
-
 	private boolean relayOwn(String server, String tool) {
 		for (RelayOwnTools own : relayOwn) {
 			if (tool != null && own.isRelayOwn(server, tool)) {
@@ -472,37 +330,6 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			}
 		}
 		return false;
-	}
-
-	/** A refusal the client reads as {@code error}; the access log and meters name the policy. */
-	private static Mono<Outcome> refuse(PolicyDecision decision, RejectError error) {
-		return Outcome.reject(error.withLogReason(PolicyDecision.REASON, decision.policy()));
-	}
-
-	static PolicyFacts facts(CallContext context, String method, boolean fromServer, String tool,
-			Map<String, Object> annotations, String prompt, String resource) {
-		return new PolicyFacts(context.caller(), context.server(), context.virtualServer(), method, fromServer, tool,
-				annotations, prompt, resource, null, context.headers());
-	}
-
-	/** Whether {@code field} of {@code node} names something: a string. */
-	private static boolean named(JsonNode node, String field) {
-		JsonNode value = node.get(field);
-		return value != null && value.isTextual();
-	}
-
-	/**
-	 * A request that names what it uses by something other than a string (an object, an array, a number, nothing)
-	 * names nothing a policy can decide: refused as malformed (-32602) before any policy, so that it never goes
-	 * upstream, where a lenient server might read it as a name (fails closed).
-	 */
-	private static Mono<Outcome> malformed(String problem) {
-		return Outcome.reject(RejectError.invalidParams("Invalid params: " + problem));
-	}
-
-	static String text(JsonNode node, String field) {
-		JsonNode value = node.get(field);
-		return value != null && value.isTextual() ? value.textValue() : null;
 	}
 
 }

@@ -56,7 +56,7 @@ final class PolicyLists {
 		CallContext context = list.context();
 		Policies policies = policiesOf.apply(context);
 		return filter(policies, list, "tools/call", TOOLS, policies.readsTool(context.server(), context.virtualServer()),
-				(facts, tool) -> relayOwn.test(context.server(), PolicyEnforcement.text(tool, "name")) ? null
+				(facts, tool) -> relayOwn.test(context.server(), PolicyRequests.text(tool, "name")) ? null
 						: facts.forTool(tool));
 	}
 
@@ -65,13 +65,13 @@ final class PolicyLists {
 		Policies policies = policiesOf.apply(context);
 		return filter(policies, list, "prompts/get", PROMPTS,
 				policies.readsPrompt(context.server(), context.virtualServer()),
-				(facts, prompt) -> facts.forItem(null, null, PolicyEnforcement.text(prompt, "name"), null));
+				(facts, prompt) -> facts.forItem(null, null, PolicyRequests.text(prompt, "name"), null));
 	}
 
 	/** A list of resources or templates, each entry's URI (or template) in {@code field}. */
 	Mono<Outcome> resources(ListResponse<?> list, String field) {
 		return filter(policiesOf.apply(list.context()), list, "resources/read", null, false,
-				(facts, resource) -> facts.forItem(null, null, null, PolicyEnforcement.text(resource, field)));
+				(facts, resource) -> facts.forItem(null, null, null, PolicyRequests.text(resource, field)));
 	}
 
 	/** What names one entry of a list: its facts, or {@code null} for one no policy decides (the relay's own). */
@@ -91,7 +91,7 @@ final class PolicyLists {
 		if (!policies.governs(list.context().server(), list.context().virtualServer())) {
 			return Outcome.proceed();
 		}
-		PolicyFacts facts = PolicyEnforcement.facts(list.context(), method, false, null, null, null, null);
+		PolicyFacts facts = PolicyRequests.facts(list.context(), method, false, null, null, null, null);
 		// a virtual server's listing for its own catalogue: kept whole, decided by the virtual server per request
 		boolean whole = Boolean.TRUE.equals(list.context().attributes().get(VirtualMembers.CATALOGUE_LISTING));
 		PolicyListing listing = whole ? null : policies.listing(facts);

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -25,6 +26,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
@@ -34,8 +36,8 @@ import reactor.core.publisher.Mono;
 /**
  * Rate-limit buckets in Redis, shared by every replica: Bucket4j's Lettuce integration (compare-and-swap on one key
  * per bucket, {@value #KEY_PREFIX}{@code <rule>|<server>|<who>}), over the Redis that {@code spring.data.redis.*}
- * configures, however it runs: one server or a master found through Sentinel (Lettuce's {@link RedisClient}), or a
- * Cluster ({@link RedisClusterClient}, which sends each bucket's commands to the master of its key's hash slot). Every
+ * configures, however it runs: one server, a master found through Sentinel (Spring Data Redis's own connection, which
+ * follows a failover), or a Cluster ({@link RedisClusterClient}, which sends each bucket's commands to the master of its key's hash slot). Every
  * command and script touches its bucket's one key, so a bucket needs no hash tag, and the buckets of one caller spread
  * over the Cluster's masters. A bucket's key expires once it would be full again, plus {@code sessions.idle-timeout}.
  *
@@ -74,7 +76,7 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	RedisRateLimitBuckets(LettuceConnectionFactory redis, Duration idleTimeout) {
 		this.buckets = Caffeine.newBuilder().maximumSize(MAX_BUCKETS).expireAfterAccess(idleTimeout).build();
 		ExpirationAfterWriteStrategy expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(idleTimeout);
-		this.proxyManager = Mono.fromCallable(() -> connect(redis.getRequiredNativeClient())
+		this.proxyManager = Mono.fromCallable(() -> connect(redis)
 			.expirationAfterWrite(expiry)
 			.build()
 			.asAsync()).subscribeOn(OffEventLoop.SCHEDULER).cache(manager -> FOREVER, error -> Duration.ZERO,
@@ -82,17 +84,26 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	}
 
 	/**
-	 * Opens the buckets' own connection with the client Spring Data Redis made from {@code spring.data.redis.*} (its
-	 * addresses, credentials, TLS and options): a Cluster connection for a Cluster, else one to the server or to the
-	 * master Sentinel names. Blocks while it connects: called off the event loops.
+	 * Opens the buckets' connection with the client Spring Data Redis made from {@code spring.data.redis.*} (its
+	 * addresses, credentials, TLS and options): a Cluster connection of their own for a Cluster, one to the server for
+	 * a server; through Sentinel, Spring Data Redis's own connection, a {@code MasterReplica} one that follows the
+	 * Sentinels' {@code +switch-master} (see RedisClientOptions): a connection of the buckets' own would ask the
+	 * Sentinels for the master only when it connects, and keep counting on a master a graceful failover demoted.
+	 * Blocks while it connects: called off the event loops.
 	 */
-	private Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> connect(AbstractRedisClient client) {
+	private Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> connect(LettuceConnectionFactory redis) {
+		AbstractRedisClient client = redis.getRequiredNativeClient();
 		if (client instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterConnection<byte[], byte[]> open = cluster.connect(ByteArrayCodec.INSTANCE);
 			connection = open;
 			// opens the connection to each master now, before a check needs it
 			ping = () -> open.async().nodes(node -> node.is(NodeFlag.UPSTREAM) && !node.hasNoSlots()).commands().ping();
 			return Bucket4jLettuce.casBasedBuilder(open);
+		}
+		if (redis.isRedisSentinelAware()) {
+			StatefulRedisConnection<byte[], byte[]> shared = sharedConnection(redis);
+			ping = () -> shared.async().ping();
+			return Bucket4jLettuce.casBasedBuilder(shared);
 		}
 		if (client instanceof RedisClient single) {
 			StatefulRedisConnection<byte[], byte[]> open = single.connect(ByteArrayCodec.INSTANCE);
@@ -101,6 +112,20 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 			return Bucket4jLettuce.casBasedBuilder(open);
 		}
 		throw new IllegalStateException("Rate limits cannot use a Redis client of type " + client.getClass().getName());
+	}
+
+	/**
+	 * The native connection {@code redis} shares between its users (opened now if it is not yet); Spring Data Redis
+	 * closes it, never the buckets.
+	 */
+	@SuppressWarnings("unchecked")
+	private static StatefulRedisConnection<byte[], byte[]> sharedConnection(LettuceConnectionFactory redis) {
+		if (!redis.getShareNativeConnection()) {
+			throw new IllegalStateException("Rate limits through Sentinel use Spring Data Redis's shared connection");
+		}
+		try (RedisConnection borrowed = redis.getConnection()) {
+			return ((RedisAsyncCommands<byte[], byte[]>) borrowed.getNativeConnection()).getStatefulConnection();
+		}
 	}
 
 	/**

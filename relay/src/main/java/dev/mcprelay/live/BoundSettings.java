@@ -2,11 +2,15 @@ package dev.mcprelay.live;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
+import dev.mcprelay.config.ApiKeyProperties;
 import dev.mcprelay.config.BoundPropertyTree;
 import dev.mcprelay.config.RelayProperties;
 
@@ -15,7 +19,7 @@ import dev.mcprelay.config.RelayProperties;
  * virtual server by its id as the bound map holds it (an id may hold dots: {@code acme.tools}), with each of its
  * settings by name; the default server; each element of a list, and otherwise each section, by the paths of its values
  * (no id is part of those). A unit is named as an operator writes it under {@code mcp-relay}: {@code servers.jira},
- * {@code servers.[acme.tools]}, {@code security.api-keys[1]}.
+ * {@code servers.[acme.tools]}, {@code rate-limits[1]}; an API key by its client, {@code security.api-keys[alice]}.
  */
 final class BoundSettings {
 
@@ -36,9 +40,34 @@ final class BoundSettings {
 						settings(entry)));
 			}
 			else if (value != null) {
-				BoundPropertyTree.walk("", Map.of(name, value), (path, leaf) -> units
-					.computeIfAbsent(unit(path.substring(1)), unit -> new LinkedHashMap<>())
-					.put(path.substring(1), String.valueOf(leaf)));
+				Map<String, String> keys = name.equals("security") ? apiKeyUnits(properties) : Map.of();
+				BoundPropertyTree.walk("", Map.of(name, value), (path, leaf) -> {
+					String unit = unit(path.substring(1));
+					String named = keys.getOrDefault(unit, unit);
+					// a key's settings by their paths under its name, so that a key moved in the list compares equal
+					units.computeIfAbsent(named, any -> new LinkedHashMap<>())
+						.put(named + path.substring(1 + unit.length()), String.valueOf(leaf));
+				});
+			}
+		}
+		return units;
+	}
+
+	/**
+	 * Each API key's unit by its {@code client} ({@code security.api-keys[alice]}), never by its index (removing the first
+	 * key would name every later one changed) nor by anything of the key; a key whose client is unset or shared with
+	 * another keeps its index.
+	 */
+	private static Map<String, String> apiKeyUnits(RelayProperties properties) {
+		List<ApiKeyProperties> keys = properties.security() == null ? List.of() : properties.security().apiKeys();
+		Map<String, Long> clients = keys.stream()
+			.map(key -> String.valueOf(key.client()))
+			.collect(Collectors.groupingBy(client -> client, Collectors.counting()));
+		Map<String, String> units = new HashMap<>();
+		for (int i = 0; i < keys.size(); i++) {
+			String client = keys.get(i).client();
+			if (client != null && !client.isBlank() && clients.get(client) == 1) {
+				units.put("security.api-keys[" + i + "]", "security.api-keys[" + written(client) + "]");
 			}
 		}
 		return units;

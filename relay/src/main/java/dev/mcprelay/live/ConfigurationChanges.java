@@ -11,8 +11,9 @@ import dev.mcprelay.config.RelayProperties;
 
 /**
  * What differs between two bound configurations, named for a log line without a value: each changed unit
- * ({@link BoundSettings}: a server or virtual server by id, an element of a list by its index, otherwise the section)
- * with whether it was added, removed or changed, e.g. {@code servers.jira added}, {@code security.api-keys[1] changed}.
+ * ({@link BoundSettings}: a server or virtual server by id, an API key by its client, an element of another list by its
+ * index, otherwise the section) with whether it was added, removed or changed, e.g. {@code servers.jira added},
+ * {@code security.api-keys[alice] removed}.
  */
 final class ConfigurationChanges {
 

@@ -1,9 +1,12 @@
 package dev.mcprelay.live;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +21,7 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 import dev.mcprelay.config.ConfigurationProblem;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SecurityMode;
+import dev.mcprelay.config.SecurityProperties;
 import dev.mcprelay.config.SessionStoreKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,7 +41,8 @@ import io.micrometer.core.instrument.Tags;
  * management ports and address, the security mode, the session store kind) that differs from the running one is
  * reported and left as it runs. Each outcome is counted ({@code mcp_relay_config_reloads_total{outcome}}) and the
  * running configuration's checksum is the one {@code mcp_relay_config_info{checksum}} series. The log names what
- * changed by id, never a value.
+ * changed by id, never a value, and how long the reload took, from reading the files to the new snapshot current
+ * (wall-clock time, and the CPU time of the thread that applied it: what it costs whatever else the machine runs).
  */
 @Component
 public class ConfigurationReloader {
@@ -53,6 +58,9 @@ public class ConfigurationReloader {
 			"management.server.address");
 
 	private static final String MODE = "mcp-relay.security.mode";
+
+	/** Measures the CPU time a reload takes on its thread, for its log line (-1 where the JVM cannot). */
+	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
 	private static final String STORE = "mcp-relay.sessions.store";
 
@@ -99,10 +107,12 @@ public class ConfigurationReloader {
 	}
 
 	private ReloadOutcome reloadNow(String trigger) {
+		long start = System.nanoTime();
+		long cpuStart = THREADS.getCurrentThreadCpuTime();
 		ConfigurationSnapshot running = live.current();
 		ConfigurableEnvironment fresh;
 		RelayProperties properties;
-		List<String> restartRequired;
+		List<String> restartRequired = List.of();
 		try {
 			fresh = FreshEnvironment.of(environment);
 			restartRequired = restartRequired(fresh, running.properties());
@@ -110,16 +120,22 @@ public class ConfigurationReloader {
 					String.valueOf(running.properties().security().mode()), STORE,
 					running.properties().sessions().store().name())));
 			properties = Binder.get(fresh).bindOrCreate("mcp-relay", Bindable.of(RelayProperties.class));
+			if (restartRequired.contains(MODE)) {
+				// the keys and the JWT settings belong to the mode: they run on with it until the restart, whatever
+				// the file says of them now (written for the new mode, they may not fit the running one); the rest
+				// applies
+				properties = withSecurity(properties, running.properties().security());
+			}
 		}
 		catch (RuntimeException ex) {
-			return refused(trigger, running, List.of(unreadable(ex)));
+			return refused(trigger, running, List.of(unreadable(ex)), restartRequired);
 		}
 		List<ConfigurationProblem> problems = new ArrayList<>(live.problems(properties, fresh));
 		if (problems.isEmpty()) {
 			problems.addAll(LiveScope.problems(running.properties(), properties));
 		}
 		if (!problems.isEmpty()) {
-			return refused(trigger, running, problems);
+			return refused(trigger, running, problems, restartRequired);
 		}
 		String checksum = ConfigurationChecksum.of(properties);
 		if (checksum.equals(running.checksum())) {
@@ -142,7 +158,9 @@ public class ConfigurationReloader {
 					List.of(unreadable(ex))));
 		}
 		showChecksum(applied.checksum());
-		log.info("Configuration reload ({}) applied: {} -> {}; changed: {}", trigger, running.checksum(),
+		log.info("Configuration reload ({}) applied in {} ms ({} ms of CPU): {} -> {}; changed: {}", trigger,
+				TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+				TimeUnit.NANOSECONDS.toMillis(THREADS.getCurrentThreadCpuTime() - cpuStart), running.checksum(),
 				applied.checksum(), String.join(", ", changed));
 		return count(restartRequired.isEmpty()
 				? new ReloadOutcome(ReloadOutcome.APPLIED, applied.checksum(), changed, List.of(), List.of())
@@ -157,10 +175,21 @@ public class ConfigurationReloader {
 				List.of());
 	}
 
-	private ReloadOutcome refused(String trigger, ConfigurationSnapshot running, List<ConfigurationProblem> problems) {
+	private ReloadOutcome refused(String trigger, ConfigurationSnapshot running, List<ConfigurationProblem> problems,
+			List<String> restartRequired) {
 		log.warn("Configuration reload ({}) refused; the running configuration {} stays. Problems:{}", trigger,
 				running.checksum(), problems.stream().map(problem -> "\n  - " + problem).reduce("", String::concat));
-		return count(new ReloadOutcome(ReloadOutcome.REFUSED, running.checksum(), List.of(), List.of(), problems));
+		return count(new ReloadOutcome(ReloadOutcome.REFUSED, running.checksum(), List.of(), restartRequired,
+				problems));
+	}
+
+	/** {@code properties} with the security section {@code security} (mode, API keys, JWT settings) instead of its own. */
+	private static RelayProperties withSecurity(RelayProperties properties, SecurityProperties security) {
+		return new RelayProperties(properties.servers(), properties.defaultServer(), properties.allowedOrigins(),
+				properties.connectionPool(), properties.accessLog(), properties.shutdown(),
+				properties.clientConnections(), security, properties.rateLimits(), properties.sessions(),
+				properties.virtualServers(), properties.tracing(), properties.maxBufferedBodies(),
+				properties.maxBufferedBodiesPerCaller(), properties.policies());
 	}
 
 	private ReloadOutcome count(ReloadOutcome outcome) {
@@ -195,7 +224,8 @@ public class ConfigurationReloader {
 	 * The problem of a configuration that could not be read or bound, named by property path and never with its
 	 * value: a binding failure's message quotes the value it could not convert ({@code for value [...]}), and a YAML
 	 * error's quotes the lines around it, either of which may be a secret. What is said is the property, the type
-	 * it should have been, the kind of failure, and for a file that does not parse, where.
+	 * it should have been, the kind of failure, and for a file that does not parse, the kind of YAML error and where
+	 * (file, line and column), never the parser's own description of the problem, which quotes the file.
 	 */
 	private static ConfigurationProblem unreadable(RuntimeException ex) {
 		String property = "mcp-relay";
@@ -207,12 +237,26 @@ public class ConfigurationReloader {
 		}
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof MarkedYAMLException yaml && yaml.getProblemMark() != null) {
-				what += ": " + yaml.getProblem() + " at line " + (yaml.getProblemMark().getLine() + 1) + ", column "
+				// the kind of error and where, never the problem's own words: they may quote the file (an alias, a key)
+				what += ": " + yamlErrorKind(yaml) + " at line " + (yaml.getProblemMark().getLine() + 1) + ", column "
 						+ (yaml.getProblemMark().getColumn() + 1) + " of " + yaml.getProblemMark().getName();
 				break;
 			}
 		}
 		return new ConfigurationProblem(property, what, "Correct the configuration file");
+	}
+
+	/** The kind of a YAML error in the relay's words, which quote nothing of the file. */
+	private static String yamlErrorKind(MarkedYAMLException yaml) {
+		String type = yaml.getClass().getSimpleName();
+		return switch (type) {
+			case "ScannerException" -> "malformed YAML (a token cannot be read)";
+			case "ParserException" -> "malformed YAML (the document's structure is broken)";
+			case "DuplicateKeyException" -> "malformed YAML (a key appears twice in one mapping)";
+			case "ComposerException" -> "malformed YAML (an anchor or alias is wrong)";
+			case "ConstructorException" -> "malformed YAML (a value cannot be constructed)";
+			default -> "malformed YAML (" + type + ")";
+		};
 	}
 
 }

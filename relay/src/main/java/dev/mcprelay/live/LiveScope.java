@@ -15,13 +15,14 @@ import dev.mcprelay.config.RelayProperties;
  * apply it, compared by binding ({@link BoundSettings}: a server by its id, which may hold dots, and its settings by
  * name). The components that read their settings from the request's snapshot are the routes, the servers' own
  * connection settings (url, transport, authorization, headers, timeouts, max-buffered-body, rejected server requests,
- * allowed scopes, OAuth2 client, argument injection and its reserved prefix, tool lists, tool search), the API keys
- * and the JWT settings but the mode, the policies and the rate limits; the others (virtual servers, ...) still compile
+ * allowed scopes, OAuth2 client, argument injection and its reserved prefix, tool lists, tool search, pinned protocol
+ * versions), the API keys and the JWT settings but the mode, the policies, the rate limits and the virtual servers; the
+ * others still compile
  * their part once at start-up, and a change to one of those is refused, naming it. A server removed is always
- * applied, together with the removal of every mention of it by a virtual server's {@code members} and {@code prefix}
- * ({@link RemovedServerMentions}); a mention left behind is refused by the start-up check, which names the property.
- * Virtual servers resolve their members against each snapshot, so a server added or removed joins or leaves a virtual
- * server with {@code members: ["*"]}, and the policies and rate limits are compiled for each snapshot, so a server
+ * applied; a mention of it a virtual server or a key leaves behind is refused by the start-up check, which names the
+ * property. Virtual servers resolve their members against each snapshot, so a server added or removed joins or leaves
+ * a virtual server with {@code members: ["*"]} (one whose settings change otherwise ends its sessions:
+ * {@code virtual.VirtualServers}), and the policies and rate limits are compiled for each snapshot, so a server
  * added is governed and counted by those that name it (or {@code *}) from its first request.
  */
 final class LiveScope {
@@ -29,10 +30,10 @@ final class LiveScope {
 	/** The settings of a server that a reload applies. */
 	private static final Set<String> LIVE_SERVER_SETTINGS = Set.of("url", "transport", "authorization", "headers",
 			"timeouts", "max-buffered-body", "rejected-server-requests", "allowed-scopes", "oauth2", "arguments",
-			"tools", "tool-search");
+			"tools", "tool-search", "protocol-versions");
 
 	/** The sections, besides the servers, that a reload applies: each a list whose elements are units. */
-	private static final Set<String> LIVE_SECTIONS = Set.of("policies", "rate-limits");
+	private static final Set<String> LIVE_SECTIONS = Set.of("policies", "rate-limits", "virtual-servers");
 
 	private LiveScope() {
 	}
@@ -52,13 +53,10 @@ final class LiveScope {
 		Set<String> units = new TreeSet<>(before.keySet());
 		units.addAll(after.keySet());
 		Set<String> notLive = new TreeSet<>();
-		Set<String> removed = new TreeSet<>(running.servers().keySet());
-		removed.removeAll(next.servers().keySet());
 		for (String unit : units) {
 			Map<String, Object> was = before.get(unit);
 			Map<String, Object> is = after.get(unit);
-			if (Objects.equals(was, is) || unit.equals("default-server") || isLiveSecurity(unit)
-					|| RemovedServerMentions.onlyDropped(unit, running, next, removed)) {
+			if (Objects.equals(was, is) || unit.equals("default-server") || isLiveSecurity(unit)) {
 				continue;
 			}
 			if (!BoundSettings.isServer(unit)) {

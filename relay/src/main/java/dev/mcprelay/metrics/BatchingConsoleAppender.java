@@ -124,7 +124,7 @@ final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<ILoggingE
 			while ((event = queue.poll()) != null) {
 				queued.decrementAndGet();
 				try {
-					writeLine(chunk, encoder.encode(event));
+					writeLine(chunk, encoder.prepare(event));
 				}
 				catch (RuntimeException ex) {
 					addError("Could not encode an access-log line", ex);
@@ -144,14 +144,15 @@ final class BatchingConsoleAppender extends UnsynchronizedAppenderBase<ILoggingE
 	}
 
 	/**
-	 * Adds one line to the chunk, writing the chunk first when the line would not fit in it: a line of
+	 * Adds the line the encoder prepared, {@code length} bytes, to the chunk, writing the chunk first when the line
+	 * would not fit in it: a line of
 	 * {@value #MAX_WRITE} bytes or more is thus written alone, never cut (the chunk keeps its size after it).
 	 */
-	private void writeLine(ByteArrayOutputStream chunk, byte[] line) {
-		if (chunk.size() > 0 && chunk.size() + line.length > MAX_WRITE) {
+	private void writeLine(ByteArrayOutputStream chunk, int length) {
+		if (chunk.size() > 0 && chunk.size() + length > MAX_WRITE) {
 			flush(chunk);
 		}
-		chunk.write(line, 0, line.length);
+		encoder.writePrepared(chunk);
 	}
 
 	private void flush(ByteArrayOutputStream chunk) {

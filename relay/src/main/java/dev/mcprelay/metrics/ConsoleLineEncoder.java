@@ -1,5 +1,6 @@
 package dev.mcprelay.metrics;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.Charset;
 import java.util.Map;
 import java.util.ArrayList;
@@ -66,6 +67,13 @@ final class ConsoleLineEncoder {
 
 	private int next;
 
+	/** The line {@link #prepare} rendered last: its prefix ({@code null}: the body is the whole line) and body. */
+	private byte[] preparedPrefix;
+
+	private byte[] preparedBody;
+
+	private static final byte[] NO_BYTES = new byte[0];
+
 	private ConsoleLineEncoder(Encoder<ILoggingEvent> whole, Converter<ILoggingEvent> head,
 			Converter<ILoggingEvent> message, Charset charset, byte[] suffix) {
 		this.whole = whole;
@@ -116,17 +124,37 @@ final class ConsoleLineEncoder {
 
 	/** The line of {@code event}, as the console's encoder would write it. */
 	byte[] encode(ILoggingEvent event) {
+		ByteArrayOutputStream line = new ByteArrayOutputStream(prepare(event));
+		writePrepared(line);
+		return line.toByteArray();
+	}
+
+	/**
+	 * Renders the line of {@code event} ({@link #encode}'s bytes), for {@link #writePrepared} to write, and returns its
+	 * length, so that the writer can make room for it first: the line goes out in its parts (the kept prefix, the
+	 * message, the suffix), with no array made for the whole of it.
+	 */
+	int prepare(ILoggingEvent event) {
 		if (head == null || event.getThrowableProxy() != null) {
-			return whole.encode(event);
+			preparedPrefix = null;
+			preparedBody = whole.encode(event);
+			return preparedBody.length;
 		}
-		byte[] prefix = prefixOf(event);
+		preparedPrefix = prefixOf(event);
 		String text = event.getFormattedMessage();
-		byte[] body = text == null ? new byte[0] : text.getBytes(charset);
-		byte[] line = new byte[prefix.length + body.length + suffix.length];
-		System.arraycopy(prefix, 0, line, 0, prefix.length);
-		System.arraycopy(body, 0, line, prefix.length, body.length);
-		System.arraycopy(suffix, 0, line, prefix.length + body.length, suffix.length);
-		return line;
+		preparedBody = text == null ? NO_BYTES : text.getBytes(charset);
+		return preparedPrefix.length + preparedBody.length + suffix.length;
+	}
+
+	/** Writes the line {@link #prepare} rendered last. */
+	void writePrepared(ByteArrayOutputStream out) {
+		if (preparedPrefix == null) {
+			out.write(preparedBody, 0, preparedBody.length);
+			return;
+		}
+		out.write(preparedPrefix, 0, preparedPrefix.length);
+		out.write(preparedBody, 0, preparedBody.length);
+		out.write(suffix, 0, suffix.length);
 	}
 
 	/** The rendered converters before the message: kept, or rendered now and kept in place of the oldest. */

@@ -35,6 +35,9 @@ public final class Policies {
 	/** What the rules say of every message of a kind, worked out once ({@link CallVerdicts}). */
 	private final CallVerdicts callVerdicts = new CallVerdicts();
 
+	/** What they say of every message of a kind that one caller sends naming one item ({@link CallerVerdicts}). */
+	private final CallerVerdicts callerVerdicts = new CallerVerdicts();
+
 	/** The rules compiled for this engine, by what they were compiled from, for the next snapshot to reuse. */
 	private final Map<Object, PolicyRule> rules;
 
@@ -128,12 +131,22 @@ public final class Policies {
 	 * and the server's own answer to a name it does not know would tell it from a refused one.
 	 */
 	public boolean readsTool(String server, String virtualServer) {
-		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsTool());
+		for (Policy policy : governing(server, virtualServer)) { // asked on every call: no stream
+			if (policy.rule().readsTool()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** {@link #readsTool}, for the prompt a request names ({@code mcp.prompt}). */
 	public boolean readsPrompt(String server, String virtualServer) {
-		return governing(server, virtualServer).stream().anyMatch(policy -> policy.rule().readsPrompt());
+		for (Policy policy : governing(server, virtualServer)) {
+			if (policy.rule().readsPrompt()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -160,7 +173,7 @@ public final class Policies {
 		if (applicable.isEmpty()) {
 			return PolicyDecision.ALLOWED;
 		}
-		Run run = new Run(facts, null, callVerdicts.of(applicable, facts), true);
+		Run run = new Run(facts, null, callerVerdicts.of(applicable, facts, callVerdicts.kept(applicable, facts)), true);
 		PolicyDecision decision = PolicyEvaluation.combine(applicable, run, failures(facts, Consequence.REFUSED))
 			.decision();
 		if (!decision.allowed()) {

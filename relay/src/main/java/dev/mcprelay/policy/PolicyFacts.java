@@ -5,6 +5,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.common.collect.ImmutableMap;
 
 import dev.mcprelay.api.Caller;
@@ -126,8 +128,24 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 				arguments, headers);
 	}
 
+	static final int MAX_CALLERS = 4_096;
+
+	/**
+	 * Each caller's variable, made once per caller object rather than on every message (the front door makes one
+	 * {@link Caller} per API key and per token it accepted and keeps); held weakly by the caller, at most
+	 * {@value #MAX_CALLERS} callers.
+	 */
+	private static final Cache<Caller, Map<String, Object>> CALLERS = Caffeine.newBuilder()
+		.weakKeys()
+		.maximumSize(MAX_CALLERS)
+		.executor(Runnable::run)
+		.build();
+
 	private static Map<String, Object> callerOf(Caller caller) {
-		Caller who = caller == null ? Caller.ANONYMOUS : caller;
+		return CALLERS.get(caller == null ? Caller.ANONYMOUS : caller, PolicyFacts::callerValue);
+	}
+
+	private static Map<String, Object> callerValue(Caller who) {
 		return Map.of("kind", who.kind().name().toLowerCase(Locale.ROOT), "id", orEmpty(who.id()), "client",
 				who.kind() == Caller.Kind.API_KEY ? who.id() : "", "scopes", List.copyOf(who.scopes()), "claims",
 				CelValues.of(who.claims()));

@@ -18,6 +18,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.proxy.ServerListChanges;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
 
@@ -44,7 +45,7 @@ import reactor.core.publisher.Mono;
  * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all, are kept; the
  * catalogues used least recently are forgotten first, and read again when needed.
  */
-public class PublishedCatalogues {
+public class PublishedCatalogues implements ServerListChanges {
 
 	/** The most items of one list the relay keeps for a view (listings are cut at {@link UpstreamLister#MAX_PAGES} too). */
 	public static final int MAX_ITEMS = PublishedItems.MAX_ITEMS;
@@ -86,6 +87,9 @@ public class PublishedCatalogues {
 		.build();
 
 	private final Lister lister;
+
+	/** The callers' views where their requests cannot change them, made once ({@link CallerViews}). */
+	private final CallerViews views = new CallerViews();
 
 	private final Function<String, ServerProperties> servers;
 
@@ -164,7 +168,11 @@ public class PublishedCatalogues {
 		context.attributes().put(COMPOSED, Boolean.TRUE);
 	}
 
-	/** {@code server} said its list {@code list} changed: what was kept of it, in every view, is forgotten. */
+	/**
+	 * {@code server} said its list {@code list} changed: what was kept of it, in every view, is forgotten. Heard on
+	 * every stream of every server ({@link ServerListChanges}), whatever governs it.
+	 */
+	@Override
 	public void changed(String server, String list) {
 		generation(server, list).incrementAndGet();
 		catalogues.asMap().keySet().removeIf(key -> key.view().server().equals(server) && key.list().equals(list));
@@ -269,7 +277,7 @@ public class PublishedCatalogues {
 	}
 
 	private UpstreamView viewOf(CallContext context) {
-		return UpstreamView.of(context, servers.apply(context.server()));
+		return views.of(context, servers.apply(context.server()));
 	}
 
 	/** A tool's published {@code annotations}, as CEL values; empty when it has none (and for a prompt). */

@@ -60,6 +60,11 @@ public final class HeaderRules {
 	private static final HeaderNameSet NOT_RELAYED_DOWNSTREAM = HeaderNameSet
 		.of(Stream.concat(HOP_BY_HOP.stream(), Stream.of("set-cookie", "www-authenticate")).toList());
 
+	/** {@link #NOT_RELAYED_DOWNSTREAM}, and the length of a body the relay does not relay exactly as received. */
+	private static final HeaderNameSet NOT_RELAYED_DOWNSTREAM_NOR_LENGTH = HeaderNameSet.of(Stream
+		.concat(HOP_BY_HOP.stream(), Stream.of("set-cookie", "www-authenticate", "content-length"))
+		.toList());
+
 	/**
 	 * What MCP needs on every hop, which a {@code Connection} header cannot take off it: a client or upstream that
 	 * lists one there does not get to drop the session, its protocol version, a resumption point or the media types.
@@ -68,8 +73,6 @@ public final class HeaderRules {
 			"mcp-protocol-version", "last-event-id", "accept", "content-type"));
 
 	private static final AsciiString CONNECTION = AsciiString.cached("connection");
-
-	private static final AsciiString CONTENT_LENGTH = AsciiString.cached("content-length");
 
 	private static final DefaultHttpHeadersFactory RELAYED = DefaultHttpHeadersFactory.headersFactory()
 		.withValidation(false);
@@ -178,11 +181,31 @@ public final class HeaderRules {
 	public static io.netty.handler.codec.http.HttpHeaders relayedResponseHeaders(
 			io.netty.handler.codec.http.HttpHeaders upstream, boolean keepContentLength) {
 		io.netty.handler.codec.http.HttpHeaders relayed = RELAYED.newHeaders();
-		copyCrossing(upstream, NOT_RELAYED_DOWNSTREAM, relayed);
-		if (!keepContentLength) {
-			relayed.remove(CONTENT_LENGTH);
-		}
+		putRelayedResponseHeaders(upstream, keepContentLength, relayed);
 		return relayed;
+	}
+
+	/**
+	 * Puts the upstream response's headers that may reach the client ({@link #relayedResponseHeaders}) straight on the
+	 * client's response headers {@code to}, with no set of them made apart first: each name that crosses replaces what
+	 * {@code to} had under it; the rest of {@code to} stays.
+	 *
+	 * @param keepContentLength true only when the body is relayed exactly as received
+	 */
+	public static void putRelayedResponseHeaders(io.netty.handler.codec.http.HttpHeaders upstream,
+			boolean keepContentLength, io.netty.handler.codec.http.HttpHeaders to) {
+		HeaderNameSet blocked = keepContentLength ? NOT_RELAYED_DOWNSTREAM : NOT_RELAYED_DOWNSTREAM_NOR_LENGTH;
+		HeaderNameSet connectionListed = connectionListed(upstream);
+		if (!to.isEmpty()) {
+			Iterator<Map.Entry<CharSequence, CharSequence>> entries = upstream.iteratorCharSequence();
+			while (entries.hasNext()) {
+				CharSequence name = entries.next().getKey();
+				if (crosses(name, blocked, connectionListed)) {
+					to.remove(name);
+				}
+			}
+		}
+		copyCrossing(upstream, blocked, connectionListed, to);
 	}
 
 	/** {@link #relayedResponseHeaders} put on Spring's headers of a response. */
@@ -214,16 +237,26 @@ public final class HeaderRules {
 	 */
 	private static void copyCrossing(io.netty.handler.codec.http.HttpHeaders from, HeaderNameSet blocked,
 			io.netty.handler.codec.http.HttpHeaders to) {
-		HeaderNameSet connectionListed = connectionListed(from);
+		copyCrossing(from, blocked, connectionListed(from), to);
+	}
+
+	/** {@link #copyCrossing(io.netty.handler.codec.http.HttpHeaders, HeaderNameSet, io.netty.handler.codec.http.HttpHeaders)}, the {@code Connection} list read. */
+	private static void copyCrossing(io.netty.handler.codec.http.HttpHeaders from, HeaderNameSet blocked,
+			HeaderNameSet connectionListed, io.netty.handler.codec.http.HttpHeaders to) {
 		Iterator<Map.Entry<CharSequence, CharSequence>> entries = from.iteratorCharSequence();
 		while (entries.hasNext()) {
 			Map.Entry<CharSequence, CharSequence> entry = entries.next();
 			CharSequence name = entry.getKey();
-			if (!blocked.contains(name) && (!connectionListed.contains(name) || ALWAYS_PASS.contains(name))
+			if (crosses(name, blocked, connectionListed)
 					&& !(SingleValuedHeaders.NAMES.contains(name) && to.contains(name))) {
 				to.add(name, entry.getValue());
 			}
 		}
+	}
+
+	/** Whether a header line may cross: not {@code blocked}, nor listed in {@code Connection} unless MCP needs it. */
+	private static boolean crosses(CharSequence name, HeaderNameSet blocked, HeaderNameSet connectionListed) {
+		return !blocked.contains(name) && (!connectionListed.contains(name) || ALWAYS_PASS.contains(name));
 	}
 
 	/** The names a {@code Connection} header lists, which belong to that hop only. */

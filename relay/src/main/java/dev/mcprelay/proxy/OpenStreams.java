@@ -14,6 +14,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.http.ReloadEnding;
 import dev.mcprelay.metrics.RelayMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -47,7 +48,11 @@ import reactor.util.context.ContextView;
  * caller whose access to the server it withdrew ({@link Upstream#withdrawnFrom}; an API key revoked or no longer
  * opening the server, a token the JWT settings no longer accept: {@code RelayExchange.accessWithdrawn()}; both
  * {@code access_withdrawn}), and those
- * on a changed legacy SSE server's bridged sessions ({@link Upstream#bridgeRetired}, {@code session_ended}).
+ * on the sessions the relay bridged that a change ended ({@link Upstream#bridgeRetired}, {@code session_ended}: a
+ * changed legacy SSE server's, and a 2025 client's session of the version bridge once its server is pinned to 2025
+ * versions), and a virtual server's exchanges with its members when the reload removed or changed the virtual server,
+ * or withdrew the client's access to it ({@code RelayExchange.endedByReload()}: answered and counted under the virtual
+ * server).
  */
 @Component
 public class OpenStreams implements SmartLifecycle {
@@ -213,31 +218,44 @@ public class OpenStreams implements SmartLifecycle {
 	<T> Flux<T> untilShutdown(Flux<T> body, RelayCall call) {
 		return Flux.defer(() -> {
 			AtomicBoolean shutDown = new AtomicBoolean();
-			AtomicReference<String> byReload = new AtomicReference<>();
+			AtomicReference<ReloadEnding> byReload = new AtomicReference<>();
 			Upstream upstream = call.upstream();
+			String server = upstream.id();
 			return body.takeUntilOther(closing(endsWithTheGracePeriod(call)).doOnTerminate(() -> shutDown.set(true)))
 				.takeUntilOther(upstream.removed()
-					.doOnTerminate(() -> byReload.set(RelayShuttingDownException.SERVER_REMOVED)))
+					.doOnTerminate(() -> byReload.set(new ReloadEnding(server, ReloadEnding.SERVER_REMOVED))))
 				.takeUntilOther(upstream.withdrawnFrom(call.exchange().caller())
-					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
+					.doOnTerminate(() -> byReload.compareAndSet(null,
+							new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))))
 				.takeUntilOther(call.exchange().accessWithdrawn()
-					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.ACCESS_WITHDRAWN)))
-				.takeUntilOther(upstream.bridgeRetired()
-					.doOnTerminate(() -> byReload.compareAndSet(null, RelayShuttingDownException.SESSION_ENDED)))
+					.doOnTerminate(() -> byReload.compareAndSet(null,
+							new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))))
+				.takeUntilOther(call.exchange().endedByReload().doOnNext(ending -> byReload.compareAndSet(null, ending)))
+				.takeUntilOther(upstream.bridgeRetired(McpRelay.sessionId(call.exchange()))
+					.doOnTerminate(() -> byReload.compareAndSet(null,
+							new ReloadEnding(server, ReloadEnding.SESSION_ENDED))))
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
-						: byReload.get() != null ? Mono.error(endedByReload(upstream.id(), byReload.get()))
+						: byReload.get() != null ? Mono.error(endedByReload(byReload.get(), server))
 								: Mono.empty()));
 		});
 	}
 
 	/**
 	 * Counts a stream a reload ended because it removed its server, withdrew its caller's access to it, or changed the
-	 * legacy SSE server its session was bridged to ({@link RelayMeters#STREAMS_ENDED}, by {@code reason}).
+	 * server so that a session the relay bridged or the virtual server it came through ended its sessions
+	 * ({@link RelayMeters#STREAMS_ENDED}, under the server the ending names, by {@code reason}).
+	 *
+	 * @param relayed the server whose stream it is (the member, for a virtual server's exchange with one)
 	 */
-	private RelayShuttingDownException endedByReload(String server, String reason) {
+	private RelayShuttingDownException endedByReload(ReloadEnding ending, String relayed) {
+		countEnded(ending.server(), ending.reason());
+		return new RelayShuttingDownException(ending.reason(), ending.server().equals(relayed) ? null : ending.server());
+	}
+
+	private void countEnded(String server, String reason) {
 		log.info("A stream of '{}' ended: a configuration reload {}", server, switch (reason) {
-			case RelayShuttingDownException.SERVER_REMOVED -> "removed the server";
-			case RelayShuttingDownException.SESSION_ENDED -> "changed the legacy SSE server, ending its bridged sessions";
+			case ReloadEnding.SERVER_REMOVED -> "removed the server";
+			case ReloadEnding.SESSION_ENDED -> "changed the server, which ends its sessions";
 			default -> "withdrew its caller's access to the server";
 		});
 		Counter.builder(RelayMeters.STREAMS_ENDED)
@@ -246,20 +264,21 @@ public class OpenStreams implements SmartLifecycle {
 			.tag(RelayMeters.REASON, reason)
 			.register(registry)
 			.increment();
-		return new RelayShuttingDownException(reason);
 	}
 
 	/**
 	 * A stream the relay serves itself to {@code exchange} (a virtual server's merged GET, {@code server} the virtual
 	 * server): it ends when shutdown begins, as a relayed GET does, so that the client reconnects elsewhere and
 	 * shutdown does not wait for it; and when a reload withdraws the caller's access that admitted the exchange
-	 * ({@link dev.mcprelay.http.RelayExchange#accessWithdrawn()}), closed cleanly and counted as a relayed stream is
-	 * ({@code access_withdrawn}).
+	 * ({@link dev.mcprelay.http.RelayExchange#accessWithdrawn()}) or ends {@code server} ({@code serverEnded} completes
+	 * with why: {@code server_removed}, {@code session_ended}), closed cleanly and counted as a relayed stream is.
 	 */
-	public <T> Flux<T> endingAtShutdown(Flux<T> stream, dev.mcprelay.http.RelayExchange exchange, String server) {
+	public <T> Flux<T> endingAtShutdown(Flux<T> stream, dev.mcprelay.http.RelayExchange exchange, String server,
+			Mono<String> serverEnded) {
 		return stream.takeUntilOther(closing(false))
 			.takeUntilOther(exchange.accessWithdrawn()
-				.doOnTerminate(() -> endedByReload(server, RelayShuttingDownException.ACCESS_WITHDRAWN)));
+				.doOnTerminate(() -> countEnded(server, ReloadEnding.ACCESS_WITHDRAWN)))
+			.takeUntilOther(serverEnded.doOnNext(reason -> countEnded(server, reason)));
 	}
 
 	/**

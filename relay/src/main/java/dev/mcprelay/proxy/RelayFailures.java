@@ -226,6 +226,14 @@ public final class RelayFailures {
 						+ "initialize a new one.");
 	}
 
+	/**
+	 * A request on a session that a reload ended by changing its server (a legacy SSE server's bridged session, a
+	 * virtual server's session): 404, so that the client initializes a new one on the new settings.
+	 */
+	public static RelayFailure sessionEnded(String server) {
+		return transportFailure(server, retiredSessionOfChangedServer(server));
+	}
+
 	/** A reload withdrew the caller's access to the server (its allowed-scopes) while the request was waiting for it. */
 	public static RelayFailure accessWithdrawn(String server) {
 		return new RelayFailure(HttpStatus.FORBIDDEN, JsonRpcErrorCodes.INTERNAL_ERROR, "access_withdrawn", server,

@@ -82,6 +82,8 @@ class SseStreamRelay {
 
 	private final ResponseHead responseHead;
 
+	private final ListChangedWatch listChanges;
+
 	/**
 	 * What a stream may hold for its client, read ahead of it and handed to its connection but not yet written, each:
 	 * {@code sessions.max-held-bytes}.
@@ -90,7 +92,8 @@ class SseStreamRelay {
 
 	SseStreamRelay(ResponseInterception responseInterception, FailedRequestAnswers failedRequestAnswers,
 			OpenStreams openStreams, ServerRequestAnswers serverRequestAnswers, SessionStreams sessionStreams,
-			ResponseHead responseHead, RelayProperties properties) {
+			ResponseHead responseHead, ListChangedWatch listChanges, RelayProperties properties) {
+		this.listChanges = listChanges;
 		this.maxHeldBytes = properties.sessions().maxHeldBytes().toBytes();
 		this.responseHead = responseHead;
 		this.responseInterception = responseInterception;
@@ -142,9 +145,11 @@ class SseStreamRelay {
 	 * server messages and every event of the chunk is a plain notification (or no message at all), the chunk's events
 	 * are relayed as they came, without a tree or a stage, as one write: the common case of a long stream of progress.
 	 * Otherwise each event goes through the stages in turn and is passed on as soon as it has: an event that ends the
-	 * stream (a malformed message) does so after the events before it went out.
+	 * stream (a malformed message) does so after the events before it went out. Either way a server's
+	 * {@code list_changed} is heard first ({@link ListChangedWatch}), whatever chain the stream began on.
 	 */
 	private Publisher<byte[]> relayEvents(List<SseEvent> completed, RelayCall call) {
+		listChanges.heard(call.upstream().id(), completed);
 		if (responseInterception.relaysNotificationsUntouched(call.exchange().configuration(), call.upstream().id()) && allPlain(completed)) {
 			if (call.trace().recordsEvents()) {
 				completed.stream().filter(SseEvent::isMessage).forEach(event -> call.trace().streamed(event.dataBytes()));

@@ -9,6 +9,8 @@ import org.springframework.util.unit.DataSize;
 import reactor.core.publisher.Mono;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.bridge.ServerVersions;
+import dev.mcprelay.bridge.VersionBridge;
 import dev.mcprelay.config.RejectedServerRequests;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
@@ -49,13 +51,25 @@ public record Upstream(String id, ServerProperties properties, URI uri, ServerLi
 	}
 
 	/**
-	 * Completes when a reload changed this server while it is a legacy SSE server ({@code transport: sse}): its
-	 * bridge, with every session bridged on these settings, ends then ({@link UpstreamTransports#replaced}); never for
-	 * a Streamable HTTP server, whose streams finish on the settings they began with.
+	 * Completes when a reload changed this server so that the session {@code sessionId}, which the relay bridged on
+	 * these settings, ends, for a stream of that session: every stream of a legacy SSE server ({@code transport: sse}),
+	 * whose bridge ends with each of its sessions ({@link UpstreamTransports#replaced}); for a Streamable HTTP server,
+	 * the streams of a session its version bridge gave a 2025 client (its GET stream, a call streaming its answer),
+	 * once a reload pins {@code protocol-versions} of the session era: the server is then spoken to in that era, and the
+	 * session cannot continue ({@link ServerVersions#pinnedToEraOf}). Never for any other stream: a Streamable HTTP
+	 * server's streams finish on the settings they began with.
 	 */
-	public Mono<Void> bridgeRetired() {
-		return properties.transport() == UpstreamTransportKind.SSE
-				? lifetime.versions().filter(next -> next != this).next().then() : Mono.never();
+	public Mono<Void> bridgeRetired(String sessionId) {
+		if (properties.transport() == UpstreamTransportKind.SSE) {
+			return lifetime.versions().filter(next -> next != this).next().then();
+		}
+		if (!VersionBridge.isBridgedSession(sessionId)) {
+			return Mono.never();
+		}
+		return lifetime.versions()
+			.filter(next -> next != this && ServerVersions.pinsSessionEra(next.properties().protocolVersions()))
+			.next()
+			.then();
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.mcprelay.security;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -56,8 +57,8 @@ public class CredentialHeaders implements SnapshotPart<Map<String, Set<String>>>
 	}
 
 	/**
-	 * The inbound headers interceptors of server {@code serverId} do not see in {@code snapshot}, the request's (names
-	 * compare case-insensitively); empty when they see every header.
+	 * The inbound headers interceptors of server {@code serverId} do not see in {@code snapshot}, the request's, their
+	 * names in lower case; empty when they see every header.
 	 */
 	public Set<String> hiddenFrom(ConfigurationSnapshot snapshot, String serverId) {
 		return of(snapshot).getOrDefault(serverId, Set.of());
@@ -71,7 +72,8 @@ public class CredentialHeaders implements SnapshotPart<Map<String, Set<String>>>
 		server.arguments().inject().stream().map(InjectedArgumentProperties::fromRequestHeader)
 			.filter(name -> name != null)
 			.forEach(hidden::remove);
-		return hidden.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(hidden);
+		// in lower case and unmodifiable, as CallContext keeps them: a request's context takes the set as it is
+		return hidden.stream().map(name -> name.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
 	}
 
 }

@@ -126,6 +126,11 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 	private VirtualMembers decideMembers(Authentication authentication, Caller caller, String virtualId,
 			ConfigurationSnapshot snapshot) {
 		VirtualServer virtual = virtualServers.find(snapshot, virtualId);
+		if (virtual == null) {
+			// a later snapshot a reload removed it from (WithdrawnAccess reviews the request against it): its removal
+			// ends what it served (server_removed), not the caller's access
+			return new VirtualMembers(virtualId, List.of());
+		}
 		List<String> usable = new ArrayList<>();
 		if (authentication instanceof ApiKeyAuthentication key) {
 			for (String member : virtual.members()) {
@@ -156,6 +161,12 @@ final class ServerAccess implements ReactiveAuthorizationManager<AuthorizationCo
 			}
 		}
 		return new VirtualMembers(virtualId, usable);
+	}
+
+	/** The members of virtual server {@code virtualId} under {@code snapshot}; empty when it has none there. */
+	List<String> membersOf(String virtualId, ConfigurationSnapshot snapshot) {
+		VirtualServer virtual = virtualServers.find(snapshot, virtualId);
+		return virtual == null ? List.of() : virtual.members();
 	}
 
 	/** The scopes every token must carry under {@code snapshot} ({@code jwt.required-scopes}). */

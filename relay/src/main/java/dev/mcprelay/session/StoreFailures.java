@@ -9,8 +9,9 @@ import java.util.concurrent.TimeoutException;
  * Why the shared store (Redis) cannot be used, in a sentence an operator acts on: Redis's own refusal (a wrong password,
  * none given, a wrong user), nothing listening, an unknown host, no answer in time, a Sentinel that knows no such
  * master, a Cluster with hash slots no master serves, each with the properties to check for the store's
- * {@link RedisTopology}. From the deepest cause, which is Redis's or the network's own word; never a password
- * (Lettuce's and Redis's messages hold none), cut to {@value #MAX_LENGTH} characters.
+ * {@link RedisTopology}, a Sentinel's refusal of its own password told from the master's. From the deepest cause, which
+ * is Redis's or the network's own word; never a password (Lettuce's and Redis's messages hold none, and a URI's
+ * masked password is written {@code *****} whatever its length), cut to {@value #MAX_LENGTH} characters.
  */
 final class StoreFailures {
 
@@ -33,11 +34,15 @@ final class StoreFailures {
 		}
 		String message = root.getMessage() == null ? root.getClass().getSimpleName() : clip(root.getMessage());
 		String upper = message.toUpperCase(Locale.ROOT);
+		// Lettuce names a Sentinel it could not use ("Cannot connect to a Redis Sentinel"); Redis's refusal is the same
+		String refuser = topology == RedisTopology.SENTINEL && fromASentinel(failure) ? "a Sentinel" : "Redis";
+		String password = refuser.equals("Redis") ? "spring.data.redis.password" : "spring.data.redis.sentinel.password";
 		if (upper.startsWith("WRONGPASS") || upper.contains("INVALID PASSWORD")) {
-			return "Redis refused the password (" + message + "): check spring.data.redis.password (and username)";
+			return refuser + " refused the password (" + message + "): check " + password + " (and "
+					+ password.replace("password", "username") + ")";
 		}
 		if (upper.startsWith("NOAUTH")) {
-			return "Redis wants a password and was given none (" + message + "): set spring.data.redis.password";
+			return refuser + " wants a password and was given none (" + message + "): set " + password;
 		}
 		if (root instanceof ConnectException || upper.contains("CONNECTION REFUSED")) {
 			return "nothing listens there (" + message + "): check " + topology.properties() + ", and that Redis runs";
@@ -56,6 +61,21 @@ final class StoreFailures {
 		return message;
 	}
 
+	/** Whether a message in {@code failure}'s causes (or what they suppressed) says a Sentinel failed it. */
+	private static boolean fromASentinel(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().contains("Sentinel")) {
+				return true;
+			}
+			for (Throwable suppressed : cause.getSuppressed()) {
+				if (suppressed.getMessage() != null && suppressed.getMessage().contains("Sentinel")) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
 	/** A Cluster whose nodes do not say {@code cluster_state:ok}: some hash slot has no master that answers. */
 	static final class ClusterNotServing extends IllegalStateException {
 
@@ -66,7 +86,8 @@ final class StoreFailures {
 	}
 
 	private static String clip(String text) {
-		String line = text.replaceAll("\\s+", " ").strip();
+		// Lettuce writes a URI's password as one asterisk per character: its length is no one's business either
+		String line = text.replaceAll("\\s+", " ").replaceAll("(rediss?(-sentinel)?://)\\*+@", "$1*****@").strip();
 		return line.length() <= MAX_LENGTH ? line : line.substring(0, MAX_LENGTH) + "...";
 	}
 

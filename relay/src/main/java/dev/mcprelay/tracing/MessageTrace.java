@@ -57,12 +57,20 @@ final class MessageTrace {
 				version = text(params, "protocolVersion");
 			}
 			return new Facts(TelemetryText.cut(method),
-					id == null || id.isNull() ? null : TelemetryText.cut(id.isTextual() ? id.asText() : id.toString()),
+					id == null || id.isNull() ? null : TelemetryText.cut(idText(id)),
 					"tools/call".equals(method) ? text(params, "name") : null,
 					"prompts/get".equals(method) ? text(params, "name") : null,
 					method != null && (method.startsWith("resources/") && !method.endsWith("/list"))
 							? text(params, "uri") : null,
 					TelemetryText.cut(version), context.server(), context.virtualServer());
+		}
+
+		/**
+		 * A request's JSON-RPC id as text: a string's text, an integer's digits (its JSON, without setting up Jackson's
+		 * serializer for it, as {@code toString()} does per message), anything else its JSON.
+		 */
+		private static String idText(JsonNode id) {
+			return id.isTextual() || id.isNumber() ? id.asText() : id.toString();
 		}
 
 		/** A text field of {@code params}, cut to {@value TelemetryText#MAX_LENGTH} characters. */

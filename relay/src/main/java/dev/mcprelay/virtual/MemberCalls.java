@@ -14,7 +14,6 @@ import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.route.McpRouting;
-import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -60,18 +59,21 @@ class MemberCalls {
 	}
 
 	/**
-	 * Sends {@code method} to {@code member} for the client's exchange {@code client}; a client that stops reading
-	 * the answer (the member's relay saw it take nothing for {@code timeouts.client-write}) has its connection closed,
-	 * as a client of the member itself would.
+	 * Sends {@code method} to {@code member} for the client's request {@code call}, with the members it may use as the
+	 * request says ({@link VirtualCall#access()}); a client that stops reading the answer (the member's relay saw it
+	 * take nothing for {@code timeouts.client-write}) has its connection closed, as a client of the member itself
+	 * would. The member's exchange ends, as one of a removed server's does, when a reload ends the virtual server's
+	 * version the request runs on or withdraws the client's access to it ({@link MemberOrigin#endingOf}).
 	 *
 	 * @param session the virtual session's session with the member ({@link MemberSession#NONE} before it has one)
 	 * @param lastEventId the member's event id to resume after (GET), or {@code null}
 	 * @param body the JSON-RPC message (POST), or {@code null}
 	 */
-	Mono<MemberAnswer> send(RelayExchange client, VirtualMembers virtual, String member, HttpMethod method,
-			MemberSession session, String lastEventId, byte[] body) {
-		return send(new MemberOrigin(client.requestHeaders(), client.caller(), virtual, client.configuration()), member, method, session,
-				lastEventId, body, () -> closeStalled(client));
+	Mono<MemberAnswer> send(VirtualCall call, String member, HttpMethod method, MemberSession session,
+			String lastEventId, byte[] body) {
+		RelayExchange client = call.exchange();
+		return send(new MemberOrigin(client.requestHeaders(), client.caller(), call.access(), client.configuration(),
+				MemberOrigin.endingOf(call)), member, method, session, lastEventId, body, () -> closeStalled(client));
 	}
 
 	/**
@@ -108,7 +110,7 @@ class MemberCalls {
 			Caller caller = origin.caller();
 			MemberExchange exchange = new MemberExchange(method,
 					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers, body, caller,
-					origin.access(), response);
+					origin.access(), response, origin.ending());
 			record.set(exchange.record());
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))

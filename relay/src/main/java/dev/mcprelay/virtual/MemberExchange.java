@@ -8,19 +8,23 @@ import org.springframework.http.support.Netty4HeadersAdapter;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.http.ReloadEnding;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.HttpHeaders;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The exchange a virtual server has with one member's relay, in this process: the member's path, the headers the
  * virtual server chose (which the relay may change in place: it puts a session's own id in place of the bound one),
  * the message as bytes, and the decisions of the client's request (its caller, the virtual server's usable members),
  * with a record of its own, so that the member's meters and log line are those of a request to the member. Its response
- * is a {@link MemberResponse}. Cancelling the relay's handling of it cancels the member's exchange.
+ * is a {@link MemberResponse}. Cancelling the relay's handling of it cancels the member's exchange; a reload that ends
+ * the client request's virtual server, or withdraws the client's access to it, ends its streams
+ * ({@link #endedByReload()}).
  */
 final class MemberExchange implements RelayExchange {
 
@@ -44,12 +48,18 @@ final class MemberExchange implements RelayExchange {
 
 	private final ExchangeRecord record;
 
+	private final Mono<ReloadEnding> endedByReload;
+
 	/**
 	 * @param configuration the client's exchange's snapshot: a member's exchange runs on the same one
 	 * @param body the message (POST), or {@code null}
+	 * @param endedByReload when a reload ends it ({@link #endedByReload()}: the virtual server's version ended, the
+	 * client's access to it withdrawn)
 	 */
 	MemberExchange(HttpMethod method, McpRoute route, ConfigurationSnapshot configuration, HttpHeaders headers,
-			byte[] body, Caller caller, VirtualMembers virtual, MemberResponse response) {
+			byte[] body, Caller caller, VirtualMembers virtual, MemberResponse response,
+			Mono<ReloadEnding> endedByReload) {
+		this.endedByReload = endedByReload;
 		this.method = method;
 		this.route = route;
 		this.configuration = configuration;
@@ -134,6 +144,11 @@ final class MemberExchange implements RelayExchange {
 	@Override
 	public ExchangeRecord record() {
 		return record;
+	}
+
+	@Override
+	public Mono<ReloadEnding> endedByReload() {
+		return endedByReload;
 	}
 
 }

@@ -1,10 +1,12 @@
 package dev.mcprelay.virtual;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.ReloadEnding;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
+import reactor.core.publisher.Mono;
 
 /**
  * On whose behalf a virtual server sends a member a message: the client request's headers (those a member message
@@ -17,21 +19,38 @@ import io.netty.handler.codec.http.HttpHeaders;
  * @param access the members that caller may use
  * @param configuration the snapshot the client request runs on: a member's exchange runs on it too (kept with the
  * origin, a held member stream stays on the settings it began with)
+ * @param ending when a reload ends the client request's messages ({@link #endingOf}): the member's exchange ends then,
+ * as one of a removed server's ({@code RelayExchange.endedByReload()}); never for a message that outlives the request
+ * (what it belongs to, a held stream or a session, is ended by what keeps it)
  */
 record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
-		ConfigurationSnapshot configuration) {
+		ConfigurationSnapshot configuration, Mono<ReloadEnding> ending) {
 
 	/** The origin of {@code call}'s messages while its request lasts. */
 	static MemberOrigin of(VirtualCall call) {
 		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), access(call),
-				call.exchange().configuration());
+				call.exchange().configuration(), endingOf(call));
 	}
 
 	/** The origin of {@code call}'s messages, kept beyond its request: the headers copied. */
 	static MemberOrigin kept(VirtualCall call) {
 		HttpHeaders copy = new DefaultHttpHeaders();
 		copy.set(call.exchange().requestHeaders());
-		return new MemberOrigin(copy, call.exchange().caller(), access(call), call.exchange().configuration());
+		return new MemberOrigin(copy, call.exchange().caller(), access(call), call.exchange().configuration(),
+				Mono.never());
+	}
+
+	/**
+	 * When a reload ends {@code call}'s exchanges with members, named for its virtual server: the version of the
+	 * virtual server it runs on ended ({@code server_removed}, {@code session_ended}), or the access to it the front
+	 * door granted the client's caller was withdrawn ({@code access_withdrawn}), whichever comes first.
+	 */
+	static Mono<ReloadEnding> endingOf(VirtualCall call) {
+		String virtualId = call.server().id();
+		return Mono.firstWithValue(
+				call.server().version().ended().map(reason -> new ReloadEnding(virtualId, reason)),
+				call.exchange().accessWithdrawn()
+					.then(Mono.fromSupplier(() -> new ReloadEnding(virtualId, ReloadEnding.ACCESS_WITHDRAWN))));
 	}
 
 	/** The members the caller may use; never marked as a catalogue listing, which is one request's only. */

@@ -146,7 +146,7 @@ class MemberRequests {
 	}
 
 	private Mono<MemberAnswer> send(VirtualCall call, String member, MemberSession session, byte[] message) {
-		return calls.send(call.exchange(), call.access(), member, HttpMethod.POST, session, null, message)
+		return calls.send(call, member, HttpMethod.POST, session, null, message)
 			.flatMap(answer -> call.stateless() ? Mono.just(answer) : MemberSessionLost.check(answer, session));
 	}
 

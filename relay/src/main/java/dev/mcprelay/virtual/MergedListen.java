@@ -60,7 +60,7 @@ class MergedListen {
 		List<String> members = call.usable();
 		return Flux.fromIterable(members)
 			.flatMapSequential(member -> calls
-				.send(call.exchange(), call.access(), member, HttpMethod.POST, MemberSession.NONE, null, body)
+				.send(call, member, HttpMethod.POST, MemberSession.NONE, null, body)
 				.flatMap(answer -> answered(member, answer, id))
 				.onErrorResume(error -> Mono.just(new Answered(member, null, null,
 						new MemberUnavailable(member, "could not be reached").getMessage()))), Math.max(1, members.size()))

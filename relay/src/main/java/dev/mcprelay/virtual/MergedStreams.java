@@ -84,12 +84,13 @@ class MergedStreams {
 	private final StreamHandover handover;
 
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
-			OpenStreams openStreams, StreamHandover handover) {
+			OpenStreams openStreams, StreamHandover handover, VirtualServers servers) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.joins = joins;
 		this.openStreams = openStreams;
 		this.handover = handover;
 		handover.onClaimed(this::released);
+		servers.onRetired(this::retired);
 	}
 
 	/**
@@ -103,6 +104,7 @@ class MergedStreams {
 				MemberOrigin.kept(call), Map.of()));
 		if (created[0] != null) {
 			joinedMembers(call).forEach(member -> created[0].open(member, call.memberSession(member)));
+			endIfRetired(created[0]);
 		}
 	}
 
@@ -132,6 +134,7 @@ class MergedStreams {
 			// another replica may hold the members' streams (from the join, or an earlier GET): it lets them go
 			handover.claim(key);
 			members.forEach(member -> session.open(member, call.memberSession(member)));
+			endIfRetired(session);
 		}
 		else {
 			session.reopened();
@@ -149,9 +152,10 @@ class MergedStreams {
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
 			// ends as shutdown begins, as a relayed GET does (the client reconnects elsewhere), and when a reload
-			// withdraws the caller's access
+			// withdraws the caller's access, or removes or changes the virtual server
 			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(
-					session.attach(call.exchange(), received), call.exchange(), call.server().id()));
+					session.attach(call.exchange(), received), call.exchange(), call.server().id(),
+					call.server().version().ended()));
 		});
 	}
 
@@ -239,6 +243,23 @@ class MergedStreams {
 	void end(String virtualId, String sessionId) {
 		MergedSession session = sessions.get(key(virtualId, sessionId));
 		if (session != null) {
+			session.end(UndeliveredMessages.SESSION_ENDED);
+		}
+	}
+
+	/**
+	 * A reload removed or changed {@code server}: the streams here of its sessions on that version end (their GETs
+	 * heard it first, and were counted), what they held counted as the session's end's ({@code session_ended}).
+	 */
+	private void retired(VirtualServer server) {
+		sessions.values().stream()
+			.filter(session -> session.server().version() == server.version())
+			.forEach(session -> session.end(UndeliveredMessages.SESSION_ENDED));
+	}
+
+	/** Ends {@code session}, new here, if a reload ended its virtual server's version before it began. */
+	private static void endIfRetired(MergedSession session) {
+		if (session.server().version().isEnded()) {
 			session.end(UndeliveredMessages.SESSION_ENDED);
 		}
 	}

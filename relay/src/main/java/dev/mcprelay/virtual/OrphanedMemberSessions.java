@@ -55,16 +55,21 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final Disposable sweeping;
 
+	private final VirtualSessions sessions;
+
 	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
-			ObjectProvider<MergedStreams> streams, OpenStreams openStreams) {
+			ObjectProvider<MergedStreams> streams, OpenStreams openStreams, VirtualSessions sessions,
+			VirtualServers servers) {
 		this.store = store;
 		this.calls = calls;
 		this.streams = streams;
+		this.sessions = sessions;
 		this.period = period(properties.sessions().idleTimeout());
 		this.sweeping = Flux.interval(period, period).onBackpressureDrop().concatMap(tick -> sweep(), 1).subscribe();
 		if (properties.sessions().store() == SessionStoreKind.MEMORY) {
 			openStreams.atShutdown(this::endAll);
 		}
+		servers.onRetired(this::retired);
 	}
 
 	/**
@@ -96,6 +101,9 @@ class OrphanedMemberSessions implements DisposableBean {
 
 		final String sessionId;
 
+		/** The version of the virtual server the session was opened on: it ends with it. */
+		final VirtualServerVersion version;
+
 		final MemberOrigin origin;
 
 		/** Guarded by {@code this}. */
@@ -103,8 +111,9 @@ class OrphanedMemberSessions implements DisposableBean {
 
 		volatile long lastUse = System.nanoTime();
 
-		Tracked(String virtualId, String sessionId, MemberOrigin origin, Map<String, MemberSession> members) {
-			this.virtualId = virtualId;
+		Tracked(VirtualServer server, String sessionId, MemberOrigin origin, Map<String, MemberSession> members) {
+			this.virtualId = server.id();
+			this.version = server.version();
 			this.sessionId = sessionId;
 			this.origin = origin;
 			this.members = new LinkedHashMap<>(members);
@@ -112,19 +121,48 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	}
 
-	/** {@code call} opened its session with {@code members}. */
+	/**
+	 * {@code call} opened its session with {@code members}; on a version of the virtual server a reload has ended
+	 * since the request began, the session ends at once ({@link #retired}).
+	 */
 	void opened(VirtualCall call, String sessionId, Map<String, MemberSession> members) {
-		tracked.put(key(call.server().id(), sessionId),
-				new Tracked(call.server().id(), sessionId, MemberOrigin.kept(call), members));
+		Tracked entry = new Tracked(call.server(), sessionId, MemberOrigin.kept(call), members);
+		tracked.put(key(call.server().id(), sessionId), entry);
+		if (entry.version.isEnded()) {
+			retire(List.of(entry));
+		}
 	}
 
-	/** A member joined the session (late, or again) with {@code origin}'s request. */
-	void joined(String virtualId, String sessionId, MemberOrigin origin, String member, MemberSession session) {
-		Tracked entry = tracked.computeIfAbsent(key(virtualId, sessionId),
-				key -> new Tracked(virtualId, sessionId, origin, Map.of()));
+	/** A member joined the session of {@code server} (late, or again) with {@code origin}'s request. */
+	void joined(VirtualServer server, String sessionId, MemberOrigin origin, String member, MemberSession session) {
+		Tracked entry = tracked.computeIfAbsent(key(server.id(), sessionId),
+				key -> new Tracked(server, sessionId, origin, Map.of()));
 		synchronized (entry) {
 			entry.members.put(member, session);
 		}
+	}
+
+	/**
+	 * A reload removed or changed {@code server}: each session of that version joined here ends as a client's DELETE
+	 * ends it (its stream here, a DELETE to each member), and the store keeps it as ended, so that its client's next
+	 * request, on any replica, is answered 404 {@code session_ended} ({@link VirtualSessions#retire}).
+	 */
+	private void retired(VirtualServer server) {
+		List<Tracked> ending = tracked.values().stream().filter(entry -> entry.version == server.version()).toList();
+		if (!ending.isEmpty()) {
+			log.info("Virtual server '{}': its {} session(s) joined here end ({}); their member sessions are sent DELETE",
+					server.id(), ending.size(), server.version().endedBy());
+		}
+		retire(ending);
+	}
+
+	private void retire(List<Tracked> ending) {
+		Flux.fromIterable(ending)
+			.filter(entry -> tracked.remove(key(entry.virtualId, entry.sessionId), entry))
+			.flatMap(entry -> sessions.retire(entry.virtualId, entry.sessionId)
+				.onErrorResume(error -> Mono.empty())
+				.then(endMembers(entry)), CONCURRENT_CHECKS)
+			.subscribe();
 	}
 
 	/** The session was served here now. */

@@ -14,13 +14,21 @@ import dev.mcprelay.config.ToolSearchProperties;
  * @param members the servers it composes, in the order that wins a name two of them publish
  * @param prefixes each member's prefix ({@code ""} for none)
  * @param toolSearch tool search over the merged catalogue
+ * @param version the version of its settings this is, which its sessions and streams end with
+ * ({@link VirtualServerVersion}: shared by each configuration that leaves them as they were)
  */
 public record VirtualServer(String id, List<String> members, Map<String, String> prefixes,
-		ToolSearchProperties toolSearch) {
+		ToolSearchProperties toolSearch, VirtualServerVersion version) {
 
 	public VirtualServer {
 		members = List.copyOf(members);
 		prefixes = Map.copyOf(prefixes);
+	}
+
+	/** A virtual server of a version of its own. */
+	public VirtualServer(String id, List<String> members, Map<String, String> prefixes,
+			ToolSearchProperties toolSearch) {
+		this(id, members, prefixes, toolSearch, new VirtualServerVersion());
 	}
 
 	/** The prefix of {@code member}'s names. */

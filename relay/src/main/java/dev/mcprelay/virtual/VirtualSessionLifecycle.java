@@ -99,7 +99,7 @@ class VirtualSessionLifecycle {
 	private Mono<Void> endMembers(VirtualCall call, Map<String, MemberSession> members) {
 		return Flux.fromIterable(members.entrySet())
 			.flatMap(member -> calls
-				.send(call.exchange(), call.access(), member.getKey(), HttpMethod.DELETE, member.getValue(), null, null)
+				.send(call, member.getKey(), HttpMethod.DELETE, member.getValue(), null, null)
 				.flatMap(MemberAnswer::discard)
 				.onErrorResume(error -> Mono.empty()))
 			.then();

@@ -13,6 +13,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreUnavailableException;
 import reactor.core.publisher.Mono;
@@ -31,6 +32,9 @@ class VirtualSessions {
 
 	/** Where the session keeps the level the client asked for ({@code logging/setLevel}): no member id either. */
 	private static final String LOGGING_LEVEL = " logging-level";
+
+	/** What marks a session a reload ended ({@link #retire}): no member id either. */
+	private static final String ENDED = " ended";
 
 	private final SessionStore store;
 
@@ -62,16 +66,22 @@ class VirtualSessions {
 	/**
 	 * Session {@code id}, for {@code callerId}; fails with 404 when the store holds none for that caller. {@code gone}
 	 * runs first when the store holds no session under {@code id} at all (it expired, was evicted or ended), never when
-	 * it holds one of another caller's: that session is not this request's to end.
+	 * it holds one of another caller's: that session is not this request's to end. A session a reload ended
+	 * ({@link #retire}) is forgotten and answered 404 {@code session_ended}, so that the client initializes again.
 	 */
 	Mono<VirtualSession> find(String virtualId, String id, String callerId, Runnable gone) {
-		return store.find(new SessionKey(virtualId, id))
+		SessionKey key = new SessionKey(virtualId, id);
+		return store.find(key)
 			.switchIfEmpty(Mono.fromRunnable(gone))
 			.filter(state -> Objects.equals(state.callerId(), callerId) && state.members().containsKey(INITIALIZE))
+			.flatMap(state -> !state.members().containsKey(ENDED) ? Mono.just(state)
+					: Mono.fromRunnable(gone)
+						.then(store.end(key, callerId).onErrorResume(error -> Mono.empty()))
+						.then(Mono.<SessionState>error(() -> RelayFailures.sessionEnded(virtualId))))
 			.map(state -> {
 				Map<String, MemberSession> members = new LinkedHashMap<>();
 				state.members().forEach((member, stored) -> {
-					if (!member.equals(INITIALIZE) && !member.equals(LOGGING_LEVEL)) {
+					if (!member.equals(INITIALIZE) && !member.equals(LOGGING_LEVEL) && !member.equals(ENDED)) {
 						members.put(member, MemberSession.ofStored(stored));
 					}
 				});
@@ -106,6 +116,15 @@ class VirtualSessions {
 	Mono<Void> join(String virtualId, String id, String member, MemberSession session) {
 		return store.join(new SessionKey(virtualId, id), member, session.stored())
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/**
+	 * Marks session {@code id} as ended by a reload that removed or changed its virtual server: a request naming it is
+	 * answered 404 {@code session_ended} ({@link #find}), on any replica sharing the store, until it expires. A no-op for
+	 * a session the store no longer holds.
+	 */
+	Mono<Void> retire(String virtualId, String id) {
+		return store.join(new SessionKey(virtualId, id), ENDED, "");
 	}
 
 	/** Forgets session {@code id}. */

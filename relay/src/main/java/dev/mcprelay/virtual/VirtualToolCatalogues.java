@@ -14,7 +14,6 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
-import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.interceptors.toolsearch.KeptCatalogues;
 import dev.mcprelay.interceptors.toolsearch.ToolIndex;
 import dev.mcprelay.interceptors.toolsearch.ToolSearchPolicy;
@@ -30,8 +29,9 @@ import reactor.core.scheduler.Schedulers;
  * ({@link VirtualMembers#catalogue()}: never after the caller's policies), read as a server's tool search reads its own
  * ({@link MemberCatalogues}: one listing per view of a member at a time, bounded among the member's listings, a list
  * cut short refused, never searched as whole), merged in configuration order (a name two members publish stays with the
- * earlier, {@link NameClashes}), indexed off the event loops (BM25, {@link ToolIndex}) and kept per virtual server,
- * set of usable members and each member's {@link UpstreamView} of the caller (its caller and configured headers) for
+ * earlier, {@link NameClashes}), indexed off the event loops (BM25, {@link ToolIndex}) and kept per virtual server
+ * and version of its settings ({@link VirtualServerVersion}: dropped when a reload removes or changes it), set of usable
+ * members and each member's {@link UpstreamView} of the caller (its caller and configured headers) for
  * {@link #CATALOGUE_AGE} (under the one bound in bytes of every catalogue tool search keeps, {@link KeptCatalogues},
  * each weighing its tools' JSON), and dropped when a member says its tools changed;
  * one that lacks a member that could not be asked is not kept (the client is warned, and the next search asks the
@@ -62,7 +62,7 @@ class VirtualToolCatalogues {
 
 	private final MemberListPolicies policies;
 
-	VirtualToolCatalogues(MemberCatalogues members, NameClashes clashes, RelayProperties properties,
+	VirtualToolCatalogues(MemberCatalogues members, NameClashes clashes, VirtualServers servers,
 			ListCache listCache, MemberAvailability availability, MemberViews views, MemberListPolicies policies,
 			KeptCatalogues catalogues) {
 		this.catalogues = catalogues;
@@ -76,10 +76,9 @@ class VirtualToolCatalogues {
 				invalidate(member);
 			}
 		});
-		// the index's classes loaded before the first search (tool search on a virtual server is not changed live)
-		if (VirtualServers.anySearches(properties)) {
-			ToolIndex.warmUp();
-		}
+		// a version of a virtual server a reload removed or changed is searched no more (the index's classes are loaded
+		// as a version that searches is compiled: VirtualServers)
+		servers.onRetired(this::retired);
 	}
 
 	/** A merged catalogue, and the warnings about the members it lacks (they could not be asked). */
@@ -124,7 +123,18 @@ class VirtualToolCatalogues {
 	/** Drops the merged catalogues {@code member}'s tools are in: its tools changed. */
 	void invalidate(String member) {
 		catalogues.invalidateIf(key -> key instanceof Merged merged
-				&& merged.key().subList(1, merged.key().size()).contains(member));
+				&& merged.key().subList(2, merged.key().size()).contains(member));
+	}
+
+	/** Drops the merged catalogues of {@code server}'s version, which a reload removed or changed. */
+	private void retired(VirtualServer server) {
+		String version = version(server);
+		catalogues.invalidateIf(key -> key instanceof Merged merged && merged.key().get(1).equals(version));
+	}
+
+	/** What names {@code server}'s version in a catalogue's key (no member id has a line feed). */
+	private static String version(VirtualServer server) {
+		return "\nversion:" + server.version().serial();
 	}
 
 	/**
@@ -135,6 +145,8 @@ class VirtualToolCatalogues {
 	Mono<Catalogue> catalogue(VirtualCall call) {
 		List<String> key = new ArrayList<>();
 		key.add(call.server().id());
+		// prefixed by that version's settings: a version a reload made later is another catalogue
+		key.add(version(call.server()));
 		key.addAll(call.usable());
 		// each member's whole list as it publishes it to this caller's view of it: the same for every request of the
 		// view (ListCache's pages are kept so too)

@@ -1,5 +1,6 @@
 package dev.mcprelay.web;
 
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 
 import dev.mcprelay.http.RelayExchange;
@@ -16,6 +17,8 @@ final class RequestIds {
 	static final String HEADER = "X-Request-Id";
 
 	static final int MAX_LENGTH = 128;
+
+	private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
 
 	private RequestIds() {
 	}
@@ -42,14 +45,21 @@ final class RequestIds {
 		return true;
 	}
 
+	/** 32 random lower-case hex digits, written into one array (this runs for most requests). */
 	private static String make() {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
-		return hex(random.nextLong()) + hex(random.nextLong());
+		byte[] digits = new byte[32];
+		hex(random.nextLong(), digits, 0);
+		hex(random.nextLong(), digits, 16);
+		return new String(digits, StandardCharsets.ISO_8859_1);
 	}
 
-	private static String hex(long value) {
-		String digits = Long.toHexString(value);
-		return "0".repeat(16 - digits.length()) + digits;
+	/** The 16 hex digits of {@code value}, leading zeros included, at {@code offset}. */
+	private static void hex(long value, byte[] digits, int offset) {
+		for (int i = 15; i >= 0; i--) {
+			digits[offset + i] = HEX[(int) (value & 0xf)];
+			value >>>= 4;
+		}
 	}
 
 }

@@ -40,6 +40,35 @@ class ClientAnswersTest {
 		assertThat(answers.awaited()).isZero();
 	}
 
+	/**
+	 * Review K's first finding: a reload that changes a server makes it a new bridge (and so new answers), as every
+	 * replica sharing the session store has its own; two rounds of one session, each asked by another, minted the same
+	 * id, and the user's answer to the first question was taken by the second round ("Delete the production
+	 * database?"). No round takes an answer to another's request.
+	 */
+	@Test
+	void anAnswerIsTakenOnlyByTheRoundThatAskedWhicheverBridgeMintedTheOther() {
+		ClientAnswers beforeTheReload = new ClientAnswers();
+		ClientAnswers afterTheReload = new ClientAnswers();
+		ClientAnswers.Expected first = beforeTheReload.expect("s1", List.of("confirm"));
+		ClientAnswers.Expected second = afterTheReload.expect("s1", List.of("confirm"));
+		String firstId = first.ids().get("confirm");
+		String secondId = second.ids().get("confirm");
+		assertThat(firstId).isNotEqualTo(secondId).startsWith("mcp-relay-input-");
+		assertThat(firstId.length()).as("256 random bits, as a session id").isGreaterThanOrEqualTo(16 + 43);
+
+		StepVerifier.create(second.answers())
+			.then(() -> {
+				assertThat(afterTheReload.answer("s1", response(firstId, "accept: answer to the first question")))
+					.as("the answer to the first round's question, at the bridge of the second").isFalse();
+				assertThat(afterTheReload.awaited()).as("the second round still waits").isEqualTo(1);
+				assertThat(afterTheReload.answer("s1", response(secondId, "decline"))).isTrue();
+			})
+			.assertNext(given -> assertThat(given.get("confirm").at("/result/text").asText()).isEqualTo("decline"))
+			.verifyComplete();
+		first.forget().run();
+	}
+
 	@Test
 	void aRoundThatStopsWaitingForgetsWhatItWaitedFor() {
 		ClientAnswers answers = new ClientAnswers();

@@ -73,7 +73,7 @@ class CallContextHeadersTest {
 		Map<String, Set<String>> next = credentials.compile(compilation(reloaded, first));
 
 		assertThat(next.get("added")).as("hidden from the added server's interceptors as from the others'")
-			.containsExactlyInAnyOrder("Authorization", "X-Api-Key");
+			.containsExactlyInAnyOrder("authorization", "x-api-key");
 	}
 
 	/** What a snapshot of {@code properties} compiles from, after one whose part was {@code previous}. */

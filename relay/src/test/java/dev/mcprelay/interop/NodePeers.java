@@ -21,7 +21,7 @@ import dev.mcprelay.testsupport.TestUpstreams;
  * are installed from the lockfile ({@code npm ci}) when they are missing or older than it, the reference server runs
  * on 127.0.0.1, and the TypeScript SDK client runs the scenarios. Every failure says what to do.
  */
-final class NodePeers {
+public final class NodePeers {
 
 	static final Path DIRECTORY = RepositoryRoot.resolve("interop");
 
@@ -33,7 +33,7 @@ final class NodePeers {
 	}
 
 	/** Fails unless Node 18 or newer is on the PATH. */
-	static void requireNode() {
+	public static void requireNode() {
 		Result version;
 		try {
 			version = run(List.of("node", "--version"), Duration.ofSeconds(30));
@@ -52,7 +52,7 @@ final class NodePeers {
 	}
 
 	/** Installs the pinned packages from {@code interop/package-lock.json} unless they are already in place. */
-	static void installFromLockfile() throws IOException {
+	public static void installFromLockfile() throws IOException {
 		Path lockfile = DIRECTORY.resolve("package-lock.json");
 		Path installed = DIRECTORY.resolve("node_modules/.package-lock.json");
 		if (Files.exists(installed)
@@ -75,7 +75,7 @@ final class NodePeers {
 	 * Starts the MCP server {@code script} (a file in {@code interop/} that listens on 127.0.0.1 at the port in
 	 * {@code PORT}) and waits until it accepts connections. Its output goes to {@code target/interop-<script>.log}.
 	 */
-	static NodeServer startServer(String script) throws IOException, InterruptedException {
+	public static NodeServer startServer(String script) throws IOException, InterruptedException {
 		return startServer(script, Map.of());
 	}
 
@@ -145,9 +145,9 @@ final class NodePeers {
 	}
 
 	/** A Node MCP server process on 127.0.0.1, stopped with its children on close. */
-	record NodeServer(Process process, int port) implements AutoCloseable {
+	public record NodeServer(Process process, int port) implements AutoCloseable {
 
-		String url() {
+		public String url() {
 			return "http://127.0.0.1:" + port + "/mcp";
 		}
 

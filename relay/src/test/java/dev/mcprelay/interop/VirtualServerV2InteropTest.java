@@ -20,22 +20,28 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.SseReader;
 
 /**
  * A virtual server for MCP 2026-07-28 clients, which keep no session: the TypeScript SDK v2 client discovers the
  * composition of two v2 servers, lists their merged tools, calls one through each prefix (the mirrored
  * {@code Mcp-Name} header rewritten with the name), and holds a {@code subscriptions/listen} stream merged from both. A
- * subscription a member refuses (a 2025 server, the TypeScript SDK 1.x) is named to the client before the others'
- * stream, and one that no member takes is an error for the request, never an empty stream.
+ * subscription a member refuses (a stateless 2025 server, the MCP Java SDK's, which offers no stream: the version
+ * bridge's listen gets 405 for its GET) is named to the client before the others' stream, and one that no member takes
+ * is an error for the request, never an empty stream. (A 2025 server that keeps sessions, the TypeScript SDK 1.x, takes
+ * the subscription through the version bridge, on its GET stream.)
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class VirtualServerV2InteropTest {
 
 	private static NodePeers.NodeServer server;
 
-	/** A 2025 server (the TypeScript SDK 1.x): it takes no 2026-07-28 subscription. */
+	/** A 2025 server (the TypeScript SDK 1.x), which keeps sessions: the version bridge serves its subscriptions. */
 	private static NodePeers.NodeServer old;
+
+	/** A stateless 2025 server (the MCP Java SDK's {@code /stateless}): it has no stream to serve a subscription on. */
+	private static SdkMcpUpstream flat;
 
 	private static final String LISTEN = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"subscriptions/listen\",\"params\":"
 			+ "{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
@@ -51,6 +57,7 @@ class VirtualServerV2InteropTest {
 		NodePeers.installFromLockfile();
 		server = NodePeers.startServer("listen-server-v2.mjs");
 		old = NodePeers.startServer("member-server.mjs");
+		flat = new SdkMcpUpstream();
 	}
 
 	@AfterAll
@@ -61,6 +68,9 @@ class VirtualServerV2InteropTest {
 		if (old != null) {
 			old.close();
 		}
+		if (flat != null) {
+			flat.close();
+		}
 	}
 
 	@DynamicPropertySource
@@ -69,8 +79,10 @@ class VirtualServerV2InteropTest {
 		registry.add("mcp-relay.servers.two.url", () -> server.url());
 		registry.add("mcp-relay.virtual-servers.both.members", () -> "one,two");
 		registry.add("mcp-relay.servers.old.url", () -> old.url());
-		registry.add("mcp-relay.virtual-servers.mixed.members", () -> "one,old");
-		registry.add("mcp-relay.virtual-servers.oldonly.members", () -> "old");
+		registry.add("mcp-relay.servers.flat.url", () -> flat.url("/stateless"));
+		registry.add("mcp-relay.virtual-servers.bridged.members", () -> "one,old");
+		registry.add("mcp-relay.virtual-servers.mixed.members", () -> "one,flat");
+		registry.add("mcp-relay.virtual-servers.flatonly.members", () -> "flat");
 	}
 
 	@Test
@@ -94,15 +106,27 @@ class VirtualServerV2InteropTest {
 		List<SseReader.Event> first = SseReader.read(mixed.body(), 2, Duration.ofSeconds(20));
 		assertThat(first.get(0).data().path("method").asText()).isEqualTo("notifications/message");
 		assertThat(first.get(0).data().at("/params/data").asText()).as("the member that refused, named")
-			.contains("'old'");
+			.contains("'flat'");
 		assertThat(first.get(1).data().path("method").asText()).as("the other's subscription goes on")
 			.isEqualTo("notifications/subscriptions/acknowledged");
 
-		HttpResponse<String> none = http.send(listen(http, "oldonly"));
+		HttpResponse<String> none = http.send(listen(http, "flatonly"));
 		List<JsonNode> answered = RawHttp.messagesOf(none);
 		assertThat(answered).as("one answer to the request, not an empty stream: %s", none.body()).hasSize(1);
 		assertThat(answered.get(0).path("id").asInt()).isEqualTo(9);
 		assertThat(answered.get(0).has("error")).as(none.body()).isTrue();
+	}
+
+	@Test
+	void aSubscriptionA2025MemberThatKeepsSessionsTakesThroughTheVersionBridgeIsNoRefusal() throws Exception {
+		RawHttp http = new RawHttp(port);
+
+		HttpResponse<InputStream> bridged = http.open(listen(http, "bridged"));
+		assertThat(bridged.statusCode()).isEqualTo(200);
+		List<SseReader.Event> first = SseReader.read(bridged.body(), 1, Duration.ofSeconds(20));
+		assertThat(first.get(0).data().path("method").asText()).as("no warning naming 'old': %s", first)
+			.isEqualTo("notifications/subscriptions/acknowledged");
+		bridged.body().close();
 	}
 
 	private static HttpRequest.Builder listen(RawHttp http, String server) {

@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
-import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
  * {@code security.api-keys} edited in the mounted file of a running relay in {@code api-key} mode, in front of a real
@@ -37,87 +33,86 @@ class ApiKeysReloadTest {
 
 	private static final String CAROL = "carol-key-for-reloads";
 
-	@TempDir
-	static Path mount;
+	/** dave's key, whose servers no reload here narrows. */
+	private static final String DAVE = "dave-key-for-reloads";
 
 	static SdkMcpUpstream upstream;
 
 	static ScriptedUpstream streaming;
 
-	static MountedRelay relay;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		streaming = new ScriptedUpstream();
-		streaming.scriptWithBody(HeldStreams::getStreamingServer);
-		relay = MountedRelay.start(mount, config(startKeys()), "--carol.key-sha256=" + Sha256.hex(CAROL));
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture
+		.startingOn(() -> config(startKeys()), "--carol.key-sha256=" + Sha256.hex(CAROL))
+		.peer(() -> upstream = new SdkMcpUpstream())
+		.peer(() -> streaming = HeldStreams.getStreamingUpstream());
 
 	@AfterEach
-	void restore() throws Exception {
+	void letHeldCallsGo() {
 		upstream.releaseProgress();
-		relay.restore(config(startKeys()));
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-		if (streaming != null) {
-			streaming.close();
-		}
 	}
 
 	@Test
 	void aRevokedKeyIsRefusedFromTheNextRequestAndItsOpenStreamsEndWhileAnotherKeysRunOn() throws Exception {
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> aliceCall = HeldStreams.call(relay, caller(ALICE), "alpha", 21);
-		HttpResponse<InputStream> bobCall = HeldStreams.call(relay, caller(BOB), "alpha", 22);
+		HttpResponse<InputStream> aliceCall = HeldStreams.call(live.relay(), caller(ALICE), "alpha", 21);
+		HttpResponse<InputStream> bobCall = HeldStreams.call(live.relay(), caller(BOB), "alpha", 22);
 		HttpResponse<InputStream> aliceGet = HeldStreams.get(caller(ALICE), "streaming");
-		double alphaEnded = relay.streamsEnded("alpha");
-		double streamingEnded = relay.streamsEnded("streaming");
+		double alphaEnded = live.relay().streamsEnded("alpha");
+		double streamingEnded = live.relay().streamsEnded("streaming");
 
-		relay.awaitOutcome(() -> relay.swap(config(key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+		live.reload(config(key("bob", Sha256.hex(BOB), "[alpha]")), ReloadOutcome.APPLIED);
 
 		HeldStreams.assertEndedWith(aliceCall, 21, "access_withdrawn");
 		assertThat(RawHttp.readAll(aliceGet.body())).as("alice's GET stream ends, cleanly").isNotNull();
-		assertThat(relay.streamsEnded("alpha")).as("alice's call, counted").isEqualTo(alphaEnded + 1);
-		assertThat(relay.streamsEnded("streaming")).as("alice's GET stream, counted").isEqualTo(streamingEnded + 1);
+		assertThat(live.relay().streamsEnded("alpha")).as("alice's call, counted").isEqualTo(alphaEnded + 1);
+		assertThat(live.relay().streamsEnded("streaming")).as("alice's GET stream, counted").isEqualTo(streamingEnded + 1);
 		upstream.releaseProgress();
 		HeldStreams.assertAnswered(bobCall, 22);
 		assertThat(status(caller(ALICE), "alpha")).as("the revoked key's next request").isEqualTo(401);
 		assertThat(status(caller(BOB), "alpha")).isEqualTo(200);
-		assertThat(relay.streamsEnded("alpha")).as("bob's call was not ended").isEqualTo(alphaEnded + 1);
+		assertThat(live.relay().streamsEnded("alpha")).as("bob's call was not ended").isEqualTo(alphaEnded + 1);
 	}
 
 	@Test
 	void aRevokedKeysGetStreamOnAVirtualServerEndsToo() throws Exception {
 		HttpResponse<InputStream> merged = HeldStreams.getHeaders(caller(ALICE), "hub");
-		double hubEnded = relay.streamsEnded("hub");
+		double hubEnded = live.relay().streamsEnded("hub");
 
-		relay.awaitOutcome(() -> relay.swap(config(key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+		live.reload(config(key("bob", Sha256.hex(BOB), "[alpha]")), ReloadOutcome.APPLIED);
 
 		assertThat(RawHttp.readAll(merged.body())).as("the virtual server's GET stream ends, cleanly").isNotNull();
-		assertThat(relay.streamsEnded("hub")).isEqualTo(hubEnded + 1);
+		assertThat(live.relay().streamsEnded("hub")).isEqualTo(hubEnded + 1);
+	}
+
+	@Test
+	void aKeyThatLosesOneMemberOfAVirtualServerHasItsMergedGetStreamEndedAndItsNextOneNarrower() throws Exception {
+		HttpResponse<InputStream> merged = HeldStreams.getHeaders(caller(ALICE), "pair");
+		HttpResponse<InputStream> daves = HeldStreams.getHeaders(caller(DAVE), "pair");
+		double pairEnded = live.relay().streamsEnded("pair");
+
+		live.reload(config(key("alice", Sha256.hex(ALICE), "[alpha, streaming, hub]")
+				+ key("bob", Sha256.hex(BOB), "[alpha]") + key("dave", Sha256.hex(DAVE), "[streaming, beta]")),
+				ReloadOutcome.APPLIED);
+
+		assertThat(RawHttp.readAll(merged.body())).as("the merged GET of the member alice lost ends, cleanly")
+			.isNotNull();
+		assertThat(live.relay().streamsEnded("pair")).as("counted once: dave's runs on").isEqualTo(pairEnded + 1);
+		assertThat(status(caller(ALICE), "pair")).as("opened again, on the member left").isEqualTo(200);
+		daves.body().close();
 	}
 
 	@Test
 	void aKeyWhoseServersLoseAServerHasItsStreamsThereEndedAndNoOthers() throws Exception {
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> onAlpha = HeldStreams.call(relay, caller(ALICE), "alpha", 31);
-		HttpResponse<InputStream> onBeta = HeldStreams.call(relay, caller(ALICE), "beta", 32);
-		double betaEnded = relay.streamsEnded("beta");
+		HttpResponse<InputStream> onAlpha = HeldStreams.call(live.relay(), caller(ALICE), "alpha", 31);
+		HttpResponse<InputStream> onBeta = HeldStreams.call(live.relay(), caller(ALICE), "beta", 32);
+		double betaEnded = live.relay().streamsEnded("beta");
 
-		relay.awaitOutcome(() -> relay.swap(config(key("alice", Sha256.hex(ALICE), "[alpha, streaming, hub]")
-				+ key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+		live.reload(config(key("alice", Sha256.hex(ALICE), "[alpha, streaming, hub]")
+				+ key("bob", Sha256.hex(BOB), "[alpha]")), ReloadOutcome.APPLIED);
 
 		HeldStreams.assertEndedWith(onBeta, 32, "access_withdrawn");
-		assertThat(relay.streamsEnded("beta")).isEqualTo(betaEnded + 1);
+		assertThat(live.relay().streamsEnded("beta")).isEqualTo(betaEnded + 1);
 		upstream.releaseProgress();
 		HeldStreams.assertAnswered(onAlpha, 31);
 		assertThat(status(caller(ALICE), "beta")).as("the server the key lost").isEqualTo(403);
@@ -127,10 +122,10 @@ class ApiKeysReloadTest {
 	@Test
 	void aRenamedKeysStreamsEndAndItsNextRequestIsServedUnderItsNewName() throws Exception {
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> call = HeldStreams.call(relay, caller(ALICE), "alpha", 41);
+		HttpResponse<InputStream> call = HeldStreams.call(live.relay(), caller(ALICE), "alpha", 41);
 
-		relay.awaitOutcome(() -> relay.swap(config(key("alice-renamed", Sha256.hex(ALICE),
-				"[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]"))), ReloadOutcome.APPLIED);
+		live.reload(config(key("alice-renamed", Sha256.hex(ALICE),
+				"[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]")), ReloadOutcome.APPLIED);
 
 		HeldStreams.assertEndedWith(call, 41, "access_withdrawn");
 		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
@@ -140,20 +135,32 @@ class ApiKeysReloadTest {
 	void aKeyAddedByAReloadServesItsHashAPlaceholderResolvedAsAtStartUp() throws Exception {
 		assertThat(status(caller(CAROL), "alpha")).isEqualTo(401);
 
-		relay.awaitOutcome(() -> relay.swap(config(startKeys() + key("carol", "${carol.key-sha256}", "[alpha]"))),
-				ReloadOutcome.APPLIED);
+		live.reload(config(startKeys() + key("carol", "${carol.key-sha256}", "[alpha]")), ReloadOutcome.APPLIED);
 
 		assertThat(status(caller(CAROL), "alpha")).isEqualTo(200);
 		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
 	}
 
 	@Test
+	void aChangeToJwtModeIsReportedAsNeedingARestartAndTheKeysServeOnUntilThen() throws Exception {
+		String jwtMode = config("").replace("    mode: api-key\n    api-keys:\n", "    mode: jwt\n    jwt:\n"
+				+ "      issuer-uri: http://127.0.0.1:9/issuer\n      audience: relay\n");
+
+		live.reload(jwtMode, ReloadOutcome.RESTART_REQUIRED);
+
+		assertThat(live.relay().current().properties().security().apiKeys()).as("the keys run on with the running mode")
+			.isNotEmpty();
+		assertThat(live.relay().current().properties().security().jwt().audience()).isNull();
+		assertThat(status(caller(ALICE), "alpha")).isEqualTo(200);
+	}
+
+	@Test
 	void anInvalidKeyEditIsRefusedWholeAndTheRunningKeysServe() throws Exception {
-		String running = relay.checksum();
+		String running = live.relay().checksum();
 
-		relay.awaitOutcome(() -> relay.swap(config(key("alice", "not-a-sha-256", "[alpha]"))), ReloadOutcome.REFUSED);
+		live.reload(config(key("alice", "not-a-sha-256", "[alpha]")), ReloadOutcome.REFUSED);
 
-		assertThat(relay.checksum()).isEqualTo(running);
+		assertThat(live.relay().checksum()).isEqualTo(running);
 		assertThat(status(caller(ALICE), "beta")).as("alice's running key, with its servers").isEqualTo(200);
 		assertThat(status(caller(BOB), "alpha")).as("bob, whom the refused edit removed").isEqualTo(200);
 	}
@@ -163,11 +170,12 @@ class ApiKeysReloadTest {
 	}
 
 	private static RawHttp caller(String key) {
-		return new RawHttp(TwoRelaysOverRedis.port(relay.context()), "X-Api-Key", key);
+		return live.http("X-Api-Key", key);
 	}
 
 	private static String startKeys() {
-		return key("alice", Sha256.hex(ALICE), "[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]");
+		return key("alice", Sha256.hex(ALICE), "[alpha, beta, streaming, hub]") + key("bob", Sha256.hex(BOB), "[alpha]")
+				+ key("dave", Sha256.hex(DAVE), "[streaming, beta]");
 	}
 
 	static String key(String client, String sha256, String servers) {
@@ -179,7 +187,7 @@ class ApiKeysReloadTest {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: api-key\n    api-keys:\n"
 				+ keys + "  servers:\n    alpha:\n      url: " + upstream.url("/mcp") + "\n    beta:\n      url: "
 				+ upstream.url("/mcp") + "\n    streaming:\n      url: " + streaming.url("/mcp")
-				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n";
+				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n    pair:\n      members: [streaming, beta]\n";
 	}
 
 }

@@ -76,6 +76,13 @@ final class HeldStreams {
 		});
 	}
 
+	/** A scripted MCP server that answers as {@link #getStreamingServer}, started. */
+	static ScriptedUpstream getStreamingUpstream() {
+		ScriptedUpstream streaming = new ScriptedUpstream();
+		streaming.scriptWithBody(HeldStreams::getStreamingServer);
+		return streaming;
+	}
+
 	/**
 	 * A scripted MCP server ({@link ScriptedUpstream#scriptWithBody}): {@code initialize} answered, notifications
 	 * taken, a GET answered at once and held open after one event.

@@ -4,22 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TestAuthorizationServer;
-import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
  * {@code security.jwt} settings other than the mode edited in the mounted file of a running relay in {@code jwt} mode,
@@ -32,46 +28,21 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  */
 class JwtSettingsReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static TestAuthorizationServer auth;
 
 	static SdkMcpUpstream upstream;
 
 	static ScriptedUpstream streaming;
 
-	static MountedRelay relay;
-
-	@BeforeAll
-	static void start() throws Exception {
-		auth = new TestAuthorizationServer();
-		upstream = new SdkMcpUpstream();
-		streaming = new ScriptedUpstream();
-		streaming.scriptWithBody(HeldStreams::getStreamingServer);
-		relay = MountedRelay.start(mount, config("aud-one", "[]"));
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config("aud-one", "[]"))
+		.peer(() -> auth = new TestAuthorizationServer())
+		.peer(() -> upstream = new SdkMcpUpstream())
+		.peer(() -> streaming = HeldStreams.getStreamingUpstream());
 
 	@AfterEach
-	void restore() throws Exception {
+	void letHeldCallsGo() {
 		upstream.releaseProgress();
-		relay.restore(config("aud-one", "[]"));
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-		if (streaming != null) {
-			streaming.close();
-		}
-		if (auth != null) {
-			auth.close();
-		}
 	}
 
 	@Test
@@ -79,19 +50,19 @@ class JwtSettingsReloadTest {
 		RawHttp alice = caller(auth.token("aud-one", "alice", "mcp", Map.of()));
 		RawHttp bob = caller(auth.token("aud-one", "bob", "mcp", Map.of("aud", List.of("aud-one", "aud-two"))));
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> aliceCall = HeldStreams.call(relay, alice, "alpha", 21);
-		HttpResponse<InputStream> bobCall = HeldStreams.call(relay, bob, "alpha", 22);
+		HttpResponse<InputStream> aliceCall = HeldStreams.call(live.relay(), alice, "alpha", 21);
+		HttpResponse<InputStream> bobCall = HeldStreams.call(live.relay(), bob, "alpha", 22);
 		HttpResponse<InputStream> aliceGet = HeldStreams.get(alice, "streaming");
-		double alphaEnded = relay.streamsEnded("alpha");
-		double streamingEnded = relay.streamsEnded("streaming");
+		double alphaEnded = live.relay().streamsEnded("alpha");
+		double streamingEnded = live.relay().streamsEnded("streaming");
 		int fetches = auth.jwksRequests();
 
-		relay.awaitOutcome(() -> relay.swap(config("aud-two", "[]")), ReloadOutcome.APPLIED);
+		live.reload(config("aud-two", "[]"), ReloadOutcome.APPLIED);
 
 		HeldStreams.assertEndedWith(aliceCall, 21, "access_withdrawn");
 		assertThat(RawHttp.readAll(aliceGet.body())).as("alice's GET stream ends, cleanly").isNotNull();
-		assertThat(relay.streamsEnded("alpha")).as("alice's call, counted").isEqualTo(alphaEnded + 1);
-		assertThat(relay.streamsEnded("streaming")).as("alice's GET stream, counted").isEqualTo(streamingEnded + 1);
+		assertThat(live.relay().streamsEnded("alpha")).as("alice's call, counted").isEqualTo(alphaEnded + 1);
+		assertThat(live.relay().streamsEnded("streaming")).as("alice's GET stream, counted").isEqualTo(streamingEnded + 1);
 		upstream.releaseProgress();
 		HeldStreams.assertAnswered(bobCall, 22);
 		assertThat(status(alice)).as("alice's token, for the old audience, on its next request").isEqualTo(401);
@@ -104,10 +75,10 @@ class JwtSettingsReloadTest {
 		RawHttp plain = caller(auth.token("aud-one", "carol", "mcp", Map.of()));
 		RawHttp admin = caller(auth.token("aud-one", "dave", "mcp mcp.admin", Map.of()));
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> plainCall = HeldStreams.call(relay, plain, "alpha", 31);
-		HttpResponse<InputStream> adminCall = HeldStreams.call(relay, admin, "alpha", 32);
+		HttpResponse<InputStream> plainCall = HeldStreams.call(live.relay(), plain, "alpha", 31);
+		HttpResponse<InputStream> adminCall = HeldStreams.call(live.relay(), admin, "alpha", 32);
 
-		relay.awaitOutcome(() -> relay.swap(config("aud-one", "[mcp.admin]")), ReloadOutcome.APPLIED);
+		live.reload(config("aud-one", "[mcp.admin]"), ReloadOutcome.APPLIED);
 
 		HeldStreams.assertEndedWith(plainCall, 31, "access_withdrawn");
 		upstream.releaseProgress();
@@ -118,12 +89,12 @@ class JwtSettingsReloadTest {
 	@Test
 	void anInvalidJwtEditIsRefusedWholeAndTheRunningSettingsServe() throws Exception {
 		RawHttp alice = caller(auth.token("aud-one", "alice", "mcp", Map.of()));
-		String running = relay.checksum();
+		String running = live.relay().checksum();
 
-		relay.awaitOutcome(() -> relay.swap(config("aud-two", "[]").replace("      audience:",
-				"      jwk-set-uri: " + auth.issuer() + "/jwks\n      audience:")), ReloadOutcome.REFUSED);
+		live.reload(config("aud-two", "[]").replace("      audience:",
+				"      jwk-set-uri: " + auth.issuer() + "/jwks\n      audience:"), ReloadOutcome.REFUSED);
 
-		assertThat(relay.checksum()).isEqualTo(running);
+		assertThat(live.relay().checksum()).isEqualTo(running);
 		assertThat(status(alice)).as("the running audience").isEqualTo(200);
 	}
 
@@ -132,7 +103,7 @@ class JwtSettingsReloadTest {
 	}
 
 	private static RawHttp caller(String token) {
-		return new RawHttp(TwoRelaysOverRedis.port(relay.context()), "Authorization", "Bearer " + token);
+		return live.http("Authorization", "Bearer " + token);
 	}
 
 	static String config(String audience, String requiredScopes) {

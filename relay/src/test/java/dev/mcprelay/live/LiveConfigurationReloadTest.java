@@ -15,6 +15,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
@@ -152,11 +154,14 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      protocol-versions: [\"2025-11-25\"]\n"),
+		java.time.Duration idle = relay.current().properties().sessions().idleTimeout();
+
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "  sessions:\n    idle-timeout: 7m\n"),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.current().properties().servers().get("alpha").protocolVersions())
-			.as("pinned protocol versions are not live yet: refused whole, never applied to half the relay").isEmpty();
+		assertThat(relay.current().properties().sessions().idleTimeout())
+			.as("the sessions' settings are not live yet: refused whole, never applied to half the relay")
+			.isEqualTo(idle);
 	}
 
 	@Test
@@ -164,6 +169,22 @@ class LiveConfigurationReloadTest {
 		relay.awaitOutcome(() -> relay.swap(config("alpha").replace("port: 0", "port: 1")), ReloadOutcome.RESTART_REQUIRED);
 
 		assertThat(http.send(http.post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aModeChangeIsReportedAsNeedingARestartTheSecuritySectionRunsOnAndTheRestApplies() throws Exception {
+		String apiKeyMode = config("alpha", "beta").replace("    mode: none\n", "    mode: api-key\n    api-keys:\n"
+				+ "      - client: alice\n        key-sha256: \"" + "a".repeat(64) + "\"\n        servers: [\"*\"]\n");
+		relay.awaitOutcome(() -> relay.swap(apiKeyMode), ReloadOutcome.RESTART_REQUIRED);
+
+		HttpResponse<String> answer = reloadNow();
+		JsonNode outcome = RawHttp.json(answer.body());
+		assertThat(outcome.path("outcome").asText()).as(answer.body()).isEqualTo(ReloadOutcome.RESTART_REQUIRED);
+		assertThat(answer.body()).contains("mcp-relay.security.mode").doesNotContain("api-keys");
+		assertThat(outcome.path("problems").size()).isZero();
+		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+			.as("the server added beside the mode change serves, in the running mode (no key)").isEqualTo(200);
+		assertThat(relay.current().properties().security().apiKeys()).as("the keys wait for the mode").isEmpty();
 	}
 
 	@Test
@@ -188,6 +209,33 @@ class LiveConfigurationReloadTest {
 		assertThat(CapturedLogs.since(mark)).as("the log names it too, never its value")
 			.anyMatch(line -> line.contains("mcp-relay.servers.alpha.timeouts.non-streaming"))
 			.noneMatch(line -> line.contains("sk-live-4f2a9c"));
+	}
+
+	@Test
+	void aFileThatIsNoYamlIsRefusedNamingTheKindOfErrorAndWhereNeverTheFilesText() throws Exception {
+		int mark = CapturedLogs.all().size();
+		relay.awaitOutcome(() -> relay.swap(config("alpha") + "  allowed-origins: *S3CRET-in-an-alias\n"),
+				ReloadOutcome.REFUSED);
+
+		HttpResponse<String> answer = reloadNow();
+		assertThat(RawHttp.json(answer.body()).path("outcome").asText()).isEqualTo(ReloadOutcome.REFUSED);
+		assertThat(answer.body()).as("the kind of error and where").contains("malformed YAML")
+			.contains("at line 12, column ").doesNotContain("S3CRET");
+		assertThat(CapturedLogs.since(mark)).as("the log says where, never the text")
+			.anyMatch(line -> line.contains("malformed YAML")).noneMatch(line -> line.contains("S3CRET"));
+	}
+
+	@Test
+	void aBrowserPageFromAnOriginNotAllowedCannotReload() throws Exception {
+		double applied = relay.count(ReloadOutcome.UNCHANGED);
+		HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+				+ TwoRelaysOverRedis.port(relay.context()) + "/actuator/reload"))
+			.header("Origin", "https://evil.example")
+			.POST(HttpRequest.BodyPublishers.noBody()));
+
+		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(403);
+		assertThat(RawHttp.json(answer.body()).at("/error/data/reason").asText()).isEqualTo("origin_not_allowed");
+		assertThat(relay.count(ReloadOutcome.UNCHANGED)).as("no reload ran").isEqualTo(applied);
 	}
 
 	/** POST /actuator/reload. */

@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -30,45 +27,24 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  */
 class LivePoliciesReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
-	static MountedRelay relay;
-
-	static RawHttp http;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config(""));
-		http = relay.http();
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config(""))
+		.peer(() -> upstream = new SdkMcpUpstream());
 
 	@BeforeEach
-	void backToNoPolicies() throws Exception {
-		relay.restore(config(""));
+	void noRequestSeenYet() {
 		upstream.clearSeen();
 	}
 
 	@Test
 	void aToolListAddedToARunningServerHidesAndRefusesTheToolFromTheNextRequestOfASessionOpenedBefore() throws Exception {
-		McpSession session = McpSession.open(http, "alpha");
+		McpSession session = McpSession.open(live.http(), "alpha");
 		assertThat(toolNames(session)).contains("secret_admin", "echo");
 
-		relay.awaitOutcome(() -> relay.swap(config("").replace("url: " + upstream.url("/mcp"),
-				"url: " + upstream.url("/mcp") + "\n      tools:\n        deny: [secret_admin]")), ReloadOutcome.APPLIED);
+		live.reload(config("").replace("url: " + upstream.url("/mcp"),
+				"url: " + upstream.url("/mcp") + "\n      tools:\n        deny: [secret_admin]"), ReloadOutcome.APPLIED);
 
 		assertThat(toolNames(session)).as("listed no more").contains("echo").doesNotContain("secret_admin");
 		JsonNode refused = RawHttp.messagesOf(session.post(RawHttp.toolsCall(3, "secret_admin"))).get(0);
@@ -78,9 +54,9 @@ class LivePoliciesReloadTest {
 
 	@Test
 	void aPolicyAddedGovernsAServerAddedInTheSameReloadFromItsFirstRequest() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config(DENY_ADMIN, "beta")), ReloadOutcome.APPLIED);
+		live.reload(config(DENY_ADMIN, "beta"), ReloadOutcome.APPLIED);
 
-		McpSession beta = McpSession.open(http, "beta");
+		McpSession beta = McpSession.open(live.http(), "beta");
 		assertThat(toolNames(beta)).as("the added server's list").contains("echo").doesNotContain("secret_admin");
 		JsonNode refused = RawHttp.messagesOf(beta.post(RawHttp.toolsCall(5, "secret_admin"))).get(0);
 		assertThat(refused.at("/error/message").asText()).isEqualTo("Unknown tool: secret_admin");
@@ -90,13 +66,13 @@ class LivePoliciesReloadTest {
 
 	@Test
 	void aCallInFlightFinishesAsItBeganAndTheNextOneIsDecidedByTheNewPolicy() throws Exception {
-		McpSession session = McpSession.open(http, "alpha");
+		McpSession session = McpSession.open(live.http(), "alpha");
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":"
+		HttpResponse<InputStream> call = live.http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"p-8\"}}}"));
 		assertThat(call.statusCode()).isEqualTo(200);
 
-		relay.awaitOutcome(() -> relay.swap(config(DENY_PROGRESS)), ReloadOutcome.APPLIED);
+		live.reload(config(DENY_PROGRESS), ReloadOutcome.APPLIED);
 		upstream.releaseProgress();
 
 		List<JsonNode> events = RawHttp.sseData(RawHttp.readAll(call.body()));
@@ -109,26 +85,26 @@ class LivePoliciesReloadTest {
 
 	@Test
 	void anInvalidPolicyEditIsRefusedWholeAndTheRunningPoliciesStillDecide() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config(DENY_ADMIN)), ReloadOutcome.APPLIED);
-		String running = relay.checksum();
+		live.reload(config(DENY_ADMIN), ReloadOutcome.APPLIED);
+		String running = live.relay().checksum();
 
-		relay.awaitOutcome(() -> relay.swap(config(DENY_ADMIN.replace("secret_admin\"", "echo\"")
-				+ "    - name: broken\n      servers: [\"*\"]\n      deny: 'mcp.tool.name ==== 1'\n", "beta")),
+		live.reload(config(DENY_ADMIN.replace("secret_admin\"", "echo\"")
+				+ "    - name: broken\n      servers: [\"*\"]\n      deny: 'mcp.tool.name ==== 1'\n", "beta"),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.checksum()).as("the running configuration stays").isEqualTo(running);
-		McpSession session = McpSession.open(http, "alpha");
+		assertThat(live.relay().checksum()).as("the running configuration stays").isEqualTo(running);
+		McpSession session = McpSession.open(live.http(), "alpha");
 		assertThat(toolNames(session)).as("the running policy still decides, the refused one does not")
 			.contains("echo").doesNotContain("secret_admin");
-		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+		assertThat(live.http().send(live.http().post("beta", McpSession.initialize(1))).statusCode())
 			.as("nothing of the refused reload applies").isEqualTo(404);
 	}
 
 	@Test
 	void aServerNoPolicyGovernsHasEmptyChainsAndAPolicyAReloadAddsJoinsItsChainsFromItsNextRequest() throws Exception {
-		InterceptorChains chains = relay.context().getBean(InterceptorChains.class);
-		ResponseInterception responses = relay.context().getBean(ResponseInterception.class);
-		ConfigurationSnapshot ungoverned = relay.current();
+		InterceptorChains chains = live.relay().context().getBean(InterceptorChains.class);
+		ResponseInterception responses = live.relay().context().getBean(ResponseInterception.class);
+		ConfigurationSnapshot ungoverned = live.relay().current();
 		for (Stage<?> stage : Stage.ALL) {
 			assertThat(chains.chain(stage, ungoverned, "alpha").names()).as("nothing governs alpha at %s", stage)
 				.doesNotContain("policy", "rate-limit", "tool-search");
@@ -137,21 +113,21 @@ class LivePoliciesReloadTest {
 		assertThat(responses.relaysNotificationsUntouched(ungoverned, "alpha")).as("its notifications take the fast path")
 			.isTrue();
 
-		relay.awaitOutcome(() -> relay.swap(config(DENY_ADMIN)), ReloadOutcome.APPLIED);
+		live.reload(config(DENY_ADMIN), ReloadOutcome.APPLIED);
 
-		ConfigurationSnapshot governed = relay.current();
+		ConfigurationSnapshot governed = live.relay().current();
 		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, governed, "alpha").names()).contains("policy");
 		assertThat(chains.chain(Stage.SERVER_NOTIFICATION, governed, "alpha").names())
 			.as("a rule reading the tool keeps its catalogue, which list_changed forgets").containsExactly("policy");
 		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, ungoverned, "alpha").names())
 			.as("a request on the earlier snapshot keeps its chains").doesNotContain("policy");
-		McpSession session = McpSession.open(http, "alpha");
+		McpSession session = McpSession.open(live.http(), "alpha");
 		assertThat(RawHttp.messagesOf(session.post(RawHttp.toolsCall(3, "secret_admin"))).get(0)
 			.at("/error/message").asText()).isEqualTo("Unknown tool: secret_admin");
 
-		relay.awaitOutcome(() -> relay.swap(config(NO_PROMPTS)), ReloadOutcome.APPLIED);
+		live.reload(config(NO_PROMPTS), ReloadOutcome.APPLIED);
 
-		ConfigurationSnapshot methodOnly = relay.current();
+		ConfigurationSnapshot methodOnly = live.relay().current();
 		assertThat(chains.chain(Stage.PROMPTS_GET_REQUEST, methodOnly, "alpha").names()).contains("policy");
 		assertThat(chains.chain(Stage.SERVER_NOTIFICATION, methodOnly, "alpha").isEmpty())
 			.as("no rule reads a tool, a prompt, or can hide a resource: the policy does not hear notifications").isTrue();

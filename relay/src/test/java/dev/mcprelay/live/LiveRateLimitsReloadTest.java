@@ -8,10 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.mcprelay.testsupport.RawHttp;
@@ -27,66 +25,41 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  */
 class LiveRateLimitsReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
-	static MountedRelay relay;
-
-	static RawHttp http;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config("", ""));
-		http = relay.http();
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-	}
-
-	@BeforeEach
-	void backToNoRules() throws Exception {
-		relay.restore(config("", ""));
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config("", ""))
+		.peer(() -> upstream = new SdkMcpUpstream());
 
 	@Test
 	void aCallerAtItsLimitStaysThereAcrossAReloadAndAChangedRuleStartsAfresh() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config(rule("kept", 2), "")), ReloadOutcome.APPLIED);
-		assertThat(calls(http, "alpha", 3)).containsExactly("200", "200", "429 kept");
+		live.reload(config(rule("kept", 2), ""), ReloadOutcome.APPLIED);
+		assertThat(calls(live.http(), "alpha", 3)).containsExactly("200", "200", "429 kept");
 
-		relay.awaitOutcome(() -> relay.swap(config(rule("kept", 2), "beta")), ReloadOutcome.APPLIED);
+		live.reload(config(rule("kept", 2), "beta"), ReloadOutcome.APPLIED);
 
-		assertThat(calls(http, "alpha", 1)).as("the rule is as it was: the caller stays at its limit")
+		assertThat(calls(live.http(), "alpha", 1)).as("the rule is as it was: the caller stays at its limit")
 			.containsExactly("429 kept");
-		assertThat(calls(http, "beta", 3)).as("the server the reload added, counted from its first request")
+		assertThat(calls(live.http(), "beta", 3)).as("the server the reload added, counted from its first request")
 			.containsExactly("200", "200", "429 kept");
 
-		relay.awaitOutcome(() -> relay.swap(config(rule("kept", 3), "beta")), ReloadOutcome.APPLIED);
+		live.reload(config(rule("kept", 3), "beta"), ReloadOutcome.APPLIED);
 
-		assertThat(calls(http, "alpha", 4)).as("the changed rule's buckets are fresh")
+		assertThat(calls(live.http(), "alpha", 4)).as("the changed rule's buckets are fresh")
 			.containsExactly("200", "200", "200", "429 kept");
 	}
 
 	@Test
 	void anInvalidRateLimitEditIsRefusedWholeAndTheRunningRuleCountsOn() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config(rule("strict", 1), "")), ReloadOutcome.APPLIED);
-		assertThat(calls(http, "alpha", 2)).containsExactly("200", "429 strict");
-		String running = relay.checksum();
+		live.reload(config(rule("strict", 1), ""), ReloadOutcome.APPLIED);
+		assertThat(calls(live.http(), "alpha", 2)).containsExactly("200", "429 strict");
+		String running = live.relay().checksum();
 
-		relay.awaitOutcome(() -> relay.swap(config(rule("strict", 0), "beta")), ReloadOutcome.REFUSED);
+		live.reload(config(rule("strict", 0), "beta"), ReloadOutcome.REFUSED);
 
-		assertThat(relay.checksum()).as("the running configuration stays").isEqualTo(running);
-		assertThat(calls(http, "alpha", 1)).as("the running rule still counts").containsExactly("429 strict");
-		assertThat(http.send(http.post("beta", RawHttp.toolsCall(1, "echo"))).statusCode())
+		assertThat(live.relay().checksum()).as("the running configuration stays").isEqualTo(running);
+		assertThat(calls(live.http(), "alpha", 1)).as("the running rule still counts").containsExactly("429 strict");
+		assertThat(live.http().send(live.http().post("beta", RawHttp.toolsCall(1, "echo"))).statusCode())
 			.as("nothing of the refused reload applies").isEqualTo(404);
 	}
 

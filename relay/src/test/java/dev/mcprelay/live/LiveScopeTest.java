@@ -35,9 +35,7 @@ class LiveScopeTest {
 		RelayProperties running = BoundProperties.of(RUNNING);
 
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].protocol-versions[0]", "2025-11-25")))
-			.as("pinned protocol versions are not live: refused, named by the server's whole id")
-			.extracting(ConfigurationProblem::property)
-			.containsExactly("mcp-relay.servers.[acme.tools].protocol-versions");
+			.as("pinned protocol versions are live").isEmpty();
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].tool-search.enabled", "true")))
 			.as("tool search is live").isEmpty();
 		assertThat(LiveScope.problems(running, with("servers[acme.tools].tools.deny[0]", "delete_file")))
@@ -49,7 +47,7 @@ class LiveScopeTest {
 	}
 
 	@Test
-	void aServerRemovedWithAKeysAndAVirtualServersMentionsOfItAppliesAndAnyOtherChangeToThemIsRefused() {
+	void aServerRemovedWithAKeysAndAVirtualServersMentionsOfItAppliesAndSoDoesAnyOtherChangeToThem() {
 		Map<String, String> both = new HashMap<>(Map.of("security.mode", "api-key",
 				"servers.alpha.url", "http://127.0.0.1:1/mcp", "servers.beta.url", "http://127.0.0.1:2/mcp",
 				"security.api-keys[0].client", "agent", "security.api-keys[0].key-sha256", "a".repeat(64),
@@ -74,8 +72,21 @@ class LiveScopeTest {
 		Map<String, String> memberKept = new HashMap<>(alphaOnly);
 		memberKept.put("servers.beta.url", "http://127.0.0.1:2/mcp");
 		assertThat(LiveScope.problems(running, BoundProperties.of(memberKept)))
-			.as("dropping a mention of a server that stays is no removal").extracting(ConfigurationProblem::property)
-			.containsExactly("mcp-relay.virtual-servers.pair");
+			.as("the virtual servers are live: a member dropped that stays a server").isEmpty();
+	}
+
+	@Test
+	void anApiKeyIsNamedByItsClientSoRemovingTheFirstNamesOnlyIt() {
+		Map<String, String> two = new HashMap<>(Map.of("security.mode", "api-key", "servers.alpha.url",
+				"http://127.0.0.1:1/mcp", "security.api-keys[0].client", "alice", "security.api-keys[0].key-sha256",
+				"a".repeat(64), "security.api-keys[1].client", "bob", "security.api-keys[1].key-sha256", "b".repeat(64)));
+		Map<String, String> bobOnly = new HashMap<>(Map.of("security.mode", "api-key", "servers.alpha.url",
+				"http://127.0.0.1:1/mcp", "security.api-keys[0].client", "bob", "security.api-keys[0].key-sha256",
+				"b".repeat(64)));
+
+		assertThat(ConfigurationChanges.between(BoundProperties.of(two), BoundProperties.of(bobOnly)))
+			.as("bob's key, now first, is unchanged; nothing of a key's hash is named")
+			.containsExactly("security.api-keys[alice] removed");
 	}
 
 	@Test

@@ -108,4 +108,39 @@ class HeaderRulesTest {
 			.containsExactlyInAnyOrder("Mcp-Session-Id", "Content-Type", "Content-Length");
 	}
 
+
+	@Test
+	void theUpstreamsHeadersGoStraightOnTheClientsResponseReplacingWhatItHadUnderTheirNames() {
+		io.netty.handler.codec.http.HttpHeaders upstreamHeaders = new io.netty.handler.codec.http.DefaultHttpHeaders();
+		upstreamHeaders.add("Content-Type", "text/event-stream");
+		upstreamHeaders.add("Content-Type", "application/json");
+		upstreamHeaders.add("Link", "<a>; rel=a");
+		upstreamHeaders.add("Link", "<b>; rel=b");
+		upstreamHeaders.add("Connection", "close, X-Hop");
+		upstreamHeaders.add("X-Hop", "1");
+		upstreamHeaders.add("Set-Cookie", "a=b");
+		upstreamHeaders.add("Content-Length", "10");
+		io.netty.handler.codec.http.HttpHeaders client = new io.netty.handler.codec.http.DefaultHttpHeaders();
+		client.add("X-Request-Id", "r-1");
+		client.add("Content-Type", "application/json");
+		client.add("Link", "<old>");
+		client.add("X-Hop", "the relay's own");
+
+		HeaderRules.putRelayedResponseHeaders(upstreamHeaders, false, client);
+
+		assertThat(client.getAll("Content-Type")).as("replaced by the upstream's first line, the one the relay read")
+			.containsExactly("text/event-stream");
+		assertThat(client.getAll("Link")).as("repeated lines stay repeated").containsExactly("<a>; rel=a", "<b>; rel=b");
+		assertThat(client.get("X-Request-Id")).as("what the relay set stays").isEqualTo("r-1");
+		assertThat(client.get("X-Hop")).as("a header that does not cross leaves the client's as it was")
+			.isEqualTo("the relay's own");
+		assertThat(client.contains("Set-Cookie")).isFalse();
+		assertThat(client.contains("Content-Length")).as("a body not relayed as received loses its length").isFalse();
+
+		HeaderRules.putRelayedResponseHeaders(upstreamHeaders, true, client);
+		assertThat(client.get("Content-Length")).as("an untouched body keeps its length").isEqualTo("10");
+		assertThat(client.getAll("Link")).as("put again, still the upstream's lines only")
+			.containsExactly("<a>; rel=a", "<b>; rel=b");
+	}
+
 }

@@ -60,6 +60,36 @@ class SharedStoreReadinessTest {
 	}
 
 	/**
+	 * A Redis that hangs at start-up (SIGSTOP: its kernel accepts the connection, nothing answers) keeps the replica
+	 * unready, and the connection attempt that fails after the readiness check's bound ended it is no WARN with a
+	 * stack trace of 47 lines: the check already said the store gave no answer in time.
+	 */
+	@Test
+	void aRedisThatHangsAtStartUpIsReportedOnceNotAgainWhenItsLateFailureArrives() throws Exception {
+		try (RedisServerProcess redis = RedisServerProcess.start()) {
+			redis.freeze();
+			int mark = CapturedLogs.all().size();
+			ConfigurableApplicationContext relay = relay(redis.port(), null,
+					"--logging.level.dev.mcprelay.config.DroppedErrorLogging=DEBUG");
+			try {
+				assertThat(readiness(port(relay))).as("readiness while Redis hangs").isEqualTo(503);
+				await().atMost(Duration.ofSeconds(20)).until(() -> warnings(mark, "no answer in time").size() > 0);
+				// the connection's handshake fails after Lettuce's command timeout (60 s), long after the check's bound
+				await().atMost(Duration.ofSeconds(90)).until(() -> CapturedLogs.since(mark)
+					.stream()
+					.anyMatch(line -> line.startsWith("DEBUG dev.mcprelay.config.DroppedErrorLogging ")));
+				assertThat(CapturedLogs.since(mark)).as("the late failure, not reported again")
+					.noneMatch(line -> line.startsWith("WARN dev.mcprelay.config.DroppedErrorLogging ")
+							|| line.startsWith("ERROR "));
+			}
+			finally {
+				redis.thaw();
+				relay.close();
+			}
+		}
+	}
+
+	/**
 	 * The first warning that names Redis's refusal, asking for readiness (which checks the store) until there is one: on
 	 * a loaded machine a check may see no answer within its bound, and the relay says so first (and again when the
 	 * reason changes).
@@ -75,7 +105,7 @@ class SharedStoreReadinessTest {
 			.toList();
 	}
 
-	private static ConfigurableApplicationContext relay(int redisPort, String password) {
+	private static ConfigurableApplicationContext relay(int redisPort, String password, String... more) {
 		List<String> args = new java.util.ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
 				"--mcp-relay.security.mode=none", "--mcp-relay.sessions.store=redis",
 				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redisPort,
@@ -84,6 +114,7 @@ class SharedStoreReadinessTest {
 		if (password != null) {
 			args.add("--spring.data.redis.password=" + password);
 		}
+		args.addAll(List.of(more));
 		return new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class).run(args.toArray(String[]::new));
 	}
 

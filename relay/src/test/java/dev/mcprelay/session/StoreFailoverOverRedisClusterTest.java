@@ -31,7 +31,7 @@ class StoreFailoverOverRedisClusterTest extends StoreFailoverContract {
 	}
 
 	@Override
-	void killAndAwaitPromotion(int master) throws Exception {
+	void loseAndAwaitPromotion(int master) throws Exception {
 		String budget = budget();
 		cluster.awaitReplicasInSync();
 		cluster.kill(master);

@@ -30,7 +30,7 @@ class StoreFailoverOverSentinelTest extends StoreFailoverContract {
 	}
 
 	@Override
-	void killAndAwaitPromotion(int master) throws Exception {
+	void loseAndAwaitPromotion(int master) throws Exception {
 		sentinel.awaitReplicaInSync();
 		sentinel.killMaster();
 		sentinel.awaitFailoverFrom(master);

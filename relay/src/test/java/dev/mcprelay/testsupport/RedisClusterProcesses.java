@@ -81,9 +81,9 @@ public final class RedisClusterProcesses implements SharedRedis {
 		return nodes.stream().map(RedisServerProcess::port).toList();
 	}
 
-	/** The client ports of the nodes that still run. */
+	/** The client ports of the nodes that still run and answer (none killed or frozen). */
 	public List<Integer> running() {
-		return nodes.stream().filter(RedisServerProcess::isAlive).map(RedisServerProcess::port).toList();
+		return nodes.stream().filter(RedisServerProcess::answers).map(RedisServerProcess::port).toList();
 	}
 
 	/** The port of the master that serves {@code key}'s hash slot now, as the first running node sees the cluster. */
@@ -101,6 +101,18 @@ public final class RedisClusterProcesses implements SharedRedis {
 	/** Stops the node on {@code port} abruptly (SIGKILL), as a crash looks to the others and to clients. */
 	public void kill(int port) throws InterruptedException {
 		nodes.stream().filter(node -> node.port() == port).findFirst().orElseThrow().kill();
+	}
+
+	/** Stops the node on {@code port} where it is (SIGSTOP), as a hung master looks to the others and to clients. */
+	public void freeze(int port) throws IOException, InterruptedException {
+		nodes.stream().filter(node -> node.port() == port).findFirst().orElseThrow().freeze();
+	}
+
+	/** Lets every frozen node go on. */
+	public void thawAll() throws IOException, InterruptedException {
+		for (RedisServerProcess node : nodes) {
+			node.thaw();
+		}
 	}
 
 	/**

@@ -91,6 +91,56 @@ public final class RedisSentinelProcesses implements SharedRedis {
 	}
 
 	/**
+	 * Stops the master the Sentinels name now where it is (SIGSTOP), as a hung server looks to its clients and to the
+	 * Sentinels; returns its port.
+	 */
+	public int freezeMaster() throws IOException, InterruptedException {
+		int master = masterPort();
+		data.stream().filter(server -> server.port() == master).findFirst().orElseThrow().freeze();
+		return master;
+	}
+
+	/** Lets every frozen server go on. */
+	public void thawAll() throws IOException, InterruptedException {
+		for (RedisServerProcess server : data) {
+			server.thaw();
+		}
+	}
+
+	/**
+	 * A graceful failover, as an operator starts one before maintenance ({@code SENTINEL FAILOVER}): the Sentinels
+	 * promote the replica while the master still runs, and demote the old master (make it a replica of the new one)
+	 * only once they see it again, some seconds later; returns the old master's port.
+	 */
+	public int failover() throws IOException {
+		int master = masterPort();
+		Object answer = RedisWire.call(sentinels.get(0).port(), "SENTINEL", "FAILOVER", MASTER);
+		if (!"OK".equals(answer)) {
+			throw new AssertionError("SENTINEL FAILOVER was answered " + answer);
+		}
+		return master;
+	}
+
+	/**
+	 * Waits until {@code old}, a master a graceful failover replaced, is a replica of the new master and in sync
+	 * with it: from then on it takes no write.
+	 */
+	public void awaitDemoted(int old) throws IOException, InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (true) {
+			String replication = RedisWire.text(old, "INFO", "replication");
+			if ("slave".equals(RedisWire.field(replication, "role"))
+					&& "up".equals(RedisWire.field(replication, "master_link_status"))) {
+				return;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("the Sentinels did not demote the old master " + old + " within 60s");
+			}
+			Thread.sleep(50);
+		}
+	}
+
+	/**
 	 * Waits until the Sentinels name a master other than {@code old} and it takes writes (a promoted replica no longer
 	 * says {@code role:slave}); returns its port.
 	 */

@@ -34,6 +34,8 @@ public final class RedisServerProcess implements SharedRedis {
 
 	private final String password;
 
+	private volatile boolean frozen;
+
 	private RedisServerProcess(Process process, int port, String password) {
 		this.process = process;
 		this.port = port;
@@ -141,6 +143,35 @@ public final class RedisServerProcess implements SharedRedis {
 		return process.isAlive();
 	}
 
+	/** Whether the process runs and is not {@link #freeze() frozen}: it answers. */
+	public boolean answers() {
+		return process.isAlive() && !frozen;
+	}
+
+	/**
+	 * Stops the process where it is (SIGSTOP), as a hung server looks to its clients: its kernel still accepts
+	 * connections and acknowledges what they send, and nothing is answered until {@link #thaw()}.
+	 */
+	public void freeze() throws IOException, InterruptedException {
+		signal("STOP");
+		frozen = true;
+	}
+
+	/** Lets a {@link #freeze() frozen} process go on (SIGCONT). */
+	public void thaw() throws IOException, InterruptedException {
+		if (frozen) {
+			signal("CONT");
+			frozen = false;
+		}
+	}
+
+	private void signal(String name) throws IOException, InterruptedException {
+		Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
+		if (kill.waitFor() != 0) {
+			throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+		}
+	}
+
 	/** Stops the server abruptly, as a crash or a network cut would look to its clients. */
 	public void kill() throws InterruptedException {
 		process.destroyForcibly();
@@ -149,6 +180,12 @@ public final class RedisServerProcess implements SharedRedis {
 
 	@Override
 	public void close() throws InterruptedException {
+		try {
+			thaw();
+		}
+		catch (IOException stillFrozen) {
+			// SIGKILL below ends it anyway
+		}
 		process.destroy();
 		if (!process.waitFor(10, TimeUnit.SECONDS)) {
 			process.destroyForcibly();

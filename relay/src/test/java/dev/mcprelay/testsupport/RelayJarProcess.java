@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -18,10 +20,21 @@ import java.util.stream.Stream;
  * {@code *IT} classes only) in a process of its own, on 127.0.0.1 at a free port, its output in
  * {@code target/<name>.log}. {@link #kill()} is SIGKILL (a crash, an OOM kill), {@link #stop()} SIGTERM (a drain, a
  * rolling update); {@link #close()} stops what still runs.
+ * <p>
+ * Each relay has a heap of {@value #HEAP} (several run at once on a small machine), and each server it is given buffers
+ * bodies of at most {@value #MAX_BUFFERED_BODY} unless the test sets its own {@code max-buffered-body}: the default cap
+ * (50MB, counted twice while read) does not fit a quarter of that heap, and the relay refuses to start with it.
  */
 public final class RelayJarProcess implements AutoCloseable {
 
 	private static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
+
+	private static final String HEAP = "256m";
+
+	/** A server's cap on a buffered body: the tests' bodies are a few KB, and twice it fits a quarter of the heap. */
+	private static final String MAX_BUFFERED_BODY = "4MB";
+
+	private static final Pattern SERVER_URL = Pattern.compile("--mcp-relay\\.servers\\.([^.=]+)\\.url=.*");
 
 	private final String name;
 
@@ -42,11 +55,24 @@ public final class RelayJarProcess implements AutoCloseable {
 	public static RelayJarProcess start(String name, List<String> arguments) throws IOException {
 		int port = TestUpstreams.freePort();
 		Path log = Path.of("target", name + ".log").toAbsolutePath();
-		List<String> command = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar",
+		List<String> command = new ArrayList<>(List.of(JAVA.toString(), "-Xmx" + HEAP, "-XX:TieredStopAtLevel=1", "-jar",
 				packagedJar().toString(), "--server.port=" + port, "--server.address=127.0.0.1"));
 		command.addAll(arguments);
+		command.addAll(bufferedBodyCaps(arguments));
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		return new RelayJarProcess(name, process, port, log);
+	}
+
+	/** {@value #MAX_BUFFERED_BODY} for each server {@code arguments} gives a URL and no {@code max-buffered-body}. */
+	static List<String> bufferedBodyCaps(List<String> arguments) {
+		return arguments.stream()
+			.map(SERVER_URL::matcher)
+			.filter(Matcher::matches)
+			.map(server -> server.group(1))
+			.filter(id -> arguments.stream().noneMatch(argument -> argument.startsWith("--mcp-relay.servers." + id
+					+ ".max-buffered-body=")))
+			.map(id -> "--mcp-relay.servers." + id + ".max-buffered-body=" + MAX_BUFFERED_BODY)
+			.toList();
 	}
 
 	/** The jar this build packaged ({@code relay/target/mcp-relay-<version>.jar}). */

@@ -104,6 +104,8 @@ public final class SdkMcpUpstream implements AutoCloseable {
 
 	private final List<Seen> seen = new CopyOnWriteArrayList<>();
 
+	private final java.util.concurrent.atomic.AtomicInteger getsServed = new java.util.concurrent.atomic.AtomicInteger();
+
 	private volatile CountDownLatch progressGate = new CountDownLatch(1);
 
 	private volatile Consumer<McpSchema.CallToolRequest> toolCallObserver = request -> {
@@ -218,6 +220,14 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		return Collections.unmodifiableList(seen);
 	}
 
+	/**
+	 * How many GETs {@code /mcp} or {@code /stateless} has taken so far: a stream a GET opened is the session's
+	 * listening stream once this counts it (the SDK registers it before its servlet returns).
+	 */
+	public int getsServed() {
+		return getsServed.get();
+	}
+
 	public void clearSeen() {
 		seen.clear();
 	}
@@ -248,6 +258,37 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Tells every session of {@code /mcp} that its tools changed ({@code notifications/tools/list_changed}), on the
+	 * session's GET stream, as a server whose catalogue changed does.
+	 */
+	public void notifyToolsListChanged() {
+		streamable.notifyToolsListChanged();
+	}
+
+	/**
+	 * Publishes the echoing tool {@code name} of {@code /mcp} again, saying it only reads or not: the server removes
+	 * and adds it, and tells each session's GET stream {@code notifications/tools/list_changed} (a server that changed
+	 * what it says of a tool).
+	 */
+	public void republish(String name, boolean readOnly) {
+		McpSchema.Tool published = tool(name);
+		streamable.removeTool(name);
+		streamable.addTool(McpServerFeatures.SyncToolSpecification.builder()
+			.tool(McpSchema.Tool.builder()
+				.name(name)
+				.description(published.description())
+				.inputSchema(published.inputSchema())
+				.meta(published.meta())
+				.annotations(new McpSchema.ToolAnnotations(null, readOnly, !readOnly, readOnly, false, null))
+				.build())
+			.callHandler((exchange, request) -> {
+				toolCallObserver.accept(request);
+				return echo(request);
+			})
+			.build());
+	}
+
 	/** Lets a {@code progress} call that is holding its stream open finish. */
 	public void releaseProgress() {
 		progressGate.countDown();
@@ -274,6 +315,9 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			byte[] body = http.getInputStream().readAllBytes();
 			seen.add(new Seen(http.getMethod(), http.getRequestURI(), headers, new String(body, StandardCharsets.UTF_8)));
 			chain.doFilter(new ReplayedBodyRequest(http, body), response);
+			if ("GET".equals(http.getMethod())) {
+				getsServed.incrementAndGet();
+			}
 		};
 		FilterDef def = new FilterDef();
 		def.setFilterName("recorder");

@@ -174,9 +174,12 @@ public class PolicyDecisionBenchmark {
 		PublishedCatalogues catalogues = new PublishedCatalogues(
 				(context, list) -> reactor.core.publisher.Mono.just(new UpstreamLister.Listed(tools, true)),
 				relay.servers()::get);
-		PolicyEnforcement enforcement = new PolicyEnforcement(Policies.of(relay, new SimpleMeterRegistry()), catalogues,
-				relay, List.of());
-		return new InterceptorChain<ToolsCallRequest>(Stage.TOOLS_CALL_REQUEST, List.of(enforcement)).forServer("fast");
+		Policies engine = Policies.of(relay, new SimpleMeterRegistry());
+		PolicyEnforcement enforcement = new PolicyEnforcement(engine, catalogues, relay, List.of());
+		// as the relay compiles a server's chain per snapshot (InterceptorChains): the policy interceptor only where a
+		// policy governs the server
+		return new InterceptorChain<ToolsCallRequest>(Stage.TOOLS_CALL_REQUEST,
+				engine.governs("fast", null) ? List.of(enforcement) : List.of());
 	}
 
 	private static JsonNode tool(String name) {

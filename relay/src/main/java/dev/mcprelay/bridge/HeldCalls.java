@@ -1,0 +1,210 @@
+package dev.mcprelay.bridge;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.session.SessionIds;
+import dev.mcprelay.sse.SseEventWriter;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.concurrent.Queues;
+
+/**
+ * The calls of 2026-07-28 clients that a 2025 server asked something while it answered (sampling, elicitation, roots
+ * on the call's stream), held open on this replica between the client's rounds (direction 2 of the bridge,
+ * {@link PerRequestBridge}). The server's request ends the client's round with an {@code input_required} result: the
+ * request under a key, and a {@code requestState} the relay signs ({@link RequestStates}) naming the held call, its
+ * owner (the client's {@link ModernClient#key}), the server and the server's request id; the exchange with the server
+ * stays open, unread, until the client comes back. The client's retry (its request again, with a new id,
+ * {@code inputResponses} and that {@code requestState}) hands its answer to the server as the response to its
+ * request, and the rest of the server's answer goes to the retry's stream: more rounds, then the result.
+ *
+ * <p>Bounds: a held call waits for the client's retry at most {@code idle} (the server's
+ * {@code timeouts.streaming-idle}), then its exchange with the server is closed and a late retry is answered
+ * {@code input_required_expired}; a round holds at most {@value #ROUND_EVENTS} events the client has not read yet
+ * (the server waits for its answer meanwhile, so few come), past which the call fails. Held calls are kept in memory on
+ * the replica that holds the exchange with the server: a retry that a load balancer sends to another replica is
+ * answered {@code input_required_expired} (its state is valid there, the call is not), and the client asks again.
+ */
+final class HeldCalls {
+
+	/** The most events of a round held for a client that has not read them. */
+	static final int ROUND_EVENTS = 256;
+
+	private final Map<String, Held> waiting = new ConcurrentHashMap<>();
+
+	private final RequestStates states;
+
+	private final String serverId;
+
+	private final Duration idle;
+
+	HeldCalls(RequestStates states, String serverId, Duration idle) {
+		this.states = states;
+		this.serverId = serverId;
+		this.idle = idle;
+	}
+
+	/** How many calls wait for their client's retry now, on this replica. */
+	int waiting() {
+		return waiting.size();
+	}
+
+	/** A new call of {@code owner}'s, answering the client's request {@code clientId}. */
+	Held open(String owner, JsonNode clientId) {
+		return new Held(owner, clientId);
+	}
+
+	/**
+	 * The call a retry's {@code requestState} names, taken from those that wait (it waits no more); {@code null} when
+	 * the state is not one this relay signed for {@code owner} and this server (forged, altered, another client's) or
+	 * the call waits no more here (expired, ended, held by another replica): {@link #verify} tells which.
+	 */
+	Held resume(String requestState, String owner) {
+		ObjectNode state = verify(requestState, owner);
+		if (state == null) {
+			return null;
+		}
+		Held held = waiting.remove(state.path("call").asText());
+		if (held == null) {
+			return null;
+		}
+		held.answering = state;
+		return held;
+	}
+
+	/** The state {@code requestState} holds, when this relay signed it for {@code owner} and this server; else null. */
+	ObjectNode verify(String requestState, String owner) {
+		ObjectNode state = states.verify(requestState);
+		if (state == null || !owner.equals(state.path("owner").asText()) || !serverId.equals(state.path("server")
+			.asText())) {
+			return null;
+		}
+		return state;
+	}
+
+	/** Whether {@code requestState} has the form of one the relay signs (whoever made it). */
+	static boolean isRelays(JsonNode requestState) {
+		return requestState != null && requestState.isTextual() && RequestStates.hasForm(requestState.asText());
+	}
+
+	/**
+	 * Ends {@code held}'s round with an {@code input_required} result asking its client {@code serverRequest} (a
+	 * request of the server's), and waits for the client's retry; the events that follow (none: the retry's stream
+	 * takes the rest). Fails the call when no retry comes within {@code idle}.
+	 */
+	Flux<byte[]> ask(Held held, ObjectNode serverRequest) {
+		return Flux.defer(() -> {
+			String key = "mcp-relay-" + serverRequest.path("method").asText().replace('/', '-');
+			ObjectNode state = JsonNodeFactory.instance.objectNode().put("call", held.id).put("owner", held.owner)
+				.put("server", serverId).put("key", key);
+			state.set("request", serverRequest.get("id"));
+			ObjectNode answer = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+			answer.set("id", held.clientId);
+			ObjectNode result = answer.putObject("result").put("resultType", "input_required");
+			ObjectNode asked = result.putObject("inputRequests").putObject(key);
+			asked.set("method", serverRequest.get("method"));
+			asked.set("params", serverRequest.has("params") ? serverRequest.get("params")
+					: JsonNodeFactory.instance.objectNode());
+			result.put("requestState", states.sign(state));
+			Sinks.Empty<Void> resumed = Sinks.empty();
+			held.resumed = resumed;
+			held.asking = true;
+			waiting.put(held.id, held);
+			Sinks.Many<byte[]> round = held.round;
+			round.tryEmitNext(SseEventWriter.message(answer.toString()));
+			round.tryEmitComplete();
+			return resumed.asMono()
+				.timeout(idle)
+				.onErrorResume(TimeoutException.class, late -> {
+					waiting.remove(held.id, held);
+					held.finish();
+					return Mono.empty();
+				})
+				.thenMany(Flux.<byte[]>empty());
+		});
+	}
+
+	/** One call held across its client's rounds. */
+	static final class Held {
+
+		final String id = SessionIds.mint();
+
+		final String owner;
+
+		/** The id of the client's request the current round answers (a retry comes with a new one). */
+		volatile JsonNode clientId;
+
+		/** The events of the current round, for the client's stream. */
+		volatile Sinks.Many<byte[]> round = newRound();
+
+		/** Whether the call waits for its client (an input_required result went out): the round's end ends nothing. */
+		volatile boolean asking;
+
+		/** The state of the retry that resumed it (the key and the server's request id it answers). */
+		volatile ObjectNode answering;
+
+		volatile Sinks.Empty<Void> resumed = Sinks.empty();
+
+		/** Completes when the call ends (its result, a failure, its expiry, its client gone): the exchange ends. */
+		final Sinks.Empty<Void> done = Sinks.empty();
+
+		volatile Disposable exchange;
+
+		Held(String owner, JsonNode clientId) {
+			this.owner = owner;
+			this.clientId = clientId;
+		}
+
+		/** A new round for the retry {@code retryId}, whose events go to its stream from now on; resumes the call. */
+		Flux<byte[]> next(JsonNode retryId) {
+			clientId = retryId;
+			round = newRound();
+			asking = false;
+			Flux<byte[]> events = events();
+			resumed.tryEmitEmpty();
+			return events;
+		}
+
+		/** The client's stream of this round: the call ends when the client leaves it before it asked anything. */
+		Flux<byte[]> events() {
+			return round.asFlux().doOnCancel(() -> {
+				if (!asking) {
+					finish();
+				}
+			});
+		}
+
+		/** Hands {@code event} to the round's stream; fails the call when the client let too many pile up. */
+		void emit(byte[] event) {
+			if (round.tryEmitNext(event).isFailure()) {
+				// the client let too much pile up (or left): the call ends, its stream without a result
+				finish();
+			}
+		}
+
+		/** Ends the call: its round, and its exchange with the server. */
+		void finish() {
+			round.tryEmitComplete();
+			done.tryEmitEmpty();
+			Disposable held = exchange;
+			if (held != null) {
+				held.dispose();
+			}
+		}
+
+		private static Sinks.Many<byte[]> newRound() {
+			return Sinks.many().unicast().onBackpressureBuffer(Queues.<byte[]>get(ROUND_EVENTS).get());
+		}
+
+	}
+
+}

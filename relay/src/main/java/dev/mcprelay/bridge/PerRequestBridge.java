@@ -1,0 +1,308 @@
+package dev.mcprelay.bridge;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.sse.SseEventWriter;
+import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * Direction 2 of the bridge: a 2026-07-28 client's request to a server that speaks only session-era MCP. Each request
+ * goes in the upstream session the relay keeps for the client ({@link UpstreamSessions}, opened on first use), as a
+ * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints (clients that share the session may
+ * use the same ids), and its answer, JSON or an event stream, comes back in the 2026 form ({@link ModernResults}) under
+ * the client's id; notifications on the answer's stream (progress, log messages) pass as they are. A request the
+ * server answers with 404 (the session ended there) goes once more, in a session opened again. {@code server/discover}
+ * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
+ * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
+ * ({@link SessionEraListen}).
+ *
+ * <p>A request the server sends while it answers a {@code tools/call}, {@code prompts/get} or {@code resources/read}
+ * (sampling, elicitation, roots) ends the client's round with an {@code input_required} result whose
+ * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls}); one sent
+ * while it answers another request is answered to the server with an error (-32601,
+ * {@code server_request_not_bridged}). Any other answer of the server (an error status) is handed on with its status
+ * and body, without the server's session id.
+ */
+final class PerRequestBridge {
+
+	private static final String ID_PREFIX = "mcp-relay-bridged-";
+
+	private final UpstreamTransport server;
+
+	private final String serverId;
+
+	private final long maxBytes;
+
+	private final UpstreamSessions sessions;
+
+	private final SessionEraListen listens;
+
+	private final HeldCalls calls;
+
+	private final AtomicLong ids = new AtomicLong();
+
+	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
+	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
+			"resources/read");
+
+	/**
+	 * @param idle how long a call the server asked the client something in waits for the client's retry
+	 * ({@link HeldCalls}: the server's {@code timeouts.streaming-idle})
+	 */
+	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
+			java.time.Duration idle) {
+		this.server = server;
+		this.serverId = serverId;
+		this.maxBytes = maxBytes;
+		this.sessions = sessions;
+		this.listens = new SessionEraListen(server, serverId, maxBytes);
+		this.calls = new HeldCalls(RequestStates.random(), serverId, idle);
+	}
+
+	/** How many calls wait for their client's retry with its input, on this replica. */
+	int heldCalls() {
+		return calls.waiting();
+	}
+
+	/**
+	 * Opens the session of the client of {@code request} (a 2026 request a server of unknown versions refused), to
+	 * learn whether the server speaks session-era MCP; completes either way, what it learnt in {@link ServerVersions}.
+	 */
+	Mono<Void> probe(UpstreamRequest request) {
+		ObjectNode message = BridgedAnswers.parse(request.body());
+		if (message == null) {
+			return Mono.empty();
+		}
+		return sessions.find(request, ModernClient.of(request.callerId(), message)).then()
+			.onErrorResume(refused -> Mono.empty());
+	}
+
+	/** A 2026-07-28 client's POST. */
+	Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+		return Mono.defer(() -> {
+			ObjectNode message = BridgedAnswers.parse(request.body());
+			if (message == null || !message.path("method").isTextual()) {
+				request.onWritten().run();
+				return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(
+						message == null ? null : message.get("id"), -32600, "A 2026-07-28 request to MCP server '"
+								+ serverId + "' is one JSON-RPC request or notification", "bridge_invalid_request"))));
+			}
+			String method = message.get("method").asText();
+			JsonNode id = message.get("id");
+			ModernClient client = ModernClient.of(request.callerId(), message);
+			Runnable onWritten = once(request.onWritten());
+			return sessions.find(request, client).flatMap(session -> {
+				if (id != null && "server/discover".equals(method)) {
+					onWritten.run();
+					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(),
+							bytes(ModernResults.discover(id, session))));
+				}
+				if (id != null && INPUT_METHODS.contains(method)
+						&& HeldCalls.isRelays(message.path("params").get("requestState"))) {
+					return resume(request, message, client, session, onWritten, handler);
+				}
+				if (id != null && "subscriptions/listen".equals(method)) {
+					return listens.listen(request, message, session, onWritten,
+							serverRequest -> refuse(request, session, serverRequest), handler);
+				}
+				return exchange(request, message, client, session, onWritten, true, handler);
+			});
+		});
+	}
+
+	private Mono<Void> exchange(UpstreamRequest request, ObjectNode message, ModernClient client,
+			UpstreamSession session, Runnable onWritten, boolean mayReopen,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		ObjectNode sent = message.deepCopy();
+		JsonNode id = message.get("id");
+		String minted = id == null ? null : ID_PREFIX + ids.incrementAndGet();
+		if (minted != null) {
+			sent.put("id", minted);
+		}
+		String method = message.path("method").asText();
+		if (minted != null && INPUT_METHODS.contains(method)) {
+			return held(request, message, sent, minted, client, session, onWritten, mayReopen, handler);
+		}
+		return server.send(SessionEraRequests.inSession(request, sent, session, onWritten),
+				response -> answered(response, request, message, minted, client, session, onWritten, mayReopen,
+						handler));
+	}
+
+	/**
+	 * A request whose answer may ask the client for input: its exchange with the server is held apart from the
+	 * client's stream ({@link HeldCalls}), so that a request of the server's on the answer's stream ends the client's
+	 * round with an {@code input_required} result while the exchange goes on, for the client's retry to continue.
+	 * Another answer than an event stream is answered as any; the client's leaving before it was asked anything ends
+	 * the exchange (2026-07-28's cancellation).
+	 */
+	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
+			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		HeldCalls.Held held = calls.open(client.key(), message.get("id"));
+		Sinks.One<UpstreamResponse> responded = Sinks.one();
+		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
+			responded.tryEmitValue(response);
+			return held.done.asMono();
+		}).subscribe(null, failed -> {
+			responded.tryEmitError(failed);
+			held.finish();
+		}, responded::tryEmitEmpty);
+		String method = message.path("method").asText();
+		return responded.asMono().flatMap(response -> {
+			MediaType type = response.contentType();
+			if (!response.statusCode().is2xxSuccessful() || type == null
+					|| !MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
+				return answered(response, request, message, minted, client, session, onWritten, mayReopen, handler)
+					.doFinally(signal -> held.finish());
+			}
+			BridgedAnswers.Turn turn = new BridgedAnswers.Turn(answer -> {
+				if (minted.equals(answer.path("id").asText(null)) && !answer.has("method")) {
+					answer.set("id", held.clientId);
+					return ModernResults.toModern(answer, method, session);
+				}
+				return answer;
+			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer) : null, true);
+			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
+				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
+						+ "' broke off its answer", "upstream_stream_broken").toString()));
+				held.finish();
+			}, held::finish);
+			return handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(), held.events()));
+		}).doOnCancel(() -> {
+			if (!held.asking) {
+				held.finish();
+			}
+		});
+	}
+
+	/**
+	 * A client's retry with its input: verifies its {@code requestState} (refused when this relay did not sign it for
+	 * this client and server: forged, altered, another's), hands the client's answer to the server as the response to
+	 * its request, and gives the retry's stream the rest of the held call's answer.
+	 */
+	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client,
+			UpstreamSession session, Runnable onWritten, Function<UpstreamResponse, Mono<Void>> handler) {
+		JsonNode id = message.get("id");
+		String token = message.path("params").path("requestState").asText();
+		if (calls.verify(token, client.key()) == null) {
+			onWritten.run();
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32602, "The "
+					+ "requestState of this request is not one the relay gave this client (forged, altered, or "
+					+ "another's)", "request_state_invalid"))));
+		}
+		HeldCalls.Held held = calls.resume(token, client.key());
+		if (held == null) {
+			onWritten.run();
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32603, "The call "
+					+ "this requestState continues waits no more on this relay (it waited longer than the server's "
+					+ "streaming-idle, ended, or another replica holds it); send the request again without it",
+					"input_required_expired"))));
+		}
+		ObjectNode state = held.answering;
+		JsonNode given = message.path("params").path("inputResponses").get(state.path("key").asText());
+		ObjectNode response = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+		response.set("id", state.get("request"));
+		if (given instanceof ObjectNode result) {
+			response.set("result", result);
+		}
+		else {
+			response.putObject("error").put("code", -32603).put("message", "The client gave no answer");
+		}
+		return server.send(SessionEraRequests.inSession(request, response, session, onWritten),
+				UpstreamResponse::releaseBody)
+			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
+					held.next(id)))));
+	}
+
+	/** The server's answer to a request of the client's, in the 2026 form (a 404 opens the session again, once). */
+	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
+			String minted, ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		JsonNode id = message.get("id");
+		String method = message.path("method").asText();
+		if (response.statusCode().value() == HttpStatus.NOT_FOUND.value() && mayReopen) {
+			return response.releaseBody()
+				.then(Mono.defer(() -> sessions.reopen(request, client)))
+				.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
+		}
+		if (!response.statusCode().is2xxSuccessful()) {
+			return handOn(response, handler);
+		}
+		if (response.contentType() == null) {
+			return response.releaseBody()
+				.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED))));
+		}
+		BridgedAnswers.Turn turn = new BridgedAnswers.Turn(answer -> {
+			if (minted != null && minted.equals(answer.path("id").asText(null)) && !answer.has("method")) {
+				answer.set("id", id);
+				return ModernResults.toModern(answer, method, session);
+			}
+			return answer;
+		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer) : null, true);
+		return BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true, Mono.never(),
+				turn, handler);
+	}
+
+	/**
+	 * Answers a request the server sent on a bridged answer's stream with an error in the session, since the relay does
+	 * not carry it to a 2026 client yet; nothing of it reaches the client.
+	 */
+	private Flux<byte[]> refuse(UpstreamRequest request, UpstreamSession session, ObjectNode serverRequest) {
+		ObjectNode refusal = error(serverRequest.get("id"), -32601, "The relay does not carry "
+				+ serverRequest.path("method").asText() + " to the client (it speaks MCP 2026-07-28) yet",
+				"server_request_not_bridged");
+		return server.send(SessionEraRequests.inSession(request, refusal, session, null), UpstreamResponse::releaseBody)
+			.onErrorResume(failed -> Mono.empty())
+			.thenMany(Flux.empty());
+	}
+
+	/** An error answer of the server's, its status and body as they came, without the server's session id. */
+	private Mono<Void> handOn(UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
+		HttpHeaders headers = new HttpHeaders();
+		headers.addAll(response.headers());
+		headers.remove("Mcp-Session-Id");
+		headers.remove(HttpHeaders.CONTENT_LENGTH);
+		return BridgeBodies.read(response.body(), maxBytes, serverId)
+			.flatMap(body -> handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body)));
+	}
+
+	/** A JSON-RPC error for request {@code id} ({@code null}: none), with {@code data.reason}. */
+	static ObjectNode error(JsonNode id, int code, String message, String reason) {
+		ObjectNode error = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+		error.set("id", id == null ? JsonNodeFactory.instance.nullNode() : id);
+		ObjectNode body = error.putObject("error").put("code", code).put("message", message);
+		body.putObject("data").put("reason", reason);
+		return error;
+	}
+
+	private static Runnable once(Runnable action) {
+		AtomicBoolean ran = new AtomicBoolean();
+		return () -> {
+			if (ran.compareAndSet(false, true)) {
+				action.run();
+			}
+		};
+	}
+
+	private static byte[] bytes(JsonNode node) {
+		return node.toString().getBytes(StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,185 @@
+package dev.mcprelay.bridge;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.MediaType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.ProtocolVersions;
+import dev.mcprelay.session.SessionKey;
+import dev.mcprelay.session.SessionStore;
+import dev.mcprelay.sse.SseEventSplitter;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.UpstreamTransportException;
+import dev.mcprelay.transport.UpstreamTransportException.Kind;
+import reactor.core.publisher.Mono;
+
+/**
+ * The sessions the relay keeps with a 2025-only server for 2026-07-28 clients (direction 2 of the bridge): one per
+ * caller and envelope ({@link ModernClient}), opened on first use with the relay's own {@code initialize} (the client's
+ * info and capabilities, the newest session-era version the server is known to speak) and
+ * {@code notifications/initialized}, and opened again when the server answers a request in it with 404 (the session
+ * ended there). Never shared between callers.
+ *
+ * <p>Kept in the relay's session store (DESIGN section 7: memory, or Redis shared by replicas), under the server's id
+ * and {@link #PREFIX} with a SHA-256 of the caller and envelope, opened by the caller ({@link UpstreamSession}): with
+ * Redis every replica sends a caller's requests in the one session, as a 2025 server expects of one client; entries
+ * expire with the store's idle timeout (the server's session is then left to the server's own expiry). Opening is
+ * shared on this replica by concurrent first requests of one client; two replicas opening at once each open one, and
+ * the later one is kept.
+ *
+ * <p>What the server answers the {@code initialize} teaches the relay its version ({@link ServerVersions#learn}); a
+ * refusal (a 4xx JSON answer) teaches the versions it names in {@code error.data.supported}, and fails the opening
+ * ({@code bridge_initialize_failed}).
+ */
+final class UpstreamSessions {
+
+	/** How the store's key of an upstream session begins. */
+	static final String PREFIX = "mcp-upstream-";
+
+	/** Under which name the store keeps the {@link UpstreamSession}. */
+	static final String STATE = "version-bridge-upstream";
+
+	private final UpstreamTransport server;
+
+	private final String serverId;
+
+	private final ServerVersions versions;
+
+	private final SessionStore store;
+
+	private final long maxBytes;
+
+	/** The openings under way on this replica, by store key: concurrent first requests share one. */
+	private final Map<String, Mono<UpstreamSession>> opening = new ConcurrentHashMap<>();
+
+	UpstreamSessions(UpstreamTransport server, String serverId, ServerVersions versions, SessionStore store,
+			long maxBytes) {
+		this.server = server;
+		this.serverId = serverId;
+		this.versions = versions;
+		this.store = store;
+		this.maxBytes = maxBytes;
+	}
+
+	/** {@code client}'s session: the one the store holds, else a new one. */
+	Mono<UpstreamSession> find(UpstreamRequest relayed, ModernClient client) {
+		SessionKey key = keyOf(client);
+		return store.find(key)
+			.filter(state -> Objects.equals(state.callerId(), client.callerId()))
+			.mapNotNull(state -> {
+				String kept = state.members().get(STATE);
+				return kept == null ? null : UpstreamSession.fromJson(kept);
+			})
+			.switchIfEmpty(Mono.defer(() -> open(relayed, client)));
+	}
+
+	/** A new session for {@code client}, in place of one the server ended (it answered 404 in it). */
+	Mono<UpstreamSession> reopen(UpstreamRequest relayed, ModernClient client) {
+		return open(relayed, client);
+	}
+
+	private Mono<UpstreamSession> open(UpstreamRequest relayed, ModernClient client) {
+		SessionKey key = keyOf(client);
+		String name = key.id();
+		return opening.computeIfAbsent(name, absent -> initialize(relayed, client)
+			.flatMap(session -> store.open(key, client.callerId())
+				.then(store.join(key, STATE, session.toJson()))
+				.thenReturn(session))
+			.doFinally(signal -> opening.remove(name))
+			.cache());
+	}
+
+	private Mono<UpstreamSession> initialize(UpstreamRequest relayed, ModernClient client) {
+		return Mono.defer(() -> {
+			AtomicReference<UpstreamSession> opened = new AtomicReference<>();
+			return server.send(SessionEraRequests.initialize(relayed, client, askedVersion()),
+					response -> answered(response).doOnNext(opened::set).then())
+				.then(Mono.fromSupplier(opened::get))
+				.switchIfEmpty(Mono.error(() -> failed("answered the relay's initialize with no result")))
+				.flatMap(session -> server.send(SessionEraRequests.initialized(relayed, session),
+						UpstreamResponse::releaseBody).thenReturn(session));
+		});
+	}
+
+	/** The session an {@code initialize}'s answer opened; the versions it teaches learnt. */
+	private Mono<UpstreamSession> answered(UpstreamResponse response) {
+		MediaType type = response.contentType();
+		if (!response.statusCode().is2xxSuccessful()) {
+			int status = response.statusCode().value();
+			if (!response.statusCode().is4xxClientError() || type == null
+					|| !MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
+				return response.releaseBody().then(Mono.error(failed("refused the relay's initialize with HTTP "
+						+ status)));
+			}
+			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+				versions.learn(VersionBridge.supportedVersions(body));
+				return Mono.error(failed("refused the relay's initialize with HTTP " + status));
+			});
+		}
+		String sessionId = response.headers().getFirst("Mcp-Session-Id");
+		return firstResponse(response).flatMap(answer -> {
+			JsonNode result = answer.get("result");
+			if (result == null || !result.path("protocolVersion").isTextual()) {
+				return Mono.error(failed("answered the relay's initialize with no result: "
+						+ answer.path("error").path("message").asText("no error either")));
+			}
+			String version = result.path("protocolVersion").asText();
+			versions.learn(List.of(version));
+			return Mono.just(new UpstreamSession(sessionId, version, result.path("capabilities"),
+					result.path("serverInfo"), result.path("instructions").asText(null)));
+		});
+	}
+
+	/** The first JSON-RPC response of an answer, JSON or an event stream (read no further); empty when none came. */
+	private Mono<ObjectNode> firstResponse(UpstreamResponse response) {
+		MediaType type = response.contentType();
+		if (type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
+			return BridgeBodies.read(response.body(), maxBytes, serverId).mapNotNull(BridgedAnswers::parse);
+		}
+		if (type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
+			SseEventSplitter splitter = new SseEventSplitter(maxBytes);
+			return response.body()
+				.concatMapIterable(buffer -> {
+					try {
+						return splitter.split(buffer);
+					}
+					finally {
+						DataBufferUtils.release(buffer);
+					}
+				})
+				.doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+				.filter(event -> event.isMessage())
+				.mapNotNull(event -> BridgedAnswers.parse(event.dataBytes()))
+				.filter(message -> message.has("id") && !message.has("method"))
+				.next();
+		}
+		return response.releaseBody().then(Mono.empty());
+	}
+
+	/** The version the relay's {@code initialize} asks for: the newest session-era one the server is known to speak. */
+	private String askedVersion() {
+		return versions.known().stream().filter(version -> !ProtocolVersions.isPerRequest(version))
+			.max(String::compareTo).orElse(ProtocolVersions.LATEST_SESSION);
+	}
+
+	private SessionKey keyOf(ModernClient client) {
+		return new SessionKey(serverId, PREFIX + client.key());
+	}
+
+	private UpstreamTransportException failed(String what) {
+		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_initialize_failed", "MCP server '"
+				+ serverId + "' speaks only session-era MCP, and " + what + ".");
+	}
+
+}

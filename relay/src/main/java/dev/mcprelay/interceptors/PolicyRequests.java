@@ -1,0 +1,143 @@
+package dev.mcprelay.interceptors;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.ToolsCallRequest;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
+import dev.mcprelay.policy.Policies;
+import dev.mcprelay.policy.PolicyDecision;
+import dev.mcprelay.policy.PolicyFacts;
+import dev.mcprelay.policy.PublishedCatalogues;
+import reactor.core.publisher.Mono;
+
+/**
+ * The requests, as {@link PolicyEnforcement} decides them with a request's {@link Policies}: a request naming a tool,
+ * prompt or resource, decided with its arguments, and refused as one naming what does not exist
+ * ({@link PolicyRefusals}) before anything goes upstream; where a rule reads the tool or the prompt it names, a name the
+ * server did not publish to the caller's view is answered the same way, from the catalogue the relay knows
+ * ({@link PublishedCatalogues}); a server's request to the client that a policy refuses is answered to the server.
+ */
+final class PolicyRequests {
+
+	private static final String TOOLS = PolicyLists.TOOLS;
+
+	/** What a request that needs nothing of the server's list decides from: the empty definition. */
+	private static final Optional<Map<String, Object>> NOTHING_PUBLISHED_NEEDED = Optional.of(Map.of());
+
+	private final PublishedCatalogues catalogues;
+
+	private final PolicyRefusals refusals;
+
+	PolicyRequests(PublishedCatalogues catalogues, PolicyRefusals refusals) {
+		this.catalogues = catalogues;
+		this.refusals = refusals;
+	}
+
+	/** A {@code tools/call} of {@code tool} (its params' name, a string), decided with its arguments. */
+	Mono<Outcome> toolsCall(Policies policies, ToolsCallRequest call, String tool) {
+		CallContext context = call.context();
+		return named(policies, context, TOOLS, tool, policies.readsTool(context.server(), context.virtualServer()),
+				annotations -> facts(context, "tools/call", false, tool, annotations, null, null).withArguments(call),
+				() -> refusals.unknownTool(context, tool));
+	}
+
+	/** A {@code prompts/get} of {@code prompt}, or a completion of its arguments ({@code arguments} {@code null}). */
+	Mono<Outcome> prompt(Policies policies, CallContext context, String prompt, Map<String, Object> arguments) {
+		return named(policies, context, PolicyLists.PROMPTS, prompt,
+				policies.readsPrompt(context.server(), context.virtualServer()),
+				any -> facts(context, "prompts/get", false, null, null, prompt, null).withArguments(arguments),
+				() -> refusals.unknownPrompt(context, prompt));
+	}
+
+	/**
+	 * A request naming {@code name} of the list {@code catalogue}, decided by the policies on the facts {@code facts}
+	 * makes of what the server published of it. Where {@code published} (a rule reads what it names), a name the
+	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream. Decided at
+	 * once (a constant {@code Mono}, which the chain takes as it is, with no timer) when nothing has to be listed: no
+	 * rule reads what it names, or the caller's view of the list is kept ({@link PublishedCatalogues#known}); else
+	 * once the list is read.
+	 */
+	private Mono<Outcome> named(Policies policies, CallContext context, String catalogue, String name,
+			boolean published, Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
+		Optional<Map<String, Object>> known = published && name != null ? catalogues.known(context, catalogue, name)
+				: NOTHING_PUBLISHED_NEEDED;
+		if (known != null) {
+			return decide(policies, catalogue, known, facts, unknown);
+		}
+		return catalogues.find(context, catalogue, name)
+			.flatMap(found -> decide(policies, catalogue, found, facts, unknown))
+			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
+				String policy = policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
+				return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why(), policy));
+			});
+	}
+
+	/** The decision on a request naming what {@code found} says the server published of it (empty: nothing). */
+	private static Mono<Outcome> decide(Policies policies, String catalogue, Optional<Map<String, Object>> found,
+			Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
+		if (found.isEmpty()) {
+			return Outcome.reject(unknown.get()
+				.withLogReason(catalogue.equals(TOOLS) ? "unknown_tool" : "unknown_prompt", null));
+		}
+		PolicyDecision decision = policies.decide(facts.apply(found.get()));
+		return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown.get());
+	}
+
+	/** A request naming the resource {@code uri}, decided as its {@code resources/read}. */
+	Mono<Outcome> resource(Policies policies, CallContext context, String uri) {
+		PolicyDecision decision = policies.decide(facts(context, "resources/read", false, null, null, null, uri));
+		return decision.allowed() ? Outcome.proceed() : refuse(decision, refusals.resourceNotFound(uri));
+	}
+
+	/** A server's request {@code method} to the client: a refusal answers the server. */
+	static Mono<Outcome> serverRequest(Policies policies, CallContext context, String method) {
+		PolicyDecision decision = policies.decide(facts(context, method, true, null, null, null, null));
+		return decision.allowed() ? Outcome.proceed() : refuse(decision,
+				new RejectError(JsonRpcErrorCodes.POLICY_REJECTED, "The client does not take " + method + " here"));
+	}
+
+	/** Whether the caller may read the resource {@code uri} (counted as hidden when not). */
+	static boolean readable(Policies policies, CallContext context, String uri) {
+		return policies.lists(facts(context, "resources/read", false, null, null, null, uri));
+	}
+
+	/** A refusal the client reads as {@code error}; the access log and meters name the policy. */
+	private static Mono<Outcome> refuse(PolicyDecision decision, RejectError error) {
+		return Outcome.reject(error.withLogReason(PolicyDecision.REASON, decision.policy()));
+	}
+
+	static PolicyFacts facts(CallContext context, String method, boolean fromServer, String tool,
+			Map<String, Object> annotations, String prompt, String resource) {
+		return new PolicyFacts(context.caller(), context.server(), context.virtualServer(), method, fromServer, tool,
+				annotations, prompt, resource, null, context.headers());
+	}
+
+	/** Whether {@code field} of {@code node} names something: a string. */
+	static boolean named(JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		return value != null && value.isTextual();
+	}
+
+	/**
+	 * A request that names what it uses by something other than a string (an object, an array, a number, nothing)
+	 * names nothing a policy can decide: refused as malformed (-32602) before any policy, so that it never goes
+	 * upstream, where a lenient server might read it as a name (fails closed).
+	 */
+	static Mono<Outcome> malformed(String problem) {
+		return Outcome.reject(RejectError.invalidParams("Invalid params: " + problem));
+	}
+
+	static String text(JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		return value != null && value.isTextual() ? value.textValue() : null;
+	}
+
+}

@@ -1,0 +1,126 @@
+package dev.mcprelay.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.RedisSentinelProcesses;
+import dev.mcprelay.testsupport.TestUpstreams;
+import dev.mcprelay.testsupport.TwoRelaysOverRedis;
+
+/**
+ * A graceful Sentinel failover ({@code SENTINEL FAILOVER}, as before maintenance) loses no session a relay confirmed:
+ * the Sentinels promote the replica while the old master still runs and takes writes, and demote the old master only
+ * seconds later, throwing away what it took meanwhile. A relay that kept writing to the old master after the
+ * Sentinels' {@code +switch-master} answered initialize 200 for sessions that were gone once it was demoted. Two
+ * relays open sessions of a virtual server (kept in the store) and count a rate limit throughout the failover; once
+ * the old master is a replica again, every session answered 200 is there on both relays. In the longer tier ({@code -Pscale}).
+ */
+@Tag("scale")
+@Disabled("Red: issue 45's cold review, item 3, is not closed: with Lettuce's MasterReplica over Sentinel "
+		+ "(RedisClientOptions) it lost 76 of 339 sessions (measured before main was merged). Measured on a "
+		+ "work-in-progress mend (not on this branch, see scale-store-2's report): "
+		+ "reopening the store's connections on each Sentinel's +switch-master lost 17 of 557, all confirmed 0.25 to "
+		+ "1.67 s after SENTINEL FAILOVER, after the promotion and before the relays' switch; also refusing the "
+		+ "store from +failover-state-send-slaveof-noone to +switch-master lost 0 of 114; but reopening a MasterReplica "
+		+ "connection while the old master hangs waits for it (HungMasterOverSentinelTest red). Enable it with the mend")
+class GracefulFailoverOverSentinelTest {
+
+	static RedisSentinelProcesses sentinel;
+
+	static TwoRelaysOverRedis relays;
+
+	@BeforeAll
+	static void start() throws Exception {
+		sentinel = RedisSentinelProcesses.start();
+		// a virtual server's sessions live in the store (a pass-through server's live in its upstream)
+		relays = TwoRelaysOverRedis.over(sentinel, "--mcp-relay.servers.alpha.url=" + TestUpstreams.SDK.url("/stateless"),
+				"--mcp-relay.virtual-servers.all.members=alpha", "--mcp-relay.rate-limits[0].name=calls",
+				"--mcp-relay.rate-limits[0].match.server=alpha", "--mcp-relay.rate-limits[0].limit=100000",
+				"--mcp-relay.rate-limits[0].period=1h").awaitReady();
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relays != null) {
+			relays.close();
+		}
+	}
+
+	@Test
+	void noSessionAnsweredDuringAGracefulFailoverIsLost() throws Exception {
+		ConcurrentLinkedQueue<String> confirmed = new ConcurrentLinkedQueue<>();
+		Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
+		AtomicBoolean stop = new AtomicBoolean();
+		CompletableFuture<Void> traffic = CompletableFuture.runAsync(() -> {
+			for (int n = 0; !stop.get(); n++) {
+				RawHttp http = new RawHttp(TwoRelaysOverRedis.port(n % 2 == 0 ? relays.first() : relays.second()));
+				HttpResponse<String> initialized = http.send(http.post("all", McpSession.initialize(n))
+					.timeout(Duration.ofSeconds(5)));
+				if (initialized.statusCode() == 200) {
+					initialized.headers().firstValue("Mcp-Session-Id").ifPresent(session -> {
+						confirmedAt.put(session, System.nanoTime());
+						confirmed.add(session);
+					});
+				}
+			}
+		});
+		awaitSessions(confirmed, 10);
+		long asked = System.nanoTime();
+		int old = sentinel.failover();
+		sentinel.awaitFailoverFrom(old);
+		long promoted = System.nanoTime();
+		sentinel.awaitDemoted(old);
+		long demoted = System.nanoTime();
+		int atDemotion = confirmed.size();
+		awaitSessions(confirmed, atDemotion + 10);
+		stop.set(true);
+		traffic.get(30, TimeUnit.SECONDS);
+
+		List<String> lost = confirmed.stream().filter(session -> !knownToBoth(session)).toList();
+		System.out.printf("graceful failover: %d sessions answered 200, %d of them lost (promotion seen %d ms after "
+				+ "SENTINEL FAILOVER, demotion %d ms); lost ones confirmed at %s ms%n", confirmed.size(), lost.size(),
+				TimeUnit.NANOSECONDS.toMillis(promoted - asked), TimeUnit.NANOSECONDS.toMillis(demoted - asked),
+				lost.stream().map(session -> TimeUnit.NANOSECONDS.toMillis(confirmedAt.get(session) - asked)).toList());
+		assertThat(lost).as("sessions answered 200 but gone after the failover, of %d", confirmed.size()).isEmpty();
+	}
+
+	private static void awaitSessions(ConcurrentLinkedQueue<String> confirmed, int count) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (confirmed.size() < count) {
+			assertThat(System.nanoTime()).as("%d sessions opened within 30s", count).isLessThan(deadline);
+			Thread.sleep(50);
+		}
+	}
+
+	private static boolean knownToBoth(String session) {
+		for (ConfigurableApplicationContext relay : List.of(relays.first(), relays.second())) {
+			RawHttp http = new RawHttp(TwoRelaysOverRedis.port(relay));
+			HttpResponse<String> pinged = http.send(http.post("all", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")
+				.header("Mcp-Session-Id", session)
+				.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION));
+			if (pinged.statusCode() != 200) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+}

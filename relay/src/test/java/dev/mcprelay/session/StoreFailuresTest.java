@@ -1,0 +1,56 @@
+package dev.mcprelay.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+
+/**
+ * What an operator is told when the store cannot be used names the property to mend: a Sentinel's refusal of its own
+ * password is told from the master's, and a password Lettuce masked in a URI keeps no trace of its length. (The
+ * messages are Lettuce 7's, as a relay through a Sentinel with {@code requirepass} got them.)
+ */
+class StoreFailuresTest {
+
+	private static final RedisCommandExecutionException WRONGPASS = new RedisCommandExecutionException(
+			"WRONGPASS invalid username-password pair or user is disabled.");
+
+	@Test
+	void aSentinelsRefusalNamesTheSentinelsPassword() {
+		RedisConnectionException failure = new RedisConnectionException(
+				"Cannot connect to a Redis Sentinel: [redis://************@127.0.0.1:18981]", WRONGPASS);
+
+		assertThat(StoreFailures.describe(failure, RedisTopology.SENTINEL))
+			.startsWith("a Sentinel refused the password (WRONGPASS")
+			.contains("check spring.data.redis.sentinel.password (and spring.data.redis.sentinel.username)");
+		assertThat(StoreFailures.describe(new RedisConnectionException("Cannot connect to a Redis Sentinel",
+				new RedisCommandExecutionException("NOAUTH Authentication required.")), RedisTopology.SENTINEL))
+			.isEqualTo("a Sentinel wants a password and was given none (NOAUTH Authentication required.): set "
+					+ "spring.data.redis.sentinel.password");
+	}
+
+	@Test
+	void theMastersRefusalNamesTheRedisPassword() {
+		RedisConnectionException failure = new RedisConnectionException("Unable to connect to 127.0.0.1:18980",
+				WRONGPASS);
+
+		assertThat(StoreFailures.describe(failure, RedisTopology.SENTINEL))
+			.startsWith("Redis refused the password (WRONGPASS")
+			.contains("check spring.data.redis.password (and spring.data.redis.username)");
+		assertThat(StoreFailures.describe(failure, RedisTopology.STANDALONE))
+			.contains("check spring.data.redis.password");
+	}
+
+	@Test
+	void aMaskedPasswordShowsNoLength() {
+		IllegalStateException failure = new IllegalStateException("Cannot retrieve cluster partitions from "
+				+ "[redis://*********************@127.0.0.1:46500, rediss://***@127.0.0.1:46501]");
+
+		assertThat(StoreFailures.describe(failure, RedisTopology.CLUSTER))
+			.contains("redis://*****@127.0.0.1:46500", "rediss://*****@127.0.0.1:46501")
+			.doesNotContain("******");
+	}
+
+}

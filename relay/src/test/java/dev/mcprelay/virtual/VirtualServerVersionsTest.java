@@ -1,0 +1,113 @@
+package dev.mcprelay.virtual;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.env.MockEnvironment;
+
+import dev.mcprelay.live.LiveConfiguration;
+import dev.mcprelay.testsupport.BoundProperties;
+
+/**
+ * Which reloads end a virtual server's version, and so its sessions ({@link VirtualServers}): a change to its own
+ * settings does, and removing it; {@code members: ["*"]} taking in a server added or losing one removed does not, nor
+ * a removed server's mentions leaving with it, nor a change to another virtual server. An ended version says why, and
+ * what keeps its sessions is told after its streams were.
+ */
+class VirtualServerVersionsTest {
+
+	private static final Map<String, String> RUNNING = Map.of("security.mode", "none",
+			"servers.alpha.url", "http://127.0.0.1:1/mcp", "servers.beta.url", "http://127.0.0.1:2/mcp",
+			"virtual-servers.pair.members[0]", "alpha", "virtual-servers.pair.members[1]", "beta",
+			"virtual-servers.pair.prefix.beta", "b_", "virtual-servers.every.members[0]", "*");
+
+	private final VirtualServers servers = new VirtualServers();
+
+	private final List<String> retired = new ArrayList<>();
+
+	private final LiveConfiguration live = new LiveConfiguration(BoundProperties.of(RUNNING), new MockEnvironment(),
+			List.of(servers));
+
+	VirtualServerVersionsTest() {
+		servers.onRetired(server -> retired.add(server.id() + " " + server.version().endedBy()));
+	}
+
+	@Test
+	void aServerAddedOrRemovedWithItsMentionsKeepsEveryVersionAndTheirMembersFollow() {
+		VirtualServer pair = find("pair");
+		VirtualServer every = find("every");
+
+		live.apply(BoundProperties.of(with(Map.of("servers.gamma.url", "http://127.0.0.1:3/mcp"))));
+		assertThat(find("every").members()).containsExactlyInAnyOrder("alpha", "beta", "gamma");
+		assertThat(find("every").version()).isSameAs(every.version());
+		assertThat(find("pair")).as("a virtual server left as it was is the same object").isSameAs(pair);
+
+		Map<String, String> betaRemoved = new HashMap<>(RUNNING);
+		betaRemoved.remove("servers.beta.url");
+		betaRemoved.remove("virtual-servers.pair.members[1]");
+		betaRemoved.remove("virtual-servers.pair.prefix.beta");
+		live.apply(BoundProperties.of(betaRemoved));
+		assertThat(find("pair").members()).containsExactly("alpha");
+		assertThat(find("pair").version()).isSameAs(pair.version());
+		assertThat(find("every").version()).isSameAs(every.version());
+		assertThat(retired).isEmpty();
+		assertThat(pair.version().isEnded()).isFalse();
+	}
+
+	@Test
+	void aChangedVirtualServerGetsANewVersionAndItsOldOneEndsWithSessionEnded() {
+		VirtualServer pair = find("pair");
+		VirtualServer every = find("every");
+
+		live.apply(BoundProperties.of(with(Map.of("virtual-servers.pair.prefix.beta", "beta_"))));
+
+		assertThat(find("pair").version()).isNotSameAs(pair.version());
+		assertThat(pair.version().isEnded()).isTrue();
+		assertThat(pair.version().ended().block()).isEqualTo("session_ended");
+		assertThat(find("every").version()).as("another virtual server is left as it was").isSameAs(every.version());
+		assertThat(every.version().isEnded()).isFalse();
+		assertThat(retired).containsExactly("pair session_ended");
+	}
+
+	@Test
+	void aMemberDroppedThatStaysAServerIsAChange() {
+		VirtualServer pair = find("pair");
+		Map<String, String> alphaOnly = new HashMap<>(RUNNING);
+		alphaOnly.remove("virtual-servers.pair.members[1]");
+		alphaOnly.remove("virtual-servers.pair.prefix.beta");
+
+		live.apply(BoundProperties.of(alphaOnly));
+
+		assertThat(pair.version().isEnded()).isTrue();
+		assertThat(retired).containsExactly("pair session_ended");
+	}
+
+	@Test
+	void aRemovedVirtualServersVersionEndsWithServerRemoved() {
+		VirtualServer every = find("every");
+		Map<String, String> withoutEvery = new HashMap<>(RUNNING);
+		withoutEvery.remove("virtual-servers.every.members[0]");
+
+		live.apply(BoundProperties.of(withoutEvery));
+
+		assertThat(find("every")).isNull();
+		assertThat(every.version().ended().block()).isEqualTo("server_removed");
+		assertThat(retired).containsExactly("every server_removed");
+	}
+
+	private VirtualServer find(String id) {
+		return servers.find(live.current(), id);
+	}
+
+	private static Map<String, String> with(Map<String, String> more) {
+		Map<String, String> properties = new HashMap<>(RUNNING);
+		properties.putAll(more);
+		return properties;
+	}
+
+}
