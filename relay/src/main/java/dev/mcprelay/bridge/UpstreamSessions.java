@@ -6,8 +6,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,7 +14,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
-import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
@@ -148,21 +145,7 @@ final class UpstreamSessions {
 			return BridgeBodies.read(response.body(), maxBytes, serverId).mapNotNull(BridgedAnswers::parse);
 		}
 		if (type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
-			SseEventSplitter splitter = new SseEventSplitter(maxBytes);
-			return response.body()
-				.concatMapIterable(buffer -> {
-					try {
-						return splitter.split(buffer);
-					}
-					finally {
-						DataBufferUtils.release(buffer);
-					}
-				})
-				.doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-				.filter(event -> event.isMessage())
-				.mapNotNull(event -> BridgedAnswers.parse(event.dataBytes()))
-				.filter(message -> message.has("id") && !message.has("method"))
-				.next();
+			return BridgedAnswers.firstAnswer(response, maxBytes).mapNotNull(BridgedAnswers::parse);
 		}
 		return response.releaseBody().then(Mono.empty());
 	}
