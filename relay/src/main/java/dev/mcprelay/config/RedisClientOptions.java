@@ -3,15 +3,12 @@ package dev.mcprelay.config;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.ReadFrom;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.Delay;
@@ -37,13 +34,13 @@ import io.lettuce.core.resource.Delay;
  * {@link #PERIODIC_REFRESH} (unless {@code spring.data.redis.lettuce.cluster.refresh.period} sets another period),
  * which moves the hung master's slots to the replica the Cluster promoted. {@code dynamic-refresh-sources} applies as
  * set.</li>
- * <li>Through Sentinel, the connection follows the master the Sentinels name: the client reads from
- * {@link ReadFrom#UPSTREAM} (unless {@code spring.data.redis.lettuce.read-from} says otherwise), which makes Spring
- * Data Redis connect with Lettuce's {@code MasterReplica} over Sentinel; it subscribes to the Sentinels'
- * {@code +switch-master} and moves its writes to the promoted replica. Without it, Lettuce asks the Sentinels for the
- * master only when it connects: in a graceful failover ({@code SENTINEL FAILOVER}) the old master stays up and takes
- * writes until the Sentinels demote it, about 10 s later, and every session written meanwhile was lost with its
- * data.</li>
+ * <li>Through Sentinel, Lettuce asks the Sentinels for the master whenever it connects, and the connections follow
+ * the master the Sentinels name through {@code dev.mcprelay.session.SentinelMasterSwitches}, which listens for their
+ * {@code +switch-master} and opens them again. The relay does not ask for Lettuce's {@code MasterReplica} (which
+ * Spring Data Redis uses when {@code spring.data.redis.lettuce.read-from} is set): a new one pings every server the
+ * Sentinels list before it is usable, so one opened while the old master hangs waits for that master's timeout, and it
+ * moves to a new master 5 s after the first event of a failover, while a graceful failover's old master takes (and
+ * later throws away) writes.</li>
  * </ul>
  */
 @Configuration(proxyBeanMethods = false)
@@ -60,17 +57,6 @@ class RedisClientOptions {
 
 	/** The shortest time between two Cluster topology refreshes an adaptive trigger starts. */
 	static final Duration ADAPTIVE_REFRESH_TIMEOUT = Duration.ofSeconds(1);
-
-	@Bean
-	LettuceClientConfigurationBuilderCustomizer followTheMasterSentinelNames(
-			ObjectProvider<DataRedisConnectionDetails> connection) {
-		return builder -> {
-			DataRedisConnectionDetails details = connection.getIfAvailable();
-			if (details != null && details.getSentinel() != null && builder.build().getReadFrom().isEmpty()) {
-				builder.readFrom(ReadFrom.UPSTREAM);
-			}
-		};
-	}
 
 	@Bean
 	LettuceClientConfigurationBuilderCustomizer rejectCommandsWhileDisconnected() {
