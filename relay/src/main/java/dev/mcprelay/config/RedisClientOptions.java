@@ -3,7 +3,10 @@ package dev.mcprelay.config;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -33,7 +36,12 @@ import io.lettuce.core.resource.Delay;
  * trigger: its connection stays open and commands to it only time out, so the relay also refreshes the topology every
  * {@link #PERIODIC_REFRESH} (unless {@code spring.data.redis.lettuce.cluster.refresh.period} sets another period),
  * which moves the hung master's slots to the replica the Cluster promoted. {@code dynamic-refresh-sources} applies as
- * set.</li>
+ * set. A refresh opens a connection to every node it knows and asks them all, and waits for each up to the client's
+ * command timeout, the hung master too: with Lettuce's default of 60 s one refresh in flight when the master hung
+ * kept every later one from starting (they are skipped while one runs) for a minute. On a Cluster, unless
+ * {@code spring.data.redis.timeout} is set, that timeout is {@link #CLUSTER_COMMAND_TIMEOUT}, so a refresh costs a
+ * hung node that long at most; the relay's own bounds on a store call (1 s) and a rate-limit check are shorter
+ * anyway.</li>
  * <li>Through Sentinel, Lettuce asks the Sentinels for the master whenever it connects, and the connections follow
  * the master the Sentinels name through {@code dev.mcprelay.session.SentinelMasterSwitches}, which listens for their
  * {@code +switch-master} and opens them again. The relay does not ask for Lettuce's {@code MasterReplica} (which
@@ -57,6 +65,24 @@ class RedisClientOptions {
 
 	/** The shortest time between two Cluster topology refreshes an adaptive trigger starts. */
 	static final Duration ADAPTIVE_REFRESH_TIMEOUT = Duration.ofSeconds(1);
+
+	/**
+	 * How long a command, a new connection's handshake and a topology refresh's question wait for a Cluster node when
+	 * {@code spring.data.redis.timeout} is not set (Lettuce's default is 60 s).
+	 */
+	static final Duration CLUSTER_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+	@Bean
+	LettuceClientConfigurationBuilderCustomizer boundEachClusterNodesWait(ObjectProvider<DataRedisConnectionDetails> connection,
+			ObjectProvider<DataRedisProperties> properties) {
+		return builder -> {
+			DataRedisConnectionDetails details = connection.getIfAvailable();
+			DataRedisProperties set = properties.getIfAvailable();
+			if (details != null && details.getCluster() != null && (set == null || set.getTimeout() == null)) {
+				builder.commandTimeout(CLUSTER_COMMAND_TIMEOUT);
+			}
+		};
+	}
 
 	@Bean
 	LettuceClientConfigurationBuilderCustomizer rejectCommandsWhileDisconnected() {
