@@ -45,8 +45,8 @@ import reactor.util.retry.Retry;
  * <li>{@value #SWITCHED}: once the Sentinel that a new connection asks (the first of the configured ones that accepts
  * one, as Lettuce asks) names the same new master, Spring Data Redis's shared connections are closed, so that the next
  * command connects there, the store's other users are told ({@link StoreMasterSwitched}: the rate-limit buckets) and
- * the hold ends. Until that Sentinel has switched too (the others learn the new master from the leader, within about
- * 2 s), a new connection would be sent back to the old master: the switch waits for that Sentinel's own
+ * the hold ends. Until that Sentinel has switched too (the others learn the new master from the leader's hello
+ * messages), a new connection would be sent back to the old master: the switch waits for that Sentinel's own
  * {@value #SWITCHED}.</li>
  * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say.</li>
  * </ul>

@@ -30,8 +30,8 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * seconds later, throwing away what it took meanwhile. A relay that kept writing to the old master after the
  * promotion answered initialize 200 for sessions that were gone once it was demoted. Two relays open sessions of a
  * virtual server (kept in the store) and count a rate limit throughout the failover, which the last of the relays'
- * Sentinels leads: the first, which a new connection asks for the master, learns the new master from it only later.
- * Once the old master is a replica again, every session answered 200 is there on both relays, and every other answer
+ * Sentinels leads, not the first, which a new connection asks for the master (in the runs so far that one already
+ * named the new master when the leader announced it, so the relays' wait for it is not exercised here). Once the old master is a replica again, every session answered 200 is there on both relays, and every other answer
  * was 503 {@code session_store_unavailable}. In the longer tier ({@code -Pscale}).
  */
 @Tag("scale")

@@ -112,7 +112,7 @@ public final class RedisSentinelProcesses implements SharedRedis {
 	 * Sentinel at {@code sentinel} (0 to 2, in the order of {@link #relayArguments}), which leads it: the Sentinels
 	 * promote the replica while the master still runs, and demote the old master (make it a replica of the new one)
 	 * only once they see it again, some seconds later; the other Sentinels learn the new master from the leader's
-	 * hello messages, within about 2 s. Returns the old master's port.
+	 * hello messages. Returns the old master's port.
 	 */
 	public int failover(int sentinel) throws IOException {
 		int master = masterPort();
