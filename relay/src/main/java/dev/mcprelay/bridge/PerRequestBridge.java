@@ -18,6 +18,7 @@ import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -52,6 +53,8 @@ final class PerRequestBridge {
 
 	private final UpstreamSessions sessions;
 
+	private final ServerVersions versions;
+
 	private final SessionEraListen listens;
 
 	private final HeldCalls calls;
@@ -67,11 +70,12 @@ final class PerRequestBridge {
 	 * ({@link HeldCalls}: the server's {@code timeouts.streaming-idle})
 	 */
 	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
-			java.time.Duration idle) {
+			ServerVersions versions, java.time.Duration idle) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
+		this.versions = versions;
 		this.listens = new SessionEraListen(server, serverId, maxBytes);
 		this.calls = new HeldCalls(RequestStates.random(), serverId, idle);
 	}
@@ -82,24 +86,49 @@ final class PerRequestBridge {
 	}
 
 	/**
-	 * Opens the session of the client of {@code request} (a 2026 request a server of unknown versions refused), to
-	 * learn whether the server speaks session-era MCP; completes either way, what it learnt in {@link ServerVersions}.
+	 * Opens the session of the client of {@code request} (a 2026 request the server refused), to learn whether the
+	 * server speaks session-era MCP; completes either way, what it learnt in {@link ServerVersions}. {@code fresh}: with
+	 * a new {@code initialize} even when the store holds a session for the client (the server's versions are known, and
+	 * its refusal contradicted them: a session kept from before proves nothing).
 	 */
-	Mono<Void> probe(UpstreamRequest request) {
+	Mono<Void> probe(UpstreamRequest request, boolean fresh) {
 		ObjectNode message = BridgedAnswers.parse(request.body());
 		if (message == null) {
 			return Mono.empty();
 		}
-		return sessions.find(request, ModernClient.of(request.callerId(), message)).then()
+		ModernClient client = ModernClient.of(request.callerId(), message);
+		return (fresh ? sessions.reopen(request, client) : sessions.find(request, client)).then()
 			.onErrorResume(refused -> Mono.empty());
 	}
 
-	/** A 2026-07-28 client's POST. */
-	Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+	/**
+	 * A 2026-07-28 client's POST ({@code clientVersion}: the version it names). Should the server show, before
+	 * anything was handed on, that it speaks 2026-07-28 now (it refused the relay's {@code initialize}, or the request
+	 * in the session, naming the versions it supports, which {@link ServerVersions} learns), the request is relayed to
+	 * it as it came.
+	 */
+	Mono<Void> send(UpstreamRequest request, String clientVersion, Function<UpstreamResponse, Mono<Void>> handler) {
+		Runnable onWritten = once(request.onWritten());
+		return bridged(request, onWritten, handler).onErrorResume(
+				failed -> failed instanceof UpstreamTransportException refused
+						&& "bridge_initialize_failed".equals(refused.reason()) && !versions.bridges(clientVersion),
+				failed -> direct(request, onWritten, handler));
+	}
+
+	/** {@code request} relayed as the client sent it, the bridge no longer needed. */
+	private Mono<Void> direct(UpstreamRequest request, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		return server.send(new UpstreamRequest(request.serverId(), request.method(), request.uri(), request.headers(),
+				request.body(), request.callerId(), onWritten), handler);
+	}
+
+	/** A 2026-07-28 client's POST, through the bridge. */
+	private Mono<Void> bridged(UpstreamRequest request, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		return Mono.defer(() -> {
 			ObjectNode message = BridgedAnswers.parse(request.body());
 			if (message == null || !message.path("method").isTextual()) {
-				request.onWritten().run();
+				onWritten.run();
 				return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(
 						message == null ? null : message.get("id"), -32600, "A 2026-07-28 request to MCP server '"
 								+ serverId + "' is one JSON-RPC request or notification", "bridge_invalid_request"))));
@@ -107,7 +136,6 @@ final class PerRequestBridge {
 			String method = message.get("method").asText();
 			JsonNode id = message.get("id");
 			ModernClient client = ModernClient.of(request.callerId(), message);
-			Runnable onWritten = once(request.onWritten());
 			return sessions.find(request, client).flatMap(session -> {
 				if (id != null && "server/discover".equals(method)) {
 					onWritten.run();
@@ -243,7 +271,7 @@ final class PerRequestBridge {
 				.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
 		}
 		if (!response.statusCode().is2xxSuccessful()) {
-			return handOn(response, handler);
+			return handOn(response, request, onWritten, handler);
 		}
 		if (response.contentType() == null) {
 			return response.releaseBody()
@@ -273,14 +301,27 @@ final class PerRequestBridge {
 			.thenMany(Flux.empty());
 	}
 
-	/** An error answer of the server's, its status and body as they came, without the server's session id. */
-	private Mono<Void> handOn(UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
+	/**
+	 * An error answer of the server's, its status and body as they came, without the server's session id; but a
+	 * refusal of the new generation's (the server speaks 2026-07-28 now: it was redeployed) teaches the versions it
+	 * names, and when the client no longer needs the bridge, its request is relayed as it came.
+	 */
+	private Mono<Void> handOn(UpstreamResponse response, UpstreamRequest request, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		HttpHeaders headers = new HttpHeaders();
 		headers.addAll(response.headers());
 		headers.remove("Mcp-Session-Id");
 		headers.remove(HttpHeaders.CONTENT_LENGTH);
-		return BridgeBodies.read(response.body(), maxBytes, serverId)
-			.flatMap(body -> handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body)));
+		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+			if (response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)) {
+				versions.learn(Refusals.supportedVersions(body));
+				String clientVersion = VersionBridge.perRequestVersion(request);
+				if (clientVersion != null && !versions.bridges(clientVersion)) {
+					return direct(request, onWritten, handler);
+				}
+			}
+			return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body));
+		});
 	}
 
 	/** A JSON-RPC error for request {@code id} ({@code null}: none), with {@code data.reason}. */

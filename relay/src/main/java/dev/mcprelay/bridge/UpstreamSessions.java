@@ -120,7 +120,7 @@ final class UpstreamSessions {
 						+ status)));
 			}
 			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-				versions.learn(VersionBridge.supportedVersions(body));
+				versions.learn(Refusals.supportedVersions(body));
 				return Mono.error(failed("refused the relay's initialize with HTTP " + status));
 			});
 		}
