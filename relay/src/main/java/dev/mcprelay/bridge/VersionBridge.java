@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.JsonWord;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.session.SessionStore;
@@ -226,11 +227,12 @@ public final class VersionBridge implements UpstreamTransport {
 
 	/**
 	 * The version a session-era client asks for in its {@code initialize}, when the request is one (a single request,
-	 * no session yet); else {@code null}. Requests with a session, and bodies that do not hold the word, are not parsed.
+	 * no session yet); else {@code null}. Requests with a session, and bodies that cannot hold the method in any JSON
+	 * spelling ({@link JsonWord}), are not parsed.
 	 */
 	static String sessionInitializeVersion(UpstreamRequest request) {
 		byte[] body = request.body();
-		if (body == null || request.sessionId() != null || !holds(body, INITIALIZE)) {
+		if (body == null || request.sessionId() != null || !INITIALIZE.mayBeIn(body)) {
 			return null;
 		}
 		JsonRpcPayload payload;
@@ -251,19 +253,8 @@ public final class VersionBridge implements UpstreamTransport {
 		return version.isTextual() && !ProtocolVersions.isPerRequest(version.asText()) ? version.asText() : null;
 	}
 
-	private static final byte[] INITIALIZE = "\"initialize\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-	private static boolean holds(byte[] body, byte[] word) {
-		outer: for (int i = 0; i + word.length <= body.length; i++) {
-			for (int j = 0; j < word.length; j++) {
-				if (body[i + j] != word[j]) {
-					continue outer;
-				}
-			}
-			return true;
-		}
-		return false;
-	}
+	/** The method looked for before a body is parsed: {@code "initialize"}, in any JSON spelling ({@link JsonWord}). */
+	private static final JsonWord INITIALIZE = JsonWord.of("\"initialize\"");
 
 	private static boolean isJson(MediaType type) {
 		return type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);

@@ -89,6 +89,19 @@ class ServerVersionsTest {
 				"[" + INITIALIZE + "]"))).as("a batch").isNull();
 	}
 
+	/**
+	 * The method written with a JSON escape is the same method: a session-era client's {@code initialize} spelled
+	 * <code>"initi&#92;u0061lize"</code> (or with any letter escaped) is still known for one, as the server reads it.
+	 */
+	@Test
+	void anInitializeWhoseMethodIsWrittenWithEscapesIsStillOne() {
+		for (String spelling : java.util.List.of("initi\\u0061lize", "\\u0069nitialize", "initializ\\u0065",
+				"\\u0069\\u006E\\u0069\\u0074\\u0069\\u0061\\u006c\\u0069\\u007a\\u0065")) {
+			assertThat(VersionBridge.sessionInitializeVersion(post(INITIALIZE.replace("\"initialize\"",
+					"\"" + spelling + "\"")))).as(spelling).isEqualTo("2025-11-25");
+		}
+	}
+
 	private static UpstreamRequest post(String body) {
 		HttpHeaders headers = new HttpHeaders();
 		return new UpstreamRequest("s", HttpMethod.POST, URI.create("http://127.0.0.1:1/mcp"), headers,

@@ -12,23 +12,35 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.reactivestreams.Publisher;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * A GET stream opened while no policy governed its server, in front of a real MCP server (the SDK's), outlives a reload
  * that adds one: what the server says on it later still counts. A tool the server republishes as no longer read-only,
- * saying {@code list_changed} on that stream, is decided from its new definition by a policy that reads annotations.
+ * saying {@code list_changed} on that stream, is decided from its new definition by a policy that reads annotations;
+ * so it is when the server writes the notification's method with JSON escapes (a scripted server: no SDK writes them).
  */
 class StreamsOpenedBeforeAPolicyReloadTest {
 
@@ -41,8 +53,19 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 
 	static RawHttp http;
 
+	/** For what no SDK server sends: its tool {@code deploy} is read-only until {@link #DEPLOY_READ_ONLY} says not. */
+	static final ScriptedUpstream SCRIPTED = new ScriptedUpstream();
+
+	static final AtomicBoolean DEPLOY_READ_ONLY = new AtomicBoolean(true);
+
+	static final AtomicInteger SCRIPTED_SESSIONS = new AtomicInteger();
+
+	/** What the scripted server sends on the GET streams opened from now on. */
+	static volatile Sinks.Many<String> scriptedEvents = Sinks.many().multicast().directBestEffort();
+
 	@BeforeAll
 	static void start() throws Exception {
+		SCRIPTED.scriptWithBody(StreamsOpenedBeforeAPolicyReloadTest::scriptedAnswer);
 		upstream = new SdkMcpUpstream();
 		relay = MountedRelay.start(mount, config(""));
 		http = relay.http();
@@ -56,6 +79,7 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 		if (upstream != null) {
 			upstream.close();
 		}
+		SCRIPTED.close();
 	}
 
 	@BeforeEach
@@ -63,6 +87,9 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 		relay.restore(config(""));
 		upstream.republish("secret_audit", true);
 		upstream.clearSeen();
+		DEPLOY_READ_ONLY.set(true);
+		scriptedEvents = Sinks.many().multicast().directBestEffort();
+		SCRIPTED.clear();
 	}
 
 	@Test
@@ -97,6 +124,75 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 		}
 	}
 
+	/**
+	 * The same on a server that writes the notification's method with JSON escapes, legal JSON for the same string
+	 * (cold review L, finding 1: the relay's byte check looked for {@code list_changed} as written, missed
+	 * <code>list&#92;u005fchanged</code>, and the call ran from the stale definition); and, as a control, as it is.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "notifications/tools/list_changed", "notifications/tools/list\\u005fchanged",
+			"notifications/tools/\\u006cist_changed", "\\u006eotifications\\/tools\\/list_c\\u0068anged" })
+	void aListChangedInAnyJsonSpellingOnAGetOpenedBeforeAPolicyWasAddedIsHeard(String method) throws Exception {
+		McpSession session = McpSession.open(http, "scripted");
+		HttpResponse<InputStream> get = http.open(http.request("scripted")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+			.GET());
+		assertThat(get.statusCode()).isEqualTo(200);
+		try (InputStream body = get.body()) {
+			await("the GET at the upstream").until(() -> scriptedEvents.currentSubscriberCount() > 0);
+
+			relay.awaitOutcome(() -> relay.swap(config(SCRIPTED_READ_ONLY)), ReloadOutcome.APPLIED);
+			assertThat(call(session, 3, "deploy").has("result")).as("read-only as published: allowed").isTrue();
+
+			DEPLOY_READ_ONLY.set(false);
+			scriptedEvents.tryEmitNext("{\"jsonrpc\":\"2.0\",\"method\":\"" + method + "\"}");
+			assertThat(firstLineWith(body, "\"method\"")).as("the client heard it").contains(method);
+
+			SCRIPTED.clear();
+			JsonNode refused = call(session, 4, "deploy");
+			assertThat(refused.path("error").path("message").asText()).as("decided from the new definition: %s",
+					refused).isEqualTo("Unknown tool: deploy");
+			assertThat(SCRIPTED.seen()).as("the relay listed the tools again, and the call did not go upstream")
+				.anyMatch(seen -> seen.body().contains("\"tools/list\""))
+				.noneMatch(seen -> seen.body().contains("\"tools/call\""));
+		}
+	}
+
+	private static final String SCRIPTED_READ_ONLY = "  policies:\n    - name: read-only\n      servers: [scripted]\n"
+			+ "      deny: 'mcp.method == \"tools/call\" && !mcp.tool.annotations.?readOnlyHint.orValue(false)'\n";
+
+	/**
+	 * The scripted server: a session on {@code initialize}, {@link #scriptedEvents} on a GET, the tool {@code deploy}
+	 * as {@link #DEPLOY_READ_ONLY} says, each call answered; every other message accepted.
+	 */
+	private static Publisher<Void> scriptedAnswer(HttpServerRequest request, HttpServerResponse response,
+			String body) {
+		if (request.method().name().equals("GET")) {
+			return response.header("Content-Type", "text/event-stream")
+				.sendString(Flux.concat(Mono.just(": open\n\n"), scriptedEvents.asFlux().map(data -> "data: " + data
+						+ "\n\n")));
+		}
+		JsonNode message = body.isEmpty() ? null : RawHttp.json(body);
+		if (message == null || !message.has("id") || !message.has("method")) {
+			return response.status(202).send();
+		}
+		String method = message.path("method").asText();
+		if (method.equals("initialize")) {
+			return ScriptedUpstream.initializeAnswer(response, body, "scripted",
+					"scripted-" + SCRIPTED_SESSIONS.incrementAndGet());
+		}
+		String result = switch (method) {
+			case "tools/list" -> "{\"tools\":[{\"name\":\"deploy\",\"inputSchema\":{\"type\":\"object\"},"
+					+ "\"annotations\":{\"readOnlyHint\":" + DEPLOY_READ_ONLY.get() + "}}]}";
+			case "tools/call" -> "{\"content\":[{\"type\":\"text\",\"text\":\"deployed\"}]}";
+			default -> "{}";
+		};
+		return response.header("Content-Type", "application/json")
+			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + message.get("id") + ",\"result\":" + result + "}"));
+	}
+
 	private static final String READ_ONLY = "  policies:\n    - name: read-only\n      servers: [alpha]\n"
 			+ "      deny: 'mcp.method == \"tools/call\" && !mcp.tool.annotations.?readOnlyHint.orValue(false)'\n";
 
@@ -115,10 +211,11 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 		return null;
 	}
 
-	/** alpha (the SDK's Streamable HTTP server), then {@code policies}. */
+	/** alpha (the SDK's Streamable HTTP server), scripted, then {@code policies}. */
 	static String config(String policies) {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: none\n  servers:\n"
-				+ "    alpha:\n      url: " + upstream.url("/mcp") + "\n" + policies;
+				+ "    alpha:\n      url: " + upstream.url("/mcp") + "\n    scripted:\n      url: "
+				+ SCRIPTED.url("/mcp") + "\n" + policies;
 	}
 
 }
