@@ -300,18 +300,13 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	}
 
 	/**
-	 * A server saying its tools or prompts changed: what was kept of them is forgotten, whatever governs the stream it
-	 * came on (a request on a later snapshot may be governed). An update of a resource the caller may not read is
-	 * dropped, and a listen's acknowledgment names what the relay left out of it ({@link PolicySubscriptions}).
+	 * An update of a resource the caller may not read is dropped, and a listen's acknowledgment names what the relay
+	 * left out of it ({@link PolicySubscriptions}). A server saying its tools or prompts changed is heard by the relay
+	 * itself on every stream, whatever chain it began on, and the catalogues forget what they kept of them there
+	 * ({@code ListChangedWatch}, the one listener), not here.
 	 */
 	@Override
 	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
-		if ("notifications/tools/list_changed".equals(notification.method())) {
-			catalogues.changed(notification.context().server(), TOOLS);
-		}
-		else if ("notifications/prompts/list_changed".equals(notification.method())) {
-			catalogues.changed(notification.context().server(), PROMPTS);
-		}
 		Policies policies = governed(notification.context());
 		return policies == null ? Outcome.proceed() : PolicySubscriptions.heard(notification,
 				uri -> PolicyRequests.readable(policies, notification.context(), uri));
