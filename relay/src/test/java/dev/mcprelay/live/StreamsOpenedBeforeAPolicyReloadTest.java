@@ -10,8 +10,10 @@ import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,8 +29,10 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
 
 /**
  * A GET stream opened while no policy governed its server, in front of a real MCP server (the SDK's), outlives a reload
- * that adds one: what the server says on it later still counts. A tool the server republishes as no longer read-only,
- * saying {@code list_changed} on that stream, is decided from its new definition by a policy that reads annotations.
+ * that adds one: what the server says on it later still counts, and is decided by the policies in force when it says
+ * it. A tool the server republishes as no longer read-only, saying {@code list_changed} on that stream, is decided from
+ * its new definition by a policy that reads annotations; an update of a resource the new policy denies never reaches
+ * the client on that stream, while an update of one it allows does.
  */
 class StreamsOpenedBeforeAPolicyReloadTest {
 
@@ -95,6 +99,60 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 			JsonNode refused = call(session, 4, "secret_audit");
 			assertThat(refused.has("error")).as("decided from the republished definition: %s", refused).isTrue();
 		}
+	}
+
+	@Test
+	void aResourceUpdateOnAGetOpenedBeforeADenyOfItNeverReachesTheClientWhileAnAllowedOnesDoes() throws Exception {
+		McpSession session = McpSession.open(http, "alpha");
+		for (String uri : List.of("memo://one", "memo://two")) {
+			JsonNode subscribed = RawHttp.messagesOf(session.post(
+					"{\"jsonrpc\":\"2.0\",\"id\":\"" + uri + "\",\"method\":\"resources/subscribe\",\"params\":{\"uri\":\""
+							+ uri + "\"}}")).get(0);
+			assertThat(subscribed.has("result")).as("subscribed to %s: %s", uri, subscribed).isTrue();
+		}
+		// the GET is opened aside (the SDK's server sends its headers with its first event) and is the session's
+		// listening stream at the server, on its snapshot without the policy, before the reload
+		int served = upstream.getsServed();
+		CompletableFuture<HttpResponse<InputStream>> get = CompletableFuture.supplyAsync(() -> http.open(
+				http.request("alpha")
+					.header("Accept", "text/event-stream")
+					.header("Mcp-Session-Id", session.id())
+					.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+					.GET()));
+		await("the GET listening at the server").until(() -> upstream.getsServed() > served);
+
+		relay.awaitOutcome(() -> relay.swap(config(NO_MEMO_TWO)), ReloadOutcome.APPLIED);
+
+		// in this order on the one stream: the denied resource's update first, then the allowed one's
+		upstream.notifyResourceUpdated("memo://two");
+		upstream.notifyResourceUpdated("memo://one");
+		try (InputStream body = get.get(20, TimeUnit.SECONDS).body()) {
+			assertThat(get.get().statusCode()).isEqualTo(200);
+			List<String> updates = linesUpTo(body, "memo://one").stream()
+				.filter(line -> line.contains("notifications/resources/updated"))
+				.toList();
+			assertThat(updates).as("the allowed resource's update reaches the client, the denied one's never does")
+				.singleElement()
+				.asString()
+				.contains("memo://one");
+		}
+	}
+
+	/** A policy that lets no caller read {@code memo://two}, so that none hears of it either. */
+	private static final String NO_MEMO_TWO = "  policies:\n    - name: no-memo-two\n      servers: [alpha]\n"
+			+ "      deny: 'mcp.method == \"resources/read\" && mcp.resource.uri == \"memo://two\"'\n";
+
+	/** Reads {@code body} line by line up to the first that holds {@code text}: every line read, that one last. */
+	private static List<String> linesUpTo(InputStream body, String text) throws IOException {
+		BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+		List<String> read = new ArrayList<>();
+		for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+			read.add(line);
+			if (line.contains(text)) {
+				return read;
+			}
+		}
+		throw new AssertionError("the stream ended before a line with " + text + ": " + read);
 	}
 
 	private static final String READ_ONLY = "  policies:\n    - name: read-only\n      servers: [alpha]\n"
