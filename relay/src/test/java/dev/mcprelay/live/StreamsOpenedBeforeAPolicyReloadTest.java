@@ -9,17 +9,14 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -36,41 +33,21 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  */
 class StreamsOpenedBeforeAPolicyReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
-	static MountedRelay relay;
-
-	static RawHttp http;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config(""));
-		http = relay.http();
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config(""))
+		.peer(() -> upstream = new SdkMcpUpstream());
 
 	@BeforeEach
-	void backToNoPolicies() throws Exception {
-		relay.restore(config(""));
+	void republishedAsAtTheStart() throws Exception {
 		upstream.republish("secret_audit", true);
 		upstream.clearSeen();
 	}
 
 	@Test
 	void aToolRepublishedOnAGetOpenedBeforeAPolicyWasAddedIsDecidedFromItsNewDefinition() throws Exception {
+		RawHttp http = live.http();
 		McpSession session = McpSession.open(http, "alpha");
 		// the SDK's server sends a GET's headers with its first event: the GET is opened aside, and is under way at
 		// the upstream (its snapshot, without the policy, taken at its first byte) before the reload
@@ -83,7 +60,7 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 		await("the GET at the upstream").until(() -> upstream.seen().stream()
 			.anyMatch(seen -> seen.method().equals("GET") && seen.path().equals("/mcp")));
 
-		relay.awaitOutcome(() -> relay.swap(config(READ_ONLY)), ReloadOutcome.APPLIED);
+		live.reload(config(READ_ONLY), ReloadOutcome.APPLIED);
 		assertThat(call(session, 3, "secret_audit").has("result")).as("read-only as published: allowed").isTrue();
 
 		// the server republishes it as not read-only and says list_changed on the GET (again until the GET is
@@ -103,6 +80,7 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 
 	@Test
 	void aResourceUpdateOnAGetOpenedBeforeADenyOfItNeverReachesTheClientWhileAnAllowedOnesDoes() throws Exception {
+		RawHttp http = live.http();
 		McpSession session = McpSession.open(http, "alpha");
 		for (String uri : List.of("memo://one", "memo://two")) {
 			JsonNode subscribed = RawHttp.messagesOf(session.post(
@@ -121,7 +99,7 @@ class StreamsOpenedBeforeAPolicyReloadTest {
 					.GET()));
 		await("the GET listening at the server").until(() -> upstream.getsServed() > served);
 
-		relay.awaitOutcome(() -> relay.swap(config(NO_MEMO_TWO)), ReloadOutcome.APPLIED);
+		live.reload(config(NO_MEMO_TWO), ReloadOutcome.APPLIED);
 
 		// in this order on the one stream: the denied resource's update first, then the allowed one's
 		upstream.notifyResourceUpdated("memo://two");
