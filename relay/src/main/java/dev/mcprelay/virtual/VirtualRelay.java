@@ -294,7 +294,8 @@ public class VirtualRelay {
 	 * ({@link MemberHadNoStream}) is answered with that error when it is still waiting for the member.
 	 */
 	private Mono<Void> forward(VirtualCall call, String member, ObjectNode message) {
-		return requests.call(call, member, JsonRpcErrors.toBytes(message))
+		// the client's request as parsed here, handed on: the member's relay does not parse it again
+		return requests.call(call, member, MemberMessage.routed(call.exchange().record().payload(), message))
 			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices(), sent.withoutStream(),
 					() -> new MemberHadNoStream(member).error(message.get("id"))))
 			.onErrorResume(MemberHadNoStream.class, failure -> answer(call, failure.error(message.get("id"))))
