@@ -1,7 +1,6 @@
 package dev.mcprelay.virtual;
 
-import java.util.Locale;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.springframework.http.HttpMethod;
@@ -11,6 +10,7 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.metrics.ExchangeObservations;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.proxy.HeaderNameSet;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.route.McpRouting;
@@ -36,9 +36,9 @@ import reactor.core.publisher.SignalType;
 class MemberCalls {
 
 	/** The client headers a message to a member does not carry over. */
-	private static final Set<String> OWN_HEADERS = Set.of("mcp-session-id", "mcp-protocol-version", "last-event-id",
-			"content-length", "content-type", "transfer-encoding", "accept", "origin", "host", "mcp-method", "mcp-name",
-			"connection", "keep-alive", "upgrade", "te", "trailer");
+	private static final HeaderNameSet OWN_HEADERS = HeaderNameSet.of(List.of("Mcp-Session-Id", "MCP-Protocol-Version",
+			"Last-Event-ID", "Content-Length", "Content-Type", "Transfer-Encoding", "Accept", "Origin", "Host",
+			"Mcp-Method", "Mcp-Name", "Connection", "Keep-Alive", "Upgrade", "TE", "Trailer"));
 
 	private static final String ACCEPT_POST = "application/json, text/event-stream";
 
@@ -182,9 +182,11 @@ class MemberCalls {
 	private static HttpHeaders headersFor(HttpHeaders clientHeaders, HttpMethod method, MemberSession session,
 			String lastEventId) {
 		HttpHeaders headers = new DefaultHttpHeaders();
-		for (String name : clientHeaders.names()) {
-			if (!OWN_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
-				headers.add(name, clientHeaders.getAll(name));
+		if (!HeaderLines.copyEach(clientHeaders, OWN_HEADERS, headers, true)) {
+			for (String name : clientHeaders.names()) {
+				if (!OWN_HEADERS.contains(name)) {
+					headers.add(name, clientHeaders.getAll(name));
+				}
 			}
 		}
 		if (HttpMethod.POST.equals(method)) {

@@ -137,12 +137,13 @@ class MemberRequests {
 
 	/**
 	 * Sends {@code message} in {@code ready}'s session; with {@code endWithoutStream}, ends it with
-	 * {@link MemberHadNoStream} if the member is found to have had no stream before it answered.
+	 * {@link MemberHadNoStream} if the member is found to have had no stream before it answered (a request without a
+	 * session waits for no stream: it is sent as it is).
 	 */
 	private Mono<MemberAnswer> send(VirtualCall call, String member, Ready ready, MemberMessage message,
 			boolean endWithoutStream) {
 		Mono<MemberAnswer> sent = send(call, member, ready.joined().session(), message);
-		return !endWithoutStream ? sent
+		return !endWithoutStream || call.stateless() ? sent
 				: Mono.firstWithSignal(sent, ready.withoutStream().then(Mono.error(() -> new MemberHadNoStream(member))));
 	}
 

@@ -135,8 +135,9 @@ public class VirtualRelay {
 			originPolicy.check(exchange.requestHeaderView());
 			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
 			SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), server.id());
+			// the writer of what the virtual server composes whole, made when it writes one (a relayed answer is not)
 			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null,
-					wholeAnswers(exchange, server));
+					(response, body) -> wholeAnswers(exchange, server).write(response, body));
 			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
 				return post(call);
