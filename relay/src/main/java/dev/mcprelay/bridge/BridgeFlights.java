@@ -31,6 +31,9 @@ final class BridgeFlights {
 	/** The answers the rounds of input wait for. */
 	final ClientAnswers answers = new ClientAnswers();
 
+	/** The calls of 2026-07-28 clients held for their retry (direction 2, {@link HeldCalls}), by call. */
+	final Map<String, HeldCalls.Held> held = new ConcurrentHashMap<>();
+
 	private BridgeFlights() {
 	}
 

@@ -2,7 +2,6 @@ package dev.mcprelay.bridge;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -30,16 +29,24 @@ import reactor.util.concurrent.Queues;
  * <p>Bounds: a held call waits for the client's retry at most {@code idle} (the server's
  * {@code timeouts.streaming-idle}), then its exchange with the server is closed and a late retry is answered
  * {@code input_required_expired}; a round holds at most {@value #ROUND_EVENTS} events the client has not read yet
- * (the server waits for its answer meanwhile, so few come), past which the call fails. Held calls are kept in memory on
- * the replica that holds the exchange with the server: a retry that a load balancer sends to another replica is
- * answered {@code input_required_expired} (its state is valid there, the call is not), and the client asks again.
+ * (the server waits for its answer meanwhile, so few come), past which the call fails. A round's {@code requestState}
+ * continues that round only: one of an earlier round of the same call is answered {@code input_required_expired}.
+ *
+ * <p>Held calls are kept in memory on the replica that holds the exchange with the server, per server
+ * ({@link BridgeFlights}), not per bridge: the retry reaches the call through the bridge a reload made for the server.
+ * The {@code requestState} is signed with the relay's key ({@code sessions.secret}, shared by replicas), so a retry
+ * that a load balancer sends to another replica is answered {@code input_required_expired} there (its state is valid,
+ * the call is not held there), and the client asks again.
  */
 final class HeldCalls {
+
+	/** The most calls of one caller's that wait for a retry for one server on this replica. */
+	static final int MAX_PER_CALLER = 32;
 
 	/** The most events of a round held for a client that has not read them. */
 	static final int ROUND_EVENTS = 256;
 
-	private final Map<String, Held> waiting = new ConcurrentHashMap<>();
+	private final Map<String, Held> waiting;
 
 	private final RequestStates states;
 
@@ -47,7 +54,9 @@ final class HeldCalls {
 
 	private final Duration idle;
 
-	HeldCalls(RequestStates states, String serverId, Duration idle) {
+	/** @param waiting the calls of the server that wait for a retry on this replica ({@link BridgeFlights#held}) */
+	HeldCalls(RequestStates states, Map<String, Held> waiting, String serverId, Duration idle) {
+		this.waiting = waiting;
 		this.states = states;
 		this.serverId = serverId;
 		this.idle = idle;
@@ -73,8 +82,9 @@ final class HeldCalls {
 		if (state == null) {
 			return null;
 		}
-		Held held = waiting.remove(state.path("call").asText());
-		if (held == null) {
+		String call = state.path("call").asText();
+		Held held = waiting.get(call);
+		if (held == null || held.rounds != state.path("round").asInt(-1) || !waiting.remove(call, held)) {
 			return null;
 		}
 		held.answering = state;
@@ -105,7 +115,7 @@ final class HeldCalls {
 		return Flux.defer(() -> {
 			String key = "mcp-relay-" + serverRequest.path("method").asText().replace('/', '-');
 			ObjectNode state = JsonNodeFactory.instance.objectNode().put("call", held.id).put("owner", held.owner)
-				.put("server", serverId).put("key", key);
+				.put("server", serverId).put("key", key).put("round", ++held.rounds);
 			state.set("request", serverRequest.get("id"));
 			ObjectNode answer = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
 			answer.set("id", held.clientId);
@@ -145,6 +155,9 @@ final class HeldCalls {
 
 		/** The events of the current round, for the client's stream. */
 		volatile Sinks.Many<byte[]> round = newRound();
+
+		/** How many rounds asked the client something so far: a requestState continues the latest only. */
+		volatile int rounds;
 
 		/** Whether the call waits for its client (an input_required result went out): the round's end ends nothing. */
 		volatile boolean asking;

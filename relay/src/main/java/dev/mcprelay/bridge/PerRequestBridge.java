@@ -2,7 +2,6 @@ package dev.mcprelay.bridge;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
@@ -13,6 +12,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.security.RelayMac;
+import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -25,8 +26,10 @@ import reactor.core.publisher.Sinks;
 /**
  * Direction 2 of the bridge: a 2026-07-28 client's request to a server that speaks only session-era MCP. Each request
  * goes in the upstream session the relay keeps for the client ({@link UpstreamSessions}, opened on first use), as a
- * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints (clients that share the session may
- * use the same ids), and its answer, JSON or an event stream, comes back in the 2026 form ({@link ModernResults}) under
+ * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints ({@code mcp-relay-bridged-} and 256
+ * random bits, as direction 1's input rounds mint theirs: clients that share the session may use the same ids, and no
+ * two bridges, those a reload makes for the server or those of other replicas sending in the same session, ever mint
+ * the same), and takes only the answer under its own id (one of another request's is dropped); its answer, JSON or an event stream, comes back in the 2026 form ({@link ModernResults}) under
  * the client's id; notifications on the answer's stream (progress, log messages) pass as they are. A request the
  * server answers with 404 (the session ended there) goes once more, in a session opened again. {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
@@ -56,8 +59,6 @@ final class PerRequestBridge {
 
 	private final HeldCalls calls;
 
-	private final AtomicLong ids = new AtomicLong();
-
 	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
 	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
 			"resources/read");
@@ -65,15 +66,16 @@ final class PerRequestBridge {
 	/**
 	 * @param idle how long a call the server asked the client something in waits for the client's retry
 	 * ({@link HeldCalls}: the server's {@code timeouts.streaming-idle})
+	 * @param mac the relay's key, which signs a held call's {@code requestState} ({@link RequestStates})
 	 */
 	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
-			java.time.Duration idle) {
+			java.time.Duration idle, RelayMac mac) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
 		this.listens = new SessionEraListen(server, serverId, maxBytes);
-		this.calls = new HeldCalls(RequestStates.random(), serverId, idle);
+		this.calls = new HeldCalls(new RequestStates(mac), sessions.flights().held, serverId, idle);
 	}
 
 	/** How many calls wait for their client's retry with its input, on this replica. */
@@ -92,6 +94,24 @@ final class PerRequestBridge {
 		}
 		return sessions.find(request, ModernClient.of(request.callerId(), message)).then()
 			.onErrorResume(refused -> Mono.empty());
+	}
+
+	/**
+	 * Whether {@code refusal}, a 4xx a server of unknown versions answered a 2026-07-28 request ({@code sent}) with, is
+	 * the server's own JSON-RPC answer to it: an error under the request's id, or of a code of the range 2026-07-28
+	 * added (-32020 to -32029: a header that disagrees with the body, a client capability the request needs, ...). Such
+	 * a server understood the request: the refusal is handed on, and no session is opened to probe it (a server that
+	 * speaks both generations would be taken for one of the session era, and every 2026 client bridged).
+	 */
+	static boolean understood(byte[] sent, byte[] refusal) {
+		ObjectNode request = BridgedAnswers.parse(sent);
+		ObjectNode answer = BridgedAnswers.parse(refusal);
+		if (answer == null || !answer.path("error").isObject()) {
+			return false;
+		}
+		int code = answer.path("error").path("code").asInt(0);
+		JsonNode id = request == null ? null : request.get("id");
+		return (code <= -32020 && code >= -32029) || (id != null && !id.isNull() && id.equals(answer.get("id")));
 	}
 
 	/** A 2026-07-28 client's POST. */
@@ -132,7 +152,7 @@ final class PerRequestBridge {
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		ObjectNode sent = message.deepCopy();
 		JsonNode id = message.get("id");
-		String minted = id == null ? null : ID_PREFIX + ids.incrementAndGet();
+		String minted = id == null ? null : ID_PREFIX + SessionIds.mint();
 		if (minted != null) {
 			sent.put("id", minted);
 		}
@@ -178,7 +198,8 @@ final class PerRequestBridge {
 					return ModernResults.toModern(answer, method, session);
 				}
 				return answer;
-			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer) : null, true);
+			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer)
+					: othersAnswer(answer, minted), true);
 			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
 				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
 						+ "' broke off its answer", "upstream_stream_broken").toString()));
@@ -255,9 +276,20 @@ final class PerRequestBridge {
 				return ModernResults.toModern(answer, method, session);
 			}
 			return answer;
-		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer) : null, true);
+		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer)
+				: othersAnswer(answer, minted), true);
 		return BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true, Mono.never(),
 				turn, handler);
+	}
+
+	/**
+	 * Nothing, for a response on the stream of the request the relay sent as {@code minted} that answers another request
+	 * (a server of one session may answer any of its requests on any stream): it is not this client's, and is dropped;
+	 * {@code null} (the client's) for any other message.
+	 */
+	private static Flux<byte[]> othersAnswer(ObjectNode message, String minted) {
+		boolean response = !message.has("method") && (message.has("result") || message.has("error"));
+		return response && !java.util.Objects.equals(minted, message.path("id").asText(null)) ? Flux.empty() : null;
 	}
 
 	/**

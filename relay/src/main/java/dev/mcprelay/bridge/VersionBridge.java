@@ -14,6 +14,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -60,9 +61,12 @@ public final class VersionBridge implements UpstreamTransport {
 	 * @param store where the sessions of bridged 2025 clients are kept
 	 * @param inputRoundTimeout how long a round of input waits for a bridged client's answers (the server's
 	 * {@code timeouts.streaming-idle}; {@link InputRounds})
+	 * @param mac the relay's key ({@code sessions.secret}), which signs a held call's {@code requestState}
+	 * @param openTimeout how long opening an upstream session for a 2026 client waits (the server's
+	 * {@code timeouts.non-streaming}; {@link UpstreamSessions})
 	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
-			SessionStore store, Duration inputRoundTimeout) {
+			SessionStore store, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
@@ -70,7 +74,8 @@ public final class VersionBridge implements UpstreamTransport {
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
 				maxBodyBytes, inputRoundTimeout);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
-				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes), inputRoundTimeout);
+				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), inputRoundTimeout,
+				mac);
 	}
 
 	/**
@@ -137,7 +142,8 @@ public final class VersionBridge implements UpstreamTransport {
 	/**
 	 * A 2026-07-28 client's request: bridged when the server speaks only the session era; else relayed as it is, and
 	 * while the server's versions are unknown, a refusal (4xx) that is not one of the new generation's (a JSON-RPC
-	 * error naming {@code error.data.supported}, or of code -32020 or -32022) makes the relay open the client's
+	 * error naming {@code error.data.supported}, or of code -32020 or -32022; nor the server's own answer to the request,
+	 * {@link PerRequestBridge#understood}) makes the relay open the client's
 	 * upstream session ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session
 	 * era, and the request goes through the bridge; else the refusal is handed on as it came.
 	 */
@@ -156,7 +162,7 @@ public final class VersionBridge implements UpstreamTransport {
 			return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
 				UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
 						body);
-				if (refusedAsPerRequest(body)) {
+				if (refusedAsPerRequest(body) || PerRequestBridge.understood(request.body(), body)) {
 					versions.learn(supportedVersions(body));
 					return handler.apply(refused);
 				}

@@ -20,6 +20,7 @@ import dev.mcprelay.intercept.UnmatchedAnswers;
 import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreConfiguration;
@@ -74,9 +75,13 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	/** Where the version bridges keep the sessions of bridged 2025 clients. */
 	private final SessionStore sessionStore;
 
+	/** The relay's key, which signs what a version bridge gives a client to bring back (a held call's requestState). */
+	private final RelayMac mac;
+
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
 			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows,
-			ObjectProvider<UnmatchedAnswers> unmatched, SessionStore sessionStore) {
+			ObjectProvider<UnmatchedAnswers> unmatched, SessionStore sessionStore, RelayMac mac) {
+		this.mac = mac;
 		this.unmatched = unmatched;
 		this.sessionStore = sessionStore;
 		this.streamableHttp = streamableHttp;
@@ -172,7 +177,7 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 			.map(entry -> entry.getValue().versions()).findFirst()
 			.orElseGet(() -> new ServerVersions(upstream.id(), upstream.properties().protocolVersions()));
 		return new VersionBridge(streamableHttp, upstream.id(), versions, upstream.maxBufferedBody().toBytes(),
-				sessionStore, upstream.streamingIdleTimeout());
+				sessionStore, upstream.streamingIdleTimeout(), mac, upstream.nonStreamingTimeout());
 	}
 
 	/** The sessions open now on every bridge of server {@code id} (an old one ending, a new one beginning). */

@@ -295,7 +295,7 @@ class BridgedStreamsTest {
 	}
 
 	/** A session store that keeps what it is given, in memory. */
-	private static final class Kept implements SessionStore {
+	static final class Kept implements SessionStore {
 
 		private final Map<SessionKey, SessionState> sessions = new ConcurrentHashMap<>();
 

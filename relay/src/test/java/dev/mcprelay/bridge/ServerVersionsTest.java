@@ -64,6 +64,7 @@ class ServerVersionsTest {
 		UpstreamTransport refusing = new Answering(LocalUpstreamResponse.replay(HttpStatus.BAD_REQUEST, headers,
 				REFUSAL.getBytes(StandardCharsets.UTF_8)));
 		VersionBridge bridge = new VersionBridge(refusing, "s", versions, 1024 * 1024, null,
+				java.time.Duration.ofSeconds(60), new dev.mcprelay.security.RelayMac((String) null),
 				java.time.Duration.ofSeconds(60));
 		AtomicReference<String> handedOn = new AtomicReference<>();
 
