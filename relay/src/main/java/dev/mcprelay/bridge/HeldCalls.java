@@ -40,7 +40,11 @@ import reactor.util.concurrent.Queues;
  */
 final class HeldCalls {
 
-	/** The most calls of one caller's that wait for a retry for one server on this replica. */
+	/**
+	 * The most calls of one caller's that wait for a retry for one server on this replica (each holds one of the pool's
+	 * connections to the server, {@code connection-pool.max-connections}); one more is answered {@code held_calls_full}
+	 * at once, its exchange with the server ended.
+	 */
 	static final int MAX_PER_CALLER = 32;
 
 	/** The most events of a round held for a client that has not read them. */
@@ -67,9 +71,9 @@ final class HeldCalls {
 		return waiting.size();
 	}
 
-	/** A new call of {@code owner}'s, answering the client's request {@code clientId}. */
-	Held open(String owner, JsonNode clientId) {
-		return new Held(owner, clientId);
+	/** A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code clientId}. */
+	Held open(String owner, String caller, JsonNode clientId) {
+		return new Held(owner, caller, clientId);
 	}
 
 	/**
@@ -109,10 +113,19 @@ final class HeldCalls {
 	/**
 	 * Ends {@code held}'s round with an {@code input_required} result asking its client {@code serverRequest} (a
 	 * request of the server's), and waits for the client's retry; the events that follow (none: the retry's stream
-	 * takes the rest). Fails the call when no retry comes within {@code idle}.
+	 * takes the rest). Fails the call when no retry comes within {@code idle}, and at once, with an error
+	 * ({@code held_calls_full}), when its caller has {@value #MAX_PER_CALLER} calls of the server waiting already.
 	 */
 	Flux<byte[]> ask(Held held, ObjectNode serverRequest) {
 		return Flux.defer(() -> {
+			if (waiting.values().stream().filter(other -> other.caller.equals(held.caller)).count() >= MAX_PER_CALLER) {
+				held.round.tryEmitNext(SseEventWriter.message(PerRequestBridge.error(held.clientId, -32603, "This "
+						+ "caller has " + MAX_PER_CALLER + " calls of MCP server '" + serverId + "' waiting for their "
+						+ "retry with the client's input already; answer one (or let it expire) first",
+						"held_calls_full").toString()));
+				held.finish();
+				return Flux.<byte[]>empty();
+			}
 			String key = "mcp-relay-" + serverRequest.path("method").asText().replace('/', '-');
 			ObjectNode state = JsonNodeFactory.instance.objectNode().put("call", held.id).put("owner", held.owner)
 				.put("server", serverId).put("key", key).put("round", ++held.rounds);
@@ -150,6 +163,9 @@ final class HeldCalls {
 
 		final String owner;
 
+		/** The caller whose client made the call ({@link #MAX_PER_CALLER}). */
+		final String caller;
+
 		/** The id of the client's request the current round answers (a retry comes with a new one). */
 		volatile JsonNode clientId;
 
@@ -172,8 +188,9 @@ final class HeldCalls {
 
 		volatile Disposable exchange;
 
-		Held(String owner, JsonNode clientId) {
+		Held(String owner, String caller, JsonNode clientId) {
 			this.owner = owner;
+			this.caller = caller;
 			this.clientId = clientId;
 		}
 

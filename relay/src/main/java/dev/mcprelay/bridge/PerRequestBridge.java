@@ -29,9 +29,11 @@ import reactor.core.publisher.Sinks;
  * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints ({@code mcp-relay-bridged-} and 256
  * random bits, as direction 1's input rounds mint theirs: clients that share the session may use the same ids, and no
  * two bridges, those a reload makes for the server or those of other replicas sending in the same session, ever mint
- * the same), and takes only the answer under its own id (one of another request's is dropped); its answer, JSON or an event stream, comes back in the 2026 form ({@link ModernResults}) under
- * the client's id; notifications on the answer's stream (progress, log messages) pass as they are. A request the
- * server answers with 404 (the session ended there) goes once more, in a session opened again. {@code server/discover}
+ * the same), and takes only the answer under its own id (one of another request's is dropped); its answer, JSON or
+ * an event stream, comes back in the 2026 form ({@link ModernResults}) under the client's id; notifications on the
+ * answer's stream (progress, log messages) pass as they are. A request the server answers with 404 (the session ended
+ * there), or with a 400 that answers no request (it forgot the session), goes once more, in a session opened again,
+ * and a caller's calls held for a retry are bounded ({@link HeldCalls#MAX_PER_CALLER}). {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
  * ({@link SessionEraListen}).
@@ -175,7 +177,7 @@ final class PerRequestBridge {
 	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
 			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
-		HeldCalls.Held held = calls.open(client.key(), message.get("id"));
+		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"));
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
 		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);
@@ -252,7 +254,11 @@ final class PerRequestBridge {
 					held.next(id)))));
 	}
 
-	/** The server's answer to a request of the client's, in the 2026 form (a 404 opens the session again, once). */
+	/**
+	 * The server's answer to a request of the client's, in the 2026 form. A 404 opens the session again, once, as does
+	 * a 400 that is no answer to the request (no JSON-RPC error under its id: a server that restarted and forgot the
+	 * session says so, as the reference server's "No valid session ID provided").
+	 */
 	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
 			String minted, ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
@@ -262,6 +268,17 @@ final class PerRequestBridge {
 			return response.releaseBody()
 				.then(Mono.defer(() -> sessions.reopen(request, client)))
 				.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
+		}
+		if (response.statusCode().value() == HttpStatus.BAD_REQUEST.value() && mayReopen) {
+			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+				ObjectNode refusal = BridgedAnswers.parse(body);
+				if (refusal != null && minted != null && minted.equals(refusal.path("id").asText(null))) {
+					return handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body),
+							handler);
+				}
+				return sessions.reopen(request, client)
+					.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
+			});
 		}
 		if (!response.statusCode().is2xxSuccessful()) {
 			return handOn(response, handler);

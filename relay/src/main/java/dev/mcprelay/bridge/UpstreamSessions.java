@@ -110,12 +110,22 @@ final class UpstreamSessions {
 	private Mono<UpstreamSession> open(UpstreamRequest relayed, ModernClient client) {
 		SessionKey key = keyOf(client);
 		String name = key.id();
-		return opening.computeIfAbsent(name, absent -> initialize(relayed, client)
-			.flatMap(session -> store.open(key, client.callerId())
-				.then(store.join(key, STATE, session.toJson()))
-				.thenReturn(session))
-			.doFinally(signal -> opening.remove(name))
-			.cache());
+		return opening.computeIfAbsent(name, absent -> {
+			AtomicReference<Mono<UpstreamSession>> self = new AtomicReference<>();
+			Mono<UpstreamSession> opened = initialize(relayed, client)
+				.timeout(openTimeout, Mono.error(() -> failed("did not answer the relay's initialize within "
+						+ openTimeout.toMillis() + " ms")))
+				.flatMap(session -> store.open(key, client.callerId())
+					.then(store.join(key, STATE, session.toJson()))
+					.thenReturn(session))
+				// forgotten as soon as it opened or failed, before a request reads it: one that finds this session
+				// ended (404) opens anew, as does the next request after a failure
+				.doOnEach(signal -> opening.remove(name, self.get()))
+				.doOnCancel(() -> opening.remove(name, self.get()))
+				.cache();
+			self.set(opened);
+			return opened;
+		});
 	}
 
 	private Mono<UpstreamSession> initialize(UpstreamRequest relayed, ModernClient client) {
@@ -149,8 +159,10 @@ final class UpstreamSessions {
 		return firstResponse(response).flatMap(answer -> {
 			JsonNode result = answer.get("result");
 			if (result == null || !result.path("protocolVersion").isTextual()) {
-				return Mono.error(failed("answered the relay's initialize with no result: "
-						+ answer.path("error").path("message").asText("no error either")));
+				// the relay's own words: the server's text reaches no log line and no client
+				return Mono.error(failed(answer.path("error").isObject() ? "answered the relay's initialize with a "
+						+ "JSON-RPC error (code " + answer.path("error").path("code").asInt() + ")"
+						: "answered the relay's initialize with no result"));
 			}
 			String version = result.path("protocolVersion").asText();
 			versions.learn(List.of(version));
