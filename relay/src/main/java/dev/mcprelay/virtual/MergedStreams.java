@@ -17,6 +17,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -83,12 +84,18 @@ class MergedStreams {
 
 	private final StreamHandover handover;
 
+	private final VirtualServers servers;
+
+	private final LiveConfiguration configuration;
+
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
-			OpenStreams openStreams, StreamHandover handover, VirtualServers servers) {
+			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, LiveConfiguration configuration) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.joins = joins;
 		this.openStreams = openStreams;
 		this.handover = handover;
+		this.servers = servers;
+		this.configuration = configuration;
 		handover.onClaimed(this::released);
 		servers.onRetired(this::retired);
 	}
@@ -214,6 +221,16 @@ class MergedStreams {
 	 */
 	boolean shuttingDown() {
 		return !openStreams.isRunning();
+	}
+
+	/**
+	 * Whether {@code member} is still a member of {@code server} in the configuration current now (not the snapshot a
+	 * session began on): a member stream is opened, or opened again, only then ({@link MemberStream}). A reload that
+	 * removed the member's server, or the virtual server or its version, ends the stream for good.
+	 */
+	boolean stillServes(VirtualServer server, String member) {
+		VirtualServer now = servers.find(configuration.current(), server.id());
+		return now != null && now.version() == server.version() && now.members().contains(member);
 	}
 
 	/**
