@@ -193,7 +193,8 @@ public class VirtualRelay {
 		// only a session the store no longer holds is gone; another caller's is refused alike but left alone
 		return sessions.find(call.server().id(), id, call.callerId(), () -> orphans.gone(call.server().id(), id))
 			.doOnNext(session -> orphans.used(call.server().id(), id))
-			.map(call::with);
+			.map(call::with)
+			.flatMap(lifecycle::holding);
 	}
 
 	private Mono<Void> post(VirtualCall call) {
