@@ -17,6 +17,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
@@ -98,6 +99,7 @@ class MergedStreams {
 		this.configuration = configuration;
 		handover.onClaimed(this::released);
 		servers.onRetired(this::retired);
+		servers.onMembersChanged(this::regrouped);
 	}
 
 	/**
@@ -272,6 +274,20 @@ class MergedStreams {
 		sessions.values().stream()
 			.filter(session -> session.server().version() == server.version())
 			.forEach(session -> session.end(UndeliveredMessages.SESSION_ENDED));
+	}
+
+	/**
+	 * A reload changed {@code server}'s members but not its version: the open streams of its sessions here tell their
+	 * clients that its tool list changed ({@code notifications/tools/list_changed}, held for a client whose GET is
+	 * away), so that they list it again and see the members it has now.
+	 */
+	private void regrouped(VirtualServer server) {
+		ObjectNode changed = JsonRpcParser.mapper().createObjectNode();
+		changed.put("jsonrpc", "2.0");
+		changed.put("method", "notifications/tools/list_changed");
+		sessions.values().stream()
+			.filter(session -> session.server().version() == server.version())
+			.forEach(session -> session.tell(List.of(changed.deepCopy())));
 	}
 
 	/** Ends {@code session}, new here, if a reload ended its virtual server's version before it began. */

@@ -190,12 +190,7 @@ class LiveVirtualServersReloadTest {
 				"  virtual-servers:\n", "    gamma:\n      url: " + gamma.url("/mcp") + "\n  virtual-servers:\n");
 		relay.awaitOutcome(() -> relay.swap(withGamma), ReloadOutcome.APPLIED);
 		McpSession session = McpSession.open(caller(ALICE), "all");
-		OpenSse get = new OpenSse(caller(ALICE).open(caller(ALICE).request("all")
-			.header("Accept", "text/event-stream")
-			.header("Mcp-Session-Id", session.id())
-			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
-			.GET()));
-		opened.add(get);
+		OpenSse get = mergedGet(session, "all");
 		Awaitility.await("gamma's member stream open").atMost(Duration.ofSeconds(20))
 			.until(() -> gets(gamma) == 1);
 		// the SDK's server sends its stream's headers with its first event: one makes gamma's stream open
@@ -217,6 +212,35 @@ class LiveVirtualServersReloadTest {
 		upstream.notifyToolsListChanged();
 		assertThat(get.next().path("method").asText()).as("its other members' notifications still come")
 			.isEqualTo("notifications/tools/list_changed");
+	}
+
+	@Test
+	void aServerJoiningAVirtualServerOfEveryServerIsToldToItsOpenMergedGetAsAToolListChange() throws Exception {
+		String all = config(HUB_AND_OTHER + "    all:\n      members: [\"*\"]\n", true);
+		relay.awaitOutcome(() -> relay.swap(all), ReloadOutcome.APPLIED);
+		McpSession session = McpSession.open(caller(ALICE), "all");
+		OpenSse get = mergedGet(session, "all");
+		assertThat(tools(session)).noneMatch(name -> name.startsWith("gamma_"));
+
+		// gamma joins "all" (members ["*"]): no change of the virtual server's version, its session and GET run on
+		relay.awaitOutcome(() -> relay.swap(all.replace("  virtual-servers:\n",
+				"    gamma:\n      url: " + gamma.url("/mcp") + "\n  virtual-servers:\n")), ReloadOutcome.APPLIED);
+
+		JsonNode told = get.next();
+		assertThat(told).as("the relay tells the open GET").isNotNull();
+		assertThat(told.path("method").asText()).isEqualTo("notifications/tools/list_changed");
+		assertThat(tools(session)).as("listed again, the session has the new member's tools").contains("gamma_echo");
+	}
+
+	/** The merged GET stream of {@code session} on virtual server {@code server}, closed after the test. */
+	private static OpenSse mergedGet(McpSession session, String server) throws Exception {
+		OpenSse get = new OpenSse(caller(ALICE).open(caller(ALICE).request(server)
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+			.GET()));
+		opened.add(get);
+		return get;
 	}
 
 	/** The GETs {@code server} was sent. */
