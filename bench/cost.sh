@@ -40,7 +40,9 @@
 # START_TIMEOUT (60): seconds a relay target may take to start listening (more on a loaded machine).
 # Interleaved A/B of two revisions: B_REV=<commit> builds that revision too (a git worktree), and every relay target
 # named with a "b-" prefix (TARGETS="bare relay b-relay relay-api-key b-relay-api-key") runs B's jar with the
-# configuration of the target it names; the report adds each pair's B / A ratios.
+# configuration of the target it names; the report adds each pair's B / A ratios. B_JAR=<path> takes B's jar from
+# there instead of building B_REV (a jar an earlier run built and kept: KEEP_B_JAR=<path> copies it there), so that
+# a series of A/B runs against one base builds it once; B_REV still names B in the report.
 # PROFILE=<target>: samples that target's CPU with async-profiler (fetched from Maven Central; perf events, every
 # PROFILE_INTERVAL ns of CPU, default 1 ms) over the measured rounds (not the warm-up) and appends its hottest methods
 # (top frames) and the relay's and libraries' methods anywhere on the stack to the report; KEEP=1 keeps the stacks.
@@ -246,14 +248,20 @@ mkdir -p "$WORK/allocation-counter"
 javac -nowarn -d "$WORK/allocation-counter" bench/allocation-counter/dev/mcprelay/bench/*.java
 printf 'Premain-Class: dev.mcprelay.bench.AllocationCounter\n' >"$WORK/allocation-counter.mf"
 jar cfm "$WORK/allocation-counter.jar" "$WORK/allocation-counter.mf" -C "$WORK/allocation-counter" .
+GIVEN_B_JAR=${B_JAR:-}
 B_JAR=
-if [ -n "${B_REV:-}" ]; then
+if [ -n "${B_REV:-}" ] && [ -n "$GIVEN_B_JAR" ]; then
+  log "B ($B_REV) from $GIVEN_B_JAR"
+  cp "$GIVEN_B_JAR" "$WORK/b.jar"
+  B_JAR=$WORK/b.jar
+elif [ -n "${B_REV:-}" ]; then
   log "building B ($B_REV)"
   git worktree add -q --detach "$WORK/b" "$B_REV"
   (cd "$WORK/b" && "$ROOT/mvnw" -q -B package -DskipTests -pl relay -am >/dev/null)
   cp "$(ls "$WORK/b"/relay/target/mcp-relay-*.jar | grep -v '\.original$' | head -1)" "$WORK/b.jar"
   git worktree remove --force "$WORK/b"
   B_JAR=$WORK/b.jar
+  if [ -n "${KEEP_B_JAR:-}" ]; then cp "$B_JAR" "$KEEP_B_JAR"; fi
 fi
 
 log "a key, an RSA key pair, its JWK Set and a token"

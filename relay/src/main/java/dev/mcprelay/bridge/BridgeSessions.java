@@ -29,14 +29,18 @@ final class BridgeSessions {
 
 	private final String serverId;
 
-	BridgeSessions(SessionStore store, String serverId) {
+	private final ServerFlights flights;
+
+	/** @param flights what the relay's bridged sessions have in flight on this replica, of every server */
+	BridgeSessions(SessionStore store, String serverId, BridgeFlights flights) {
 		this.store = store;
 		this.serverId = serverId;
+		this.flights = flights.of(serverId);
 	}
 
 	/** What the server's bridged sessions have in flight on this replica, whichever bridge started it. */
-	BridgeFlights flights() {
-		return BridgeFlights.of(store, serverId);
+	ServerFlights flights() {
+		return flights;
 	}
 
 	/** Whether {@code sessionId} names a bridged session (of any server). */

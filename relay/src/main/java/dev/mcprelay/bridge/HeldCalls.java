@@ -2,7 +2,6 @@ package dev.mcprelay.bridge;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -30,16 +29,28 @@ import reactor.util.concurrent.Queues;
  * <p>Bounds: a held call waits for the client's retry at most {@code idle} (the server's
  * {@code timeouts.streaming-idle}), then its exchange with the server is closed and a late retry is answered
  * {@code input_required_expired}; a round holds at most {@value #ROUND_EVENTS} events the client has not read yet
- * (the server waits for its answer meanwhile, so few come), past which the call fails. Held calls are kept in memory on
- * the replica that holds the exchange with the server: a retry that a load balancer sends to another replica is
- * answered {@code input_required_expired} (its state is valid there, the call is not), and the client asks again.
+ * (the server waits for its answer meanwhile, so few come), past which the call fails. A round's {@code requestState}
+ * continues that round only: one of an earlier round of the same call is answered {@code input_required_expired}.
+ *
+ * <p>Held calls are kept in memory on the replica that holds the exchange with the server, per server
+ * ({@link BridgeFlights}), not per bridge: the retry reaches the call through the bridge a reload made for the server.
+ * The {@code requestState} is signed with the relay's key ({@code sessions.secret}, shared by replicas), so a retry
+ * that a load balancer sends to another replica is answered {@code input_required_expired} there (its state is valid,
+ * the call is not held there), and the client asks again.
  */
 final class HeldCalls {
+
+	/**
+	 * The most calls of one caller's that wait for a retry for one server on this replica (each holds one of the pool's
+	 * connections to the server, {@code connection-pool.max-connections}); one more is answered {@code held_calls_full}
+	 * at once, its exchange with the server ended.
+	 */
+	static final int MAX_PER_CALLER = 32;
 
 	/** The most events of a round held for a client that has not read them. */
 	static final int ROUND_EVENTS = 256;
 
-	private final Map<String, Held> waiting = new ConcurrentHashMap<>();
+	private final Map<String, Held> waiting;
 
 	private final RequestStates states;
 
@@ -47,7 +58,9 @@ final class HeldCalls {
 
 	private final Duration idle;
 
-	HeldCalls(RequestStates states, String serverId, Duration idle) {
+	/** @param waiting the calls of the server that wait for a retry on this replica ({@link BridgeFlights#held}) */
+	HeldCalls(RequestStates states, Map<String, Held> waiting, String serverId, Duration idle) {
+		this.waiting = waiting;
 		this.states = states;
 		this.serverId = serverId;
 		this.idle = idle;
@@ -58,9 +71,9 @@ final class HeldCalls {
 		return waiting.size();
 	}
 
-	/** A new call of {@code owner}'s, answering the client's request {@code clientId}. */
-	Held open(String owner, JsonNode clientId) {
-		return new Held(owner, clientId);
+	/** A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code clientId}. */
+	Held open(String owner, String caller, JsonNode clientId) {
+		return new Held(owner, caller, clientId);
 	}
 
 	/**
@@ -73,8 +86,9 @@ final class HeldCalls {
 		if (state == null) {
 			return null;
 		}
-		Held held = waiting.remove(state.path("call").asText());
-		if (held == null) {
+		String call = state.path("call").asText();
+		Held held = waiting.get(call);
+		if (held == null || held.rounds != state.path("round").asInt(-1) || !waiting.remove(call, held)) {
 			return null;
 		}
 		held.answering = state;
@@ -99,13 +113,22 @@ final class HeldCalls {
 	/**
 	 * Ends {@code held}'s round with an {@code input_required} result asking its client {@code serverRequest} (a
 	 * request of the server's), and waits for the client's retry; the events that follow (none: the retry's stream
-	 * takes the rest). Fails the call when no retry comes within {@code idle}.
+	 * takes the rest). Fails the call when no retry comes within {@code idle}, and at once, with an error
+	 * ({@code held_calls_full}), when its caller has {@value #MAX_PER_CALLER} calls of the server waiting already.
 	 */
 	Flux<byte[]> ask(Held held, ObjectNode serverRequest) {
 		return Flux.defer(() -> {
+			if (waiting.values().stream().filter(other -> other.caller.equals(held.caller)).count() >= MAX_PER_CALLER) {
+				held.round.tryEmitNext(SseEventWriter.message(PerRequestBridge.error(held.clientId, -32603, "This "
+						+ "caller has " + MAX_PER_CALLER + " calls of MCP server '" + serverId + "' waiting for their "
+						+ "retry with the client's input already; answer one (or let it expire) first",
+						"held_calls_full").toString()));
+				held.finish();
+				return Flux.<byte[]>empty();
+			}
 			String key = "mcp-relay-" + serverRequest.path("method").asText().replace('/', '-');
 			ObjectNode state = JsonNodeFactory.instance.objectNode().put("call", held.id).put("owner", held.owner)
-				.put("server", serverId).put("key", key);
+				.put("server", serverId).put("key", key).put("round", ++held.rounds);
 			state.set("request", serverRequest.get("id"));
 			ObjectNode answer = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
 			answer.set("id", held.clientId);
@@ -140,11 +163,17 @@ final class HeldCalls {
 
 		final String owner;
 
+		/** The caller whose client made the call ({@link #MAX_PER_CALLER}). */
+		final String caller;
+
 		/** The id of the client's request the current round answers (a retry comes with a new one). */
 		volatile JsonNode clientId;
 
 		/** The events of the current round, for the client's stream. */
 		volatile Sinks.Many<byte[]> round = newRound();
+
+		/** How many rounds asked the client something so far: a requestState continues the latest only. */
+		volatile int rounds;
 
 		/** Whether the call waits for its client (an input_required result went out): the round's end ends nothing. */
 		volatile boolean asking;
@@ -159,8 +188,9 @@ final class HeldCalls {
 
 		volatile Disposable exchange;
 
-		Held(String owner, JsonNode clientId) {
+		Held(String owner, String caller, JsonNode clientId) {
 			this.owner = owner;
+			this.caller = caller;
 			this.clientId = clientId;
 		}
 

@@ -18,7 +18,8 @@ import dev.mcprelay.transport.UpstreamRequest;
  * version, client info and capabilities the client declared in its {@code initialize} go in the request's
  * {@code _meta} (keys of the client's own there are kept, and the envelope's replace any of the same name),
  * {@code MCP-Protocol-Version} names 2026-07-28, {@code Mcp-Method} the method and {@code Mcp-Name} the tool, prompt or
- * resource it names (as {@code =?base64?…?=} when it is not plain printable ASCII); the relay's session id and
+ * resource it names (as {@code =?base64?…?=} when it is not plain printable ASCII; at most
+ * {@value #MAX_NAME_HEADER_BYTES} bytes so written, {@link #nameTooLong}); the relay's session id and
  * {@code Last-Event-ID} stay with the client. Every other header is the one the relay built for the server.
  *
  * @see <a href="https://modelcontextprotocol.io/specification/2026-07-28/basic/transports">MCP 2026-07-28
@@ -31,6 +32,14 @@ final class ModernRequests {
 	static final String CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo";
 
 	static final String CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities";
+
+	/**
+	 * The longest {@code Mcp-Name} the relay sends, as written ({@code =?base64?…?=} included): 2026-07-28 requires the
+	 * header on {@code tools/call}, {@code prompts/get} and {@code resources/read} and sets no bound, while servers bound
+	 * their request headers (Node.js, whose servers answer 431 past 16 KB of them all; Tomcat past 8 KB). Tool names
+	 * are far shorter (MCP asks for at most 128 characters); a resource URI may be longer, but rarely near this.
+	 */
+	static final int MAX_NAME_HEADER_BYTES = 4096;
 
 	/** Headers of the client's session with the relay, not of its request to the server. */
 	private static final List<String> SESSION_HEADERS = List.of("Mcp-Session-Id", "Last-Event-ID",
@@ -69,6 +78,21 @@ final class ModernRequests {
 		headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
 		headers.set(HttpHeaders.CONTENT_TYPE, "application/json");
 		return headers;
+	}
+
+	/**
+	 * Whether the {@code Mcp-Name} that {@code message} needs would be longer than {@value #MAX_NAME_HEADER_BYTES}
+	 * bytes: such a request is not sent ({@link SessionBridge} answers it with an error), since a server would refuse it
+	 * with an HTTP error of its own, no JSON-RPC answer.
+	 */
+	static boolean nameTooLong(ObjectNode message) {
+		if (!(message.get("params") instanceof ObjectNode params)) {
+			return false;
+		}
+		String name = nameOf(message.path("method").asText(), params);
+		// checked on the raw length first: a name of 70,000 characters is not encoded to be measured
+		return name != null && (name.length() > MAX_NAME_HEADER_BYTES
+				|| headerValue(name).length() > MAX_NAME_HEADER_BYTES);
 	}
 
 	/** What {@code Mcp-Name} carries for {@code method}: the tool's or prompt's name, the resource's URI; else null. */

@@ -2,7 +2,6 @@ package dev.mcprelay.bridge;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
@@ -13,11 +12,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.security.RelayMac;
+import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.UpstreamTransportException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -25,10 +27,14 @@ import reactor.core.publisher.Sinks;
 /**
  * Direction 2 of the bridge: a 2026-07-28 client's request to a server that speaks only session-era MCP. Each request
  * goes in the upstream session the relay keeps for the client ({@link UpstreamSessions}, opened on first use), as a
- * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints (clients that share the session may
- * use the same ids), and its answer, JSON or an event stream, comes back in the 2026 form ({@link ModernResults}) under
- * the client's id; notifications on the answer's stream (progress, log messages) pass as they are. A request the
- * server answers with 404 (the session ended there) goes once more, in a session opened again. {@code server/discover}
+ * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints ({@code mcp-relay-bridged-} and 256
+ * random bits, as direction 1's input rounds mint theirs: clients that share the session may use the same ids, and no
+ * two bridges, those a reload makes for the server or those of other replicas sending in the same session, ever mint
+ * the same), and takes only the answer under its own id (one of another request's is dropped); its answer, JSON or
+ * an event stream, comes back in the 2026 form ({@link ModernResults}) under the client's id; notifications on the
+ * answer's stream (progress, log messages) pass as they are. A request the server answers with 404 (the session ended
+ * there), or with a 400 that answers no request (it forgot the session), goes once more, in a session opened again,
+ * and a caller's calls held for a retry are bounded ({@link HeldCalls#MAX_PER_CALLER}). {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
  * ({@link SessionEraListen}).
@@ -52,11 +58,11 @@ final class PerRequestBridge {
 
 	private final UpstreamSessions sessions;
 
+	private final ServerVersions versions;
+
 	private final SessionEraListen listens;
 
 	private final HeldCalls calls;
-
-	private final AtomicLong ids = new AtomicLong();
 
 	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
 	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
@@ -65,15 +71,19 @@ final class PerRequestBridge {
 	/**
 	 * @param idle how long a call the server asked the client something in waits for the client's retry
 	 * ({@link HeldCalls}: the server's {@code timeouts.streaming-idle})
+	 * @param mac the relay's key, which signs a held call's {@code requestState} ({@link RequestStates})
+	 * @param flights what the server's bridged sessions have in flight on this replica, shared with the bridge a
+	 * reload makes for it: its held calls among them
 	 */
 	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
-			java.time.Duration idle) {
+			ServerVersions versions, java.time.Duration idle, RelayMac mac, ServerFlights flights) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
+		this.versions = versions;
 		this.listens = new SessionEraListen(server, serverId, maxBytes);
-		this.calls = new HeldCalls(RequestStates.random(), serverId, idle);
+		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
 	}
 
 	/** How many calls wait for their client's retry with its input, on this replica. */
@@ -82,24 +92,67 @@ final class PerRequestBridge {
 	}
 
 	/**
-	 * Opens the session of the client of {@code request} (a 2026 request a server of unknown versions refused), to
-	 * learn whether the server speaks session-era MCP; completes either way, what it learnt in {@link ServerVersions}.
+	 * Opens the session of the client of {@code request} (a 2026 request the server refused), to learn whether the
+	 * server speaks session-era MCP; completes either way, what it learnt in {@link ServerVersions}. {@code fresh}: with
+	 * a new {@code initialize} even when the store holds a session for the client (the server's versions are known, and
+	 * its refusal contradicted them: a session kept from before proves nothing).
 	 */
-	Mono<Void> probe(UpstreamRequest request) {
+	Mono<Void> probe(UpstreamRequest request, boolean fresh) {
 		ObjectNode message = BridgedAnswers.parse(request.body());
 		if (message == null) {
 			return Mono.empty();
 		}
-		return sessions.find(request, ModernClient.of(request.callerId(), message)).then()
+		ModernClient client = ModernClient.of(request.callerId(), message);
+		return (fresh ? sessions.reopen(request, client) : sessions.find(request, client)).then()
 			.onErrorResume(refused -> Mono.empty());
 	}
 
-	/** A 2026-07-28 client's POST. */
-	Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
+	/**
+	 * Whether {@code refusal}, a 4xx a server of unknown versions answered a 2026-07-28 request ({@code sent}) with, is
+	 * the server's own JSON-RPC answer to it: an error under the request's id, or of a code of the range 2026-07-28
+	 * added (-32020 to -32029: a header that disagrees with the body, a client capability the request needs, ...). Such
+	 * a server understood the request: the refusal is handed on, and no session is opened to probe it (a server that
+	 * speaks both generations would be taken for one of the session era, and every 2026 client bridged).
+	 */
+	static boolean understood(byte[] sent, byte[] refusal) {
+		ObjectNode request = BridgedAnswers.parse(sent);
+		ObjectNode answer = BridgedAnswers.parse(refusal);
+		if (answer == null || !answer.path("error").isObject()) {
+			return false;
+		}
+		int code = answer.path("error").path("code").asInt(0);
+		JsonNode id = request == null ? null : request.get("id");
+		return (code <= -32020 && code >= -32029) || (id != null && !id.isNull() && id.equals(answer.get("id")));
+	}
+
+	/**
+	 * A 2026-07-28 client's POST ({@code clientVersion}: the version it names). Should the server show, before
+	 * anything was handed on, that it speaks 2026-07-28 now (it refused the relay's {@code initialize}, or the request
+	 * in the session, naming the versions it supports, which {@link ServerVersions} learns), the request is relayed to
+	 * it as it came.
+	 */
+	Mono<Void> send(UpstreamRequest request, String clientVersion, Function<UpstreamResponse, Mono<Void>> handler) {
+		Runnable onWritten = once(request.onWritten());
+		return bridged(request, onWritten, handler).onErrorResume(
+				failed -> failed instanceof UpstreamTransportException refused
+						&& "bridge_initialize_failed".equals(refused.reason()) && !versions.bridges(clientVersion),
+				failed -> direct(request, onWritten, handler));
+	}
+
+	/** {@code request} relayed as the client sent it, the bridge no longer needed. */
+	private Mono<Void> direct(UpstreamRequest request, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		return server.send(new UpstreamRequest(request.serverId(), request.method(), request.uri(), request.headers(),
+				request.body(), request.callerId(), onWritten), handler);
+	}
+
+	/** A 2026-07-28 client's POST, through the bridge. */
+	private Mono<Void> bridged(UpstreamRequest request, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		return Mono.defer(() -> {
 			ObjectNode message = BridgedAnswers.parse(request.body());
 			if (message == null || !message.path("method").isTextual()) {
-				request.onWritten().run();
+				onWritten.run();
 				return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(
 						message == null ? null : message.get("id"), -32600, "A 2026-07-28 request to MCP server '"
 								+ serverId + "' is one JSON-RPC request or notification", "bridge_invalid_request"))));
@@ -107,7 +160,6 @@ final class PerRequestBridge {
 			String method = message.get("method").asText();
 			JsonNode id = message.get("id");
 			ModernClient client = ModernClient.of(request.callerId(), message);
-			Runnable onWritten = once(request.onWritten());
 			return sessions.find(request, client).flatMap(session -> {
 				if (id != null && "server/discover".equals(method)) {
 					onWritten.run();
@@ -132,7 +184,7 @@ final class PerRequestBridge {
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		ObjectNode sent = message.deepCopy();
 		JsonNode id = message.get("id");
-		String minted = id == null ? null : ID_PREFIX + ids.incrementAndGet();
+		String minted = id == null ? null : ID_PREFIX + SessionIds.mint();
 		if (minted != null) {
 			sent.put("id", minted);
 		}
@@ -155,7 +207,7 @@ final class PerRequestBridge {
 	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
 			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
-		HeldCalls.Held held = calls.open(client.key(), message.get("id"));
+		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"));
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
 		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);
@@ -178,7 +230,8 @@ final class PerRequestBridge {
 					return ModernResults.toModern(answer, method, session);
 				}
 				return answer;
-			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer) : null, true);
+			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer)
+					: othersAnswer(answer, minted), true);
 			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
 				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
 						+ "' broke off its answer", "upstream_stream_broken").toString()));
@@ -231,7 +284,11 @@ final class PerRequestBridge {
 					held.next(id)))));
 	}
 
-	/** The server's answer to a request of the client's, in the 2026 form (a 404 opens the session again, once). */
+	/**
+	 * The server's answer to a request of the client's, in the 2026 form. A 404 opens the session again, once, as does
+	 * a 400 that is no answer to the request (no JSON-RPC error under its id: a server that restarted and forgot the
+	 * session says so, as the reference server's "No valid session ID provided").
+	 */
 	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
 			String minted, ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
@@ -242,8 +299,22 @@ final class PerRequestBridge {
 				.then(Mono.defer(() -> sessions.reopen(request, client)))
 				.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
 		}
+		if (response.statusCode().value() == HttpStatus.BAD_REQUEST.value() && mayReopen) {
+			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+				ObjectNode refusal = BridgedAnswers.parse(body);
+				// the server's answer to the request, or a refusal of the new generation's (a server redeployed as a
+				// 2026 one: handOn learns its versions): not a session it forgot
+				if (refusal != null && ((minted != null && minted.equals(refusal.path("id").asText(null)))
+						|| Refusals.ofNewGeneration(body))) {
+					return handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body),
+							request, onWritten, handler);
+				}
+				return sessions.reopen(request, client)
+					.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
+			});
+		}
 		if (!response.statusCode().is2xxSuccessful()) {
-			return handOn(response, handler);
+			return handOn(response, request, onWritten, handler);
 		}
 		if (response.contentType() == null) {
 			return response.releaseBody()
@@ -255,9 +326,20 @@ final class PerRequestBridge {
 				return ModernResults.toModern(answer, method, session);
 			}
 			return answer;
-		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer) : null, true);
+		}, answer -> answer.has("method") && answer.has("id") ? refuse(request, session, answer)
+				: othersAnswer(answer, minted), true);
 		return BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true, Mono.never(),
 				turn, handler);
+	}
+
+	/**
+	 * Nothing, for a response on the stream of the request the relay sent as {@code minted} that answers another request
+	 * (a server of one session may answer any of its requests on any stream): it is not this client's, and is dropped;
+	 * {@code null} (the client's) for any other message.
+	 */
+	private static Flux<byte[]> othersAnswer(ObjectNode message, String minted) {
+		boolean response = !message.has("method") && (message.has("result") || message.has("error"));
+		return response && !java.util.Objects.equals(minted, message.path("id").asText(null)) ? Flux.empty() : null;
 	}
 
 	/**
@@ -273,14 +355,27 @@ final class PerRequestBridge {
 			.thenMany(Flux.empty());
 	}
 
-	/** An error answer of the server's, its status and body as they came, without the server's session id. */
-	private Mono<Void> handOn(UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
+	/**
+	 * An error answer of the server's, its status and body as they came, without the server's session id; but a
+	 * refusal of the new generation's (the server speaks 2026-07-28 now: it was redeployed) teaches the versions it
+	 * names, and when the client no longer needs the bridge, its request is relayed as it came.
+	 */
+	private Mono<Void> handOn(UpstreamResponse response, UpstreamRequest request, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		HttpHeaders headers = new HttpHeaders();
 		headers.addAll(response.headers());
 		headers.remove("Mcp-Session-Id");
 		headers.remove(HttpHeaders.CONTENT_LENGTH);
-		return BridgeBodies.read(response.body(), maxBytes, serverId)
-			.flatMap(body -> handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body)));
+		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+			if (response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)) {
+				versions.learn(Refusals.supportedVersions(body));
+				String clientVersion = VersionBridge.perRequestVersion(request);
+				if (clientVersion != null && !versions.bridges(clientVersion)) {
+					return direct(request, onWritten, handler);
+				}
+			}
+			return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body));
+		});
 	}
 
 	/** A JSON-RPC error for request {@code id} ({@code null}: none), with {@code data.reason}. */

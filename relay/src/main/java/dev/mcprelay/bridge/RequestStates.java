@@ -1,25 +1,21 @@
 package dev.mcprelay.bridge;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.util.Base64;
-
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcParser;
-import dev.mcprelay.session.SessionIds;
+import dev.mcprelay.security.RelayMac;
 
 /**
  * The {@code requestState} the relay gives a 2026-07-28 client with an {@code input_required} result of its own
  * (direction 2 of the bridge: a 2025 server asked the client something while it answered), and takes back on the
  * client's retry: what the relay needs to continue the call (which held call, which server requests the answers are
- * for), as JSON, signed with HMAC-SHA-256 under a key of the relay's, so that the client carries it without being able
- * to read anything secret from it or change it. {@link #verify} gives back only a state this relay signed, unchanged:
+ * for), as JSON, signed with the relay's key ({@link RelayMac}: HMAC-SHA-256 with {@code sessions.secret}, the same
+ * on every replica and across reloads), so that the client carries it without being able to read anything secret
+ * from it or change it. {@link #verify} gives back only a state this relay signed, unchanged:
  * a forged, altered, truncated or foreign one is {@code null}. The form is {@code mcp-relay-1.} + Base64url of the
  * JSON + {@code .} + Base64url of the MAC of both.
  */
@@ -29,19 +25,16 @@ final class RequestStates {
 
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
-	private final SecretKeySpec key;
+	private final RelayMac mac;
 
-	/** @param key the HMAC key: at least 32 bytes */
-	RequestStates(byte[] key) {
-		if (key.length < 32) {
-			throw new IllegalArgumentException("A requestState key needs at least 32 bytes");
-		}
-		this.key = new SecretKeySpec(key.clone(), "HmacSHA256");
+	/** @param mac the relay's key: every relay that shares it verifies the states any of them signed */
+	RequestStates(RelayMac mac) {
+		this.mac = mac;
 	}
 
-	/** States signed with a key of 256 random bits this relay alone knows (a retry must come back to it). */
+	/** States signed with a random key this process alone knows (tests). */
 	static RequestStates random() {
-		return new RequestStates(Base64.getUrlDecoder().decode(SessionIds.mint()));
+		return new RequestStates(new RelayMac((String) null));
 	}
 
 	/** Whether {@code token} has the form of a state the relay signs (whoever made it). */
@@ -52,7 +45,7 @@ final class RequestStates {
 	/** {@code state} as a signed token. */
 	String sign(ObjectNode state) {
 		String signed = VERSION + ENCODER.encodeToString(state.toString().getBytes(StandardCharsets.UTF_8));
-		return signed + '.' + ENCODER.encodeToString(mac(signed));
+		return signed + '.' + mac.sign(signed);
 	}
 
 	/** The state {@code token} holds, when this relay signed it and nothing in it changed; else {@code null}. */
@@ -65,16 +58,14 @@ final class RequestStates {
 			return null;
 		}
 		String signed = token.substring(0, dot);
-		byte[] given;
+		if (!mac.verifies(signed, token.substring(dot + 1))) {
+			return null;
+		}
 		byte[] payload;
 		try {
-			given = Base64.getUrlDecoder().decode(token.substring(dot + 1));
 			payload = Base64.getUrlDecoder().decode(signed.substring(VERSION.length()));
 		}
 		catch (IllegalArgumentException notBase64) {
-			return null;
-		}
-		if (!MessageDigest.isEqual(given, mac(signed))) {
 			return null;
 		}
 		try {
@@ -83,17 +74,6 @@ final class RequestStates {
 		}
 		catch (java.io.IOException notJson) {
 			return null;
-		}
-	}
-
-	private byte[] mac(String signed) {
-		try {
-			Mac mac = Mac.getInstance("HmacSHA256");
-			mac.init(key);
-			return mac.doFinal(signed.getBytes(StandardCharsets.US_ASCII));
-		}
-		catch (GeneralSecurityException ex) {
-			throw new IllegalStateException("HmacSHA256 is not available", ex);
 		}
 	}
 

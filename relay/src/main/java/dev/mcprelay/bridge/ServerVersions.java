@@ -1,9 +1,13 @@
 package dev.mcprelay.bridge;
 
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
@@ -15,8 +19,17 @@ import dev.mcprelay.jsonrpc.ProtocolVersions;
  * The MCP protocol versions one Streamable HTTP server speaks, as far as the relay knows them: pinned by
  * {@code mcp-relay.servers.<id>.protocol-versions}, or else learnt from the server's own answers (the versions a
  * refused {@code initialize} names in {@code error.data.supported}, the {@code supportedVersions} of its
- * {@code server/discover}) and remembered for the server, on this replica, until the relay stops. Pinned versions are
- * never replaced by learnt ones. Thread-safe: read on every bridged request, written when an answer teaches something.
+ * {@code server/discover}, the version its {@code initialize} answers) and remembered for the server, on this replica,
+ * until the relay stops or the server's answers contradict them. Pinned versions are never replaced by learnt ones.
+ *
+ * <p>Learnt versions are revised when the server answers as a server of the other generation (it was redeployed):
+ * replaced by the versions a later answer names ({@link #learn}), or forgotten, to be learnt again, when an answer
+ * shows only that the server no longer speaks them ({@link #forget}). A server that lies, or a fleet of both
+ * generations behind one URL, cannot make the relay change its mind on every request: at most
+ * {@value #MAX_REVISIONS} revisions per {@link #REVISION_WINDOW} per server (further ones are ignored, logged once at
+ * WARN), and the exchange that would prove a revision (an {@code initialize}, a {@code server/discover} the relay
+ * asks on its own) is spent at most once per {@link #PROBE_INTERVAL} ({@link #mayProbe}). Thread-safe: read on every
+ * bridged request, written when an answer teaches something.
  */
 public final class ServerVersions {
 
@@ -28,17 +41,44 @@ public final class ServerVersions {
 	/** The most versions remembered for one server, whatever it names. */
 	static final int MAX_VERSIONS = 16;
 
+	/** The most revisions of learnt versions in one {@link #REVISION_WINDOW}. */
+	static final int MAX_REVISIONS = 3;
+
+	/** The time over which revisions are counted. */
+	static final Duration REVISION_WINDOW = Duration.ofMinutes(10);
+
+	/** The least time between two exchanges spent to prove that known versions are wrong. */
+	static final Duration PROBE_INTERVAL = Duration.ofSeconds(10);
+
 	private final String serverId;
 
 	private final boolean pinned;
 
 	private volatile Set<String> versions;
 
+	private final LongSupplier nanoClock;
+
+	/** When the last revisions were made (nano time), oldest first; guarded by {@code this}. */
+	private final Deque<Long> revisions = new ArrayDeque<>();
+
+	/** When an exchange was last spent to prove known versions wrong; guarded by {@code this}. */
+	private long lastProbe;
+
+	private boolean probed;
+
+	/** Whether a revision past the bound was logged since the last one made; guarded by {@code this}. */
+	private boolean refusalLogged;
+
 	/** @param pinned the server's {@code protocol-versions}, empty when the relay is to learn them */
 	public ServerVersions(String serverId, List<String> pinned) {
+		this(serverId, pinned, System::nanoTime);
+	}
+
+	ServerVersions(String serverId, List<String> pinned, LongSupplier nanoClock) {
 		this.serverId = serverId;
 		this.pinned = !pinned.isEmpty();
 		this.versions = Set.copyOf(pinned);
+		this.nanoClock = nanoClock;
 	}
 
 	/** The versions known now: pinned, learnt, or none yet. */
@@ -74,7 +114,8 @@ public final class ServerVersions {
 
 	/**
 	 * Remembers the versions an answer of the server named (ignored when they are pinned): only strings shaped as
-	 * versions, at most {@value #MAX_VERSIONS}. A change is logged once, at INFO.
+	 * versions, at most {@value #MAX_VERSIONS}. Learnt versions that differ are a revision, made within the bound (else
+	 * ignored). A change is logged once, at INFO.
 	 */
 	public void learn(Collection<String> named) {
 		if (pinned || named == null) {
@@ -86,11 +127,87 @@ public final class ServerVersions {
 				learnt.add(version);
 			}
 		}
-		if (learnt.isEmpty() || learnt.equals(versions)) {
-			return;
+		Set<String> before;
+		synchronized (this) {
+			before = versions;
+			if (learnt.isEmpty() || learnt.equals(before) || (!before.isEmpty() && !revise())) {
+				return;
+			}
+			versions = Set.copyOf(learnt);
 		}
-		versions = Set.copyOf(learnt);
-		log.info("MCP server '{}' speaks protocol versions {} (learnt from its answer)", serverId, learnt);
+		if (before.isEmpty()) {
+			log.info("MCP server '{}' speaks protocol versions {} (learnt from its answer)", serverId, learnt);
+		}
+		else {
+			log.info("MCP server '{}' speaks protocol versions {} now (learnt from its answer; it spoke {})", serverId,
+					learnt, new TreeSet<>(before));
+		}
+	}
+
+	/**
+	 * Forgets the learnt versions, which an answer of the server contradicted without naming others (it refused the
+	 * relay's {@code server/discover} as a session-era server does): they are learnt again from its next answers, and
+	 * meanwhile every client is relayed as it speaks. A revision, made within the bound.
+	 *
+	 * @param why what the server answered, for the log
+	 * @return whether they were forgotten: not when pinned, unknown already, or past the bound
+	 */
+	public boolean forget(String why) {
+		Set<String> before;
+		synchronized (this) {
+			before = versions;
+			if (pinned || before.isEmpty() || !revise()) {
+				return false;
+			}
+			versions = Set.of();
+		}
+		log.info("MCP server '{}' no longer speaks protocol versions {} as learnt ({}): they are learnt again from its "
+				+ "answers", serverId, new TreeSet<>(before), why);
+		return true;
+	}
+
+	/**
+	 * Whether an exchange may be spent now to prove the known versions wrong (an answer contradicted them): not for
+	 * pinned or unknown versions, not past the bound of revisions, and once per {@link #PROBE_INTERVAL}; a
+	 * {@code true} counts as that exchange.
+	 */
+	public synchronized boolean mayProbe() {
+		if (pinned || versions.isEmpty() || !withinBound()) {
+			return false;
+		}
+		long now = nanoClock.getAsLong();
+		if (probed && now - lastProbe < PROBE_INTERVAL.toNanos()) {
+			return false;
+		}
+		probed = true;
+		lastProbe = now;
+		return true;
+	}
+
+	/** Counts a revision when the bound allows one now; holds {@code this}. */
+	private boolean revise() {
+		if (!withinBound()) {
+			if (!refusalLogged) {
+				refusalLogged = true;
+				log.warn("MCP server '{}' answered against its protocol versions {} again: they were revised {} times "
+						+ "in {}, and stay as they are for now (a server that changes generation this often, or "
+						+ "servers of both behind one URL: pin them with protocol-versions)", serverId,
+						new TreeSet<>(versions), MAX_REVISIONS, REVISION_WINDOW);
+			}
+			return false;
+		}
+		revisions.addLast(nanoClock.getAsLong());
+		refusalLogged = false;
+		return true;
+	}
+
+	/** Whether fewer than {@value #MAX_REVISIONS} revisions were made in the window that ends now; holds {@code this}. */
+	private boolean withinBound() {
+		long now = nanoClock.getAsLong();
+		while (!revisions.isEmpty() && now - revisions.peekFirst() >= REVISION_WINDOW.toNanos()) {
+			revisions.removeFirst();
+		}
+		return revisions.size() < MAX_REVISIONS;
 	}
 
 }

@@ -4,10 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -15,7 +15,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcParser;
-import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
@@ -28,11 +27,8 @@ import reactor.core.publisher.Sinks;
 /**
  * Direction 1 of the bridge: a 2025 client's session with a 2026-only server, by the client's HTTP method.
  * <ul>
- * <li><b>initialize</b> ({@link #open}): the relay asks the server's {@code server/discover} (with the client's info
- * and capabilities) and answers the {@code initialize} itself: the version the client asked for (or 2025-11-25), the
- * server's capabilities (without {@code resources.subscribe}, which the session cannot carry yet), its name and
- * instructions; the client gets a session of the relay's ({@link BridgeSessions}). A discovery the server refuses with
- * a JSON-RPC error answers the {@code initialize} with that error, and no session is opened;</li>
+ * <li><b>initialize</b> ({@link #open}, {@link BridgedInitialize}): the relay answers it from the server's
+ * {@code server/discover}, and the client gets a session of the relay's ({@link BridgeSessions});</li>
  * <li><b>POST</b> in the session ({@link #send}): a request goes to the server as a 2026-07-28 request
  * ({@link ModernRequests}) and its answer comes back in the client's generation ({@link BridgedAnswers}), a result that
  * asks for input carried through its rounds ({@link InputRounds}); a notification or response alone is accepted (202)
@@ -46,11 +42,12 @@ import reactor.core.publisher.Sinks;
  * replica with it.</li>
  * </ul>
  * A session id the store does not hold for the caller fails as an unknown session (404); a session whose server a
- * reload has since pinned to versions of the client's generation ends at its next request ({@code session_ended}, 404).
+ * reload has since pinned to versions of the client's generation ends at its next request ({@code session_ended}, 404),
+ * and so does one whose server refuses its request as a session-era server does and was found redeployed as one
+ * ({@link RedeployedServers}). A request naming a tool, prompt or resource whose {@code Mcp-Name} would be too long
+ * ({@link ModernRequests#nameTooLong}) is answered with an error (-32602, {@code mcp_name_too_long}), never sent.
  */
 final class SessionBridge {
-
-	private static final String DISCOVER_ID = "mcp-relay-discover";
 
 	private static final String LISTEN_ID = "mcp-relay-listen";
 
@@ -66,7 +63,7 @@ final class SessionBridge {
 
 	/**
 	 * The GET streams this replica holds, by session: a DELETE here ends them. This and the next two are the server's
-	 * ({@link BridgeFlights}), shared with the bridge a reload makes for it.
+	 * ({@link ServerFlights}), shared with the bridge a reload makes for it.
 	 */
 	private final Map<String, Sinks.Empty<Void>> streams;
 
@@ -75,7 +72,13 @@ final class SessionBridge {
 
 	private final ClientAnswers answers;
 
+	private final ServerFlights flights;
+
 	private final InputRounds rounds;
+
+	private final RedeployedServers stillModern;
+
+	private final BridgedInitialize initialize;
 
 	/** @param roundTimeout how long a round of input waits for the client's answers ({@link InputRounds}) */
 	SessionBridge(UpstreamTransport server, String serverId, ServerVersions versions, BridgeSessions sessions,
@@ -85,11 +88,14 @@ final class SessionBridge {
 		this.versions = versions;
 		this.sessions = sessions;
 		this.maxBytes = maxBytes;
-		BridgeFlights flights = sessions.flights();
+		ServerFlights flights = sessions.flights();
 		this.streams = flights.streams;
 		this.calls = flights.calls;
 		this.answers = flights.answers;
+		this.flights = flights;
 		this.rounds = new InputRounds(server, serverId, maxBytes, roundTimeout, answers);
+		this.stillModern = new RedeployedServers(server, serverId, versions, maxBytes);
+		this.initialize = new BridgedInitialize(server, serverId, versions, sessions, maxBytes);
 	}
 
 	/** How many of the clients' answers to server requests rounds wait for now, on this replica. */
@@ -97,78 +103,14 @@ final class SessionBridge {
 		return answers.awaited();
 	}
 
-	/** Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session. */
-	Mono<Void> open(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return Mono.defer(() -> {
-			ObjectNode initialize = BridgedAnswers.parse(request.body());
-			JsonNode params = initialize.path("params");
-			BridgedClient client = new BridgedClient(
-					ProtocolVersions.sessionVersionFor(params.path("protocolVersion").asText(null)),
-					params.path("clientInfo"), params.path("capabilities"), JsonNodeFactory.instance.objectNode());
-			ObjectNode discover = request("server/discover", DISCOVER_ID);
-			return server.send(ModernRequests.of(request, discover, client, request.onWritten()),
-					response -> answerInitialize(initialize.get("id"), client, request, response, handler));
-		});
-	}
-
-	private Mono<Void> answerInitialize(JsonNode id, BridgedClient client, UpstreamRequest request,
-			UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
-		MediaType type = response.contentType();
-		boolean json = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
-		boolean events = type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
-				&& response.statusCode().is2xxSuccessful();
-		if (!json && !events) {
-			int status = response.statusCode().value();
-			return response.releaseBody().then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
-					"bridge_discover_failed", "MCP server '" + serverId + "' speaks only MCP 2026-07-28, and "
-							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON nor an "
-							+ "event stream.")));
-		}
-		// 2026-07-28 lets a server answer any request with an event stream: its answer is the first response in it
-		Mono<byte[]> answered = json ? BridgeBodies.read(response.body(), maxBytes, serverId)
-				: BridgedAnswers.firstAnswer(response, maxBytes)
-					.onErrorMap(broken -> !(broken instanceof UpstreamTransportException),
-							broken -> discoverFailed("answered the relay's server/discover with an event stream that "
-									+ "broke off (" + broken.getClass().getSimpleName() + ")"))
-					.switchIfEmpty(Mono.error(() -> discoverFailed("ended the event stream that answers the relay's "
-							+ "server/discover before the answer")));
-		return answered.flatMap(body -> {
-			ObjectNode answer = BridgedAnswers.parse(body);
-			JsonNode result = answer == null ? null : answer.get("result");
-			if (!(result instanceof ObjectNode discovered)) {
-				if (answer != null && answer.get("error") instanceof ObjectNode error) {
-					ObjectNode refusal = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
-					refusal.set("id", id);
-					refusal.set("error", error);
-					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refusal)));
-				}
-				return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
-			}
-			versions.learn(texts(discovered.path("supportedVersions")));
-			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
-					: JsonNodeFactory.instance.objectNode();
-			BridgedClient opened = new BridgedClient(client.version(), client.clientInfo(), client.capabilities(),
-					capabilities.deepCopy());
-			if (capabilities.get("resources") instanceof ObjectNode resources) {
-				resources.remove("subscribe");
-			}
-			ObjectNode initialized = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
-			initialized.set("id", id);
-			ObjectNode result2025 = initialized.putObject("result");
-			result2025.put("protocolVersion", client.version());
-			result2025.set("capabilities", capabilities);
-			JsonNode serverInfo = discovered.path("_meta").path(SessionResults.SERVER_INFO_META);
-			result2025.set("serverInfo", serverInfo.isObject() ? serverInfo
-					: JsonNodeFactory.instance.objectNode().put("name", serverId).put("version", "unknown"));
-			if (discovered.path("instructions").isTextual()) {
-				result2025.set("instructions", discovered.get("instructions"));
-			}
-			return sessions.open(request.callerId(), opened).flatMap(sessionId -> {
-				HttpHeaders headers = new HttpHeaders();
-				headers.set("Mcp-Session-Id", sessionId);
-				return handler.apply(LocalUpstreamResponse.json(headers, bytes(initialized)));
-			});
-		});
+	/**
+	 * Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session
+	 * ({@link BridgedInitialize}); one the server refuses as a session-era server does goes to {@code unbridged}, when
+	 * given.
+	 */
+	Mono<Void> open(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler,
+			Supplier<Mono<Void>> unbridged) {
+		return initialize.open(request, handler, unbridged);
 	}
 
 	/**
@@ -187,11 +129,6 @@ final class SessionBridge {
 						"This MCP session of server '" + serverId + "' has ended: a configuration reload pinned the "
 								+ "server's protocol versions to the client's; initialize a new one.")));
 		});
-	}
-
-	private UpstreamTransportException discoverFailed(String what) {
-		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
-				"MCP server '" + serverId + "' " + what + ".");
 	}
 
 	/** A POST of the client's in its bridged session. */
@@ -220,16 +157,52 @@ final class SessionBridge {
 				// what the server gives and is given back between rounds is the relay's to carry, never the client's
 				params.remove(List.of("inputResponses", "requestState"));
 			}
+			if (ModernRequests.nameTooLong(message)) {
+				request.onWritten().run();
+				return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(PerRequestBridge.error(
+						message.get("id"), -32602, "The name this request gives (a tool's, a prompt's, a resource's "
+								+ "URI) is longer than the relay can send to MCP server '" + serverId + "', which "
+								+ "speaks only 2026-07-28 and reads it in the Mcp-Name header (at most "
+								+ ModernRequests.MAX_NAME_HEADER_BYTES + " bytes as sent)", "mcp_name_too_long"))));
+			}
 			InputRounds.Call call = new InputRounds.Call(request, message.deepCopy(), client, request.sessionId());
 			String key = callKey(request.sessionId(), message.get("id"));
 			Sinks.Empty<Void> cancelled = Sinks.empty();
 			calls.put(key, cancelled);
+			Function<UpstreamResponse, Mono<Void>> relay = response -> BridgedAnswers.relay(response, serverId,
+					maxBytes, new HttpHeaders(), any -> true, cancelled.asMono(), new BridgedAnswers.Turn(this::toSession,
+							answer -> SessionResults.asksForInput(answer) ? rounds.after(call, answer) : null, true),
+					handler);
 			return server.send(ModernRequests.of(request, message, client, request.onWritten()),
-					response -> BridgedAnswers.relay(response, serverId, maxBytes, new HttpHeaders(), any -> true,
-							cancelled.asMono(), new BridgedAnswers.Turn(this::toSession,
-									answer -> SessionResults.asksForInput(answer) ? rounds.after(call, answer) : null, true),
-							handler))
+					response -> answered(response, request, client, relay))
 				.doFinally(signal -> calls.remove(key, cancelled));
+		});
+	}
+
+	/**
+	 * The server's answer to a request of the session, handed to {@code relay}; but a refusal that a session-era server
+	 * gives ({@link Refusals#bySessionEraServer}: a 400 for a request without a session) from a server that no longer
+	 * speaks 2026-07-28 ({@link RedeployedServers#noLongerModern}) ends the session: the client initializes again, and is relayed as it
+	 * speaks.
+	 */
+	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, BridgedClient client,
+			Function<UpstreamResponse, Mono<Void>> relay) {
+		if (!response.statusCode().is4xxClientError()) {
+			return relay.apply(response);
+		}
+		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+			UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
+			if (!Refusals.bySessionEraServer(response.statusCode(), body)) {
+				return relay.apply(refused);
+			}
+			return stillModern.noLongerModern(request, client).flatMap(revised -> !revised ? relay.apply(refused)
+					: sessions.end(request.sessionId(), request.callerId()).then(Mono.defer(() -> {
+						flights.endStream(request.sessionId());
+						return Mono.error(new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
+								"This MCP session of server '" + serverId + "' has ended: the server no longer speaks "
+										+ "MCP 2026-07-28, which the relay bridged the session to; initialize a new "
+										+ "one."));
+					})));
 		});
 	}
 
@@ -282,10 +255,7 @@ final class SessionBridge {
 		return session(request)
 			.then(sessions.end(request.sessionId(), request.callerId()))
 			.then(Mono.defer(() -> {
-				Sinks.Empty<Void> stream = streams.remove(request.sessionId());
-				if (stream != null) {
-					stream.tryEmitEmpty();
-				}
+				flights.endStream(request.sessionId());
 				String prefix = request.sessionId() + ' ';
 				calls.keySet().stream().filter(key -> key.startsWith(prefix)).toList().forEach(this::cancel);
 				request.onWritten().run();
@@ -311,7 +281,7 @@ final class SessionBridge {
 		return answers;
 	}
 
-	private static ObjectNode request(String method, String id) {
+	static ObjectNode request(String method, String id) {
 		ObjectNode request = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0").put("id", id).put("method",
 				method);
 		request.putObject("params");
@@ -325,16 +295,6 @@ final class SessionBridge {
 		catch (java.io.IOException ex) {
 			return null;
 		}
-	}
-
-	private static List<String> texts(JsonNode array) {
-		java.util.ArrayList<String> texts = new java.util.ArrayList<>();
-		array.forEach(item -> {
-			if (item.isTextual()) {
-				texts.add(item.asText());
-			}
-		});
-		return texts;
 	}
 
 	private static byte[] bytes(JsonNode node) {

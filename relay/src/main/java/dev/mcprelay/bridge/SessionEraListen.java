@@ -35,7 +35,8 @@ import reactor.core.publisher.Sinks;
  * unsubscribes the URIs. The acknowledgement goes once the GET is written, before the server answers it (a server may
  * hold a quiet stream's headers back); a server that answers it with another status than a stream (405: it offers none; 409: the
  * session's stream is already open, for another client of the session or on another replica) ends the listen with a
- * JSON-RPC error ({@code listen_not_available}).
+ * JSON-RPC error ({@code listen_not_available}); after a 409 the URIs it subscribed stay subscribed, since the listen
+ * that holds the stream subscribed them too.
  */
 final class SessionEraListen {
 
@@ -88,6 +89,8 @@ final class SessionEraListen {
 		}, false);
 		// acknowledged once the GET is written: a server may hold a quiet stream's headers back until it has something
 		Sinks.Empty<Void> written = Sinks.empty();
+		// a 409: the session's stream is another listen's, whose resources stay subscribed when this one ends
+		java.util.concurrent.atomic.AtomicBoolean another = new java.util.concurrent.atomic.AtomicBoolean();
 		Runnable getWritten = () -> {
 			onWritten.run();
 			written.tryEmitEmpty();
@@ -100,6 +103,7 @@ final class SessionEraListen {
 						return BridgedAnswers.asEvents(response, serverId, maxBytes, turn);
 					}
 					int status = response.statusCode().value();
+					another.set(status == 409);
 					return response.releaseBody().thenMany(Flux.just(SseEventWriter.message(PerRequestBridge.error(id,
 							-32603, "MCP server '" + serverId + "', which speaks only session-era MCP, offers no "
 									+ "stream to listen to for this client (HTTP " + status + " to its GET)",
@@ -109,7 +113,7 @@ final class SessionEraListen {
 			.concatMap(uri -> resources(request, session, "resources/subscribe", uri))
 			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
 					Flux.merge(written.asMono().thenMany(Flux.just(acknowledgement(id, honored))), stream)))))
-			.doFinally(signal -> Flux.fromIterable(uris)
+			.doFinally(signal -> Flux.fromIterable(another.get() ? List.<String>of() : uris)
 				.concatMap(uri -> resources(request, session, "resources/unsubscribe", uri))
 				.subscribe());
 	}
@@ -153,7 +157,8 @@ final class SessionEraListen {
 	/** {@code resources/subscribe} or {@code resources/unsubscribe} of {@code uri} in the session; its answer released. */
 	private Mono<Void> resources(UpstreamRequest request, UpstreamSession session, String method, String uri) {
 		ObjectNode message = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
-			.put("id", "mcp-relay-" + method + "-" + Integer.toHexString(uri.hashCode())).put("method", method);
+			.put("id", "mcp-relay-" + method.replace('/', '-') + "-" + dev.mcprelay.session.SessionIds.mint())
+			.put("method", method);
 		message.putObject("params").put("uri", uri);
 		return server.send(SessionEraRequests.inSession(request, message, session, null), UpstreamResponse::releaseBody)
 			.onErrorResume(failed -> Mono.empty());

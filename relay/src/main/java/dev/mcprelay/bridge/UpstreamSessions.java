@@ -32,8 +32,9 @@ import reactor.core.publisher.Mono;
  * and {@link #PREFIX} with a SHA-256 of the caller and envelope, opened by the caller ({@link UpstreamSession}): with
  * Redis every replica sends a caller's requests in the one session, as a 2025 server expects of one client; entries
  * expire with the store's idle timeout (the server's session is then left to the server's own expiry). Opening is
- * shared on this replica by concurrent first requests of one client; two replicas opening at once each open one, and
- * the later one is kept.
+ * shared on this replica by concurrent first requests of one client, and bounded by the server's
+ * {@code timeouts.non-streaming}: one that fails or takes longer is forgotten, and the client's next request opens
+ * anew. Two replicas opening at once each open one, and the later one is kept.
  *
  * <p>What the server answers the {@code initialize} teaches the relay its version ({@link ServerVersions#learn}); a
  * refusal (a 4xx JSON answer) teaches the versions it names in {@code error.data.supported}, and fails the opening
@@ -57,11 +58,16 @@ final class UpstreamSessions {
 
 	private final long maxBytes;
 
+	/** How long an opening waits for the server (its {@code timeouts.non-streaming}). */
+	private final java.time.Duration openTimeout;
+
 	/** The openings under way on this replica, by store key: concurrent first requests share one. */
 	private final Map<String, Mono<UpstreamSession>> opening = new ConcurrentHashMap<>();
 
+	/** @param openTimeout how long an opening waits for the server: its {@code timeouts.non-streaming} */
 	UpstreamSessions(UpstreamTransport server, String serverId, ServerVersions versions, SessionStore store,
-			long maxBytes) {
+			long maxBytes, java.time.Duration openTimeout) {
+		this.openTimeout = openTimeout;
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
@@ -69,7 +75,11 @@ final class UpstreamSessions {
 		this.maxBytes = maxBytes;
 	}
 
-	/** {@code client}'s session: the one the store holds, else a new one. */
+	/**
+	 * {@code client}'s session: the one the store holds, else a new one. A replica that knows nothing yet of the server's
+	 * versions learns the version of a session it finds (another replica, or this one before a restart, opened it
+	 * because the server speaks only the session era).
+	 */
 	Mono<UpstreamSession> find(UpstreamRequest relayed, ModernClient client) {
 		SessionKey key = keyOf(client);
 		return store.find(key)
@@ -78,6 +88,12 @@ final class UpstreamSessions {
 				String kept = state.members().get(STATE);
 				return kept == null ? null : UpstreamSession.fromJson(kept);
 			})
+			.doOnNext(session -> {
+				if (versions.known().isEmpty()) {
+					versions.learn(List.of(session.version()));
+				}
+			})
+
 			.switchIfEmpty(Mono.defer(() -> open(relayed, client)));
 	}
 
@@ -89,12 +105,22 @@ final class UpstreamSessions {
 	private Mono<UpstreamSession> open(UpstreamRequest relayed, ModernClient client) {
 		SessionKey key = keyOf(client);
 		String name = key.id();
-		return opening.computeIfAbsent(name, absent -> initialize(relayed, client)
-			.flatMap(session -> store.open(key, client.callerId())
-				.then(store.join(key, STATE, session.toJson()))
-				.thenReturn(session))
-			.doFinally(signal -> opening.remove(name))
-			.cache());
+		return opening.computeIfAbsent(name, absent -> {
+			AtomicReference<Mono<UpstreamSession>> self = new AtomicReference<>();
+			Mono<UpstreamSession> opened = initialize(relayed, client)
+				.timeout(openTimeout, Mono.error(() -> failed("did not answer the relay's initialize within "
+						+ openTimeout.toMillis() + " ms")))
+				.flatMap(session -> store.open(key, client.callerId())
+					.then(store.join(key, STATE, session.toJson()))
+					.thenReturn(session))
+				// forgotten as soon as it opened or failed, before a request reads it: one that finds this session
+				// ended (404) opens anew, as does the next request after a failure
+				.doOnEach(signal -> opening.remove(name, self.get()))
+				.doOnCancel(() -> opening.remove(name, self.get()))
+				.cache();
+			self.set(opened);
+			return opened;
+		});
 	}
 
 	private Mono<UpstreamSession> initialize(UpstreamRequest relayed, ModernClient client) {
@@ -120,7 +146,7 @@ final class UpstreamSessions {
 						+ status)));
 			}
 			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-				versions.learn(VersionBridge.supportedVersions(body));
+				versions.learn(Refusals.supportedVersions(body));
 				return Mono.error(failed("refused the relay's initialize with HTTP " + status));
 			});
 		}
@@ -128,8 +154,10 @@ final class UpstreamSessions {
 		return firstResponse(response).flatMap(answer -> {
 			JsonNode result = answer.get("result");
 			if (result == null || !result.path("protocolVersion").isTextual()) {
-				return Mono.error(failed("answered the relay's initialize with no result: "
-						+ answer.path("error").path("message").asText("no error either")));
+				// the relay's own words: the server's text reaches no log line and no client
+				return Mono.error(failed(answer.path("error").isObject() ? "answered the relay's initialize with a "
+						+ "JSON-RPC error (code " + answer.path("error").path("code").asInt() + ")"
+						: "answered the relay's initialize with no result"));
 			}
 			String version = result.path("protocolVersion").asText();
 			versions.learn(List.of(version));

@@ -1,8 +1,6 @@
 package dev.mcprelay.bridge;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Function;
 
 import org.springframework.http.MediaType;
@@ -12,8 +10,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.JsonWord;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -29,6 +29,14 @@ import reactor.core.publisher.Mono;
  * {@code error.data.supported}. Such a refusal is read whole (within the server's {@code max-buffered-body}); when it
  * teaches that the client needs the bridge, the {@code initialize} is answered through it, else the refusal is handed
  * on exactly as it came; any other answer is not looked into.
+ *
+ * <p>What was learnt is revised when the server answers as one of the other generation (it was redeployed), within the
+ * bound {@link ServerVersions} keeps: a server learnt as 2026-only that refuses the bridge's {@code server/discover} as
+ * a session-era server does is relayed to as the client speaks (and a session the bridge gave a 2025 client ends at its
+ * next request so refused: {@link RedeployedServers}); a server learnt as 2026-only that refuses a 2026 client's request
+ * as a session-era server does is asked an {@code initialize} ({@link PerRequestBridge#probe}); a server learnt as
+ * 2025-only that refuses a bridged request naming the versions it supports teaches them, and the request is relayed as
+ * the client sent it.
  *
  * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
  * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
@@ -58,19 +66,25 @@ public final class VersionBridge implements UpstreamTransport {
 	 * @param versions what the relay knows of the server's versions
 	 * @param maxBodyBytes the server's {@code max-buffered-body}: the largest answer the bridge reads whole
 	 * @param store where the sessions of bridged 2025 clients are kept
+	 * @param flights what the relay's bridged sessions have in flight on this replica (one for every bridge the relay
+	 * makes, so that the bridge a reload makes for the server reaches what this one started)
 	 * @param inputRoundTimeout how long a round of input waits for a bridged client's answers (the server's
 	 * {@code timeouts.streaming-idle}; {@link InputRounds})
+	 * @param mac the relay's key ({@code sessions.secret}), which signs a held call's {@code requestState}
+	 * @param openTimeout how long opening an upstream session for a 2026 client waits (the server's
+	 * {@code timeouts.non-streaming}; {@link UpstreamSessions})
 	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
-			SessionStore store, Duration inputRoundTimeout) {
+			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBodyBytes = maxBodyBytes;
-		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId),
+		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId, flights),
 				maxBodyBytes, inputRoundTimeout);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
-				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes), inputRoundTimeout);
+				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
+				inputRoundTimeout, mac, flights.of(serverId));
 	}
 
 	/**
@@ -110,16 +124,33 @@ public final class VersionBridge implements UpstreamTransport {
 			return server.send(request, handler);
 		}
 		if (versions.bridges(clientVersion)) {
-			return sessions.open(request, handler);
+			// should the server refuse the bridge's discovery as a session-era server does (it was redeployed), what
+			// was learnt is forgotten and the initialize is relayed as it came
+			return sessions.open(request, handler,
+					() -> relayInitialize(withoutOnWritten(request), clientVersion, handler, false));
 		}
+		return relayInitialize(request, clientVersion, handler, true);
+	}
+
+	/**
+	 * A session-era client's {@code initialize}, relayed as it came; a refusal (a 4xx JSON answer) is read, and the
+	 * versions it names learnt: when they teach that the client needs the bridge, the {@code initialize} is answered
+	 * through it ({@code mayBridge}: not when the bridge just handed it here), else the refusal is handed on as it came.
+	 */
+	private Mono<Void> relayInitialize(UpstreamRequest request, String clientVersion,
+			Function<UpstreamResponse, Mono<Void>> handler, boolean mayBridge) {
 		return server.send(request, response -> learnFromRefusal(response).flatMap(refused -> {
-			if (!versions.bridges(clientVersion)) {
+			if (!mayBridge || !versions.bridges(clientVersion)) {
 				return handler.apply(refused);
 			}
 			// the refusal taught the relay that this client needs the bridge: its initialize is answered through it
-			return sessions.open(new UpstreamRequest(request.serverId(), request.method(), request.uri(),
-					request.headers(), request.body(), request.callerId(), null), handler);
+			return sessions.open(withoutOnWritten(request), handler, null);
 		}));
+	}
+
+	private static UpstreamRequest withoutOnWritten(UpstreamRequest request) {
+		return new UpstreamRequest(request.serverId(), request.method(), request.uri(), request.headers(),
+				request.body(), request.callerId(), null);
 	}
 
 	@Override
@@ -135,19 +166,20 @@ public final class VersionBridge implements UpstreamTransport {
 	}
 
 	/**
-	 * A 2026-07-28 client's request: bridged when the server speaks only the session era; else relayed as it is, and
-	 * while the server's versions are unknown, a refusal (4xx) that is not one of the new generation's (a JSON-RPC
-	 * error naming {@code error.data.supported}, or of code -32020 or -32022) makes the relay open the client's
-	 * upstream session ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session
-	 * era, and the request goes through the bridge; else the refusal is handed on as it came.
+	 * A 2026-07-28 client's request: bridged when the server speaks only the session era; else relayed as it is. While
+	 * the server's versions are unknown, or known but contradicted now ({@link ServerVersions#mayProbe}: learnt, and the
+	 * bound of revisions allows an exchange to prove them wrong), a refusal (4xx) that is a session-era server's
+	 * ({@link Refusals#bySessionEraServer}) makes the relay open the client's upstream session
+	 * ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session era, and the
+	 * request goes through the bridge; else the refusal is handed on as it came. A refusal of the new generation's
+	 * teaches the versions it names; so does the server's own JSON-RPC answer to the request ({@link
+	 * PerRequestBridge#understood}: a server that understood the request is never probed, since one that speaks both
+	 * generations would be taken for one of the session era).
 	 */
 	private Mono<Void> sendPerRequest(UpstreamRequest request, String clientVersion,
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		if (versions.bridges(clientVersion)) {
-			return legacy.send(request, handler);
-		}
-		if (!versions.known().isEmpty()) {
-			return server.send(request, handler);
+			return legacy.send(request, clientVersion, handler);
 		}
 		return server.send(request, response -> {
 			if (!response.statusCode().is4xxClientError()) {
@@ -156,28 +188,18 @@ public final class VersionBridge implements UpstreamTransport {
 			return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
 				UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
 						body);
-				if (refusedAsPerRequest(body)) {
-					versions.learn(supportedVersions(body));
+				if (Refusals.ofNewGeneration(body) || PerRequestBridge.understood(request.body(), body)) {
+					versions.learn(Refusals.supportedVersions(body));
 					return handler.apply(refused);
 				}
-				return legacy.probe(request).then(Mono.defer(() -> versions.bridges(clientVersion)
-						? legacy.send(request, handler) : handler.apply(refused)));
+				boolean known = !versions.known().isEmpty();
+				if (!Refusals.bySessionEraServer(response.statusCode(), body) || (known && !versions.mayProbe())) {
+					return handler.apply(refused);
+				}
+				return legacy.probe(request, known).then(Mono.defer(() -> versions.bridges(clientVersion)
+						? legacy.send(request, clientVersion, handler) : handler.apply(refused)));
 			});
 		});
-	}
-
-	/** Whether a refusal is a 2026-07-28 server's: it names the versions it supports, or a code only that era has. */
-	private static boolean refusedAsPerRequest(byte[] body) {
-		if (!supportedVersions(body).isEmpty()) {
-			return true;
-		}
-		try {
-			JsonNode code = JsonRpcParser.mapper().readTree(body).path("error").path("code");
-			return code.asInt() == -32020 || code.asInt() == -32022;
-		}
-		catch (java.io.IOException | RuntimeException notJson) {
-			return false;
-		}
 	}
 
 	/**
@@ -199,38 +221,19 @@ public final class VersionBridge implements UpstreamTransport {
 			return Mono.just(response);
 		}
 		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).map(body -> {
-			versions.learn(supportedVersions(body));
+			versions.learn(Refusals.supportedVersions(body));
 			return LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
 		});
 	}
 
-	/** The versions a JSON-RPC error names as supported ({@code error.data.supported}); empty when it names none. */
-	static List<String> supportedVersions(byte[] body) {
-		List<String> supported = new ArrayList<>();
-		try {
-			JsonNode answer = JsonRpcParser.mapper().readTree(body);
-			JsonNode named = answer == null ? null : answer.path("error").path("data").path("supported");
-			if (named != null && named.isArray()) {
-				named.forEach(version -> {
-					if (version.isTextual()) {
-						supported.add(version.asText());
-					}
-				});
-			}
-		}
-		catch (java.io.IOException | RuntimeException notJson) {
-			// a refusal that is no JSON-RPC error teaches nothing
-		}
-		return supported;
-	}
-
 	/**
 	 * The version a session-era client asks for in its {@code initialize}, when the request is one (a single request,
-	 * no session yet); else {@code null}. Requests with a session, and bodies that do not hold the word, are not parsed.
+	 * no session yet); else {@code null}. Requests with a session, and bodies that cannot hold the method in any JSON
+	 * spelling ({@link JsonWord}), are not parsed.
 	 */
 	static String sessionInitializeVersion(UpstreamRequest request) {
 		byte[] body = request.body();
-		if (body == null || request.sessionId() != null || !holds(body, INITIALIZE)) {
+		if (body == null || request.sessionId() != null || !INITIALIZE.mayBeIn(body)) {
 			return null;
 		}
 		JsonRpcPayload payload;
@@ -251,19 +254,8 @@ public final class VersionBridge implements UpstreamTransport {
 		return version.isTextual() && !ProtocolVersions.isPerRequest(version.asText()) ? version.asText() : null;
 	}
 
-	private static final byte[] INITIALIZE = "\"initialize\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-	private static boolean holds(byte[] body, byte[] word) {
-		outer: for (int i = 0; i + word.length <= body.length; i++) {
-			for (int j = 0; j < word.length; j++) {
-				if (body[i + j] != word[j]) {
-					continue outer;
-				}
-			}
-			return true;
-		}
-		return false;
-	}
+	/** The method looked for before a body is parsed: {@code "initialize"}, in any JSON spelling ({@link JsonWord}). */
+	private static final JsonWord INITIALIZE = JsonWord.of("\"initialize\"");
 
 	private static boolean isJson(MediaType type) {
 		return type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);

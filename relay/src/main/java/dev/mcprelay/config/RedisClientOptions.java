@@ -6,12 +6,12 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.ReadFrom;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.Delay;
@@ -36,14 +36,19 @@ import io.lettuce.core.resource.Delay;
  * trigger: its connection stays open and commands to it only time out, so the relay also refreshes the topology every
  * {@link #PERIODIC_REFRESH} (unless {@code spring.data.redis.lettuce.cluster.refresh.period} sets another period),
  * which moves the hung master's slots to the replica the Cluster promoted. {@code dynamic-refresh-sources} applies as
- * set.</li>
- * <li>Through Sentinel, the connection follows the master the Sentinels name: the client reads from
- * {@link ReadFrom#UPSTREAM} (unless {@code spring.data.redis.lettuce.read-from} says otherwise), which makes Spring
- * Data Redis connect with Lettuce's {@code MasterReplica} over Sentinel; it subscribes to the Sentinels'
- * {@code +switch-master} and moves its writes to the promoted replica. Without it, Lettuce asks the Sentinels for the
- * master only when it connects: in a graceful failover ({@code SENTINEL FAILOVER}) the old master stays up and takes
- * writes until the Sentinels demote it, about 10 s later, and every session written meanwhile was lost with its
- * data.</li>
+ * set. A refresh opens a connection to every node it knows and asks them all, and waits for each up to the client's
+ * command timeout, the hung master too: with Lettuce's default of 60 s one refresh in flight when the master hung
+ * kept every later one from starting (they are skipped while one runs) for a minute. On a Cluster, unless
+ * {@code spring.data.redis.timeout} is set, that timeout is {@link #CLUSTER_COMMAND_TIMEOUT}, so a refresh costs a
+ * hung node that long at most; the relay's own bounds on a store call (1 s) and a rate-limit check are shorter
+ * anyway.</li>
+ * <li>Through Sentinel, Lettuce asks the Sentinels for the master whenever it connects, and the connections follow
+ * the master the Sentinels name through {@code dev.mcprelay.session.SentinelMasterSwitches}, which listens for their
+ * {@code +switch-master} and opens them again. The relay does not ask for Lettuce's {@code MasterReplica} (which
+ * Spring Data Redis uses when {@code spring.data.redis.lettuce.read-from} is set): a new one pings every server the
+ * Sentinels list before it is usable, so one opened while the old master hangs waits for that master's timeout, and it
+ * moves to a new master 5 s after the first event of a failover, while a graceful failover's old master takes (and
+ * later throws away) writes.</li>
  * </ul>
  */
 @Configuration(proxyBeanMethods = false)
@@ -61,13 +66,20 @@ class RedisClientOptions {
 	/** The shortest time between two Cluster topology refreshes an adaptive trigger starts. */
 	static final Duration ADAPTIVE_REFRESH_TIMEOUT = Duration.ofSeconds(1);
 
+	/**
+	 * How long a command, a new connection's handshake and a topology refresh's question wait for a Cluster node when
+	 * {@code spring.data.redis.timeout} is not set (Lettuce's default is 60 s).
+	 */
+	static final Duration CLUSTER_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
 	@Bean
-	LettuceClientConfigurationBuilderCustomizer followTheMasterSentinelNames(
-			ObjectProvider<DataRedisConnectionDetails> connection) {
+	LettuceClientConfigurationBuilderCustomizer boundEachClusterNodesWait(ObjectProvider<DataRedisConnectionDetails> connection,
+			ObjectProvider<DataRedisProperties> properties) {
 		return builder -> {
 			DataRedisConnectionDetails details = connection.getIfAvailable();
-			if (details != null && details.getSentinel() != null && builder.build().getReadFrom().isEmpty()) {
-				builder.readFrom(ReadFrom.UPSTREAM);
+			DataRedisProperties set = properties.getIfAvailable();
+			if (details != null && details.getCluster() != null && (set == null || set.getTimeout() == null)) {
+				builder.commandTimeout(CLUSTER_COMMAND_TIMEOUT);
 			}
 		};
 	}

@@ -13,9 +13,9 @@ import dev.mcprelay.jsonrpc.ProtocolVersions;
 
 /**
  * Checks one server of {@code mcp-relay.servers} for {@link RelayPropertiesValidator}: its id, URL, authorization and
- * headers, timeouts, body cap, tool lists, injected arguments and pinned protocol versions. Each problem is named by
- * its property path with what to write instead; values that may be secrets ({@code authorization}, header
- * {@code value}s, URL queries) are never quoted.
+ * headers, timeouts, body cap, tool lists (and the age of the tool definitions policies decide from), injected
+ * arguments and pinned protocol versions. Each problem is named by its property path with what to write instead;
+ * values that may be secrets ({@code authorization}, header {@code value}s, URL queries) are never quoted.
  */
 final class ServerPropertiesValidator {
 
@@ -75,6 +75,8 @@ final class ServerPropertiesValidator {
 		ToolsProperties tools = server.tools();
 		validateToolPatterns(path + ".tools.allow", tools.allow(), problems);
 		validateToolPatterns(path + ".tools.deny", tools.deny(), problems);
+		PositiveDurations.require(path + ".tools.annotations-max-age", tools.annotationsMaxAge(),
+				ToolsProperties.DEFAULT_ANNOTATIONS_MAX_AGE, problems);
 		ArgumentsProperties arguments = server.arguments();
 		if (!arguments.reservedPrefix().isEmpty() && !TOOL_PATTERN.matcher(arguments.reservedPrefix()).matches()) {
 			problems.add(new ConfigurationProblem(path + ".arguments.reserved-prefix",

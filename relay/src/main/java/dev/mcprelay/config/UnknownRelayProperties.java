@@ -5,10 +5,12 @@ import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -33,6 +35,25 @@ public final class UnknownRelayProperties {
 	private static final String PREFIX = "mcp-relay";
 
 	private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of(PREFIX);
+
+	/** A list index written as a word: {@code servers[0]} as {@code servers.0}. */
+	private static final Pattern DIGITS = Pattern.compile("\\d+");
+
+	/**
+	 * Each record's components by their uniform name (lower case, no dashes), looked up once per record type: every
+	 * name of every source under {@code mcp-relay} is walked (a thousand API keys are thousands of names), and a
+	 * record's {@code getRecordComponents()} makes its components anew at each call.
+	 */
+	private static final ClassValue<Map<String, RecordComponent>> COMPONENTS = new ClassValue<>() {
+		@Override
+		protected Map<String, RecordComponent> computeValue(Class<?> record) {
+			Map<String, RecordComponent> byName = new HashMap<>();
+			for (RecordComponent component : record.getRecordComponents()) {
+				byName.put(component.getName().toLowerCase(Locale.ROOT), component);
+			}
+			return Map.copyOf(byName);
+		}
+	};
 
 	private UnknownRelayProperties() {
 	}
@@ -102,7 +123,7 @@ public final class UnknownRelayProperties {
 		for (int i = 1; i < name.getNumberOfElements(); i++) {
 			String element = name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL);
 			boolean indexed = name.isNumericIndex(i)
-					|| name.getElement(i, ConfigurationPropertyName.Form.DASHED).matches("\\d+");
+					|| DIGITS.matcher(name.getElement(i, ConfigurationPropertyName.Form.DASHED)).matches();
 			Class<?> raw = raw(type);
 			RecordComponent component = raw.isRecord()
 					? component(raw, name.getElement(i, ConfigurationPropertyName.Form.UNIFORM)) : null;
@@ -135,12 +156,7 @@ public final class UnknownRelayProperties {
 	}
 
 	private static RecordComponent component(Class<?> record, String uniform) {
-		for (RecordComponent component : record.getRecordComponents()) {
-			if (component.getName().toLowerCase(Locale.ROOT).equals(uniform)) {
-				return component;
-			}
-		}
-		return null;
+		return COMPONENTS.get(record).get(uniform);
 	}
 
 	/** The component name closest to {@code element}, when it is close enough to be what was meant. */

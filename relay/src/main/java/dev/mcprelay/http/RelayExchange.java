@@ -4,6 +4,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpMethod;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.route.McpRoute;
@@ -54,6 +55,19 @@ public interface RelayExchange {
 	 * releases what it holds when the subscriber cancels.
 	 */
 	Flux<DataBuffer> requestBody();
+
+	/**
+	 * The POST body already parsed by whoever made this exchange in this process, or {@code null} (the rule): the relay
+	 * then reads {@link #requestBody()} within the server's {@code max-buffered-body} and parses it itself. An exchange
+	 * made from a message its maker parsed and validated as the relay parses a client's body (a virtual server's
+	 * message to a member: the client's request it routed) hands that message on, so that the relay need not parse
+	 * its bytes again: the payload's {@link JsonRpcPayload#raw() raw} bytes are {@link #requestBody()}'s, its tree is
+	 * the relay's from then on (interceptors' setters change it in place), and the relay still refuses it when its
+	 * bytes pass the server's {@code max-buffered-body}.
+	 */
+	default JsonRpcPayload parsedBody() {
+		return null;
+	}
 
 	/**
 	 * Whether the server already answered the request itself: Reactor Netty does, with 400, when a request turns out

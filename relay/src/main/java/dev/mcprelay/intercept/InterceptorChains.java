@@ -32,7 +32,9 @@ import dev.mcprelay.live.SnapshotPart;
  * {@link Interceptor#appliesTo(String)} for a plugin's). A server nothing governs has empty chains (its SSE
  * notifications take the fast path); a reload that adds a policy or a rule for it gives it the interceptor from its
  * next request. A chain whose interceptors a reload left as they were is the previous snapshot's object. Each request
- * uses the chains of the snapshot it took at its first byte.
+ * uses the chains of the snapshot it took at its first byte; what the server sends of its own accord on its stream (a
+ * notification, a request to the client) meets the chains of the snapshot current when it is sent
+ * ({@link #chainAsSent}), so that a reload that governs a server governs what it says next on streams opened before.
  */
 @Component
 public class InterceptorChains implements SnapshotPart<InterceptorChains.Chains> {
@@ -47,6 +49,9 @@ public class InterceptorChains implements SnapshotPart<InterceptorChains.Chains>
 	private final InterceptorObserver observer;
 
 	private final ObjectProvider<LiveConfiguration> live;
+
+	/** The live configuration, found on first use (it is compiled from this part, among others). */
+	private volatile LiveConfiguration liveConfiguration;
 
 	/** One snapshot's chains: per stage, per configured server. */
 	public record Chains(Map<Stage<?>, Map<String, InterceptorChain<?>>> byServer) {
@@ -148,7 +153,30 @@ public class InterceptorChains implements SnapshotPart<InterceptorChains.Chains>
 	 */
 	public <V extends MessageView> InterceptorChain<V> chain(Stage<V> stage, CallContext context) {
 		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
-		return chain(stage, snapshot != null ? snapshot : live.getObject().current(), context.server());
+		return chain(stage, snapshot != null ? snapshot : current(), context.server());
+	}
+
+	/**
+	 * The chain of {@code stage} for a message the server sends of its own accord now on the stream of
+	 * {@code context}'s request (a notification, a request to the client, and the remote-message stage of either): the
+	 * chain of the snapshot it is decided on ({@link #asSent}), not of the request's.
+	 */
+	public <V extends MessageView> InterceptorChain<V> chainAsSent(Stage<V> stage, CallContext context) {
+		return chain(stage, asSent(context), context.server());
+	}
+
+	/** The snapshot what the server sends now on the stream of {@code context}'s request is decided on. */
+	public ConfigurationSnapshot asSent(CallContext context) {
+		return CallConfiguration.asSent(context, current());
+	}
+
+	private ConfigurationSnapshot current() {
+		LiveConfiguration found = liveConfiguration;
+		if (found == null) {
+			found = live.getObject();
+			liveConfiguration = found;
+		}
+		return found.current();
 	}
 
 	/** The chain of {@code stage} with every interceptor bean of it; empty when no bean joined it. */

@@ -23,9 +23,11 @@ import dev.mcprelay.jsonrpc.JsonRpcIds;
  */
 public final class PendingRequests {
 
-	private final Map<String, McpRequest> pending = new LinkedHashMap<>();
+	/** Sized for the one request most POSTs hold; a batch's grows it. */
+	private final Map<String, McpRequest> pending = new LinkedHashMap<>(4);
 
-	private final Set<String> answered = new HashSet<>();
+	/** The keys of the ids answered; made with the first answer. */
+	private Set<String> answered;
 
 	private final CallContext context;
 
@@ -87,6 +89,9 @@ public final class PendingRequests {
 		String key = JsonRpcIds.key(id);
 		McpRequest request = pending.remove(key);
 		if (request != null) {
+			if (answered == null) {
+				answered = new HashSet<>(4);
+			}
 			answered.add(key);
 		}
 		return request;
@@ -99,7 +104,7 @@ public final class PendingRequests {
 
 	/** Whether a request of this POST with {@code id} was answered already. */
 	synchronized boolean wasAnswered(JsonNode id) {
-		return id != null && answered.contains(JsonRpcIds.key(id));
+		return id != null && answered != null && answered.contains(JsonRpcIds.key(id));
 	}
 
 	/**

@@ -255,13 +255,18 @@ public class RequestInterception {
 	 * answers (200) and the rest goes on.
 	 */
 	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions, PendingRequests pending) {
-		List<ObjectNode> forwarded = new ArrayList<>();
+		List<ObjectNode> forwarded = new ArrayList<>(decisions.size());
 		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
-		List<ObjectNode> notifications = new ArrayList<>();
-		List<Verdict> stops = new ArrayList<>();
+		List<ObjectNode> notifications = new ArrayList<>(0);
+		List<Verdict> stops = new ArrayList<>(0);
 		boolean changed = !payload.isWhole();
-		boolean idless = answers.stream().allMatch(answer -> answer.get("id").isNull());
+		boolean idless = true;
+		for (ObjectNode answer : answers) {
+			idless &= answer.get("id").isNull();
+		}
 		boolean forwardsRequest = false;
+		boolean refused = !payload.invalidAnswers().isEmpty();
+		boolean responded = false;
 		boolean holdsAnswerOrNotification = false;
 		for (Decision decision : decisions) {
 			JsonRpcMessage message = decision.message();
@@ -278,6 +283,8 @@ public class RequestInterception {
 			}
 			stops.add(verdict);
 			changed = true;
+			refused |= verdict.kind() != Verdict.Kind.RESPOND;
+			responded |= verdict.kind() == Verdict.Kind.RESPOND;
 			if (message.isRequest()) {
 				idless = false;
 				if (verdict.kind() == Verdict.Kind.RESPOND && !verdict.notifications().isEmpty()) {
@@ -291,9 +298,7 @@ public class RequestInterception {
 						verdict.error().data()));
 			}
 		}
-		boolean refused = !payload.invalidAnswers().isEmpty()
-				|| stops.stream().anyMatch(stop -> stop.kind() != Verdict.Kind.RESPOND);
-		boolean servesRequest = forwardsRequest || stops.stream().anyMatch(stop -> stop.kind() == Verdict.Kind.RESPOND);
+		boolean servesRequest = forwardsRequest || responded;
 		boolean refusedWhole = refused && !servesRequest && (idless || holdsAnswerOrNotification);
 		if (refusedWhole) {
 			forwarded.clear();

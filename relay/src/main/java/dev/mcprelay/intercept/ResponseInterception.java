@@ -39,6 +39,11 @@ import reactor.core.publisher.Mono;
  * finds for it, or is dropped, never relayed past a stage that could apply to it; a message without an id that names
  * a request method is dropped. The requests the upstream failed or refused meet the error stage in
  * {@link FailedRequestAnswers}.
+ *
+ * <p>An answer meets the chains of the configuration snapshot its request runs on. A message the server sends of its
+ * own accord (a notification, a request to the client) is no part of a request: it meets the chains of the snapshot
+ * current when it is sent ({@link InterceptorChains#chainAsSent}), at every stage, so that a GET stream (or a call's
+ * stream) opened before a reload is decided by the configuration a stream opened after it would be.
  */
 @Component
 public class ResponseInterception {
@@ -146,7 +151,8 @@ public class ResponseInterception {
 			// the watcher may write trace context into a server request, which is re-encoded anyway (its id changes)
 			pending.watcher().relayed(message);
 		}
-		InterceptorChain<RemoteMessage> remoteChain = chains.chain(Stage.REMOTE_MESSAGE, context);
+		InterceptorChain<RemoteMessage> remoteChain = message.isResponse() ? chains.chain(Stage.REMOTE_MESSAGE, context)
+				: chains.chainAsSent(Stage.REMOTE_MESSAGE, context);
 		Mono<Verdict> remoteVerdict = remoteChain.isEmpty() ? Verdict.PROCEED_MONO
 				: watched(Stage.REMOTE_MESSAGE, remoteChain.run(new RemoteMessage(context, message, request, onStream),
 						timeout), message, pending);
@@ -202,7 +208,7 @@ public class ResponseInterception {
 		MethodRoutes.ServerRequestRoute<V> route = (MethodRoutes.ServerRequestRoute<V>) MethodRoutes
 			.serverRequest(message.method());
 		V request = route.view().create(context, message, onStream);
-		InterceptorChain<V> chain = chains.chain(route.stage(), context);
+		InterceptorChain<V> chain = chains.chainAsSent(route.stage(), context);
 		Mono<Verdict> decided = chain.isEmpty() ? Verdict.PROCEED_MONO
 				: watched(route.stage(), chain.run(request, timeout), message, pending);
 		return decided.map(verdict -> switch (verdict.kind()) {
@@ -232,7 +238,7 @@ public class ResponseInterception {
 	/** A server notification at its stage: relayed (changed or not), dropped, or replaced by an error notice. */
 	private Mono<Relayed> serverNotification(JsonRpcMessage message, CallContext context, boolean onStream,
 			Duration timeout, PendingRequests pending) {
-		InterceptorChain<ServerNotification> chain = chains.chain(Stage.SERVER_NOTIFICATION, context);
+		InterceptorChain<ServerNotification> chain = chains.chainAsSent(Stage.SERVER_NOTIFICATION, context);
 		if (chain.isEmpty()) {
 			return Mono.just(new Relayed(message, false));
 		}
@@ -260,10 +266,15 @@ public class ResponseInterception {
 	}
 
 	/**
-	 * Whether the server's notifications reach the client as the upstream sent them: no interceptor of the server sees
-	 * server messages or notifications in {@code snapshot}, the configuration the request runs on, so a notification
-	 * needs no view and no stage.
+	 * Whether the server's notifications on the stream of {@code context}'s request reach the client as the upstream
+	 * sends them now: no interceptor of the server sees server messages or notifications in the configuration they are
+	 * decided on (the current one: {@link InterceptorChains#asSent}), so a notification needs no view and no stage.
 	 */
+	public boolean relaysNotificationsUntouched(CallContext context) {
+		return relaysNotificationsUntouched(chains.asSent(context), context.server());
+	}
+
+	/** Whether no interceptor of {@code server} sees server messages or notifications in {@code snapshot}. */
 	public boolean relaysNotificationsUntouched(ConfigurationSnapshot snapshot, String server) {
 		return chains.chain(Stage.REMOTE_MESSAGE, snapshot, server).isEmpty()
 				&& chains.chain(Stage.SERVER_NOTIFICATION, snapshot, server).isEmpty();

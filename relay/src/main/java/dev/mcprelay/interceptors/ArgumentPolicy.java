@@ -142,8 +142,8 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 			return Outcome.proceed();
 		}
 		if (server.reserves()) {
-			List<String> reserved = call.argumentNames().stream().filter(server::isReserved).toList();
-			if (!reserved.isEmpty()) {
+			List<String> reserved = reservedOf(call, server);
+			if (reserved != null) {
 				log.info("Refused tools/call of {} on '{}': reserved argument keys {}", LogText.quote(call.toolName()),
 						call.server(), LogText.list(reserved));
 				return Outcome.reject(RejectError.invalidParams("Reserved argument keys not allowed: "
@@ -162,6 +162,20 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 			}
 		}
 		return Outcome.proceed();
+	}
+
+	/** The reserved keys among {@code call}'s top-level arguments, in the order sent; {@code null} when none is. */
+	private static List<String> reservedOf(ToolsCallRequest call, ServerRules server) {
+		List<String> reserved = null;
+		for (String name : call.argumentNames()) {
+			if (server.isReserved(name)) {
+				if (reserved == null) {
+					reserved = new ArrayList<>(2);
+				}
+				reserved.add(name);
+			}
+		}
+		return reserved;
 	}
 
 	@Override

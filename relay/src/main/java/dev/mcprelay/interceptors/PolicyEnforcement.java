@@ -72,7 +72,8 @@ import reactor.core.publisher.Mono;
  * <p>It runs before interceptors of default order ({@link #ORDER}), so that they see only what the caller may use. The
  * policies are those of the configuration snapshot the request runs on ({@link PolicyCompiler}): an edit applies from
  * the next request, and a request no policy of its snapshot governs (its server, through its virtual server if any) is
- * let through untouched. Tools the relay offers itself
+ * let through untouched. What the server sends of its own accord (a notification, a request to the client) is decided
+ * by the policies current when it is sent ({@link PolicyCompiler#asSent}), on a stream opened before a reload too. Tools the relay offers itself
  * ({@link RelayOwnTools}: tool search's) are neither hidden nor refused here: what they answer is kept within the
  * caller's policies by the feature that offers them.
  */
@@ -97,6 +98,9 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	/** The policies a request runs on: its snapshot's. */
 	private final Function<CallContext, Policies> policiesOf;
 
+	/** The policies what the server sends of its own accord is decided by: those current when it is sent. */
+	private final Function<CallContext, Policies> sentPoliciesOf;
+
 	private final PublishedCatalogues catalogues;
 
 	private final PolicyRequests requests;
@@ -112,7 +116,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	@Autowired
 	public PolicyEnforcement(PolicyCompiler compiler, PolicyScope scope, ObjectProvider<LiveConfiguration> live,
 			List<RelayOwnTools> relayOwn) {
-		this(scope, compiler::of, scope == null ? null : scope.catalogues(), context -> {
+		this(scope, compiler::of, compiler::asSent, scope == null ? null : scope.catalogues(), context -> {
 			ConfigurationSnapshot snapshot = CallConfiguration.of(context);
 			return (snapshot != null ? snapshot : live.getObject().current()).properties();
 		}, relayOwn);
@@ -121,14 +125,15 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	/** The enforcement of fixed {@code policies} and {@code properties}, whatever a call's snapshot: for unit tests. */
 	public PolicyEnforcement(Policies policies, PublishedCatalogues catalogues, RelayProperties properties,
 			List<RelayOwnTools> relayOwn) {
-		this(null, context -> policies, catalogues, context -> properties, relayOwn);
+		this(null, context -> policies, context -> policies, catalogues, context -> properties, relayOwn);
 	}
 
 	private PolicyEnforcement(PolicyScope scope, Function<CallContext, Policies> policiesOf,
-			PublishedCatalogues catalogues, Function<CallContext, RelayProperties> propertiesOf,
-			List<RelayOwnTools> relayOwn) {
+			Function<CallContext, Policies> sentPoliciesOf, PublishedCatalogues catalogues,
+			Function<CallContext, RelayProperties> propertiesOf, List<RelayOwnTools> relayOwn) {
 		this.scope = scope;
 		this.policiesOf = policiesOf;
+		this.sentPoliciesOf = sentPoliciesOf;
 		this.catalogues = catalogues;
 		this.requests = new PolicyRequests(catalogues, new PolicyRefusals(propertiesOf));
 		this.relayOwn = List.copyOf(relayOwn);
@@ -295,30 +300,30 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 	}
 
 	private Mono<Outcome> serverRequest(ServerRequest request, String method) {
-		Policies policies = governed(request.context());
+		Policies policies = governed(request.context(), sentPoliciesOf);
 		return policies == null ? Outcome.proceed() : PolicyRequests.serverRequest(policies, request.context(), method);
 	}
 
 	/**
-	 * A server saying its tools or prompts changed: what was kept of them is forgotten, whatever governs the stream it
-	 * came on (a request on a later snapshot may be governed). An update of a resource the caller may not read is
-	 * dropped, and a listen's acknowledgment names what the relay left out of it ({@link PolicySubscriptions}).
+	 * An update of a resource the caller may not read is dropped, and a listen's acknowledgment names what the relay
+	 * left out of it ({@link PolicySubscriptions}). A server saying its tools or prompts changed is heard by the relay
+	 * itself on every stream, whatever chain it began on, and the catalogues forget what they kept of them there
+	 * ({@code ListChangedWatch}, the one listener), not here.
 	 */
 	@Override
 	public Mono<Outcome> interceptServerNotification(ServerNotification notification) {
-		if ("notifications/tools/list_changed".equals(notification.method())) {
-			catalogues.changed(notification.context().server(), TOOLS);
-		}
-		else if ("notifications/prompts/list_changed".equals(notification.method())) {
-			catalogues.changed(notification.context().server(), PROMPTS);
-		}
-		Policies policies = governed(notification.context());
+		Policies policies = governed(notification.context(), sentPoliciesOf);
 		return policies == null ? Outcome.proceed() : PolicySubscriptions.heard(notification,
 				uri -> PolicyRequests.readable(policies, notification.context(), uri));
 	}
 
 	/** The policies of {@code context}'s request when any governs what it addresses; {@code null} when none does. */
 	private Policies governed(CallContext context) {
+		return governed(context, policiesOf);
+	}
+
+	/** The policies {@code policiesOf} gives {@code context} when any governs what it addresses; else {@code null}. */
+	private static Policies governed(CallContext context, Function<CallContext, Policies> policiesOf) {
 		Policies policies = policiesOf.apply(context);
 		return policies.governs(context.server(), context.virtualServer()) ? policies : null;
 	}

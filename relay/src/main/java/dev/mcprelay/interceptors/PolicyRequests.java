@@ -45,6 +45,7 @@ final class PolicyRequests {
 	Mono<Outcome> toolsCall(Policies policies, ToolsCallRequest call, String tool) {
 		CallContext context = call.context();
 		return named(policies, context, TOOLS, tool, policies.readsTool(context.server(), context.virtualServer()),
+				policies.readsAnnotations(context.server(), context.virtualServer()),
 				annotations -> facts(context, "tools/call", false, tool, annotations, null, null).withArguments(call),
 				() -> refusals.unknownTool(context, tool));
 	}
@@ -52,7 +53,7 @@ final class PolicyRequests {
 	/** A {@code prompts/get} of {@code prompt}, or a completion of its arguments ({@code arguments} {@code null}). */
 	Mono<Outcome> prompt(Policies policies, CallContext context, String prompt, Map<String, Object> arguments) {
 		return named(policies, context, PolicyLists.PROMPTS, prompt,
-				policies.readsPrompt(context.server(), context.virtualServer()),
+				policies.readsPrompt(context.server(), context.virtualServer()), false,
 				any -> facts(context, "prompts/get", false, null, null, prompt, null).withArguments(arguments),
 				() -> refusals.unknownPrompt(context, prompt));
 	}
@@ -60,19 +61,21 @@ final class PolicyRequests {
 	/**
 	 * A request naming {@code name} of the list {@code catalogue}, decided by the policies on the facts {@code facts}
 	 * makes of what the server published of it. Where {@code published} (a rule reads what it names), a name the
-	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream. Decided at
-	 * once (a constant {@code Mono}, which the chain takes as it is, with no timer) when nothing has to be listed: no
-	 * rule reads what it names, or the caller's view of the list is kept ({@link PublishedCatalogues#known}); else
-	 * once the list is read.
+	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream; where
+	 * {@code annotations} (a rule reads a tool's annotations), from a definition no older than the server's
+	 * {@code tools.annotations-max-age}. Decided at once (a constant {@code Mono}, which the chain takes as it is, with
+	 * no timer) when nothing has to be listed: no rule reads what it names, or the caller's view of the list is kept
+	 * ({@link PublishedCatalogues#known}); else once the list is read.
 	 */
 	private Mono<Outcome> named(Policies policies, CallContext context, String catalogue, String name,
-			boolean published, Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
-		Optional<Map<String, Object>> known = published && name != null ? catalogues.known(context, catalogue, name)
-				: NOTHING_PUBLISHED_NEEDED;
+			boolean published, boolean annotations, Function<Map<String, Object>, PolicyFacts> facts,
+			Supplier<RejectError> unknown) {
+		Optional<Map<String, Object>> known = published && name != null
+				? catalogues.known(context, catalogue, name, annotations) : NOTHING_PUBLISHED_NEEDED;
 		if (known != null) {
 			return decide(policies, catalogue, known, facts, unknown);
 		}
-		return catalogues.find(context, catalogue, name)
+		return catalogues.find(context, catalogue, name, annotations)
 			.flatMap(found -> decide(policies, catalogue, found, facts, unknown))
 			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
 				String policy = policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));

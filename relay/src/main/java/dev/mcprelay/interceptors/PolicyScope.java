@@ -19,7 +19,8 @@ import dev.mcprelay.policy.PublishedCatalogues;
  * Where the policy interceptor ({@link PolicyEnforcement}) has work in each configuration snapshot: at which servers
  * and stages it joins the chains, and, the part this compiles, the servers whose published tools and prompts the
  * policies keep ({@link PublishedCatalogues}): those a governing policy reads the tool or the prompt a request names
- * on, directly or through a virtual server. Only they hear the server's {@code list_changed} and note the lists sent.
+ * on, directly or through a virtual server. Only there are the lists sent noted; a server's {@code list_changed} is
+ * heard by the relay on every stream, whatever governs it ({@code ListChangedWatch}).
  */
 @Component
 public class PolicyScope implements SnapshotPart<Set<String>> {
@@ -45,8 +46,8 @@ public class PolicyScope implements SnapshotPart<Set<String>> {
 
 	/**
 	 * A server some policy of the snapshot governs (naming it, {@code *}, or a virtual server it is a member of); at the
-	 * list requests, only where its catalogues are kept ({@link #compile}); at the server notifications, only there or
-	 * where the policies may hide a resource from some caller ({@link Policies#mayHideResources}). A server no policy
+	 * list requests, only where its catalogues are kept ({@link #compile}); at the server notifications, only where the
+	 * policies may hide a resource from some caller ({@link Policies#mayHideResources}). A server no policy
 	 * governs has no policy interceptor in that snapshot, and gets it from the first request of a snapshot that governs
 	 * it.
 	 */
@@ -61,7 +62,7 @@ public class PolicyScope implements SnapshotPart<Set<String>> {
 			return catalogued;
 		}
 		if (stage == Stage.SERVER_NOTIFICATION) {
-			return catalogued || through.stream().anyMatch(virtual -> policies.mayHideResources(server, virtual));
+			return through.stream().anyMatch(virtual -> policies.mayHideResources(server, virtual));
 		}
 		return true;
 	}

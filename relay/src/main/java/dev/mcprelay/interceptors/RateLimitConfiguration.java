@@ -8,6 +8,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
 import dev.mcprelay.live.LiveConfiguration;
+import dev.mcprelay.session.SentinelMasterSwitches;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -20,9 +21,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 class RateLimitConfiguration {
 
 	@Bean
-	RateLimitBuckets rateLimitBuckets(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis) {
+	RateLimitBuckets rateLimitBuckets(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
+			ObjectProvider<SentinelMasterSwitches> switches) {
 		return properties.sessions().store() == SessionStoreKind.REDIS
-				? new RedisRateLimitBuckets(redis.getObject(), properties.sessions().idleTimeout())
+				? new RedisRateLimitBuckets(redis.getObject(), properties.sessions().idleTimeout(),
+						SentinelMasterSwitches.of(switches))
 				: new LocalRateLimitBuckets(properties.sessions().idleTimeout());
 	}
 

@@ -21,8 +21,11 @@ import io.github.bucket4j.BucketConfiguration;
  *
  * <p>Its buckets are named by the rule's name and {@linkplain #version() version}, a digest of what shapes its budget
  * ({@code match}, {@code per}, {@code limit}, {@code period}): a rule a reload leaves as it was keeps its buckets, on
- * every replica and in Redis (its keys do not change), and a rule a reload changes starts with fresh ones, never
- * meeting a bucket of its earlier budget. Changing {@code on-store-failure} alone keeps them.
+ * every replica and in Redis (its keys do not change), and a rule a reload changes starts with fresh ones. A rule
+ * whose settings return to earlier ones meets the buckets it had under them again, refilled for the time passed (or
+ * forgotten while unused, and full): the version is the content's, never the reload's, since every replica must name
+ * a bucket alike whatever reloads it saw, for replicas to share it in Redis. Changing {@code on-store-failure} alone
+ * keeps them.
  */
 final class RateLimitRule {
 

@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
+import org.springframework.context.event.EventListener;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -14,6 +16,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.OffEventLoop;
+import dev.mcprelay.session.StoreHold;
+import dev.mcprelay.session.StoreMasterSwitched;
 import dev.mcprelay.session.StoreReadiness;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
@@ -59,7 +63,16 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	/** The longest a check waits for the connection to be opened, when it is not open yet. */
 	static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
-	private final Mono<AsyncProxyManager<byte[]>> proxyManager;
+	private final LettuceConnectionFactory redis;
+
+	private final ExpirationAfterWriteStrategy expiry;
+
+	private final Duration idleTimeout;
+
+	private final StoreHold hold;
+
+	/** The buckets over their connection, opened on first use; opened anew once the Sentinels name another master. */
+	private volatile Mono<Connected> connected;
 
 	private volatile StatefulConnection<byte[], byte[]> connection;
 
@@ -67,28 +80,53 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	private volatile Supplier<CompletionStage<?>> ping;
 
 	/**
-	 * One bucket proxy per key, so that concurrent checks of one bucket are batched into one compare-and-swap
-	 * (Bucket4j's batching): without it, a burst on one key made every check retry against the others and run past
-	 * the check's bound, and a fail-open rule let those through uncounted.
+	 * A proxy manager over the buckets' connection, with one bucket proxy per key, so that concurrent checks of one
+	 * bucket are batched into one compare-and-swap (Bucket4j's batching): without it, a burst on one key made every
+	 * check retry against the others and run past the check's bound, and a fail-open rule let those through uncounted.
+	 * A new connection has proxies of its own.
 	 */
-	private final Cache<String, AsyncBucketProxy> buckets;
+	private record Connected(AsyncProxyManager<byte[]> manager, Cache<String, AsyncBucketProxy> buckets) {
+	}
 
-	RedisRateLimitBuckets(LettuceConnectionFactory redis, Duration idleTimeout) {
-		this.buckets = Caffeine.newBuilder().maximumSize(MAX_BUCKETS).expireAfterAccess(idleTimeout).build();
-		ExpirationAfterWriteStrategy expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(idleTimeout);
-		this.proxyManager = Mono.fromCallable(() -> connect(redis)
-			.expirationAfterWrite(expiry)
-			.build()
-			.asAsync()).subscribeOn(OffEventLoop.SCHEDULER).cache(manager -> FOREVER, error -> Duration.ZERO,
-				() -> Duration.ZERO);
+	/**
+	 * @param hold what a check waits for before it uses Redis (the Sentinels promoting a replica:
+	 * {@link dev.mcprelay.session.SentinelMasterSwitches}), within the check's deadline
+	 */
+	RedisRateLimitBuckets(LettuceConnectionFactory redis, Duration idleTimeout, StoreHold hold) {
+		this.redis = redis;
+		this.hold = hold;
+		this.expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(idleTimeout);
+		this.idleTimeout = idleTimeout;
+		this.connected = connecting();
+	}
+
+	/** Opens the connection and its proxy manager when first subscribed to, off the event loops; again after a failure. */
+	private Mono<Connected> connecting() {
+		return Mono.fromCallable(() -> new Connected(connect(redis).expirationAfterWrite(expiry).build().asAsync(),
+				Caffeine.newBuilder().maximumSize(MAX_BUCKETS).expireAfterAccess(idleTimeout).<String, AsyncBucketProxy>build()))
+			.subscribeOn(OffEventLoop.SCHEDULER)
+			.cache(manager -> FOREVER, error -> Duration.ZERO, () -> Duration.ZERO);
+	}
+
+	/**
+	 * Through Sentinel, the buckets count on Spring Data Redis's shared connection, which {@link StoreMasterSwitched}
+	 * says was closed for the new master: the next check takes the new one (the buckets' state is in Redis; a proxy
+	 * keeps only its batching). Checks in flight on the old connection fail by their rule's {@code on-store-failure}.
+	 */
+	@EventListener
+	void reconnect(StoreMasterSwitched switched) {
+		if (redis.isRedisSentinelAware()) {
+			connected = connecting();
+		}
 	}
 
 	/**
 	 * Opens the buckets' connection with the client Spring Data Redis made from {@code spring.data.redis.*} (its
 	 * addresses, credentials, TLS and options): a Cluster connection of their own for a Cluster, one to the server for
-	 * a server; through Sentinel, Spring Data Redis's own connection, a {@code MasterReplica} one that follows the
-	 * Sentinels' {@code +switch-master} (see RedisClientOptions): a connection of the buckets' own would ask the
-	 * Sentinels for the master only when it connects, and keep counting on a master a graceful failover demoted.
+	 * a server; through Sentinel, Spring Data Redis's own shared connection, which
+	 * {@link dev.mcprelay.session.SentinelMasterSwitches} opens again when the Sentinels name another master
+	 * ({@link #reconnect}): a connection of the buckets' own would ask the Sentinels for the master only when it
+	 * connects, and keep counting on a master a graceful failover demoted.
 	 * Blocks while it connects: called off the event loops.
 	 */
 	private Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> connect(LettuceConnectionFactory redis) {
@@ -129,22 +167,31 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	}
 
 	/**
-	 * Takes one token. A check waits up to {@link #CONNECT_TIMEOUT} for the connection when it is still being opened
-	 * (only the first checks of a relay that started while Redis was away), then for what is left of the check's
-	 * deadline for Redis to answer: opening the connection is not a store failure, and a check with no time left does
-	 * not ask.
+	 * Takes one token. A check waits, within its deadline, while the store is {@link StoreHold held}; up to
+	 * {@link #CONNECT_TIMEOUT} for the connection when it is still being opened (only the first checks of a relay that
+	 * started while Redis was away, or after the Sentinels named another master); then for what is left of the
+	 * check's deadline for Redis to answer: opening the connection is not a store failure, and a check with no time
+	 * left does not ask.
 	 */
 	@Override
 	public Mono<ConsumptionProbe> tryConsume(String key, BucketConfiguration configuration, CheckDeadline deadline) {
-		return proxyManager.timeout(CONNECT_TIMEOUT)
-			.flatMap(manager -> within(deadline,
-					() -> bucket(manager, key, configuration).tryConsumeAndReturnRemaining(1)));
+		return counted(deadline, bucket -> bucket.tryConsumeAndReturnRemaining(1), key, configuration);
 	}
 
 	@Override
 	public Mono<Void> refund(String key, BucketConfiguration configuration, CheckDeadline deadline) {
-		return proxyManager.timeout(CONNECT_TIMEOUT)
-			.flatMap(manager -> within(deadline, () -> bucket(manager, key, configuration).addTokens(1)));
+		return counted(deadline, bucket -> bucket.addTokens(1), key, configuration);
+	}
+
+	private <T> Mono<T> counted(CheckDeadline deadline, Function<AsyncBucketProxy, CompletableFuture<T>> call, String key,
+			BucketConfiguration configuration) {
+		Mono<Void> held = Mono.defer(() -> {
+			Duration left = deadline.remaining();
+			return left.isZero() ? Mono.empty() : hold.released().timeout(left);
+		});
+		return held.then(Mono.defer(() -> connected))
+			.timeout(CONNECT_TIMEOUT)
+			.flatMap(open -> within(deadline, () -> call.apply(bucket(open, key, configuration))));
 	}
 
 	/** Redis's answer to {@code call}, asked only when the deadline leaves time for it, and waited for that long. */
@@ -158,9 +205,9 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 		});
 	}
 
-	private AsyncBucketProxy bucket(AsyncProxyManager<byte[]> manager, String key, BucketConfiguration configuration) {
+	private static AsyncBucketProxy bucket(Connected open, String key, BucketConfiguration configuration) {
 		byte[] redisKey = (KEY_PREFIX + key).getBytes(StandardCharsets.UTF_8);
-		return buckets.get(key, unused -> manager.builder()
+		return open.buckets().get(key, unused -> open.manager().builder()
 			.withOptimization(Optimizations.batching())
 			.build(redisKey, () -> CompletableFuture.completedFuture(configuration)));
 	}
@@ -176,7 +223,7 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	 */
 	@Override
 	public Mono<Void> ready() {
-		return proxyManager.then(Mono.defer(() -> Mono.fromCompletionStage(ping.get()))).then();
+		return Mono.defer(() -> connected).then(Mono.defer(() -> Mono.fromCompletionStage(ping.get()))).then();
 	}
 
 	@Override

@@ -2,7 +2,9 @@ package dev.mcprelay.metrics;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Objects;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -25,7 +27,11 @@ import ch.qos.logback.core.pattern.FormattingConverter;
  * Encodes log events exactly as the console's pattern encoder does, rendering the part of a line before its message
  * once per millisecond, thread, level, logger and MDC instead of once per line: with Spring Boot's console pattern that
  * part (date, level, process id, application, thread, logger, each in a colour converter) is most of the layout's work
- * and of its garbage, and the access log writes many lines a millisecond from the same two or so event loops.
+ * and of its garbage, and the access log writes many lines a millisecond from the same two or so event loops. From one
+ * millisecond to the next only the date of a kept prefix is written again, when the pattern's one date stands in the
+ * prefix whole ({@link DatePlace}: Boot's pattern): the converters ran for the first line of a thread, level, logger
+ * and MDC, not for the first of each millisecond. An ASCII message (an access-log line) is put into the write buffer
+ * from an array kept for it, not from one made per line.
  *
  * <p>It applies only to a pattern whose line is {@code <prefix>%m<suffix>} with the message written as it is (no
  * padding, no truncation, not inside another converter), a prefix made only of converters that read nothing but the
@@ -61,26 +67,53 @@ final class ConsoleLineEncoder {
 
 	private final byte[] suffix;
 
+	/** The prefix's one date, when a kept prefix of another millisecond can be had by putting the date in. */
+	private final DateConverter date;
+
 	private final PrefixKey[] keys = new PrefixKey[KEPT];
 
 	private final byte[][] prefixes = new byte[KEPT][];
 
+	/** Each kept prefix as text, and where its date is in it ({@code -1}: nowhere that is sure). */
+	private final String[] texts = new String[KEPT];
+
+	private final int[] dateStarts = new int[KEPT];
+
+	private final int[] dateEnds = new int[KEPT];
+
 	private int next;
 
-	/** The line {@link #prepare} rendered last: its prefix ({@code null}: the body is the whole line) and body. */
+	/**
+	 * The line {@link #prepare} rendered last: its prefix ({@code null}: the body is the whole line) and body, the first
+	 * {@code preparedLength} bytes of {@code preparedBody}.
+	 */
 	private byte[] preparedPrefix;
 
 	private byte[] preparedBody;
 
+	private int preparedLength;
+
+	/** Where an ASCII message's bytes are put, for the one thread that writes: no array per line. */
+	private byte[] asciiBody = new byte[512];
+
 	private static final byte[] NO_BYTES = new byte[0];
+
+	/** The longest message put in {@link #asciiBody}; a longer one gets an array of its own. */
+	private static final int MAX_ASCII_BODY = 16 * 1024;
+
+	/** Whether the charset writes an ASCII character as its one byte. */
+	private final boolean asciiCharset;
 
 	private ConsoleLineEncoder(Encoder<ILoggingEvent> whole, Converter<ILoggingEvent> head,
 			Converter<ILoggingEvent> message, Charset charset, byte[] suffix) {
 		this.whole = whole;
 		this.head = head;
 		this.message = message;
+		this.date = head == null ? null : DatePlace.of(head, message);
 		this.charset = charset;
 		this.suffix = suffix;
+		this.asciiCharset = charset != null && (charset.equals(StandardCharsets.UTF_8)
+				|| charset.equals(StandardCharsets.ISO_8859_1) || charset.equals(StandardCharsets.US_ASCII));
 	}
 
 	/**
@@ -138,42 +171,119 @@ final class ConsoleLineEncoder {
 		if (head == null || event.getThrowableProxy() != null) {
 			preparedPrefix = null;
 			preparedBody = whole.encode(event);
-			return preparedBody.length;
+			preparedLength = preparedBody.length;
+			return preparedLength;
 		}
 		preparedPrefix = prefixOf(event);
 		String text = event.getFormattedMessage();
-		preparedBody = text == null ? NO_BYTES : text.getBytes(charset);
-		return preparedPrefix.length + preparedBody.length + suffix.length;
+		if (text == null) {
+			preparedBody = NO_BYTES;
+			preparedLength = 0;
+		}
+		else if (!asciiInto(text)) {
+			preparedBody = text.getBytes(charset);
+			preparedLength = preparedBody.length;
+		}
+		return preparedPrefix.length + preparedLength + suffix.length;
+	}
+
+	/**
+	 * Puts {@code text} into {@link #asciiBody} as the body to write, when it is ASCII and the charset writes ASCII as
+	 * itself (UTF-8, ISO-8859-1, US-ASCII): one byte per character, what {@code getBytes} would make; else leaves it
+	 * and says no. An access-log line is ASCII (its values are escaped) and shorter than the array.
+	 */
+	private boolean asciiInto(String text) {
+		if (!asciiCharset) {
+			return false;
+		}
+		int length = text.length();
+		if (length > asciiBody.length) {
+			if (length > MAX_ASCII_BODY) {
+				return false;
+			}
+			asciiBody = new byte[Math.max(length, 2 * asciiBody.length)];
+		}
+		byte[] body = asciiBody;
+		for (int i = 0; i < length; i++) {
+			char c = text.charAt(i);
+			if (c >= 0x80) {
+				return false;
+			}
+			body[i] = (byte) c;
+		}
+		preparedBody = body;
+		preparedLength = length;
+		return true;
 	}
 
 	/** Writes the line {@link #prepare} rendered last. */
 	void writePrepared(ByteArrayOutputStream out) {
 		if (preparedPrefix == null) {
-			out.write(preparedBody, 0, preparedBody.length);
+			out.write(preparedBody, 0, preparedLength);
 			return;
 		}
 		out.write(preparedPrefix, 0, preparedPrefix.length);
-		out.write(preparedBody, 0, preparedBody.length);
+		out.write(preparedBody, 0, preparedLength);
 		out.write(suffix, 0, suffix.length);
 	}
 
-	/** The rendered converters before the message: kept, or rendered now and kept in place of the oldest. */
+	/**
+	 * The rendered converters before the message: kept; else a kept one of the same thread, level, logger and MDC
+	 * from another millisecond with this event's date put in place of its own (the prefix's one date converter, whose
+	 * text stands in the prefix as it wrote it: {@link DatePlace}), kept in its place; else rendered now and kept in
+	 * place of the oldest.
+	 */
 	private byte[] prefixOf(ILoggingEvent event) {
 		PrefixKey key = new PrefixKey(event.getTimeStamp(), event.getLevel(), event.getThreadName(),
 				event.getLoggerName(), event.getMDCPropertyMap());
+		int sameButTime = -1;
 		for (int i = 0; i < KEPT; i++) {
 			if (key.equals(keys[i])) {
 				return prefixes[i];
 			}
+			if (sameButTime < 0 && dateStarts[i] >= 0 && key.sameButTime(keys[i])) {
+				sameButTime = i;
+			}
 		}
-		StringBuilder text = new StringBuilder(128);
-		for (Converter<ILoggingEvent> c = head; c != message; c = c.getNext()) {
-			c.write(text, event);
+		String text;
+		int start = -1;
+		int end = -1;
+		int slot;
+		if (sameButTime >= 0) {
+			String dateText = date.convert(event);
+			String kept = texts[sameButTime];
+			start = dateStarts[sameButTime];
+			end = start + dateText.length();
+			text = new StringBuilder(kept.length() + dateText.length()).append(kept, 0, start)
+				.append(dateText)
+				.append(kept, dateEnds[sameButTime], kept.length())
+				.toString();
+			slot = sameButTime;
 		}
-		byte[] prefix = text.toString().getBytes(charset);
-		keys[next] = key;
-		prefixes[next] = prefix;
-		next = (next + 1) % KEPT;
+		else {
+			StringBuilder rendered = new StringBuilder(128);
+			for (Converter<ILoggingEvent> c = head; c != message; c = c.getNext()) {
+				c.write(rendered, event);
+			}
+			text = rendered.toString();
+			if (date != null) {
+				// the date's text, found once and only once, is where the date converter wrote it
+				String dateText = date.convert(event);
+				int at = text.indexOf(dateText);
+				if (at >= 0 && text.indexOf(dateText, at + 1) < 0) {
+					start = at;
+					end = at + dateText.length();
+				}
+			}
+			slot = next;
+			next = (next + 1) % KEPT;
+		}
+		byte[] prefix = text.getBytes(charset);
+		keys[slot] = key;
+		prefixes[slot] = prefix;
+		texts[slot] = text;
+		dateStarts[slot] = start;
+		dateEnds[slot] = end;
 		return prefix;
 	}
 
@@ -228,6 +338,57 @@ final class ConsoleLineEncoder {
 
 	/** What the prefix of a line depends on (a record's equality: the level by identity, the rest by value). */
 	private record PrefixKey(long millis, Level level, String thread, String logger, Map<String, String> mdc) {
+
+		/** Whether {@code other}'s prefix differs from this one's by its date at most. */
+		boolean sameButTime(PrefixKey other) {
+			return other != null && level == other.level && thread.equals(other.thread) && logger.equals(other.logger)
+					&& Objects.equals(mdc, other.mdc);
+		}
+
+	}
+
+	/**
+	 * Where a prefix's date is: the one {@link DateConverter} of the converters before the message, when its text
+	 * stands in the prefix as it wrote it (no padding or truncation of its own, and inside nothing but composites that
+	 * put their content in whole: Boot's colour and bracket converters, logback's identity one); a prefix with none,
+	 * or more than one, or one inside anything else, is always rendered whole.
+	 */
+	private static final class DatePlace {
+
+		private static final Set<String> WHOLE_CONTENT = Set.of("ch.qos.logback.core.pattern.IdentityCompositeConverter",
+				"org.springframework.boot.logging.logback.ColorConverter",
+				"org.springframework.boot.logging.logback.EnclosedInSquareBracketsConverter");
+
+		private DateConverter found;
+
+		private int count;
+
+		private boolean whole = true;
+
+		static DateConverter of(Converter<ILoggingEvent> head, Converter<ILoggingEvent> message) {
+			DatePlace place = new DatePlace();
+			for (Converter<ILoggingEvent> c = head; c != message; c = c.getNext()) {
+				place.visit(c, true);
+			}
+			return place.count == 1 && place.whole ? place.found : null;
+		}
+
+		private void visit(Converter<ILoggingEvent> converter, boolean inWhole) {
+			if (converter instanceof DateConverter dateConverter) {
+				found = dateConverter;
+				count++;
+				whole &= inWhole && dateConverter.getFormattingInfo() == null;
+				return;
+			}
+			if (converter instanceof CompositeConverter<ILoggingEvent> composite) {
+				boolean keepsWhole = inWhole && composite.getFormattingInfo() == null
+						&& WHOLE_CONTENT.contains(composite.getClass().getName());
+				for (Converter<ILoggingEvent> c = composite.getChildConverter(); c != null; c = c.getNext()) {
+					visit(c, keepsWhole);
+				}
+			}
+		}
+
 	}
 
 }

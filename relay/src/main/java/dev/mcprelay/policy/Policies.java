@@ -139,6 +139,20 @@ public final class Policies {
 		return false;
 	}
 
+	/**
+	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} reads a tool's published
+	 * annotations ({@code mcp.tool.annotations}), audit-mode ones included: a call there is decided from a definition
+	 * no older than the server's {@code tools.annotations-max-age} ({@link PublishedCatalogues}).
+	 */
+	public boolean readsAnnotations(String server, String virtualServer) {
+		for (Policy policy : governing(server, virtualServer)) {
+			if (policy.rule().readsAnnotations()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** {@link #readsTool}, for the prompt a request names ({@code mcp.prompt}). */
 	public boolean readsPrompt(String server, String virtualServer) {
 		for (Policy policy : governing(server, virtualServer)) {

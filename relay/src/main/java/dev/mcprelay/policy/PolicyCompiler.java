@@ -38,7 +38,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * compiled is taken from it, whatever policy, name or server it now belongs to. A request decides on the policies of
  * the snapshot it took at its first byte ({@link #of(CallContext)}): an edit applies from the next request, a request
  * in flight finishes on the policies it began with, and a server a reload adds is governed by the policies that name
- * it (or {@code *}, or a virtual server it joins) from its first request. The meters of each policy and server it
+ * it (or {@code *}, or a virtual server it joins) from its first request. What a server sends of its own accord (a
+ * notification, a request to the client) is decided by the policies current when it is sent ({@link #asSent}), on
+ * whatever stream it comes. The meters of each policy and server it
  * governs are declared at 0 as the snapshot is compiled ({@link PolicyMeters}); the meters of a policy that is gone are
  * kept with their counts.
  */
@@ -52,6 +54,9 @@ public final class PolicyCompiler implements SnapshotPart<Policies> {
 	private final PolicyMeters meters;
 
 	private final ObjectProvider<LiveConfiguration> live;
+
+	/** The live configuration, found on first use (it is compiled from this part, among others). */
+	private volatile LiveConfiguration liveConfiguration;
 
 	public PolicyCompiler(MeterRegistry registry, ObjectProvider<LiveConfiguration> live) {
 		this.meters = new PolicyMeters(registry);
@@ -101,6 +106,20 @@ public final class PolicyCompiler implements SnapshotPart<Policies> {
 	public Policies of(CallContext context) {
 		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
 		return of(snapshot != null ? snapshot : live.getObject().current());
+	}
+
+	/**
+	 * The policies a message the server sends of its own accord now, on the stream of {@code context}'s request (a
+	 * notification, a request to the client), is decided by: those of the snapshot current now
+	 * ({@link CallConfiguration#asSent}), whatever snapshot the stream began on.
+	 */
+	public Policies asSent(CallContext context) {
+		LiveConfiguration found = liveConfiguration;
+		if (found == null) {
+			found = live.getObject();
+			liveConfiguration = found;
+		}
+		return of(CallConfiguration.asSent(context, found.current()));
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.proxy.ServerListChanges;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
@@ -41,6 +43,16 @@ import reactor.core.publisher.Mono;
  * that began before it is never kept (it may hold the catalogue from before the change; a call that waited for such
  * a listing is decided from it, as one decided just before the change would be, and the next call lists again). A
  * list answer kept must have its request at hand ({@link #listing}); one without (a GET stream's) is not kept.
+ *
+ * <p>What a rule that reads a tool's annotations decides from has a bounded age: a server whose tools change without
+ * a stream to say so on (no client holds its GET stream open, or the server says nothing) would otherwise have its
+ * calls decided from its old definitions until a client listed again. A definition older than the server's
+ * {@code tools.annotations-max-age} (since the relay last saw it published, by its own listing or a client's list),
+ * and a catalogue listed whole longer ago than that for a name it lacks, are listed again first, in the caller's
+ * view, one listing however many calls wait for it ({@link PublishedItems#list}), bounded as every listing is
+ * ({@link #bounded}); a listing that fails refuses the call ({@link Unavailable}), never decides it from the old
+ * definition. A rule that reads only names decides from what is kept, however old: the server answers a name it no
+ * longer has.
  *
  * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all, are kept; the
  * catalogues used least recently are forgotten first, and read again when needed.
@@ -93,10 +105,13 @@ public class PublishedCatalogues implements ServerListChanges {
 
 	private final Function<String, ServerProperties> servers;
 
+	/** The time definitions are seen and aged by: {@link System#nanoTime()}, but in tests. */
+	private final LongSupplier clock;
+
 	/**
 	 * @param lister how the relay lists one of a server's lists whole in a caller's request
 	 * @param servers each configured server's properties by id ({@code null} for an unknown id): what tells its views
-	 * apart
+	 * apart, and how old the definitions policies decide from may be
 	 */
 	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers) {
 		this(lister, servers, new ServerListings());
@@ -106,9 +121,16 @@ public class PublishedCatalogues implements ServerListChanges {
 	 * @param listings the bound on the listings of each server, shared with every feature that lists one
 	 */
 	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers, ServerListings listings) {
+		this(lister, servers, listings, System::nanoTime);
+	}
+
+	/** @param clock the time in nanoseconds, as {@link System#nanoTime()} tells it: for tests that age definitions */
+	PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers, ServerListings listings,
+			LongSupplier clock) {
 		this.lister = lister;
 		this.servers = servers;
 		this.listings = listings;
+		this.clock = clock;
 	}
 
 	/** Lists one list of the server a request addresses whole, in that request (its session, caller and headers). */
@@ -135,6 +157,7 @@ public class PublishedCatalogues implements ServerListChanges {
 			return;
 		}
 		AtomicLong generation = generation(context.server(), list);
+		long now = clock.getAsLong();
 		// kept, and weighed again, only while no list_changed came since the list was sent: changed() counts the
 		// generation before it forgets, so what this puts after a change is forgotten, or never put
 		catalogues.asMap().compute(new Key(viewOf(context), list), (key, kept) -> {
@@ -142,7 +165,7 @@ public class PublishedCatalogues implements ServerListChanges {
 				return kept;
 			}
 			PublishedItems filled = kept == null ? new PublishedItems() : kept;
-			items.forEach(filled::published);
+			items.forEach(item -> filled.published(item, now));
 			return filled;
 		});
 	}
@@ -158,6 +181,11 @@ public class PublishedCatalogues implements ServerListChanges {
 
 	private AtomicLong generation(String server, String list) {
 		return generations.computeIfAbsent(List.of(server, list), any -> new AtomicLong());
+	}
+
+	/** How many times {@code server} was heard to say its list {@code list} changed ({@link #changed}). */
+	long changesHeard(String server, String list) {
+		return generation(server, list).get();
 	}
 
 	/**
@@ -178,20 +206,28 @@ public class PublishedCatalogues implements ServerListChanges {
 		catalogues.asMap().keySet().removeIf(key -> key.view().server().equals(server) && key.list().equals(list));
 	}
 
+	/** {@link #find(CallContext, String, String, boolean)} for a rule that reads no annotations: of any age. */
+	public Mono<Optional<Map<String, Object>>> find(CallContext context, String list, String name) {
+		return find(context, list, name, false);
+	}
+
 	/**
 	 * The definition of {@code name} in the list {@code list} of the server {@code context} addresses, as it published
 	 * it to the caller's view (a tool's annotations; for a prompt, empty): as kept, or read now by listing the list in
-	 * the caller's request when the view's catalogue was not listed whole yet; empty when the server did not publish
-	 * it; {@link Unavailable} when the list could not be listed.
+	 * the caller's request when the view's catalogue was not listed whole yet, or, where {@code annotations} (a rule
+	 * reads them), when what is kept is older than the server's {@code tools.annotations-max-age}; empty when the
+	 * server did not publish it; {@link Unavailable} when the list could not be listed.
 	 */
-	public Mono<Optional<Map<String, Object>>> find(CallContext context, String list, String name) {
+	public Mono<Optional<Map<String, Object>>> find(CallContext context, String list, String name,
+			boolean annotations) {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
-		Map<String, Object> known = kept.definition(name);
-		if (known != null || kept.complete()) {
+		PublishedItems.Definition known = kept.definition(name);
+		long maxAge = annotations ? maxAgeNanos(context.server()) : Long.MAX_VALUE;
+		if (known != null ? young(known.seenAt(), maxAge) : kept.complete() && young(kept.listedAt(), maxAge)) {
 			return found(context, list, kept, known);
 		}
-		return kept.list(() -> bounded(context, list))
+		return kept.list(() -> bounded(context, list), clock)
 			.then(Mono.fromSupplier(() -> {
 				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
 				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
@@ -205,23 +241,42 @@ public class PublishedCatalogues implements ServerListChanges {
 			});
 	}
 
+	/** {@link #known(CallContext, String, String, boolean)} for a rule that reads no annotations: of any age. */
+	public Optional<Map<String, Object>> known(CallContext context, String list, String name) {
+		return known(context, list, name, false);
+	}
+
 	/**
 	 * What {@link #find} answers at once, from what is kept of the caller's view, with no listing: the definition of
 	 * {@code name}, or empty when the view's catalogue was listed whole (not cut) without it; {@code null} when it
 	 * cannot be answered without {@link #find} (a name the view has not seen in a catalogue not listed whole, or lacks
-	 * in one cut short). A request decided from it costs no {@code Mono}: the common case, a call of a tool the view
-	 * listed.
+	 * in one cut short; where {@code annotations}, a definition or a listing older than the server's
+	 * {@code tools.annotations-max-age}). A request decided from it costs no {@code Mono}: the common case, a call of a
+	 * tool the view listed.
 	 */
-	public Optional<Map<String, Object>> known(CallContext context, String list, String name) {
+	public Optional<Map<String, Object>> known(CallContext context, String list, String name, boolean annotations) {
 		PublishedItems kept = catalogues.getIfPresent(new Key(viewOf(context), list));
 		if (kept == null) {
 			return null;
 		}
-		Map<String, Object> definition = kept.definition(name);
+		long maxAge = annotations ? maxAgeNanos(context.server()) : Long.MAX_VALUE;
+		PublishedItems.Definition definition = kept.definition(name);
 		if (definition != null) {
-			return Optional.of(definition);
+			return young(definition.seenAt(), maxAge) ? Optional.of(definition.annotations()) : null;
 		}
-		return kept.complete() && !kept.cut() ? Optional.empty() : null;
+		return kept.complete() && !kept.cut() && young(kept.listedAt(), maxAge) ? Optional.empty() : null;
+	}
+
+	/** Whether what was seen at {@code seenAt} is at most {@code maxAge} nanoseconds old. */
+	private boolean young(long seenAt, long maxAge) {
+		return maxAge == Long.MAX_VALUE || clock.getAsLong() - seenAt <= maxAge;
+	}
+
+	/** The server's {@code tools.annotations-max-age}, in nanoseconds; the default for a server it does not know. */
+	private long maxAgeNanos(String server) {
+		ServerProperties properties = servers.apply(server);
+		return (properties == null ? ToolsProperties.DEFAULT_ANNOTATIONS_AGE : properties.tools().annotationsMaxAge())
+			.toNanos();
 	}
 
 	/**
@@ -267,13 +322,13 @@ public class PublishedCatalogues implements ServerListChanges {
 	 * publish: the policies cannot decide it ({@link Unavailable}).
 	 */
 	private static Mono<Optional<Map<String, Object>>> found(CallContext context, String list, PublishedItems kept,
-			Map<String, Object> definition) {
+			PublishedItems.Definition definition) {
 		if (definition == null && kept.cut()) {
 			return Mono.error(new Unavailable(context.server(), list, "is longer than the relay reads ("
 					+ UpstreamLister.MAX_PAGES + " pages, " + PublishedItems.MAX_ITEMS + " items) and does not name "
 					+ "it in what was read"));
 		}
-		return Mono.just(Optional.ofNullable(definition));
+		return Mono.just(definition == null ? Optional.empty() : Optional.of(definition.annotations()));
 	}
 
 	private UpstreamView viewOf(CallContext context) {

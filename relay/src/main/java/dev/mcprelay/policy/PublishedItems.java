@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,14 +20,27 @@ import reactor.core.publisher.Mono;
  * listing, not fifty). Once listed whole, the catalogue is {@link #complete()}: a name it lacks is one the server did
  * not publish, and is not listed for again; it lives until the server says the list changed (then a new one is
  * begun). A listing cut short ({@link #cut()}: more pages or items than the relay reads) is complete too, so that it
- * is not listed again for every name, but what it lacks may be past the cut. Thread-safe.
+ * is not listed again for every name, but what it lacks may be past the cut. Each definition is kept with when the
+ * relay last saw it published ({@link Definition#seenAt()}, a {@link System#nanoTime()}), and the catalogue with when
+ * the relay last listed it whole ({@link #listedAt()}), so that a caller can tell how old what it decides from is.
+ * Thread-safe.
  */
 final class PublishedItems {
 
 	/** The most items kept for one list of one view; past it, what was kept is forgotten and read again. */
 	static final int MAX_ITEMS = 10_000;
 
-	private volatile Map<String, Map<String, Object>> items = new ConcurrentHashMap<>();
+	/**
+	 * What the server published of one item (a tool's annotations; empty for a prompt), and the
+	 * {@link System#nanoTime()} at which the relay last saw it published.
+	 */
+	record Definition(Map<String, Object> annotations, long seenAt) {
+	}
+
+	private volatile Map<String, Definition> items = new ConcurrentHashMap<>();
+
+	/** When the relay last listed the whole catalogue ({@link System#nanoTime()}); meaningless until complete. */
+	private volatile long listedAt;
 
 	/** Whether the relay listed the whole catalogue, so that what it lacks the server did not publish. */
 	private volatile boolean complete;
@@ -37,24 +51,29 @@ final class PublishedItems {
 	/** The listing in flight, or {@code null}. */
 	private final AtomicReference<Mono<Void>> listing = new AtomicReference<>();
 
-	/** Keeps the definition of {@code item}, one entry of a list the server gave this view. */
-	void published(JsonNode item) {
+	/** Keeps the definition of {@code item}, one entry of a list the server gave this view, seen at {@code now}. */
+	void published(JsonNode item, long now) {
 		JsonNode name = item.get("name");
 		if (name == null || !name.isTextual()) {
 			return;
 		}
-		Map<String, Map<String, Object>> kept = items;
+		Map<String, Definition> kept = items;
 		if (kept.size() >= MAX_ITEMS && !kept.containsKey(name.textValue())) {
 			kept = new ConcurrentHashMap<>();
 			items = kept;
 			complete = false;
 		}
-		kept.put(name.textValue(), PublishedCatalogues.annotationsOf(item));
+		kept.put(name.textValue(), new Definition(PublishedCatalogues.annotationsOf(item), now));
 	}
 
-	/** What the server published of {@code name} (a tool's annotations), or {@code null} when it was not seen. */
-	Map<String, Object> definition(String name) {
+	/** What the server published of {@code name}, or {@code null} when it was not seen. */
+	Definition definition(String name) {
 		return items.get(name);
+	}
+
+	/** When the relay last listed the whole catalogue ({@link System#nanoTime()}), once {@link #complete()}. */
+	long listedAt() {
+		return listedAt;
 	}
 
 	/** Whether the catalogue was listed whole: a name it lacks is one the server did not publish. */
@@ -74,9 +93,10 @@ final class PublishedItems {
 
 	/**
 	 * Lists the whole catalogue with {@code lister}, or joins the listing in flight; what it lists replaces what was
-	 * kept. A failure is every waiter's, and the next call may list again.
+	 * kept, seen at the time {@code clock} tells when the listing answers. A failure is every waiter's, and the next
+	 * call may list again.
 	 */
-	Mono<Void> list(Supplier<Mono<UpstreamLister.Listed>> lister) {
+	Mono<Void> list(Supplier<Mono<UpstreamLister.Listed>> lister, LongSupplier clock) {
 		return Mono.defer(() -> {
 			Mono<Void> inFlight = listing.get();
 			if (inFlight != null) {
@@ -84,23 +104,23 @@ final class PublishedItems {
 			}
 			AtomicReference<Mono<Void>> self = new AtomicReference<>();
 			Mono<Void> started = Mono.defer(lister)
-				.doOnNext(this::replaceWith)
+				.doOnNext(listed -> replaceWith(listed, clock.getAsLong()))
 				.then()
 				.doFinally(signal -> listing.compareAndSet(self.get(), null))
 				.share();
 			self.set(started);
-			return listing.compareAndSet(null, started) ? started : list(lister);
+			return listing.compareAndSet(null, started) ? started : list(lister, clock);
 		});
 	}
 
-	private void replaceWith(UpstreamLister.Listed listed) {
-		Map<String, Map<String, Object>> kept = new ConcurrentHashMap<>();
+	private void replaceWith(UpstreamLister.Listed listed, long now) {
+		Map<String, Definition> kept = new ConcurrentHashMap<>();
 		boolean whole = listed.whole();
 		for (JsonNode item : listed.items()) {
 			JsonNode name = item.get("name");
 			if (name != null && name.isTextual()) {
 				if (kept.size() < MAX_ITEMS) {
-					kept.put(name.textValue(), PublishedCatalogues.annotationsOf(item));
+					kept.put(name.textValue(), new Definition(PublishedCatalogues.annotationsOf(item), now));
 				}
 				else {
 					whole = false;
@@ -109,6 +129,7 @@ final class PublishedItems {
 		}
 		items = kept;
 		cut = !whole;
+		listedAt = now;
 		complete = true;
 	}
 

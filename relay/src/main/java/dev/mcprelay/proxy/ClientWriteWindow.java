@@ -1,5 +1,7 @@
 package dev.mcprelay.proxy;
 
+import java.util.function.Supplier;
+
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 
@@ -40,16 +42,18 @@ public final class ClientWriteWindow {
 	 * hands them, at most {@code maxBytes} handed and not yet written. Handed as one heap buffer, a body is copied by the
 	 * transport into a direct buffer of its whole size the moment it is written, held off the heap until the client has
 	 * taken the last byte: twelve clients reading 40 MB answers slowly held 480 MB of direct memory. The array stays on
-	 * the heap until the write ends, so the write is timed by {@code watch}'s client clock
+	 * the heap until the write ends, so the write is timed by the client clock of the watch {@code watchOf} makes
 	 * ({@link StreamWatch#watchClient}, {@code timeouts.client-write}) until the connection has written the last slice,
 	 * not only until it was handed over: a client that takes nothing for it has {@code onStalled} run (which closes its
 	 * connection, as for a stalled event stream: {@link OpenStreams#endForStalledClient}) and the write ends. An answer of
-	 * one slice at most is written at once as one message, untimed: the socket takes it.
+	 * one slice at most is written at once as one message, untimed: the socket takes it, and no watch is made.
 	 */
-	static Mono<Void> whole(RelayResponse response, byte[] body, long maxBytes, StreamWatch watch, Runnable onStalled) {
+	static Mono<Void> whole(RelayResponse response, byte[] body, long maxBytes, Supplier<StreamWatch> watchOf,
+			Runnable onStalled) {
 		if (body.length <= SLICE) {
 			return response.write(Mono.just(response.bufferFactory().wrap(body)));
 		}
+		StreamWatch watch = watchOf.get();
 		return response.write(watch.watchClient(Flux.defer(() -> {
 			ByteBudget handed = new ByteBudget(maxBytes);
 			// the last slices handed are the client's to take still: the write is done once they are written

@@ -1,11 +1,12 @@
 package dev.mcprelay.proxy;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ThreadExecutorMap;
-import reactor.core.scheduler.Scheduler;
+import reactor.core.Disposable;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -15,20 +16,21 @@ import reactor.core.scheduler.Schedulers;
  */
 final class EventLoopTimers {
 
-	/** One scheduler per event loop, made once: there are as many as the server and client have event loops. */
-	private static final Map<EventExecutor, Scheduler> SCHEDULERS = new ConcurrentHashMap<>();
-
 	private EventLoopTimers() {
 	}
 
-	/** The scheduler of the calling thread's event loop, or Reactor's parallel scheduler. */
-	static Scheduler current() {
-		// Netty's own record of which event loop runs the current thread (public, in its internal package).
+	/**
+	 * Runs {@code task} once after {@code delay}, on the calling thread's event loop (a task of the loop's own timer
+	 * queue, with no Reactor scheduler around it), else on Reactor's parallel scheduler; disposing the result
+	 * cancels it.
+	 */
+	static Disposable schedule(Runnable task, Duration delay) {
 		EventExecutor loop = ThreadExecutorMap.currentExecutor();
 		if (loop == null) {
-			return Schedulers.parallel();
+			return Schedulers.parallel().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
 		}
-		return SCHEDULERS.computeIfAbsent(loop, Schedulers::fromExecutorService);
+		ScheduledFuture<?> timer = loop.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+		return () -> timer.cancel(false);
 	}
 
 }

@@ -10,7 +10,7 @@ import io.netty.handler.codec.http.HttpHeaders;
  * looked up: Netty's case-insensitive header hashing does the work. Built once for the fixed rules, or per request
  * for the names a {@code Connection} header lists.
  */
-final class HeaderNameSet {
+public final class HeaderNameSet {
 
 	static final HeaderNameSet EMPTY = new HeaderNameSet(DefaultHttpHeadersFactory.headersFactory().newEmptyHeaders());
 
@@ -23,7 +23,7 @@ final class HeaderNameSet {
 		this.names = names;
 	}
 
-	static HeaderNameSet of(Collection<? extends CharSequence> names) {
+	public static HeaderNameSet of(Collection<? extends CharSequence> names) {
 		HttpHeaders set = UNVALIDATED.newHeaders();
 		for (CharSequence name : names) {
 			set.set(name, "");
@@ -31,7 +31,7 @@ final class HeaderNameSet {
 		return new HeaderNameSet(set);
 	}
 
-	boolean contains(CharSequence name) {
+	public boolean contains(CharSequence name) {
 		return names.contains(name);
 	}
 

@@ -1,6 +1,5 @@
 package dev.mcprelay.proxy;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.springframework.stereotype.Component;
@@ -8,21 +7,28 @@ import org.springframework.stereotype.Component;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
+import dev.mcprelay.jsonrpc.JsonWord;
 import dev.mcprelay.sse.SseEvent;
 
 /**
  * Hears each {@code list_changed} a server sends on any stream the relay relays, in the relay's own path rather than in
  * a chain (a stream keeps the chain of the snapshot it began on, which may hold no interceptor that listens), and tells
  * every {@link ServerListChanges}: a policy a reload adds later decides calls from what the server publishes after the
- * change, never from a catalogue kept before it. An event is looked at as bytes first: one that does not hold
- * {@code list_changed} costs a scan of its bytes and nothing else; one that does is parsed, and only a notification
- * whose method is a list's {@code list_changed} is heard (a tool result quoting the words is not). An event that does
- * not parse is left to the stream's stages, which end the stream for it.
+ * change, never from a catalogue kept before it. The one listener of the relay: what keeps a copy of a server's lists
+ * hears its changes here and nowhere else, once per notification.
+ *
+ * <p>An event stream's event is looked at as bytes first ({@link JsonWord}): one whose bytes can spell no
+ * {@code list_changed} in any JSON string (neither the word as it is nor an escape of one of its characters, such as
+ * <code>list&#92;u005fchanged</code>) costs a scan of its bytes and nothing else; one that may is parsed, and only a
+ * notification whose method, decoded, is a list's {@code list_changed} is heard (a tool result quoting the words is
+ * not). An event that does not parse is left to the stream's stages, which end the stream for it. A JSON answer's
+ * messages, parsed already, are heard as they are ({@link #heardIn}).
  */
 @Component
 class ListChangedWatch {
 
-	private static final byte[] MARK = "list_changed".getBytes(StandardCharsets.US_ASCII);
+	/** What every method heard here holds, in any JSON spelling. */
+	private static final JsonWord MARK = JsonWord.of("list_changed");
 
 	private final List<ServerListChanges> listeners;
 
@@ -36,20 +42,17 @@ class ListChangedWatch {
 			return;
 		}
 		for (SseEvent event : events) {
-			if (event.isMessage() && contains(event.raw(), MARK)) {
+			if (event.isMessage() && MARK.mayBeIn(event.raw())) {
 				heard(server, event.dataBytes());
 			}
 		}
 	}
 
-	private void heard(String server, byte[] data) {
-		List<JsonRpcMessage> messages;
-		try {
-			messages = JsonRpcScanner.scan(data).messages();
-		}
-		catch (JsonRpcParseException ex) {
-			return;
-		}
+	/**
+	 * Tells the listeners of each list of {@code server} that a notification of {@code messages}, the messages of a
+	 * JSON answer as the relay parsed them, says changed.
+	 */
+	void heardIn(String server, List<JsonRpcMessage> messages) {
 		for (JsonRpcMessage message : messages) {
 			if (message.kind() != JsonRpcMessage.Kind.NOTIFICATION) {
 				continue;
@@ -65,22 +68,13 @@ class ListChangedWatch {
 		}
 	}
 
-	/** Whether {@code bytes} holds {@code mark} anywhere. */
-	static boolean contains(byte[] bytes, byte[] mark) {
-		byte first = mark[0];
-		for (int at = 0, last = bytes.length - mark.length; at <= last; at++) {
-			if (bytes[at] != first) {
-				continue;
-			}
-			int matched = 1;
-			while (matched < mark.length && bytes[at + matched] == mark[matched]) {
-				matched++;
-			}
-			if (matched == mark.length) {
-				return true;
-			}
+	private void heard(String server, byte[] data) {
+		try {
+			heardIn(server, JsonRpcScanner.scan(data).messages());
 		}
-		return false;
+		catch (JsonRpcParseException ex) {
+			// left to the stream's stages
+		}
 	}
 
 }

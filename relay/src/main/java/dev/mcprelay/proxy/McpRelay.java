@@ -224,12 +224,20 @@ public class McpRelay {
 	}
 
 	/**
-	 * The POST body, parsed, its bytes and its tree counted in the request's memory budget ({@link BodyCharge}); empty
+	 * The POST body, parsed, its bytes and its tree counted in the request's memory budget ({@link BodyCharge}), or
+	 * the body the exchange's maker parsed ({@link RelayExchange#parsedBody()}, within the same cap); empty
 	 * when the HTTP layer refused the request while it arrived (a malformed chunk or
 	 * trailer): Reactor Netty then answers 400 itself and ends the body as if it were complete, so what was read
 	 * must never be forwarded.
 	 */
 	private Mono<JsonRpcPayload> readPayload(Upstream upstream, RelayExchange exchange) {
+		JsonRpcPayload parsed = exchange.parsedBody();
+		if (parsed != null) {
+			// parsed in this process by the exchange's maker (RelayExchange#parsedBody): bounded as a body read here is
+			return parsed.raw().length > upstream.maxBufferedBody().toBytes()
+					? Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()))
+					: Mono.just(parsed);
+		}
 		long declared = exchange.requestHeaderView().getContentLength();
 		if (declared > upstream.maxBufferedBody().toBytes()) {
 			return Mono.error(RelayFailures.requestTooLarge(upstream.id(), upstream.maxBufferedBody()));

@@ -160,7 +160,7 @@ public class OpenStreams implements SmartLifecycle {
 	public WholeAnswerWriter clientTimed(dev.mcprelay.http.RelayExchange exchange, String server, String what,
 			Duration clientWrite) {
 		return (response, body) -> ClientWriteWindow.whole(response, body, maxHeldBytes,
-				StreamWatch.of(clientWrite, clientWrite, response),
+				() -> StreamWatch.of(clientWrite, clientWrite, response),
 				() -> endForStalledClient(exchange, server, what, clientWrite));
 	}
 

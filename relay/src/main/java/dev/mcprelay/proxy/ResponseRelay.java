@@ -75,9 +75,13 @@ class ResponseRelay {
 
 	private final RefusalRelay refusalRelay;
 
+	private final ListChangedWatch listChanges;
+
 	ResponseRelay(SseStreamRelay sseStreamRelay, ResponseInterception responseInterception,
 			FailedRequestAnswers failedRequestAnswers, ServerRequestAnswers serverRequestAnswers,
-			OpenStreams openStreams, ResponseHead responseHead, RefusalRelay refusalRelay) {
+			OpenStreams openStreams, ResponseHead responseHead, RefusalRelay refusalRelay,
+			ListChangedWatch listChanges) {
+		this.listChanges = listChanges;
 		this.responseHead = responseHead;
 		this.refusalRelay = refusalRelay;
 		this.sseStreamRelay = sseStreamRelay;
@@ -154,6 +158,8 @@ class ResponseRelay {
 					return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(), ex.getMessage()));
 				}
 				deadline.release();
+				// a list_changed in a JSON answer is heard as on a stream, whatever chain the answer meets
+				listChanges.heardIn(upstream.id(), received.messages());
 				return responseInterception
 					.apply(received, call.context(), call.pending(), false, upstream.nonStreamingTimeout())
 					.flatMap(messages -> serverRequestAnswers.send(call, messages.upstreamAnswers())

@@ -142,7 +142,9 @@ class SseStreamRelay {
 
 	/**
 	 * The events of one upstream chunk as the client gets them, in order. When no interceptor of the server looks at
-	 * server messages and every event of the chunk is a plain notification (or no message at all), the chunk's events
+	 * server messages in the configuration current now (what the server sends is decided when it is sent, whatever
+	 * configuration the stream began on) and every event of the chunk is a plain notification (or no message at all),
+	 * the chunk's events
 	 * are relayed as they came, without a tree or a stage, as one write: the common case of a long stream of progress.
 	 * Otherwise each event goes through the stages in turn and is passed on as soon as it has: an event that ends the
 	 * stream (a malformed message) does so after the events before it went out. Either way a server's
@@ -150,7 +152,7 @@ class SseStreamRelay {
 	 */
 	private Publisher<byte[]> relayEvents(List<SseEvent> completed, RelayCall call) {
 		listChanges.heard(call.upstream().id(), completed);
-		if (responseInterception.relaysNotificationsUntouched(call.exchange().configuration(), call.upstream().id()) && allPlain(completed)) {
+		if (responseInterception.relaysNotificationsUntouched(call.context()) && allPlain(completed)) {
 			if (call.trace().recordsEvents()) {
 				completed.stream().filter(SseEvent::isMessage).forEach(event -> call.trace().streamed(event.dataBytes()));
 			}

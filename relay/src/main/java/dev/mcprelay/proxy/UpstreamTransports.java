@@ -12,14 +12,17 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.bridge.BridgeFlights;
 import dev.mcprelay.bridge.ServerVersions;
 import dev.mcprelay.bridge.VersionBridge;
+import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionsProperties;
 import dev.mcprelay.config.UpstreamTransportKind;
 import dev.mcprelay.intercept.UnmatchedAnswers;
 import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
 import dev.mcprelay.session.SessionStoreConfiguration;
@@ -44,7 +47,8 @@ import reactor.netty.http.client.HttpClient;
  * reloads while the server is the same {@link Upstream}; a legacy SSE bridge is closed (its bridged sessions ended)
  * when a reload removes or changes the server, and at shutdown. A version bridge made for a changed server keeps
  * the versions learnt for it while its URL and pinned versions are the same; the sessions it bridges are in the
- * session store, and outlive the change.
+ * session store, and outlive the change, and what they have in flight on this replica is in the one
+ * {@link BridgeFlights} made here and given to every version bridge (closed at shutdown).
  */
 @Component
 public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upstream, UpstreamTransport>> {
@@ -74,11 +78,24 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	/** Where the version bridges keep the sessions of bridged 2025 clients. */
 	private final SessionStore sessionStore;
 
+	/**
+	 * What the version bridges' sessions have in flight on this replica, shared by every version bridge made here (the
+	 * one a reload makes for a server reaches what the previous one started); closed with this.
+	 */
+	private final BridgeFlights bridgeFlights;
+
+	/** The relay's key, which signs what a version bridge gives a client to bring back (a held call's requestState). */
+	private final RelayMac mac;
+
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
 			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows,
-			ObjectProvider<UnmatchedAnswers> unmatched, SessionStore sessionStore) {
+			ObjectProvider<UnmatchedAnswers> unmatched, SessionStore sessionStore, RelayProperties properties,
+			RelayMac mac) {
+		this.mac = mac;
 		this.unmatched = unmatched;
 		this.sessionStore = sessionStore;
+		// sessions.idle-timeout is read at start-up only (a reload does not change it)
+		this.bridgeFlights = new BridgeFlights(sessionStore, properties.sessions().idleTimeout());
 		this.streamableHttp = streamableHttp;
 		this.upstreamHttpClient = upstreamHttpClient;
 		this.upstreams = upstreams;
@@ -172,7 +189,7 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 			.map(entry -> entry.getValue().versions()).findFirst()
 			.orElseGet(() -> new ServerVersions(upstream.id(), upstream.properties().protocolVersions()));
 		return new VersionBridge(streamableHttp, upstream.id(), versions, upstream.maxBufferedBody().toBytes(),
-				sessionStore, upstream.streamingIdleTimeout());
+				sessionStore, bridgeFlights, upstream.streamingIdleTimeout(), mac, upstream.nonStreamingTimeout());
 	}
 
 	/** The sessions open now on every bridge of server {@code id} (an old one ending, a new one beginning). */
@@ -227,6 +244,7 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	@Override
 	public void destroy() {
 		bridges.values().forEach(LegacySseTransport::close);
+		bridgeFlights.close();
 	}
 
 }

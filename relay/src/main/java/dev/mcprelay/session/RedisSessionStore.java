@@ -88,6 +88,8 @@ final class RedisSessionStore implements SessionStore {
 
 	private final RedisTopology topology;
 
+	private final StoreHold hold;
+
 	private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
 
 	/**
@@ -98,6 +100,16 @@ final class RedisSessionStore implements SessionStore {
 	 */
 	RedisSessionStore(ReactiveStringRedisTemplate redis, Duration idleTimeout, int maxPerCaller,
 			Consumer<SessionKey> onEvicted, Runnable onUnavailable, RedisTopology topology) {
+		this(redis, idleTimeout, maxPerCaller, onEvicted, onUnavailable, topology, StoreHold.NEVER);
+	}
+
+	/**
+	 * @param hold what a call waits for before it uses Redis (the Sentinels promoting a replica:
+	 * {@link SentinelMasterSwitches}), within the call's bound
+	 */
+	RedisSessionStore(ReactiveStringRedisTemplate redis, Duration idleTimeout, int maxPerCaller,
+			Consumer<SessionKey> onEvicted, Runnable onUnavailable, RedisTopology topology, StoreHold hold) {
+		this.hold = hold;
 		this.redis = redis;
 		this.idleTimeout = idleTimeout;
 		this.idleMillis = String.valueOf(Math.max(1, idleTimeout.toMillis()));
@@ -203,12 +215,15 @@ final class RedisSessionStore implements SessionStore {
 	}
 
 	/**
-	 * The call, subscribed off the event loop (the first use opens the client's shared connection, and Lettuce waits
-	 * for that), bounded by {@link #TIMEOUT}, its failures as {@link SessionStoreUnavailableException}, counted and
-	 * logged at WARN (once a minute at most) with what to check.
+	 * The call, made once the store is not {@link StoreHold held} (at once, but for a Sentinel failover's promotion),
+	 * subscribed off the event loop (the first use opens the client's shared connection, and Lettuce waits for that),
+	 * bounded by {@link #TIMEOUT} with its wait for the hold, its failures as
+	 * {@link SessionStoreUnavailableException}, counted and logged at WARN (once a minute at most) with what to check.
 	 */
 	private <T> Mono<T> bounded(Mono<T> call) {
-		return call.subscribeOn(OffEventLoop.SCHEDULER)
+		return hold.released()
+			.then(call)
+			.subscribeOn(OffEventLoop.SCHEDULER)
 			.timeout(TIMEOUT)
 			.doOnError(this::failed)
 			.onErrorMap(error -> !(error instanceof SessionStoreUnavailableException),

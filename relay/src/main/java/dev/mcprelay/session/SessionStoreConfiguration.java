@@ -28,7 +28,8 @@ public class SessionStoreConfiguration {
 
 	@Bean
 	SessionStore sessionStore(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
-			ObjectProvider<LettuceConnectionFactory> connections, MeterRegistry registry) {
+			ObjectProvider<LettuceConnectionFactory> connections, MeterRegistry registry,
+			ObjectProvider<SentinelMasterSwitches> switches) {
 		SessionsProperties sessions = properties.sessions();
 		Consumer<SessionKey> evicted = evictedSessions(registry);
 		// at 0 from start-up for every server and virtual server a session can be kept for, so that the first eviction
@@ -42,7 +43,7 @@ public class SessionStoreConfiguration {
 				.description("Calls to the shared session store that failed or timed out")
 				.register(registry);
 			return new RedisSessionStore(redis.getObject(), sessions.idleTimeout(), sessions.maxPerCaller(), evicted,
-					errors::increment, RedisTopology.of(connections.getIfAvailable()));
+					errors::increment, RedisTopology.of(connections.getIfAvailable()), SentinelMasterSwitches.of(switches));
 		}
 		return new MemorySessionStore(sessions.idleTimeout(), sessions.maxPerCaller(), evicted);
 	}

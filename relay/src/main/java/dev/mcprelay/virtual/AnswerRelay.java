@@ -2,9 +2,7 @@ package dev.mcprelay.virtual;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -18,6 +16,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.proxy.ClientWriteWindow;
+import dev.mcprelay.proxy.HeaderNameSet;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventWriter;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -43,8 +42,8 @@ import reactor.core.publisher.Mono;
 class AnswerRelay {
 
 	/** Member answer headers the client does not get as they are. */
-	private static final Set<String> NOT_RELAYED = Set.of("mcp-session-id", "content-length", "transfer-encoding",
-			"connection");
+	private static final HeaderNameSet NOT_RELAYED = HeaderNameSet.of(List.of("Mcp-Session-Id", "Content-Length",
+			"Transfer-Encoding", "Connection"));
 
 	private final MemberIds ids;
 
@@ -101,11 +100,7 @@ class AnswerRelay {
 		RelayResponse response = call.exchange().response();
 		call.exchange().record().forwarded(answer.status().value());
 		response.status(answer.status());
-		answer.headers().forEach((name, values) -> {
-			if (!NOT_RELAYED.contains(name.toLowerCase(Locale.ROOT))) {
-				response.headers().set(name, values);
-			}
-		});
+		relayHeaders(answer, response.headers());
 		if (call.session() != null) {
 			response.headers().set("Mcp-Session-Id", call.session().id());
 		}
@@ -113,6 +108,23 @@ class AnswerRelay {
 			return recordingCut(call, answer, writeWhole(response, answer.body()));
 		}
 		return recordingCut(call, answer, writeEvents(response, events(call, answer, cut, instead)));
+	}
+
+	/**
+	 * Sets on {@code to} each header of {@code answer} the client gets as it is (all but {@link #NOT_RELAYED}), under
+	 * its name, with all its values, replacing what {@code to} held under it. Copied line by line from the headers
+	 * as the member's relay wrote them, with no view, list or lower-cased name made, when no name comes twice (the
+	 * rule); else name by name through the view, as Netty groups them.
+	 */
+	private static void relayHeaders(MemberAnswer answer, HttpHeaders to) {
+		if (answer.written() != null && HeaderLines.copyEach(answer.written(), NOT_RELAYED, to, false)) {
+			return;
+		}
+		answer.headers().forEach((name, values) -> {
+			if (!NOT_RELAYED.contains(name)) {
+				to.set(name, values);
+			}
+		});
 	}
 
 	/**

@@ -1,7 +1,6 @@
 package dev.mcprelay.virtual;
 
-import java.util.Locale;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.springframework.http.HttpMethod;
@@ -11,6 +10,7 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.metrics.ExchangeObservations;
 import dev.mcprelay.metrics.ExchangeRecord;
+import dev.mcprelay.proxy.HeaderNameSet;
 import dev.mcprelay.proxy.McpRelay;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.route.McpRouting;
@@ -36,9 +36,9 @@ import reactor.core.publisher.SignalType;
 class MemberCalls {
 
 	/** The client headers a message to a member does not carry over. */
-	private static final Set<String> OWN_HEADERS = Set.of("mcp-session-id", "mcp-protocol-version", "last-event-id",
-			"content-length", "content-type", "transfer-encoding", "accept", "origin", "host", "mcp-method", "mcp-name",
-			"connection", "keep-alive", "upgrade", "te", "trailer");
+	private static final HeaderNameSet OWN_HEADERS = HeaderNameSet.of(List.of("Mcp-Session-Id", "MCP-Protocol-Version",
+			"Last-Event-ID", "Content-Length", "Content-Type", "Transfer-Encoding", "Accept", "Origin", "Host",
+			"Mcp-Method", "Mcp-Name", "Connection", "Keep-Alive", "Upgrade", "TE", "Trailer"));
 
 	private static final String ACCEPT_POST = "application/json, text/event-stream";
 
@@ -71,9 +71,24 @@ class MemberCalls {
 	 */
 	Mono<MemberAnswer> send(VirtualCall call, String member, HttpMethod method, MemberSession session,
 			String lastEventId, byte[] body) {
+		return send(call, member, method, session, lastEventId, body == null ? null : MemberMessage.of(body));
+	}
+
+	/**
+	 * POSTs {@code message} to {@code member} for the client's request {@code call}, as
+	 * {@link #send(VirtualCall, String, HttpMethod, MemberSession, String, byte[])} does; a message that carries its
+	 * tree ({@link MemberMessage#routed}) hands it to the member's relay, which then does not parse it again.
+	 */
+	Mono<MemberAnswer> post(VirtualCall call, String member, MemberSession session, MemberMessage message) {
+		return send(call, member, HttpMethod.POST, session, null, message);
+	}
+
+	private Mono<MemberAnswer> send(VirtualCall call, String member, HttpMethod method, MemberSession session,
+			String lastEventId, MemberMessage body) {
 		RelayExchange client = call.exchange();
 		return send(new MemberOrigin(client.requestHeaders(), client.caller(), call.access(), client.configuration(),
-				MemberOrigin.endingOf(call)), member, method, session, lastEventId, body, () -> closeStalled(client));
+				MemberOrigin.endingOf(call)), member, method, session, lastEventId, body, () -> closeStalled(client),
+				() -> true);
 	}
 
 	/**
@@ -97,6 +112,13 @@ class MemberCalls {
 	 */
 	Mono<MemberAnswer> send(MemberOrigin origin, String member, HttpMethod method, MemberSession session,
 			String lastEventId, byte[] body, Runnable onClientStalled, java.util.function.BooleanSupplier readerPresent) {
+		return send(origin, member, method, session, lastEventId, body == null ? null : MemberMessage.of(body),
+				onClientStalled, readerPresent);
+	}
+
+	private Mono<MemberAnswer> send(MemberOrigin origin, String member, HttpMethod method, MemberSession session,
+			String lastEventId, MemberMessage body, Runnable onClientStalled,
+			java.util.function.BooleanSupplier readerPresent) {
 		return Mono.create(sink -> {
 			HttpHeaders headers = headersFor(origin.headers(), method, session, lastEventId);
 			if (body != null && origin.headers().contains(MCP_METHOD)) {
@@ -109,7 +131,8 @@ class MemberCalls {
 					readerPresent);
 			Caller caller = origin.caller();
 			MemberExchange exchange = new MemberExchange(method,
-					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers, body, caller,
+					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers,
+					body == null ? null : body.bytes(), body == null ? null : body.takeParsed(), caller,
 					origin.access(), response, origin.ending());
 			record.set(exchange.record());
 			Disposable handling = relay.handle(exchange)
@@ -131,29 +154,39 @@ class MemberCalls {
 	 * The 2026-07-28 headers that mirror the body (SEP-2243), for a client that sends them: of the message the member
 	 * gets, whose name may have lost its prefix.
 	 */
-	private static void mirror(HttpHeaders headers, byte[] body) {
-		com.fasterxml.jackson.databind.node.ObjectNode message = MemberMessages.parse(body);
-		if (message == null || !message.path("method").isTextual()) {
+	private static void mirror(HttpHeaders headers, MemberMessage message) {
+		String method = message.method();
+		if (method == null) {
 			return;
 		}
-		headers.set(MCP_METHOD, message.get("method").asText());
-		com.fasterxml.jackson.databind.JsonNode params = message.path("params");
-		com.fasterxml.jackson.databind.JsonNode name = params.path("name").isTextual() ? params.get("name")
-				: params.path("uri");
-		if (name.isTextual()) {
-			String value = name.textValue();
-			boolean plain = value.chars().allMatch(c -> c >= 0x20 && c < 0x7f) && value.strip().equals(value);
-			headers.set(MCP_NAME, plain ? value : "=?base64?" + java.util.Base64.getEncoder()
-				.encodeToString(value.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "?=");
+		headers.set(MCP_METHOD, method);
+		String name = message.name();
+		if (name != null) {
+			headers.set(MCP_NAME, isPlain(name) ? name : "=?base64?" + java.util.Base64.getEncoder()
+				.encodeToString(name.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "?=");
 		}
+	}
+
+	/** Whether {@code value} goes in a header as it is: printable ASCII, no space at either end. */
+	private static boolean isPlain(String value) {
+		int length = value.length();
+		for (int i = 0; i < length; i++) {
+			char c = value.charAt(i);
+			if (c < 0x20 || c >= 0x7f) {
+				return false;
+			}
+		}
+		return length == 0 || (value.charAt(0) != ' ' && value.charAt(length - 1) != ' ');
 	}
 
 	private static HttpHeaders headersFor(HttpHeaders clientHeaders, HttpMethod method, MemberSession session,
 			String lastEventId) {
 		HttpHeaders headers = new DefaultHttpHeaders();
-		for (String name : clientHeaders.names()) {
-			if (!OWN_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
-				headers.add(name, clientHeaders.getAll(name));
+		if (!HeaderLines.copyEach(clientHeaders, OWN_HEADERS, headers, true)) {
+			for (String name : clientHeaders.names()) {
+				if (!OWN_HEADERS.contains(name)) {
+					headers.add(name, clientHeaders.getAll(name));
+				}
 			}
 		}
 		if (HttpMethod.POST.equals(method)) {

@@ -9,6 +9,7 @@ import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.http.ReloadEnding;
+import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.ExchangeRecord;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.McpRoute;
@@ -20,7 +21,8 @@ import reactor.core.publisher.Mono;
 /**
  * The exchange a virtual server has with one member's relay, in this process: the member's path, the headers the
  * virtual server chose (which the relay may change in place: it puts a session's own id in place of the bound one),
- * the message as bytes, and the decisions of the client's request (its caller, the virtual server's usable members),
+ * the message as bytes (and, when the virtual server parsed it, as the
+ * tree the member's relay starts from: {@link #parsedBody()}), and the decisions of the client's request (its caller, the virtual server's usable members),
  * with a record of its own, so that the member's meters and log line are those of a request to the member. Its response
  * is a {@link MemberResponse}. Cancelling the relay's handling of it cancels the member's exchange; a reload that ends
  * the client request's virtual server, or withdraws the client's access to it, ends its streams
@@ -40,6 +42,8 @@ final class MemberExchange implements RelayExchange {
 
 	private final byte[] body;
 
+	private final JsonRpcPayload parsed;
+
 	private final Caller caller;
 
 	private final VirtualMembers virtual;
@@ -53,11 +57,12 @@ final class MemberExchange implements RelayExchange {
 	/**
 	 * @param configuration the client's exchange's snapshot: a member's exchange runs on the same one
 	 * @param body the message (POST), or {@code null}
+	 * @param parsed {@code body} parsed, for the member's relay to start from ({@link #parsedBody()}), or {@code null}
 	 * @param endedByReload when a reload ends it ({@link #endedByReload()}: the virtual server's version ended, the
 	 * client's access to it withdrawn)
 	 */
 	MemberExchange(HttpMethod method, McpRoute route, ConfigurationSnapshot configuration, HttpHeaders headers,
-			byte[] body, Caller caller, VirtualMembers virtual, MemberResponse response,
+			byte[] body, JsonRpcPayload parsed, Caller caller, VirtualMembers virtual, MemberResponse response,
 			Mono<ReloadEnding> endedByReload) {
 		this.endedByReload = endedByReload;
 		this.method = method;
@@ -66,6 +71,7 @@ final class MemberExchange implements RelayExchange {
 		this.headers = headers;
 		this.headerView = new org.springframework.http.HttpHeaders(new Netty4HeadersAdapter(headers));
 		this.body = body;
+		this.parsed = parsed;
 		this.caller = caller;
 		this.virtual = virtual;
 		this.response = response;
@@ -104,6 +110,11 @@ final class MemberExchange implements RelayExchange {
 	public Flux<DataBuffer> requestBody() {
 		return body == null ? Flux.empty()
 				: Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body)));
+	}
+
+	@Override
+	public JsonRpcPayload parsedBody() {
+		return parsed;
 	}
 
 	@Override

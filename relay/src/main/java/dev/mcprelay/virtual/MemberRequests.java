@@ -3,7 +3,6 @@ package dev.mcprelay.virtual;
 import java.time.Duration;
 import java.util.List;
 
-import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -74,15 +73,16 @@ class MemberRequests {
 	 * request of the member's, which its new session never sent: the answer is {@code null} then)
 	 */
 	Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again) {
-		return post(call, member, message, again, false);
+		return post(call, member, MemberMessage.of(message), again, false);
 	}
 
 	/**
 	 * Sends the client's request {@code message} to {@code member} (POST) and hands on its answer; fails with
 	 * {@link MemberHadNoStream} when the member is found, before it answered, to have had no stream when the request
-	 * reached it (the member's exchange is cancelled).
+	 * reached it (the member's exchange is cancelled). A message that carries its tree ({@link MemberMessage#routed})
+	 * hands it to the member's relay the first time it is sent.
 	 */
-	Mono<Sent> call(VirtualCall call, String member, byte[] message) {
+	Mono<Sent> call(VirtualCall call, String member, MemberMessage message) {
 		return post(call, member, message, true, true);
 	}
 
@@ -94,14 +94,15 @@ class MemberRequests {
 		untold.keep(call, member, notices);
 	}
 
-	private Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again, boolean endWithoutStream) {
+	private Mono<Sent> post(VirtualCall call, String member, MemberMessage message, boolean again,
+			boolean endWithoutStream) {
 		// what an earlier message to the member could not tell the client comes first
 		return post(call, member, message, again, endWithoutStream, new Object())
 			.map(sent -> new Sent(sent.answer(), untold.take(call, member, sent.notices()), sent.withoutStream()));
 	}
 
-	private Mono<Sent> post(VirtualCall call, String member, byte[] message, boolean again, boolean endWithoutStream,
-			Object token) {
+	private Mono<Sent> post(VirtualCall call, String member, MemberMessage message, boolean again,
+			boolean endWithoutStream, Object token) {
 		return ready(call, member, token).flatMap(ready -> send(call, member, ready, message, endWithoutStream)
 			.map(answer -> new Sent(answer, ready.joined().noticesFor(token), ready.withoutStream()))
 			.onErrorResume(MemberSessionLost.class, lost -> joins
@@ -136,17 +137,18 @@ class MemberRequests {
 
 	/**
 	 * Sends {@code message} in {@code ready}'s session; with {@code endWithoutStream}, ends it with
-	 * {@link MemberHadNoStream} if the member is found to have had no stream before it answered.
+	 * {@link MemberHadNoStream} if the member is found to have had no stream before it answered (a request without a
+	 * session waits for no stream: it is sent as it is).
 	 */
-	private Mono<MemberAnswer> send(VirtualCall call, String member, Ready ready, byte[] message,
+	private Mono<MemberAnswer> send(VirtualCall call, String member, Ready ready, MemberMessage message,
 			boolean endWithoutStream) {
 		Mono<MemberAnswer> sent = send(call, member, ready.joined().session(), message);
-		return !endWithoutStream ? sent
+		return !endWithoutStream || call.stateless() ? sent
 				: Mono.firstWithSignal(sent, ready.withoutStream().then(Mono.error(() -> new MemberHadNoStream(member))));
 	}
 
-	private Mono<MemberAnswer> send(VirtualCall call, String member, MemberSession session, byte[] message) {
-		return calls.send(call, member, HttpMethod.POST, session, null, message)
+	private Mono<MemberAnswer> send(VirtualCall call, String member, MemberSession session, MemberMessage message) {
+		return calls.post(call, member, session, message)
 			.flatMap(answer -> call.stateless() ? Mono.just(answer) : MemberSessionLost.check(answer, session));
 	}
 

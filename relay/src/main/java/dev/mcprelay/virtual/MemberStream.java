@@ -200,7 +200,19 @@ final class MemberStream {
 		firstOutcome.tryEmitValue(State.ENDED);
 	}
 
+	/**
+	 * Opens the stream (again): unless the configuration now current no longer has the member in the session's virtual
+	 * server (a reload removed its server, or the virtual server's {@code members} no longer name it), whatever snapshot
+	 * the session began on; then the stream ends for good (its ending was counted once, by what ended it), and the
+	 * member's server is never asked again by this session.
+	 */
 	private void connect() {
+		if (!session.parts().streams().stillServes(session.server(), member)) {
+			log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
+					session.virtualId(), member);
+			end();
+			return;
+		}
 		synchronized (this) {
 			if (state == State.ENDED) {
 				return;

@@ -100,9 +100,11 @@ class MemberTargets {
 						.filter(names -> names.contains(call.server().memberName(candidate, exposed)))
 						.map(names -> candidate))
 					.next();
+		// the error made only for a name no member publishes, not for every call routed
 		return member.map(chosen -> Target.to(chosen, renamed(request, chosen, call.server(), exposed)))
-			.defaultIfEmpty(Target.refused(JsonRpcErrors.error(id, JsonRpcErrorCodes.INVALID_PARAMS,
-					"Unknown " + kind + ": " + exposed, Map.of("reason", "unknown_" + kind))));
+			.switchIfEmpty(Mono.fromSupplier(() -> Target.refused(JsonRpcErrors.error(id,
+					JsonRpcErrorCodes.INVALID_PARAMS, "Unknown " + kind + ": " + exposed,
+					Map.of("reason", "unknown_" + kind)))));
 	}
 
 	/** {@code request} with the name the member published in place of the one the client sent. */

@@ -17,6 +17,8 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -83,14 +85,21 @@ class MergedStreams {
 
 	private final StreamHandover handover;
 
+	private final VirtualServers servers;
+
+	private final LiveConfiguration configuration;
+
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
-			OpenStreams openStreams, StreamHandover handover, VirtualServers servers) {
+			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, LiveConfiguration configuration) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.joins = joins;
 		this.openStreams = openStreams;
 		this.handover = handover;
+		this.servers = servers;
+		this.configuration = configuration;
 		handover.onClaimed(this::released);
 		servers.onRetired(this::retired);
+		servers.onMembersChanged(this::regrouped);
 	}
 
 	/**
@@ -217,6 +226,16 @@ class MergedStreams {
 	}
 
 	/**
+	 * Whether {@code member} is still a member of {@code server} in the configuration current now (not the snapshot a
+	 * session began on): a member stream is opened, or opened again, only then ({@link MemberStream}). A reload that
+	 * removed the member's server, or the virtual server or its version, ends the stream for good.
+	 */
+	boolean stillServes(VirtualServer server, String member) {
+		VirtualServer now = servers.find(configuration.current(), server.id());
+		return now != null && now.version() == server.version() && now.members().contains(member);
+	}
+
+	/**
 	 * {@code member} answered the GET of {@code session}'s stream with its headers alone (no event came with them),
 	 * while {@code callsAhead} calls went to it without waiting any longer: it opens its stream as it answers (calls
 	 * wait for it as long as its GET may take from now on, logged if it was taken for one that does not), so it had no
@@ -255,6 +274,20 @@ class MergedStreams {
 		sessions.values().stream()
 			.filter(session -> session.server().version() == server.version())
 			.forEach(session -> session.end(UndeliveredMessages.SESSION_ENDED));
+	}
+
+	/**
+	 * A reload changed {@code server}'s members but not its version: the open streams of its sessions here tell their
+	 * clients that its tool list changed ({@code notifications/tools/list_changed}, held for a client whose GET is
+	 * away), so that they list it again and see the members it has now.
+	 */
+	private void regrouped(VirtualServer server) {
+		ObjectNode changed = JsonRpcParser.mapper().createObjectNode();
+		changed.put("jsonrpc", "2.0");
+		changed.put("method", "notifications/tools/list_changed");
+		sessions.values().stream()
+			.filter(session -> session.server().version() == server.version())
+			.forEach(session -> session.tell(List.of(changed.deepCopy())));
 	}
 
 	/** Ends {@code session}, new here, if a reload ended its virtual server's version before it began. */

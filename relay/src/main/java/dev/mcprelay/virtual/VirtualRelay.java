@@ -135,8 +135,9 @@ public class VirtualRelay {
 			originPolicy.check(exchange.requestHeaderView());
 			// the header rules of a relayed request, the same checks: conflicting lines refused before anything reads them
 			SingleValuedHeaders.requireOneValue(exchange.requestHeaderView(), server.id());
+			// the writer of what the virtual server composes whole, made when it writes one (a relayed answer is not)
 			VirtualCall call = new VirtualCall(exchange, server, access(server, exchange), null,
-					wholeAnswers(exchange, server));
+					(response, body) -> wholeAnswers(exchange, server).write(response, body));
 			HttpMethod method = exchange.method();
 			if (HttpMethod.POST.equals(method)) {
 				return post(call);
@@ -193,7 +194,8 @@ public class VirtualRelay {
 		// only a session the store no longer holds is gone; another caller's is refused alike but left alone
 		return sessions.find(call.server().id(), id, call.callerId(), () -> orphans.gone(call.server().id(), id))
 			.doOnNext(session -> orphans.used(call.server().id(), id))
-			.map(call::with);
+			.map(call::with)
+			.flatMap(lifecycle::holding);
 	}
 
 	private Mono<Void> post(VirtualCall call) {
@@ -294,7 +296,8 @@ public class VirtualRelay {
 	 * ({@link MemberHadNoStream}) is answered with that error when it is still waiting for the member.
 	 */
 	private Mono<Void> forward(VirtualCall call, String member, ObjectNode message) {
-		return requests.call(call, member, JsonRpcErrors.toBytes(message))
+		// the client's request as parsed here, handed on: the member's relay does not parse it again
+		return requests.call(call, member, MemberMessage.routed(call.exchange().record().payload(), message))
 			.flatMap(sent -> answers.relay(call, sent.answer(), sent.notices(), sent.withoutStream(),
 					() -> new MemberHadNoStream(member).error(message.get("id"))))
 			.onErrorResume(MemberHadNoStream.class, failure -> answer(call, failure.error(message.get("id"))))

@@ -44,6 +44,9 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 	/** Who ends what a version kept (its sessions, streams, catalogues) once it ended. */
 	private final List<Consumer<VirtualServer>> retiring = new CopyOnWriteArrayList<>();
 
+	/** Who tells a version's open streams that its members changed. */
+	private final List<Consumer<VirtualServer>> regrouping = new CopyOnWriteArrayList<>();
+
 	@Override
 	public String partName() {
 		return "virtual servers";
@@ -84,8 +87,12 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 	@Override
 	public void replaced(Map<String, VirtualServer> previous, Map<String, VirtualServer> next) {
 		List<VirtualServer> ended = new ArrayList<>();
+		List<VirtualServer> regrouped = new ArrayList<>();
 		previous.forEach((id, was) -> {
 			VirtualServer is = next.get(id);
+			if (is != null && is.version() == was.version() && !is.members().equals(was.members())) {
+				regrouped.add(is);
+			}
 			if (is == null || is.version() != was.version()) {
 				log.info("Virtual server '{}' was {} by a configuration reload: its sessions end", id,
 						is == null ? "removed" : "changed");
@@ -94,6 +101,16 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 			}
 		});
 		ended.forEach(server -> retiring.forEach(retire -> retire.accept(server)));
+		regrouped.forEach(server -> regrouping.forEach(regroup -> regroup.accept(server)));
+	}
+
+	/**
+	 * Calls {@code regroup} with each virtual server whose members a reload changed while leaving its version (and so
+	 * its sessions) as it was: {@code members: ["*"]} gaining or losing a server, a removed server's mention leaving
+	 * with it. Must not block.
+	 */
+	void onMembersChanged(Consumer<VirtualServer> regroup) {
+		regrouping.add(regroup);
 	}
 
 	/**

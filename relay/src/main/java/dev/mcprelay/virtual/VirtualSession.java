@@ -16,9 +16,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * @param exposedTools the tools this session's searches made visible ({@code tool-search})
  * @param loggingLevel the level the client last asked for with {@code logging/setLevel}, sent to a member that joins
  * later or again; {@code null} when it asked for none
+ * @param terms what the session was opened under ({@link VirtualSessionTerms}); {@code null} for a session stored
+ * without them
  */
 record VirtualSession(String id, Map<String, MemberSession> members, ObjectNode initialize, Set<String> exposedTools,
-		String loggingLevel) {
+		String loggingLevel, String terms) {
 
 	VirtualSession {
 		// in the members' order of id, on every replica (a Map.copyOf's order changes from one JVM to the next): the

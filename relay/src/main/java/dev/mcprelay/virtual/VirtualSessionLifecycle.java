@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
@@ -23,6 +25,8 @@ import reactor.core.publisher.Mono;
  */
 @Component
 class VirtualSessionLifecycle {
+
+	private static final Logger log = LoggerFactory.getLogger(VirtualSessionLifecycle.class);
 
 	private final MemberJoin join;
 
@@ -68,7 +72,8 @@ class VirtualSessionLifecycle {
 				joined.forEach(member -> members.put(member.member(), member.session()));
 				ObjectNode result = InitializeMerge.result(virtualId, version,
 						initialize.path("params").path("protocolVersion").asText(null), joined);
-				return sessions.open(virtualId, sessionId, call.callerId(), initialize, members)
+				return sessions.open(virtualId, sessionId, call.callerId(), initialize, members,
+						VirtualSessionTerms.of(call.exchange().configuration().properties(), virtualId))
 					// A session the store could not keep is ended with every member, not left open behind them.
 					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
 					.then(Mono.defer(() -> {
@@ -93,6 +98,28 @@ class VirtualSessionLifecycle {
 				call.exchange().record().forwarded(HttpStatus.OK.value());
 				return call.exchange().response().complete();
 			}));
+	}
+
+	/**
+	 * {@code call}'s session, unless the virtual server changed since it was opened ({@link VirtualSessionTerms}: its
+	 * settings in the request's snapshot are not those the session was opened under). Such a session ends here as on
+	 * the replica that joined its members (which may have stopped, or not heard of it): its stream here, a DELETE to
+	 * each member session, the session forgotten; the request is answered 404 {@code session_ended}, so that its client
+	 * initializes again, on the new settings.
+	 */
+	Mono<VirtualCall> holding(VirtualCall call) {
+		if (VirtualSessionTerms.hold(call.session().terms(), call.exchange().configuration().properties(),
+				call.server().id())) {
+			return Mono.just(call);
+		}
+		log.info("Virtual server '{}': a session opened under other settings of it ends; its member sessions are sent "
+				+ "DELETE", call.server().id());
+		streams.end(call.server().id(), call.session().id());
+		orphans.deleted(call.server().id(), call.session().id());
+		return endMembers(call, call.session().members())
+			.then(sessions.end(call.server().id(), call.session().id(), call.callerId())
+				.onErrorResume(error -> Mono.empty()))
+			.then(Mono.error(() -> RelayFailures.sessionEnded(call.server().id())));
 	}
 
 	/** Ends the sessions with {@code members} (DELETE to each; what they answer does not matter). */

@@ -36,6 +36,9 @@ class VirtualSessions {
 	/** What marks a session a reload ended ({@link #retire}): no member id either. */
 	private static final String ENDED = " ended";
 
+	/** Where the session keeps what it was opened under ({@link VirtualSessionTerms}): no member id either. */
+	private static final String TERMS = " terms";
+
 	private final SessionStore store;
 
 	VirtualSessions(SessionStore store) {
@@ -50,13 +53,15 @@ class VirtualSessions {
 
 	/**
 	 * Records session {@code id} of {@code virtualId}, opened by {@code callerId} with the client's {@code initialize}
-	 * request (kept to join members later), with the members it joined.
+	 * request (kept to join members later), with the members it joined, under {@code terms} (the virtual server's
+	 * settings, {@link VirtualSessionTerms}).
 	 */
 	Mono<Void> open(String virtualId, String id, String callerId, ObjectNode initialize,
-			Map<String, MemberSession> members) {
+			Map<String, MemberSession> members, String terms) {
 		SessionKey key = new SessionKey(virtualId, id);
 		return store.open(key, callerId)
 			.then(store.join(key, INITIALIZE, new String(JsonRpcErrors.toBytes(initialize), StandardCharsets.UTF_8)))
+			.then(store.join(key, TERMS, terms))
 			.then(Mono.when(members.entrySet().stream()
 				.map(member -> store.join(key, member.getKey(), member.getValue().stored()))
 				.toList()))
@@ -81,13 +86,14 @@ class VirtualSessions {
 			.map(state -> {
 				Map<String, MemberSession> members = new LinkedHashMap<>();
 				state.members().forEach((member, stored) -> {
-					if (!member.equals(INITIALIZE) && !member.equals(LOGGING_LEVEL) && !member.equals(ENDED)) {
+					if (!member.equals(INITIALIZE) && !member.equals(LOGGING_LEVEL) && !member.equals(ENDED)
+							&& !member.equals(TERMS)) {
 						members.put(member, MemberSession.ofStored(stored));
 					}
 				});
 				ObjectNode initialize = MemberMessages.parse(state.members().get(INITIALIZE).getBytes(StandardCharsets.UTF_8));
 				return new VirtualSession(id, members, initialize, state.exposedTools(),
-						state.members().get(LOGGING_LEVEL));
+						state.members().get(LOGGING_LEVEL), state.members().get(TERMS));
 			})
 			.switchIfEmpty(Mono.error(() -> RelayFailures.unknownSession(virtualId)))
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));

@@ -49,6 +49,9 @@ class BridgedStreamsTest {
 			message -> SessionResults.toSession(message, "f"),
 			message -> SessionResults.asksForInput(message) ? Flux.<byte[]>empty() : null, true);
 
+	/** What the bridged sessions of a relay have in flight, of the tests whose bridges share no store. */
+	private static final BridgeFlights FLIGHTS = new BridgeFlights(new Kept(), Duration.ofHours(1));
+
 	private static final byte[] HALF_AN_EVENT = "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"res"
 		.getBytes(StandardCharsets.UTF_8);
 
@@ -99,7 +102,7 @@ class BridgedStreamsTest {
 						+ "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"streamer\",\"version\":"
 						+ "\"1\"}}}}"))));
 		SessionBridge bridge = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
-				new BridgeSessions(new Kept(), "f"), 65536, Duration.ofSeconds(5));
+				new BridgeSessions(new Kept(), "f", FLIGHTS), 65536, Duration.ofSeconds(5));
 		AtomicReference<String> session = new AtomicReference<>();
 		AtomicReference<JsonNode> initialized = new AtomicReference<>();
 
@@ -117,7 +120,7 @@ class BridgedStreamsTest {
 				}
 				return buffer;
 			}).then();
-		}).block(Duration.ofSeconds(5));
+		}, null).block(Duration.ofSeconds(5));
 
 		assertThat(session.get()).startsWith(BridgeSessions.PREFIX);
 		assertThat(initialized.get().at("/result/serverInfo/name").asText()).as("%s", initialized.get())
@@ -130,9 +133,9 @@ class BridgedStreamsTest {
 		UpstreamTransport server = new Answering(
 				request -> LocalUpstreamResponse.eventStream(new HttpHeaders(), Flux.just(PROGRESS)));
 		SessionBridge bridge = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
-				new BridgeSessions(new Kept(), "f"), 65536, Duration.ofSeconds(5));
+				new BridgeSessions(new Kept(), "f", FLIGHTS), 65536, Duration.ofSeconds(5));
 
-		StepVerifier.create(bridge.open(initialize(), response -> response.releaseBody()))
+		StepVerifier.create(bridge.open(initialize(), response -> response.releaseBody(), null))
 			.expectErrorMatches(error -> error instanceof UpstreamTransportException failure
 					&& failure.reason().equals("bridge_discover_failed")
 					&& failure.getMessage().contains("before the answer"))
@@ -164,15 +167,17 @@ class BridgedStreamsTest {
 			return LocalUpstreamResponse.json(new HttpHeaders(), answer.getBytes(StandardCharsets.UTF_8));
 		});
 		Kept store = new Kept();
+		// the relay's one BridgeFlights, which each bridge it makes for the server is given
+		BridgeFlights flights = new BridgeFlights(store, Duration.ofHours(1));
 		SessionBridge beforeTheReload = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
-				new BridgeSessions(store, "f"), 65536, Duration.ofSeconds(30));
+				new BridgeSessions(store, "f", flights), 65536, Duration.ofSeconds(30));
 		SessionBridge afterTheReload = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
-				new BridgeSessions(store, "f"), 65536, Duration.ofSeconds(30));
+				new BridgeSessions(store, "f", flights), 65536, Duration.ofSeconds(30));
 		AtomicReference<String> session = new AtomicReference<>();
 		beforeTheReload.open(initialize(), response -> {
 			session.set(response.headers().getFirst("Mcp-Session-Id"));
 			return response.releaseBody();
-		}).block(Duration.ofSeconds(5));
+		}, null).block(Duration.ofSeconds(5));
 		AtomicReference<UpstreamResponse> call = new AtomicReference<>();
 		beforeTheReload.send(inSession(session.get(), HttpMethod.POST, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"report\",\"arguments\":{}}}"), response -> {
@@ -229,12 +234,12 @@ class BridgedStreamsTest {
 					+ "\"params\":{\"name\":\"drop\"},\"result\":{}}}}}").getBytes(StandardCharsets.UTF_8));
 		});
 		SessionBridge bridge = new SessionBridge(server, "f", new ServerVersions("f", List.of()),
-				new BridgeSessions(new Kept(), "f"), 65536, Duration.ofSeconds(30));
+				new BridgeSessions(new Kept(), "f", FLIGHTS), 65536, Duration.ofSeconds(30));
 		AtomicReference<String> session = new AtomicReference<>();
 		bridge.open(initialize(), response -> {
 			session.set(response.headers().getFirst("Mcp-Session-Id"));
 			return response.releaseBody();
-		}).block(Duration.ofSeconds(5));
+		}, null).block(Duration.ofSeconds(5));
 		AtomicReference<UpstreamResponse> call = new AtomicReference<>();
 		bridge.send(inSession(session.get(), HttpMethod.POST, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"report\",\"requestState\":\"forged\",\"inputResponses\":"
@@ -295,7 +300,19 @@ class BridgedStreamsTest {
 	}
 
 	/** A session store that keeps what it is given, in memory. */
-	private static final class Kept implements SessionStore {
+	/**
+	 * What the bridges over {@code store} have in flight: one for every bridge of one relay (a reload's bridges share
+	 * it), another for a bridge over another store (another replica); {@code null}: one of its own.
+	 */
+	static BridgeFlights flightsOf(Kept store) {
+		return store == null ? new BridgeFlights(null, Duration.ofHours(1))
+				: KEPT_FLIGHTS.computeIfAbsent(store, any -> new BridgeFlights(store, Duration.ofHours(1)));
+	}
+
+	private static final Map<Kept, BridgeFlights> KEPT_FLIGHTS = java.util.Collections
+		.synchronizedMap(new java.util.WeakHashMap<>());
+
+	static final class Kept implements SessionStore {
 
 		private final Map<SessionKey, SessionState> sessions = new ConcurrentHashMap<>();
 

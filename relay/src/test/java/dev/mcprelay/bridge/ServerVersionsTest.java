@@ -55,6 +55,54 @@ class ServerVersionsTest {
 		assertThat(learnt.known()).containsExactly("2026-07-28");
 	}
 
+	/**
+	 * Issue 46 review K, finding 5: learnt versions are revised when the server answers as the other generation (it was
+	 * redeployed), but a server that lies cannot make the relay change its mind on every request.
+	 */
+	@Test
+	void learntVersionsAreRevisedWithinABoundAndPinnedOnesNever() {
+		java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000);
+		ServerVersions versions = new ServerVersions("s", List.of(), now::get);
+		versions.learn(List.of("2026-07-28"));
+		assertThat(versions.bridges("2025-11-25")).isTrue();
+
+		versions.learn(List.of("2025-11-25"));
+		assertThat(versions.known()).as("redeployed as a 2025 server: revised").containsExactly("2025-11-25");
+		assertThat(versions.forget("test")).as("forgotten: a second revision").isTrue();
+		assertThat(versions.known()).isEmpty();
+		assertThat(versions.forget("test")).as("nothing known: nothing to forget").isFalse();
+		versions.learn(List.of("2026-07-28"));
+		assertThat(versions.known()).as("learnt again: no revision").containsExactly("2026-07-28");
+		versions.learn(List.of("2025-11-25"));
+		assertThat(versions.known()).as("the third revision").containsExactly("2025-11-25");
+
+		versions.learn(List.of("2026-07-28"));
+		assertThat(versions.forget("test")).isFalse();
+		assertThat(versions.mayProbe()).as("no exchange spent to prove what cannot be revised").isFalse();
+		assertThat(versions.known()).as("a fourth within the window is ignored").containsExactly("2025-11-25");
+
+		now.addAndGet(ServerVersions.REVISION_WINDOW.toNanos());
+		versions.learn(List.of("2026-07-28"));
+		assertThat(versions.known()).as("once the window has passed").containsExactly("2026-07-28");
+
+		ServerVersions pinned = new ServerVersions("s", List.of("2026-07-28"), now::get);
+		assertThat(pinned.forget("test")).isFalse();
+		assertThat(pinned.mayProbe()).isFalse();
+		assertThat(pinned.known()).containsExactly("2026-07-28");
+	}
+
+	@Test
+	void anExchangeToProveKnownVersionsWrongIsSpentOncePerInterval() {
+		java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000);
+		ServerVersions versions = new ServerVersions("s", List.of(), now::get);
+		assertThat(versions.mayProbe()).as("unknown versions: the first refusal's probe is the learning's").isFalse();
+		versions.learn(List.of("2026-07-28"));
+		assertThat(versions.mayProbe()).isTrue();
+		assertThat(versions.mayProbe()).as("within the interval").isFalse();
+		now.addAndGet(ServerVersions.PROBE_INTERVAL.toNanos());
+		assertThat(versions.mayProbe()).isTrue();
+	}
+
 	@Test
 	void aRefusedInitializeTeachesTheVersionsItNamesAndIsHandedOnByteForByteWhenTheyNeedNoBridge() {
 		ServerVersions versions = new ServerVersions("s", List.of());
@@ -64,6 +112,8 @@ class ServerVersionsTest {
 		UpstreamTransport refusing = new Answering(LocalUpstreamResponse.replay(HttpStatus.BAD_REQUEST, headers,
 				REFUSAL.getBytes(StandardCharsets.UTF_8)));
 		VersionBridge bridge = new VersionBridge(refusing, "s", versions, 1024 * 1024, null,
+				new BridgeFlights(null, java.time.Duration.ofHours(1)),
+				java.time.Duration.ofSeconds(60), new dev.mcprelay.security.RelayMac((String) null),
 				java.time.Duration.ofSeconds(60));
 		AtomicReference<String> handedOn = new AtomicReference<>();
 
@@ -87,6 +137,19 @@ class ServerVersionsTest {
 				"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"x\":\"initialize\"}}"))).isNull();
 		assertThat(VersionBridge.sessionInitializeVersion(post(
 				"[" + INITIALIZE + "]"))).as("a batch").isNull();
+	}
+
+	/**
+	 * The method written with a JSON escape is the same method: a session-era client's {@code initialize} spelled
+	 * <code>"initi&#92;u0061lize"</code> (or with any letter escaped) is still known for one, as the server reads it.
+	 */
+	@Test
+	void anInitializeWhoseMethodIsWrittenWithEscapesIsStillOne() {
+		for (String spelling : java.util.List.of("initi\\u0061lize", "\\u0069nitialize", "initializ\\u0065",
+				"\\u0069\\u006E\\u0069\\u0074\\u0069\\u0061\\u006c\\u0069\\u007a\\u0065")) {
+			assertThat(VersionBridge.sessionInitializeVersion(post(INITIALIZE.replace("\"initialize\"",
+					"\"" + spelling + "\"")))).as(spelling).isEqualTo("2025-11-25");
+		}
 	}
 
 	private static UpstreamRequest post(String body) {

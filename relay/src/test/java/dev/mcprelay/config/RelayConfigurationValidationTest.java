@@ -46,6 +46,7 @@ class RelayConfigurationValidationTest {
 				"--mcp-relay.servers.ok.tools.allow[0]=echo",
 				"--mcp-relay.servers.ok.tools.allow[1]=github *",
 				"--mcp-relay.servers.ok.tools.deny[0]= ",
+				"--mcp-relay.servers.ok.tools.annotations-max-age=0s",
 				"--mcp-relay.servers.ok.headers[5].name=Mcp-Name",
 				"--mcp-relay.servers.ok.headers[5].value=echo",
 				"--mcp-relay.allowed-origins[0]=https://app.example.com/path");
@@ -64,6 +65,7 @@ class RelayConfigurationValidationTest {
 				"mcp-relay.servers.ok.headers[4].value",
 				"mcp-relay.servers.ok.tools.allow[1]",
 				"mcp-relay.servers.ok.tools.deny[0]",
+				"mcp-relay.servers.ok.tools.annotations-max-age",
 				"mcp-relay.servers.ok.headers[5].name",
 				"mcp-relay.allowed-origins[0]");
 		assertThat(problems).allSatisfy(p -> {

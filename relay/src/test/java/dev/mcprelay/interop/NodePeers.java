@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.mcprelay.testsupport.RawHttp;
@@ -34,7 +33,7 @@ public final class NodePeers {
 
 	/** Fails unless Node 18 or newer is on the PATH. */
 	public static void requireNode() {
-		Result version;
+		PeerCommand version;
 		try {
 			version = run(List.of("node", "--version"), Duration.ofSeconds(30));
 		}
@@ -59,7 +58,7 @@ public final class NodePeers {
 				&& Files.getLastModifiedTime(installed).compareTo(Files.getLastModifiedTime(lockfile)) >= 0) {
 			return;
 		}
-		Result install = run(List.of("npm", "ci", "--no-audit", "--no-fund"), INSTALL_TIMEOUT);
+		PeerCommand install = run(List.of("npm", "ci", "--no-audit", "--no-fund"), INSTALL_TIMEOUT);
 		if (install.exitCode() != 0) {
 			throw new AssertionError("'npm ci' in interop/ failed (exit " + install.exitCode() + "); is the npm "
 					+ "registry reachable?\n" + install.stderr());
@@ -128,7 +127,7 @@ public final class NodePeers {
 	static String runClient(Map<String, String> environment, String script, String... args) throws IOException {
 		List<String> command = new ArrayList<>(List.of("node", script));
 		command.addAll(List.of(args));
-		Result result = run(command, environment, SCENARIOS_TIMEOUT);
+		PeerCommand result = run(command, environment, SCENARIOS_TIMEOUT);
 		if (result.exitCode() != 0) {
 			throw new AssertionError("The TypeScript SDK client " + script + " failed against " + args[0] + " (exit "
 					+ result.exitCode() + "):\n" + result.stderr());
@@ -162,34 +161,13 @@ public final class NodePeers {
 
 	}
 
-	private record Result(int exitCode, String stdout, String stderr) {
+	private static PeerCommand run(List<String> command, Duration timeout) throws IOException {
+		return PeerCommand.run(DIRECTORY, command, Map.of(), timeout);
 	}
 
-	private static Result run(List<String> command, Duration timeout) throws IOException {
-		return run(command, Map.of(), timeout);
-	}
-
-	private static Result run(List<String> command, Map<String, String> environment, Duration timeout)
+	private static PeerCommand run(List<String> command, Map<String, String> environment, Duration timeout)
 			throws IOException {
-		ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command)).directory(DIRECTORY.toFile());
-		builder.environment().putAll(environment);
-		Process process = builder.start();
-		CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> RawHttp.readAll(process.getInputStream()));
-		CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> RawHttp.readAll(process.getErrorStream()));
-		try {
-			if (!process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
-				process.descendants().forEach(ProcessHandle::destroyForcibly);
-				process.destroyForcibly();
-				throw new AssertionError(String.join(" ", command) + " did not finish within " + timeout
-						+ "\n" + stderr.getNow(""));
-			}
-			return new Result(process.exitValue(), stdout.join(), stderr.join());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			process.destroyForcibly();
-			throw new IOException("interrupted", ex);
-		}
+		return PeerCommand.run(DIRECTORY, command, environment, timeout);
 	}
 
 }

@@ -41,6 +41,9 @@ class SessionEraServerBridgeInteropTest {
 
 	private static SdkMcpUpstream sdk;
 
+	/** A session-era server of the TypeScript SDK 1.x ({@code interop/member-server.mjs}), which answers POSTs as event streams. */
+	private static NodePeers.NodeServer streaming;
+
 	private static ConfigurableApplicationContext relay;
 
 	@BeforeAll
@@ -48,13 +51,15 @@ class SessionEraServerBridgeInteropTest {
 		NodePeers.requireNode();
 		NodePeers.installFromLockfile();
 		sdk = new SdkMcpUpstream();
+		streaming = NodePeers.startServer("member-server.mjs");
 		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
 			.properties("server.port=0", "server.address=127.0.0.1",
 					"mcp-relay.servers.learnt.url=" + sdk.url("/mcp"),
 					"mcp-relay.servers.pinned.url=" + sdk.url("/mcp"),
 					"mcp-relay.servers.pinned.protocol-versions=2025-06-18",
 					"mcp-relay.servers.raw.url=" + sdk.url("/mcp"),
-					"mcp-relay.servers.raw.protocol-versions=2025-06-18")
+					"mcp-relay.servers.raw.protocol-versions=2025-06-18",
+					"mcp-relay.servers.streaming.url=" + streaming.url())
 			.run();
 	}
 
@@ -65,6 +70,9 @@ class SessionEraServerBridgeInteropTest {
 		}
 		if (sdk != null) {
 			sdk.close();
+		}
+		if (streaming != null) {
+			streaming.close();
 		}
 	}
 
@@ -192,6 +200,36 @@ class SessionEraServerBridgeInteropTest {
 		assertThat(transcript.path("tools")).extracting(JsonNode::asText).contains("bulk_0");
 	}
 
+	/**
+	 * A session-era server that answers its {@code initialize} as an event stream (the TypeScript SDK 1.x server with
+	 * JSON responses off, as {@code interop/member-server.mjs} runs it): the relay reads the session's {@code initialize}
+	 * result from the stream's first answer ({@code UpstreamSessions}), learns the server's version from it and bridges
+	 * the 2026 client's call.
+	 */
+	@Test
+	void aSessionEraServerThatAnswersItsInitializeAsAnEventStreamIsBridged() throws Exception {
+		HttpResponse<String> direct = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+			.newBuilder(java.net.URI.create(streaming.url())).header("Content-Type", "application/json")
+			.header("Accept", "application/json, text/event-stream")
+			.POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+					+ "\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+					+ "\"clientInfo\":{\"name\":\"probe\",\"version\":\"1\"}}}"))
+			.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(direct.headers().firstValue("Content-Type").orElse("")).as("the premise: %s", direct.body())
+			.startsWith("text/event-stream");
+
+		RawHttp http = new RawHttp(port());
+		HttpResponse<String> answer = http.send(modern(http, "streaming", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\"streamed\"},"
+				+ META.replace("raw-2026", "streamed-initialize") + "}}", "tools/call", "echo"));
+		JsonNode result = RawHttp.messagesOf(answer).get(0);
+		assertThat(result.at("/result/content/0/text").asText()).as("%s", result).isEqualTo("streamed");
+		assertThat(result.at("/result/resultType").asText()).isEqualTo("complete");
+		assertThat(bridge("streaming").versions().known()).as("learnt from the initialize answered as a stream")
+			.isNotEmpty()
+			.allMatch(version -> version.startsWith("2025-"));
+	}
+
 	@Test
 	void aForgedRequestStateIsRefused() throws Exception {
 		RawHttp http = new RawHttp(port());
@@ -211,7 +249,12 @@ class SessionEraServerBridgeInteropTest {
 	}
 
 	private static java.net.http.HttpRequest.Builder modern(RawHttp http, String body, String method, String name) {
-		java.net.http.HttpRequest.Builder builder = http.post("raw", body).header("MCP-Protocol-Version", "2026-07-28")
+		return modern(http, "raw", body, method, name);
+	}
+
+	private static java.net.http.HttpRequest.Builder modern(RawHttp http, String server, String body, String method,
+			String name) {
+		java.net.http.HttpRequest.Builder builder = http.post(server, body).header("MCP-Protocol-Version", "2026-07-28")
 			.header("Mcp-Method", method);
 		return name == null ? builder : builder.header("Mcp-Name", name);
 	}

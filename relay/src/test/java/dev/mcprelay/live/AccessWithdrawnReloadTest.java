@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -19,7 +16,6 @@ import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TestAuthorizationServer;
-import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
  * In {@code security.mode: jwt}, with real tokens and a real MCP server: a reload that changes a server's
@@ -32,34 +28,14 @@ class AccessWithdrawnReloadTest {
 
 	static final String AUDIENCE = "mcp-relay-test";
 
-	@TempDir
-	static Path mount;
-
 	static TestAuthorizationServer auth;
 
 	static SdkMcpUpstream upstream;
 
-	static MountedRelay relay;
-
-	@BeforeAll
-	static void start() throws Exception {
-		auth = new TestAuthorizationServer();
-		upstream = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config("[alpha.use, alpha.admin]"));
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-		if (auth != null) {
-			auth.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config("[alpha.use, alpha.admin]"))
+		.peer(() -> auth = new TestAuthorizationServer())
+		.peer(() -> upstream = new SdkMcpUpstream());
 
 	@Test
 	void aReloadThatWithdrawsACallersAccessEndsItsStreamsAndNoOneElses() throws Exception {
@@ -70,7 +46,7 @@ class AccessWithdrawnReloadTest {
 		HttpResponse<InputStream> bobCall = open(bob, 22);
 		double ended = withdrawn();
 
-		relay.awaitOutcome(() -> relay.swap(config("[alpha.admin]")), ReloadOutcome.APPLIED);
+		live.reload(config("[alpha.admin]"), ReloadOutcome.APPLIED);
 
 		// the upstream holds both calls open (its progress gate is not released yet): only the reload ends alice's
 		List<JsonNode> aliceEvents = RawHttp.sseData(RawHttp.readAll(aliceCall.body()));
@@ -94,7 +70,7 @@ class AccessWithdrawnReloadTest {
 	}
 
 	private static HttpResponse<InputStream> open(McpSession session, int id) {
-		HttpResponse<InputStream> call = relay.http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":" + id
+		HttpResponse<InputStream> call = live.http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":" + id
 				+ ",\"method\":\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":"
 				+ "{\"progressToken\":\"p-" + id + "\"}}}"));
 		assertThat(call.statusCode()).isEqualTo(200);
@@ -102,14 +78,13 @@ class AccessWithdrawnReloadTest {
 	}
 
 	private static double withdrawn() {
-		var counter = relay.context().getBean(io.micrometer.core.instrument.MeterRegistry.class)
+		var counter = live.relay().context().getBean(io.micrometer.core.instrument.MeterRegistry.class)
 			.find("mcp.relay.streams.ended").tag("server", "alpha").tag("reason", "access_withdrawn").counter();
 		return counter == null ? 0 : counter.count();
 	}
 
 	private static RawHttp caller(String subject, String scope) {
-		return new RawHttp(TwoRelaysOverRedis.port(relay.context()), "Authorization",
-				"Bearer " + auth.token(AUDIENCE, subject, scope, Map.of()));
+		return live.http("Authorization", "Bearer " + auth.token(AUDIENCE, subject, scope, Map.of()));
 	}
 
 	static String config(String allowedScopes) {

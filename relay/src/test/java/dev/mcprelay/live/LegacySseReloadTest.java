@@ -3,16 +3,13 @@ package dev.mcprelay.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
@@ -29,35 +26,14 @@ import io.micrometer.core.instrument.MeterRegistry;
  */
 class LegacySseReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static ScriptedLegacySseServer legacy;
 
-	static MountedRelay relay;
-
-	static RawHttp http;
-
-	@BeforeAll
-	static void start() throws Exception {
-		legacy = new ScriptedLegacySseServer();
-		relay = MountedRelay.start(mount, config("first"));
-		http = relay.http();
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (legacy != null) {
-			legacy.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config("first"))
+		.peer(() -> legacy = new ScriptedLegacySseServer());
 
 	@BeforeEach
-	void backToTheStart() throws Exception {
-		relay.restore(config("first"));
+	void legacyServerAsAtTheStart() {
 		legacy.reset();
 	}
 
@@ -65,10 +41,10 @@ class LegacySseReloadTest {
 	void aChangedServersWaitingCallAndItsOldSessionAreToldTheSessionEndedAndTheGaugeFollowsTheNewBridge()
 			throws Exception {
 		int mark = CapturedLogs.all().size();
-		McpSession session = McpSession.open(http, "legacy");
+		McpSession session = McpSession.open(live.http(), "legacy");
 		CompletableFuture<HttpResponse<String>> waiting = waitingCall(session, 5);
 
-		relay.awaitOutcome(() -> relay.swap(config("second")), ReloadOutcome.APPLIED);
+		live.reload(config("second"), ReloadOutcome.APPLIED);
 
 		HttpResponse<String> answered = waiting.get();
 		assertThat(reason(answered)).as(answered.body()).isEqualTo("session_ended");
@@ -76,17 +52,17 @@ class LegacySseReloadTest {
 		assertThat(later.statusCode()).isEqualTo(404);
 		assertThat(reason(later)).as("a request on the old session").isEqualTo("session_ended");
 
-		McpSession.open(http, "legacy");
+		McpSession.open(live.http(), "legacy");
 		assertThat(bridged()).as("the gauge follows the new bridge").isEqualTo(1);
 		assertThat(CapturedLogs.since(mark)).noneMatch(line -> line.contains("already registered"));
 	}
 
 	@Test
 	void aRemovedServersWaitingCallIsToldTheServerWasRemoved() throws Exception {
-		McpSession session = McpSession.open(http, "legacy");
+		McpSession session = McpSession.open(live.http(), "legacy");
 		CompletableFuture<HttpResponse<String>> waiting = waitingCall(session, 7);
 
-		relay.awaitOutcome(() -> relay.swap(config(null)), ReloadOutcome.APPLIED);
+		live.reload(config(null), ReloadOutcome.APPLIED);
 
 		HttpResponse<String> answered = waiting.get();
 		assertThat(reason(answered)).as(answered.body()).isEqualTo("server_removed");
@@ -107,7 +83,7 @@ class LegacySseReloadTest {
 	}
 
 	private static double bridged() {
-		return relay.context().getBean(MeterRegistry.class).get("mcp.relay.sessions.bridged").tag("server", "legacy")
+		return live.relay().context().getBean(MeterRegistry.class).get("mcp.relay.sessions.bridged").tag("server", "legacy")
 			.gauge().value();
 	}
 

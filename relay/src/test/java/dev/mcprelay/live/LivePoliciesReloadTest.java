@@ -117,8 +117,12 @@ class LivePoliciesReloadTest {
 
 		ConfigurationSnapshot governed = live.relay().current();
 		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, governed, "alpha").names()).contains("policy");
-		assertThat(chains.chain(Stage.SERVER_NOTIFICATION, governed, "alpha").names())
-			.as("a rule reading the tool keeps its catalogue, which list_changed forgets").containsExactly("policy");
+		assertThat(chains.chain(Stage.SERVER_NOTIFICATION, governed, "alpha").isEmpty())
+			.as("a rule reading the tool keeps its catalogue, which the relay's own watch of list_changed makes it "
+					+ "forget: the policy does not hear notifications where it hides no resource")
+			.isTrue();
+		assertThat(chains.chain(Stage.TOOLS_LIST_REQUEST, governed, "alpha").names())
+			.as("it notes the lists sent, to keep their answers").containsExactly("policy");
 		assertThat(chains.chain(Stage.TOOLS_CALL_REQUEST, ungoverned, "alpha").names())
 			.as("a request on the earlier snapshot keeps its chains").doesNotContain("policy");
 		McpSession session = McpSession.open(live.http(), "alpha");

@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.RedisWire;
@@ -20,7 +22,8 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
 /**
  * Rate limits are reloaded while the relay runs, in front of a real MCP server (the SDK's stateless one), with their
  * buckets in memory and in a real Redis: a rule a reload leaves as it was keeps its buckets (a caller at its limit stays
- * there, its Redis keys unchanged), a rule a reload changes starts with fresh ones, a server added is counted by the
+ * there, its Redis keys unchanged), a rule a reload changes starts with fresh ones, one whose settings return to
+ * earlier ones resumes the buckets it had under them, a server added is counted by the
  * rules that match it from its first request, and an invalid edit is refused whole with the running rules counting on.
  */
 class LiveRateLimitsReloadTest {
@@ -47,6 +50,27 @@ class LiveRateLimitsReloadTest {
 
 		assertThat(calls(live.http(), "alpha", 4)).as("the changed rule's buckets are fresh")
 			.containsExactly("200", "200", "200", "429 kept");
+	}
+
+	@Test
+	void aRuleWhoseSettingsReturnToEarlierOnesResumesTheBudgetItHadUnderThemRefilledForTheTimePassed() throws Exception {
+		live.reload(config(rule("undone", 2), ""), ReloadOutcome.APPLIED);
+		assertThat(calls(live.http(), "alpha", 2)).containsExactly("200", "200");
+		long waitBefore = refusal(live.http(), "alpha").path("retryAfterSeconds").asLong();
+		assertThat(waitBefore).as("a token back every 30 minutes").isPositive();
+
+		live.reload(config(rule("undone", 3), ""), ReloadOutcome.APPLIED);
+		assertThat(calls(live.http(), "alpha", 4)).as("the changed rule's budget is fresh")
+			.containsExactly("200", "200", "200", "429 undone");
+
+		live.reload(config(rule("undone", 2), ""), ReloadOutcome.APPLIED);
+
+		JsonNode resumed = refusal(live.http(), "alpha");
+		assertThat(resumed.path("rule").asText()).isEqualTo("undone");
+		assertThat(resumed.path("retryAfterSeconds").asLong())
+			.as("the budget it had under these settings, refilled only for the time passed, not a fresh one")
+			.isPositive()
+			.isLessThanOrEqualTo(waitBefore);
 	}
 
 	@Test
@@ -84,6 +108,13 @@ class LiveRateLimitsReloadTest {
 			assertThat(calls(sharedHttp, "alpha", 4)).as("the changed rule's bucket is a new one")
 				.containsExactly("200", "200", "200", "429 shared");
 			assertThat(keys(redis)).as("under a key of its own").hasSize(2).containsAll(keys);
+			TreeSet<String> both = keys(redis);
+
+			shared.awaitOutcome(() -> shared.swap(inRedis(config(rule("shared", 2), "beta"))), ReloadOutcome.APPLIED);
+
+			assertThat(calls(sharedHttp, "alpha", 1)).as("settings back to the earlier ones: the budget they had")
+				.containsExactly("429 shared");
+			assertThat(keys(redis)).as("under the key it had then").isEqualTo(both);
 		}
 	}
 
@@ -101,6 +132,13 @@ class LiveRateLimitsReloadTest {
 					: " " + RawHttp.json(response.body()).at("/error/data/rule").asText()));
 		}
 		return outcomes;
+	}
+
+	/** The {@code error.data} of a call to {@code server} that a rule refuses (429). */
+	private static JsonNode refusal(RawHttp http, String server) {
+		HttpResponse<String> response = http.send(http.post(server, RawHttp.toolsCall(0, "echo")));
+		assertThat(response.statusCode()).as("refused: %s", response.body()).isEqualTo(429);
+		return RawHttp.json(response.body()).at("/error/data");
 	}
 
 	@SuppressWarnings("unchecked")

@@ -3,16 +3,13 @@ package dev.mcprelay.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -30,57 +27,33 @@ import dev.mcprelay.testsupport.SpringAuthorizationServer;
  */
 class LiveServerPartsReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
 	static SpringAuthorizationServer auth;
 
-	static MountedRelay relay;
-
-	static RawHttp http;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		auth = new SpringAuthorizationServer(Duration.ofMinutes(10));
-		relay = MountedRelay.start(mount, base());
-		http = relay.http();
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-		if (auth != null) {
-			auth.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(LiveServerPartsReloadTest::base)
+		.peer(() -> upstream = new SdkMcpUpstream())
+		.peer(() -> auth = new SpringAuthorizationServer(Duration.ofMinutes(10)));
 
 	@BeforeEach
-	void backToTheBase() throws Exception {
-		relay.restore(base());
+	void nothingSeenYet() {
 		upstream.clearSeen();
 	}
 
 	@Test
 	void aServerMovedToAnotherUpstreamIsSentNoneOfTheOldUpstreamsTokensAndAnUnchangedOneKeepsItsOwn() throws Exception {
-		McpSession.open(http, "alpha");
+		McpSession.open(live.http(), "alpha");
 		assertThat(authorizationsAt("/mcp")).as("alpha's upstream gets the relay's token").isNotEmpty()
 			.allMatch(authorization -> authorization.startsWith("Bearer "));
-		McpSession keeper = McpSession.open(http, "keeper");
+		McpSession keeper = McpSession.open(live.http(), "keeper");
 		int tokenRequests = auth.tokenRequests();
 
-		relay.awaitOutcome(() -> relay.swap(config(server("alpha", "/stateless"), oauth2Server("keeper"),
-				server("beta", "/stateless", INJECTS_OLD_SECRET))), ReloadOutcome.APPLIED);
+		live.reload(config(server("alpha", "/stateless"), oauth2Server("keeper"),
+				server("beta", "/stateless", INJECTS_OLD_SECRET)), ReloadOutcome.APPLIED);
 		upstream.clearSeen();
 
-		McpSession moved = McpSession.open(http, "alpha");
+		McpSession moved = McpSession.open(live.http(), "alpha");
 		assertThat(moved.post(RawHttp.toolsCall(2, "echo")).statusCode()).isEqualTo(200);
 		assertThat(authorizationsAt("/stateless")).as("alpha moved to an upstream without oauth2: no token goes there")
 			.isNotEmpty().containsOnly("none");
@@ -92,10 +65,10 @@ class LiveServerPartsReloadTest {
 
 	@Test
 	void aServerAReloadAddsRefusesReservedArguments() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(base().replace(VIRTUAL, server("gamma", "/stateless") + VIRTUAL)),
-				ReloadOutcome.APPLIED);
+		live.reload(base().replace(VIRTUAL, server("gamma", "/stateless") + VIRTUAL), ReloadOutcome.APPLIED);
 
-		HttpResponse<String> reserved = McpSession.open(http, "gamma").post("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+		HttpResponse<String> reserved = McpSession.open(live.http(), "gamma")
+			.post("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"_user\":\"mallory\"}}}");
 		assertThat(RawHttp.messagesOf(reserved)).as("a server the reload added refuses reserved arguments")
 			.singleElement().satisfies(answer -> assertThat(answer.at("/error/code").asInt()).isEqualTo(-32602));
@@ -106,10 +79,10 @@ class LiveServerPartsReloadTest {
 	void aPreflightAllowsTheRequestHeadersOfAServerAReloadAdded() throws Exception {
 		assertThat(allowedByPreflight("gamma", "x-gamma-tenant, x-gamma-locale")).as("before the reload").isEmpty();
 
-		relay.awaitOutcome(() -> relay.swap(base().replace(VIRTUAL, server("gamma", "/stateless",
+		live.reload(base().replace(VIRTUAL, server("gamma", "/stateless",
 				"      headers:\n        - { name: X-Tenant, from-request-header: X-Gamma-Tenant }\n",
 				"      arguments:\n        inject:\n          - { name: _locale, from-request-header: X-Gamma-Locale }\n")
-				+ VIRTUAL)), ReloadOutcome.APPLIED);
+				+ VIRTUAL), ReloadOutcome.APPLIED);
 
 		assertThat(allowedByPreflight("gamma", "x-gamma-tenant, x-gamma-locale"))
 			.as("the headers the added server takes from the request").contains("x-gamma-tenant", "x-gamma-locale");
@@ -117,12 +90,11 @@ class LiveServerPartsReloadTest {
 
 	@Test
 	void aServerRemovedThenAddedAgainUnderItsIdHasNoneOfTheOldServersInjections() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"))),
-				ReloadOutcome.APPLIED);
-		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"),
-				server("beta", "/stateless"))), ReloadOutcome.APPLIED);
+		live.reload(config(oauth2Server("alpha"), oauth2Server("keeper")), ReloadOutcome.APPLIED);
+		live.reload(config(oauth2Server("alpha"), oauth2Server("keeper"),
+				server("beta", "/stateless")), ReloadOutcome.APPLIED);
 
-		assertThat(McpSession.open(http, "beta").post(RawHttp.toolsCall(5, "echo")).statusCode()).isEqualTo(200);
+		assertThat(McpSession.open(live.http(), "beta").post(RawHttp.toolsCall(5, "echo")).statusCode()).isEqualTo(200);
 		assertThat(toolCallBodies()).as("beta, removed then added again without injections").isNotEmpty()
 			.noneMatch(body -> body.contains("old-secret") || body.contains("_secret"));
 	}
@@ -131,18 +103,18 @@ class LiveServerPartsReloadTest {
 	void aVirtualServerOfEveryServerLosesARemovedOneAndGainsAnAddedOne() throws Exception {
 		assertThat(virtualTools()).contains("alpha_echo", "beta_echo");
 
-		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"))),
-				ReloadOutcome.APPLIED);
+		live.reload(config(oauth2Server("alpha"), oauth2Server("keeper")), ReloadOutcome.APPLIED);
 		assertThat(virtualTools()).as("a removed server is no member any more").contains("alpha_echo")
 			.noneMatch(name -> name.startsWith("beta_"));
 
-		relay.awaitOutcome(() -> relay.swap(config(oauth2Server("alpha"), oauth2Server("keeper"),
-				server("gamma", "/stateless"))), ReloadOutcome.APPLIED);
+		live.reload(config(oauth2Server("alpha"), oauth2Server("keeper"),
+				server("gamma", "/stateless")), ReloadOutcome.APPLIED);
 		assertThat(virtualTools()).as("an added server joins *").contains("alpha_echo", "gamma_echo");
 	}
 
 	/** The request headers a browser's preflight for a POST to {@code server} asking for {@code headers} is allowed. */
 	private static String allowedByPreflight(String server, String headers) {
+		RawHttp http = live.http();
 		HttpResponse<String> preflight = http.send(http.request(server)
 			.header("Origin", "http://localhost:5173")
 			.header("Access-Control-Request-Method", "POST")
@@ -154,7 +126,7 @@ class LiveServerPartsReloadTest {
 
 	/** The tools a new session of the virtual server {@code all} lists. */
 	private static List<String> virtualTools() {
-		HttpResponse<String> listed = McpSession.open(http, "all")
+		HttpResponse<String> listed = McpSession.open(live.http(), "all")
 			.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
 		assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
 		List<String> names = new ArrayList<>();

@@ -49,11 +49,15 @@ class LiveVirtualServersReloadTest {
 
 	static SdkMcpUpstream upstream;
 
+	/** A second real server, {@code gamma}'s, named only by the tests that add it: its requests are its own. */
+	static SdkMcpUpstream gamma;
+
 	static MountedRelay relay;
 
 	@BeforeAll
 	static void start() throws Exception {
 		upstream = new SdkMcpUpstream();
+		gamma = new SdkMcpUpstream();
 		relay = MountedRelay.start(mount, config(HUB_AND_OTHER, true));
 	}
 
@@ -77,6 +81,9 @@ class LiveVirtualServersReloadTest {
 		}
 		if (upstream != null) {
 			upstream.close();
+		}
+		if (gamma != null) {
+			gamma.close();
 		}
 	}
 
@@ -175,6 +182,70 @@ class LiveVirtualServersReloadTest {
 		assertThat(bob.session.post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}").statusCode())
 			.as("the revoked key's next request").isEqualTo(401);
 		assertUntouched(alice, 52, hubEnded + 2);
+	}
+
+	@Test
+	void aMemberWhoseServerAReloadRemovedIsNeverCalledAgainByAnOpenMergedGetWhoseOtherMembersRunOn() throws Exception {
+		String withGamma = config(HUB_AND_OTHER + "    all:\n      members: [\"*\"]\n", true).replace(
+				"  virtual-servers:\n", "    gamma:\n      url: " + gamma.url("/mcp") + "\n  virtual-servers:\n");
+		relay.awaitOutcome(() -> relay.swap(withGamma), ReloadOutcome.APPLIED);
+		McpSession session = McpSession.open(caller(ALICE), "all");
+		OpenSse get = mergedGet(session, "all");
+		Awaitility.await("gamma's member stream open").atMost(Duration.ofSeconds(20))
+			.until(() -> gets(gamma) == 1);
+		// the SDK's server sends its stream's headers with its first event: one makes gamma's stream open
+		gamma.notifyToolsListChanged();
+		assertThat(get.next().path("method").asText()).isEqualTo("notifications/tools/list_changed");
+		double gammaEnded = streamsEnded("gamma", "server_removed");
+
+		// gamma leaves: "all" keeps its version (members ["*"]), its session and GET run on through alpha and beta
+		relay.awaitOutcome(() -> relay.swap(withGamma.replace("    gamma:\n      url: " + gamma.url("/mcp") + "\n", "")),
+				ReloadOutcome.APPLIED);
+
+		Awaitility.await("gamma's member stream ended").atMost(Duration.ofSeconds(20))
+			.until(() -> streamsEnded("gamma", "server_removed") == gammaEnded + 1);
+		// a member stream that ended is opened again within StreamBackoff.FIRST (and a quarter): watch several times that
+		Awaitility.await("gamma is never called again").pollDelay(Duration.ofMillis(100))
+			.during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5))
+			.until(() -> gets(gamma) == 1 && streamsEnded("gamma", "server_removed") == gammaEnded + 1);
+		assertThat(get.ended()).as("the merged GET runs on").isFalse();
+		upstream.notifyToolsListChanged();
+		assertThat(get.next().path("method").asText()).as("its other members' notifications still come")
+			.isEqualTo("notifications/tools/list_changed");
+	}
+
+	@Test
+	void aServerJoiningAVirtualServerOfEveryServerIsToldToItsOpenMergedGetAsAToolListChange() throws Exception {
+		String all = config(HUB_AND_OTHER + "    all:\n      members: [\"*\"]\n", true);
+		relay.awaitOutcome(() -> relay.swap(all), ReloadOutcome.APPLIED);
+		McpSession session = McpSession.open(caller(ALICE), "all");
+		OpenSse get = mergedGet(session, "all");
+		assertThat(tools(session)).noneMatch(name -> name.startsWith("gamma_"));
+
+		// gamma joins "all" (members ["*"]): no change of the virtual server's version, its session and GET run on
+		relay.awaitOutcome(() -> relay.swap(all.replace("  virtual-servers:\n",
+				"    gamma:\n      url: " + gamma.url("/mcp") + "\n  virtual-servers:\n")), ReloadOutcome.APPLIED);
+
+		JsonNode told = get.next();
+		assertThat(told).as("the relay tells the open GET").isNotNull();
+		assertThat(told.path("method").asText()).isEqualTo("notifications/tools/list_changed");
+		assertThat(tools(session)).as("listed again, the session has the new member's tools").contains("gamma_echo");
+	}
+
+	/** The merged GET stream of {@code session} on virtual server {@code server}, closed after the test. */
+	private static OpenSse mergedGet(McpSession session, String server) throws Exception {
+		OpenSse get = new OpenSse(caller(ALICE).open(caller(ALICE).request(server)
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+			.GET()));
+		opened.add(get);
+		return get;
+	}
+
+	/** The GETs {@code server} was sent. */
+	private static long gets(SdkMcpUpstream server) {
+		return server.seen().stream().filter(seen -> seen.method().equals("GET")).count();
 	}
 
 	/**

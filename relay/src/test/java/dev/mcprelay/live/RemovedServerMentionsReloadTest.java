@@ -3,14 +3,11 @@ package dev.mcprelay.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -19,7 +16,6 @@ import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
-import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
  * A server an API key's {@code servers} and a virtual server's explicit {@code members} name, removed by a reload of a
@@ -31,32 +27,12 @@ class RemovedServerMentionsReloadTest {
 
 	private static final String KEY = "mentions-test-key";
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
-	static MountedRelay relay;
-
-	static RawHttp http;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config(List.of("alpha", "beta"), "[alpha, beta]", "[alpha, beta]",
-				"      prefix: { beta: b_ }\n"));
-		http = new RawHttp(TwoRelaysOverRedis.port(relay.context()), "X-Api-Key", KEY);
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config(List.of("alpha", "beta"),
+			"[alpha, beta]", "[alpha, beta]", "      prefix: { beta: b_ }\n"))
+		.peer(() -> upstream = new SdkMcpUpstream());
 
 	@Test
 	void aServerIsRemovedWithEveryMentionOfItAndNotAloneAndAddedAgainItIsNotOpenedByAKeyThatNoLongerNamesIt()
@@ -64,33 +40,32 @@ class RemovedServerMentionsReloadTest {
 		assertThat(virtualTools()).contains("alpha_echo", "b_echo");
 		int mark = CapturedLogs.all().size();
 
-		relay.awaitOutcome(() -> relay.swap(config(List.of("alpha"), "[alpha, beta]", "[alpha, beta]",
-				"      prefix: { beta: b_ }\n")), ReloadOutcome.REFUSED);
+		live.reload(config(List.of("alpha"), "[alpha, beta]", "[alpha, beta]",
+				"      prefix: { beta: b_ }\n"), ReloadOutcome.REFUSED);
 		assertThat(CapturedLogs.since(mark)).as("the refusal names what still names the removed server")
 			.anyMatch(line -> line.contains("mcp-relay.security.api-keys[0].servers[1]"))
 			.anyMatch(line -> line.contains("mcp-relay.virtual-servers.pair.members[1]"));
 		assertThat(status("beta")).as("nothing of it applied").isEqualTo(200);
 
-		relay.awaitOutcome(() -> relay.swap(config(List.of("alpha"), "[alpha]", "[alpha]", "")),
-				ReloadOutcome.APPLIED);
+		live.reload(config(List.of("alpha"), "[alpha]", "[alpha]", ""), ReloadOutcome.APPLIED);
 		assertThat(status("beta")).as("the removed server, which the key no longer names").isEqualTo(403);
 		assertThat(status("alpha")).isEqualTo(200);
 		assertThat(virtualTools()).as("the virtual server no longer has it").contains("alpha_echo")
 			.noneMatch(name -> name.startsWith("b_"));
 
-		relay.awaitOutcome(() -> relay.swap(config(List.of("alpha", "beta"), "[alpha]", "[alpha]", "")),
-				ReloadOutcome.APPLIED);
+		live.reload(config(List.of("alpha", "beta"), "[alpha]", "[alpha]", ""), ReloadOutcome.APPLIED);
 		assertThat(status("beta")).as("added again: the key, which no longer names it, does not open it")
 			.isEqualTo(403);
 	}
 
 	private static int status(String server) {
+		RawHttp http = live.http("X-Api-Key", KEY);
 		return http.send(http.post(server, McpSession.initialize(1))).statusCode();
 	}
 
 	/** The tools a new session of the virtual server {@code pair} lists. */
 	private static List<String> virtualTools() {
-		HttpResponse<String> listed = McpSession.open(http, "pair")
+		HttpResponse<String> listed = McpSession.open(live.http("X-Api-Key", KEY), "pair")
 			.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
 		assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
 		List<String> names = new ArrayList<>();

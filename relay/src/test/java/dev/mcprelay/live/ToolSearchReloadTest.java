@@ -3,15 +3,11 @@ package dev.mcprelay.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -27,39 +23,17 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  */
 class ToolSearchReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
-	static MountedRelay relay;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config(""));
-	}
-
-	@AfterEach
-	void restore() throws Exception {
-		relay.restore(config(""));
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config(""))
+		.peer(() -> upstream = new SdkMcpUpstream());
 
 	@Test
 	void aServerAddedWithToolSearchIsServedWithItAndItsSettingsApplyToTheNextSession() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config(searching("[]"))), ReloadOutcome.APPLIED);
+		live.reload(config(searching("[]")), ReloadOutcome.APPLIED);
 
-		McpSession session = McpSession.open(relay.http(), "searching");
+		McpSession session = McpSession.open(live.http(), "searching");
 		assertThat(toolNames(session)).containsExactly("search_available_tools");
 		HttpResponse<String> found = session.post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
 				+ "{\"name\":\"search_available_tools\",\"arguments\":{\"query\":\"echo\"}}}");
@@ -68,28 +42,28 @@ class ToolSearchReloadTest {
 				.isEqualTo("echo"));
 		assertThat(toolNames(session)).contains("search_available_tools", "echo");
 
-		relay.awaitOutcome(() -> relay.swap(config(searching("[progress]"))), ReloadOutcome.APPLIED);
+		live.reload(config(searching("[progress]")), ReloadOutcome.APPLIED);
 
-		assertThat(toolNames(McpSession.open(relay.http(), "searching"))).as("always-expose, changed")
+		assertThat(toolNames(McpSession.open(live.http(), "searching"))).as("always-expose, changed")
 			.containsExactly("search_available_tools", "progress");
 
-		relay.awaitOutcome(() -> relay.swap(config(searching("[progress]").replace("enabled: true",
-				"enabled: false"))), ReloadOutcome.APPLIED);
+		live.reload(config(searching("[progress]").replace("enabled: true",
+				"enabled: false")), ReloadOutcome.APPLIED);
 
-		assertThat(toolNames(McpSession.open(relay.http(), "searching"))).as("tool search turned off")
+		assertThat(toolNames(McpSession.open(live.http(), "searching"))).as("tool search turned off")
 			.contains("echo", "progress").doesNotContain("search_available_tools");
 	}
 
 	@Test
 	void anInvalidToolSearchEditIsRefusedWholeAndTheRunningSettingsServe() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config(searching("[]"))), ReloadOutcome.APPLIED);
-		String running = relay.checksum();
+		live.reload(config(searching("[]")), ReloadOutcome.APPLIED);
+		String running = live.relay().checksum();
 
-		relay.awaitOutcome(() -> relay.swap(config(searching("[progress]").replace("max-results: 3",
-				"max-results: lots"))), ReloadOutcome.REFUSED);
+		live.reload(config(searching("[progress]").replace("max-results: 3",
+				"max-results: lots")), ReloadOutcome.REFUSED);
 
-		assertThat(relay.checksum()).isEqualTo(running);
-		assertThat(toolNames(McpSession.open(relay.http(), "searching"))).containsExactly("search_available_tools");
+		assertThat(live.relay().checksum()).isEqualTo(running);
+		assertThat(toolNames(McpSession.open(live.http(), "searching"))).containsExactly("search_available_tools");
 	}
 
 	private static List<String> toolNames(McpSession session) {

@@ -68,6 +68,27 @@ class PolicyJwtTest {
 		check(token("ci", "mcp tools:all", Map.of("groups", "admins")), everything);
 	}
 
+	/**
+	 * Tokens of one subject that carry other groups or scopes are each decided by their own claims, one after the
+	 * other and back again: what the relay keeps per caller (its verdicts, its view of the server) is kept per accepted
+	 * token, never per subject (cold review L asked).
+	 */
+	@Test
+	void tokensOfOneSubjectWithOtherGroupsOrScopesAreEachDecidedByTheirOwn() {
+		Set<String> everything = Set.of("echo", "secret_admin", "secret_audit", "whoami");
+		Set<String> readOnly = Set.of("echo", "secret_audit");
+		String admin = token("erin", "mcp", Map.of("groups", List.of("admins")));
+		String developer = token("erin", "mcp", Map.of("groups", List.of("dev")));
+		String allTools = token("erin", "mcp tools:all", Map.of("groups", List.of("dev")));
+		String plain = token("erin", "mcp", Map.of());
+		for (int round = 0; round < 2; round++) {
+			check(admin, everything);
+			check(developer, readOnly);
+			check(allTools, everything);
+			check(plain, readOnly);
+		}
+	}
+
 	private void check(String token, Set<String> expected) {
 		RawHttp http = new RawHttp(port, "Authorization", "Bearer " + token);
 		McpSession session = McpSession.open(http, "github");

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -21,6 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.ScriptedUpstream;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -29,7 +31,8 @@ import reactor.core.publisher.Sinks;
  * anything the caller sends: the latest list the relay saw wins; a server saying its tools changed makes the relay read
  * them again before the next call; a tool the client never listed is looked up by listing the server; a tool the server
  * does not list is refused (fail closed). The server here is scripted: its tool {@code deploy} says it is read-only,
- * until the test says otherwise.
+ * until the test says otherwise. A {@code list_changed} is heard once, on a POST stream as on a GET stream: the relay
+ * has one listener of it ({@code ListChangedWatch}).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class PolicyToolDefinitionsTest {
@@ -42,6 +45,9 @@ class PolicyToolDefinitionsTest {
 
 	@LocalServerPort
 	int port;
+
+	@Autowired
+	PublishedCatalogues catalogues;
 
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
@@ -56,6 +62,7 @@ class PolicyToolDefinitionsTest {
 	@BeforeEach
 	void script() {
 		READ_ONLY.set(true);
+		events = Sinks.many().multicast().directBestEffort();
 		UPSTREAM.clear();
 		UPSTREAM.scriptWithBody((request, response, body) -> {
 			if (request.method().name().equals("GET")) {
@@ -64,6 +71,13 @@ class PolicyToolDefinitionsTest {
 			}
 			JsonNode message = RawHttp.json(body);
 			String id = message.path("id").toString();
+			if (message.path("method").asText().equals("ping")) {
+				// a list_changed on the ping's stream, before its answer
+				return response.header("Content-Type", "text/event-stream").sendString(Flux.just(
+						"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}",
+						"{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{}}")
+					.map(event -> "data: " + event + "\n\n"));
+			}
 			String result = switch (message.path("method").asText()) {
 				case "tools/list" -> "{\"tools\":[{\"name\":\"deploy\",\"inputSchema\":{\"type\":\"object\"},"
 						+ "\"annotations\":{\"readOnlyHint\":" + READ_ONLY.get() + "}},{\"name\":\"other\","
@@ -113,6 +127,30 @@ class PolicyToolDefinitionsTest {
 		assertThat(UPSTREAM.seen()).as("the relay listed the tools itself")
 			.anyMatch(seen -> seen.body().contains("tools/list"));
 		stream.body().close();
+	}
+
+	/**
+	 * A list_changed on a POST stream and one on a GET stream each make the catalogues forget once (cold review L,
+	 * finding 3: the policy interceptor forgot them too, a second listener beside the relay's own).
+	 */
+	@Test
+	void aListChangedIsHeardOnceOnAPostStreamAndOnceOnAGetStream() throws Exception {
+		long before = catalogues.changesHeard("scripted", "tools/list");
+		RawHttp http = new RawHttp(port);
+		String pinged = http.send(http.post("scripted", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}"))
+			.body();
+		assertThat(pinged).contains("list_changed").contains("\"id\":7");
+		assertThat(catalogues.changesHeard("scripted", "tools/list")).as("on the POST stream").isEqualTo(before + 1);
+
+		HttpResponse<InputStream> stream = http
+			.open(http.request("scripted").header("Accept", "text/event-stream").GET());
+		assertThat(stream.statusCode()).isEqualTo(200);
+		try (InputStream body = stream.body()) {
+			await().atMost(Duration.ofSeconds(30)).until(() -> events.currentSubscriberCount() > 0);
+			events.tryEmitNext("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}");
+			assertThat(readEvent(body)).contains("list_changed");
+			assertThat(catalogues.changesHeard("scripted", "tools/list")).as("on the GET stream").isEqualTo(before + 2);
+		}
 	}
 
 	@Test

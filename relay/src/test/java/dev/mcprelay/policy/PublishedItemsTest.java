@@ -34,7 +34,7 @@ class PublishedItemsTest {
 			waiting.add(tools.list(() -> {
 				listings.incrementAndGet();
 				return answer.asMono();
-			}).subscribe(null, null, done::incrementAndGet));
+			}, System::nanoTime).subscribe(null, null, done::incrementAndGet));
 		}
 		assertThat(listings.get()).as("one listing for eight waiters").isEqualTo(1);
 		assertThat(tools.complete()).isFalse();
@@ -43,7 +43,7 @@ class PublishedItemsTest {
 				List.of(RawHttp.json("{\"name\":\"read_file\",\"annotations\":{\"readOnlyHint\":true}}")), true));
 		assertThat(done.get()).as("every waiter got it").isEqualTo(8);
 		assertThat(tools.complete()).as("listed whole").isTrue();
-		assertThat(tools.definition("read_file")).containsEntry("readOnlyHint", true);
+		assertThat(tools.definition("read_file").annotations()).containsEntry("readOnlyHint", true);
 		assertThat(tools.definition("delete_file")).as("not published").isNull();
 		waiting.forEach(Disposable::dispose);
 	}
@@ -55,12 +55,12 @@ class PublishedItemsTest {
 		tools.list(() -> {
 			listings.incrementAndGet();
 			return Mono.error(new IllegalStateException("503"));
-		}).onErrorResume(failure -> Mono.empty()).block();
+		}, System::nanoTime).onErrorResume(failure -> Mono.empty()).block();
 		assertThat(tools.complete()).isFalse();
 		tools.list(() -> {
 			listings.incrementAndGet();
 			return Mono.just(new UpstreamLister.Listed(List.<JsonNode>of(), true));
-		}).block();
+		}, System::nanoTime).block();
 		assertThat(listings.get()).isEqualTo(2);
 		assertThat(tools.complete()).isTrue();
 		assertThat(tools.cut()).isFalse();
@@ -69,8 +69,8 @@ class PublishedItemsTest {
 	@Test
 	void aListingCutShortIsNotListedAgainAndSaysItWasCut() {
 		PublishedItems tools = new PublishedItems();
-		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"tool_0\"}")), false)))
-			.block();
+		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"tool_0\"}")), false)),
+				System::nanoTime).block();
 		assertThat(tools.complete()).as("not listed again for every name").isTrue();
 		assertThat(tools.cut()).as("what it lacks may be past the cut").isTrue();
 	}

@@ -25,11 +25,12 @@ class UpstreamTransportsTest {
 
 	@Test
 	void aLegacyServersRequestWhoseBridgeAReloadClosedEndsAsItsSessionDidAndIsNeverSentAsStreamableHttp() {
-		ServerProperties legacy = BoundProperties.of(Map.of("servers.legacy.url", "http://127.0.0.1:1/sse",
-				"servers.legacy.transport", "sse")).servers().get("legacy");
+		dev.mcprelay.config.RelayProperties properties = BoundProperties.of(Map.of("servers.legacy.url",
+				"http://127.0.0.1:1/sse", "servers.legacy.transport", "sse"));
+		ServerProperties legacy = properties.servers().get("legacy");
 		// no bridge for this Upstream: the snapshot that had it was replaced (the bridge closed and let go)
 		UpstreamTransports transports = new UpstreamTransports(null, null, null, new SimpleMeterRegistry(), null, null,
-				null);
+				null, properties, null);
 		Upstream retired = new Upstream("legacy", legacy);
 		UpstreamRequest request = new UpstreamRequest("legacy", HttpMethod.POST, retired.uri(), new HttpHeaders(),
 				"{}".getBytes(), "-", null);

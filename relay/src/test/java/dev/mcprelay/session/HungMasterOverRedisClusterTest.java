@@ -1,20 +1,15 @@
 package dev.mcprelay.session;
 
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 
 import dev.mcprelay.testsupport.RedisClusterProcesses;
 
 /**
  * {@link StoreFailoverContract} over a Redis Cluster whose master hangs (SIGSTOP) instead of dying: its connections
  * stay open and its commands only time out, which fires none of Lettuce's adaptive topology refreshes; the relays must
- * still move its slots to the replica the Cluster promoted (their periodic topology refresh) rather than wait for the
- * master to come back.
+ * still move its slots to the replica the Cluster promoted (their periodic topology refresh, which waits for the hung
+ * node no longer than the client's command timeout) rather than wait for the master to come back.
  */
-@Disabled("Red: issue 45's cold review, item 4, is not closed on a Cluster. With the periodic topology refresh "
-		+ "(RedisClientOptions.PERIODIC_REFRESH) the last refusal came 7.7 s after the promotion (the review measured "
-		+ "about 29 s of outage without it), and the contract wants five answers of each kind in a row within 10 s. "
-		+ "Enable it with the mend")
 class HungMasterOverRedisClusterTest extends StoreFailoverContract {
 
 	static RedisClusterProcesses cluster;

@@ -18,7 +18,7 @@ class SessionEvictionCountersTest {
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		new SessionStoreConfiguration().sessionStore(BoundProperties.of(Map.of("servers.a.url",
 				"http://127.0.0.1:1/mcp", "servers.b.url", "http://127.0.0.1:2/mcp", "virtual-servers.all.members[0]", "*")),
-				null, null, registry);
+				null, null, registry, null);
 
 		assertThat(registry.find(RelayMeters.SESSIONS_EVICTED).counters())
 			.extracting(counter -> counter.getId().getTag(RelayMeters.SERVER) + "=" + counter.count())

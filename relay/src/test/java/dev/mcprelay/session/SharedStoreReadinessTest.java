@@ -69,12 +69,14 @@ class SharedStoreReadinessTest {
 		try (RedisServerProcess redis = RedisServerProcess.start()) {
 			redis.freeze();
 			int mark = CapturedLogs.all().size();
+			// Lettuce's command timeout (60 s unless set) bounds the hung handshake: 8 s is still four times the
+			// readiness check's bound (RelayStoreHealth.TIMEOUT), so the failure still arrives after the check ended
 			ConfigurableApplicationContext relay = relay(redis.port(), null,
-					"--logging.level.dev.mcprelay.config.DroppedErrorLogging=DEBUG");
+					"--logging.level.dev.mcprelay.config.DroppedErrorLogging=DEBUG", "--spring.data.redis.timeout=8s");
 			try {
 				assertThat(readiness(port(relay))).as("readiness while Redis hangs").isEqualTo(503);
 				await().atMost(Duration.ofSeconds(20)).until(() -> warnings(mark, "no answer in time").size() > 0);
-				// the connection's handshake fails after Lettuce's command timeout (60 s), long after the check's bound
+				// the connection's handshake fails after Lettuce's command timeout (8 s), after the check's bound
 				await().atMost(Duration.ofSeconds(90)).until(() -> CapturedLogs.since(mark)
 					.stream()
 					.anyMatch(line -> line.startsWith("DEBUG dev.mcprelay.config.DroppedErrorLogging ")));

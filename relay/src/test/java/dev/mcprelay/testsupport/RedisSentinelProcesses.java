@@ -108,13 +108,15 @@ public final class RedisSentinelProcesses implements SharedRedis {
 	}
 
 	/**
-	 * A graceful failover, as an operator starts one before maintenance ({@code SENTINEL FAILOVER}): the Sentinels
+	 * A graceful failover, as an operator starts one before maintenance ({@code SENTINEL FAILOVER}), asked of the
+	 * Sentinel at {@code sentinel} (0 to 2, in the order of {@link #relayArguments}), which leads it: the Sentinels
 	 * promote the replica while the master still runs, and demote the old master (make it a replica of the new one)
-	 * only once they see it again, some seconds later; returns the old master's port.
+	 * only once they see it again, some seconds later; the other Sentinels learn the new master from the leader's
+	 * hello messages. Returns the old master's port.
 	 */
-	public int failover() throws IOException {
+	public int failover(int sentinel) throws IOException {
 		int master = masterPort();
-		Object answer = RedisWire.call(sentinels.get(0).port(), "SENTINEL", "FAILOVER", MASTER);
+		Object answer = RedisWire.call(sentinels.get(sentinel).port(), "SENTINEL", "FAILOVER", MASTER);
 		if (!"OK".equals(answer)) {
 			throw new AssertionError("SENTINEL FAILOVER was answered " + answer);
 		}

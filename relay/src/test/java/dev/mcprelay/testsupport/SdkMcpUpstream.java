@@ -45,7 +45,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * {@code readOnlyHint: true}, {@code secret_admin} {@code readOnlyHint: false, destructiveHint: true}), and {@code whoami} (answers with the arguments it
  * received; its schema declares reserved {@code _tenant} and {@code _trace});</li>
  * <li>prompt {@code greeting} (argument {@code name});</li>
- * <li>resource {@code memo://one} and resource template {@code memo://{id}}.</li>
+ * <li>resource {@code memo://one} and resource template {@code memo://{id}}, with subscriptions: a session's
+ * {@code resources/subscribe} of a URI makes {@link #notifyResourceUpdated} tell it of that URI.</li>
  * </ul>
  * {@code /mcp} also offers {@code progress}, which sends a progress notification and then holds its stream open until
  * {@link #releaseProgress()} before sending the rest, and {@code ask-model}, which asks the client for a completion
@@ -97,7 +98,7 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	private static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
 		.tools(true)
 		.prompts(true)
-		.resources(false, true)
+		.resources(true, true)
 		.build();
 
 	private final Tomcat tomcat = new Tomcat();
@@ -287,6 +288,15 @@ public final class SdkMcpUpstream implements AutoCloseable {
 				return echo(request);
 			})
 			.build());
+	}
+
+	/**
+	 * Tells every session of {@code /mcp} that subscribed to {@code uri} that it changed
+	 * ({@code notifications/resources/updated}, on the session's GET stream), as a server whose resource changed does;
+	 * returns once the server has sent it.
+	 */
+	public void notifyResourceUpdated(String uri) {
+		streamable.notifyResourcesUpdated(new McpSchema.ResourcesUpdatedNotification(uri));
 	}
 
 	/** Lets a {@code progress} call that is holding its stream open finish. */

@@ -43,7 +43,7 @@ class VirtualCursorTest {
 	private static VirtualCall statelessCall(Caller caller) {
 		VirtualMembers access = new VirtualMembers("all", List.of("a", "b"));
 		MemberExchange exchange = new MemberExchange(HttpMethod.POST, new McpRoute(McpRoute.Kind.VIRTUAL, "all", null),
-				null, new DefaultHttpHeaders(), new byte[0], caller, access, new MemberResponse("all", answer -> {
+				null, new DefaultHttpHeaders(), new byte[0], null, caller, access, new MemberResponse("all", answer -> {
 				}, () -> {
 				}), reactor.core.publisher.Mono.never());
 		return new VirtualCall(exchange, SERVER, access, null, dev.mcprelay.proxy.WholeAnswerWriter.UNTIMED);

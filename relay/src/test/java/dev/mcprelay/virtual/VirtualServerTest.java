@@ -85,6 +85,9 @@ class VirtualServerTest {
 		registry.add("mcp-relay.virtual-servers.search.members", () -> "alpha,beta");
 		registry.add("mcp-relay.virtual-servers.search.tool-search.enabled", () -> "true");
 		registry.add("mcp-relay.virtual-servers.search.tool-search.always-expose[0]", () -> "beta_whoami");
+		registry.add("mcp-relay.servers.small.url", () -> TestUpstreams.SDK.url("/stateless"));
+		registry.add("mcp-relay.servers.small.max-buffered-body", () -> "1KB");
+		registry.add("mcp-relay.virtual-servers.tight.members", () -> "alpha,small");
 		registry.add("mcp-relay.default-server", () -> "all");
 		registry.add("mcp-relay.servers.beta.tools.deny[0]", () -> "secret_*");
 		registry.add("mcp-relay.rate-limits[0].name", () -> "alpha-audits");
@@ -310,6 +313,45 @@ class VirtualServerTest {
 		assertThat(solo.listPrompts()).isEqualTo(direct.listPrompts());
 		assertThat(solo.listResources()).isEqualTo(direct.listResources());
 		assertThat(solo.callTool(call("echo", "same"))).isEqualTo(direct.callTool(call("echo", "same")));
+	}
+
+	@Test
+	void aCallWithoutPrefixReachesTheMemberAsTheClientSpelledIt() {
+		McpSession session = McpSession.open(new RawHttp(port), "solo");
+		TestUpstreams.SDK.clearSeen();
+		String spelled = "{ \"jsonrpc\": \"2.0\", \"id\": 41, \"method\": \"tools/call\",\n  \"params\": "
+				+ "{\"name\": \"echo\", \"arguments\": {\"message\": \"caf\\u00e9 \\/ 1.50\"}} }";
+
+		HttpResponse<String> answer = session.post(spelled);
+
+		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+		assertThat(RawHttp.messagesOf(answer).get(0).at("/result/content/0/text").asText()).isEqualTo("caf\u00e9 / 1.50");
+		assertThat(TestUpstreams.SDK.seen()).filteredOn(seen -> seen.body().contains("tools/call"))
+			.extracting(SdkMcpUpstream.Seen::body)
+			.as("a virtual server of one member without prefix is transparent: the member gets the client's bytes")
+			.containsExactly(spelled);
+	}
+
+	@Test
+	void aRequestLargerThanItsMembersMaxBufferedBodyIsRefusedAsByTheMember() {
+		McpSession session = McpSession.open(new RawHttp(port), "tight");
+		String large = "x".repeat(2048);
+		TestUpstreams.SDK.clearSeen();
+
+		HttpResponse<String> refused = session.post("{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"small_echo\",\"arguments\":{\"message\":\"" + large + "\"}}}");
+		HttpResponse<String> taken = session.post("{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"alpha_echo\",\"arguments\":{\"message\":\"" + large + "\"}}}");
+
+		assertThat(refused.statusCode()).as(refused.body()).isEqualTo(413);
+		assertThat(RawHttp.json(refused.body()).at("/error/data/reason").asText())
+			.as("small's max-buffered-body (1KB) holds through the virtual server, whose own bound is alpha's")
+			.isEqualTo("request_too_large");
+		assertThat(RawHttp.json(refused.body()).get("id").isNull())
+			.as("id-less, as small answers a body too large for it to read").isTrue();
+		assertThat(TestUpstreams.SDK.seen()).as("small never got it")
+			.noneMatch(seen -> seen.path().equals("/stateless") && seen.body().contains("tools/call"));
+		assertThat(RawHttp.messagesOf(taken).get(0).at("/result/content/0/text").asText()).isEqualTo(large);
 	}
 
 	@Test

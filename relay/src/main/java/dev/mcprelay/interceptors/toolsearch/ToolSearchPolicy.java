@@ -1,6 +1,5 @@
 package dev.mcprelay.interceptors.toolsearch;
 
-import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -50,10 +49,8 @@ import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamLister;
 import dev.mcprelay.proxy.UpstreamRegistry;
-import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionState;
 import dev.mcprelay.session.SessionStore;
-import dev.mcprelay.session.SessionStoreUnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
 
@@ -79,7 +76,7 @@ import reactor.core.publisher.Mono;
  * again when needed). What this answers to a {@code tools/list}
  * is composed by the relay, and never kept by the policies as what the server published
  * ({@link PublishedCatalogues#composedByRelay}). The exposed tools live in the {@link SessionStore} under the session
- * id the client holds,
+ * id the client holds ({@link ExposedTools}),
  * recorded when its {@code initialize} is answered: a session the store does not know gets 404 (the client
  * initializes again), and a store that does not answer gets 503. Requests without a session (2026-07-28) list the
  * entry point and may call any tool. Servers without tool search are not touched.
@@ -125,7 +122,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final UpstreamLister lister;
 
-	private final SessionStore store;
+	private final ExposedTools exposedTools;
 
 	/** The policies of each request's configuration snapshot. */
 	private final PolicyCompiler policies;
@@ -141,7 +138,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		this.kept = kept;
 		this.upstreams = upstreams;
 		this.lister = lister;
-		this.store = store;
+		this.exposedTools = new ExposedTools(store);
 		this.policies = policies;
 		this.registry = registry;
 		this.current = () -> of(live.getObject().current());
@@ -230,7 +227,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		// an answer to a list sent before a list_changed is never kept as the catalogue
 		request.context().attributes().put(GENERATION, server.generation().get());
 		// the session must exist before anything goes upstream; its state is kept for the response stage
-		return state(request.context()).doOnNext(state -> request.context().attributes().put(STATE, state))
+		return exposedTools.of(request.context()).doOnNext(state -> request.context().attributes().put(STATE, state))
 			.then(Outcome.proceed());
 	}
 
@@ -280,7 +277,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		if (server.alwaysExposed(call.toolName())) {
 			return Outcome.proceed();
 		}
-		return state(call.context()).map(state -> state.exposedTools().contains(call.toolName()))
+		return exposedTools.of(call.context()).map(state -> state.exposedTools().contains(call.toolName()))
 			.defaultIfEmpty(true)
 			.flatMap(callable -> callable ? Outcome.proceed() : Outcome.reject(notExposed(call.toolName())));
 	}
@@ -313,7 +310,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		catch (RejectError refused) {
 			return Outcome.reject(refused);
 		}
-		return state(call.context()).map(SessionState::exposedTools)
+		return exposedTools.of(call.context()).map(SessionState::exposedTools)
 			.defaultIfEmpty(Set.of())
 			.flatMap(before -> server.catalogue(call.context()).get(() -> listAll(call.context(), server)).flatMap(index -> {
 				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
@@ -325,45 +322,14 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 					.limit(query.limit())
 					.toList();
 				List<String> names = found.stream().map(ToolIndex::name).toList();
-				SessionKey key = key(call.context());
 				Set<String> exposedNow = new LinkedHashSet<>(before);
 				exposedNow.addAll(names);
-				Mono<Void> exposed = key == null ? Mono.empty() : store.expose(key, names).onErrorMap(
-						SessionStoreUnavailableException.class, ToolSearchPolicy::storeUnavailable);
-				return exposed.then(Mono.defer(() -> {
+				return exposedTools.expose(call.context(), names).then(Mono.defer(() -> {
 					server.meters().searched(found.size(), exposedNow.size());
 					return Outcome.respond(List.of(Outcome.notification("notifications/tools/list_changed", null)),
 							ToolSearchAnswers.result(query.text(), found));
 				}));
 			}));
-	}
-
-	/**
-	 * The state of the request's session; empty without a session id. A session the store does not know (or that
-	 * another caller opened) is refused with 404, a store that does not answer with 503.
-	 */
-	private Mono<SessionState> state(CallContext context) {
-		SessionKey key = key(context);
-		if (key == null) {
-			return Mono.empty();
-		}
-		String caller = context.caller().id();
-		return store.find(key)
-			.onErrorMap(SessionStoreUnavailableException.class, ToolSearchPolicy::storeUnavailable)
-			.filter(state -> java.util.Objects.equals(state.callerId(), caller))
-			.switchIfEmpty(Mono.error(() -> new RejectError(JsonRpcErrorCodes.INVALID_REQUEST, "Session not found: "
-					+ "this relay does not know the session (it ended or expired); initialize a new one.",
-					Map.of("reason", "session_not_found")).withHttpStatus(404, null)));
-	}
-
-	private static RejectError storeUnavailable(Throwable error) {
-		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay's session store is unavailable; try again "
-				+ "shortly.", Map.of("reason", "session_store_unavailable")).withHttpStatus(503, Duration.ofSeconds(1));
-	}
-
-	private static SessionKey key(CallContext context) {
-		String id = context.sessionId();
-		return id == null || id.isEmpty() ? null : new SessionKey(context.server(), id);
 	}
 
 	/**

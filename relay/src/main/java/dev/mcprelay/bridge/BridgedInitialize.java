@@ -1,0 +1,164 @@
+package dev.mcprelay.bridge;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.ProtocolVersions;
+import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import dev.mcprelay.transport.UpstreamTransportException;
+import dev.mcprelay.transport.UpstreamTransportException.Kind;
+import reactor.core.publisher.Mono;
+
+/**
+ * A 2025 client's {@code initialize} of a 2026-only server, answered by the bridge ({@link SessionBridge}): the relay
+ * asks the server's {@code server/discover} (with the client's info and capabilities) and answers the
+ * {@code initialize} itself: the version the client asked for (or 2025-11-25), the server's capabilities (without
+ * {@code resources.subscribe}, which the session cannot carry yet), its name and instructions; the client gets a
+ * session of the relay's ({@link BridgeSessions}). A discovery the server refuses with a JSON-RPC error answers the
+ * {@code initialize} with that error, and no session is opened; one it answers with neither JSON nor an event stream,
+ * or a stream without the answer, fails it ({@code bridge_discover_failed}).
+ */
+final class BridgedInitialize {
+
+	private static final String DISCOVER_ID = "mcp-relay-discover";
+
+	private final UpstreamTransport server;
+
+	private final String serverId;
+
+	private final ServerVersions versions;
+
+	private final BridgeSessions sessions;
+
+	private final long maxBytes;
+
+	BridgedInitialize(UpstreamTransport server, String serverId, ServerVersions versions, BridgeSessions sessions,
+			long maxBytes) {
+		this.server = server;
+		this.serverId = serverId;
+		this.versions = versions;
+		this.sessions = sessions;
+		this.maxBytes = maxBytes;
+	}
+
+	/**
+	 * Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session. A
+	 * discovery the server refuses as a session-era server does ({@link Refusals#bySessionEraServer}: it was redeployed
+	 * as one) makes the relay forget the versions it learnt ({@link ServerVersions#forget}, within its bound), and the
+	 * {@code initialize} is handed to {@code unbridged} (relayed as it came), when given.
+	 */
+	Mono<Void> open(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler,
+			Supplier<Mono<Void>> unbridged) {
+		return Mono.defer(() -> {
+			ObjectNode initialize = BridgedAnswers.parse(request.body());
+			JsonNode params = initialize.path("params");
+			BridgedClient client = new BridgedClient(
+					ProtocolVersions.sessionVersionFor(params.path("protocolVersion").asText(null)),
+					params.path("clientInfo"), params.path("capabilities"), JsonNodeFactory.instance.objectNode());
+			ObjectNode discover = SessionBridge.request("server/discover", DISCOVER_ID);
+			return server.send(ModernRequests.of(request, discover, client, request.onWritten()),
+					response -> answerInitialize(initialize.get("id"), client, request, response, handler, unbridged));
+		});
+	}
+
+	private Mono<Void> answerInitialize(JsonNode id, BridgedClient client, UpstreamRequest request,
+			UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler,
+			Supplier<Mono<Void>> unbridged) {
+		MediaType type = response.contentType();
+		boolean json = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
+		boolean events = type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
+				&& response.statusCode().is2xxSuccessful();
+		if (!json && !events) {
+			int status = response.statusCode().value();
+			if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), null)
+					&& versions.forget("it refused the relay's server/discover with HTTP " + status)) {
+				return response.releaseBody().then(Mono.defer(unbridged));
+			}
+			return response.releaseBody().then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
+					"bridge_discover_failed", "MCP server '" + serverId + "' speaks only MCP 2026-07-28, and "
+							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON nor an "
+							+ "event stream.")));
+		}
+		// 2026-07-28 lets a server answer any request with an event stream: its answer is the first response in it
+		Mono<byte[]> answered = json ? BridgeBodies.read(response.body(), maxBytes, serverId)
+				: BridgedAnswers.firstAnswer(response, maxBytes)
+					.onErrorMap(broken -> !(broken instanceof UpstreamTransportException),
+							broken -> discoverFailed("answered the relay's server/discover with an event stream that "
+									+ "broke off (" + broken.getClass().getSimpleName() + ")"))
+					.switchIfEmpty(Mono.error(() -> discoverFailed("ended the event stream that answers the relay's "
+							+ "server/discover before the answer")));
+		return answered.flatMap(body -> {
+			ObjectNode answer = BridgedAnswers.parse(body);
+			JsonNode result = answer == null ? null : answer.get("result");
+			if (!(result instanceof ObjectNode discovered)) {
+				if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), body)
+						&& versions.forget("it refused the relay's server/discover as a session-era server does")) {
+					return unbridged.get();
+				}
+				if (answer != null && answer.get("error") instanceof ObjectNode error) {
+					ObjectNode refusal = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+					refusal.set("id", id);
+					refusal.set("error", error);
+					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refusal)));
+				}
+				return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
+			}
+			versions.learn(texts(discovered.path("supportedVersions")));
+			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
+					: JsonNodeFactory.instance.objectNode();
+			BridgedClient opened = new BridgedClient(client.version(), client.clientInfo(), client.capabilities(),
+					capabilities.deepCopy());
+			if (capabilities.get("resources") instanceof ObjectNode resources) {
+				resources.remove("subscribe");
+			}
+			ObjectNode initialized = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+			initialized.set("id", id);
+			ObjectNode result2025 = initialized.putObject("result");
+			result2025.put("protocolVersion", client.version());
+			result2025.set("capabilities", capabilities);
+			JsonNode serverInfo = discovered.path("_meta").path(SessionResults.SERVER_INFO_META);
+			result2025.set("serverInfo", serverInfo.isObject() ? serverInfo
+					: JsonNodeFactory.instance.objectNode().put("name", serverId).put("version", "unknown"));
+			if (discovered.path("instructions").isTextual()) {
+				result2025.set("instructions", discovered.get("instructions"));
+			}
+			return sessions.open(request.callerId(), opened).flatMap(sessionId -> {
+				HttpHeaders headers = new HttpHeaders();
+				headers.set("Mcp-Session-Id", sessionId);
+				return handler.apply(LocalUpstreamResponse.json(headers, bytes(initialized)));
+			});
+		});
+	}
+
+	private UpstreamTransportException discoverFailed(String what) {
+		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
+				"MCP server '" + serverId + "' " + what + ".");
+	}
+
+	private static List<String> texts(JsonNode array) {
+		java.util.ArrayList<String> texts = new java.util.ArrayList<>();
+		array.forEach(item -> {
+			if (item.isTextual()) {
+				texts.add(item.asText());
+			}
+		});
+		return texts;
+	}
+
+	private static byte[] bytes(JsonNode node) {
+		return node.toString().getBytes(StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,279 @@
+package dev.mcprelay.session;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.event.EventListener;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConverters;
+import org.springframework.stereotype.Component;
+
+import dev.mcprelay.OffEventLoop;
+import dev.mcprelay.config.RelayProperties;
+import dev.mcprelay.config.SessionStoreKind;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.retry.Retry;
+
+/**
+ * Moves the store's connections to the master the Sentinels name, as soon as they name it, and keeps the store unused
+ * while they promote it. Subscribed to every Sentinel of {@code spring.data.redis.sentinel.nodes} (with their
+ * credentials and TLS), for the master of {@code spring.data.redis.sentinel.master}:
+ * <ul>
+ * <li>{@value #PROMOTING} (the failover's leader picked the replica and sends it {@code REPLICAOF NO ONE} on its next
+ * tick): the store is {@link #released held}. From the promotion on, the old master no longer replicates to anyone,
+ * and in a graceful {@code SENTINEL FAILOVER} it still runs and takes writes until the Sentinels demote it, seconds
+ * later, throwing them away; its users wait for the hold to end within their own bound (else answer as when Redis is
+ * away).</li>
+ * <li>{@value #SWITCHED}: once the Sentinel that a new connection asks (the first of the configured ones that accepts
+ * one, as Lettuce asks) names the same new master, Spring Data Redis's shared connections are closed, so that the next
+ * command connects there, the store's other users are told ({@link StoreMasterSwitched}: the rate-limit buckets) and
+ * the hold ends. Until that Sentinel has switched too (the others learn the new master from the leader's hello
+ * messages), a new connection would be sent back to the old master: the switch waits for that Sentinel's own
+ * {@value #SWITCHED}.</li>
+ * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say.</li>
+ * </ul>
+ * A connection to the master is never opened to find out who the master is (Lettuce's {@code MasterReplica} pings every
+ * server the Sentinels list, a hung old master among them). A switch announced by several Sentinels is followed once.
+ * Commands in flight on the closed connections fail (the store answers {@code session_store_unavailable}, a rate limit
+ * its {@code on-store-failure}). Each Sentinel is subscribed to once the relay is ready, and again (backing off up to
+ * 30 s) while it cannot be reached; Lettuce subscribes again after a dropped connection. Only with
+ * {@code sessions.store: redis} through Sentinel; nothing otherwise.
+ */
+@Component
+public class SentinelMasterSwitches implements StoreHold, DisposableBean {
+
+	private static final Logger log = LoggerFactory.getLogger(SentinelMasterSwitches.class);
+
+	/** The Sentinels' channel that names the new master: {@code <master> <old-ip> <old-port> <new-ip> <new-port>}. */
+	static final String SWITCHED = "+switch-master";
+
+	/**
+	 * The Sentinels' channel that names the replica their leader is about to promote ({@code slave <id> <ip> <port> @
+	 * <master> <ip> <port>}).
+	 */
+	static final String PROMOTING = "+failover-state-send-slaveof-noone";
+
+	/** The Sentinels' channels that say a failover was given up ({@code master <master> <ip> <port>}). */
+	static final String ABORTED = "-failover-abort-*";
+
+	/**
+	 * The longest the store is held: a failover that reconfigures many replicas, or a Sentinel the relay asks that does
+	 * not learn the new master, would hold it for longer; it is then used again, wherever the Sentinels send it.
+	 */
+	static final Duration MAX_HOLD = Duration.ofSeconds(10);
+
+	private final LettuceConnectionFactory redis;
+
+	private final ApplicationEventPublisher events;
+
+	private final Disposable.Composite subscriptions = Disposables.composite();
+
+	private final List<StatefulRedisPubSubConnection<String, String>> connections = new CopyOnWriteArrayList<>();
+
+	/** The address of the last master this relay moved to. */
+	private final AtomicReference<String> followed = new AtomicReference<>();
+
+	/** Completed when the current hold ends; null while the store is not held. */
+	private final AtomicReference<Sinks.Empty<Void>> hold = new AtomicReference<>();
+
+	SentinelMasterSwitches(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
+			ApplicationEventPublisher events) {
+		LettuceConnectionFactory factory = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable()
+				: null;
+		this.redis = factory != null && factory.isRedisSentinelAware() ? factory : null;
+		this.events = events;
+	}
+
+	/** The hold of {@code switches}, where a bean follows the Sentinels; else a store that is never held. */
+	public static StoreHold of(ObjectProvider<SentinelMasterSwitches> switches) {
+		SentinelMasterSwitches followed = switches == null ? null : switches.getIfAvailable();
+		return followed == null ? NEVER : followed;
+	}
+
+	@Override
+	public Mono<Void> released() {
+		Sinks.Empty<Void> current = hold.get();
+		return current == null ? Mono.empty() : current.asMono();
+	}
+
+	/** Subscribes to each Sentinel once the relay is ready (never on an event loop: connecting may block). */
+	@EventListener(ApplicationReadyEvent.class)
+	void listen() {
+		if (redis == null) {
+			return;
+		}
+		String master = redis.getSentinelConfiguration().getRequiredMaster().getName();
+		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
+		for (RedisURI sentinel : sentinels().getSentinels()) {
+			subscriptions.add(Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
+				.flatMap(connection -> subscribe(connection, master))
+				.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
+				.subscribeOn(OffEventLoop.SCHEDULER)
+				.subscribe(connections::add, error -> log.debug("Sentinel {} is not followed: {}", sentinel.getPort(),
+						error.toString())));
+		}
+	}
+
+	private Mono<StatefulRedisPubSubConnection<String, String>> subscribe(StatefulRedisPubSubConnection<String, String> connection,
+			String master) {
+		connection.addListener(new RedisPubSubAdapter<>() {
+
+			@Override
+			public void message(String channel, String message) {
+				if (SWITCHED.equals(channel)) {
+					switched(master, message);
+				}
+				else if (PROMOTING.equals(channel)) {
+					promoting(master, message);
+				}
+			}
+
+			@Override
+			public void message(String pattern, String channel, String message) {
+				if (message.startsWith("master " + master + ' ')) {
+					release("the Sentinels gave the failover up (" + channel + ")");
+				}
+			}
+
+		});
+		return Mono.fromCompletionStage(connection.async().subscribe(SWITCHED, PROMOTING))
+			.then(Mono.fromCompletionStage(connection.async().psubscribe(ABORTED)))
+			.thenReturn(connection)
+			.onErrorResume(error -> Mono.fromCompletionStage(connection.closeAsync()).then(Mono.error(error)));
+	}
+
+	/**
+	 * The Sentinels as Spring Data Redis connects to them (their credentials, TLS and timeout) in one URI, in the
+	 * order Lettuce asks them for the master.
+	 */
+	private RedisURI sentinels() {
+		LettuceClientConfiguration client = redis.getClientConfiguration();
+		RedisURI uri = LettuceConverters.sentinelConfigurationToRedisURI(redis.getSentinelConfiguration());
+		uri.setTimeout(client.getCommandTimeout());
+		for (RedisURI sentinel : uri.getSentinels()) {
+			sentinel.setSsl(client.isUseSsl());
+			sentinel.setVerifyPeer(client.getVerifyMode());
+			sentinel.setStartTls(client.isStartTls());
+			sentinel.setTimeout(client.getCommandTimeout());
+		}
+		return uri;
+	}
+
+	/** Holds the store when {@code message} of {@value #PROMOTING} names a replica of {@code master}. */
+	void promoting(String master, String message) {
+		if (!message.contains(" @ " + master + ' ')) {
+			return;
+		}
+		Sinks.Empty<Void> started = Sinks.empty();
+		if (hold.compareAndSet(null, started)) {
+			log.info("The Sentinels are promoting a replica of '{}': the store waits until they name it master (at most "
+					+ "{} s)", master, MAX_HOLD.toSeconds());
+			subscriptions.add(Mono.delay(MAX_HOLD)
+				.subscribe(unused -> end(started, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
+						+ " s")));
+		}
+	}
+
+	/** Ends the current hold, if any. */
+	private void release(String why) {
+		Sinks.Empty<Void> current = hold.get();
+		if (current != null) {
+			end(current, why);
+		}
+	}
+
+	/** Ends {@code ended} if it is still the current hold; its waiters go on off the event loops. */
+	private void end(Sinks.Empty<Void> ended, String why) {
+		if (hold.compareAndSet(ended, null)) {
+			log.info("The store is used again: {}", why);
+			OffEventLoop.SCHEDULER.schedule(ended::tryEmitEmpty);
+		}
+	}
+
+	/**
+	 * Follows {@code message} of {@value #SWITCHED} when it names a new address for {@code master} and the Sentinel a
+	 * new connection asks names it too; otherwise waits for that Sentinel's own announcement.
+	 */
+	void switched(String master, String message) {
+		String[] parts = message.split(" ");
+		if (parts.length != 5 || !parts[0].equals(master)) {
+			return;
+		}
+		String address = parts[3] + ':' + parts[4];
+		if (address.equals(followed.get())) {
+			return;
+		}
+		Mono.fromRunnable(() -> follow(master, address))
+			.subscribeOn(OffEventLoop.SCHEDULER)
+			.subscribe(null, error -> log.warn("The store's connections could not be moved to the new master {}: {}",
+					address, error.toString()));
+	}
+
+	/** One switch at a time: asks the Sentinels (blocking, off the event loops), then moves the connections. */
+	private synchronized void follow(String master, String address) {
+		if (address.equals(followed.get())) {
+			return;
+		}
+		String asked = namedMaster(master);
+		if (!address.equals(asked)) {
+			log.debug("The Sentinel a new connection asks still names {} the master of '{}', not {}: waiting for it",
+					asked, master, address);
+			return;
+		}
+		followed.set(address);
+		log.info("The Sentinels named {} the master of '{}': the store's connections now go there", address, master);
+		try {
+			redis.resetConnection();
+			events.publishEvent(new StoreMasterSwitched(master, address));
+		}
+		finally {
+			release("its connections go to the new master " + address);
+		}
+	}
+
+	/**
+	 * The master's {@code host:port} as the first Sentinel that accepts a connection names it, which is where Lettuce
+	 * connects the next connection to; null when none answers within the client's timeout.
+	 */
+	private String namedMaster(String master) {
+		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
+		RedisURI sentinels = sentinels();
+		return Mono.usingWhen(Mono.fromCompletionStage(() -> client.connectSentinelAsync(StringCodec.UTF8, sentinels)),
+				sentinel -> sentinel.reactive().getMasterAddrByName(master)
+					.cast(InetSocketAddress.class)
+					.map(named -> named.getHostString() + ':' + named.getPort()),
+				sentinel -> Mono.fromCompletionStage(sentinel.closeAsync()))
+			.timeout(sentinels.getTimeout())
+			.onErrorResume(error -> {
+				log.debug("No Sentinel named the master of '{}': {}", master, error.toString());
+				return Mono.empty();
+			})
+			.block();
+	}
+
+	@Override
+	public void destroy() {
+		subscriptions.dispose();
+		connections.forEach(StatefulRedisPubSubConnection::closeAsync);
+		release("the relay stops");
+	}
+
+}

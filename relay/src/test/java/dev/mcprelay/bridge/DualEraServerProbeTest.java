@@ -1,0 +1,92 @@
+package dev.mcprelay.bridge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.interop.NodePeers;
+import dev.mcprelay.security.RelayMac;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.transport.StreamableHttpTransport;
+
+/**
+ * Review 46b, HIGH 2: a server of both generations (the TypeScript SDK v2 on {@code createMcpHandler}'s default,
+ * {@code interop/dual-era-server.mjs}: 2026-07-28, and session-era clients served statelessly) refuses one 2026
+ * client's request with its own JSON-RPC answer (-32021: the client declared no elicitation, which the tool needs). The
+ * relay hands that answer on and opens no session to probe the server: it used to, the server answered its
+ * {@code initialize}, and every 2026 client of the server was bridged to session-era MCP from then on.
+ */
+class DualEraServerProbeTest {
+
+	private static final String META = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+			+ "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":"
+			+ "{\"name\":\"NAME\",\"version\":\"1\"}}";
+
+	private static NodePeers.NodeServer dual;
+
+	@BeforeAll
+	static void start() throws Exception {
+		NodePeers.requireNode();
+		NodePeers.installFromLockfile();
+		// classes first used on an event loop are loaded here, where BlockHound allows reading their jars
+		org.springframework.core.io.buffer.DataBufferUtils.release(
+				org.springframework.core.io.buffer.DefaultDataBufferFactory.sharedInstance.allocateBuffer(1));
+		dev.mcprelay.session.SessionIds.mint();
+		dual = NodePeers.startServer("dual-era-server.mjs");
+	}
+
+	@AfterAll
+	static void stop() throws InterruptedException {
+		if (dual != null) {
+			dual.close();
+		}
+	}
+
+	@Test
+	void aDualEraServersOwnAnswerToOneClientIsHandedOnAndLeavesEveryClientUnbridged() throws Exception {
+		ServerVersions versions = new ServerVersions("d", List.of());
+		VersionBridge bridge = new VersionBridge(new StreamableHttpTransport(reactor.netty.http.client.HttpClient
+			.create()), "d", versions, 1024 * 1024, new BridgedStreamsTest.Kept(),
+				BridgedStreamsTest.flightsOf(null), Duration.ofSeconds(30),
+				new RelayMac((String) null), Duration.ofSeconds(30));
+		String url = dual.url();
+
+		String refused = SharedUpstreamSessionsTest.send(bridge, url, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"ask\",\"arguments\":{}," + META.replace("NAME", "no-elicit")
+				+ "}}").get(60, TimeUnit.SECONDS);
+		assertThat(refused).as("the server's own answer, handed on").startsWith("400 ").contains("-32021")
+			.contains("\"id\":3");
+		assertThat(versions.known()).as("nothing learnt from it").isEmpty();
+		assertThat(initializes()).as("no session opened to probe the server").isZero();
+
+		JsonNode echoed = SharedUpstreamSessionsTest.lastMessage(SharedUpstreamSessionsTest.send(bridge, url,
+				"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":"
+						+ "{\"text\":\"hi\"}," + META.replace("NAME", "good") + "}}")
+			.get(60, TimeUnit.SECONDS));
+		assertThat(echoed.at("/result/content/0/text").asText()).as("%s", echoed).isEqualTo("hi");
+		assertThat(echoed.at("/result/resultType").asText()).as("the server's own 2026 answer, unbridged: %s", echoed)
+			.isEqualTo("complete");
+		assertThat(versions.known()).isEmpty();
+		assertThat(initializes()).as("another client's request is not bridged either").isZero();
+	}
+
+	private static int initializes() throws Exception {
+		HttpResponse<String> counted = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+				URI.create("http://127.0.0.1:" + dual.port() + "/initializes")).build(),
+				HttpResponse.BodyHandlers.ofString());
+		return RawHttp.json(counted.body()).path("initializes").asInt();
+	}
+
+}
