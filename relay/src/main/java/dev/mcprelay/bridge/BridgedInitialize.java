@@ -1,7 +1,6 @@
 package dev.mcprelay.bridge;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -115,7 +114,7 @@ final class BridgedInitialize {
 				}
 				return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
 			}
-			versions.learn(texts(discovered.path("supportedVersions")));
+			versions.learn(JsonTexts.of(discovered.path("supportedVersions")));
 			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
 					: JsonNodeFactory.instance.objectNode();
 			BridgedClient opened = new BridgedClient(client.version(), client.clientInfo(), client.capabilities(),
@@ -145,16 +144,6 @@ final class BridgedInitialize {
 	private UpstreamTransportException discoverFailed(String what) {
 		return new UpstreamTransportException(Kind.UPSTREAM_FAILED, "bridge_discover_failed",
 				"MCP server '" + serverId + "' " + what + ".");
-	}
-
-	private static List<String> texts(JsonNode array) {
-		java.util.ArrayList<String> texts = new java.util.ArrayList<>();
-		array.forEach(item -> {
-			if (item.isTextual()) {
-				texts.add(item.asText());
-			}
-		});
-		return texts;
 	}
 
 	private static byte[] bytes(JsonNode node) {

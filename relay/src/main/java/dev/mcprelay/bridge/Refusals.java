@@ -1,6 +1,5 @@
 package dev.mcprelay.bridge;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -26,16 +25,7 @@ final class Refusals {
 
 	/** The versions a JSON-RPC error names as supported ({@code error.data.supported}); empty when it names none. */
 	static List<String> supportedVersions(byte[] body) {
-		List<String> supported = new ArrayList<>();
-		JsonNode named = error(body).path("data").path("supported");
-		if (named.isArray()) {
-			named.forEach(version -> {
-				if (version.isTextual()) {
-					supported.add(version.asText());
-				}
-			});
-		}
-		return supported;
+		return JsonTexts.of(error(body).path("data").path("supported"));
 	}
 
 	/**

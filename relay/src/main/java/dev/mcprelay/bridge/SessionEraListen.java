@@ -76,7 +76,7 @@ final class SessionEraListen {
 			}
 		}
 		List<String> uris = session.capabilities().path("resources").path("subscribe").asBoolean(false)
-				? texts(asked.path("resourceSubscriptions")) : List.of();
+				? JsonTexts.of(asked.path("resourceSubscriptions")) : List.of();
 		if (!uris.isEmpty()) {
 			honored.set("resourceSubscriptions", JsonNodeFactory.instance.arrayNode().addAll(
 					uris.stream().map(JsonNodeFactory.instance::textNode).toList()));
@@ -162,16 +162,6 @@ final class SessionEraListen {
 		message.putObject("params").put("uri", uri);
 		return server.send(SessionEraRequests.inSession(request, message, session, null), UpstreamResponse::releaseBody)
 			.onErrorResume(failed -> Mono.empty());
-	}
-
-	private static List<String> texts(JsonNode array) {
-		java.util.ArrayList<String> texts = new java.util.ArrayList<>();
-		array.forEach(item -> {
-			if (item.isTextual()) {
-				texts.add(item.asText());
-			}
-		});
-		return texts;
 	}
 
 }
