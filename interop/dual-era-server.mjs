@@ -5,7 +5,7 @@
 // no elicitation capability is refused with the new generation's -32021.
 // GET /initializes tells how many initialize requests it took.
 import "./loopback.mjs";
-import http from "node:http";
+import { serveFetch } from "./serve-fetch.mjs";
 import { createMcpHandler, McpServer, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import * as z from "zod/v4";
 let initializes = 0;
@@ -23,26 +23,14 @@ const handler = createMcpHandler(() => {
   });
   return server;
 });
-http.createServer(async (req, res) => {
-  const chunks = [];
-  for await (const c of req) chunks.push(c);
-  const body = Buffer.concat(chunks);
+serveFetch(handler, (req, res, body) => {
   if (req.url === "/initializes") {
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ initializes }));
-    return;
+    return true;
   }
   if (body.includes('"initialize"')) {
     initializes++;
   }
-  const controller = new AbortController();
-  res.on("close", () => controller.abort());
-  const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers, body: ["GET", "HEAD"].includes(req.method) ? undefined : body, signal: controller.signal });
-  const response = await handler.fetch(request);
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  res.flushHeaders();
-  if (!response.body) { res.end(); return; }
-  const reader = response.body.getReader();
-  try { for (;;) { const { done, value } = await reader.read(); if (done) break; res.write(value); } } catch {}
-  res.end();
-}).listen(Number(process.env.PORT), "127.0.0.1");
+  return false;
+});

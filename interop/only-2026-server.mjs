@@ -5,7 +5,7 @@
 // requestState it gave): confirm (round 1 elicits a yes, round 2 asks for a sampled summary, then answers with what
 // both rounds got and whether each retry brought back the round's requestState untouched) and roots (lists the
 // client's roots); and insist, which asks again whatever the answer. Used by the interop suite to drive a 2025 client through the relay's version bridge.
-import http from "node:http";
+import { serveFetch } from "./serve-fetch.mjs";
 import { createMcpHandler, McpServer, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import * as z from "zod/v4";
 const handler = createMcpHandler(() => {
@@ -54,18 +54,4 @@ const handler = createMcpHandler(() => {
     });
   return server;
 }, { legacy: "reject" });
-http.createServer(async (req, res) => {
-  const chunks = [];
-  for await (const c of req) chunks.push(c);
-  const body = Buffer.concat(chunks);
-  const controller = new AbortController();
-  res.on("close", () => controller.abort());
-  const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers, body: ["GET", "HEAD"].includes(req.method) ? undefined : body, signal: controller.signal });
-  const response = await handler.fetch(request);
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  res.flushHeaders();
-  if (!response.body) { res.end(); return; }
-  const reader = response.body.getReader();
-  try { for (;;) { const { done, value } = await reader.read(); if (done) break; res.write(value); } } catch {}
-  res.end();
-}).listen(Number(process.env.PORT), "127.0.0.1");
+serveFetch(handler);
