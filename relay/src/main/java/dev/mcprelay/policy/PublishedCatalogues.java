@@ -272,12 +272,19 @@ public class PublishedCatalogues implements ServerListChanges {
 		return maxAge == Long.MAX_VALUE || clock.getAsLong() - seenAt <= maxAge;
 	}
 
-	/** The server's {@code tools.annotations-max-age}, in nanoseconds; the default for a server it does not know. */
+	/**
+	 * The server's {@code tools.annotations-max-age}, in nanoseconds; the default for a server it does not know. An age
+	 * longer than nanoseconds count (about 292 years) is {@link Long#MAX_VALUE}: no definition is ever that old.
+	 */
 	private long maxAgeNanos(String server) {
 		ServerProperties properties = servers.apply(server);
-		return (properties == null ? ToolsProperties.DEFAULT_ANNOTATIONS_AGE : properties.tools().annotationsMaxAge())
-			.toNanos();
+		Duration maxAge = properties == null ? ToolsProperties.DEFAULT_ANNOTATIONS_AGE
+				: properties.tools().annotationsMaxAge();
+		return maxAge.compareTo(LONGEST_AGE) >= 0 ? Long.MAX_VALUE : maxAge.toNanos();
 	}
+
+	/** The longest age nanoseconds count; {@link Duration#toNanos()} of a longer one overflows. */
+	private static final Duration LONGEST_AGE = Duration.ofNanos(Long.MAX_VALUE);
 
 	/**
 	 * The list a request needs to be decided could not be listed: the policies cannot decide it, and it is refused
