@@ -19,6 +19,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.TimeoutProperties;
 import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.proxy.ServerListChanges;
 import dev.mcprelay.proxy.UpstreamLister;
@@ -73,8 +74,9 @@ public class PublishedCatalogues implements ServerListChanges {
 	 */
 	private final ServerListings listings;
 
-	/** How long a listing waits for its turn on a server whose properties are unknown (the default bound). */
-	private static final Duration DEFAULT_WAIT = Duration.ofSeconds(60);
+	/** How long a listing may take on a server whose properties are unknown: the default's {@code ownWork()}. */
+	private static final Duration DEFAULT_WAIT = new TimeoutProperties(Duration.ofSeconds(60), Duration.ofSeconds(60),
+			Duration.ofSeconds(30)).ownWork();
 
 	/** The most items kept over every list of every view of every server. */
 	static final long MAX_KEPT = 100_000;
@@ -227,13 +229,29 @@ public class PublishedCatalogues implements ServerListChanges {
 		if (known != null ? young(known.seenAt(), maxAge) : kept.complete() && young(kept.listedAt(), maxAge)) {
 			return found(context, list, kept, known);
 		}
-		return kept.list(() -> bounded(context, list), clock)
+		return listed(context, list, key, kept).flatMap(listed -> found(context, list, listed, listed.definition(name)));
+	}
+
+	/**
+	 * {@code kept}, the caller's view of {@code list} (kept under {@code key}), once listed again in the caller's
+	 * request (or the listing in flight joined), within the server's {@link TimeoutProperties#ownWork()}: strictly
+	 * inside the bound the request runs under, so that a listing that hangs refuses the request as undecidable
+	 * ({@link Unavailable}, logged) rather than leaving it to the request's own timeout.
+	 */
+	private Mono<PublishedItems> listed(CallContext context, String list, Key key, PublishedItems kept) {
+		Duration bound = ownWork(context.server());
+		return kept.list(() -> bounded(context, list, bound), clock)
+			.timeout(bound, Mono.defer(() -> {
+				Unavailable late = new Unavailable(context.server(), list,
+						"did not answer within " + bound.toMillis() + " ms");
+				PolicyLog.unlisted(context.server(), list, late);
+				return Mono.error(late);
+			}))
 			.then(Mono.fromSupplier(() -> {
 				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
 				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
 				return kept;
 			}))
-			.flatMap(listed -> found(context, list, listed, listed.definition(name)))
 			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
 				PolicyLog.unlisted(context.server(), list, failure);
 				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
@@ -286,6 +304,12 @@ public class PublishedCatalogues implements ServerListChanges {
 	/** The longest age nanoseconds count; {@link Duration#toNanos()} of a longer one overflows. */
 	private static final Duration LONGEST_AGE = Duration.ofNanos(Long.MAX_VALUE);
 
+	/** The server's {@link TimeoutProperties#ownWork()}; the default's for a server it does not know. */
+	private Duration ownWork(String server) {
+		ServerProperties properties = servers.apply(server);
+		return properties == null ? DEFAULT_WAIT : properties.timeouts().ownWork();
+	}
+
 	/**
 	 * The list a request needs to be decided could not be listed: the policies cannot decide it, and it is refused
 	 * (fails closed), not answered as naming what the server did not publish.
@@ -306,16 +330,15 @@ public class PublishedCatalogues implements ServerListChanges {
 			return why;
 		}
 
+
 	}
 
 	/**
 	 * A listing of {@code list} in the request of {@code context}, in its turn among the server's
-	 * ({@link ServerListings}: it waits for room, within the server's {@code timeouts.non-streaming}); a listing the
-	 * bound refuses is {@link Unavailable} (the request is refused, and may be tried again), and logged.
+	 * ({@link ServerListings}: it waits for room within {@code wait}); a listing the bound refuses is
+	 * {@link Unavailable} (the request is refused, and may be tried again), and logged.
 	 */
-	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list) {
-		ServerProperties server = servers.apply(context.server());
-		Duration wait = server == null ? DEFAULT_WAIT : server.timeouts().nonStreaming();
+	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list, Duration wait) {
 		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list))
 			.onErrorMap(ServerListings.Refused.class, refused -> {
 				Unavailable busy = new Unavailable(context.server(), list, refused.why());

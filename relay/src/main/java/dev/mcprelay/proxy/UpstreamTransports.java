@@ -160,7 +160,7 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	private LegacySseTransport bridge(Upstream upstream, SessionsProperties sessions) {
 		Consumer<SessionKey> evicted = SessionStoreConfiguration.evictedSessions(registry);
 		LegacySseTransport bridge = new LegacySseTransport(upstreamHttpClient, upstream.id(), upstream.uri(),
-				upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5), upstream.maxBufferedBody().toBytes(),
+				upstream.properties().timeouts().ownWork(), upstream.maxBufferedBody().toBytes(),
 				sessions.maxBridgedSessions(), sessions.maxPerCaller(), sessions.idleTimeout(),
 				() -> evicted.accept(new SessionKey(upstream.id(), "<ended>")),
 				new HeldLimits(sessions.maxHeldBytes().toBytes(),
