@@ -1,6 +1,8 @@
 package dev.mcprelay.policy;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +20,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.config.TimeoutProperties;
 import dev.mcprelay.config.ToolsProperties;
@@ -64,6 +68,9 @@ public class PublishedCatalogues implements ServerListChanges {
 	public static final int MAX_ITEMS = PublishedItems.MAX_ITEMS;
 
 	private static final Logger log = LoggerFactory.getLogger(PublishedCatalogues.class);
+
+	/** The list of a server's tools, as the list methods name it. */
+	public static final String TOOLS = "tools/list";
 
 	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */
 	public static final Set<String> LISTS = Set.of("tools/list", "prompts/list");
@@ -233,6 +240,38 @@ public class PublishedCatalogues implements ServerListChanges {
 	}
 
 	/**
+	 * The definitions of {@code names} in the list {@code list} of the server {@code context} addresses, each as
+	 * {@link #find} answers it for a request naming it, with the same freshness: from what is kept where {@link #known}
+	 * answers for every name, else after one listing of the caller's view (shared with every request that waits for
+	 * it). A name the server did not publish to the view is absent, and so is one a catalogue cut short lacks (a
+	 * request naming it is refused): what a feature offers from a copy of its own of the server's list (tool search's
+	 * index) is offered only as a request naming it would be decided ({@link ToolOffers}). {@link Unavailable} when the
+	 * list could not be listed.
+	 */
+	public Mono<Map<String, Map<String, Object>>> findAll(CallContext context, String list, Collection<String> names,
+			boolean annotations) {
+		Map<String, Map<String, Object>> found = new HashMap<>();
+		for (String name : names) {
+			Optional<Map<String, Object>> known = known(context, list, name, annotations);
+			if (known == null) {
+				Key key = new Key(viewOf(context), list);
+				return listed(context, list, key, catalogues.get(key, any -> new PublishedItems())).map(listed -> {
+					Map<String, Map<String, Object>> relisted = new HashMap<>();
+					for (String each : names) {
+						PublishedItems.Definition definition = listed.definition(each);
+						if (definition != null) {
+							relisted.put(each, definition.annotations());
+						}
+					}
+					return relisted;
+				});
+			}
+			known.ifPresent(definition -> found.put(name, definition));
+		}
+		return Mono.just(found);
+	}
+
+	/**
 	 * {@code kept}, the caller's view of {@code list} (kept under {@code key}), once listed again in the caller's
 	 * request (or the listing in flight joined), within the server's {@link TimeoutProperties#ownWork()}: strictly
 	 * inside the bound the request runs under, so that a listing that hangs refuses the request as undecidable
@@ -330,6 +369,20 @@ public class PublishedCatalogues implements ServerListChanges {
 			return why;
 		}
 
+		/**
+		 * The refusal of a request to {@code server} the policies cannot decide, since its list {@code list} that they
+		 * read could not be listed ({@code why}): -32603 with {@code data.reason} {@code policy_undecidable} (fails
+		 * closed), never the answer for a name that does not exist. The client is told that the server's list is
+		 * unavailable, not that a policy reads it; the access log names {@code policy}, the first rule that needed it.
+		 */
+		public static RejectError refusal(String server, String list, String why, String policy) {
+			return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot answer this request now: the "
+					+ list + " of server '" + server + "' " + why, Map.of("reason", UNDECIDABLE))
+				.withLogReason(UNDECIDABLE, policy);
+		}
+
+		/** The reason of a request the policies cannot decide. */
+		public static final String UNDECIDABLE = "policy_undecidable";
 
 	}
 
