@@ -74,15 +74,17 @@ final class PerRequestBridge {
 	 * @param mac the relay's key, which signs a held call's {@code requestState} ({@link RequestStates})
 	 * @param flights what the server's bridged sessions have in flight on this replica, shared with the bridge a
 	 * reload makes for it: its held calls among them
+	 * @param unrelayed what hears a list change of the server's that a client's listen did not ask for
 	 */
 	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
-			ServerVersions versions, java.time.Duration idle, RelayMac mac, ServerFlights flights) {
+			ServerVersions versions, java.time.Duration idle, RelayMac mac, ServerFlights flights,
+			UnrelayedListChanges unrelayed) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
 		this.versions = versions;
-		this.listens = new SessionEraListen(server, serverId, maxBytes);
+		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed);
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
 	}
 

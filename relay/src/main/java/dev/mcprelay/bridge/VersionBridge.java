@@ -73,9 +73,12 @@ public final class VersionBridge implements UpstreamTransport {
 	 * @param mac the relay's key ({@code sessions.secret}), which signs a held call's {@code requestState}
 	 * @param openTimeout how long opening an upstream session for a 2026 client waits (the server's
 	 * {@code timeouts.non-streaming}; {@link UpstreamSessions})
+	 * @param unrelayed what hears each list change of the server's that the bridge relays to no client (the relay's
+	 * one listener of list changes)
 	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
-			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
+			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout,
+			UnrelayedListChanges unrelayed) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
@@ -84,7 +87,14 @@ public final class VersionBridge implements UpstreamTransport {
 				maxBodyBytes, inputRoundTimeout);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
-				inputRoundTimeout, mac, flights.of(serverId));
+				inputRoundTimeout, mac, flights.of(serverId), unrelayed);
+	}
+
+	/** A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}): for tests. */
+	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
+			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
+		this(server, serverId, versions, maxBodyBytes, store, flights, inputRoundTimeout, mac, openTimeout,
+				UnrelayedListChanges.NONE);
 	}
 
 	/**
