@@ -77,7 +77,7 @@ class MemberJoin {
 	 * client's own {@code notifications/initialized} follows later. Fails with {@link MemberUnavailable}.
 	 */
 	Mono<Joined> initialize(VirtualCall call, String member, ObjectNode initialize) {
-		return handshake(MemberOrigin.of(call), member, initialize, false);
+		return handshake(MemberOrigin.of(call, member), member, initialize, false);
 	}
 
 	private Mono<Joined> handshake(MemberOrigin origin, String member, ObjectNode initialize, boolean initialized) {
