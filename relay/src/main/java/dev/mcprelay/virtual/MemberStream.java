@@ -207,10 +207,7 @@ final class MemberStream {
 	 * member's server is never asked again by this session.
 	 */
 	private void connect() {
-		if (!session.parts().streams().stillServes(session.server(), member)) {
-			log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
-					session.virtualId(), member);
-			end();
+		if (!stillServed()) {
 			return;
 		}
 		synchronized (this) {
@@ -231,7 +228,32 @@ final class MemberStream {
 			.subscribe(this::answered, this::failed));
 	}
 
+	/**
+	 * Whether the configuration now current still has the member in the session's virtual server
+	 * ({@link MergedStreams#stillServes}); if not, the stream ends for good (logged): its server is never asked again
+	 * by this session, neither for a stream nor for a session of its own.
+	 */
+	private boolean stillServed() {
+		if (session.parts().streams().stillServes(session.server(), member)) {
+			return true;
+		}
+		log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
+				session.virtualId(), member);
+		end();
+		return false;
+	}
+
+	/**
+	 * The member's relay answered the GET. The answer of a member a reload took out of the virtual server meanwhile (its
+	 * GET ended before the member answered, 404 {@code server_removed}) ends the stream for good: it is not taken for
+	 * a member that lost its session, which would be joined again on the settings the session began with.
+	 */
 	private void answered(MemberAnswer answer) {
+		if (!stillServed()) {
+			answer.discard().subscribe(null, error -> {
+			});
+			return;
+		}
 		if (!answer.isEventStream()) {
 			int status = answer.status().value();
 			if (status == 405) {
