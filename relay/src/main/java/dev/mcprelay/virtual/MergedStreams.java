@@ -1,9 +1,11 @@
 package dev.mcprelay.virtual;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
@@ -17,7 +19,6 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
@@ -89,9 +90,13 @@ class MergedStreams {
 
 	private final LiveConfiguration configuration;
 
+	private final MemberLists lists;
+
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
-			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, LiveConfiguration configuration) {
+			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, LiveConfiguration configuration,
+			MemberLists lists) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
+		this.lists = lists;
 		this.joins = joins;
 		this.openStreams = openStreams;
 		this.handover = handover;
@@ -277,17 +282,30 @@ class MergedStreams {
 	}
 
 	/**
-	 * A reload changed {@code server}'s members but not its version: the open streams of its sessions here tell their
-	 * clients that its tool list changed ({@code notifications/tools/list_changed}, held for a client whose GET is
-	 * away), so that they list it again and see the members it has now.
+	 * A reload changed {@code server}'s members but not its version ({@code changed} joined or left it): the open
+	 * streams of its sessions here tell their clients each list that may have changed with them
+	 * ({@code notifications/<list>/list_changed}, held for a client whose GET is away), so that they list it again and
+	 * see the members it has now. A list is told when the session's {@code initialize} result announced it and a member
+	 * that joined or left offers it (or has not been seen to join here, so may: {@link MemberLists#mayOffer}). A
+	 * session stored without what it announced is told its tool list only.
 	 */
-	private void regrouped(VirtualServer server) {
-		ObjectNode changed = JsonRpcParser.mapper().createObjectNode();
-		changed.put("jsonrpc", "2.0");
-		changed.put("method", "notifications/tools/list_changed");
+	private void regrouped(VirtualServer server, List<String> changed) {
 		sessions.values().stream()
 			.filter(session -> session.server().version() == server.version())
-			.forEach(session -> session.tell(List.of(changed.deepCopy())));
+			.forEach(session -> {
+				Set<String> announced = session.virtualSession().announced();
+				List<ObjectNode> told = new ArrayList<>();
+				for (String list : MemberLists.LISTS) {
+					boolean mayHaveChanged = announced == null ? list.equals("tools") : announced.contains(list)
+							&& changed.stream().anyMatch(member -> lists.mayOffer(member, list));
+					if (mayHaveChanged) {
+						told.add(MemberLists.listChanged(list));
+					}
+				}
+				if (!told.isEmpty()) {
+					session.tell(told);
+				}
+			});
 	}
 
 	/** Ends {@code session}, new here, if a reload ended its virtual server's version before it began. */

@@ -73,7 +73,8 @@ class VirtualSessionLifecycle {
 				ObjectNode result = InitializeMerge.result(virtualId, version,
 						initialize.path("params").path("protocolVersion").asText(null), joined);
 				return sessions.open(virtualId, sessionId, call.callerId(), initialize, members,
-						VirtualSessionTerms.of(call.exchange().configuration().properties(), virtualId))
+						VirtualSessionTerms.of(call.exchange().configuration().properties(), virtualId),
+						MemberLists.of(result))
 					// A session the store could not keep is ended with every member, not left open behind them.
 					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
 					.then(Mono.defer(() -> {

@@ -30,7 +30,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * session gets its DELETE; one changed ends its sessions alike with {@code session_ended}, a request on such a session
  * is answered 404 {@code session_ended} and a new one has the new members; a virtual server left as it was keeps its
  * sessions, GET stream and calls; an invalid edit is refused whole with every stream running on; a revoked key's call
- * through a member ends with {@code access_withdrawn}, counted, while another key's runs to its answer.
+ * through a member ends with {@code access_withdrawn}, counted, while another key's runs to its answer; a server
+ * joining or leaving a virtual server of every server ({@code ["*"]}) leaves its sessions running, its open merged GET
+ * told each list the server offers changed, and a member that left never asked again.
  */
 class LiveVirtualServersReloadTest {
 
@@ -186,7 +188,8 @@ class LiveVirtualServersReloadTest {
 	}
 
 	@Test
-	void aServerJoiningAVirtualServerOfEveryServerIsToldToItsOpenMergedGetAsAToolListChange() throws Exception {
+	void aServerJoiningAVirtualServerOfEveryServerIsToldToItsOpenMergedGetAsAChangeOfEachListItOffers()
+			throws Exception {
 		String all = config(HUB_AND_OTHER + "    all:\n      members: [\"*\"]\n", true);
 		live.reload(all, ReloadOutcome.APPLIED);
 		McpSession session = McpSession.open(caller(ALICE), "all");
@@ -200,6 +203,9 @@ class LiveVirtualServersReloadTest {
 		JsonNode told = get.next();
 		assertThat(told).as("the relay tells the open GET").isNotNull();
 		assertThat(told.path("method").asText()).isEqualTo("notifications/tools/list_changed");
+		// the SDK's server offers prompts and resources too, which the session announced
+		assertThat(get.next().path("method").asText()).isEqualTo("notifications/prompts/list_changed");
+		assertThat(get.next().path("method").asText()).isEqualTo("notifications/resources/list_changed");
 		assertThat(tools(session)).as("listed again, the session has the new member's tools").contains("gamma_echo");
 	}
 
