@@ -1049,7 +1049,7 @@ class KubernetesManifestsTest {
 			Path interop = root.resolve("interop");
 			if (!ready) {
 				requireNode(interop);
-				installFromLockfile(interop);
+				dev.mcprelay.interop.NodePeers.installFromLockfile();
 				ready = true;
 			}
 			Path input = Files.createTempFile(Path.of("target").toAbsolutePath(), "manifests-", ".yaml");
@@ -1079,21 +1079,6 @@ class KubernetesManifestsTest {
 			if (version.exitCode() != 0 || major < 18) {
 				throw new AssertionError("Validating deploy/kubernetes needs Node.js 18 or newer; 'node --version' says '"
 						+ text + "'. Install a newer Node.js and run the tests again.");
-			}
-		}
-
-		private static void installFromLockfile(Path interop) throws IOException {
-			Path lockfile = interop.resolve("package-lock.json");
-			Path installed = interop.resolve("node_modules/.package-lock.json");
-			if (Files.exists(installed)
-					&& Files.getLastModifiedTime(installed).compareTo(Files.getLastModifiedTime(lockfile)) >= 0) {
-				return;
-			}
-			Result install = Result.of(new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund")
-				.directory(interop.toFile()), Duration.ofMinutes(5));
-			if (install.exitCode() != 0) {
-				throw new AssertionError("'npm ci' in interop/ failed (exit " + install.exitCode() + "); is the npm "
-						+ "registry reachable?\n" + install.stderr());
 			}
 		}
 

@@ -106,7 +106,7 @@ class LegacySseInteropTest {
 
 	@Test
 	void anInitializeTheServerAnswersWithAnErrorEndsTheBridgedSessionAndItsStream() throws Exception {
-		java.nio.file.Path serverLog = java.nio.file.Path.of("target", "interop-everything-sse-on-loopback.mjs.log");
+		java.nio.file.Path serverLog = everything.log();
 		long disconnected = disconnections(serverLog);
 		RawHttp http = new RawHttp(port);
 

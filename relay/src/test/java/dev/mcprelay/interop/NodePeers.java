@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import dev.mcprelay.testsupport.InstallLock;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RepositoryRoot;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -52,6 +53,12 @@ public final class NodePeers {
 
 	/** Installs the pinned packages from {@code interop/package-lock.json} unless they are already in place. */
 	public static void installFromLockfile() throws IOException {
+		try (InstallLock lock = InstallLock.acquire("npm-interop")) {
+			installFromLockfileHeld();
+		}
+	}
+
+	private static void installFromLockfileHeld() throws IOException {
 		Path lockfile = DIRECTORY.resolve("package-lock.json");
 		Path installed = DIRECTORY.resolve("node_modules/.package-lock.json");
 		if (Files.exists(installed)
@@ -86,24 +93,25 @@ public final class NodePeers {
 
 	/**
 	 * {@link #startServer(String)} on {@code port} (a server started again where it ran before: a restart), with
-	 * {@code environment} added to the server's. Its output is appended to {@code target/interop-<script>.log}.
+	 * {@code environment} added to the server's. Its output is appended to {@code target/interop-<script>-<port>.log}
+	 * ({@link NodeServer#log()}): one file per server, so that a test reading it sees no other test JVM's server.
 	 */
 	static NodeServer startServer(String script, int port, Map<String, String> environment)
 			throws IOException, InterruptedException {
+		Path log = Path.of("target", "interop-" + script + "-" + port + ".log").toAbsolutePath();
 		ProcessBuilder builder = new ProcessBuilder("node", script).directory(DIRECTORY.toFile())
 			.redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.appendTo(Path.of("target", "interop-" + script + ".log").toFile()));
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
 		builder.environment().putAll(environment);
 		builder.environment().put("PORT", String.valueOf(port));
 		Process process = builder.start();
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
-				throw new AssertionError(script + " exited with " + process.exitValue() + "; see target/interop-"
-						+ script + ".log");
+				throw new AssertionError(script + " exited with " + process.exitValue() + "; see " + log);
 			}
 			try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
-				return new NodeServer(process, port);
+				return new NodeServer(process, port, log);
 			}
 			catch (IOException notYet) {
 				Thread.sleep(100);
@@ -144,7 +152,7 @@ public final class NodePeers {
 	}
 
 	/** A Node MCP server process on 127.0.0.1, stopped with its children on close. */
-	public record NodeServer(Process process, int port) implements AutoCloseable {
+	public record NodeServer(Process process, int port, Path log) implements AutoCloseable {
 
 		public String url() {
 			return "http://127.0.0.1:" + port + "/mcp";

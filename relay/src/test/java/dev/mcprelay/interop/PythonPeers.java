@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.mcprelay.testsupport.DebianTool;
+import dev.mcprelay.testsupport.InstallLock;
 import dev.mcprelay.testsupport.RepositoryRoot;
 
 /**
@@ -34,7 +35,13 @@ final class PythonPeers {
 	}
 
 	/** Makes the venv and installs {@code requirements.txt} into it unless that is done already. */
-	static synchronized void install() throws IOException, InterruptedException {
+	static void install() throws IOException, InterruptedException {
+		try (InstallLock lock = InstallLock.acquire("python-venv")) {
+			installHeld();
+		}
+	}
+
+	private static void installHeld() throws IOException, InterruptedException {
 		Path requirements = DIRECTORY.resolve("requirements.txt");
 		if (Files.exists(INSTALLED)
 				&& Files.getLastModifiedTime(INSTALLED).compareTo(Files.getLastModifiedTime(requirements)) >= 0) {

@@ -21,7 +21,7 @@ public record DebianTool(String program, String debianPackage, String whatFor) {
 
 	/** The program's path, installing its package first when it is missing. */
 	public Path locateOrInstall() throws IOException, InterruptedException {
-		synchronized (DebianTool.class) {
+		try (InstallLock lock = InstallLock.acquire("apt-get")) {
 			Path found = locate();
 			if (found != null) {
 				return found;
