@@ -31,6 +31,12 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 			+ "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/blocked\"},"
 			+ "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}]";
 
+	/**
+	 * The scripted upstream with the default timeouts: nothing here tests time, and the first exchange of a class can
+	 * take seconds on a loaded machine (classes loaded, paths compiled), past {@code scripted}'s 2 s bounds.
+	 */
+	private static final String UNTIMED = "scripted-untimed";
+
 	private static final String UPSTREAM_ANSWER = "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}]";
 
 	@ParameterizedTest(name = "each message of a batch is decided on its own ({0} answer)")
@@ -45,7 +51,7 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 		script.on("first", Stage.CLIENT_NOTIFICATION, notification -> Outcome.reject(RejectError.policy("muted")));
 		script.on("first", Stage.OTHER_REQUEST, request -> Outcome.respond(java.util.Map.of()));
 
-		HttpResponse<String> response = http().send(http().post("scripted", BATCH));
+		HttpResponse<String> response = http().send(http().post(UNTIMED, BATCH));
 
 		assertThat(TestUpstreams.SCRIPTED.lastSeen().body()).as("only the message left to forward went, still a batch")
 			.isEqualTo("[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}]");
@@ -61,7 +67,7 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 		script.on("first", Stage.USER_REQUEST, message -> message.id() == null
 				? Outcome.reject(RejectError.policy("muted")) : Outcome.respond(java.util.Map.of("ok", true)));
 
-		HttpResponse<String> response = http().send(http().post("scripted", BATCH));
+		HttpResponse<String> response = http().send(http().post(UNTIMED, BATCH));
 
 		assertThat(TestUpstreams.SCRIPTED.seen()).isEmpty();
 		assertThat(response.statusCode()).isEqualTo(200);
@@ -75,7 +81,7 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 		TestUpstreams.SCRIPTED.script((request, response) -> response.status(202).send());
 		script.on("first", Stage.OTHER_REQUEST, request -> Outcome.respond(java.util.Map.of()));
 
-		HttpResponse<String> response = http().send(http().post("scripted",
+		HttpResponse<String> response = http().send(http().post(UNTIMED,
 				"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]"));
 
 		assertThat(TestUpstreams.SCRIPTED.lastSeen().body())
@@ -94,7 +100,7 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 				? Outcome.reject(RejectError.policy("blocked tool")) : Outcome.proceed());
 		script.on("first", Stage.OTHER_REQUEST, request -> Outcome.respond(java.util.Map.of()));
 
-		HttpResponse<String> response = http().send(http().post("scripted", BATCH));
+		HttpResponse<String> response = http().send(http().post(UNTIMED, BATCH));
 
 		assertThat(response.statusCode()).as("the upstream's status is kept").isEqualTo(status);
 		List<JsonNode> answers = messages(response);
@@ -113,7 +119,7 @@ class BatchInterceptionTest extends InterceptorIntegrationTest {
 			.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}")));
 		script.on("first", Stage.OTHER_REQUEST, request -> Outcome.respond(java.util.Map.of()));
 
-		HttpResponse<String> response = http().send(http().post("scripted",
+		HttpResponse<String> response = http().send(http().post(UNTIMED,
 				"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}]"));
 
 		assertThat(response.statusCode()).isEqualTo(404);

@@ -99,6 +99,9 @@ public abstract class InterceptorIntegrationTest {
 		registry.add("mcp-relay.servers.sdk-json-open.url", () -> TestUpstreams.SDK.url("/stateless"));
 		registry.add("mcp-relay.servers.sdk-json-open.arguments.reserved-prefix", () -> "");
 		registry.add("mcp-relay.servers.scripted.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
+		// the scripted upstream with the default timeouts, for tests that do not test time: a cold first exchange on a
+		// loaded machine can take seconds, and scripted's 2 s bounds (for the tests of stalls) would answer it
+		registry.add("mcp-relay.servers.scripted-untimed.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
 		registry.add("mcp-relay.servers.scripted-tools.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
 		registry.add("mcp-relay.servers.scripted-tools.tools.deny[0]", () -> "secret_*");
 		registry.add("mcp-relay.servers.scripted.timeouts.non-streaming", () -> "2s");
