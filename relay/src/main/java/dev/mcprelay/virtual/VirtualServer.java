@@ -16,19 +16,20 @@ import dev.mcprelay.config.ToolSearchProperties;
  * @param toolSearch tool search over the merged catalogue
  * @param version the version of its settings this is, which its sessions and streams end with
  * ({@link VirtualServerVersion}: shared by each configuration that leaves them as they were)
+ * @param terms its settings as its sessions keep them ({@link VirtualSessionTerms}), made once per configuration
  */
 public record VirtualServer(String id, List<String> members, Map<String, String> prefixes,
-		ToolSearchProperties toolSearch, VirtualServerVersion version) {
+		ToolSearchProperties toolSearch, VirtualServerVersion version, String terms) {
 
 	public VirtualServer {
 		members = List.copyOf(members);
 		prefixes = Map.copyOf(prefixes);
 	}
 
-	/** A virtual server of a version of its own. */
+	/** A virtual server of a version of its own, with no terms (a test's). */
 	public VirtualServer(String id, List<String> members, Map<String, String> prefixes,
 			ToolSearchProperties toolSearch) {
-		this(id, members, prefixes, toolSearch, new VirtualServerVersion());
+		this(id, members, prefixes, toolSearch, new VirtualServerVersion(), "");
 	}
 
 	/** The prefix of {@code member}'s names. */

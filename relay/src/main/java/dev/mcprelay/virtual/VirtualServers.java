@@ -135,7 +135,7 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 				: virtual.members().stream().filter(properties.servers()::containsKey).toList();
 		Map<String, String> prefixes = new LinkedHashMap<>();
 		members.forEach(member -> prefixes.put(member, virtual.prefixOf(member)));
-		return new VirtualServer(id, members, prefixes, virtual.toolSearch(), version);
+		return new VirtualServer(id, members, prefixes, virtual.toolSearch(), version, VirtualSessionTerms.of(virtual));
 	}
 
 	/**

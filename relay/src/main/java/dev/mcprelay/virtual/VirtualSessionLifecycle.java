@@ -73,7 +73,7 @@ class VirtualSessionLifecycle {
 				ObjectNode result = InitializeMerge.result(virtualId, version,
 						initialize.path("params").path("protocolVersion").asText(null), joined);
 				return sessions.open(virtualId, sessionId, call.callerId(), initialize, members,
-						VirtualSessionTerms.of(call.exchange().configuration().properties(), virtualId))
+						call.server().terms())
 					// A session the store could not keep is ended with every member, not left open behind them.
 					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
 					.then(Mono.defer(() -> {
@@ -108,8 +108,8 @@ class VirtualSessionLifecycle {
 	 * initializes again, on the new settings.
 	 */
 	Mono<VirtualCall> holding(VirtualCall call) {
-		if (VirtualSessionTerms.hold(call.session().terms(), call.exchange().configuration().properties(),
-				call.server().id())) {
+		if (VirtualSessionTerms.hold(call.session().terms(), call.server().terms(),
+				call.exchange().configuration().properties())) {
 			return Mono.just(call);
 		}
 		log.info("Virtual server '{}': a session opened under other settings of it ends; its member sessions are sent "

@@ -29,26 +29,21 @@ final class VirtualSessionTerms {
 	private VirtualSessionTerms() {
 	}
 
-	/** The terms of a session of {@code virtualId} opened on {@code properties}, as stored. */
-	static String of(RelayProperties properties, String virtualId) {
-		VirtualServerProperties virtual = properties.virtualServers().get(virtualId);
-		return virtual == null ? "" : text(virtual);
+	/**
+	 * The terms of a session of a virtual server with {@code virtual}'s settings, as stored: made once per
+	 * configuration ({@link VirtualServer#terms()}), not per request.
+	 */
+	static String of(VirtualServerProperties virtual) {
+		return text(virtual);
 	}
 
 	/**
-	 * Whether a session stored with {@code stored} terms still holds on {@code properties}: the virtual server is there,
-	 * with the settings the session was opened under, less its mentions of servers {@code properties} no longer has.
+	 * Whether a session stored with {@code stored} terms still holds where its virtual server's terms are now
+	 * {@code now} ({@link VirtualServer#terms()} of the request's snapshot) among the servers of {@code properties}:
+	 * the settings the session was opened under, less its mentions of servers {@code properties} no longer has.
 	 */
-	static boolean hold(String stored, RelayProperties properties, String virtualId) {
-		if (stored == null) {
-			return true;
-		}
-		VirtualServerProperties virtual = properties.virtualServers().get(virtualId);
-		if (virtual == null) {
-			return false;
-		}
-		String now = text(virtual);
-		if (stored.equals(now)) {
+	static boolean hold(String stored, String now, RelayProperties properties) {
+		if (stored == null || stored.equals(now)) {
 			return true;
 		}
 		ObjectNode was = MemberMessages.parse(stored.getBytes(StandardCharsets.UTF_8));
