@@ -103,29 +103,32 @@ public class PublishedCatalogues implements ServerListChanges {
 	/** The callers' views where their requests cannot change them, made once ({@link CallerViews}). */
 	private final CallerViews views = new CallerViews();
 
-	private final Function<String, ServerProperties> servers;
+	/** The properties of the server a request addresses, in the request's own snapshot ({@code null}: unknown). */
+	private final Function<CallContext, ServerProperties> servers;
 
 	/** The time definitions are seen and aged by: {@link System#nanoTime()}, but in tests. */
 	private final LongSupplier clock;
 
 	/**
 	 * @param lister how the relay lists one of a server's lists whole in a caller's request
-	 * @param servers each configured server's properties by id ({@code null} for an unknown id): what tells its views
-	 * apart, and how old the definitions policies decide from may be
+	 * @param servers the properties of the server a request addresses, as the request's own configuration snapshot
+	 * configures it ({@code null} for one it does not know): what tells its views apart, and how old the definitions
+	 * policies decide from may be; never the current snapshot's, so that an answer of a server's old upstream that
+	 * lands after a reload moved the server is kept under the old upstream's view
 	 */
-	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers) {
+	public PublishedCatalogues(Lister lister, Function<CallContext, ServerProperties> servers) {
 		this(lister, servers, new ServerListings());
 	}
 
 	/**
 	 * @param listings the bound on the listings of each server, shared with every feature that lists one
 	 */
-	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers, ServerListings listings) {
+	public PublishedCatalogues(Lister lister, Function<CallContext, ServerProperties> servers, ServerListings listings) {
 		this(lister, servers, listings, System::nanoTime);
 	}
 
 	/** @param clock the time in nanoseconds, as {@link System#nanoTime()} tells it: for tests that age definitions */
-	PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers, ServerListings listings,
+	PublishedCatalogues(Lister lister, Function<CallContext, ServerProperties> servers, ServerListings listings,
 			LongSupplier clock) {
 		this.lister = lister;
 		this.servers = servers;
@@ -223,7 +226,7 @@ public class PublishedCatalogues implements ServerListChanges {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		PublishedItems.Definition known = kept.definition(name);
-		long maxAge = annotations ? maxAgeNanos(context.server()) : Long.MAX_VALUE;
+		long maxAge = annotations ? maxAgeNanos(context) : Long.MAX_VALUE;
 		if (known != null ? young(known.seenAt(), maxAge) : kept.complete() && young(kept.listedAt(), maxAge)) {
 			return found(context, list, kept, known);
 		}
@@ -259,7 +262,7 @@ public class PublishedCatalogues implements ServerListChanges {
 		if (kept == null) {
 			return null;
 		}
-		long maxAge = annotations ? maxAgeNanos(context.server()) : Long.MAX_VALUE;
+		long maxAge = annotations ? maxAgeNanos(context) : Long.MAX_VALUE;
 		PublishedItems.Definition definition = kept.definition(name);
 		if (definition != null) {
 			return young(definition.seenAt(), maxAge) ? Optional.of(definition.annotations()) : null;
@@ -272,9 +275,12 @@ public class PublishedCatalogues implements ServerListChanges {
 		return maxAge == Long.MAX_VALUE || clock.getAsLong() - seenAt <= maxAge;
 	}
 
-	/** The server's {@code tools.annotations-max-age}, in nanoseconds; the default for a server it does not know. */
-	private long maxAgeNanos(String server) {
-		ServerProperties properties = servers.apply(server);
+	/**
+	 * The {@code tools.annotations-max-age} of the server {@code context} addresses, in nanoseconds; the default for a
+	 * server it does not know.
+	 */
+	private long maxAgeNanos(CallContext context) {
+		ServerProperties properties = servers.apply(context);
 		return (properties == null ? ToolsProperties.DEFAULT_ANNOTATIONS_AGE : properties.tools().annotationsMaxAge())
 			.toNanos();
 	}
@@ -307,7 +313,7 @@ public class PublishedCatalogues implements ServerListChanges {
 	 * bound refuses is {@link Unavailable} (the request is refused, and may be tried again), and logged.
 	 */
 	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list) {
-		ServerProperties server = servers.apply(context.server());
+		ServerProperties server = servers.apply(context);
 		Duration wait = server == null ? DEFAULT_WAIT : server.timeouts().nonStreaming();
 		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list))
 			.onErrorMap(ServerListings.Refused.class, refused -> {
@@ -332,7 +338,7 @@ public class PublishedCatalogues implements ServerListChanges {
 	}
 
 	private UpstreamView viewOf(CallContext context) {
-		return views.of(context, servers.apply(context.server()));
+		return views.of(context, servers.apply(context));
 	}
 
 	/** A tool's published {@code annotations}, as CEL values; empty when it has none (and for a prompt). */

@@ -212,10 +212,10 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return current.get().containsKey(server);
 	}
 
-	/** {@value #SEARCH_TOOL}, on a server that offers its tools through search (as the current configuration says). */
+	/** {@value #SEARCH_TOOL}, on a server that offers its tools through search in {@code snapshot}. */
 	@Override
-	public boolean isRelayOwn(String server, String tool) {
-		return SEARCH_TOOL.equals(tool) && current.get().containsKey(server);
+	public boolean isRelayOwn(ConfigurationSnapshot snapshot, String server, String tool) {
+		return SEARCH_TOOL.equals(tool) && (snapshot != null ? of(snapshot) : current.get()).containsKey(server);
 	}
 
 	@Override
@@ -339,9 +339,7 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	 * are ({@link CatalogueListings}), as a virtual server's search lists its members.
 	 */
 	private Mono<List<ObjectNode>> listAll(CallContext context, SearchedServer server) {
-		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
-		Upstream upstream = snapshot != null ? upstreams.in(snapshot).find(context.server())
-				: upstreams.find(context.server());
+		Upstream upstream = upstreams.addressedBy(context);
 		return CatalogueListings
 			.tools(listings, context.server(), context.caller(), upstream.nonStreamingTimeout(),
 					() -> lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
