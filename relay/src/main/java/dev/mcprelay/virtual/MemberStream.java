@@ -203,13 +203,14 @@ final class MemberStream {
 	/**
 	 * Opens the stream (again): unless the configuration now current no longer has the member in the session's virtual
 	 * server (a reload removed its server, or the virtual server's {@code members} no longer name it), whatever snapshot
-	 * the session began on; then the stream ends for good (its ending was counted once, by what ended it), and the
+	 * the session began on, or has changed the member's server since that snapshot ({@link MergedStreams#stillServes});
+	 * then the stream ends for good (its ending was counted once, by what ended it), and the
 	 * member's server is never asked again by this session.
 	 */
 	private void connect() {
-		if (!session.parts().streams().stillServes(session.server(), member)) {
-			log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
-					session.virtualId(), member);
+		if (!session.parts().streams().stillServes(session, member)) {
+			log.info("Virtual server '{}': member '{}' is no longer one of its members, or a reload changed its server; "
+					+ "its stream is not opened again on the settings it began with", session.virtualId(), member);
 			end();
 			return;
 		}

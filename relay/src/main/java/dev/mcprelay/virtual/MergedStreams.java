@@ -18,6 +18,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
@@ -226,13 +227,19 @@ class MergedStreams {
 	}
 
 	/**
-	 * Whether {@code member} is still a member of {@code server} in the configuration current now (not the snapshot a
-	 * session began on): a member stream is opened, or opened again, only then ({@link MemberStream}). A reload that
-	 * removed the member's server, or the virtual server or its version, ends the stream for good.
+	 * Whether {@code member} is still a member of {@code session}'s virtual server in the configuration current now,
+	 * on the settings the session's stream began on (its origin's snapshot): a member stream is opened, or opened again,
+	 * only then ({@link MemberStream}). A reload that removed the member's server, or the virtual server or its
+	 * version, ends the stream for good; so does one that changed the member's server (its url, headers, credentials):
+	 * a stream already open finishes on the settings it began with, but opening it again is a new request, which the
+	 * old settings (an old address, a revoked secret) must not make. The client's next GET opens it on the new ones.
 	 */
-	boolean stillServes(VirtualServer server, String member) {
-		VirtualServer now = servers.find(configuration.current(), server.id());
-		return now != null && now.version() == server.version() && now.members().contains(member);
+	boolean stillServes(MergedSession session, String member) {
+		ConfigurationSnapshot current = configuration.current();
+		VirtualServer now = servers.find(current, session.server().id());
+		ServerProperties began = session.origin().configuration().properties().servers().get(member);
+		return now != null && now.version() == session.server().version() && now.members().contains(member)
+				&& (began == null || began.equals(current.properties().servers().get(member)));
 	}
 
 	/**
