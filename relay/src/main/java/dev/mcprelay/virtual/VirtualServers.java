@@ -69,8 +69,9 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 			String id = entry.getKey();
 			VirtualServer was = previous == null ? null : previous.get(id);
 			boolean same = was != null && sameSettings(before.virtualServers().get(id), entry.getValue(), removed);
-			VirtualServer server = resolve(id, entry.getValue(), properties,
-					same ? was.version() : new VirtualServerVersion());
+			VirtualServerVersion version = same ? was.version()
+					: was != null ? new VirtualServerVersion(was.version()) : new VirtualServerVersion();
+			VirtualServer server = resolve(id, entry.getValue(), properties, version);
 			resolved.put(id, server.equals(was) ? was : server);
 			newSearch |= !same && server.toolSearch().enabled();
 		}
@@ -135,7 +136,9 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 				: virtual.members().stream().filter(properties.servers()::containsKey).toList();
 		Map<String, String> prefixes = new LinkedHashMap<>();
 		members.forEach(member -> prefixes.put(member, virtual.prefixOf(member)));
-		return new VirtualServer(id, members, prefixes, virtual.toolSearch(), version, VirtualSessionTerms.of(virtual));
+		String terms = VirtualSessionTerms.of(virtual);
+		version.holds(terms);
+		return new VirtualServer(id, members, prefixes, virtual.toolSearch(), version, terms);
 	}
 
 	/**
