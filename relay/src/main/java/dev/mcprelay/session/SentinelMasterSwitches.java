@@ -29,7 +29,6 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.util.retry.Retry;
 
 /**
@@ -40,14 +39,15 @@ import reactor.util.retry.Retry;
  * <li>{@value #PROMOTING} (the failover's leader picked the replica and sends it {@code REPLICAOF NO ONE} on its next
  * tick): the store is {@link #released held}. From the promotion on, the old master no longer replicates to anyone,
  * and in a graceful {@code SENTINEL FAILOVER} it still runs and takes writes until the Sentinels demote it, seconds
- * later, throwing them away; its users wait for the hold to end within their own bound (else answer as when Redis is
- * away).</li>
+ * later, throwing them away; its users wait for the hold to end within their own bound (else fail with
+ * {@link StoreHeldException} and answer as when Redis is away). The line that ends a hold says how long it lasted, how
+ * many calls waited, and how many of them gave up first.</li>
  * <li>{@value #SWITCHED}: once the Sentinel that a new connection asks (the first of the configured ones that accepts
  * one, as Lettuce asks) names the same new master, Spring Data Redis's shared connections are closed, so that the next
- * command connects there, the store's other users are told ({@link StoreMasterSwitched}: the rate-limit buckets) and
- * the hold ends. Until that Sentinel has switched too (the others learn the new master from the leader's hello
- * messages), a new connection would be sent back to the old master: the switch waits for that Sentinel's own
- * {@value #SWITCHED}.</li>
+ * command connects there, the store's other users are told ({@link StoreMasterSwitched}: the rate-limit buckets, the
+ * store's channels) and the hold ends. Until that Sentinel has switched too (the others learn the new master from the
+ * leader's hello messages), a new connection would be sent back to the old master: the switch waits for that
+ * Sentinel's own {@value #SWITCHED}.</li>
  * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say.</li>
  * </ul>
  * A connection to the master is never opened to find out who the master is (Lettuce's {@code MasterReplica} pings every
@@ -91,8 +91,8 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	/** The address of the last master this relay moved to. */
 	private final AtomicReference<String> followed = new AtomicReference<>();
 
-	/** Completed when the current hold ends; null while the store is not held. */
-	private final AtomicReference<Sinks.Empty<Void>> hold = new AtomicReference<>();
+	/** The current hold; null while the store is not held. */
+	private final AtomicReference<SwitchHold> hold = new AtomicReference<>();
 
 	SentinelMasterSwitches(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
 			ApplicationEventPublisher events) {
@@ -109,9 +109,9 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	}
 
 	@Override
-	public Mono<Void> released() {
-		Sinks.Empty<Void> current = hold.get();
-		return current == null ? Mono.empty() : current.asMono();
+	public Mono<Duration> released(Duration bound) {
+		SwitchHold current = hold.get();
+		return current == null ? NOT_HELD : current.released(bound);
 	}
 
 	/** Subscribes to each Sentinel once the relay is ready (never on an event loop: connecting may block). */
@@ -182,10 +182,11 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		if (!message.contains(" @ " + master + ' ')) {
 			return;
 		}
-		Sinks.Empty<Void> started = Sinks.empty();
+		SwitchHold started = new SwitchHold();
 		if (hold.compareAndSet(null, started)) {
-			log.info("The Sentinels are promoting a replica of '{}': the store waits until they name it master (at most "
-					+ "{} s)", master, MAX_HOLD.toSeconds());
+			log.info("The Sentinels are promoting a replica of '{}': calls to the store wait until they name it master "
+					+ "(at most {} s), each within its own bound (past it, answered as when Redis is away)", master,
+					MAX_HOLD.toSeconds());
 			subscriptions.add(Mono.delay(MAX_HOLD)
 				.subscribe(unused -> end(started, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
 						+ " s")));
@@ -194,17 +195,19 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	/** Ends the current hold, if any. */
 	private void release(String why) {
-		Sinks.Empty<Void> current = hold.get();
+		SwitchHold current = hold.get();
 		if (current != null) {
 			end(current, why);
 		}
 	}
 
-	/** Ends {@code ended} if it is still the current hold; its waiters go on off the event loops. */
-	private void end(Sinks.Empty<Void> ended, String why) {
+	/**
+	 * Ends {@code ended} if it is still the current hold: its waiters go on off the event loops, and the log says how
+	 * long it lasted and what became of the calls that waited.
+	 */
+	private void end(SwitchHold ended, String why) {
 		if (hold.compareAndSet(ended, null)) {
-			log.info("The store is used again: {}", why);
-			OffEventLoop.SCHEDULER.schedule(ended::tryEmitEmpty);
+			log.info("The store is used again: {} ({})", why, ended.end());
 		}
 	}
 
