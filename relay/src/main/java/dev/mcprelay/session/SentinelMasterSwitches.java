@@ -28,6 +28,7 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.util.retry.Retry;
@@ -48,8 +49,14 @@ import reactor.util.retry.Retry;
  * the hold ends. Until that Sentinel has switched too (the others learn the new master from the leader's hello
  * messages), a new connection would be sent back to the old master: the switch waits for that Sentinel's own
  * {@value #SWITCHED}.</li>
- * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say.</li>
+ * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say;
+ * if they announced a new master that was not followed by then (no Sentinel named it when asked), the connections are
+ * closed all the same before it ends, so that they ask the Sentinels again rather than stay on the old master.</li>
  * </ul>
+ * The relay asks the Sentinels in the order of {@code spring.data.redis.sentinel.nodes}, each within the client's
+ * command timeout (2 s unless {@code spring.data.redis.timeout} is set), and the next one when one does not answer, as
+ * Lettuce does when it connects. Which Sentinels are followed, and why the others are not, is in
+ * {@link FollowedSentinels} (the {@code relayStore} health; a refused subscription logged at WARN).
  * A connection to the master is never opened to find out who the master is (Lettuce's {@code MasterReplica} pings every
  * server the Sentinels list, a hung old master among them). A switch announced by several Sentinels is followed once.
  * Commands in flight on the closed connections fail (the store answers {@code session_store_unavailable}, a rate limit
@@ -84,6 +91,11 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private final ApplicationEventPublisher events;
 
+	private final FollowedSentinels followedSentinels;
+
+	/** The last new master the Sentinels announced for the current hold, followed or not. */
+	private final AtomicReference<String> announced = new AtomicReference<>();
+
 	private final Disposable.Composite subscriptions = Disposables.composite();
 
 	private final List<StatefulRedisPubSubConnection<String, String>> connections = new CopyOnWriteArrayList<>();
@@ -95,11 +107,12 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	private final AtomicReference<Sinks.Empty<Void>> hold = new AtomicReference<>();
 
 	SentinelMasterSwitches(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
-			ApplicationEventPublisher events) {
+			ApplicationEventPublisher events, FollowedSentinels followedSentinels) {
 		LettuceConnectionFactory factory = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable()
 				: null;
 		this.redis = factory != null && factory.isRedisSentinelAware() ? factory : null;
 		this.events = events;
+		this.followedSentinels = followedSentinels;
 	}
 
 	/** The hold of {@code switches}, where a bean follows the Sentinels; else a store that is never held. */
@@ -123,8 +136,12 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		String master = redis.getSentinelConfiguration().getRequiredMaster().getName();
 		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
 		for (RedisURI sentinel : sentinels().getSentinels()) {
+			String address = sentinel.getHost() + ':' + sentinel.getPort();
+			followedSentinels.asking(address);
 			subscriptions.add(Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
 				.flatMap(connection -> subscribe(connection, master))
+				.doOnNext(connection -> followedSentinels.followed(address))
+				.doOnError(error -> followedSentinels.refused(address, error))
 				.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
 				.subscribeOn(OffEventLoop.SCHEDULER)
 				.subscribe(connections::add, error -> log.debug("Sentinel {} is not followed: {}", sentinel.getPort(),
@@ -187,9 +204,30 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 			log.info("The Sentinels are promoting a replica of '{}': the store waits until they name it master (at most "
 					+ "{} s)", master, MAX_HOLD.toSeconds());
 			subscriptions.add(Mono.delay(MAX_HOLD)
-				.subscribe(unused -> end(started, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
+				.subscribe(unused -> expire(started, master, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
 						+ " s")));
 		}
+	}
+
+	/**
+	 * Ends {@code expired} at {@link #MAX_HOLD}: when the Sentinels announced a new master that was not followed, the
+	 * store's connections are closed first (and its other users told), so that they ask the Sentinels again instead
+	 * of writing on to the old master, which a graceful failover demotes and empties.
+	 */
+	private void expire(Object expired, String master, String why) {
+		String unfollowed = announced.get();
+		if (hold.get() == expired && unfollowed != null && !unfollowed.equals(followed.get())) {
+			log.warn("No Sentinel asked named {} the master of '{}' within {} s of its announcement: the store's "
+					+ "connections ask the Sentinels again", unfollowed, master, MAX_HOLD.toSeconds());
+			try {
+				redis.resetConnection();
+				events.publishEvent(new StoreMasterSwitched(master, unfollowed));
+			}
+			catch (RuntimeException error) {
+				log.warn("The store's connections could not be closed: {}", error.toString());
+			}
+		}
+		release(why);
 	}
 
 	/** Ends the current hold, if any. */
@@ -221,6 +259,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		if (address.equals(followed.get())) {
 			return;
 		}
+		announced.set(address);
 		Mono.fromRunnable(() -> follow(master, address))
 			.subscribeOn(OffEventLoop.SCHEDULER)
 			.subscribe(null, error -> log.warn("The store's connections could not be moved to the new master {}: {}",
@@ -250,22 +289,27 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	}
 
 	/**
-	 * The master's {@code host:port} as the first Sentinel that accepts a connection names it, which is where Lettuce
-	 * connects the next connection to; null when none answers within the client's timeout.
+	 * The master's {@code host:port} as the first Sentinel that answers names it, which is where Lettuce connects the
+	 * next connection to: the Sentinels are asked in turn, each within the client's command timeout, the next one when
+	 * one fails or does not answer in time (as Lettuce goes on to the next when a handshake times out); null when none
+	 * answers.
 	 */
 	private String namedMaster(String master) {
 		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
-		RedisURI sentinels = sentinels();
-		return Mono.usingWhen(Mono.fromCompletionStage(() -> client.connectSentinelAsync(StringCodec.UTF8, sentinels)),
-				sentinel -> sentinel.reactive().getMasterAddrByName(master)
-					.cast(InetSocketAddress.class)
-					.map(named -> named.getHostString() + ':' + named.getPort()),
-				sentinel -> Mono.fromCompletionStage(sentinel.closeAsync()))
-			.timeout(sentinels.getTimeout())
-			.onErrorResume(error -> {
-				log.debug("No Sentinel named the master of '{}': {}", master, error.toString());
-				return Mono.empty();
-			})
+		return Flux.fromIterable(sentinels().getSentinels())
+			.concatMap(sentinel -> Mono.usingWhen(
+					Mono.fromCompletionStage(() -> client.connectSentinelAsync(StringCodec.UTF8, sentinel)),
+					connection -> connection.reactive().getMasterAddrByName(master)
+						.cast(InetSocketAddress.class)
+						.map(named -> named.getHostString() + ':' + named.getPort()),
+					connection -> Mono.fromCompletionStage(connection.closeAsync()))
+				.timeout(sentinel.getTimeout())
+				.onErrorResume(error -> {
+					log.warn("Sentinel {}:{} did not name the master of '{}': {}", sentinel.getHost(), sentinel.getPort(),
+							master, FollowedSentinels.reason(error));
+					return Mono.empty();
+				}), 1)
+			.next()
 			.block();
 	}
 
