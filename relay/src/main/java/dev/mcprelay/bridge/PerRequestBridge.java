@@ -34,7 +34,9 @@ import reactor.core.publisher.Sinks;
  * an event stream, comes back in the 2026 form ({@link ModernResults}) under the client's id; notifications on the
  * answer's stream (progress, log messages) pass as they are. A request the server answers with 404 (the session ended
  * there), or with a 400 that answers no request (it forgot the session), goes once more, in a session opened again,
- * and a caller's calls held for a retry are bounded ({@link HeldCalls#MAX_PER_CALLER}). {@code server/discover}
+ * and a caller's calls held for a retry are bounded ({@link HeldCalls#MAX_PER_CALLER}). A request is first checked as a
+ * 2026-07-28 server checks it ({@link ModernEnvelope}: its envelope, its version, a method 2026-07-28 removed), and
+ * one that fails is answered with that server's error, never sent. {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
  * ({@link SessionEraListen}).
@@ -133,7 +135,7 @@ final class PerRequestBridge {
 	 */
 	Mono<Void> send(UpstreamRequest request, String clientVersion, Function<UpstreamResponse, Mono<Void>> handler) {
 		Runnable onWritten = once(request.onWritten());
-		return bridged(request, onWritten, handler).onErrorResume(
+		return bridged(request, clientVersion, onWritten, handler).onErrorResume(
 				failed -> failed instanceof UpstreamTransportException refused
 						&& "bridge_initialize_failed".equals(refused.reason()) && !versions.bridges(clientVersion),
 				failed -> direct(request, onWritten, handler));
@@ -146,8 +148,11 @@ final class PerRequestBridge {
 				request.body(), request.callerId(), onWritten), handler);
 	}
 
-	/** A 2026-07-28 client's POST, through the bridge. */
-	private Mono<Void> bridged(UpstreamRequest request, Runnable onWritten,
+	/**
+	 * A 2026-07-28 client's POST, through the bridge; a request that fails a check a 2026-07-28 server makes
+	 * ({@link ModernEnvelope}) is answered as such a server answers it, and never sent.
+	 */
+	private Mono<Void> bridged(UpstreamRequest request, String clientVersion, Runnable onWritten,
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		return Mono.defer(() -> {
 			ObjectNode message = BridgedAnswers.parse(request.body());
@@ -159,6 +164,13 @@ final class PerRequestBridge {
 			}
 			String method = message.get("method").asText();
 			JsonNode id = message.get("id");
+			ModernEnvelope.Refusal refusal = id == null ? null : ModernEnvelope.check(message, clientVersion, serverId);
+			if (refusal != null) {
+				onWritten.run();
+				HttpHeaders json = new HttpHeaders();
+				json.setContentType(MediaType.APPLICATION_JSON);
+				return handler.apply(LocalUpstreamResponse.replay(refusal.status(), json, bytes(refusal.error())));
+			}
 			ModernClient client = ModernClient.of(request.callerId(), message);
 			return sessions.find(request, client).flatMap(session -> {
 				if (id != null && "server/discover".equals(method)) {
