@@ -8,7 +8,6 @@
 //   both (the default): each request by the generation it claims, as the SDK's own classification routes it.
 // Tools that need the client's input are written once in the 2026 way (an input_required result, retried with the
 // answers); a 2025 session gets them as real server requests (the SDK's legacy shim sends them on the call's stream).
-// The tools the 2025 scenarios drive by server requests (test_sampling, test_elicitation, ...) send them directly.
 // Every request whose Host or Origin is not the loopback is refused with 403 (the suite's dns-rebinding scenario).
 // Used by relay/src/test/java/dev/mcprelay/interop/ConformanceSuiteInteropTest.java, which runs the suite against it
 // directly and through the relay.
@@ -17,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { serveFetch } from "./serve-fetch.mjs";
 import {
   McpServer, ResourceTemplate, WebStandardStreamableHTTPServerTransport, acceptedContent, classifyInboundRequest,
-  createMcpHandler, createRequestStateCodec, hostHeaderValidationResponse, inputRequired, isInitializeRequest,
+  createMcpHandler, createRequestStateCodec, fromJsonSchema, hostHeaderValidationResponse, inputRequired, isInitializeRequest,
   localhostAllowedHostnames, originValidationResponse, CLIENT_CAPABILITIES_META_KEY,
 } from "@modelcontextprotocol/server";
 import * as z from "zod/v4";
@@ -50,35 +49,34 @@ const FIXED_TOOLS = {
   test_streaming_elicitation: [text("a result, and no request of the server's on its stream")],
 };
 
-// The 2025 tools that ask the client with a server request (sampling/createMessage, elicitation/create), by the
-// request they send; each answers with what the client said.
+// The tools the 2025 scenarios drive by a server request (sampling/createMessage, elicitation/create), by what they
+// ask (under the key "answer") and what they answer with the client's response. Written in the 2026 way like the
+// others: a 2025 session gets the request from the SDK's legacy shim, a 2026 client as input_required.
 const ASKING_TOOLS = {
   test_sampling: {
     inputSchema: { prompt: z.string() },
-    request: ({ prompt }) => ({ method: "sampling/createMessage",
-      params: { messages: [{ role: "user", content: text(prompt) }], maxTokens: 100 } }),
+    ask: ({ prompt }) => inputRequired.createMessage({ messages: [{ role: "user", content: text(prompt) }], maxTokens: 100 }),
+    answer: (response) => `LLM response: ${response.content?.text ?? "No response"}`,
   },
   test_elicitation: {
     inputSchema: { message: z.string() },
-    request: ({ message }) => ({ method: "elicitation/create", params: { message, requestedSchema: { type: "object",
-      properties: { response: { type: "string", description: "User's response" } }, required: ["response"] } } }),
+    ask: ({ message }) => inputRequired.elicit({ message, requestedSchema: { type: "object",
+      properties: { response: { type: "string", description: "User's response" } }, required: ["response"] } }),
   },
   test_elicitation_sep1034_defaults: {
     inputSchema: {},
-    request: () => ({ method: "elicitation/create", params: {
-      message: "Please review and update the form fields with defaults",
+    ask: () => inputRequired.elicit({ message: "Please review and update the form fields with defaults",
       requestedSchema: { type: "object", required: [], properties: {
         name: { type: "string", description: "User name", default: "John Doe" },
         age: { type: "integer", description: "User age", default: 30 },
         score: { type: "number", description: "User score", default: 95.5 },
         status: { type: "string", description: "User status", enum: ["active", "inactive", "pending"], default: "active" },
         verified: { type: "boolean", description: "Verification status", default: true },
-      } } } }),
+      } } }),
   },
   test_elicitation_sep1330_enums: {
     inputSchema: {},
-    request: () => ({ method: "elicitation/create", params: {
-      message: "Please select options from the enum fields",
+    ask: () => inputRequired.elicit({ message: "Please select options from the enum fields",
       requestedSchema: { type: "object", required: [], properties: {
         untitledSingle: { type: "string", description: "Select one option", enum: ["option1", "option2", "option3"] },
         titledSingle: { type: "string", description: "Select one option with titles", oneOf: [
@@ -91,7 +89,28 @@ const ASKING_TOOLS = {
         titledMulti: { type: "array", description: "Select multiple options with titles", minItems: 1, maxItems: 3,
           items: { anyOf: [{ const: "value1", title: "First Choice" }, { const: "value2", title: "Second Choice" },
             { const: "value3", title: "Third Choice" }] } },
-      } } } }),
+      } } }),
+  },
+};
+const elicited = (response) => `User response: action=${response.action}, content=${JSON.stringify(response.content ?? {})}`;
+
+// Tools whose input schema is JSON Schema as written (zod would not keep these keywords): the 2020-12 vocabulary, and
+// an argument mirrored into a header (x-mcp-header, which a 2026 client sends as Mcp-Param-Region).
+const SCHEMA_TOOLS = {
+  json_schema_2020_12_tool: {
+    $schema: "https://json-schema.org/draft/2020-12/schema", type: "object",
+    $defs: { address: { $anchor: "addressDef", type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+    properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" },
+      contactMethod: { type: "string", enum: ["phone", "email"] }, phone: { type: "string" }, email: { type: "string" } },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    then: { required: ["phone"] }, else: { required: ["email"] },
+    additionalProperties: false,
+  },
+  test_x_mcp_header: {
+    type: "object", properties: {
+      region: { type: "string", description: "mirrored into Mcp-Param-Region", "x-mcp-header": "Region" },
+      level: { type: "integer", description: "an argument not mirrored" } },
   },
 };
 
@@ -151,11 +170,11 @@ const INPUT_TOOLS = {
     ? [text("integrity-ok: requestState verified")]
     : inputRequired({ inputRequests: { confirm: ask.confirm() },
       requestState: await stateCodec.mint({ tool: "tampered_state", nonce: randomUUID() }) }),
-  test_input_required_result_capabilities: async (_input, _state, ctx) => {
+  test_input_required_result_capabilities: async (_input, _state, ctx, server) => {
     if (ctx.mcpReq.inputResponses !== undefined) {
       return [text("Capability-aware input requests fulfilled")];
     }
-    const declared = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {};
+    const declared = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities() ?? {};
     const inputRequests = {};
     if (declared.elicitation !== undefined) inputRequests.user_name = ask.name();
     if (declared.sampling !== undefined) inputRequests.greeting = ask.sample("Generate a short greeting", 50);
@@ -178,22 +197,21 @@ function createServer(era) {
     server.registerTool(name, { description: `answers ${name}'s fixed content`, inputSchema: {} }, async () => ({ content }));
   }
   for (const [name, tool] of Object.entries(ASKING_TOOLS)) {
-    server.registerTool(name, { description: `asks the client with ${name}'s server request`, inputSchema: tool.inputSchema },
+    server.registerTool(name, { description: `asks the client (${name})`, inputSchema: tool.inputSchema },
       async (args, ctx) => {
-        try {
-          const answer = await ctx.mcpReq.send(tool.request(args));
-          const said = answer.content?.text ?? answer.message?.content?.text;
-          return { content: [text(said !== undefined ? `LLM response: ${said}`
-            : `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)] };
-        } catch (error) {
-          return { content: [text(`The client could not answer: ${error.message}`)] };
-        }
+        const response = ctx.mcpReq.inputResponses?.answer;
+        return response === undefined ? inputRequired({ inputRequests: { answer: tool.ask(args) } })
+          : { content: [text((tool.answer ?? elicited)(response))] };
       });
+  }
+  for (const [name, schema] of Object.entries(SCHEMA_TOOLS)) {
+    server.registerTool(name, { description: `takes arguments of a JSON Schema as written (${name})`,
+      inputSchema: fromJsonSchema(schema) }, async (args) => ({ content: [text(`${name} called with ${JSON.stringify(args)}`)] }));
   }
   for (const [name, handle] of Object.entries(INPUT_TOOLS)) {
     server.registerTool(name, { description: `asks the client in the 2026 way (${name})`, inputSchema: {} },
       async (_args, ctx) => {
-        const answer = await handle(ctx.mcpReq.inputResponses ?? {}, ctx.mcpReq.requestState(), ctx);
+        const answer = await handle(ctx.mcpReq.inputResponses ?? {}, ctx.mcpReq.requestState(), ctx, server.server);
         return Array.isArray(answer) ? { content: answer } : answer;
       });
   }

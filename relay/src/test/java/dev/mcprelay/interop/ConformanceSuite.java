@@ -18,8 +18,6 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.mcprelay.testsupport.RawHttp;
-
 /**
  * The official MCP conformance suite ({@code @modelcontextprotocol/conformance}, pinned in
  * {@code interop/package-lock.json}) run as a client against a server URL: {@code conformance server --url URL
@@ -92,6 +90,21 @@ final class ConformanceSuite {
 		return scenarios;
 	}
 
+	/**
+	 * Runs the one scenario {@code name} of {@code revision} against {@code url} again (as {@link #run} runs it: at the
+	 * revision's wire, whatever its own applicability), writing into {@code output} (emptied first).
+	 */
+	static Scenario runAgain(String url, String revision, String name, Path output) throws IOException {
+		deleteRecursively(output);
+		Files.createDirectories(output);
+		PeerCommand run = PeerCommand.run(NodePeers.DIRECTORY, List.of(NODE_22.toString(), SUITE.toString(), "server",
+				"--url", url, "--scenario", name, "--spec-version", revision, "--force", "--output-dir",
+				output.toString()), Map.of(), RUN_TIMEOUT);
+		Files.writeString(output.resolve("stdout.txt"), run.stdout());
+		Path folder = resultFolders(output).get(name);
+		return folder == null ? Scenario.didNotRun(name) : Scenario.read(name, folder.resolve("checks.json"));
+	}
+
 	private static Map<String, Path> resultFolders(Path output) throws IOException {
 		Map<String, Path> folders = new TreeMap<>();
 		try (Stream<Path> children = Files.list(output)) {
@@ -157,35 +170,32 @@ final class ConformanceSuite {
 			return failures.isEmpty();
 		}
 
-		/** The checks whose status differs from {@code other}'s (a check only one of them reported included). */
-		Map<String, String> differencesFrom(Scenario other) {
+		/**
+		 * The checks that failed in one of this and {@code direct} and not in the other, each with how: a check's
+		 * other statuses (a warning, a note, a check left out after an earlier one failed) are no difference, since
+		 * the suite's verdict counts failures alone and some checks note timings that vary from run to run.
+		 */
+		Map<String, String> differencesFrom(Scenario direct) {
 			Map<String, String> differences = new TreeMap<>();
-			for (String id : union(checks.keySet(), other.checks.keySet())) {
-				String mine = checks.getOrDefault(id, "absent");
-				String theirs = other.checks.getOrDefault(id, "absent");
-				if (!mine.equals(theirs)) {
-					differences.put(id, theirs + " -> " + mine + (failures.containsKey(id) ? ": " + failures.get(id) : ""));
+			failures.forEach((id, message) -> {
+				if (!direct.failures.containsKey(id)) {
+					differences.put(id, "fails (" + direct.checks.getOrDefault(id, "absent") + " directly): " + message);
 				}
-			}
+			});
+			direct.failures.forEach((id, message) -> {
+				if (!failures.containsKey(id)) {
+					differences.put(id, "does not fail (" + checks.getOrDefault(id, "absent") + "), as it does directly");
+				}
+			});
 			return differences;
 		}
 
-		private static List<String> union(java.util.Set<String> one, java.util.Set<String> other) {
-			java.util.TreeSet<String> all = new java.util.TreeSet<>(one);
-			all.addAll(other);
-			return List.copyOf(all);
-		}
-
 	}
 
-	/** For a failure message: {@code json} of a check's details, short. */
+	/** {@code text} on one line, at most 300 characters: for a report. */
 	static String brief(String text) {
 		String single = text.replaceAll("\\s+", " ");
 		return single.length() > 300 ? single.substring(0, 300) + "..." : single;
-	}
-
-	static JsonNode json(String text) {
-		return RawHttp.json(text);
 	}
 
 }
