@@ -64,6 +64,8 @@ final class PerRequestBridge {
 
 	private final HeldCalls calls;
 
+	private final ModernProbe probes;
+
 	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
 	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
 			"resources/read");
@@ -84,6 +86,7 @@ final class PerRequestBridge {
 		this.versions = versions;
 		this.listens = new SessionEraListen(server, serverId, maxBytes);
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
+		this.probes = new ModernProbe(server, serverId, maxBytes);
 	}
 
 	/** How many calls wait for their client's retry with its input, on this replica. */
@@ -103,7 +106,12 @@ final class PerRequestBridge {
 			return Mono.empty();
 		}
 		ModernClient client = ModernClient.of(request.callerId(), message);
-		return (fresh ? sessions.reopen(request, client) : sessions.find(request, client)).then()
+		// first the relay's own server/discover: a server that answers it speaks 2026-07-28, whatever made it refuse
+		// the client's request (a server of both generations would answer the initialize too, and be taken for a
+		// session-era one); only a server that refuses it as a session-era server does is asked to initialize
+		return probes.ask(request, versions)
+			.flatMap(verdict -> verdict != ModernProbe.Verdict.SESSION_ERA ? Mono.<Void>empty()
+					: (fresh ? sessions.reopen(request, client) : sessions.find(request, client)).then())
 			.onErrorResume(refused -> Mono.empty());
 	}
 
@@ -160,15 +168,16 @@ final class PerRequestBridge {
 			String method = message.get("method").asText();
 			JsonNode id = message.get("id");
 			ModernClient client = ModernClient.of(request.callerId(), message);
+			if (id != null && INPUT_METHODS.contains(method)
+					&& HeldCalls.isRelays(message.path("params").get("requestState"))) {
+				// the held call knows its session: no other is looked up, nor opened
+				return resume(request, message, client, onWritten, handler);
+			}
 			return sessions.find(request, client).flatMap(session -> {
 				if (id != null && "server/discover".equals(method)) {
 					onWritten.run();
 					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(),
 							bytes(ModernResults.discover(id, session))));
-				}
-				if (id != null && INPUT_METHODS.contains(method)
-						&& HeldCalls.isRelays(message.path("params").get("requestState"))) {
-					return resume(request, message, client, session, onWritten, handler);
 				}
 				if (id != null && "subscriptions/listen".equals(method)) {
 					return listens.listen(request, message, session, onWritten,
@@ -207,7 +216,7 @@ final class PerRequestBridge {
 	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
 			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
-		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"));
+		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"), session);
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
 		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);
@@ -250,8 +259,8 @@ final class PerRequestBridge {
 	 * this client and server: forged, altered, another's), hands the client's answer to the server as the response to
 	 * its request, and gives the retry's stream the rest of the held call's answer.
 	 */
-	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client,
-			UpstreamSession session, Runnable onWritten, Function<UpstreamResponse, Mono<Void>> handler) {
+	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		JsonNode id = message.get("id");
 		String token = message.path("params").path("requestState").asText();
 		if (calls.verify(token, client.key()) == null) {
@@ -278,8 +287,13 @@ final class PerRequestBridge {
 		else {
 			response.putObject("error").put("code", -32603).put("message", "The client gave no answer");
 		}
-		return server.send(SessionEraRequests.inSession(request, response, session, onWritten),
+		// in the session the call was sent in (the store's entry for the client may have expired since, or been
+		// replaced): the server knows its request there only; a retry that fails to hand the answer on, or leaves
+		// first, ends the call, which no clock bounds any more
+		return server.send(SessionEraRequests.inSession(request, response, held.session, onWritten),
 				UpstreamResponse::releaseBody)
+			.doOnError(failed -> held.finish())
+			.doOnCancel(held::finish)
 			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
 					held.next(id)))));
 	}
@@ -367,7 +381,8 @@ final class PerRequestBridge {
 		headers.remove("Mcp-Session-Id");
 		headers.remove(HttpHeaders.CONTENT_LENGTH);
 		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-			if (response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)) {
+			if (response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)
+					&& NamedVersions.allKnown(request)) {
 				versions.learn(Refusals.supportedVersions(body));
 				String clientVersion = VersionBridge.perRequestVersion(request);
 				if (clientVersion != null && !versions.bridges(clientVersion)) {

@@ -185,7 +185,12 @@ final class UpstreamSessions {
 	}
 
 	private SessionKey keyOf(ModernClient client) {
-		return new SessionKey(serverId, PREFIX + client.key());
+		return new SessionKey(serverId, storeId(client.key()));
+	}
+
+	/** The id the session of the client {@code clientKey} ({@link ModernClient#key}) is kept under in the store. */
+	static String storeId(String clientKey) {
+		return PREFIX + clientKey;
 	}
 
 	private UpstreamTransportException failed(String what) {

@@ -139,7 +139,7 @@ public final class VersionBridge implements UpstreamTransport {
 	 */
 	private Mono<Void> relayInitialize(UpstreamRequest request, String clientVersion,
 			Function<UpstreamResponse, Mono<Void>> handler, boolean mayBridge) {
-		return server.send(request, response -> learnFromRefusal(response).flatMap(refused -> {
+		return server.send(request, response -> learnFromRefusal(response, request).flatMap(refused -> {
 			if (!mayBridge || !versions.bridges(clientVersion)) {
 				return handler.apply(refused);
 			}
@@ -189,7 +189,9 @@ public final class VersionBridge implements UpstreamTransport {
 				UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
 						body);
 				if (Refusals.ofNewGeneration(body) || PerRequestBridge.understood(request.body(), body)) {
-					versions.learn(Refusals.supportedVersions(body));
+					if (NamedVersions.allKnown(request)) {
+						versions.learn(Refusals.supportedVersions(body));
+					}
 					return handler.apply(refused);
 				}
 				boolean known = !versions.known().isEmpty();
@@ -214,14 +216,17 @@ public final class VersionBridge implements UpstreamTransport {
 
 	/**
 	 * {@code response} as it is to be handed on; a refusal with a JSON body is read first, and the versions it names
-	 * learnt: the body handed on then is the one that came, byte for byte, with the status and headers that came.
+	 * learnt, when {@code request} named only versions the relay knows ({@link NamedVersions}): the body handed on then
+	 * is the one that came, byte for byte, with the status and headers that came.
 	 */
-	private Mono<UpstreamResponse> learnFromRefusal(UpstreamResponse response) {
+	private Mono<UpstreamResponse> learnFromRefusal(UpstreamResponse response, UpstreamRequest request) {
 		if (!response.statusCode().is4xxClientError() || !isJson(response.contentType())) {
 			return Mono.just(response);
 		}
 		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).map(body -> {
-			versions.learn(Refusals.supportedVersions(body));
+			if (NamedVersions.allKnown(request)) {
+				versions.learn(Refusals.supportedVersions(body));
+			}
 			return LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
 		});
 	}
