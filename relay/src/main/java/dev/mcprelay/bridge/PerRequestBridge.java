@@ -64,6 +64,8 @@ final class PerRequestBridge {
 
 	private final HeldCalls calls;
 
+	private final ForgottenSessions forgotten;
+
 	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
 	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
 			"resources/read");
@@ -84,6 +86,7 @@ final class PerRequestBridge {
 		this.versions = versions;
 		this.listens = new SessionEraListen(server, serverId, maxBytes);
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
+		this.forgotten = new ForgottenSessions(server, sessions.openTimeout());
 	}
 
 	/** How many calls wait for their client's retry with its input, on this replica. */
@@ -287,7 +290,9 @@ final class PerRequestBridge {
 	/**
 	 * The server's answer to a request of the client's, in the 2026 form. A 404 opens the session again, once, as does
 	 * a 400 that is no answer to the request (no JSON-RPC error under its id: a server that restarted and forgot the
-	 * session says so, as the reference server's "No valid session ID provided").
+	 * session says so, as the reference server's "No valid session ID provided") when the server no longer knows the
+	 * session ({@link ForgottenSessions}: else the 400 refused the request itself, and is handed on); the session it
+	 * replaces is then ended.
 	 */
 	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
 			String minted, ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
@@ -309,8 +314,15 @@ final class PerRequestBridge {
 					return handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body),
 							request, onWritten, handler);
 				}
-				return sessions.reopen(request, client)
-					.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
+				// a 400 under no id is as often the request's own fault: the session is opened again only when the
+				// server no longer knows it, and the session replaced is ended
+				return forgotten.forgot(request, session).flatMap(gone -> !gone
+						? handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body), request,
+								onWritten, handler)
+						: forgotten.end(request, session)
+							.then(Mono.defer(() -> sessions.reopen(request, client)))
+							.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false,
+									handler)));
 			});
 		}
 		if (!response.statusCode().is2xxSuccessful()) {
