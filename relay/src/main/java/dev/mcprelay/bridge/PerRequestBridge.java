@@ -16,6 +16,7 @@ import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.ServerRequestGate;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
@@ -41,7 +42,8 @@ import reactor.core.publisher.Sinks;
  *
  * <p>A request the server sends while it answers a {@code tools/call}, {@code prompts/get} or {@code resources/read}
  * (sampling, elicitation, roots) ends the client's round with an {@code input_required} result whose
- * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls}); one sent
+ * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls}), once the
+ * relay's server-to-client stages let it ({@link GatedServerRequests}: a refusal answers the server); one sent
  * while it answers another request is answered to the server with an error (-32601,
  * {@code server_request_not_bridged}). Any other answer of the server (an error status) is handed on with its status
  * and body, without the server's session id.
@@ -66,6 +68,8 @@ final class PerRequestBridge {
 
 	private final ForgottenSessions forgotten;
 
+	private final GatedServerRequests gated;
+
 	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
 	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
 			"resources/read");
@@ -87,6 +91,7 @@ final class PerRequestBridge {
 		this.listens = new SessionEraListen(server, serverId, maxBytes);
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
 		this.forgotten = new ForgottenSessions(server, sessions.openTimeout());
+		this.gated = new GatedServerRequests(server);
 	}
 
 	/** How many calls wait for their client's retry with its input, on this replica. */
@@ -220,7 +225,13 @@ final class PerRequestBridge {
 			held.finish();
 		}, responded::tryEmitEmpty);
 		String method = message.path("method").asText();
-		return responded.asMono().flatMap(response -> {
+		// the relay's server-to-client stages, which the client's exchange brings: a server's request meets them first
+		java.util.concurrent.atomic.AtomicReference<ServerRequestGate> gate = new java.util.concurrent.atomic
+			.AtomicReference<>(ServerRequestGate.NONE);
+		return Mono.deferContextual(context -> {
+			gate.set(ServerRequestGate.of(context));
+			return responded.asMono();
+		}).flatMap(response -> {
 			MediaType type = response.contentType();
 			if (!response.statusCode().is2xxSuccessful() || type == null
 					|| !MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
@@ -233,7 +244,8 @@ final class PerRequestBridge {
 					return ModernResults.toModern(answer, method, session);
 				}
 				return answer;
-			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer)
+			}, answer -> answer.has("method") && answer.has("id")
+					? gated.decide(gate.get(), answer, request, session, asked -> calls.ask(held, asked))
 					: othersAnswer(answer, minted), true);
 			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
 				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId

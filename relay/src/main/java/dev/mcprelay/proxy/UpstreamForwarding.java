@@ -17,9 +17,11 @@ import dev.mcprelay.http.ClientConnectionClosed;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.transport.ServerRequestGate;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.upstream.UpstreamTokens;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * The upstream half of a client request ({@link McpRelay} makes the decisions before it): wait for the session's
@@ -49,9 +51,12 @@ class UpstreamForwarding {
 
 	private final OpenStreams openStreams;
 
+	private final ServerRequestGates gates;
+
 	UpstreamForwarding(UpstreamTransports transports, ResponseRelay responseRelay,
 			FailedRequestAnswers failedRequestAnswers, SessionOrder sessionOrder, RelaySessions relaySessions,
-			UpstreamTokens tokens, OpenStreams openStreams) {
+			UpstreamTokens tokens, OpenStreams openStreams, ServerRequestGates gates) {
+		this.gates = gates;
 		this.openStreams = openStreams;
 		this.transports = transports;
 		this.responseRelay = responseRelay;
@@ -155,7 +160,8 @@ class UpstreamForwarding {
 				sessionOrder.expectStream(upstream.id(), McpRelay.sessionId(call.exchange()));
 			}
 			return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
-		}), upstream.nonStreamingTimeout(), openStreams.closing(OpenStreams.endsWithTheGracePeriod(call)));
+		}).contextWrite(Context.of(ServerRequestGate.KEY, gates.of(call))), upstream.nonStreamingTimeout(),
+				openStreams.closing(OpenStreams.endsWithTheGracePeriod(call)));
 	}
 
 	/** The upstream's port, for telemetry: the URL's, else its scheme's. */
