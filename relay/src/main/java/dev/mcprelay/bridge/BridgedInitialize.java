@@ -56,7 +56,9 @@ final class BridgedInitialize {
 	 * Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session. A
 	 * discovery the server refuses as a session-era server does ({@link Refusals#bySessionEraServer}: it was redeployed
 	 * as one) makes the relay forget the versions it learnt ({@link ServerVersions#forget}, within its bound), and the
-	 * {@code initialize} is handed to {@code unbridged} (relayed as it came), when given.
+	 * {@code initialize} is handed to {@code unbridged} (relayed as it came), when given; but a refusal of the
+	 * discovery's content ({@link Refusals#ofRequestContent}: the client's own {@code clientInfo} or
+	 * {@code capabilities}, which the discovery carries) revises nothing, and is handed to the client under its id.
 	 */
 	Mono<Void> open(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler,
 			Supplier<Mono<Void>> unbridged) {
@@ -102,7 +104,10 @@ final class BridgedInitialize {
 			ObjectNode answer = BridgedAnswers.parse(body);
 			JsonNode result = answer == null ? null : answer.get("result");
 			if (!(result instanceof ObjectNode discovered)) {
+				// a refusal of the discovery's content is the client's (its clientInfo, its capabilities): handed to it
+				// below, what the relay knows of the server unrevised
 				if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), body)
+						&& !Refusals.ofRequestContent(body, DISCOVER_ID)
 						&& versions.forget("it refused the relay's server/discover as a session-era server does")) {
 					return unbridged.get();
 				}

@@ -28,7 +28,11 @@ import reactor.util.concurrent.Queues;
  *
  * <p>Bounds: a held call waits for the client's retry at most {@code idle} (the server's
  * {@code timeouts.streaming-idle}), then its exchange with the server is closed and a late retry is answered
- * {@code input_required_expired}; a round holds at most {@value #ROUND_EVENTS} events the client has not read yet
+ * {@code input_required_expired}; a retry that came in time stops that clock at once (the server may take its time to
+ * accept the answer). A call whose exchange ended while it waited (the server's connection broke, the server ended its
+ * answer) waits no more: it leaves the waiting calls at once, so that its retry is answered
+ * {@code input_required_expired} without anything sent to the server and it no longer counts against
+ * {@value #MAX_PER_CALLER}; a round holds at most {@value #ROUND_EVENTS} events the client has not read yet
  * (the server waits for its answer meanwhile, so few come), past which the call fails. A round's {@code requestState}
  * continues that round only: one of an earlier round of the same call is answered {@code input_required_expired}.
  *
@@ -71,9 +75,13 @@ final class HeldCalls {
 		return waiting.size();
 	}
 
-	/** A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code clientId}. */
-	Held open(String owner, String caller, JsonNode clientId) {
-		return new Held(owner, caller, clientId);
+	/**
+	 * A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code clientId}, sent in the
+	 * upstream session {@code session}: a retry hands the client's answer to the server in that session, whatever
+	 * session the store holds for the client by then.
+	 */
+	Held open(String owner, String caller, JsonNode clientId, UpstreamSession session) {
+		return new Held(waiting, owner, caller, clientId, session);
 	}
 
 	/**
@@ -92,6 +100,7 @@ final class HeldCalls {
 			return null;
 		}
 		held.answering = state;
+		held.taken.tryEmitEmpty();
 		return held;
 	}
 
@@ -139,16 +148,19 @@ final class HeldCalls {
 					: JsonNodeFactory.instance.objectNode());
 			result.put("requestState", states.sign(state));
 			Sinks.Empty<Void> resumed = Sinks.empty();
+			Sinks.Empty<Void> taken = Sinks.empty();
 			held.resumed = resumed;
+			held.taken = taken;
 			held.asking = true;
 			waiting.put(held.id, held);
 			Sinks.Many<byte[]> round = held.round;
 			round.tryEmitNext(SseEventWriter.message(answer.toString()));
 			round.tryEmitComplete();
-			return resumed.asMono()
+			// the clock runs until a retry takes the call, not until the server accepted the answer it carries
+			return taken.asMono()
 				.timeout(idle)
+				.then(resumed.asMono())
 				.onErrorResume(TimeoutException.class, late -> {
-					waiting.remove(held.id, held);
 					held.finish();
 					return Mono.empty();
 				})
@@ -183,15 +195,26 @@ final class HeldCalls {
 
 		volatile Sinks.Empty<Void> resumed = Sinks.empty();
 
+		/** Completes when a retry takes the call from the waiting ones: its clock stops. */
+		volatile Sinks.Empty<Void> taken = Sinks.empty();
+
 		/** Completes when the call ends (its result, a failure, its expiry, its client gone): the exchange ends. */
 		final Sinks.Empty<Void> done = Sinks.empty();
 
 		volatile Disposable exchange;
 
-		Held(String owner, String caller, JsonNode clientId) {
+		/** The upstream session the call was sent in, which its retries answer the server in. */
+		final UpstreamSession session;
+
+		/** The calls that wait for a retry, which this one leaves when it ends. */
+		private final Map<String, Held> waiting;
+
+		Held(Map<String, Held> waiting, String owner, String caller, JsonNode clientId, UpstreamSession session) {
+			this.waiting = waiting;
 			this.owner = owner;
 			this.caller = caller;
 			this.clientId = clientId;
+			this.session = session;
 		}
 
 		/** A new round for the retry {@code retryId}, whose events go to its stream from now on; resumes the call. */
@@ -221,8 +244,9 @@ final class HeldCalls {
 			}
 		}
 
-		/** Ends the call: its round, and its exchange with the server. */
+		/** Ends the call: it waits no more, its round ends, and its exchange with the server. */
 		void finish() {
+			waiting.remove(id, this);
 			round.tryEmitComplete();
 			done.tryEmitEmpty();
 			Disposable held = exchange;

@@ -16,6 +16,7 @@ import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
+import dev.mcprelay.transport.ServerRequestGate;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
 import dev.mcprelay.transport.UpstreamTransport;
@@ -34,14 +35,17 @@ import reactor.core.publisher.Sinks;
  * an event stream, comes back in the 2026 form ({@link ModernResults}) under the client's id; notifications on the
  * answer's stream (progress, log messages) pass as they are. A request the server answers with 404 (the session ended
  * there), or with a 400 that answers no request (it forgot the session), goes once more, in a session opened again,
- * and a caller's calls held for a retry are bounded ({@link HeldCalls#MAX_PER_CALLER}). {@code server/discover}
+ * and a caller's calls held for a retry are bounded ({@link HeldCalls#MAX_PER_CALLER}). A request is first checked as a
+ * 2026-07-28 server checks it ({@link ModernEnvelope}: its envelope, its version, a method 2026-07-28 removed), and
+ * one that fails is answered with that server's error, never sent. {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
  * ({@link SessionEraListen}).
  *
  * <p>A request the server sends while it answers a {@code tools/call}, {@code prompts/get} or {@code resources/read}
  * (sampling, elicitation, roots) ends the client's round with an {@code input_required} result whose
- * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls}); one sent
+ * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls}), once the
+ * relay's server-to-client stages let it ({@link GatedServerRequests}: a refusal answers the server); one sent
  * while it answers another request is answered to the server with an error (-32601,
  * {@code server_request_not_bridged}). Any other answer of the server (an error status) is handed on with its status
  * and body, without the server's session id.
@@ -64,6 +68,12 @@ final class PerRequestBridge {
 
 	private final HeldCalls calls;
 
+	private final ModernProbe probes;
+
+	private final ForgottenSessions forgotten;
+
+	private final GatedServerRequests gated;
+
 	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
 	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
 			"resources/read");
@@ -74,16 +84,21 @@ final class PerRequestBridge {
 	 * @param mac the relay's key, which signs a held call's {@code requestState} ({@link RequestStates})
 	 * @param flights what the server's bridged sessions have in flight on this replica, shared with the bridge a
 	 * reload makes for it: its held calls among them
+	 * @param unrelayed what hears a list change of the server's that a client's listen did not ask for
 	 */
 	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
-			ServerVersions versions, java.time.Duration idle, RelayMac mac, ServerFlights flights) {
+			ServerVersions versions, java.time.Duration idle, RelayMac mac, ServerFlights flights,
+			UnrelayedListChanges unrelayed) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
 		this.versions = versions;
-		this.listens = new SessionEraListen(server, serverId, maxBytes);
+		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed);
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
+		this.probes = new ModernProbe(server, serverId, maxBytes);
+		this.forgotten = new ForgottenSessions(server, sessions.openTimeout());
+		this.gated = new GatedServerRequests(server);
 	}
 
 	/** How many calls wait for their client's retry with its input, on this replica. */
@@ -103,7 +118,12 @@ final class PerRequestBridge {
 			return Mono.empty();
 		}
 		ModernClient client = ModernClient.of(request.callerId(), message);
-		return (fresh ? sessions.reopen(request, client) : sessions.find(request, client)).then()
+		// first the relay's own server/discover: a server that answers it speaks 2026-07-28, whatever made it refuse
+		// the client's request (a server of both generations would answer the initialize too, and be taken for a
+		// session-era one); only a server that refuses it as a session-era server does is asked to initialize
+		return probes.ask(request, versions)
+			.flatMap(verdict -> verdict != ModernProbe.Verdict.SESSION_ERA ? Mono.<Void>empty()
+					: (fresh ? sessions.reopen(request, client) : sessions.find(request, client)).then())
 			.onErrorResume(refused -> Mono.empty());
 	}
 
@@ -133,7 +153,7 @@ final class PerRequestBridge {
 	 */
 	Mono<Void> send(UpstreamRequest request, String clientVersion, Function<UpstreamResponse, Mono<Void>> handler) {
 		Runnable onWritten = once(request.onWritten());
-		return bridged(request, onWritten, handler).onErrorResume(
+		return bridged(request, clientVersion, onWritten, handler).onErrorResume(
 				failed -> failed instanceof UpstreamTransportException refused
 						&& "bridge_initialize_failed".equals(refused.reason()) && !versions.bridges(clientVersion),
 				failed -> direct(request, onWritten, handler));
@@ -146,8 +166,11 @@ final class PerRequestBridge {
 				request.body(), request.callerId(), onWritten), handler);
 	}
 
-	/** A 2026-07-28 client's POST, through the bridge. */
-	private Mono<Void> bridged(UpstreamRequest request, Runnable onWritten,
+	/**
+	 * A 2026-07-28 client's POST, through the bridge; a request that fails a check a 2026-07-28 server makes
+	 * ({@link ModernEnvelope}) is answered as such a server answers it, and never sent.
+	 */
+	private Mono<Void> bridged(UpstreamRequest request, String clientVersion, Runnable onWritten,
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		return Mono.defer(() -> {
 			ObjectNode message = BridgedAnswers.parse(request.body());
@@ -159,16 +182,24 @@ final class PerRequestBridge {
 			}
 			String method = message.get("method").asText();
 			JsonNode id = message.get("id");
+			ModernEnvelope.Refusal refusal = id == null ? null : ModernEnvelope.check(message, clientVersion, serverId);
+			if (refusal != null) {
+				onWritten.run();
+				HttpHeaders json = new HttpHeaders();
+				json.setContentType(MediaType.APPLICATION_JSON);
+				return handler.apply(LocalUpstreamResponse.replay(refusal.status(), json, bytes(refusal.error())));
+			}
 			ModernClient client = ModernClient.of(request.callerId(), message);
+			if (id != null && INPUT_METHODS.contains(method)
+					&& HeldCalls.isRelays(message.path("params").get("requestState"))) {
+				// the held call knows its session: no other is looked up, nor opened
+				return resume(request, message, client, onWritten, handler);
+			}
 			return sessions.find(request, client).flatMap(session -> {
 				if (id != null && "server/discover".equals(method)) {
 					onWritten.run();
 					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(),
 							bytes(ModernResults.discover(id, session))));
-				}
-				if (id != null && INPUT_METHODS.contains(method)
-						&& HeldCalls.isRelays(message.path("params").get("requestState"))) {
-					return resume(request, message, client, session, onWritten, handler);
 				}
 				if (id != null && "subscriptions/listen".equals(method)) {
 					return listens.listen(request, message, session, onWritten,
@@ -207,7 +238,7 @@ final class PerRequestBridge {
 	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
 			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
-		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"));
+		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"), session);
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
 		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);
@@ -217,7 +248,13 @@ final class PerRequestBridge {
 			held.finish();
 		}, responded::tryEmitEmpty);
 		String method = message.path("method").asText();
-		return responded.asMono().flatMap(response -> {
+		// the relay's server-to-client stages, which the client's exchange brings: a server's request meets them first
+		java.util.concurrent.atomic.AtomicReference<ServerRequestGate> gate = new java.util.concurrent.atomic
+			.AtomicReference<>(ServerRequestGate.NONE);
+		return Mono.deferContextual(context -> {
+			gate.set(ServerRequestGate.of(context));
+			return responded.asMono();
+		}).flatMap(response -> {
 			MediaType type = response.contentType();
 			if (!response.statusCode().is2xxSuccessful() || type == null
 					|| !MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
@@ -230,7 +267,8 @@ final class PerRequestBridge {
 					return ModernResults.toModern(answer, method, session);
 				}
 				return answer;
-			}, answer -> answer.has("method") && answer.has("id") ? calls.ask(held, answer)
+			}, answer -> answer.has("method") && answer.has("id")
+					? gated.decide(gate.get(), answer, request, session, asked -> calls.ask(held, asked))
 					: othersAnswer(answer, minted), true);
 			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
 				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
@@ -250,8 +288,8 @@ final class PerRequestBridge {
 	 * this client and server: forged, altered, another's), hands the client's answer to the server as the response to
 	 * its request, and gives the retry's stream the rest of the held call's answer.
 	 */
-	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client,
-			UpstreamSession session, Runnable onWritten, Function<UpstreamResponse, Mono<Void>> handler) {
+	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client, Runnable onWritten,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		JsonNode id = message.get("id");
 		String token = message.path("params").path("requestState").asText();
 		if (calls.verify(token, client.key()) == null) {
@@ -278,8 +316,13 @@ final class PerRequestBridge {
 		else {
 			response.putObject("error").put("code", -32603).put("message", "The client gave no answer");
 		}
-		return server.send(SessionEraRequests.inSession(request, response, session, onWritten),
+		// in the session the call was sent in (the store's entry for the client may have expired since, or been
+		// replaced): the server knows its request there only; a retry that fails to hand the answer on, or leaves
+		// first, ends the call, which no clock bounds any more
+		return server.send(SessionEraRequests.inSession(request, response, held.session, onWritten),
 				UpstreamResponse::releaseBody)
+			.doOnError(failed -> held.finish())
+			.doOnCancel(held::finish)
 			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
 					held.next(id)))));
 	}
@@ -287,7 +330,9 @@ final class PerRequestBridge {
 	/**
 	 * The server's answer to a request of the client's, in the 2026 form. A 404 opens the session again, once, as does
 	 * a 400 that is no answer to the request (no JSON-RPC error under its id: a server that restarted and forgot the
-	 * session says so, as the reference server's "No valid session ID provided").
+	 * session says so, as the reference server's "No valid session ID provided") when the server no longer knows the
+	 * session ({@link ForgottenSessions}: else the 400 refused the request itself, and is handed on); the session it
+	 * replaces is then ended.
 	 */
 	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
 			String minted, ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
@@ -309,8 +354,15 @@ final class PerRequestBridge {
 					return handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body),
 							request, onWritten, handler);
 				}
-				return sessions.reopen(request, client)
-					.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
+				// a 400 under no id is as often the request's own fault: the session is opened again only when the
+				// server no longer knows it, and the session replaced is ended
+				return forgotten.forgot(request, session).flatMap(gone -> !gone
+						? handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body), request,
+								onWritten, handler)
+						: forgotten.end(request, session)
+							.then(Mono.defer(() -> sessions.reopen(request, client)))
+							.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false,
+									handler)));
 			});
 		}
 		if (!response.statusCode().is2xxSuccessful()) {
@@ -367,7 +419,8 @@ final class PerRequestBridge {
 		headers.remove("Mcp-Session-Id");
 		headers.remove(HttpHeaders.CONTENT_LENGTH);
 		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-			if (response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)) {
+			if (response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)
+					&& NamedVersions.allKnown(request)) {
 				versions.learn(Refusals.supportedVersions(body));
 				String clientVersion = VersionBridge.perRequestVersion(request);
 				if (clientVersion != null && !versions.bridges(clientVersion)) {

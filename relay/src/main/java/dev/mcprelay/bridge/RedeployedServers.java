@@ -56,7 +56,8 @@ final class RedeployedServers {
 		AtomicBoolean refused = new AtomicBoolean();
 		return server.send(ModernRequests.of(request, discover(), client, null),
 				response -> firstAnswerOf(response)
-					.doOnNext(body -> refused.set(Refusals.bySessionEraServer(response.statusCode(), body)))
+					.doOnNext(body -> refused.set(Refusals.bySessionEraServer(response.statusCode(), body)
+							&& !Refusals.ofRequestContent(body, DISCOVER_ID)))
 					.switchIfEmpty(Mono.<byte[]>fromRunnable(() -> refused.set(
 							Refusals.bySessionEraServer(response.statusCode(), null))))
 					.then())

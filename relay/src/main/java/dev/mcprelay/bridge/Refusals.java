@@ -50,6 +50,27 @@ final class Refusals {
 		return status.is4xxClientError() && !ABOUT_THE_CALLER.contains(status.value()) && !ofNewGeneration(body);
 	}
 
+	/**
+	 * Whether a refusal is of the request's own content, which its sender chose (the relay's {@code server/discover}
+	 * carries a 2025 client's {@code clientInfo} and {@code capabilities} in its envelope): the JSON-RPC error -32602,
+	 * invalid params, under the request's id {@code id} (or under none). The server understood the request: its refusal tells nothing of
+	 * the generation it speaks, and is the client's to read.
+	 */
+	static boolean ofRequestContent(byte[] body, String id) {
+		String answered = answerId(body);
+		return error(body).path("code").asInt() == -32602 && (answered == null || id.equals(answered));
+	}
+
+	private static String answerId(byte[] body) {
+		try {
+			JsonNode answer = body == null ? null : JsonRpcParser.mapper().readTree(body);
+			return answer == null ? null : answer.path("id").asText(null);
+		}
+		catch (java.io.IOException | RuntimeException notJson) {
+			return null;
+		}
+	}
+
 	/** The JSON-RPC error {@code body} holds, or a missing node. */
 	private static JsonNode error(byte[] body) {
 		try {

@@ -35,10 +35,15 @@ final class ServerFlights {
 		this.serverId = serverId;
 	}
 
-	/** The sessions with a GET stream open or a request in flight on this replica. */
+	/**
+	 * The sessions with a GET stream open or a request in flight on this replica, and the upstream sessions of the
+	 * calls held for their client's retry (direction 2: their store entries, by the id {@link UpstreamSessions} keeps
+	 * them under, so that a retry within {@code streaming-idle} finds the client's session as it left it).
+	 */
 	java.util.Set<String> sessionsInUse() {
 		java.util.Set<String> inUse = new java.util.HashSet<>(streams.keySet());
 		calls.keySet().forEach(key -> inUse.add(key.substring(0, Math.max(key.indexOf(' '), 0))));
+		held.values().forEach(call -> inUse.add(UpstreamSessions.storeId(call.owner)));
 		inUse.remove("");
 		return inUse;
 	}

@@ -35,7 +35,8 @@ import reactor.core.publisher.Sinks;
  * and goes no further, since 2026-07-28 has no channel for it, except the client's answer to a server request a round
  * waits for ({@link ClientAnswers}) and {@code notifications/cancelled}, which ends the request it names on this
  * replica, the exchange with the server cancelled (closing a request's connection is 2026-07-28's cancellation); a
- * batch is refused, each request with -32600;</li>
+ * batch is refused, each request with -32600; a {@code ping} is answered by the relay (2026-07-28 has none, and the
+ * session it asks about is the relay's);</li>
  * <li><b>GET</b> ({@link #listen}): the server's {@code subscriptions/listen}, for the list changes its capabilities
  * announce, its acknowledgement and end kept from the client; 405 when it announces none;</li>
  * <li><b>DELETE</b> ({@link #end}): the session ends in the store, and its GET stream and requests in flight on this
@@ -164,6 +165,14 @@ final class SessionBridge {
 								+ "URI) is longer than the relay can send to MCP server '" + serverId + "', which "
 								+ "speaks only 2026-07-28 and reads it in the Mcp-Name header (at most "
 								+ ModernRequests.MAX_NAME_HEADER_BYTES + " bytes as sent)", "mcp_name_too_long"))));
+			}
+			if ("ping".equals(message.path("method").asText())) {
+				// 2026-07-28 has no ping (its server answers -32601): the session the client asks about is the relay's
+				request.onWritten().run();
+				ObjectNode pong = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+				pong.set("id", message.get("id"));
+				pong.putObject("result");
+				return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(pong)));
 			}
 			InputRounds.Call call = new InputRounds.Call(request, message.deepCopy(), client, request.sessionId());
 			String key = callKey(request.sessionId(), message.get("id"));

@@ -30,8 +30,10 @@ import reactor.core.publisher.Sinks;
  * what is honoured, then each notification of the GET stream that the subscription covers (a list change it asked
  * for, {@code notifications/resources/updated} of a URI it subscribed to), with the subscription's id in its
  * {@code _meta}; what else the server sends there is not the client's (a request is answered to the server with an
- * error, as on a call's stream). The stream ends when the GET stream ends (the client sees a subscription that
- * ended without its result, and listens again) or when the client goes away, which closes the GET stream and
+ * error, as on a call's stream), but a list change it did not ask for is still heard by the relay
+ * ({@link UnrelayedListChanges}), as every one it relays is. The stream ends when the GET stream ends (the client
+ * sees a subscription that ended without its result, and listens again) or when the client goes away, which closes
+ * the GET stream and
  * unsubscribes the URIs. The acknowledgement goes once the GET is written, before the server answers it (a server may
  * hold a quiet stream's headers back); a server that answers it with another status than a stream (405: it offers none; 409: the
  * session's stream is already open, for another client of the session or on another replica) ends the listen with a
@@ -53,10 +55,13 @@ final class SessionEraListen {
 
 	private final long maxBytes;
 
-	SessionEraListen(UpstreamTransport server, String serverId, long maxBytes) {
+	private final UnrelayedListChanges unrelayed;
+
+	SessionEraListen(UpstreamTransport server, String serverId, long maxBytes, UnrelayedListChanges unrelayed) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
+		this.unrelayed = unrelayed;
 	}
 
 	/**
@@ -85,7 +90,7 @@ final class SessionEraListen {
 			if (message.has("method") && message.has("id")) {
 				return refuse.apply(message);
 			}
-			return covers(honored, message) ? null : Flux.empty();
+			return covers(honored, message) ? null : notCovered(message);
 		}, false);
 		// acknowledged once the GET is written: a server may hold a quiet stream's headers back until it has something
 		Sinks.Empty<Void> written = Sinks.empty();
@@ -134,6 +139,18 @@ final class SessionEraListen {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * A message of the GET stream the subscription does not cover: never the client's; a list change is heard by the
+	 * relay all the same ({@link UnrelayedListChanges}).
+	 */
+	private Flux<byte[]> notCovered(ObjectNode message) {
+		String method = message.path("method").asText();
+		if (LIST_CHANGES.containsKey(method)) {
+			unrelayed.heard(serverId, method);
+		}
+		return Flux.empty();
 	}
 
 	/** {@code notification} as one of the subscription {@code id}'s: its id in {@code _meta}. */

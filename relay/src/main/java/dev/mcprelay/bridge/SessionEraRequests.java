@@ -60,6 +60,16 @@ final class SessionEraRequests {
 				relayed.callerId(), onWritten);
 	}
 
+	/** The DELETE that ends {@code session} at the server, with the relay's other headers. */
+	static UpstreamRequest end(UpstreamRequest relayed, UpstreamSession session) {
+		HttpHeaders headers = headersFor(relayed.headers());
+		headers.remove(HttpHeaders.CONTENT_TYPE);
+		headers.set("Mcp-Session-Id", session.sessionId());
+		headers.set("MCP-Protocol-Version", session.version());
+		return new UpstreamRequest(relayed.serverId(), HttpMethod.DELETE, relayed.uri(), headers, null,
+				relayed.callerId(), null);
+	}
+
 	/** The {@code initialize} that opens a session for {@code client}, asking for {@code version}. */
 	static UpstreamRequest initialize(UpstreamRequest relayed, ModernClient client, String version) {
 		ObjectNode initialize = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")

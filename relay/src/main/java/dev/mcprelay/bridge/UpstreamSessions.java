@@ -75,6 +75,11 @@ final class UpstreamSessions {
 		this.maxBytes = maxBytes;
 	}
 
+	/** How long an opening, or another exchange of the relay's own with the server, waits for it. */
+	java.time.Duration openTimeout() {
+		return openTimeout;
+	}
+
 	/**
 	 * {@code client}'s session: the one the store holds, else a new one. A replica that knows nothing yet of the server's
 	 * versions learns the version of a session it finds (another replica, or this one before a restart, opened it
@@ -185,7 +190,12 @@ final class UpstreamSessions {
 	}
 
 	private SessionKey keyOf(ModernClient client) {
-		return new SessionKey(serverId, PREFIX + client.key());
+		return new SessionKey(serverId, storeId(client.key()));
+	}
+
+	/** The id the session of the client {@code clientKey} ({@link ModernClient#key}) is kept under in the store. */
+	static String storeId(String clientKey) {
+		return PREFIX + clientKey;
 	}
 
 	private UpstreamTransportException failed(String what) {

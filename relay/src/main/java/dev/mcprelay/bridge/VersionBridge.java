@@ -73,9 +73,12 @@ public final class VersionBridge implements UpstreamTransport {
 	 * @param mac the relay's key ({@code sessions.secret}), which signs a held call's {@code requestState}
 	 * @param openTimeout how long opening an upstream session for a 2026 client waits (the server's
 	 * {@code timeouts.non-streaming}; {@link UpstreamSessions})
+	 * @param unrelayed what hears each list change of the server's that the bridge relays to no client (the relay's
+	 * one listener of list changes)
 	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
-			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
+			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout,
+			UnrelayedListChanges unrelayed) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
@@ -84,7 +87,14 @@ public final class VersionBridge implements UpstreamTransport {
 				maxBodyBytes, inputRoundTimeout);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
-				inputRoundTimeout, mac, flights.of(serverId));
+				inputRoundTimeout, mac, flights.of(serverId), unrelayed);
+	}
+
+	/** A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}): for tests. */
+	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
+			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
+		this(server, serverId, versions, maxBodyBytes, store, flights, inputRoundTimeout, mac, openTimeout,
+				UnrelayedListChanges.NONE);
 	}
 
 	/**
@@ -139,7 +149,7 @@ public final class VersionBridge implements UpstreamTransport {
 	 */
 	private Mono<Void> relayInitialize(UpstreamRequest request, String clientVersion,
 			Function<UpstreamResponse, Mono<Void>> handler, boolean mayBridge) {
-		return server.send(request, response -> learnFromRefusal(response).flatMap(refused -> {
+		return server.send(request, response -> learnFromRefusal(response, request).flatMap(refused -> {
 			if (!mayBridge || !versions.bridges(clientVersion)) {
 				return handler.apply(refused);
 			}
@@ -189,7 +199,9 @@ public final class VersionBridge implements UpstreamTransport {
 				UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
 						body);
 				if (Refusals.ofNewGeneration(body) || PerRequestBridge.understood(request.body(), body)) {
-					versions.learn(Refusals.supportedVersions(body));
+					if (NamedVersions.allKnown(request)) {
+						versions.learn(Refusals.supportedVersions(body));
+					}
 					return handler.apply(refused);
 				}
 				boolean known = !versions.known().isEmpty();
@@ -214,14 +226,17 @@ public final class VersionBridge implements UpstreamTransport {
 
 	/**
 	 * {@code response} as it is to be handed on; a refusal with a JSON body is read first, and the versions it names
-	 * learnt: the body handed on then is the one that came, byte for byte, with the status and headers that came.
+	 * learnt, when {@code request} named only versions the relay knows ({@link NamedVersions}): the body handed on then
+	 * is the one that came, byte for byte, with the status and headers that came.
 	 */
-	private Mono<UpstreamResponse> learnFromRefusal(UpstreamResponse response) {
+	private Mono<UpstreamResponse> learnFromRefusal(UpstreamResponse response, UpstreamRequest request) {
 		if (!response.statusCode().is4xxClientError() || !isJson(response.contentType())) {
 			return Mono.just(response);
 		}
 		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).map(body -> {
-			versions.learn(Refusals.supportedVersions(body));
+			if (NamedVersions.allKnown(request)) {
+				versions.learn(Refusals.supportedVersions(body));
+			}
 			return LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
 		});
 	}

@@ -42,6 +42,12 @@ import io.lettuce.core.resource.Delay;
  * {@code spring.data.redis.timeout} is set, that timeout is {@link #CLUSTER_COMMAND_TIMEOUT}, so a refresh costs a
  * hung node that long at most; the relay's own bounds on a store call (1 s) and a rate-limit check are shorter
  * anyway.</li>
+ * <li>Through Sentinel, unless {@code spring.data.redis.timeout} is set, the same {@link #CLUSTER_COMMAND_TIMEOUT}
+ * bounds a new connection's handshake with each Sentinel and its {@code SENTINEL GET-MASTER-ADDR-BY-NAME}: Lettuce asks
+ * the Sentinels in the order of {@code spring.data.redis.sentinel.nodes} and goes on to the next one only when one
+ * fails, so with Lettuce's 60 s a Sentinel that accepts connections but does not answer (a stopped process, a frozen
+ * VM) kept every reconnection, and the relay's own question after a {@code +switch-master}, waiting a minute: a
+ * graceful failover then lost the sessions written to the old master and left the store unusable for 61 s.</li>
  * <li>Through Sentinel, Lettuce asks the Sentinels for the master whenever it connects, and the connections follow
  * the master the Sentinels name through {@code dev.mcprelay.session.SentinelMasterSwitches}, which listens for their
  * {@code +switch-master} and opens them again. The relay does not ask for Lettuce's {@code MasterReplica} (which
@@ -67,18 +73,20 @@ class RedisClientOptions {
 	static final Duration ADAPTIVE_REFRESH_TIMEOUT = Duration.ofSeconds(1);
 
 	/**
-	 * How long a command, a new connection's handshake and a topology refresh's question wait for a Cluster node when
-	 * {@code spring.data.redis.timeout} is not set (Lettuce's default is 60 s).
+	 * How long a command, a new connection's handshake and a topology refresh's question wait for a Cluster node, and
+	 * a Sentinel's handshake and answer wait for that Sentinel, when {@code spring.data.redis.timeout} is not set
+	 * (Lettuce's default is 60 s).
 	 */
 	static final Duration CLUSTER_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
 	@Bean
-	LettuceClientConfigurationBuilderCustomizer boundEachClusterNodesWait(ObjectProvider<DataRedisConnectionDetails> connection,
+	LettuceClientConfigurationBuilderCustomizer boundEachNodesWait(ObjectProvider<DataRedisConnectionDetails> connection,
 			ObjectProvider<DataRedisProperties> properties) {
 		return builder -> {
 			DataRedisConnectionDetails details = connection.getIfAvailable();
 			DataRedisProperties set = properties.getIfAvailable();
-			if (details != null && details.getCluster() != null && (set == null || set.getTimeout() == null)) {
+			if (details != null && (details.getCluster() != null || details.getSentinel() != null)
+					&& (set == null || set.getTimeout() == null)) {
 				builder.commandTimeout(CLUSTER_COMMAND_TIMEOUT);
 			}
 		};

@@ -24,4 +24,17 @@ public record TimeoutProperties(
 		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("60s") Duration nonStreaming,
 		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("60s") Duration streamingIdle,
 		@DurationUnit(ChronoUnit.SECONDS) @DefaultValue("30s") Duration clientWrite) {
+
+	/**
+	 * The bound on work the relay does on its own inside a client's request to this server before the request can be
+	 * answered (opening a legacy HTTP+SSE server's stream for it; listing the server's tools or prompts so that a
+	 * policy can decide it, its wait for a turn among the server's listings included): four fifths of
+	 * {@code non-streaming}, the bound the request itself runs under (each interceptor of its chain, the upstream's
+	 * answer), so that such work that hangs fails as itself, with its own clear error, before the request's bound
+	 * answers the client with a generic one.
+	 */
+	public Duration ownWork() {
+		return nonStreaming.multipliedBy(4).dividedBy(5);
+	}
+
 }

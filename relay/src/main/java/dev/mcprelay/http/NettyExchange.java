@@ -1,5 +1,7 @@
 package dev.mcprelay.http;
 
+import java.util.function.Function;
+
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.NettyDataBufferFactory;
 import org.springframework.http.HttpMethod;
@@ -54,6 +56,8 @@ public final class NettyExchange implements RelayExchange {
 	private volatile Caller caller = Caller.ANONYMOUS;
 
 	private volatile Mono<Void> accessWithdrawn = Mono.never();
+
+	private volatile Function<String, Mono<Void>> accessWithdrawnFrom = member -> Mono.never();
 
 	/**
 	 * @param target the request target as received, split once ({@link RequestTarget})
@@ -211,9 +215,19 @@ public final class NettyExchange implements RelayExchange {
 		return accessWithdrawn;
 	}
 
-	/** Records when the caller's access the front door granted is withdrawn by a reload. */
-	public void accessWithdrawn(Mono<Void> withdrawn) {
+	@Override
+	public Mono<Void> accessWithdrawnFrom(String member) {
+		return accessWithdrawnFrom.apply(member);
+	}
+
+	/**
+	 * Records when a reload withdraws the caller's access the front door granted: {@code withdrawn} for the request's
+	 * route ({@link #accessWithdrawn()}), {@code fromMember} for one member of its virtual server
+	 * ({@link #accessWithdrawnFrom}).
+	 */
+	public void accessWithdrawn(Mono<Void> withdrawn, Function<String, Mono<Void>> fromMember) {
 		this.accessWithdrawn = withdrawn;
+		this.accessWithdrawnFrom = fromMember;
 	}
 
 	@Override

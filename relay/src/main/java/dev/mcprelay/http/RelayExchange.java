@@ -111,6 +111,18 @@ public interface RelayExchange {
 	}
 
 	/**
+	 * Completes when a configuration reload withdrew the caller's access to {@code member}, a member of the virtual
+	 * server this request came through: its access to the virtual server withdrawn whole ({@link #accessWithdrawn()}),
+	 * or {@code member}, still a member, no longer one it may use (its API key's {@code servers} no longer name it, its
+	 * token no longer meets its {@code allowed-scopes}). What the request sends through {@code member} ends then; what
+	 * it sends through members it may still use runs on, though {@link #accessWithdrawn()} completes for the narrowing
+	 * (its merged stream carries every member). Never completes by default.
+	 */
+	default Mono<Void> accessWithdrawnFrom(String member) {
+		return Mono.never();
+	}
+
+	/**
 	 * Completes with what ended it when a configuration reload ended what this exchange belongs to beyond its server
 	 * and its own caller's access: a virtual server's exchange with a member ends when the reload removed the virtual
 	 * server ({@code server_removed}), changed it ({@code session_ended}: its sessions end), or withdrew the access of

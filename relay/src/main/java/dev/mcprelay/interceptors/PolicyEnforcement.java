@@ -207,7 +207,7 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (tool == null) {
 			return PolicyRequests.malformed("params.name must be a string");
 		}
-		return relayOwn(call.context().server(), tool) ? Outcome.proceed() : requests.toolsCall(policies, call, tool);
+		return relayOwn(call.context(), tool) ? Outcome.proceed() : requests.toolsCall(policies, call, tool);
 	}
 
 	@Override
@@ -328,9 +328,14 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		return policies.governs(context.server(), context.virtualServer()) ? policies : null;
 	}
 
-	private boolean relayOwn(String server, String tool) {
+	/**
+	 * Whether {@code tool} of the server {@code context} addresses is the relay's own, as the request's snapshot says
+	 * (a call begun before a reload that turns tool search on is the server's tool, decided by the policies).
+	 */
+	private boolean relayOwn(CallContext context, String tool) {
+		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
 		for (RelayOwnTools own : relayOwn) {
-			if (tool != null && own.isRelayOwn(server, tool)) {
+			if (tool != null && own.isRelayOwn(snapshot, context.server(), tool)) {
 				return true;
 			}
 		}

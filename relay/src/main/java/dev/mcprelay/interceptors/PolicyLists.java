@@ -39,14 +39,14 @@ final class PolicyLists {
 
 	private final PublishedCatalogues catalogues;
 
-	private final BiPredicate<String, String> relayOwn;
+	private final BiPredicate<CallContext, String> relayOwn;
 
 	/**
 	 * @param policiesOf the policies a list's request runs on
-	 * @param relayOwn whether a tool (server, name) is one the relay offers itself
+	 * @param relayOwn whether a tool (the request's context, the tool's name) is one the relay offers itself
 	 */
 	PolicyLists(Function<CallContext, Policies> policiesOf, PublishedCatalogues catalogues,
-			BiPredicate<String, String> relayOwn) {
+			BiPredicate<CallContext, String> relayOwn) {
 		this.policiesOf = policiesOf;
 		this.catalogues = catalogues;
 		this.relayOwn = relayOwn;
@@ -56,7 +56,7 @@ final class PolicyLists {
 		CallContext context = list.context();
 		Policies policies = policiesOf.apply(context);
 		return filter(policies, list, "tools/call", TOOLS, policies.readsTool(context.server(), context.virtualServer()),
-				(facts, tool) -> relayOwn.test(context.server(), PolicyRequests.text(tool, "name")) ? null
+				(facts, tool) -> relayOwn.test(context, PolicyRequests.text(tool, "name")) ? null
 						: facts.forTool(tool));
 	}
 

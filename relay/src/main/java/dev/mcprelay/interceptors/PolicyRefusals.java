@@ -8,6 +8,7 @@ import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.VirtualServerProperties;
+import dev.mcprelay.policy.PublishedCatalogues;
 
 /**
  * What a client gets for a tool, prompt or resource a policy refuses it, or that the server did not publish where a
@@ -23,9 +24,6 @@ final class PolicyRefusals {
 	/** MCP's code for a resource that does not exist. */
 	static final int RESOURCE_NOT_FOUND = -32002;
 
-	/** The reason of a request the policies cannot decide (a list they read could not be listed). */
-	static final String UNDECIDABLE = "policy_undecidable";
-
 	/** The configuration a request runs on, whose virtual servers name what it addressed. */
 	private final Function<CallContext, RelayProperties> propertiesOf;
 
@@ -35,14 +33,11 @@ final class PolicyRefusals {
 
 	/**
 	 * A request the policies cannot decide, since the server's list {@code list} that they read could not be listed:
-	 * refused (fails closed) with a reason of its own, never as a name that does not exist. The client is told that
-	 * the server's list is unavailable, not that a policy reads it; the access log names {@code policy}, the first
-	 * rule that needed it.
+	 * refused (fails closed) with a reason of its own, never as a name that does not exist
+	 * ({@link PublishedCatalogues.Unavailable#refusal}, the one refusal of every feature the policies decide).
 	 */
 	RejectError undecidable(CallContext context, String list, String why, String policy) {
-		return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot answer this request now: the "
-				+ list + " of server '" + context.server() + "' " + why, Map.of("reason", UNDECIDABLE))
-			.withLogReason(UNDECIDABLE, policy);
+		return PublishedCatalogues.Unavailable.refusal(context.server(), list, why, policy);
 	}
 
 	/** No tool {@code name} (the member's own name through a virtual server). */

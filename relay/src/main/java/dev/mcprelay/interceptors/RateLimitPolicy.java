@@ -32,6 +32,7 @@ import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.metrics.KeptCounters;
 import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.session.StoreHeldException;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -278,8 +279,10 @@ final class RateLimitPolicy
 		long now = System.nanoTime();
 		long last = lastStoreWarning.get();
 		if (now - last >= LOG_INTERVAL_NANOS && lastStoreWarning.compareAndSet(last, now)) {
-			log.warn("Rate limits cannot reach their store: requests are let through unlimited (rules with "
-					+ "on-store-failure: fail-closed refuse them): {}", error.toString());
+			// a check held for a master switch says so, not a bare timeout that reads as Redis not answering
+			log.warn("Rate limits could not use their store: requests are let through unlimited (rules with "
+					+ "on-store-failure: fail-closed refuse them): {}",
+					error instanceof StoreHeldException ? error.getMessage() : error.toString());
 		}
 	}
 

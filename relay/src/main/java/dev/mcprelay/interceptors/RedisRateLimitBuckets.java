@@ -187,7 +187,7 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 			BucketConfiguration configuration) {
 		Mono<Void> held = Mono.defer(() -> {
 			Duration left = deadline.remaining();
-			return left.isZero() ? Mono.empty() : hold.released().timeout(left);
+			return left.isZero() ? Mono.empty() : hold.released(left).then();
 		});
 		return held.then(Mono.defer(() -> connected))
 			.timeout(CONNECT_TIMEOUT)

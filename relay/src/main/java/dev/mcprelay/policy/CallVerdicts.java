@@ -113,7 +113,7 @@ final class CallVerdicts {
 
 	private static Kept workOut(List<Policy> governing, PolicyFacts facts, Kind kind) {
 		RuleVerdict[] fixed = new RuleVerdict[governing.size()];
-		Map<String, Object> activation = null;
+		PolicyVariables variables = null;
 		CelAttributePattern[] varying = kind.varying();
 		boolean complete = true;
 		boolean tool = false;
@@ -121,8 +121,8 @@ final class CallVerdicts {
 		for (int i = 0; i < governing.size(); i++) {
 			if (governing.get(i).rule() instanceof CelRule rule) {
 				if (!rule.readsAnnotations()) {
-					activation = activation == null ? facts.activation() : activation;
-					fixed[i] = rule.expression().evaluateWhatever(activation, varying);
+					variables = variables == null ? facts.variables() : variables;
+					fixed[i] = rule.expression().evaluateWhatever(variables, varying);
 				}
 				if (fixed[i] == null) {
 					complete = false;

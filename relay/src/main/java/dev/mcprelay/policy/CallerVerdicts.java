@@ -75,12 +75,12 @@ final class CallerVerdicts {
 
 	private static RuleVerdict[] workOut(List<Policy> governing, PolicyFacts facts, RuleVerdict[] ofKind) {
 		RuleVerdict[] fixed = ofKind.clone();
-		Map<String, Object> activation = null;
+		PolicyVariables variables = null;
 		for (int i = 0; i < governing.size(); i++) {
 			if (fixed[i] == null && governing.get(i).rule() instanceof CelRule rule
 					&& !(facts.tool() != null && facts.annotations() == null && rule.readsAnnotations())) {
-				activation = activation == null ? facts.activation() : activation;
-				fixed[i] = rule.expression().evaluateWhatever(activation, VARYING);
+				variables = variables == null ? facts.variables() : variables;
+				fixed[i] = rule.expression().evaluateWhatever(variables, VARYING);
 			}
 		}
 		return fixed;

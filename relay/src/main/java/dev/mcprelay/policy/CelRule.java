@@ -1,21 +1,19 @@
 package dev.mcprelay.policy;
 
-import java.util.Map;
-
 /** A policy's CEL expression as a {@link PolicyRule}; a tool definition it needs and the relay lacks fails closed. */
 record CelRule(PolicyExpression expression) implements PolicyRule {
 
 	@Override
-	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
+	public RuleVerdict evaluate(PolicyFacts facts, PolicyVariables variables, boolean argumentsKnown) {
 		if (facts.tool() != null && facts.annotations() == null && readsAnnotations()) {
 			return RuleVerdict.error(RuleVerdict.TOOL_UNKNOWN);
 		}
-		return expression.evaluate(activation, argumentsKnown);
+		return expression.evaluate(variables, argumentsKnown);
 	}
 
 	@Override
-	public RuleVerdict evaluateForEveryItem(Map<String, Object> activation) {
-		return expression.evaluateForEveryItem(activation);
+	public RuleVerdict evaluateForEveryItem(PolicyVariables variables) {
+		return expression.evaluateForEveryItem(variables);
 	}
 
 	@Override

@@ -289,7 +289,7 @@ public final class Policies {
 
 		private final boolean argumentsKnown;
 
-		private Map<String, Object> activation;
+		private PolicyVariables variables;
 
 		Run(PolicyFacts facts, PolicyFacts.Base base, RuleVerdict[] fixed, boolean argumentsKnown) {
 			this.facts = facts;
@@ -303,10 +303,10 @@ public final class Policies {
 			if (fixed != null && fixed[index] != null) {
 				return fixed[index];
 			}
-			if (activation == null && policy.rule() instanceof CelRule) {
-				activation = base == null ? facts.activation() : facts.activation(base);
+			if (variables == null && policy.rule() instanceof CelRule) {
+				variables = base == null ? facts.variables() : facts.variables(base);
 			}
-			return policy.rule().evaluate(facts, activation, argumentsKnown);
+			return policy.rule().evaluate(facts, variables, argumentsKnown);
 		}
 
 	}

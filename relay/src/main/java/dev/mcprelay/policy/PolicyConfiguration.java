@@ -16,20 +16,25 @@ import reactor.core.publisher.Mono;
 @Configuration(proxyBeanMethods = false)
 class PolicyConfiguration {
 
-	/** The tools and prompts policies decide calls from, listed through each server's transport when needed. */
+	/**
+	 * The tools and prompts policies decide calls from, listed through each server's transport when needed: the server
+	 * a request addresses, its view, age and bounds as the request's own snapshot configures it
+	 * ({@link UpstreamRegistry#addressedBy}), so that a list answer of a server's old upstream that lands after a reload
+	 * moved the server is kept under the old upstream's view, never the new one's.
+	 */
 	@Bean
 	PublishedCatalogues publishedCatalogues(UpstreamLister lister, UpstreamRegistry upstreams,
 			ServerListings listings) {
 		return new PublishedCatalogues((context, list) -> {
-			Upstream upstream = upstreams.find(context.server());
+			Upstream upstream = upstreams.addressedBy(context);
 			if (upstream == null) {
 				return Mono.error(new IllegalStateException("No server '" + context.server() + "' is configured"));
 			}
 			return lister.list(upstream, list, SpringRequestHeaders.toHttpHeaders(context.headers()),
 					context.caller(), context.upstreamHeaders())
 				.timeout(upstream.nonStreamingTimeout());
-		}, id -> {
-			Upstream upstream = upstreams.find(id);
+		}, context -> {
+			Upstream upstream = upstreams.addressedBy(context);
 			return upstream == null ? null : upstream.properties();
 		}, listings);
 	}

@@ -1,7 +1,5 @@
 package dev.mcprelay.policy;
 
-import java.util.Map;
-
 import dev.cel.runtime.CelAttributePattern;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
@@ -50,15 +48,14 @@ final class PolicyExpression {
 	}
 
 	/**
-	 * The expression's verdict on {@code activation} (the variables {@code caller}, {@code server}, {@code mcp},
-	 * {@code request}).
+	 * The expression's verdict on {@code variables} ({@code caller}, {@code server}, {@code mcp}, {@code request}).
 	 * @param argumentsKnown whether {@code mcp.arguments} is known (a call), or not (an item being listed)
 	 */
-	RuleVerdict evaluate(Map<String, Object> activation, boolean argumentsKnown) {
+	RuleVerdict evaluate(PolicyVariables variables, boolean argumentsKnown) {
 		if (argumentsKnown || !inputs.arguments()) {
-			return run(activation, false);
+			return run(variables, false);
 		}
-		RuleVerdict partial = run(activation, true);
+		RuleVerdict partial = run(variables, true);
 		if (partial.outcome() != RuleVerdict.Outcome.ERROR) {
 			return partial;
 		}
@@ -69,7 +66,7 @@ final class PolicyExpression {
 		if (inputs.argumentShapes().exact()) {
 			return RuleVerdict.UNKNOWN;
 		}
-		return run(withEmptyArguments(activation), false).outcome() == RuleVerdict.Outcome.ERROR ? partial
+		return run(variables.withEmptyArguments(), false).outcome() == RuleVerdict.Outcome.ERROR ? partial
 				: RuleVerdict.UNKNOWN;
 	}
 
@@ -79,18 +76,18 @@ final class PolicyExpression {
 	 * ...} for a caller of another kind): {@code TRUE} or {@code FALSE}; {@code null} when the item can change it, or
 	 * the evaluation fails (each item is then decided on its own).
 	 */
-	RuleVerdict evaluateForEveryItem(Map<String, Object> activation) {
-		return evaluateWhatever(activation, ITEM);
+	RuleVerdict evaluateForEveryItem(PolicyVariables variables) {
+		return evaluateWhatever(variables, ITEM);
 	}
 
 	/**
-	 * The expression's verdict on {@code activation} whatever the values of the variables or fields {@code unknown}
+	 * The expression's verdict on {@code variables} whatever the values of the variables or fields {@code unknown}
 	 * ({@code caller}, {@code mcp.tool}, ...): {@code TRUE} or {@code FALSE} when they cannot change it; {@code null}
 	 * when they can, or the evaluation fails.
 	 */
-	RuleVerdict evaluateWhatever(Map<String, Object> activation, CelAttributePattern[] unknown) {
+	RuleVerdict evaluateWhatever(PolicyVariables variables, CelAttributePattern[] unknown) {
 		try {
-			Object result = partial.eval(PartialVars.of(activation, unknown));
+			Object result = partial.eval(PartialVars.of(variables, unknown));
 			return result instanceof Boolean bool ? (bool ? RuleVerdict.TRUE : RuleVerdict.FALSE) : null;
 		}
 		catch (CelEvaluationException | RuntimeException failure) {
@@ -98,10 +95,10 @@ final class PolicyExpression {
 		}
 	}
 
-	private RuleVerdict run(Map<String, Object> activation, boolean argumentsUnknown) {
+	private RuleVerdict run(PolicyVariables variables, boolean argumentsUnknown) {
 		Object result;
 		try {
-			result = argumentsUnknown ? partial.eval(PartialVars.of(activation, ARGUMENTS)) : program.eval(activation);
+			result = argumentsUnknown ? partial.eval(PartialVars.of(variables, ARGUMENTS)) : program.eval(variables);
 		}
 		catch (CelEvaluationException failure) {
 			return RuleVerdict.error(failure.getErrorCode() == null ? RuleVerdict.INTERNAL
@@ -114,15 +111,6 @@ final class PolicyExpression {
 			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 		}
 		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error(RuleVerdict.NOT_A_BOOL);
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Map<String, Object> withEmptyArguments(Map<String, Object> activation) {
-		Map<String, Object> mcp = new java.util.HashMap<>((Map<String, Object>) activation.get("mcp"));
-		mcp.put("arguments", Map.of());
-		Map<String, Object> copy = new java.util.HashMap<>(activation);
-		copy.put("mcp", mcp);
-		return copy;
 	}
 
 }

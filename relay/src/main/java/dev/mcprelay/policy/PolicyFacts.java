@@ -7,7 +7,6 @@ import java.util.Set;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.google.common.collect.ImmutableMap;
 
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.api.RequestHeaders;
@@ -15,7 +14,8 @@ import dev.mcprelay.api.RequestHeaders;
 /**
  * What a decision is about: one message (or one item of a list, decided as the request that would use it), its caller,
  * the server it goes to and the request it came in, as the policy environment shows them ({@link PolicyEnvironment}).
- * The variables an expression reads are made from it once ({@link #activation()}), and only when an expression is run.
+ * The variables an expression reads are made from it once per message, and only those an expression run on it reads
+ * ({@link #variables()}).
  *
  * @param caller who asks
  * @param server the configured server the message goes to or comes from (for a virtual server, the member)
@@ -68,37 +68,48 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 	private static final Map<String, Object> NO_RESOURCE = Map.of("uri", "");
 
 	/**
-	 * The variables {@code caller}, {@code server}, {@code mcp} and {@code request}, made anew on each call: once per
-	 * message, whatever the number of rules that read them.
+	 * The variables {@code caller}, {@code server}, {@code mcp} and {@code request} of these facts, each made when an
+	 * expression first reads it: once per message, whatever the number of rules that read it, and never when none does.
 	 */
-	Map<String, Object> activation() {
-		return activation(base());
+	PolicyVariables variables() {
+		return new PolicyVariables(this);
 	}
 
 	/**
 	 * The variables, {@code caller}, {@code server} and {@code request} taken from {@code base} (the same for every item
 	 * of a list: made once per list), {@code mcp} made of these facts.
 	 */
-	Map<String, Object> activation(Base base) {
+	PolicyVariables variables(Base base) {
+		return new PolicyVariables(this, base);
+	}
+
+	/** The variable {@code mcp}: the method, the direction, what the message names and a call's arguments. */
+	Map<String, Object> mcpValue() {
 		Map<String, Object> toolValue = tool == null && annotations == null ? NO_TOOL
 				: Map.of("name", orEmpty(tool), "annotations", annotations == null ? Map.of() : annotations);
 		Map<String, Object> promptValue = prompt == null ? NO_PROMPT : Map.of("name", prompt);
 		Map<String, Object> resourceValue = resource == null ? NO_RESOURCE : Map.of("uri", resource);
 		String directionValue = fromServer ? "server_to_client" : "client_to_server";
-		Map<String, Object> mcp = arguments == null
+		return arguments == null
 				? Map.of("method", orEmpty(method), "direction", directionValue, "tool", toolValue, "prompt", promptValue,
 						"resource", resourceValue)
 				: Map.of("method", orEmpty(method), "direction", directionValue, "tool", toolValue, "prompt", promptValue,
 						"resource", resourceValue, "arguments", arguments);
-		// Guava's own map: CEL's runtime takes it as its activation as it is, where it copies any other map on every
-		// evaluation, each rule's
-		return ImmutableMap.of("caller", base.caller(), "server", base.server(), "mcp", mcp, "request", base.request());
+	}
+
+	/** The variable {@code server}: the server's id and the virtual server's. */
+	Map<String, Object> serverValue() {
+		return Map.of("id", orEmpty(server), "virtual", orEmpty(virtualServer));
+	}
+
+	/** The variable {@code request}: the headers an expression may read ({@link HeaderValues}). */
+	Map<String, Object> requestValue() {
+		return Map.of("headers", headersOf(headers));
 	}
 
 	/** The variables that do not depend on what a message names: {@code caller}, {@code server}, {@code request}. */
 	Base base() {
-		return new Base(callerOf(caller), Map.of("id", orEmpty(server), "virtual", orEmpty(virtualServer)),
-				Map.of("headers", headersOf(headers)));
+		return new Base(callerOf(caller), serverValue(), requestValue());
 	}
 
 	/** The variables {@code caller}, {@code server} and {@code request}, as CEL values. */
@@ -109,6 +120,12 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 	public PolicyFacts withArguments(Map<String, Object> arguments) {
 		@SuppressWarnings("unchecked")
 		Map<String, Object> values = arguments == null ? Map.of() : (Map<String, Object>) CelValues.of(arguments);
+		return new PolicyFacts(caller, server, virtualServer, method, fromServer, tool, annotations, prompt, resource,
+				values, headers);
+	}
+
+	/** The same facts for a call whose arguments, as CEL values, are {@code values}. */
+	PolicyFacts withArgumentValues(Map<String, Object> values) {
 		return new PolicyFacts(caller, server, virtualServer, method, fromServer, tool, annotations, prompt, resource,
 				values, headers);
 	}
@@ -141,7 +158,8 @@ public record PolicyFacts(Caller caller, String server, String virtualServer, St
 		.executor(Runnable::run)
 		.build();
 
-	private static Map<String, Object> callerOf(Caller caller) {
+	/** The variable {@code caller} of {@code caller}, made once per caller object. */
+	static Map<String, Object> callerOf(Caller caller) {
 		return CALLERS.get(caller == null ? Caller.ANONYMOUS : caller, PolicyFacts::callerValue);
 	}
 

@@ -1,7 +1,6 @@
 package dev.mcprelay.policy;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * The policies' decision on each item of one list ({@link Policies#listing}): made for one list, on one thread, and
@@ -26,13 +25,13 @@ public final class PolicyListing {
 		this.governing = governing;
 		this.base = governing.isEmpty() ? null : list.base();
 		this.fixed = new RuleVerdict[governing.size()];
-		Map<String, Object> activation = governing.isEmpty() ? null : list.activation(base);
+		PolicyVariables variables = governing.isEmpty() ? null : list.variables(base);
 		for (int i = 0; i < governing.size(); i++) {
 			PolicyRule rule = governing.get(i).rule();
 			if (!(rule instanceof CelRule)) {
 				continue;
 			}
-			fixed[i] = rule.perItem() ? rule.evaluateForEveryItem(activation) : rule.evaluate(list, activation, false);
+			fixed[i] = rule.perItem() ? rule.evaluateForEveryItem(variables) : rule.evaluate(list, variables, false);
 		}
 	}
 

@@ -7,20 +7,20 @@ package dev.mcprelay.policy;
 interface PolicyRule {
 
 	/**
-	 * The rule's verdict on {@code facts}, whose variables are {@code activation} ({@link PolicyFacts#activation()},
-	 * made once for every rule that decides the same message); {@code argumentsKnown} false while an item is listed.
-	 * Never throws.
+	 * The rule's verdict on {@code facts}, whose variables are {@code variables} ({@link PolicyFacts#variables()}, one
+	 * for every rule that decides the same message); {@code argumentsKnown} false while an item is listed. Never
+	 * throws.
 	 */
-	RuleVerdict evaluate(PolicyFacts facts, java.util.Map<String, Object> activation, boolean argumentsKnown);
+	RuleVerdict evaluate(PolicyFacts facts, PolicyVariables variables, boolean argumentsKnown);
 
 	/** Whether the verdict can differ from one listed item to another (else a list is decided once). */
 	boolean perItem();
 
 	/**
-	 * The verdict on every item of a list at once, the variables of the list being {@code activation} (no item
+	 * The verdict on every item of a list at once, the variables of the list being {@code variables} (no item
 	 * named), when the item cannot change it; {@code null} when it can, and each item is decided on its own.
 	 */
-	default RuleVerdict evaluateForEveryItem(java.util.Map<String, Object> activation) {
+	default RuleVerdict evaluateForEveryItem(PolicyVariables variables) {
 		return null;
 	}
 

@@ -1,6 +1,8 @@
 package dev.mcprelay.policy;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,7 +20,10 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.api.RejectError;
+import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.config.TimeoutProperties;
 import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.proxy.ServerListChanges;
 import dev.mcprelay.proxy.UpstreamLister;
@@ -64,6 +69,9 @@ public class PublishedCatalogues implements ServerListChanges {
 
 	private static final Logger log = LoggerFactory.getLogger(PublishedCatalogues.class);
 
+	/** The list of a server's tools, as the list methods name it. */
+	public static final String TOOLS = "tools/list";
+
 	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */
 	public static final Set<String> LISTS = Set.of("tools/list", "prompts/list");
 
@@ -73,8 +81,9 @@ public class PublishedCatalogues implements ServerListChanges {
 	 */
 	private final ServerListings listings;
 
-	/** How long a listing waits for its turn on a server whose properties are unknown (the default bound). */
-	private static final Duration DEFAULT_WAIT = Duration.ofSeconds(60);
+	/** How long a listing may take on a server whose properties are unknown: the default's {@code ownWork()}. */
+	private static final Duration DEFAULT_WAIT = new TimeoutProperties(Duration.ofSeconds(60), Duration.ofSeconds(60),
+			Duration.ofSeconds(30)).ownWork();
 
 	/** The most items kept over every list of every view of every server. */
 	static final long MAX_KEPT = 100_000;
@@ -103,29 +112,32 @@ public class PublishedCatalogues implements ServerListChanges {
 	/** The callers' views where their requests cannot change them, made once ({@link CallerViews}). */
 	private final CallerViews views = new CallerViews();
 
-	private final Function<String, ServerProperties> servers;
+	/** The properties of the server a request addresses, in the request's own snapshot ({@code null}: unknown). */
+	private final Function<CallContext, ServerProperties> servers;
 
 	/** The time definitions are seen and aged by: {@link System#nanoTime()}, but in tests. */
 	private final LongSupplier clock;
 
 	/**
 	 * @param lister how the relay lists one of a server's lists whole in a caller's request
-	 * @param servers each configured server's properties by id ({@code null} for an unknown id): what tells its views
-	 * apart, and how old the definitions policies decide from may be
+	 * @param servers the properties of the server a request addresses, as the request's own configuration snapshot
+	 * configures it ({@code null} for one it does not know): what tells its views apart, and how old the definitions
+	 * policies decide from may be; never the current snapshot's, so that an answer of a server's old upstream that
+	 * lands after a reload moved the server is kept under the old upstream's view
 	 */
-	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers) {
+	public PublishedCatalogues(Lister lister, Function<CallContext, ServerProperties> servers) {
 		this(lister, servers, new ServerListings());
 	}
 
 	/**
 	 * @param listings the bound on the listings of each server, shared with every feature that lists one
 	 */
-	public PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers, ServerListings listings) {
+	public PublishedCatalogues(Lister lister, Function<CallContext, ServerProperties> servers, ServerListings listings) {
 		this(lister, servers, listings, System::nanoTime);
 	}
 
 	/** @param clock the time in nanoseconds, as {@link System#nanoTime()} tells it: for tests that age definitions */
-	PublishedCatalogues(Lister lister, Function<String, ServerProperties> servers, ServerListings listings,
+	PublishedCatalogues(Lister lister, Function<CallContext, ServerProperties> servers, ServerListings listings,
 			LongSupplier clock) {
 		this.lister = lister;
 		this.servers = servers;
@@ -223,17 +235,65 @@ public class PublishedCatalogues implements ServerListChanges {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		PublishedItems.Definition known = kept.definition(name);
-		long maxAge = annotations ? maxAgeNanos(context.server()) : Long.MAX_VALUE;
+		long maxAge = annotations ? maxAgeNanos(context) : Long.MAX_VALUE;
 		if (known != null ? young(known.seenAt(), maxAge) : kept.complete() && young(kept.listedAt(), maxAge)) {
 			return found(context, list, kept, known);
 		}
-		return kept.list(() -> bounded(context, list), clock)
+		return listed(context, list, key, kept).flatMap(listed -> found(context, list, listed, listed.definition(name)));
+	}
+
+	/**
+	 * The definitions of {@code names} in the list {@code list} of the server {@code context} addresses, each as
+	 * {@link #find} answers it for a request naming it, with the same freshness: from what is kept where {@link #known}
+	 * answers for every name, else after one listing of the caller's view (shared with every request that waits for
+	 * it). A name the server did not publish to the view is absent, and so is one a catalogue cut short lacks (a
+	 * request naming it is refused): what a feature offers from a copy of its own of the server's list (tool search's
+	 * index) is offered only as a request naming it would be decided ({@link ToolOffers}). {@link Unavailable} when the
+	 * list could not be listed.
+	 */
+	public Mono<Map<String, Map<String, Object>>> findAll(CallContext context, String list, Collection<String> names,
+			boolean annotations) {
+		Map<String, Map<String, Object>> found = new HashMap<>();
+		for (String name : names) {
+			Optional<Map<String, Object>> known = known(context, list, name, annotations);
+			if (known == null) {
+				Key key = new Key(viewOf(context), list);
+				return listed(context, list, key, catalogues.get(key, any -> new PublishedItems())).map(listed -> {
+					Map<String, Map<String, Object>> relisted = new HashMap<>();
+					for (String each : names) {
+						PublishedItems.Definition definition = listed.definition(each);
+						if (definition != null) {
+							relisted.put(each, definition.annotations());
+						}
+					}
+					return relisted;
+				});
+			}
+			known.ifPresent(definition -> found.put(name, definition));
+		}
+		return Mono.just(found);
+	}
+
+	/**
+	 * {@code kept}, the caller's view of {@code list} (kept under {@code key}), once listed again in the caller's
+	 * request (or the listing in flight joined), within the server's {@link TimeoutProperties#ownWork()}: strictly
+	 * inside the bound the request runs under, so that a listing that hangs refuses the request as undecidable
+	 * ({@link Unavailable}, logged) rather than leaving it to the request's own timeout.
+	 */
+	private Mono<PublishedItems> listed(CallContext context, String list, Key key, PublishedItems kept) {
+		Duration bound = ownWork(context);
+		return kept.list(() -> bounded(context, list, bound), clock)
+			.timeout(bound, Mono.defer(() -> {
+				Unavailable late = new Unavailable(context.server(), list,
+						"did not answer within " + bound.toMillis() + " ms");
+				PolicyLog.unlisted(context.server(), list, late);
+				return Mono.error(late);
+			}))
 			.then(Mono.fromSupplier(() -> {
 				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
 				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
 				return kept;
 			}))
-			.flatMap(listed -> found(context, list, listed, listed.definition(name)))
 			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
 				PolicyLog.unlisted(context.server(), list, failure);
 				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
@@ -259,7 +319,7 @@ public class PublishedCatalogues implements ServerListChanges {
 		if (kept == null) {
 			return null;
 		}
-		long maxAge = annotations ? maxAgeNanos(context.server()) : Long.MAX_VALUE;
+		long maxAge = annotations ? maxAgeNanos(context) : Long.MAX_VALUE;
 		PublishedItems.Definition definition = kept.definition(name);
 		if (definition != null) {
 			return young(definition.seenAt(), maxAge) ? Optional.of(definition.annotations()) : null;
@@ -272,11 +332,28 @@ public class PublishedCatalogues implements ServerListChanges {
 		return maxAge == Long.MAX_VALUE || clock.getAsLong() - seenAt <= maxAge;
 	}
 
-	/** The server's {@code tools.annotations-max-age}, in nanoseconds; the default for a server it does not know. */
-	private long maxAgeNanos(String server) {
-		ServerProperties properties = servers.apply(server);
-		return (properties == null ? ToolsProperties.DEFAULT_ANNOTATIONS_AGE : properties.tools().annotationsMaxAge())
-			.toNanos();
+	/**
+	 * The {@code tools.annotations-max-age} of the server {@code context} addresses (as the request's own snapshot
+	 * configures it), in nanoseconds; the default for a server it does not know. An age longer than nanoseconds count
+	 * (about 292 years) is {@link Long#MAX_VALUE}: no definition is ever that old.
+	 */
+	private long maxAgeNanos(CallContext context) {
+		ServerProperties properties = servers.apply(context);
+		Duration maxAge = properties == null ? ToolsProperties.DEFAULT_ANNOTATIONS_AGE
+				: properties.tools().annotationsMaxAge();
+		return maxAge.compareTo(LONGEST_AGE) >= 0 ? Long.MAX_VALUE : maxAge.toNanos();
+	}
+
+	/** The longest age nanoseconds count; {@link Duration#toNanos()} of a longer one overflows. */
+	private static final Duration LONGEST_AGE = Duration.ofNanos(Long.MAX_VALUE);
+
+	/**
+	 * The {@link TimeoutProperties#ownWork()} of the server {@code context} addresses; the default's for a server it
+	 * does not know.
+	 */
+	private Duration ownWork(CallContext context) {
+		ServerProperties properties = servers.apply(context);
+		return properties == null ? DEFAULT_WAIT : properties.timeouts().ownWork();
 	}
 
 	/**
@@ -299,16 +376,29 @@ public class PublishedCatalogues implements ServerListChanges {
 			return why;
 		}
 
+		/**
+		 * The refusal of a request to {@code server} the policies cannot decide, since its list {@code list} that they
+		 * read could not be listed ({@code why}): -32603 with {@code data.reason} {@code policy_undecidable} (fails
+		 * closed), never the answer for a name that does not exist. The client is told that the server's list is
+		 * unavailable, not that a policy reads it; the access log names {@code policy}, the first rule that needed it.
+		 */
+		public static RejectError refusal(String server, String list, String why, String policy) {
+			return new RejectError(JsonRpcErrorCodes.INTERNAL_ERROR, "The relay cannot answer this request now: the "
+					+ list + " of server '" + server + "' " + why, Map.of("reason", UNDECIDABLE))
+				.withLogReason(UNDECIDABLE, policy);
+		}
+
+		/** The reason of a request the policies cannot decide. */
+		public static final String UNDECIDABLE = "policy_undecidable";
+
 	}
 
 	/**
 	 * A listing of {@code list} in the request of {@code context}, in its turn among the server's
-	 * ({@link ServerListings}: it waits for room, within the server's {@code timeouts.non-streaming}); a listing the
-	 * bound refuses is {@link Unavailable} (the request is refused, and may be tried again), and logged.
+	 * ({@link ServerListings}: it waits for room within {@code wait}); a listing the bound refuses is
+	 * {@link Unavailable} (the request is refused, and may be tried again), and logged.
 	 */
-	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list) {
-		ServerProperties server = servers.apply(context.server());
-		Duration wait = server == null ? DEFAULT_WAIT : server.timeouts().nonStreaming();
+	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list, Duration wait) {
 		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list))
 			.onErrorMap(ServerListings.Refused.class, refused -> {
 				Unavailable busy = new Unavailable(context.server(), list, refused.why());
@@ -332,7 +422,7 @@ public class PublishedCatalogues implements ServerListChanges {
 	}
 
 	private UpstreamView viewOf(CallContext context) {
-		return views.of(context, servers.apply(context.server()));
+		return views.of(context, servers.apply(context));
 	}
 
 	/** A tool's published {@code annotations}, as CEL values; empty when it has none (and for a prompt). */

@@ -1,7 +1,5 @@
 package dev.mcprelay.policy;
 
-import java.util.Map;
-
 import dev.mcprelay.config.ToolsProperties;
 
 /**
@@ -21,7 +19,7 @@ final class ToolListRule implements PolicyRule {
 	}
 
 	@Override
-	public RuleVerdict evaluate(PolicyFacts facts, Map<String, Object> activation, boolean argumentsKnown) {
+	public RuleVerdict evaluate(PolicyFacts facts, PolicyVariables variables, boolean argumentsKnown) {
 		return facts.tool() != null && !filter.offers(facts.tool()) ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 	}
 

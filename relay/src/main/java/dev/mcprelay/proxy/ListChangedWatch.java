@@ -5,6 +5,7 @@ import java.util.List;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.bridge.UnrelayedListChanges;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.jsonrpc.JsonWord;
@@ -22,10 +23,13 @@ import dev.mcprelay.sse.SseEvent;
  * <code>list&#92;u005fchanged</code>) costs a scan of its bytes and nothing else; one that may is parsed, and only a
  * notification whose method, decoded, is a list's {@code list_changed} is heard (a tool result quoting the words is
  * not). An event that does not parse is left to the stream's stages, which end the stream for it. A JSON answer's
- * messages, parsed already, are heard as they are ({@link #heardIn}).
+ * messages, parsed already, are heard as they are ({@link #heardIn}). A list change the version bridge takes from a
+ * server and relays to no client (one a 2026-07-28 client's {@code subscriptions/listen} did not ask for) is heard
+ * from the bridge ({@link #heard(String, String)}, an {@link UnrelayedListChanges}): every {@code list_changed} the
+ * relay relays or consumes passes here, whatever the transport or bridge.
  */
 @Component
-class ListChangedWatch {
+class ListChangedWatch implements UnrelayedListChanges {
 
 	/** What every method heard here holds, in any JSON spelling. */
 	private static final JsonWord MARK = JsonWord.of("list_changed");
@@ -54,17 +58,25 @@ class ListChangedWatch {
 	 */
 	void heardIn(String server, List<JsonRpcMessage> messages) {
 		for (JsonRpcMessage message : messages) {
-			if (message.kind() != JsonRpcMessage.Kind.NOTIFICATION) {
-				continue;
+			if (message.kind() == JsonRpcMessage.Kind.NOTIFICATION) {
+				heard(server, String.valueOf(message.method()));
 			}
-			String list = switch (String.valueOf(message.method())) {
-				case "notifications/tools/list_changed" -> "tools/list";
-				case "notifications/prompts/list_changed" -> "prompts/list";
-				default -> null;
-			};
-			if (list != null) {
-				listeners.forEach(listener -> listener.changed(server, list));
-			}
+		}
+	}
+
+	/**
+	 * Tells the listeners of the list a notification {@code method} of {@code server} (decoded) says changed; a method
+	 * that is no list's {@code list_changed} they keep is not heard.
+	 */
+	@Override
+	public void heard(String server, String method) {
+		String list = switch (method) {
+			case "notifications/tools/list_changed" -> "tools/list";
+			case "notifications/prompts/list_changed" -> "prompts/list";
+			default -> null;
+		};
+		if (list != null) {
+			listeners.forEach(listener -> listener.changed(server, list));
 		}
 	}
 

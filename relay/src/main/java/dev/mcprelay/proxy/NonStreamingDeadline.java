@@ -23,17 +23,29 @@ final class NonStreamingDeadline {
 
 	private volatile boolean released;
 
-	/** Stops the deadline; from now on the exchange is bounded by the streaming idle timeout only. */
+	/** The exchange's watch, once it is subscribed. */
+	private volatile Watch watch;
+
+	/**
+	 * Stops the deadline; from now on the exchange is bounded by the streaming idle timeout only, and the wait for
+	 * {@code shutdown} ({@link #bound}) is cancelled: what streams is ended by {@link OpenStreams#untilShutdown}.
+	 */
 	void release() {
 		released = true;
+		Watch subscribed = watch;
+		if (subscribed != null) {
+			subscribed.shutdownWatch.stop();
+		}
 	}
 
 	/**
 	 * {@code exchange} bounded by {@code limit} and by {@code shutdown}: when the limit passes before it ends and the
 	 * deadline was not released, the exchange is cancelled and the result fails with a {@link TimeoutException}; when
-	 * {@code shutdown} completes first, with a {@link RelayShuttingDownException}. Whichever comes first decides; an
-	 * error of {@code shutdown}'s own is the result's. {@code shutdown} is subscribed before {@code exchange}, in the
-	 * result's context, and an exchange whose shutdown has already come is never subscribed. The timer is armed on the
+	 * {@code shutdown} completes first, with a {@link RelayShuttingDownException}, and when it fails first with one (a
+	 * reload that ended the exchange, {@link OpenStreams#endingBeforeItsAnswer}), with that one; both unless the
+	 * deadline was released. Whichever comes first decides; another error of {@code shutdown}'s own is the result's.
+	 * {@code shutdown} is subscribed before {@code exchange}, in the result's context, and an exchange whose shutdown
+	 * has already come is never subscribed. The timer is armed on the
 	 * event loop that subscribes ({@link EventLoopTimers}) and cancelled when the exchange ends first.
 	 *
 	 * <p>One operator, not a chain of Reactor's: Reactor's {@code timeout} names the source it bounds on every
@@ -68,6 +80,7 @@ final class NonStreamingDeadline {
 		@Override
 		public void subscribe(CoreSubscriber<? super Void> actual) {
 			Watch watch = new Watch(actual, limit, deadline);
+			deadline.watch = watch;
 			actual.onSubscribe(watch);
 			try {
 				watch.timer = EventLoopTimers.schedule(watch, limit);
@@ -181,11 +194,11 @@ final class NonStreamingDeadline {
 			}
 		}
 
-		/** Shutdown came: the exchange ends with a {@link RelayShuttingDownException}, unless the deadline was released. */
-		void shutDown() {
+		/** Shutdown, or a reload, came: the exchange ends with {@code cut}, unless the deadline was released. */
+		void shutDown(RelayShuttingDownException cut) {
 			if (!deadline.released && end()) {
 				super.cancel();
-				actual.onError(new RelayShuttingDownException());
+				actual.onError(cut);
 			}
 		}
 
@@ -230,12 +243,17 @@ final class NonStreamingDeadline {
 
 		@Override
 		public void onError(Throwable error) {
-			watch.fail(error);
+			if (error instanceof RelayShuttingDownException cut) {
+				watch.shutDown(cut);
+			}
+			else {
+				watch.fail(error);
+			}
 		}
 
 		@Override
 		public void onComplete() {
-			watch.shutDown();
+			watch.shutDown(new RelayShuttingDownException());
 		}
 
 		void stop() {

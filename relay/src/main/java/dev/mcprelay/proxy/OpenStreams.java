@@ -50,9 +50,10 @@ import reactor.util.context.ContextView;
  * {@code access_withdrawn}), and those
  * on the sessions the relay bridged that a change ended ({@link Upstream#bridgeRetired}, {@code session_ended}: a
  * changed legacy SSE server's, and a 2025 client's session of the version bridge once its server is pinned to 2025
- * versions), and a virtual server's exchanges with its members when the reload removed or changed the virtual server,
- * or withdrew the client's access to it ({@code RelayExchange.endedByReload()}: answered and counted under the virtual
- * server).
+ * versions), and a virtual server's exchanges with a member when the reload removed or changed the virtual server,
+ * or withdrew the client's access to that member ({@code RelayExchange.endedByReload()}: answered and counted under the
+ * virtual server). A GET (or a {@code subscriptions/listen}) whose upstream has not answered yet ends so too, at once
+ * ({@link #endingBeforeItsAnswer}); a POST's answer is awaited, and ended as it begins if it streams.
  */
 @Component
 public class OpenStreams implements SmartLifecycle {
@@ -213,31 +214,70 @@ public class OpenStreams implements SmartLifecycle {
 	/**
 	 * {@code body} as it streams to the client of {@code call}, cut off with a {@link RelayShuttingDownException} when
 	 * shutdown ends the call ({@link #closing}, {@link #endsWithTheGracePeriod}), so that shutdown ends a body through
-	 * the same failure path as any other early end: a stream, and a body relayed untouched alike.
+	 * the same failure path as any other early end: a stream, and a body relayed untouched alike; and when a reload ends
+	 * it ({@link #reloadEnding}), counted.
 	 */
 	<T> Flux<T> untilShutdown(Flux<T> body, RelayCall call) {
 		return Flux.defer(() -> {
 			AtomicBoolean shutDown = new AtomicBoolean();
 			AtomicReference<ReloadEnding> byReload = new AtomicReference<>();
-			Upstream upstream = call.upstream();
-			String server = upstream.id();
+			String server = call.upstream().id();
 			return body.takeUntilOther(closing(endsWithTheGracePeriod(call)).doOnTerminate(() -> shutDown.set(true)))
-				.takeUntilOther(upstream.removed()
-					.doOnTerminate(() -> byReload.set(new ReloadEnding(server, ReloadEnding.SERVER_REMOVED))))
-				.takeUntilOther(upstream.withdrawnFrom(call.exchange().caller())
-					.doOnTerminate(() -> byReload.compareAndSet(null,
-							new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))))
-				.takeUntilOther(call.exchange().accessWithdrawn()
-					.doOnTerminate(() -> byReload.compareAndSet(null,
-							new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))))
-				.takeUntilOther(call.exchange().endedByReload().doOnNext(ending -> byReload.compareAndSet(null, ending)))
-				.takeUntilOther(upstream.bridgeRetired(McpRelay.sessionId(call.exchange()))
-					.doOnTerminate(() -> byReload.compareAndSet(null,
-							new ReloadEnding(server, ReloadEnding.SESSION_ENDED))))
+				.takeUntilOther(reloadEnding(call).doOnNext(ending -> byReload.compareAndSet(null, ending)))
 				.concatWith(Mono.defer(() -> shutDown.get() ? Mono.error(new RelayShuttingDownException())
 						: byReload.get() != null ? Mono.error(endedByReload(byReload.get(), server))
 								: Mono.empty()));
 		});
+	}
+
+	/**
+	 * What ends {@code call}'s upstream exchange before its answer began: shutdown ({@link #closing}: completes), and,
+	 * for a stream of the server's to the client (a GET, a 2026-07-28 {@code subscriptions/listen}: not
+	 * {@link #endsWithTheGracePeriod}), a reload that ends it as it would end the stream once open
+	 * ({@link #reloadEnding}: fails with the {@link RelayShuttingDownException} that says why, for
+	 * {@link #endedBeforeItsAnswer} to count once the exchange was cut). A POST's answer is awaited through a reload: a
+	 * JSON answer is delivered, and a stream that begins is ended at once ({@link #untilShutdown}).
+	 */
+	Mono<Void> endingBeforeItsAnswer(RelayCall call) {
+		boolean post = endsWithTheGracePeriod(call);
+		if (post) {
+			return closing(true);
+		}
+		String server = call.upstream().id();
+		return Mono.firstWithSignal(closing(false),
+				reloadEnding(call).flatMap(ending -> Mono.error(RelayShuttingDownException.byReload(ending, server))));
+	}
+
+	/**
+	 * {@code call}'s upstream exchange was cut by {@code cut} before its answer began ({@link #endingBeforeItsAnswer}):
+	 * counted and logged as a stream a reload ended, when a reload did.
+	 */
+	void endedBeforeItsAnswer(RelayCall call, RelayShuttingDownException cut) {
+		if (cut.reloadReason() != null) {
+			countEnded(cut.endedServer(call.upstream().id()), cut.reloadReason());
+		}
+	}
+
+	/**
+	 * Completes with what ended {@code call} when a reload withdrew what governs it, whichever comes first: its server
+	 * removed ({@link Upstream#removed}, {@code server_removed}), its caller's access to it withdrawn by the server's
+	 * settings ({@link Upstream#withdrawnFrom}) or the front door's ({@code RelayExchange.accessWithdrawn()}: both
+	 * {@code access_withdrawn}), what the exchange belongs to beyond its server ended
+	 * ({@code RelayExchange.endedByReload()}: a virtual server's), or the session the relay bridged for it retired
+	 * ({@link Upstream#bridgeRetired}, {@code session_ended}). Never completes otherwise.
+	 */
+	private Mono<ReloadEnding> reloadEnding(RelayCall call) {
+		Upstream upstream = call.upstream();
+		String server = upstream.id();
+		return Mono.firstWithValue(
+				upstream.removed().then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.SERVER_REMOVED))),
+				upstream.withdrawnFrom(call.exchange().caller())
+					.then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))),
+				call.exchange().accessWithdrawn()
+					.then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))),
+				call.exchange().endedByReload(),
+				upstream.bridgeRetired(McpRelay.sessionId(call.exchange()))
+					.then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.SESSION_ENDED))));
 	}
 
 	/**
@@ -249,7 +289,7 @@ public class OpenStreams implements SmartLifecycle {
 	 */
 	private RelayShuttingDownException endedByReload(ReloadEnding ending, String relayed) {
 		countEnded(ending.server(), ending.reason());
-		return new RelayShuttingDownException(ending.reason(), ending.server().equals(relayed) ? null : ending.server());
+		return RelayShuttingDownException.byReload(ending, relayed);
 	}
 
 	private void countEnded(String server, String reason) {

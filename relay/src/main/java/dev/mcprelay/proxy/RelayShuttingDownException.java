@@ -39,6 +39,19 @@ final class RelayShuttingDownException extends RuntimeException {
 		this.server = server;
 	}
 
+	/**
+	 * The relay ends an exchange of {@code relayed} because a reload ended what governed it ({@code ending}), the
+	 * answer naming the server {@code ending} names.
+	 */
+	static RelayShuttingDownException byReload(ReloadEnding ending, String relayed) {
+		return new RelayShuttingDownException(ending.reason(), ending.server().equals(relayed) ? null : ending.server());
+	}
+
+	/** The server a reload's ending is counted under: the one the answer names ({@link #failure}). */
+	String endedServer(String relayed) {
+		return server != null ? server : relayed;
+	}
+
 	/** Why a reload ended it, or {@code null} when the relay is shutting down. */
 	String reloadReason() {
 		return reloadReason;
@@ -49,7 +62,7 @@ final class RelayShuttingDownException extends RuntimeException {
 		if (reloadReason == null) {
 			return RelayFailures.relayShuttingDown(relayed);
 		}
-		String named = server != null ? server : relayed;
+		String named = endedServer(relayed);
 		return switch (reloadReason) {
 			case SERVER_REMOVED -> RelayFailures.serverRemoved(named);
 			case SESSION_ENDED -> RelayFailures.sessionEnded(named);

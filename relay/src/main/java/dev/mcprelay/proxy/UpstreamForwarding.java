@@ -17,9 +17,11 @@ import dev.mcprelay.http.ClientConnectionClosed;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.intercept.FailedRequestAnswers;
 import dev.mcprelay.intercept.InboundPlan;
+import dev.mcprelay.transport.ServerRequestGate;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.upstream.UpstreamTokens;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * The upstream half of a client request ({@link McpRelay} makes the decisions before it): wait for the session's
@@ -49,9 +51,12 @@ class UpstreamForwarding {
 
 	private final OpenStreams openStreams;
 
+	private final ServerRequestGates gates;
+
 	UpstreamForwarding(UpstreamTransports transports, ResponseRelay responseRelay,
 			FailedRequestAnswers failedRequestAnswers, SessionOrder sessionOrder, RelaySessions relaySessions,
-			UpstreamTokens tokens, OpenStreams openStreams) {
+			UpstreamTokens tokens, OpenStreams openStreams, ServerRequestGates gates) {
+		this.gates = gates;
 		this.openStreams = openStreams;
 		this.transports = transports;
 		this.responseRelay = responseRelay;
@@ -66,7 +71,10 @@ class UpstreamForwarding {
 	 * and relays the answer; a failure before the client's response is committed is answered with a JSON-RPC error
 	 * for each request still waiting, which the error stage sees first when the upstream is at fault. The relay's
 	 * shutdown cutting an exchange whose answer has not begun streaming ({@link OpenStreams}) is answered so too, with
-	 * {@code relay_shutting_down}, logged and recorded as the relay's doing, not the upstream's.
+	 * {@code relay_shutting_down}, logged and recorded as the relay's doing, not the upstream's; and so is a reload
+	 * ending a GET or {@code subscriptions/listen} whose upstream has not answered yet
+	 * ({@link OpenStreams#endingBeforeItsAnswer}: {@code server_removed}, {@code access_withdrawn},
+	 * {@code session_ended}, counted as a stream it ended).
 	 *
 	 * @return completes when the response to the client ended; never fails with a {@link RelayFailure}
 	 */
@@ -83,6 +91,14 @@ class UpstreamForwarding {
 				return Mono.error(error);
 			}
 			RelayFailure failure = UpstreamFailures.classify(error, upstream);
+			if (error instanceof RelayShuttingDownException cut && cut.reloadReason() != null) {
+				// a reload ended a server's stream before its upstream answered: as it ends one that streams
+				openStreams.endedBeforeItsAnswer(call, cut);
+				call.exchange().record().cutByRelay(failure.reason());
+				log.info("{} /mcp/{}: a configuration reload ended it before the upstream's answer came ({}); its "
+						+ "upstream exchange is cancelled", call.method(), upstream.id(), failure.reason());
+				return answerFailure(call, failure);
+			}
 			if (error instanceof RelayShuttingDownException) {
 				call.exchange().record().cutByShutdown();
 				log.info("{} /mcp/{}: the relay shut down before the upstream's answer came; {} request(s) answered "
@@ -155,7 +171,8 @@ class UpstreamForwarding {
 				sessionOrder.expectStream(upstream.id(), McpRelay.sessionId(call.exchange()));
 			}
 			return relaySessions.opened(call, response).then(responseRelay.relay(call, response, deadline));
-		}), upstream.nonStreamingTimeout(), openStreams.closing(OpenStreams.endsWithTheGracePeriod(call)));
+		}).contextWrite(Context.of(ServerRequestGate.KEY, gates.of(call))), upstream.nonStreamingTimeout(),
+				openStreams.endingBeforeItsAnswer(call));
 	}
 
 	/** The upstream's port, for telemetry: the URL's, else its scheme's. */

@@ -125,6 +125,16 @@ public class UpstreamLister {
 				request.putObject("params").put("cursor", cursor);
 			}
 			HttpHeaders headers = HeaderRules.relayRequestHeaders(clientHeaders, caller, upstream, method);
+			String version = headers.getFirst("MCP-Protocol-Version");
+			if (dev.mcprelay.jsonrpc.ProtocolVersions.isPerRequest(version)) {
+				// a 2026-07-28 request carries its envelope in _meta (a server, or the bridge, refuses one without):
+				// the relay's own listing declares no client capability
+				ObjectNode params = request.has("params") ? (ObjectNode) request.get("params") : request.putObject("params");
+				ObjectNode meta = params.putObject("_meta");
+				meta.put("io.modelcontextprotocol/protocolVersion", version);
+				meta.putObject("io.modelcontextprotocol/clientCapabilities");
+				meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "mcp-relay").put("version", "listing");
+			}
 			changes.forEachChange((name, value) -> {
 				if (value == null) {
 					headers.remove(name);

@@ -9,8 +9,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.api.CallContext;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.intercept.CallConfiguration;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.live.SnapshotCompilation;
@@ -139,6 +141,17 @@ public class UpstreamRegistry implements SnapshotPart<UpstreamRegistry.Upstreams
 	/** The servers of {@code snapshot}. */
 	public Upstreams in(ConfigurationSnapshot snapshot) {
 		return of(snapshot);
+	}
+
+	/**
+	 * The server the request of {@code context} addresses, as the request's own configuration snapshot configures it
+	 * ({@link CallConfiguration#of}), never as a reload since configures it: what the request lists, is bounded by and
+	 * is decided from is the server it was sent to. The current snapshot's for a context the relay did not make;
+	 * {@code null} for a server the snapshot lacks.
+	 */
+	public Upstream addressedBy(CallContext context) {
+		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
+		return snapshot != null ? of(snapshot).find(context.server()) : find(context.server());
 	}
 
 	/** The configured server with this id in the current snapshot, or {@code null}. */

@@ -66,6 +66,12 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	/** Looked up when a bridge drops an answer (it depends, through the interceptor chains, on this). */
 	private final ObjectProvider<UnmatchedAnswers> unmatched;
 
+	/**
+	 * Told of each list change a version bridge relays to no client; looked up then (it depends, through the policies'
+	 * catalogues and their lister, on this).
+	 */
+	private final ObjectProvider<ListChangedWatch> listChanges;
+
 	/** The bridges of every snapshot a request may still run on, by server. */
 	private final Map<Upstream, LegacySseTransport> bridges = new ConcurrentHashMap<>();
 
@@ -90,8 +96,9 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
 			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows,
 			ObjectProvider<UnmatchedAnswers> unmatched, SessionStore sessionStore, RelayProperties properties,
-			RelayMac mac) {
+			RelayMac mac, ObjectProvider<ListChangedWatch> listChanges) {
 		this.mac = mac;
+		this.listChanges = listChanges;
 		this.unmatched = unmatched;
 		this.sessionStore = sessionStore;
 		// sessions.idle-timeout is read at start-up only (a reload does not change it)
@@ -160,7 +167,7 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	private LegacySseTransport bridge(Upstream upstream, SessionsProperties sessions) {
 		Consumer<SessionKey> evicted = SessionStoreConfiguration.evictedSessions(registry);
 		LegacySseTransport bridge = new LegacySseTransport(upstreamHttpClient, upstream.id(), upstream.uri(),
-				upstream.nonStreamingTimeout().multipliedBy(4).dividedBy(5), upstream.maxBufferedBody().toBytes(),
+				upstream.properties().timeouts().ownWork(), upstream.maxBufferedBody().toBytes(),
 				sessions.maxBridgedSessions(), sessions.maxPerCaller(), sessions.idleTimeout(),
 				() -> evicted.accept(new SessionKey(upstream.id(), "<ended>")),
 				new HeldLimits(sessions.maxHeldBytes().toBytes(),
@@ -189,7 +196,8 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 			.map(entry -> entry.getValue().versions()).findFirst()
 			.orElseGet(() -> new ServerVersions(upstream.id(), upstream.properties().protocolVersions()));
 		return new VersionBridge(streamableHttp, upstream.id(), versions, upstream.maxBufferedBody().toBytes(),
-				sessionStore, bridgeFlights, upstream.streamingIdleTimeout(), mac, upstream.nonStreamingTimeout());
+				sessionStore, bridgeFlights, upstream.streamingIdleTimeout(), mac, upstream.nonStreamingTimeout(),
+				(server, method) -> listChanges.getObject().heard(server, method));
 	}
 
 	/** The sessions open now on every bridge of server {@code id} (an old one ending, a new one beginning). */

@@ -14,6 +14,7 @@ import org.springframework.web.util.ForwardedHeaderUtils;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.NettyExchange;
 import dev.mcprelay.live.ConfigurationSnapshot;
+import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
 import io.netty.util.Attribute;
 import reactor.core.publisher.Mono;
@@ -142,7 +143,10 @@ public final class FrontDoor {
 		catch (AccessRefusal refusal) {
 			return answers.forbidden(refused(exchange), refusal);
 		}
-		exchange.accessWithdrawn(withdrawn.of(accepted, caller, exchange.route(), exchange.configuration()));
+		McpRoute route = exchange.route();
+		ConfigurationSnapshot admittedOn = exchange.configuration();
+		exchange.accessWithdrawn(withdrawn.of(accepted, caller, route, admittedOn),
+				member -> withdrawn.fromMember(accepted, caller, route, admittedOn, member));
 		return relay.get();
 	}
 

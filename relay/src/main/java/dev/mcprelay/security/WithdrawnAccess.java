@@ -1,6 +1,8 @@
 package dev.mcprelay.security;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,9 +28,11 @@ import reactor.core.publisher.Mono;
  * route it is withdrawn too when the caller may no longer use a member it was admitted to that is still a member
  * ({@link #narrowed}): the request's merged stream carries that member's messages, and ends so that the client opens
  * it again on the narrower set (a member removed from the virtual server is not the caller's loss, and ends what it
- * governs on its own). A check that cannot be made
- * (the authorization server's keys cannot be fetched) withdraws nothing: the credential was accepted, and nothing says
- * it is no longer. A credential the new snapshot's manager is the same as the request's accepted is not checked again.
+ * governs on its own). What goes through one member (a call streaming its answer through it) ends only when the caller
+ * loses that member, or the whole access ({@link #fromMember}: {@code RelayExchange.accessWithdrawnFrom}): a call
+ * through a member the caller may still use runs on. A check that cannot be made (the authorization server's keys
+ * cannot be fetched) withdraws nothing: the credential was accepted, and nothing says it is no longer. A credential
+ * the new snapshot's manager is the same as the request's accepted is not checked again.
  *
  * <p>Runs on whatever thread made the snapshot current, or the one a key fetch completes on; never blocks. A request
  * in mode {@code none} has no such signal.
@@ -48,63 +52,107 @@ final class WithdrawnAccess {
 
 	/**
 	 * Completes when a snapshot made current after {@code admittedOn} no longer admits {@code accepted} (who is
-	 * {@code caller}) to {@code route}; never otherwise.
+	 * {@code caller}) to {@code route}, or, on a virtual server's route, narrows the members it may use
+	 * ({@link #narrowed}); never otherwise.
 	 */
 	Mono<Void> of(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn) {
+		return firstLoss(accepted, caller, route, admittedOn, loss -> !loss.isEmpty());
+	}
+
+	/**
+	 * Completes when a snapshot made current after {@code admittedOn} no longer lets {@code accepted} (who is
+	 * {@code caller}) use {@code member} of the virtual server {@code route} names: it no longer admits the caller to
+	 * the virtual server at all, or {@code member}, still a member, is no longer one the caller may use. Never for the
+	 * loss of another member, nor for {@code member} leaving the virtual server (not the caller's loss: what the member
+	 * carried ends with its server, or with the virtual server's version).
+	 */
+	Mono<Void> fromMember(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
+			String member) {
+		return firstLoss(accepted, caller, route, admittedOn, loss -> loss.includes(member));
+	}
+
+	/** Completes at the first snapshot made current after {@code admittedOn} whose loss {@code withdraws} says so. */
+	private Mono<Void> firstLoss(Authentication accepted, Caller caller, McpRoute route,
+			ConfigurationSnapshot admittedOn, Predicate<Loss> withdraws) {
 		CallerChecks acceptedBy = callers.of(admittedOn);
 		return acceptedBy.reviews().after(admittedOn.generation())
-			.concatMap(next -> admits(accepted, acceptedBy, caller, route, admittedOn, next))
-			.filter(admitted -> !admitted)
+			.concatMap(next -> loss(accepted, acceptedBy, caller, route, admittedOn, next))
+			.filter(withdraws)
 			.next()
 			.then();
 	}
 
-	private Mono<Boolean> admits(Authentication accepted, CallerChecks acceptedBy, Caller caller, McpRoute route,
+	/** What {@code next} takes away of the access {@code admittedOn} granted. */
+	private Mono<Loss> loss(Authentication accepted, CallerChecks acceptedBy, Caller caller, McpRoute route,
 			ConfigurationSnapshot admittedOn, ConfigurationSnapshot next) {
 		return callers.of(next).again(accepted, acceptedBy).map(again -> {
 			Caller now = ServerAccess.callerOf(again);
 			if (!now.id().equals(caller.id())) {
-				return false;
+				return Loss.WHOLE;
 			}
 			VirtualMembers usable = access.decide(again, now, route, next);
-			return usable == null || !narrowed(accepted, caller, route, admittedOn, usable, next);
+			return usable == null ? Loss.NONE
+					: new Loss(false, narrowed(accepted, caller, route, admittedOn, usable, next));
 		})
-			.defaultIfEmpty(false)
-			.onErrorResume(AccessRefusal.class, refused -> Mono.just(false))
+			.defaultIfEmpty(Loss.WHOLE)
+			.onErrorResume(AccessRefusal.class, refused -> Mono.just(Loss.WHOLE))
 			.onErrorResume(AuthenticationServiceException.class, unchecked -> {
 				log.debug("A caller's access could not be checked against configuration {}: {}", next.generation(),
 						unchecked.getMessage());
-				return Mono.just(true);
+				return Mono.just(Loss.NONE);
 			})
-			.onErrorResume(AuthenticationException.class, refused -> Mono.just(false))
+			.onErrorResume(AuthenticationException.class, refused -> Mono.just(Loss.WHOLE))
 			.onErrorResume(failure -> {
 				log.warn("A caller's access could not be checked against configuration {}; its streams run on",
 						next.generation(), failure);
-				return Mono.just(true);
+				return Mono.just(Loss.NONE);
 			});
 	}
 
 	/**
-	 * Whether a member of the virtual server the caller was admitted to on {@code admittedOn}, and that is still a member
-	 * on {@code next}, is not among the members {@code usable} the caller may use on {@code next}. The admitted members
-	 * are decided again from {@code admittedOn} (the same decision the front door made; only when a reload came).
+	 * What one later snapshot takes away of a request's access: all of it ({@code whole}: the credential refused, now
+	 * another caller's, or the route refused), or the members of its virtual server the caller may no longer use, or
+	 * nothing.
 	 */
-	private boolean narrowed(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
-			VirtualMembers usable, ConfigurationSnapshot next) {
+	private record Loss(boolean whole, List<String> members) {
+
+		static final Loss WHOLE = new Loss(true, List.of());
+
+		static final Loss NONE = new Loss(false, List.of());
+
+		boolean isEmpty() {
+			return !whole && members.isEmpty();
+		}
+
+		boolean includes(String member) {
+			return whole || members.contains(member);
+		}
+
+	}
+
+	/**
+	 * The members of the virtual server the caller was admitted to on {@code admittedOn}, still members on
+	 * {@code next}, that are not among the members {@code usable} the caller may use on {@code next}. The admitted
+	 * members are decided again from {@code admittedOn} (the same decision the front door made; only when a reload
+	 * came).
+	 */
+	private List<String> narrowed(Authentication accepted, Caller caller, McpRoute route,
+			ConfigurationSnapshot admittedOn, VirtualMembers usable, ConfigurationSnapshot next) {
 		VirtualMembers admitted;
 		try {
 			admitted = access.decide(accepted, caller, route, admittedOn);
 		}
 		catch (AccessRefusal refused) {
-			return false;
+			return List.of();
 		}
 		List<String> stillMembers = access.membersOf(route.virtualServer(), next);
+		List<String> lost = new ArrayList<>();
 		for (String member : admitted.members()) {
 			if (stillMembers.contains(member) && !usable.members().contains(member)) {
-				return true;
+				lost.add(member);
 			}
 		}
-		return false;
+		return lost;
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -217,17 +218,28 @@ final class RedisSessionStore implements SessionStore {
 	/**
 	 * The call, made once the store is not {@link StoreHold held} (at once, but for a Sentinel failover's promotion),
 	 * subscribed off the event loop (the first use opens the client's shared connection, and Lettuce waits for that),
-	 * bounded by {@link #TIMEOUT} with its wait for the hold, its failures as
+	 * bounded by {@link #TIMEOUT} with its wait for the hold (a wait that takes it all, or leaves the new master too
+	 * little to answer in, fails with {@link StoreHeldException}, which says so), its failures as
 	 * {@link SessionStoreUnavailableException}, counted and logged at WARN (once a minute at most) with what to check.
 	 */
 	private <T> Mono<T> bounded(Mono<T> call) {
-		return hold.released()
-			.then(call)
-			.subscribeOn(OffEventLoop.SCHEDULER)
-			.timeout(TIMEOUT)
+		return Mono.defer(() -> {
+			long start = System.nanoTime();
+			return Mono.defer(() -> hold.released(left(start)))
+				.flatMap(held -> call.timeout(left(start))
+					.onErrorMap(TimeoutException.class,
+							silent -> held.isZero() ? silent : new StoreHeldException(held, TIMEOUT, silent)))
+				.subscribeOn(OffEventLoop.SCHEDULER);
+		})
 			.doOnError(this::failed)
 			.onErrorMap(error -> !(error instanceof SessionStoreUnavailableException),
 					SessionStoreUnavailableException::new);
+	}
+
+	/** What is left of {@link #TIMEOUT} since {@code start}. */
+	private static Duration left(long start) {
+		Duration left = TIMEOUT.minusNanos(System.nanoTime() - start);
+		return left.isNegative() ? Duration.ZERO : left;
 	}
 
 	private void failed(Throwable error) {
@@ -235,8 +247,8 @@ final class RedisSessionStore implements SessionStore {
 		long now = System.nanoTime();
 		long last = lastWarning.get();
 		if (now - last >= LOG_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
-			log.warn("The session store failed, so what needs it (virtual servers, tool search, legacy SSE sessions) is "
-					+ "answered 503: {}", StoreFailures.describe(error, topology));
+			log.warn("The session store could not be used, so what needs it (virtual servers, tool search, legacy SSE "
+					+ "sessions) is answered 503: {}", StoreFailures.describe(error, topology));
 		}
 	}
 

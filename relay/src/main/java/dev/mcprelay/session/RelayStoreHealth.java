@@ -37,7 +37,10 @@ import reactor.core.publisher.Mono;
  * ({@code topology}: {@code standalone}, {@code sentinel} with the {@code master}'s name, or {@code cluster}). The
  * session store answers when a {@code PING} does (through Sentinel: the master it names), or, on a Cluster, when the
  * cluster says {@code cluster_state:ok} (every hash slot has a master; otherwise some sessions could be read and others
- * not) and every master that serves slots answers a {@code PING}.
+ * not) and every master that serves slots answers a {@code PING}. Through Sentinel, {@code sentinels} says how many
+ * Sentinels the relay follows ({@link FollowedSentinels}: subscribed to their failovers) and why the others are not;
+ * when every Sentinel asked refused the subscription, {@code sentinels} is also {@code unavailable}, with that reason
+ * (so the relay is not ready if it never was; once ready it stays so, as below).
  *
  * <p>Once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
  * store (every direct server; rate limits as their {@code on-store-error} says), and every replica shares the same
@@ -64,6 +67,8 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 
 	private final ObjectProvider<LettuceConnectionFactory> connections;
 
+	private final FollowedSentinels sentinels;
+
 	private static final long LOG_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
 
 	/** The reasons last logged, and when: the same reasons are logged again only after a minute. */
@@ -73,11 +78,13 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 	private final java.util.concurrent.atomic.AtomicBoolean wasReady = new java.util.concurrent.atomic.AtomicBoolean();
 
 	RelayStoreHealth(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
-			ObjectProvider<StoreReadiness> parts, ObjectProvider<LettuceConnectionFactory> connections) {
+			ObjectProvider<StoreReadiness> parts, ObjectProvider<LettuceConnectionFactory> connections,
+			FollowedSentinels sentinels) {
 		this.shared = properties.sessions().store() == SessionStoreKind.REDIS;
 		this.redis = redis;
 		this.parts = parts;
 		this.connections = connections;
+		this.sentinels = sentinels;
 	}
 
 	/** Opens the store's connections as soon as the application has started, before traffic. */
@@ -100,6 +107,7 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 		where.put("topology", topology.detail());
 		if (topology == RedisTopology.SENTINEL) {
 			where.put("master", factory.getSentinelConfiguration().getRequiredMaster().getName());
+			where.put("sentinels", sentinels.summary());
 		}
 		List<StoreReadiness> all = new java.util.ArrayList<>();
 		all.add(new SessionStoreReadiness(redis.getObject()));
@@ -112,6 +120,9 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 				.onErrorResume(error -> Mono.just(Map.entry(part.name(), StoreFailures.describe(error, topology)))))
 			.collectList()
 			.map(down -> {
+				if (topology == RedisTopology.SENTINEL && sentinels.noneFollowed()) {
+					down.add(Map.entry("sentinels", sentinels.summary()));
+				}
 				if (down.isEmpty()) {
 					wasReady.set(true);
 					logged.set(new Logged(Map.of(), 0));

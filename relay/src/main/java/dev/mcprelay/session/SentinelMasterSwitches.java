@@ -28,8 +28,8 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.util.retry.Retry;
 
 /**
@@ -40,16 +40,23 @@ import reactor.util.retry.Retry;
  * <li>{@value #PROMOTING} (the failover's leader picked the replica and sends it {@code REPLICAOF NO ONE} on its next
  * tick): the store is {@link #released held}. From the promotion on, the old master no longer replicates to anyone,
  * and in a graceful {@code SENTINEL FAILOVER} it still runs and takes writes until the Sentinels demote it, seconds
- * later, throwing them away; its users wait for the hold to end within their own bound (else answer as when Redis is
- * away).</li>
+ * later, throwing them away; its users wait for the hold to end within their own bound (else fail with
+ * {@link StoreHeldException} and answer as when Redis is away). The line that ends a hold says how long it lasted, how
+ * many calls waited, and how many of them gave up first.</li>
  * <li>{@value #SWITCHED}: once the Sentinel that a new connection asks (the first of the configured ones that accepts
  * one, as Lettuce asks) names the same new master, Spring Data Redis's shared connections are closed, so that the next
- * command connects there, the store's other users are told ({@link StoreMasterSwitched}: the rate-limit buckets) and
- * the hold ends. Until that Sentinel has switched too (the others learn the new master from the leader's hello
- * messages), a new connection would be sent back to the old master: the switch waits for that Sentinel's own
- * {@value #SWITCHED}.</li>
- * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say.</li>
+ * command connects there, the store's other users are told ({@link StoreMasterSwitched}: the rate-limit buckets, the
+ * store's channels) and the hold ends. Until that Sentinel has switched too (the others learn the new master from the
+ * leader's hello messages), a new connection would be sent back to the old master: the switch waits for that
+ * Sentinel's own {@value #SWITCHED}.</li>
+ * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say;
+ * if they announced a new master that was not followed by then (no Sentinel named it when asked), the connections are
+ * closed all the same before it ends, so that they ask the Sentinels again rather than stay on the old master.</li>
  * </ul>
+ * The relay asks the Sentinels in the order of {@code spring.data.redis.sentinel.nodes}, each within the client's
+ * command timeout (2 s unless {@code spring.data.redis.timeout} is set), and the next one when one does not answer, as
+ * Lettuce does when it connects. Which Sentinels are followed, and why the others are not, is in
+ * {@link FollowedSentinels} (the {@code relayStore} health; a refused subscription logged at WARN).
  * A connection to the master is never opened to find out who the master is (Lettuce's {@code MasterReplica} pings every
  * server the Sentinels list, a hung old master among them). A switch announced by several Sentinels is followed once.
  * Commands in flight on the closed connections fail (the store answers {@code session_store_unavailable}, a rate limit
@@ -84,6 +91,11 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private final ApplicationEventPublisher events;
 
+	private final FollowedSentinels followedSentinels;
+
+	/** The last new master the Sentinels announced for the current hold, followed or not. */
+	private final AtomicReference<String> announced = new AtomicReference<>();
+
 	private final Disposable.Composite subscriptions = Disposables.composite();
 
 	private final List<StatefulRedisPubSubConnection<String, String>> connections = new CopyOnWriteArrayList<>();
@@ -91,15 +103,16 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	/** The address of the last master this relay moved to. */
 	private final AtomicReference<String> followed = new AtomicReference<>();
 
-	/** Completed when the current hold ends; null while the store is not held. */
-	private final AtomicReference<Sinks.Empty<Void>> hold = new AtomicReference<>();
+	/** The current hold; null while the store is not held. */
+	private final AtomicReference<SwitchHold> hold = new AtomicReference<>();
 
 	SentinelMasterSwitches(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
-			ApplicationEventPublisher events) {
+			ApplicationEventPublisher events, FollowedSentinels followedSentinels) {
 		LettuceConnectionFactory factory = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable()
 				: null;
 		this.redis = factory != null && factory.isRedisSentinelAware() ? factory : null;
 		this.events = events;
+		this.followedSentinels = followedSentinels;
 	}
 
 	/** The hold of {@code switches}, where a bean follows the Sentinels; else a store that is never held. */
@@ -109,9 +122,9 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	}
 
 	@Override
-	public Mono<Void> released() {
-		Sinks.Empty<Void> current = hold.get();
-		return current == null ? Mono.empty() : current.asMono();
+	public Mono<Duration> released(Duration bound) {
+		SwitchHold current = hold.get();
+		return current == null ? NOT_HELD : current.released(bound);
 	}
 
 	/** Subscribes to each Sentinel once the relay is ready (never on an event loop: connecting may block). */
@@ -123,8 +136,12 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		String master = redis.getSentinelConfiguration().getRequiredMaster().getName();
 		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
 		for (RedisURI sentinel : sentinels().getSentinels()) {
+			String address = sentinel.getHost() + ':' + sentinel.getPort();
+			followedSentinels.asking(address);
 			subscriptions.add(Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
 				.flatMap(connection -> subscribe(connection, master))
+				.doOnNext(connection -> followedSentinels.followed(address))
+				.doOnError(error -> followedSentinels.refused(address, error))
 				.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
 				.subscribeOn(OffEventLoop.SCHEDULER)
 				.subscribe(connections::add, error -> log.debug("Sentinel {} is not followed: {}", sentinel.getPort(),
@@ -182,29 +199,53 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		if (!message.contains(" @ " + master + ' ')) {
 			return;
 		}
-		Sinks.Empty<Void> started = Sinks.empty();
+		SwitchHold started = new SwitchHold();
 		if (hold.compareAndSet(null, started)) {
-			log.info("The Sentinels are promoting a replica of '{}': the store waits until they name it master (at most "
-					+ "{} s)", master, MAX_HOLD.toSeconds());
+			log.info("The Sentinels are promoting a replica of '{}': calls to the store wait until they name it master "
+					+ "(at most {} s), each within its own bound (past it, answered as when Redis is away)", master,
+					MAX_HOLD.toSeconds());
 			subscriptions.add(Mono.delay(MAX_HOLD)
-				.subscribe(unused -> end(started, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
+				.subscribe(unused -> expire(started, master, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
 						+ " s")));
 		}
 	}
 
+	/**
+	 * Ends {@code expired} at {@link #MAX_HOLD}: when the Sentinels announced a new master that was not followed, the
+	 * store's connections are closed first (and its other users told), so that they ask the Sentinels again instead
+	 * of writing on to the old master, which a graceful failover demotes and empties.
+	 */
+	private void expire(Object expired, String master, String why) {
+		String unfollowed = announced.get();
+		if (hold.get() == expired && unfollowed != null && !unfollowed.equals(followed.get())) {
+			log.warn("No Sentinel asked named {} the master of '{}' within {} s of its announcement: the store's "
+					+ "connections ask the Sentinels again", unfollowed, master, MAX_HOLD.toSeconds());
+			try {
+				redis.resetConnection();
+				events.publishEvent(new StoreMasterSwitched(master, unfollowed));
+			}
+			catch (RuntimeException error) {
+				log.warn("The store's connections could not be closed: {}", error.toString());
+			}
+		}
+		release(why);
+	}
+
 	/** Ends the current hold, if any. */
 	private void release(String why) {
-		Sinks.Empty<Void> current = hold.get();
+		SwitchHold current = hold.get();
 		if (current != null) {
 			end(current, why);
 		}
 	}
 
-	/** Ends {@code ended} if it is still the current hold; its waiters go on off the event loops. */
-	private void end(Sinks.Empty<Void> ended, String why) {
+	/**
+	 * Ends {@code ended} if it is still the current hold: its waiters go on off the event loops, and the log says how
+	 * long it lasted and what became of the calls that waited.
+	 */
+	private void end(SwitchHold ended, String why) {
 		if (hold.compareAndSet(ended, null)) {
-			log.info("The store is used again: {}", why);
-			OffEventLoop.SCHEDULER.schedule(ended::tryEmitEmpty);
+			log.info("The store is used again: {} ({})", why, ended.end());
 		}
 	}
 
@@ -221,6 +262,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		if (address.equals(followed.get())) {
 			return;
 		}
+		announced.set(address);
 		Mono.fromRunnable(() -> follow(master, address))
 			.subscribeOn(OffEventLoop.SCHEDULER)
 			.subscribe(null, error -> log.warn("The store's connections could not be moved to the new master {}: {}",
@@ -250,22 +292,27 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	}
 
 	/**
-	 * The master's {@code host:port} as the first Sentinel that accepts a connection names it, which is where Lettuce
-	 * connects the next connection to; null when none answers within the client's timeout.
+	 * The master's {@code host:port} as the first Sentinel that answers names it, which is where Lettuce connects the
+	 * next connection to: the Sentinels are asked in turn, each within the client's command timeout, the next one when
+	 * one fails or does not answer in time (as Lettuce goes on to the next when a handshake times out); null when none
+	 * answers.
 	 */
 	private String namedMaster(String master) {
 		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
-		RedisURI sentinels = sentinels();
-		return Mono.usingWhen(Mono.fromCompletionStage(() -> client.connectSentinelAsync(StringCodec.UTF8, sentinels)),
-				sentinel -> sentinel.reactive().getMasterAddrByName(master)
-					.cast(InetSocketAddress.class)
-					.map(named -> named.getHostString() + ':' + named.getPort()),
-				sentinel -> Mono.fromCompletionStage(sentinel.closeAsync()))
-			.timeout(sentinels.getTimeout())
-			.onErrorResume(error -> {
-				log.debug("No Sentinel named the master of '{}': {}", master, error.toString());
-				return Mono.empty();
-			})
+		return Flux.fromIterable(sentinels().getSentinels())
+			.concatMap(sentinel -> Mono.usingWhen(
+					Mono.fromCompletionStage(() -> client.connectSentinelAsync(StringCodec.UTF8, sentinel)),
+					connection -> connection.reactive().getMasterAddrByName(master)
+						.cast(InetSocketAddress.class)
+						.map(named -> named.getHostString() + ':' + named.getPort()),
+					connection -> Mono.fromCompletionStage(connection.closeAsync()))
+				.timeout(sentinel.getTimeout())
+				.onErrorResume(error -> {
+					log.warn("Sentinel {}:{} did not name the master of '{}': {}", sentinel.getHost(), sentinel.getPort(),
+							master, FollowedSentinels.reason(error));
+					return Mono.empty();
+				}), 1)
+			.next()
 			.block();
 	}
 

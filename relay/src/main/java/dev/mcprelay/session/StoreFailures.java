@@ -7,7 +7,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Why the shared store (Redis) cannot be used, in a sentence an operator acts on: Redis's own refusal (a wrong password,
- * none given, a wrong user), nothing listening, an unknown host, no answer in time, a Sentinel that knows no such
+ * none given, a wrong user), nothing listening, an unknown host, no answer in time (told from a call that waited out
+ * its bound while the store was held for a master switch: {@link StoreHeldException}), a Sentinel that knows no such
  * master, a Cluster with hash slots no master serves, each with the properties to check for the store's
  * {@link RedisTopology}, a Sentinel's refusal of its own password told from the master's. From the deepest cause, which
  * is Redis's or the network's own word; never a password (Lettuce's and Redis's messages hold none, and a URI's
@@ -24,10 +25,13 @@ final class StoreFailures {
 	static String describe(Throwable failure, RedisTopology topology) {
 		Throwable root = failure;
 		while (root.getCause() != null && root.getCause() != root) {
-			if (root instanceof TimeoutException) {
+			if (root instanceof TimeoutException || root instanceof StoreHeldException) {
 				break;
 			}
 			root = root.getCause();
+		}
+		if (root instanceof StoreHeldException) {
+			return root.getMessage();
 		}
 		if (root instanceof TimeoutException) {
 			return "no answer in time: check that Redis runs at " + topology.properties() + " and is not overloaded";

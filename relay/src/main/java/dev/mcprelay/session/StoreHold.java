@@ -1,5 +1,7 @@
 package dev.mcprelay.session;
 
+import java.time.Duration;
+
 import reactor.core.publisher.Mono;
 
 /**
@@ -10,14 +12,18 @@ import reactor.core.publisher.Mono;
 @FunctionalInterface
 public interface StoreHold {
 
+	/** What {@link #released} gives a call the store did not hold. */
+	Mono<Duration> NOT_HELD = Mono.just(Duration.ZERO);
+
 	/** A store that is never held: standalone Redis, a Cluster, the memory store. */
-	StoreHold NEVER = Mono::empty;
+	StoreHold NEVER = bound -> NOT_HELD;
 
 	/**
-	 * Completes once the store may be used: at once when it is not held, else when the hold ends (the new master is
-	 * named and the store's connections go there, the failover was given up, or the hold's own limit passed). Never
-	 * fails; a caller bounds its wait itself. Completes off the event loops.
+	 * How long the caller waited once the store may be used: zero at once when it is not held, else the wait when the
+	 * hold ends (the new master is named and the store's connections go there, the failover was given up, or the
+	 * hold's own limit passed); fails with {@link StoreHeldException} when it is still held once {@code bound} has
+	 * passed (a caller's wait told from Redis not answering). Completes off the event loops.
 	 */
-	Mono<Void> released();
+	Mono<Duration> released(Duration bound);
 
 }

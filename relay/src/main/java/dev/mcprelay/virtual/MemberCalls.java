@@ -63,7 +63,8 @@ class MemberCalls {
 	 * request says ({@link VirtualCall#access()}); a client that stops reading the answer (the member's relay saw it
 	 * take nothing for {@code timeouts.client-write}) has its connection closed, as a client of the member itself
 	 * would. The member's exchange ends, as one of a removed server's does, when a reload ends the virtual server's
-	 * version the request runs on or withdraws the client's access to it ({@link MemberOrigin#endingOf}).
+	 * version the request runs on or withdraws the client's access to {@code member} ({@link MemberOrigin#endingOf}):
+	 * not when it withdraws another member only.
 	 *
 	 * @param session the virtual session's session with the member ({@link MemberSession#NONE} before it has one)
 	 * @param lastEventId the member's event id to resume after (GET), or {@code null}
@@ -87,8 +88,8 @@ class MemberCalls {
 			String lastEventId, MemberMessage body) {
 		RelayExchange client = call.exchange();
 		return send(new MemberOrigin(client.requestHeaders(), client.caller(), call.access(), client.configuration(),
-				MemberOrigin.endingOf(call)), member, method, session, lastEventId, body, () -> closeStalled(client),
-				() -> true);
+				MemberOrigin.endingOf(call, member)), member, method, session, lastEventId, body,
+				() -> closeStalled(client), () -> true);
 	}
 
 	/**

@@ -26,6 +26,7 @@ import reactor.core.publisher.Mono;
  * ({@code SessionOrder}): the members joined by the client's {@code initialize} hear it when the client sends its own
  * ({@link #initialize}; the client opens its GET stream right after); a member joined later, after the client's, hears
  * it at once ({@link #join}), and then the level the client last asked for with {@code logging/setLevel}, if any.
+ * The lists a member offers are noted as it answers ({@link MemberLists}).
  */
 @Component
 class MemberJoin {
@@ -39,9 +40,12 @@ class MemberJoin {
 
 	private final UpstreamRegistry upstreams;
 
-	MemberJoin(MemberCalls calls, UpstreamRegistry upstreams) {
+	private final MemberLists lists;
+
+	MemberJoin(MemberCalls calls, UpstreamRegistry upstreams, MemberLists lists) {
 		this.calls = calls;
 		this.upstreams = upstreams;
+		this.lists = lists;
 	}
 
 	/** What a member answered {@code initialize} with. */
@@ -77,7 +81,7 @@ class MemberJoin {
 	 * client's own {@code notifications/initialized} follows later. Fails with {@link MemberUnavailable}.
 	 */
 	Mono<Joined> initialize(VirtualCall call, String member, ObjectNode initialize) {
-		return handshake(MemberOrigin.of(call), member, initialize, false);
+		return handshake(MemberOrigin.of(call, member), member, initialize, false);
 	}
 
 	private Mono<Joined> handshake(MemberOrigin origin, String member, ObjectNode initialize, boolean initialized) {
@@ -99,6 +103,7 @@ class MemberJoin {
 						return Mono.error(new MemberUnavailable(member, refusal(answer.status().value(), response)));
 					}
 					String version = result.path("protocolVersion").asText(null);
+					lists.joined(member, result);
 					return Mono.just(new Joined(member, new MemberSession(sessionId, version), result));
 				});
 			})

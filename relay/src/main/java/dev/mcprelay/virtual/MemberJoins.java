@@ -147,14 +147,7 @@ class MemberJoins {
 		params.put("data", "Member '" + member + "' had lost its session (it restarted?) and was joined again; a "
 				+ "request it was working on may have been lost, and its tools, prompts and resources may have changed.");
 		notices.add(warning);
-		for (String list : List.of("tools", "prompts", "resources")) {
-			if (initializeResult.path("capabilities").has(list)) {
-				ObjectNode changed = JsonRpcParser.mapper().createObjectNode();
-				changed.put("jsonrpc", "2.0");
-				changed.put("method", "notifications/" + list + "/list_changed");
-				notices.add(changed);
-			}
-		}
+		MemberLists.of(initializeResult).forEach(list -> notices.add(MemberLists.listChanged(list)));
 		return notices;
 	}
 

@@ -6,6 +6,7 @@ import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.policy.PolicyCompiler;
 import dev.mcprelay.policy.PolicyFacts;
 import dev.mcprelay.policy.PolicyListing;
@@ -78,16 +79,17 @@ class MemberListPolicies {
 				null, null, null, SpringRequestHeaders.of(call.exchange().requestHeaderView()));
 		PolicyListing listing = policies.of(call.exchange().configuration()).listing(facts);
 		return switch (method) {
-			case "tools/list" -> (name, item) -> relayOwn(member, name)
+			case "tools/list" -> (name, item) -> relayOwn(call.exchange().configuration(), member, name)
 					|| listing.lists(facts.forItem(name, PublishedCatalogues.annotationsOf(item), null, null));
 			case "prompts/list" -> (name, item) -> listing.lists(facts.forItem(null, null, name, null));
 			default -> (name, item) -> listing.lists(facts.forItem(null, null, null, name));
 		};
 	}
 
-	private boolean relayOwn(String member, String tool) {
+	/** Whether {@code tool} of {@code member} is the relay's own in {@code snapshot}, the request's. */
+	private boolean relayOwn(ConfigurationSnapshot snapshot, String member, String tool) {
 		for (RelayOwnTools own : relayOwn) {
-			if (tool != null && own.isRelayOwn(member, tool)) {
+			if (tool != null && own.isRelayOwn(snapshot, member, tool)) {
 				return true;
 			}
 		}

@@ -19,17 +19,17 @@ import reactor.core.publisher.Mono;
  * @param access the members that caller may use
  * @param configuration the snapshot the client request runs on: a member's exchange runs on it too (kept with the
  * origin, a held member stream stays on the settings it began with)
- * @param ending when a reload ends the client request's messages ({@link #endingOf}): the member's exchange ends then,
- * as one of a removed server's ({@code RelayExchange.endedByReload()}); never for a message that outlives the request
- * (what it belongs to, a held stream or a session, is ended by what keeps it)
+ * @param ending when a reload ends the client request's messages to the member ({@link #endingOf}): the member's
+ * exchange ends then, as one of a removed server's ({@code RelayExchange.endedByReload()}); never for a message that
+ * outlives the request (what it belongs to, a held stream or a session, is ended by what keeps it)
  */
 record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 		ConfigurationSnapshot configuration, Mono<ReloadEnding> ending) {
 
-	/** The origin of {@code call}'s messages while its request lasts. */
-	static MemberOrigin of(VirtualCall call) {
+	/** The origin of {@code call}'s messages to {@code member} while its request lasts. */
+	static MemberOrigin of(VirtualCall call, String member) {
 		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), access(call),
-				call.exchange().configuration(), endingOf(call));
+				call.exchange().configuration(), endingOf(call, member));
 	}
 
 	/** The origin of {@code call}'s messages, kept beyond its request: the headers copied. */
@@ -41,15 +41,17 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 	}
 
 	/**
-	 * When a reload ends {@code call}'s exchanges with members, named for its virtual server: the version of the
-	 * virtual server it runs on ended ({@code server_removed}, {@code session_ended}), or the access to it the front
-	 * door granted the client's caller was withdrawn ({@code access_withdrawn}), whichever comes first.
+	 * When a reload ends {@code call}'s exchanges with {@code member}, named for its virtual server: the version of the
+	 * virtual server it runs on ended ({@code server_removed}, {@code session_ended}), or the access to {@code member}
+	 * the front door granted the client's caller was withdrawn ({@code access_withdrawn}: its access to the virtual
+	 * server, or to that member; {@link dev.mcprelay.http.RelayExchange#accessWithdrawnFrom}), whichever comes first. A
+	 * caller that loses another member of the virtual server keeps its exchanges with this one.
 	 */
-	static Mono<ReloadEnding> endingOf(VirtualCall call) {
+	static Mono<ReloadEnding> endingOf(VirtualCall call, String member) {
 		String virtualId = call.server().id();
 		return Mono.firstWithValue(
 				call.server().version().ended().map(reason -> new ReloadEnding(virtualId, reason)),
-				call.exchange().accessWithdrawn()
+				call.exchange().accessWithdrawnFrom(member)
 					.then(Mono.fromSupplier(() -> new ReloadEnding(virtualId, ReloadEnding.ACCESS_WITHDRAWN))));
 	}
 

@@ -203,14 +203,12 @@ final class MemberStream {
 	/**
 	 * Opens the stream (again): unless the configuration now current no longer has the member in the session's virtual
 	 * server (a reload removed its server, or the virtual server's {@code members} no longer name it), whatever snapshot
-	 * the session began on; then the stream ends for good (its ending was counted once, by what ended it), and the
+	 * the session began on, or has changed the member's server since that snapshot ({@link MergedStreams#stillServes});
+	 * then the stream ends for good (its ending was counted once, by what ended it), and the
 	 * member's server is never asked again by this session.
 	 */
 	private void connect() {
-		if (!session.parts().streams().stillServes(session.server(), member)) {
-			log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
-					session.virtualId(), member);
-			end();
+		if (!stillServed()) {
 			return;
 		}
 		synchronized (this) {
@@ -231,7 +229,37 @@ final class MemberStream {
 			.subscribe(this::answered, this::failed));
 	}
 
+	/**
+	 * Whether the configuration now current still has the member in the session's virtual server, on the settings the
+	 * session's stream began on ({@link MergedStreams#stillServes}); if not, the stream ends for good (logged): its
+	 * server is never asked again by this session, neither for a stream nor for a session of its own.
+	 */
+	private boolean stillServed() {
+		if (session.parts().streams().stillServes(session, member)) {
+			return true;
+		}
+		log.info("Virtual server '{}': member '{}' is no longer one of its members, or a reload changed its server; "
+				+ "its stream is not opened again on the settings it began with", session.virtualId(), member);
+		end();
+		return false;
+	}
+
+	/**
+	 * The member's relay answered the GET. The answer of a member a reload took out of the virtual server meanwhile (its
+	 * GET ended before the member answered, 404 {@code server_removed}) ends the stream for good: it is not taken for
+	 * a member that lost its session, which would be joined again on the settings the session began with.
+	 */
 	private void answered(MemberAnswer answer) {
+		// a GET sent before a reload that changed the member's server is answered on its settings; one the reload took
+		// out of the virtual server is not read
+		if (!session.parts().streams().stillHas(session, member)) {
+			log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
+					session.virtualId(), member);
+			end();
+			answer.discard().subscribe(null, error -> {
+			});
+			return;
+		}
 		if (!answer.isEventStream()) {
 			int status = answer.status().value();
 			if (status == 405) {

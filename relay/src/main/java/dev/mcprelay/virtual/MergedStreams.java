@@ -1,9 +1,11 @@
 package dev.mcprelay.virtual;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.slf4j.Logger;
@@ -17,7 +19,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
-import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
@@ -89,9 +91,13 @@ class MergedStreams {
 
 	private final LiveConfiguration configuration;
 
+	private final MemberLists lists;
+
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
-			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, LiveConfiguration configuration) {
+			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, LiveConfiguration configuration,
+			MemberLists lists) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
+		this.lists = lists;
 		this.joins = joins;
 		this.openStreams = openStreams;
 		this.handover = handover;
@@ -226,13 +232,32 @@ class MergedStreams {
 	}
 
 	/**
-	 * Whether {@code member} is still a member of {@code server} in the configuration current now (not the snapshot a
-	 * session began on): a member stream is opened, or opened again, only then ({@link MemberStream}). A reload that
-	 * removed the member's server, or the virtual server or its version, ends the stream for good.
+	 * Whether {@code member} is still a member of {@code session}'s virtual server in the configuration current now,
+	 * on the settings the session's stream began on (its origin's snapshot): a member stream is opened, or opened again,
+	 * only then ({@link MemberStream}). A reload that removed the member's server, or the virtual server or its
+	 * version, ends the stream for good; so does one that changed the member's server (its url, headers, credentials):
+	 * a stream already open finishes on the settings it began with, but opening it again is a new request, which the
+	 * old settings (an old address, a revoked secret) must not make. The client's next GET opens it on the new ones.
 	 */
-	boolean stillServes(VirtualServer server, String member) {
-		VirtualServer now = servers.find(configuration.current(), server.id());
-		return now != null && now.version() == server.version() && now.members().contains(member);
+	boolean stillServes(MergedSession session, String member) {
+		ConfigurationSnapshot current = configuration.current();
+		ServerProperties began = session.origin().configuration().properties().servers().get(member);
+		return stillHas(current, session, member)
+				&& (began == null || began.equals(current.properties().servers().get(member)));
+	}
+
+	/**
+	 * Whether {@code member} is still a member of {@code session}'s virtual server in the configuration current now,
+	 * whatever its settings: the answer to a GET sent before a reload that changed the member's server is a stream
+	 * already open, read on the settings it began with ({@link #stillServes} decides only whether to open one again).
+	 */
+	boolean stillHas(MergedSession session, String member) {
+		return stillHas(configuration.current(), session, member);
+	}
+
+	private boolean stillHas(ConfigurationSnapshot current, MergedSession session, String member) {
+		VirtualServer now = servers.find(current, session.server().id());
+		return now != null && now.version() == session.server().version() && now.members().contains(member);
 	}
 
 	/**
@@ -277,17 +302,30 @@ class MergedStreams {
 	}
 
 	/**
-	 * A reload changed {@code server}'s members but not its version: the open streams of its sessions here tell their
-	 * clients that its tool list changed ({@code notifications/tools/list_changed}, held for a client whose GET is
-	 * away), so that they list it again and see the members it has now.
+	 * A reload changed {@code server}'s members but not its version ({@code changed} joined or left it): the open
+	 * streams of its sessions here tell their clients each list that may have changed with them
+	 * ({@code notifications/<list>/list_changed}, held for a client whose GET is away), so that they list it again and
+	 * see the members it has now. A list is told when the session's {@code initialize} result announced it and a member
+	 * that joined or left offers it (or has not been seen to join here, so may: {@link MemberLists#mayOffer}). A
+	 * session stored without what it announced is told its tool list only.
 	 */
-	private void regrouped(VirtualServer server) {
-		ObjectNode changed = JsonRpcParser.mapper().createObjectNode();
-		changed.put("jsonrpc", "2.0");
-		changed.put("method", "notifications/tools/list_changed");
+	private void regrouped(VirtualServer server, List<String> changed) {
 		sessions.values().stream()
 			.filter(session -> session.server().version() == server.version())
-			.forEach(session -> session.tell(List.of(changed.deepCopy())));
+			.forEach(session -> {
+				Set<String> announced = session.virtualSession().announced();
+				List<ObjectNode> told = new ArrayList<>();
+				for (String list : MemberLists.LISTS) {
+					boolean mayHaveChanged = announced == null ? list.equals("tools") : announced.contains(list)
+							&& changed.stream().anyMatch(member -> lists.mayOffer(member, list));
+					if (mayHaveChanged) {
+						told.add(MemberLists.listChanged(list));
+					}
+				}
+				if (!told.isEmpty()) {
+					session.tell(told);
+				}
+			});
 	}
 
 	/** Ends {@code session}, new here, if a reload ended its virtual server's version before it began. */

@@ -3,30 +3,20 @@ package dev.mcprelay.virtual;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.UUID;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.ReactiveRedisMessageListenerContainer;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
-import reactor.core.Disposable;
-import reactor.core.Disposables;
+import dev.mcprelay.session.StoreChannels;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
-import reactor.util.retry.Retry;
 
 /**
  * Hands a virtual session's member streams to the replica that took the client's GET (several replicas over Redis, no
@@ -38,11 +28,13 @@ import reactor.util.retry.Retry;
  *
  * <p>With {@code sessions.store: memory} there is one replica and nothing to hand over: claims go nowhere. A claim that
  * cannot be published (Redis down) is logged at DEBUG and the GET is served as before: the members refuse the second
- * stream until the holder lets go ({@link ClientStream#WAIT} without a client GET there). The subscription is made
- * once the relay is ready, and made again (backing off up to 30 s) whenever Redis drops it.
+ * stream until the holder lets go ({@link ClientStream#WAIT} without a client GET there). The channel is listened to
+ * through {@link StoreChannels}: from when the relay is ready, again whenever Redis drops it, and on the new master
+ * whenever the Sentinels name one (claims are published on the master, through Spring Data Redis's shared connection,
+ * which follows the new master too).
  */
 @Component
-class StreamHandover implements DisposableBean {
+class StreamHandover {
 
 	private static final Logger log = LoggerFactory.getLogger(StreamHandover.class);
 
@@ -53,17 +45,15 @@ class StreamHandover implements DisposableBean {
 
 	private final ReactiveStringRedisTemplate redis;
 
-	private final Disposable.Swap subscription = Disposables.swap();
-
-	private final Sinks.Empty<Void> listening = Sinks.empty();
-
-	private volatile ReactiveRedisMessageListenerContainer container;
+	private final Mono<Void> listening;
 
 	private volatile Consumer<String> onClaimed = digest -> {
 	};
 
-	StreamHandover(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis) {
+	StreamHandover(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
+			StoreChannels channels) {
 		this.redis = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable() : null;
+		this.listening = this.redis == null ? Mono.empty() : channels.listen(CHANNEL, this::received);
 	}
 
 	/** {@code released} is told the digest ({@link #digest}) of every session another replica claimed. */
@@ -71,34 +61,9 @@ class StreamHandover implements DisposableBean {
 		this.onClaimed = released;
 	}
 
-	/** Subscribes to the channel once the relay is ready (never on an event loop: the container connects). */
-	@EventListener(ApplicationReadyEvent.class)
-	void listen() {
-		if (redis == null) {
-			return;
-		}
-		// the container connects as it is made: made (and made again) inside the retried subscription, so that a Redis
-		// that is down or refuses the password at start-up leaves the relay up (and unready), never fails it
-		subscription.update(Mono.fromCallable(this::container)
-			.subscribeOn(Schedulers.boundedElastic())
-			.flatMap(listener -> listener.receiveLater(ChannelTopic.of(CHANNEL)))
-			.doOnNext(messages -> listening.tryEmitEmpty())
-			.flatMapMany(messages -> messages)
-			.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
-			.subscribe(message -> received(message.getMessage())));
-	}
-
-	/** The listener container, made on first use (it connects to Redis as it is made) and kept once made. */
-	private synchronized ReactiveRedisMessageListenerContainer container() {
-		if (container == null) {
-			container = new ReactiveRedisMessageListenerContainer(redis.getConnectionFactory());
-		}
-		return container;
-	}
-
 	/** Completes once this replica hears claims (at once with no Redis: there is nobody to hear); for tests. */
 	Mono<Void> listening() {
-		return redis == null ? Mono.empty() : listening.asMono();
+		return listening;
 	}
 
 	/**
@@ -130,16 +95,6 @@ class StreamHandover implements DisposableBean {
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is part of every Java runtime", ex);
-		}
-	}
-
-	@Override
-	public void destroy() {
-		subscription.dispose();
-		ReactiveRedisMessageListenerContainer listener = container;
-		if (listener != null) {
-			listener.destroyLater().subscribe(null, error -> {
-			});
 		}
 	}
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
@@ -44,8 +45,8 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 	/** Who ends what a version kept (its sessions, streams, catalogues) once it ended. */
 	private final List<Consumer<VirtualServer>> retiring = new CopyOnWriteArrayList<>();
 
-	/** Who tells a version's open streams that its members changed. */
-	private final List<Consumer<VirtualServer>> regrouping = new CopyOnWriteArrayList<>();
+	/** Who tells a version's open streams that its members changed, and which members joined or left. */
+	private final List<BiConsumer<VirtualServer, List<String>>> regrouping = new CopyOnWriteArrayList<>();
 
 	@Override
 	public String partName() {
@@ -69,8 +70,9 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 			String id = entry.getKey();
 			VirtualServer was = previous == null ? null : previous.get(id);
 			boolean same = was != null && sameSettings(before.virtualServers().get(id), entry.getValue(), removed);
-			VirtualServer server = resolve(id, entry.getValue(), properties,
-					same ? was.version() : new VirtualServerVersion());
+			VirtualServerVersion version = same ? was.version()
+					: was != null ? new VirtualServerVersion(was.version()) : new VirtualServerVersion();
+			VirtualServer server = resolve(id, entry.getValue(), properties, version);
 			resolved.put(id, server.equals(was) ? was : server);
 			newSearch |= !same && server.toolSearch().enabled();
 		}
@@ -87,11 +89,11 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 	@Override
 	public void replaced(Map<String, VirtualServer> previous, Map<String, VirtualServer> next) {
 		List<VirtualServer> ended = new ArrayList<>();
-		List<VirtualServer> regrouped = new ArrayList<>();
+		Map<VirtualServer, List<String>> regrouped = new LinkedHashMap<>();
 		previous.forEach((id, was) -> {
 			VirtualServer is = next.get(id);
 			if (is != null && is.version() == was.version() && !is.members().equals(was.members())) {
-				regrouped.add(is);
+				regrouped.put(is, joinedOrLeft(was.members(), is.members()));
 			}
 			if (is == null || is.version() != was.version()) {
 				log.info("Virtual server '{}' was {} by a configuration reload: its sessions end", id,
@@ -101,15 +103,23 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 			}
 		});
 		ended.forEach(server -> retiring.forEach(retire -> retire.accept(server)));
-		regrouped.forEach(server -> regrouping.forEach(regroup -> regroup.accept(server)));
+		regrouped.forEach((server, changed) -> regrouping.forEach(regroup -> regroup.accept(server, changed)));
+	}
+
+	/** The members that are in {@code is} and not {@code was}, then those in {@code was} and not {@code is}. */
+	private static List<String> joinedOrLeft(List<String> was, List<String> is) {
+		List<String> changed = new ArrayList<>(is);
+		changed.removeAll(was);
+		was.stream().filter(member -> !is.contains(member)).forEach(changed::add);
+		return changed;
 	}
 
 	/**
 	 * Calls {@code regroup} with each virtual server whose members a reload changed while leaving its version (and so
-	 * its sessions) as it was: {@code members: ["*"]} gaining or losing a server, a removed server's mention leaving
-	 * with it. Must not block.
+	 * its sessions) as it was ({@code members: ["*"]} gaining or losing a server, a removed server's mention leaving
+	 * with it), and the members that joined or left it. Must not block.
 	 */
-	void onMembersChanged(Consumer<VirtualServer> regroup) {
+	void onMembersChanged(BiConsumer<VirtualServer, List<String>> regroup) {
 		regrouping.add(regroup);
 	}
 
@@ -135,7 +145,9 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 				: virtual.members().stream().filter(properties.servers()::containsKey).toList();
 		Map<String, String> prefixes = new LinkedHashMap<>();
 		members.forEach(member -> prefixes.put(member, virtual.prefixOf(member)));
-		return new VirtualServer(id, members, prefixes, virtual.toolSearch(), version, VirtualSessionTerms.of(virtual));
+		String terms = VirtualSessionTerms.of(virtual);
+		version.holds(terms);
+		return new VirtualServer(id, members, prefixes, virtual.toolSearch(), version, terms);
 	}
 
 	/**

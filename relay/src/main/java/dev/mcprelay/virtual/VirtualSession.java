@@ -18,15 +18,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * later or again; {@code null} when it asked for none
  * @param terms what the session was opened under ({@link VirtualSessionTerms}); {@code null} for a session stored
  * without them
+ * @param announced the lists ({@link MemberLists#LISTS}) whose capability the session's {@code initialize} result
+ * announced to the client; {@code null} for a session stored without them
  */
 record VirtualSession(String id, Map<String, MemberSession> members, ObjectNode initialize, Set<String> exposedTools,
-		String loggingLevel, String terms) {
+		String loggingLevel, String terms, Set<String> announced) {
 
 	VirtualSession {
 		// in the members' order of id, on every replica (a Map.copyOf's order changes from one JVM to the next): the
 		// order of the DELETEs that end them
 		members = Collections.unmodifiableMap(new TreeMap<>(members));
 		exposedTools = Set.copyOf(exposedTools);
+		announced = announced == null ? null : Set.copyOf(announced);
 	}
 
 	@Override

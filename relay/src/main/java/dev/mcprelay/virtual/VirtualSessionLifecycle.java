@@ -73,7 +73,7 @@ class VirtualSessionLifecycle {
 				ObjectNode result = InitializeMerge.result(virtualId, version,
 						initialize.path("params").path("protocolVersion").asText(null), joined);
 				return sessions.open(virtualId, sessionId, call.callerId(), initialize, members,
-						call.server().terms())
+						call.server().terms(), MemberLists.of(result))
 					// A session the store could not keep is ended with every member, not left open behind them.
 					.onErrorResume(failure -> endMembers(call, members).then(Mono.error(failure)))
 					.then(Mono.defer(() -> {
@@ -101,15 +101,14 @@ class VirtualSessionLifecycle {
 	}
 
 	/**
-	 * {@code call}'s session, unless the virtual server changed since it was opened ({@link VirtualSessionTerms}: its
-	 * settings in the request's snapshot are not those the session was opened under). Such a session ends here as on
+	 * {@code call}'s session, unless the virtual server changed since it was opened ({@link VirtualSessionTerms}: this
+	 * replica replaced the version whose settings the session was opened under). Such a session ends here as on
 	 * the replica that joined its members (which may have stopped, or not heard of it): its stream here, a DELETE to
 	 * each member session, the session forgotten; the request is answered 404 {@code session_ended}, so that its client
 	 * initializes again, on the new settings.
 	 */
 	Mono<VirtualCall> holding(VirtualCall call) {
-		if (VirtualSessionTerms.hold(call.session().terms(), call.server().terms(),
-				call.exchange().configuration().properties())) {
+		if (VirtualSessionTerms.hold(call.session().terms(), call.server())) {
 			return Mono.just(call);
 		}
 		log.info("Virtual server '{}': a session opened under other settings of it ends; its member sessions are sent "

@@ -1,7 +1,6 @@
 package dev.mcprelay.virtual;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Set;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -9,20 +8,23 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
-import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.VirtualServerProperties;
 
 /**
  * What a virtual session was opened under, kept with it in the session store ({@link VirtualSessions#open}) so that
  * every replica sharing the store judges alike whether the session still holds, whichever replica joined its members
  * and whether that one still runs: its virtual server's settings as written ({@code members}, {@code tool-prefix},
- * {@code prefix}, {@code tool-search}). A session holds while the virtual server's settings in the request's snapshot
- * are those, but for mentions of servers that snapshot no longer has (a removed server's mentions leave with it, as
- * they leave a {@link VirtualServerVersion} as it was); otherwise the virtual server changed since, and the session
- * ended with the version it was opened on.
+ * {@code prefix}, {@code tool-search}).
  *
- * <p>The terms are a small JSON object, the same text on every replica for the same settings. A session stored
- * without terms (by a relay of an earlier version) is judged to hold: the joining replica's own reload ends it.
+ * <p>A session is judged as its version is ({@link VirtualServerVersion}): it ended when this replica itself replaced
+ * the version whose terms it keeps (its terms are {@linkplain VirtualServerVersion#retired retired} here); it holds
+ * when they are terms of the virtual server's version in the request's snapshot (of any configuration of that version:
+ * a removed server's mention that left with it, and the server added back later, change the terms, not the version).
+ * Terms this replica never ran hold too, served on this replica's settings: while replicas disagree (one applied a
+ * reload the other has not read yet), the replica behind must not end the sessions opened under the newer settings,
+ * which it cannot tell from older ones; the replica that applied the change ends the sessions of the settings it
+ * replaced. A session stored without terms (by a relay of an earlier version) holds: the joining replica's own reload
+ * ends it.
  */
 final class VirtualSessionTerms {
 
@@ -38,33 +40,11 @@ final class VirtualSessionTerms {
 	}
 
 	/**
-	 * Whether a session stored with {@code stored} terms still holds where its virtual server's terms are now
-	 * {@code now} ({@link VirtualServer#terms()} of the request's snapshot) among the servers of {@code properties}:
-	 * the settings the session was opened under, less its mentions of servers {@code properties} no longer has.
+	 * Whether a session stored with {@code stored} terms still holds for {@code server}, its virtual server in the
+	 * request's snapshot: unless a version of it this replica replaced had those terms.
 	 */
-	static boolean hold(String stored, String now, RelayProperties properties) {
-		if (stored == null || stored.equals(now)) {
-			return true;
-		}
-		ObjectNode was = MemberMessages.parse(stored.getBytes(StandardCharsets.UTF_8));
-		if (was == null) {
-			return false;
-		}
-		Set<String> servers = properties.servers().keySet();
-		ObjectNode left = was.deepCopy();
-		ArrayNode members = left.putArray("members");
-		was.path("members").forEach(member -> {
-			if (member.asText().equals("*") || servers.contains(member.asText())) {
-				members.add(member);
-			}
-		});
-		ObjectNode prefix = left.putObject("prefix");
-		was.path("prefix").properties().forEach(entry -> {
-			if (servers.contains(entry.getKey())) {
-				prefix.set(entry.getKey(), entry.getValue());
-			}
-		});
-		return left.equals(MemberMessages.parse(now.getBytes(StandardCharsets.UTF_8)));
+	static boolean hold(String stored, VirtualServer server) {
+		return stored == null || !server.version().retired(stored);
 	}
 
 	private static String text(VirtualServerProperties virtual) {

@@ -2,8 +2,10 @@ package dev.mcprelay.virtual;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 import org.springframework.stereotype.Component;
 
@@ -39,6 +41,9 @@ class VirtualSessions {
 	/** Where the session keeps what it was opened under ({@link VirtualSessionTerms}): no member id either. */
 	private static final String TERMS = " terms";
 
+	/** Where the session keeps the lists its {@code initialize} result announced (space-separated): no member id. */
+	private static final String ANNOUNCED = " announced";
+
 	private final SessionStore store;
 
 	VirtualSessions(SessionStore store) {
@@ -54,14 +59,15 @@ class VirtualSessions {
 	/**
 	 * Records session {@code id} of {@code virtualId}, opened by {@code callerId} with the client's {@code initialize}
 	 * request (kept to join members later), with the members it joined, under {@code terms} (the virtual server's
-	 * settings, {@link VirtualSessionTerms}).
+	 * settings, {@link VirtualSessionTerms}), having announced the lists {@code announced} to its client.
 	 */
 	Mono<Void> open(String virtualId, String id, String callerId, ObjectNode initialize,
-			Map<String, MemberSession> members, String terms) {
+			Map<String, MemberSession> members, String terms, Set<String> announced) {
 		SessionKey key = new SessionKey(virtualId, id);
 		return store.open(key, callerId)
 			.then(store.join(key, INITIALIZE, new String(JsonRpcErrors.toBytes(initialize), StandardCharsets.UTF_8)))
 			.then(store.join(key, TERMS, terms))
+			.then(store.join(key, ANNOUNCED, String.join(" ", announced)))
 			.then(Mono.when(members.entrySet().stream()
 				.map(member -> store.join(key, member.getKey(), member.getValue().stored()))
 				.toList()))
@@ -87,16 +93,29 @@ class VirtualSessions {
 				Map<String, MemberSession> members = new LinkedHashMap<>();
 				state.members().forEach((member, stored) -> {
 					if (!member.equals(INITIALIZE) && !member.equals(LOGGING_LEVEL) && !member.equals(ENDED)
-							&& !member.equals(TERMS)) {
+							&& !member.equals(TERMS) && !member.equals(ANNOUNCED)) {
 						members.put(member, MemberSession.ofStored(stored));
 					}
 				});
 				ObjectNode initialize = MemberMessages.parse(state.members().get(INITIALIZE).getBytes(StandardCharsets.UTF_8));
+				String announced = state.members().get(ANNOUNCED);
 				return new VirtualSession(id, members, initialize, state.exposedTools(),
-						state.members().get(LOGGING_LEVEL), state.members().get(TERMS));
+						state.members().get(LOGGING_LEVEL), state.members().get(TERMS),
+						announced == null ? null : announcedLists(announced));
 			})
 			.switchIfEmpty(Mono.error(() -> RelayFailures.unknownSession(virtualId)))
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
+	}
+
+	/** The lists kept as {@code stored} ({@link #ANNOUNCED}). */
+	private static Set<String> announcedLists(String stored) {
+		Set<String> lists = new LinkedHashSet<>();
+		for (String list : stored.split(" ")) {
+			if (!list.isEmpty()) {
+				lists.add(list);
+			}
+		}
+		return lists;
 	}
 
 	/** Whether the store still holds session {@code id}, without counting as a use of it. */

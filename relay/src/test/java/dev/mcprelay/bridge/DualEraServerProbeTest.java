@@ -82,6 +82,61 @@ class DualEraServerProbeTest {
 		assertThat(initializes()).as("another client's request is not bridged either").isZero();
 	}
 
+	/**
+	 * Review 46c, finding 1: what the client shaped proves nothing of the server's generation. A 2026 request sent as
+	 * {@code text/plain} makes the server refuse it (415, id null) as a session-era server would refuse any 2026
+	 * request; the relay asks its own {@code server/discover}, which the server answers: it speaks 2026-07-28, no
+	 * session is opened to probe it, and no 2026 client is bridged.
+	 */
+	@Test
+	void aRefusalOfTheClientsMediaTypeLeavesADualEraServerUnbridged() throws Exception {
+		ServerVersions versions = new ServerVersions("d", List.of());
+		VersionBridge bridge = bridge(versions);
+		int before = initializes();
+
+		String refused = SharedUpstreamSessionsTest.send(bridge, dual.url(), "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":"
+				+ "\"tools/list\",\"params\":{" + META.replace("NAME", "plain") + "}}",
+				headers -> headers.set("Content-Type", "text/plain")).get(60, TimeUnit.SECONDS);
+
+		assertThat(refused).as("the server's refusal, handed on").startsWith("415 ");
+		assertThat(initializes() - before).as("no session opened to probe the server").isZero();
+		assertThat(versions.bridges("2026-07-28")).as("2026 clients not bridged: %s", versions.known()).isFalse();
+	}
+
+	/**
+	 * Review 46c, finding 1: a refusal of a version the relay does not know (a client's own invention) names the
+	 * versions of the path that refused it only; it is handed on and teaches nothing, so no other client is bridged.
+	 */
+	@Test
+	void aRefusalOfAVersionTheRelayDoesNotKnowTeachesNothing() throws Exception {
+		ServerVersions versions = new ServerVersions("d", List.of());
+		VersionBridge bridge = bridge(versions);
+
+		String perRequest = SharedUpstreamSessionsTest.send(bridge, dual.url(), "{\"jsonrpc\":\"2.0\",\"id\":6,"
+				+ "\"method\":\"tools/list\",\"params\":{" + META.replace("NAME", "future")
+					.replace("2026-07-28", "2099-01-01") + "}}",
+				headers -> headers.set("MCP-Protocol-Version", "2099-01-01")).get(60, TimeUnit.SECONDS);
+		assertThat(perRequest).as("the server's refusal, handed on").startsWith("400 ");
+		assertThat(versions.known()).as("nothing learnt from a 2026 request naming 2099-01-01").isEmpty();
+
+		String initialize = SharedUpstreamSessionsTest.send(bridge, dual.url(), "{\"jsonrpc\":\"2.0\",\"id\":7,"
+				+ "\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+				+ "\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"},\"_meta\":{"
+				+ "\"io.modelcontextprotocol/protocolVersion\":\"2099-01-01\"}}}", headers -> {
+					headers.remove("MCP-Protocol-Version");
+					headers.remove("Mcp-Method");
+				}).get(60, TimeUnit.SECONDS);
+		assertThat(initialize).as("answered as the server answers it").isNotEmpty();
+		assertThat(versions.known()).as("nothing learnt from an initialize naming 2099-01-01: %s", initialize)
+			.isEmpty();
+	}
+
+	private static VersionBridge bridge(ServerVersions versions) {
+		return new VersionBridge(new StreamableHttpTransport(reactor.netty.http.client.HttpClient.create()), "d",
+				versions, 1024 * 1024, new BridgedStreamsTest.Kept(), BridgedStreamsTest.flightsOf(null),
+				Duration.ofSeconds(30), new RelayMac((String) null), Duration.ofSeconds(30));
+	}
+
 	private static int initializes() throws Exception {
 		HttpResponse<String> counted = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
 				URI.create("http://127.0.0.1:" + dual.port() + "/initializes")).build(),

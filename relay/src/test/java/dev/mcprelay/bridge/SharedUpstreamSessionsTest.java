@@ -180,6 +180,13 @@ class SharedUpstreamSessionsTest {
 
 	/** What the bridge answers {@code body}, sent to {@code url}. */
 	static CompletableFuture<String> send(VersionBridge bridge, String url, String body) {
+		return send(bridge, url, body, headers -> {
+		});
+	}
+
+	/** What the bridge answers {@code body}, sent to {@code url} with the headers {@code changed} leaves. */
+	static CompletableFuture<String> send(VersionBridge bridge, String url, String body,
+			java.util.function.Consumer<HttpHeaders> changed) {
 		JsonNode message = RawHttp.json(body);
 		HttpHeaders headers = new HttpHeaders();
 		headers.set("Mcp-Method", message.path("method").asText());
@@ -189,6 +196,7 @@ class SharedUpstreamSessionsTest {
 		headers.setContentType(MediaType.APPLICATION_JSON);
 		headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
 		headers.set("MCP-Protocol-Version", "2026-07-28");
+		changed.accept(headers);
 		UpstreamRequest request = new UpstreamRequest("e", HttpMethod.POST, URI.create(url), headers,
 				body.getBytes(StandardCharsets.UTF_8), "alice", null);
 		CompletableFuture<String> answered = new CompletableFuture<>();

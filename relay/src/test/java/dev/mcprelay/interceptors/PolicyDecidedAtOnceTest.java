@@ -52,7 +52,7 @@ class PolicyDecidedAtOnceTest {
 			new PublishedCatalogues((context, list) -> Mono.fromSupplier(() -> {
 				listings.incrementAndGet();
 				return new UpstreamLister.Listed(List.of(tool("echo"), tool("search"), tool("get")), true);
-			}), PROPERTIES.servers()::get), PROPERTIES, List.of());
+			}), context -> PROPERTIES.servers().get(context.server())), PROPERTIES, List.of());
 
 	@Test
 	void aCallOfAKeptViewIsDecidedAtOnceAllowedOrRefused() throws Exception {

@@ -3,20 +3,13 @@ package dev.mcprelay.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -115,10 +108,10 @@ class VirtualServerReplicasInteropTest {
 		// both replicas hear claims: each subscribed to the channel
 		await().atMost(Duration.ofSeconds(30)).until(() -> subscribers() >= 2);
 		McpSession session = McpSession.open(onFirst, "solo", "{\"sampling\":{}}");
-		Events earlier = new Events(onFirst, session);
+		SessionGetStream earlier = new SessionGetStream(onFirst, "solo", session);
 		assertThat(earlier.status()).isEqualTo(200);
 
-		Events moved = new Events(onSecond, session);
+		SessionGetStream moved = new SessionGetStream(onSecond, "solo", session);
 		assertThat(moved.status()).isEqualTo(200);
 		session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"one_tick\","
 				+ "\"arguments\":{\"label\":\"moved\",\"perTick\":1,\"intervalMs\":100,\"total\":600}}}");
@@ -149,71 +142,6 @@ class VirtualServerReplicasInteropTest {
 		List<String> lines = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
 		cli.waitFor();
 		return lines.size() < 2 ? 0 : Integer.parseInt(lines.get(1).strip());
-	}
-
-	/** A GET stream of the session, its messages read as they come. */
-	private static final class Events implements AutoCloseable {
-
-		private final HttpResponse<InputStream> response;
-
-		private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
-
-		private final CountDownLatch ended = new CountDownLatch(1);
-
-		Events(RawHttp http, McpSession session) {
-			response = http.open(http.request("solo").header("Accept", "text/event-stream")
-				.header("Mcp-Session-Id", session.id())
-				.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
-				.GET());
-			Thread reader = new Thread(this::read, "replica-events");
-			reader.setDaemon(true);
-			reader.start();
-		}
-
-		int status() {
-			return response.statusCode();
-		}
-
-		private void read() {
-			try (BufferedReader lines = new BufferedReader(
-					new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
-				String line;
-				while ((line = lines.readLine()) != null) {
-					if (line.startsWith("data:") && line.length() > 5) {
-						messages.add(RawHttp.json(line.substring(5).strip()));
-					}
-				}
-			}
-			catch (IOException dropped) {
-				// closed by the test
-			}
-			finally {
-				ended.countDown();
-			}
-		}
-
-		/** The next message that {@code wanted}, within 30 s. */
-		JsonNode next(Predicate<JsonNode> wanted) throws InterruptedException {
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-			while (true) {
-				JsonNode message = messages.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				assertThat(message).as("a message that the test waits for, within 30 s").isNotNull();
-				if (wanted.test(message)) {
-					return message;
-				}
-			}
-		}
-
-		/** Waits for the relay to end the stream. */
-		void awaitEnd() throws InterruptedException {
-			assertThat(ended.await(30, TimeUnit.SECONDS)).as("the stream ended").isTrue();
-		}
-
-		@Override
-		public void close() throws IOException {
-			response.body().close();
-		}
-
 	}
 
 }

@@ -20,10 +20,11 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  * MCP server (its {@code progress} tool holds a call's stream open until the test lets it go) and a scripted one that
  * holds a GET stream open: a revoked key is refused (401) from the next request and its open streams, a call streaming
  * its answer and a GET stream, end at once (reason {@code access_withdrawn}, counted), while another key's run on; a
- * key whose {@code servers} lose a server has its streams there ended and no others; a renamed key's streams end (its
- * caller is another now) and its next request is served; a revoked key's GET stream on a virtual server, which the
- * relay serves itself, ends too; a key added by a reload serves, its hash a placeholder
- * resolved as at start-up; an invalid key edit is refused whole, the running keys serving.
+ * key whose {@code servers} lose a server has its streams there ended and no others, also through a virtual server (a
+ * call through the member it lost ends, a call through the member it keeps is answered); a renamed key's streams end
+ * (its caller is another now) and its next request is served; a revoked key's GET stream on a virtual server, which the
+ * relay serves itself, ends too; a key added by a reload serves, its hash a placeholder resolved as at start-up; an
+ * invalid key edit is refused whole, the running keys serving.
  */
 class ApiKeysReloadTest {
 
@@ -99,6 +100,28 @@ class ApiKeysReloadTest {
 		assertThat(live.relay().streamsEnded("pair")).as("counted once: dave's runs on").isEqualTo(pairEnded + 1);
 		assertThat(status(caller(ALICE), "pair")).as("opened again, on the member left").isEqualTo(200);
 		daves.body().close();
+	}
+
+	@Test
+	void aKeyThatLosesOneMemberOfAVirtualServerHasItsCallThroughThatMemberEndedAndItsCallThroughTheOtherAnswered()
+			throws Exception {
+		upstream.resetProgressGate();
+		McpSession session = McpSession.open(caller(ALICE), "duo");
+		HttpResponse<InputStream> throughAlpha = HeldStreams.call(live.relay(), session, "alpha_progress", 51);
+		HttpResponse<InputStream> throughBeta = HeldStreams.call(live.relay(), session, "beta_progress", 52);
+		double duoEnded = live.relay().streamsEnded("duo");
+
+		live.reload(config(key("alice", Sha256.hex(ALICE), "[alpha, streaming, hub]")
+				+ key("bob", Sha256.hex(BOB), "[alpha]") + key("dave", Sha256.hex(DAVE), "[streaming, beta]")),
+				ReloadOutcome.APPLIED);
+
+		HeldStreams.assertEndedWith(throughBeta, 52, "access_withdrawn");
+		assertThat(live.relay().streamsEnded("duo")).as("the call through the member alice lost, counted")
+			.isEqualTo(duoEnded + 1);
+		upstream.releaseProgress();
+		HeldStreams.assertAnswered(throughAlpha, 51);
+		assertThat(live.relay().streamsEnded("duo")).as("the call through the member alice keeps was not ended")
+			.isEqualTo(duoEnded + 1);
 	}
 
 	@Test
@@ -187,7 +210,8 @@ class ApiKeysReloadTest {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: api-key\n    api-keys:\n"
 				+ keys + "  servers:\n    alpha:\n      url: " + upstream.url("/mcp") + "\n    beta:\n      url: "
 				+ upstream.url("/mcp") + "\n    streaming:\n      url: " + streaming.url("/mcp")
-				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n    pair:\n      members: [streaming, beta]\n";
+				+ "\n  virtual-servers:\n    hub:\n      members: [streaming]\n    pair:\n"
+				+ "      members: [streaming, beta]\n    duo:\n      members: [alpha, beta]\n";
 	}
 
 }

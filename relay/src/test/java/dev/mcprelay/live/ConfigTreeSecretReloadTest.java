@@ -7,10 +7,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
@@ -23,52 +21,46 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  */
 class ConfigTreeSecretReloadTest {
 
-	@TempDir
-	static Path root;
-
 	static SdkMcpUpstream upstream;
 
 	static KubeletVolume secret;
 
-	static MountedRelay relay;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		secret = new KubeletVolume(Files.createDirectory(root.resolve("secret")));
-		secret.write(Map.of("upstream-token", "first-token"));
-		relay = MountedRelay.start(Files.createDirectory(root.resolve("config")), "server:\n  port: 0\n"
-				+ "  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: none\n  servers:\n    alpha:\n      url: "
-				+ upstream.url("/mcp") + "\n      headers:\n        - { name: X-Upstream-Token, value: \"${upstream-token}\" }\n",
-				"--spring.config.import=configtree:" + secret.folder() + "/");
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(ConfigTreeSecretReloadTest::config)
+		.peer(() -> upstream = new SdkMcpUpstream())
+		.peer(ConfigTreeSecretReloadTest::mountSecret)
+		.argument(() -> "--spring.config.import=configtree:" + secret.folder() + "/");
 
 	@Test
 	void aSecretMountedAsAConfigTreeRotatedByTheKubeletIsReloaded() throws Exception {
-		McpSession session = McpSession.open(relay.http(), "alpha");
+		McpSession session = McpSession.open(live.http(), "alpha");
 		assertThat(tokensSeen()).as("the secret as mounted at start-up").containsOnly("first-token");
-		String running = relay.checksum();
+		String running = live.relay().checksum();
 
-		relay.awaitOutcome(() -> secret.write(Map.of("upstream-token", "rotated-token")), ReloadOutcome.APPLIED);
+		live.relay().awaitOutcome(() -> secret.write(Map.of("upstream-token", "rotated-token")), ReloadOutcome.APPLIED);
 		upstream.clearSeen();
 
-		assertThat(relay.checksum()).isNotEqualTo(running);
+		assertThat(live.relay().checksum()).isNotEqualTo(running);
 		assertThat(session.post(RawHttp.toolsCall(2, "echo")).statusCode()).isEqualTo(200);
 		assertThat(tokensSeen()).as("the next request carries the rotated secret").containsOnly("rotated-token");
 	}
 
+	/** The Secret as the kubelet mounts it, with its first token; the folder deleted after the class. */
+	private static AutoCloseable mountSecret() throws Exception {
+		Path folder = Files.createTempDirectory("mounted-secret");
+		secret = new KubeletVolume(folder);
+		secret.write(Map.of("upstream-token", "first-token"));
+		return () -> LiveReloadFixture.delete(folder);
+	}
+
 	private static List<String> tokensSeen() {
 		return upstream.seen().stream().map(seen -> seen.headers().getFirst("X-Upstream-Token")).toList();
+	}
+
+	private static String config() {
+		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: none\n  servers:\n"
+				+ "    alpha:\n      url: " + upstream.url("/mcp")
+				+ "\n      headers:\n        - { name: X-Upstream-Token, value: \"${upstream-token}\" }\n";
 	}
 
 }

@@ -31,9 +31,16 @@ final class HeldStreams {
 
 	/** A {@code progress} call on a new session of {@code server}, its stream held open by the server. */
 	static HttpResponse<InputStream> call(MountedRelay relay, RawHttp http, String server, int id) {
-		McpSession session = McpSession.open(http, server);
+		return call(relay, McpSession.open(http, server), "progress", id);
+	}
+
+	/**
+	 * A call of {@code tool} in {@code session}, its stream held open by the server: the {@code progress} tool, by the
+	 * name the session knows it (a virtual server's prefixed one).
+	 */
+	static HttpResponse<InputStream> call(MountedRelay relay, McpSession session, String tool, int id) {
 		HttpResponse<InputStream> call = relay.http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":" + id
-				+ ",\"method\":\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":"
+				+ ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\",\"arguments\":{},\"_meta\":"
 				+ "{\"progressToken\":\"p-" + id + "\"}}}"));
 		assertThat(call.statusCode()).isEqualTo(200);
 		return call;

@@ -6,14 +6,11 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -30,67 +27,48 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  */
 class LiveConfigurationReloadTest {
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
-	static MountedRelay relay;
-
-	static RawHttp http;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config("alpha"), "--RELOAD_TEST_TOKEN=token-from-start-up");
-		http = relay.http();
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture
+		.startingOn(() -> config("alpha"), "--RELOAD_TEST_TOKEN=token-from-start-up")
+		.peer(() -> upstream = new SdkMcpUpstream());
 
 	@BeforeEach
-	void backToAlphaAlone() throws Exception {
-		// the file as the relay started: applied after a test that changed it, unchanged after one refused
-		relay.restore(config("alpha"));
+	void noRequestSeenYet() {
+		// the file is as the relay started (LiveReloadFixture): applied after a test that changed it, unchanged after
+		// one refused
 		upstream.clearSeen();
 	}
 
 	@Test
 	void aServerAddedBySwappingTheMountedFolderServesAndARemovedOneIsUnknown() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
+		live.reload(config("alpha", "beta"), ReloadOutcome.APPLIED);
 
-		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+		assertThat(http().send(http().post("beta", McpSession.initialize(1))).statusCode())
 			.as("a server the reload added serves from the next request on").isEqualTo(200);
 
-		relay.awaitOutcome(() -> relay.swap(config("beta")), ReloadOutcome.APPLIED);
+		live.reload(config("beta"), ReloadOutcome.APPLIED);
 
-		HttpResponse<String> removed = http.send(http.post("alpha", McpSession.initialize(2)));
+		HttpResponse<String> removed = http().send(http().post("alpha", McpSession.initialize(2)));
 		assertThat(removed.statusCode()).as("a server the reload removed is unknown").isEqualTo(404);
 		assertThat(removed.body()).contains("unknown_server");
-		assertThat(http.send(http.post("beta", McpSession.initialize(3))).statusCode()).isEqualTo(200);
+		assertThat(http().send(http().post("beta", McpSession.initialize(3))).statusCode()).isEqualTo(200);
 	}
 
 	@Test
 	void aRemovedServersCallStreamingItsAnswerEndsAtOnceWithAnErrorForTheRequest() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
-		McpSession session = McpSession.open(http, "alpha");
+		live.reload(config("alpha", "beta"), ReloadOutcome.APPLIED);
+		McpSession session = McpSession.open(http(), "alpha");
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":"
+		HttpResponse<InputStream> call = http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"p-1\"}}}"));
 		assertThat(call.statusCode()).isEqualTo(200);
 		assertThat(call.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type)
 			.startsWith("text/event-stream"));
-		double ended = relay.streamsEnded("alpha");
+		double ended = live.relay().streamsEnded("alpha");
 
-		relay.awaitOutcome(() -> relay.swap(config("beta")), ReloadOutcome.APPLIED);
+		live.reload(config("beta"), ReloadOutcome.APPLIED);
 
 		// the upstream holds the call open (its progress gate is never released): only the reload ends it
 		List<com.fasterxml.jackson.databind.JsonNode> events = RawHttp.sseData(RawHttp.readAll(call.body()));
@@ -99,24 +77,23 @@ class LiveConfigurationReloadTest {
 				assertThat(answer.path("id").asInt()).isEqualTo(9);
 				assertThat(answer.at("/error/data/reason").asText()).isEqualTo("server_removed");
 			});
-		assertThat(relay.streamsEnded("alpha")).as("counted").isEqualTo(ended + 1);
-		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+		assertThat(live.relay().streamsEnded("alpha")).as("counted").isEqualTo(ended + 1);
+		assertThat(http().send(http().post("beta", McpSession.initialize(1))).statusCode())
 			.as("the other server's sessions are untouched").isEqualTo(200);
 		upstream.releaseProgress();
 	}
 
 	@Test
 	void aStreamOnSettingsAReloadChangedEndsWhenALaterReloadRemovesTheServer() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta")), ReloadOutcome.APPLIED);
-		McpSession session = McpSession.open(http, "alpha");
+		live.reload(config("alpha", "beta"), ReloadOutcome.APPLIED);
+		McpSession session = McpSession.open(http(), "alpha");
 		upstream.resetProgressGate();
-		HttpResponse<InputStream> call = http.open(session.request("{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":"
+		HttpResponse<InputStream> call = http().open(session.request("{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"progress\",\"arguments\":{},\"_meta\":{\"progressToken\":\"p-2\"}}}"));
 		assertThat(call.statusCode()).isEqualTo(200);
 
-		relay.awaitOutcome(() -> relay.swap(config("alpha", "beta").replaceFirst("\\$\\{RELOAD_TEST_TOKEN}", "changed")),
-				ReloadOutcome.APPLIED);
-		relay.awaitOutcome(() -> relay.swap(config("beta")), ReloadOutcome.APPLIED);
+		live.reload(config("alpha", "beta").replaceFirst("\\$\\{RELOAD_TEST_TOKEN}", "changed"), ReloadOutcome.APPLIED);
+		live.reload(config("beta"), ReloadOutcome.APPLIED);
 
 		// the call began on alpha's first settings, which the first reload changed: the removal ends it all the same
 		List<com.fasterxml.jackson.databind.JsonNode> events = RawHttp.sseData(RawHttp.readAll(call.body()));
@@ -127,11 +104,12 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aChangedHeaderEditedInPlaceReachesTheUpstreamFromTheNextRequest() throws Exception {
-		McpSession session = McpSession.open(http, "alpha");
+		McpSession session = McpSession.open(http(), "alpha");
 		assertThat(tokensSeen()).as("the placeholder resolved as at start-up").containsOnly("token-from-start-up");
 		upstream.clearSeen();
 
-		relay.awaitOutcome(() -> relay.editInPlace(config("alpha").replace("${RELOAD_TEST_TOKEN}", "rotated")),
+		live.relay().awaitOutcome(
+				() -> live.relay().editInPlace(config("alpha").replace("${RELOAD_TEST_TOKEN}", "rotated")),
 				ReloadOutcome.APPLIED);
 
 		assertThat(tokensSeen()).as("nothing was sent upstream by the reload itself").isEmpty();
@@ -141,50 +119,50 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void anInvalidEditIsRefusedWholeAndTheRunningConfigurationServes() throws Exception {
-		String running = relay.checksum();
+		String running = live.relay().checksum();
 
-		relay.awaitOutcome(() -> relay.editInPlace(config("alpha", "beta").replace(upstream.url("/stateless"), "not a url")),
+		live.relay().awaitOutcome(
+				() -> live.relay().editInPlace(config("alpha", "beta").replace(upstream.url("/stateless"), "not a url")),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.checksum()).as("the running configuration stays").isEqualTo(running);
-		assertThat(http.send(http.post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
-		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+		assertThat(live.relay().checksum()).as("the running configuration stays").isEqualTo(running);
+		assertThat(http().send(http().post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
+		assertThat(http().send(http().post("beta", McpSession.initialize(1))).statusCode())
 			.as("nothing of a refused reload applies, not even its valid part").isEqualTo(404);
 	}
 
 	@Test
 	void aChangeOfWhatIsCompiledAtStartUpIsRefusedRatherThanHalfApplied() throws Exception {
-		java.time.Duration idle = relay.current().properties().sessions().idleTimeout();
+		java.time.Duration idle = live.relay().current().properties().sessions().idleTimeout();
 
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "  sessions:\n    idle-timeout: 7m\n"),
-				ReloadOutcome.REFUSED);
+		live.reload(config("alpha") + "  sessions:\n    idle-timeout: 7m\n", ReloadOutcome.REFUSED);
 
-		assertThat(relay.current().properties().sessions().idleTimeout())
+		assertThat(live.relay().current().properties().sessions().idleTimeout())
 			.as("the sessions' settings are not live yet: refused whole, never applied to half the relay")
 			.isEqualTo(idle);
 	}
 
 	@Test
 	void aPortChangeIsReportedAsNeedingARestartAndTheRelayServesOnItsPort() throws Exception {
-		relay.awaitOutcome(() -> relay.swap(config("alpha").replace("port: 0", "port: 1")), ReloadOutcome.RESTART_REQUIRED);
+		live.reload(config("alpha").replace("port: 0", "port: 1"), ReloadOutcome.RESTART_REQUIRED);
 
-		assertThat(http.send(http.post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
+		assertThat(http().send(http().post("alpha", McpSession.initialize(1))).statusCode()).isEqualTo(200);
 	}
 
 	@Test
 	void aModeChangeIsReportedAsNeedingARestartTheSecuritySectionRunsOnAndTheRestApplies() throws Exception {
 		String apiKeyMode = config("alpha", "beta").replace("    mode: none\n", "    mode: api-key\n    api-keys:\n"
 				+ "      - client: alice\n        key-sha256: \"" + "a".repeat(64) + "\"\n        servers: [\"*\"]\n");
-		relay.awaitOutcome(() -> relay.swap(apiKeyMode), ReloadOutcome.RESTART_REQUIRED);
+		live.reload(apiKeyMode, ReloadOutcome.RESTART_REQUIRED);
 
 		HttpResponse<String> answer = reloadNow();
 		JsonNode outcome = RawHttp.json(answer.body());
 		assertThat(outcome.path("outcome").asText()).as(answer.body()).isEqualTo(ReloadOutcome.RESTART_REQUIRED);
 		assertThat(answer.body()).contains("mcp-relay.security.mode").doesNotContain("api-keys");
 		assertThat(outcome.path("problems").size()).isZero();
-		assertThat(http.send(http.post("beta", McpSession.initialize(1))).statusCode())
+		assertThat(http().send(http().post("beta", McpSession.initialize(1))).statusCode())
 			.as("the server added beside the mode change serves, in the running mode (no key)").isEqualTo(200);
-		assertThat(relay.current().properties().security().apiKeys()).as("the keys wait for the mode").isEmpty();
+		assertThat(live.relay().current().properties().security().apiKeys()).as("the keys wait for the mode").isEmpty();
 	}
 
 	@Test
@@ -193,14 +171,13 @@ class LiveConfigurationReloadTest {
 
 		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
 		assertThat(RawHttp.json(answer.body()).path("outcome").asText()).isEqualTo(ReloadOutcome.UNCHANGED);
-		assertThat(RawHttp.json(answer.body()).path("checksum").asText()).isEqualTo(relay.checksum());
+		assertThat(RawHttp.json(answer.body()).path("checksum").asText()).isEqualTo(live.relay().checksum());
 	}
 
 	@Test
 	void aRefusedReloadNamesTheOffendingPropertyAndNeverItsValue() throws Exception {
 		int mark = CapturedLogs.all().size();
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "      timeouts:\n        non-streaming: sk-live-4f2a9c\n"),
-				ReloadOutcome.REFUSED);
+		live.reload(config("alpha") + "      timeouts:\n        non-streaming: sk-live-4f2a9c\n", ReloadOutcome.REFUSED);
 
 		HttpResponse<String> answer = reloadNow();
 		assertThat(RawHttp.json(answer.body()).path("outcome").asText()).isEqualTo(ReloadOutcome.REFUSED);
@@ -214,8 +191,7 @@ class LiveConfigurationReloadTest {
 	@Test
 	void aFileThatIsNoYamlIsRefusedNamingTheKindOfErrorAndWhereNeverTheFilesText() throws Exception {
 		int mark = CapturedLogs.all().size();
-		relay.awaitOutcome(() -> relay.swap(config("alpha") + "  allowed-origins: *S3CRET-in-an-alias\n"),
-				ReloadOutcome.REFUSED);
+		live.reload(config("alpha") + "  allowed-origins: *S3CRET-in-an-alias\n", ReloadOutcome.REFUSED);
 
 		HttpResponse<String> answer = reloadNow();
 		assertThat(RawHttp.json(answer.body()).path("outcome").asText()).isEqualTo(ReloadOutcome.REFUSED);
@@ -227,21 +203,25 @@ class LiveConfigurationReloadTest {
 
 	@Test
 	void aBrowserPageFromAnOriginNotAllowedCannotReload() throws Exception {
-		double applied = relay.count(ReloadOutcome.UNCHANGED);
-		HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-				+ TwoRelaysOverRedis.port(relay.context()) + "/actuator/reload"))
+		double applied = live.relay().count(ReloadOutcome.UNCHANGED);
+		HttpResponse<String> answer = http().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+				+ TwoRelaysOverRedis.port(live.relay().context()) + "/actuator/reload"))
 			.header("Origin", "https://evil.example")
 			.POST(HttpRequest.BodyPublishers.noBody()));
 
 		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(403);
 		assertThat(RawHttp.json(answer.body()).at("/error/data/reason").asText()).isEqualTo("origin_not_allowed");
-		assertThat(relay.count(ReloadOutcome.UNCHANGED)).as("no reload ran").isEqualTo(applied);
+		assertThat(live.relay().count(ReloadOutcome.UNCHANGED)).as("no reload ran").isEqualTo(applied);
+	}
+
+	private static RawHttp http() {
+		return live.http();
 	}
 
 	/** POST /actuator/reload. */
 	private static HttpResponse<String> reloadNow() {
-		return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-				+ TwoRelaysOverRedis.port(relay.context()) + "/actuator/reload"))
+		return http().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+				+ TwoRelaysOverRedis.port(live.relay().context()) + "/actuator/reload"))
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.noBody()));
 	}

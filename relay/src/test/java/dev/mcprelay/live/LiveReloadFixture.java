@@ -26,13 +26,14 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * ({@link #peer}), then a relay on a mounted configuration made from them ({@link MountedRelay}, on a folder of its
  * own); before each test the file holds the configuration the relay started on again, and that reload is awaited, so
  * that no test sees another's edit; after the class the relay stops, then the peers in reverse order, and the folder
- * is deleted. What a test does most, swap the file and await the reload's outcome, is {@link #reload}.
+ * is deleted. What a test does most, swap the file and await the reload's outcome, is {@link #reload}. A peer may be
+ * a folder the relay reads besides its file (a Secret mounted as a config tree), named by an {@link #argument}.
  */
 final class LiveReloadFixture implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback {
 
 	private final Supplier<String> starting;
 
-	private final String[] arguments;
+	private final List<Supplier<String>> arguments = new ArrayList<>();
 
 	private final List<Callable<? extends AutoCloseable>> peerStarts = new ArrayList<>();
 
@@ -44,7 +45,9 @@ final class LiveReloadFixture implements BeforeAllCallback, BeforeEachCallback, 
 
 	private LiveReloadFixture(Supplier<String> starting, String... arguments) {
 		this.starting = starting;
-		this.arguments = arguments;
+		for (String argument : arguments) {
+			this.arguments.add(() -> argument);
+		}
 	}
 
 	/**
@@ -61,6 +64,15 @@ final class LiveReloadFixture implements BeforeAllCallback, BeforeEachCallback, 
 	 */
 	LiveReloadFixture peer(Callable<? extends AutoCloseable> start) {
 		peerStarts.add(start);
+		return this;
+	}
+
+	/**
+	 * A command-line argument of the relay, asked for once the peers run (one that names what a peer made: a folder it
+	 * mounted), after those given to {@link #startingOn}.
+	 */
+	LiveReloadFixture argument(Supplier<String> argument) {
+		arguments.add(argument);
 		return this;
 	}
 
@@ -90,7 +102,8 @@ final class LiveReloadFixture implements BeforeAllCallback, BeforeEachCallback, 
 			running.push(start.call());
 		}
 		mount = Files.createTempDirectory("mounted-relay");
-		relay = MountedRelay.start(mount, starting.get(), arguments);
+		relay = MountedRelay.start(mount, starting.get(),
+				arguments.stream().map(Supplier::get).toArray(String[]::new));
 	}
 
 	@Override
@@ -115,7 +128,8 @@ final class LiveReloadFixture implements BeforeAllCallback, BeforeEachCallback, 
 		}
 	}
 
-	private static void delete(Path folder) throws IOException {
+	/** Deletes {@code folder} and everything in it (links themselves, never what they point to). */
+	static void delete(Path folder) throws IOException {
 		try (Stream<Path> paths = Files.walk(folder)) {
 			for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
 				Files.deleteIfExists(path);

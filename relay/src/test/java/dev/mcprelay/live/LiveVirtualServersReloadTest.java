@@ -3,17 +3,14 @@ package dev.mcprelay.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -21,7 +18,6 @@ import dev.mcprelay.Sha256;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
-import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -34,7 +30,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * session gets its DELETE; one changed ends its sessions alike with {@code session_ended}, a request on such a session
  * is answered 404 {@code session_ended} and a new one has the new members; a virtual server left as it was keeps its
  * sessions, GET stream and calls; an invalid edit is refused whole with every stream running on; a revoked key's call
- * through a member ends with {@code access_withdrawn}, counted, while another key's runs to its answer.
+ * through a member ends with {@code access_withdrawn}, counted, while another key's runs to its answer; a server
+ * joining or leaving a virtual server of every server ({@code ["*"]}) leaves its sessions running, its open merged GET
+ * told each list the server offers changed, and a member that left never asked again.
  */
 class LiveVirtualServersReloadTest {
 
@@ -44,55 +42,33 @@ class LiveVirtualServersReloadTest {
 
 	private static final String HUB_AND_OTHER = "    hub:\n      members: [alpha]\n    other:\n      members: [beta]\n";
 
-	@TempDir
-	static Path mount;
-
 	static SdkMcpUpstream upstream;
 
 	/** A second real server, {@code gamma}'s, named only by the tests that add it: its requests are its own. */
 	static SdkMcpUpstream gamma;
 
-	static MountedRelay relay;
-
-	@BeforeAll
-	static void start() throws Exception {
-		upstream = new SdkMcpUpstream();
-		gamma = new SdkMcpUpstream();
-		relay = MountedRelay.start(mount, config(HUB_AND_OTHER, true));
-	}
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config(HUB_AND_OTHER, true))
+		.peer(() -> upstream = new SdkMcpUpstream())
+		.peer(() -> gamma = new SdkMcpUpstream());
 
 	/** The streams a test opened, closed after it whatever it left open (a test that failed midway). */
 	static final List<OpenSse> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
 
 	@AfterEach
-	void restore() throws Exception {
+	void closeWhatWasOpened() throws Exception {
 		upstream.releaseProgress();
 		for (OpenSse stream : opened) {
 			stream.close();
 		}
 		opened.clear();
-		relay.restore(config(HUB_AND_OTHER, true));
-	}
-
-	@AfterAll
-	static void stop() throws Exception {
-		if (relay != null) {
-			relay.close();
-		}
-		if (upstream != null) {
-			upstream.close();
-		}
-		if (gamma != null) {
-			gamma.close();
-		}
 	}
 
 	@Test
 	void aVirtualServerAddedServesFromTheNextRequest() throws Exception {
 		assertThat(initializeStatus(caller(ALICE), "both")).isEqualTo(404);
 
-		relay.awaitOutcome(() -> relay.swap(config(HUB_AND_OTHER + "    both:\n      members: [alpha, beta]\n", true)),
-				ReloadOutcome.APPLIED);
+		live.reload(config(HUB_AND_OTHER + "    both:\n      members: [alpha, beta]\n", true), ReloadOutcome.APPLIED);
 
 		assertThat(tools(McpSession.open(caller(ALICE), "both"))).contains("alpha_echo", "beta_echo");
 	}
@@ -106,7 +82,7 @@ class LiveVirtualServersReloadTest {
 		double otherEnded = streamsEnded("other");
 		upstream.clearSeen();
 
-		relay.awaitOutcome(() -> relay.swap(config("    other:\n      members: [beta]\n", true)), ReloadOutcome.APPLIED);
+		live.reload(config("    other:\n      members: [beta]\n", true), ReloadOutcome.APPLIED);
 
 		assertEndedWith(hub.call, 21, "server_removed");
 		hub.get.awaitEnd();
@@ -130,8 +106,7 @@ class LiveVirtualServersReloadTest {
 		double otherEnded = streamsEnded("other");
 		upstream.clearSeen();
 
-		relay.awaitOutcome(() -> relay.swap(config(
-				"    hub:\n      members: [alpha, beta]\n    other:\n      members: [beta]\n", true)),
+		live.reload(config("    hub:\n      members: [alpha, beta]\n    other:\n      members: [beta]\n", true),
 				ReloadOutcome.APPLIED);
 
 		assertEndedWith(hub.call, 31, "session_ended");
@@ -152,14 +127,13 @@ class LiveVirtualServersReloadTest {
 	void anInvalidVirtualServerEditIsRefusedWholeAndEveryStreamRunsOn() throws Exception {
 		upstream.resetProgressGate();
 		Held hub = Held.open(caller(ALICE), "hub", "alpha", 41);
-		String running = relay.checksum();
+		String running = live.relay().checksum();
 		double hubEnded = streamsEnded("hub");
 
-		relay.awaitOutcome(() -> relay.swap(config(
-				"    hub:\n      members: [alpha, nowhere]\n    other:\n      members: [beta]\n", true)),
+		live.reload(config("    hub:\n      members: [alpha, nowhere]\n    other:\n      members: [beta]\n", true),
 				ReloadOutcome.REFUSED);
 
-		assertThat(relay.checksum()).isEqualTo(running);
+		assertThat(live.relay().checksum()).isEqualTo(running);
 		assertUntouched(hub, 41, hubEnded);
 		assertThat(tools(McpSession.open(caller(ALICE), "hub"))).as("hub serves as it was").contains("alpha_echo")
 			.noneMatch(name -> name.startsWith("beta_"));
@@ -173,7 +147,7 @@ class LiveVirtualServersReloadTest {
 		double hubEnded = streamsEnded("hub");
 		double withdrawn = streamsEnded("hub", "access_withdrawn");
 
-		relay.awaitOutcome(() -> relay.swap(config(HUB_AND_OTHER, false)), ReloadOutcome.APPLIED);
+		live.reload(config(HUB_AND_OTHER, false), ReloadOutcome.APPLIED);
 
 		assertEndedWith(bob.call, 51, "access_withdrawn");
 		bob.get.awaitEnd();
@@ -188,7 +162,7 @@ class LiveVirtualServersReloadTest {
 	void aMemberWhoseServerAReloadRemovedIsNeverCalledAgainByAnOpenMergedGetWhoseOtherMembersRunOn() throws Exception {
 		String withGamma = config(HUB_AND_OTHER + "    all:\n      members: [\"*\"]\n", true).replace(
 				"  virtual-servers:\n", "    gamma:\n      url: " + gamma.url("/mcp") + "\n  virtual-servers:\n");
-		relay.awaitOutcome(() -> relay.swap(withGamma), ReloadOutcome.APPLIED);
+		live.reload(withGamma, ReloadOutcome.APPLIED);
 		McpSession session = McpSession.open(caller(ALICE), "all");
 		OpenSse get = mergedGet(session, "all");
 		Awaitility.await("gamma's member stream open").atMost(Duration.ofSeconds(20))
@@ -199,8 +173,7 @@ class LiveVirtualServersReloadTest {
 		double gammaEnded = streamsEnded("gamma", "server_removed");
 
 		// gamma leaves: "all" keeps its version (members ["*"]), its session and GET run on through alpha and beta
-		relay.awaitOutcome(() -> relay.swap(withGamma.replace("    gamma:\n      url: " + gamma.url("/mcp") + "\n", "")),
-				ReloadOutcome.APPLIED);
+		live.reload(withGamma.replace("    gamma:\n      url: " + gamma.url("/mcp") + "\n", ""), ReloadOutcome.APPLIED);
 
 		Awaitility.await("gamma's member stream ended").atMost(Duration.ofSeconds(20))
 			.until(() -> streamsEnded("gamma", "server_removed") == gammaEnded + 1);
@@ -215,20 +188,24 @@ class LiveVirtualServersReloadTest {
 	}
 
 	@Test
-	void aServerJoiningAVirtualServerOfEveryServerIsToldToItsOpenMergedGetAsAToolListChange() throws Exception {
+	void aServerJoiningAVirtualServerOfEveryServerIsToldToItsOpenMergedGetAsAChangeOfEachListItOffers()
+			throws Exception {
 		String all = config(HUB_AND_OTHER + "    all:\n      members: [\"*\"]\n", true);
-		relay.awaitOutcome(() -> relay.swap(all), ReloadOutcome.APPLIED);
+		live.reload(all, ReloadOutcome.APPLIED);
 		McpSession session = McpSession.open(caller(ALICE), "all");
 		OpenSse get = mergedGet(session, "all");
 		assertThat(tools(session)).noneMatch(name -> name.startsWith("gamma_"));
 
 		// gamma joins "all" (members ["*"]): no change of the virtual server's version, its session and GET run on
-		relay.awaitOutcome(() -> relay.swap(all.replace("  virtual-servers:\n",
-				"    gamma:\n      url: " + gamma.url("/mcp") + "\n  virtual-servers:\n")), ReloadOutcome.APPLIED);
+		live.reload(all.replace("  virtual-servers:\n",
+				"    gamma:\n      url: " + gamma.url("/mcp") + "\n  virtual-servers:\n"), ReloadOutcome.APPLIED);
 
 		JsonNode told = get.next();
 		assertThat(told).as("the relay tells the open GET").isNotNull();
 		assertThat(told.path("method").asText()).isEqualTo("notifications/tools/list_changed");
+		// the SDK's server offers prompts and resources too, which the session announced
+		assertThat(get.next().path("method").asText()).isEqualTo("notifications/prompts/list_changed");
+		assertThat(get.next().path("method").asText()).isEqualTo("notifications/resources/list_changed");
 		assertThat(tools(session)).as("listed again, the session has the new member's tools").contains("gamma_echo");
 	}
 
@@ -310,13 +287,13 @@ class LiveVirtualServersReloadTest {
 
 	/** {@code mcp_relay_streams_ended_total} of {@code server}, every reason together. */
 	private static double streamsEnded(String server) {
-		return relay.context().getBean(MeterRegistry.class).find("mcp.relay.streams.ended").tag("server", server)
+		return live.relay().context().getBean(MeterRegistry.class).find("mcp.relay.streams.ended").tag("server", server)
 			.counters().stream().mapToDouble(Counter::count).sum();
 	}
 
 	/** {@code mcp_relay_streams_ended_total} of {@code server} for {@code reason}. */
 	private static double streamsEnded(String server, String reason) {
-		return relay.context().getBean(MeterRegistry.class).find("mcp.relay.streams.ended").tag("server", server)
+		return live.relay().context().getBean(MeterRegistry.class).find("mcp.relay.streams.ended").tag("server", server)
 			.tag("reason", reason).counters().stream().mapToDouble(Counter::count).sum();
 	}
 
@@ -344,7 +321,7 @@ class LiveVirtualServersReloadTest {
 	}
 
 	private static RawHttp caller(String key) {
-		return new RawHttp(TwoRelaysOverRedis.port(relay.context()), "X-Api-Key", key);
+		return live.http("X-Api-Key", key);
 	}
 
 	/** alpha and beta (one upstream), alice's key opening every server and bob's ({@code withBob}), and the virtual servers. */

@@ -77,7 +77,7 @@ class CallVerdictsTest {
 		}
 		for (PolicyFacts message : messages) {
 			PolicyDecision everyRule = PolicyEvaluation.combine(governing,
-					(index, policy) -> policy.rule().evaluate(message, message.activation(), true), (policy, verdict) -> {
+					(index, policy) -> policy.rule().evaluate(message, message.variables(), true), (policy, verdict) -> {
 					}).decision();
 			assertThat(kept.decide(message)).as("%s", message).isEqualTo(everyRule);
 		}

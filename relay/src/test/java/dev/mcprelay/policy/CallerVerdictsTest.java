@@ -97,7 +97,7 @@ class CallerVerdictsTest {
 				messages.add(facts(caller, "roots/list", true, null, null, null, null, null, Map.of()));
 				for (PolicyFacts message : messages) {
 					PolicyDecision everyRule = PolicyEvaluation.combine(governing,
-							(index, policy) -> policy.rule().evaluate(message, message.activation(), true),
+							(index, policy) -> policy.rule().evaluate(message, message.variables(), true),
 							(policy, verdict) -> {
 							}).decision();
 					assertThat(kept.decide(message)).as("pass %d: %s", pass, message).isEqualTo(everyRule);

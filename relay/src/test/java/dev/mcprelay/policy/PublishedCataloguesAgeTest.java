@@ -17,10 +17,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.UpstreamLister;
+import dev.mcprelay.testsupport.BoundProperties;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -111,6 +113,28 @@ class PublishedCataloguesAgeTest {
 
 		assertThat(catalogues.known(alice, "tools/list", "deploy", true)).as("seen in the client's list")
 			.hasValue(Map.of("readOnlyHint", false));
+		assertThat(listings.get()).isEqualTo(1);
+	}
+
+	/**
+	 * An age longer than nanoseconds count (cold review 43d, finding 4: {@code 300000000000d}, which
+	 * {@link java.time.Duration#toNanos()} overflows) is no error at request time: no definition is ever that old.
+	 */
+	@Test
+	void anAgeLongerThanNanosecondsCountIsForeverAndNeverAnErrorAtRequestTime() {
+		ServerProperties ageless = BoundProperties.of(Map.of("servers.up.url", "http://127.0.0.1:1/mcp",
+				"servers.up.tools.annotations-max-age", "300000000000d")).servers().get("up");
+		PublishedCatalogues forever = new PublishedCatalogues((context, list) -> {
+			listings.incrementAndGet();
+			return Mono.just(listed(true));
+		}, id -> ageless, new ServerListings(), now::get);
+		AtomicReference<Optional<Map<String, Object>>> first = new AtomicReference<>();
+		forever.find(alice, "tools/list", "deploy", true).subscribe(first::set);
+		assertThat(first.get()).hasValue(Map.of("readOnlyHint", true));
+
+		now.addAndGet(java.time.Duration.ofDays(200 * 365).toNanos());
+		assertThat(forever.known(alice, "tools/list", "deploy", true)).as("two centuries later")
+			.hasValue(Map.of("readOnlyHint", true));
 		assertThat(listings.get()).isEqualTo(1);
 	}
 

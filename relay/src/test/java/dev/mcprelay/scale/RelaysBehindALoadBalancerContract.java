@@ -145,7 +145,8 @@ abstract class RelaysBehindALoadBalancerContract {
 		static Transcript sessionless(int port, String server) {
 			Transcript transcript = new Transcript(new ArrayList<>(), new ArrayList<>());
 			RawHttp http = new RawHttp(port);
-			String meta = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" + NEXT_VERSION + "\"}";
+			String meta = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" + NEXT_VERSION
+					+ "\",\"io.modelcontextprotocol/clientCapabilities\":{}}";
 			String tool = server.equals("all") ? "beta_echo" : "echo";
 			for (int id = 1; id <= 3; id++) {
 				transcript.add(http.post(server, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\","

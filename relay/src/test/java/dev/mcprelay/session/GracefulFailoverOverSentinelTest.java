@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisSentinelProcesses;
@@ -32,7 +33,9 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * virtual server (kept in the store) and count a rate limit throughout the failover, which the last of the relays'
  * Sentinels leads, not the first, which a new connection asks for the master (in the runs so far that one already
  * named the new master when the leader announced it, so the relays' wait for it is not exercised here). Once the old master is a replica again, every session answered 200 is there on both relays, and every other answer
- * was 503 {@code session_store_unavailable}. In the longer tier ({@code -Pscale}).
+ * was 503 {@code session_store_unavailable}; the log says how long the store was held and what became of the calls
+ * that waited, and calls out of time for it say they were held, never that Redis did not answer. In the longer tier
+ * ({@code -Pscale}).
  */
 @Tag("scale")
 class GracefulFailoverOverSentinelTest {
@@ -82,6 +85,8 @@ class GracefulFailoverOverSentinelTest {
 			}
 		});
 		awaitSessions(confirmed, 10);
+		int mark = CapturedLogs.all().size();
+		beforeFailover();
 		long asked = System.nanoTime();
 		int old = sentinel.failover(2);
 		sentinel.awaitFailoverFrom(old);
@@ -101,6 +106,16 @@ class GracefulFailoverOverSentinelTest {
 				refused.size(), refused.stream().distinct().toList());
 		assertThat(lost).as("sessions answered 200 but gone after the failover, of %d", confirmed.size()).isEmpty();
 		assertThat(refused).as("initializes not answered 200").allMatch(answer -> answer.equals("503 session_store_unavailable"));
+		List<String> logged = CapturedLogs.since(mark);
+		assertThat(logged).as("the end of the hold says how long it lasted and what became of the calls that waited")
+			.anyMatch(line -> line.matches("(?s)INFO \\S+SentinelMasterSwitches The store is used again: .*\\(held \\d+ "
+					+ "ms; (no call waited|\\d+ calls? waited: \\d+ go on now, \\d+ gave up first .*)\\)"));
+		assertThat(logged).as("a call held for the switch is not reported as Redis not answering")
+			.noneMatch(line -> line.contains("no answer in time"));
+	}
+
+	/** What a variant of this test does to the Sentinels just before the failover: nothing here. */
+	void beforeFailover() throws Exception {
 	}
 
 	private static void awaitSessions(ConcurrentLinkedQueue<String> confirmed, int count) throws InterruptedException {

@@ -1,10 +1,13 @@
 package dev.mcprelay.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,6 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 
 import dev.mcprelay.Sha256;
+import dev.mcprelay.testsupport.CapturedLogs;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import io.lettuce.core.cluster.SlotHash;
 
@@ -20,7 +24,9 @@ import io.lettuce.core.cluster.SlotHash;
  * The Redis session store's keys and its end of a session: a session's keys share one hash slot (a Cluster takes a
  * command on all of them); a session its caller's count no longer holds has ended, even when its keys were left
  * behind; and a session an older relay kept under the keys without braces is unknown to this one, and ended with its
- * old keys when its caller's count takes it out.
+ * old keys when its caller's count takes it out. A call held while the Sentinels switch the master goes on when the
+ * hold ends, and one held past its bound is answered unavailable without asking Redis, and logged as held, never as
+ * Redis not answering.
  */
 class RedisSessionStoreTest {
 
@@ -101,6 +107,42 @@ class RedisSessionStoreTest {
 		assertThat(template.countExistingKeys(List.of(old, old + ":tools")).block()).as("its old keys are gone").isZero();
 		assertThat(store.find(new SessionKey("acme", "dave-1")).blockOptional()).isPresent();
 		assertThat(store.find(new SessionKey("acme", "dave-2")).blockOptional()).isPresent();
+	}
+
+	@Test
+	void aCallHeldForAMasterSwitchPastItsBoundIsLoggedAsHeldNotAsRedisNotAnswering() {
+		SwitchHold switching = new SwitchHold();
+		RedisSessionStore store = new RedisSessionStore(template, Duration.ofHours(1), 5, evicted::add, () -> {
+		}, RedisTopology.SENTINEL, switching::released);
+		SessionKey key = new SessionKey("acme", "held-1");
+		int mark = CapturedLogs.all().size();
+
+		assertThatThrownBy(() -> store.open(key, "erin").block(Duration.ofSeconds(10)))
+			.isInstanceOf(SessionStoreUnavailableException.class);
+
+		assertThat(CapturedLogs.since(mark)).as("what the store logged")
+			.anyMatch(line -> line.startsWith("WARN ") && line.matches("(?s).*is answered 503: held while the Sentinels "
+					+ "switch the store's master, longer than the call's bound of \\d+ ms: not asked of Redis.*"))
+			.noneMatch(line -> line.contains("no answer in time"));
+		assertThat(template.hasKey(RedisSessionKeys.session(key)).block()).as("not asked of Redis").isFalse();
+		assertThat(switching.end()).as("what the end of the hold says")
+			.matches("held \\d+ ms; 1 call waited: 0 go on now, 1 gave up first .*");
+	}
+
+	@Test
+	void aCallHeldForAMasterSwitchGoesOnWhenItEnds() throws Exception {
+		SwitchHold switching = new SwitchHold();
+		RedisSessionStore store = new RedisSessionStore(template, Duration.ofHours(1), 5, evicted::add, () -> {
+		}, RedisTopology.SENTINEL, switching::released);
+		SessionKey key = new SessionKey("acme", "held-2");
+
+		CompletableFuture<Void> opening = store.open(key, "frank").toFuture();
+		Thread.sleep(300);
+		assertThat(opening).as("held").isNotDone();
+		switching.end();
+
+		opening.get(5, TimeUnit.SECONDS);
+		assertThat(store.find(key).blockOptional()).as("opened once the hold ended").isPresent();
 	}
 
 	private RedisSessionStore store(int maxPerCaller) {

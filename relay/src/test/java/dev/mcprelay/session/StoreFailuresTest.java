@@ -2,6 +2,9 @@ package dev.mcprelay.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+
 import org.junit.jupiter.api.Test;
 
 import io.lettuce.core.RedisCommandExecutionException;
@@ -9,7 +12,8 @@ import io.lettuce.core.RedisConnectionException;
 
 /**
  * What an operator is told when the store cannot be used names the property to mend: a Sentinel's refusal of its own
- * password is told from the master's, and a password Lettuce masked in a URI keeps no trace of its length. (The
+ * password is told from the master's, a password Lettuce masked in a URI keeps no trace of its length, and a call held
+ * while the Sentinels switch the master says so rather than that Redis did not answer. (The
  * messages are Lettuce 7's, as a relay through a Sentinel with {@code requirepass} got them.)
  */
 class StoreFailuresTest {
@@ -41,6 +45,19 @@ class StoreFailuresTest {
 			.contains("check spring.data.redis.password (and spring.data.redis.username)");
 		assertThat(StoreFailures.describe(failure, RedisTopology.STANDALONE))
 			.contains("check spring.data.redis.password");
+	}
+
+	@Test
+	void aCallHeldForAMasterSwitchSaysSoAndNeverThatRedisDidNotAnswer() {
+		assertThat(StoreFailures.describe(new StoreHeldException(Duration.ofSeconds(1)), RedisTopology.SENTINEL))
+			.isEqualTo("held while the Sentinels switch the store's master, longer than the call's bound of 1000 ms: "
+					+ "not asked of Redis; calls are made again once the new master is named");
+		assertThat(StoreFailures.describe(new StoreHeldException(Duration.ofMillis(950), Duration.ofSeconds(1),
+				new TimeoutException("Did not observe any item or signal within 50ms")), RedisTopology.SENTINEL))
+			.isEqualTo("held 950 ms while the Sentinels switched the store's master, then no answer from the new "
+					+ "master in the 50 ms left of the call's bound of 1000 ms");
+		assertThat(StoreFailures.describe(new TimeoutException("Did not observe any item or signal within 1000ms"),
+				RedisTopology.SENTINEL)).as("a call that was not held").startsWith("no answer in time");
 	}
 
 	@Test

@@ -100,10 +100,37 @@ public final class RedisSentinelProcesses implements SharedRedis {
 		return master;
 	}
 
-	/** Lets every frozen server go on. */
+	/** Lets every frozen server and Sentinel go on. */
 	public void thawAll() throws IOException, InterruptedException {
 		for (RedisServerProcess server : data) {
 			server.thaw();
+		}
+		for (RedisServerProcess server : sentinels) {
+			server.thaw();
+		}
+	}
+
+	/**
+	 * Stops the Sentinel at {@code index} (0 to 2, in the order of {@link #relayArguments}) where it is (SIGSTOP): its
+	 * kernel still accepts connections, and nothing is answered until {@link #thawAll()}.
+	 */
+	public void freezeSentinel(int index) throws IOException, InterruptedException {
+		sentinels.get(index).freeze();
+	}
+
+	/**
+	 * Gives every Sentinel an ACL user {@code user} with {@code password} and the ACL {@code rules} (e.g. {@code ~*
+	 * +@all}: Redis 7 gives a new user no pub/sub channel unless the rules grant some), for relays given
+	 * {@code spring.data.redis.sentinel.username} and {@code password}.
+	 */
+	public void addSentinelUser(String user, String password, String... rules) throws IOException {
+		List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user, "on", ">" + password));
+		command.addAll(List.of(rules));
+		for (RedisServerProcess sentinel : sentinels) {
+			Object answer = RedisWire.call(sentinel.port(), command.toArray(String[]::new));
+			if (!"OK".equals(answer)) {
+				throw new AssertionError("ACL SETUSER was answered " + answer);
+			}
 		}
 	}
 

@@ -13,6 +13,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -39,11 +40,10 @@ import dev.mcprelay.live.SnapshotCompilation;
 import dev.mcprelay.live.SnapshotPart;
 import dev.mcprelay.policy.Policies;
 import dev.mcprelay.policy.PolicyCompiler;
-import dev.mcprelay.policy.PolicyFacts;
-import dev.mcprelay.policy.PolicyListing;
 import dev.mcprelay.policy.PublishedCatalogues;
 import dev.mcprelay.policy.RelayOwnTools;
 import dev.mcprelay.policy.ServerListings;
+import dev.mcprelay.policy.ToolOffers;
 import dev.mcprelay.policy.UpstreamView;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.Upstream;
@@ -68,6 +68,8 @@ import reactor.core.publisher.Mono;
  * <li>a call of a tool the session does not expose is refused with -32602, telling the model to search first.</li>
  * </ul>
  * The caller's policies and the tool allow/deny lists ({@link Policies}) apply to everything search lists and returns,
+ * each tool decided as a call of it would be, from the definition the server published to the caller's view as the
+ * policies keep it and with the same freshness ({@link ToolOffers}: never from the index's copy, which may be older),
  * and the reserved-prefix rule to every schema listed (it runs after this). The catalogue is the server's whole as it
  * publishes it to the caller's view ({@link UpstreamView}: the caller, the headers configured or set for it), one per
  * view, since a server may publish other tools, or other definitions of one, to each caller; each caller is shown
@@ -131,9 +133,13 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 
 	private final KeptCatalogues kept;
 
+	/** The definitions each tool search offers is decided from: the policies' ({@link ToolOffers}). */
+	private final PublishedCatalogues published;
+
 	public ToolSearchPolicy(UpstreamRegistry upstreams, UpstreamLister lister, SessionStore store,
 			MeterRegistry registry, PolicyCompiler policies, ServerListings listings, KeptCatalogues kept,
-			ObjectProvider<LiveConfiguration> live) {
+			PublishedCatalogues published, ObjectProvider<LiveConfiguration> live) {
+		this.published = published;
 		this.listings = listings;
 		this.kept = kept;
 		this.upstreams = upstreams;
@@ -212,10 +218,10 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return current.get().containsKey(server);
 	}
 
-	/** {@value #SEARCH_TOOL}, on a server that offers its tools through search (as the current configuration says). */
+	/** {@value #SEARCH_TOOL}, on a server that offers its tools through search in {@code snapshot}. */
 	@Override
-	public boolean isRelayOwn(String server, String tool) {
-		return SEARCH_TOOL.equals(tool) && current.get().containsKey(server);
+	public boolean isRelayOwn(ConfigurationSnapshot snapshot, String server, String tool) {
+		return SEARCH_TOOL.equals(tool) && (snapshot != null ? of(snapshot) : current.get()).containsKey(server);
 	}
 
 	@Override
@@ -244,25 +250,43 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		// an answer with no request of this exchange at hand (a GET stream) may predate a list_changed: never kept
 		long sentIn = list.context().attributes().get(GENERATION) instanceof Long generation ? generation : -1;
 		ToolCatalogue<ToolIndex> view = server.catalogue(list.context());
-		Mono<ToolIndex> catalogue = wholeCatalogue ? view.update(ToolIndex.toolsAmong(result.path("tools")), sentIn)
-				: view.get(() -> listAll(list.context(), server));
-		PolicyFacts caller = PolicyFacts.of(list.context(), "tools/call", false);
+		Policies policies = this.policies.of(list.context());
+		Mono<ToolIndex> catalogue;
+		if (wholeCatalogue) {
+			List<ObjectNode> listed = ToolIndex.toolsAmong(result.path("tools"));
+			// what the server published to the caller's view, as a client's list passing through is kept
+			keptAsPublished(policies, list.context(), listed);
+			catalogue = view.update(listed, sentIn);
+		}
+		else {
+			catalogue = view.get(() -> listAll(list.context(), server));
+		}
 		return catalogue.flatMap(index -> {
-			PolicyListing listing = policies.of(list.context()).listing(caller);
+			List<ObjectNode> shown = index.tools().stream().filter(tool -> server.alwaysExposed(ToolIndex.name(tool))
+					|| exposed.contains(ToolIndex.name(tool))).toList();
+			return ToolOffers.offerable(policies, published, list.context(), shown);
+		}).flatMap(offered -> {
 			ArrayNode tools = result.putArray("tools");
 			tools.add(ToolSearchAnswers.searchTool(server.settings().maxResults()));
-			for (ObjectNode tool : index.tools()) {
-				String name = ToolIndex.name(tool);
-				if ((server.alwaysExposed(name) || exposed.contains(name)) && listing.lists(caller.forTool(tool))) {
-					// a copy: later interceptors edit what is listed, never the catalogue
-					tools.add(tool.deepCopy());
-				}
-			}
+			// copies: later interceptors edit what is listed, never the catalogue
+			offered.forEach(tool -> tools.add(tool.deepCopy()));
 			result.remove("nextCursor");
 			list.replaceResult(result);
 			PublishedCatalogues.composedByRelay(list.context());
 			return Outcome.proceed();
 		});
+	}
+
+	/**
+	 * Keeps {@code tools}, the whole list the server published to the caller's view, as the policies keep a list that
+	 * passes the relay ({@link PublishedCatalogues#published}), where a rule reads the tool: what search offers is
+	 * decided from it ({@link ToolOffers}), without a listing of the policies' own. Call before the list is noted as
+	 * composed by the relay.
+	 */
+	private void keptAsPublished(Policies policies, CallContext context, List<? extends JsonNode> tools) {
+		if (policies.readsTool(context.server(), context.virtualServer())) {
+			published.published(context, PublishedCatalogues.TOOLS, List.<JsonNode>copyOf(tools));
+		}
 	}
 
 	@Override
@@ -313,14 +337,15 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 		return exposedTools.of(call.context()).map(SessionState::exposedTools)
 			.defaultIfEmpty(Set.of())
 			.flatMap(before -> server.catalogue(call.context()).get(() -> listAll(call.context(), server)).flatMap(index -> {
-				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result
-				PolicyFacts caller = PolicyFacts.of(call.context(), "tools/call", false);
-				PolicyListing listing = policies.of(call.context()).listing(caller);
-				List<ObjectNode> found = index.search(query.read(), Math.max(1, index.tools().size()))
+				// the best the caller may use: ranked past what it may not, so that a hidden tool costs it no result;
+				// each decided as its call would be, from what the server publishes now (not the index's copy)
+				List<ObjectNode> ranked = index.search(query.read(), Math.max(1, index.tools().size()))
 					.stream()
-					.filter(tool -> server.offers(ToolIndex.name(tool)) && listing.lists(caller.forTool(tool)))
-					.limit(query.limit())
+					.filter(tool -> server.offers(ToolIndex.name(tool)))
 					.toList();
+				return ToolOffers.offerable(policies.of(call.context()), published, call.context(), ranked);
+			}).flatMap(offerable -> {
+				List<ObjectNode> found = offerable.stream().limit(query.limit()).toList();
 				List<String> names = found.stream().map(ToolIndex::name).toList();
 				Set<String> exposedNow = new LinkedHashSet<>(before);
 				exposedNow.addAll(names);
@@ -339,13 +364,16 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	 * are ({@link CatalogueListings}), as a virtual server's search lists its members.
 	 */
 	private Mono<List<ObjectNode>> listAll(CallContext context, SearchedServer server) {
-		ConfigurationSnapshot snapshot = CallConfiguration.of(context);
-		Upstream upstream = snapshot != null ? upstreams.in(snapshot).find(context.server())
-				: upstreams.find(context.server());
+		Upstream upstream = upstreams.addressedBy(context);
+		Policies policies = this.policies.of(context);
 		return CatalogueListings
-			.tools(listings, context.server(), context.caller(), upstream.nonStreamingTimeout(),
-					() -> lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
-							context.caller(), context.upstreamHeaders()))
+			.tools(listings, context.server(), context.caller(), upstream.nonStreamingTimeout(), () -> {
+				// kept by the policies too, as what the server published to the caller's view ({@link ToolOffers})
+				published.listing(context, PublishedCatalogues.TOOLS);
+				return lister.list(upstream, "tools/list", SpringRequestHeaders.toHttpHeaders(context.headers()),
+						context.caller(), context.upstreamHeaders())
+					.doOnNext(listed -> keptAsPublished(policies, context, listed.items()));
+			})
 			.map(tools -> tools.stream().filter(tool -> server.offers(ToolIndex.name(tool))).toList());
 	}
 

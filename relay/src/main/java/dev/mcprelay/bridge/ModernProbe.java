@@ -1,0 +1,97 @@
+package dev.mcprelay.bridge;
+
+import java.util.List;
+
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.ProtocolVersions;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import reactor.core.publisher.Mono;
+
+/**
+ * The relay's own {@code server/discover}, asked of a server of unknown versions before a 2026-07-28 client's refused
+ * request makes the relay bridge every 2026 client to it (direction 2, {@link PerRequestBridge#probe}): whether the
+ * server speaks 2026-07-28 is decided by a request the relay shapes alone, never by the refused one, whose media type,
+ * size, headers or versions its client chose (review 46c, finding 1: a {@code Content-Type: text/plain} made a server
+ * of both generations answer 415, and the relay took it for a session-era server's refusal). Sent with the relay's
+ * headers for the server (its credentials), the 2026-07-28 headers and a body of the relay's.
+ */
+final class ModernProbe {
+
+	private static final String ID = "mcp-relay-probe";
+
+	private final UpstreamTransport server;
+
+	private final String serverId;
+
+	private final long maxBytes;
+
+	ModernProbe(UpstreamTransport server, String serverId, long maxBytes) {
+		this.server = server;
+		this.serverId = serverId;
+		this.maxBytes = maxBytes;
+	}
+
+	/** What the server answered the relay's {@code server/discover}. */
+	enum Verdict {
+
+		/** It answered: it speaks 2026-07-28 (the versions it names are learnt). */
+		SPEAKS_2026,
+
+		/** It refused it as a session-era server does ({@link Refusals#bySessionEraServer}). */
+		SESSION_ERA,
+
+		/** Neither (its credentials refused, an error, no answer): nothing is learnt. */
+		UNKNOWN
+
+	}
+
+	/**
+	 * Asks the server, with the headers {@code request} (the relay's request for it) carries, whether it speaks
+	 * 2026-07-28; {@code versions} learns what its answer names. Never fails: an exchange that fails is
+	 * {@link Verdict#UNKNOWN}.
+	 */
+	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions) {
+		ObjectNode discover = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0").put("id", ID)
+			.put("method", "server/discover");
+		ObjectNode meta = discover.putObject("params").putObject("_meta");
+		meta.put(ModernRequests.PROTOCOL_VERSION_META, ProtocolVersions.PER_REQUEST);
+		meta.putObject(ModernRequests.CLIENT_INFO_META).put("name", "mcp-relay").put("version", "probe");
+		meta.putObject(ModernRequests.CLIENT_CAPABILITIES_META);
+		UpstreamRequest probe = new UpstreamRequest(request.serverId(), HttpMethod.POST, request.uri(),
+				ModernRequests.headersFor(request.headers(), "server/discover", null),
+				discover.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), request.callerId(), null);
+		java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
+				Verdict.UNKNOWN);
+		return server.send(probe, response -> verdictOf(response, versions).doOnNext(verdict::set).then())
+			.onErrorResume(failed -> Mono.empty())
+			.then(Mono.fromSupplier(verdict::get));
+	}
+
+	private Mono<Verdict> verdictOf(UpstreamResponse response, ServerVersions versions) {
+		MediaType type = response.contentType();
+		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
+				? BridgeBodies.read(response.body(), maxBytes, serverId)
+				: type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
+						? BridgedAnswers.firstAnswer(response, maxBytes) : response.releaseBody().then(Mono.empty());
+		return body.map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty()).map(read -> {
+			byte[] answer = read.orElse(null);
+			ObjectNode message = answer == null ? null : BridgedAnswers.parse(answer);
+			JsonNode result = message == null ? null : message.get("result");
+			if (response.statusCode().is2xxSuccessful() && result != null && result.isObject()) {
+				List<String> named = JsonTexts.of(result.path("supportedVersions"));
+				versions.learn(named.isEmpty() ? List.of(ProtocolVersions.PER_REQUEST) : named);
+				return Verdict.SPEAKS_2026;
+			}
+			return Refusals.bySessionEraServer(response.statusCode(), answer) ? Verdict.SESSION_ERA : Verdict.UNKNOWN;
+		});
+	}
+
+}

@@ -1,0 +1,75 @@
+package dev.mcprelay.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.api.CallContext;
+import reactor.core.publisher.Mono;
+
+/**
+ * What a feature that offers a server's tools from a copy of its own (tool search's index: the tools a search finds,
+ * and those its {@code tools/list} answers) may offer a caller: each tool decided as a call of it would be
+ * ({@code mcp.method} {@code tools/call}, its arguments not known yet), from the definition the server published to
+ * the caller's view as the policies keep it ({@link PublishedCatalogues#findAll}), never from the copy. So the same
+ * freshness holds as for the call: where a rule reads annotations, a definition older than the server's
+ * {@code tools.annotations-max-age} (or one forgotten on the server's {@code list_changed}) is listed again first, and
+ * a tool the server no longer publishes to the view is not offered; and the policies are the request's own, so a
+ * reload that changed them decides the next offer. What is offered is what may be called. Where no rule that governs
+ * the server reads the tool, nothing of the server's list is needed, and the copy's entry is decided as it is (the
+ * policies read nothing of it).
+ */
+public final class ToolOffers {
+
+	private ToolOffers() {
+	}
+
+	/**
+	 * Those of {@code tools} (entries as the server listed them, named by their {@code name}) that {@code policies},
+	 * the policies of the request of {@code context}, let its caller be offered, in their order. Decided at once where
+	 * the caller's view is kept young enough; else after one listing of it. A listing that fails (or hangs past the
+	 * server's {@code timeouts.non-streaming} less a fifth) fails with the policies' refusal of a request they cannot
+	 * decide ({@link PublishedCatalogues.Unavailable#refusal}: {@code policy_undecidable}, counted as an {@code error}
+	 * of each rule that reads the tool).
+	 */
+	public static Mono<List<ObjectNode>> offerable(Policies policies, PublishedCatalogues catalogues,
+			CallContext context, List<ObjectNode> tools) {
+		String server = context.server();
+		String virtualServer = context.virtualServer();
+		if (tools.isEmpty() || !policies.governs(server, virtualServer)) {
+			return Mono.just(tools);
+		}
+		PolicyFacts facts = PolicyFacts.of(context, "tools/call", false);
+		if (!policies.readsTool(server, virtualServer)) {
+			PolicyListing listing = policies.listing(facts);
+			return Mono.just(tools.stream().filter(tool -> listing.lists(facts.forTool(tool))).toList());
+		}
+		List<String> names = new ArrayList<>(tools.size());
+		tools.forEach(tool -> names.add(nameOf(tool)));
+		return catalogues.findAll(context, PublishedCatalogues.TOOLS, names.stream().filter(name -> name != null)
+			.toList(), policies.readsAnnotations(server, virtualServer))
+			.map(published -> {
+				PolicyListing listing = policies.listing(facts);
+				List<ObjectNode> offered = new ArrayList<>();
+				for (int i = 0; i < tools.size(); i++) {
+					Map<String, Object> definition = names.get(i) == null ? null : published.get(names.get(i));
+					if (definition != null && listing.lists(facts.forItem(names.get(i), definition, null, null))) {
+						offered.add(tools.get(i));
+					}
+				}
+				return offered;
+			})
+			.onErrorMap(PublishedCatalogues.Unavailable.class,
+					unavailable -> PublishedCatalogues.Unavailable.refusal(server, PublishedCatalogues.TOOLS,
+							unavailable.why(), policies.undecidable(server, virtualServer, true)));
+	}
+
+	private static String nameOf(JsonNode tool) {
+		JsonNode name = tool.get("name");
+		return name != null && name.isTextual() ? name.textValue() : null;
+	}
+
+}

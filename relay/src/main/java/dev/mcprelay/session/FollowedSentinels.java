@@ -1,0 +1,109 @@
+package dev.mcprelay.session;
+
+import java.net.ConnectException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Which Sentinels {@link SentinelMasterSwitches} follows (is subscribed to), and why the others are not, for the log and
+ * the {@code relayStore} health ({@link #summary()}). A relay that follows no Sentinel does not see a failover: it
+ * keeps writing to the old master until the Sentinels demote it, and what it wrote there is lost.
+ *
+ * <p>A Sentinel's refusal (anything but a refused connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is
+ * logged at WARN with the Sentinel's address and what to check, once per Sentinel and reason (the subscription is tried
+ * again, backing off, and its next failure with the same reason is not logged again); a refused connection at DEBUG,
+ * since Lettuce's own reconnection says it. Never logs a credential: only addresses and Redis's own error text.
+ */
+@Component
+public class FollowedSentinels {
+
+	/** The channels a Sentinel ACL user needs ({@code &*} grants them all), as an ACL rule. */
+	static final String CHANNELS = "&" + SentinelMasterSwitches.SWITCHED + " &" + SentinelMasterSwitches.PROMOTING
+			+ " &" + SentinelMasterSwitches.ABORTED;
+
+	private static final Logger log = LoggerFactory.getLogger(FollowedSentinels.class);
+
+	/** Every Sentinel asked, by {@code host:port}: null reason while followed, else why it is not. */
+	private final Map<String, String> sentinels = new ConcurrentSkipListMap<>();
+
+	/** Called once per configured Sentinel before it is first asked. */
+	void asking(String sentinel) {
+		sentinels.putIfAbsent(sentinel, "not subscribed yet");
+	}
+
+	/** {@code sentinel} took the subscription: its failovers are followed. */
+	void followed(String sentinel) {
+		String before = sentinels.put(sentinel, "");
+		if (before != null && !before.isEmpty() && !before.equals("not subscribed yet")) {
+			log.info("The relay follows Sentinel {} again", sentinel);
+		}
+	}
+
+	/** {@code sentinel} refused the subscription (or could not be reached): logged as the class says. */
+	void refused(String sentinel, Throwable error) {
+		String reason = reason(error);
+		String before = sentinels.put(sentinel, reason);
+		if (reason.equals(before)) {
+			return;
+		}
+		if (refusedConnection(error)) {
+			log.debug("Sentinel {} is not followed: {}", sentinel, reason);
+			return;
+		}
+		log.warn("Sentinel {} refused the relay's subscription, so the relay does not see its failovers through it "
+				+ "(tried again, backing off up to 30 s): {}", sentinel, reason);
+	}
+
+	/** How many Sentinels are followed now. */
+	int count() {
+		return (int) sentinels.values().stream().filter(String::isEmpty).count();
+	}
+
+	/** Whether every Sentinel asked refused the subscription (false before the first answer). */
+	boolean noneFollowed() {
+		return count() == 0 && sentinels.values().stream().anyMatch(why -> !why.equals("not subscribed yet"));
+	}
+
+	/**
+	 * For the health: {@code "2 of 3 followed"}, with each Sentinel not followed and why; with none followed, that
+	 * the relay does not see failovers.
+	 */
+	String summary() {
+		StringBuilder summary = new StringBuilder().append(count()).append(" of ").append(sentinels.size())
+			.append(" followed");
+		if (count() == 0 && !sentinels.isEmpty()) {
+			summary.append(": none, so this relay does not see a failover and writes to the old master until it is demoted");
+		}
+		sentinels.forEach((sentinel, why) -> {
+			if (!why.isEmpty()) {
+				summary.append("; ").append(sentinel).append(": ").append(why);
+			}
+		});
+		return summary.toString();
+	}
+
+	/** Redis's refusal and what to check (for NOPERM: the channels to grant). */
+	static String reason(Throwable error) {
+		String described = StoreFailures.describe(error, RedisTopology.SENTINEL);
+		if (described.toUpperCase(Locale.ROOT).contains("NOPERM")) {
+			return described + ": grant the relay's Sentinel user (spring.data.redis.sentinel.username) the channels "
+					+ "'&*', or '" + CHANNELS + "' (ACL SETUSER <user> " + CHANNELS + ")";
+		}
+		return described;
+	}
+
+	private static boolean refusedConnection(Throwable error) {
+		for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+			if (cause instanceof ConnectException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+}
