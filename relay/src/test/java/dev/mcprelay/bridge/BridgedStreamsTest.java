@@ -280,22 +280,13 @@ class BridgedStreamsTest {
 	}
 
 	/** A server that answers every POST as {@code answer} says. */
-	private record Answering(Function<UpstreamRequest, UpstreamResponse> answer) implements UpstreamTransport {
+	private record Answering(Function<UpstreamRequest, UpstreamResponse> answer) implements PostOnlyUpstream {
 
 		@Override
 		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 			return Mono.defer(() -> handler.apply(answer.apply(request)));
 		}
 
-		@Override
-		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
-
-		@Override
-		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
 
 	}
 

@@ -23,7 +23,6 @@ import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
-import dev.mcprelay.transport.UpstreamTransport;
 import reactor.core.publisher.Mono;
 
 /**
@@ -104,7 +103,7 @@ class ClientContentRefusalTest {
 	}
 
 	/** A server as {@code answer} scripts it. */
-	private record Scripted(Function<UpstreamRequest, UpstreamResponse> answer) implements UpstreamTransport {
+	private record Scripted(Function<UpstreamRequest, UpstreamResponse> answer) implements PostOnlyUpstream {
 
 		@Override
 		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
@@ -115,15 +114,6 @@ class ClientContentRefusalTest {
 			});
 		}
 
-		@Override
-		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
-
-		@Override
-		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
 
 	}
 

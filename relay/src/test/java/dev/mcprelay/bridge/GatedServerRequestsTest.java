@@ -105,7 +105,7 @@ class GatedServerRequestsTest {
 	 * A 2025 server whose tool elicits on the call's stream ({@code e1}) and ends the call with a result that says what
 	 * it was answered.
 	 */
-	private static final class Eliciting implements UpstreamTransport {
+	private static final class Eliciting implements PostOnlyUpstream {
 
 		final List<String> answers = new CopyOnWriteArrayList<>();
 
@@ -150,15 +150,6 @@ class GatedServerRequestsTest {
 			});
 		}
 
-		@Override
-		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
-
-		@Override
-		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
 
 	}
 

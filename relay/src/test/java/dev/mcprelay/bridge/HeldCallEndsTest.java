@@ -27,7 +27,6 @@ import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
-import dev.mcprelay.transport.UpstreamTransport;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -190,7 +189,7 @@ class HeldCallEndsTest {
 	}
 
 	/** A 2025 server as {@code answer} scripts it; the ids of the calls it is sent are kept in {@link #CALL_IDS}. */
-	private record Scripted(Function<UpstreamRequest, Mono<UpstreamResponse>> answer) implements UpstreamTransport {
+	private record Scripted(Function<UpstreamRequest, Mono<UpstreamResponse>> answer) implements PostOnlyUpstream {
 
 		@Override
 		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
@@ -205,15 +204,6 @@ class HeldCallEndsTest {
 			});
 		}
 
-		@Override
-		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
-
-		@Override
-		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
 
 	}
 

@@ -24,7 +24,6 @@ import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
-import dev.mcprelay.transport.UpstreamTransport;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -171,7 +170,7 @@ class PerRequestBridgeBoundsTest {
 	}
 
 	/** A 2025 server as {@code answer} scripts it ({@code null}: never answered). */
-	private record Scripted(Function<UpstreamRequest, UpstreamResponse> answer) implements UpstreamTransport {
+	private record Scripted(Function<UpstreamRequest, UpstreamResponse> answer) implements PostOnlyUpstream {
 
 		@Override
 		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
@@ -182,15 +181,6 @@ class PerRequestBridgeBoundsTest {
 			});
 		}
 
-		@Override
-		public Mono<Void> receive(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
-
-		@Override
-		public Mono<Void> close(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-			return Mono.error(new UnsupportedOperationException());
-		}
 
 	}
 
