@@ -1,6 +1,7 @@
 package dev.mcprelay;
 
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,14 +34,21 @@ public final class OffEventLoop {
 	private OffEventLoop() {
 	}
 
+	/**
+	 * The pool, its threads started at once and kept: an event loop hands it work without taking a lock. A
+	 * {@link LinkedBlockingQueue}'s offer takes the lock its idle workers wait on, and a pool that lets its threads time
+	 * out takes its own lock to start one again: under a burst (the calls a Sentinel failover held, released together)
+	 * an event loop parked on either, and Lettuce's, which a completed command subscribes the next from, stalled the
+	 * store. {@link LinkedTransferQueue}'s offer is lock-free, and with every thread started {@code execute} only offers.
+	 */
 	private static ThreadPoolExecutor executor() {
 		ThreadPoolExecutor executor = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS,
-				new LinkedBlockingQueue<>(), task -> {
+				new LinkedTransferQueue<>(), task -> {
 					Thread thread = new Thread(task, "mcp-relay-blocking-" + COUNT.incrementAndGet());
 					thread.setDaemon(true);
 					return thread;
 				});
-		executor.allowCoreThreadTimeOut(true);
+		executor.prestartAllCoreThreads();
 		return executor;
 	}
 
