@@ -2,7 +2,6 @@ package dev.mcprelay.bridge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -15,9 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 
@@ -92,18 +89,7 @@ class ForgottenSessionsTest {
 	}
 
 	private static CompletableFuture<String> send(VersionBridge bridge, String body) {
-		HttpHeaders headers = new HttpHeaders();
-		headers.set("MCP-Protocol-Version", "2026-07-28");
-		UpstreamRequest request = new UpstreamRequest("f", HttpMethod.POST, URI.create("http://127.0.0.1:1/mcp"),
-				headers, body.getBytes(StandardCharsets.UTF_8), "alice", null);
-		CompletableFuture<String> answered = new CompletableFuture<>();
-		bridge.send(request, response -> response.body().map(buffer -> {
-			String text = buffer.toString(StandardCharsets.UTF_8);
-			DataBufferUtils.release(buffer);
-			return text;
-		}).collectList().doOnNext(texts -> answered.complete(response.statusCode().value() + " "
-				+ String.join("", texts))).then()).subscribe(null, failed -> answered.complete(failed.toString()));
-		return answered;
+		return PerRequestBridgeBoundsTest.send(bridge, "f", body);
 	}
 
 	/** A 2025 server that keeps sessions: what the TypeScript SDK v1's transport answers, scripted. */

@@ -155,9 +155,14 @@ class PerRequestBridgeBoundsTest {
 	}
 
 	static CompletableFuture<String> send(VersionBridge bridge, String body) {
+		return send(bridge, "b", body);
+	}
+
+	/** What {@code bridge} (of server {@code serverId}) answers a 2026-07-28 POST of {@code body}, status first. */
+	static CompletableFuture<String> send(VersionBridge bridge, String serverId, String body) {
 		HttpHeaders headers = new HttpHeaders();
 		headers.set("MCP-Protocol-Version", "2026-07-28");
-		UpstreamRequest request = new UpstreamRequest("b", HttpMethod.POST, URI.create("http://127.0.0.1:1/mcp"),
+		UpstreamRequest request = new UpstreamRequest(serverId, HttpMethod.POST, URI.create("http://127.0.0.1:1/mcp"),
 				headers, body.getBytes(StandardCharsets.UTF_8), "alice", null);
 		CompletableFuture<String> answered = new CompletableFuture<>();
 		bridge.send(request, response -> response.body().map(buffer -> {
