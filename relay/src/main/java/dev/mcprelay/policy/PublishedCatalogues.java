@@ -1,6 +1,5 @@
 package dev.mcprelay.policy;
 
-import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -12,9 +11,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -23,8 +19,6 @@ import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.config.ServerProperties;
-import dev.mcprelay.config.TimeoutProperties;
-import dev.mcprelay.config.ToolsProperties;
 import dev.mcprelay.proxy.ServerListChanges;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
@@ -55,7 +49,7 @@ import reactor.core.publisher.Mono;
  * {@code tools.annotations-max-age} (since the relay last saw it published, by its own listing or a client's list),
  * and a catalogue listed whole longer ago than that for a name it lacks, are listed again first, in the caller's
  * view, one listing however many calls wait for it ({@link PublishedItems#list}), bounded as every listing is
- * ({@link #bounded}); a listing that fails refuses the call ({@link Unavailable}), never decides it from the old
+ * ({@link CatalogueRelisting}); a listing that fails refuses the call ({@link Unavailable}), never decides it from the old
  * definition. A rule that reads only names decides from what is kept, however old: the server answers a name it no
  * longer has.
  *
@@ -67,23 +61,11 @@ public class PublishedCatalogues implements ServerListChanges {
 	/** The most items of one list the relay keeps for a view (listings are cut at {@link UpstreamLister#MAX_PAGES} too). */
 	public static final int MAX_ITEMS = PublishedItems.MAX_ITEMS;
 
-	private static final Logger log = LoggerFactory.getLogger(PublishedCatalogues.class);
-
 	/** The list of a server's tools, as the list methods name it. */
 	public static final String TOOLS = "tools/list";
 
 	/** The list methods whose items are kept: {@code tools/list}, {@code prompts/list}. */
 	public static final Set<String> LISTS = Set.of("tools/list", "prompts/list");
-
-	/**
-	 * The bound on the relay's listings of each server, over every view and list (and tool search's): a caller that
-	 * controls a header of its view could otherwise make every call a listing of the whole catalogue.
-	 */
-	private final ServerListings listings;
-
-	/** How long a listing may take on a server whose properties are unknown: the default's {@code ownWork()}. */
-	private static final Duration DEFAULT_WAIT = new TimeoutProperties(Duration.ofSeconds(60), Duration.ofSeconds(60),
-			Duration.ofSeconds(30)).ownWork();
 
 	/** The most items kept over every list of every view of every server. */
 	static final long MAX_KEPT = 100_000;
@@ -107,16 +89,17 @@ public class PublishedCatalogues implements ServerListChanges {
 		.executor(Runnable::run)
 		.build();
 
-	private final Lister lister;
+	/** How old what is kept may be, and how long listing it again may take, per request snapshot. */
+	private final CatalogueFreshness freshness;
+
+	/** Lists a view again, bounded. */
+	private final CatalogueRelisting relisting;
 
 	/** The callers' views where their requests cannot change them, made once ({@link CallerViews}). */
 	private final CallerViews views = new CallerViews();
 
 	/** The properties of the server a request addresses, in the request's own snapshot ({@code null}: unknown). */
 	private final Function<CallContext, ServerProperties> servers;
-
-	/** The time definitions are seen and aged by: {@link System#nanoTime()}, but in tests. */
-	private final LongSupplier clock;
 
 	/**
 	 * @param lister how the relay lists one of a server's lists whole in a caller's request
@@ -139,10 +122,9 @@ public class PublishedCatalogues implements ServerListChanges {
 	/** @param clock the time in nanoseconds, as {@link System#nanoTime()} tells it: for tests that age definitions */
 	PublishedCatalogues(Lister lister, Function<CallContext, ServerProperties> servers, ServerListings listings,
 			LongSupplier clock) {
-		this.lister = lister;
 		this.servers = servers;
-		this.listings = listings;
-		this.clock = clock;
+		this.freshness = new CatalogueFreshness(servers, clock);
+		this.relisting = new CatalogueRelisting(lister, listings, freshness);
 	}
 
 	/** Lists one list of the server a request addresses whole, in that request (its session, caller and headers). */
@@ -169,7 +151,7 @@ public class PublishedCatalogues implements ServerListChanges {
 			return;
 		}
 		AtomicLong generation = generation(context.server(), list);
-		long now = clock.getAsLong();
+		long now = freshness.now();
 		// kept, and weighed again, only while no list_changed came since the list was sent: changed() counts the
 		// generation before it forgets, so what this puts after a change is forgotten, or never put
 		catalogues.asMap().compute(new Key(viewOf(context), list), (key, kept) -> {
@@ -235,8 +217,9 @@ public class PublishedCatalogues implements ServerListChanges {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		PublishedItems.Definition known = kept.definition(name);
-		long maxAge = annotations ? maxAgeNanos(context) : Long.MAX_VALUE;
-		if (known != null ? young(known.seenAt(), maxAge) : kept.complete() && young(kept.listedAt(), maxAge)) {
+		long maxAge = freshness.maxAgeNanos(context, annotations);
+		if (known != null ? freshness.young(known.seenAt(), maxAge)
+				: kept.complete() && freshness.young(kept.listedAt(), maxAge)) {
 			return found(context, list, kept, known);
 		}
 		return listed(context, list, key, kept).flatMap(listed -> found(context, list, listed, listed.definition(name)));
@@ -276,29 +259,16 @@ public class PublishedCatalogues implements ServerListChanges {
 
 	/**
 	 * {@code kept}, the caller's view of {@code list} (kept under {@code key}), once listed again in the caller's
-	 * request (or the listing in flight joined), within the server's {@link TimeoutProperties#ownWork()}: strictly
-	 * inside the bound the request runs under, so that a listing that hangs refuses the request as undecidable
+	 * request (or the listing in flight joined), within {@link CatalogueFreshness#listingBound}: strictly inside
+	 * the bound the request runs under, so that a listing that hangs refuses the request as undecidable
 	 * ({@link Unavailable}, logged) rather than leaving it to the request's own timeout.
 	 */
 	private Mono<PublishedItems> listed(CallContext context, String list, Key key, PublishedItems kept) {
-		Duration bound = ownWork(context);
-		return kept.list(() -> bounded(context, list, bound), clock)
-			.timeout(bound, Mono.defer(() -> {
-				Unavailable late = new Unavailable(context.server(), list,
-						"did not answer within " + bound.toMillis() + " ms");
-				PolicyLog.unlisted(context.server(), list, late);
-				return Mono.error(late);
-			}))
-			.then(Mono.fromSupplier(() -> {
-				// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
-				catalogues.asMap().computeIfPresent(key, (same, current) -> current);
-				return kept;
-			}))
-			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
-				PolicyLog.unlisted(context.server(), list, failure);
-				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
-				return new Unavailable(context.server(), list, "is unavailable");
-			});
+		return relisting.relist(context, list, kept).then(Mono.fromSupplier(() -> {
+			// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
+			catalogues.asMap().computeIfPresent(key, (same, current) -> current);
+			return kept;
+		}));
 	}
 
 	/** {@link #known(CallContext, String, String, boolean)} for a rule that reads no annotations: of any age. */
@@ -319,41 +289,12 @@ public class PublishedCatalogues implements ServerListChanges {
 		if (kept == null) {
 			return null;
 		}
-		long maxAge = annotations ? maxAgeNanos(context) : Long.MAX_VALUE;
+		long maxAge = freshness.maxAgeNanos(context, annotations);
 		PublishedItems.Definition definition = kept.definition(name);
 		if (definition != null) {
-			return young(definition.seenAt(), maxAge) ? Optional.of(definition.annotations()) : null;
+			return freshness.young(definition.seenAt(), maxAge) ? Optional.of(definition.annotations()) : null;
 		}
-		return kept.complete() && !kept.cut() && young(kept.listedAt(), maxAge) ? Optional.empty() : null;
-	}
-
-	/** Whether what was seen at {@code seenAt} is at most {@code maxAge} nanoseconds old. */
-	private boolean young(long seenAt, long maxAge) {
-		return maxAge == Long.MAX_VALUE || clock.getAsLong() - seenAt <= maxAge;
-	}
-
-	/**
-	 * The {@code tools.annotations-max-age} of the server {@code context} addresses (as the request's own snapshot
-	 * configures it), in nanoseconds; the default for a server it does not know. An age longer than nanoseconds count
-	 * (about 292 years) is {@link Long#MAX_VALUE}: no definition is ever that old.
-	 */
-	private long maxAgeNanos(CallContext context) {
-		ServerProperties properties = servers.apply(context);
-		Duration maxAge = properties == null ? ToolsProperties.DEFAULT_ANNOTATIONS_AGE
-				: properties.tools().annotationsMaxAge();
-		return maxAge.compareTo(LONGEST_AGE) >= 0 ? Long.MAX_VALUE : maxAge.toNanos();
-	}
-
-	/** The longest age nanoseconds count; {@link Duration#toNanos()} of a longer one overflows. */
-	private static final Duration LONGEST_AGE = Duration.ofNanos(Long.MAX_VALUE);
-
-	/**
-	 * The {@link TimeoutProperties#ownWork()} of the server {@code context} addresses; the default's for a server it
-	 * does not know.
-	 */
-	private Duration ownWork(CallContext context) {
-		ServerProperties properties = servers.apply(context);
-		return properties == null ? DEFAULT_WAIT : properties.timeouts().ownWork();
+		return kept.complete() && !kept.cut() && freshness.young(kept.listedAt(), maxAge) ? Optional.empty() : null;
 	}
 
 	/**
@@ -391,20 +332,6 @@ public class PublishedCatalogues implements ServerListChanges {
 		/** The reason of a request the policies cannot decide. */
 		public static final String UNDECIDABLE = "policy_undecidable";
 
-	}
-
-	/**
-	 * A listing of {@code list} in the request of {@code context}, in its turn among the server's
-	 * ({@link ServerListings}: it waits for room within {@code wait}); a listing the bound refuses is
-	 * {@link Unavailable} (the request is refused, and may be tried again), and logged.
-	 */
-	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list, Duration wait) {
-		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list))
-			.onErrorMap(ServerListings.Refused.class, refused -> {
-				Unavailable busy = new Unavailable(context.server(), list, refused.why());
-				PolicyLog.unlisted(context.server(), list, busy);
-				return busy;
-			});
 	}
 
 	/**

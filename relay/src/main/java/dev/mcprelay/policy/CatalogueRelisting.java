@@ -1,0 +1,73 @@
+package dev.mcprelay.policy;
+
+import java.time.Duration;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.policy.PublishedCatalogues.Lister;
+import dev.mcprelay.policy.PublishedCatalogues.Unavailable;
+import dev.mcprelay.proxy.UpstreamLister;
+import reactor.core.publisher.Mono;
+
+/**
+ * One listing again of what {@link PublishedCatalogues} keeps of a caller's view of a server's list, in the caller's
+ * request: joined by every request that waits for the same view ({@link PublishedItems#list}), in its turn among the
+ * server's listings ({@link ServerListings}), and bounded by {@link CatalogueFreshness#listingBound}. Whatever stops
+ * it (the server fails or does not answer in time, the listings' bound refuses it) is {@link Unavailable}, logged by
+ * {@link PolicyLog#unlisted}: the request it was for is refused as undecidable (fails closed), never decided from the
+ * definitions it was to replace.
+ */
+final class CatalogueRelisting {
+
+	private static final Logger log = LoggerFactory.getLogger(PublishedCatalogues.class);
+
+	private final Lister lister;
+
+	private final ServerListings listings;
+
+	private final CatalogueFreshness freshness;
+
+	CatalogueRelisting(Lister lister, ServerListings listings, CatalogueFreshness freshness) {
+		this.lister = lister;
+		this.listings = listings;
+		this.freshness = freshness;
+	}
+
+	/**
+	 * Lists {@code list} again into {@code kept}, the caller's view of it, in the request of {@code context} (or joins
+	 * the listing in flight); completes when {@code kept} holds the new listing, {@link Unavailable} when it could not
+	 * be listed within the bound.
+	 */
+	Mono<Void> relist(CallContext context, String list, PublishedItems kept) {
+		Duration bound = freshness.listingBound(context);
+		return kept.list(() -> bounded(context, list, bound), freshness.clock())
+			.timeout(bound, Mono.defer(() -> {
+				Unavailable late = new Unavailable(context.server(), list,
+						"did not answer within " + bound.toMillis() + " ms");
+				PolicyLog.unlisted(context.server(), list, late);
+				return Mono.error(late);
+			}))
+			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
+				PolicyLog.unlisted(context.server(), list, failure);
+				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
+				return new Unavailable(context.server(), list, "is unavailable");
+			});
+	}
+
+	/**
+	 * A listing of {@code list} in the request of {@code context}, in its turn among the server's
+	 * ({@link ServerListings}: it waits for room within {@code wait}); a listing the bound refuses is
+	 * {@link Unavailable} (the request is refused, and may be tried again), and logged.
+	 */
+	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list, Duration wait) {
+		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list))
+			.onErrorMap(ServerListings.Refused.class, refused -> {
+				Unavailable busy = new Unavailable(context.server(), list, refused.why());
+				PolicyLog.unlisted(context.server(), list, busy);
+				return busy;
+			});
+	}
+
+}
