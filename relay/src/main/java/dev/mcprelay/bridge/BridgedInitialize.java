@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -132,7 +133,7 @@ final class BridgedInitialize {
 			ObjectNode result2025 = initialized.putObject("result");
 			result2025.put("protocolVersion", client.version());
 			result2025.set("capabilities", capabilities);
-			JsonNode serverInfo = discovered.path("_meta").path(SessionResults.SERVER_INFO_META);
+			JsonNode serverInfo = discovered.path("_meta").path(McpMeta.SERVER_INFO);
 			result2025.set("serverInfo", serverInfo.isObject() ? serverInfo
 					: JsonNodeFactory.instance.objectNode().put("name", serverId).put("version", "unknown"));
 			if (discovered.path("instructions").isTextual()) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.Sha256;
+import dev.mcprelay.jsonrpc.McpMeta;
 
 /**
  * Who a 2026-07-28 request comes from, as the bridge to a 2025-only server needs it: the caller the front door let in,
@@ -21,8 +22,8 @@ record ModernClient(String callerId, JsonNode clientInfo, JsonNode capabilities)
 	/** The client of {@code message}, a 2026-07-28 request of {@code callerId}'s. */
 	static ModernClient of(String callerId, ObjectNode message) {
 		JsonNode meta = message.path("params").path("_meta");
-		JsonNode info = meta.path(ModernRequests.CLIENT_INFO_META);
-		JsonNode capabilities = meta.path(ModernRequests.CLIENT_CAPABILITIES_META);
+		JsonNode info = meta.path(McpMeta.CLIENT_INFO);
+		JsonNode capabilities = meta.path(McpMeta.CLIENT_CAPABILITIES);
 		JsonNode unnamed = JsonNodeFactory.instance.objectNode().put("name", "unknown").put("version", "0");
 		return new ModernClient(callerId, info.isObject() ? info : unnamed,
 				capabilities.isObject() ? capabilities : JsonNodeFactory.instance.objectNode());

@@ -7,6 +7,7 @@ import org.springframework.http.HttpStatus;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 
 /**
@@ -29,10 +30,6 @@ import dev.mcprelay.jsonrpc.ProtocolVersions;
  */
 final class ModernEnvelope {
 
-	static final String PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-
-	static final String CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-
 	/** The methods of the session era that 2026-07-28 removed: a 2026 server does not know them. */
 	static final Set<String> REMOVED = Set.of("initialize", "ping", "logging/setLevel", "resources/subscribe",
 			"resources/unsubscribe");
@@ -52,11 +49,11 @@ final class ModernEnvelope {
 		JsonNode id = message.get("id");
 		String method = message.path("method").asText();
 		JsonNode meta = message.path("params").path("_meta");
-		JsonNode version = meta.path(PROTOCOL_VERSION);
-		if (!meta.isObject() || !version.isTextual() || !meta.path(CLIENT_CAPABILITIES).isObject()) {
+		JsonNode version = meta.path(McpMeta.PROTOCOL_VERSION);
+		if (!meta.isObject() || !version.isTextual() || !meta.path(McpMeta.CLIENT_CAPABILITIES).isObject()) {
 			return new Refusal(HttpStatus.BAD_REQUEST, PerRequestBridge.error(id, -32602, "A 2026-07-28 request carries "
-					+ "its protocolVersion and clientCapabilities in params._meta (" + PROTOCOL_VERSION + ", "
-					+ CLIENT_CAPABILITIES + ")", "bridge_envelope_invalid"));
+					+ "its protocolVersion and clientCapabilities in params._meta (" + McpMeta.PROTOCOL_VERSION + ", "
+					+ McpMeta.CLIENT_CAPABILITIES + ")", "bridge_envelope_invalid"));
 		}
 		if (!version.asText().equals(headerVersion)) {
 			return new Refusal(HttpStatus.BAD_REQUEST, PerRequestBridge.error(id, -32020, "The MCP-Protocol-Version "

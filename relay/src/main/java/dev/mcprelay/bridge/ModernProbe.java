@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
@@ -59,12 +60,8 @@ final class ModernProbe {
 	 * {@link Verdict#UNKNOWN}.
 	 */
 	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions) {
-		ObjectNode discover = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0").put("id", ID)
-			.put("method", "server/discover");
-		ObjectNode meta = discover.putObject("params").putObject("_meta");
-		meta.put(ModernRequests.PROTOCOL_VERSION_META, ProtocolVersions.PER_REQUEST);
-		meta.putObject(ModernRequests.CLIENT_INFO_META).put("name", "mcp-relay").put("version", "probe");
-		meta.putObject(ModernRequests.CLIENT_CAPABILITIES_META);
+		ObjectNode discover = McpMeta.relaysOwnEnvelope(JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
+			.put("id", ID).put("method", "server/discover"), ProtocolVersions.PER_REQUEST, "probe");
 		UpstreamRequest probe = new UpstreamRequest(request.serverId(), HttpMethod.POST, request.uri(),
 				ModernRequests.headersFor(request.headers(), "server/discover", null),
 				discover.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), request.callerId(), null);

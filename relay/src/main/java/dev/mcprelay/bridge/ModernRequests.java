@@ -10,6 +10,7 @@ import org.springframework.http.HttpMethod;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.transport.UpstreamRequest;
 
@@ -26,12 +27,6 @@ import dev.mcprelay.transport.UpstreamRequest;
  * transports</a>
  */
 final class ModernRequests {
-
-	static final String PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
-
-	static final String CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo";
-
-	static final String CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities";
 
 	/**
 	 * The longest {@code Mcp-Name} the relay sends, as written ({@code =?base64?…?=} included): 2026-07-28 requires the
@@ -55,10 +50,10 @@ final class ModernRequests {
 	static UpstreamRequest of(UpstreamRequest request, ObjectNode message, BridgedClient client, Runnable onWritten) {
 		ObjectNode params = message.get("params") instanceof ObjectNode given ? given : message.putObject("params");
 		ObjectNode meta = params.get("_meta") instanceof ObjectNode given ? given : params.putObject("_meta");
-		meta.put(PROTOCOL_VERSION_META, ProtocolVersions.PER_REQUEST);
-		meta.set(CLIENT_INFO_META, client.clientInfo().isObject() ? client.clientInfo()
+		meta.put(McpMeta.PROTOCOL_VERSION, ProtocolVersions.PER_REQUEST);
+		meta.set(McpMeta.CLIENT_INFO, client.clientInfo().isObject() ? client.clientInfo()
 				: meta.objectNode().put("name", "unknown").put("version", "0"));
-		meta.set(CLIENT_CAPABILITIES_META, client.capabilities().isObject() ? client.capabilities() : meta.objectNode());
+		meta.set(McpMeta.CLIENT_CAPABILITIES, client.capabilities().isObject() ? client.capabilities() : meta.objectNode());
 		String method = message.path("method").asText();
 		HttpHeaders headers = headersFor(request.headers(), method, nameOf(method, params));
 		return new UpstreamRequest(request.serverId(), HttpMethod.POST, request.uri(), headers,

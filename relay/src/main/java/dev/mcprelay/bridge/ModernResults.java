@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 
 /**
@@ -63,8 +64,8 @@ final class ModernResults {
 			JsonNode given = result.get("_meta");
 			if (given == null || given instanceof ObjectNode) {
 				ObjectNode meta = given == null ? result.putObject("_meta") : (ObjectNode) given;
-				if (!meta.has(SessionResults.SERVER_INFO_META)) {
-					meta.set(SessionResults.SERVER_INFO_META, session.serverInfo());
+				if (!meta.has(McpMeta.SERVER_INFO)) {
+					meta.set(McpMeta.SERVER_INFO, session.serverInfo());
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package dev.mcprelay.bridge;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.transport.UpstreamRequest;
 
@@ -34,7 +35,7 @@ final class NamedVersions {
 		}
 		JsonNode params = message.path("params");
 		return knownOrAbsent(params.get("protocolVersion"))
-				&& knownOrAbsent(params.path("_meta").get(ModernRequests.PROTOCOL_VERSION_META));
+				&& knownOrAbsent(params.path("_meta").get(McpMeta.PROTOCOL_VERSION));
 	}
 
 	private static boolean knownOrAbsent(JsonNode version) {

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -158,7 +159,7 @@ final class SessionEraListen {
 		ObjectNode params = notification.get("params") instanceof ObjectNode given ? given
 				: notification.putObject("params");
 		ObjectNode meta = params.get("_meta") instanceof ObjectNode given ? given : params.putObject("_meta");
-		meta.set(SessionResults.SUBSCRIPTION_ID_META, id);
+		meta.set(McpMeta.SUBSCRIPTION_ID, id);
 		return notification;
 	}
 
@@ -167,7 +168,7 @@ final class SessionEraListen {
 			.put("method", "notifications/subscriptions/acknowledged");
 		ObjectNode params = acknowledged.putObject("params");
 		params.set("notifications", honored);
-		params.putObject("_meta").set(SessionResults.SUBSCRIPTION_ID_META, id);
+		params.putObject("_meta").set(McpMeta.SUBSCRIPTION_ID, id);
 		return SseEventWriter.message(acknowledged.toString());
 	}
 

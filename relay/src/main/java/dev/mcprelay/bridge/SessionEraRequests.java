@@ -10,6 +10,7 @@ import org.springframework.http.HttpMethod;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.transport.UpstreamRequest;
 
 /**
@@ -23,9 +24,8 @@ import dev.mcprelay.transport.UpstreamRequest;
 final class SessionEraRequests {
 
 	/** The {@code _meta} keys of the 2026-07-28 envelope, which a 2025 server has no use for. */
-	private static final List<String> ENVELOPE = List.of(ModernRequests.PROTOCOL_VERSION_META,
-			ModernRequests.CLIENT_INFO_META, ModernRequests.CLIENT_CAPABILITIES_META,
-			"io.modelcontextprotocol/logLevel");
+	private static final List<String> ENVELOPE = List.of(McpMeta.PROTOCOL_VERSION, McpMeta.CLIENT_INFO,
+			McpMeta.CLIENT_CAPABILITIES, McpMeta.LOG_LEVEL);
 
 	private SessionEraRequests() {
 	}

@@ -3,6 +3,8 @@ package dev.mcprelay.bridge;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.jsonrpc.McpMeta;
+
 /**
  * A 2026-07-28 server's message as a 2025 client of a bridged session reads it: a result loses what only the new
  * generation has ({@code resultType}, {@code ttlMs}, {@code cacheScope}, the {@code serverInfo} of its {@code _meta}),
@@ -13,10 +15,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * it through its rounds ({@link InputRounds} does, for the answer to a client's request).
  */
 final class SessionResults {
-
-	static final String SERVER_INFO_META = "io.modelcontextprotocol/serverInfo";
-
-	static final String SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId";
 
 	private SessionResults() {
 	}
@@ -36,10 +34,10 @@ final class SessionResults {
 			result.remove("resultType");
 			result.remove("ttlMs");
 			result.remove("cacheScope");
-			dropMeta(result, SERVER_INFO_META);
+			dropMeta(result, McpMeta.SERVER_INFO);
 		}
 		else if (message.get("params") instanceof ObjectNode params && !message.has("id")) {
-			dropMeta(params, SUBSCRIPTION_ID_META);
+			dropMeta(params, McpMeta.SUBSCRIPTION_ID);
 		}
 		return message;
 	}

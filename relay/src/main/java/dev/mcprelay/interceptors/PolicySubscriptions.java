@@ -16,6 +16,7 @@ import dev.mcprelay.api.Outcome;
 import dev.mcprelay.api.ResourceUpdatedNotification;
 import dev.mcprelay.api.ServerNotification;
 import dev.mcprelay.api.SubscriptionsListenRequest;
+import dev.mcprelay.jsonrpc.McpMeta;
 import reactor.core.publisher.Mono;
 
 /**
@@ -35,9 +36,6 @@ final class PolicySubscriptions {
 
 	/** The attribute, per listen's id, of the URIs left out of it: the client's list and the ones left out. */
 	private static final String LEFT_OUT = PolicySubscriptions.class.getName() + ".leftOut.";
-
-	/** The {@code _meta} key of a listen's notifications that names the listen (its request id). */
-	private static final String SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 	private static final String ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
 
@@ -79,7 +77,7 @@ final class PolicySubscriptions {
 
 	private static void acknowledgeAsAsked(ServerNotification acknowledgment) {
 		ObjectNode params = acknowledgment.params();
-		LeftOut leftOut = leftOut(acknowledgment.context(), params.path("_meta").get(SUBSCRIPTION_ID));
+		LeftOut leftOut = leftOut(acknowledgment.context(), params.path("_meta").get(McpMeta.SUBSCRIPTION_ID));
 		if (leftOut == null || !(params.path("notifications").get("resourceSubscriptions") instanceof ArrayNode honored)) {
 			return;
 		}

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.McpRequest;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessages;
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.sse.SseEventWriter;
 
 /**
@@ -19,9 +20,6 @@ final class ListenStreams {
 
 	/** The long-lived request whose stream carries the server's notifications. */
 	static final String LISTEN = "subscriptions/listen";
-
-	/** The {@code _meta} key that names the subscription a listen result ends. */
-	static final String SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId";
 
 	private ListenStreams() {
 	}
@@ -37,7 +35,7 @@ final class ListenStreams {
 	 */
 	static byte[] complete(McpRequest listen) {
 		ObjectNode meta = JsonNodeFactory.instance.objectNode();
-		meta.set(SUBSCRIPTION_ID_META_KEY, listen.id());
+		meta.set(McpMeta.SUBSCRIPTION_ID, listen.id());
 		ObjectNode result = JsonNodeFactory.instance.objectNode().put("resultType", "complete");
 		result.set("_meta", meta);
 		return SseEventWriter.message(new String(JsonRpcErrors.toBytes(JsonRpcMessages.result(listen.id(), result)),

@@ -19,6 +19,7 @@ import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -127,13 +128,8 @@ public class UpstreamLister {
 			HttpHeaders headers = HeaderRules.relayRequestHeaders(clientHeaders, caller, upstream, method);
 			String version = headers.getFirst("MCP-Protocol-Version");
 			if (dev.mcprelay.jsonrpc.ProtocolVersions.isPerRequest(version)) {
-				// a 2026-07-28 request carries its envelope in _meta (a server, or the bridge, refuses one without):
-				// the relay's own listing declares no client capability
-				ObjectNode params = request.has("params") ? (ObjectNode) request.get("params") : request.putObject("params");
-				ObjectNode meta = params.putObject("_meta");
-				meta.put("io.modelcontextprotocol/protocolVersion", version);
-				meta.putObject("io.modelcontextprotocol/clientCapabilities");
-				meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "mcp-relay").put("version", "listing");
+				// a 2026-07-28 request carries its envelope in _meta (a server, or the bridge, refuses one without)
+				McpMeta.relaysOwnEnvelope(request, version, "listing");
 			}
 			changes.forEachChange((name, value) -> {
 				if (value == null) {

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.proxy.RelayFailures;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -26,9 +27,6 @@ import reactor.core.publisher.Mono;
  */
 @Component
 class StatelessRequests {
-
-	/** The {@code _meta} key of a 2026-07-28 request's protocol version. */
-	static final String PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
 
 	private final MemberRequests requests;
 
@@ -47,7 +45,7 @@ class StatelessRequests {
 		if ("server/discover".equals(message.method())) {
 			return true;
 		}
-		if (message.node().path("params").path("_meta").has(PROTOCOL_VERSION_META)) {
+		if (message.node().path("params").path("_meta").has(McpMeta.PROTOCOL_VERSION)) {
 			return true;
 		}
 		String version = headers.getFirst("MCP-Protocol-Version");
