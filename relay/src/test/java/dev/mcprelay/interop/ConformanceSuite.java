@@ -176,18 +176,45 @@ final class ConformanceSuite {
 		 * the suite's verdict counts failures alone and some checks note timings that vary from run to run.
 		 */
 		Map<String, String> differencesFrom(Scenario direct) {
+			return differencesFrom(direct, direct);
+		}
+
+		/**
+		 * {@link #differencesFrom(Scenario)} where the direct side ran more than once: a check failing here is a
+		 * difference unless it failed directly in some run ({@code directOnce}: the check is then timing-sensitive for
+		 * the fixture itself); a check passing here is one unless it failed directly in every run
+		 * ({@code directAlways}).
+		 */
+		Map<String, String> differencesFrom(Scenario directOnce, Scenario directAlways) {
 			Map<String, String> differences = new TreeMap<>();
 			failures.forEach((id, message) -> {
-				if (!direct.failures.containsKey(id)) {
-					differences.put(id, "fails (" + direct.checks.getOrDefault(id, "absent") + " directly): " + message);
+				if (!directOnce.failures.containsKey(id)) {
+					differences.put(id, "fails (" + directOnce.checks.getOrDefault(id, "absent") + " directly): " + message);
 				}
 			});
-			direct.failures.forEach((id, message) -> {
+			directAlways.failures.forEach((id, message) -> {
 				if (!failures.containsKey(id)) {
 					differences.put(id, "does not fail (" + checks.getOrDefault(id, "absent") + "), as it does directly");
 				}
 			});
 			return differences;
+		}
+
+		/** This scenario and {@code again} (a second run of it) as one: each check fails where it failed in either. */
+		Scenario failingInEither(Scenario again) {
+			Map<String, String> checks = new TreeMap<>(this.checks);
+			again.checks.forEach((id, status) -> checks.merge(id, status,
+					(one, other) -> SEVERITY.indexOf(one) >= SEVERITY.indexOf(other) ? one : other));
+			Map<String, String> failures = new TreeMap<>(this.failures);
+			again.failures.forEach((id, message) -> failures.merge(id, message, (one, other) -> one + " | again: " + other));
+			return new Scenario(name, checks, failures);
+		}
+
+		/** This scenario and {@code again} (a second run of it) as one: each check fails where it failed in both. */
+		Scenario failingInBoth(Scenario again) {
+			Map<String, String> failures = new TreeMap<>(this.failures);
+			failures.keySet().retainAll(again.failures.keySet());
+			return new Scenario(name, this.checks, failures);
 		}
 
 	}
