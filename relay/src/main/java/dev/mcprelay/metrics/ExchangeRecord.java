@@ -234,17 +234,21 @@ public final class ExchangeRecord {
 	 * {@code relay_shutting_down}).
 	 */
 	public void cutByShutdown() {
-		cutByRelay("relay_shutting_down");
+		cutByRelay(SHUTTING_DOWN);
 	}
 
 	/**
-	 * The relay itself ended the exchange, for {@code reason} ({@code relay_shutting_down}, or {@code server_removed}
-	 * by a configuration reload): recorded as the relay's doing ({@link RelayOutcome#SHUTDOWN}), not the upstream's.
+	 * The relay itself ended the exchange, for {@code reason}: {@code relay_shutting_down} ({@link RelayOutcome#SHUTDOWN})
+	 * or one of a configuration reload ({@code access_withdrawn}, {@code server_removed}, {@code session_ended}:
+	 * {@link RelayOutcome#RELOADED}); recorded as the relay's doing, not the upstream's.
 	 */
 	public void cutByRelay(String reason) {
-		this.outcome = RelayOutcome.SHUTDOWN;
+		this.outcome = SHUTTING_DOWN.equals(reason) ? RelayOutcome.SHUTDOWN : RelayOutcome.RELOADED;
 		this.reason = reason;
 	}
+
+	/** The reason of an exchange the relay's shutdown cut. */
+	private static final String SHUTTING_DOWN = "relay_shutting_down";
 
 	/**
 	 * The reason the relay itself ended the exchange ({@link #cutByRelay}: {@code relay_shutting_down},
@@ -252,7 +256,7 @@ public final class ExchangeRecord {
 	 * its member's, so that both lines say the same.
 	 */
 	public String cutByRelayReason() {
-		return outcome == RelayOutcome.SHUTDOWN ? reason : null;
+		return outcome == RelayOutcome.SHUTDOWN || outcome == RelayOutcome.RELOADED ? reason : null;
 	}
 
 	/**

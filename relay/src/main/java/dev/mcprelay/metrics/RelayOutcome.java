@@ -24,6 +24,14 @@ public enum RelayOutcome {
 	 */
 	SHUTDOWN,
 	/**
+	 * A configuration reload ended the request before its answer came: the caller's access was withdrawn
+	 * ({@code access_withdrawn}), its server removed ({@code server_removed}) or its virtual session ended
+	 * ({@code session_ended}); answered with an error that names the reason. The relay's doing, on the operator's
+	 * word, and nobody's failure: counted neither as {@link #FAILED} nor as {@link #SHUTDOWN}, so that neither a
+	 * failure alert nor a dashboard of rolling updates counts revocations.
+	 */
+	RELOADED,
+	/**
 	 * The relay refused the request for want of memory: the bodies it holds took its budget
 	 * ({@code mcp-relay.max-buffered-bodies}, or the caller's share of it), and the request was answered
 	 * {@code relay_overloaded} before anything was forwarded. The relay's doing, not the upstream's: not counted as

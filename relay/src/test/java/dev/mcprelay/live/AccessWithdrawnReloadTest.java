@@ -45,6 +45,8 @@ class AccessWithdrawnReloadTest {
 		HttpResponse<InputStream> aliceCall = open(alice, 21);
 		HttpResponse<InputStream> bobCall = open(bob, 22);
 		double ended = withdrawn();
+		double reloaded = requests("reloaded");
+		double shutdown = requests("shutdown");
 
 		live.reload(config("[alpha.admin]"), ReloadOutcome.APPLIED);
 
@@ -56,6 +58,8 @@ class AccessWithdrawnReloadTest {
 				assertThat(answer.at("/error/data/reason").asText()).isEqualTo("access_withdrawn");
 			});
 		assertThat(withdrawn()).as("alice's call, counted").isEqualTo(ended + 1);
+		assertThat(requests("reloaded")).as("recorded as ended by a reload").isEqualTo(reloaded + 1);
+		assertThat(requests("shutdown")).as("not as a shutdown").isEqualTo(shutdown);
 
 		upstream.releaseProgress();
 		List<JsonNode> bobEvents = RawHttp.sseData(RawHttp.readAll(bobCall.body()));
@@ -81,6 +85,12 @@ class AccessWithdrawnReloadTest {
 		var counter = live.relay().context().getBean(io.micrometer.core.instrument.MeterRegistry.class)
 			.find("mcp.relay.streams.ended").tag("server", "alpha").tag("reason", "access_withdrawn").counter();
 		return counter == null ? 0 : counter.count();
+	}
+
+	private static double requests(String outcome) {
+		return live.relay().context().getBean(io.micrometer.core.instrument.MeterRegistry.class)
+			.find("mcp.relay.requests").tag("server", "alpha").tag("outcome", outcome).counters().stream()
+			.mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
 	}
 
 	private static RawHttp caller(String subject, String scope) {
