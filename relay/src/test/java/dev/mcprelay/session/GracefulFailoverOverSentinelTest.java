@@ -110,13 +110,21 @@ class GracefulFailoverOverSentinelTest {
 		assertThat(logged).as("the end of the hold says how long it lasted and what became of the calls that waited")
 			.anyMatch(line -> line.matches("(?s)INFO \\S+SentinelMasterSwitches The store is used again: .*\\(held \\d+ "
 					+ "ms; (no call waited|\\d+ calls? waited: \\d+ go on now, \\d+ gave up first .*)\\)"));
-		assertThat(logged).as("a call held for the switch is not reported as Redis not answering")
+		assertThat(heldCallsLog(logged)).as("a call held for the switch is not reported as Redis not answering")
 			.noneMatch(line -> line.contains("no answer in time"));
 		afterFailover(logged);
 	}
 
 	/** What a variant of this test does to the Sentinels just before the failover: nothing here. */
 	void beforeFailover() throws Exception {
+	}
+
+	/**
+	 * The part of {@code logged} in which a call the store held for the switch is reported, if it is: all of it here,
+	 * since with every Sentinel answering nothing else times out.
+	 */
+	List<String> heldCallsLog(List<String> logged) {
+		return logged;
 	}
 
 	/** What a variant of this test checks further in what the relays logged from the failover on: nothing here. */
