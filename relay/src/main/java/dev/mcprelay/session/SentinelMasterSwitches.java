@@ -200,6 +200,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 					+ "(at most {} s), each within its own bound (past it, answered as when Redis is away)", master,
 					MAX_HOLD.toSeconds());
 			subscriptions.add(Mono.delay(MAX_HOLD)
+				.publishOn(OffEventLoop.SCHEDULER)
 				.subscribe(unused -> expire(started, master, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
 						+ " s")));
 		}
@@ -208,22 +209,26 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	/**
 	 * Ends {@code expired} at {@link #MAX_HOLD}: when the Sentinels announced a new master that was not followed, the
 	 * store's connections are closed first (and its other users told), so that they ask the Sentinels again instead
-	 * of writing on to the old master, which a graceful failover demotes and empties.
+	 * of writing on to the old master, which a graceful failover demotes and empties. Runs off the event loops and
+	 * Reactor's timer threads (closing the connections waits for them to close); ends {@code expired} whatever
+	 * happens, and only if it is still the current hold.
 	 */
-	private void expire(Object expired, String master, String why) {
+	private void expire(SwitchHold expired, String master, String why) {
 		String unfollowed = announced.get();
-		if (hold.get() == expired && unfollowed != null && !unfollowed.equals(followed.get())) {
-			log.warn("No Sentinel asked named {} the master of '{}' within {} s of its announcement: the store's "
-					+ "connections ask the Sentinels again", unfollowed, master, MAX_HOLD.toSeconds());
-			try {
+		try {
+			if (hold.get() == expired && unfollowed != null && !unfollowed.equals(followed.get())) {
+				log.warn("No Sentinel asked named {} the master of '{}' within {} s of its announcement: the store's "
+						+ "connections ask the Sentinels again", unfollowed, master, MAX_HOLD.toSeconds());
 				redis.resetConnection();
 				events.publishEvent(new StoreMasterSwitched(master, unfollowed));
 			}
-			catch (RuntimeException error) {
-				log.warn("The store's connections could not be closed: {}", error.toString());
-			}
 		}
-		release(why);
+		catch (RuntimeException error) {
+			log.warn("The store's connections could not be closed: {}", error.toString());
+		}
+		finally {
+			end(expired, why);
+		}
 	}
 
 	/** Ends the current hold, if any. */
