@@ -70,8 +70,15 @@ class GracefulFailoverOverSentinelTest {
 		CompletableFuture<Void> traffic = CompletableFuture.runAsync(() -> {
 			for (int n = 0; !stop.get(); n++) {
 				RawHttp http = new RawHttp(TwoRelaysOverRedis.port(n % 2 == 0 ? relays.first() : relays.second()));
-				HttpResponse<String> initialized = http.send(http.post("all", McpSession.initialize(n))
-					.timeout(Duration.ofSeconds(5)));
+				HttpResponse<String> initialized;
+				try {
+					initialized = http.send(http.post("all", McpSession.initialize(n)).timeout(Duration.ofSeconds(5)));
+				}
+				catch (IllegalStateException timedOut) {
+					// counted, so that the assertion below names it, rather than ending the traffic unsaid
+					refused.add("no answer within 5 s: " + timedOut.getCause());
+					continue;
+				}
 				if (initialized.statusCode() == 200) {
 					initialized.headers().firstValue("Mcp-Session-Id").ifPresent(session -> {
 						confirmedAt.put(session, System.nanoTime());
