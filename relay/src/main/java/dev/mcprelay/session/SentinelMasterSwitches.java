@@ -1,6 +1,5 @@
 package dev.mcprelay.session;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,9 +12,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.event.EventListener;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConverters;
 import org.springframework.stereotype.Component;
 
 import dev.mcprelay.OffEventLoop;
@@ -29,6 +26,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
@@ -55,8 +53,9 @@ import reactor.util.retry.Retry;
  * </ul>
  * The relay asks the Sentinels in the order of {@code spring.data.redis.sentinel.nodes}, each within the client's
  * command timeout (2 s unless {@code spring.data.redis.timeout} is set), and the next one when one does not answer, as
- * Lettuce does when it connects. Which Sentinels are followed, and why the others are not, is in
- * {@link FollowedSentinels} (the {@code relayStore} health; a refused subscription logged at WARN).
+ * Lettuce does when it connects ({@link ConfiguredSentinels}); no thread waits for their answer. Which Sentinels are
+ * followed, and why the others are not, is in {@link FollowedSentinels} (the {@code relayStore} health; a refused
+ * subscription logged at WARN).
  * A connection to the master is never opened to find out who the master is (Lettuce's {@code MasterReplica} pings every
  * server the Sentinels list, a hung old master among them). A switch announced by several Sentinels is followed once.
  * Commands in flight on the closed connections fail (the store answers {@code session_store_unavailable}, a rate limit
@@ -89,6 +88,15 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private final LettuceConnectionFactory redis;
 
+	/** The Sentinels as Lettuce asks them for the master; null when the store does not use Sentinel. */
+	private final ConfiguredSentinels sentinels;
+
+	/**
+	 * The new masters the Sentinels announce, followed one at a time; while one is followed, only the latest waits
+	 * (an older one is followed already, or superseded). Set once the relay is ready.
+	 */
+	private volatile FluxSink<String> announcements;
+
 	private final ApplicationEventPublisher events;
 
 	private final FollowedSentinels followedSentinels;
@@ -111,6 +119,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		LettuceConnectionFactory factory = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable()
 				: null;
 		this.redis = factory != null && factory.isRedisSentinelAware() ? factory : null;
+		this.sentinels = this.redis == null ? null : new ConfiguredSentinels(this.redis);
 		this.events = events;
 		this.followedSentinels = followedSentinels;
 	}
@@ -135,7 +144,10 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		}
 		String master = redis.getSentinelConfiguration().getRequiredMaster().getName();
 		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
-		for (RedisURI sentinel : sentinels().getSentinels()) {
+		subscriptions.add(Flux.<String>create(sink -> announcements = sink, FluxSink.OverflowStrategy.LATEST)
+			.concatMap(address -> follow(master, address), 0)
+			.subscribe());
+		for (RedisURI sentinel : sentinels.each()) {
 			String address = sentinel.getHost() + ':' + sentinel.getPort();
 			followedSentinels.asking(address);
 			subscriptions.add(Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
@@ -177,23 +189,6 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 			.onErrorResume(error -> Mono.fromCompletionStage(connection.closeAsync()).then(Mono.error(error)));
 	}
 
-	/**
-	 * The Sentinels as Spring Data Redis connects to them (their credentials, TLS and timeout) in one URI, in the
-	 * order Lettuce asks them for the master.
-	 */
-	private RedisURI sentinels() {
-		LettuceClientConfiguration client = redis.getClientConfiguration();
-		RedisURI uri = LettuceConverters.sentinelConfigurationToRedisURI(redis.getSentinelConfiguration());
-		uri.setTimeout(client.getCommandTimeout());
-		for (RedisURI sentinel : uri.getSentinels()) {
-			sentinel.setSsl(client.isUseSsl());
-			sentinel.setVerifyPeer(client.getVerifyMode());
-			sentinel.setStartTls(client.isStartTls());
-			sentinel.setTimeout(client.getCommandTimeout());
-		}
-		return uri;
-	}
-
 	/** Holds the store when {@code message} of {@value #PROMOTING} names a replica of {@code master}. */
 	void promoting(String master, String message) {
 		if (!message.contains(" @ " + master + ' ')) {
@@ -205,6 +200,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 					+ "(at most {} s), each within its own bound (past it, answered as when Redis is away)", master,
 					MAX_HOLD.toSeconds());
 			subscriptions.add(Mono.delay(MAX_HOLD)
+				.publishOn(OffEventLoop.SCHEDULER)
 				.subscribe(unused -> expire(started, master, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
 						+ " s")));
 		}
@@ -213,22 +209,26 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	/**
 	 * Ends {@code expired} at {@link #MAX_HOLD}: when the Sentinels announced a new master that was not followed, the
 	 * store's connections are closed first (and its other users told), so that they ask the Sentinels again instead
-	 * of writing on to the old master, which a graceful failover demotes and empties.
+	 * of writing on to the old master, which a graceful failover demotes and empties. Runs off the event loops and
+	 * Reactor's timer threads (closing the connections waits for them to close); ends {@code expired} whatever
+	 * happens, and only if it is still the current hold.
 	 */
-	private void expire(Object expired, String master, String why) {
+	private void expire(SwitchHold expired, String master, String why) {
 		String unfollowed = announced.get();
-		if (hold.get() == expired && unfollowed != null && !unfollowed.equals(followed.get())) {
-			log.warn("No Sentinel asked named {} the master of '{}' within {} s of its announcement: the store's "
-					+ "connections ask the Sentinels again", unfollowed, master, MAX_HOLD.toSeconds());
-			try {
+		try {
+			if (hold.get() == expired && unfollowed != null && !unfollowed.equals(followed.get())) {
+				log.warn("No Sentinel asked named {} the master of '{}' within {} s of its announcement: the store's "
+						+ "connections ask the Sentinels again", unfollowed, master, MAX_HOLD.toSeconds());
 				redis.resetConnection();
 				events.publishEvent(new StoreMasterSwitched(master, unfollowed));
 			}
-			catch (RuntimeException error) {
-				log.warn("The store's connections could not be closed: {}", error.toString());
-			}
 		}
-		release(why);
+		catch (RuntimeException error) {
+			log.warn("The store's connections could not be closed: {}", error.toString());
+		}
+		finally {
+			end(expired, why);
+		}
 	}
 
 	/** Ends the current hold, if any. */
@@ -263,21 +263,32 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 			return;
 		}
 		announced.set(address);
-		Mono.fromRunnable(() -> follow(master, address))
-			.subscribeOn(OffEventLoop.SCHEDULER)
-			.subscribe(null, error -> log.warn("The store's connections could not be moved to the new master {}: {}",
-					address, error.toString()));
+		announcements.next(address);
 	}
 
-	/** One switch at a time: asks the Sentinels (blocking, off the event loops), then moves the connections. */
-	private synchronized void follow(String master, String address) {
-		if (address.equals(followed.get())) {
-			return;
-		}
-		String asked = namedMaster(master);
-		if (!address.equals(asked)) {
-			log.debug("The Sentinel a new connection asks still names {} the master of '{}', not {}: waiting for it",
-					asked, master, address);
+	/**
+	 * Follows {@code address} unless it is followed already: asks the Sentinels (no thread waits for them), then, off
+	 * the event loops, moves the connections if the one that answers first names it. Never fails (a failure is logged),
+	 * so that the next announcement is followed too; the announcements' {@code concatMap} makes it one at a time.
+	 */
+	private Mono<Void> follow(String master, String address) {
+		return Mono.defer(() -> address.equals(followed.get()) ? Mono.<String>empty()
+				: sentinels.namedMaster(master).defaultIfEmpty(""))
+			.subscribeOn(OffEventLoop.SCHEDULER)
+			.publishOn(OffEventLoop.SCHEDULER)
+			.doOnNext(named -> moveTo(master, address, named))
+			.then()
+			.onErrorResume(error -> {
+				log.warn("The store's connections could not be moved to the new master {}: {}", address, error.toString());
+				return Mono.empty();
+			});
+	}
+
+	/** Moves the connections to {@code address} if the Sentinel asked {@code named} it (else waits for its switch). */
+	private void moveTo(String master, String address, String named) {
+		if (!address.equals(named)) {
+			log.debug("The Sentinel a new connection asks names {} the master of '{}', not {}: waiting for it",
+					named.isEmpty() ? "no one" : named, master, address);
 			return;
 		}
 		followed.set(address);
@@ -289,31 +300,6 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		finally {
 			release("its connections go to the new master " + address);
 		}
-	}
-
-	/**
-	 * The master's {@code host:port} as the first Sentinel that answers names it, which is where Lettuce connects the
-	 * next connection to: the Sentinels are asked in turn, each within the client's command timeout, the next one when
-	 * one fails or does not answer in time (as Lettuce goes on to the next when a handshake times out); null when none
-	 * answers.
-	 */
-	private String namedMaster(String master) {
-		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
-		return Flux.fromIterable(sentinels().getSentinels())
-			.concatMap(sentinel -> Mono.usingWhen(
-					Mono.fromCompletionStage(() -> client.connectSentinelAsync(StringCodec.UTF8, sentinel)),
-					connection -> connection.reactive().getMasterAddrByName(master)
-						.cast(InetSocketAddress.class)
-						.map(named -> named.getHostString() + ':' + named.getPort()),
-					connection -> Mono.fromCompletionStage(connection.closeAsync()))
-				.timeout(sentinel.getTimeout())
-				.onErrorResume(error -> {
-					log.warn("Sentinel {}:{} did not name the master of '{}': {}", sentinel.getHost(), sentinel.getPort(),
-							master, FollowedSentinels.reason(error));
-					return Mono.empty();
-				}), 1)
-			.next()
-			.block();
 	}
 
 	@Override

@@ -70,8 +70,15 @@ class GracefulFailoverOverSentinelTest {
 		CompletableFuture<Void> traffic = CompletableFuture.runAsync(() -> {
 			for (int n = 0; !stop.get(); n++) {
 				RawHttp http = new RawHttp(TwoRelaysOverRedis.port(n % 2 == 0 ? relays.first() : relays.second()));
-				HttpResponse<String> initialized = http.send(http.post("all", McpSession.initialize(n))
-					.timeout(Duration.ofSeconds(5)));
+				HttpResponse<String> initialized;
+				try {
+					initialized = http.send(http.post("all", McpSession.initialize(n)).timeout(Duration.ofSeconds(5)));
+				}
+				catch (IllegalStateException timedOut) {
+					// counted, so that the assertion below names it, rather than ending the traffic unsaid
+					refused.add("no answer within 5 s: " + timedOut.getCause());
+					continue;
+				}
 				if (initialized.statusCode() == 200) {
 					initialized.headers().firstValue("Mcp-Session-Id").ifPresent(session -> {
 						confirmedAt.put(session, System.nanoTime());
@@ -110,12 +117,25 @@ class GracefulFailoverOverSentinelTest {
 		assertThat(logged).as("the end of the hold says how long it lasted and what became of the calls that waited")
 			.anyMatch(line -> line.matches("(?s)INFO \\S+SentinelMasterSwitches The store is used again: .*\\(held \\d+ "
 					+ "ms; (no call waited|\\d+ calls? waited: \\d+ go on now, \\d+ gave up first .*)\\)"));
-		assertThat(logged).as("a call held for the switch is not reported as Redis not answering")
+		assertThat(heldCallsLog(logged)).as("a call held for the switch is not reported as Redis not answering")
 			.noneMatch(line -> line.contains("no answer in time"));
+		afterFailover(logged);
 	}
 
 	/** What a variant of this test does to the Sentinels just before the failover: nothing here. */
 	void beforeFailover() throws Exception {
+	}
+
+	/**
+	 * The part of {@code logged} in which a call the store held for the switch is reported, if it is: all of it here,
+	 * since with every Sentinel answering nothing else times out.
+	 */
+	List<String> heldCallsLog(List<String> logged) {
+		return logged;
+	}
+
+	/** What a variant of this test checks further in what the relays logged from the failover on: nothing here. */
+	void afterFailover(List<String> logged) {
 	}
 
 	private static void awaitSessions(ConcurrentLinkedQueue<String> confirmed, int count) throws InterruptedException {

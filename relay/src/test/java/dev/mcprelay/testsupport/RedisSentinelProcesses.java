@@ -75,9 +75,25 @@ public final class RedisSentinelProcesses implements SharedRedis {
 				+ sentinels.stream().map(sentinel -> "127.0.0.1:" + sentinel.port()).collect(Collectors.joining(",")));
 	}
 
-	/** The port of the master the Sentinels name now. */
+	/**
+	 * The port of the master the Sentinels name now, as the first Sentinel that is not {@link #freezeSentinel frozen}
+	 * names it (a frozen one would hold the question until the socket's timeout).
+	 */
 	public int masterPort() throws IOException {
-		List<?> address = (List<?>) RedisWire.call(sentinels.get(0).port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER);
+		return namedMaster(liveSentinels().get(0));
+	}
+
+	/** The Sentinels not {@link #freezeSentinel frozen}, in the order of {@link #relayArguments}. */
+	private List<RedisServerProcess> liveSentinels() {
+		List<RedisServerProcess> live = sentinels.stream().filter(RedisServerProcess::answers).toList();
+		if (live.isEmpty()) {
+			throw new IllegalStateException("every Sentinel is frozen: none can name the master");
+		}
+		return live;
+	}
+
+	private static int namedMaster(RedisServerProcess sentinel) throws IOException {
+		List<?> address = (List<?>) RedisWire.call(sentinel.port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER);
 		return Integer.parseInt((String) address.get(1));
 	}
 
@@ -116,6 +132,11 @@ public final class RedisSentinelProcesses implements SharedRedis {
 	 */
 	public void freezeSentinel(int index) throws IOException, InterruptedException {
 		sentinels.get(index).freeze();
+	}
+
+	/** The port of the Sentinel at {@code index} (0 to 2, in the order of {@link #relayArguments}). */
+	public int sentinelPort(int index) {
+		return sentinels.get(index).port();
 	}
 
 	/**
@@ -170,15 +191,14 @@ public final class RedisSentinelProcesses implements SharedRedis {
 	}
 
 	/**
-	 * Waits until the Sentinels name a master other than {@code old} and it takes writes (a promoted replica no longer
-	 * says {@code role:slave}); returns its port.
+	 * Waits until a Sentinel that is not {@link #freezeSentinel frozen} names a master other than {@code old} and it
+	 * takes writes (a promoted replica no longer says {@code role:slave}); returns its port.
 	 */
 	public int awaitFailoverFrom(int old) throws IOException, InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
 		while (true) {
-			for (RedisServerProcess sentinel : sentinels) {
-				List<?> address = (List<?>) RedisWire.call(sentinel.port(), "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER);
-				int named = Integer.parseInt((String) address.get(1));
+			for (RedisServerProcess sentinel : liveSentinels()) {
+				int named = namedMaster(sentinel);
 				if (named != old && "master".equals(RedisWire.field(RedisWire.text(named, "INFO", "replication"), "role"))) {
 					return named;
 				}
