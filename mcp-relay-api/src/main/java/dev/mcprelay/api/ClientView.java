@@ -1,5 +1,7 @@
 package dev.mcprelay.api;
 
+import java.util.Map;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -21,6 +23,14 @@ public abstract class ClientView extends MessageView {
 	/** A copy of the params (an empty object when there are none). */
 	public ObjectNode params() {
 		return objectFieldCopy("params");
+	}
+
+	/**
+	 * The params read in place, without a copy ({@link JsonView}: read-only, each value decoded when read); empty
+	 * when there are none or they are not an object.
+	 */
+	public Map<String, Object> paramsView() {
+		return JsonView.fieldsOf(message().get("params"));
 	}
 
 }

@@ -12,9 +12,10 @@ import dev.mcprelay.api.jsonrpc.JsonRpcJson;
  * What every interceptor view has in common: the message's JSON, the {@link CallContext} it travels in, and whether
  * a setter changed it.
  *
- * <p>Getters hand out copies or decoded values, so nothing read can change the message by accident. Setters write
- * into the message's original JSON tree, so every field no type models ({@code _meta}, extensions) stays where it
- * was; only a message a setter touched is re-encoded, every other message is relayed byte for byte.
+ * <p>Getters hand out copies, decoded values or read-only views ({@link JsonView}: {@code paramsView()},
+ * {@code argumentsView()}, which read the message in place without a copy), so nothing read can change the message.
+ * Setters write into the message's original JSON tree, so every field no type models ({@code _meta}, extensions)
+ * stays where it was; only a message a setter touched is re-encoded, every other message is relayed byte for byte.
  */
 public abstract class MessageView {
 

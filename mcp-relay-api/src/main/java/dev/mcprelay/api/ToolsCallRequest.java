@@ -1,6 +1,7 @@
 package dev.mcprelay.api;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,28 @@ public final class ToolsCallRequest extends McpRequest {
 	public Map<String, Object> arguments() {
 		Map<String, Object> arguments = toSchema().arguments();
 		return arguments == null ? new LinkedHashMap<>() : new LinkedHashMap<>(arguments);
+	}
+
+	/**
+	 * The arguments read in place, without a copy ({@link JsonView}: read-only, each value decoded when read, in the
+	 * order sent); empty when there are none. What {@link #arguments()} holds, but for its numbers, which are those of
+	 * the message's parse ({@code BigDecimal} for any that is not an integer). Params that do not decode as a call's
+	 * (a name that is not a string, {@code arguments} or {@code _meta} that is not an object) are decoded as
+	 * {@link #arguments()} decodes them: refused as it refuses them, else a read-only copy of what it gives.
+	 *
+	 * @throws RejectError invalid params (-32602) for params that do not decode as a call's
+	 */
+	public Map<String, Object> argumentsView() {
+		JsonNode params = message().path("params");
+		JsonNode arguments = params.path("arguments");
+		if (params.path("name").isTextual() && objectOrNothing(arguments) && objectOrNothing(params.path("_meta"))) {
+			return JsonView.fieldsOf(arguments);
+		}
+		return Collections.unmodifiableMap(arguments());
+	}
+
+	private static boolean objectOrNothing(JsonNode node) {
+		return node.isObject() || node.isMissingNode() || node.isNull();
 	}
 
 	/** The params decoded: name, arguments and {@code _meta}. */

@@ -1,14 +1,13 @@
 package dev.mcprelay.interceptors;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.ElicitationRequest;
@@ -216,10 +215,11 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (policies == null) {
 			return Outcome.proceed();
 		}
-		if (!PolicyRequests.named(request.json().path("params"), "name")) {
+		String prompt = request.promptName(); // read in place: null unless params.name is a string
+		if (prompt == null) {
 			return PolicyRequests.malformed("params.name must be a string");
 		}
-		return requests.prompt(policies, request.context(), request.promptName(), request.arguments());
+		return requests.prompt(policies, request.context(), prompt, request.arguments());
 	}
 
 	@Override
@@ -228,10 +228,11 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 		if (policies == null) {
 			return Outcome.proceed();
 		}
-		if (!PolicyRequests.named(request.json().path("params"), "uri")) {
+		String uri = request.uri(); // read in place: null unless params.uri is a string
+		if (uri == null) {
 			return PolicyRequests.malformed("params.uri must be a string");
 		}
-		return requests.resource(policies, request.context(), request.uri());
+		return requests.resource(policies, request.context(), uri);
 	}
 
 	/**
@@ -246,28 +247,31 @@ public class PolicyEnforcement implements ToolsListResponseInterceptor, ToolsCal
 			return Outcome.proceed();
 		}
 		String method = request.method();
-		JsonNode params = request.json().path("params");
+		Map<String, Object> params = request.paramsView(); // read in place, read-only
 		if ("resources/subscribe".equals(method) || "resources/unsubscribe".equals(method)) {
 			return PolicyRequests.named(params, "uri")
 					? requests.resource(policies, request.context(), PolicyRequests.text(params, "uri"))
 					: PolicyRequests.malformed("params.uri must be a string");
 		}
 		if (request instanceof SubscriptionsListenRequest listen) {
-			JsonNode uris = params.path("notifications").path("resourceSubscriptions");
-			if (!uris.isMissingNode() && !uris.isArray()) {
+			Map<String, Object> notifications = PolicyRequests.object(params, "notifications");
+			Object uris = notifications.get("resourceSubscriptions");
+			if (notifications.containsKey("resourceSubscriptions") && !(uris instanceof List<?>)) {
 				return PolicyRequests.malformed("params.notifications.resourceSubscriptions must be a list of strings");
 			}
-			for (JsonNode uri : uris) {
-				if (!uri.isTextual()) {
-					return PolicyRequests
-						.malformed("params.notifications.resourceSubscriptions must be a list of strings");
+			if (uris instanceof List<?> list) {
+				for (Object uri : list) {
+					if (!(uri instanceof String)) {
+						return PolicyRequests
+							.malformed("params.notifications.resourceSubscriptions must be a list of strings");
+					}
 				}
 			}
 			PolicySubscriptions.leaveOut(listen, uri -> PolicyRequests.readable(policies, listen.context(), uri));
 			return Outcome.proceed();
 		}
 		if ("completion/complete".equals(method)) {
-			JsonNode ref = params.path("ref");
+			Map<String, Object> ref = PolicyRequests.object(params, "ref");
 			if ("ref/prompt".equals(PolicyRequests.text(ref, "type"))) {
 				return PolicyRequests.named(ref, "name")
 						? requests.prompt(policies, request.context(), PolicyRequests.text(ref, "name"), null)

@@ -143,4 +143,20 @@ final class PolicyRequests {
 		return value != null && value.isTextual() ? value.textValue() : null;
 	}
 
+	/** Whether {@code field} of a message's object read in place ({@code paramsView()}) names something: a string. */
+	static boolean named(Map<String, Object> object, String field) {
+		return object.get(field) instanceof String;
+	}
+
+	/** {@code field} of a message's object read in place, when a string; else {@code null}. */
+	static String text(Map<String, Object> object, String field) {
+		return object.get(field) instanceof String text ? text : null;
+	}
+
+	/** The object under {@code field} of a message's object read in place; empty when absent or not an object. */
+	@SuppressWarnings("unchecked")
+	static Map<String, Object> object(Map<String, Object> object, String field) {
+		return object.get(field) instanceof Map<?, ?> found ? (Map<String, Object>) found : Map.of();
+	}
+
 }

@@ -2,38 +2,28 @@ package dev.mcprelay.policy;
 
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.mcprelay.api.ToolsCallRequest;
 
 /**
- * A {@code tools/call}'s arguments as the policies read them ({@code mcp.arguments}, as {@link CelValues}), made from
- * the call's tree, with no typed decoding in between. Exactly what {@link ToolsCallRequest#arguments()} decodes,
- * converted: the params decode as the MCP schema's {@code CallToolRequest} whenever {@code arguments} and
- * {@code _meta} are each absent, {@code null} or an object (the name, a string, was checked before; other fields are
- * ignored), and CEL sees the same values either way (integers as {@code long}, other numbers as {@code double}, a JSON
- * {@code null} left out). Params of another shape are decoded as the call decodes them, so that what it refuses
- * ({@code -32602}, invalid params) is refused as before.
+ * A {@code tools/call}'s arguments as the policies read them ({@code mcp.arguments}, as {@link CelValues}): the call's
+ * own tree read in place ({@link ToolsCallRequest#argumentsView()}), each value converted when an expression reads it
+ * ({@link CelMapView}), so that a call whose policies read no argument copies and decodes none, and one that reads
+ * {@code mcp.arguments.message} decodes that one. CEL sees the values {@link ToolsCallRequest#arguments()} decodes,
+ * converted (integers as {@code long}, other numbers as {@code double}, a JSON {@code null} left out); params that do
+ * not decode as a call's are refused as it refuses them ({@code -32602}, invalid params). Nothing read through it can
+ * change the call: the views are read-only all the way down.
  */
 final class CallArguments {
 
 	private CallArguments() {
 	}
 
-	/** The arguments of {@code call}, as CEL values; empty when it has none. */
+	/**
+	 * The arguments of {@code call}, as CEL values read in place; empty when it has none. They read the call as it is
+	 * when read: used only while its policies decide it.
+	 */
 	static Map<String, Object> of(ToolsCallRequest call) {
-		JsonNode params = call.json().path("params");
-		JsonNode arguments = params.path("arguments");
-		if (objectOrNothing(arguments) && objectOrNothing(params.path("_meta"))) {
-			return CelValues.fieldsOf(arguments);
-		}
-		@SuppressWarnings("unchecked")
-		Map<String, Object> decoded = (Map<String, Object>) CelValues.of(call.arguments());
-		return decoded;
-	}
-
-	private static boolean objectOrNothing(JsonNode node) {
-		return node.isObject() || node.isMissingNode() || node.isNull();
+		return CelMapView.of(call.argumentsView());
 	}
 
 }

@@ -61,6 +61,59 @@ class InterceptorMutationTest extends InterceptorIntegrationTest {
 	}
 
 	@Test
+	void nothingAnInterceptorDoesThroughTheReadOnlyViewsReachesTheUpstream() {
+		List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<String> allowed = new java.util.concurrent.CopyOnWriteArrayList<>();
+		script.on("first", Stage.TOOLS_CALL_REQUEST, call -> {
+			java.util.Map<String, Object> arguments = call.argumentsView();
+			@SuppressWarnings("unchecked")
+			java.util.Map<String, Object> nested = (java.util.Map<String, Object>) arguments.get("nested");
+			@SuppressWarnings("unchecked")
+			List<Object> list = (List<Object>) arguments.get("list");
+			java.util.Map<String, Runnable> attempts = new java.util.LinkedHashMap<>();
+			attempts.put("put an argument", () -> arguments.put("message", "forged"));
+			attempts.put("remove an argument", () -> arguments.remove("message"));
+			attempts.put("clear the arguments", arguments::clear);
+			attempts.put("set an entry", () -> arguments.entrySet().iterator().next().setValue("forged"));
+			attempts.put("put a nested value", () -> nested.put("deep", "forged"));
+			attempts.put("set a list element", () -> list.set(0, "forged"));
+			attempts.put("put a param", () -> call.paramsView().put("name", "forged"));
+			attempts.put("remove the arguments param", () -> call.paramsView().remove("arguments"));
+			attempts.forEach((attempt, change) -> {
+				try {
+					change.run();
+					allowed.add(attempt);
+				}
+				catch (UnsupportedOperationException expected) {
+					refused.add(attempt);
+				}
+			});
+			return Outcome.proceed();
+		});
+		// a change through a setter afterwards: the message is re-encoded from its tree, so anything the views had
+		// changed in it would reach the upstream
+		script.on("second", Stage.TOOLS_CALL_REQUEST, call -> {
+			call.putMeta("relay.example/seen", true);
+			return Outcome.proceed();
+		});
+		String arguments = "{\"message\":\"original\",\"nested\":{\"deep\":2.50},\"list\":[\"a\",null]}";
+
+		http().send(http().post("sdk-json", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+				+ "{\"name\":\"echo\",\"arguments\":" + arguments + "}}"));
+
+		assertThat(allowed).as("changes the views let through").isEmpty();
+		assertThat(refused).hasSize(8);
+		List<SdkMcpUpstream.Seen> calls = upstream.seen().stream()
+			.filter(seen -> seen.body().contains("tools/call"))
+			.toList();
+		assertThat(calls).hasSize(1);
+		assertThat(calls.get(0).body()).as("the arguments as the client sent them")
+			.contains("\"arguments\":" + arguments);
+		assertThat(calls.get(0).json().at("/params/name").asText()).isEqualTo("echo");
+		assertThat(calls.get(0).json().at("/params/_meta/relay.example~1seen").asBoolean()).isTrue();
+	}
+
+	@Test
 	void requestNobodyChangedIsForwardedByteForByte() {
 		String body = "{ \"jsonrpc\" : \"2.0\",\n \"id\":\"b\", \"method\":\"tools/call\", \"params\":{\"name\":\"echo\","
 				+ "\"arguments\":{\"message\":\"caf\\u00e9\"}} }";

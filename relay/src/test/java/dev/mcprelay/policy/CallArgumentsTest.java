@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +45,31 @@ class CallArgumentsTest {
 			assertThatThrownBy(call::arguments).as(params).isInstanceOf(RejectError.class);
 			assertThatThrownBy(() -> CallArguments.of(call)).as(params).isInstanceOf(RejectError.class);
 		}
+	}
+
+	@Test
+	void theArgumentsAreReadInPlaceAndNothingReadThroughThemChangesTheCall() throws Exception {
+		ToolsCallRequest call = call("{\"name\":\"t\",\"arguments\":{\"s\":\"x\",\"n\":null,"
+				+ "\"map\":{\"k\":1,\"z\":null},\"list\":[{\"in\":2}]}}");
+		ObjectNode before = call.json();
+		Map<String, Object> arguments = CallArguments.of(call);
+		@SuppressWarnings("unchecked")
+		Map<String, Object> nested = (Map<String, Object>) arguments.get("map");
+
+		assertThat(arguments).as("a JSON null is left out").doesNotContainKey("n").hasSize(3);
+		assertThat(nested).isEqualTo(Map.of("k", 1L));
+		for (Map<String, Object> map : List.of(arguments, nested)) {
+			assertThatThrownBy(() -> map.put("s", "forged")).isInstanceOf(UnsupportedOperationException.class);
+			assertThatThrownBy(() -> map.remove("k")).isInstanceOf(UnsupportedOperationException.class);
+			assertThatThrownBy(map::clear).isInstanceOf(UnsupportedOperationException.class);
+			assertThatThrownBy(() -> map.entrySet().iterator().next().setValue("forged"))
+				.isInstanceOf(UnsupportedOperationException.class);
+		}
+		assertThat(call.json()).as("the call as it was").isEqualTo(before);
+		assertThat(call.isChanged()).isFalse();
+
+		call.setArgument("s", "set after");
+		assertThat(arguments.get("s")).as("read in place, not copied").isEqualTo("set after");
 	}
 
 	private static ToolsCallRequest call(String params) throws Exception {

@@ -123,6 +123,8 @@ class PolicyEnforcementTest {
 	void aRuleOnArgumentsListsTheToolAndDecidesEachCall() {
 		UPSTREAM.clearSeen();
 		assertThat(answer(BOT_KEY, "sdk-json", call(7, "echo", "hi")).has("result")).isTrue();
+		assertThat(UPSTREAM.seen()).as("a call a rule read the arguments of (in place) goes upstream byte for byte")
+			.anyMatch(seen -> seen.body().equals(call(7, "echo", "hi")));
 		JsonNode prod = answer(BOT_KEY, "sdk-json", call(8, "echo", "prod"));
 		assertThat(prod.at("/error/message").asText()).isEqualTo("Unknown tool: echo");
 		assertThat(UPSTREAM.seen()).noneMatch(seen -> seen.body().contains("\"prod\""));
