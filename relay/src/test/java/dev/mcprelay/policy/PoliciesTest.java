@@ -265,6 +265,39 @@ class PoliciesTest {
 		assertThat(logged).as("never with a value CEL quotes in its message").noneMatch(line -> line.contains("alice-secret"));
 	}
 
+	/**
+	 * Review 43e F2: a deny on a header's value is not passed by sending the header twice, in either order (its lines
+	 * were joined, {@code "evil, good"}, and the upstream acted on one of them): the rule's read fails, which refuses
+	 * and is counted as an error of the kind {@code conflicting_header}, never with the values; the same value
+	 * repeated is that value.
+	 */
+	@Test
+	void aDenyOnAHeaderIsNotPassedByRepeatingTheHeader() {
+		Policies policies = policies("tenant-header", "deny",
+				"request.headers[?\"x-tenant\"].orValue(\"\") == \"evil\"");
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		assertThat(policies.decide(withTenant("good")).allowed()).as("good").isTrue();
+		assertThat(policies.decide(withTenant("evil"))).as("evil")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", false));
+		assertThat(policies.decide(withTenant("evil", "evil"))).as("evil twice: evil")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", false));
+		assertThat(policies.decide(withTenant("good", "good")).allowed()).as("good twice: good").isTrue();
+		assertThat(policies.decide(withTenant("evil", "good"))).as("evil, then good")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", true));
+		assertThat(policies.decide(withTenant("good", "evil"))).as("good, then evil")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", true));
+		assertThat(counted("tenant-header", "error")).isEqualTo(2);
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).as("logged by its kind").anyMatch(line -> line.contains("conflicting_header"));
+		assertThat(logged).as("never the values").noneMatch(line -> line.contains("evil") || line.contains("good"));
+	}
+
+	private static PolicyFacts withTenant(String... lines) {
+		return new PolicyFacts(Caller.ANONYMOUS, "github", null, "tools/call", false, "echo", Map.of(), null, null,
+				Map.of(), dev.mcprelay.api.RequestHeaders.of(Map.of("X-Tenant", List.of(lines))));
+	}
+
 	private Policies policies(String... nameKindExpression) {
 		List<Policy> list = new java.util.ArrayList<>();
 		for (int i = 0; i < nameKindExpression.length; i += 3) {
