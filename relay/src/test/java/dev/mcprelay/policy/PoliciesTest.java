@@ -202,6 +202,29 @@ class PoliciesTest {
 			.as("once per item and caller").hasSize(2);
 	}
 
+	/**
+	 * Review 43e F5: the audit line names a resource without its query, fragment or userinfo, where a token or a
+	 * password rides; the rest of the URI is there, so the operator still sees which resource.
+	 */
+	@Test
+	void anAuditLineNamesAResourceWithoutItsQueryFragmentOrUserinfo() {
+		Policies policies = new Policies(List.of(policy("audit-secret-res", true,
+				"mcp.resource.uri.startsWith(\"res://secret/\") || mcp.resource.uri.contains(\"/private\")", false,
+				"*")), new PolicyMeters(registry));
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		for (String uri : List.of("res://secret/b?token=URISECRET31", "res://secret/c#URISECRET32",
+				"https://user:URISECRET33@host.example/private/d?sig=URISECRET34")) {
+			assertThat(policies.decide(new PolicyFacts(BOT, "github", null, "resources/read", false, null, null, null,
+					uri, null, null)).allowed()).as(uri).isTrue();
+		}
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).anyMatch(line -> line.contains("would refuse resources/read of \"res://secret/b\""))
+			.anyMatch(line -> line.contains("would refuse resources/read of \"res://secret/c\""))
+			.anyMatch(line -> line.contains("would refuse resources/read of \"https://host.example/private/d\""))
+			.noneMatch(line -> line.contains("URISECRET"));
+	}
+
 	@Test
 	void aPolicyGovernsItsServersAndWhatReachesThemThroughItsVirtualServers() {
 		Policies policies = new Policies(List.of(policy("all-only", true, "true", true, "all")), new PolicyMeters(registry));
