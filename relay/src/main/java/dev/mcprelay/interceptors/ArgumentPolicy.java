@@ -56,8 +56,12 @@ import reactor.core.publisher.Mono;
  * An injected argument is the relay's to set: when its header or claim is missing, nothing is injected and a client's
  * value of that name is removed, so the tool never takes the client's word for it.</li>
  * </ul>
- * It runs right after the tool allow/deny lists and before interceptors of default order, so the refusal sees only
- * what the client sent: an interceptor that injects afterwards ({@link ToolsCallRequest#injectArgument}) is exempt.
+ * It runs right after tool search and before the policies (with the tool allow/deny lists), so that a call is decided
+ * on the arguments as they go upstream, the injected ones included (a rule on {@code mcp.arguments.env} judges the
+ * {@code env} the relay injects, not the one the client sent; review 43e F4), and before interceptors of default
+ * order, so the refusal sees only what the client sent: an interceptor that injects afterwards
+ * ({@link ToolsCallRequest#injectArgument}) is exempt. The refusal of reserved keys does not depend on the tool, so a
+ * call of a tool the policies hide is answered as one of a tool that does not exist.
  *
  * <p>The rules are a part of each configuration snapshot ({@link SnapshotPart}); a call or list reads those of the
  * snapshot its request runs on ({@link CallConfiguration}).
@@ -69,8 +73,8 @@ public class ArgumentPolicy implements ToolsCallRequestInterceptor, ToolsListRes
 		Ordered,
 		SnapshotPart<Map<String, ArgumentPolicy.ServerRules>> {
 
-	/** Right after the policies and tool search. */
-	public static final int ORDER = PolicyEnforcement.ORDER + 2;
+	/** Right after tool search, before the policies: they decide on the arguments injected here. */
+	public static final int ORDER = PolicyEnforcement.ORDER - 1;
 
 	private static final Logger log = LoggerFactory.getLogger(ArgumentPolicy.class);
 

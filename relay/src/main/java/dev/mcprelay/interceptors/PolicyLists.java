@@ -84,7 +84,10 @@ final class PolicyLists {
 
 	/**
 	 * Leaves out of {@code list} each entry the request {@code method} of it would be refused; where {@code keep}, the
-	 * entries the server published are kept as the caller's view of {@code catalogue} first.
+	 * entries the server published are kept as the caller's view of {@code catalogue} first. A tool or prompt the list
+	 * names twice is listed, kept and decided by its first entry alone, the later ones left out, so that a call of it
+	 * is decided from what the caller was shown (review 43e F3; {@link PublishedCatalogues#published} keeps the first
+	 * too).
 	 */
 	private Mono<Outcome> filter(Policies policies, ListResponse<?> list, String method, String catalogue, boolean keep,
 			Entry entry) {
@@ -96,10 +99,15 @@ final class PolicyLists {
 		boolean whole = Boolean.TRUE.equals(list.context().attributes().get(VirtualMembers.CATALOGUE_LISTING));
 		PolicyListing listing = whole ? null : policies.listing(facts);
 		List<JsonNode> published = keep ? new ArrayList<>() : null;
+		java.util.Set<String> named = new java.util.HashSet<>();
 		list.removeEntriesWhere(item -> {
 			PolicyFacts itemFacts = entry.of(facts, item);
 			if (itemFacts == null) {
 				return false;
+			}
+			String name = itemFacts.tool() != null ? itemFacts.tool() : itemFacts.prompt();
+			if (name != null && !named.add(name)) {
+				return true; // a name listed again: the first copy is the one listed, kept and decided from
 			}
 			if (keep) {
 				published.add(item);

@@ -44,48 +44,81 @@ final class PolicyRequests {
 	/** A {@code tools/call} of {@code tool} (its params' name, a string), decided with its arguments. */
 	Mono<Outcome> toolsCall(Policies policies, ToolsCallRequest call, String tool) {
 		CallContext context = call.context();
-		return named(policies, context, TOOLS, tool, policies.readsTool(context.server(), context.virtualServer()),
-				policies.readsAnnotations(context.server(), context.virtualServer()),
+		String server = context.server();
+		String virtual = context.virtualServer();
+		return named(policies, context, TOOLS, tool,
+				new Needs(policies.readsTool(server, virtual, false), policies.readsTool(server, virtual, true),
+						policies.readsAnnotations(server, virtual, false),
+						policies.readsAnnotations(server, virtual, true)),
 				annotations -> facts(context, "tools/call", false, tool, annotations, null, null).withArguments(call),
 				() -> refusals.unknownTool(context, tool));
 	}
 
 	/** A {@code prompts/get} of {@code prompt}, or a completion of its arguments ({@code arguments} {@code null}). */
 	Mono<Outcome> prompt(Policies policies, CallContext context, String prompt, Map<String, Object> arguments) {
+		String server = context.server();
+		String virtual = context.virtualServer();
 		return named(policies, context, PolicyLists.PROMPTS, prompt,
-				policies.readsPrompt(context.server(), context.virtualServer()), false,
+				new Needs(policies.readsPrompt(server, virtual, false), policies.readsPrompt(server, virtual, true),
+						false, false),
 				any -> facts(context, "prompts/get", false, null, null, prompt, null).withArguments(arguments),
 				() -> refusals.unknownPrompt(context, prompt));
 	}
 
 	/**
+	 * What the policies need of what the server published of the item a request names: whether any of them reads it
+	 * ({@code read}), whether an enforced one does ({@code enforced}), and the same of a tool's annotations, which
+	 * must be no older than the server's {@code tools.annotations-max-age}. Only what an enforced policy needs can make
+	 * the request refused; audit-mode ones read what is at hand or can be listed (review 43e F1).
+	 */
+	private record Needs(boolean read, boolean enforced, boolean fresh, boolean enforcedFresh) {
+	}
+
+	/**
 	 * A request naming {@code name} of the list {@code catalogue}, decided by the policies on the facts {@code facts}
-	 * makes of what the server published of it. Where {@code published} (a rule reads what it names), a name the
-	 * server did not publish to the caller's view is answered {@code unknown} too, and never goes upstream; where
-	 * {@code annotations} (a rule reads a tool's annotations), from a definition no older than the server's
+	 * makes of what the server published of it. Where an enforced policy reads what it names, a name the server did
+	 * not publish to the caller's view is answered {@code unknown} too, and never goes upstream, and a request whose
+	 * list cannot be had is refused as undecidable; where only audit-mode ones do, such a request is decided without
+	 * the definition (an audit rule that needs it counts an {@code error}) and refused by nothing of theirs. Where a
+	 * rule reads a tool's annotations, from a definition no older than the server's
 	 * {@code tools.annotations-max-age}. Decided at once (a constant {@code Mono}, which the chain takes as it is, with
 	 * no timer) when nothing has to be listed: no rule reads what it names, or the caller's view of the list is kept
 	 * ({@link PublishedCatalogues#known}); else once the list is read.
 	 */
-	private Mono<Outcome> named(Policies policies, CallContext context, String catalogue, String name,
-			boolean published, boolean annotations, Function<Map<String, Object>, PolicyFacts> facts,
-			Supplier<RejectError> unknown) {
-		Optional<Map<String, Object>> known = published && name != null
-				? catalogues.known(context, catalogue, name, annotations) : NOTHING_PUBLISHED_NEEDED;
+	private Mono<Outcome> named(Policies policies, CallContext context, String catalogue, String name, Needs needs,
+			Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
+		Optional<Map<String, Object>> known = needs.read() && name != null
+				? catalogues.known(context, catalogue, name, needs.fresh()) : NOTHING_PUBLISHED_NEEDED;
 		if (known != null) {
-			return decide(policies, catalogue, known, facts, unknown);
+			return decide(policies, catalogue, known, needs.enforced(), facts, unknown);
 		}
-		return catalogues.find(context, catalogue, name, annotations)
-			.flatMap(found -> decide(policies, catalogue, found, facts, unknown))
+		return catalogues.find(context, catalogue, name, needs.fresh())
+			.flatMap(found -> decide(policies, catalogue, found, needs.enforced(), facts, unknown))
 			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
+				if (!needs.enforced()) {
+					return decide(policies, catalogue, Optional.empty(), false, facts, unknown);
+				}
+				Optional<Map<String, Object>> older = needs.enforcedFresh() ? null
+						: catalogues.known(context, catalogue, name, false);
+				if (older != null) {
+					return decide(policies, catalogue, older, true, facts, unknown);
+				}
 				String policy = policies.undecidable(context.server(), context.virtualServer(), catalogue.equals(TOOLS));
 				return Outcome.reject(refusals.undecidable(context, catalogue, unavailable.why(), policy));
 			});
 	}
 
-	/** The decision on a request naming what {@code found} says the server published of it (empty: nothing). */
+	/**
+	 * The decision on a request naming what {@code found} says the server published of it (empty: nothing). A name
+	 * with nothing published is answered as unknown with {@code strict} (an enforced policy reads it); else it is
+	 * decided without a definition, as on a server no such policy governs.
+	 */
 	private static Mono<Outcome> decide(Policies policies, String catalogue, Optional<Map<String, Object>> found,
-			Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
+			boolean strict, Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
+		if (found.isEmpty() && !strict) {
+			PolicyDecision decision = policies.decide(facts.apply(null));
+			return decision.allowed() ? Outcome.proceed() : refuse(decision, unknown.get());
+		}
 		if (found.isEmpty()) {
 			return Outcome.reject(unknown.get()
 				.withLogReason(catalogue.equals(TOOLS) ? "unknown_tool" : "unknown_prompt", null));

@@ -124,39 +124,57 @@ public final class Policies {
 
 	/**
 	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} ({@code null}: none) reads
-	 * the tool a call names (its name or its published annotations), audit-mode ones included. On such a server a
-	 * call is decided from the tool the server published to the caller's view ({@link PublishedCatalogues}), and a name
-	 * it did not publish is answered as unknown without going upstream, as a refused one is: else a spelling the server
-	 * resolves leniently ({@code Delete_File} for {@code delete_file}) would pass a rule about the name it stands for,
-	 * and the server's own answer to a name it does not know would tell it from a refused one.
+	 * the tool a call names (its name or its published annotations): with {@code enforcedOnly}, an enforced one. Where
+	 * an enforced one does, a call is decided from the tool the server published to the caller's view
+	 * ({@link PublishedCatalogues}), and a name it did not publish is answered as unknown without going upstream, as a
+	 * refused one is: else a spelling the server resolves leniently ({@code Delete_File} for {@code delete_file}) would
+	 * pass a rule about the name it stands for, and the server's own answer to a name it does not know would tell it
+	 * from a refused one. Where only audit-mode ones do, they read the definition when it is at hand or can be listed,
+	 * and nothing is refused for want of one (review 43e F1: audit mode refuses nothing).
 	 */
-	public boolean readsTool(String server, String virtualServer) {
-		for (Policy policy : governing(server, virtualServer)) { // asked on every call: no stream
-			if (policy.rule().readsTool()) {
-				return true;
-			}
-		}
-		return false;
+	public boolean readsTool(String server, String virtualServer, boolean enforcedOnly) {
+		return anyReads(server, virtualServer, enforcedOnly, READS_TOOL);
 	}
 
 	/**
 	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} reads a tool's published
-	 * annotations ({@code mcp.tool.annotations}), audit-mode ones included: a call there is decided from a definition
-	 * no older than the server's {@code tools.annotations-max-age} ({@link PublishedCatalogues}).
+	 * annotations ({@code mcp.tool.annotations}), with {@code enforcedOnly} an enforced one: a call there is decided
+	 * from a definition no older than the server's {@code tools.annotations-max-age} ({@link PublishedCatalogues}).
 	 */
-	public boolean readsAnnotations(String server, String virtualServer) {
-		for (Policy policy : governing(server, virtualServer)) {
-			if (policy.rule().readsAnnotations()) {
-				return true;
-			}
-		}
-		return false;
+	public boolean readsAnnotations(String server, String virtualServer, boolean enforcedOnly) {
+		return anyReads(server, virtualServer, enforcedOnly, READS_ANNOTATIONS);
 	}
 
 	/** {@link #readsTool}, for the prompt a request names ({@code mcp.prompt}). */
+	public boolean readsPrompt(String server, String virtualServer, boolean enforcedOnly) {
+		return anyReads(server, virtualServer, enforcedOnly, READS_PROMPT);
+	}
+
+	/** {@link #readsTool} of any policy, audit-mode ones included: whether a tool's definition is worth reading. */
+	public boolean readsTool(String server, String virtualServer) {
+		return readsTool(server, virtualServer, false);
+	}
+
+	/** {@link #readsAnnotations} of any policy, audit-mode ones included. */
+	public boolean readsAnnotations(String server, String virtualServer) {
+		return readsAnnotations(server, virtualServer, false);
+	}
+
+	/** {@link #readsPrompt} of any policy, audit-mode ones included. */
 	public boolean readsPrompt(String server, String virtualServer) {
-		for (Policy policy : governing(server, virtualServer)) {
-			if (policy.rule().readsPrompt()) {
+		return readsPrompt(server, virtualServer, false);
+	}
+
+	private static final java.util.function.Predicate<PolicyRule> READS_TOOL = PolicyRule::readsTool;
+
+	private static final java.util.function.Predicate<PolicyRule> READS_ANNOTATIONS = PolicyRule::readsAnnotations;
+
+	private static final java.util.function.Predicate<PolicyRule> READS_PROMPT = PolicyRule::readsPrompt;
+
+	private boolean anyReads(String server, String virtualServer, boolean enforcedOnly,
+			java.util.function.Predicate<PolicyRule> reads) {
+		for (Policy policy : governing(server, virtualServer)) { // asked on every call: no stream
+			if ((policy.enforced() || !enforcedOnly) && reads.test(policy.rule())) {
 				return true;
 			}
 		}

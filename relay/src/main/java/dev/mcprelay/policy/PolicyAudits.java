@@ -76,7 +76,34 @@ final class PolicyAudits {
 
 	static String itemOf(PolicyFacts facts) {
 		return facts.tool() != null ? facts.tool() : facts.prompt() != null ? facts.prompt()
-				: facts.resource() != null ? facts.resource() : "";
+				: facts.resource() != null ? withoutSecrets(facts.resource()) : "";
+	}
+
+	/**
+	 * A resource URI as a log line may say it: without its query, fragment and userinfo, where a signed URL, a token or a
+	 * password rides ({@code res://secret/b?token=...}, {@code https://user:pw@host/x}); the access log names no URI at
+	 * all (review 43e F5).
+	 */
+	static String withoutSecrets(String uri) {
+		int end = uri.length();
+		int query = uri.indexOf('?');
+		int fragment = uri.indexOf('#');
+		if (query >= 0) {
+			end = query;
+		}
+		if (fragment >= 0 && fragment < end) {
+			end = fragment;
+		}
+		String kept = uri.substring(0, end);
+		int authority = kept.indexOf("//");
+		if (authority >= 0) {
+			int path = kept.indexOf('/', authority + 2);
+			int at = kept.lastIndexOf('@', path < 0 ? kept.length() - 1 : path - 1);
+			if (at > authority) {
+				kept = kept.substring(0, authority + 2) + kept.substring(at + 1);
+			}
+		}
+		return kept;
 	}
 
 	static String callerOf(PolicyFacts facts) {

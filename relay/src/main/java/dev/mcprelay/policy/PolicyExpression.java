@@ -101,16 +101,27 @@ final class PolicyExpression {
 			result = argumentsUnknown ? partial.eval(PartialVars.of(variables, ARGUMENTS)) : program.eval(variables);
 		}
 		catch (CelEvaluationException failure) {
-			return RuleVerdict.error(failure.getErrorCode() == null ? RuleVerdict.INTERNAL
-					: failure.getErrorCode().name().toLowerCase(java.util.Locale.ROOT));
+			return conflictingHeader(failure) ? RuleVerdict.error(HeaderValues.Conflicting.KIND)
+					: RuleVerdict.error(failure.getErrorCode() == null ? RuleVerdict.INTERNAL
+							: failure.getErrorCode().name().toLowerCase(java.util.Locale.ROOT));
 		}
 		catch (RuntimeException failure) {
-			return RuleVerdict.error(RuleVerdict.INTERNAL);
+			return RuleVerdict.error(conflictingHeader(failure) ? HeaderValues.Conflicting.KIND : RuleVerdict.INTERNAL);
 		}
 		if (result instanceof Boolean bool) {
 			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
 		}
 		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error(RuleVerdict.NOT_A_BOOL);
+	}
+
+	/** Whether {@code failure} is, or CEL wrapped, a read of a header whose lines differ ({@link HeaderValues}). */
+	private static boolean conflictingHeader(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof HeaderValues.Conflicting) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.mcprelay.policy;
 
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -159,7 +160,12 @@ public class PublishedCatalogues implements ServerListChanges {
 				return kept;
 			}
 			PublishedItems filled = kept == null ? new PublishedItems() : kept;
-			items.forEach(item -> filled.published(item, now));
+			Set<String> named = new HashSet<>();
+			for (JsonNode item : items) {
+				if (PublishedItems.firstOfItsName(item, named)) {
+					filled.published(item, now);
+				}
+			}
 			return filled;
 		});
 	}

@@ -2,6 +2,7 @@ package dev.mcprelay.policy;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -66,6 +67,16 @@ final class PublishedItems {
 		kept.put(name.textValue(), new Definition(PublishedCatalogues.annotationsOf(item), now));
 	}
 
+	/**
+	 * Whether {@code item} is the first of a list to bear its name, {@code named} holding the names of those before it:
+	 * of a name a server lists twice (a broken or lying server), the first entry is the one the relay keeps and the
+	 * policies decide from, as the lists show it (review 43e F3). An entry without a name is kept as ever.
+	 */
+	static boolean firstOfItsName(JsonNode item, Set<String> named) {
+		JsonNode name = item.get("name");
+		return name == null || !name.isTextual() || named.add(name.textValue());
+	}
+
 	/** What the server published of {@code name}, or {@code null} when it was not seen. */
 	Definition definition(String name) {
 		return items.get(name);
@@ -120,7 +131,7 @@ final class PublishedItems {
 			JsonNode name = item.get("name");
 			if (name != null && name.isTextual()) {
 				if (kept.size() < MAX_ITEMS) {
-					kept.put(name.textValue(), new Definition(PublishedCatalogues.annotationsOf(item), now));
+					kept.putIfAbsent(name.textValue(), new Definition(PublishedCatalogues.annotationsOf(item), now));
 				}
 				else {
 					whole = false;

@@ -33,7 +33,9 @@ public final class ToolOffers {
 	 * the caller's view is kept young enough; else after one listing of it. A listing that fails (or hangs past the
 	 * server's {@code timeouts.non-streaming} less a fifth) fails with the policies' refusal of a request they cannot
 	 * decide ({@link PublishedCatalogues.Unavailable#refusal}: {@code policy_undecidable}, counted as an {@code error}
-	 * of each rule that reads the tool).
+	 * of each rule that reads the tool). Where only audit-mode rules read the tool, nothing is kept from the caller for
+	 * want of the server's list: a tool it did not publish to the view, or every tool when it cannot be listed, is
+	 * decided from the entry as listed (the failure counted as an {@code error} of each of those rules).
 	 */
 	public static Mono<List<ObjectNode>> offerable(Policies policies, PublishedCatalogues catalogues,
 			CallContext context, List<ObjectNode> tools) {
@@ -44,9 +46,9 @@ public final class ToolOffers {
 		}
 		PolicyFacts facts = PolicyFacts.of(context, "tools/call", false);
 		if (!policies.readsTool(server, virtualServer)) {
-			PolicyListing listing = policies.listing(facts);
-			return Mono.just(tools.stream().filter(tool -> listing.lists(facts.forTool(tool))).toList());
+			return Mono.just(asCopied(policies, facts, tools));
 		}
+		boolean strict = policies.readsTool(server, virtualServer, true);
 		List<String> names = new ArrayList<>(tools.size());
 		tools.forEach(tool -> names.add(nameOf(tool)));
 		return catalogues.findAll(context, PublishedCatalogues.TOOLS, names.stream().filter(name -> name != null)
@@ -56,15 +58,28 @@ public final class ToolOffers {
 				List<ObjectNode> offered = new ArrayList<>();
 				for (int i = 0; i < tools.size(); i++) {
 					Map<String, Object> definition = names.get(i) == null ? null : published.get(names.get(i));
-					if (definition != null && listing.lists(facts.forItem(names.get(i), definition, null, null))) {
+					if (definition != null ? listing.lists(facts.forItem(names.get(i), definition, null, null))
+							: !strict && listing.lists(facts.forTool(tools.get(i)))) {
 						offered.add(tools.get(i));
 					}
 				}
 				return offered;
 			})
-			.onErrorMap(PublishedCatalogues.Unavailable.class,
-					unavailable -> PublishedCatalogues.Unavailable.refusal(server, PublishedCatalogues.TOOLS,
-							unavailable.why(), policies.undecidable(server, virtualServer, true)));
+			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
+				String policy = policies.undecidable(server, virtualServer, true);
+				return strict ? Mono.error(PublishedCatalogues.Unavailable.refusal(server, PublishedCatalogues.TOOLS,
+						unavailable.why(), policy)) : Mono.just(asCopied(policies, facts, tools));
+			});
+	}
+
+	/**
+	 * Those of {@code tools} the policies let the caller be offered, each decided from the entry as copied: where no
+	 * rule reads the tool (they read nothing of it), or where only audit-mode ones do and the server's list cannot be
+	 * had (they refuse nothing: review 43e F1).
+	 */
+	private static List<ObjectNode> asCopied(Policies policies, PolicyFacts facts, List<ObjectNode> tools) {
+		PolicyListing listing = policies.listing(facts);
+		return tools.stream().filter(tool -> listing.lists(facts.forTool(tool))).toList();
 	}
 
 	private static String nameOf(JsonNode tool) {

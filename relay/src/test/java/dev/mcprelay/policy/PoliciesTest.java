@@ -202,6 +202,29 @@ class PoliciesTest {
 			.as("once per item and caller").hasSize(2);
 	}
 
+	/**
+	 * Review 43e F5: the audit line names a resource without its query, fragment or userinfo, where a token or a
+	 * password rides; the rest of the URI is there, so the operator still sees which resource.
+	 */
+	@Test
+	void anAuditLineNamesAResourceWithoutItsQueryFragmentOrUserinfo() {
+		Policies policies = new Policies(List.of(policy("audit-secret-res", true,
+				"mcp.resource.uri.startsWith(\"res://secret/\") || mcp.resource.uri.contains(\"/private\")", false,
+				"*")), new PolicyMeters(registry));
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		for (String uri : List.of("res://secret/b?token=URISECRET31", "res://secret/c#URISECRET32",
+				"https://user:URISECRET33@host.example/private/d?sig=URISECRET34")) {
+			assertThat(policies.decide(new PolicyFacts(BOT, "github", null, "resources/read", false, null, null, null,
+					uri, null, null)).allowed()).as(uri).isTrue();
+		}
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).anyMatch(line -> line.contains("would refuse resources/read of \"res://secret/b\""))
+			.anyMatch(line -> line.contains("would refuse resources/read of \"res://secret/c\""))
+			.anyMatch(line -> line.contains("would refuse resources/read of \"https://host.example/private/d\""))
+			.noneMatch(line -> line.contains("URISECRET"));
+	}
+
 	@Test
 	void aPolicyGovernsItsServersAndWhatReachesThemThroughItsVirtualServers() {
 		Policies policies = new Policies(List.of(policy("all-only", true, "true", true, "all")), new PolicyMeters(registry));
@@ -263,6 +286,39 @@ class PoliciesTest {
 		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
 		assertThat(logged).as("the failure is logged, with the policy's name").anyMatch(line -> line.contains("numeric-tenant"));
 		assertThat(logged).as("never with a value CEL quotes in its message").noneMatch(line -> line.contains("alice-secret"));
+	}
+
+	/**
+	 * Review 43e F2: a deny on a header's value is not passed by sending the header twice, in either order (its lines
+	 * were joined, {@code "evil, good"}, and the upstream acted on one of them): the rule's read fails, which refuses
+	 * and is counted as an error of the kind {@code conflicting_header}, never with the values; the same value
+	 * repeated is that value.
+	 */
+	@Test
+	void aDenyOnAHeaderIsNotPassedByRepeatingTheHeader() {
+		Policies policies = policies("tenant-header", "deny",
+				"request.headers[?\"x-tenant\"].orValue(\"\") == \"evil\"");
+		int mark = dev.mcprelay.testsupport.CapturedLogs.all().size();
+
+		assertThat(policies.decide(withTenant("good")).allowed()).as("good").isTrue();
+		assertThat(policies.decide(withTenant("evil"))).as("evil")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", false));
+		assertThat(policies.decide(withTenant("evil", "evil"))).as("evil twice: evil")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", false));
+		assertThat(policies.decide(withTenant("good", "good")).allowed()).as("good twice: good").isTrue();
+		assertThat(policies.decide(withTenant("evil", "good"))).as("evil, then good")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", true));
+		assertThat(policies.decide(withTenant("good", "evil"))).as("good, then evil")
+			.isEqualTo(new PolicyDecision(false, "tenant-header", true));
+		assertThat(counted("tenant-header", "error")).isEqualTo(2);
+		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
+		assertThat(logged).as("logged by its kind").anyMatch(line -> line.contains("conflicting_header"));
+		assertThat(logged).as("never the values").noneMatch(line -> line.contains("evil") || line.contains("good"));
+	}
+
+	private static PolicyFacts withTenant(String... lines) {
+		return new PolicyFacts(Caller.ANONYMOUS, "github", null, "tools/call", false, "echo", Map.of(), null, null,
+				Map.of(), dev.mcprelay.api.RequestHeaders.of(Map.of("X-Tenant", List.of(lines))));
 	}
 
 	private Policies policies(String... nameKindExpression) {

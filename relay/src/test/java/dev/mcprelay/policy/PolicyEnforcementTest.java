@@ -59,6 +59,9 @@ class PolicyEnforcementTest {
 		registry.add("mcp-relay.servers.sdk-json.url", () -> UPSTREAM.url("/stateless"));
 		registry.add("mcp-relay.servers.sdk-json.arguments.reserved-prefix", () -> "");
 		registry.add("mcp-relay.virtual-servers.all.members[0]", () -> "sdk-json");
+		registry.add("mcp-relay.servers.sdk-injects.url", () -> UPSTREAM.url("/stateless"));
+		registry.add("mcp-relay.servers.sdk-injects.arguments.inject[0].name", () -> "message");
+		registry.add("mcp-relay.servers.sdk-injects.arguments.inject[0].from-request-header", () -> "X-Message");
 		policy(registry, 0, "read-only-for-bots", "sdk,sdk-json", "allow", "mcp.method != \"tools/call\" "
 				+ "|| caller.client == \"ops\" || mcp.tool.annotations.?readOnlyHint.orValue(false)", true);
 		policy(registry, 1, "no-prod-echo", "*", "deny",
@@ -130,6 +133,26 @@ class PolicyEnforcementTest {
 		assertThat(UPSTREAM.seen()).noneMatch(seen -> seen.body().contains("\"prod\""));
 	}
 
+	/**
+	 * Review 43e F4: a rule on {@code mcp.arguments} decides on the arguments as they go upstream, those the relay
+	 * injects ({@code arguments.inject}) included: {@code X-Message: prod} injects {@code message: "prod"}, which
+	 * {@code no-prod-echo} refuses (it judged the client's value, and the injection replaced it after the decision).
+	 */
+	@Test
+	void aRuleOnArgumentsDecidesTheInjectedValue() {
+		UPSTREAM.clearSeen();
+		JsonNode injectedProd = answer("sdk-injects", call(11, "echo", "hi"), "X-Message", "prod");
+		assertThat(injectedProd.at("/error/message").asText()).as(injectedProd.toString())
+			.isEqualTo("Unknown tool: echo");
+		JsonNode injectedDev = answer("sdk-injects", call(12, "echo", "prod"), "X-Message", "dev");
+		assertThat(injectedDev.at("/result/content/0/text").asText()).as(injectedDev.toString()).contains("dev")
+			.doesNotContain("prod");
+		assertThat(UPSTREAM.seen()).noneMatch(seen -> seen.body().contains("\"prod\""));
+		assertThat(answer("sdk-injects", call(13, "echo", "prod")).at("/error/message").asText())
+			.as("no header: the client's value is removed, nothing injected; the rule's default decides")
+			.isNotEqualTo("Unknown tool: echo");
+	}
+
 	@Test
 	void promptsAndResourcesAreHiddenAndRefusedAsWhatDoesNotExist() {
 		JsonNode prompts = answer(BOT_KEY, "sdk-json", request(1, "prompts/list", "{}"));
@@ -188,6 +211,19 @@ class PolicyEnforcementTest {
 
 	private JsonNode answer(String key, String server, String body) {
 		RawHttp http = new RawHttp(port, "X-Api-Key", key);
+		HttpResponse<String> response = http.send(http.post(server, body));
+		List<JsonNode> messages = RawHttp.messagesOf(response);
+		assertThat(messages).as(response.statusCode() + " " + response.body()).isNotEmpty();
+		return messages.get(messages.size() - 1);
+	}
+
+	/** The answer to {@code bot}'s {@code body} sent with {@code headers} (name, value, ...) too. */
+	private JsonNode answer(String server, String body, String... headers) {
+		String[] all = new String[headers.length + 2];
+		all[0] = "X-Api-Key";
+		all[1] = BOT_KEY;
+		System.arraycopy(headers, 0, all, 2, headers.length);
+		RawHttp http = new RawHttp(port, all);
 		HttpResponse<String> response = http.send(http.post(server, body));
 		List<JsonNode> messages = RawHttp.messagesOf(response);
 		assertThat(messages).as(response.statusCode() + " " + response.body()).isNotEmpty();

@@ -41,6 +41,10 @@ class PolicyToolDefinitionsTest {
 
 	static final AtomicBoolean READ_ONLY = new AtomicBoolean(true);
 
+	/** A second entry named {@code deploy}, listed after the first, saying the opposite; {@code null}: none. */
+	static final java.util.concurrent.atomic.AtomicReference<Boolean> SECOND_DEPLOY_READ_ONLY =
+			new java.util.concurrent.atomic.AtomicReference<>();
+
 	static volatile Sinks.Many<String> events = Sinks.many().multicast().directBestEffort();
 
 	@LocalServerPort
@@ -62,6 +66,7 @@ class PolicyToolDefinitionsTest {
 	@BeforeEach
 	void script() {
 		READ_ONLY.set(true);
+		SECOND_DEPLOY_READ_ONLY.set(null);
 		events = Sinks.many().multicast().directBestEffort();
 		UPSTREAM.clear();
 		UPSTREAM.scriptWithBody((request, response, body) -> {
@@ -81,7 +86,11 @@ class PolicyToolDefinitionsTest {
 			String result = switch (message.path("method").asText()) {
 				case "tools/list" -> "{\"tools\":[{\"name\":\"deploy\",\"inputSchema\":{\"type\":\"object\"},"
 						+ "\"annotations\":{\"readOnlyHint\":" + READ_ONLY.get() + "}},{\"name\":\"other\","
-						+ "\"inputSchema\":{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":true}}]}";
+						+ "\"inputSchema\":{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":true}}"
+						+ (SECOND_DEPLOY_READ_ONLY.get() == null ? "" : ",{\"name\":\"deploy\",\"inputSchema\":"
+								+ "{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":"
+								+ SECOND_DEPLOY_READ_ONLY.get() + "}}")
+						+ "]}";
 				case "tools/call" -> "{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}";
 				default -> "{}";
 			};
@@ -159,6 +168,26 @@ class PolicyToolDefinitionsTest {
 		assertThat(call("ghost").at("/error/message").asText()).isEqualTo("Unknown tool: ghost");
 		assertThat(call("other").has("result")).as("one the client never listed is looked up").isTrue();
 		assertThat(UPSTREAM.seen()).noneMatch(seen -> seen.body().contains("\"ghost\""));
+	}
+
+	/**
+	 * Review 43e F3: a server that lists {@code deploy} twice, read-only and not: the first entry is the one listed,
+	 * kept and decided from, in either order, so what the caller sees listed is what it may call (it was listed from
+	 * one entry and decided from the last).
+	 */
+	@Test
+	void aToolListedTwiceIsListedAndDecidedByItsFirstEntry() {
+		SECOND_DEPLOY_READ_ONLY.set(false);
+		assertThat(listed()).as("read-only first").containsOnlyOnce("deploy");
+		assertThat(call("deploy").has("result")).as("decided from the read-only first entry, as listed").isTrue();
+
+		READ_ONLY.set(false);
+		SECOND_DEPLOY_READ_ONLY.set(true);
+		assertThat(listed()).as("destructive first").doesNotContain("deploy");
+		UPSTREAM.clear();
+		assertThat(call("deploy").at("/error/message").asText()).as("decided from the first entry, as listed")
+			.isEqualTo("Unknown tool: deploy");
+		assertThat(callsSeen()).isZero();
 	}
 
 	private List<String> listed() {

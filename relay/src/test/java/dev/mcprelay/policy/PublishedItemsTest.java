@@ -75,4 +75,15 @@ class PublishedItemsTest {
 		assertThat(tools.cut()).as("what it lacks may be past the cut").isTrue();
 	}
 
+	/** Review 43e F3: of a name the relay's own listing finds twice, the first entry is kept, as the lists show it. */
+	@Test
+	void theRelaysOwnListingKeepsTheFirstEntryOfANameListedTwice() {
+		PublishedItems tools = new PublishedItems();
+		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(
+				RawHttp.json("{\"name\":\"deploy\",\"annotations\":{\"readOnlyHint\":true}}"),
+				RawHttp.json("{\"name\":\"deploy\",\"annotations\":{\"readOnlyHint\":false}}")), true)),
+				System::nanoTime).block();
+		assertThat(tools.definition("deploy").annotations()).containsEntry("readOnlyHint", true);
+	}
+
 }

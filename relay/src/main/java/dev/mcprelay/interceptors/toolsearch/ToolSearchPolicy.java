@@ -102,11 +102,12 @@ public class ToolSearchPolicy implements ToolsListRequestInterceptor, ToolsListR
 	public static final String SEARCH_TOOL = "search_available_tools";
 
 	/**
-	 * Just before the policies: the catalogue is made of the server's own lists, never of one caller's view of them,
-	 * and the policies then run on what this answers (its own tool aside); before the argument policy, which cleans
-	 * the schemas listed.
+	 * Just before the argument policy and the policies: the catalogue is made of the server's own lists, never of one
+	 * caller's view of them, and the policies then run on what this answers (its own tool aside); the argument policy
+	 * cleans the schemas listed and injects into the call of the tool this lets through, which the policies then
+	 * decide.
 	 */
-	public static final int ORDER = PolicyEnforcement.ORDER - 1;
+	public static final int ORDER = PolicyEnforcement.ORDER - 2;
 
 	private static final String STATE = ToolSearchPolicy.class.getName() + ".state";
 
