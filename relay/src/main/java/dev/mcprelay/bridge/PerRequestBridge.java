@@ -41,7 +41,7 @@ import reactor.core.publisher.Sinks;
  * one that fails is answered with that server's error, never sent. {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
- * ({@link SessionEraListen}).
+ * ({@link SessionEraListen}), which a 404 or a forgotten-session 400 opens again, as a POST's does.
  *
  * <p>A request the server sends while it answers a {@code tools/call}, {@code prompts/get} or {@code resources/read}
  * (sampling, elicitation, roots) ends the client's round with an {@code input_required} result whose
@@ -98,7 +98,7 @@ final class PerRequestBridge {
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
 		this.versions = versions;
-		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed);
+		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed, sessions.openTimeout());
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
 		this.probes = new ModernProbe(server, serverId, maxBytes);
 		this.forgotten = new ForgottenSessions(server, sessions.openTimeout());
@@ -209,7 +209,8 @@ final class PerRequestBridge {
 				}
 				if (id != null && "subscriptions/listen".equals(method)) {
 					return listens.listen(request, message, session, onWritten,
-							serverRequest -> refuse(request, session, serverRequest), handler);
+							(in, serverRequest) -> refuse(request, in, serverRequest), (status, in) -> forgotten
+								.replaced(request, in, status, () -> sessions.reopen(request, client)), handler);
 				}
 				return exchange(request, message, client, session, onWritten, true, handler);
 			});
