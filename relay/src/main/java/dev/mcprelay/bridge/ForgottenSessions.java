@@ -50,6 +50,24 @@ final class ForgottenSessions {
 			.onErrorReturn(true);
 	}
 
+	/**
+	 * The session opened ({@code reopen}) in place of {@code session}, whose server answered a request of the relay's
+	 * own in it (a listen's GET) with {@code status}: a 404 (the session ended there) opens it again; a 400 does when
+	 * the server no longer knows the session ({@link #forgot}), which is then ended; empty for any other status, or a
+	 * 400 in a session the server knows.
+	 */
+	Mono<UpstreamSession> replaced(UpstreamRequest relayed, UpstreamSession session, int status,
+			java.util.function.Supplier<Mono<UpstreamSession>> reopen) {
+		if (status == 404) {
+			return Mono.defer(reopen);
+		}
+		if (status != 400) {
+			return Mono.empty();
+		}
+		return forgot(relayed, session).flatMap(gone -> !gone ? Mono.<UpstreamSession>empty()
+				: end(relayed, session).then(Mono.defer(reopen)));
+	}
+
 	/** Ends {@code session} at the server (DELETE), which the relay replaced with another; completes either way. */
 	Mono<Void> end(UpstreamRequest relayed, UpstreamSession session) {
 		if (session.sessionId() == null) {

@@ -78,10 +78,12 @@ final class HeldCalls {
 	/**
 	 * A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code clientId}, sent in the
 	 * upstream session {@code session}: a retry hands the client's answer to the server in that session, whatever
-	 * session the store holds for the client by then.
+	 * session the store holds for the client by then. {@code sent}: the request as the server knows it, told cancelled
+	 * when the call ends before its answer ({@link BridgedCancellations}).
 	 */
-	Held open(String owner, String caller, JsonNode clientId, UpstreamSession session) {
-		return new Held(waiting, owner, caller, clientId, session);
+	Held open(String owner, String caller, JsonNode clientId, UpstreamSession session,
+			BridgedCancellations.Sent sent) {
+		return new Held(waiting, owner, caller, clientId, session, sent);
 	}
 
 	/**
@@ -209,8 +211,13 @@ final class HeldCalls {
 		/** The calls that wait for a retry, which this one leaves when it ends. */
 		private final Map<String, Held> waiting;
 
-		Held(Map<String, Held> waiting, String owner, String caller, JsonNode clientId, UpstreamSession session) {
+		/** The request as the server knows it: told cancelled when the call ends before its answer. */
+		final BridgedCancellations.Sent sent;
+
+		Held(Map<String, Held> waiting, String owner, String caller, JsonNode clientId, UpstreamSession session,
+				BridgedCancellations.Sent sent) {
 			this.waiting = waiting;
+			this.sent = sent;
 			this.owner = owner;
 			this.caller = caller;
 			this.clientId = clientId;
@@ -244,9 +251,13 @@ final class HeldCalls {
 			}
 		}
 
-		/** Ends the call: it waits no more, its round ends, and its exchange with the server. */
+		/**
+		 * Ends the call: it waits no more, its round ends, and its exchange with the server; a call ended before the
+		 * server answered it (abandoned, expired, refused, broken off) is told cancelled to the server.
+		 */
 		void finish() {
 			waiting.remove(id, this);
+			sent.abandon();
 			round.tryEmitComplete();
 			done.tryEmitEmpty();
 			Disposable held = exchange;

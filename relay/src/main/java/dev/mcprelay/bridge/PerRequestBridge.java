@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.security.RelayMac;
-import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.ServerRequestGate;
@@ -31,7 +30,9 @@ import reactor.core.publisher.Sinks;
  * 2025 server requires it ({@link SessionEraRequests}), under an id the relay mints ({@code mcp-relay-bridged-} and 256
  * random bits, as direction 1's input rounds mint theirs: clients that share the session may use the same ids, and no
  * two bridges, those a reload makes for the server or those of other replicas sending in the same session, ever mint
- * the same), and takes only the answer under its own id (one of another request's is dropped); its answer, JSON or
+ * the same, {@link BridgedCancellations}), and takes only the answer under its own id (one of another request's is
+ * dropped); a request the client leaves before its answer (2026-07-28's cancellation) is told cancelled to the server
+ * ({@code notifications/cancelled} naming that id, in the session); its answer, JSON or
  * an event stream, comes back in the 2026 form ({@link ModernResults}) under the client's id; notifications on the
  * answer's stream (progress, log messages) pass as they are. A request the server answers with 404 (the session ended
  * there), or with a 400 that answers no request (it forgot the session), goes once more, in a session opened again,
@@ -40,19 +41,18 @@ import reactor.core.publisher.Sinks;
  * one that fails is answered with that server's error, never sent. {@code server/discover}
  * is answered from the session's {@code initialize}, without asking the server. A notification goes in the session
  * and is answered as the server answers it (202). {@code subscriptions/listen} is served by the session's GET stream
- * ({@link SessionEraListen}).
+ * ({@link SessionEraListen}), which a 404 or a forgotten-session 400 opens again, as a POST's does.
  *
  * <p>A request the server sends while it answers a {@code tools/call}, {@code prompts/get} or {@code resources/read}
  * (sampling, elicitation, roots) ends the client's round with an {@code input_required} result whose
- * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls}), once the
+ * {@code requestState} the relay signs, the exchange held open for the client's retry ({@link HeldCalls},
+ * {@link HeldCallRetries}), once the
  * relay's server-to-client stages let it ({@link GatedServerRequests}: a refusal answers the server); one sent
  * while it answers another request is answered to the server with an error (-32601,
  * {@code server_request_not_bridged}). Any other answer of the server (an error status) is handed on with its status
  * and body, without the server's session id.
  */
 final class PerRequestBridge {
-
-	private static final String ID_PREFIX = "mcp-relay-bridged-";
 
 	private final UpstreamTransport server;
 
@@ -74,6 +74,10 @@ final class PerRequestBridge {
 
 	private final GatedServerRequests gated;
 
+	private final HeldCallRetries retries;
+
+	private final BridgedCancellations cancellations;
+
 	/** The methods whose answer may ask the client for input in 2026-07-28 ({@code input_required}). */
 	private static final java.util.Set<String> INPUT_METHODS = java.util.Set.of("tools/call", "prompts/get",
 			"resources/read");
@@ -94,11 +98,13 @@ final class PerRequestBridge {
 		this.maxBytes = maxBytes;
 		this.sessions = sessions;
 		this.versions = versions;
-		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed);
+		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed, sessions.openTimeout());
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
 		this.probes = new ModernProbe(server, serverId, maxBytes);
 		this.forgotten = new ForgottenSessions(server, sessions.openTimeout());
 		this.gated = new GatedServerRequests(server);
+		this.retries = new HeldCallRetries(server, calls);
+		this.cancellations = new BridgedCancellations(server, serverId, sessions.openTimeout(), flights.cancelling);
 	}
 
 	/** How many calls wait for their client's retry with its input, on this replica. */
@@ -193,7 +199,7 @@ final class PerRequestBridge {
 			if (id != null && INPUT_METHODS.contains(method)
 					&& HeldCalls.isRelays(message.path("params").get("requestState"))) {
 				// the held call knows its session: no other is looked up, nor opened
-				return resume(request, message, client, onWritten, handler);
+				return retries.resume(request, message, client, onWritten, handler);
 			}
 			return sessions.find(request, client).flatMap(session -> {
 				if (id != null && "server/discover".equals(method)) {
@@ -203,7 +209,8 @@ final class PerRequestBridge {
 				}
 				if (id != null && "subscriptions/listen".equals(method)) {
 					return listens.listen(request, message, session, onWritten,
-							serverRequest -> refuse(request, session, serverRequest), handler);
+							(in, serverRequest) -> refuse(request, in, serverRequest), (status, in) -> forgotten
+								.replaced(request, in, status, () -> sessions.reopen(request, client)), handler);
 				}
 				return exchange(request, message, client, session, onWritten, true, handler);
 			});
@@ -214,18 +221,22 @@ final class PerRequestBridge {
 			UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		ObjectNode sent = message.deepCopy();
-		JsonNode id = message.get("id");
-		String minted = id == null ? null : ID_PREFIX + SessionIds.mint();
+		BridgedCancellations.Sent minted = message.get("id") == null ? null : cancellations.mint(request, session);
 		if (minted != null) {
-			sent.put("id", minted);
+			sent.put("id", minted.id);
 		}
-		String method = message.path("method").asText();
-		if (minted != null && INPUT_METHODS.contains(method)) {
+		if (minted != null && INPUT_METHODS.contains(message.path("method").asText())) {
 			return held(request, message, sent, minted, client, session, onWritten, mayReopen, handler);
 		}
+		// 2026-07-28's cancellation (the client closed its stream before the answer) told as a 2025 client tells it
 		return server.send(SessionEraRequests.inSession(request, sent, session, onWritten),
 				response -> answered(response, request, message, minted, client, session, onWritten, mayReopen,
-						handler));
+						handler))
+			.doOnCancel(() -> {
+				if (minted != null) {
+					minted.abandon();
+				}
+			});
 	}
 
 	/**
@@ -233,12 +244,14 @@ final class PerRequestBridge {
 	 * client's stream ({@link HeldCalls}), so that a request of the server's on the answer's stream ends the client's
 	 * round with an {@code input_required} result while the exchange goes on, for the client's retry to continue.
 	 * Another answer than an event stream is answered as any; the client's leaving before it was asked anything ends
-	 * the exchange (2026-07-28's cancellation).
+	 * the exchange (2026-07-28's cancellation), and the call's end before its answer tells the server it is cancelled.
 	 */
-	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
+	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent,
+			BridgedCancellations.Sent minted,
 			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
-		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"), session);
+		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"), session,
+				minted);
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
 		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);
@@ -262,7 +275,7 @@ final class PerRequestBridge {
 					.doFinally(signal -> held.finish());
 			}
 			BridgedAnswers.Turn turn = new BridgedAnswers.Turn(answer -> {
-				if (minted.equals(answer.path("id").asText(null)) && !answer.has("method")) {
+				if (minted.answeredBy(answer)) {
 					answer.set("id", held.clientId);
 					return ModernResults.toModern(answer, method, session);
 				}
@@ -284,50 +297,6 @@ final class PerRequestBridge {
 	}
 
 	/**
-	 * A client's retry with its input: verifies its {@code requestState} (refused when this relay did not sign it for
-	 * this client and server: forged, altered, another's), hands the client's answer to the server as the response to
-	 * its request, and gives the retry's stream the rest of the held call's answer.
-	 */
-	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client, Runnable onWritten,
-			Function<UpstreamResponse, Mono<Void>> handler) {
-		JsonNode id = message.get("id");
-		String token = message.path("params").path("requestState").asText();
-		if (calls.verify(token, client.key()) == null) {
-			onWritten.run();
-			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32602, "The "
-					+ "requestState of this request is not one the relay gave this client (forged, altered, or "
-					+ "another's)", "request_state_invalid"))));
-		}
-		HeldCalls.Held held = calls.resume(token, client.key());
-		if (held == null) {
-			onWritten.run();
-			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32603, "The call "
-					+ "this requestState continues waits no more on this relay (it waited longer than the server's "
-					+ "streaming-idle, ended, or another replica holds it); send the request again without it",
-					"input_required_expired"))));
-		}
-		ObjectNode state = held.answering;
-		JsonNode given = message.path("params").path("inputResponses").get(state.path("key").asText());
-		ObjectNode response = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
-		response.set("id", state.get("request"));
-		if (given instanceof ObjectNode result) {
-			response.set("result", result);
-		}
-		else {
-			response.putObject("error").put("code", -32603).put("message", "The client gave no answer");
-		}
-		// in the session the call was sent in (the store's entry for the client may have expired since, or been
-		// replaced): the server knows its request there only; a retry that fails to hand the answer on, or leaves
-		// first, ends the call, which no clock bounds any more
-		return server.send(SessionEraRequests.inSession(request, response, held.session, onWritten),
-				UpstreamResponse::releaseBody)
-			.doOnError(failed -> held.finish())
-			.doOnCancel(held::finish)
-			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
-					held.next(id)))));
-	}
-
-	/**
 	 * The server's answer to a request of the client's, in the 2026 form. A 404 opens the session again, once, as does
 	 * a 400 that is no answer to the request (no JSON-RPC error under its id: a server that restarted and forgot the
 	 * session says so, as the reference server's "No valid session ID provided") when the server no longer knows the
@@ -335,9 +304,12 @@ final class PerRequestBridge {
 	 * replaces is then ended.
 	 */
 	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
-			String minted, ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
-			Function<UpstreamResponse, Mono<Void>> handler) {
+			BridgedCancellations.Sent minted, ModernClient client, UpstreamSession session, Runnable onWritten,
+			boolean mayReopen, Function<UpstreamResponse, Mono<Void>> handler) {
 		JsonNode id = message.get("id");
+		if (minted != null && !response.statusCode().is2xxSuccessful()) {
+			minted.answered();
+		}
 		String method = message.path("method").asText();
 		if (response.statusCode().value() == HttpStatus.NOT_FOUND.value() && mayReopen) {
 			return response.releaseBody()
@@ -349,7 +321,7 @@ final class PerRequestBridge {
 				ObjectNode refusal = BridgedAnswers.parse(body);
 				// the server's answer to the request, or a refusal of the new generation's (a server redeployed as a
 				// 2026 one: handOn learns its versions): not a session it forgot
-				if (refusal != null && ((minted != null && minted.equals(refusal.path("id").asText(null)))
+				if (refusal != null && ((minted != null && minted.id.equals(refusal.path("id").asText(null)))
 						|| Refusals.ofNewGeneration(body))) {
 					return handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body),
 							request, onWritten, handler);
@@ -373,7 +345,7 @@ final class PerRequestBridge {
 				.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED))));
 		}
 		BridgedAnswers.Turn turn = new BridgedAnswers.Turn(answer -> {
-			if (minted != null && minted.equals(answer.path("id").asText(null)) && !answer.has("method")) {
+			if (minted != null && minted.answeredBy(answer)) {
 				answer.set("id", id);
 				return ModernResults.toModern(answer, method, session);
 			}
@@ -389,9 +361,10 @@ final class PerRequestBridge {
 	 * (a server of one session may answer any of its requests on any stream): it is not this client's, and is dropped;
 	 * {@code null} (the client's) for any other message.
 	 */
-	private static Flux<byte[]> othersAnswer(ObjectNode message, String minted) {
+	private static Flux<byte[]> othersAnswer(ObjectNode message, BridgedCancellations.Sent minted) {
 		boolean response = !message.has("method") && (message.has("result") || message.has("error"));
-		return response && !java.util.Objects.equals(minted, message.path("id").asText(null)) ? Flux.empty() : null;
+		return response && !java.util.Objects.equals(minted == null ? null : minted.id, message.path("id").asText(null))
+				? Flux.empty() : null;
 	}
 
 	/**

@@ -31,6 +31,9 @@ final class ServerFlights {
 	/** The calls of 2026-07-28 clients held for their retry (direction 2, {@link HeldCalls}), by call. */
 	final Map<String, HeldCalls.Held> held = new ConcurrentHashMap<>();
 
+	/** The {@code notifications/cancelled} of direction 2 in flight to the server ({@link BridgedCancellations}). */
+	final java.util.concurrent.atomic.AtomicInteger cancelling = new java.util.concurrent.atomic.AtomicInteger();
+
 	ServerFlights(String serverId) {
 		this.serverId = serverId;
 	}

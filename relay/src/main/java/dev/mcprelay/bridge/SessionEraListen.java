@@ -2,6 +2,7 @@ package dev.mcprelay.bridge;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.springframework.http.HttpHeaders;
@@ -26,20 +27,22 @@ import reactor.core.publisher.Sinks;
  * GET stream of the upstream session the relay keeps for the client ({@link UpstreamSessions}). The relay honours what
  * the client asks for and the server's capabilities offer ({@code toolsListChanged}, {@code promptsListChanged},
  * {@code resourcesListChanged}: the server announces {@code listChanged}; {@code resourceSubscriptions}: it announces
- * {@code resources.subscribe}, and the relay sends {@code resources/subscribe} in the session for each URI), opens the
- * session's GET stream, and answers with an event stream: first {@code notifications/subscriptions/acknowledged} naming
- * what is honoured, then each notification of the GET stream that the subscription covers (a list change it asked
- * for, {@code notifications/resources/updated} of a URI it subscribed to), with the subscription's id in its
+ * {@code resources.subscribe}, and the relay subscribes to each URI in the session, {@link ResourceSubscriptions}:
+ * at most {@value ResourceSubscriptions#MAX_URIS}, bounded in flight), opens the session's GET stream, and answers
+ * with an event stream: first {@code notifications/subscriptions/acknowledged} naming what is honoured, then each
+ * notification of the GET stream that the subscription covers (a list change it asked for,
+ * {@code notifications/resources/updated} of a URI it subscribed to), with the subscription's id in its
  * {@code _meta}; what else the server sends there is not the client's (a request is answered to the server with an
  * error, as on a call's stream), but a list change it did not ask for is still heard by the relay
  * ({@link UnrelayedListChanges}), as every one it relays is. The stream ends when the GET stream ends (the client
  * sees a subscription that ended without its result, and listens again) or when the client goes away, which closes
- * the GET stream and
- * unsubscribes the URIs. The acknowledgement goes once the GET is written, before the server answers it (a server may
- * hold a quiet stream's headers back); a server that answers it with another status than a stream (405: it offers none; 409: the
- * session's stream is already open, for another client of the session or on another replica) ends the listen with a
- * JSON-RPC error ({@code listen_not_available}); after a 409 the URIs it subscribed stay subscribed, since the listen
- * that holds the stream subscribed them too.
+ * the GET stream and unsubscribes what was subscribed. The acknowledgement goes once the GET is written, before the
+ * server answers it (a server may hold a quiet stream's headers back) and without waiting for the subscribes. A GET
+ * answered 404 or with a forgotten-session 400 opens the session again, once, and the listen goes on there; one
+ * answered with another status than a stream (405: the server offers none; 409: the session's stream is already open,
+ * for another client of the session or on another replica) ends the listen with a JSON-RPC error
+ * ({@code listen_not_available}; {@code listen_failed} for any other status); after a 409 the URIs it subscribed stay
+ * subscribed, since the listen that holds the stream subscribed them too.
  */
 final class SessionEraListen {
 
@@ -58,22 +61,44 @@ final class SessionEraListen {
 
 	private final UnrelayedListChanges unrelayed;
 
-	SessionEraListen(UpstreamTransport server, String serverId, long maxBytes, UnrelayedListChanges unrelayed) {
+	private final java.time.Duration timeout;
+
+	/**
+	 * @param timeout how long the unsubscribes of a listen that ended may take: the server's
+	 * {@code timeouts.non-streaming}
+	 */
+	SessionEraListen(UpstreamTransport server, String serverId, long maxBytes, UnrelayedListChanges unrelayed,
+			java.time.Duration timeout) {
 		this.server = server;
+		this.timeout = timeout;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.unrelayed = unrelayed;
 	}
 
 	/**
-	 * Serves {@code listen} (the client's request, its id and filter) from {@code session}'s GET stream.
+	 * Serves {@code listen} (the client's request, its id and filter) from {@code session}'s GET stream; a listen that
+	 * asks more than {@value ResourceSubscriptions#MAX_URIS} resources is refused (-32602,
+	 * {@code too_many_resource_subscriptions}), nothing sent.
 	 *
-	 * @param refuse what answers a request the server sends on the stream (to the server, with an error)
+	 * @param refuse what answers a request the server sends on the stream of a session (to the server, with an error)
+	 * @param replaced the session opened again in place of one whose GET the server answered with a status (404, or a
+	 * 400 when it forgot the session: {@link ForgottenSessions#replaced}); empty when it is not to be opened again
 	 */
 	Mono<Void> listen(UpstreamRequest request, ObjectNode listen, UpstreamSession session, Runnable onWritten,
-			Function<ObjectNode, Flux<byte[]>> refuse, Function<UpstreamResponse, Mono<Void>> handler) {
+			BiFunction<UpstreamSession, ObjectNode, Flux<byte[]>> refuse,
+			BiFunction<Integer, UpstreamSession, Mono<UpstreamSession>> replaced,
+			Function<UpstreamResponse, Mono<Void>> handler) {
 		JsonNode id = listen.get("id");
 		JsonNode asked = listen.path("params").path("notifications");
+		if (asked.path("resourceSubscriptions").size() > ResourceSubscriptions.MAX_URIS) {
+			onWritten.run();
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), PerRequestBridge.error(id, -32602,
+					"A listen through the relay to MCP server '" + serverId + "' subscribes at most "
+							+ ResourceSubscriptions.MAX_URIS + " resources (this one asks "
+							+ asked.path("resourceSubscriptions").size() + ")", "too_many_resource_subscriptions")
+				.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+		}
 		ObjectNode honored = JsonNodeFactory.instance.objectNode();
 		for (String list : LISTS) {
 			if (asked.path(list + "ListChanged").asBoolean(false)
@@ -87,41 +112,115 @@ final class SessionEraListen {
 			honored.set("resourceSubscriptions", JsonNodeFactory.instance.arrayNode().addAll(
 					uris.stream().map(JsonNodeFactory.instance::textNode).toList()));
 		}
-		BridgedAnswers.Turn turn = new BridgedAnswers.Turn(notification -> subscribed(notification, id), message -> {
-			if (message.has("method") && message.has("id")) {
-				return refuse.apply(message);
-			}
-			return covers(honored, message) ? null : notCovered(message);
-		}, false);
 		// acknowledged once the GET is written: a server may hold a quiet stream's headers back until it has something
 		Sinks.Empty<Void> written = Sinks.empty();
-		// a 409: the session's stream is another listen's, whose resources stay subscribed when this one ends
-		java.util.concurrent.atomic.AtomicBoolean another = new java.util.concurrent.atomic.AtomicBoolean();
 		Runnable getWritten = () -> {
 			onWritten.run();
 			written.tryEmitEmpty();
 		};
-		Flux<byte[]> stream = BridgedAnswers.ofExchange(
-				answer -> server.receive(SessionEraRequests.stream(request, session, getWritten), answer), response -> {
+		Listening listening = new Listening(request, id, honored, getWritten, refuse, replaced,
+				new ResourceSubscriptions(server, request, uris, timeout));
+		// the subscribes go alongside the stream, not before the acknowledgement: the client hears at once what is
+		// honoured, and cancelling the listen cancels those not answered yet
+		return handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(), Flux.merge(
+				written.asMono().thenMany(Flux.just(acknowledgement(id, honored))),
+				listening.subscriptions.subscribe(session).thenMany(Flux.<byte[]>empty()),
+				stream(listening, session, true))
+			.doFinally(signal -> listening.subscriptions.release(listening.another))));
+	}
+
+	/**
+	 * The events of {@code session}'s GET stream for the listen; a 404 or a forgotten-session 400 opens the session
+	 * again, once ({@code mayReopen}), subscribes there and goes on in it; any other status than a stream ends the
+	 * listen with an error: {@code listen_not_available} for 405 (no stream) and 409 (the session's stream is open
+	 * already), {@code listen_failed} for the rest.
+	 */
+	private Flux<byte[]> stream(Listening listening, UpstreamSession session, boolean mayReopen) {
+		BridgedAnswers.Turn turn = new BridgedAnswers.Turn(notification -> subscribed(notification, listening.id),
+				message -> {
+					if (message.has("method") && message.has("id")) {
+						return listening.refuse.apply(session, message);
+					}
+					return covers(listening.honored, message) ? null : notCovered(message);
+				}, false);
+		Flux<byte[]> get = BridgedAnswers.ofExchange(answer -> server.receive(
+				SessionEraRequests.stream(listening.request, session, listening.getWritten), answer), response -> {
 					MediaType type = response.contentType();
 					if (response.statusCode().is2xxSuccessful() && type != null
 							&& MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
 						return BridgedAnswers.asEvents(response, serverId, maxBytes, turn);
 					}
-					int status = response.statusCode().value();
-					another.set(status == 409);
-					return response.releaseBody().thenMany(Flux.just(SseEventWriter.message(PerRequestBridge.error(id,
-							-32603, "MCP server '" + serverId + "', which speaks only session-era MCP, offers no "
-									+ "stream to listen to for this client (HTTP " + status + " to its GET)",
-							"listen_not_available").toString())));
+					return response.releaseBody().thenMany(Flux.error(new GetRefused(response.statusCode().value())));
 				});
-		return Flux.fromIterable(uris)
-			.concatMap(uri -> resources(request, session, "resources/subscribe", uri))
-			.then(Mono.defer(() -> handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(),
-					Flux.merge(written.asMono().thenMany(Flux.just(acknowledgement(id, honored))), stream)))))
-			.doFinally(signal -> Flux.fromIterable(another.get() ? List.<String>of() : uris)
-				.concatMap(uri -> resources(request, session, "resources/unsubscribe", uri))
-				.subscribe());
+		return get.onErrorResume(GetRefused.class, refused -> {
+			int status = refused.status;
+			if (mayReopen && (status == 404 || status == 400)) {
+				return listening.replaced.apply(status, session)
+					.map(java.util.Optional::of)
+					.defaultIfEmpty(java.util.Optional.empty())
+					.flatMapMany(reopened -> reopened.isEmpty() ? Flux.just(unavailable(listening.id, status))
+							: Flux.merge(listening.subscriptions.subscribe(reopened.get()).thenMany(Flux.<byte[]>empty()),
+									stream(listening, reopened.get(), false)));
+			}
+			listening.another = status == 409;
+			return Flux.just(unavailable(listening.id, status));
+		});
+	}
+
+	/** The error that ends a listen whose GET the server answered with {@code status}, not a stream. */
+	private byte[] unavailable(JsonNode id, int status) {
+		boolean none = status == 405 || status == 409;
+		return SseEventWriter.message(PerRequestBridge.error(id, -32603, none ? "MCP server '" + serverId
+				+ "', which speaks only session-era MCP, offers no stream to listen to for this client (HTTP " + status
+				+ " to its GET)" : "MCP server '" + serverId + "' answered the GET stream of this client's session "
+						+ "with HTTP " + status, none ? "listen_not_available" : "listen_failed").toString());
+	}
+
+	/** One listen's request, filter and subscriptions, across the sessions it is served in. */
+	private static final class Listening {
+
+		final UpstreamRequest request;
+
+		final JsonNode id;
+
+		final ObjectNode honored;
+
+		final Runnable getWritten;
+
+		final BiFunction<UpstreamSession, ObjectNode, Flux<byte[]>> refuse;
+
+		final BiFunction<Integer, UpstreamSession, Mono<UpstreamSession>> replaced;
+
+		final ResourceSubscriptions subscriptions;
+
+		/** A 409: the session's stream is another listen's, whose resources stay subscribed when this one ends. */
+		volatile boolean another;
+
+		Listening(UpstreamRequest request, JsonNode id, ObjectNode honored, Runnable getWritten,
+				BiFunction<UpstreamSession, ObjectNode, Flux<byte[]>> refuse,
+				BiFunction<Integer, UpstreamSession, Mono<UpstreamSession>> replaced,
+				ResourceSubscriptions subscriptions) {
+			this.request = request;
+			this.id = id;
+			this.honored = honored;
+			this.getWritten = getWritten;
+			this.refuse = refuse;
+			this.replaced = replaced;
+			this.subscriptions = subscriptions;
+		}
+
+	}
+
+	/** The server answered a listen's GET with {@link #status}, not a stream. */
+	private static final class GetRefused extends RuntimeException {
+
+		final int status;
+
+		GetRefused(int status) {
+			super(null, null, false, false);
+			this.status = status;
+		}
+
 	}
 
 	/** Whether the subscription ({@code honored}) covers {@code message}, a notification of the GET stream. */
@@ -170,16 +269,6 @@ final class SessionEraListen {
 		params.set("notifications", honored);
 		params.putObject("_meta").set(McpMeta.SUBSCRIPTION_ID, id);
 		return SseEventWriter.message(acknowledged.toString());
-	}
-
-	/** {@code resources/subscribe} or {@code resources/unsubscribe} of {@code uri} in the session; its answer released. */
-	private Mono<Void> resources(UpstreamRequest request, UpstreamSession session, String method, String uri) {
-		ObjectNode message = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
-			.put("id", "mcp-relay-" + method.replace('/', '-') + "-" + dev.mcprelay.session.SessionIds.mint())
-			.put("method", method);
-		message.putObject("params").put("uri", uri);
-		return server.send(SessionEraRequests.inSession(request, message, session, null), UpstreamResponse::releaseBody)
-			.onErrorResume(failed -> Mono.empty());
 	}
 
 }
