@@ -55,6 +55,14 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 					.then(Mono.fromSupplier(() -> new ReloadEnding(virtualId, ReloadEnding.ACCESS_WITHDRAWN))));
 	}
 
+	/**
+	 * The same origin on {@code snapshot}: what a held stream that outlived a reload sends anew (it joins a member
+	 * that lost its session again) goes on the settings current now, not on those the stream began with.
+	 */
+	MemberOrigin on(ConfigurationSnapshot snapshot) {
+		return new MemberOrigin(headers, caller, access, snapshot, ending);
+	}
+
 	/** The members the caller may use; never marked as a catalogue listing, which is one request's only. */
 	private static VirtualMembers access(VirtualCall call) {
 		VirtualMembers access = call.access();

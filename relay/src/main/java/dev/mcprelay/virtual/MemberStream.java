@@ -203,7 +203,7 @@ final class MemberStream {
 	/**
 	 * Opens the stream (again): unless the configuration now current no longer has the member in the session's virtual
 	 * server (a reload removed its server, or the virtual server's {@code members} no longer name it), whatever snapshot
-	 * the session began on, or has changed the member's server since that snapshot ({@link MergedStreams#stillServes});
+	 * the session began on, or has changed the member's server since that snapshot ({@link ServedMembers#stillServes});
 	 * then the stream ends for good (its ending was counted once, by what ended it), and the
 	 * member's server is never asked again by this session.
 	 */
@@ -231,11 +231,11 @@ final class MemberStream {
 
 	/**
 	 * Whether the configuration now current still has the member in the session's virtual server, on the settings the
-	 * session's stream began on ({@link MergedStreams#stillServes}); if not, the stream ends for good (logged): its
+	 * session's stream began on ({@link ServedMembers#stillServes}); if not, the stream ends for good (logged): its
 	 * server is never asked again by this session, neither for a stream nor for a session of its own.
 	 */
 	private boolean stillServed() {
-		if (session.parts().streams().stillServes(session, member)) {
+		if (session.parts().streams().served().stillServes(session, member)) {
 			return true;
 		}
 		log.info("Virtual server '{}': member '{}' is no longer one of its members, or a reload changed its server; "
@@ -252,7 +252,7 @@ final class MemberStream {
 	private void answered(MemberAnswer answer) {
 		// a GET sent before a reload that changed the member's server is answered on its settings; one the reload took
 		// out of the virtual server is not read
-		if (!session.parts().streams().stillHas(session, member)) {
+		if (!session.parts().streams().served().stillHas(session, member)) {
 			log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
 					session.virtualId(), member);
 			end();

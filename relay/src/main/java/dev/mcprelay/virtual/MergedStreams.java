@@ -19,8 +19,6 @@ import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
-import dev.mcprelay.live.ConfigurationSnapshot;
-import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -89,12 +87,12 @@ class MergedStreams {
 
 	private final VirtualServers servers;
 
-	private final LiveConfiguration configuration;
+	private final ServedMembers served;
 
 	private final MemberLists lists;
 
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
-			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, LiveConfiguration configuration,
+			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, ServedMembers served,
 			MemberLists lists) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.lists = lists;
@@ -102,7 +100,7 @@ class MergedStreams {
 		this.openStreams = openStreams;
 		this.handover = handover;
 		this.servers = servers;
-		this.configuration = configuration;
+		this.served = served;
 		handover.onClaimed(this::released);
 		servers.onRetired(this::retired);
 		servers.onMembersChanged(this::regrouped);
@@ -231,33 +229,9 @@ class MergedStreams {
 		return !openStreams.isRunning();
 	}
 
-	/**
-	 * Whether {@code member} is still a member of {@code session}'s virtual server in the configuration current now,
-	 * on the settings the session's stream began on (its origin's snapshot): a member stream is opened, or opened again,
-	 * only then ({@link MemberStream}). A reload that removed the member's server, or the virtual server or its
-	 * version, ends the stream for good; so does one that changed the member's server (its url, headers, credentials):
-	 * a stream already open finishes on the settings it began with, but opening it again is a new request, which the
-	 * old settings (an old address, a revoked secret) must not make. The client's next GET opens it on the new ones.
-	 */
-	boolean stillServes(MergedSession session, String member) {
-		ConfigurationSnapshot current = configuration.current();
-		ServerProperties began = session.origin().configuration().properties().servers().get(member);
-		return stillHas(current, session, member)
-				&& (began == null || began.equals(current.properties().servers().get(member)));
-	}
-
-	/**
-	 * Whether {@code member} is still a member of {@code session}'s virtual server in the configuration current now,
-	 * whatever its settings: the answer to a GET sent before a reload that changed the member's server is a stream
-	 * already open, read on the settings it began with ({@link #stillServes} decides only whether to open one again).
-	 */
-	boolean stillHas(MergedSession session, String member) {
-		return stillHas(configuration.current(), session, member);
-	}
-
-	private boolean stillHas(ConfigurationSnapshot current, MergedSession session, String member) {
-		VirtualServer now = servers.find(current, session.server().id());
-		return now != null && now.version() == session.server().version() && now.members().contains(member);
+	/** Whether the configuration current now still has a member of a session here, and on which settings. */
+	ServedMembers served() {
+		return served;
 	}
 
 	/**
@@ -354,11 +328,21 @@ class MergedStreams {
 	}
 
 	/**
-	 * A member's stream found that the member no longer knows its session: the member is joined again, which opens its
-	 * new stream here and tells the client ({@link MemberJoins}).
+	 * A member's stream found that the member no longer knows its session: the member is joined again, on the settings
+	 * current now, never on those the session's stream began with (a reload may have changed its server since: its old
+	 * address and secret make no new session), which tells the client and opens its new stream here
+	 * ({@link MemberJoins}); but for a member whose server a reload changed, whose stream this session opens on neither
+	 * settings ({@link ServedMembers#stillServes}): the client's next GET opens it. A member the current configuration
+	 * no longer has in the virtual server is not joined again.
 	 */
 	void memberSessionLost(MergedSession session, String member, MemberSession lost) {
-		joins.join(session.server(), session.virtualSession(), session.origin(), member, lost, session)
+		if (!served.stillHas(session, member)) {
+			log.info("Virtual server '{}': member '{}' no longer knows its session and is no longer one of its members; "
+					+ "it is not joined again", session.virtualId(), member);
+			return;
+		}
+		MemberOrigin now = session.origin().on(served.current());
+		joins.join(session.server(), session.virtualSession(), now, member, lost, session)
 			.subscribe(null, error -> log.info("Virtual server '{}': member '{}' no longer knows its session and was not "
 					+ "joined again: {}", session.virtualId(), member, error.getMessage()));
 	}
