@@ -101,14 +101,21 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private final FollowedSentinels followedSentinels;
 
-	/** The last new master the Sentinels announced for the current hold, followed or not. */
+	/**
+	 * The last new master the Sentinels announced for the current hold, followed or not; cleared when a hold begins.
+	 */
 	private final AtomicReference<String> announced = new AtomicReference<>();
 
 	private final Disposable.Composite subscriptions = Disposables.composite();
 
 	private final List<StatefulRedisPubSubConnection<String, String>> connections = new CopyOnWriteArrayList<>();
 
-	/** The address of the last master this relay moved to. */
+	/**
+	 * The master this relay moved the store's connections to since the last promotion began; cleared when a hold begins,
+	 * so that it never names a master from before a failover the relay did not follow (after one, Lettuce's own
+	 * reconnection may have moved the connections elsewhere, and a switch back to that master must be followed).
+	 * It only spares the duplicate announcements of one switch (each Sentinel sends its own).
+	 */
 	private final AtomicReference<String> followed = new AtomicReference<>();
 
 	/** The current hold; null while the store is not held. */
@@ -196,6 +203,8 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		}
 		SwitchHold started = new SwitchHold();
 		if (hold.compareAndSet(null, started)) {
+			followed.set(null);
+			announced.set(null);
 			log.info("The Sentinels are promoting a replica of '{}': calls to the store wait until they name it master "
 					+ "(at most {} s), each within its own bound (past it, answered as when Redis is away)", master,
 					MAX_HOLD.toSeconds());
