@@ -26,6 +26,9 @@ public class FollowedSentinels {
 	static final String CHANNELS = "&" + SentinelMasterSwitches.SWITCHED + " &" + SentinelMasterSwitches.PROMOTING
 			+ " &" + SentinelMasterSwitches.ABORTED;
 
+	/** The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, and to ask for the master. */
+	static final String COMMANDS = "+subscribe +psubscribe +sentinel|get-master-addr-by-name";
+
 	private static final Logger log = LoggerFactory.getLogger(FollowedSentinels.class);
 
 	/** Every Sentinel asked, by {@code host:port}: null reason while followed, else why it is not. */
@@ -87,14 +90,22 @@ public class FollowedSentinels {
 		return summary.toString();
 	}
 
-	/** Redis's refusal and what to check (for NOPERM: the channels to grant). */
+	/**
+	 * A Sentinel's refusal and what to check: for its password, the Sentinel's properties; for {@code NOPERM} on a
+	 * command, the commands to grant; for {@code NOPERM} on channels, the channels to grant.
+	 */
 	static String reason(Throwable error) {
-		String described = StoreFailures.describe(error, RedisTopology.SENTINEL);
-		if (described.toUpperCase(Locale.ROOT).contains("NOPERM")) {
+		String described = StoreFailures.describeSentinel(error);
+		String upper = described.toUpperCase(Locale.ROOT);
+		if (!upper.contains("NOPERM")) {
+			return described;
+		}
+		if (upper.contains("CHANNEL")) {
 			return described + ": grant the relay's Sentinel user (spring.data.redis.sentinel.username) the channels "
 					+ "'&*', or '" + CHANNELS + "' (ACL SETUSER <user> " + CHANNELS + ")";
 		}
-		return described;
+		return described + ": grant the relay's Sentinel user (spring.data.redis.sentinel.username) the commands '"
+				+ COMMANDS + "' (ACL SETUSER <user> " + COMMANDS + ")";
 	}
 
 	private static boolean refusedConnection(Throwable error) {
