@@ -14,7 +14,8 @@ import org.springframework.stereotype.Component;
  * the {@code relayStore} health ({@link #summary()}). A relay that follows no Sentinel does not see a failover: it
  * keeps writing to the old master until the Sentinels demote it, and what it wrote there is lost.
  *
- * <p>A Sentinel's refusal (anything but a refused connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is
+ * <p>A subscription lost after it was taken (its connection dropped: {@link SentinelSubscription}) makes the Sentinel
+ * not followed again until a new one is taken, logged at WARN. A Sentinel's refusal (anything but a refused connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is
  * logged at WARN with the Sentinel's address and what to check, once per Sentinel and reason (the subscription is tried
  * again, backing off, and its next failure with the same reason is not logged again); a refused connection at DEBUG,
  * since Lettuce's own reconnection says it. Never logs a credential: only addresses and Redis's own error text.
@@ -25,6 +26,12 @@ public class FollowedSentinels {
 	/** The channels a Sentinel ACL user needs ({@code &*} grants them all), as an ACL rule. */
 	static final String CHANNELS = "&" + SentinelMasterSwitches.SWITCHED + " &" + SentinelMasterSwitches.PROMOTING
 			+ " &" + SentinelMasterSwitches.ABORTED;
+
+	/** The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, and to ask for the master. */
+	static final String COMMANDS = "+subscribe +psubscribe +sentinel|get-master-addr-by-name";
+
+	/** Why a Sentinel whose subscription was lost is not followed, until it refuses or takes a new one. */
+	static final String LOST = "its subscription was lost: subscribing again";
 
 	private static final Logger log = LoggerFactory.getLogger(FollowedSentinels.class);
 
@@ -59,6 +66,16 @@ public class FollowedSentinels {
 				+ "(tried again, backing off up to 30 s): {}", sentinel, reason);
 	}
 
+	/**
+	 * {@code sentinel}'s subscription was lost after it was taken ({@link SentinelSubscription}): not followed until it
+	 * is subscribed again; logged at WARN, as the relay does not see failovers through it meanwhile.
+	 */
+	void lost(String sentinel) {
+		sentinels.put(sentinel, LOST);
+		log.warn("The relay's subscription to Sentinel {} was lost, so the relay does not see its failovers through it "
+				+ "until it subscribes again (tried now, backing off up to 30 s)", sentinel);
+	}
+
 	/** How many Sentinels are followed now. */
 	int count() {
 		return (int) sentinels.values().stream().filter(String::isEmpty).count();
@@ -87,14 +104,22 @@ public class FollowedSentinels {
 		return summary.toString();
 	}
 
-	/** Redis's refusal and what to check (for NOPERM: the channels to grant). */
+	/**
+	 * A Sentinel's refusal and what to check: for its password, the Sentinel's properties; for {@code NOPERM} on a
+	 * command, the commands to grant; for {@code NOPERM} on channels, the channels to grant.
+	 */
 	static String reason(Throwable error) {
-		String described = StoreFailures.describe(error, RedisTopology.SENTINEL);
-		if (described.toUpperCase(Locale.ROOT).contains("NOPERM")) {
+		String described = StoreFailures.describeSentinel(error);
+		String upper = described.toUpperCase(Locale.ROOT);
+		if (!upper.contains("NOPERM")) {
+			return described;
+		}
+		if (upper.contains("CHANNEL")) {
 			return described + ": grant the relay's Sentinel user (spring.data.redis.sentinel.username) the channels "
 					+ "'&*', or '" + CHANNELS + "' (ACL SETUSER <user> " + CHANNELS + ")";
 		}
-		return described;
+		return described + ": grant the relay's Sentinel user (spring.data.redis.sentinel.username) the commands '"
+				+ COMMANDS + "' (ACL SETUSER <user> " + COMMANDS + ")";
 	}
 
 	private static boolean refusedConnection(Throwable error) {

@@ -1,8 +1,6 @@
 package dev.mcprelay.session;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
@@ -11,6 +9,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.stereotype.Component;
@@ -20,15 +19,11 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
-import reactor.util.retry.Retry;
 
 /**
  * Moves the store's connections to the master the Sentinels name, as soon as they name it, and keeps the store unused
@@ -60,7 +55,8 @@ import reactor.util.retry.Retry;
  * server the Sentinels list, a hung old master among them). A switch announced by several Sentinels is followed once.
  * Commands in flight on the closed connections fail (the store answers {@code session_store_unavailable}, a rate limit
  * its {@code on-store-failure}). Each Sentinel is subscribed to once the relay is ready, and again (backing off up to
- * 30 s) while it cannot be reached; Lettuce subscribes again after a dropped connection. Only with
+ * 30 s) while it refuses or cannot be reached, and after its subscription's connection is lost
+ * ({@link SentinelSubscription}). Only with
  * {@code sessions.store: redis} through Sentinel; nothing otherwise.
  */
 @Component
@@ -101,14 +97,19 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private final FollowedSentinels followedSentinels;
 
-	/** The last new master the Sentinels announced for the current hold, followed or not. */
+	/**
+	 * The last new master the Sentinels announced for the current hold, followed or not; cleared when a hold begins.
+	 */
 	private final AtomicReference<String> announced = new AtomicReference<>();
 
 	private final Disposable.Composite subscriptions = Disposables.composite();
 
-	private final List<StatefulRedisPubSubConnection<String, String>> connections = new CopyOnWriteArrayList<>();
-
-	/** The address of the last master this relay moved to. */
+	/**
+	 * The master this relay moved the store's connections to since the last promotion began; cleared when a hold begins,
+	 * so that it never names a master from before a failover the relay did not follow (after one, Lettuce's own
+	 * reconnection may have moved the connections elsewhere, and a switch back to that master must be followed).
+	 * It only spares the duplicate announcements of one switch (each Sentinel sends its own).
+	 */
 	private final AtomicReference<String> followed = new AtomicReference<>();
 
 	/** The current hold; null while the store is not held. */
@@ -147,46 +148,11 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		subscriptions.add(Flux.<String>create(sink -> announcements = sink, FluxSink.OverflowStrategy.LATEST)
 			.concatMap(address -> follow(master, address), 0)
 			.subscribe());
+		SentinelFailoverMessages failovers = new SentinelFailoverMessages(this, master);
 		for (RedisURI sentinel : sentinels.each()) {
-			String address = sentinel.getHost() + ':' + sentinel.getPort();
-			followedSentinels.asking(address);
-			subscriptions.add(Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
-				.flatMap(connection -> subscribe(connection, master))
-				.doOnNext(connection -> followedSentinels.followed(address))
-				.doOnError(error -> followedSentinels.refused(address, error))
-				.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30)))
-				.subscribeOn(OffEventLoop.SCHEDULER)
-				.subscribe(connections::add, error -> log.debug("Sentinel {} is not followed: {}", sentinel.getPort(),
-						error.toString())));
+			subscriptions.add(SentinelSubscription.follow(client, sentinel, failovers, followedSentinels,
+					new String[] { SWITCHED, PROMOTING }, ABORTED));
 		}
-	}
-
-	private Mono<StatefulRedisPubSubConnection<String, String>> subscribe(StatefulRedisPubSubConnection<String, String> connection,
-			String master) {
-		connection.addListener(new RedisPubSubAdapter<>() {
-
-			@Override
-			public void message(String channel, String message) {
-				if (SWITCHED.equals(channel)) {
-					switched(master, message);
-				}
-				else if (PROMOTING.equals(channel)) {
-					promoting(master, message);
-				}
-			}
-
-			@Override
-			public void message(String pattern, String channel, String message) {
-				if (message.startsWith("master " + master + ' ')) {
-					release("the Sentinels gave the failover up (" + channel + ")");
-				}
-			}
-
-		});
-		return Mono.fromCompletionStage(connection.async().subscribe(SWITCHED, PROMOTING))
-			.then(Mono.fromCompletionStage(connection.async().psubscribe(ABORTED)))
-			.thenReturn(connection)
-			.onErrorResume(error -> Mono.fromCompletionStage(connection.closeAsync()).then(Mono.error(error)));
 	}
 
 	/** Holds the store when {@code message} of {@value #PROMOTING} names a replica of {@code master}. */
@@ -196,6 +162,8 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		}
 		SwitchHold started = new SwitchHold();
 		if (hold.compareAndSet(null, started)) {
+			followed.set(null);
+			announced.set(null);
 			log.info("The Sentinels are promoting a replica of '{}': calls to the store wait until they name it master "
 					+ "(at most {} s), each within its own bound (past it, answered as when Redis is away)", master,
 					MAX_HOLD.toSeconds());
@@ -228,6 +196,13 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		}
 		finally {
 			end(expired, why);
+		}
+	}
+
+	/** Ends the current hold when {@code message} of {@value #ABORTED} ({@code channel}) is about {@code master}. */
+	void aborted(String master, String channel, String message) {
+		if (message.startsWith("master " + master + ' ')) {
+			release("the Sentinels gave the failover up (" + channel + ")");
 		}
 	}
 
@@ -302,10 +277,21 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		}
 	}
 
+	/**
+	 * Stops following the Sentinels as the relay begins to stop, before the store's connection factory stops and
+	 * closes its client's connections (which would otherwise read as subscriptions lost, and be tried again).
+	 */
+	@EventListener(ContextClosedEvent.class)
+	void stopFollowing(ContextClosedEvent closed) {
+		// the context publishes its events through itself: a child context's closing is not the relay's
+		if (closed.getApplicationContext() == events) {
+			subscriptions.dispose();
+		}
+	}
+
 	@Override
 	public void destroy() {
 		subscriptions.dispose();
-		connections.forEach(StatefulRedisPubSubConnection::closeAsync);
 		release("the relay stops");
 	}
 

@@ -23,6 +23,18 @@ final class StoreFailures {
 
 	/** What went wrong, and what to check where Redis runs as {@code topology} says. */
 	static String describe(Throwable failure, RedisTopology topology) {
+		return describe(failure, topology, topology == RedisTopology.SENTINEL && fromASentinel(failure));
+	}
+
+	/**
+	 * What went wrong with a connection to one Sentinel (the relay's subscription to it, or its question for the
+	 * master): a refused password is the Sentinel's, whatever the error's text says.
+	 */
+	static String describeSentinel(Throwable failure) {
+		return describe(failure, RedisTopology.SENTINEL, true);
+	}
+
+	private static String describe(Throwable failure, RedisTopology topology, boolean bySentinel) {
 		Throwable root = failure;
 		while (root.getCause() != null && root.getCause() != root) {
 			if (root instanceof TimeoutException || root instanceof StoreHeldException) {
@@ -39,7 +51,7 @@ final class StoreFailures {
 		String message = root.getMessage() == null ? root.getClass().getSimpleName() : clip(root.getMessage());
 		String upper = message.toUpperCase(Locale.ROOT);
 		// Lettuce names a Sentinel it could not use ("Cannot connect to a Redis Sentinel"); Redis's refusal is the same
-		String refuser = topology == RedisTopology.SENTINEL && fromASentinel(failure) ? "a Sentinel" : "Redis";
+		String refuser = bySentinel ? "a Sentinel" : "Redis";
 		String password = refuser.equals("Redis") ? "spring.data.redis.password" : "spring.data.redis.sentinel.password";
 		if (upper.startsWith("WRONGPASS") || upper.contains("INVALID PASSWORD")) {
 			return refuser + " refused the password (" + message + "): check " + password + " (and "

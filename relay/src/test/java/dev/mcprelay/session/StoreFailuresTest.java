@@ -13,7 +13,8 @@ import io.lettuce.core.RedisConnectionException;
 /**
  * What an operator is told when the store cannot be used names the property to mend: a Sentinel's refusal of its own
  * password is told from the master's, a password Lettuce masked in a URI keeps no trace of its length, and a call held
- * while the Sentinels switch the master says so rather than that Redis did not answer. (The
+ * while the Sentinels switch the master says so rather than that Redis did not answer, and a Sentinel's NOPERM names
+ * what to grant: the commands when it refused a command, the channels when it refused them. (The
  * messages are Lettuce 7's, as a relay through a Sentinel with {@code requirepass} got them.)
  */
 class StoreFailuresTest {
@@ -68,6 +69,29 @@ class StoreFailuresTest {
 		assertThat(StoreFailures.describe(failure, RedisTopology.CLUSTER))
 			.contains("redis://*****@127.0.0.1:46500", "rediss://*****@127.0.0.1:46501")
 			.doesNotContain("******");
+	}
+
+	@Test
+	void aSentinelsRefusalOfTheRelaysUserWhenAskedForTheMasterNamesTheSentinelsPassword() {
+		// connectSentinelAsync to one Sentinel: nothing in the error says it was a Sentinel (review 45d F-D)
+		RedisConnectionException failure = new RedisConnectionException("Unable to connect to 127.0.0.1:41410",
+				WRONGPASS);
+
+		assertThat(FollowedSentinels.reason(failure)).startsWith("a Sentinel refused the password (WRONGPASS")
+			.contains("check spring.data.redis.sentinel.password (and spring.data.redis.sentinel.username)")
+			.doesNotContain("spring.data.redis.password");
+	}
+
+	@Test
+	void aSentinelRefusingTheCommandIsToldToGrantTheCommandsNotTheChannels() {
+		String command = FollowedSentinels.reason(new RedisCommandExecutionException(
+				"NOPERM this user has no permissions to run the 'psubscribe' command"));
+		String channels = FollowedSentinels.reason(new RedisCommandExecutionException(
+				"NOPERM this user has no permissions to access one of the channels used as arguments"));
+
+		assertThat(command).contains("the commands '+subscribe +psubscribe +sentinel|get-master-addr-by-name'")
+			.doesNotContain("'&*'");
+		assertThat(channels).contains("the channels '&*', or '&+switch-master").doesNotContain("+psubscribe");
 	}
 
 }
