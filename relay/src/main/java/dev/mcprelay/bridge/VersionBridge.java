@@ -181,7 +181,8 @@ public final class VersionBridge implements UpstreamTransport {
 	 * bound of revisions allows an exchange to prove them wrong), a refusal (4xx) that is a session-era server's
 	 * ({@link Refusals#bySessionEraServer}) makes the relay open the client's upstream session
 	 * ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session era, and the
-	 * request goes through the bridge; else the refusal is handed on as it came. A refusal of the new generation's
+	 * request goes through the bridge; else the refusal is handed on as it came. A request whose media types the client
+	 * got wrong ({@link ClientShapedRequests}) probes nothing: its refusal is the client's. A refusal of the new generation's
 	 * teaches the versions it names; so does the server's own JSON-RPC answer to the request ({@link
 	 * PerRequestBridge#understood}: a server that understood the request is never probed, since one that speaks both
 	 * generations would be taken for one of the session era).
@@ -205,7 +206,8 @@ public final class VersionBridge implements UpstreamTransport {
 					return handler.apply(refused);
 				}
 				boolean known = !versions.known().isEmpty();
-				if (!Refusals.bySessionEraServer(response.statusCode(), body) || (known && !versions.mayProbe())) {
+				if (!Refusals.bySessionEraServer(response.statusCode(), body)
+						|| !ClientShapedRequests.wellShaped(request) || (known && !versions.mayProbe())) {
 					return handler.apply(refused);
 				}
 				return legacy.probe(request, known).then(Mono.defer(() -> versions.bridges(clientVersion)
