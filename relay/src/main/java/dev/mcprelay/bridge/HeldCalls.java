@@ -201,6 +201,9 @@ final class HeldCalls {
 		/** Completes when the call ends (its result, a failure, its expiry, its client gone): the exchange ends. */
 		final Sinks.Empty<Void> done = Sinks.empty();
 
+		/** Whether the call ended ({@link #finish}); set before its round is ended. */
+		private volatile boolean ended;
+
 		volatile Disposable exchange;
 
 		/** The upstream session the call was sent in, which its retries answer the server in. */
@@ -217,13 +220,28 @@ final class HeldCalls {
 			this.session = session;
 		}
 
-		/** A new round for the retry {@code retryId}, whose events go to its stream from now on; resumes the call. */
+		/**
+		 * A new round for the retry {@code retryId}, whose events go to its stream from now on; resumes the call. A
+		 * call that ended meanwhile (its server's stream broke while the server took the client's answer: review 46e,
+		 * N1) gets a round that ends at once with an error saying so, where it used to get one nothing fed, and the
+		 * retry waited for the relay's streaming-idle.
+		 */
 		Flux<byte[]> next(JsonNode retryId) {
 			clientId = retryId;
-			round = newRound();
+			Sinks.Many<byte[]> next = newRound();
+			round = next;
 			asking = false;
 			Flux<byte[]> events = events();
 			resumed.tryEmitEmpty();
+			// read after the round is replaced, as finish() marks the end before it ends the round: one of the two
+			// ends the new round
+			if (ended) {
+				next.tryEmitNext(SseEventWriter.message(PerRequestBridge.error(retryId, -32603, "The call this "
+						+ "requestState continues ended while its MCP server took the answer (its answer broke off, or "
+						+ "the call was cancelled); send the request again without it", "upstream_stream_broken")
+					.toString()));
+				next.tryEmitComplete();
+			}
 			return events;
 		}
 
@@ -246,6 +264,7 @@ final class HeldCalls {
 
 		/** Ends the call: it waits no more, its round ends, and its exchange with the server. */
 		void finish() {
+			ended = true;
 			waiting.remove(id, this);
 			round.tryEmitComplete();
 			done.tryEmitEmpty();

@@ -103,6 +103,37 @@ class HeldCallEndsTest {
 			.doesNotContain("upstream_stream_idle");
 	}
 
+	/**
+	 * Review 46e, N1: the server's stream of the held call breaks while the server takes the client's answer (after
+	 * the retry took the call): the retry is told at once, where it waited the whole streaming-idle (here 60 s) for a
+	 * round nothing fed, and was then told the server had been silent.
+	 */
+	@Test
+	void aRetryWhoseCallBrokeWhileTheServerTookTheAnswerIsToldAtOnce() throws Exception {
+		Sinks.Many<byte[]> rest = Sinks.many().unicast().onBackpressureBuffer();
+		VersionBridge bridge = bridge(Duration.ofSeconds(60), new BridgedStreamsTest.Kept(), request -> {
+			String body = PerRequestBridgeBoundsTest.body(request);
+			if (body.contains("\"method\":\"tools/call\"")) {
+				return Mono.just(LocalUpstreamResponse.eventStream(new HttpHeaders(),
+						Flux.just(ask("1")).concatWith(rest.asFlux())));
+			}
+			if (body.contains("sampling-1") && body.contains("\"result\"")) {
+				// the call's stream breaks as the answer arrives; the answer is accepted a little later
+				rest.tryEmitError(new IOException("connection reset by the server"));
+				return Mono.delay(Duration.ofMillis(300)).map(late -> LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
+			}
+			return Mono.just(PerRequestBridgeBoundsTest.answer(request, null));
+		});
+
+		String asked = PerRequestBridgeBoundsTest.send(bridge, PerRequestBridgeBoundsTest.CALL.replace("ID", "1"))
+			.get(30, TimeUnit.SECONDS);
+		assertThat(asked).contains("input_required");
+		String retried = PerRequestBridgeBoundsTest.send(bridge, retry(2, asked)).get(30, TimeUnit.SECONDS);
+		assertThat(retried).as("%s", retried).contains("\"id\":2").contains("upstream_stream_broken")
+			.doesNotContain("upstream_stream_idle");
+		awaitNoHeldCall(bridge);
+	}
+
 	/** Finding 4: the store forgot the client's session while the call waited: the answer goes in the call's own. */
 	@Test
 	void theAnswerGoesInTheSessionTheCallWasSentInAndTheHeldCallKeepsItInUse() throws Exception {
