@@ -76,12 +76,14 @@ final class HeldCalls {
 	}
 
 	/**
-	 * A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code clientId}, sent in the
+	 * A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code call}, sent in the
 	 * upstream session {@code session}: a retry hands the client's answer to the server in that session, whatever
 	 * session the store holds for the client by then.
 	 */
-	Held open(String owner, String caller, JsonNode clientId, UpstreamSession session) {
-		return new Held(waiting, owner, caller, clientId, session);
+	Held open(String owner, String caller, ObjectNode call, UpstreamSession session) {
+		Held held = new Held(waiting, owner, caller, call.get("id"), session);
+		held.target = HeldCallTargets.of(call);
+		return held;
 	}
 
 	/**
@@ -102,6 +104,24 @@ final class HeldCalls {
 		held.answering = state;
 		held.taken.tryEmitEmpty();
 		return held;
+	}
+
+	/**
+	 * Why a retry ({@code retry}, whose {@code requestState} is {@code requestState}) is refused before anything is
+	 * sent: not a state this relay signed for {@code owner} and this server, or one of a call of another method, tool,
+	 * prompt, resource or arguments ({@link HeldCallTargets}); {@code null} when it is not refused.
+	 */
+	String refusal(String requestState, String owner, ObjectNode retry) {
+		ObjectNode state = verify(requestState, owner);
+		if (state == null) {
+			return "The requestState of this request is not one the relay gave this client (forged, altered, or "
+					+ "another's)";
+		}
+		if (!HeldCallTargets.of(retry).equals(state.path("target").asText())) {
+			return "The requestState of this request continues a call of another method, tool, prompt, resource or "
+					+ "arguments: a retry names what the call it continues named";
+		}
+		return null;
 	}
 
 	/** The state {@code requestState} holds, when this relay signed it for {@code owner} and this server; else null. */
@@ -137,7 +157,7 @@ final class HeldCalls {
 			}
 			String key = "mcp-relay-" + serverRequest.path("method").asText().replace('/', '-');
 			ObjectNode state = JsonNodeFactory.instance.objectNode().put("call", held.id).put("owner", held.owner)
-				.put("server", serverId).put("key", key).put("round", ++held.rounds);
+				.put("server", serverId).put("key", key).put("round", ++held.rounds).put("target", held.target);
 			state.set("request", serverRequest.get("id"));
 			ObjectNode answer = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
 			answer.set("id", held.clientId);
@@ -189,6 +209,9 @@ final class HeldCalls {
 
 		/** Whether the call waits for its client (an input_required result went out): the round's end ends nothing. */
 		volatile boolean asking;
+
+		/** What the call names ({@link HeldCallTargets}), signed into its requestState; set when it opens. */
+		volatile String target;
 
 		/** The state of the retry that resumed it (the key and the server's request id it answers). */
 		volatile ObjectNode answering;

@@ -238,7 +238,7 @@ final class PerRequestBridge {
 	private Mono<Void> held(UpstreamRequest request, ObjectNode message, ObjectNode sent, String minted,
 			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
-		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"), session);
+		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message, session);
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
 		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);
@@ -285,18 +285,18 @@ final class PerRequestBridge {
 
 	/**
 	 * A client's retry with its input: verifies its {@code requestState} (refused when this relay did not sign it for
-	 * this client and server: forged, altered, another's), hands the client's answer to the server as the response to
-	 * its request, and gives the retry's stream the rest of the held call's answer.
+	 * this client, server and call: forged, altered, another's, {@link HeldCallTargets}), hands the client's answer to
+	 * the server as the response to its request, and gives the retry's stream the rest of the held call's answer.
 	 */
 	private Mono<Void> resume(UpstreamRequest request, ObjectNode message, ModernClient client, Runnable onWritten,
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		JsonNode id = message.get("id");
 		String token = message.path("params").path("requestState").asText();
-		if (calls.verify(token, client.key()) == null) {
+		String refused = calls.refusal(token, client.key(), message);
+		if (refused != null) {
 			onWritten.run();
-			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32602, "The "
-					+ "requestState of this request is not one the relay gave this client (forged, altered, or "
-					+ "another's)", "request_state_invalid"))));
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(error(id, -32602, refused,
+					"request_state_invalid"))));
 		}
 		HeldCalls.Held held = calls.resume(token, client.key());
 		if (held == null) {
