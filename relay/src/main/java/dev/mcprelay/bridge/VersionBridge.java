@@ -41,7 +41,9 @@ import reactor.core.publisher.Mono;
  * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
  * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
  * through {@link SessionBridge}: POST, GET and DELETE; a result that asks the client for input is carried through its
- * rounds ({@link InputRounds}). A 2026-07-28 client of a server that speaks only the session era is bridged per
+ * rounds ({@link InputRounds}); a session relayed to the server unbridged whose version the server no longer speaks
+ * (it was redeployed) ends ({@link RetiredSessionEra}), and the client's next {@code initialize} is bridged. A
+ * 2026-07-28 client of a server that speaks only the session era is bridged per
  * request ({@link PerRequestBridge}), in an upstream session the relay keeps for it.
  *
  * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
@@ -60,6 +62,8 @@ public final class VersionBridge implements UpstreamTransport {
 	private final SessionBridge sessions;
 
 	private final PerRequestBridge legacy;
+
+	private final RetiredSessionEra relayed;
 
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
@@ -88,6 +92,7 @@ public final class VersionBridge implements UpstreamTransport {
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
 				inputRoundTimeout, mac, flights.of(serverId), unrelayed);
+		this.relayed = new RetiredSessionEra(server, serverId, versions, maxBodyBytes);
 	}
 
 	/** A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}): for tests. */
@@ -131,7 +136,7 @@ public final class VersionBridge implements UpstreamTransport {
 		}
 		String clientVersion = sessionInitializeVersion(request);
 		if (clientVersion == null) {
-			return server.send(request, handler);
+			return relayed.send(request, handler);
 		}
 		if (versions.bridges(clientVersion)) {
 			// should the server refuse the bridge's discovery as a session-era server does (it was redeployed), what
