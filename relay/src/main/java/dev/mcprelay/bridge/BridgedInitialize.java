@@ -44,6 +44,8 @@ final class BridgedInitialize {
 
 	private final long maxBytes;
 
+	private final ModernProbe probe;
+
 	BridgedInitialize(UpstreamTransport server, String serverId, ServerVersions versions, BridgeSessions sessions,
 			long maxBytes) {
 		this.server = server;
@@ -51,13 +53,16 @@ final class BridgedInitialize {
 		this.versions = versions;
 		this.sessions = sessions;
 		this.maxBytes = maxBytes;
+		this.probe = new ModernProbe(server, serverId, maxBytes);
 	}
 
 	/**
 	 * Answers a 2025 client's {@code initialize} from the server's {@code server/discover}, opening a session. A
-	 * discovery the server refuses as a session-era server does ({@link Refusals#bySessionEraServer}: it was redeployed
-	 * as one) makes the relay forget the versions it learnt ({@link ServerVersions#forget}, within its bound), and the
-	 * {@code initialize} is handed to {@code unbridged} (relayed as it came), when given; but a refusal of the
+	 * discovery the server refuses as a session-era server does ({@link Refusals#bySessionEraServer}: it may have been
+	 * redeployed as one) makes the relay ask its own {@code server/discover} ({@link ModernProbe}); only when that is
+	 * refused so too are the versions it learnt forgotten ({@link ServerVersions#forget}, within its bound), and the
+	 * {@code initialize} handed to {@code unbridged} (relayed as it came), when given; else the refusal is the
+	 * client's (its body's size, say), handed to it under its id, and nothing is revised. A refusal of the
 	 * discovery's content ({@link Refusals#ofRequestContent}: the client's own {@code clientInfo} or
 	 * {@code capabilities}, which the discovery carries) revises nothing, and is handed to the client under its id.
 	 */
@@ -84,14 +89,16 @@ final class BridgedInitialize {
 				&& response.statusCode().is2xxSuccessful();
 		if (!json && !events) {
 			int status = response.statusCode().value();
-			if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), null)
-					&& versions.forget("it refused the relay's server/discover with HTTP " + status)) {
-				return response.releaseBody().then(Mono.defer(unbridged));
-			}
-			return response.releaseBody().then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
+			Mono<Void> failed = Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
 					"bridge_discover_failed", "MCP server '" + serverId + "' speaks only MCP 2026-07-28, and "
 							+ "answered the relay's server/discover with HTTP " + status + ", not with JSON nor an "
-							+ "event stream.")));
+							+ "event stream."));
+			if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), null)) {
+				return response.releaseBody()
+					.then(redeployed(request, "it refused the relay's server/discover with HTTP " + status))
+					.flatMap(forgotten -> forgotten ? unbridged.get() : failed);
+			}
+			return response.releaseBody().then(failed);
 		}
 		// 2026-07-28 lets a server answer any request with an event stream: its answer is the first response in it
 		Mono<byte[]> answered = json ? BridgeBodies.read(response.body(), maxBytes, serverId)
@@ -108,17 +115,11 @@ final class BridgedInitialize {
 				// a refusal of the discovery's content is the client's (its clientInfo, its capabilities): handed to it
 				// below, what the relay knows of the server unrevised
 				if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), body)
-						&& !Refusals.ofRequestContent(body, DISCOVER_ID)
-						&& versions.forget("it refused the relay's server/discover as a session-era server does")) {
-					return unbridged.get();
+						&& !Refusals.ofRequestContent(body, DISCOVER_ID)) {
+					return redeployed(request, "it refused the relay's server/discover as a session-era server does")
+						.flatMap(forgotten -> forgotten ? unbridged.get() : refuse(id, answer, handler));
 				}
-				if (answer != null && answer.get("error") instanceof ObjectNode error) {
-					ObjectNode refusal = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
-					refusal.set("id", id);
-					refusal.set("error", error);
-					return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refusal)));
-				}
-				return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
+				return refuse(id, answer, handler);
 			}
 			versions.learn(JsonTexts.of(discovered.path("supportedVersions")));
 			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
@@ -145,6 +146,29 @@ final class BridgedInitialize {
 				return handler.apply(LocalUpstreamResponse.json(headers, bytes(initialized)));
 			});
 		});
+	}
+
+	/**
+	 * Whether a refusal of the discovery (which carried the client's {@code clientInfo} and {@code capabilities}, so
+	 * its size and content were the client's: a 413 for a 5 MiB {@code clientInfo}, review 46e N3) shows the server was
+	 * redeployed as a session-era one: only when the relay's own {@code server/discover} ({@link ModernProbe}, no
+	 * content of the client's) is refused as a session-era server does too; then the learnt versions are forgotten
+	 * ({@link ServerVersions#forget}, within its bound). Never fails.
+	 */
+	private Mono<Boolean> redeployed(UpstreamRequest request, String why) {
+		return probe.ask(request, versions)
+			.map(verdict -> verdict == ModernProbe.Verdict.SESSION_ERA && versions.forget(why));
+	}
+
+	/** The discovery's JSON-RPC error, handed to the client under its {@code initialize}'s id. */
+	private Mono<Void> refuse(JsonNode id, ObjectNode answer, Function<UpstreamResponse, Mono<Void>> handler) {
+		if (answer != null && answer.get("error") instanceof ObjectNode error) {
+			ObjectNode refusal = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
+			refusal.set("id", id);
+			refusal.set("error", error);
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(refusal)));
+		}
+		return Mono.error(discoverFailed("answered the relay's server/discover with no result"));
 	}
 
 	private UpstreamTransportException discoverFailed(String what) {

@@ -40,11 +40,11 @@ final class HeldCallRetries {
 			Function<UpstreamResponse, Mono<Void>> handler) {
 		JsonNode id = message.get("id");
 		String token = message.path("params").path("requestState").asText();
-		if (calls.verify(token, client.key()) == null) {
+		String refused = calls.refusal(token, client.key(), message);
+		if (refused != null) {
 			onWritten.run();
 			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), bytes(PerRequestBridge.error(id, -32602,
-					"The requestState of this request is not one the relay gave this client (forged, altered, or "
-							+ "another's)", "request_state_invalid"))));
+					refused, "request_state_invalid"))));
 		}
 		HeldCalls.Held held = calls.resume(token, client.key());
 		if (held == null) {

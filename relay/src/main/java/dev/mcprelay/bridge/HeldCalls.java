@@ -76,14 +76,16 @@ final class HeldCalls {
 	}
 
 	/**
-	 * A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code clientId}, sent in the
+	 * A new call of {@code owner}'s (a client of {@code caller}'s), answering its request {@code call} (its target signed into the call's requestState:
+	 * {@link HeldCallTargets}), sent in the
 	 * upstream session {@code session}: a retry hands the client's answer to the server in that session, whatever
 	 * session the store holds for the client by then. {@code sent}: the request as the server knows it, told cancelled
 	 * when the call ends before its answer ({@link BridgedCancellations}).
 	 */
-	Held open(String owner, String caller, JsonNode clientId, UpstreamSession session,
-			BridgedCancellations.Sent sent) {
-		return new Held(waiting, owner, caller, clientId, session, sent);
+	Held open(String owner, String caller, ObjectNode call, UpstreamSession session, BridgedCancellations.Sent sent) {
+		Held held = new Held(waiting, owner, caller, call.get("id"), session, sent);
+		held.target = HeldCallTargets.of(call);
+		return held;
 	}
 
 	/**
@@ -104,6 +106,24 @@ final class HeldCalls {
 		held.answering = state;
 		held.taken.tryEmitEmpty();
 		return held;
+	}
+
+	/**
+	 * Why a retry ({@code retry}, whose {@code requestState} is {@code requestState}) is refused before anything is
+	 * sent: not a state this relay signed for {@code owner} and this server, or one of a call of another method, tool,
+	 * prompt, resource or arguments ({@link HeldCallTargets}); {@code null} when it is not refused.
+	 */
+	String refusal(String requestState, String owner, ObjectNode retry) {
+		ObjectNode state = verify(requestState, owner);
+		if (state == null) {
+			return "The requestState of this request is not one the relay gave this client (forged, altered, or "
+					+ "another's)";
+		}
+		if (!HeldCallTargets.of(retry).equals(state.path("target").asText())) {
+			return "The requestState of this request continues a call of another method, tool, prompt, resource or "
+					+ "arguments: a retry names what the call it continues named";
+		}
+		return null;
 	}
 
 	/** The state {@code requestState} holds, when this relay signed it for {@code owner} and this server; else null. */
@@ -139,7 +159,7 @@ final class HeldCalls {
 			}
 			String key = "mcp-relay-" + serverRequest.path("method").asText().replace('/', '-');
 			ObjectNode state = JsonNodeFactory.instance.objectNode().put("call", held.id).put("owner", held.owner)
-				.put("server", serverId).put("key", key).put("round", ++held.rounds);
+				.put("server", serverId).put("key", key).put("round", ++held.rounds).put("target", held.target);
 			state.set("request", serverRequest.get("id"));
 			ObjectNode answer = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0");
 			answer.set("id", held.clientId);
@@ -192,6 +212,9 @@ final class HeldCalls {
 		/** Whether the call waits for its client (an input_required result went out): the round's end ends nothing. */
 		volatile boolean asking;
 
+		/** What the call names ({@link HeldCallTargets}), signed into its requestState; set when it opens. */
+		volatile String target;
+
 		/** The state of the retry that resumed it (the key and the server's request id it answers). */
 		volatile ObjectNode answering;
 
@@ -202,6 +225,9 @@ final class HeldCalls {
 
 		/** Completes when the call ends (its result, a failure, its expiry, its client gone): the exchange ends. */
 		final Sinks.Empty<Void> done = Sinks.empty();
+
+		/** Whether the call ended ({@link #finish}); set before its round is ended. */
+		private volatile boolean ended;
 
 		volatile Disposable exchange;
 
@@ -224,13 +250,28 @@ final class HeldCalls {
 			this.session = session;
 		}
 
-		/** A new round for the retry {@code retryId}, whose events go to its stream from now on; resumes the call. */
+		/**
+		 * A new round for the retry {@code retryId}, whose events go to its stream from now on; resumes the call. A
+		 * call that ended meanwhile (its server's stream broke while the server took the client's answer: review 46e,
+		 * N1) gets a round that ends at once with an error saying so, where it used to get one nothing fed, and the
+		 * retry waited for the relay's streaming-idle.
+		 */
 		Flux<byte[]> next(JsonNode retryId) {
 			clientId = retryId;
-			round = newRound();
+			Sinks.Many<byte[]> next = newRound();
+			round = next;
 			asking = false;
 			Flux<byte[]> events = events();
 			resumed.tryEmitEmpty();
+			// read after the round is replaced, as finish() marks the end before it ends the round: one of the two
+			// ends the new round
+			if (ended) {
+				next.tryEmitNext(SseEventWriter.message(PerRequestBridge.error(retryId, -32603, "The call this "
+						+ "requestState continues ended while its MCP server took the answer (its answer broke off, or "
+						+ "the call was cancelled); send the request again without it", "upstream_stream_broken")
+					.toString()));
+				next.tryEmitComplete();
+			}
 			return events;
 		}
 
@@ -256,6 +297,7 @@ final class HeldCalls {
 		 * server answered it (abandoned, expired, refused, broken off) is told cancelled to the server.
 		 */
 		void finish() {
+			ended = true;
 			waiting.remove(id, this);
 			sent.abandon();
 			round.tryEmitComplete();

@@ -43,7 +43,10 @@ final class ModernProbe {
 	/** What the server answered the relay's {@code server/discover}. */
 	enum Verdict {
 
-		/** It answered: it speaks 2026-07-28 (the versions it names are learnt). */
+		/**
+		 * It answered: it speaks 2026-07-28 (the new generation's versions it names are added to what is known,
+		 * {@link ServerVersions#learnNewGeneration}: the answer proves nothing of the session era).
+		 */
 		SPEAKS_2026,
 
 		/** It refused it as a session-era server does ({@link Refusals#bySessionEraServer}). */
@@ -84,7 +87,7 @@ final class ModernProbe {
 			JsonNode result = message == null ? null : message.get("result");
 			if (response.statusCode().is2xxSuccessful() && result != null && result.isObject()) {
 				List<String> named = JsonTexts.of(result.path("supportedVersions"));
-				versions.learn(named.isEmpty() ? List.of(ProtocolVersions.PER_REQUEST) : named);
+				versions.learnNewGeneration(named.isEmpty() ? List.of(ProtocolVersions.PER_REQUEST) : named);
 				return Verdict.SPEAKS_2026;
 			}
 			return Refusals.bySessionEraServer(response.statusCode(), answer) ? Verdict.SESSION_ERA : Verdict.UNKNOWN;

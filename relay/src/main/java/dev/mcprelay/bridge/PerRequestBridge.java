@@ -250,8 +250,7 @@ final class PerRequestBridge {
 			BridgedCancellations.Sent minted,
 			ModernClient client, UpstreamSession session, Runnable onWritten, boolean mayReopen,
 			Function<UpstreamResponse, Mono<Void>> handler) {
-		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message.get("id"), session,
-				minted);
+		HeldCalls.Held held = calls.open(client.key(), String.valueOf(client.callerId()), message, session, minted);
 		Sinks.One<UpstreamResponse> responded = Sinks.one();
 		held.exchange = server.send(SessionEraRequests.inSession(request, sent, session, onWritten), response -> {
 			responded.tryEmitValue(response);

@@ -66,6 +66,13 @@ public final class ServerVersions {
 
 	private boolean probed;
 
+	/**
+	 * Whether the known versions came only from a {@code server/discover} answer ({@link #learnNewGeneration}), which
+	 * names the new generation's versions and proves nothing of the session era: session-era clients are then relayed
+	 * as they speak until an answer of the server's to one of them ({@link #learn}) proves it speaks none.
+	 */
+	private volatile boolean sessionEraUnproven;
+
 	/** Whether a revision past the bound was logged since the last one made; guarded by {@code this}. */
 	private boolean refusalLogged;
 
@@ -92,7 +99,8 @@ public final class ServerVersions {
 	 */
 	public boolean bridges(String clientVersion) {
 		Set<String> known = versions;
-		return !known.isEmpty() && !ProtocolVersions.sameEraIn(clientVersion, known);
+		return !known.isEmpty() && !ProtocolVersions.sameEraIn(clientVersion, known)
+				&& (ProtocolVersions.isPerRequest(clientVersion) || !sessionEraUnproven);
 	}
 
 	/**
@@ -130,10 +138,19 @@ public final class ServerVersions {
 		Set<String> before;
 		synchronized (this) {
 			before = versions;
-			if (learnt.isEmpty() || learnt.equals(before) || (!before.isEmpty() && !revise())) {
+			if (learnt.isEmpty()) {
+				return;
+			}
+			if (learnt.equals(before)) {
+				// an answer that names them proves what a server/discover answer left open
+				sessionEraUnproven = false;
+				return;
+			}
+			if (!before.isEmpty() && !revise()) {
 				return;
 			}
 			versions = Set.copyOf(learnt);
+			sessionEraUnproven = false;
 		}
 		if (before.isEmpty()) {
 			log.info("MCP server '{}' speaks protocol versions {} (learnt from its answer)", serverId, learnt);
@@ -142,6 +159,41 @@ public final class ServerVersions {
 			log.info("MCP server '{}' speaks protocol versions {} now (learnt from its answer; it spoke {})", serverId,
 					learnt, new TreeSet<>(before));
 		}
+	}
+
+	/**
+	 * Remembers the new generation's versions a {@code server/discover} answer named (the relay's own probe,
+	 * {@code ModernProbe}): a server may serve session-era clients too and name only its 2026 versions there (the
+	 * TypeScript SDK does), so the answer adds what it names of the new generation to what is known and narrows
+	 * nothing: session-era versions already learnt stay, and when none is known, session-era clients are still relayed
+	 * as they speak ({@link #bridges}) until the server refuses one naming its versions ({@link #learn}). Ignored when
+	 * pinned; adding to known versions is a revision, made within the bound.
+	 */
+	public void learnNewGeneration(Collection<String> named) {
+		if (pinned || named == null) {
+			return;
+		}
+		Set<String> before;
+		Set<String> learnt;
+		synchronized (this) {
+			before = versions;
+			learnt = new TreeSet<>(before);
+			for (String version : named) {
+				if (version != null && VERSION.matcher(version).matches() && ProtocolVersions.isPerRequest(version)
+						&& learnt.size() < MAX_VERSIONS) {
+					learnt.add(version);
+				}
+			}
+			if (learnt.equals(before) || (!before.isEmpty() && !revise())) {
+				return;
+			}
+			if (before.isEmpty()) {
+				sessionEraUnproven = true;
+			}
+			versions = Set.copyOf(learnt);
+		}
+		log.info("MCP server '{}' speaks protocol versions {} (learnt from its server/discover; it spoke {} as far as "
+				+ "known)", serverId, learnt, new TreeSet<>(before));
 	}
 
 	/**
@@ -160,6 +212,7 @@ public final class ServerVersions {
 				return false;
 			}
 			versions = Set.of();
+			sessionEraUnproven = false;
 		}
 		log.info("MCP server '{}' no longer speaks protocol versions {} as learnt ({}): they are learnt again from its "
 				+ "answers", serverId, new TreeSet<>(before), why);

@@ -41,7 +41,9 @@ import reactor.core.publisher.Mono;
  * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
  * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
  * through {@link SessionBridge}: POST, GET and DELETE; a result that asks the client for input is carried through its
- * rounds ({@link InputRounds}). A 2026-07-28 client of a server that speaks only the session era is bridged per
+ * rounds ({@link InputRounds}); a session relayed to the server unbridged whose version the server no longer speaks
+ * (it was redeployed) ends ({@link RetiredSessionEra}), and the client's next {@code initialize} is bridged. A
+ * 2026-07-28 client of a server that speaks only the session era is bridged per
  * request ({@link PerRequestBridge}), in an upstream session the relay keeps for it.
  *
  * <p>Runs after every decision of the relay (it is the upstream transport): what it sends and answers is what
@@ -60,6 +62,8 @@ public final class VersionBridge implements UpstreamTransport {
 	private final SessionBridge sessions;
 
 	private final PerRequestBridge legacy;
+
+	private final RetiredSessionEra relayed;
 
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
@@ -88,6 +92,7 @@ public final class VersionBridge implements UpstreamTransport {
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
 				inputRoundTimeout, mac, flights.of(serverId), unrelayed);
+		this.relayed = new RetiredSessionEra(server, serverId, versions, maxBodyBytes);
 	}
 
 	/** A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}): for tests. */
@@ -131,7 +136,7 @@ public final class VersionBridge implements UpstreamTransport {
 		}
 		String clientVersion = sessionInitializeVersion(request);
 		if (clientVersion == null) {
-			return server.send(request, handler);
+			return relayed.send(request, handler);
 		}
 		if (versions.bridges(clientVersion)) {
 			// should the server refuse the bridge's discovery as a session-era server does (it was redeployed), what
@@ -181,7 +186,8 @@ public final class VersionBridge implements UpstreamTransport {
 	 * bound of revisions allows an exchange to prove them wrong), a refusal (4xx) that is a session-era server's
 	 * ({@link Refusals#bySessionEraServer}) makes the relay open the client's upstream session
 	 * ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session era, and the
-	 * request goes through the bridge; else the refusal is handed on as it came. A refusal of the new generation's
+	 * request goes through the bridge; else the refusal is handed on as it came. A request whose media types the client
+	 * got wrong ({@link ClientShapedRequests}) probes nothing: its refusal is the client's. A refusal of the new generation's
 	 * teaches the versions it names; so does the server's own JSON-RPC answer to the request ({@link
 	 * PerRequestBridge#understood}: a server that understood the request is never probed, since one that speaks both
 	 * generations would be taken for one of the session era).
@@ -205,7 +211,8 @@ public final class VersionBridge implements UpstreamTransport {
 					return handler.apply(refused);
 				}
 				boolean known = !versions.known().isEmpty();
-				if (!Refusals.bySessionEraServer(response.statusCode(), body) || (known && !versions.mayProbe())) {
+				if (!Refusals.bySessionEraServer(response.statusCode(), body)
+						|| !ClientShapedRequests.wellShaped(request) || (known && !versions.mayProbe())) {
 					return handler.apply(refused);
 				}
 				return legacy.probe(request, known).then(Mono.defer(() -> versions.bridges(clientVersion)

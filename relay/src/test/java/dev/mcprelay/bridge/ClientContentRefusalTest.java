@@ -85,6 +85,60 @@ class ClientContentRefusalTest {
 		assertThat(initializes).hasValue(1);
 	}
 
+	/**
+	 * Review 46e, N3: a 2025 client's oversized {@code clientInfo} makes the discovery that carries it too large for the
+	 * server (the TypeScript SDK v2 answers 413 -32000 over 4 MiB): a refusal of the client's making, which revised a
+	 * version each. The relay now asks its own {@code server/discover} first: answered, nothing is forgotten, the
+	 * client is told, and the bound of revisions stays whole, so the real redeploy after is noticed at once.
+	 */
+	@Test
+	void aDiscoveryTooLargeForTheServerRevisesNothing() throws Exception {
+		AtomicBoolean redeployed = new AtomicBoolean();
+		AtomicInteger initializes = new AtomicInteger();
+		ServerVersions versions = new ServerVersions("t", List.of());
+		versions.learn(List.of("2026-07-28"));
+		VersionBridge bridge = new VersionBridge(new Scripted(request -> {
+			String body = new String(request.body(), StandardCharsets.UTF_8);
+			HttpHeaders headers = new HttpHeaders();
+			headers.setContentType(MediaType.APPLICATION_JSON);
+			if (body.contains("\"method\":\"initialize\"")) {
+				initializes.incrementAndGet();
+				return redeployed.get() ? json(HttpStatus.OK, headers, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{"
+						+ "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"v1\","
+						+ "\"version\":\"1\"}}}")
+						: json(HttpStatus.BAD_REQUEST, headers, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":"
+								+ "-32022,\"message\":\"Unsupported protocol version: 2025-11-25\",\"data\":{"
+								+ "\"supported\":[\"2026-07-28\"]}}}");
+			}
+			if (request.body().length > 4096) {
+				return json(HttpStatus.PAYLOAD_TOO_LARGE, headers, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{"
+						+ "\"code\":-32000,\"message\":\"Payload Too Large: Request body must not exceed 4096 bytes\"}}");
+			}
+			if (redeployed.get()) {
+				return json(HttpStatus.BAD_REQUEST, headers, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":"
+						+ "-32000,\"message\":\"Bad Request: Server not initialized\"}}");
+			}
+			return json(HttpStatus.OK, headers, "{\"jsonrpc\":\"2.0\",\"id\":\"mcp-relay-probe\",\"result\":{"
+					+ "\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{}}}");
+		}), "t", versions, 65536, new BridgedStreamsTest.Kept(), BridgedStreamsTest.flightsOf(null),
+				Duration.ofSeconds(60), new RelayMac((String) null), Duration.ofSeconds(60));
+
+		String big = "{\"name\":\"" + "x".repeat(8192) + "\",\"version\":\"1\"}";
+		for (int bad = 0; bad < 4; bad++) {
+			String refused = send(bridge, INITIALIZE.replace("INFO", big));
+			assertThat(refused).as("the client is told the server's refusal: %s", refused).contains("Payload Too Large")
+				.contains("\"id\":1");
+		}
+		assertThat(initializes).as("nothing forgotten: the initialize was never relayed").hasValue(0);
+		assertThat(versions.known()).containsExactly("2026-07-28");
+		assertThat(versions.bridges("2025-11-25")).isTrue();
+
+		redeployed.set(true);
+		String relayed = send(bridge, INITIALIZE.replace("INFO", "{\"name\":\"good\",\"version\":\"1\"}"));
+		assertThat(relayed).as("the redeploy is noticed at once: %s", relayed).contains("\"name\":\"v1\"");
+		assertThat(initializes).hasValue(1);
+	}
+
 	private static UpstreamResponse json(HttpStatus status, HttpHeaders headers, String body) {
 		return LocalUpstreamResponse.replay(status, headers, body.getBytes(StandardCharsets.UTF_8));
 	}

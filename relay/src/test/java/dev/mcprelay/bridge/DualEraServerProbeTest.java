@@ -62,6 +62,7 @@ class DualEraServerProbeTest {
 				BridgedStreamsTest.flightsOf(null), Duration.ofSeconds(30),
 				new RelayMac((String) null), Duration.ofSeconds(30));
 		String url = dual.url();
+		int before = initializes();
 
 		String refused = SharedUpstreamSessionsTest.send(bridge, url, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
 				+ "\"tools/call\",\"params\":{\"name\":\"ask\",\"arguments\":{}," + META.replace("NAME", "no-elicit")
@@ -69,7 +70,7 @@ class DualEraServerProbeTest {
 		assertThat(refused).as("the server's own answer, handed on").startsWith("400 ").contains("-32021")
 			.contains("\"id\":3");
 		assertThat(versions.known()).as("nothing learnt from it").isEmpty();
-		assertThat(initializes()).as("no session opened to probe the server").isZero();
+		assertThat(initializes() - before).as("no session opened to probe the server").isZero();
 
 		JsonNode echoed = SharedUpstreamSessionsTest.lastMessage(SharedUpstreamSessionsTest.send(bridge, url,
 				"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":"
@@ -79,7 +80,7 @@ class DualEraServerProbeTest {
 		assertThat(echoed.at("/result/resultType").asText()).as("the server's own 2026 answer, unbridged: %s", echoed)
 			.isEqualTo("complete");
 		assertThat(versions.known()).isEmpty();
-		assertThat(initializes()).as("another client's request is not bridged either").isZero();
+		assertThat(initializes() - before).as("another client's request is not bridged either").isZero();
 	}
 
 	/**
@@ -101,6 +102,47 @@ class DualEraServerProbeTest {
 		assertThat(refused).as("the server's refusal, handed on").startsWith("415 ");
 		assertThat(initializes() - before).as("no session opened to probe the server").isZero();
 		assertThat(versions.bridges("2026-07-28")).as("2026 clients not bridged: %s", versions.known()).isFalse();
+		// review 46e, N2: a request the client shaped wrong is no reason to probe the server at all
+		assertThat(versions.known()).as("nothing learnt: no probe for a text/plain request").isEmpty();
+		assertThat(versions.bridges("2025-11-25")).as("2025 clients not bridged").isFalse();
+	}
+
+	/**
+	 * Review 46e, N2: the relay's own {@code server/discover}, answered by a server of both generations, names only
+	 * its 2026 versions (the TypeScript SDK's discover does): it proves the server speaks 2026-07-28, and nothing of
+	 * the session era, so 2025 clients are still relayed to the server (which serves them) and not bridged; session-era
+	 * versions known before stay.
+	 */
+	@Test
+	void theRelaysOwnProbeOfADualEraServerNarrowsNothing() throws Exception {
+		ServerVersions versions = new ServerVersions("d", List.of());
+		ModernProbe probe = new ModernProbe(new StreamableHttpTransport(reactor.netty.http.client.HttpClient.create()),
+				"d", 1024 * 1024);
+		org.springframework.http.HttpHeaders headers = new org.springframework.http.HttpHeaders();
+		headers.set("MCP-Protocol-Version", "2026-07-28");
+		dev.mcprelay.transport.UpstreamRequest request = new dev.mcprelay.transport.UpstreamRequest("d",
+				org.springframework.http.HttpMethod.POST, URI.create(dual.url()), headers, new byte[0], "alice", null);
+
+		assertThat(probe.ask(request, versions).toFuture().get(60, TimeUnit.SECONDS))
+			.isEqualTo(ModernProbe.Verdict.SPEAKS_2026);
+		assertThat(versions.known()).as("what the probe proved").contains("2026-07-28");
+		assertThat(versions.bridges("2025-11-25")).as("2025 clients still relayed: %s", versions.known()).isFalse();
+		assertThat(versions.bridges("2026-07-28")).isFalse();
+
+		String initialize = SharedUpstreamSessionsTest.send(bridge(versions), dual.url(), "{\"jsonrpc\":\"2.0\","
+				+ "\"id\":8,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+				+ "\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}", sent -> {
+					sent.remove("MCP-Protocol-Version");
+					sent.remove("Mcp-Method");
+				}).get(60, TimeUnit.SECONDS);
+		assertThat(SharedUpstreamSessionsTest.lastMessage(initialize).at("/result/protocolVersion").asText())
+			.as("the server's own answer: %s", initialize).isEqualTo("2025-11-25");
+		assertThat(versions.bridges("2025-11-25")).as("still relayed after: %s", versions.known()).isFalse();
+
+		ServerVersions sessionEra = new ServerVersions("d", List.of());
+		sessionEra.learn(List.of("2025-11-25"));
+		probe.ask(request, sessionEra).toFuture().get(60, TimeUnit.SECONDS);
+		assertThat(sessionEra.known()).as("what was known stays").contains("2025-11-25", "2026-07-28");
 	}
 
 	/**

@@ -103,6 +103,81 @@ class HeldCallEndsTest {
 			.doesNotContain("upstream_stream_idle");
 	}
 
+	/**
+	 * Review 46e, N1: the server's stream of the held call breaks while the server takes the client's answer (after
+	 * the retry took the call): the retry is told at once, where it waited the whole streaming-idle (here 60 s) for a
+	 * round nothing fed, and was then told the server had been silent.
+	 */
+	@Test
+	void aRetryWhoseCallBrokeWhileTheServerTookTheAnswerIsToldAtOnce() throws Exception {
+		Sinks.Many<byte[]> rest = Sinks.many().unicast().onBackpressureBuffer();
+		VersionBridge bridge = bridge(Duration.ofSeconds(60), new BridgedStreamsTest.Kept(), request -> {
+			String body = PerRequestBridgeBoundsTest.body(request);
+			if (body.contains("\"method\":\"tools/call\"")) {
+				return Mono.just(LocalUpstreamResponse.eventStream(new HttpHeaders(),
+						Flux.just(ask("1")).concatWith(rest.asFlux())));
+			}
+			if (body.contains("sampling-1") && body.contains("\"result\"")) {
+				// the call's stream breaks as the answer arrives; the answer is accepted a little later
+				rest.tryEmitError(new IOException("connection reset by the server"));
+				return Mono.delay(Duration.ofMillis(300)).map(late -> LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
+			}
+			return Mono.just(PerRequestBridgeBoundsTest.answer(request, null));
+		});
+
+		String asked = PerRequestBridgeBoundsTest.send(bridge, PerRequestBridgeBoundsTest.CALL.replace("ID", "1"))
+			.get(30, TimeUnit.SECONDS);
+		assertThat(asked).contains("input_required");
+		String retried = PerRequestBridgeBoundsTest.send(bridge, retry(2, asked)).get(30, TimeUnit.SECONDS);
+		assertThat(retried).as("%s", retried).contains("\"id\":2").contains("upstream_stream_broken")
+			.doesNotContain("upstream_stream_idle");
+		awaitNoHeldCall(bridge);
+	}
+
+	/**
+	 * Review 46e, N4: a retry carrying a held call's requestState names another tool, other arguments, another
+	 * method: refused (-32602) with nothing sent to the server, and the call still waits for its own retry.
+	 */
+	@Test
+	void aRetryNamingAnotherCallThanItsStatesIsRefusedWithNothingSent() throws Exception {
+		Queue<String> received = new ConcurrentLinkedQueue<>();
+		Sinks.Many<byte[]> rest = Sinks.many().unicast().onBackpressureBuffer();
+		VersionBridge bridge = bridge(Duration.ofSeconds(60), new BridgedStreamsTest.Kept(), request -> {
+			String body = PerRequestBridgeBoundsTest.body(request);
+			received.add(body);
+			if (body.contains("\"method\":\"tools/call\"")) {
+				return Mono.just(LocalUpstreamResponse.eventStream(new HttpHeaders(),
+						Flux.just(ask("1")).concatWith(rest.asFlux())));
+			}
+			if (body.contains("sampling-1") && body.contains("\"result\"")) {
+				rest.tryEmitNext(SseEventWriter.message(result()));
+				rest.tryEmitComplete();
+				return Mono.just(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
+			}
+			return Mono.just(PerRequestBridgeBoundsTest.answer(request, null));
+		});
+
+		String asked = PerRequestBridgeBoundsTest.send(bridge, PerRequestBridgeBoundsTest.CALL.replace("ID", "1"))
+			.get(30, TimeUnit.SECONDS);
+		assertThat(asked).contains("input_required");
+		String ask = retry(2, asked);
+		for (String other : List.of(ask.replace("\"name\":\"ask\"", "\"name\":\"nope\""),
+				ask.replace("\"arguments\":{}", "\"arguments\":{\"x\":1}"),
+				ask.replace("\"tools/call\"", "\"resources/read\"").replace("\"name\":\"ask\"",
+						"\"uri\":\"file:///etc/passwd\""))) {
+			String refused = PerRequestBridgeBoundsTest.send(bridge, other).get(30, TimeUnit.SECONDS);
+			assertThat(refused).as("%s", refused).contains("-32602").contains("request_state_invalid")
+				.contains("another method, tool").doesNotContain("resultType");
+		}
+		assertThat(received).as("no answer sent for a retry of another call")
+			.noneMatch(body -> body.contains("\"result\"") && body.contains("sampling-1"));
+
+		String retried = PerRequestBridgeBoundsTest.send(bridge, ask.replace("\"arguments\":{}",
+				"\"arguments\":{ }")).get(30, TimeUnit.SECONDS);
+		assertThat(retried).as("the call's own retry still continues it: %s", retried).contains("\"id\":2")
+			.contains("\"resultType\":\"complete\"");
+	}
+
 	/** Finding 4: the store forgot the client's session while the call waited: the answer goes in the call's own. */
 	@Test
 	void theAnswerGoesInTheSessionTheCallWasSentInAndTheHeldCallKeepsItInUse() throws Exception {

@@ -44,6 +44,27 @@ class ServerVersionsTest {
 		assertThat(versions.bridges("2025-11-25")).as("the server negotiates a 2025 version itself").isFalse();
 	}
 
+	/**
+	 * Review 46e, N2: a {@code server/discover} answer names the new generation's versions only; it adds them and
+	 * leaves the session era open: 2025 clients are bridged only once an answer to one proves the server speaks none.
+	 */
+	@Test
+	void aDiscoverAnswerAddsTheNewGenerationAndNarrowsNothing() {
+		ServerVersions versions = new ServerVersions("s", List.of());
+		versions.learnNewGeneration(List.of("2026-07-28"));
+		assertThat(versions.known()).containsExactly("2026-07-28");
+		assertThat(versions.bridges("2025-11-25")).as("the session era is not proved absent").isFalse();
+		assertThat(versions.bridges("2026-07-28")).isFalse();
+		versions.learn(List.of("2026-07-28"));
+		assertThat(versions.bridges("2025-11-25")).as("a refusal naming them proves it").isTrue();
+
+		ServerVersions both = new ServerVersions("s", List.of());
+		both.learn(List.of("2025-11-25"));
+		both.learnNewGeneration(List.of("2026-07-28", "2025-11-25"));
+		assertThat(both.known()).containsExactlyInAnyOrder("2025-11-25", "2026-07-28");
+		assertThat(both.bridges("2025-11-25")).isFalse();
+	}
+
 	@Test
 	void pinnedVersionsAreNeverReplacedAndNamesThatAreNoVersionsAreNotKept() {
 		ServerVersions pinned = new ServerVersions("s", List.of("2026-07-28"));
