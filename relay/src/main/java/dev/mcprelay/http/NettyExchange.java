@@ -1,6 +1,7 @@
 package dev.mcprelay.http;
 
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.NettyDataBufferFactory;
@@ -58,6 +59,8 @@ public final class NettyExchange implements RelayExchange {
 	private volatile Mono<Void> accessWithdrawn = Mono.never();
 
 	private volatile Function<String, Mono<Void>> accessWithdrawnFrom = member -> Mono.never();
+
+	private volatile Supplier<Mono<Boolean>> accessWithdrawnNow = () -> Mono.just(false);
 
 	/**
 	 * @param target the request target as received, split once ({@link RequestTarget})
@@ -228,6 +231,16 @@ public final class NettyExchange implements RelayExchange {
 	public void accessWithdrawn(Mono<Void> withdrawn, Function<String, Mono<Void>> fromMember) {
 		this.accessWithdrawn = withdrawn;
 		this.accessWithdrawnFrom = fromMember;
+	}
+
+	@Override
+	public Mono<Boolean> accessWithdrawnNow() {
+		return accessWithdrawnNow.get();
+	}
+
+	/** Records how the caller's access the front door granted is checked against the current configuration. */
+	public void accessWithdrawnNow(Supplier<Mono<Boolean>> check) {
+		this.accessWithdrawnNow = check;
 	}
 
 	@Override

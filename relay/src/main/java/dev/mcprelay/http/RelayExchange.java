@@ -123,6 +123,16 @@ public interface RelayExchange {
 	}
 
 	/**
+	 * Whether the configuration current now withdrew any of the caller's access the front door granted this request
+	 * on its headers (what would complete {@link #accessWithdrawn()}): asked once a POST's body is read, before
+	 * anything of it is forwarded ({@code proxy.AccessCheckedBeforeForwarding}). {@code false} by default (mode
+	 * {@code none}, an exchange the front door did not admit, a member's exchange, whose client request was checked).
+	 */
+	default Mono<Boolean> accessWithdrawnNow() {
+		return Mono.just(false);
+	}
+
+	/**
 	 * Completes with what ended it when a configuration reload ended what this exchange belongs to beyond its server
 	 * and its own caller's access: a virtual server's exchange with a member ends when the reload removed the virtual
 	 * server ({@code server_removed}), changed it ({@code session_ended}: its sessions end), or withdrew the access of

@@ -100,7 +100,9 @@ public class McpRelay {
 			Upstream upstream = resolve(route, exchange);
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = contextOf(upstream, exchange);
-			return readPayload(upstream, exchange).doOnNext(record::payload).flatMap(payload -> {
+			return readPayload(upstream, exchange).doOnNext(record::payload)
+				.flatMap(payload -> AccessCheckedBeforeForwarding.stillGranted(exchange, upstream.id(), payload))
+				.flatMap(payload -> {
 				if (payload.messages().isEmpty()) {
 					return EarlyAnswers.answerInvalidBatch(exchange, payload);
 				}

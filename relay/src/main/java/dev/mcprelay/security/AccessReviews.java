@@ -15,12 +15,25 @@ final class AccessReviews {
 	/** The latest snapshot a reload made current, replayed to a review that begins after it. */
 	private final Sinks.Many<ConfigurationSnapshot> applied = Sinks.many().replay().latest();
 
+	/** The latest snapshot a reload made current, or {@code null} before the first reload. */
+	private volatile ConfigurationSnapshot latest;
+
 	/** Each snapshot made current later than generation {@code generation}, the latest first, then as they come. */
 	Flux<ConfigurationSnapshot> after(long generation) {
 		return applied.asFlux().filter(snapshot -> snapshot.generation() > generation);
 	}
 
+	/**
+	 * The latest snapshot a reload made current if it is later than generation {@code generation}, else {@code null}:
+	 * what a request admitted on {@code generation} is judged by when it is about to be forwarded.
+	 */
+	ConfigurationSnapshot latestAfter(long generation) {
+		ConfigurationSnapshot now = latest;
+		return now != null && now.generation() > generation ? now : null;
+	}
+
 	void applied(ConfigurationSnapshot snapshot) {
+		latest = snapshot;
 		applied.tryEmitNext(snapshot);
 	}
 

@@ -33,7 +33,8 @@ import reactor.core.publisher.Mono;
  * <li>the caller recorded on the exchange, refused or not, and {@link ServerAccess}'s decision on the request's one
  * routing decision: for a virtual server, the members the caller may use are recorded too;</li>
  * <li>the signal on which the request's open streams end when a later reload withdraws that access
- * ({@link WithdrawnAccess}) recorded on the exchange.</li>
+ * ({@link WithdrawnAccess}) recorded on the exchange, and the check of that access against the configuration current
+ * once its body is read ({@code RelayExchange.accessWithdrawnNow()}).</li>
  * </ol>
  * A refusal is written by {@link FrontDoorAnswers} (401, 403, 503 with a JSON-RPC error; nothing reaches the relay).
  * A failure that is no refusal (a bug) fails the returned {@code Mono}, for the route to answer as an internal error.
@@ -147,6 +148,7 @@ public final class FrontDoor {
 		ConfigurationSnapshot admittedOn = exchange.configuration();
 		exchange.accessWithdrawn(withdrawn.of(accepted, caller, route, admittedOn),
 				member -> withdrawn.fromMember(accepted, caller, route, admittedOn, member));
+		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn));
 		return relay.get();
 	}
 

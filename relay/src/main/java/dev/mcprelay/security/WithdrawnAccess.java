@@ -71,6 +71,23 @@ final class WithdrawnAccess {
 		return firstLoss(accepted, caller, route, admittedOn, loss -> loss.includes(member));
 	}
 
+	/**
+	 * Whether the snapshot current now, if a reload made it current after {@code admittedOn}, takes away any of the
+	 * access {@code admittedOn} granted {@code accepted} (who is {@code caller}) on {@code route}: the whole of it, or,
+	 * on a virtual server's route, a member it may no longer use ({@link #narrowed}), as {@link #of} completes for.
+	 * Asked once a request's body is read, before anything of it is forwarded: a request admitted on its headers before
+	 * a reload revoked its caller's access has done nothing yet, and is refused. {@code false} when no reload came
+	 * since {@code admittedOn}, or when the check cannot be made (as {@link #of} withdraws nothing then).
+	 */
+	Mono<Boolean> now(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn) {
+		CallerChecks acceptedBy = callers.of(admittedOn);
+		ConfigurationSnapshot current = acceptedBy.reviews().latestAfter(admittedOn.generation());
+		if (current == null) {
+			return Mono.just(false);
+		}
+		return loss(accepted, acceptedBy, caller, route, admittedOn, current).map(loss -> !loss.isEmpty());
+	}
+
 	/** Completes at the first snapshot made current after {@code admittedOn} whose loss {@code withdraws} says so. */
 	private Mono<Void> firstLoss(Authentication accepted, Caller caller, McpRoute route,
 			ConfigurationSnapshot admittedOn, Predicate<Loss> withdraws) {

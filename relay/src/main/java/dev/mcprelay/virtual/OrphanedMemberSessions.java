@@ -15,6 +15,7 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
+import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
@@ -33,7 +34,9 @@ import reactor.core.publisher.Mono;
  * that finds its session gone does the same at once. What is kept per session is its member sessions and a copy of the
  * joining request's headers, for as long as the store holds the session. With the memory store, the sessions end
  * with the process: shutdown sends every member session joined here its DELETE once the calls in flight have ended,
- * never under a call still running ({@link OpenStreams#atShutdown}).
+ * never under a call still running ({@link OpenStreams#atShutdown}). A member whose server the configuration current
+ * then no longer has (a reload removed it, and it left a {@code members: ["*"]} virtual server) is sent nothing: its
+ * server left, and is never asked again (not on the settings it had, nor counted as one more of its streams ended).
  */
 @Component
 class OrphanedMemberSessions implements DisposableBean {
@@ -57,9 +60,12 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final VirtualSessions sessions;
 
+	private final ObjectProvider<LiveConfiguration> configuration;
+
 	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
 			ObjectProvider<MergedStreams> streams, OpenStreams openStreams, VirtualSessions sessions,
-			VirtualServers servers) {
+			VirtualServers servers, ObjectProvider<LiveConfiguration> configuration) {
+		this.configuration = configuration;
 		this.store = store;
 		this.calls = calls;
 		this.streams = streams;
@@ -214,12 +220,18 @@ class OrphanedMemberSessions implements DisposableBean {
 		streams.getObject().end(entry.virtualId, entry.sessionId);
 		return Flux.fromIterable(members.entrySet())
 			.filter(member -> member.getValue().sessionId() != null)
+			.filter(member -> stillConfigured(member.getKey()))
 			.flatMap(member -> calls
 				.send(entry.origin, member.getKey(), HttpMethod.DELETE, member.getValue(), null, null, () -> {
 				})
 				.flatMap(MemberAnswer::discard)
 				.onErrorResume(error -> Mono.empty()))
 			.then();
+	}
+
+	/** Whether the configuration current now still has {@code member}'s server: one a reload removed left for good. */
+	private boolean stillConfigured(String member) {
+		return configuration.getObject().current().properties().servers().containsKey(member);
 	}
 
 	@Override

@@ -25,6 +25,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.metrics.RelayOutcome;
 import dev.mcprelay.proxy.BodyCharge;
+import dev.mcprelay.proxy.AccessCheckedBeforeForwarding;
 import dev.mcprelay.proxy.BoundedBody;
 import dev.mcprelay.proxy.MirroredHeaders;
 import dev.mcprelay.proxy.OpenStreams;
@@ -212,6 +213,9 @@ public class VirtualRelay {
 					return Mono.error(RelayFailures.unparsableRequest(virtualId, ex));
 				}
 				call.exchange().record().payload(payload);
+				return AccessCheckedBeforeForwarding.stillGranted(call.exchange(), virtualId, payload);
+			}))
+			.flatMap(payload -> {
 				if (payload.batch() || payload.messages().size() != 1) {
 					return Mono.error(RelayFailures.batchToVirtualServer(virtualId));
 				}
@@ -229,7 +233,7 @@ public class VirtualRelay {
 					return dispatch(call, message);
 				}
 				return withSession(call).flatMap(session -> dispatch(session, message));
-			}));
+			});
 	}
 
 	/** The largest body any member takes: what one message to this endpoint may be. */
