@@ -3,24 +3,16 @@ package dev.mcprelay.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.mcprelay.testsupport.CapturedLogs;
-import dev.mcprelay.testsupport.McpSession;
-import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisSentinelProcesses;
 import dev.mcprelay.testsupport.RedisWire;
 import dev.mcprelay.testsupport.TestUpstreams;
@@ -85,33 +77,18 @@ class FailoverBackAfterAMissedOneTest {
 		}
 		awaitSubscribed();
 
-		ConcurrentLinkedQueue<String> confirmed = new ConcurrentLinkedQueue<>();
-		ConcurrentLinkedQueue<String> refused = new ConcurrentLinkedQueue<>();
-		AtomicBoolean stop = new AtomicBoolean();
-		CompletableFuture<Void> traffic = CompletableFuture.runAsync(() -> {
-			for (int n = 0; !stop.get(); n++) {
-				RawHttp http = new RawHttp(TwoRelaysOverRedis.port(n % 2 == 0 ? relays.first() : relays.second()));
-				HttpResponse<String> initialized = http.send(http.post("all", McpSession.initialize(n))
-					.timeout(Duration.ofSeconds(5)));
-				if (initialized.statusCode() == 200) {
-					initialized.headers().firstValue("Mcp-Session-Id").ifPresent(confirmed::add);
-				}
-				else {
-					refused.add(initialized.statusCode() + " "
-							+ RawHttp.json(initialized.body()).at("/error/data/reason").asText(initialized.body()));
-				}
-			}
-		});
-		awaitSessions(confirmed, 10);
+		FailoverTraffic traffic = FailoverTraffic.start(relays);
+		traffic.awaitSessions(10);
 		int mark = CapturedLogs.all().size();
 		int back = sentinel.failover(2);
 		sentinel.awaitFailoverFrom(back);
 		sentinel.awaitDemoted(back);
-		awaitSessions(confirmed, confirmed.size() + 10);
-		stop.set(true);
-		traffic.get(30, TimeUnit.SECONDS);
+		traffic.awaitSessions(traffic.confirmedCount() + 10);
+		traffic.stop();
 
-		List<String> lost = confirmed.stream().filter(session -> !knownToBoth(session)).toList();
+		List<String> confirmed = traffic.confirmed();
+		List<String> refused = traffic.refused();
+		List<String> lost = traffic.lost();
 		List<String> logged = CapturedLogs.since(mark);
 		System.out.printf("failover back after a missed one: %d sessions answered 200, %d lost, %d refused: %s; %s%n",
 				confirmed.size(), lost.size(), refused.size(), refused.stream().distinct().toList(),
@@ -139,27 +116,6 @@ class FailoverBackAfterAMissedOneTest {
 				.count();
 		}
 		return count;
-	}
-
-	private static void awaitSessions(ConcurrentLinkedQueue<String> confirmed, int count) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (confirmed.size() < count) {
-			assertThat(System.nanoTime()).as("%d sessions opened within 30s", count).isLessThan(deadline);
-			Thread.sleep(50);
-		}
-	}
-
-	private static boolean knownToBoth(String session) {
-		for (ConfigurableApplicationContext relay : List.of(relays.first(), relays.second())) {
-			RawHttp http = new RawHttp(TwoRelaysOverRedis.port(relay));
-			HttpResponse<String> pinged = http.send(http.post("all", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")
-				.header("Mcp-Session-Id", session)
-				.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION));
-			if (pinged.statusCode() != 200) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 }

@@ -2,25 +2,15 @@ package dev.mcprelay.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.mcprelay.testsupport.CapturedLogs;
-import dev.mcprelay.testsupport.McpSession;
-import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisSentinelProcesses;
 import dev.mcprelay.testsupport.TestUpstreams;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
@@ -63,35 +53,8 @@ class GracefulFailoverOverSentinelTest {
 
 	@Test
 	void noSessionAnsweredDuringAGracefulFailoverIsLost() throws Exception {
-		ConcurrentLinkedQueue<String> confirmed = new ConcurrentLinkedQueue<>();
-		Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
-		ConcurrentLinkedQueue<String> refused = new ConcurrentLinkedQueue<>();
-		AtomicBoolean stop = new AtomicBoolean();
-		CompletableFuture<Void> traffic = CompletableFuture.runAsync(() -> {
-			for (int n = 0; !stop.get(); n++) {
-				RawHttp http = new RawHttp(TwoRelaysOverRedis.port(n % 2 == 0 ? relays.first() : relays.second()));
-				HttpResponse<String> initialized;
-				try {
-					initialized = http.send(http.post("all", McpSession.initialize(n)).timeout(Duration.ofSeconds(5)));
-				}
-				catch (IllegalStateException timedOut) {
-					// counted, so that the assertion below names it, rather than ending the traffic unsaid
-					refused.add("no answer within 5 s: " + timedOut.getCause());
-					continue;
-				}
-				if (initialized.statusCode() == 200) {
-					initialized.headers().firstValue("Mcp-Session-Id").ifPresent(session -> {
-						confirmedAt.put(session, System.nanoTime());
-						confirmed.add(session);
-					});
-				}
-				else {
-					refused.add(initialized.statusCode() + " "
-							+ RawHttp.json(initialized.body()).at("/error/data/reason").asText(initialized.body()));
-				}
-			}
-		});
-		awaitSessions(confirmed, 10);
+		FailoverTraffic traffic = FailoverTraffic.start(relays);
+		traffic.awaitSessions(10);
 		int mark = CapturedLogs.all().size();
 		beforeFailover();
 		long asked = System.nanoTime();
@@ -100,16 +63,16 @@ class GracefulFailoverOverSentinelTest {
 		long promoted = System.nanoTime();
 		sentinel.awaitDemoted(old);
 		long demoted = System.nanoTime();
-		int atDemotion = confirmed.size();
-		awaitSessions(confirmed, atDemotion + 10);
-		stop.set(true);
-		traffic.get(30, TimeUnit.SECONDS);
+		traffic.awaitSessions(traffic.confirmedCount() + 10);
+		traffic.stop();
 
-		List<String> lost = confirmed.stream().filter(session -> !knownToBoth(session)).toList();
+		List<String> confirmed = traffic.confirmed();
+		List<String> refused = traffic.refused();
+		List<String> lost = traffic.lost();
 		System.out.printf("graceful failover: %d sessions answered 200, %d of them lost (promotion seen %d ms after "
 				+ "SENTINEL FAILOVER, demotion %d ms); lost ones confirmed at %s ms; %d refused: %s%n", confirmed.size(),
 				lost.size(), TimeUnit.NANOSECONDS.toMillis(promoted - asked), TimeUnit.NANOSECONDS.toMillis(demoted - asked),
-				lost.stream().map(session -> TimeUnit.NANOSECONDS.toMillis(confirmedAt.get(session) - asked)).toList(),
+				lost.stream().map(session -> TimeUnit.NANOSECONDS.toMillis(traffic.confirmedAt(session) - asked)).toList(),
 				refused.size(), refused.stream().distinct().toList());
 		assertThat(lost).as("sessions answered 200 but gone after the failover, of %d", confirmed.size()).isEmpty();
 		assertThat(refused).as("initializes not answered 200").allMatch(answer -> answer.equals("503 session_store_unavailable"));
@@ -136,27 +99,6 @@ class GracefulFailoverOverSentinelTest {
 
 	/** What a variant of this test checks further in what the relays logged from the failover on: nothing here. */
 	void afterFailover(List<String> logged) {
-	}
-
-	private static void awaitSessions(ConcurrentLinkedQueue<String> confirmed, int count) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (confirmed.size() < count) {
-			assertThat(System.nanoTime()).as("%d sessions opened within 30s", count).isLessThan(deadline);
-			Thread.sleep(50);
-		}
-	}
-
-	private static boolean knownToBoth(String session) {
-		for (ConfigurableApplicationContext relay : List.of(relays.first(), relays.second())) {
-			RawHttp http = new RawHttp(TwoRelaysOverRedis.port(relay));
-			HttpResponse<String> pinged = http.send(http.post("all", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")
-				.header("Mcp-Session-Id", session)
-				.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION));
-			if (pinged.statusCode() != 200) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 }
