@@ -12,8 +12,16 @@ public final class TestUpstreams {
 
 	public static final ScriptedUpstream SCRIPTED = new ScriptedUpstream();
 
-	/** A loopback port nothing listens on: connections to it are refused. */
-	public static final int REFUSED_PORT = freePort();
+	/**
+	 * A loopback port nothing listens on, for the JVM's life: connections to it are refused. It is held by a socket bound
+	 * to it and never listening (a SYN to it is answered RST, and no other socket, of this JVM or another, can bind it):
+	 * a port merely found free could be taken by any server started after it (the suite's other test JVM, a peer),
+	 * whose answers then stood in for the refusal (ErrorStageTest answered 404 where it expected 502).
+	 */
+	public static final int REFUSED_PORT = refusingPort();
+
+	/** Keeps {@link #REFUSED_PORT} bound. */
+	private static java.net.Socket refusing;
 
 	static {
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -31,6 +39,17 @@ public final class TestUpstreams {
 	}
 
 	/** A loopback port free right now. */
+	private static synchronized int refusingPort() {
+		try {
+			refusing = new java.net.Socket();
+			refusing.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+			return refusing.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
 	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
