@@ -3,22 +3,17 @@ package dev.mcprelay.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import dev.mcprelay.McpRelayApplication;
-import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RedisSentinelProcesses;
 
 /**
@@ -41,11 +36,7 @@ class RefusedSentinelSubscriptionTest {
 	static void start() throws Exception {
 		sentinel = RedisSentinelProcesses.start();
 		sentinel.addSentinelUser("relay", PASSWORD, "~*", "+@all");
-		List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
-				"--mcp-relay.sessions.store=redis", "--mcp-relay.security.mode=none",
-				"--spring.data.redis.sentinel.username=relay", "--spring.data.redis.sentinel.password=" + PASSWORD));
-		args.addAll(sentinel.relayArguments());
-		relay = new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class).run(args.toArray(String[]::new));
+		relay = SentinelUserRelays.start(sentinel, PASSWORD);
 	}
 
 	@AfterAll
