@@ -60,7 +60,7 @@ public final class NettyExchange implements RelayExchange {
 
 	private volatile Function<String, Mono<Void>> accessWithdrawnFrom = member -> Mono.never();
 
-	private volatile Supplier<Mono<Boolean>> accessWithdrawnNow = () -> Mono.just(false);
+	private volatile Supplier<Mono<Boolean>> accessWithdrawnNow = () -> NOT_WITHDRAWN;
 
 	/**
 	 * @param target the request target as received, split once ({@link RequestTarget})

@@ -129,8 +129,14 @@ public interface RelayExchange {
 	 * {@code none}, an exchange the front door did not admit, a member's exchange, whose client request was checked).
 	 */
 	default Mono<Boolean> accessWithdrawnNow() {
-		return Mono.just(false);
+		return NOT_WITHDRAWN;
 	}
+
+	/**
+	 * {@link #accessWithdrawnNow()}'s answer when nothing can have been withdrawn (no reload since the request's
+	 * admission, mode {@code none}): one instance, so that the check costs a request nothing then.
+	 */
+	Mono<Boolean> NOT_WITHDRAWN = Mono.just(false);
 
 	/**
 	 * Completes with what ended it when a configuration reload ended what this exchange belongs to beyond its server

@@ -1,5 +1,7 @@
 package dev.mcprelay.proxy;
 
+import java.util.function.Function;
+
 import dev.mcprelay.http.RelayExchange;
 import reactor.core.publisher.Mono;
 
@@ -22,12 +24,18 @@ public final class AccessCheckedBeforeForwarding {
 	}
 
 	/**
-	 * {@code read} once {@code exchange}'s caller is found to still hold the access the front door granted; else an
-	 * error, {@link RelayFailures#accessWithdrawn} for {@code server}.
+	 * {@code then} applied to {@code read} once {@code exchange}'s caller is found to still hold the access the front
+	 * door granted; else an error, {@link RelayFailures#accessWithdrawn} for {@code server}. When nothing can have been
+	 * withdrawn ({@link RelayExchange#NOT_WITHDRAWN}: mode {@code none}, no reload since the admission), {@code then}
+	 * is applied at once, with no operator between: the check costs the common request nothing.
 	 */
-	public static <T> Mono<T> stillGranted(RelayExchange exchange, String server, T read) {
-		return exchange.accessWithdrawnNow()
-			.flatMap(withdrawn -> withdrawn ? Mono.<T>error(RelayFailures.accessWithdrawn(server)) : Mono.just(read));
+	public static <T, R> Mono<R> stillGranted(RelayExchange exchange, String server, T read,
+			Function<T, Mono<R>> then) {
+		Mono<Boolean> withdrawn = exchange.accessWithdrawnNow();
+		if (withdrawn == RelayExchange.NOT_WITHDRAWN) {
+			return then.apply(read);
+		}
+		return withdrawn.flatMap(lost -> lost ? Mono.<R>error(RelayFailures.accessWithdrawn(server)) : then.apply(read));
 	}
 
 }

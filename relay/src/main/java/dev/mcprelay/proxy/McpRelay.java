@@ -101,8 +101,7 @@ public class McpRelay {
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = contextOf(upstream, exchange);
 			return readPayload(upstream, exchange).doOnNext(record::payload)
-				.flatMap(payload -> AccessCheckedBeforeForwarding.stillGranted(exchange, upstream.id(), payload))
-				.flatMap(payload -> {
+				.flatMap(read -> AccessCheckedBeforeForwarding.stillGranted(exchange, upstream.id(), read, payload -> {
 				if (payload.messages().isEmpty()) {
 					return EarlyAnswers.answerInvalidBatch(exchange, payload);
 				}
@@ -120,7 +119,7 @@ public class McpRelay {
 								? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
 								: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
 					});
-			}).doFinally(signal -> order.release());
+			})).doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> RelayFailures.isUnknownSession(failure)
 				? answerByIds(route, exchange, failure)
 				: EarlyAnswers.answerEarly(exchange, failure, exchange.record().payload()));

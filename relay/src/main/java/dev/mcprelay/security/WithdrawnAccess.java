@@ -11,6 +11,7 @@ import org.springframework.security.core.Authentication;
 import org.springframework.security.core.AuthenticationException;
 
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.McpRoute;
 import dev.mcprelay.route.VirtualMembers;
@@ -83,7 +84,7 @@ final class WithdrawnAccess {
 		CallerChecks acceptedBy = callers.of(admittedOn);
 		ConfigurationSnapshot current = acceptedBy.reviews().latestAfter(admittedOn.generation());
 		if (current == null) {
-			return Mono.just(false);
+			return RelayExchange.NOT_WITHDRAWN;
 		}
 		return loss(accepted, acceptedBy, caller, route, admittedOn, current).map(loss -> !loss.isEmpty());
 	}

@@ -213,7 +213,7 @@ public class VirtualRelay {
 					return Mono.error(RelayFailures.unparsableRequest(virtualId, ex));
 				}
 				call.exchange().record().payload(payload);
-				return AccessCheckedBeforeForwarding.stillGranted(call.exchange(), virtualId, payload);
+				return AccessCheckedBeforeForwarding.stillGranted(call.exchange(), virtualId, payload, Mono::just);
 			}))
 			.flatMap(payload -> {
 				if (payload.batch() || payload.messages().size() != 1) {
