@@ -237,7 +237,8 @@ class MergedStreamTest {
 		JsonNode first = RawHttp.json(session.post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}").body());
 		assertThat(first.at("/result/tools").findValuesAsText("name")).containsExactly("a_t", "b_t");
 		String cursor = first.at("/result/nextCursor").asText();
-		assertThat(cursor).as("a has more").isNotEmpty().doesNotContain("p2");
+		// the relay's own cursor, not the member's passed on (its signature is random text: it may well contain "p2")
+		assertThat(cursor).as("a has more").isNotEmpty().isNotEqualTo("p2");
 		MEMBERS.clear();
 
 		String next = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"cursor\":\"" + cursor + "\"}}";
