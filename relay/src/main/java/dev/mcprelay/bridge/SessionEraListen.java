@@ -38,11 +38,13 @@ import reactor.core.publisher.Sinks;
  * sees a subscription that ended without its result, and listens again) or when the client goes away, which closes
  * the GET stream and unsubscribes what was subscribed. The acknowledgement goes once the GET is written, before the
  * server answers it (a server may hold a quiet stream's headers back) and without waiting for the subscribes. A GET
- * answered 404 or with a forgotten-session 400 opens the session again, once, and the listen goes on there; one
- * answered with another status than a stream (405: the server offers none; 409: the session's stream is already open,
- * for another client of the session or on another replica) ends the listen with a JSON-RPC error
- * ({@code listen_not_available}; {@code listen_failed} for any other status); after a 409 the URIs it subscribed stay
- * subscribed, since the listen that holds the stream subscribed them too.
+ * answered 404 or 400 in a session the server forgot opens the session again, once ({@link ForgottenSessions#replaced},
+ * which ends the one replaced), and the listen goes on there; one answered with another status than a stream (405, or
+ * a 404 in a session the server knows: it offers none, which is remembered for the session, {@link StreamlessSessions},
+ * so that later listens in it are refused at once, nothing sent; 409: the session's stream is already open, for another
+ * client of the session or on another replica) ends the listen with a JSON-RPC error ({@code listen_not_available};
+ * {@code listen_failed} for any other status); after a 409 the URIs it subscribed stay subscribed, since the listen
+ * that holds the stream subscribed them too.
  */
 final class SessionEraListen {
 
@@ -139,10 +141,9 @@ final class SessionEraListen {
 	}
 
 	/**
-	 * The events of {@code session}'s GET stream for the listen; a 404 or a forgotten-session 400 opens the session
-	 * again, once ({@code mayReopen}), subscribes there and goes on in it; any other status than a stream ends the
-	 * listen with an error: {@code listen_not_available} for 405 (no stream) and 409 (the session's stream is open
-	 * already), {@code listen_failed} for the rest.
+	 * The events of {@code session}'s GET stream for the listen; a 404 or 400 in a session the server forgot opens the
+	 * session again, once ({@code mayReopen}), subscribes there and goes on in it; any other status than a stream ends
+	 * the listen with an error ({@link #refusedIn}).
 	 */
 	private Flux<byte[]> stream(Listening listening, UpstreamSession session, boolean mayReopen) {
 		BridgedAnswers.Turn turn = new BridgedAnswers.Turn(notification -> subscribed(notification, listening.id),
