@@ -4,7 +4,9 @@
 // `subscribe`: a subscribe of a URI starting "hold:" is never answered (until the relay gives it up), others are.
 // GET /change registers a tool in every session (each session's GET stream hears tools/list_changed); GET /stats: the
 // sessions, what the server saw (the notifications/cancelled it got, the tool each request id called, the
-// subscribes and unsubscribes by URI, the outcomes of "slow" and "ask"). An unknown session id is answered 404.
+// subscribes and unsubscribes by URI, the outcomes of "slow" and "ask", the initializes and DELETEs it got). An
+// unknown session id is answered 404. GET404=1 in the environment: every GET is answered 404 text/html, as a server
+// that routes only POST answers it.
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -16,7 +18,7 @@ const SLOW_MS = Number(process.env.SLOW_MS ?? 3600000);
 const ELICIT = { method: "elicitation/create", params: { message: "ok?", requestedSchema: { type: "object", properties: { yes: { type: "boolean" } } } } };
 const transports = new Map();
 const servers = new Set();
-const stats = { slowStarted: 0, slow: [], ask: [], cancelled: [], calls: {}, subscribes: [], unsubscribes: [], gets: [] };
+const stats = { initializes: 0, deletes: 0, slowStarted: 0, slow: [], ask: [], cancelled: [], calls: {}, subscribes: [], unsubscribes: [], gets: [] };
 let changes = 0;
 
 function newSession() {
@@ -82,6 +84,12 @@ http.createServer(async (req, res) => {
   }
   const sessionId = req.headers["mcp-session-id"];
   if (req.method === "GET") stats.gets.push(sessionId ?? "-");
+  if (req.method === "DELETE") stats.deletes++;
+  // GET404 (from the environment): every GET answered as a server that routes only POST does (Express: "Cannot GET")
+  if (process.env.GET404 && req.method === "GET") {
+    res.writeHead(404, { "content-type": "text/html" }).end("Cannot GET /mcp");
+    return;
+  }
   const transport = sessionId ? transports.get(sessionId) : newSession();
   if (!transport) {
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }));
@@ -93,6 +101,7 @@ http.createServer(async (req, res) => {
     for (const message of Array.isArray(body) ? body : [body]) {
       if (message?.method === "notifications/cancelled") stats.cancelled.push(message.params?.requestId);
       if (message?.method === "tools/call") stats.calls[message.id] = message.params?.name;
+      if (message?.method === "initialize") stats.initializes++;
     }
   }
   await transport.handleRequest(req, res, body);

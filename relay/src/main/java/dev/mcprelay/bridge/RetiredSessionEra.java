@@ -1,5 +1,6 @@
 package dev.mcprelay.bridge;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -24,9 +25,15 @@ import reactor.core.publisher.Mono;
  * JSON-RPC error -32022 (unsupported protocol version) naming only versions of the other generation. The session
  * cannot continue on that server, so it ends as the bridge's own sessions end ({@code session_ended}, HTTP 404): a 2025
  * client initializes again on a 404 only, and its new {@code initialize} is then bridged (review 46e, N6: every request
- * was answered 400 -32022 for ever). The versions the refusal names are learnt (within {@link ServerVersions}' bound,
- * when the request named only versions the relay knows, {@link NamedVersions}). Any other answer is handed on as it
- * came (a 400 read whole, within the server's {@code max-buffered-body}, and replayed byte for byte).
+ * was answered 400 -32022 for ever).
+ *
+ * <p>The refused request is the client's, shaped as it chose (a server of both generations refuses a request whose
+ * {@code _meta} carries a 2026 envelope claiming 2025-11-25 so, review 46f F1; a 2025 server may answer -32022 by
+ * mistake, F3): the refusal alone decides nothing for anyone. The relay asks the server an {@code initialize} of its
+ * own ({@link SessionEraProbe}, once per {@link ServerVersions#PROBE_INTERVAL}): only when the server refuses that one
+ * as a server of the new generation does the session end, and the versions that refusal names are learnt; else the
+ * client's refusal is handed on to it as it came (a 400 read whole, within the server's {@code max-buffered-body}, and
+ * replayed byte for byte), its session goes on, and nothing is learnt. Any other answer is handed on as it came.
  */
 final class RetiredSessionEra {
 
@@ -34,15 +41,17 @@ final class RetiredSessionEra {
 
 	private final String serverId;
 
-	private final ServerVersions versions;
-
 	private final long maxBytes;
 
-	RetiredSessionEra(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes) {
+	private final SessionEraProbe probe;
+
+	/** @param timeout how long the relay's own {@code initialize} waits: the server's {@code timeouts.non-streaming} */
+	RetiredSessionEra(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes,
+			Duration timeout) {
 		this.server = server;
 		this.serverId = serverId;
-		this.versions = versions;
 		this.maxBytes = maxBytes;
+		this.probe = new SessionEraProbe(server, serverId, versions, maxBytes, timeout);
 	}
 
 	/** Relays {@code request} (of a relayed session, not a bridged one) and hands the answer to {@code handler}. */
@@ -62,12 +71,13 @@ final class RetiredSessionEra {
 				if (code(body) != -32022 || supported.isEmpty() || ProtocolVersions.sameEraIn(version, supported)) {
 					return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body));
 				}
-				if (NamedVersions.allKnown(request)) {
-					versions.learn(supported);
-				}
-				return Mono.error(new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended", "MCP server '"
-						+ serverId + "' no longer speaks this session's protocol version " + version + " (it speaks "
-						+ supported + "): the session ended; initialize again"));
+				// the client's request, shaped as it chose: only the relay's own initialize decides
+				return probe.ask(request).flatMap(verdict -> verdict != SessionEraProbe.Verdict.RETIRED
+						? handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body))
+						: Mono.error(new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
+								"MCP server '" + serverId + "' no longer speaks this session's protocol version "
+										+ version + " (it speaks " + supported + "): the session ended; initialize "
+										+ "again")));
 			});
 		});
 	}

@@ -38,11 +38,13 @@ import reactor.core.publisher.Sinks;
  * sees a subscription that ended without its result, and listens again) or when the client goes away, which closes
  * the GET stream and unsubscribes what was subscribed. The acknowledgement goes once the GET is written, before the
  * server answers it (a server may hold a quiet stream's headers back) and without waiting for the subscribes. A GET
- * answered 404 or with a forgotten-session 400 opens the session again, once, and the listen goes on there; one
- * answered with another status than a stream (405: the server offers none; 409: the session's stream is already open,
- * for another client of the session or on another replica) ends the listen with a JSON-RPC error
- * ({@code listen_not_available}; {@code listen_failed} for any other status); after a 409 the URIs it subscribed stay
- * subscribed, since the listen that holds the stream subscribed them too.
+ * answered 404 or 400 in a session the server forgot opens the session again, once ({@link ForgottenSessions#replaced},
+ * which ends the one replaced), and the listen goes on there; one answered with another status than a stream (405, or
+ * a 404 in a session the server knows: it offers none, which is remembered for the session, {@link StreamlessSessions},
+ * so that later listens in it are refused at once, nothing sent; 409: the session's stream is already open, for another
+ * client of the session or on another replica) ends the listen with a JSON-RPC error ({@code listen_not_available};
+ * {@code listen_failed} for any other status); after a 409 the URIs it subscribed stay subscribed, since the listen
+ * that holds the stream subscribed them too.
  */
 final class SessionEraListen {
 
@@ -62,6 +64,9 @@ final class SessionEraListen {
 	private final UnrelayedListChanges unrelayed;
 
 	private final java.time.Duration timeout;
+
+	/** The sessions whose server offers no GET stream: a listen in one is refused at once. */
+	private final StreamlessSessions streamless = new StreamlessSessions();
 
 	/**
 	 * @param timeout how long the unsubscribes of a listen that ended may take: the server's
@@ -99,6 +104,12 @@ final class SessionEraListen {
 							+ asked.path("resourceSubscriptions").size() + ")", "too_many_resource_subscriptions")
 				.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
 		}
+		if (streamless.offersNone(session)) {
+			// the server answered a GET in this session 405, or 404 while it knew the session: nothing to open again
+			onWritten.run();
+			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), unavailable(id, true, "an earlier "
+					+ "GET in its session was refused").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+		}
 		ObjectNode honored = JsonNodeFactory.instance.objectNode();
 		for (String list : LISTS) {
 			if (asked.path(list + "ListChanged").asBoolean(false)
@@ -130,10 +141,9 @@ final class SessionEraListen {
 	}
 
 	/**
-	 * The events of {@code session}'s GET stream for the listen; a 404 or a forgotten-session 400 opens the session
-	 * again, once ({@code mayReopen}), subscribes there and goes on in it; any other status than a stream ends the
-	 * listen with an error: {@code listen_not_available} for 405 (no stream) and 409 (the session's stream is open
-	 * already), {@code listen_failed} for the rest.
+	 * The events of {@code session}'s GET stream for the listen; a 404 or 400 in a session the server forgot opens the
+	 * session again, once ({@code mayReopen}), subscribes there and goes on in it; any other status than a stream ends
+	 * the listen with an error ({@link #refusedIn}).
 	 */
 	private Flux<byte[]> stream(Listening listening, UpstreamSession session, boolean mayReopen) {
 		BridgedAnswers.Turn turn = new BridgedAnswers.Turn(notification -> subscribed(notification, listening.id),
@@ -158,22 +168,36 @@ final class SessionEraListen {
 				return listening.replaced.apply(status, session)
 					.map(java.util.Optional::of)
 					.defaultIfEmpty(java.util.Optional.empty())
-					.flatMapMany(reopened -> reopened.isEmpty() ? Flux.just(unavailable(listening.id, status))
-							: Flux.merge(listening.subscriptions.subscribe(reopened.get()).thenMany(Flux.<byte[]>empty()),
-									stream(listening, reopened.get(), false)));
+					.flatMapMany(reopened -> reopened.isPresent()
+							? Flux.merge(listening.subscriptions.subscribe(reopened.get()).thenMany(Flux.<byte[]>empty()),
+									stream(listening, reopened.get(), false))
+							: Flux.just(refusedIn(session, listening.id, status)));
 			}
 			listening.another = status == 409;
-			return Flux.just(unavailable(listening.id, status));
+			return Flux.just(refusedIn(session, listening.id, status));
 		});
 	}
 
-	/** The error that ends a listen whose GET the server answered with {@code status}, not a stream. */
-	private byte[] unavailable(JsonNode id, int status) {
-		boolean none = status == 405 || status == 409;
-		return SseEventWriter.message(PerRequestBridge.error(id, -32603, none ? "MCP server '" + serverId
-				+ "', which speaks only session-era MCP, offers no stream to listen to for this client (HTTP " + status
-				+ " to its GET)" : "MCP server '" + serverId + "' answered the GET stream of this client's session "
-						+ "with HTTP " + status, none ? "listen_not_available" : "listen_failed").toString());
+	/**
+	 * The error that ends a listen whose GET the server answered in {@code session} with {@code status}, not a stream
+	 * (and did not forget the session): a 405, and a 404 in a session the server knows, mean it offers no stream, which
+	 * is remembered for the session ({@link StreamlessSessions}); a 409 that the session's stream is another's.
+	 */
+	private byte[] refusedIn(UpstreamSession session, JsonNode id, int status) {
+		boolean none = status == 405 || status == 404;
+		if (none) {
+			streamless.remember(session);
+		}
+		return SseEventWriter.message(unavailable(id, none || status == 409, "HTTP "
+				+ status + " to its GET").toString());
+	}
+
+	/** The error that ends a listen: {@code listen_not_available} ({@code none}), else {@code listen_failed}. */
+	private ObjectNode unavailable(JsonNode id, boolean none, String what) {
+		return PerRequestBridge.error(id, -32603, none ? "MCP server '" + serverId + "', which speaks only session-era "
+				+ "MCP, offers no stream to listen to for this client (" + what + ")" : "MCP server '" + serverId
+						+ "' answered the GET stream of this client's session with " + what,
+				none ? "listen_not_available" : "listen_failed");
 	}
 
 	/** One listen's request, filter and subscriptions, across the sessions it is served in. */

@@ -92,7 +92,7 @@ public final class VersionBridge implements UpstreamTransport {
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
 				inputRoundTimeout, mac, flights.of(serverId), unrelayed);
-		this.relayed = new RetiredSessionEra(server, serverId, versions, maxBodyBytes);
+		this.relayed = new RetiredSessionEra(server, serverId, versions, maxBodyBytes, openTimeout);
 	}
 
 	/** A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}): for tests. */

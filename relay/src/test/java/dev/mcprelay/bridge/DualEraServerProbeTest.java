@@ -173,6 +173,33 @@ class DualEraServerProbeTest {
 			.isEmpty();
 	}
 
+	/**
+	 * Review 46f, F1 (its second reproduction): against the server's stateless 2025 side, one request with a made-up
+	 * session id, {@code MCP-Protocol-Version: 2025-11-25} and a 2026 envelope claiming 2025-11-25 in {@code _meta} is
+	 * refused 400 -32022 naming [2026-07-28]. The relay's own {@code initialize} is answered: the refusal is handed on,
+	 * nothing is learnt, and the next 2025 client's {@code initialize} is relayed (the server's own answer, no session
+	 * of the bridge's); it used to be bridged.
+	 */
+	@Test
+	void aCraftedRequestInAMadeUpSessionLeavesTheNext2025ClientRelayed() throws Exception {
+		ServerVersions versions = new ServerVersions("d", List.of());
+		VersionBridge bridge = bridge(versions);
+		RetiredSessionEraTest.Answer crafted = RetiredSessionEraTest.send(bridge, dual.url(), "made-up-session-id",
+				"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"params\":{" + META.replace("NAME",
+						"crafted").replace("2026-07-28", "2025-11-25") + "}}");
+		assertThat(crafted.failure()).as("handed on, no session ended").isNull();
+		assertThat(crafted.status()).as("%s", crafted).isEqualTo(400);
+		assertThat(crafted.body()).contains("-32022");
+		assertThat(versions.bridges("2025-11-25")).as("nothing learnt: %s", versions.known()).isFalse();
+
+		RetiredSessionEraTest.Answer next = RetiredSessionEraTest.send(bridge, dual.url(), null, "{\"jsonrpc\":\"2.0\","
+				+ "\"id\":10,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\""
+				+ ":{},\"clientInfo\":{\"name\":\"next\",\"version\":\"1\"}}}");
+		assertThat(next.sessionId()).as("relayed, not given a session of the bridge's: %s", next).isNull();
+		assertThat(SharedUpstreamSessionsTest.lastMessage("200 " + next.body()).at("/result/protocolVersion").asText())
+			.as("%s", next).isEqualTo("2025-11-25");
+	}
+
 	private static VersionBridge bridge(ServerVersions versions) {
 		return new VersionBridge(new StreamableHttpTransport(reactor.netty.http.client.HttpClient.create()), "d",
 				versions, 1024 * 1024, new BridgedStreamsTest.Kept(), BridgedStreamsTest.flightsOf(null),

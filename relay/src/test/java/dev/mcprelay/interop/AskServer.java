@@ -36,12 +36,20 @@ final class AskServer implements AutoCloseable {
 
 	private final int port;
 
+	private final Map<String, String> environment;
+
 	private NodePeers.NodeServer server;
 
 	AskServer() throws IOException, InterruptedException {
+		this(Map.of());
+	}
+
+	/** @param environment the server's switches ({@code GET404=1}: every GET answered 404, as by a POST-only server) */
+	AskServer(Map<String, String> environment) throws IOException, InterruptedException {
 		NodePeers.requireNode();
 		NodePeers.installFromLockfile();
-		this.server = NodePeers.startServer("ask-server.mjs", Map.of());
+		this.environment = environment;
+		this.server = NodePeers.startServer("ask-server.mjs", environment);
 		this.port = server.port();
 	}
 
@@ -52,7 +60,7 @@ final class AskServer implements AutoCloseable {
 	/** Stops the server and starts it again on its port: it knows no session of before. */
 	void restart() throws IOException, InterruptedException {
 		server.close();
-		server = NodePeers.startServer("ask-server.mjs", port, Map.of());
+		server = NodePeers.startServer("ask-server.mjs", port, environment);
 	}
 
 	/** What the server saw ({@code /stats}). */

@@ -38,14 +38,19 @@ class BridgedListenInteropTest {
 
 	private static AskServer server;
 
+	/** A 2025 server that routes only POST: every GET answered 404 ("Cannot GET /mcp"). */
+	private static AskServer postOnly;
+
 	private static ConfigurableApplicationContext relay;
 
 	@BeforeAll
 	static void start() throws Exception {
 		server = new AskServer();
+		postOnly = new AskServer(java.util.Map.of("GET404", "1"));
 		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.v1.url=" + server.url(),
-					"mcp-relay.servers.v1.protocol-versions=2025-11-25")
+					"mcp-relay.servers.v1.protocol-versions=2025-11-25", "mcp-relay.servers.p.url=" + postOnly.url(),
+					"mcp-relay.servers.p.protocol-versions=2025-11-25")
 			.run();
 	}
 
@@ -56,6 +61,9 @@ class BridgedListenInteropTest {
 		}
 		if (server != null) {
 			server.close();
+		}
+		if (postOnly != null) {
+			postOnly.close();
 		}
 	}
 
@@ -81,6 +89,7 @@ class BridgedListenInteropTest {
 			assertThat(stats.path("gets").get(stats.path("gets").size() - 1).asText())
 				.as("the GET of a session the restarted server knows: %s", stats)
 				.isNotEqualTo(stats.path("gets").get(getsBefore).asText());
+			assertThat(stats.path("deletes").asInt()).as("the session replaced is ended, once: %s", stats).isEqualTo(1);
 			// the server drops a change while the session's stream is not set up yet: it changes until one is heard
 			java.util.concurrent.CompletableFuture<JsonNode> heard = java.util.concurrent.CompletableFuture
 				.supplyAsync(() -> {
@@ -101,6 +110,40 @@ class BridgedListenInteropTest {
 			assertThat(changed.path("method").asText()).as("the listen goes on in the new session: %s", changed)
 				.isEqualTo("notifications/tools/list_changed");
 		}
+	}
+
+	/**
+	 * Review 46f, F2: a 2025 server that routes only POST answers every GET 404. Each listen took the 404 for a session
+	 * the server ended, opened a new one and ended none (20 listens, 21 sessions at the server, no DELETE). The session
+	 * answers the relay's ping: the 404 was about the GET, the listen ends {@code listen_not_available}, and the
+	 * session is remembered as one without a stream: later listens are refused at once, nothing sent.
+	 */
+	@Test
+	void aServerThatRoutesOnlyPostGetsNoNewSessionPerListen() throws Exception {
+		RawHttp http = new RawHttp(port());
+		String list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{"
+				+ AskServer.meta("post-only") + "}}";
+		JsonNode listed = RawHttp.messagesOf(http.send(http.post("p", list).header("MCP-Protocol-Version",
+				"2026-07-28").header("Mcp-Method", "tools/list"))).get(0);
+		assertThat(listed.at("/result/tools").size()).as("the session opened: %s", listed).isPositive();
+		for (int listen = 1; listen <= 5; listen++) {
+			JsonNode ended;
+			try (Socket client = AskServer.post(port(), "p", listen(10 + listen, "post-only",
+					"\"toolsListChanged\":true"), "subscriptions/listen", null)) {
+				ended = errorOf(reader(client));
+			}
+			assertThat(ended.at("/error/data/reason").asText()).as("listen %s: %s", listen, ended)
+				.isEqualTo("listen_not_available");
+		}
+		JsonNode stats = postOnly.stats();
+		assertThat(stats.path("initializes").asInt()).as("one session, whatever the listens: %s", stats).isEqualTo(1);
+		assertThat(stats.path("sessions").asInt()).as("%s", stats).isEqualTo(1);
+		assertThat(stats.path("deletes").asInt()).as("none replaced, none ended: %s", stats).isZero();
+		assertThat(stats.path("gets").size()).as("only the first listen sent a GET: %s", stats).isEqualTo(1);
+		JsonNode again = RawHttp.messagesOf(http.send(http.post("p", list.replace("\"id\":1", "\"id\":2"))
+			.header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "tools/list"))).get(0);
+		assertThat(again.at("/result/tools").size()).as("the session goes on: %s", again).isPositive();
+		assertThat(postOnly.stats().path("initializes").asInt()).isEqualTo(1);
 	}
 
 	@Test
@@ -159,6 +202,15 @@ class BridgedListenInteropTest {
 			}
 		}
 		throw new AssertionError("the stream ended without another message");
+	}
+
+	/** The first JSON-RPC error of an answer: a JSON body, or the first error of an event stream. */
+	private static JsonNode errorOf(BufferedReader answer) throws java.io.IOException {
+		JsonNode message = firstJson(answer);
+		while (!message.has("error")) {
+			message = nextMessage(answer);
+		}
+		return message;
 	}
 
 	/** The first JSON-RPC message of an answer: a JSON body (by its length) or an event stream's first message. */

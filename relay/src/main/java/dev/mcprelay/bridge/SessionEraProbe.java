@@ -1,0 +1,150 @@
+package dev.mcprelay.bridge;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+import org.springframework.http.MediaType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.ProtocolVersions;
+import dev.mcprelay.transport.UpstreamRequest;
+import dev.mcprelay.transport.UpstreamResponse;
+import dev.mcprelay.transport.UpstreamTransport;
+import reactor.core.publisher.Mono;
+
+/**
+ * Whether a server still speaks the session era, asked with an {@code initialize} of the relay's own
+ * ({@link ProtocolVersions#LATEST_SESSION}, the relay's client info, no capabilities, the relay's headers for the
+ * server) when it refused a 2025 client's request as of a version it no longer speaks ({@link RetiredSessionEra}). The
+ * refused request is the client's: its headers, its {@code _meta}, even its session id are the client's choice, and a
+ * server of both generations routes a request by them (the TypeScript SDK v2 takes a request whose {@code _meta}
+ * carries a 2026 envelope to its 2026 path, which refuses a pre-2026 claim with -32022 naming only 2026-07-28). Only
+ * the relay's own {@code initialize} decides, and only its refusal teaches the server's versions (review 46f, F1, F3).
+ *
+ * <p>The answer is {@link Verdict#RETIRED} when the server refuses that {@code initialize} naming versions
+ * ({@code error.data.supported}) of which none is of the session era (they are learnt, {@link ServerVersions#learn},
+ * within its bound); {@link Verdict#SPEAKS_SESSION_ERA} when it answers it with a result (the session that opened, if
+ * the server keeps sessions, is ended at once: a DELETE); {@link Verdict#UNKNOWN} for anything else (no answer within
+ * {@code timeout}, a failure, a refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL} at
+ * most: every refusal within it shares the one verdict, so a client that repeats its request costs the server nothing
+ * more. Never fails.
+ */
+final class SessionEraProbe {
+
+	private final UpstreamTransport server;
+
+	private final String serverId;
+
+	private final ServerVersions versions;
+
+	private final long maxBytes;
+
+	private final Duration timeout;
+
+	private final LongSupplier nanoClock;
+
+	/** The last verdict asked for (shared while in flight, cached afterwards); guarded by {@code this}. */
+	private Mono<Verdict> last;
+
+	/** When {@link #last} was asked (nano time); guarded by {@code this}. */
+	private long askedAt;
+
+	/** @param timeout how long the exchange waits for the server: its {@code timeouts.non-streaming} */
+	SessionEraProbe(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes,
+			Duration timeout) {
+		this(server, serverId, versions, maxBytes, timeout, System::nanoTime);
+	}
+
+	SessionEraProbe(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes, Duration timeout,
+			LongSupplier nanoClock) {
+		this.server = server;
+		this.serverId = serverId;
+		this.versions = versions;
+		this.maxBytes = maxBytes;
+		this.timeout = timeout;
+		this.nanoClock = nanoClock;
+	}
+
+	/** What the server answered the relay's {@code initialize}. */
+	enum Verdict {
+
+		/** It refused it naming only versions of the new generation: it no longer speaks the session era. */
+		RETIRED,
+
+		/** It answered it: it speaks the session era still. */
+		SPEAKS_SESSION_ERA,
+
+		/** Neither: nothing is learnt. */
+		UNKNOWN
+
+	}
+
+	/**
+	 * The verdict on the server, asked with the headers of {@code relayed} (the relay's request for the server, a
+	 * client's) or, within {@link ServerVersions#PROBE_INTERVAL} of the last exchange, the one it gave.
+	 */
+	synchronized Mono<Verdict> ask(UpstreamRequest relayed) {
+		long now = nanoClock.getAsLong();
+		if (last == null || now - askedAt >= ServerVersions.PROBE_INTERVAL.toNanos()) {
+			askedAt = now;
+			last = exchange(relayed).cache();
+		}
+		return last;
+	}
+
+	private Mono<Verdict> exchange(UpstreamRequest relayed) {
+		ModernClient relay = new ModernClient(null, JsonNodeFactory.instance.objectNode().put("name", "mcp-relay")
+			.put("version", "probe"), JsonNodeFactory.instance.objectNode());
+		UpstreamRequest initialize = SessionEraRequests.initialize(relayed, relay,
+				ProtocolVersions.LATEST_SESSION);
+		return Mono.defer(() -> {
+			java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
+					Verdict.UNKNOWN);
+			return server.send(initialize, response -> verdictOf(relayed, response).doOnNext(verdict::set).then())
+				.timeout(timeout)
+				.onErrorResume(failed -> Mono.empty())
+				.then(Mono.fromSupplier(verdict::get));
+		});
+	}
+
+	private Mono<Verdict> verdictOf(UpstreamRequest relayed, UpstreamResponse response) {
+		MediaType type = response.contentType();
+		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
+				? BridgeBodies.read(response.body(), maxBytes, serverId)
+				: type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
+						? BridgedAnswers.firstAnswer(response, maxBytes) : response.releaseBody().then(Mono.empty());
+		return body.flatMap(read -> {
+			ObjectNode answer = BridgedAnswers.parse(read);
+			JsonNode result = answer == null ? null : answer.get("result");
+			if (response.statusCode().is2xxSuccessful() && result != null
+					&& result.path("protocolVersion").isTextual()) {
+				String sessionId = response.headers().getFirst("Mcp-Session-Id");
+				return ended(relayed, sessionId, result.path("protocolVersion").asText())
+					.thenReturn(Verdict.SPEAKS_SESSION_ERA);
+			}
+			List<String> supported = Refusals.supportedVersions(read);
+			if (!response.statusCode().is2xxSuccessful() && !supported.isEmpty()
+					&& supported.stream().allMatch(ProtocolVersions::isPerRequest)) {
+				versions.learn(supported);
+				return Mono.just(Verdict.RETIRED);
+			}
+			return Mono.just(Verdict.UNKNOWN);
+		});
+	}
+
+	/** Ends the session the relay's {@code initialize} opened (a DELETE), if the server keeps sessions. */
+	private Mono<Void> ended(UpstreamRequest relayed, String sessionId, String version) {
+		if (sessionId == null) {
+			return Mono.empty();
+		}
+		UpstreamSession opened = new UpstreamSession(sessionId, version, JsonNodeFactory.instance.objectNode(),
+				JsonNodeFactory.instance.objectNode(), null);
+		return server.close(SessionEraRequests.end(relayed, opened), UpstreamResponse::releaseBody)
+			.onErrorResume(failed -> Mono.empty());
+	}
+
+}
