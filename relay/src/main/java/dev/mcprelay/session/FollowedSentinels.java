@@ -27,11 +27,12 @@ public class FollowedSentinels {
 	static final String CHANNELS = "&" + SentinelMasterSwitches.SWITCHED + " &" + SentinelMasterSwitches.PROMOTING
 			+ " &" + SentinelMasterSwitches.ABORTED;
 
-	/** The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, and to ask for the master. */
-	static final String COMMANDS = "+subscribe +psubscribe +sentinel|get-master-addr-by-name";
+	/**
+	 * The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, to check the subscription is alive
+	 * ({@link SentinelSubscription}; a refused {@code PING} is an answer all the same), and to ask for the master.
+	 */
+	static final String COMMANDS = "+subscribe +psubscribe +ping +sentinel|get-master-addr-by-name";
 
-	/** Why a Sentinel whose subscription was lost is not followed, until it refuses or takes a new one. */
-	static final String LOST = "its subscription was lost: subscribing again";
 
 	private static final Logger log = LoggerFactory.getLogger(FollowedSentinels.class);
 
@@ -67,13 +68,14 @@ public class FollowedSentinels {
 	}
 
 	/**
-	 * {@code sentinel}'s subscription was lost after it was taken ({@link SentinelSubscription}): not followed until it
-	 * is subscribed again; logged at WARN, as the relay does not see failovers through it meanwhile.
+	 * {@code sentinel}'s subscription was lost after it was taken ({@link SentinelSubscription}), as {@code how} says
+	 * (its connection closed, or no answer to a check): not followed until it is subscribed again; logged at WARN, as
+	 * the relay does not see failovers through it meanwhile.
 	 */
-	void lost(String sentinel) {
-		sentinels.put(sentinel, LOST);
-		log.warn("The relay's subscription to Sentinel {} was lost, so the relay does not see its failovers through it "
-				+ "until it subscribes again (tried now, backing off up to 30 s)", sentinel);
+	void lost(String sentinel, String how) {
+		sentinels.put(sentinel, "its subscription was lost (" + how + "): subscribing again");
+		log.warn("The relay's subscription to Sentinel {} was lost ({}), so the relay does not see its failovers through "
+				+ "it until it subscribes again (tried now, backing off up to 30 s)", sentinel, how);
 	}
 
 	/** How many Sentinels are followed now. */
