@@ -24,8 +24,8 @@ import org.springframework.stereotype.Component;
 public class FollowedSentinels {
 
 	/** The channels a Sentinel ACL user needs ({@code &*} grants them all), as an ACL rule. */
-	static final String CHANNELS = "&" + SentinelMasterSwitches.SWITCHED + " &" + SentinelMasterSwitches.PROMOTING
-			+ " &" + SentinelMasterSwitches.ABORTED;
+	static final String CHANNELS = "&" + SentinelFailoverMessages.SWITCHED + " &" + SentinelFailoverMessages.PROMOTING
+			+ " &" + SentinelFailoverMessages.ABORTED;
 
 	/**
 	 * The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, to check the subscription is alive
