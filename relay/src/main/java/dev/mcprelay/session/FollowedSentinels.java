@@ -3,6 +3,8 @@ package dev.mcprelay.session;
 import java.net.ConnectException;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 import org.slf4j.Logger;
@@ -15,10 +17,12 @@ import org.springframework.stereotype.Component;
  * keeps writing to the old master until the Sentinels demote it, and what it wrote there is lost.
  *
  * <p>A subscription lost after it was taken (its connection dropped: {@link SentinelSubscription}) makes the Sentinel
- * not followed again until a new one is taken, logged at WARN. A Sentinel's refusal (anything but a refused connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is
- * logged at WARN with the Sentinel's address and what to check, once per Sentinel and reason (the subscription is tried
- * again, backing off, and its next failure with the same reason is not logged again); a refused connection at DEBUG,
- * since Lettuce's own reconnection says it. Never logs a credential: only addresses and Redis's own error text.
+ * not followed again until a new one is taken, logged at WARN. A Sentinel's refusal (anything but a refused
+ * connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is logged at WARN with the Sentinel's address and
+ * what to check, once per Sentinel and reason until it is followed again (the subscription is tried again, backing
+ * off, and a failure for a reason already logged is not logged again, also when the reasons alternate, as behind a
+ * proxy that accepts a connection and resets it; at most 8 reasons); a refused connection at DEBUG, since Lettuce's
+ * own reconnection says it. Never logs a credential: only addresses and Redis's own error text.
  */
 @Component
 public class FollowedSentinels {
@@ -39,6 +43,12 @@ public class FollowedSentinels {
 	/** Every Sentinel asked, by {@code host:port}: null reason while followed, else why it is not. */
 	private final Map<String, String> sentinels = new ConcurrentSkipListMap<>();
 
+	/** The most refusals of one Sentinel logged between two times it is followed. */
+	private static final int MAX_LOGGED_REASONS = 8;
+
+	/** The refusals logged for each Sentinel since it was last followed, by {@code host:port}. */
+	private final Map<String, Set<String>> logged = new ConcurrentHashMap<>();
+
 	/** Called once per configured Sentinel before it is first asked. */
 	void asking(String sentinel) {
 		sentinels.putIfAbsent(sentinel, "not subscribed yet");
@@ -46,6 +56,7 @@ public class FollowedSentinels {
 
 	/** {@code sentinel} took the subscription: its failovers are followed. */
 	void followed(String sentinel) {
+		logged.remove(sentinel);
 		String before = sentinels.put(sentinel, "");
 		if (before != null && !before.isEmpty() && !before.equals("not subscribed yet")) {
 			log.info("The relay follows Sentinel {} again", sentinel);
@@ -55,8 +66,10 @@ public class FollowedSentinels {
 	/** {@code sentinel} refused the subscription (or could not be reached): logged as the class says. */
 	void refused(String sentinel, Throwable error) {
 		String reason = reason(error);
-		String before = sentinels.put(sentinel, reason);
-		if (reason.equals(before)) {
+		sentinels.put(sentinel, reason);
+		Set<String> before = logged.computeIfAbsent(sentinel, unused -> ConcurrentHashMap.newKeySet());
+		// a few reasons at most: one that varies from one attempt to the next is not kept (nor logged) for ever
+		if (before.size() >= MAX_LOGGED_REASONS || !before.add(reason)) {
 			return;
 		}
 		if (refusedConnection(error)) {
