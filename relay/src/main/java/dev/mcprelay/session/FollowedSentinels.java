@@ -3,6 +3,8 @@ package dev.mcprelay.session;
 import java.net.ConnectException;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 import org.slf4j.Logger;
@@ -15,28 +17,37 @@ import org.springframework.stereotype.Component;
  * keeps writing to the old master until the Sentinels demote it, and what it wrote there is lost.
  *
  * <p>A subscription lost after it was taken (its connection dropped: {@link SentinelSubscription}) makes the Sentinel
- * not followed again until a new one is taken, logged at WARN. A Sentinel's refusal (anything but a refused connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is
- * logged at WARN with the Sentinel's address and what to check, once per Sentinel and reason (the subscription is tried
- * again, backing off, and its next failure with the same reason is not logged again); a refused connection at DEBUG,
- * since Lettuce's own reconnection says it. Never logs a credential: only addresses and Redis's own error text.
+ * not followed again until a new one is taken, logged at WARN. A Sentinel's refusal (anything but a refused
+ * connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is logged at WARN with the Sentinel's address and
+ * what to check, once per Sentinel and reason until it is followed again (the subscription is tried again, backing
+ * off, and a failure for a reason already logged is not logged again, also when the reasons alternate, as behind a
+ * proxy that accepts a connection and resets it; at most 8 reasons); a refused connection at DEBUG, since Lettuce's
+ * own reconnection says it. Never logs a credential: only addresses and Redis's own error text.
  */
 @Component
 public class FollowedSentinels {
 
 	/** The channels a Sentinel ACL user needs ({@code &*} grants them all), as an ACL rule. */
-	static final String CHANNELS = "&" + SentinelMasterSwitches.SWITCHED + " &" + SentinelMasterSwitches.PROMOTING
-			+ " &" + SentinelMasterSwitches.ABORTED;
+	static final String CHANNELS = "&" + SentinelFailoverMessages.SWITCHED + " &" + SentinelFailoverMessages.PROMOTING
+			+ " &" + SentinelFailoverMessages.ABORTED;
 
-	/** The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, and to ask for the master. */
-	static final String COMMANDS = "+subscribe +psubscribe +sentinel|get-master-addr-by-name";
+	/**
+	 * The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, to check the subscription is alive
+	 * ({@link SentinelSubscription}; a refused {@code PING} is an answer all the same), and to ask for the master.
+	 */
+	static final String COMMANDS = "+subscribe +psubscribe +ping +sentinel|get-master-addr-by-name";
 
-	/** Why a Sentinel whose subscription was lost is not followed, until it refuses or takes a new one. */
-	static final String LOST = "its subscription was lost: subscribing again";
 
 	private static final Logger log = LoggerFactory.getLogger(FollowedSentinels.class);
 
 	/** Every Sentinel asked, by {@code host:port}: null reason while followed, else why it is not. */
 	private final Map<String, String> sentinels = new ConcurrentSkipListMap<>();
+
+	/** The most refusals of one Sentinel logged between two times it is followed. */
+	private static final int MAX_LOGGED_REASONS = 8;
+
+	/** The refusals logged for each Sentinel since it was last followed, by {@code host:port}. */
+	private final Map<String, Set<String>> logged = new ConcurrentHashMap<>();
 
 	/** Called once per configured Sentinel before it is first asked. */
 	void asking(String sentinel) {
@@ -45,6 +56,7 @@ public class FollowedSentinels {
 
 	/** {@code sentinel} took the subscription: its failovers are followed. */
 	void followed(String sentinel) {
+		logged.remove(sentinel);
 		String before = sentinels.put(sentinel, "");
 		if (before != null && !before.isEmpty() && !before.equals("not subscribed yet")) {
 			log.info("The relay follows Sentinel {} again", sentinel);
@@ -54,8 +66,10 @@ public class FollowedSentinels {
 	/** {@code sentinel} refused the subscription (or could not be reached): logged as the class says. */
 	void refused(String sentinel, Throwable error) {
 		String reason = reason(error);
-		String before = sentinels.put(sentinel, reason);
-		if (reason.equals(before)) {
+		sentinels.put(sentinel, reason);
+		Set<String> before = logged.computeIfAbsent(sentinel, unused -> ConcurrentHashMap.newKeySet());
+		// a few reasons at most: one that varies from one attempt to the next is not kept (nor logged) for ever
+		if (before.size() >= MAX_LOGGED_REASONS || !before.add(reason)) {
 			return;
 		}
 		if (refusedConnection(error)) {
@@ -67,13 +81,14 @@ public class FollowedSentinels {
 	}
 
 	/**
-	 * {@code sentinel}'s subscription was lost after it was taken ({@link SentinelSubscription}): not followed until it
-	 * is subscribed again; logged at WARN, as the relay does not see failovers through it meanwhile.
+	 * {@code sentinel}'s subscription was lost after it was taken ({@link SentinelSubscription}), as {@code how} says
+	 * (its connection closed, or no answer to a check): not followed until it is subscribed again; logged at WARN, as
+	 * the relay does not see failovers through it meanwhile.
 	 */
-	void lost(String sentinel) {
-		sentinels.put(sentinel, LOST);
-		log.warn("The relay's subscription to Sentinel {} was lost, so the relay does not see its failovers through it "
-				+ "until it subscribes again (tried now, backing off up to 30 s)", sentinel);
+	void lost(String sentinel, String how) {
+		sentinels.put(sentinel, "its subscription was lost (" + how + "): subscribing again");
+		log.warn("The relay's subscription to Sentinel {} was lost ({}), so the relay does not see its failovers through "
+				+ "it until it subscribes again (tried now, backing off up to 30 s)", sentinel, how);
 	}
 
 	/** How many Sentinels are followed now. */

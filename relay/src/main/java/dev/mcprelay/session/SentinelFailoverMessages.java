@@ -3,12 +3,25 @@ package dev.mcprelay.session;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 
 /**
- * Hands the messages of the Sentinels' failover channels ({@link SentinelMasterSwitches#SWITCHED},
- * {@link SentinelMasterSwitches#PROMOTING}, {@link SentinelMasterSwitches#ABORTED}) about {@code master} to
- * {@link SentinelMasterSwitches}, which checks each (a message about another master is ignored). Runs on the
- * subscription's event loop: the switches it calls never block.
+ * The Sentinels' failover channels the relay subscribes to, and their messages about {@code master} read and handed
+ * to {@link SentinelMasterSwitches} (a message about another master is ignored): who is being promoted away from
+ * ({@value #PROMOTING}), who was named ({@value #SWITCHED}), a failover given up ({@value #ABORTED}), and each
+ * subscription taken (a Sentinel followed, or followed again). Runs on the subscription's event loop: the switches it
+ * calls never block.
  */
 final class SentinelFailoverMessages extends RedisPubSubAdapter<String, String> {
+
+	/** The Sentinels' channel that names the new master: {@code <master> <old-ip> <old-port> <new-ip> <new-port>}. */
+	static final String SWITCHED = "+switch-master";
+
+	/**
+	 * The Sentinels' channel that names the replica their leader is about to promote ({@code slave <id> <ip> <port> @
+	 * <master> <ip> <port>}, the last two the master's).
+	 */
+	static final String PROMOTING = "+failover-state-send-slaveof-noone";
+
+	/** The Sentinels' channels that say a failover was given up ({@code master <master> <ip> <port>}). */
+	static final String ABORTED = "-failover-abort-*";
 
 	private final SentinelMasterSwitches switches;
 
@@ -21,17 +34,34 @@ final class SentinelFailoverMessages extends RedisPubSubAdapter<String, String> 
 
 	@Override
 	public void message(String channel, String message) {
-		if (SentinelMasterSwitches.SWITCHED.equals(channel)) {
-			switches.switched(master, message);
+		if (SWITCHED.equals(channel)) {
+			String[] parts = message.split(" ");
+			if (parts.length == 5 && parts[0].equals(master)) {
+				switches.switched(master, parts[3] + ':' + parts[4]);
+			}
 		}
-		else if (SentinelMasterSwitches.PROMOTING.equals(channel)) {
-			switches.promoting(master, message);
+		else if (PROMOTING.equals(channel)) {
+			String of = " @ " + master + ' ';
+			int at = message.indexOf(of);
+			if (at >= 0) {
+				String[] old = message.substring(at + of.length()).split(" ");
+				switches.promoting(master, old.length == 2 ? old[0] + ':' + old[1] : null);
+			}
 		}
 	}
 
 	@Override
 	public void message(String pattern, String channel, String message) {
-		switches.aborted(master, channel, message);
+		if (message.startsWith("master " + master + ' ')) {
+			switches.aborted(channel);
+		}
+	}
+
+	@Override
+	public void subscribed(String channel, long count) {
+		if (SWITCHED.equals(channel)) {
+			switches.subscribed(master);
+		}
 	}
 
 }

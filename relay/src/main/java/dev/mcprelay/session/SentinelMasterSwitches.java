@@ -30,21 +30,24 @@ import reactor.core.publisher.Mono;
  * while they promote it. Subscribed to every Sentinel of {@code spring.data.redis.sentinel.nodes} (with their
  * credentials and TLS), for the master of {@code spring.data.redis.sentinel.master}:
  * <ul>
- * <li>{@value #PROMOTING} (the failover's leader picked the replica and sends it {@code REPLICAOF NO ONE} on its next
- * tick): the store is {@link #released held}. From the promotion on, the old master no longer replicates to anyone,
- * and in a graceful {@code SENTINEL FAILOVER} it still runs and takes writes until the Sentinels demote it, seconds
- * later, throwing them away; its users wait for the hold to end within their own bound (else fail with
- * {@link StoreHeldException} and answer as when Redis is away). The line that ends a hold says how long it lasted, how
- * many calls waited, and how many of them gave up first.</li>
- * <li>{@value #SWITCHED}: once the Sentinel that a new connection asks (the first of the configured ones that accepts
- * one, as Lettuce asks) names the same new master, Spring Data Redis's shared connections are closed, so that the next
- * command connects there, the store's other users are told ({@link StoreMasterSwitched}: the rate-limit buckets, the
- * store's channels) and the hold ends. Until that Sentinel has switched too (the others learn the new master from the
- * leader's hello messages), a new connection would be sent back to the old master: the switch waits for that
- * Sentinel's own {@value #SWITCHED}.</li>
- * <li>{@value #ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began, whatever the Sentinels say;
- * if they announced a new master that was not followed by then (no Sentinel named it when asked), the connections are
- * closed all the same before it ends, so that they ask the Sentinels again rather than stay on the old master.</li>
+ * <li>{@value SentinelFailoverMessages#PROMOTING} (the failover's leader picked the replica and sends it
+ * {@code REPLICAOF NO ONE} on its next tick): the store is {@link #released held}. From the promotion on, the old
+ * master no longer replicates to anyone, and in a graceful {@code SENTINEL FAILOVER} it still runs and takes writes
+ * until the Sentinels demote it, seconds later, throwing them away; its users wait for the hold to end within their own
+ * bound (else fail with {@link StoreHeldException} and answer as when Redis is away). The line that ends a hold says
+ * how long it lasted, how many calls waited, and how many of them gave up first.</li>
+ * <li>{@value SentinelFailoverMessages#SWITCHED}: once the Sentinel that a new connection asks (the first of the
+ * configured ones that accepts one, as Lettuce asks) names the same new master, Spring Data Redis's shared connections
+ * are closed, so that the next command connects there, the store's other users are told ({@link StoreMasterSwitched}:
+ * the rate-limit buckets, the store's channels) and the hold ends. Until that Sentinel has switched too (the others
+ * learn the new master from the leader's hello messages), a new connection would be sent back to the old master: the
+ * switch waits for that Sentinel's own {@value SentinelFailoverMessages#SWITCHED}.</li>
+ * <li>{@value SentinelFailoverMessages#ABORTED}: the hold ends. It also ends {@link #MAX_HOLD} after it began,
+ * whatever the Sentinels say; if they announced a new master that was not followed by then (no Sentinel named it when
+ * asked), the connections are closed all the same before it ends, so that they ask the Sentinels again rather than
+ * stay on the old master. If they announced none (the relay's subscriptions lost during the hold), the Sentinels are
+ * asked, and a master they name other than the one the promotion was from is moved to as if announced; so they are
+ * whenever a Sentinel is subscribed to again during a hold.</li>
  * </ul>
  * The relay asks the Sentinels in the order of {@code spring.data.redis.sentinel.nodes}, each within the client's
  * command timeout (2 s unless {@code spring.data.redis.timeout} is set), and the next one when one does not answer, as
@@ -63,18 +66,6 @@ import reactor.core.publisher.Mono;
 public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private static final Logger log = LoggerFactory.getLogger(SentinelMasterSwitches.class);
-
-	/** The Sentinels' channel that names the new master: {@code <master> <old-ip> <old-port> <new-ip> <new-port>}. */
-	static final String SWITCHED = "+switch-master";
-
-	/**
-	 * The Sentinels' channel that names the replica their leader is about to promote ({@code slave <id> <ip> <port> @
-	 * <master> <ip> <port>}).
-	 */
-	static final String PROMOTING = "+failover-state-send-slaveof-noone";
-
-	/** The Sentinels' channels that say a failover was given up ({@code master <master> <ip> <port>}). */
-	static final String ABORTED = "-failover-abort-*";
 
 	/**
 	 * The longest the store is held: a failover that reconfigures many replicas, or a Sentinel the relay asks that does
@@ -112,8 +103,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	 */
 	private final AtomicReference<String> followed = new AtomicReference<>();
 
-	/** The current hold; null while the store is not held. */
-	private final AtomicReference<SwitchHold> hold = new AtomicReference<>();
+	private final CurrentHold hold = new CurrentHold(log);
 
 	SentinelMasterSwitches(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
 			ApplicationEventPublisher events, FollowedSentinels followedSentinels) {
@@ -151,17 +141,18 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		SentinelFailoverMessages failovers = new SentinelFailoverMessages(this, master);
 		for (RedisURI sentinel : sentinels.each()) {
 			subscriptions.add(SentinelSubscription.follow(client, sentinel, failovers, followedSentinels,
-					new String[] { SWITCHED, PROMOTING }, ABORTED));
+					new String[] { SentinelFailoverMessages.SWITCHED, SentinelFailoverMessages.PROMOTING },
+					SentinelFailoverMessages.ABORTED));
 		}
 	}
 
-	/** Holds the store when {@code message} of {@value #PROMOTING} names a replica of {@code master}. */
-	void promoting(String master, String message) {
-		if (!message.contains(" @ " + master + ' ')) {
-			return;
-		}
-		SwitchHold started = new SwitchHold();
-		if (hold.compareAndSet(null, started)) {
+	/**
+	 * Holds the store: the Sentinels promote a replica of {@code master}, now at {@code from} ({@code host:port}; null
+	 * when not said).
+	 */
+	void promoting(String master, String from) {
+		SwitchHold started = hold.begin(from);
+		if (started != null) {
 			followed.set(null);
 			announced.set(null);
 			log.info("The Sentinels are promoting a replica of '{}': calls to the store wait until they name it master "
@@ -169,71 +160,81 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 					MAX_HOLD.toSeconds());
 			subscriptions.add(Mono.delay(MAX_HOLD)
 				.publishOn(OffEventLoop.SCHEDULER)
-				.subscribe(unused -> expire(started, master, "the Sentinels named no new master within " + MAX_HOLD.toSeconds()
-						+ " s")));
+				.flatMap(unused -> expire(started, master))
+				.subscribe());
 		}
 	}
 
 	/**
-	 * Ends {@code expired} at {@link #MAX_HOLD}: when the Sentinels announced a new master that was not followed, the
-	 * store's connections are closed first (and its other users told), so that they ask the Sentinels again instead
-	 * of writing on to the old master, which a graceful failover demotes and empties. Runs off the event loops and
-	 * Reactor's timer threads (closing the connections waits for them to close); ends {@code expired} whatever
-	 * happens, and only if it is still the current hold.
+	 * Ends {@code expired} at {@link #MAX_HOLD}, and only if it is still the current hold: when the Sentinels announced
+	 * a new master that was not followed, the store's connections are closed first (and its other users told), so that
+	 * they ask the Sentinels again instead of writing on to the old master, which a graceful failover demotes and
+	 * empties. When nothing was announced (the relay's subscriptions may have been lost during the hold), the
+	 * Sentinels are asked ({@link #missed}) first, which may end it up to one command timeout per Sentinel later. Runs
+	 * off the event loops and Reactor's timer threads (closing the connections waits for them to close); ends
+	 * {@code expired} whatever happens.
 	 */
-	private void expire(SwitchHold expired, String master, String why) {
+	private Mono<Void> expire(SwitchHold expired, String master) {
 		String unfollowed = announced.get();
-		try {
-			if (hold.get() == expired && unfollowed != null && !unfollowed.equals(followed.get())) {
+		return (unfollowed == null ? missed(expired, master) : Mono.<Void>fromRunnable(() -> {
+			if (hold.get() == expired && !unfollowed.equals(followed.get())) {
 				log.warn("No Sentinel asked named {} the master of '{}' within {} s of its announcement: the store's "
 						+ "connections ask the Sentinels again", unfollowed, master, MAX_HOLD.toSeconds());
-				redis.resetConnection();
-				events.publishEvent(new StoreMasterSwitched(master, unfollowed));
+				reset(master, unfollowed);
 			}
-		}
-		catch (RuntimeException error) {
+		})).onErrorResume(error -> {
 			log.warn("The store's connections could not be closed: {}", error.toString());
-		}
-		finally {
-			end(expired, why);
-		}
+			return Mono.empty();
+		}).doFinally(signal -> hold.end(expired, "the Sentinels named no new master within " + MAX_HOLD.toSeconds() + " s"));
 	}
 
-	/** Ends the current hold when {@code message} of {@value #ABORTED} ({@code channel}) is about {@code master}. */
-	void aborted(String master, String channel, String message) {
-		if (message.startsWith("master " + master + ' ')) {
-			release("the Sentinels gave the failover up (" + channel + ")");
+	/**
+	 * Catches up with a switch the relay may have missed during {@code current} (none announced: the subscriptions
+	 * lost before the Sentinels announced it): asks the Sentinels ({@link ConfiguredSentinels#namedMaster}), and when
+	 * they name a master other than the one the hold began on, moves the store's connections there as for an
+	 * announced switch (which ends the hold). Runs at {@link #MAX_HOLD}, and whenever a Sentinel is subscribed to
+	 * while the store is held ({@link #subscribed}). Nothing when the hold ended meanwhile, the promotion named no old
+	 * master, or no Sentinel answers. Completes off the event loops; fails only if the connections cannot be closed.
+	 */
+	private Mono<Void> missed(SwitchHold current, String master) {
+		if (current.from() == null || announced.get() != null) {
+			return Mono.empty();
 		}
+		return sentinels.namedMaster(master)
+			.publishOn(OffEventLoop.SCHEDULER)
+			.filter(named -> hold.get() == current && announced.get() == null && !named.equals(current.from()))
+			.doOnNext(named -> {
+				log.warn("The Sentinels name {} the master of '{}', not {} which they were promoting a replica of, "
+						+ "though the relay saw no switch announced: it catches up", named, master, current.from());
+				moveTo(master, named, named);
+			})
+			.then();
 	}
 
-	/** Ends the current hold, if any. */
-	private void release(String why) {
+	/**
+	 * A Sentinel took the relay's subscription (at start-up, or again after it was lost): while the store is held, a
+	 * switch announced while it was not followed would be missed, so the Sentinels are asked ({@link #missed}). Called on
+	 * the subscription's event loop; never blocks (the question runs off it).
+	 */
+	void subscribed(String master) {
 		SwitchHold current = hold.get();
 		if (current != null) {
-			end(current, why);
+			missed(current, master).subscribeOn(OffEventLoop.SCHEDULER)
+				.subscribe(null, error -> log.warn("The store's connections could not be moved to the master the "
+						+ "Sentinels name: {}", error.toString()));
 		}
 	}
 
-	/**
-	 * Ends {@code ended} if it is still the current hold: its waiters go on off the event loops, and the log says how
-	 * long it lasted and what became of the calls that waited.
-	 */
-	private void end(SwitchHold ended, String why) {
-		if (hold.compareAndSet(ended, null)) {
-			log.info("The store is used again: {} ({})", why, ended.end());
-		}
+	/** Ends the current hold: the Sentinels gave the failover up ({@code channel}). */
+	void aborted(String channel) {
+		hold.release("the Sentinels gave the failover up (" + channel + ")");
 	}
 
 	/**
-	 * Follows {@code message} of {@value #SWITCHED} when it names a new address for {@code master} and the Sentinel a
-	 * new connection asks names it too; otherwise waits for that Sentinel's own announcement.
+	 * Follows the Sentinels' announcement that {@code address} is {@code master}'s new master, once the Sentinel a new
+	 * connection asks names it too; otherwise waits for that Sentinel's own announcement.
 	 */
-	void switched(String master, String message) {
-		String[] parts = message.split(" ");
-		if (parts.length != 5 || !parts[0].equals(master)) {
-			return;
-		}
-		String address = parts[3] + ':' + parts[4];
+	void switched(String master, String address) {
 		if (address.equals(followed.get())) {
 			return;
 		}
@@ -269,12 +270,17 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		followed.set(address);
 		log.info("The Sentinels named {} the master of '{}': the store's connections now go there", address, master);
 		try {
-			redis.resetConnection();
-			events.publishEvent(new StoreMasterSwitched(master, address));
+			reset(master, address);
 		}
 		finally {
-			release("its connections go to the new master " + address);
+			hold.release("its connections go to the new master " + address);
 		}
+	}
+
+	/** Closes the store's connections, so that their next command asks the Sentinels, and tells its other users. */
+	private void reset(String master, String address) {
+		redis.resetConnection();
+		events.publishEvent(new StoreMasterSwitched(master, address));
 	}
 
 	/**
@@ -292,7 +298,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	@Override
 	public void destroy() {
 		subscriptions.dispose();
-		release("the relay stops");
+		hold.release("the relay stops");
 	}
 
 }

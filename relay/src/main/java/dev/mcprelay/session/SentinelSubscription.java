@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.mcprelay.OffEventLoop;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.StringCodec;
@@ -23,10 +24,24 @@ import reactor.util.retry.Retry;
  * than left to Lettuce's reconnection, which subscribes again on its own and, when the Sentinel refuses, only logs it
  * and keeps an open connection that receives nothing. The Sentinel is then {@link FollowedSentinels#lost not followed}
  * (WARN), and a new connection is subscribed, backing off from 1 s up to 30 s while it fails (each refusal reported to
- * {@link FollowedSentinels#refused}), until it is followed again. Connecting runs off the event loops (it may block);
- * nothing waits for an answer. Never fails; disposing it closes the connection.
+ * {@link FollowedSentinels#refused}), until it is followed again.
+ *
+ * <p>A subscribed connection carries nothing while the Sentinel has nothing to announce, so a path that stops carrying
+ * packets without closing (a NAT or load balancer that forgot an idle flow, a partition, a stopped Sentinel) would look
+ * like a quiet Sentinel for ever. So each subscribed connection is sent a {@code PING} (allowed while subscribed) every
+ * {@link #checkInterval interval} (the Sentinel's command timeout, 2 s unless {@code spring.data.redis.timeout} says
+ * otherwise, at least 1 s), and one not answered within that timeout is taken as lost, as above: a silent
+ * subscription is noticed within twice the timeout. Any answer counts, a refusal too ({@code NOPERM} for a user not
+ * granted {@code +ping}): it shows the path works. Connecting runs off the event loops (it may block); nothing waits
+ * for an answer. Never fails; disposing it closes the connection.
  */
 final class SentinelSubscription {
+
+	/** The shortest interval between two checks of a subscribed connection. */
+	private static final Duration MIN_CHECK_INTERVAL = Duration.ofSeconds(1);
+
+	/** How a connection closed under the subscription is reported. */
+	private static final String CLOSED = "its connection was closed";
 
 	private SentinelSubscription() {
 	}
@@ -43,12 +58,13 @@ final class SentinelSubscription {
 				Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
 					.subscribeOn(OffEventLoop.SCHEDULER),
 				connection -> Flux.merge(lost(connection),
-						subscribed(connection, listener, channels, patterns).thenReturn(address)),
+						subscribed(connection, listener, channels, patterns).thenReturn(address)
+							.concatWith(answering(connection, sentinel.getTimeout()))),
 				connection -> Mono.fromCompletionStage(connection.closeAsync()))
 			.doOnNext(followed::followed)
 			.doOnError(error -> {
-				if (error instanceof Lost) {
-					followed.lost(address);
+				if (error instanceof Lost lost) {
+					followed.lost(address, lost.getMessage());
 				}
 				else {
 					followed.refused(address, error);
@@ -67,6 +83,29 @@ final class SentinelSubscription {
 			.then(Mono.fromCompletionStage(connection.async().psubscribe(patterns)));
 	}
 
+	/**
+	 * How often a subscribed connection is checked ({@link #answering}): the Sentinel's command {@code timeout}, at least
+	 * 1 s.
+	 */
+	static Duration checkInterval(Duration timeout) {
+		return timeout.compareTo(MIN_CHECK_INTERVAL) < 0 ? MIN_CHECK_INTERVAL : timeout;
+	}
+
+	/**
+	 * Never completes: sends {@code connection} a {@code PING} every {@link #checkInterval}, and fails with {@link Lost}
+	 * when one is not answered within {@code timeout} (any answer counts, an error reply too).
+	 */
+	private static <T> Mono<T> answering(StatefulRedisPubSubConnection<String, String> connection, Duration timeout) {
+		return Mono.delay(checkInterval(timeout))
+			.then(Mono.defer(() -> Mono.fromCompletionStage(connection.async().ping()))
+				.onErrorResume(RedisCommandExecutionException.class, refused -> Mono.just("refused, but answered"))
+				.timeout(timeout)
+				.onErrorMap(silent -> new Lost("it answered no PING within " + timeout.toMillis()
+						+ " ms: a stopped Sentinel, or a path that drops packets without closing the connection")))
+			.repeat()
+			.then(Mono.never());
+	}
+
 	/** Fails with {@link Lost} once {@code connection} is disconnected (at once if it is already). */
 	private static <T> Mono<T> lost(StatefulRedisPubSubConnection<String, String> connection) {
 		return Mono.create(sink -> {
@@ -74,23 +113,26 @@ final class SentinelSubscription {
 
 				@Override
 				public void onRedisDisconnected(RedisChannelHandler<?, ?> disconnected) {
-					sink.error(new Lost());
+					sink.error(new Lost(CLOSED));
 				}
 
 			};
 			connection.addListener(watch);
 			sink.onDispose(() -> connection.removeListener(watch));
 			if (!connection.isOpen()) {
-				sink.error(new Lost());
+				sink.error(new Lost(CLOSED));
 			}
 		});
 	}
 
-	/** The subscription's connection was lost: the Sentinel is not followed until a new one is subscribed. */
+	/**
+	 * The subscription's connection was lost (its message says how): the Sentinel is not followed until a new one is
+	 * subscribed.
+	 */
 	static final class Lost extends RuntimeException {
 
-		Lost() {
-			super("the subscription's connection was lost", null, false, false);
+		Lost(String how) {
+			super(how, null, false, false);
 		}
 
 	}

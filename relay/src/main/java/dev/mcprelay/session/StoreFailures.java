@@ -102,8 +102,11 @@ final class StoreFailures {
 	}
 
 	private static String clip(String text) {
-		// Lettuce writes a URI's password as one asterisk per character: its length is no one's business either
-		String line = text.replaceAll("\\s+", " ").replaceAll("(rediss?(-sentinel)?://)\\*+@", "$1*****@").strip();
+		// Lettuce writes a URI's password as one asterisk per character, after the user name if any: its length is no
+		// one's business either
+		String line = text.replaceAll("\\s+", " ")
+			.replaceAll("(rediss?(-sentinel)?://([^:@/\\s,\\[\\]]*:)?)\\*+@", "$1*****@")
+			.strip();
 		return line.length() <= MAX_LENGTH ? line : line.substring(0, MAX_LENGTH) + "...";
 	}
 

@@ -11,9 +11,12 @@ import reactor.core.publisher.Sinks;
  * One hold of the store while the Sentinels switch its master ({@link SentinelMasterSwitches}): what the store's
  * calls wait for, and what became of them, for the line that says the hold ended. A call that waits is counted once;
  * one whose own bound passes first (or whose client leaves) is counted as given up, and fails with
- * {@link StoreHeldException}; the others go on once it ends.
+ * {@link StoreHeldException}; the others go on once it ends. It knows the master the Sentinels began to promote a
+ * replica of ({@link #from}), so that a switch missed during the hold is told from no switch at all.
  */
 final class SwitchHold {
+
+	private final String from;
 
 	private final Sinks.Empty<Void> ended = Sinks.empty();
 
@@ -22,6 +25,16 @@ final class SwitchHold {
 	private final LongAdder waited = new LongAdder();
 
 	private final LongAdder gaveUp = new LongAdder();
+
+	/** A hold of a failover away from {@code from} ({@code host:port}, null when the promotion did not say). */
+	SwitchHold(String from) {
+		this.from = from;
+	}
+
+	/** The master ({@code host:port}) the Sentinels began to promote a replica of; null when it was not said. */
+	String from() {
+		return from;
+	}
 
 	/**
 	 * How long the caller waited, when the hold ends; fails with {@link StoreHeldException} once {@code bound} has

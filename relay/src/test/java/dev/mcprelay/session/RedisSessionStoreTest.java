@@ -111,7 +111,7 @@ class RedisSessionStoreTest {
 
 	@Test
 	void aCallHeldForAMasterSwitchPastItsBoundIsLoggedAsHeldNotAsRedisNotAnswering() {
-		SwitchHold switching = new SwitchHold();
+		SwitchHold switching = new SwitchHold(null);
 		RedisSessionStore store = new RedisSessionStore(template, Duration.ofHours(1), 5, evicted::add, () -> {
 		}, RedisTopology.SENTINEL, switching::released);
 		SessionKey key = new SessionKey("acme", "held-1");
@@ -131,7 +131,7 @@ class RedisSessionStoreTest {
 
 	@Test
 	void aCallHeldForAMasterSwitchGoesOnWhenItEnds() throws Exception {
-		SwitchHold switching = new SwitchHold();
+		SwitchHold switching = new SwitchHold(null);
 		RedisSessionStore store = new RedisSessionStore(template, Duration.ofHours(1), 5, evicted::add, () -> {
 		}, RedisTopology.SENTINEL, switching::released);
 		SessionKey key = new SessionKey("acme", "held-2");

@@ -72,6 +72,18 @@ class StoreFailuresTest {
 	}
 
 	@Test
+	void aMaskedPasswordAfterAUserNameShowsNoLength() {
+		// review 45e: Lettuce's message when no Sentinel of a relay with a Sentinel user could be reached
+		IllegalStateException failure = new IllegalStateException("Cannot connect to a Redis Sentinel: "
+				+ "[redis://relay:******************@127.0.0.1:23430?timeout=2s, "
+				+ "rediss://relay:***@127.0.0.1:23431?timeout=2s]");
+
+		assertThat(StoreFailures.describe(failure, RedisTopology.SENTINEL))
+			.contains("redis://relay:*****@127.0.0.1:23430?timeout=2s", "rediss://relay:*****@127.0.0.1:23431")
+			.doesNotContain("******");
+	}
+
+	@Test
 	void aSentinelsRefusalOfTheRelaysUserWhenAskedForTheMasterNamesTheSentinelsPassword() {
 		// connectSentinelAsync to one Sentinel: nothing in the error says it was a Sentinel (review 45d F-D)
 		RedisConnectionException failure = new RedisConnectionException("Unable to connect to 127.0.0.1:41410",
@@ -89,7 +101,7 @@ class StoreFailuresTest {
 		String channels = FollowedSentinels.reason(new RedisCommandExecutionException(
 				"NOPERM this user has no permissions to access one of the channels used as arguments"));
 
-		assertThat(command).contains("the commands '+subscribe +psubscribe +sentinel|get-master-addr-by-name'")
+		assertThat(command).contains("the commands '+subscribe +psubscribe +ping +sentinel|get-master-addr-by-name'")
 			.doesNotContain("'&*'");
 		assertThat(channels).contains("the channels '&*', or '&+switch-master").doesNotContain("+psubscribe");
 	}
