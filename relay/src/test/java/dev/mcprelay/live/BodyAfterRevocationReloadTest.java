@@ -2,11 +2,6 @@ package dev.mcprelay.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -15,7 +10,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.testsupport.McpSession;
-import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RawSocketHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
@@ -24,7 +18,8 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * Review 44f's N1: a POST the front door admitted on its headers, whose body completes only after a reload withdrew
  * its caller's access, is refused (403, reason {@code access_withdrawn}) and nothing of it reaches the upstream: its
  * key removed (a pass-through server), or its key's {@code servers} narrowed off the member a virtual server's call
- * goes to. Before the mend the call was forwarded and run when its last bytes came.
+ * goes to. Before the mend the call was forwarded and run when its last bytes came. Review 44g's F2: a call read
+ * whole before the reload but waiting its session's turn is refused too.
  */
 class BodyAfterRevocationReloadTest {
 
@@ -42,65 +37,61 @@ class BodyAfterRevocationReloadTest {
 	@Test
 	void aPassThroughCallWhoseBodyEndsAfterItsKeyWasRemovedIsRefusedAndNeverForwarded() throws Exception {
 		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "alpha");
-		try (Socket client = headersAndFirstByte("alpha", session.id(), 11, "echo")) {
+		try (HeldPost held = held("alpha", session.id(), 11, "echo")) {
 			upstream.clearSeen();
 
 			live.reload(config(key("bob", BOB, "[alpha]")), ReloadOutcome.APPLIED);
 
-			assertRefused(rest(client), 11);
+			assertRefused(held.finish(), 11);
 		}
-		assertThat(upstream.seen()).as("the upstream got nothing of the call")
-			.noneMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
+		assertNoCallForwarded();
+	}
+
+	/**
+	 * Review 44g's F2: a call read whole before the reload, waiting its session's turn behind a call whose body is
+	 * still arriving, is checked again when its turn comes, and refused.
+	 */
+	@Test
+	void aCallReadBeforeItsKeyWasRemovedButWaitingItsTurnIsRefusedAndNeverForwarded() throws Exception {
+		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "alpha");
+		try (HeldPost ahead = held("alpha", session.id(), 13, "echo");
+				HeldPost behind = held("alpha", session.id(), 14, "echo")) {
+			behind.rest();
+			// its body read and checked while the key still holds: it waits for the one ahead to go
+			Thread.sleep(1500);
+			upstream.clearSeen();
+
+			live.reload(config(key("bob", BOB, "[alpha]")), ReloadOutcome.APPLIED);
+
+			assertRefused(ahead.finish(), 13);
+			assertRefused(behind.answer(), 14);
+		}
+		assertNoCallForwarded();
 	}
 
 	@Test
 	void aVirtualServersCallWhoseBodyEndsAfterItsKeyLostTheMemberIsRefusedAndNeverForwarded() throws Exception {
 		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "duo");
-		try (Socket client = headersAndFirstByte("duo", session.id(), 12, "alpha_echo")) {
+		try (HeldPost held = held("duo", session.id(), 12, "alpha_echo")) {
 			upstream.clearSeen();
 
 			live.reload(config(key("alice", ALICE, "[beta]") + key("bob", BOB, "[alpha]")),
 					ReloadOutcome.APPLIED);
 
-			assertRefused(rest(client), 12);
+			assertRefused(held.finish(), 12);
 		}
-		assertThat(upstream.seen()).as("the member got nothing of the call")
+		assertNoCallForwarded();
+	}
+
+	/** A tools/call of {@code tool} on {@code server}'s session, alice's key presented, held after its first byte. */
+	private static HeldPost held(String server, String sessionId, int id, String tool) throws Exception {
+		return HeldPost.begin(TwoRelaysOverRedis.port(live.relay().context()), "X-Api-Key", ALICE, server, sessionId,
+				id, tool);
+	}
+
+	private static void assertNoCallForwarded() {
+		assertThat(upstream.seen()).as("the upstream got nothing of the call")
 			.noneMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
-	}
-
-	/** The body of a tools/call of {@code tool}, padded with a leading space: the only byte sent before the reload. */
-	private static String body(int id, String tool) {
-		return " {\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
-				+ "\",\"arguments\":{\"message\":\"late\"}}}";
-	}
-
-	private static String pending;
-
-	/** Sends a tools/call's headers and the first byte of its body (a space), alice's key presented. */
-	private static Socket headersAndFirstByte(String server, String sessionId, int id, String tool) throws Exception {
-		int port = TwoRelaysOverRedis.port(live.relay().context());
-		String body = body(id, tool);
-		byte[] content = body.getBytes(StandardCharsets.UTF_8);
-		String head = "POST /mcp/" + server + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Api-Key: " + ALICE
-				+ "\r\nContent-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH + "\r\nMCP-Protocol-Version: "
-				+ McpSession.PROTOCOL_VERSION + "\r\nMcp-Session-Id: " + sessionId + "\r\nContent-Length: "
-				+ content.length + "\r\nConnection: close\r\n\r\n";
-		Socket client = new Socket();
-		client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-		client.setSoTimeout(60_000);
-		OutputStream out = client.getOutputStream();
-		out.write(head.getBytes(StandardCharsets.ISO_8859_1));
-		out.write(content, 0, 1);
-		out.flush();
-		pending = body.substring(1);
-		return client;
-	}
-
-	/** Sends the rest of the body (the tool's name and arguments) and reads the answer. */
-	private static RawSocketHttp.Response rest(Socket client) throws Exception {
-		client.getOutputStream().write(pending.getBytes(StandardCharsets.UTF_8));
-		client.getOutputStream().flush();
-		return RawSocketHttp.read(client.getInputStream());
 	}
 
 	private static void assertRefused(RawSocketHttp.Response answer, int id) throws Exception {
