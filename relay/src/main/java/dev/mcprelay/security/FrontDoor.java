@@ -148,7 +148,8 @@ public final class FrontDoor {
 		ConfigurationSnapshot admittedOn = exchange.configuration();
 		exchange.accessWithdrawn(withdrawn.of(accepted, caller, route, admittedOn),
 				member -> withdrawn.fromMember(accepted, caller, route, admittedOn, member));
-		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn));
+		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn),
+				member -> withdrawn.nowFrom(accepted, caller, route, admittedOn, member));
 		return relay.get();
 	}
 

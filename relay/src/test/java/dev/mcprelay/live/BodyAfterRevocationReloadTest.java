@@ -19,7 +19,8 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * its caller's access, is refused (403, reason {@code access_withdrawn}) and nothing of it reaches the upstream: its
  * key removed (a pass-through server), or its key's {@code servers} narrowed off the member a virtual server's call
  * goes to. Before the mend the call was forwarded and run when its last bytes came. Review 44g's F2: a call read
- * whole before the reload but waiting its session's turn is refused too.
+ * whole before the reload but waiting its session's turn is refused too. Review 44g's F4: a held call to a member the
+ * narrowed key may still use goes on.
  */
 class BodyAfterRevocationReloadTest {
 
@@ -81,6 +82,27 @@ class BodyAfterRevocationReloadTest {
 			assertRefused(held.finish(), 12);
 		}
 		assertNoCallForwarded();
+	}
+
+	/**
+	 * Review 44g's F4: a key narrowed off one member of a virtual server keeps its held call to a member it may still
+	 * use: the call goes, and is answered.
+	 */
+	@Test
+	void aVirtualServersCallToAMemberItsKeyKeepsRunsOnThoughTheKeyLostAnother() throws Exception {
+		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "duo");
+		try (HeldPost held = held("duo", session.id(), 15, "beta_echo")) {
+			upstream.clearSeen();
+
+			live.reload(config(key("alice", ALICE, "[beta]") + key("bob", BOB, "[alpha]")),
+					ReloadOutcome.APPLIED);
+
+			RawSocketHttp.Response answer = held.finish();
+			assertThat(answer.status()).as("the call to beta: %s", answer.body()).isEqualTo(200);
+			assertThat(answer.body()).contains("\"id\":15").contains("late").doesNotContain("\"error\"");
+		}
+		assertThat(upstream.seen()).as("beta got the call")
+			.anyMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
 	}
 
 	/** A tools/call of {@code tool} on {@code server}'s session, alice's key presented, held after its first byte. */
