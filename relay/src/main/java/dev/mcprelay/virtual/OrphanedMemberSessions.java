@@ -119,7 +119,10 @@ class OrphanedMemberSessions implements DisposableBean {
 		/** Guarded by {@code this}. */
 		final Map<String, MemberSession> members;
 
-		/** The origin each member was joined with, when not {@link #origin} (joined late, or again). Guarded by {@code this}. */
+		/**
+		 * The origin each member was joined with, when not {@link #origin} (joined late, or again). Guarded by
+		 * {@code this}.
+		 */
 		final Map<String, MemberOrigin> joinedWith = new LinkedHashMap<>();
 
 		volatile long lastUse = System.nanoTime();
