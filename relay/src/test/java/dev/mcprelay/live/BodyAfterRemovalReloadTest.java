@@ -62,8 +62,8 @@ class BodyAfterRemovalReloadTest {
 	}
 
 	private static HeldPost held(String server, String sessionId, int id, String tool) throws Exception {
-		return HeldPost.begin(TwoRelaysOverRedis.port(live.relay().context()), null, null, server, sessionId, id,
-				tool);
+		return HeldPost.begin(TwoRelaysOverRedis.port(live.relay().context()), null, null, server, sessionId,
+				HeldPost.toolsCall(id, tool));
 	}
 
 	private static void assertNoCallForwarded() {

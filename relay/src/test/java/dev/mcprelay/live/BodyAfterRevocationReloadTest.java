@@ -105,10 +105,32 @@ class BodyAfterRevocationReloadTest {
 			.anyMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
 	}
 
+	/**
+	 * F4, for what goes to every member: a held {@code tools/list} of a key narrowed off one member is served on the
+	 * members it may still use (the lost member refuses its part, as an unavailable member).
+	 */
+	@Test
+	void aVirtualServersListHeldWhileItsKeyLostAMemberIsServedOnTheMembersLeft() throws Exception {
+		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "duo");
+		try (HeldPost held = held("duo", session.id(), "{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/list\"}")) {
+			live.reload(config(key("alice", ALICE, "[beta]") + key("bob", BOB, "[alpha]")),
+					ReloadOutcome.APPLIED);
+
+			RawSocketHttp.Response answer = held.finish();
+			assertThat(answer.status()).as("the list: %s", answer.body()).isEqualTo(200);
+			assertThat(answer.body()).contains("\"id\":16").contains("beta_echo").doesNotContain("alpha_echo");
+		}
+	}
+
 	/** A tools/call of {@code tool} on {@code server}'s session, alice's key presented, held after its first byte. */
 	private static HeldPost held(String server, String sessionId, int id, String tool) throws Exception {
+		return held(server, sessionId, HeldPost.toolsCall(id, tool));
+	}
+
+	/** A POST of {@code message} on {@code server}'s session, alice's key presented, held after its first byte. */
+	private static HeldPost held(String server, String sessionId, String message) throws Exception {
 		return HeldPost.begin(TwoRelaysOverRedis.port(live.relay().context()), "X-Api-Key", ALICE, server, sessionId,
-				id, tool);
+				message);
 	}
 
 	private static void assertNoCallForwarded() {

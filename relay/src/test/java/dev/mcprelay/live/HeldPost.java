@@ -11,7 +11,7 @@ import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RawSocketHttp;
 
 /**
- * A {@code tools/call} POST sent the way a slow client sends it, on a connection of its own: its headers and the first
+ * A POST (typically a {@code tools/call}) sent the way a slow client sends it, on a connection of its own: its headers and the first
  * byte of its body (a leading space) at once ({@link #begin}), so that the front door admits it on the configuration
  * current then, and the rest of the body when the test says ({@link #rest}); its answer read after ({@link #answer}).
  * What a reload test uses to hold a request between its admission and its forwarding.
@@ -27,15 +27,20 @@ final class HeldPost implements AutoCloseable {
 		this.pending = pending;
 	}
 
-	/**
-	 * Sends the headers of a {@code tools/call} of {@code tool} with id {@code id} on {@code server}'s session
-	 * {@code sessionId}, presenting {@code keyHeader: key} (none when {@code keyHeader} is {@code null}), and the
-	 * first byte of its body.
-	 */
-	static HeldPost begin(int port, String keyHeader, String key, String server, String sessionId, int id,
-			String tool) throws IOException {
-		String body = " {\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
+	/** A {@code tools/call} of {@code tool} with id {@code id}, its argument {@code message} "late". */
+	static String toolsCall(int id, String tool) {
+		return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
 				+ "\",\"arguments\":{\"message\":\"late\"}}}";
+	}
+
+	/**
+	 * Sends the headers of a POST of {@code message} on {@code server}'s session {@code sessionId}, presenting
+	 * {@code keyHeader: key} (none when {@code keyHeader} is {@code null}), and the first byte of its body (a space
+	 * before the message).
+	 */
+	static HeldPost begin(int port, String keyHeader, String key, String server, String sessionId, String message)
+			throws IOException {
+		String body = " " + message;
 		byte[] content = body.getBytes(StandardCharsets.UTF_8);
 		String head = "POST /mcp/" + server + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n"
 				+ (keyHeader == null ? "" : keyHeader + ": " + key + "\r\n")
