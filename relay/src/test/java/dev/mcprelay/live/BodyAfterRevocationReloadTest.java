@@ -54,20 +54,32 @@ class BodyAfterRevocationReloadTest {
 	 */
 	@Test
 	void aCallReadBeforeItsKeyWasRemovedButWaitingItsTurnIsRefusedAndNeverForwarded() throws Exception {
-		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "alpha");
-		try (HeldPost ahead = held("alpha", session.id(), 13, "echo");
-				HeldPost behind = held("alpha", session.id(), 14, "echo")) {
-			behind.rest();
+		for (int attempt = 1;; attempt++) {
+			McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "alpha");
+			upstream.clearSeen();
+			HeldPost ahead = held("alpha", session.id(), 13, "echo");
+			// a session's requests take their places as the relay reads their headers, each on its own connection:
+			// the one ahead gets a head start
+			Thread.sleep(1000);
+			HeldPost behind = held("alpha", session.id(), 14, "echo").rest();
 			// its body read and checked while the key still holds: it waits for the one ahead to go
 			Thread.sleep(1500);
-			upstream.clearSeen();
+			if (callForwarded()) {
+				// its headers were read first after all: it went at once, which is not the case under test
+				ahead.close();
+				behind.close();
+				assertThat(attempt).as("the second call took its place first every time").isLessThan(3);
+				continue;
+			}
+			try (ahead; behind) {
+				live.reload(config(key("bob", BOB, "[alpha]")), ReloadOutcome.APPLIED);
 
-			live.reload(config(key("bob", BOB, "[alpha]")), ReloadOutcome.APPLIED);
-
-			assertRefused(ahead.finish(), 13);
-			assertRefused(behind.answer(), 14);
+				assertRefused(ahead.finish(), 13);
+				assertRefused(behind.answer(), 14);
+			}
+			assertNoCallForwarded();
+			return;
 		}
-		assertNoCallForwarded();
 	}
 
 	@Test
@@ -134,8 +146,11 @@ class BodyAfterRevocationReloadTest {
 	}
 
 	private static void assertNoCallForwarded() {
-		assertThat(upstream.seen()).as("the upstream got nothing of the call")
-			.noneMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
+		assertThat(callForwarded()).as("the upstream got nothing of the call: %s", upstream.seen()).isFalse();
+	}
+
+	private static boolean callForwarded() {
+		return upstream.seen().stream().anyMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
 	}
 
 	private static void assertRefused(RawSocketHttp.Response answer, int id) throws Exception {
