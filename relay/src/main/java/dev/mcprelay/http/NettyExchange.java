@@ -62,6 +62,8 @@ public final class NettyExchange implements RelayExchange {
 
 	private volatile Supplier<Mono<Boolean>> accessWithdrawnNow = () -> NOT_WITHDRAWN;
 
+	private volatile Function<String, Mono<Boolean>> accessWithdrawnNowFrom = member -> NOT_WITHDRAWN;
+
 	/**
 	 * @param target the request target as received, split once ({@link RequestTarget})
 	 * @param route the routing decision made on {@code target}'s path
@@ -238,9 +240,19 @@ public final class NettyExchange implements RelayExchange {
 		return accessWithdrawnNow.get();
 	}
 
-	/** Records how the caller's access the front door granted is checked against the current configuration. */
-	public void accessWithdrawnNow(Supplier<Mono<Boolean>> check) {
+	@Override
+	public Mono<Boolean> accessWithdrawnNowFrom(String member) {
+		return accessWithdrawnNowFrom.apply(member);
+	}
+
+	/**
+	 * Records how the caller's access the front door granted is checked against the current configuration: {@code check}
+	 * for the request's route ({@link #accessWithdrawnNow()}), {@code fromMember} for one member of its virtual server
+	 * ({@link #accessWithdrawnNowFrom}).
+	 */
+	public void accessWithdrawnNow(Supplier<Mono<Boolean>> check, Function<String, Mono<Boolean>> fromMember) {
 		this.accessWithdrawnNow = check;
+		this.accessWithdrawnNowFrom = fromMember;
 	}
 
 	@Override

@@ -123,12 +123,24 @@ public interface RelayExchange {
 	}
 
 	/**
-	 * Whether the configuration current now withdrew any of the caller's access the front door granted this request
-	 * on its headers (what would complete {@link #accessWithdrawn()}): asked once a POST's body is read, before
-	 * anything of it is forwarded ({@code proxy.AccessCheckedBeforeForwarding}). {@code false} by default (mode
-	 * {@code none}, an exchange the front door did not admit, a member's exchange, whose client request was checked).
+	 * Whether the configuration current now withdrew the caller's access the front door granted this request on its
+	 * headers to what it goes to: asked once a POST's body is read and again when its turn comes, before anything of
+	 * it is forwarded ({@code proxy.AccessCheckedBeforeForwarding}). For a virtual server's request, its access to the
+	 * virtual server as a whole: a member it may no longer use is its member exchange's to refuse
+	 * ({@link #accessWithdrawnNowFrom}), so that a call to a member it may still use goes on. A member's exchange
+	 * answers for the client's access to that member. {@code false} by default (mode {@code none}, an exchange the front
+	 * door did not admit, a member's exchange that outlives its client request).
 	 */
 	default Mono<Boolean> accessWithdrawnNow() {
+		return NOT_WITHDRAWN;
+	}
+
+	/**
+	 * Whether the configuration current now withdrew the caller's access to {@code member} of the virtual server this
+	 * request came through (what would complete {@link #accessWithdrawnFrom}): its whole access, or {@code member},
+	 * still a member, no longer one it may use. {@code false} by default.
+	 */
+	default Mono<Boolean> accessWithdrawnNowFrom(String member) {
 		return NOT_WITHDRAWN;
 	}
 

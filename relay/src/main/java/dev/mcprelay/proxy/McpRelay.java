@@ -101,7 +101,7 @@ public class McpRelay {
 			SessionOrder.Ticket order = enter(upstream, exchange);
 			CallContext context = contextOf(upstream, exchange);
 			return readPayload(upstream, exchange).doOnNext(record::payload)
-				.flatMap(read -> AccessCheckedBeforeForwarding.stillGranted(exchange, upstream.id(), read, payload -> {
+				.flatMap(read -> AccessCheckedBeforeForwarding.stillServed(exchange, upstream, read, payload -> {
 				if (payload.messages().isEmpty()) {
 					return EarlyAnswers.answerInvalidBatch(exchange, payload);
 				}

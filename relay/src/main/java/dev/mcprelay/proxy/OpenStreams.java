@@ -311,14 +311,21 @@ public class OpenStreams implements SmartLifecycle {
 	 * server): it ends when shutdown begins, as a relayed GET does, so that the client reconnects elsewhere and
 	 * shutdown does not wait for it; and when a reload withdraws the caller's access that admitted the exchange
 	 * ({@link dev.mcprelay.http.RelayExchange#accessWithdrawn()}) or ends {@code server} ({@code serverEnded} completes
-	 * with why: {@code server_removed}, {@code session_ended}), closed cleanly and counted as a relayed stream is.
+	 * with why: {@code server_removed}, {@code session_ended}), closed cleanly, counted and recorded (outcome
+	 * {@code reloaded}, the reason) as a relayed stream is.
 	 */
 	public <T> Flux<T> endingAtShutdown(Flux<T> stream, dev.mcprelay.http.RelayExchange exchange, String server,
 			Mono<String> serverEnded) {
 		return stream.takeUntilOther(closing(false))
 			.takeUntilOther(exchange.accessWithdrawn()
-				.doOnTerminate(() -> countEnded(server, ReloadEnding.ACCESS_WITHDRAWN)))
-			.takeUntilOther(serverEnded.doOnNext(reason -> countEnded(server, reason)));
+				.doOnTerminate(() -> endedByReload(exchange, server, ReloadEnding.ACCESS_WITHDRAWN)))
+			.takeUntilOther(serverEnded.doOnNext(reason -> endedByReload(exchange, server, reason)));
+	}
+
+	/** A stream the relay serves itself was ended by a reload for {@code reason}: counted, and recorded so. */
+	private void endedByReload(dev.mcprelay.http.RelayExchange exchange, String server, String reason) {
+		countEnded(server, reason);
+		exchange.record().cutByRelay(reason);
 	}
 
 	/**

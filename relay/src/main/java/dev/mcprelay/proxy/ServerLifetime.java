@@ -18,9 +18,20 @@ public final class ServerLifetime {
 	/** The latest version a reload made current, replayed to a stream that subscribes after it. */
 	private final Sinks.Many<Upstream> versions = Sinks.many().replay().latest();
 
+	/** Set once a reload removed the server, with {@link #removal}: what a request about to be forwarded reads. */
+	private volatile boolean gone;
+
 	/** Completes when a reload removed the server. */
 	Mono<Void> removed() {
 		return removal.asMono();
+	}
+
+	/**
+	 * Whether a reload removed the server: this lifetime's, not one added again later under its id (which has its own
+	 * lifetime). One volatile read.
+	 */
+	boolean isRemoved() {
+		return gone;
 	}
 
 	/** Each version of the server a reload made current, the latest first (none while the first version runs). */
@@ -29,6 +40,7 @@ public final class ServerLifetime {
 	}
 
 	void remove() {
+		gone = true;
 		removal.tryEmitEmpty();
 	}
 

@@ -207,6 +207,11 @@ class SseStreamRelay {
 		}
 		boolean idle = error instanceof TimeoutException;
 		boolean shuttingDown = error instanceof RelayShuttingDownException;
+		if (shuttingDown && ((RelayShuttingDownException) error).reloadReason() != null
+				&& (!call.isPost() || ListenStreams.isListen(call))) {
+			// a stream of the server's a reload ended (its answer long begun): recorded as the reload's doing
+			call.exchange().record().cutByRelay(((RelayShuttingDownException) error).reloadReason());
+		}
 		if ((idle || shuttingDown) && !call.isPost()) {
 			log.debug("GET stream from '{}' {}: ending it", upstream.id(),
 					idle ? "idle for " + upstream.streamingIdleTimeout() : "closed for shutdown");

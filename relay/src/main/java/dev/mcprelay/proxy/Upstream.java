@@ -42,6 +42,15 @@ public record Upstream(String id, ServerProperties properties, URI uri, ServerLi
 	}
 
 	/**
+	 * Whether a reload has removed this server since this version was current (by its lifetime: a server added again
+	 * under its id is another one, and does not make this one configured again). Asked right before a request goes
+	 * upstream ({@link AccessCheckedBeforeForwarding}); one volatile read.
+	 */
+	public boolean isRemoved() {
+		return lifetime.isRemoved();
+	}
+
+	/**
 	 * Completes when a reload made current a version of this server that {@code caller} may not use
 	 * ({@link #admits}): its {@code allowed-scopes} changed to none the caller's token carries. Streams opened on this
 	 * version, or on an earlier one, end then.

@@ -68,7 +68,8 @@ class UpstreamForwarding {
 
 	/**
 	 * Sends {@code call} upstream once the session's earlier requests went (its {@link SessionOrder} ticket's turn),
-	 * and relays the answer; a failure before the client's response is committed is answered with a JSON-RPC error
+	 * a POST once its server is found still configured and its caller's access still granted then
+	 * ({@link AccessCheckedBeforeForwarding}: a reload may have come while it waited), and relays the answer; a failure before the client's response is committed is answered with a JSON-RPC error
 	 * for each request still waiting, which the error stage sees first when the upstream is at fault. The relay's
 	 * shutdown cutting an exchange whose answer has not begun streaming ({@link OpenStreams}) is answered so too, with
 	 * {@code relay_shutting_down}, logged and recorded as the relay's doing, not the upstream's; and so is a reload
@@ -85,7 +86,11 @@ class UpstreamForwarding {
 		// stream from then on), or shortly after it is written if the upstream holds its headers back.
 		Runnable onWritten = HttpMethod.GET.equals(call.method())
 				? () -> order.releaseAfter(SessionOrder.GET_HEADERS_GRACE) : order::release;
-		return order.turn().then(Mono.defer(() -> send(call, onWritten, true))).onErrorResume(error -> {
+		// a POST read before a reload may have waited its turn past it: checked again right before it goes
+		Mono<Void> sent = call.plan() == null ? Mono.defer(() -> send(call, onWritten, true))
+				: Mono.defer(() -> AccessCheckedBeforeForwarding.stillServed(call.exchange(), upstream, call,
+						checked -> send(checked, onWritten, true)));
+		return order.turn().then(sent).onErrorResume(error -> {
 			if (error instanceof ClientConnectionClosed) {
 				// the client left while its answer was being written: its route records that, nobody is answered
 				return Mono.error(error);

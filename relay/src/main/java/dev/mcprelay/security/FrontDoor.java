@@ -34,7 +34,8 @@ import reactor.core.publisher.Mono;
  * routing decision: for a virtual server, the members the caller may use are recorded too;</li>
  * <li>the signal on which the request's open streams end when a later reload withdraws that access
  * ({@link WithdrawnAccess}) recorded on the exchange, and the check of that access against the configuration current
- * once its body is read ({@code RelayExchange.accessWithdrawnNow()}).</li>
+ * once its body is read and again at its turn ({@code RelayExchange.accessWithdrawnNow()}, and per member of a
+ * virtual server {@code accessWithdrawnNowFrom}).</li>
  * </ol>
  * A refusal is written by {@link FrontDoorAnswers} (401, 403, 503 with a JSON-RPC error; nothing reaches the relay).
  * A failure that is no refusal (a bug) fails the returned {@code Mono}, for the route to answer as an internal error.
@@ -148,7 +149,8 @@ public final class FrontDoor {
 		ConfigurationSnapshot admittedOn = exchange.configuration();
 		exchange.accessWithdrawn(withdrawn.of(accepted, caller, route, admittedOn),
 				member -> withdrawn.fromMember(accepted, caller, route, admittedOn, member));
-		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn));
+		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn),
+				member -> withdrawn.nowFrom(accepted, caller, route, admittedOn, member));
 		return relay.get();
 	}
 

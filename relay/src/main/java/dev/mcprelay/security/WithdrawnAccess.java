@@ -73,20 +73,36 @@ final class WithdrawnAccess {
 	}
 
 	/**
-	 * Whether the snapshot current now, if a reload made it current after {@code admittedOn}, takes away any of the
-	 * access {@code admittedOn} granted {@code accepted} (who is {@code caller}) on {@code route}: the whole of it, or,
-	 * on a virtual server's route, a member it may no longer use ({@link #narrowed}), as {@link #of} completes for.
-	 * Asked once a request's body is read, before anything of it is forwarded: a request admitted on its headers before
-	 * a reload revoked its caller's access has done nothing yet, and is refused. {@code false} when no reload came
-	 * since {@code admittedOn}, or when the check cannot be made (as {@link #of} withdraws nothing then).
+	 * Whether the snapshot current now, if a reload made it current after {@code admittedOn}, takes away the whole of
+	 * the access {@code admittedOn} granted {@code accepted} (who is {@code caller}) on {@code route} (on a virtual
+	 * server's route, a narrowing is each member's to answer: {@link #nowFrom}). Asked once a request's body is read,
+	 * and again when its turn comes, before anything of it is forwarded: a request admitted on its headers before a
+	 * reload revoked its caller's access has done nothing yet, and is refused. {@code false} when no reload came since
+	 * {@code admittedOn} ({@link RelayExchange#NOT_WITHDRAWN}, at the cost of one volatile read), or when the check
+	 * cannot be made (as {@link #of} withdraws nothing then).
 	 */
 	Mono<Boolean> now(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn) {
+		return lossNow(accepted, caller, route, admittedOn, Loss::whole);
+	}
+
+	/**
+	 * {@link #now} for what goes through {@code member} of the virtual server {@code route} names: whether the snapshot
+	 * current now takes away the whole access, or {@code member}, as {@link #fromMember} completes for. A call to a
+	 * member the caller may still use goes on when it loses another.
+	 */
+	Mono<Boolean> nowFrom(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
+			String member) {
+		return lossNow(accepted, caller, route, admittedOn, loss -> loss.includes(member));
+	}
+
+	private Mono<Boolean> lossNow(Authentication accepted, Caller caller, McpRoute route,
+			ConfigurationSnapshot admittedOn, Predicate<Loss> withdraws) {
 		CallerChecks acceptedBy = callers.of(admittedOn);
 		ConfigurationSnapshot current = acceptedBy.reviews().latestAfter(admittedOn.generation());
 		if (current == null) {
 			return RelayExchange.NOT_WITHDRAWN;
 		}
-		return loss(accepted, acceptedBy, caller, route, admittedOn, current).map(loss -> !loss.isEmpty());
+		return loss(accepted, acceptedBy, caller, route, admittedOn, current).map(withdraws::test);
 	}
 
 	/** Completes at the first snapshot made current after {@code admittedOn} whose loss {@code withdraws} says so. */

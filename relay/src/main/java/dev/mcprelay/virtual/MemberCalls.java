@@ -88,8 +88,8 @@ class MemberCalls {
 			String lastEventId, MemberMessage body) {
 		RelayExchange client = call.exchange();
 		return send(new MemberOrigin(client.requestHeaders(), client.caller(), call.access(), client.configuration(),
-				MemberOrigin.endingOf(call, member)), member, method, session, lastEventId, body,
-				() -> closeStalled(client), () -> true);
+				MemberOrigin.endingOf(call, member), () -> client.accessWithdrawnNowFrom(member)), member, method,
+				session, lastEventId, body, () -> closeStalled(client), () -> true);
 	}
 
 	/**
@@ -134,7 +134,7 @@ class MemberCalls {
 			MemberExchange exchange = new MemberExchange(method,
 					routing.serverRoute(origin.configuration(), member), origin.configuration(), headers,
 					body == null ? null : body.bytes(), body == null ? null : body.takeParsed(), caller,
-					origin.access(), response, origin.ending());
+					origin.access(), response, origin.ending(), origin.withdrawnNow());
 			record.set(exchange.record());
 			Disposable handling = relay.handle(exchange)
 				.doFinally(signal -> observations.ended(exchange.record(), caller, signal == SignalType.CANCEL))

@@ -1,5 +1,7 @@
 package dev.mcprelay.virtual;
 
+import java.util.function.Supplier;
+
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpMethod;
@@ -54,17 +56,21 @@ final class MemberExchange implements RelayExchange {
 
 	private final Mono<ReloadEnding> endedByReload;
 
+	private final Supplier<Mono<Boolean>> withdrawnNow;
+
 	/**
 	 * @param configuration the client's exchange's snapshot: a member's exchange runs on the same one
 	 * @param body the message (POST), or {@code null}
 	 * @param parsed {@code body} parsed, for the member's relay to start from ({@link #parsedBody()}), or {@code null}
 	 * @param endedByReload when a reload ends it ({@link #endedByReload()}: the virtual server's version ended, the
 	 * client's access to it withdrawn)
+	 * @param withdrawnNow whether the client's access to this member is withdrawn now ({@link #accessWithdrawnNow()})
 	 */
 	MemberExchange(HttpMethod method, McpRoute route, ConfigurationSnapshot configuration, HttpHeaders headers,
 			byte[] body, JsonRpcPayload parsed, Caller caller, VirtualMembers virtual, MemberResponse response,
-			Mono<ReloadEnding> endedByReload) {
+			Mono<ReloadEnding> endedByReload, Supplier<Mono<Boolean>> withdrawnNow) {
 		this.endedByReload = endedByReload;
+		this.withdrawnNow = withdrawnNow;
 		this.method = method;
 		this.route = route;
 		this.configuration = configuration;
@@ -160,6 +166,16 @@ final class MemberExchange implements RelayExchange {
 	@Override
 	public Mono<ReloadEnding> endedByReload() {
 		return endedByReload;
+	}
+
+	/**
+	 * Whether the client's access to this member was withdrawn since its request was admitted (its whole access, or
+	 * this member: {@code RelayExchange.accessWithdrawnNowFrom}), for the member's relay to refuse the message before
+	 * it goes; never for a message that outlives its client request.
+	 */
+	@Override
+	public Mono<Boolean> accessWithdrawnNow() {
+		return withdrawnNow.get();
 	}
 
 }

@@ -1,6 +1,9 @@
 package dev.mcprelay.virtual;
 
+import java.util.function.Supplier;
+
 import dev.mcprelay.api.Caller;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.http.ReloadEnding;
 import dev.mcprelay.live.ConfigurationSnapshot;
 import dev.mcprelay.route.VirtualMembers;
@@ -22,14 +25,20 @@ import reactor.core.publisher.Mono;
  * @param ending when a reload ends the client request's messages to the member ({@link #endingOf}): the member's
  * exchange ends then, as one of a removed server's ({@code RelayExchange.endedByReload()}); never for a message that
  * outlives the request (what it belongs to, a held stream or a session, is ended by what keeps it)
+ * @param withdrawnNow whether the client's access to the member is withdrawn now, asked before a message goes
+ * ({@code RelayExchange.accessWithdrawnNowFrom}); {@link RelayExchange#NOT_WITHDRAWN} for a message that outlives the
+ * request
  */
 record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
-		ConfigurationSnapshot configuration, Mono<ReloadEnding> ending) {
+		ConfigurationSnapshot configuration, Mono<ReloadEnding> ending, Supplier<Mono<Boolean>> withdrawnNow) {
+
+	private static final Supplier<Mono<Boolean>> NEVER_WITHDRAWN = () -> RelayExchange.NOT_WITHDRAWN;
 
 	/** The origin of {@code call}'s messages to {@code member} while its request lasts. */
 	static MemberOrigin of(VirtualCall call, String member) {
-		return new MemberOrigin(call.exchange().requestHeaders(), call.exchange().caller(), access(call),
-				call.exchange().configuration(), endingOf(call, member));
+		RelayExchange client = call.exchange();
+		return new MemberOrigin(client.requestHeaders(), client.caller(), access(call), client.configuration(),
+				endingOf(call, member), () -> client.accessWithdrawnNowFrom(member));
 	}
 
 	/** The origin of {@code call}'s messages, kept beyond its request: the headers copied. */
@@ -37,7 +46,7 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 		HttpHeaders copy = new DefaultHttpHeaders();
 		copy.set(call.exchange().requestHeaders());
 		return new MemberOrigin(copy, call.exchange().caller(), access(call), call.exchange().configuration(),
-				Mono.never());
+				Mono.never(), NEVER_WITHDRAWN);
 	}
 
 	/**
@@ -60,7 +69,7 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 	 * that lost its session again) goes on the settings current now, not on those the stream began with.
 	 */
 	MemberOrigin on(ConfigurationSnapshot snapshot) {
-		return new MemberOrigin(headers, caller, access, snapshot, ending);
+		return new MemberOrigin(headers, caller, access, snapshot, ending, withdrawnNow);
 	}
 
 	/** The members the caller may use; never marked as a catalogue listing, which is one request's only. */

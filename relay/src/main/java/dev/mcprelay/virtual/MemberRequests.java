@@ -16,6 +16,8 @@ import reactor.core.publisher.Mono;
 /**
  * Sends a message of a virtual session to one member, in the session's session with it:
  * <ul>
+ * <li>a member whose server a reload removed since the request's snapshot (its {@link Upstream#isRemoved lifetime}
+ * ended: a server of a virtual server with {@code members: ["*"]}) is unavailable, and gets nothing;</li>
  * <li>a member the session has not joined yet is joined first ({@link MemberJoins}, one join at a time);</li>
  * <li>the message goes once the member's stream here is open ({@link MergedStreams#opened}), so that a request the
  * member sends the client meanwhile has a stream to go out on;</li>
@@ -103,6 +105,11 @@ class MemberRequests {
 
 	private Mono<Sent> post(VirtualCall call, String member, MemberMessage message, boolean again,
 			boolean endWithoutStream, Object token) {
+		Upstream upstream = upstreams.in(call.exchange().configuration()).find(member);
+		if (upstream != null && upstream.isRemoved()) {
+			// a reload removed the member's server since the request's snapshot: nothing goes to its old address
+			return Mono.error(new MemberUnavailable(member, "was removed from the relay's configuration"));
+		}
 		return ready(call, member, token).flatMap(ready -> send(call, member, ready, message, endWithoutStream)
 			.map(answer -> new Sent(answer, ready.joined().noticesFor(token), ready.withoutStream()))
 			.onErrorResume(MemberSessionLost.class, lost -> joins

@@ -15,8 +15,9 @@ import org.springframework.stereotype.Component;
 
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
-import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.proxy.OpenStreams;
+import dev.mcprelay.proxy.Upstream;
+import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.session.SessionKey;
 import dev.mcprelay.session.SessionStore;
 import reactor.core.Disposable;
@@ -34,9 +35,12 @@ import reactor.core.publisher.Mono;
  * that finds its session gone does the same at once. What is kept per session is its member sessions and a copy of the
  * joining request's headers, for as long as the store holds the session. With the memory store, the sessions end
  * with the process: shutdown sends every member session joined here its DELETE once the calls in flight have ended,
- * never under a call still running ({@link OpenStreams#atShutdown}). A member whose server the configuration current
- * then no longer has (a reload removed it, and it left a {@code members: ["*"]} virtual server) is sent nothing: its
- * server left, and is never asked again (not on the settings it had, nor counted as one more of its streams ended).
+ * never under a call still running ({@link OpenStreams#atShutdown}). Each member session is ended on the settings it
+ * was joined with (the joining request's snapshot); one whose server a reload has removed since (it left a
+ * {@code members: ["*"]} virtual server) is sent nothing: its server left, and is never asked again (not on the
+ * settings it had, nor counted as one more of its streams ended). Removed is judged by the server the session was
+ * joined on ({@link Upstream#isRemoved}), not by its id: a server added again under the id, at another address, is
+ * another server, which never held that session.
  */
 @Component
 class OrphanedMemberSessions implements DisposableBean {
@@ -60,12 +64,12 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final VirtualSessions sessions;
 
-	private final ObjectProvider<LiveConfiguration> configuration;
+	private final UpstreamRegistry upstreams;
 
 	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
 			ObjectProvider<MergedStreams> streams, OpenStreams openStreams, VirtualSessions sessions,
-			VirtualServers servers, ObjectProvider<LiveConfiguration> configuration) {
-		this.configuration = configuration;
+			VirtualServers servers, UpstreamRegistry upstreams) {
+		this.upstreams = upstreams;
 		this.store = store;
 		this.calls = calls;
 		this.streams = streams;
@@ -115,6 +119,12 @@ class OrphanedMemberSessions implements DisposableBean {
 		/** Guarded by {@code this}. */
 		final Map<String, MemberSession> members;
 
+		/**
+		 * The origin each member was joined with, when not {@link #origin} (joined late, or again). Guarded by
+		 * {@code this}.
+		 */
+		final Map<String, MemberOrigin> joinedWith = new LinkedHashMap<>();
+
 		volatile long lastUse = System.nanoTime();
 
 		Tracked(VirtualServer server, String sessionId, MemberOrigin origin, Map<String, MemberSession> members) {
@@ -145,6 +155,7 @@ class OrphanedMemberSessions implements DisposableBean {
 				key -> new Tracked(server, sessionId, origin, Map.of()));
 		synchronized (entry) {
 			entry.members.put(member, session);
+			entry.joinedWith.put(member, origin);
 		}
 	}
 
@@ -211,27 +222,34 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private Mono<Void> endMembers(Tracked entry) {
 		Map<String, MemberSession> members;
+		Map<String, MemberOrigin> joinedWith;
 		synchronized (entry) {
 			// in the order they were joined (a Map.copyOf's order changes from one JVM to the next)
 			members = new LinkedHashMap<>(entry.members);
+			joinedWith = Map.copyOf(entry.joinedWith);
 		}
 		log.debug("Virtual server '{}': a session ended without its client's DELETE (expired, evicted, or ended "
 				+ "elsewhere); its stream here and its {} member session(s) are ended", entry.virtualId, members.size());
 		streams.getObject().end(entry.virtualId, entry.sessionId);
 		return Flux.fromIterable(members.entrySet())
 			.filter(member -> member.getValue().sessionId() != null)
-			.filter(member -> stillConfigured(member.getKey()))
+			.filter(member -> stillServed(joinedWith.getOrDefault(member.getKey(), entry.origin), member.getKey()))
 			.flatMap(member -> calls
-				.send(entry.origin, member.getKey(), HttpMethod.DELETE, member.getValue(), null, null, () -> {
-				})
+				.send(joinedWith.getOrDefault(member.getKey(), entry.origin), member.getKey(), HttpMethod.DELETE,
+						member.getValue(), null, null, () -> {
+						})
 				.flatMap(MemberAnswer::discard)
 				.onErrorResume(error -> Mono.empty()))
 			.then();
 	}
 
-	/** Whether the configuration current now still has {@code member}'s server: one a reload removed left for good. */
-	private boolean stillConfigured(String member) {
-		return configuration.getObject().current().properties().servers().containsKey(member);
+	/**
+	 * Whether the server {@code member}'s session was joined on ({@code origin}'s) is still configured: one a reload
+	 * removed left for good, also when a server was added again under its id since.
+	 */
+	private boolean stillServed(MemberOrigin origin, String member) {
+		Upstream joinedOn = upstreams.in(origin.configuration()).find(member);
+		return joinedOn != null && !joinedOn.isRemoved();
 	}
 
 	@Override

@@ -88,9 +88,7 @@ class AccessWithdrawnReloadTest {
 	}
 
 	private static double requests(String outcome) {
-		return live.relay().context().getBean(io.micrometer.core.instrument.MeterRegistry.class)
-			.find("mcp.relay.requests").tag("server", "alpha").tag("outcome", outcome).counters().stream()
-			.mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+		return live.relay().requests("alpha", outcome);
 	}
 
 	private static RawHttp caller(String subject, String scope) {

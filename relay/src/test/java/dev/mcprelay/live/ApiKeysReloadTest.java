@@ -60,6 +60,7 @@ class ApiKeysReloadTest {
 		HttpResponse<InputStream> aliceGet = HeldStreams.get(caller(ALICE), "streaming");
 		double alphaEnded = live.relay().streamsEnded("alpha");
 		double streamingEnded = live.relay().streamsEnded("streaming");
+		double streamingReloaded = live.relay().requests("streaming", "reloaded");
 
 		live.reload(config(key("bob", Sha256.hex(BOB), "[alpha]")), ReloadOutcome.APPLIED);
 
@@ -67,6 +68,7 @@ class ApiKeysReloadTest {
 		assertThat(RawHttp.readAll(aliceGet.body())).as("alice's GET stream ends, cleanly").isNotNull();
 		assertThat(live.relay().streamsEnded("alpha")).as("alice's call, counted").isEqualTo(alphaEnded + 1);
 		assertThat(live.relay().streamsEnded("streaming")).as("alice's GET stream, counted").isEqualTo(streamingEnded + 1);
+		awaitRecordedAsReloaded("streaming", streamingReloaded);
 		upstream.releaseProgress();
 		HeldStreams.assertAnswered(bobCall, 22);
 		assertThat(status(caller(ALICE), "alpha")).as("the revoked key's next request").isEqualTo(401);
@@ -78,11 +80,23 @@ class ApiKeysReloadTest {
 	void aRevokedKeysGetStreamOnAVirtualServerEndsToo() throws Exception {
 		HttpResponse<InputStream> merged = HeldStreams.getHeaders(caller(ALICE), "hub");
 		double hubEnded = live.relay().streamsEnded("hub");
+		double hubReloaded = live.relay().requests("hub", "reloaded");
 
 		live.reload(config(key("bob", Sha256.hex(BOB), "[alpha]")), ReloadOutcome.APPLIED);
 
 		assertThat(RawHttp.readAll(merged.body())).as("the virtual server's GET stream ends, cleanly").isNotNull();
 		assertThat(live.relay().streamsEnded("hub")).isEqualTo(hubEnded + 1);
+		awaitRecordedAsReloaded("hub", hubReloaded);
+	}
+
+	/**
+	 * Review 44g's N5b: a GET stream a reload ended is recorded with outcome {@code reloaded} (its meter and its access
+	 * line), as the calls it ends are, not as forwarded; once its exchange ended, just after its client read the end.
+	 */
+	private static void awaitRecordedAsReloaded(String server, double before) {
+		org.awaitility.Awaitility.await("the GET stream on " + server + " recorded as ended by the reload")
+			.atMost(java.time.Duration.ofSeconds(30))
+			.until(() -> live.relay().requests(server, "reloaded") == before + 1);
 	}
 
 	@Test

@@ -2,11 +2,6 @@ package dev.mcprelay.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -15,7 +10,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.mcprelay.Sha256;
 import dev.mcprelay.testsupport.McpSession;
-import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RawSocketHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
@@ -24,7 +18,9 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * Review 44f's N1: a POST the front door admitted on its headers, whose body completes only after a reload withdrew
  * its caller's access, is refused (403, reason {@code access_withdrawn}) and nothing of it reaches the upstream: its
  * key removed (a pass-through server), or its key's {@code servers} narrowed off the member a virtual server's call
- * goes to. Before the mend the call was forwarded and run when its last bytes came.
+ * goes to. Before the mend the call was forwarded and run when its last bytes came. Review 44g's F2: a call read
+ * whole before the reload but waiting its session's turn is refused too. Review 44g's F4: a held call to a member the
+ * narrowed key may still use goes on.
  */
 class BodyAfterRevocationReloadTest {
 
@@ -42,65 +38,119 @@ class BodyAfterRevocationReloadTest {
 	@Test
 	void aPassThroughCallWhoseBodyEndsAfterItsKeyWasRemovedIsRefusedAndNeverForwarded() throws Exception {
 		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "alpha");
-		try (Socket client = headersAndFirstByte("alpha", session.id(), 11, "echo")) {
+		try (HeldPost held = held("alpha", session.id(), 11, "echo")) {
 			upstream.clearSeen();
 
 			live.reload(config(key("bob", BOB, "[alpha]")), ReloadOutcome.APPLIED);
 
-			assertRefused(rest(client), 11);
+			assertRefused(held.finish(), 11);
 		}
-		assertThat(upstream.seen()).as("the upstream got nothing of the call")
-			.noneMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
+		assertNoCallForwarded();
+	}
+
+	/**
+	 * Review 44g's F2: a call read whole before the reload, waiting its session's turn behind a call whose body is
+	 * still arriving, is checked again when its turn comes, and refused.
+	 */
+	@Test
+	void aCallReadBeforeItsKeyWasRemovedButWaitingItsTurnIsRefusedAndNeverForwarded() throws Exception {
+		for (int attempt = 1;; attempt++) {
+			McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "alpha");
+			upstream.clearSeen();
+			HeldPost ahead = held("alpha", session.id(), 13, "echo");
+			// a session's requests take their places as the relay reads their headers, each on its own connection:
+			// the one ahead gets a head start
+			Thread.sleep(1000);
+			HeldPost behind = held("alpha", session.id(), 14, "echo").rest();
+			// its body read and checked while the key still holds: it waits for the one ahead to go
+			Thread.sleep(1500);
+			if (callForwarded()) {
+				// its headers were read first after all: it went at once, which is not the case under test
+				ahead.close();
+				behind.close();
+				assertThat(attempt).as("the second call took its place first every time").isLessThan(3);
+				continue;
+			}
+			try (ahead; behind) {
+				live.reload(config(key("bob", BOB, "[alpha]")), ReloadOutcome.APPLIED);
+
+				assertRefused(ahead.finish(), 13);
+				assertRefused(behind.answer(), 14);
+			}
+			assertNoCallForwarded();
+			return;
+		}
 	}
 
 	@Test
 	void aVirtualServersCallWhoseBodyEndsAfterItsKeyLostTheMemberIsRefusedAndNeverForwarded() throws Exception {
 		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "duo");
-		try (Socket client = headersAndFirstByte("duo", session.id(), 12, "alpha_echo")) {
+		try (HeldPost held = held("duo", session.id(), 12, "alpha_echo")) {
 			upstream.clearSeen();
 
 			live.reload(config(key("alice", ALICE, "[beta]") + key("bob", BOB, "[alpha]")),
 					ReloadOutcome.APPLIED);
 
-			assertRefused(rest(client), 12);
+			assertRefused(held.finish(), 12);
 		}
-		assertThat(upstream.seen()).as("the member got nothing of the call")
-			.noneMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
+		assertNoCallForwarded();
 	}
 
-	/** The body of a tools/call of {@code tool}, padded with a leading space: the only byte sent before the reload. */
-	private static String body(int id, String tool) {
-		return " {\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
-				+ "\",\"arguments\":{\"message\":\"late\"}}}";
+	/**
+	 * Review 44g's F4: a key narrowed off one member of a virtual server keeps its held call to a member it may still
+	 * use: the call goes, and is answered.
+	 */
+	@Test
+	void aVirtualServersCallToAMemberItsKeyKeepsRunsOnThoughTheKeyLostAnother() throws Exception {
+		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "duo");
+		try (HeldPost held = held("duo", session.id(), 15, "beta_echo")) {
+			upstream.clearSeen();
+
+			live.reload(config(key("alice", ALICE, "[beta]") + key("bob", BOB, "[alpha]")),
+					ReloadOutcome.APPLIED);
+
+			RawSocketHttp.Response answer = held.finish();
+			assertThat(answer.status()).as("the call to beta: %s", answer.body()).isEqualTo(200);
+			assertThat(answer.body()).contains("\"id\":15").contains("late").doesNotContain("\"error\"");
+		}
+		assertThat(upstream.seen()).as("beta got the call")
+			.anyMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
 	}
 
-	private static String pending;
+	/**
+	 * F4, for what goes to every member: a held {@code tools/list} of a key narrowed off one member is served on the
+	 * members it may still use (the lost member refuses its part, as an unavailable member).
+	 */
+	@Test
+	void aVirtualServersListHeldWhileItsKeyLostAMemberIsServedOnTheMembersLeft() throws Exception {
+		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "duo");
+		try (HeldPost held = held("duo", session.id(), "{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/list\"}")) {
+			live.reload(config(key("alice", ALICE, "[beta]") + key("bob", BOB, "[alpha]")),
+					ReloadOutcome.APPLIED);
 
-	/** Sends a tools/call's headers and the first byte of its body (a space), alice's key presented. */
-	private static Socket headersAndFirstByte(String server, String sessionId, int id, String tool) throws Exception {
-		int port = TwoRelaysOverRedis.port(live.relay().context());
-		String body = body(id, tool);
-		byte[] content = body.getBytes(StandardCharsets.UTF_8);
-		String head = "POST /mcp/" + server + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Api-Key: " + ALICE
-				+ "\r\nContent-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH + "\r\nMCP-Protocol-Version: "
-				+ McpSession.PROTOCOL_VERSION + "\r\nMcp-Session-Id: " + sessionId + "\r\nContent-Length: "
-				+ content.length + "\r\nConnection: close\r\n\r\n";
-		Socket client = new Socket();
-		client.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-		client.setSoTimeout(60_000);
-		OutputStream out = client.getOutputStream();
-		out.write(head.getBytes(StandardCharsets.ISO_8859_1));
-		out.write(content, 0, 1);
-		out.flush();
-		pending = body.substring(1);
-		return client;
+			RawSocketHttp.Response answer = held.finish();
+			assertThat(answer.status()).as("the list: %s", answer.body()).isEqualTo(200);
+			assertThat(answer.body()).contains("\"id\":16").contains("beta_echo").doesNotContain("alpha_echo");
+		}
 	}
 
-	/** Sends the rest of the body (the tool's name and arguments) and reads the answer. */
-	private static RawSocketHttp.Response rest(Socket client) throws Exception {
-		client.getOutputStream().write(pending.getBytes(StandardCharsets.UTF_8));
-		client.getOutputStream().flush();
-		return RawSocketHttp.read(client.getInputStream());
+	/** A tools/call of {@code tool} on {@code server}'s session, alice's key presented, held after its first byte. */
+	private static HeldPost held(String server, String sessionId, int id, String tool) throws Exception {
+		return held(server, sessionId, HeldPost.toolsCall(id, tool));
+	}
+
+	/** A POST of {@code message} on {@code server}'s session, alice's key presented, held after its first byte. */
+	private static HeldPost held(String server, String sessionId, String message) throws Exception {
+		return HeldPost.begin(TwoRelaysOverRedis.port(live.relay().context()), "X-Api-Key", ALICE, server, sessionId,
+				message);
+	}
+
+	private static void assertNoCallForwarded() {
+		assertThat(callForwarded()).as("the upstream got nothing of the call: %s", upstream.seen()).isFalse();
+	}
+
+	private static boolean callForwarded() {
+		return upstream.seen().stream().anyMatch(seen -> seen.body() != null && seen.body().contains("tools/call"));
 	}
 
 	private static void assertRefused(RawSocketHttp.Response answer, int id) throws Exception {

@@ -73,6 +73,12 @@ final class MountedRelay implements AutoCloseable {
 		return counter == null ? 0 : counter.count();
 	}
 
+	/** The requests to {@code server} recorded with {@code outcome} ({@code mcp.relay.requests}, any other tag). */
+	double requests(String server, String outcome) {
+		return context.getBean(MeterRegistry.class).find("mcp.relay.requests").tag("server", server)
+			.tag("outcome", outcome).counters().stream().mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+	}
+
 	double count(String outcome) {
 		return context.getBean(MeterRegistry.class).get(ConfigurationReloader.RELOADS).tag("outcome", outcome)
 			.counter().count();

@@ -45,7 +45,7 @@ class VirtualCursorTest {
 		MemberExchange exchange = new MemberExchange(HttpMethod.POST, new McpRoute(McpRoute.Kind.VIRTUAL, "all", null),
 				null, new DefaultHttpHeaders(), new byte[0], null, caller, access, new MemberResponse("all", answer -> {
 				}, () -> {
-				}), reactor.core.publisher.Mono.never());
+				}), reactor.core.publisher.Mono.never(), () -> dev.mcprelay.http.RelayExchange.NOT_WITHDRAWN);
 		return new VirtualCall(exchange, SERVER, access, null, dev.mcprelay.proxy.WholeAnswerWriter.UNTIMED);
 	}
 
