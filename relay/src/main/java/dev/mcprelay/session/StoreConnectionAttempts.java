@@ -1,6 +1,7 @@
 package dev.mcprelay.session;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -61,9 +62,11 @@ public class StoreConnectionAttempts implements SmartLifecycle {
 			}
 			CompletableFuture<T> settled = attempt.toFuture();
 			settled.whenComplete((value, failure) -> leave());
+			AtomicBoolean handedOver = new AtomicBoolean();
 			return Mono.fromFuture(settled, true)
+				.doOnNext(value -> handedOver.set(true))
 				.doOnCancel(() -> settled.thenAccept(value -> {
-					if (value != null) {
+					if (value != null && !handedOver.get()) {
 						discard.accept(value);
 					}
 				}));

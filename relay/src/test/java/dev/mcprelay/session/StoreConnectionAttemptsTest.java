@@ -1,14 +1,19 @@
 package dev.mcprelay.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -19,6 +24,8 @@ import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.RedisWire;
 import dev.mcprelay.testsupport.TestUpstreams;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * A connection to the store that the relay is opening when it stops is finished before Spring Data Redis shuts its
@@ -71,6 +78,51 @@ class StoreConnectionAttemptsTest {
 				}
 			}
 		}
+	}
+
+	@Test
+	void onceStoppedNoAttemptStartsAndTheStopCompletesWhenTheLastOneUnderWaySettles() {
+		StoreConnectionAttempts attempts = attempts();
+		attempts.start();
+		Sinks.One<String> connecting = Sinks.one();
+		AtomicReference<String> opened = new AtomicReference<>();
+		attempts.open(connecting.asMono(), discarded -> {
+		}).subscribe(opened::set);
+		AtomicBoolean stopped = new AtomicBoolean();
+		attempts.stop(() -> stopped.set(true));
+
+		assertThat(stopped).as("stopped while an attempt is under way").isFalse();
+		AtomicBoolean started = new AtomicBoolean();
+		assertThatThrownBy(() -> attempts.open(Mono.fromCallable(() -> started.getAndSet(true)), discarded -> {
+		}).block()).isInstanceOf(StoreConnectionAttempts.Refused.class);
+		assertThat(started).as("an attempt refused is not started").isFalse();
+
+		connecting.tryEmitValue("connection");
+		assertThat(opened).hasValue("connection");
+		assertThat(stopped).isTrue();
+		assertThat(attempts.underWay()).isZero();
+	}
+
+	@Test
+	void anAttemptRunsToItsEndWhenItsSubscriberLeavesAndWhatItOpensThenIsClosed() {
+		StoreConnectionAttempts attempts = attempts();
+		Sinks.One<String> connecting = Sinks.one();
+		List<String> discarded = new CopyOnWriteArrayList<>();
+		attempts.open(connecting.asMono(), discarded::add).subscribe().dispose();
+
+		assertThat(attempts.underWay()).as("still under way after its subscriber left").isEqualTo(1);
+		assertThat(connecting.currentSubscriberCount()).as("not cancelled").isEqualTo(1);
+		connecting.tryEmitValue("connection");
+		assertThat(discarded).containsExactly("connection");
+		assertThat(attempts.underWay()).isZero();
+
+		List<String> kept = new CopyOnWriteArrayList<>();
+		assertThat(attempts.open(Mono.just("handed over"), kept::add).block()).isEqualTo("handed over");
+		assertThat(kept).as("what was handed over is not closed").isEmpty();
+	}
+
+	private static StoreConnectionAttempts attempts() {
+		return new StoreConnectionAttempts(new StaticListableBeanFactory().getBeanProvider(LettuceConnectionFactory.class));
 	}
 
 	private static ConfigurableApplicationContext relay(int redisPort) {
