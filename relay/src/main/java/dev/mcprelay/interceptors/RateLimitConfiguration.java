@@ -9,6 +9,7 @@ import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.config.SessionStoreKind;
 import dev.mcprelay.live.LiveConfiguration;
 import dev.mcprelay.session.SentinelMasterSwitches;
+import dev.mcprelay.session.StoreConnectionAttempts;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -22,10 +23,10 @@ class RateLimitConfiguration {
 
 	@Bean
 	RateLimitBuckets rateLimitBuckets(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
-			ObjectProvider<SentinelMasterSwitches> switches) {
+			ObjectProvider<SentinelMasterSwitches> switches, StoreConnectionAttempts attempts) {
 		return properties.sessions().store() == SessionStoreKind.REDIS
 				? new RedisRateLimitBuckets(redis.getObject(), properties.sessions().idleTimeout(),
-						SentinelMasterSwitches.of(switches))
+						SentinelMasterSwitches.of(switches), attempts)
 				: new LocalRateLimitBuckets(properties.sessions().idleTimeout());
 	}
 

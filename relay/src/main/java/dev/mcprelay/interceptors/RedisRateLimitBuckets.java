@@ -16,6 +16,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
 import dev.mcprelay.OffEventLoop;
+import dev.mcprelay.session.StoreConnectionAttempts;
 import dev.mcprelay.session.StoreHold;
 import dev.mcprelay.session.StoreMasterSwitched;
 import dev.mcprelay.session.StoreReadiness;
@@ -71,6 +72,8 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 
 	private final StoreHold hold;
 
+	private final StoreConnectionAttempts attempts;
+
 	/** The buckets over their connection, opened on first use; opened anew once the Sentinels name another master. */
 	private volatile Mono<Connected> connected;
 
@@ -85,26 +88,44 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 	 * check retry against the others and run past the check's bound, and a fail-open rule let those through uncounted.
 	 * A new connection has proxies of its own.
 	 */
-	private record Connected(AsyncProxyManager<byte[]> manager, Cache<String, AsyncBucketProxy> buckets) {
+	private record Connected(AsyncProxyManager<byte[]> manager, Cache<String, AsyncBucketProxy> buckets,
+			StatefulConnection<byte[], byte[]> own) {
+
+		/** Closes the buckets' own connection (none through Sentinel, where they use Spring Data Redis's). */
+		void close() {
+			if (own != null) {
+				own.closeAsync();
+			}
+		}
+
 	}
 
 	/**
 	 * @param hold what a check waits for before it uses Redis (the Sentinels promoting a replica:
 	 * {@link dev.mcprelay.session.SentinelMasterSwitches}), within the check's deadline
+	 * @param attempts where the connection is opened, so that none is being opened when the relay stops
 	 */
-	RedisRateLimitBuckets(LettuceConnectionFactory redis, Duration idleTimeout, StoreHold hold) {
+	RedisRateLimitBuckets(LettuceConnectionFactory redis, Duration idleTimeout, StoreHold hold,
+			StoreConnectionAttempts attempts) {
 		this.redis = redis;
 		this.hold = hold;
+		this.attempts = attempts;
 		this.expiry = ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(idleTimeout);
 		this.idleTimeout = idleTimeout;
 		this.connected = connecting();
 	}
 
-	/** Opens the connection and its proxy manager when first subscribed to, off the event loops; again after a failure. */
+	/**
+	 * Opens the connection and its proxy manager when first subscribed to, off the event loops; again after a failure.
+	 * Not once the relay stops ({@link StoreConnectionAttempts}).
+	 */
 	private Mono<Connected> connecting() {
-		return Mono.fromCallable(() -> new Connected(connect(redis).expirationAfterWrite(expiry).build().asAsync(),
-				Caffeine.newBuilder().maximumSize(MAX_BUCKETS).expireAfterAccess(idleTimeout).<String, AsyncBucketProxy>build()))
-			.subscribeOn(OffEventLoop.SCHEDULER)
+		return attempts.open(Mono.fromCallable(() -> {
+			Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder = connect(redis);
+			return new Connected(builder.expirationAfterWrite(expiry).build().asAsync(),
+					Caffeine.newBuilder().maximumSize(MAX_BUCKETS).expireAfterAccess(idleTimeout).<String, AsyncBucketProxy>build(),
+					redis.isRedisSentinelAware() ? null : connection);
+		}).subscribeOn(OffEventLoop.SCHEDULER), Connected::close)
 			.cache(manager -> FOREVER, error -> Duration.ZERO, () -> Duration.ZERO);
 	}
 

@@ -44,7 +44,8 @@ import reactor.util.retry.Retry;
  * to 15 s later. The new subscription is made first, then the old connection is closed (closed, not unsubscribed: the
  * old master may hang). What is published while the new connection connects and subscribes (a round trip or two) is
  * not heard.</li>
- * <li>The connections are closed when the relay stops.</li>
+ * <li>The connections are closed when the relay stops; from just before Spring Data Redis stops its client, no
+ * connection is opened any more, and the stop waits for one under way ({@link StoreConnectionAttempts}).</li>
  * </ul>
  * A message is handed on as it arrives, on a Redis I/O thread. With {@code sessions.store: memory} there is no store
  * and nothing is subscribed to.
@@ -64,8 +65,12 @@ public class StoreChannels implements DisposableBean {
 	/** Set once the relay stops: no subscription is made any more. */
 	private boolean stopped;
 
-	StoreChannels(RelayProperties properties, ObjectProvider<ReactiveRedisConnectionFactory> redis) {
+	private final StoreConnectionAttempts attempts;
+
+	StoreChannels(RelayProperties properties, ObjectProvider<ReactiveRedisConnectionFactory> redis,
+			StoreConnectionAttempts attempts) {
 		this.redis = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable() : null;
+		this.attempts = attempts;
 	}
 
 	/**
@@ -128,8 +133,11 @@ public class StoreChannels implements DisposableBean {
 
 		/** Makes a new subscription, then lets the one before go. */
 		void subscribe() {
-			current.update(messages().subscribe(this::hand, error -> log.warn("The store's channel {} is no longer "
-					+ "listened to: {}", channel, error.toString())));
+			current.update(messages().subscribe(this::hand, error -> {
+				if (!(error instanceof StoreConnectionAttempts.Refused)) {
+					log.warn("The store's channel {} is no longer listened to: {}", channel, error.toString());
+				}
+			}));
 		}
 
 		/** Hands {@code message} on; what fails there is logged, and the channel still listened to. */
@@ -144,28 +152,56 @@ public class StoreChannels implements DisposableBean {
 
 		/**
 		 * The channel's messages on a connection of their own, closed when they end; subscribed to again on a new
-		 * connection when they fail or end.
+		 * connection when they fail or end, unless the relay is stopping ({@link StoreConnectionAttempts}: opening the
+		 * connection is an attempt that runs to its end even when this is cancelled).
 		 */
 		private Flux<String> messages() {
-			return Flux.usingWhen(Mono.fromCallable(redis::getReactiveConnection), this::heard,
-					ReactiveRedisConnection::closeLater)
-				.subscribeOn(OffEventLoop.SCHEDULER)
+			return Flux.usingWhen(attempts.open(subscribed(), Subscribed::close), this::heard, Subscribed::closeLater)
 				.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1))
 					.maxBackoff(Duration.ofSeconds(30))
 					.transientErrors(true)
+					.filter(failed -> !(failed instanceof StoreConnectionAttempts.Refused))
 					.doBeforeRetry(failed -> log.debug("The store's channel {} is subscribed to again: {}", channel,
 							failed.failure().toString())));
 		}
 
-		private Flux<String> heard(ReactiveRedisConnection connection) {
+		/**
+		 * A connection of the channel's own, for subscribing to it, opened off the event loops (connecting may block);
+		 * closed again when it cannot be used.
+		 */
+		private Mono<Subscribed> subscribed() {
+			return Mono.fromCallable(redis::getReactiveConnection)
+				.flatMap(connection -> connection.pubSubCommands()
+					.createSubscription()
+					.map(subscription -> new Subscribed(connection, subscription))
+					.onErrorResume(failed -> connection.closeLater().then(Mono.error(failed))))
+				.subscribeOn(OffEventLoop.SCHEDULER);
+		}
+
+		/** Subscribes to the channel on {@code subscribed}'s connection: its messages, until the subscription ends. */
+		private Flux<String> heard(Subscribed subscribed) {
 			ByteBuffer name = ByteBuffer.wrap(channel.getBytes(StandardCharsets.UTF_8));
-			return connection.pubSubCommands()
-				.createSubscription()
-				.flatMap(subscription -> subscription.subscribe(name).thenReturn(subscription))
-				.doOnNext(subscribed -> listening.tryEmitEmpty())
-				.flatMapMany(ReactiveSubscription::receive)
+			return subscribed.subscription()
+				.subscribe(name)
+				.doOnSuccess(done -> listening.tryEmitEmpty())
+				.thenMany(subscribed.subscription().receive())
 				.map(message -> StandardCharsets.UTF_8.decode(message.getMessage()).toString())
 				.concatWith(Mono.error(() -> new IllegalStateException("the subscription ended")));
+		}
+
+	}
+
+	/** A pub/sub connection of a channel's own. */
+	private record Subscribed(ReactiveRedisConnection connection, ReactiveSubscription subscription) {
+
+		Mono<Void> closeLater() {
+			return connection.closeLater();
+		}
+
+		/** Closes the connection, when nothing waits for it to be closed (an attempt whose subscriber left). */
+		void close() {
+			connection.closeLater().subscribe(null, failed -> log.debug("A store channel's connection did not close: {}",
+					failed.toString()));
 		}
 
 	}
