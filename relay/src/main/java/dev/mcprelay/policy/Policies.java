@@ -129,8 +129,8 @@ public final class Policies {
 	 * ({@link PublishedCatalogues}), and a name it did not publish is answered as unknown without going upstream, as a
 	 * refused one is: else a spelling the server resolves leniently ({@code Delete_File} for {@code delete_file}) would
 	 * pass a rule about the name it stands for, and the server's own answer to a name it does not know would tell it
-	 * from a refused one. Where only audit-mode ones do, they read the definition when it is at hand or can be listed,
-	 * and nothing is refused for want of one (review 43e F1: audit mode refuses nothing).
+	 * from a refused one. Where only audit-mode ones do, they read the definition the relay keeps, of any age, and
+	 * nothing waits for a listing or is refused for want of one (review 43e F1, 43f F-A: audit mode refuses nothing).
 	 */
 	public boolean readsTool(String server, String virtualServer, boolean enforcedOnly) {
 		return anyReads(server, virtualServer, enforcedOnly, READS_TOOL);
@@ -138,8 +138,9 @@ public final class Policies {
 
 	/**
 	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} reads a tool's published
-	 * annotations ({@code mcp.tool.annotations}), with {@code enforcedOnly} an enforced one: a call there is decided
-	 * from a definition no older than the server's {@code tools.annotations-max-age} ({@link PublishedCatalogues}).
+	 * annotations ({@code mcp.tool.annotations}), with {@code enforcedOnly} an enforced one: where an enforced one
+	 * does, a call there is decided from a definition no older than the server's {@code tools.annotations-max-age}
+	 * ({@link PublishedCatalogues}).
 	 */
 	public boolean readsAnnotations(String server, String virtualServer, boolean enforcedOnly) {
 		return anyReads(server, virtualServer, enforcedOnly, READS_ANNOTATIONS);

@@ -54,6 +54,12 @@ class PolicyAuditModeTest {
 
 	@Test
 	void whatItWouldRefuseGoesUpstreamAndIsCounted() {
+		// the client lists first, as clients do: an audit rule decides from the definition the relay keeps, and never
+		// makes a call wait for a listing of the relay's own (review 43f F-A)
+		RawHttp http = new RawHttp(port);
+		assertThat(RawHttp.messagesOf(http.send(http.post("audited",
+				"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"))).get(0).at("/result/tools").size())
+			.isEqualTo(3);
 		double before = decisions("audited", "audited");
 		assertThat(call("audited", "delete_file").at("/result/content/0/text").asText()).isEqualTo("called delete_file");
 		assertThat(decisions("audited", "audited") - before).isEqualTo(1);
