@@ -9,9 +9,12 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.cel.common.values.NullValue;
+
 /**
  * JSON as CEL's runtime takes it: integers as {@code long}, other numbers as {@code double}, strings, booleans, lists
- * and maps of those; a JSON {@code null} leaves its field out (so {@code has(...)} is false for it); an instant (a
+ * and maps of those; a JSON {@code null} leaves its field out (so {@code has(...)} is false for it), and is CEL's
+ * {@code null} in a list (in its place, so that indexes read what the server gets); an instant (a
  * token's {@code exp}) is its epoch second, anything else its text. What a server
  * publishes and what a caller sends read alike, whatever decoded them.
  *
@@ -66,12 +69,7 @@ public final class CelValues {
 		}
 		if (node.isArray()) {
 			List<Object> values = new ArrayList<>(node.size());
-			node.forEach(element -> {
-				Object value = of(element);
-				if (value != null) {
-					values.add(value);
-				}
-			});
+			node.forEach(element -> values.add(element(of(element))));
 			return values;
 		}
 		if (node.isObject()) {
@@ -118,12 +116,7 @@ public final class CelValues {
 		}
 		if (value instanceof List<?> list) {
 			List<Object> values = new ArrayList<>(list.size());
-			list.forEach(element -> {
-				Object converted = of(element);
-				if (converted != null) {
-					values.add(converted);
-				}
-			});
+			list.forEach(element -> values.add(element(of(element))));
 			return values;
 		}
 		if (value instanceof JsonNode node) {
@@ -136,6 +129,14 @@ public final class CelValues {
 			return of(new ArrayList<>(collection));
 		}
 		return String.valueOf(value);
+	}
+
+	/**
+	 * A list's element as CEL holds it: a JSON {@code null} is CEL's {@code null}, in its place, so that an index reads
+	 * the element the server gets (review 43f F-E: left out, it shifted the elements after it).
+	 */
+	private static Object element(Object converted) {
+		return converted == null ? NullValue.NULL_VALUE : converted;
 	}
 
 	/**

@@ -51,6 +51,24 @@ class CallArgumentsTest {
 		}
 	}
 
+	/**
+	 * Review 43f F-E: a JSON {@code null} in a list is CEL's {@code null} in its place; left out, it shifted the
+	 * elements after it, and a rule on {@code targets[0]} read another element than the server gets.
+	 */
+	@Test
+	void aNullInAListKeepsItsPlace() throws Exception {
+		ToolsCallRequest call = call("{\"name\":\"t\",\"arguments\":{\"targets\":[null,\"safe\"]}}");
+		assertThat(CallArguments.of(call).get("targets"))
+			.isEqualTo(List.of(dev.cel.common.values.NullValue.NULL_VALUE, "safe"));
+		PolicyFacts facts = new PolicyFacts(dev.mcprelay.api.Caller.ANONYMOUS, "s", null, "tools/call", false, "t",
+				Map.of(), null, null, null, RequestHeaders.empty())
+			.withArguments(call);
+		assertThat(PolicyEnvironment.compile("mcp.arguments.?targets.orValue([\"safe\"])[0] != \"safe\"")
+			.evaluate(facts.variables(), true)).as("element 0 is null, not \"safe\"").isEqualTo(RuleVerdict.TRUE);
+		assertThat(PolicyEnvironment.compile("mcp.arguments.targets[0] == null && size(mcp.arguments.targets) == 2")
+			.evaluate(facts.variables(), true)).isEqualTo(RuleVerdict.TRUE);
+	}
+
 	@Test
 	void paramsTheCallDoesNotDecodeAreRefusedAsBefore() throws Exception {
 		for (String params : List.of("{\"name\":\"t\",\"arguments\":\"x\"}", "{\"name\":\"t\",\"arguments\":[1]}",
