@@ -85,6 +85,19 @@ public final class Policies {
 		return !governing(server, virtualServer).isEmpty();
 	}
 
+	/**
+	 * Whether an enforced policy governs messages to {@code server} through {@code virtualServer} ({@code null}:
+	 * none): where none does, the policies change nothing of what passes (audit mode takes no part).
+	 */
+	public boolean enforces(String server, String virtualServer) {
+		for (Policy policy : governing(server, virtualServer)) {
+			if (policy.enforced()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** Whether any policy governs messages to {@code server} (directly or through any virtual server). */
 	public boolean governsAny(String server, Iterable<String> virtualServers) {
 		if (!governing(server, null).isEmpty()) {
