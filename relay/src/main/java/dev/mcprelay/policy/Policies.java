@@ -41,20 +41,23 @@ public final class Policies {
 	/** The rules compiled for this engine, by what they were compiled from, for the next snapshot to reuse. */
 	private final Map<Object, PolicyRule> rules;
 
-	/** The groups of allows that govern a server together, warned of ({@link PolicyWarnings}). */
-	private final Set<List<String>> allowsTogether;
+	/**
+	 * What {@link PolicyWarnings} warned of for this engine's policies (groups of allows that govern a server together,
+	 * rules naming tool search's own tool), so that a reload warns only of what it made.
+	 */
+	private final Set<List<String>> warned;
 
 	Policies(List<Policy> policies, PolicyMeters meters) {
 		this(policies, meters, Map.of(), Set.of());
 	}
 
 	Policies(List<Policy> policies, PolicyMeters meters, Map<Object, PolicyRule> rules,
-			Set<List<String>> allowsTogether) {
+			Set<List<String>> warned) {
 		this.policies = List.copyOf(policies);
 		this.meters = meters;
 		this.audits = new PolicyAudits(meters);
 		this.rules = Map.copyOf(rules);
-		this.allowsTogether = Set.copyOf(allowsTogether);
+		this.warned = Set.copyOf(warned);
 	}
 
 	/**
@@ -76,8 +79,8 @@ public final class Policies {
 		return rules;
 	}
 
-	Set<List<String>> allowsTogether() {
-		return allowsTogether;
+	Set<List<String>> warned() {
+		return warned;
 	}
 
 	/** Whether any policy governs messages to {@code server} through {@code virtualServer} ({@code null}: none). */
