@@ -87,7 +87,7 @@ final class PolicyLists {
 	 * entries the server published are kept as the caller's view of {@code catalogue} first. A tool or prompt the list
 	 * names twice is listed, kept and decided by its first entry alone, the later ones left out, so that a call of it
 	 * is decided from what the caller was shown (review 43e F3; {@link PublishedCatalogues#published} keeps the first
-	 * too).
+	 * too); where only audit-mode policies govern, no copy is left out (review 43f F-F: audit mode changes nothing).
 	 */
 	private Mono<Outcome> filter(Policies policies, ListResponse<?> list, String method, String catalogue, boolean keep,
 			Entry entry) {
@@ -99,14 +99,16 @@ final class PolicyLists {
 		boolean whole = Boolean.TRUE.equals(list.context().attributes().get(VirtualMembers.CATALOGUE_LISTING));
 		PolicyListing listing = whole ? null : policies.listing(facts);
 		List<JsonNode> published = keep ? new ArrayList<>() : null;
-		java.util.Set<String> named = new java.util.HashSet<>();
+		// only an enforced policy changes a list: one governed by audit-mode policies alone keeps every copy
+		java.util.Set<String> named = policies.enforces(list.context().server(), list.context().virtualServer())
+				? new java.util.HashSet<>() : null;
 		list.removeEntriesWhere(item -> {
 			PolicyFacts itemFacts = entry.of(facts, item);
 			if (itemFacts == null) {
 				return false;
 			}
 			String name = itemFacts.tool() != null ? itemFacts.tool() : itemFacts.prompt();
-			if (name != null && !named.add(name)) {
+			if (name != null && named != null && !named.add(name)) {
 				return true; // a name listed again: the first copy is the one listed, kept and decided from
 			}
 			if (keep) {

@@ -67,9 +67,11 @@ final class PolicyRequests {
 
 	/**
 	 * What the policies need of what the server published of the item a request names: whether any of them reads it
-	 * ({@code read}), whether an enforced one does ({@code enforced}), and the same of a tool's annotations, which
-	 * must be no older than the server's {@code tools.annotations-max-age}. Only what an enforced policy needs can make
-	 * the request refused; audit-mode ones read what is at hand or can be listed (review 43e F1).
+	 * ({@code read}), whether an enforced one does ({@code enforced}), and whether an enforced one reads a tool's
+	 * annotations, which must then be no older than the server's {@code tools.annotations-max-age}
+	 * ({@code enforcedFresh}; {@code fresh}: any one does). Only what an enforced policy needs can make the request
+	 * wait for the server's list or be refused; audit-mode ones read what is kept, of any age, or nothing, and have it
+	 * listed again in the background (review 43e F1, 43f F-A).
 	 */
 	private record Needs(boolean read, boolean enforced, boolean fresh, boolean enforcedFresh) {
 	}
@@ -78,26 +80,30 @@ final class PolicyRequests {
 	 * A request naming {@code name} of the list {@code catalogue}, decided by the policies on the facts {@code facts}
 	 * makes of what the server published of it. Where an enforced policy reads what it names, a name the server did
 	 * not publish to the caller's view is answered {@code unknown} too, and never goes upstream, and a request whose
-	 * list cannot be had is refused as undecidable; where only audit-mode ones do, such a request is decided without
-	 * the definition (an audit rule that needs it counts an {@code error}) and refused by nothing of theirs. Where a
-	 * rule reads a tool's annotations, from a definition no older than the server's
-	 * {@code tools.annotations-max-age}. Decided at once (a constant {@code Mono}, which the chain takes as it is, with
-	 * no timer) when nothing has to be listed: no rule reads what it names, or the caller's view of the list is kept
-	 * ({@link PublishedCatalogues#known}); else once the list is read.
+	 * list cannot be had is refused as undecidable; where an enforced rule reads a tool's annotations, from a
+	 * definition no older than the server's {@code tools.annotations-max-age}. Where only audit-mode ones read it, the
+	 * request never waits for the server's list: it is decided from what the relay keeps of the caller's view, however
+	 * old, or without the definition when nothing is kept (an audit rule that needs it counts an {@code error}), and
+	 * refused by nothing of theirs, what is kept being listed again in the background when it is not young enough for
+	 * them ({@link PublishedCatalogues#refreshInBackground}); so it is beside an enforced rule that needs no more than
+	 * what is kept (a name).
+	 * Decided at once (a constant {@code Mono}, which the chain takes as it is, with no timer) when nothing has to be
+	 * listed ({@link PublishedCatalogues#known}); else once the list is read.
 	 */
 	private Mono<Outcome> named(Policies policies, CallContext context, String catalogue, String name, Needs needs,
 			Function<Map<String, Object>, PolicyFacts> facts, Supplier<RejectError> unknown) {
 		Optional<Map<String, Object>> known = needs.read() && name != null
-				? catalogues.known(context, catalogue, name, needs.fresh()) : NOTHING_PUBLISHED_NEEDED;
-		if (known != null) {
-			return decide(policies, catalogue, known, needs.enforced(), facts, unknown);
+				? catalogues.known(context, catalogue, name, needs.enforcedFresh()) : NOTHING_PUBLISHED_NEEDED;
+		if (known != null || !needs.enforced()) {
+			if (needs.read() && name != null && (known == null || needs.fresh() && !needs.enforcedFresh())) {
+				catalogues.refreshInBackground(context, catalogue, name, needs.fresh());
+			}
+			return decide(policies, catalogue, known == null ? Optional.empty() : known, needs.enforced(), facts,
+					unknown);
 		}
-		return catalogues.find(context, catalogue, name, needs.fresh())
-			.flatMap(found -> decide(policies, catalogue, found, needs.enforced(), facts, unknown))
+		return catalogues.find(context, catalogue, name, needs.enforcedFresh())
+			.flatMap(found -> decide(policies, catalogue, found, true, facts, unknown))
 			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
-				if (!needs.enforced()) {
-					return decide(policies, catalogue, Optional.empty(), false, facts, unknown);
-				}
 				Optional<Map<String, Object>> older = needs.enforcedFresh() ? null
 						: catalogues.known(context, catalogue, name, false);
 				if (older != null) {

@@ -12,7 +12,8 @@ import java.util.Set;
  * takes it, converted when read and never copied whole: each value is {@link CelValues#of(Object)} of the source's, a
  * nested map such a view too, and a key whose value is {@code null} (a JSON {@code null}) is absent, as
  * {@link CelValues} leaves it out. Equal to the map {@link CelValues#of(Object)} would copy of the source. It reads the
- * source when asked; it changes nothing and nothing can change through it (every mutator throws). Used by the thread
+ * source when asked; it changes nothing and nothing can change through it (every mutator throws). A value no CEL value
+ * holds ({@link CelValues.OutOfRange}) throws when read, its key and the others read as any. Used by the thread
  * that decides one message, for as long as its decision.
  */
 final class CelMapView extends AbstractMap<String, Object> {
@@ -28,12 +29,11 @@ final class CelMapView extends AbstractMap<String, Object> {
 		return source.isEmpty() ? Map.of() : new CelMapView(source);
 	}
 
-	/** A value of the source as a CEL value: a map as a view, anything else as {@link CelValues#of(Object)}. */
-	@SuppressWarnings("unchecked")
+	/**
+	 * A value of the source as a CEL value ({@link CelValues#of(Object)}: a map as a view).
+	 * @throws CelValues.OutOfRange for a number no CEL value holds: the rule reading it fails, no other
+	 */
 	private static Object converted(Object value) {
-		if (value instanceof Map<?, ?> map && !(value instanceof CelMapView)) {
-			return new CelMapView((Map<String, ?>) map);
-		}
 		return CelValues.of(value);
 	}
 
@@ -70,6 +70,53 @@ final class CelMapView extends AbstractMap<String, Object> {
 	@Override
 	public void clear() {
 		throw new UnsupportedOperationException();
+	}
+
+	/** The keys whose value is not {@code null}, read without converting a value (iterating a map's keys reads no value). */
+	@Override
+	public Set<String> keySet() {
+		return new AbstractSet<>() {
+
+			@Override
+			public Iterator<String> iterator() {
+				Iterator<? extends Map.Entry<String, ?>> entries = source.entrySet().iterator();
+				return new Iterator<>() {
+
+					private String next;
+
+					@Override
+					public boolean hasNext() {
+						while (next == null && entries.hasNext()) {
+							Map.Entry<String, ?> entry = entries.next();
+							next = entry.getValue() == null ? null : entry.getKey();
+						}
+						return next != null;
+					}
+
+					@Override
+					public String next() {
+						if (!hasNext()) {
+							throw new NoSuchElementException();
+						}
+						String key = next;
+						next = null;
+						return key;
+					}
+
+				};
+			}
+
+			@Override
+			public boolean contains(Object key) {
+				return containsKey(key);
+			}
+
+			@Override
+			public int size() {
+				return CelMapView.this.size();
+			}
+
+		};
 	}
 
 	@Override

@@ -85,15 +85,15 @@ final class HeaderValues extends AbstractMap<String, String> {
 
 	/**
 	 * A rule read a header whose lines differ (or the whole map of a request with one): no message, so nothing of the
-	 * values reaches a log; {@link PolicyExpression} names it {@value #KIND}.
+	 * values reaches a log; the rule's error is of kind {@value #KIND}.
 	 */
-	static final class Conflicting extends RuntimeException {
+	static final class Conflicting extends UnreadableValue {
 
 		/** The kind of error of a rule that read it ({@link RuleVerdict#error}). */
 		static final String KIND = "conflicting_header";
 
 		Conflicting() {
-			super(null, null, false, false);
+			super(KIND);
 		}
 
 	}

@@ -41,20 +41,23 @@ public final class Policies {
 	/** The rules compiled for this engine, by what they were compiled from, for the next snapshot to reuse. */
 	private final Map<Object, PolicyRule> rules;
 
-	/** The groups of allows that govern a server together, warned of ({@link PolicyWarnings}). */
-	private final Set<List<String>> allowsTogether;
+	/**
+	 * What {@link PolicyWarnings} warned of for this engine's policies (groups of allows that govern a server together,
+	 * rules naming tool search's own tool), so that a reload warns only of what it made.
+	 */
+	private final Set<List<String>> warned;
 
 	Policies(List<Policy> policies, PolicyMeters meters) {
 		this(policies, meters, Map.of(), Set.of());
 	}
 
 	Policies(List<Policy> policies, PolicyMeters meters, Map<Object, PolicyRule> rules,
-			Set<List<String>> allowsTogether) {
+			Set<List<String>> warned) {
 		this.policies = List.copyOf(policies);
 		this.meters = meters;
 		this.audits = new PolicyAudits(meters);
 		this.rules = Map.copyOf(rules);
-		this.allowsTogether = Set.copyOf(allowsTogether);
+		this.warned = Set.copyOf(warned);
 	}
 
 	/**
@@ -76,13 +79,26 @@ public final class Policies {
 		return rules;
 	}
 
-	Set<List<String>> allowsTogether() {
-		return allowsTogether;
+	Set<List<String>> warned() {
+		return warned;
 	}
 
 	/** Whether any policy governs messages to {@code server} through {@code virtualServer} ({@code null}: none). */
 	public boolean governs(String server, String virtualServer) {
 		return !governing(server, virtualServer).isEmpty();
+	}
+
+	/**
+	 * Whether an enforced policy governs messages to {@code server} through {@code virtualServer} ({@code null}:
+	 * none): where none does, the policies change nothing of what passes (audit mode takes no part).
+	 */
+	public boolean enforces(String server, String virtualServer) {
+		for (Policy policy : governing(server, virtualServer)) {
+			if (policy.enforced()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Whether any policy governs messages to {@code server} (directly or through any virtual server). */
@@ -129,8 +145,8 @@ public final class Policies {
 	 * ({@link PublishedCatalogues}), and a name it did not publish is answered as unknown without going upstream, as a
 	 * refused one is: else a spelling the server resolves leniently ({@code Delete_File} for {@code delete_file}) would
 	 * pass a rule about the name it stands for, and the server's own answer to a name it does not know would tell it
-	 * from a refused one. Where only audit-mode ones do, they read the definition when it is at hand or can be listed,
-	 * and nothing is refused for want of one (review 43e F1: audit mode refuses nothing).
+	 * from a refused one. Where only audit-mode ones do, they read the definition the relay keeps, of any age, and
+	 * nothing waits for a listing or is refused for want of one (review 43e F1, 43f F-A: audit mode refuses nothing).
 	 */
 	public boolean readsTool(String server, String virtualServer, boolean enforcedOnly) {
 		return anyReads(server, virtualServer, enforcedOnly, READS_TOOL);
@@ -138,8 +154,9 @@ public final class Policies {
 
 	/**
 	 * Whether a policy that governs messages to {@code server} through {@code virtualServer} reads a tool's published
-	 * annotations ({@code mcp.tool.annotations}), with {@code enforcedOnly} an enforced one: a call there is decided
-	 * from a definition no older than the server's {@code tools.annotations-max-age} ({@link PublishedCatalogues}).
+	 * annotations ({@code mcp.tool.annotations}), with {@code enforcedOnly} an enforced one: where an enforced one
+	 * does, a call there is decided from a definition no older than the server's {@code tools.annotations-max-age}
+	 * ({@link PublishedCatalogues}).
 	 */
 	public boolean readsAnnotations(String server, String virtualServer, boolean enforcedOnly) {
 		return anyReads(server, virtualServer, enforcedOnly, READS_ANNOTATIONS);

@@ -94,9 +94,11 @@ public final class PolicyCompiler implements SnapshotPart<Policies> {
 					compiled.stream().filter(policy -> !policy.enforced()).count(),
 					compiled.stream().map(Policy::name).toList());
 		}
-		Set<List<String>> allowsTogether = PolicyWarnings.allowsTogether(compiled, compilation.properties(),
-				previous == null ? Set.of() : previous.allowsTogether());
-		return new Policies(compiled, meters, rules, allowsTogether);
+		Set<List<String>> warnedBefore = previous == null ? Set.of() : previous.warned();
+		Set<List<String>> warned = new java.util.HashSet<>(
+				PolicyWarnings.allowsTogether(compiled, compilation.properties(), warnedBefore));
+		warned.addAll(PolicyWarnings.onRelayOwnTool(compiled, compilation.properties(), warnedBefore));
+		return new Policies(compiled, meters, rules, warned);
 	}
 
 	/**

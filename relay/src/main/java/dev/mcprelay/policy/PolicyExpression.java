@@ -101,12 +101,14 @@ final class PolicyExpression {
 			result = argumentsUnknown ? partial.eval(PartialVars.of(variables, ARGUMENTS)) : program.eval(variables);
 		}
 		catch (CelEvaluationException failure) {
-			return conflictingHeader(failure) ? RuleVerdict.error(HeaderValues.Conflicting.KIND)
-					: RuleVerdict.error(failure.getErrorCode() == null ? RuleVerdict.INTERNAL
+			UnreadableValue unreadable = unreadable(failure);
+			return RuleVerdict.error(unreadable != null ? unreadable.kind()
+					: failure.getErrorCode() == null ? RuleVerdict.INTERNAL
 							: failure.getErrorCode().name().toLowerCase(java.util.Locale.ROOT));
 		}
 		catch (RuntimeException failure) {
-			return RuleVerdict.error(conflictingHeader(failure) ? HeaderValues.Conflicting.KIND : RuleVerdict.INTERNAL);
+			UnreadableValue unreadable = unreadable(failure);
+			return RuleVerdict.error(unreadable != null ? unreadable.kind() : RuleVerdict.INTERNAL);
 		}
 		if (result instanceof Boolean bool) {
 			return bool ? RuleVerdict.TRUE : RuleVerdict.FALSE;
@@ -114,14 +116,17 @@ final class PolicyExpression {
 		return result instanceof CelUnknownSet ? RuleVerdict.UNKNOWN : RuleVerdict.error(RuleVerdict.NOT_A_BOOL);
 	}
 
-	/** Whether {@code failure} is, or CEL wrapped, a read of a header whose lines differ ({@link HeaderValues}). */
-	private static boolean conflictingHeader(Throwable failure) {
+	/**
+	 * The value no rule can judge ({@link UnreadableValue}: a header whose lines differ, a number beyond CEL's) whose
+	 * read is, or CEL wrapped, {@code failure}; {@code null} for any other failure.
+	 */
+	private static UnreadableValue unreadable(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof HeaderValues.Conflicting) {
-				return true;
+			if (cause instanceof UnreadableValue unreadable) {
+				return unreadable;
 			}
 		}
-		return false;
+		return null;
 	}
 
 }

@@ -71,8 +71,9 @@ final class PolicyLog {
 		if (last == null || now - last > QUIET_NANOS) {
 			lastFailureLogged.put(key, now);
 			log.warn("The {} of server '{}' could not be listed, and the policies that read what it lists cannot "
-					+ "decide without it: requests that need it are refused (reason=policy_undecidable, counted in "
-					+ "mcp_relay_policy_decisions_total{outcome=\"error\"}; logged once a minute): {}", list, server,
+					+ "decide without it: requests an enforced policy needs it for are refused "
+					+ "(reason=policy_undecidable), audit-mode ones decide from what is kept or count an error "
+					+ "(mcp_relay_policy_decisions_total{outcome=\"error\"}; logged once a minute): {}", list, server,
 					quote(String.valueOf(failure.getMessage())));
 		}
 	}

@@ -14,14 +14,65 @@ import dev.mcprelay.config.RelayProperties;
  * What the policies of a snapshot say to the operator as they are compiled ({@link PolicyCompiler}): enforced allows
  * that govern one server together (directly, or through one virtual server). Allows are alternatives, so each opens
  * what it is true for whatever the other says, which an author who meant each as a restriction does not expect
- * (docs/policies.md: restrictions are written as deny). Each such group is warned of once: at start-up, and at a reload
- * only when the reload made it.
+ * (docs/policies.md: restrictions are written as deny); and rules that name tool search's own tool where tool search
+ * answers it before them. Each is warned of once: at start-up, and at a reload only when the reload made it.
  */
 final class PolicyWarnings {
 
 	private static final Logger log = LoggerFactory.getLogger(PolicyCompiler.class);
 
 	private PolicyWarnings() {
+	}
+
+	/** The tool tool search answers itself, before the policies (interceptors' {@code ToolSearchPolicy.SEARCH_TOOL}). */
+	static final String SEARCH_TOOL = "search_available_tools";
+
+	/**
+	 * Warns of each policy of {@code compiled} whose expression names {@value #SEARCH_TOOL} and that governs a server
+	 * or a virtual server with tool search on, and is not among {@code warnedBefore} (review 43f F-D): tool search
+	 * answers its own tool before the policies run, so such a rule never applies to that call (what a search finds and
+	 * lists is decided by the policies, as a call of each tool would be). The relay does not refuse the configuration:
+	 * a rule may name the tool to leave it alone ({@code mcp.tool.name != "search_available_tools" && ...}).
+	 *
+	 * @return a key of each such policy ({@code ["", "search_available_tools", name]}), warned of now or before
+	 */
+	static Set<List<String>> onRelayOwnTool(List<Policy> compiled, RelayProperties properties,
+			Set<List<String>> warnedBefore) {
+		Set<List<String>> warned = new HashSet<>();
+		for (Policy policy : compiled) {
+			if (!(policy.rule() instanceof CelRule rule) || !rule.source().contains(SEARCH_TOOL)) {
+				continue;
+			}
+			String where = searchedWhere(policy, properties);
+			List<String> key = List.of("", SEARCH_TOOL, policy.name());
+			if (where != null && warned.add(key) && !warnedBefore.contains(key)) {
+				log.warn("Policy '{}' names {}, which tool search answers itself on {} before any policy runs: the "
+						+ "rule never applies to that call (what a search finds is decided by the policies as a call "
+						+ "of each tool would be; docs/policies.md)", policy.name(), SEARCH_TOOL, where);
+			}
+		}
+		return Set.copyOf(warned);
+	}
+
+	/** The first server or virtual server with tool search on that {@code policy} governs, or {@code null}. */
+	private static String searchedWhere(Policy policy, RelayProperties properties) {
+		for (var server : properties.servers().entrySet()) {
+			if (server.getValue().toolSearch().enabled() && policy.governs(server.getKey(), null)) {
+				return "server '" + server.getKey() + "'";
+			}
+		}
+		for (var virtual : properties.virtualServers().entrySet()) {
+			if (!virtual.getValue().toolSearch().enabled()) {
+				continue;
+			}
+			for (String member : properties.servers().keySet()) {
+				if ((virtual.getValue().members().contains("*") || virtual.getValue().members().contains(member))
+						&& policy.governs(member, virtual.getKey())) {
+					return "virtual server '" + virtual.getKey() + "'";
+				}
+			}
+		}
+		return null;
 	}
 
 	/**

@@ -277,6 +277,27 @@ public class PublishedCatalogues implements ServerListChanges {
 		}));
 	}
 
+	/**
+	 * Lists the caller's view of {@code list} again without anyone waiting for it, for the audit-mode rules that decide
+	 * from what is kept ({@link #known} of any age) rather than wait: where {@code name} is not known, or, with
+	 * {@code annotations}, its definition is older than the server's {@code tools.annotations-max-age}. Joins the
+	 * listing in flight, and begins at most one per view and list each listing bound
+	 * ({@link CatalogueFreshness#listingBound}), so that calls never list each (a server whose list hangs or fails
+	 * is asked once a bound); bounded as every listing is, its failure logged ({@link CatalogueRelisting}) and
+	 * otherwise dropped. Nothing is done when what is kept is young enough.
+	 */
+	public void refreshInBackground(CallContext context, String list, String name, boolean annotations) {
+		if (known(context, list, name, annotations) != null) {
+			return;
+		}
+		Key key = new Key(viewOf(context), list);
+		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
+		if (kept.mayListInBackground(freshness.now(), freshness.listingBound(context).toNanos())) {
+			listed(context, list, key, kept).subscribe(null, failure -> {
+			});
+		}
+	}
+
 	/** {@link #known(CallContext, String, String, boolean)} for a rule that reads no annotations: of any age. */
 	public Optional<Map<String, Object>> known(CallContext context, String list, String name) {
 		return known(context, list, name, false);

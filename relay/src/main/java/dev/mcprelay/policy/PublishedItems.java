@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -51,6 +52,11 @@ final class PublishedItems {
 
 	/** The listing in flight, or {@code null}. */
 	private final AtomicReference<Mono<Void>> listing = new AtomicReference<>();
+
+	/** When a listing was last begun in the background ({@link #mayListInBackground}); {@link #NEVER} before. */
+	private final AtomicLong listedInBackgroundAt = new AtomicLong(NEVER);
+
+	private static final long NEVER = Long.MIN_VALUE;
 
 	/** Keeps the definition of {@code item}, one entry of a list the server gave this view, seen at {@code now}. */
 	void published(JsonNode item, long now) {
@@ -100,6 +106,17 @@ final class PublishedItems {
 	/** How many definitions are kept. */
 	int size() {
 		return items.size();
+	}
+
+	/**
+	 * Whether a listing may be begun in the background at {@code now} (a {@link System#nanoTime()}): none was begun in
+	 * the last {@code every} nanoseconds; if so, {@code now} is when the last was. At most one caller in a period is
+	 * told yes, however many ask at once, so that calls that do not wait for a listing do not begin one each, whether
+	 * the server hangs or fails at once.
+	 */
+	boolean mayListInBackground(long now, long every) {
+		long last = listedInBackgroundAt.get();
+		return (last == NEVER || now - last >= every) && listedInBackgroundAt.compareAndSet(last, now);
 	}
 
 	/**

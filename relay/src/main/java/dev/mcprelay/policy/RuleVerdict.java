@@ -7,7 +7,8 @@ package dev.mcprelay.policy;
  *
  * @param outcome which of the four
  * @param error for an error, its kind ({@code attribute_not_found}, {@code bad_format}, ...: CEL's error code in lower
- * case, or {@link #TOOL_UNKNOWN}, {@link #NOT_A_BOOL}, {@link #INTERNAL}); {@code null} otherwise. Never CEL's message,
+ * case, or {@link #TOOL_UNKNOWN}, {@link #NOT_A_BOOL}, {@link #INTERNAL}, or an {@link UnreadableValue}'s kind);
+ * {@code null} otherwise. Never CEL's message,
  * which can quote the values the expression read (a header, a claim)
  */
 record RuleVerdict(Outcome outcome, String error) {

@@ -3,6 +3,7 @@ package dev.mcprelay.policy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -33,9 +34,9 @@ public final class ToolOffers {
 	 * the caller's view is kept young enough; else after one listing of it. A listing that fails (or hangs past the
 	 * server's {@code timeouts.non-streaming} less a fifth) fails with the policies' refusal of a request they cannot
 	 * decide ({@link PublishedCatalogues.Unavailable#refusal}: {@code policy_undecidable}, counted as an {@code error}
-	 * of each rule that reads the tool). Where only audit-mode rules read the tool, nothing is kept from the caller for
-	 * want of the server's list: a tool it did not publish to the view, or every tool when it cannot be listed, is
-	 * decided from the entry as listed (the failure counted as an {@code error} of each of those rules).
+	 * of each rule that reads the tool). Where only audit-mode rules read the tool, nothing waits for the server's list
+	 * and nothing is kept from the caller for want of it: each tool is decided from the definition kept of the view, of
+	 * any age, or from the entry as listed when none is kept.
 	 */
 	public static Mono<List<ObjectNode>> offerable(Policies policies, PublishedCatalogues catalogues,
 			CallContext context, List<ObjectNode> tools) {
@@ -48,18 +49,20 @@ public final class ToolOffers {
 		if (!policies.readsTool(server, virtualServer)) {
 			return Mono.just(asCopied(policies, facts, tools));
 		}
-		boolean strict = policies.readsTool(server, virtualServer, true);
+		if (!policies.readsTool(server, virtualServer, true)) {
+			return Mono.just(asKept(policies, catalogues, context, facts, tools,
+					policies.readsAnnotations(server, virtualServer)));
+		}
 		List<String> names = new ArrayList<>(tools.size());
 		tools.forEach(tool -> names.add(nameOf(tool)));
 		return catalogues.findAll(context, PublishedCatalogues.TOOLS, names.stream().filter(name -> name != null)
-			.toList(), policies.readsAnnotations(server, virtualServer))
+			.toList(), policies.readsAnnotations(server, virtualServer, true))
 			.map(published -> {
 				PolicyListing listing = policies.listing(facts);
 				List<ObjectNode> offered = new ArrayList<>();
 				for (int i = 0; i < tools.size(); i++) {
 					Map<String, Object> definition = names.get(i) == null ? null : published.get(names.get(i));
-					if (definition != null ? listing.lists(facts.forItem(names.get(i), definition, null, null))
-							: !strict && listing.lists(facts.forTool(tools.get(i)))) {
+					if (definition != null && listing.lists(facts.forItem(names.get(i), definition, null, null))) {
 						offered.add(tools.get(i));
 					}
 				}
@@ -67,19 +70,47 @@ public final class ToolOffers {
 			})
 			.onErrorResume(PublishedCatalogues.Unavailable.class, unavailable -> {
 				String policy = policies.undecidable(server, virtualServer, true);
-				return strict ? Mono.error(PublishedCatalogues.Unavailable.refusal(server, PublishedCatalogues.TOOLS,
-						unavailable.why(), policy)) : Mono.just(asCopied(policies, facts, tools));
+				return Mono.error(PublishedCatalogues.Unavailable.refusal(server, PublishedCatalogues.TOOLS,
+						unavailable.why(), policy));
 			});
 	}
 
 	/**
 	 * Those of {@code tools} the policies let the caller be offered, each decided from the entry as copied: where no
-	 * rule reads the tool (they read nothing of it), or where only audit-mode ones do and the server's list cannot be
-	 * had (they refuse nothing: review 43e F1).
+	 * rule reads the tool (they read nothing of it).
 	 */
 	private static List<ObjectNode> asCopied(Policies policies, PolicyFacts facts, List<ObjectNode> tools) {
 		PolicyListing listing = policies.listing(facts);
 		return tools.stream().filter(tool -> listing.lists(facts.forTool(tool))).toList();
+	}
+
+	/**
+	 * Those of {@code tools} the policies let the caller be offered where only audit-mode rules read the tool: each
+	 * decided from the definition kept of the caller's view, of any age, or from the entry as copied when none is
+	 * kept; never after a listing (review 43f F-A: an audit rule makes nothing wait, and refuses nothing). Where one
+	 * is not kept, or not young enough for a rule that reads {@code annotations}, the view is listed again in the
+	 * background ({@link PublishedCatalogues#refreshInBackground}).
+	 */
+	private static List<ObjectNode> asKept(Policies policies, PublishedCatalogues catalogues, CallContext context,
+			PolicyFacts facts, List<ObjectNode> tools, boolean annotations) {
+		PolicyListing listing = policies.listing(facts);
+		List<ObjectNode> offered = new ArrayList<>();
+		boolean refreshing = false;
+		for (ObjectNode tool : tools) {
+			String name = nameOf(tool);
+			Optional<Map<String, Object>> kept = name == null ? null
+					: catalogues.known(context, PublishedCatalogues.TOOLS, name, false);
+			if (!refreshing && name != null && (kept == null
+					|| annotations && catalogues.known(context, PublishedCatalogues.TOOLS, name, true) == null)) {
+				catalogues.refreshInBackground(context, PublishedCatalogues.TOOLS, name, annotations);
+				refreshing = true;
+			}
+			if (kept != null && kept.isPresent() ? listing.lists(facts.forItem(name, kept.get(), null, null))
+					: listing.lists(facts.forTool(tool))) {
+				offered.add(tool);
+			}
+		}
+		return offered;
 	}
 
 	private static String nameOf(JsonNode tool) {

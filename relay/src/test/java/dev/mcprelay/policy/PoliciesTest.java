@@ -314,6 +314,14 @@ class PoliciesTest {
 		List<String> logged = dev.mcprelay.testsupport.CapturedLogs.since(mark);
 		assertThat(logged).as("logged by its kind").anyMatch(line -> line.contains("conflicting_header"));
 		assertThat(logged).as("never the values").noneMatch(line -> line.contains("evil") || line.contains("good"));
+
+		// review 43f F-C: one line holding commas is one value; the guard policies.md gives for an upstream that reads
+		// the header as a list refuses it
+		assertThat(policies.decide(withTenant("evil, good")).allowed()).as("one value, \"evil, good\"").isTrue();
+		Policies guarded = policies("tenant-list", "deny", "request.headers[?\"x-tenant\"].orValue(\"\") == \"evil\" "
+				+ "|| request.headers[?\"x-tenant\"].orValue(\"\").contains(\",\")");
+		assertThat(guarded.decide(withTenant("evil, good")).allowed()).isFalse();
+		assertThat(guarded.decide(withTenant("good")).allowed()).isTrue();
 	}
 
 	private static PolicyFacts withTenant(String... lines) {

@@ -42,6 +42,8 @@ class PolicyAuditModeTest {
 		registry.add("mcp-relay.policies[0].name", () -> "try-read-only");
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "audited");
 		registry.add("mcp-relay.policies[0].servers[1]", () -> "audited-nolist");
+		registry.add("mcp-relay.servers.audited-unlisted.url", () -> SERVER.url("/mcp"));
+		registry.add("mcp-relay.policies[0].servers[2]", () -> "audited-unlisted");
 		registry.add("mcp-relay.policies[0].deny",
 				() -> "mcp.method == \"tools/call\" && !mcp.tool.annotations.?readOnlyHint.orValue(false)");
 		registry.add("mcp-relay.policies[0].enforce", () -> "false");
@@ -54,6 +56,12 @@ class PolicyAuditModeTest {
 
 	@Test
 	void whatItWouldRefuseGoesUpstreamAndIsCounted() {
+		// the client lists first, as clients do: an audit rule decides from the definition the relay keeps, and never
+		// makes a call wait for a listing of the relay's own (review 43f F-A)
+		RawHttp http = new RawHttp(port);
+		assertThat(RawHttp.messagesOf(http.send(http.post("audited",
+				"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"))).get(0).at("/result/tools").size())
+			.isEqualTo(3);
 		double before = decisions("audited", "audited");
 		assertThat(call("audited", "delete_file").at("/result/content/0/text").asText()).isEqualTo("called delete_file");
 		assertThat(decisions("audited", "audited") - before).isEqualTo(1);
@@ -76,6 +84,26 @@ class PolicyAuditModeTest {
 		assertThat(called.at("/result/content/0/text").asText()).as(called.toString()).isEqualTo("called read_file");
 		assertThat(SERVER.count("tools/call")).isEqualTo(1);
 		assertThat(decisions("audited-nolist", "error") - before).isEqualTo(1);
+	}
+
+	/**
+	 * Review 43f F-A: with nothing kept of the server's tools, a call is decided without the definition at once (the
+	 * audit rule's error) and the relay lists the tools in the background, so that the next call is decided from them.
+	 */
+	@Test
+	void aCallWithNothingKeptIsNotKeptWaitingAndTheToolsAreListedInTheBackground() {
+		double errors = decisions("audited-unlisted", "error");
+		double audited = decisions("audited-unlisted", "audited");
+		assertThat(call("audited-unlisted", "delete_file").at("/result/content/0/text").asText())
+			.isEqualTo("called delete_file");
+		assertThat(decisions("audited-unlisted", "error") - errors).as("no definition yet").isEqualTo(1);
+
+		org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).untilAsserted(() -> {
+			assertThat(call("audited-unlisted", "delete_file").at("/result/content/0/text").asText())
+				.isEqualTo("called delete_file");
+			assertThat(decisions("audited-unlisted", "audited") - audited).as("decided from the listed definition")
+				.isPositive();
+		});
 	}
 
 	private double decisions(String server, String outcome) {

@@ -61,6 +61,12 @@ class PolicyToolDefinitionsTest {
 		registry.add("mcp-relay.policies[0].servers[0]", () -> "scripted");
 		registry.add("mcp-relay.policies[0].allow",
 				() -> "mcp.method != \"tools/call\" || mcp.tool.annotations.?readOnlyHint.orValue(false)");
+		registry.add("mcp-relay.servers.audited.url", () -> UPSTREAM.url("/mcp"));
+		registry.add("mcp-relay.policies[1].name", () -> "try-read-only");
+		registry.add("mcp-relay.policies[1].servers[0]", () -> "audited");
+		registry.add("mcp-relay.policies[1].deny",
+				() -> "mcp.method == \"tools/call\" && !mcp.tool.annotations.?readOnlyHint.orValue(false)");
+		registry.add("mcp-relay.policies[1].enforce", () -> "false");
 	}
 
 	@BeforeEach
@@ -190,9 +196,21 @@ class PolicyToolDefinitionsTest {
 		assertThat(callsSeen()).isZero();
 	}
 
+	/** Review 43f F-F: where only an audit-mode policy governs, the list is left as the server sent it, copies too. */
+	@Test
+	void anAuditModePolicyAloneLeavesAToolListedTwiceAsListed() {
+		SECOND_DEPLOY_READ_ONLY.set(false);
+		assertThat(listed("audited").stream().filter("deploy"::equals)).as("both copies").hasSize(2);
+		assertThat(listed()).as("an enforced policy's server: the first alone").containsOnlyOnce("deploy");
+	}
+
 	private List<String> listed() {
+		return listed("scripted");
+	}
+
+	private List<String> listed(String server) {
 		RawHttp http = new RawHttp(port);
-		JsonNode answer = RawHttp.json(http.send(http.post("scripted",
+		JsonNode answer = RawHttp.json(http.send(http.post(server,
 				"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}")).body());
 		return answer.at("/result/tools").findValuesAsText("name");
 	}
