@@ -208,7 +208,7 @@ final class PerRequestBridge {
 							bytes(ModernResults.discover(id, session))));
 				}
 				if (id != null && "subscriptions/listen".equals(method)) {
-					return listens.listen(request, message, session, onWritten,
+					return listens.listen(request, message, client.key(), session, onWritten,
 							(in, serverRequest) -> refuse(request, in, serverRequest), (status, in) -> forgotten
 								.replaced(request, in, status, () -> sessions.reopen(request, client)), handler);
 				}
