@@ -23,8 +23,11 @@ final class StreamlessSessions {
 	/** The most sessions remembered. */
 	static final int MAX_SESSIONS = 4096;
 
-	/** How long a mark lasts: the first listen after it asks the server again. */
-	static final Duration LOOK_AGAIN = Duration.ofSeconds(30);
+	/**
+	 * How long a mark lasts (as long as a verdict of the server's is shared, {@link ServerVersions#PROBE_INTERVAL}): the
+	 * first listen after it asks the server again.
+	 */
+	static final Duration LOOK_AGAIN = ServerVersions.PROBE_INTERVAL;
 
 	private final LongSupplier nanoClock;
 
