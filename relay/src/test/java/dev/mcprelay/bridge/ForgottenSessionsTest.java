@@ -82,6 +82,45 @@ class ForgottenSessionsTest {
 		assertThat(server.ended).containsExactly(first);
 	}
 
+	/**
+	 * Review 46h, N3: a server that answers a JSON-RPC error with HTTP 404 in a session it knows (the TypeScript SDK
+	 * v2 maps "Method not found" so on its 2026 path; scripted here): every such answer re-opened the session, none
+	 * was ended, and the client got the relay's -32603 {@code upstream_error_status}. Now the 404 is the server's
+	 * answer, handed on under the client's id, in the same session.
+	 */
+	@Test
+	void aNotFoundThatAnswersTheRequestIsHandedOnInTheSameSession() throws Exception {
+		SessionServer server = new SessionServer();
+		VersionBridge bridge = bridge(server);
+		assertThat(send(bridge, LIST.replace("ID", "1")).get(30, TimeUnit.SECONDS)).startsWith("200 ");
+		for (int request = 2; request <= 6; request++) {
+			String answered = send(bridge, NOPE.replace("ID", String.valueOf(request))).get(30, TimeUnit.SECONDS);
+			assertThat(answered).as("the server's own answer: %s", answered).startsWith("404 ").contains("-32601")
+				.contains("\"id\":" + request);
+		}
+		assertThat(server.opened).as("one session for the client").hasValue(1);
+		assertThat(server.ended).isEmpty();
+	}
+
+	/** A server that says "Session not found" with a 404 after a restart: opened again once, the old one ended. */
+	@Test
+	void aSessionTheServerForgotAndSaysSoWithANotFoundIsOpenedAgainOnceAndTheOldOneEnded() throws Exception {
+		SessionServer server = new SessionServer();
+		server.forgottenStatus = HttpStatus.NOT_FOUND;
+		VersionBridge bridge = bridge(server);
+		assertThat(send(bridge, LIST.replace("ID", "1")).get(30, TimeUnit.SECONDS)).startsWith("200 ");
+		String first = server.live.iterator().next();
+		server.live.clear(); // the server restarted: it knows no session
+
+		String listed = send(bridge, LIST.replace("ID", "2")).get(30, TimeUnit.SECONDS);
+		assertThat(listed).as("%s", listed).startsWith("200 ").contains("\"tools\":[]");
+		assertThat(server.opened).as("opened again, once").hasValue(2);
+		assertThat(server.ended).as("the session replaced is ended").containsExactly(first);
+	}
+
+	private static final String NOPE = "{\"jsonrpc\":\"2.0\",\"id\":ID,\"method\":\"nope/x\",\"params\":{" + META
+			+ "}}";
+
 	private static VersionBridge bridge(UpstreamTransport server) {
 		return new VersionBridge(server, "f", new ServerVersions("f", List.of("2025-11-25")), 65536,
 				new BridgedStreamsTest.Kept(), BridgedStreamsTest.flightsOf(null), Duration.ofSeconds(60),
@@ -100,6 +139,9 @@ class ForgottenSessionsTest {
 		final AtomicInteger opened = new AtomicInteger();
 
 		final List<String> ended = new CopyOnWriteArrayList<>();
+
+		/** What a request in a session the server does not know is answered with. */
+		volatile HttpStatus forgottenStatus = HttpStatus.BAD_REQUEST;
 
 		@Override
 		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
@@ -126,7 +168,16 @@ class ForgottenSessionsTest {
 				return refusal(headers, -32700, "Parse error: Invalid JSON-RPC message");
 			}
 			if (!live.contains(String.valueOf(request.sessionId()))) {
-				return refusal(headers, -32000, "Bad Request: No valid session ID provided");
+				return forgottenStatus == HttpStatus.NOT_FOUND
+						? LocalUpstreamResponse.replay(HttpStatus.NOT_FOUND, headers, ("{\"jsonrpc\":\"2.0\",\"error\":"
+								+ "{\"code\":-32001,\"message\":\"Session not found\"},\"id\":null}")
+							.getBytes(StandardCharsets.UTF_8))
+						: refusal(headers, -32000, "Bad Request: No valid session ID provided");
+			}
+			if (body.contains("\"nope/x\"")) {
+				return LocalUpstreamResponse.replay(HttpStatus.NOT_FOUND, headers, ("{\"jsonrpc\":\"2.0\",\"id\":\""
+						+ id + "\",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}")
+					.getBytes(StandardCharsets.UTF_8));
 			}
 			if (!body.contains("\"id\"")) {
 				return LocalUpstreamResponse.empty(HttpStatus.ACCEPTED);
