@@ -210,7 +210,7 @@ final class PerRequestBridge {
 				if (id != null && "subscriptions/listen".equals(method)) {
 					return listens.listen(request, message, client.key(), session, onWritten,
 							(in, serverRequest) -> refuse(request, in, serverRequest), (status, in) -> forgotten
-								.replaced(request, in, status, () -> sessions.reopen(request, client)), handler);
+								.replaced(request, in, status, () -> sessions.reopen(request, client, in)), handler);
 				}
 				return exchange(request, message, client, session, onWritten, true, handler);
 			});
@@ -336,7 +336,7 @@ final class PerRequestBridge {
 						? handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body), request,
 								onWritten, handler)
 						: forgotten.end(request, session)
-							.then(Mono.defer(() -> sessions.reopen(request, client)))
+							.then(Mono.defer(() -> sessions.reopen(request, client, session)))
 							.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false,
 									handler)));
 			});

@@ -86,13 +86,7 @@ final class UpstreamSessions {
 	 * because the server speaks only the session era).
 	 */
 	Mono<UpstreamSession> find(UpstreamRequest relayed, ModernClient client) {
-		SessionKey key = keyOf(client);
-		return store.find(key)
-			.filter(state -> Objects.equals(state.callerId(), client.callerId()))
-			.mapNotNull(state -> {
-				String kept = state.members().get(STATE);
-				return kept == null ? null : UpstreamSession.fromJson(kept);
-			})
+		return kept(client)
 			.doOnNext(session -> {
 				if (versions.known().isEmpty()) {
 					versions.learn(List.of(session.version()));
@@ -105,6 +99,29 @@ final class UpstreamSessions {
 	/** A new session for {@code client}, in place of one the server ended (it answered 404 in it). */
 	Mono<UpstreamSession> reopen(UpstreamRequest relayed, ModernClient client) {
 		return open(relayed, client);
+	}
+
+	/**
+	 * A new session for {@code client} in place of {@code replaced}, which the server forgot, unless the store already
+	 * holds another (a request or listen of the client's that found {@code replaced} forgotten first opened it): that
+	 * one, so that the client's exchanges that find one session forgotten open one session, not one each (review 46h,
+	 * N4: concurrent listens after a server's restart each opened one, and all but the stored one were left at the
+	 * server). Openings under way are shared as {@link #find}'s are.
+	 */
+	Mono<UpstreamSession> reopen(UpstreamRequest relayed, ModernClient client, UpstreamSession replaced) {
+		return kept(client)
+			.filter(session -> session.sessionId() != null && !session.sessionId().equals(replaced.sessionId()))
+			.switchIfEmpty(Mono.defer(() -> open(relayed, client)));
+	}
+
+	/** The session the store holds for {@code client}, if any. */
+	private Mono<UpstreamSession> kept(ModernClient client) {
+		return store.find(keyOf(client))
+			.filter(state -> Objects.equals(state.callerId(), client.callerId()))
+			.mapNotNull(state -> {
+				String kept = state.members().get(STATE);
+				return kept == null ? null : UpstreamSession.fromJson(kept);
+			});
 	}
 
 	private Mono<UpstreamSession> open(UpstreamRequest relayed, ModernClient client) {

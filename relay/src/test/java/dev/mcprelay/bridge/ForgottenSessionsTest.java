@@ -118,6 +118,32 @@ class ForgottenSessionsTest {
 		assertThat(server.ended).as("the session replaced is ended").containsExactly(first);
 	}
 
+	/**
+	 * Review 46h, N4: after a server's restart, the client's exchanges that found its session forgotten each opened a
+	 * session (concurrent listens: 20 listens, 3 sessions, 2 left at the server). One that finds the session already
+	 * replaced in the store (another exchange of the client's re-opened it first) takes that one: the second
+	 * re-opening below stands for a listen whose ping ended after the first listen's re-opening.
+	 */
+	@Test
+	void exchangesThatFindOneSessionForgottenOpenOneSession() throws Exception {
+		SessionServer server = new SessionServer();
+		UpstreamSessions sessions = new UpstreamSessions(server, "f", new ServerVersions("f", List.of("2025-11-25")),
+				new BridgedStreamsTest.Kept(), 65536, Duration.ofSeconds(60));
+		byte[] body = LIST.replace("ID", "1").getBytes(StandardCharsets.UTF_8);
+		ModernClient client = ModernClient.of("alice", (com.fasterxml.jackson.databind.node.ObjectNode) dev.mcprelay
+			.testsupport.RawHttp.json(LIST.replace("ID", "1")));
+		UpstreamRequest relayed = new UpstreamRequest("f", org.springframework.http.HttpMethod.POST,
+				java.net.URI.create("http://127.0.0.1:1/mcp"), new HttpHeaders(), body, "alice", null);
+		UpstreamSession first = sessions.find(relayed, client).block(Duration.ofSeconds(30));
+		server.live.clear(); // the server restarted: it knows no session
+
+		UpstreamSession reopened = sessions.reopen(relayed, client, first).block(Duration.ofSeconds(30));
+		UpstreamSession again = sessions.reopen(relayed, client, first).block(Duration.ofSeconds(30));
+		assertThat(reopened.sessionId()).isNotEqualTo(first.sessionId());
+		assertThat(again.sessionId()).as("the session already re-opened").isEqualTo(reopened.sessionId());
+		assertThat(server.opened).as("one re-opening").hasValue(2);
+	}
+
 	private static final String NOPE = "{\"jsonrpc\":\"2.0\",\"id\":ID,\"method\":\"nope/x\",\"params\":{" + META
 			+ "}}";
 
