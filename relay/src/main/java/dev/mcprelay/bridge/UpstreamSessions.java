@@ -64,6 +64,22 @@ final class UpstreamSessions {
 	/** The openings under way on this replica, by store key: concurrent first requests share one. */
 	private final Map<String, Mono<UpstreamSession>> opening = new ConcurrentHashMap<>();
 
+	/**
+	 * The re-openings asked, by store key and the session they replace, the last {@value #MAX_REOPENINGS}: every
+	 * exchange that finds one session forgotten shares one; guarded by itself.
+	 */
+	private final Map<String, Mono<UpstreamSession>> reopenings = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Mono<UpstreamSession>> eldest) {
+			return size() > MAX_REOPENINGS;
+		}
+
+	};
+
+	/** The most re-openings remembered ({@link #reopen(UpstreamRequest, ModernClient, UpstreamSession)}). */
+	static final int MAX_REOPENINGS = 1024;
+
 	/** @param openTimeout how long an opening waits for the server: its {@code timeouts.non-streaming} */
 	UpstreamSessions(UpstreamTransport server, String serverId, ServerVersions versions, SessionStore store,
 			long maxBytes, java.time.Duration openTimeout) {
@@ -109,9 +125,29 @@ final class UpstreamSessions {
 	 * server). Openings under way are shared as {@link #find}'s are.
 	 */
 	Mono<UpstreamSession> reopen(UpstreamRequest relayed, ModernClient client, UpstreamSession replaced) {
-		return kept(client)
+		Mono<UpstreamSession> reopening = kept(client)
 			.filter(session -> session.sessionId() != null && !session.sessionId().equals(replaced.sessionId()))
 			.switchIfEmpty(Mono.defer(() -> open(relayed, client)));
+		if (replaced.sessionId() == null) {
+			return reopening;
+		}
+		// one re-opening per replaced session, whenever its exchanges ask (not only while it is under way): a failed
+		// one is forgotten, so that the next asks anew
+		String name = keyOf(client).id() + '\n' + replaced.sessionId();
+		synchronized (reopenings) {
+			Mono<UpstreamSession> shared = reopenings.get(name);
+			if (shared == null) {
+				AtomicReference<Mono<UpstreamSession>> self = new AtomicReference<>();
+				shared = reopening.doOnError(failed -> {
+					synchronized (reopenings) {
+						reopenings.remove(name, self.get());
+					}
+				}).cache();
+				self.set(shared);
+				reopenings.put(name, shared);
+			}
+			return shared;
+		}
 	}
 
 	/** The session the store holds for {@code client}, if any. */
