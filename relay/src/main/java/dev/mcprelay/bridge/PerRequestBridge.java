@@ -208,9 +208,9 @@ final class PerRequestBridge {
 							bytes(ModernResults.discover(id, session))));
 				}
 				if (id != null && "subscriptions/listen".equals(method)) {
-					return listens.listen(request, message, session, onWritten,
+					return listens.listen(request, message, client.key(), session, onWritten,
 							(in, serverRequest) -> refuse(request, in, serverRequest), (status, in) -> forgotten
-								.replaced(request, in, status, () -> sessions.reopen(request, client)), handler);
+								.replaced(request, in, status, () -> sessions.reopen(request, client, in)), handler);
 				}
 				return exchange(request, message, client, session, onWritten, true, handler);
 			});
@@ -296,11 +296,12 @@ final class PerRequestBridge {
 	}
 
 	/**
-	 * The server's answer to a request of the client's, in the 2026 form. A 404 opens the session again, once, as does
-	 * a 400 that is no answer to the request (no JSON-RPC error under its id: a server that restarted and forgot the
-	 * session says so, as the reference server's "No valid session ID provided") when the server no longer knows the
-	 * session ({@link ForgottenSessions}: else the 400 refused the request itself, and is handed on); the session it
-	 * replaces is then ended.
+	 * The server's answer to a request of the client's, in the 2026 form. A 400 or a 404 that is no answer to the
+	 * request (no JSON-RPC error under its id: a server that restarted and forgot the session says so, as the reference
+	 * server's "No valid session ID provided" or "Session not found") opens the session again, once, when the server no
+	 * longer knows the session ({@link ForgottenSessions}: else the status refused the request itself, and is handed
+	 * on); the session it replaces is then ended. One that is an answer under the request's id is handed on, under the
+	 * client's id.
 	 */
 	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, ObjectNode message,
 			BridgedCancellations.Sent minted, ModernClient client, UpstreamSession session, Runnable onWritten,
@@ -310,28 +311,32 @@ final class PerRequestBridge {
 			minted.answered();
 		}
 		String method = message.path("method").asText();
-		if (response.statusCode().value() == HttpStatus.NOT_FOUND.value() && mayReopen) {
-			return response.releaseBody()
-				.then(Mono.defer(() -> sessions.reopen(request, client)))
-				.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false, handler));
-		}
-		if (response.statusCode().value() == HttpStatus.BAD_REQUEST.value() && mayReopen) {
+		int status = response.statusCode().value();
+		if ((status == HttpStatus.BAD_REQUEST.value() || status == HttpStatus.NOT_FOUND.value()) && mayReopen) {
 			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
 				ObjectNode refusal = BridgedAnswers.parse(body);
-				// the server's answer to the request, or a refusal of the new generation's (a server redeployed as a
-				// 2026 one: handOn learns its versions): not a session it forgot
-				if (refusal != null && ((minted != null && minted.id.equals(refusal.path("id").asText(null)))
-						|| Refusals.ofNewGeneration(body))) {
+				// the server's answer to the request (some servers answer a JSON-RPC error with a 404: review 46h N3),
+				// under the client's id again
+				if (refusal != null && minted != null && minted.id.equals(refusal.path("id").asText(null))) {
+					refusal.set("id", id);
+					return handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
+							refusal.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)), request, onWritten,
+							handler);
+				}
+				// a refusal of the new generation's (a server redeployed as a 2026 one: handOn learns its versions):
+				// not a session it forgot
+				if (refusal != null && Refusals.ofNewGeneration(body)) {
 					return handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body),
 							request, onWritten, handler);
 				}
-				// a 400 under no id is as often the request's own fault: the session is opened again only when the
-				// server no longer knows it, and the session replaced is ended
+				// a 400 or 404 under no id is as often the request's own fault (a server that routes only some paths):
+				// the session is opened again only when the server no longer knows it, and the session replaced is
+				// ended (review 46h N3: every 404 re-opened, none ended)
 				return forgotten.forgot(request, session).flatMap(gone -> !gone
 						? handOn(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body), request,
 								onWritten, handler)
 						: forgotten.end(request, session)
-							.then(Mono.defer(() -> sessions.reopen(request, client)))
+							.then(Mono.defer(() -> sessions.reopen(request, client, session)))
 							.flatMap(reopened -> exchange(request, message, client, reopened, onWritten, false,
 									handler)));
 			});

@@ -34,6 +34,11 @@ import reactor.core.publisher.Mono;
  * as a server of the new generation does the session end, and the versions that refusal names are learnt; else the
  * client's refusal is handed on to it as it came (a 400 read whole, within the server's {@code max-buffered-body}, and
  * replayed byte for byte), its session goes on, and nothing is learnt. Any other answer is handed on as it came.
+ *
+ * <p>The client waits for the relay's {@code initialize} only until half its own {@code timeouts.non-streaming} has
+ * passed since its request was sent (review 46h, N1: a server slow to open a session had the client told 504
+ * {@code upstream_timeout} for a request the server answered at once); past that its refusal is handed on as it came,
+ * and the verdict, when it comes, decides for the refusals after it.
  */
 final class RetiredSessionEra {
 
@@ -45,13 +50,17 @@ final class RetiredSessionEra {
 
 	private final SessionEraProbe probe;
 
-	/** @param timeout how long the relay's own {@code initialize} waits: the server's {@code timeouts.non-streaming} */
+	/** Half the client's deadline: how long after its request was sent a client may wait for the probe. */
+	private final long patienceNanos;
+
+	/** @param timeout the server's {@code timeouts.non-streaming}: the deadline of the client's exchange */
 	RetiredSessionEra(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes,
 			Duration timeout) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.probe = new SessionEraProbe(server, serverId, versions, maxBytes, timeout);
+		this.patienceNanos = timeout.toNanos() / 2;
 	}
 
 	/** Relays {@code request} (of a relayed session, not a bridged one) and hands the answer to {@code handler}. */
@@ -60,25 +69,32 @@ final class RetiredSessionEra {
 		if (request.sessionId() == null || version == null || ProtocolVersions.isPerRequest(version)) {
 			return server.send(request, handler);
 		}
-		return server.send(request, response -> {
-			MediaType type = response.contentType();
-			if (response.statusCode().value() != HttpStatus.BAD_REQUEST.value() || type == null
-					|| !MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
-				return handler.apply(response);
+		return Mono.defer(() -> {
+			long sent = System.nanoTime();
+			return server.send(request, response -> refused(request, version, sent, response, handler));
+		});
+	}
+
+	private Mono<Void> refused(UpstreamRequest request, String version, long sent, UpstreamResponse response,
+			Function<UpstreamResponse, Mono<Void>> handler) {
+		MediaType type = response.contentType();
+		if (response.statusCode().value() != HttpStatus.BAD_REQUEST.value() || type == null
+				|| !MediaType.APPLICATION_JSON.isCompatibleWith(type)) {
+			return handler.apply(response);
+		}
+		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
+			List<String> supported = Refusals.supportedVersions(body);
+			if (code(body) != -32022 || supported.isEmpty() || ProtocolVersions.sameEraIn(version, supported)) {
+				return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body));
 			}
-			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-				List<String> supported = Refusals.supportedVersions(body);
-				if (code(body) != -32022 || supported.isEmpty() || ProtocolVersions.sameEraIn(version, supported)) {
-					return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body));
-				}
-				// the client's request, shaped as it chose: only the relay's own initialize decides
-				return probe.ask(request).flatMap(verdict -> verdict != SessionEraProbe.Verdict.RETIRED
-						? handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body))
-						: Mono.error(new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
-								"MCP server '" + serverId + "' no longer speaks this session's protocol version "
-										+ version + " (it speaks " + supported + "): the session ended; initialize "
-										+ "again")));
-			});
+			// the client's request, shaped as it chose: only the relay's own initialize decides
+			Duration wait = Duration.ofNanos(patienceNanos - (System.nanoTime() - sent));
+			return probe.ask(request, wait).flatMap(verdict -> verdict != SessionEraProbe.Verdict.RETIRED
+					? handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body))
+					: Mono.error(new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
+							"MCP server '" + serverId + "' no longer speaks this session's protocol version "
+									+ version + " (it speaks " + supported + "): the session ended; initialize "
+									+ "again")));
 		});
 	}
 

@@ -40,8 +40,8 @@ import reactor.core.publisher.Sinks;
  * server answers it (a server may hold a quiet stream's headers back) and without waiting for the subscribes. A GET
  * answered 404 or 400 in a session the server forgot opens the session again, once ({@link ForgottenSessions#replaced},
  * which ends the one replaced), and the listen goes on there; one answered with another status than a stream (405, or
- * a 404 in a session the server knows: it offers none, which is remembered for the session, {@link StreamlessSessions},
- * so that later listens in it are refused at once, nothing sent; 409: the session's stream is already open, for another
+ * a 404 in a session the server knows: it offers none, which is remembered for the session a while,
+ * {@link StreamlessSessions}, so that later listens in it are refused at once, nothing sent; 409: the session's stream is already open, for another
  * client of the session or on another replica) ends the listen with a JSON-RPC error ({@code listen_not_available};
  * {@code listen_failed} for any other status); after a 409 the URIs it subscribed stay subscribed, since the listen
  * that holds the stream subscribed them too.
@@ -86,11 +86,14 @@ final class SessionEraListen {
 	 * asks more than {@value ResourceSubscriptions#MAX_URIS} resources is refused (-32602,
 	 * {@code too_many_resource_subscriptions}), nothing sent.
 	 *
+	 * @param client the client the upstream session is for ({@link ModernClient#key}): it keys what is remembered of a
+	 * server that keeps no sessions ({@link StreamlessSessions})
 	 * @param refuse what answers a request the server sends on the stream of a session (to the server, with an error)
 	 * @param replaced the session opened again in place of one whose GET the server answered with a status (404, or a
 	 * 400 when it forgot the session: {@link ForgottenSessions#replaced}); empty when it is not to be opened again
 	 */
-	Mono<Void> listen(UpstreamRequest request, ObjectNode listen, UpstreamSession session, Runnable onWritten,
+	Mono<Void> listen(UpstreamRequest request, ObjectNode listen, String client, UpstreamSession session,
+			Runnable onWritten,
 			BiFunction<UpstreamSession, ObjectNode, Flux<byte[]>> refuse,
 			BiFunction<Integer, UpstreamSession, Mono<UpstreamSession>> replaced,
 			Function<UpstreamResponse, Mono<Void>> handler) {
@@ -104,7 +107,7 @@ final class SessionEraListen {
 							+ asked.path("resourceSubscriptions").size() + ")", "too_many_resource_subscriptions")
 				.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
 		}
-		if (streamless.offersNone(session)) {
+		if (streamless.offersNone(session, client)) {
 			// the server answered a GET in this session 405, or 404 while it knew the session: nothing to open again
 			onWritten.run();
 			return handler.apply(LocalUpstreamResponse.json(new HttpHeaders(), unavailable(id, true, "an earlier "
@@ -129,7 +132,7 @@ final class SessionEraListen {
 			onWritten.run();
 			written.tryEmitEmpty();
 		};
-		Listening listening = new Listening(request, id, honored, getWritten, refuse, replaced,
+		Listening listening = new Listening(request, id, client, honored, getWritten, refuse, replaced,
 				new ResourceSubscriptions(server, request, uris, timeout));
 		// the subscribes go alongside the stream, not before the acknowledgement: the client hears at once what is
 		// honoured, and cancelling the listen cancels those not answered yet
@@ -171,24 +174,25 @@ final class SessionEraListen {
 					.flatMapMany(reopened -> reopened.isPresent()
 							? Flux.merge(listening.subscriptions.subscribe(reopened.get()).thenMany(Flux.<byte[]>empty()),
 									stream(listening, reopened.get(), false))
-							: Flux.just(refusedIn(session, listening.id, status)));
+							: Flux.just(refusedIn(session, listening, status)));
 			}
 			listening.another = status == 409;
-			return Flux.just(refusedIn(session, listening.id, status));
+			return Flux.just(refusedIn(session, listening, status));
 		});
 	}
 
 	/**
 	 * The error that ends a listen whose GET the server answered in {@code session} with {@code status}, not a stream
 	 * (and did not forget the session): a 405, and a 404 in a session the server knows, mean it offers no stream, which
-	 * is remembered for the session ({@link StreamlessSessions}); a 409 that the session's stream is another's.
+	 * is remembered for the session, or for the client of a server without sessions, a while ({@link StreamlessSessions});
+	 * a 409 that the session's stream is another's.
 	 */
-	private byte[] refusedIn(UpstreamSession session, JsonNode id, int status) {
+	private byte[] refusedIn(UpstreamSession session, Listening listening, int status) {
 		boolean none = status == 405 || status == 404;
 		if (none) {
-			streamless.remember(session);
+			streamless.remember(session, listening.client);
 		}
-		return SseEventWriter.message(unavailable(id, none || status == 409, "HTTP "
+		return SseEventWriter.message(unavailable(listening.id, none || status == 409, "HTTP "
 				+ status + " to its GET").toString());
 	}
 
@@ -207,6 +211,9 @@ final class SessionEraListen {
 
 		final JsonNode id;
 
+		/** The client the upstream session is for ({@link ModernClient#key}). */
+		final String client;
+
 		final ObjectNode honored;
 
 		final Runnable getWritten;
@@ -220,12 +227,13 @@ final class SessionEraListen {
 		/** A 409: the session's stream is another listen's, whose resources stay subscribed when this one ends. */
 		volatile boolean another;
 
-		Listening(UpstreamRequest request, JsonNode id, ObjectNode honored, Runnable getWritten,
+		Listening(UpstreamRequest request, JsonNode id, String client, ObjectNode honored, Runnable getWritten,
 				BiFunction<UpstreamSession, ObjectNode, Flux<byte[]>> refuse,
 				BiFunction<Integer, UpstreamSession, Mono<UpstreamSession>> replaced,
 				ResourceSubscriptions subscriptions) {
 			this.request = request;
 			this.id = id;
+			this.client = client;
 			this.honored = honored;
 			this.getWritten = getWritten;
 			this.refuse = refuse;

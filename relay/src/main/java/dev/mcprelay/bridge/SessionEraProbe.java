@@ -29,9 +29,15 @@ import reactor.core.publisher.Mono;
  * ({@code error.data.supported}) of which none is of the session era (they are learnt, {@link ServerVersions#learn},
  * within its bound); {@link Verdict#SPEAKS_SESSION_ERA} when it answers it with a result (the session that opened, if
  * the server keeps sessions, is ended at once: a DELETE); {@link Verdict#UNKNOWN} for anything else (no answer within
- * {@code timeout}, a failure, a refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL} at
- * most: every refusal within it shares the one verdict, so a client that repeats its request costs the server nothing
- * more. Never fails.
+ * {@link #answerBound}, a failure, a refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL}
+ * at most, and never two at once: every refusal within it shares the one verdict, so a client that repeats its
+ * request costs the server nothing more. Never fails.
+ *
+ * <p>The exchange is the relay's, not a client's (review 46h, N1): it is started on its own, no client's cancel or
+ * deadline ends it, and each client waits for its verdict only as long as it is told ({@link #ask}), then goes on
+ * without it ({@link Verdict#UNKNOWN}). An answer that comes after every client stopped waiting still counts: its
+ * verdict is the one later refusals share, and the session it opened is ended; the exchange waits for it up to
+ * {@link #answerBound} (the longer of the server's {@code timeouts.non-streaming} and {@link #LATE_ANSWER}).
  */
 final class SessionEraProbe {
 
@@ -47,13 +53,19 @@ final class SessionEraProbe {
 
 	private final LongSupplier nanoClock;
 
+	/** The least the exchange waits for the server's answer, however short {@code timeouts.non-streaming} is. */
+	static final Duration LATE_ANSWER = Duration.ofSeconds(30);
+
 	/** The last verdict asked for (shared while in flight, cached afterwards); guarded by {@code this}. */
 	private Mono<Verdict> last;
+
+	/** Whether the exchange of {@link #last} has ended; set by the exchange itself. */
+	private volatile boolean settled;
 
 	/** When {@link #last} was asked (nano time); guarded by {@code this}. */
 	private long askedAt;
 
-	/** @param timeout how long the exchange waits for the server: its {@code timeouts.non-streaming} */
+	/** @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long */
 	SessionEraProbe(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes,
 			Duration timeout) {
 		this(server, serverId, versions, maxBytes, timeout, System::nanoTime);
@@ -85,15 +97,35 @@ final class SessionEraProbe {
 
 	/**
 	 * The verdict on the server, asked with the headers of {@code relayed} (the relay's request for the server, a
-	 * client's) or, within {@link ServerVersions#PROBE_INTERVAL} of the last exchange, the one it gave.
+	 * client's) or, while the last exchange is in flight or within {@link ServerVersions#PROBE_INTERVAL} of its start,
+	 * the one it gives. Waits for it at most {@code wait} (none when zero or negative: the verdict already known, if
+	 * any); past that, {@link Verdict#UNKNOWN}, and the exchange goes on without the caller. Cancelling the result
+	 * cancels only the caller's wait. Never fails.
 	 */
-	synchronized Mono<Verdict> ask(UpstreamRequest relayed) {
-		long now = nanoClock.getAsLong();
-		if (last == null || now - askedAt >= ServerVersions.PROBE_INTERVAL.toNanos()) {
-			askedAt = now;
-			last = exchange(relayed).cache();
+	Mono<Verdict> ask(UpstreamRequest relayed, Duration wait) {
+		Mono<Verdict> verdict;
+		boolean known;
+		synchronized (this) {
+			long now = nanoClock.getAsLong();
+			if (last == null || settled && now - askedAt >= ServerVersions.PROBE_INTERVAL.toNanos()) {
+				askedAt = now;
+				settled = false;
+				last = exchange(relayed).doFinally(ended -> settled = true).cache();
+				last.subscribe();
+			}
+			verdict = last;
+			known = settled;
 		}
-		return last;
+		if (known) {
+			return verdict;
+		}
+		return wait.isNegative() || wait.isZero() ? Mono.just(Verdict.UNKNOWN)
+				: verdict.timeout(wait, Mono.just(Verdict.UNKNOWN));
+	}
+
+	/** How long the exchange waits for the server's answer: the longer of {@code timeout} and {@link #LATE_ANSWER}. */
+	Duration answerBound() {
+		return timeout.compareTo(LATE_ANSWER) > 0 ? timeout : LATE_ANSWER;
 	}
 
 	private Mono<Verdict> exchange(UpstreamRequest relayed) {
@@ -105,7 +137,7 @@ final class SessionEraProbe {
 			java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
 					Verdict.UNKNOWN);
 			return server.send(initialize, response -> verdictOf(relayed, response).doOnNext(verdict::set).then())
-				.timeout(timeout)
+				.timeout(answerBound())
 				.onErrorResume(failed -> Mono.empty())
 				.then(Mono.fromSupplier(verdict::get));
 		});

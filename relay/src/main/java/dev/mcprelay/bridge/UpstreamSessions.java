@@ -64,6 +64,22 @@ final class UpstreamSessions {
 	/** The openings under way on this replica, by store key: concurrent first requests share one. */
 	private final Map<String, Mono<UpstreamSession>> opening = new ConcurrentHashMap<>();
 
+	/**
+	 * The re-openings asked, by store key and the session they replace, the last {@value #MAX_REOPENINGS}: every
+	 * exchange that finds one session forgotten shares one; guarded by itself.
+	 */
+	private final Map<String, Mono<UpstreamSession>> reopenings = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Mono<UpstreamSession>> eldest) {
+			return size() > MAX_REOPENINGS;
+		}
+
+	};
+
+	/** The most re-openings remembered ({@link #reopen(UpstreamRequest, ModernClient, UpstreamSession)}). */
+	static final int MAX_REOPENINGS = 1024;
+
 	/** @param openTimeout how long an opening waits for the server: its {@code timeouts.non-streaming} */
 	UpstreamSessions(UpstreamTransport server, String serverId, ServerVersions versions, SessionStore store,
 			long maxBytes, java.time.Duration openTimeout) {
@@ -86,13 +102,7 @@ final class UpstreamSessions {
 	 * because the server speaks only the session era).
 	 */
 	Mono<UpstreamSession> find(UpstreamRequest relayed, ModernClient client) {
-		SessionKey key = keyOf(client);
-		return store.find(key)
-			.filter(state -> Objects.equals(state.callerId(), client.callerId()))
-			.mapNotNull(state -> {
-				String kept = state.members().get(STATE);
-				return kept == null ? null : UpstreamSession.fromJson(kept);
-			})
+		return kept(client)
 			.doOnNext(session -> {
 				if (versions.known().isEmpty()) {
 					versions.learn(List.of(session.version()));
@@ -105,6 +115,49 @@ final class UpstreamSessions {
 	/** A new session for {@code client}, in place of one the server ended (it answered 404 in it). */
 	Mono<UpstreamSession> reopen(UpstreamRequest relayed, ModernClient client) {
 		return open(relayed, client);
+	}
+
+	/**
+	 * A new session for {@code client} in place of {@code replaced}, which the server forgot, unless the store already
+	 * holds another (a request or listen of the client's that found {@code replaced} forgotten first opened it): that
+	 * one, so that the client's exchanges that find one session forgotten open one session, not one each (review 46h,
+	 * N4: concurrent listens after a server's restart each opened one, and all but the stored one were left at the
+	 * server). Openings under way are shared as {@link #find}'s are.
+	 */
+	Mono<UpstreamSession> reopen(UpstreamRequest relayed, ModernClient client, UpstreamSession replaced) {
+		Mono<UpstreamSession> reopening = kept(client)
+			.filter(session -> session.sessionId() != null && !session.sessionId().equals(replaced.sessionId()))
+			.switchIfEmpty(Mono.defer(() -> open(relayed, client)));
+		if (replaced.sessionId() == null) {
+			return reopening;
+		}
+		// one re-opening per replaced session, whenever its exchanges ask (not only while it is under way): a failed
+		// one is forgotten, so that the next asks anew
+		String name = keyOf(client).id() + '\n' + replaced.sessionId();
+		synchronized (reopenings) {
+			Mono<UpstreamSession> shared = reopenings.get(name);
+			if (shared == null) {
+				AtomicReference<Mono<UpstreamSession>> self = new AtomicReference<>();
+				shared = reopening.doOnError(failed -> {
+					synchronized (reopenings) {
+						reopenings.remove(name, self.get());
+					}
+				}).cache();
+				self.set(shared);
+				reopenings.put(name, shared);
+			}
+			return shared;
+		}
+	}
+
+	/** The session the store holds for {@code client}, if any. */
+	private Mono<UpstreamSession> kept(ModernClient client) {
+		return store.find(keyOf(client))
+			.filter(state -> Objects.equals(state.callerId(), client.callerId()))
+			.mapNotNull(state -> {
+				String kept = state.members().get(STATE);
+				return kept == null ? null : UpstreamSession.fromJson(kept);
+			});
 	}
 
 	private Mono<UpstreamSession> open(UpstreamRequest relayed, ModernClient client) {

@@ -82,6 +82,71 @@ class ForgottenSessionsTest {
 		assertThat(server.ended).containsExactly(first);
 	}
 
+	/**
+	 * Review 46h, N3: a server that answers a JSON-RPC error with HTTP 404 in a session it knows (the TypeScript SDK
+	 * v2 maps "Method not found" so on its 2026 path; scripted here): every such answer re-opened the session, none
+	 * was ended, and the client got the relay's -32603 {@code upstream_error_status}. Now the 404 is the server's
+	 * answer, handed on under the client's id, in the same session.
+	 */
+	@Test
+	void aNotFoundThatAnswersTheRequestIsHandedOnInTheSameSession() throws Exception {
+		SessionServer server = new SessionServer();
+		VersionBridge bridge = bridge(server);
+		assertThat(send(bridge, LIST.replace("ID", "1")).get(30, TimeUnit.SECONDS)).startsWith("200 ");
+		for (int request = 2; request <= 6; request++) {
+			String answered = send(bridge, NOPE.replace("ID", String.valueOf(request))).get(30, TimeUnit.SECONDS);
+			assertThat(answered).as("the server's own answer: %s", answered).startsWith("404 ").contains("-32601")
+				.contains("\"id\":" + request);
+		}
+		assertThat(server.opened).as("one session for the client").hasValue(1);
+		assertThat(server.ended).isEmpty();
+	}
+
+	/** A server that says "Session not found" with a 404 after a restart: opened again once, the old one ended. */
+	@Test
+	void aSessionTheServerForgotAndSaysSoWithANotFoundIsOpenedAgainOnceAndTheOldOneEnded() throws Exception {
+		SessionServer server = new SessionServer();
+		server.forgottenStatus = HttpStatus.NOT_FOUND;
+		VersionBridge bridge = bridge(server);
+		assertThat(send(bridge, LIST.replace("ID", "1")).get(30, TimeUnit.SECONDS)).startsWith("200 ");
+		String first = server.live.iterator().next();
+		server.live.clear(); // the server restarted: it knows no session
+
+		String listed = send(bridge, LIST.replace("ID", "2")).get(30, TimeUnit.SECONDS);
+		assertThat(listed).as("%s", listed).startsWith("200 ").contains("\"tools\":[]");
+		assertThat(server.opened).as("opened again, once").hasValue(2);
+		assertThat(server.ended).as("the session replaced is ended").containsExactly(first);
+	}
+
+	/**
+	 * Review 46h, N4: after a server's restart, the client's exchanges that found its session forgotten each opened a
+	 * session (concurrent listens: 20 listens, 3 sessions, 2 left at the server). One that finds the session already
+	 * replaced in the store (another exchange of the client's re-opened it first) takes that one: the second
+	 * re-opening below stands for a listen whose ping ended after the first listen's re-opening.
+	 */
+	@Test
+	void exchangesThatFindOneSessionForgottenOpenOneSession() throws Exception {
+		SessionServer server = new SessionServer();
+		UpstreamSessions sessions = new UpstreamSessions(server, "f", new ServerVersions("f", List.of("2025-11-25")),
+				new BridgedStreamsTest.Kept(), 65536, Duration.ofSeconds(60));
+		byte[] body = LIST.replace("ID", "1").getBytes(StandardCharsets.UTF_8);
+		ModernClient client = ModernClient.of("alice", (com.fasterxml.jackson.databind.node.ObjectNode) dev.mcprelay
+			.testsupport.RawHttp.json(LIST.replace("ID", "1")));
+		UpstreamRequest relayed = new UpstreamRequest("f", org.springframework.http.HttpMethod.POST,
+				java.net.URI.create("http://127.0.0.1:1/mcp"), new HttpHeaders(), body, "alice", null);
+		UpstreamSession first = sessions.find(relayed, client).block(Duration.ofSeconds(30));
+		server.live.clear(); // the server restarted: it knows no session
+
+		UpstreamSession reopened = sessions.reopen(relayed, client, first).block(Duration.ofSeconds(30));
+		UpstreamSession again = sessions.reopen(relayed, client, first).block(Duration.ofSeconds(30));
+		assertThat(reopened.sessionId()).isNotEqualTo(first.sessionId());
+		assertThat(again.sessionId()).as("the session already re-opened").isEqualTo(reopened.sessionId());
+		assertThat(server.opened).as("one re-opening").hasValue(2);
+	}
+
+	private static final String NOPE = "{\"jsonrpc\":\"2.0\",\"id\":ID,\"method\":\"nope/x\",\"params\":{" + META
+			+ "}}";
+
 	private static VersionBridge bridge(UpstreamTransport server) {
 		return new VersionBridge(server, "f", new ServerVersions("f", List.of("2025-11-25")), 65536,
 				new BridgedStreamsTest.Kept(), BridgedStreamsTest.flightsOf(null), Duration.ofSeconds(60),
@@ -100,6 +165,9 @@ class ForgottenSessionsTest {
 		final AtomicInteger opened = new AtomicInteger();
 
 		final List<String> ended = new CopyOnWriteArrayList<>();
+
+		/** What a request in a session the server does not know is answered with. */
+		volatile HttpStatus forgottenStatus = HttpStatus.BAD_REQUEST;
 
 		@Override
 		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
@@ -126,7 +194,16 @@ class ForgottenSessionsTest {
 				return refusal(headers, -32700, "Parse error: Invalid JSON-RPC message");
 			}
 			if (!live.contains(String.valueOf(request.sessionId()))) {
-				return refusal(headers, -32000, "Bad Request: No valid session ID provided");
+				return forgottenStatus == HttpStatus.NOT_FOUND
+						? LocalUpstreamResponse.replay(HttpStatus.NOT_FOUND, headers, ("{\"jsonrpc\":\"2.0\",\"error\":"
+								+ "{\"code\":-32001,\"message\":\"Session not found\"},\"id\":null}")
+							.getBytes(StandardCharsets.UTF_8))
+						: refusal(headers, -32000, "Bad Request: No valid session ID provided");
+			}
+			if (body.contains("\"nope/x\"")) {
+				return LocalUpstreamResponse.replay(HttpStatus.NOT_FOUND, headers, ("{\"jsonrpc\":\"2.0\",\"id\":\""
+						+ id + "\",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}")
+					.getBytes(StandardCharsets.UTF_8));
 			}
 			if (!body.contains("\"id\"")) {
 				return LocalUpstreamResponse.empty(HttpStatus.ACCEPTED);
