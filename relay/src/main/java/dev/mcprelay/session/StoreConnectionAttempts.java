@@ -1,5 +1,6 @@
 package dev.mcprelay.session;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -9,6 +10,9 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.stereotype.Component;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -29,6 +33,11 @@ import reactor.core.publisher.Mono;
  * (connected, or failed with its channel closed while the event loops still run), within Spring's
  * {@code spring.lifecycle.timeout-per-shutdown-phase}. An attempt settles within Lettuce's connect and command
  * timeouts.
+ *
+ * <p>On a Redis Cluster, Lettuce opens connections of its own to refresh the cluster's topology (periodically, and
+ * when a node moves slots or fails): the stop suspends those refreshes and completes only once none is in progress
+ * (looked at every {@link #REFRESH_POLL}, for at most {@link #REFRESH_BOUND}), for the same reason (seen in
+ * HungMasterOverRedisClusterTest: the same leak, from a refresh's connection).
  */
 @Component
 public class StoreConnectionAttempts implements SmartLifecycle {
@@ -112,9 +121,23 @@ public class StoreConnectionAttempts implements SmartLifecycle {
 		});
 	}
 
-	/** Refuses new attempts, and calls {@code callback} once none is under way. */
+	/** How often a stop looks whether the Cluster's topology refresh in progress ended. */
+	static final Duration REFRESH_POLL = Duration.ofMillis(20);
+
+	/** The longest a stop waits for a topology refresh in progress: a refresh is bounded by Lettuce's timeouts. */
+	static final Duration REFRESH_BOUND = Duration.ofSeconds(20);
+
+	/**
+	 * Refuses new attempts and suspends a Cluster's topology refreshes, and calls {@code callback} once no attempt and
+	 * no refresh is under way (without blocking: a refresh is waited for on a timer).
+	 */
 	@Override
 	public void stop(Runnable callback) {
+		suspendTopologyRefresh();
+		stopAttempts(() -> afterTopologyRefresh(callback));
+	}
+
+	private void stopAttempts(Runnable callback) {
 		boolean idle;
 		synchronized (this) {
 			running = false;
@@ -127,6 +150,29 @@ public class StoreConnectionAttempts implements SmartLifecycle {
 		if (idle) {
 			callback.run();
 		}
+	}
+
+	private void suspendTopologyRefresh() {
+		if (cluster() instanceof RedisClusterClient client) {
+			client.suspendTopologyRefresh();
+		}
+	}
+
+	private void afterTopologyRefresh(Runnable callback) {
+		if (!(cluster() instanceof RedisClusterClient client) || !client.isTopologyRefreshInProgress()) {
+			callback.run();
+			return;
+		}
+		Flux.interval(REFRESH_POLL, REFRESH_POLL)
+			.filter(tick -> !client.isTopologyRefreshInProgress())
+			.next()
+			.timeout(REFRESH_BOUND, Mono.empty())
+			.subscribe(null, failure -> callback.run(), callback::run);
+	}
+
+	private AbstractRedisClient cluster() {
+		LettuceConnectionFactory factory = connections.getIfAvailable();
+		return factory == null ? null : factory.getNativeClient();
 	}
 
 	@Override

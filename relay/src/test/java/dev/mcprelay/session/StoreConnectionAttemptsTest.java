@@ -24,6 +24,8 @@ import dev.mcprelay.testsupport.OwnEventLoops;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.RedisWire;
 import dev.mcprelay.testsupport.TestUpstreams;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -119,6 +121,49 @@ class StoreConnectionAttemptsTest {
 		List<String> kept = new CopyOnWriteArrayList<>();
 		assertThat(attempts.open(Mono.just("handed over"), kept::add).block()).isEqualTo("handed over");
 		assertThat(kept).as("what was handed over is not closed").isEmpty();
+	}
+
+	/**
+	 * On a Redis Cluster, Lettuce's own topology refresh opens connections too (HungMasterOverRedisClusterTest leaked
+	 * one's buffer at shutdown): the stop suspends refreshes and completes only once the one in progress ended.
+	 */
+	@Test
+	void aClusterTopologyRefreshInProgressIsSuspendedAndWaitedForBeforeTheStopCompletes() {
+		AtomicBoolean refreshing = new AtomicBoolean(true);
+		AtomicBoolean suspended = new AtomicBoolean();
+		RedisClusterClient cluster = new RedisClusterClient() {
+
+			@Override
+			public boolean isTopologyRefreshInProgress() {
+				return refreshing.get();
+			}
+
+			@Override
+			public void suspendTopologyRefresh() {
+				suspended.set(true);
+			}
+
+		};
+		LettuceConnectionFactory factory = new LettuceConnectionFactory() {
+
+			@Override
+			public AbstractRedisClient getNativeClient() {
+				return cluster;
+			}
+
+		};
+		StaticListableBeanFactory beans = new StaticListableBeanFactory();
+		beans.addBean("redis", factory);
+		StoreConnectionAttempts attempts = new StoreConnectionAttempts(
+				beans.getBeanProvider(LettuceConnectionFactory.class));
+		attempts.start();
+		AtomicBoolean stopped = new AtomicBoolean();
+		attempts.stop(() -> stopped.set(true));
+
+		assertThat(suspended).as("no refresh starts once the relay stops").isTrue();
+		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).untilFalse(stopped);
+		refreshing.set(false);
+		await().atMost(Duration.ofSeconds(5)).untilTrue(stopped);
 	}
 
 	private static StoreConnectionAttempts attempts() {
