@@ -1,6 +1,7 @@
 package dev.mcprelay.session;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 
 import dev.mcprelay.OffEventLoop;
 import io.lettuce.core.RedisChannelHandler;
@@ -24,7 +25,9 @@ import reactor.util.retry.Retry;
  * than left to Lettuce's reconnection, which subscribes again on its own and, when the Sentinel refuses, only logs it
  * and keeps an open connection that receives nothing. The Sentinel is then {@link FollowedSentinels#lost not followed}
  * (WARN), and a new connection is subscribed, backing off from 1 s up to 30 s while it fails (each refusal reported to
- * {@link FollowedSentinels#refused}), until it is followed again.
+ * {@link FollowedSentinels#refused}), until it is followed again; the backoff starts from 1 s again only after a
+ * subscription that lasted a minute ({@link SubscriptionBackoff}), so a Sentinel whose subscriptions are each lost soon
+ * after they are taken is tried less and less often.
  *
  * <p>A subscribed connection carries nothing while the Sentinel has nothing to announce, so a path that stops carrying
  * packets without closing (a NAT or load balancer that forgot an idle flow, a partition, a stopped Sentinel) would look
@@ -54,6 +57,7 @@ final class SentinelSubscription {
 			FollowedSentinels followed, String[] channels, String... patterns) {
 		String address = sentinel.getHost() + ':' + sentinel.getPort();
 		followed.asking(address);
+		SubscriptionBackoff backoff = new SubscriptionBackoff();
 		return Flux.usingWhen(
 				Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
 					.subscribeOn(OffEventLoop.SCHEDULER),
@@ -61,7 +65,10 @@ final class SentinelSubscription {
 						subscribed(connection, listener, channels, patterns).thenReturn(address)
 							.concatWith(answering(connection, sentinel.getTimeout()))),
 				connection -> Mono.fromCompletionStage(connection.closeAsync()))
-			.doOnNext(followed::followed)
+			.doOnNext(subscribed -> {
+				backoff.subscribed(System.nanoTime());
+				followed.followed(subscribed);
+			})
 			.doOnError(error -> {
 				if (error instanceof Lost lost) {
 					followed.lost(address, lost.getMessage());
@@ -70,10 +77,16 @@ final class SentinelSubscription {
 					followed.refused(address, error);
 				}
 			})
-			// transient: once followed, the next loss starts again from 1 s
-			.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30))
-				.transientErrors(true))
+			// from 1 s again only after a subscription that lasted (SubscriptionBackoff)
+			.retryWhen(Retry.from(failures -> failures
+				.concatMap(failure -> Mono.delay(jittered(backoff.next(System.nanoTime()))))))
 			.subscribe();
+	}
+
+	/** {@code wait} and up to half as much again (at most {@link SubscriptionBackoff#MAX}): relays do not retry in step. */
+	private static Duration jittered(Duration wait) {
+		Duration jittered = wait.plusMillis(ThreadLocalRandom.current().nextLong(wait.toMillis() / 2 + 1));
+		return jittered.compareTo(SubscriptionBackoff.MAX) > 0 ? SubscriptionBackoff.MAX : jittered;
 	}
 
 	private static Mono<Void> subscribed(StatefulRedisPubSubConnection<String, String> connection,
