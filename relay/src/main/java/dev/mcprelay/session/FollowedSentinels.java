@@ -56,6 +56,9 @@ public class FollowedSentinels {
 	/** The losses of each Sentinel's subscription, by {@code host:port}. */
 	private final Map<String, Losses> losses = new ConcurrentHashMap<>();
 
+	/** The Sentinels whose refusal of a {@code PING} was logged. */
+	private final Set<String> pingsRefused = ConcurrentHashMap.newKeySet();
+
 	/** {@link System#nanoTime}, or a test's clock. */
 	private final LongSupplier clock;
 
@@ -161,6 +164,22 @@ public class FollowedSentinels {
 			return -before;
 		}
 
+	}
+
+	/**
+	 * {@code sentinel} answered a check of its subscription ({@link SentinelSubscription}) with an error, {@code NOPERM}
+	 * for a user not granted {@code +ping} (the ACL the relay documented before it checked its subscriptions): the
+	 * subscription still counts as alive, but each check is denied and recorded in the Sentinel's {@code ACL LOG}, so
+	 * the first refusal is logged at WARN, with what to grant, once per Sentinel for the relay's life.
+	 */
+	void pingRefused(String sentinel, Throwable error) {
+		if (!pingsRefused.add(sentinel)) {
+			return;
+		}
+		log.warn("Sentinel {} refused the relay's PING ({}): its subscription is still followed, but every check of it "
+				+ "is denied and recorded in the Sentinel's ACL LOG; grant the relay's Sentinel user "
+				+ "(spring.data.redis.sentinel.username) +ping (ACL SETUSER <user> +ping). Not logged again",
+				sentinel, StoreFailures.describeSentinel(error));
 	}
 
 	/** How many Sentinels are followed now. */

@@ -35,7 +35,8 @@ import reactor.util.retry.Retry;
  * {@link #checkInterval interval} (the Sentinel's command timeout, 2 s unless {@code spring.data.redis.timeout} says
  * otherwise, at least 1 s), and one not answered within that timeout is taken as lost, as above: a silent
  * subscription is noticed within twice the timeout. Any answer counts, a refusal too ({@code NOPERM} for a user not
- * granted {@code +ping}): it shows the path works. Connecting runs off the event loops (it may block); nothing waits
+ * granted {@code +ping}): it shows the path works (but each refusal is recorded in the Sentinel's {@code ACL LOG}, so the
+ * first is logged: {@link FollowedSentinels#pingRefused}). Connecting runs off the event loops (it may block); nothing waits
  * for an answer. Never fails; disposing it closes the connection.
  */
 final class SentinelSubscription {
@@ -63,7 +64,7 @@ final class SentinelSubscription {
 					.subscribeOn(OffEventLoop.SCHEDULER),
 				connection -> Flux.merge(lost(connection),
 						subscribed(connection, listener, channels, patterns).thenReturn(address)
-							.concatWith(answering(connection, sentinel.getTimeout()))),
+							.concatWith(answering(connection, sentinel.getTimeout(), address, followed))),
 				connection -> Mono.fromCompletionStage(connection.closeAsync()))
 			.doOnNext(subscribed -> {
 				backoff.subscribed(System.nanoTime());
@@ -106,12 +107,17 @@ final class SentinelSubscription {
 
 	/**
 	 * Never completes: sends {@code connection} a {@code PING} every {@link #checkInterval}, and fails with {@link Lost}
-	 * when one is not answered within {@code timeout} (any answer counts, an error reply too).
+	 * when one is not answered within {@code timeout} (any answer counts, an error reply too; a refusal is reported to
+	 * {@link FollowedSentinels#pingRefused}, which says once what to grant).
 	 */
-	private static <T> Mono<T> answering(StatefulRedisPubSubConnection<String, String> connection, Duration timeout) {
+	private static <T> Mono<T> answering(StatefulRedisPubSubConnection<String, String> connection, Duration timeout,
+			String address, FollowedSentinels followed) {
 		return Mono.delay(checkInterval(timeout))
 			.then(Mono.defer(() -> Mono.fromCompletionStage(connection.async().ping()))
-				.onErrorResume(RedisCommandExecutionException.class, refused -> Mono.just("refused, but answered"))
+				.onErrorResume(RedisCommandExecutionException.class, refused -> {
+					followed.pingRefused(address, refused);
+					return Mono.just("refused, but answered");
+				})
 				.timeout(timeout)
 				.onErrorMap(silent -> new Lost("it answered no PING within " + timeout.toMillis()
 						+ " ms: a stopped Sentinel, or a path that drops packets without closing the connection")))
