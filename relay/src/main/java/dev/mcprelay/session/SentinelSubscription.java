@@ -51,6 +51,19 @@ final class SentinelSubscription {
 	}
 
 	/**
+	 * The client for the relay's own Sentinel subscriptions: {@code shared}'s resources (event loops, timers) and
+	 * options, without Lettuce's auto-reconnect, as the relay subscribes again itself. With auto-reconnect, a connection whose
+	 * handshake timed out after the relay gave it up was reconnected by a Lettuce watchdog for ever, never checked,
+	 * never subscribed, in no health (review 45g G-3). The caller shuts it down once its subscriptions are disposed,
+	 * which closes its connections and leaves the shared resources running.
+	 */
+	static RedisClient ownClient(RedisClient shared) {
+		RedisClient own = RedisClient.create(shared.getResources());
+		own.setOptions(shared.getOptions().mutate().autoReconnect(false).build());
+		return own;
+	}
+
+	/**
 	 * Keeps {@code sentinel}'s {@code channels} and {@code patterns} delivered to {@code listener} through a connection
 	 * of {@code client}, and {@code followed} told whether they are, until the returned subscription is disposed.
 	 */
