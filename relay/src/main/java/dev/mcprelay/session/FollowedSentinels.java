@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +18,10 @@ import org.springframework.stereotype.Component;
  * keeps writing to the old master until the Sentinels demote it, and what it wrote there is lost.
  *
  * <p>A subscription lost after it was taken (its connection dropped: {@link SentinelSubscription}) makes the Sentinel
- * not followed again until a new one is taken, logged at WARN. A Sentinel's refusal (anything but a refused
+ * not followed again until a new one is taken, logged at WARN; a loss of a subscription that had lasted less than
+ * {@link SubscriptionBackoff#LASTED a minute}, after a loss already logged, is not logged (nor the Sentinel followed
+ * again after it), only counted: in the health, and in the next loss logged (review 45g G-1: a Sentinel that answered
+ * each check just too late logged a WARN every ~5 s for ever). A Sentinel's refusal (anything but a refused
  * connection: {@code NOPERM}, {@code WRONGPASS}, no answer in time) is logged at WARN with the Sentinel's address and
  * what to check, once per Sentinel and reason until it is followed again (the subscription is tried again, backing
  * off, and a failure for a reason already logged is not logged again, also when the reasons alternate, as behind a
@@ -49,6 +53,23 @@ public class FollowedSentinels {
 	/** The refusals logged for each Sentinel since it was last followed, by {@code host:port}. */
 	private final Map<String, Set<String>> logged = new ConcurrentHashMap<>();
 
+	/** The losses of each Sentinel's subscription, by {@code host:port}. */
+	private final Map<String, Losses> losses = new ConcurrentHashMap<>();
+
+	/** The Sentinels whose refusal of a {@code PING} was logged. */
+	private final Set<String> pingsRefused = ConcurrentHashMap.newKeySet();
+
+	/** {@link System#nanoTime}, or a test's clock. */
+	private final LongSupplier clock;
+
+	public FollowedSentinels() {
+		this(System::nanoTime);
+	}
+
+	FollowedSentinels(LongSupplier clock) {
+		this.clock = clock;
+	}
+
 	/** Called once per configured Sentinel before it is first asked. */
 	void asking(String sentinel) {
 		sentinels.putIfAbsent(sentinel, "not subscribed yet");
@@ -56,8 +77,13 @@ public class FollowedSentinels {
 
 	/** {@code sentinel} took the subscription: its failovers are followed. */
 	void followed(String sentinel) {
-		logged.remove(sentinel);
+		Set<String> refusals = logged.remove(sentinel);
 		String before = sentinels.put(sentinel, "");
+		// after a loss not logged, only refusals logged since make the following again worth a line
+		if (!losses.computeIfAbsent(sentinel, unused -> new Losses()).followed(clock.getAsLong())
+				&& (refusals == null || refusals.isEmpty())) {
+			return;
+		}
 		if (before != null && !before.isEmpty() && !before.equals("not subscribed yet")) {
 			log.info("The relay follows Sentinel {} again", sentinel);
 		}
@@ -86,9 +112,74 @@ public class FollowedSentinels {
 	 * the relay does not see failovers through it meanwhile.
 	 */
 	void lost(String sentinel, String how) {
+		Losses sentinelLosses = losses.computeIfAbsent(sentinel, unused -> new Losses());
+		int quick = sentinelLosses.lost(clock.getAsLong());
+		if (quick > 0) {
+			sentinels.put(sentinel, "its subscription was lost (" + how + "), " + quick + " times in a row within a "
+					+ "minute of subscribing again: subscribing again, backing off up to 30 s");
+			return;
+		}
 		sentinels.put(sentinel, "its subscription was lost (" + how + "): subscribing again");
+		int before = -quick;
 		log.warn("The relay's subscription to Sentinel {} was lost ({}), so the relay does not see its failovers through "
-				+ "it until it subscribes again (tried now, backing off up to 30 s)", sentinel, how);
+				+ "it until it subscribes again (tried now, backing off up to 30 s){}", sentinel, how,
+				before == 0 ? "" : "; since the last time this was logged, it was lost " + before
+						+ " more times, each within a minute of subscribing again (not logged)");
+	}
+
+	/**
+	 * One Sentinel's subscription losses: whether the next loss (and the following again after it) is logged. Guarded
+	 * by its own lock.
+	 */
+	private static final class Losses {
+
+		/** Whether a loss was logged. */
+		private boolean lostBefore;
+
+		/** When the Sentinel was last followed, while it is. */
+		private Long followedAt;
+
+		/** The losses not logged since the last one logged. */
+		private int quiet;
+
+		/** Followed at {@code now}: whether to log it (not after a loss not logged). */
+		synchronized boolean followed(long now) {
+			followedAt = now;
+			return quiet == 0;
+		}
+
+		/**
+		 * Lost at {@code now}: a loss to log returns minus the losses not logged before it (0 or less); a loss of a
+		 * subscription that lasted less than a minute, after one logged, is not logged and returns how many in a row.
+		 */
+		synchronized int lost(long now) {
+			boolean lasted = followedAt == null || now - followedAt >= SubscriptionBackoff.LASTED.toNanos();
+			followedAt = null;
+			if (lostBefore && !lasted) {
+				return ++quiet;
+			}
+			lostBefore = true;
+			int before = quiet;
+			quiet = 0;
+			return -before;
+		}
+
+	}
+
+	/**
+	 * {@code sentinel} answered a check of its subscription ({@link SentinelSubscription}) with an error, {@code NOPERM}
+	 * for a user not granted {@code +ping} (the ACL the relay documented before it checked its subscriptions): the
+	 * subscription still counts as alive, but each check is denied and recorded in the Sentinel's {@code ACL LOG}, so
+	 * the first refusal is logged at WARN, with what to grant, once per Sentinel for the relay's life.
+	 */
+	void pingRefused(String sentinel, Throwable error) {
+		if (!pingsRefused.add(sentinel)) {
+			return;
+		}
+		log.warn("Sentinel {} refused the relay's PING ({}): its subscription is still followed, but every check of it "
+				+ "is denied and recorded in the Sentinel's ACL LOG; grant the relay's Sentinel user "
+				+ "(spring.data.redis.sentinel.username) +ping (ACL SETUSER <user> +ping). Not logged again",
+				sentinel, StoreFailures.describeSentinel(error));
 	}
 
 	/** How many Sentinels are followed now. */

@@ -1,6 +1,7 @@
 package dev.mcprelay.session;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
@@ -134,7 +135,8 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 			return;
 		}
 		String master = redis.getSentinelConfiguration().getRequiredMaster().getName();
-		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
+		RedisClient client = SentinelSubscription.ownClient((RedisClient) redis.getRequiredNativeClient());
+		subscriptions.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS));
 		subscriptions.add(Flux.<String>create(sink -> announcements = sink, FluxSink.OverflowStrategy.LATEST)
 			.concatMap(address -> follow(master, address), 0)
 			.subscribe());

@@ -1,6 +1,7 @@
 package dev.mcprelay.session;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 
 import dev.mcprelay.OffEventLoop;
 import io.lettuce.core.RedisChannelHandler;
@@ -24,7 +25,9 @@ import reactor.util.retry.Retry;
  * than left to Lettuce's reconnection, which subscribes again on its own and, when the Sentinel refuses, only logs it
  * and keeps an open connection that receives nothing. The Sentinel is then {@link FollowedSentinels#lost not followed}
  * (WARN), and a new connection is subscribed, backing off from 1 s up to 30 s while it fails (each refusal reported to
- * {@link FollowedSentinels#refused}), until it is followed again.
+ * {@link FollowedSentinels#refused}), until it is followed again; the backoff starts from 1 s again only after a
+ * subscription that lasted a minute ({@link SubscriptionBackoff}), so a Sentinel whose subscriptions are each lost soon
+ * after they are taken is tried less and less often.
  *
  * <p>A subscribed connection carries nothing while the Sentinel has nothing to announce, so a path that stops carrying
  * packets without closing (a NAT or load balancer that forgot an idle flow, a partition, a stopped Sentinel) would look
@@ -32,7 +35,8 @@ import reactor.util.retry.Retry;
  * {@link #checkInterval interval} (the Sentinel's command timeout, 2 s unless {@code spring.data.redis.timeout} says
  * otherwise, at least 1 s), and one not answered within that timeout is taken as lost, as above: a silent
  * subscription is noticed within twice the timeout. Any answer counts, a refusal too ({@code NOPERM} for a user not
- * granted {@code +ping}): it shows the path works. Connecting runs off the event loops (it may block); nothing waits
+ * granted {@code +ping}): it shows the path works (but each refusal is recorded in the Sentinel's {@code ACL LOG}, so the
+ * first is logged: {@link FollowedSentinels#pingRefused}). Connecting runs off the event loops (it may block); nothing waits
  * for an answer. Never fails; disposing it closes the connection.
  */
 final class SentinelSubscription {
@@ -47,6 +51,19 @@ final class SentinelSubscription {
 	}
 
 	/**
+	 * The client for the relay's own Sentinel subscriptions: {@code shared}'s resources (event loops, timers) and
+	 * options, without Lettuce's auto-reconnect, as the relay subscribes again itself. With auto-reconnect, a connection whose
+	 * handshake timed out after the relay gave it up was reconnected by a Lettuce watchdog for ever, never checked,
+	 * never subscribed, in no health (review 45g G-3). The caller shuts it down once its subscriptions are disposed,
+	 * which closes its connections and leaves the shared resources running.
+	 */
+	static RedisClient ownClient(RedisClient shared) {
+		RedisClient own = RedisClient.create(shared.getResources());
+		own.setOptions(shared.getOptions().mutate().autoReconnect(false).build());
+		return own;
+	}
+
+	/**
 	 * Keeps {@code sentinel}'s {@code channels} and {@code patterns} delivered to {@code listener} through a connection
 	 * of {@code client}, and {@code followed} told whether they are, until the returned subscription is disposed.
 	 */
@@ -54,14 +71,18 @@ final class SentinelSubscription {
 			FollowedSentinels followed, String[] channels, String... patterns) {
 		String address = sentinel.getHost() + ':' + sentinel.getPort();
 		followed.asking(address);
+		SubscriptionBackoff backoff = new SubscriptionBackoff();
 		return Flux.usingWhen(
 				Mono.defer(() -> Mono.fromCompletionStage(client.connectPubSubAsync(StringCodec.UTF8, sentinel)))
 					.subscribeOn(OffEventLoop.SCHEDULER),
 				connection -> Flux.merge(lost(connection),
 						subscribed(connection, listener, channels, patterns).thenReturn(address)
-							.concatWith(answering(connection, sentinel.getTimeout()))),
+							.concatWith(answering(connection, sentinel.getTimeout(), address, followed))),
 				connection -> Mono.fromCompletionStage(connection.closeAsync()))
-			.doOnNext(followed::followed)
+			.doOnNext(subscribed -> {
+				backoff.subscribed(System.nanoTime());
+				followed.followed(subscribed);
+			})
 			.doOnError(error -> {
 				if (error instanceof Lost lost) {
 					followed.lost(address, lost.getMessage());
@@ -70,10 +91,16 @@ final class SentinelSubscription {
 					followed.refused(address, error);
 				}
 			})
-			// transient: once followed, the next loss starts again from 1 s
-			.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(30))
-				.transientErrors(true))
+			// from 1 s again only after a subscription that lasted (SubscriptionBackoff)
+			.retryWhen(Retry.from(failures -> failures
+				.concatMap(failure -> Mono.delay(jittered(backoff.next(System.nanoTime()))))))
 			.subscribe();
+	}
+
+	/** {@code wait} and up to half as much again (at most {@link SubscriptionBackoff#MAX}): relays do not retry in step. */
+	private static Duration jittered(Duration wait) {
+		Duration jittered = wait.plusMillis(ThreadLocalRandom.current().nextLong(wait.toMillis() / 2 + 1));
+		return jittered.compareTo(SubscriptionBackoff.MAX) > 0 ? SubscriptionBackoff.MAX : jittered;
 	}
 
 	private static Mono<Void> subscribed(StatefulRedisPubSubConnection<String, String> connection,
@@ -93,12 +120,17 @@ final class SentinelSubscription {
 
 	/**
 	 * Never completes: sends {@code connection} a {@code PING} every {@link #checkInterval}, and fails with {@link Lost}
-	 * when one is not answered within {@code timeout} (any answer counts, an error reply too).
+	 * when one is not answered within {@code timeout} (any answer counts, an error reply too; a refusal is reported to
+	 * {@link FollowedSentinels#pingRefused}, which says once what to grant).
 	 */
-	private static <T> Mono<T> answering(StatefulRedisPubSubConnection<String, String> connection, Duration timeout) {
+	private static <T> Mono<T> answering(StatefulRedisPubSubConnection<String, String> connection, Duration timeout,
+			String address, FollowedSentinels followed) {
 		return Mono.delay(checkInterval(timeout))
 			.then(Mono.defer(() -> Mono.fromCompletionStage(connection.async().ping()))
-				.onErrorResume(RedisCommandExecutionException.class, refused -> Mono.just("refused, but answered"))
+				.onErrorResume(RedisCommandExecutionException.class, refused -> {
+					followed.pingRefused(address, refused);
+					return Mono.just("refused, but answered");
+				})
 				.timeout(timeout)
 				.onErrorMap(silent -> new Lost("it answered no PING within " + timeout.toMillis()
 						+ " ms: a stopped Sentinel, or a path that drops packets without closing the connection")))

@@ -2,6 +2,8 @@ package dev.mcprelay.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 
 import dev.mcprelay.testsupport.CapturedLogs;
@@ -36,6 +38,47 @@ class FollowedSentinelsTest {
 		followed.followed(sentinel);
 		followed.refused(sentinel, closed);
 		assertThat(refusals(mark)).as("once more after it was followed again").isEqualTo(3);
+	}
+
+	/**
+	 * Review 45g G-1: a subscription lost within a minute of each re-subscription logged "was lost" (and "follows
+	 * again") every ~5 s for ever. Now only the first loss is logged; the repeats are counted in the health and in the
+	 * next loss logged, after a subscription that lasted.
+	 */
+	@Test
+	void lossesSoonAfterEachSubscriptionAreLoggedOnceAndCounted() {
+		long[] now = { 0 };
+		FollowedSentinels followed = new FollowedSentinels(() -> now[0]);
+		String sentinel = "127.0.0.1:26398";
+		followed.asking(sentinel);
+		followed.followed(sentinel);
+		int mark = CapturedLogs.all().size();
+		for (int flap = 0; flap < 12; flap++) {
+			now[0] += Duration.ofSeconds(4).toNanos();
+			followed.lost(sentinel, "it answered no PING within 2000 ms");
+			now[0] += Duration.ofSeconds(1).toNanos();
+			followed.followed(sentinel);
+		}
+		assertThat(lines(mark, "WARN ", "was lost")).as("the first loss only").isEqualTo(1);
+		assertThat(lines(mark, "INFO ", "follows Sentinel " + sentinel + " again")).as("after the first loss only")
+			.isEqualTo(1);
+		followed.lost(sentinel, "it answered no PING within 2000 ms");
+		assertThat(followed.summary()).contains("12 times in a row within a minute of subscribing again");
+
+		followed.followed(sentinel);
+		now[0] += Duration.ofSeconds(60).toNanos();
+		followed.lost(sentinel, "its connection was closed");
+		assertThat(CapturedLogs.since(mark).stream().filter(line -> line.startsWith("WARN ") && line.contains("was lost")))
+			.as("a loss after a subscription that lasted is logged, with the count of those not logged")
+			.hasSize(2)
+			.last()
+			.asString()
+			.contains("its connection was closed")
+			.contains("it was lost 12 more times");
+	}
+
+	private static long lines(int mark, String level, String text) {
+		return CapturedLogs.since(mark).stream().filter(line -> line.startsWith(level) && line.contains(text)).count();
 	}
 
 	private static long refusals(int mark) {
