@@ -260,6 +260,17 @@ public final class ExchangeRecord {
 	}
 
 	/**
+	 * Whether the relay refused the request because a reload withdrew its caller's access since its admission
+	 * ({@link RelayOutcome#CLIENT_ERROR}, reason {@code access_withdrawn}): what a virtual server's exchange takes over
+	 * from its member's, whose relay refused it, so that its line says the request was refused, not forwarded.
+	 */
+	public boolean refusedAsWithdrawn() {
+		return outcome == RelayOutcome.CLIENT_ERROR && ACCESS_WITHDRAWN.equals(reason);
+	}
+
+	private static final String ACCESS_WITHDRAWN = "access_withdrawn";
+
+	/**
 	 * The client closed or reset its connection before the relay decided anything about the request: its own doing,
 	 * not a failure ({@link RelayOutcome#CLIENT_ERROR}, reason {@code client_disconnected}). An outcome already
 	 * recorded (a stream the client leaves after it was forwarded) is kept.

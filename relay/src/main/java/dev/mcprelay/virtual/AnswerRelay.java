@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.http.RelayResponse;
+import dev.mcprelay.http.ReloadEnding;
 import dev.mcprelay.proxy.ClientWriteWindow;
 import dev.mcprelay.proxy.HeaderNameSet;
 import dev.mcprelay.sse.SseEvent;
@@ -83,7 +84,7 @@ class AnswerRelay {
 					.map(body -> SseEventWriter.message(new String(body, StandardCharsets.UTF_8)))
 					.flux();
 		RelayResponse response = call.exchange().response();
-		call.exchange().record().forwarded(answer.status().value());
+		recordAnswer(call, answer);
 		response.status(answer.status());
 		eventStreamHeaders(response.headers());
 		if (call.session() != null) {
@@ -98,7 +99,7 @@ class AnswerRelay {
 
 	private Mono<Void> relay(VirtualCall call, MemberAnswer answer, Mono<Void> cut, Supplier<ObjectNode> instead) {
 		RelayResponse response = call.exchange().response();
-		call.exchange().record().forwarded(answer.status().value());
+		recordAnswer(call, answer);
 		response.status(answer.status());
 		relayHeaders(answer, response.headers());
 		if (call.session() != null) {
@@ -125,6 +126,21 @@ class AnswerRelay {
 				to.set(name, values);
 			}
 		});
+	}
+
+	/**
+	 * Records the member's answer on the client's exchange: forwarded with its status, but for a refusal the member's
+	 * relay made itself because a reload withdrew the caller's access to the member ({@link MemberAnswer#refusedAsWithdrawn}),
+	 * which is the client's request refused ({@code outcome=client_error reason=access_withdrawn}, no upstream status),
+	 * as a pass-through server's refusal is recorded.
+	 */
+	private static void recordAnswer(VirtualCall call, MemberAnswer answer) {
+		if (answer.refusedAsWithdrawn().getAsBoolean()) {
+			call.exchange().record().failed(false, ReloadEnding.ACCESS_WITHDRAWN);
+		}
+		else {
+			call.exchange().record().forwarded(answer.status().value());
+		}
 	}
 
 	/**

@@ -153,6 +153,23 @@ final class HeldEvents {
 	}
 
 	/**
+	 * Takes out everything held of {@code member}'s, with or without an id: the client may no longer receive any of it
+	 * ({@link MergedSession#keepOnly}); the caller counts it and then {@link #drain drains}.
+	 */
+	synchronized List<Event> withdraw(String member) {
+		List<Event> taken = new ArrayList<>();
+		events.removeIf(event -> {
+			boolean withdrawn = event.member().equals(member);
+			if (withdrawn) {
+				bytes -= event.size();
+				taken.add(event);
+			}
+			return withdrawn;
+		});
+		return taken;
+	}
+
+	/**
 	 * Gives {@code members} the positions {@code from} (a position {@code null}: none) in the ids of the events held:
 	 * members read again from there, whose events in between the session took but the client did not get.
 	 */

@@ -1,5 +1,6 @@
 package dev.mcprelay.virtual;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import org.springframework.core.io.buffer.DataBuffer;
@@ -19,20 +20,27 @@ import reactor.core.publisher.Mono;
  * @param cutByRelay the reason the member's relay itself ended the member's exchange, as its access-log line says it
  * ({@code relay_shutting_down} when shutdown's grace period ended before the member's answer did,
  * {@code server_removed} ...), or {@code null}; asked when needed, since a stream is cut after its answer began
+ * @param refusedAsWithdrawn whether the member's relay itself refused the message, the caller's access to the member
+ * withdrawn by a reload since the client request's admission ({@code access_withdrawn}): the client's request refused,
+ * not an answer of the member's
  * @param written the headers as the member's relay wrote them, which {@code headers} is a read-only view of, for a
  * consumer that copies them line by line ({@link AnswerRelay}); {@code null} when {@code headers} stand alone
  */
 record MemberAnswer(String member, HttpStatusCode status, HttpHeaders headers, Flux<DataBuffer> body,
-		Supplier<String> cutByRelay, io.netty.handler.codec.http.HttpHeaders written) {
+		Supplier<String> cutByRelay, BooleanSupplier refusedAsWithdrawn,
+		io.netty.handler.codec.http.HttpHeaders written) {
 
 	/** An answer whose exchange the relay did not cut (as far as it tells). */
 	MemberAnswer(String member, HttpStatusCode status, HttpHeaders headers, Flux<DataBuffer> body) {
-		this(member, status, headers, body, () -> null, null);
+		this(member, status, headers, body, () -> null, () -> false, null);
 	}
 
-	/** This answer, its exchange's cut told by {@code cutByRelay}. */
-	MemberAnswer cutBy(Supplier<String> cutByRelay) {
-		return new MemberAnswer(member, status, headers, body, cutByRelay, written);
+	/**
+	 * This answer, its exchange's cut told by {@code cutByRelay}, and its refusal as withdrawn by
+	 * {@code refusedAsWithdrawn}.
+	 */
+	MemberAnswer cutBy(Supplier<String> cutByRelay, BooleanSupplier refusedAsWithdrawn) {
+		return new MemberAnswer(member, status, headers, body, cutByRelay, refusedAsWithdrawn, written);
 	}
 
 	/** Whether the body is an event stream. */

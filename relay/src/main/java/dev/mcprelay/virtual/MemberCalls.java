@@ -128,7 +128,9 @@ class MemberCalls {
 			// the member exchange's record, for what its answer tells of a cut by the relay (made just below)
 			AtomicReference<ExchangeRecord> record = new AtomicReference<>();
 			MemberResponse response = new MemberResponse(member,
-					answer -> sink.success(answer.cutBy(() -> record.get().cutByRelayReason())), onClientStalled,
+					answer -> sink.success(answer.cutBy(() -> record.get().cutByRelayReason(),
+							() -> record.get().refusedAsWithdrawn())),
+					onClientStalled,
 					readerPresent);
 			Caller caller = origin.caller();
 			MemberExchange exchange = new MemberExchange(method,

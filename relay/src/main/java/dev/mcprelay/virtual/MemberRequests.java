@@ -8,6 +8,7 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.proxy.RelayFailure;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
@@ -18,7 +19,9 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li>a member whose server a reload removed since the request's snapshot (its {@link Upstream#isRemoved lifetime}
  * ended: a server of a virtual server with {@code members: ["*"]}) is unavailable, and gets nothing;</li>
- * <li>a member the session has not joined yet is joined first ({@link MemberJoins}, one join at a time);</li>
+ * <li>a member the session has not joined yet is joined first ({@link MemberJoins}, one join at a time), unless a
+ * reload withdrew it from the caller since the request's admission: the message then goes unjoined, for the member's
+ * exchange to refuse ({@code access_withdrawn});</li>
  * <li>the message goes once the member's stream here is open ({@link MergedStreams#opened}), so that a request the
  * member sends the client meanwhile has a stream to go out on;</li>
  * <li>a member that no longer knows the session ({@link MemberSessionLost}: 404, or a 400 about the session) is joined
@@ -138,8 +141,19 @@ class MemberRequests {
 				.map(withoutStream -> new Ready(new MemberJoins.Joined(call.memberSession(member), List.of(), null),
 						withoutStream));
 		}
-		return joins.join(call.server(), call.session(), MemberOrigin.kept(call), member, MemberSession.NONE, token)
-			.flatMap(joined -> streams.opened(call, member).map(withoutStream -> new Ready(joined, withoutStream)));
+		Mono<Boolean> withdrawn = call.exchange().accessWithdrawnNowFrom(member);
+		Mono<Ready> joining = Mono.defer(() -> joins.join(call.server(), call.session(), MemberOrigin.kept(call),
+				member, MemberSession.NONE, token)
+			.flatMap(joined -> streams.opened(call, member).map(withoutStream -> new Ready(joined, withoutStream))));
+		if (withdrawn == RelayExchange.NOT_WITHDRAWN) {
+			return joining;
+		}
+		// a member a reload withdrew from the caller since the admission is not joined for it (no initialize, no
+		// stream): the message goes as it is, for the member's exchange to refuse before anything of it reaches the
+		// member (403 access_withdrawn), as it refuses one to a member the session joined
+		return withdrawn.flatMap(lost -> lost
+				? Mono.just(new Ready(new MemberJoins.Joined(MemberSession.NONE, List.of(), null), Mono.never()))
+				: joining);
 	}
 
 	/**

@@ -139,7 +139,7 @@ final class MemberResponse implements RelayResponse {
 			beforeCommit.forEach(Runnable::run);
 			org.springframework.http.HttpHeaders view = org.springframework.http.HttpHeaders
 				.readOnlyHttpHeaders(new org.springframework.http.HttpHeaders(new Netty4HeadersAdapter(headers)));
-			onAnswer.accept(new MemberAnswer(member, status, view, body, () -> null, headers));
+			onAnswer.accept(new MemberAnswer(member, status, view, body, () -> null, () -> false, headers));
 		}
 	}
 

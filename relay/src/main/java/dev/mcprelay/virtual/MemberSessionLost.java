@@ -56,7 +56,7 @@ final class MemberSessionLost extends RuntimeException {
 				? Mono.error(new MemberSessionLost(answer.member(), sent))
 				: Mono.just(new MemberAnswer(answer.member(), answer.status(), answer.headers(),
 						Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))),
-						answer.cutByRelay(), answer.written())));
+						answer.cutByRelay(), answer.refusedAsWithdrawn(), answer.written())));
 	}
 
 	/**

@@ -2,9 +2,12 @@ package dev.mcprelay.virtual;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -159,6 +162,11 @@ final class MergedSession {
 		stream.start();
 	}
 
+	/** Whether {@code member}'s stream waits, parked, for the client's GET to read it again ({@link #clientGone}). */
+	synchronized boolean parkedFor(String member) {
+		return parked.containsKey(member);
+	}
+
 	/** {@code member}'s stream here, or {@code null}. */
 	synchronized MemberStream member(String member) {
 		return members.get(member);
@@ -185,6 +193,49 @@ final class MergedSession {
 	 */
 	void reopened() {
 		client.supersede();
+	}
+
+	/**
+	 * The client's GET, admitted now, may use only the members {@code usable} (a reload withdrew the others from its
+	 * caller): the streams of every other member end here for good, with the streams of its calls read again, it is not
+	 * read again when the client's GET attaches ({@link #clientArrived}) nor joined again when its session is lost, and
+	 * what is held of it is dropped (counted {@link UndeliveredMessages#ACCESS_WITHDRAWN}; a member's request among it
+	 * is not answered to the member, which the caller may no longer reach). Runs before the GET attaches; changes
+	 * nothing when every member here is usable. The member stays joined to the session (its member session ends with
+	 * the virtual session), and a GET whose caller may use it again opens its stream then ({@link MergedStreams#open}).
+	 */
+	void keepOnly(Collection<String> usable) {
+		List<MemberStream> ending = new ArrayList<>();
+		List<HeldEvents.Event> dropped = new ArrayList<>();
+		synchronized (this) {
+			if (ended) {
+				return;
+			}
+			Set<String> withdrawn = new LinkedHashSet<>();
+			members.values().removeIf(stream -> {
+				boolean lost = !usable.contains(stream.member());
+				if (lost) {
+					withdrawn.add(stream.member());
+					ending.add(stream);
+				}
+				return lost;
+			});
+			parked.keySet().removeIf(key -> {
+				boolean lost = !usable.contains(MemberIds.memberOf(key));
+				if (lost) {
+					withdrawn.add(MemberIds.memberOf(key));
+				}
+				return lost;
+			});
+			lostWhileAway.keySet().removeIf(member -> !usable.contains(member));
+			positions.keySet().removeIf(key -> !usable.contains(MemberIds.memberOf(key)));
+			withdrawn.forEach(member -> dropped.addAll(held.withdraw(member)));
+		}
+		ending.forEach(MemberStream::end);
+		if (!dropped.isEmpty()) {
+			parts.undelivered().count(this, dropped, UndeliveredMessages.ACCESS_WITHDRAWN, Map.of());
+			held.drain();
+		}
 	}
 
 	/**

@@ -151,6 +151,11 @@ class MergedStreams {
 		}
 		else {
 			session.reopened();
+			// what this GET may carry is judged on its own admission, not the session's first: a reload may have
+			// withdrawn members from the caller since, whose streams end here (and are not opened again)
+			session.keepOnly(call.usable());
+			members.stream().filter(member -> session.member(member) == null && !session.parkedFor(member))
+				.forEach(member -> session.open(member, call.memberSession(member)));
 		}
 		// a member not joined yet (down at the join) may well offer a stream once it joins: it joins this one then
 		boolean awaited = call.usable().stream().anyMatch(member -> !call.joined(member));

@@ -37,6 +37,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * member then answered the GET with its headers alone: it had no stream for the requests it sent the client during
  * the call, and dropped them. The relay never sees those, so what is counted, as {@code kind} {@code call}, is each
  * call that went ahead of the stream (one still waiting for the member is answered with {@link MemberHadNoStream}).</li>
+ * <li>{@code access_withdrawn}: a reload withdrew the member from the caller, whose next GET found the message held
+ * ({@link MergedSession#keepOnly}); a lost request is not answered to the member: nothing more goes to a member on
+ * behalf of a caller that lost it.</li>
  * </ul>
  */
 @Component
@@ -51,6 +54,12 @@ class UndeliveredMessages {
 	static final String SESSION_ENDED = "session_ended";
 
 	static final String STREAM_NOT_OPEN = "stream_not_open";
+
+	/**
+	 * A reload withdrew the member from the caller of the session's GET ({@link MergedSession#keepOnly}): what it held
+	 * of the member's is dropped, and no message goes to that member on the caller's behalf.
+	 */
+	static final String ACCESS_WITHDRAWN = "access_withdrawn";
 
 	/** The client's GET landed on another replica, which took the session's member streams over ({@link StreamHandover}). */
 	static final String STREAM_MOVED = "stream_moved";

@@ -36,6 +36,8 @@ class VirtualLists {
 
 	private final MemberRequests requests;
 
+	private final MembersUsableNow usableNow;
+
 	private final VirtualCursor cursors;
 
 	private final NameClashes clashes;
@@ -52,7 +54,8 @@ class VirtualLists {
 	static final String CATALOGUE_ID = "mcp-relay-catalogue";
 
 	VirtualLists(MemberRequests requests, VirtualCursor cursors, NameClashes clashes, MemberAvailability availability,
-			ListCache cache, MemberViews views, MemberListPolicies policies) {
+			ListCache cache, MemberViews views, MemberListPolicies policies, MembersUsableNow usableNow) {
+		this.usableNow = usableNow;
 		this.cache = cache;
 		this.policies = policies;
 		this.views = views;
@@ -120,7 +123,10 @@ class VirtualLists {
 		}
 		List<ObjectNode> warnings = new ArrayList<>();
 		return Flux.fromIterable(members.entrySet())
-			.flatMapSequential(member -> memberPage(call, request, member.getKey(), member.getValue())
+			// a member the caller lost, or whose server was removed, since the admission: left out, as the member's own
+			// exchange would refuse it, also when its page is kept (asking the member nothing)
+			.flatMapSequential(member -> usableNow.check(call, member.getKey())
+				.then(memberPage(call, request, member.getKey(), member.getValue()))
 				.map(page -> page.decided(call, method, policies))
 				.onErrorResume(MemberUnavailable.class, failure -> {
 					synchronized (warnings) {

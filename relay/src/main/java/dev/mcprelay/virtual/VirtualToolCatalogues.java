@@ -62,9 +62,12 @@ class VirtualToolCatalogues {
 
 	private final MemberListPolicies policies;
 
+	private final MembersUsableNow usableNow;
+
 	VirtualToolCatalogues(MemberCatalogues members, NameClashes clashes, VirtualServers servers,
 			ListCache listCache, MemberAvailability availability, MemberViews views, MemberListPolicies policies,
-			KeptCatalogues catalogues) {
+			KeptCatalogues catalogues, MembersUsableNow usableNow) {
+		this.usableNow = usableNow;
 		this.catalogues = catalogues;
 		this.members = members;
 		this.clashes = clashes;
@@ -140,23 +143,40 @@ class VirtualToolCatalogues {
 	/**
 	 * The merged, prefixed catalogue of the members this caller may use, indexed off the event loops. Kept only when
 	 * every member answered: a catalogue that lacks one is used once, with a warning naming the member, and the next
-	 * search asks that member again. Fails with the refusal a member's listing made ({@link MemberCatalogues#tools}).
+	 * search asks that member again. The members are those the caller may use when the search is answered
+	 * ({@link MembersUsableNow}): one a reload withdrew from the caller, or removed, since the request's admission is
+	 * left out, with a warning, whatever is kept of it. Fails with the refusal a member's listing made
+	 * ({@link MemberCatalogues#tools}).
 	 */
 	Mono<Catalogue> catalogue(VirtualCall call) {
+		// the members the caller may use now: one a reload withdrew from it, or removed, since the request's admission
+		// is left out (a warning names it), whatever catalogue is kept
+		List<ObjectNode> lost = new CopyOnWriteArrayList<>();
+		return Flux.fromIterable(call.usable())
+			.concatMap(member -> usableNow.check(call, member).thenReturn(member)
+				.onErrorResume(MemberUnavailable.class, failure -> {
+					lost.add(availability.unavailable(call.server().id(), failure));
+					return Mono.empty();
+				}))
+			.collectList()
+			.flatMap(usable -> catalogue(call, usable, lost));
+	}
+
+	private Mono<Catalogue> catalogue(VirtualCall call, List<String> usable, List<ObjectNode> lost) {
 		List<String> key = new ArrayList<>();
 		key.add(call.server().id());
 		// prefixed by that version's settings: a version a reload made later is another catalogue
 		key.add(version(call.server()));
-		key.addAll(call.usable());
+		key.addAll(usable);
 		// each member's whole list as it publishes it to this caller's view of it: the same for every request of the
 		// view (ListCache's pages are kept so too)
-		call.usable().forEach(member -> key.add(VIEW + views.of(call, member).digest()));
+		usable.forEach(member -> key.add(VIEW + views.of(call, member).digest()));
 		Kept kept = catalogues.getIfPresent(new Merged(key));
 		if (kept != null) {
-			return Mono.just(new Catalogue(kept, List.of(), policies));
+			return Mono.just(new Catalogue(kept, List.copyOf(lost), policies));
 		}
 		List<ObjectNode> warnings = new CopyOnWriteArrayList<>();
-		return Flux.fromIterable(call.usable())
+		return Flux.fromIterable(usable)
 			.flatMapSequential(member -> members.tools(call, member)
 				.map(tools -> Map.entry(member, tools))
 				.onErrorResume(MemberUnavailable.class, failure -> {
@@ -169,7 +189,9 @@ class VirtualToolCatalogues {
 				if (warnings.isEmpty()) {
 					catalogues.put(new Merged(key), built);
 				}
-				return new Catalogue(built, List.copyOf(warnings), policies);
+				List<ObjectNode> told = new ArrayList<>(lost);
+				told.addAll(warnings);
+				return new Catalogue(built, List.copyOf(told), policies);
 			});
 	}
 

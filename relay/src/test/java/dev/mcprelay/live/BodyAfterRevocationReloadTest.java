@@ -2,6 +2,9 @@ package dev.mcprelay.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,7 +23,8 @@ import dev.mcprelay.testsupport.TwoRelaysOverRedis;
  * key removed (a pass-through server), or its key's {@code servers} narrowed off the member a virtual server's call
  * goes to. Before the mend the call was forwarded and run when its last bytes came. Review 44g's F2: a call read
  * whole before the reload but waiting its session's turn is refused too. Review 44g's F4: a held call to a member the
- * narrowed key may still use goes on.
+ * narrowed key may still use goes on. Review 44i's B: the per-member refusal is recorded on the virtual server's line
+ * as a refusal ({@code client_error}), not as a forwarded 403.
  */
 class BodyAfterRevocationReloadTest {
 
@@ -88,10 +92,16 @@ class BodyAfterRevocationReloadTest {
 		try (HeldPost held = held("duo", session.id(), 12, "alpha_echo")) {
 			upstream.clearSeen();
 
+			double refused = live.relay().requests("duo", "client_error");
+			double forwarded = live.relay().requests("duo", "forwarded");
 			live.reload(config(key("alice", ALICE, "[beta]") + key("bob", BOB, "[alpha]")),
 					ReloadOutcome.APPLIED);
 
 			assertRefused(held.finish(), 12);
+			// review 44i's B: recorded on the virtual server's line as the refusal it is, not as a member's answer
+			Awaitility.await("the refusal recorded").atMost(Duration.ofSeconds(10))
+				.until(() -> live.relay().requests("duo", "client_error") == refused + 1);
+			assertThat(live.relay().requests("duo", "forwarded")).as("not as forwarded").isEqualTo(forwarded);
 		}
 		assertNoCallForwarded();
 	}

@@ -40,13 +40,28 @@ final class HeldPost implements AutoCloseable {
 	 */
 	static HeldPost begin(int port, String keyHeader, String key, String server, String sessionId, String message)
 			throws IOException {
+		return sending(port, keyHeader, key, server, "MCP-Protocol-Version: " + McpSession.PROTOCOL_VERSION
+				+ "\r\nMcp-Session-Id: " + sessionId + "\r\n", message);
+	}
+
+	/**
+	 * Sends the headers of an MCP 2026-07-28 client's POST of {@code message} (JSON-RPC method {@code method}, no
+	 * session) on {@code server}, presenting {@code keyHeader: key}, and the first byte of its body.
+	 */
+	static HeldPost beginWithoutSession(int port, String keyHeader, String key, String server, String method,
+			String message) throws IOException {
+		return sending(port, keyHeader, key, server, "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: " + method
+				+ "\r\n", message);
+	}
+
+	private static HeldPost sending(int port, String keyHeader, String key, String server, String mcpHeaders,
+			String message) throws IOException {
 		String body = " " + message;
 		byte[] content = body.getBytes(StandardCharsets.UTF_8);
 		String head = "POST /mcp/" + server + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n"
 				+ (keyHeader == null ? "" : keyHeader + ": " + key + "\r\n")
-				+ "Content-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH + "\r\nMCP-Protocol-Version: "
-				+ McpSession.PROTOCOL_VERSION + "\r\nMcp-Session-Id: " + sessionId + "\r\nContent-Length: "
-				+ content.length + "\r\nConnection: close\r\n\r\n";
+				+ "Content-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH + "\r\n" + mcpHeaders
+				+ "Content-Length: " + content.length + "\r\nConnection: close\r\n\r\n";
 		Socket socket = new Socket();
 		socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
 		socket.setSoTimeout(60_000);

@@ -79,6 +79,11 @@ final class OpenSse implements AutoCloseable {
 		return List.copyOf(all);
 	}
 
+	/** Every event the stream carried so far. */
+	List<JsonNode> received() {
+		return List.copyOf(all);
+	}
+
 	/** Whether the stream has ended. */
 	boolean ended() {
 		return ended.isDone();

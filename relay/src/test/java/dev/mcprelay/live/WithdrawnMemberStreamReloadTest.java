@@ -1,0 +1,83 @@
+package dev.mcprelay.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.mcprelay.Sha256;
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.SdkMcpUpstream;
+
+/**
+ * A merged GET of a key a reload narrowed off one member of a virtual server (review 44i, D): the reload ends the
+ * client's GET, and the GET the client opens again carries the members the key may still use and nothing of the one it
+ * lost: that member's stream, which the session held, ends, and the relay does not open it again. The members are two
+ * MCP Java SDK servers; each tells its sessions {@code notifications/tools/list_changed} on their GET streams.
+ */
+class WithdrawnMemberStreamReloadTest {
+
+	private static final String NARROW = "narrow-key-for-withdrawn-member-streams";
+
+	static SdkMcpUpstream alpha;
+
+	static SdkMcpUpstream beta;
+
+	@RegisterExtension
+	static final LiveReloadFixture live = LiveReloadFixture.startingOn(() -> config("[alpha, beta]"))
+		.peer(() -> alpha = new SdkMcpUpstream())
+		.peer(() -> beta = new SdkMcpUpstream());
+
+	@Test
+	void aReopenedGetCarriesNothingOfTheMemberTheKeyLost() throws Exception {
+		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse before = get(narrow, session)) {
+			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == 1 && beta.getsServed() == 1);
+			alpha.notifyToolsListChanged();
+			assertThat(before.next().path("method").asText()).as("alpha's events reach the key while it may use alpha")
+				.isEqualTo("notifications/tools/list_changed");
+
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			before.awaitEnd();
+		}
+
+		alpha.clearSeen();
+		try (OpenSse reopened = get(narrow, session)) {
+			alpha.notifyToolsListChanged();
+			beta.notifyToolsListChanged();
+			assertThat(reopened.next().path("method").asText()).as("beta's events still flow")
+				.isEqualTo("notifications/tools/list_changed");
+			// a member stream that ended is opened again within StreamBackoff.FIRST (and a quarter): watch that long
+			Awaitility.await("nothing of alpha's reaches the key, and alpha is not asked for a stream again")
+				.pollDelay(Duration.ofMillis(100)).during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5))
+				.until(() -> reopened.received().size() == 1 && alphaGets().isEmpty());
+		}
+	}
+
+	private static OpenSse get(RawHttp http, McpSession session) {
+		return new OpenSse(http.open(http.request("v")
+			.header("Accept", "text/event-stream")
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
+			.GET()));
+	}
+
+	private static List<SdkMcpUpstream.Seen> alphaGets() {
+		return alpha.seen().stream().filter(seen -> seen.method().equals("GET")).toList();
+	}
+
+	static String config(String servers) {
+		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: api-key\n    api-keys:\n"
+				+ "      - client: narrow\n        key-sha256: \"" + Sha256.hex(NARROW) + "\"\n        servers: " + servers
+				+ "\n  servers:\n    alpha:\n      url: " + alpha.url("/mcp") + "\n    beta:\n      url: "
+				+ beta.url("/mcp") + "\n  virtual-servers:\n    v:\n      members: [alpha, beta]\n";
+	}
+
+}
