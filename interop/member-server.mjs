@@ -8,7 +8,10 @@
 // - RESOURCES resources (environment, default none) "member://<RESOURCE_PREFIX>/<n>", each with a 200-character
 //   description: a list large enough that what a relay keeps of it shows in its heap.
 // The environment shapes the failures: GET_DELAY_MS holds each GET that long before the SDK sees it (a member that
-// opens its stream late); UNKNOWN_SESSION=400 answers a request with a session id it does not know (it restarted) as
+// opens its stream late); FIRST_GET_AFTER_ASK=1 holds the first GET it gets, past GET_DELAY_MS, until "ask-model" has
+// sent (or dropped) its request (a member whose stream opens only after the call that went ahead of it, whatever the
+// load: without it, a call that reaches the server later than GET_DELAY_MS after the GET finds the stream open);
+// UNKNOWN_SESSION=400 answers a request with a session id it does not know (it restarted) as
 // the SDK's older examples do, 400 "Bad Request: No valid session ID provided", instead of the SDK's 404;
 // EVENT_STORE=none keeps no events (its events carry no ids, and what it sends with no stream open is dropped).
 // GET /stats answers how many sessions it opened and holds, how many GET streams are open now, and how many sampling
@@ -20,6 +23,9 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 
 const getDelayMs = Number(process.env.GET_DELAY_MS ?? 0);
+let firstGetHeld = process.env.FIRST_GET_AFTER_ASK === "1";
+let askDone;
+const asking = new Promise((resolve) => { askDone = resolve; });
 const unknownSession = process.env.UNKNOWN_SESSION ?? "404";
 const resourceCount = Number(process.env.RESOURCES ?? 0);
 const resourcePrefix = process.env.RESOURCE_PREFIX ?? "resource";
@@ -65,6 +71,7 @@ function newSession() {
       maxTokens: 16,
     });
     asked++; // the SDK has it: it is written (or dropped, with no stream) before a later /stats can answer
+    setImmediate(askDone); // once the SDK's send has settled (its microtasks ran): a held GET may go on
     const answer = await answering;
     return { content: [{ type: "text", text: `model said: ${answer.content.text}` }] };
   });
@@ -120,6 +127,10 @@ http
     }
     if (req.method === "GET" && getDelayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, getDelayMs));
+    }
+    if (req.method === "GET" && firstGetHeld) {
+      firstGetHeld = false;
+      await asking;
     }
     const sessionId = req.headers["mcp-session-id"];
     const transport = sessionId ? transports.get(sessionId) : newSession();

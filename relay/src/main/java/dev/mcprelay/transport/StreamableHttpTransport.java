@@ -41,10 +41,8 @@ public final class StreamableHttpTransport implements UpstreamTransport {
 
 	@Override
 	public Mono<Void> exchange(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
-		return UpstreamHttp.send(senders.of(request.method(), request.uri()), request.headers(), request.body(),
-				request.onWritten())
-			.response((response, body) -> handler.apply(new NettyUpstreamResponse(response, body)))
-			.then();
+		return UpstreamHttp.exchange(senders.of(request.method(), request.uri()), request.headers(), request.body(),
+				request.onWritten(), (response, body) -> handler.apply(new NettyUpstreamResponse(response, body)));
 	}
 
 }

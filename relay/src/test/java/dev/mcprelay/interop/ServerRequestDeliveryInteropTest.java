@@ -60,7 +60,11 @@ class ServerRequestDeliveryInteropTest {
 
 	private static NodePeers.NodeServer forgetful;
 
-	/** A member that takes its GET 6 s late: past the 5 s a call waits for a member the relay has not seen yet. */
+	/**
+	 * A member that takes its GET 6 s late: past the 5 s a call waits for a member the relay has not seen yet; its first
+	 * GET also waits for the call that went ahead meanwhile to ask for sampling (a loaded relay's call could otherwise
+	 * reach it more than 6 s after that GET and find the stream open, its request sent to a client that never reads it).
+	 */
 	private static NodePeers.NodeServer moody;
 
 	private static final int MOODY_PORT = dev.mcprelay.testsupport.TestUpstreams.freePort();
@@ -81,7 +85,8 @@ class ServerRequestDeliveryInteropTest {
 		members = NodePeers.startServer("member-server.mjs");
 		lateStreams = NodePeers.startServer("member-server.mjs", Map.of("GET_DELAY_MS", DELAY));
 		forgetful = NodePeers.startServer("member-server.mjs", Map.of("EVENT_STORE", "none"));
-		moody = NodePeers.startServer("member-server.mjs", MOODY_PORT, Map.of("GET_DELAY_MS", "6000"));
+		moody = NodePeers.startServer("member-server.mjs", MOODY_PORT, Map.of("GET_DELAY_MS", "6000",
+				"FIRST_GET_AFTER_ASK", "1"));
 		stalled = NodePeers.startServer("member-server.mjs", Map.of("GET_DELAY_MS", "10000"));
 	}
 

@@ -218,18 +218,17 @@ public final class LegacySseTransport implements UpstreamTransport, AutoCloseabl
 	private Mono<Void> postToEndpoint(URI endpoint, UpstreamRequest request) {
 		HttpHeaders headers = upstreamHeaders(request.headers(), true);
 		byte[] body = request.body();
-		return UpstreamHttp.send(httpClient, HttpMethod.POST, endpoint, headers, body, null)
-			.response((response, responseBody) -> {
-				int status = response.status().code();
-				Mono<Void> drained = responseBody.then();
-				if (status >= 200 && status <= 299) {
-					return drained;
-				}
-				return drained.then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
-						"upstream_error_status", "MCP server '" + serverId + "' refused the message with HTTP "
-								+ status + ".")));
-			})
-			.then();
+		return UpstreamHttp.exchange(httpClient, HttpMethod.POST, endpoint, headers, body, null,
+				(response, responseBody) -> {
+					int status = response.status().code();
+					Mono<Void> drained = responseBody.then();
+					if (status >= 200 && status <= 299) {
+						return drained;
+					}
+					return drained.then(Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED,
+							"upstream_error_status", "MCP server '" + serverId + "' refused the message with HTTP "
+									+ status + ".")));
+				});
 	}
 
 	/** The client's upstream headers without those of its exchange with the relay. */

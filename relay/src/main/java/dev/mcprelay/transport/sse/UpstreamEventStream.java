@@ -42,7 +42,7 @@ final class UpstreamEventStream {
 		HttpHeaders get = new HttpHeaders();
 		get.addAll(headers);
 		get.set(HttpHeaders.ACCEPT, MediaType.TEXT_EVENT_STREAM_VALUE);
-		return UpstreamHttp.send(httpClient, HttpMethod.GET, uri, get, null, null).response((response, body) -> {
+		return UpstreamHttp.exchange(httpClient, HttpMethod.GET, uri, get, null, null, (response, body) -> {
 			int status = response.status().code();
 			if (status < 200 || status > 299) {
 				return Mono.error(new UpstreamTransportException(Kind.UPSTREAM_FAILED, "upstream_error_status",
@@ -61,7 +61,7 @@ final class UpstreamEventStream {
 			}
 			SseEventSplitter splitter = new SseEventSplitter(maxEventBytes);
 			return body.doOnNext(chunk -> splitter.split(BUFFERS.wrap(chunk)).forEach(onEvent)).then();
-		}).then();
+		});
 	}
 
 	private static String firstNonBlank(String a, String b) {
