@@ -113,7 +113,7 @@ class MemberJoins {
 		// a session that ended meanwhile (expired, evicted, ended elsewhere, or its virtual server's settings by a
 		// reload) gets no member session to leave behind
 		return sessions.exists(server.id(), session.id())
-			.map(exists -> exists && !server.version().isEnded())
+			.map(exists -> exists && SessionServer.runningFor(server, session.terms()) != null)
 			.flatMap(exists -> exists ? Mono.just(session) : Mono.fromRunnable(
 				() -> streams.getObject().end(server.id(), session.id()))
 			.then(Mono.error(new MemberUnavailable(member, "belongs to a session that ended"))))
