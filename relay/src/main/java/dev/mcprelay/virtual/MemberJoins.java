@@ -122,7 +122,7 @@ class MemberJoins {
 			.flatMap(level -> join.join(origin, member, session.initialize(), level.isEmpty() ? null : level))
 			.flatMap(joined -> sessions.join(server.id(), session.id(), member, joined.session())
 				.then(Mono.fromCallable(() -> {
-					orphans.joined(server, session.id(), origin, member, joined.session());
+					orphans.joined(server, session.id(), session.terms(), origin, member, joined.session());
 					List<ObjectNode> notices = again ? notices(member, joined.result()) : List.of();
 					if (again) {
 						listCache.changed(member, null);
