@@ -51,7 +51,8 @@ final class MergedSession {
 
 	private final Parts parts;
 
-	private final VirtualServer server;
+	/** The virtual server it runs on: moves onto the version a reload replaced its own with, if it carries on. */
+	private final SessionServer server;
 
 	private final VirtualSession session;
 
@@ -94,7 +95,7 @@ final class MergedSession {
 	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
 			Map<String, String> positions) {
 		this.parts = parts;
-		this.server = server;
+		this.server = new SessionServer(server, session.terms());
 		this.session = session;
 		this.origin = origin;
 		this.positions = new LinkedHashMap<>(positions);
@@ -105,11 +106,16 @@ final class MergedSession {
 	}
 
 	VirtualServer server() {
-		return server;
+		return server.now();
+	}
+
+	/** After a reload ended the version it ran on: whether it carries on in the one that replaced it. */
+	boolean carryOn() {
+		return server.carryOn();
 	}
 
 	String virtualId() {
-		return server.id();
+		return server.now().id();
 	}
 
 	String sessionId() {
