@@ -19,8 +19,8 @@ import reactor.core.publisher.Sinks;
  * for a request that subscribes afterwards (one that took the earlier snapshot). Ended once, by the reload that made
  * the next configuration current, which names the version that replaced it ({@link #end}); reloads are serialized.
  * A session this version served whose terms are not ones that reload replaced (the successor's own: opened on a
- * replica that applied the change first) carries on in the successor ({@link #successorFor}): its streams and calls
- * here end only when a version of it ends the session.
+ * replica that applied the change first) carries on in the successor ({@link #successorFor}) when the successor only
+ * added members: its streams and calls here end only when a version of it ends the session.
  *
  * <p>It also remembers the session terms ({@link VirtualSessionTerms}) this replica has seen its virtual server run
  * under: those of every configuration of this version ({@link #holds}), and those of the versions of the same virtual
@@ -98,8 +98,9 @@ public final class VirtualServerVersion {
 
 	/**
 	 * The virtual server a session stored with {@code terms} carries on in once a reload ended this version: the
-	 * successor, unless that reload removed the virtual server, or replaced the session's terms on this replica (the
-	 * successor holds them {@linkplain #retired retired}), or the session was stored without terms; then
+	 * successor, unless that reload removed the virtual server or one of its members ({@link #end}), or replaced the
+	 * session's terms on this replica (the successor holds them {@linkplain #retired retired}), or the session was
+	 * stored without terms; then
 	 * {@code null}: the session ended with this version. {@code null} too while this version runs.
 	 */
 	VirtualServer successorFor(String terms) {
@@ -122,13 +123,23 @@ public final class VirtualServerVersion {
 	}
 
 	/**
-	 * Called once the configuration without this version is current: {@code successor} is the virtual server of the
-	 * version that replaced it there, {@code null} when the reload removed it.
+	 * Called once the configuration without this version is current: {@code ended} is this version's virtual server
+	 * in the configuration before, {@code successor} the virtual server of the version that replaced it there,
+	 * {@code null} when the reload removed it. Sessions may carry on in the successor only when it keeps every member
+	 * {@code ended} had (members only added): a session this replica served on {@code ended} may stream from any of
+	 * them, and a member the successor dropped must not go on reaching it (nor a caller whose access to that member
+	 * the same reload withdrew, review 44j F1); then every session of this version ends with it, as
+	 * {@code successor == null}.
 	 */
-	void end(String reason, VirtualServer successor) {
-		this.successor = successor;
+	void end(String reason, VirtualServer ended, VirtualServer successor) {
+		this.successor = keepsEveryMember(ended, successor) ? successor : null;
 		endedBy = reason;
 		end.tryEmitValue(reason);
+	}
+
+	/** Whether {@code successor} exists and has every member {@code ended} had. */
+	static boolean keepsEveryMember(VirtualServer ended, VirtualServer successor) {
+		return successor != null && successor.members().containsAll(ended.members());
 	}
 
 	@Override

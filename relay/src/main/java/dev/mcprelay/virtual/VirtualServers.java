@@ -36,7 +36,8 @@ import dev.mcprelay.live.SnapshotPart;
  * streams and calls in flight end with {@code server_removed} or {@code session_ended}, and what keeps its sessions
  * ends them ({@link #onRetired}): a client initializes again, on the new settings. But a session of the new settings
  * (opened on a replica that applied them first) that this replica served on the old ones carries on in the new
- * version, its streams and calls with it ({@link VirtualServerVersion#successorFor}). A virtual server left as it was
+ * version, its streams and calls with it, when the new version only added members
+ * ({@link VirtualServerVersion#successorFor}). A virtual server left as it was
  * keeps its sessions and streams.
  */
 @Component
@@ -99,9 +100,9 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 			}
 			if (is == null || is.version() != was.version()) {
 				log.info("Virtual server '{}' was {} by a configuration reload: its sessions end{}", id,
-						is == null ? "removed" : "changed", is == null ? ""
+						is == null ? "removed" : "changed", !VirtualServerVersion.keepsEveryMember(was, is) ? ""
 								: " (but those opened under its new settings on a replica that applied them first)");
-				was.version().end(is == null ? ReloadEnding.SERVER_REMOVED : ReloadEnding.SESSION_ENDED, is);
+				was.version().end(is == null ? ReloadEnding.SERVER_REMOVED : ReloadEnding.SESSION_ENDED, was, is);
 				ended.add(was);
 			}
 		});

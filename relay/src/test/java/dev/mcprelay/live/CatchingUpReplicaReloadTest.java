@@ -64,8 +64,8 @@ class CatchingUpReplicaReloadTest {
 				OpenSse newerGet = track(opened, get(behind, newer));
 				OpenSse olderGet = track(opened, get(behind, older));
 				// the upstream holds a progress call 10 s at most: the calls open last, right before the reload
-				OpenSse newerCall = track(opened, progressCall(behind, newer, 11));
-				OpenSse olderCall = track(opened, progressCall(behind, older, 12));
+				OpenSse newerCall = track(opened, progressCall(behind, newer, 11, "alpha_progress"));
+				OpenSse olderCall = track(opened, progressCall(behind, older, 12, "alpha_progress"));
 				double endedBefore = streamsEnded(behind);
 
 				behind.awaitOutcome(() -> behind.swap(config(upstream, beta, NEWER)), ReloadOutcome.APPLIED);
@@ -115,6 +115,57 @@ class CatchingUpReplicaReloadTest {
 		}
 	}
 
+	/**
+	 * The other way round (review 44j F1): the change takes {@code beta} out of the virtual server. A session opened
+	 * on the replica ahead, without beta, that the replica behind served on its older settings (it joined beta there,
+	 * late), holds its merged GET stream and a call streaming through beta on the replica behind; when that replica
+	 * applies the change, the session does not carry on in a version without beta: its call ends with
+	 * {@code session_ended}, its GET stream ends, so nothing of beta's reaches it any more, and its next request 404s.
+	 */
+	@Test
+	void theReplicaCatchingUpEndsTheStreamsOfASessionOfTheNewerSettingsWhenTheyDropAMember(@TempDir Path root)
+			throws Exception {
+		List<OpenSse> opened = new ArrayList<>();
+		try (SdkMcpUpstream upstream = new SdkMcpUpstream(); SdkMcpUpstream beta = new SdkMcpUpstream();
+				RedisServerProcess redis = RedisServerProcess.start()) {
+			String[] shared = redis.relayArguments().toArray(String[]::new);
+			try (MountedRelay ahead = MountedRelay.start(Files.createDirectory(root.resolve("ahead")),
+					config(upstream, beta, NEWER), shared);
+					MountedRelay behind = MountedRelay.start(Files.createDirectory(root.resolve("behind")),
+							config(upstream, beta, NEWER), shared)) {
+				ahead.awaitOutcome(() -> ahead.swap(config(upstream, beta, OLDER)), ReloadOutcome.APPLIED);
+				String newer = McpSession.open(ahead.http(), "hub").id();
+				HttpResponse<String> listed = behind.http().send(inSession(behind, newer, TOOLS_LIST));
+				assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+				assertThat(listed.body()).as("served on the older settings behind").contains("beta_echo");
+				OpenSse newerGet = track(opened, get(behind, newer));
+				beta.notifyToolsListChanged();
+				assertThat(newerGet.next().path("method").asText()).as("beta reaches the GET stream before the reload")
+					.isEqualTo("notifications/tools/list_changed");
+				// the upstream holds a progress call 10 s at most: it opens last, right before the reload
+				OpenSse betaCall = track(opened, progressCall(behind, newer, 13, "beta_progress"));
+
+				behind.awaitOutcome(() -> behind.swap(config(upstream, beta, OLDER)), ReloadOutcome.APPLIED);
+
+				List<JsonNode> betaEnd = betaCall.awaitEnd();
+				assertThat(betaEnd).as("the call through beta: %s", betaEnd).last().satisfies(answer -> {
+					assertThat(answer.path("id").asInt()).isEqualTo(13);
+					assertThat(answer.at("/error/data/reason").asText()).isEqualTo("session_ended");
+				});
+				newerGet.awaitEnd();
+				assertThat(newerGet.ended()).as("the GET stream ended: beta reaches the session no more").isTrue();
+				HttpResponse<String> next = behind.http().send(inSession(behind, newer, TOOLS_LIST));
+				assertThat(next.statusCode()).as(next.body()).isEqualTo(404);
+			}
+			finally {
+				beta.releaseProgress();
+				for (OpenSse stream : opened) {
+					stream.close();
+				}
+			}
+		}
+	}
+
 	/** The member session of the last session that joined {@code upstream}. */
 	private static String lastJoined(SdkMcpUpstream upstream) {
 		return upstream.seen().stream()
@@ -144,10 +195,10 @@ class CatchingUpReplicaReloadTest {
 		return new OpenSse(relay.http().open(inSession(relay, sessionId, null)));
 	}
 
-	/** A {@code progress} call through {@code alpha} in session {@code sessionId} on {@code relay}, streaming. */
-	private static OpenSse progressCall(MountedRelay relay, String sessionId, int id) throws Exception {
+	/** A call of {@code tool} (a member's {@code progress}) in session {@code sessionId} on {@code relay}, streaming. */
+	private static OpenSse progressCall(MountedRelay relay, String sessionId, int id, String tool) throws Exception {
 		OpenSse call = new OpenSse(relay.http().open(inSession(relay, sessionId,
-				"{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"alpha_progress\","
+				"{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\","
 						+ "\"arguments\":{},\"_meta\":{\"progressToken\":\"p-" + id + "\"}}}")));
 		assertThat(call.next().path("method").asText()).as("the call streams").isEqualTo("notifications/progress");
 		return call;

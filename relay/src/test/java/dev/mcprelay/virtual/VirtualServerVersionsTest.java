@@ -110,6 +110,11 @@ class VirtualServerVersionsTest {
 
 		assertThat(pair.version().isEnded()).isTrue();
 		assertThat(retired).containsExactly("pair session_ended");
+		VirtualServer alphaOnlyPair = find("pair");
+		assertThat(pair.version().successorFor(alphaOnlyPair.terms())).as("no session carries on in a version "
+				+ "without a member the old one had, not even one of the new settings (review 44j F1)").isNull();
+		assertThat(pair.version().endedFor(alphaOnlyPair.terms()).block()).isEqualTo("session_ended");
+		assertThat(SessionServer.runningFor(pair, alphaOnlyPair.terms())).isNull();
 	}
 
 	@Test
