@@ -165,6 +165,14 @@ final class MergedSession {
 		stream.start();
 	}
 
+	/**
+	 * Whether this session reads {@code member}'s stream here, or holds its place while the client's GET is away;
+	 * {@code false} for a member it never opened (not joined when it began, or not on the settings it began on).
+	 */
+	synchronized boolean reads(String member) {
+		return members.containsKey(member) || parked.containsKey(member);
+	}
+
 	/** {@code member}'s stream here, or {@code null}. */
 	synchronized MemberStream member(String member) {
 		return members.get(member);

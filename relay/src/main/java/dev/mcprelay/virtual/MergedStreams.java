@@ -123,7 +123,9 @@ class MergedStreams {
 	/**
 	 * The client's GET: the session's streams here, held since the join or since its last GET ended (the members that
 	 * keep their events read again from where the client's {@code Last-Event-ID} says it stopped:
-	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when
+	 * {@link MergedSession#attach}), joined by the streams of the members the caller may use that the session joined
+	 * and does not read here yet (a version it carried on in added them); or new streams from those positions when
+	 * the session has none here. 405 when
 	 * every member the caller may use is joined and offers no stream; a member not joined yet is not known to offer
 	 * none (its stream joins this one when it joins).
 	 */
@@ -150,6 +152,9 @@ class MergedStreams {
 		}
 		else {
 			session.reopened();
+			// a session that carried on in a version that added members (review 44j F4) reads those of them it joined
+			members.stream().filter(member -> !session.reads(member))
+				.forEach(member -> session.open(member, call.memberSession(member)));
 		}
 		// a member not joined yet (down at the join) may well offer a stream once it joins: it joins this one then
 		boolean awaited = call.usable().stream().anyMatch(member -> !call.joined(member));

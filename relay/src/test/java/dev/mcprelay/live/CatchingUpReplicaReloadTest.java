@@ -31,8 +31,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * GET stream and a call streaming through alpha on the replica behind, which serves it on its older settings; when
  * that replica applies the change too, the session's GET stream runs on, told that its lists may have changed (so that
  * its client lists them again, on the new settings), its call runs to its answer, nothing of them counted as ended,
- * and the session holds on both replicas; the same replica's own session of the older settings ends as a changed
- * virtual server's sessions do, its GET stream and call with {@code session_ended}, its next request 404.
+ * and the session holds on both replicas, and its GET stream, opened again there, reads beta too (which the older
+ * settings did not have); the same replica's own session of the older settings ends as a changed virtual server's
+ * sessions do, its GET stream and call with {@code session_ended}, its next request 404.
  */
 class CatchingUpReplicaReloadTest {
 
@@ -105,6 +106,14 @@ class CatchingUpReplicaReloadTest {
 				HttpResponse<String> olderNext = behind.http().send(inSession(behind, older, TOOLS_LIST));
 				assertThat(olderNext.statusCode()).as(olderNext.body()).isEqualTo(404);
 				assertThat(RawHttp.json(olderNext.body()).at("/error/data/reason").asText()).isEqualTo("session_ended");
+
+				// its kept GET stream reads alpha only (opened on the older settings); opened again, it reads beta too
+				newerGet.close();
+				OpenSse reopened = track(opened, get(behind, newer));
+				beta.notifyToolsListChanged();
+				assertThat(reopened.next().path("method").asText())
+					.as("the GET stream opened again reads beta, which the new settings added (review 44j F4)")
+					.isEqualTo("notifications/tools/list_changed");
 			}
 			finally {
 				upstream.releaseProgress();
