@@ -113,7 +113,7 @@ class MemberJoins {
 		// a session that ended meanwhile (expired, evicted, ended elsewhere, or its virtual server's settings by a
 		// reload) gets no member session to leave behind
 		return sessions.exists(server.id(), session.id())
-			.map(exists -> exists && !server.version().isEnded())
+			.map(exists -> exists && SessionServer.runningFor(server, session.terms()) != null)
 			.flatMap(exists -> exists ? Mono.just(session) : Mono.fromRunnable(
 				() -> streams.getObject().end(server.id(), session.id()))
 			.then(Mono.error(new MemberUnavailable(member, "belongs to a session that ended"))))
@@ -122,7 +122,7 @@ class MemberJoins {
 			.flatMap(level -> join.join(origin, member, session.initialize(), level.isEmpty() ? null : level))
 			.flatMap(joined -> sessions.join(server.id(), session.id(), member, joined.session())
 				.then(Mono.fromCallable(() -> {
-					orphans.joined(server, session.id(), origin, member, joined.session());
+					orphans.joined(server, session.id(), session.terms(), origin, member, joined.session());
 					List<ObjectNode> notices = again ? notices(member, joined.result()) : List.of();
 					if (again) {
 						listCache.changed(member, null);

@@ -1,10 +1,12 @@
 package dev.mcprelay.virtual;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 import org.springframework.stereotype.Component;
 
@@ -49,6 +51,21 @@ class MemberLists {
 	boolean mayOffer(String member, String list) {
 		Set<String> lists = offered.get(member);
 		return lists == null || lists.contains(list);
+	}
+
+	/**
+	 * What tells a session's client that its lists may have changed: {@code notifications/<list>/list_changed} of each
+	 * list it was {@code announced} (in its {@code initialize} result) that {@code mayHaveChanged}; of the tool list
+	 * only for a session stored without what it announced ({@code null}).
+	 */
+	static List<ObjectNode> changed(Set<String> announced, Predicate<String> mayHaveChanged) {
+		List<ObjectNode> told = new ArrayList<>();
+		for (String list : LISTS) {
+			if (announced == null ? list.equals("tools") : announced.contains(list) && mayHaveChanged.test(list)) {
+				told.add(listChanged(list));
+			}
+		}
+		return told;
 	}
 
 	/** The notification that {@code list} changed ({@code notifications/<list>/list_changed}). */

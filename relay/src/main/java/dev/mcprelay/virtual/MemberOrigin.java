@@ -51,7 +51,8 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 
 	/**
 	 * When a reload ends {@code call}'s exchanges with {@code member}, named for its virtual server: the version of the
-	 * virtual server it runs on ended ({@code server_removed}, {@code session_ended}), or the access to {@code member}
+	 * virtual server it runs on ended its session ({@code server_removed}, {@code session_ended}: not a session that
+	 * carries on in the version that replaced it, {@link VirtualServerVersion#endedFor}), or the access to {@code member}
 	 * the front door granted the client's caller was withdrawn ({@code access_withdrawn}: its access to the virtual
 	 * server, or to that member; {@link dev.mcprelay.http.RelayExchange#accessWithdrawnFrom}), whichever comes first. A
 	 * caller that loses another member of the virtual server keeps its exchanges with this one.
@@ -59,7 +60,7 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 	static Mono<ReloadEnding> endingOf(VirtualCall call, String member) {
 		String virtualId = call.server().id();
 		return Mono.firstWithValue(
-				call.server().version().ended().map(reason -> new ReloadEnding(virtualId, reason)),
+				call.server().version().endedFor(call.terms()).map(reason -> new ReloadEnding(virtualId, reason)),
 				call.exchange().accessWithdrawnFrom(member)
 					.then(Mono.fromSupplier(() -> new ReloadEnding(virtualId, ReloadEnding.ACCESS_WITHDRAWN))));
 	}

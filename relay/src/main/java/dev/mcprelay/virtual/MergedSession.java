@@ -54,7 +54,8 @@ final class MergedSession {
 
 	private final Parts parts;
 
-	private final VirtualServer server;
+	/** The virtual server it runs on: moves onto the version a reload replaced its own with, if it carries on. */
+	private final SessionServer server;
 
 	private final VirtualSession session;
 
@@ -97,7 +98,7 @@ final class MergedSession {
 	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
 			Map<String, String> positions) {
 		this.parts = parts;
-		this.server = server;
+		this.server = new SessionServer(server, session.terms());
 		this.session = session;
 		this.origin = origin;
 		this.positions = new LinkedHashMap<>(positions);
@@ -108,11 +109,16 @@ final class MergedSession {
 	}
 
 	VirtualServer server() {
-		return server;
+		return server.now();
+	}
+
+	/** After a reload ended the version it ran on: whether it carries on in the one that replaced it. */
+	boolean carryOn() {
+		return server.carryOn();
 	}
 
 	String virtualId() {
-		return server.id();
+		return server.now().id();
 	}
 
 	String sessionId() {
@@ -162,9 +168,12 @@ final class MergedSession {
 		stream.start();
 	}
 
-	/** Whether {@code member}'s stream waits, parked, for the client's GET to read it again ({@link #clientGone}). */
-	synchronized boolean parkedFor(String member) {
-		return parked.containsKey(member);
+	/**
+	 * Whether this session reads {@code member}'s stream here, or holds its place while the client's GET is away;
+	 * {@code false} for a member it never opened (not joined when it began, or not on the settings it began on).
+	 */
+	synchronized boolean reads(String member) {
+		return members.containsKey(member) || parked.containsKey(member);
 	}
 
 	/** {@code member}'s stream here, or {@code null}. */

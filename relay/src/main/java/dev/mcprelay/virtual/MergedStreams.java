@@ -1,12 +1,11 @@
 package dev.mcprelay.virtual;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,7 +123,9 @@ class MergedStreams {
 	/**
 	 * The client's GET: the session's streams here, held since the join or since its last GET ended (the members that
 	 * keep their events read again from where the client's {@code Last-Event-ID} says it stopped:
-	 * {@link MergedSession#attach}); or new streams from those positions when the session has none here. 405 when
+	 * {@link MergedSession#attach}), joined by the streams of the members the caller may use that the session joined
+	 * and does not read here yet (a version it carried on in added them); or new streams from those positions when
+	 * the session has none here. 405 when
 	 * every member the caller may use is joined and offers no stream; a member not joined yet is not known to offer
 	 * none (its stream joins this one when it joins).
 	 */
@@ -152,9 +153,10 @@ class MergedStreams {
 		else {
 			session.reopened();
 			// what this GET may carry is judged on its own admission, not the session's first: a reload may have
-			// withdrawn members from the caller since, whose streams end here (and are not opened again)
+			// withdrawn members from the caller since, whose streams end here (and are not opened again); a session
+			// that carried on in a version that added members (review 44j F4) reads those of them it joined
 			session.keepOnly(call.usable());
-			members.stream().filter(member -> session.member(member) == null && !session.parkedFor(member))
+			members.stream().filter(member -> !session.reads(member))
 				.forEach(member -> session.open(member, call.memberSession(member)));
 		}
 		// a member not joined yet (down at the join) may well offer a stream once it joins: it joins this one then
@@ -170,10 +172,11 @@ class MergedStreams {
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
 			// ends as shutdown begins, as a relayed GET does (the client reconnects elsewhere), and when a reload
-			// withdraws the caller's access, or removes or changes the virtual server
+			// withdraws the caller's access, or removes or changes the virtual server: not when the session carries
+			// on in the changed one (opened under its settings on a replica that applied them first)
 			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(
 					session.attach(call.exchange(), received), call.exchange(), call.server().id(),
-					call.server().version().ended()));
+					call.server().version().endedFor(call.terms())));
 		});
 	}
 
@@ -272,12 +275,27 @@ class MergedStreams {
 
 	/**
 	 * A reload removed or changed {@code server}: the streams here of its sessions on that version end (their GETs
-	 * heard it first, and were counted), what they held counted as the session's end's ({@code session_ended}).
+	 * heard it first, and were counted), what they held counted as the session's end's ({@code session_ended}); but
+	 * a session that carries on in the changed virtual server ({@link SessionServer}: opened under its new settings on
+	 * a replica that applied them first) keeps its stream, moved onto the new version, and its client is told that
+	 * every list it announced may have changed, so that it lists them again on the new settings.
 	 */
 	private void retired(VirtualServer server) {
 		sessions.values().stream()
 			.filter(session -> session.server().version() == server.version())
-			.forEach(session -> session.end(UndeliveredMessages.SESSION_ENDED));
+			.forEach(MergedStreams::endOrCarryOn);
+	}
+
+	/** {@code session}'s version ended: it ends too, or carries on in the successor, its client told to list again. */
+	private static void endOrCarryOn(MergedSession session) {
+		if (!session.carryOn()) {
+			session.end(UndeliveredMessages.SESSION_ENDED);
+			return;
+		}
+		log.info("Virtual server '{}' was changed by a configuration reload: a session opened under its new settings "
+				+ "(on a replica that applied them first) keeps its stream here, told that its lists may have changed",
+				session.virtualId());
+		tellChanged(session, list -> true);
 	}
 
 	/**
@@ -291,26 +309,25 @@ class MergedStreams {
 	private void regrouped(VirtualServer server, List<String> changed) {
 		sessions.values().stream()
 			.filter(session -> session.server().version() == server.version())
-			.forEach(session -> {
-				Set<String> announced = session.virtualSession().announced();
-				List<ObjectNode> told = new ArrayList<>();
-				for (String list : MemberLists.LISTS) {
-					boolean mayHaveChanged = announced == null ? list.equals("tools") : announced.contains(list)
-							&& changed.stream().anyMatch(member -> lists.mayOffer(member, list));
-					if (mayHaveChanged) {
-						told.add(MemberLists.listChanged(list));
-					}
-				}
-				if (!told.isEmpty()) {
-					session.tell(told);
-				}
-			});
+			.forEach(session -> tellChanged(session,
+					list -> changed.stream().anyMatch(member -> lists.mayOffer(member, list))));
 	}
 
-	/** Ends {@code session}, new here, if a reload ended its virtual server's version before it began. */
+	/** Tells {@code session}'s client that each of its lists that {@code mayHaveChanged} may have changed. */
+	private static void tellChanged(MergedSession session, Predicate<String> mayHaveChanged) {
+		List<ObjectNode> told = MemberLists.changed(session.virtualSession().announced(), mayHaveChanged);
+		if (!told.isEmpty()) {
+			session.tell(told);
+		}
+	}
+
+	/**
+	 * {@code session}, new here, if a reload ended its virtual server's version before it began: it ends, or carries
+	 * on in the successor ({@link #endOrCarryOn}).
+	 */
 	private static void endIfRetired(MergedSession session) {
 		if (session.server().version().isEnded()) {
-			session.end(UndeliveredMessages.SESSION_ENDED);
+			endOrCarryOn(session);
 		}
 	}
 

@@ -111,8 +111,14 @@ class OrphanedMemberSessions implements DisposableBean {
 
 		final String sessionId;
 
-		/** The version of the virtual server the session was opened on: it ends with it. */
-		final VirtualServerVersion version;
+		/**
+		 * The version of the virtual server the session runs on here: it ends with it, unless it carries on in the
+		 * version that replaced it ({@link #carriesOn}).
+		 */
+		volatile VirtualServerVersion version;
+
+		/** The terms the session is stored with ({@link VirtualSessionTerms}). */
+		final String terms;
 
 		final MemberOrigin origin;
 
@@ -127,32 +133,51 @@ class OrphanedMemberSessions implements DisposableBean {
 
 		volatile long lastUse = System.nanoTime();
 
-		Tracked(VirtualServer server, String sessionId, MemberOrigin origin, Map<String, MemberSession> members) {
+		Tracked(VirtualServer server, String sessionId, String terms, MemberOrigin origin,
+				Map<String, MemberSession> members) {
 			this.virtualId = server.id();
 			this.version = server.version();
+			this.terms = terms;
 			this.sessionId = sessionId;
 			this.origin = origin;
 			this.members = new LinkedHashMap<>(members);
+		}
+
+		/**
+		 * A reload ended the version the session ran on: whether the session carries on in the one that replaced it
+		 * (opened under its settings on a replica that applied them first: {@link SessionServer}), now its version.
+		 */
+		boolean carriesOn() {
+			VirtualServer on = SessionServer.runningFor(version.successorFor(terms), terms);
+			if (on == null) {
+				return false;
+			}
+			version = on.version();
+			return true;
 		}
 
 	}
 
 	/**
 	 * {@code call} opened its session with {@code members}; on a version of the virtual server a reload has ended
-	 * since the request began, the session ends at once ({@link #retired}).
+	 * since the request began, the session ends at once ({@link #retired}), unless it carries on in the successor.
 	 */
 	void opened(VirtualCall call, String sessionId, Map<String, MemberSession> members) {
-		Tracked entry = new Tracked(call.server(), sessionId, MemberOrigin.kept(call), members);
+		Tracked entry = new Tracked(call.server(), sessionId, call.server().terms(), MemberOrigin.kept(call), members);
 		tracked.put(key(call.server().id(), sessionId), entry);
-		if (entry.version.isEnded()) {
+		if (entry.version.isEnded() && !entry.carriesOn()) {
 			retire(List.of(entry));
 		}
 	}
 
-	/** A member joined the session of {@code server} (late, or again) with {@code origin}'s request. */
-	void joined(VirtualServer server, String sessionId, MemberOrigin origin, String member, MemberSession session) {
+	/**
+	 * A member joined the session of {@code server} stored with {@code terms} (late, or again) with {@code origin}'s
+	 * request.
+	 */
+	void joined(VirtualServer server, String sessionId, String terms, MemberOrigin origin, String member,
+			MemberSession session) {
 		Tracked entry = tracked.computeIfAbsent(key(server.id(), sessionId),
-				key -> new Tracked(server, sessionId, origin, Map.of()));
+				key -> new Tracked(server, sessionId, terms, origin, Map.of()));
 		synchronized (entry) {
 			entry.members.put(member, session);
 			entry.joinedWith.put(member, origin);
@@ -162,10 +187,13 @@ class OrphanedMemberSessions implements DisposableBean {
 	/**
 	 * A reload removed or changed {@code server}: each session of that version joined here ends as a client's DELETE
 	 * ends it (its stream here, a DELETE to each member), and the store keeps it as ended, so that its client's next
-	 * request, on any replica, is answered 404 {@code session_ended} ({@link VirtualSessions#retire}).
+	 * request, on any replica, is answered 404 {@code session_ended} ({@link VirtualSessions#retire}); but one that
+	 * carries on in the changed virtual server ({@link Tracked#carriesOn}) is kept, on the new version.
 	 */
 	private void retired(VirtualServer server) {
-		List<Tracked> ending = tracked.values().stream().filter(entry -> entry.version == server.version()).toList();
+		List<Tracked> ending = tracked.values().stream()
+			.filter(entry -> entry.version == server.version() && !entry.carriesOn())
+			.toList();
 		if (!ending.isEmpty()) {
 			log.info("Virtual server '{}': its {} session(s) joined here end ({}); their member sessions are sent DELETE",
 					server.id(), ending.size(), server.version().endedBy());

@@ -55,6 +55,11 @@ record VirtualCall(RelayExchange exchange, VirtualServer server, VirtualMembers 
 		return session == null;
 	}
 
+	/** The terms the session is stored with ({@link VirtualSessionTerms}); {@code null} without a session. */
+	String terms() {
+		return session == null ? null : session.terms();
+	}
+
 	/** The tools this session's searches found; none without a session. */
 	java.util.Set<String> exposedTools() {
 		return session == null ? java.util.Set.of() : session.exposedTools();

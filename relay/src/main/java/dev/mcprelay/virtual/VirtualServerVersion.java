@@ -15,9 +15,12 @@ import reactor.core.publisher.Sinks;
  * changes or removes it ({@link VirtualServers}). Each snapshot's {@link VirtualServer} of it shares it while reloads
  * leave the settings as they were: {@code members: ["*"]} resolving to the servers a reload added or removed, or a
  * removed server's mentions dropped with it, are the same version. A session opened on a version, and every stream and
- * call of it, ends with it: {@link #ended()} completes with why ({@code server_removed}, {@code session_ended}), also
+ * call of it, ends with it: {@link #endedFor} completes with why ({@code server_removed}, {@code session_ended}), also
  * for a request that subscribes afterwards (one that took the earlier snapshot). Ended once, by the reload that made
- * the next configuration current; reloads are serialized.
+ * the next configuration current, which names the version that replaced it ({@link #end}); reloads are serialized.
+ * A session this version served whose terms are not ones that reload replaced (the successor's own: opened on a
+ * replica that applied the change first) carries on in the successor ({@link #successorFor}) when the successor only
+ * added members: its streams and calls here end only when a version of it ends the session.
  *
  * <p>It also remembers the session terms ({@link VirtualSessionTerms}) this replica has seen its virtual server run
  * under: those of every configuration of this version ({@link #holds}), and those of the versions of the same virtual
@@ -76,9 +79,33 @@ public final class VirtualServerVersion {
 
 	private volatile String endedBy;
 
-	/** Completes with why a reload ended this version ({@code server_removed}, {@code session_ended}); never else. */
-	public Mono<String> ended() {
-		return end.asMono();
+	/** The virtual server of the version that replaced this one; {@code null} while it runs, or once removed. */
+	private volatile VirtualServer successor;
+
+	/**
+	 * Completes with why a reload ended a session stored with {@code terms} ({@code server_removed},
+	 * {@code session_ended}; {@code null} terms: a request without a session, or a session stored by an earlier relay)
+	 * that runs on this version: when this version ends, unless the session carries on in its successor
+	 * ({@link #successorFor}), then when the successor's end ends it, and so on; never else. Costs a subscription to
+	 * this version's end, nothing more, while no reload ended it.
+	 */
+	public Mono<String> endedFor(String terms) {
+		return end.asMono().flatMap(reason -> {
+			VirtualServer next = successorFor(terms);
+			return next == null ? Mono.just(reason) : next.version().endedFor(terms);
+		});
+	}
+
+	/**
+	 * The virtual server a session stored with {@code terms} carries on in once a reload ended this version: the
+	 * successor, unless that reload removed the virtual server or one of its members ({@link #end}), or replaced the
+	 * session's terms on this replica (the successor holds them {@linkplain #retired retired}), or the session was
+	 * stored without terms; then
+	 * {@code null}: the session ended with this version. {@code null} too while this version runs.
+	 */
+	VirtualServer successorFor(String terms) {
+		VirtualServer next = successor;
+		return next == null || terms == null || next.version().retired(terms) ? null : next;
 	}
 
 	/** Whether a reload ended this version. */
@@ -95,10 +122,24 @@ public final class VirtualServerVersion {
 		return serial;
 	}
 
-	/** Called once the configuration without this version is current. */
-	void end(String reason) {
+	/**
+	 * Called once the configuration without this version is current: {@code ended} is this version's virtual server
+	 * in the configuration before, {@code successor} the virtual server of the version that replaced it there,
+	 * {@code null} when the reload removed it. Sessions may carry on in the successor only when it keeps every member
+	 * {@code ended} had (members only added): a session this replica served on {@code ended} may stream from any of
+	 * them, and a member the successor dropped must not go on reaching it (nor a caller whose access to that member
+	 * the same reload withdrew, review 44j F1); then every session of this version ends with it, as
+	 * {@code successor == null}.
+	 */
+	void end(String reason, VirtualServer ended, VirtualServer successor) {
+		this.successor = keepsEveryMember(ended, successor) ? successor : null;
 		endedBy = reason;
 		end.tryEmitValue(reason);
+	}
+
+	/** Whether {@code successor} exists and has every member {@code ended} had. */
+	static boolean keepsEveryMember(VirtualServer ended, VirtualServer successor) {
+		return successor != null && successor.members().containsAll(ended.members());
 	}
 
 	@Override

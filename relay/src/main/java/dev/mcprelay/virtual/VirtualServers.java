@@ -34,7 +34,10 @@ import dev.mcprelay.live.SnapshotPart;
  * it or changes any of its settings ({@code members}, {@code tool-prefix}, {@code prefix}, {@code tool-search}). Once
  * the new snapshot is current ({@link #replaced}), the version of a virtual server it removed or changed ends: its
  * streams and calls in flight end with {@code server_removed} or {@code session_ended}, and what keeps its sessions
- * ends them ({@link #onRetired}): a client initializes again, on the new settings. A virtual server left as it was
+ * ends them ({@link #onRetired}): a client initializes again, on the new settings. But a session of the new settings
+ * (opened on a replica that applied them first) that this replica served on the old ones carries on in the new
+ * version, its streams and calls with it, when the new version only added members
+ * ({@link VirtualServerVersion#successorFor}). A virtual server left as it was
  * keeps its sessions and streams.
  */
 @Component
@@ -96,9 +99,10 @@ public class VirtualServers implements SnapshotPart<Map<String, VirtualServer>> 
 				regrouped.put(is, joinedOrLeft(was.members(), is.members()));
 			}
 			if (is == null || is.version() != was.version()) {
-				log.info("Virtual server '{}' was {} by a configuration reload: its sessions end", id,
-						is == null ? "removed" : "changed");
-				was.version().end(is == null ? ReloadEnding.SERVER_REMOVED : ReloadEnding.SESSION_ENDED);
+				log.info("Virtual server '{}' was {} by a configuration reload: its sessions end{}", id,
+						is == null ? "removed" : "changed", !VirtualServerVersion.keepsEveryMember(was, is) ? ""
+								: " (but those opened under its new settings on a replica that applied them first)");
+				was.version().end(is == null ? ReloadEnding.SERVER_REMOVED : ReloadEnding.SESSION_ENDED, was, is);
 				ended.add(was);
 			}
 		});

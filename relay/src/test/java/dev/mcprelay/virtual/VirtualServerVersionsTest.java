@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
@@ -68,10 +69,34 @@ class VirtualServerVersionsTest {
 
 		assertThat(find("pair").version()).isNotSameAs(pair.version());
 		assertThat(pair.version().isEnded()).isTrue();
-		assertThat(pair.version().ended().block()).isEqualTo("session_ended");
+		assertThat(pair.version().endedFor(pair.terms()).block()).isEqualTo("session_ended");
 		assertThat(find("every").version()).as("another virtual server is left as it was").isSameAs(every.version());
 		assertThat(every.version().isEnded()).isFalse();
 		assertThat(retired).containsExactly("pair session_ended");
+	}
+
+	@Test
+	void aSessionOfTheNewSettingsServedOnTheOldVersionCarriesOnInTheNewOneUntilAReloadReplacesItsSettings() {
+		VirtualServer old = find("pair");
+
+		live.apply(BoundProperties.of(with(Map.of("virtual-servers.pair.prefix.beta", "beta_"))));
+		VirtualServer changed = find("pair");
+		AtomicReference<String> newerEnded = new AtomicReference<>();
+		old.version().endedFor(changed.terms()).subscribe(newerEnded::set);
+
+		assertThat(old.version().successorFor(changed.terms())).as("a session of the new settings (opened on a "
+				+ "replica that applied them first) carries on").isSameAs(changed);
+		assertThat(newerEnded).as("its streams and calls on the old version").hasNullValue();
+		assertThat(old.version().successorFor(old.terms())).as("one of the settings replaced ends").isNull();
+		assertThat(old.version().successorFor(null)).as("one stored without terms ends").isNull();
+		assertThat(old.version().successorFor("{\"members\":[\"other\"]}"))
+			.as("one of settings this replica never ran carries on").isSameAs(changed);
+		assertThat(SessionServer.runningFor(old, changed.terms())).isSameAs(changed);
+
+		live.apply(BoundProperties.of(with(Map.of("virtual-servers.pair.prefix.beta", "bb_"))));
+
+		assertThat(newerEnded).as("once a reload replaced the settings it was opened under").hasValue("session_ended");
+		assertThat(SessionServer.runningFor(old, changed.terms())).isNull();
 	}
 
 	@Test
@@ -85,6 +110,11 @@ class VirtualServerVersionsTest {
 
 		assertThat(pair.version().isEnded()).isTrue();
 		assertThat(retired).containsExactly("pair session_ended");
+		VirtualServer alphaOnlyPair = find("pair");
+		assertThat(pair.version().successorFor(alphaOnlyPair.terms())).as("no session carries on in a version "
+				+ "without a member the old one had, not even one of the new settings (review 44j F1)").isNull();
+		assertThat(pair.version().endedFor(alphaOnlyPair.terms()).block()).isEqualTo("session_ended");
+		assertThat(SessionServer.runningFor(pair, alphaOnlyPair.terms())).isNull();
 	}
 
 	@Test
@@ -96,7 +126,8 @@ class VirtualServerVersionsTest {
 		live.apply(BoundProperties.of(withoutEvery));
 
 		assertThat(find("every")).isNull();
-		assertThat(every.version().ended().block()).isEqualTo("server_removed");
+		assertThat(every.version().endedFor(every.terms()).block()).isEqualTo("server_removed");
+		assertThat(every.version().successorFor("{\"members\":[\"other\"]}")).as("no session carries on").isNull();
 		assertThat(retired).containsExactly("every server_removed");
 	}
 
