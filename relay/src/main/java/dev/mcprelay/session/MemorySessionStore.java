@@ -74,6 +74,14 @@ final class MemorySessionStore implements SessionStore {
 	}
 
 	@Override
+	public Mono<Boolean> holds(SessionKey key, String member) {
+		return Mono.fromSupplier(() -> {
+			Entry entry = sessions.policy().getIfPresentQuietly(key);
+			return entry != null && entry.holds(member);
+		});
+	}
+
+	@Override
 	public Mono<Void> expose(SessionKey key, Collection<String> tools) {
 		return Mono.fromRunnable(() -> {
 			Entry entry = sessions.getIfPresent(key);
@@ -112,6 +120,10 @@ final class MemorySessionStore implements SessionStore {
 
 		synchronized SessionState state() {
 			return new SessionState(callerId, exposed, members);
+		}
+
+		synchronized boolean holds(String member) {
+			return members.containsKey(member);
 		}
 
 		synchronized void join(String member, String state) {

@@ -166,6 +166,12 @@ final class RedisSessionStore implements SessionStore {
 	}
 
 	@Override
+	public Mono<Boolean> holds(SessionKey key, String member) {
+		String members = RedisSessionKeys.members(RedisSessionKeys.session(key));
+		return bounded(command(redis.<String, String>opsForHash().hasKey(members, member)));
+	}
+
+	@Override
 	public Mono<Void> join(SessionKey key, String member, String state) {
 		String members = RedisSessionKeys.members(RedisSessionKeys.session(key));
 		return bounded(command(redis.<String, String>opsForHash().put(members, member, state))

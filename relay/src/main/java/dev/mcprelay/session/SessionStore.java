@@ -24,6 +24,12 @@ public interface SessionStore {
 	 */
 	Mono<Boolean> exists(SessionKey key);
 
+	/**
+	 * Whether the store holds the session with something kept for {@code member} ({@link #join}), without counting as
+	 * a use: {@code false} for a session it does not hold.
+	 */
+	Mono<Boolean> holds(SessionKey key, String member);
+
 	/** Adds tools to what the session exposes; a no-op for a session the store does not know. */
 	Mono<Void> expose(SessionKey key, Collection<String> tools);
 

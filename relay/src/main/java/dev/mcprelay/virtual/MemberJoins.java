@@ -111,8 +111,8 @@ class MemberJoins {
 			MemberSession previous, Object token) {
 		boolean again = previous.sessionId() != null;
 		// a session that ended meanwhile (expired, evicted, ended elsewhere, or its virtual server's settings by a
-		// reload) gets no member session to leave behind
-		return sessions.exists(server.id(), session.id())
+		// reload here or on another replica) gets no member session to leave behind
+		return sessions.live(server.id(), session.id())
 			.map(exists -> exists && SessionServer.runningFor(server, session.terms()) != null)
 			.flatMap(exists -> exists ? Mono.just(session) : Mono.fromRunnable(
 				() -> streams.getObject().end(server.id(), session.id()))

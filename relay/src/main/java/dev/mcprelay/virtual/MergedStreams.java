@@ -90,11 +90,14 @@ class MergedStreams {
 
 	private final MemberLists lists;
 
+	private final VirtualSessions virtualSessions;
+
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
 			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, ServedMembers served,
-			MemberLists lists) {
+			MemberLists lists, VirtualSessions virtualSessions) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
 		this.lists = lists;
+		this.virtualSessions = virtualSessions;
 		this.joins = joins;
 		this.openStreams = openStreams;
 		this.handover = handover;
@@ -283,19 +286,35 @@ class MergedStreams {
 	private void retired(VirtualServer server) {
 		sessions.values().stream()
 			.filter(session -> session.server().version() == server.version())
-			.forEach(MergedStreams::endOrCarryOn);
+			.forEach(this::endOrCarryOn);
 	}
 
-	/** {@code session}'s version ended: it ends too, or carries on in the successor, its client told to list again. */
-	private static void endOrCarryOn(MergedSession session) {
+	/**
+	 * {@code session}'s version ended: it ends too, or carries on in the successor, its client told to list again;
+	 * but a session the store no longer holds live ({@link VirtualSessions#live}: a reload on another replica ended it
+	 * meanwhile, as its settings were not the newest there; or it ended otherwise) ends here too, once the store says
+	 * so. The store unavailable, it carries on: its client's next request asks the store again.
+	 */
+	private void endOrCarryOn(MergedSession session) {
 		if (!session.carryOn()) {
 			session.end(UndeliveredMessages.SESSION_ENDED);
 			return;
 		}
-		log.info("Virtual server '{}' was changed by a configuration reload: a session opened under its new settings "
-				+ "(on a replica that applied them first) keeps its stream here, told that its lists may have changed",
-				session.virtualId());
-		tellChanged(session, list -> true);
+		virtualSessions.live(session.virtualId(), session.sessionId())
+			.onErrorReturn(true)
+			.subscribe(live -> {
+				if (!live) {
+					log.info("Virtual server '{}' was changed by a configuration reload: a session that ended "
+							+ "elsewhere meanwhile (another replica ended it as it applied newer settings) ends here too",
+							session.virtualId());
+					session.end(UndeliveredMessages.SESSION_ENDED);
+					return;
+				}
+				log.info("Virtual server '{}' was changed by a configuration reload: a session opened under its new "
+						+ "settings (on a replica that applied them first) keeps its stream here, told that its lists "
+						+ "may have changed", session.virtualId());
+				tellChanged(session, list -> true);
+			});
 	}
 
 	/**
@@ -325,7 +344,7 @@ class MergedStreams {
 	 * {@code session}, new here, if a reload ended its virtual server's version before it began: it ends, or carries
 	 * on in the successor ({@link #endOrCarryOn}).
 	 */
-	private static void endIfRetired(MergedSession session) {
+	private void endIfRetired(MergedSession session) {
 		if (session.server().version().isEnded()) {
 			endOrCarryOn(session);
 		}

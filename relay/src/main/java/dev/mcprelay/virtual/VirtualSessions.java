@@ -118,9 +118,14 @@ class VirtualSessions {
 		return lists;
 	}
 
-	/** Whether the store still holds session {@code id}, without counting as a use of it. */
-	Mono<Boolean> exists(String virtualId, String id) {
-		return store.exists(new SessionKey(virtualId, id))
+	/**
+	 * Whether the store still holds session {@code id} and no reload marked it ended ({@link #retire}: on any
+	 * replica), without counting as a use of it.
+	 */
+	Mono<Boolean> live(String virtualId, String id) {
+		SessionKey key = new SessionKey(virtualId, id);
+		return store.exists(key)
+			.flatMap(exists -> exists ? store.holds(key, ENDED).map(ended -> !ended) : Mono.just(false))
 			.onErrorMap(SessionStoreUnavailableException.class, ex -> RelayFailures.sessionStoreUnavailable(virtualId));
 	}
 

@@ -323,6 +323,12 @@ class BridgedStreamsTest {
 		}
 
 		@Override
+		public Mono<Boolean> holds(SessionKey key, String member) {
+			SessionState kept = sessions.get(key);
+			return Mono.just(kept != null && kept.members().containsKey(member));
+		}
+
+		@Override
 		public Mono<Void> expose(SessionKey key, Collection<String> tools) {
 			return Mono.empty();
 		}
