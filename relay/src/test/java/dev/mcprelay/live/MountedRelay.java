@@ -40,9 +40,16 @@ final class MountedRelay implements AutoCloseable {
 		this.context = new SpringApplicationBuilder(McpRelayApplication.class, OwnEventLoops.class).run(all);
 	}
 
-	/** Starts a relay on {@code yaml}, mounted in {@code mount} (an empty folder), with these command-line arguments. */
+	/**
+	 * Starts a relay on {@code yaml}, mounted in {@code mount} (an empty folder), with these command-line arguments, and
+	 * waits until it is ready, as a load balancer would before sending it traffic (over a shared store, a request
+	 * before its connection is open and answers may be refused {@code session_store_unavailable}: a busy machine takes
+	 * longer than the store's per-command bound to open it).
+	 */
 	static MountedRelay start(Path mount, String yaml, String... arguments) throws Exception {
-		return new MountedRelay(mount, yaml, arguments);
+		MountedRelay relay = new MountedRelay(mount, yaml, arguments);
+		TwoRelaysOverRedis.awaitReady(relay.context);
+		return relay;
 	}
 
 	ConfigurableApplicationContext context() {

@@ -94,15 +94,23 @@ public final class TwoRelaysOverRedis implements AutoCloseable {
 	 */
 	public TwoRelaysOverRedis awaitReady() {
 		for (ConfigurableApplicationContext relay : List.of(first, second)) {
-			HttpClient client = HttpClient.newHttpClient();
-			HttpRequest readiness = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(relay)
-					+ "/actuator/health/readiness")).timeout(Duration.ofSeconds(10)).build();
-			Awaitility.await("readiness of the relay on port " + port(relay))
-				.atMost(Duration.ofSeconds(60))
-				.pollInterval(Duration.ofMillis(100))
-				.until(() -> client.send(readiness, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+			awaitReady(relay);
 		}
 		return this;
+	}
+
+	/**
+	 * Waits until {@code relay} is ready ({@code /actuator/health/readiness} 200: its connections to the shared store,
+	 * if it uses one, are open and answer), as a load balancer would before sending it traffic.
+	 */
+	public static void awaitReady(ConfigurableApplicationContext relay) {
+		HttpClient client = HttpClient.newHttpClient();
+		HttpRequest readiness = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(relay)
+				+ "/actuator/health/readiness")).timeout(Duration.ofSeconds(10)).build();
+		Awaitility.await("readiness of the relay on port " + port(relay))
+			.atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> client.send(readiness, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
 	}
 
 	/** The port a relay listens on. */
