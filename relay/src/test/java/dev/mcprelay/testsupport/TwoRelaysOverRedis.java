@@ -1,5 +1,6 @@
 package dev.mcprelay.testsupport;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -110,6 +111,8 @@ public final class TwoRelaysOverRedis implements AutoCloseable {
 		Awaitility.await("readiness of the relay on port " + port(relay))
 			.atMost(Duration.ofSeconds(60))
 			.pollInterval(Duration.ofMillis(100))
+			// a probe that is not answered in time counts as not ready, as a load balancer counts it, and is sent again
+			.ignoreExceptionsInstanceOf(IOException.class)
 			.until(() -> client.send(readiness, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
 	}
 
