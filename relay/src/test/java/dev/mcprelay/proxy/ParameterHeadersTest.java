@@ -50,7 +50,9 @@ class ParameterHeadersTest {
 			"21|22|false", "022|22|false", "+22|22|false", "2.2e1|22|false", "0x16|22|false", "' 22'|22|false",
 			"22|4294967318|false", "22|18446744073709551638|false", "22|22.5|false", "22|'\"22\"'|true",
 			"22.5|22.5|true", "true|true|true", "True|true|false", "false|true|false", "1|true|false",
-			"us-west1|'\"us-west1\"'|true", "US-WEST1|'\"us-west1\"'|false", "=?base64?***?=|'\"x\"'|false",
+			"us-west1|'\"us-west1\"'|true", "US-WEST1|'\"us-west1\"'|false", "=?base64?***?=|'\"x\"'|false", "=?base64?SGVsbG8=?=|'\"Hello\"'|true",
+			"=?base64?SGVsbG8?=|'\"Hello\"'|false", "=?base64?SGVs!!!bG8=?=|'\"Hello\"'|false",
+			"SGVsbG8=|'\"SGVsbG8=\"'|true", "=?base64?SGVsbG8=|'\"=?base64?SGVsbG8=\"'|true",
 			"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=|'\"=?base64?literal?=\"'|true", "null|null|false",
 			"'{}'|'{}'|false", "22|'[22]'|false" })
 	void aLineMatchesTheValueItMirrors(String line, String json, boolean matches) {
