@@ -36,6 +36,11 @@ record CelRule(PolicyExpression expression) implements PolicyRule {
 		return expression.inputs().tool();
 	}
 
+	/** Whether the expression reads {@code mcp.tool.name} (or {@code mcp.tool}, or {@code mcp}, whole). */
+	boolean readsToolName() {
+		return expression.inputs().toolName();
+	}
+
 	@Override
 	public boolean readsPrompt() {
 		return expression.inputs().prompt();

@@ -21,6 +21,7 @@ import dev.cel.common.navigation.CelNavigableExpr;
  * whether its outcome can depend on a call's arguments ({@link #arguments}).
  *
  * @param tool whether it reads {@code mcp.tool} (its name or its annotations)
+ * @param toolName whether it reads {@code mcp.tool.name}
  * @param prompt whether it reads {@code mcp.prompt}
  * @param annotations whether it reads {@code mcp.tool.annotations}, which a call does not carry
  * @param arguments whether it reads {@code mcp.arguments}
@@ -28,8 +29,8 @@ import dev.cel.common.navigation.CelNavigableExpr;
  * list when not
  * @param argumentShapes how it reads the arguments
  */
-record PolicyInputs(boolean tool, boolean prompt, boolean annotations, boolean arguments, boolean perItem,
-		ArgumentShapes argumentShapes) {
+record PolicyInputs(boolean tool, boolean toolName, boolean prompt, boolean annotations, boolean arguments,
+		boolean perItem, ArgumentShapes argumentShapes) {
 
 	/** What {@code ast} reads. */
 	static PolicyInputs readBy(CelAbstractSyntaxTree ast) {
@@ -46,7 +47,8 @@ record PolicyInputs(boolean tool, boolean prompt, boolean annotations, boolean a
 		boolean prompt = reads(paths, "mcp.prompt");
 		boolean arguments = reads(paths, "mcp.arguments");
 		boolean perItem = tool || prompt || arguments || reads(paths, "mcp.resource");
-		return new PolicyInputs(tool, prompt, reads(paths, "mcp.tool.annotations"), arguments, perItem,
+		return new PolicyInputs(tool, reads(paths, "mcp.tool.name"), prompt, reads(paths, "mcp.tool.annotations"),
+				arguments, perItem,
 				arguments ? ArgumentShapes.of(ast) : ArgumentShapes.NONE);
 	}
 

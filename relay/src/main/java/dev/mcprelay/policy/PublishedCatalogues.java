@@ -20,6 +20,7 @@ import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.config.ServerProperties;
+import dev.mcprelay.proxy.ParameterHeaders;
 import dev.mcprelay.proxy.ServerListChanges;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
@@ -220,6 +221,23 @@ public class PublishedCatalogues implements ServerListChanges {
 	 */
 	public Mono<Optional<Map<String, Object>>> find(CallContext context, String list, String name,
 			boolean annotations) {
+		return definition(context, list, name, annotations)
+			.map(found -> found.map(PublishedItems.Definition::annotations));
+	}
+
+	/**
+	 * The arguments the tool {@code name} of the server {@code context} addresses declares for mirroring into
+	 * {@code Mcp-Param-*} headers ({@link ParameterHeaders#declaredBy}), as it published the tool to the caller's view,
+	 * with the freshness of a rule that reads annotations (what is kept is listed again when older than the server's
+	 * {@code tools.annotations-max-age}): a header mapping, like an annotation, is part of the definition a decision
+	 * reads. Empty when the server did not publish the tool; {@link Unavailable} when the list could not be listed.
+	 */
+	public Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> headersOf(CallContext context, String name) {
+		return definition(context, TOOLS, name, true).map(found -> found.map(PublishedItems.Definition::headers));
+	}
+
+	private Mono<Optional<PublishedItems.Definition>> definition(CallContext context, String list, String name,
+			boolean annotations) {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		PublishedItems.Definition known = kept.definition(name);
@@ -365,14 +383,14 @@ public class PublishedCatalogues implements ServerListChanges {
 	 * {@code definition}, as found in {@code kept}; a name a catalogue cut short lacks is no name the server did not
 	 * publish: the policies cannot decide it ({@link Unavailable}).
 	 */
-	private static Mono<Optional<Map<String, Object>>> found(CallContext context, String list, PublishedItems kept,
-			PublishedItems.Definition definition) {
+	private static Mono<Optional<PublishedItems.Definition>> found(CallContext context, String list,
+			PublishedItems kept, PublishedItems.Definition definition) {
 		if (definition == null && kept.cut()) {
 			return Mono.error(new Unavailable(context.server(), list, "is longer than the relay reads ("
 					+ UpstreamLister.MAX_PAGES + " pages, " + PublishedItems.MAX_ITEMS + " items) and does not name "
 					+ "it in what was read"));
 		}
-		return Mono.just(definition == null ? Optional.empty() : Optional.of(definition.annotations()));
+		return Mono.just(Optional.ofNullable(definition));
 	}
 
 	private UpstreamView viewOf(CallContext context) {

@@ -11,12 +11,13 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.proxy.ParameterHeaders;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
 
 /**
  * The items of one list (tools, prompts) a server published to one view of it ({@link UpstreamView}), as far as
- * policies need them: each item's name, and a tool's annotations. Filled from every list of the view that passes the
+ * policies and the relay's header checks need them: each item's name, and a tool's annotations and mirrored arguments. Filled from every list of the view that passes the
  * relay (an item's latest definition wins), and by the relay listing the whole list itself ({@link #list}): one
  * listing at a time, which every call that needs it meanwhile waits for (fifty calls of a name not seen yet start one
  * listing, not fifty). Once listed whole, the catalogue is {@link #complete()}: a name it lacks is one the server did
@@ -33,10 +34,17 @@ final class PublishedItems {
 	static final int MAX_ITEMS = 10_000;
 
 	/**
-	 * What the server published of one item (a tool's annotations; empty for a prompt), and the
-	 * {@link System#nanoTime()} at which the relay last saw it published.
+	 * What the server published of one item (a tool's annotations, and the arguments it declares for mirroring into
+	 * {@code Mcp-Param-*} headers; both empty for a prompt), and the {@link System#nanoTime()} at which the relay last
+	 * saw it published.
 	 */
-	record Definition(Map<String, Object> annotations, long seenAt) {
+	record Definition(Map<String, Object> annotations, Map<String, ParameterHeaders.Mirrored> headers, long seenAt) {
+
+		/** The definition of {@code item}, one entry of a list, seen at {@code now}. */
+		static Definition of(JsonNode item, long now) {
+			return new Definition(PublishedCatalogues.annotationsOf(item), ParameterHeaders.declaredBy(item), now);
+		}
+
 	}
 
 	private volatile Map<String, Definition> items = new ConcurrentHashMap<>();
@@ -70,7 +78,7 @@ final class PublishedItems {
 			items = kept;
 			complete = false;
 		}
-		kept.put(name.textValue(), new Definition(PublishedCatalogues.annotationsOf(item), now));
+		kept.put(name.textValue(), Definition.of(item, now));
 	}
 
 	/**
@@ -148,7 +156,7 @@ final class PublishedItems {
 			JsonNode name = item.get("name");
 			if (name != null && name.isTextual()) {
 				if (kept.size() < MAX_ITEMS) {
-					kept.putIfAbsent(name.textValue(), new Definition(PublishedCatalogues.annotationsOf(item), now));
+					kept.putIfAbsent(name.textValue(), Definition.of(item, now));
 				}
 				else {
 					whole = false;

@@ -25,7 +25,8 @@ import reactor.core.publisher.Mono;
 /**
  * Carries one client request to its upstream MCP server and the answer back (DESIGN section 3): resolve the
  * server, check the origin and host, take the request's place in its session's order ({@link SessionOrder}), read
- * and parse a POST body within its cap, begin its telemetry, run the request stages (GET and DELETE meet the
+ * and parse a POST body within its cap, check the headers that mirror it ({@link MirroredHeaders},
+ * {@link ParameterHeaderChecks}), begin its telemetry, run the request stages (GET and DELETE meet the
  * user-request stage), and hand what goes upstream to {@link UpstreamForwarding}. Every failure before the client's response is
  * committed is answered with a JSON-RPC error for the request's id; when the upstream is at fault, the error stage
  * sees it first.
@@ -55,10 +56,13 @@ public class McpRelay {
 
 	private final OpenStreams openStreams;
 
+	private final ParameterHeaderChecks parameterHeaders;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, RequestInterception requestInterception,
 			SessionOrder sessionOrder, SessionStreams sessionStreams, CredentialHeaders credentialHeaders,
 			SessionBinding sessionBinding, McpTelemetry telemetry, UpstreamForwarding forwarding,
-			OpenStreams openStreams) {
+			OpenStreams openStreams, ParameterHeaderChecks parameterHeaders) {
+		this.parameterHeaders = parameterHeaders;
 		this.openStreams = openStreams;
 		this.telemetry = telemetry;
 		this.forwarding = forwarding;
@@ -109,16 +113,19 @@ public class McpRelay {
 				if (mismatch != null) {
 					return EarlyAnswers.answerEarly(exchange, mismatch, payload);
 				}
-				ExchangeTrace trace = telemetry.begin(payload, context);
-				record.trace(trace);
-				return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace)
-					.flatMap(plan -> {
-						record.refusals(plan.stops());
-						plan.pending().watch(trace);
-						return plan.forwardsAnything()
-								? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
-								: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
-					});
+				return parameterHeaders.check(exchange.requestHeaderView(), payload, context, upstream.id())
+					.then(Mono.defer(() -> {
+						ExchangeTrace trace = telemetry.begin(payload, context);
+						record.trace(trace);
+						return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace)
+							.flatMap(plan -> {
+								record.refusals(plan.stops());
+								plan.pending().watch(trace);
+								return plan.forwardsAnything()
+										? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
+										: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
+							});
+					}));
 			})).doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> RelayFailures.isUnknownSession(failure)
 				? answerByIds(route, exchange, failure)

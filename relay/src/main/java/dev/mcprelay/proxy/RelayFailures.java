@@ -157,6 +157,16 @@ public final class RelayFailures {
 				"The " + header + " header does not match " + field + " in the request body; send the same value in both.");
 	}
 
+	/**
+	 * A request's {@code Mcp-Param-*} headers cannot be checked against the arguments they mirror
+	 * ({@link ParameterHeaderChecks}): the server's tool list, which says which argument each header mirrors, could not
+	 * be read ({@code why}). Refused rather than passed unchecked (502, -32603); nothing is forwarded.
+	 */
+	public static RelayFailure parameterHeadersUncheckable(String server, String why) {
+		return new RelayFailure(HttpStatus.BAD_GATEWAY, JsonRpcErrorCodes.INTERNAL_ERROR, "header_uncheckable", server,
+				"The Mcp-Param-* headers cannot be checked against the arguments they mirror: " + why + ".");
+	}
+
 	/** A single-valued request header repeated with different values ({@link SingleValuedHeaders}): 400. */
 	public static RelayFailure conflictingHeader(String server, String header) {
 		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_REQUEST, "conflicting_header", server,

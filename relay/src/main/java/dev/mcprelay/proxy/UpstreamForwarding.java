@@ -153,6 +153,7 @@ class UpstreamForwarding {
 				headers.set(name, value);
 			}
 		});
+		ParameterHeaderChecks.mirrorForwarded(headers, call.context(), call.plan());
 		if (token != null) {
 			headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + token);
 		}

@@ -286,6 +286,9 @@ class RefusalTablesTest {
 		json("missing_required_header", all, "required", call("missing_required_header"), request -> {
 		});
 		json("header_mismatch", all, "sdk", call("header_mismatch"), request -> request.header("Mcp-Method", "tools/list"));
+		// what an Mcp-Param-* header mirrors is the tool's declaration, in a tool list that cannot be read here
+		json("header_uncheckable", all, "down", call("header_uncheckable"),
+				request -> request.header("Mcp-Param-Region", "eu-west1"));
 		json("conflicting_header", all, "sdk", call("conflicting_header"), request -> request
 			.header("MCP-Protocol-Version", "2025-06-18")
 			.header("MCP-Protocol-Version", "2025-11-25"));

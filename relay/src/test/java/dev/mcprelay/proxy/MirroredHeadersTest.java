@@ -161,6 +161,7 @@ class MirroredHeadersTest extends RelayIntegrationTest {
 		assertThat(MirroredHeaders.decode("echo")).isEqualTo("echo");
 		assertThat(MirroredHeaders.decode("=?base64?")).as("a prefix alone is a plain value").isEqualTo("=?base64?");
 		assertThat(MirroredHeaders.decode("=?base64?***?=")).as("broken Base64").isNull();
+		assertThat(MirroredHeaders.decode("=?base64?ZWNobw?=")).as("padding left out (conformance: refused)").isNull();
 	}
 
 }

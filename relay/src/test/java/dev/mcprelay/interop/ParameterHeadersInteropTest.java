@@ -1,0 +1,173 @@
+package dev.mcprelay.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.McpRelayApplication;
+import dev.mcprelay.api.Outcome;
+import dev.mcprelay.api.ToolsCallRequest;
+import dev.mcprelay.api.ToolsCallRequestInterceptor;
+import dev.mcprelay.testsupport.RawHttp;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code Mcp-Param-*} headers (MCP 2026-07-28, SEP-2243) through the relay to a real 2026-07-28 server, the TypeScript
+ * SDK v2 fixture of the conformance suite ({@code interop/conformance-server.mjs}, ERA 2026), whose tool
+ * {@code test_x_mcp_header} declares {@code region} with {@code "x-mcp-header": "Region"} (and {@code level} without):
+ * a header that says what the argument says goes on; one that contradicts it, in any case of its name, or names an
+ * argument the call lacks, is refused by the relay itself ({@code header_mismatch}, review 43g N-3) before any
+ * interceptor or the server sees it; a header the tool does not declare goes on untouched; and when an interceptor
+ * changes or removes the mirrored argument, the header the server gets says what it gets (the server checks it).
+ */
+class ParameterHeadersInteropTest {
+
+	private static final String META = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+			+ "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"},"
+			+ "\"io.modelcontextprotocol/clientCapabilities\":{}}";
+
+	private static final String TOOL = "test_x_mcp_header";
+
+	private static NodePeers.NodeServer server;
+
+	private static ConfigurableApplicationContext relay;
+
+	@BeforeAll
+	static void start() throws Exception {
+		NodePeers.requireNode();
+		NodePeers.installFromLockfile();
+		server = NodePeers.startServer("conformance-server.mjs", Map.of("ERA", "2026"));
+		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class,
+				RegionChanger.class)
+			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.v2026.url=" + server.url(),
+					"mcp-relay.servers.v2026.protocol-versions=2026-07-28")
+			.run();
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relay != null) {
+			relay.close();
+		}
+		if (server != null) {
+			server.close();
+		}
+	}
+
+	@Test
+	void aHeaderThatSaysWhatTheArgumentSaysGoesOnPlainOrInBase64() {
+		assertThat(ran(call(1, "\"region\":\"us-west1\""), "Mcp-Param-Region", "us-west1")).contains("us-west1");
+		assertThat(ran(call(2, "\"region\":\"us-west1\""), "mcp-param-region", "=?base64?dXMtd2VzdDE=?="))
+			.contains("us-west1");
+		assertThat(ran(call(3, "\"region\":\"Z\u00fcrich\""), "Mcp-Param-Region", "=?base64?WsO8cmljaA==?="))
+			.contains("Z\u00fcrich");
+	}
+
+	@Test
+	void aHeaderThatContradictsTheArgumentIsRefusedByTheRelay() {
+		refused(call(4, "\"region\":\"us-west1\""), "Mcp-Param-Region", "eu-west1");
+		refused(call(5, "\"region\":\"us-west1\""), "MCP-PARAM-REGION", "eu-west1");
+		refused(call(6, "\"region\":\"us-west1\""), "Mcp-Param-Region", "=?base64?ZXUtd2VzdDE=?=");
+		refused(call(7, "\"region\":\"us-west1\""), "Mcp-Param-Region", "US-WEST1");
+		refused(call(8, "\"level\":1"), "Mcp-Param-Region", "us-west1");
+		refused(call(9, "\"region\":null"), "Mcp-Param-Region", "null");
+	}
+
+	@Test
+	void aHeaderTheToolDoesNotDeclareGoesOnUntouched() {
+		assertThat(ran(call(10, "\"region\":\"us-west1\",\"level\":1"), "Mcp-Param-Region", "us-west1",
+				"Mcp-Param-Level", "99")).contains("us-west1");
+	}
+
+	@Test
+	void whenAnInterceptorChangesTheMirroredArgumentTheServerGetsAHeaderThatSaysWhatItGets() {
+		// level 7: the interceptor sets region to eu-west1; the server refuses a header that does not say so
+		assertThat(ran(call(11, "\"region\":\"us-west1\",\"level\":7"), "Mcp-Param-Region", "us-west1"))
+			.contains("\"region\":\"eu-west1\"");
+		// level 8: the interceptor removes region; the server refuses a header for an argument it does not get
+		assertThat(ran(call(12, "\"region\":\"us-west1\",\"level\":8"), "Mcp-Param-Region", "us-west1"))
+			.doesNotContain("region");
+	}
+
+	private static String ran(String body, String... headers) {
+		HttpResponse<String> response = send(body, headers);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+		JsonNode answer = RawHttp.messagesOf(response).get(0);
+		assertThat(answer.has("result")).as(response.body()).isTrue();
+		return answer.at("/result/content/0/text").asText();
+	}
+
+	private static void refused(String body, String header, String value) {
+		HttpResponse<String> response = send(body, header, value);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		JsonNode error = RawHttp.messagesOf(response).get(0).get("error");
+		assertThat(error.get("code").asInt()).isEqualTo(-32020);
+		assertThat(error.at("/data/reason").asText()).as("the relay's refusal, not the server's: %s", error)
+			.isEqualTo("header_mismatch");
+		assertThat(error.get("message").asText()).contains("Mcp-Param-Region").contains("params.arguments.region");
+		assertThat(RegionChanger.seen).as("no interceptor saw it").doesNotContain(RawHttp.json(body).get("id").asInt());
+	}
+
+	private static HttpResponse<String> send(String body, String... headers) {
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		var request = http.post("v2026", body)
+			.header("MCP-Protocol-Version", "2026-07-28")
+			.header("Mcp-Method", "tools/call")
+			.header("Mcp-Name", TOOL);
+		for (int i = 0; i < headers.length; i += 2) {
+			request.header(headers[i], headers[i + 1]);
+		}
+		return http.send(request);
+	}
+
+	private static String call(int id, String arguments) {
+		return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + TOOL
+				+ "\",\"arguments\":{" + arguments + "}," + META + "}}";
+	}
+
+	/** Changes {@code region} to eu-west1 for a call with {@code level} 7, removes it for {@code level} 8. */
+	@Configuration(proxyBeanMethods = false)
+	static class RegionChanger {
+
+		static final java.util.Set<Integer> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+		@Bean
+		ToolsCallRequestInterceptor regionChanger() {
+			return new ToolsCallRequestInterceptor() {
+
+				@Override
+				public String name() {
+					return "region-changer";
+				}
+
+				@Override
+				public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
+					seen.add(call.id().asInt());
+					Object level = call.arguments().get("level");
+					if (level instanceof Number number && number.intValue() == 7) {
+						call.setArgument("region", "eu-west1");
+					}
+					if (level instanceof Number number && number.intValue() == 8) {
+						call.removeArgument("region");
+					}
+					return Outcome.proceed();
+				}
+
+			};
+		}
+
+	}
+
+}

@@ -1,0 +1,116 @@
+package dev.mcprelay.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.http.HttpHeaders;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.testsupport.RawHttp;
+
+/**
+ * How an {@code Mcp-Param-*} header is matched to the argument it mirrors (MCP 2026-07-28, SEP-2243): the tool's
+ * {@code x-mcp-header} declarations (property paths through {@code properties} only), and each header line against
+ * the argument's JSON value: strings and booleans exactly, numbers numerically in plain decimal only, the Base64
+ * sentinel decoded, nothing for an absent or null argument, no character a field value may not hold. The relay's
+ * refusal of a request through a real server is {@code ParameterHeadersInteropTest}'s.
+ */
+class ParameterHeadersTest {
+
+	private static final JsonNode TOOL = RawHttp.json("""
+			{"name":"deploy","inputSchema":{"type":"object","properties":{
+			  "port":{"type":"integer","x-mcp-header":"Port"},
+			  "target":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}},
+			  "force":{"type":"boolean","x-mcp-header":"Force"},
+			  "hosts":{"type":"array","items":{"type":"string","x-mcp-header":"Host"}},
+			  "either":{"oneOf":[{"type":"string","x-mcp-header":"Either"}]},
+			  "a":{"type":"string","x-mcp-header":"Twice"},"b":{"type":"string","x-mcp-header":"TWICE"}}}}""");
+
+	@Test
+	void aToolDeclaresWhatItsPropertiesReachedThroughPropertiesMark() {
+		Map<String, ParameterHeaders.Mirrored> declared = ParameterHeaders.declaredBy(TOOL);
+
+		assertThat(declared.get("port").path()).containsExactly("port");
+		assertThat(declared.get("region")).isEqualTo(new ParameterHeaders.Mirrored("Region", List.of("target", "region")));
+		assertThat(declared.get("force").path()).containsExactly("force");
+		assertThat(declared).as("not statically reachable: under items, oneOf").doesNotContainKeys("host", "either");
+		assertThat(declared.get("twice").path()).as("declared twice: any header of that name is refused").isNull();
+		assertThat(ParameterHeaders.declaredBy(RawHttp.json("{\"name\":\"plain\"}"))).isEmpty();
+	}
+
+	@ParameterizedTest(name = "header {0} against {1}: {2}")
+	@CsvSource(delimiter = '|', value = {
+			"22|22|true", "22.0|22|true", "22|22.0|true", "-7|-7|true", "=?base64?MjI=?=|22|true",
+			"21|22|false", "022|22|false", "+22|22|false", "2.2e1|22|false", "0x16|22|false", "' 22'|22|false",
+			"22|4294967318|false", "22|18446744073709551638|false", "22|22.5|false", "22|'\"22\"'|true",
+			"22.5|22.5|true", "true|true|true", "True|true|false", "false|true|false", "1|true|false",
+			"us-west1|'\"us-west1\"'|true", "US-WEST1|'\"us-west1\"'|false", "=?base64?***?=|'\"x\"'|false", "=?base64?SGVsbG8=?=|'\"Hello\"'|true",
+			"=?base64?SGVsbG8?=|'\"Hello\"'|false", "=?base64?SGVs!!!bG8=?=|'\"Hello\"'|false",
+			"SGVsbG8=|'\"SGVsbG8=\"'|true", "=?base64?SGVsbG8=|'\"=?base64?SGVsbG8=\"'|true",
+			"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=|'\"=?base64?literal?=\"'|true", "null|null|false",
+			"'{}'|'{}'|false", "22|'[22]'|false" })
+	void aLineMatchesTheValueItMirrors(String line, String json, boolean matches) {
+		assertThat(ParameterHeaders.matches(line, RawHttp.json(json))).isEqualTo(matches);
+	}
+
+	@Test
+	void aLineWithCharactersAFieldValueMayNotHoldMatchesNothing() {
+		assertThat(ParameterHeaders.matches("us-west1\u0000", RawHttp.json("\"us-west1\\u0000\""))).isFalse();
+		assertThat(ParameterHeaders.matches("Z\u00fcrich", RawHttp.json("\"Z\u00fcrich\""))).as("raw non-ASCII").isFalse();
+		assertThat(ParameterHeaders.matches("a\tb", RawHttp.json("\"a\\tb\""))).as("a tab may be held").isTrue();
+		assertThat(ParameterHeaders.matches("22", null)).as("an absent argument").isFalse();
+	}
+
+	@Test
+	void everyLineAndEveryCaseOfADeclaredHeaderIsCheckedAndAnUndeclaredOneIsNot() {
+		Map<String, ParameterHeaders.Mirrored> declared = ParameterHeaders.declaredBy(TOOL);
+		JsonNode arguments = RawHttp.json("{\"port\":22,\"target\":{\"region\":\"eu\"}}");
+
+		assertThat(ParameterHeaders.mismatch(headers("mcp-param-PORT", "22", "Mcp-Param-Region", "eu",
+				"Mcp-Param-Unknown", "anything"), arguments, declared, "s")).isNull();
+		assertThat(ParameterHeaders.mismatch(headers("Mcp-Param-Port", "22", "Mcp-Param-Port", "1"), arguments,
+				declared, "s")).as("a second line that disagrees").isNotNull();
+		RelayFailure nested = ParameterHeaders.mismatch(headers("Mcp-Param-Region", "us"), arguments, declared, "s");
+		assertThat(nested.reason()).isEqualTo("header_mismatch");
+		assertThat(nested.getMessage()).contains("Mcp-Param-Region").contains("params.arguments.target.region");
+		assertThat(ParameterHeaders.mismatch(headers("Mcp-Param-Force", "false"), arguments, declared, "s"))
+			.as("a header for an argument the call lacks").isNotNull();
+		assertThat(ParameterHeaders.mismatch(headers("Mcp-Param-Twice", "x"), RawHttp.json("{\"a\":\"x\",\"b\":\"x\"}"),
+				declared, "s")).as("a name declared twice").isNotNull();
+	}
+
+	@Test
+	void theHeadersOfChangedArgumentsAreWrittenAsAClientWouldOrDropped() {
+		Map<String, ParameterHeaders.Mirrored> declared = ParameterHeaders.declaredBy(TOOL);
+		HttpHeaders wire = headers("mcp-param-port", "22", "Mcp-Param-Region", "us", "Mcp-Param-Other", "kept");
+
+		ParameterHeaders.mirror(wire, RawHttp.json("{\"port\":80,\"target\":{\"region\":\"Z\u00fcrich\"},\"force\":true}"),
+				declared);
+
+		assertThat(wire.get("Mcp-Param-Port")).containsExactly("80");
+		assertThat(wire.get("Mcp-Param-Region")).containsExactly("=?base64?WsO8cmljaA==?=");
+		assertThat(wire.get("Mcp-Param-Force")).containsExactly("true");
+		assertThat(wire.get("Mcp-Param-Other")).as("declared by nothing: untouched").containsExactly("kept");
+		ParameterHeaders.mirror(wire, RawHttp.json("{\"target\":{}}"), declared);
+		assertThat(wire.headerNames()).as("absent arguments have no header").noneMatch(
+				name -> name.equalsIgnoreCase("Mcp-Param-Port") || name.equalsIgnoreCase("Mcp-Param-Region"));
+		assertThat(ParameterHeaders.encode(RawHttp.json("\" padded \""))).isEqualTo("=?base64?IHBhZGRlZCA=?=");
+		assertThat(ParameterHeaders.encode(RawHttp.json("\"=?base64?literal?=\"")))
+			.isEqualTo("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
+	}
+
+	private static HttpHeaders headers(String... namesAndValues) {
+		HttpHeaders headers = new HttpHeaders();
+		for (int i = 0; i < namesAndValues.length; i += 2) {
+			headers.add(namesAndValues[i], namesAndValues[i + 1]);
+		}
+		return headers;
+	}
+
+}
