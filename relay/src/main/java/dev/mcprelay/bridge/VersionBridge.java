@@ -65,6 +65,9 @@ public final class VersionBridge implements UpstreamTransport {
 
 	private final RetiredSessionEra relayed;
 
+	/** The relay's own {@code server/discover} of the server. */
+	private final ModernProbe modernProbe;
+
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
 	 * @param versions what the relay knows of the server's versions
@@ -79,27 +82,35 @@ public final class VersionBridge implements UpstreamTransport {
 	 * {@code timeouts.non-streaming}; {@link UpstreamSessions})
 	 * @param unrelayed what hears each list change of the server's that the bridge relays to no client (the relay's
 	 * one listener of list changes)
+	 * @param credentials what the relay's own requests to learn about the server carry ({@link OwnRequests}): the
+	 * server's configured headers and credentials, nothing of a client's
 	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
 			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout,
-			UnrelayedListChanges unrelayed) {
+			UnrelayedListChanges unrelayed, ServerCredentials credentials) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBodyBytes = maxBodyBytes;
+		OwnRequests own = new OwnRequests(credentials);
+		this.modernProbe = new ModernProbe(server, own, serverId, maxBodyBytes);
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId, flights),
-				maxBodyBytes, inputRoundTimeout);
+				maxBodyBytes, inputRoundTimeout, modernProbe);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
-				inputRoundTimeout, mac, flights.of(serverId), unrelayed);
-		this.relayed = new RetiredSessionEra(server, serverId, versions, maxBodyBytes, openTimeout);
+				inputRoundTimeout, mac, flights.of(serverId), unrelayed, modernProbe);
+		this.relayed = new RetiredSessionEra(server, serverId,
+				new SessionEraProbe(server, own, serverId, versions, maxBodyBytes, openTimeout), maxBodyBytes, openTimeout);
 	}
 
-	/** A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}): for tests. */
+	/**
+	 * A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}) and whose own requests
+	 * carry no credentials ({@link ServerCredentials#NONE}): for tests.
+	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
 			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
 		this(server, serverId, versions, maxBodyBytes, store, flights, inputRoundTimeout, mac, openTimeout,
-				UnrelayedListChanges.NONE);
+				UnrelayedListChanges.NONE, ServerCredentials.NONE);
 	}
 
 	/**
