@@ -75,6 +75,42 @@ class HeaderRoutedServerInteropTest {
 	}
 
 	/**
+	 * The 46i scenario (scen_tenant3.py): alice's 2025 {@code initialize} with {@code X-Tenant: next} reaches the
+	 * 2026-only backend, which refuses it naming [2026-07-28]; the relay's own {@code initialize} goes where the
+	 * gateway sends a request of nobody's (the default tenant's session-era server), which answers it: nothing is
+	 * learnt, alice gets her backend's refusal, and carol, of the default tenant, opens sessions throughout and after
+	 * four rounds (one more than the bound of revisions allows in ten minutes), as does dave, a 2026 client.
+	 */
+	@Test
+	void aClientsRoutingHeaderNeitherSteersTheRelaysInitializeNorWhatOtherCallersGet() throws Exception {
+		startRelay(Map.of("next", modernPort), sessionEraPort);
+		RawHttp alice = new RawHttp(relayPort(), "X-Tenant", "next", "X-Client-Chosen", "alice");
+		RawHttp carol = new RawHttp(relayPort());
+		for (int round = 1; round <= 4; round++) {
+			HttpResponse<String> refused = alice.send(alice.post("m", McpSession.initialize(round)));
+			assertThat(refused.headers().firstValue("Mcp-Session-Id").orElse(""))
+				.as("round %s: alice's initialize is not bridged: %s %s", round, refused.statusCode(), refused.body())
+				.doesNotStartWith("mcp-bridge-");
+			assertThat(versions().known()).as("round %s: nothing 2026-only learnt from alice's backend", round)
+				.noneMatch(version -> version.startsWith("2026-"));
+			McpSession session = McpSession.open(carol, "m");
+			assertThat(session.id()).as("round %s: carol's own session at the Java SDK's server", round).isNotNull()
+				.doesNotStartWith("mcp-bridge-");
+			assertThat(echo(session, 100 + round, "carol " + round)).isEqualTo("carol " + round);
+		}
+		assertThat(modernEcho(carol, 200, "dave")).as("a 2026 client of the default tenant").isEqualTo("dave");
+
+		List<String> probes = linesWith("\\\"version\\\":\\\"probe\\\"");
+		assertThat(probes).as("the relay's own initialize was asked: %s", router.accessLog()).isNotEmpty();
+		assertThat(probes).as("...routed as a request of nobody's, with the server's configured headers only")
+			.allSatisfy(line -> assertThat(line).contains("upstream=127.0.0.1:" + sessionEraPort)
+				.contains("X-Tenant=\"\"")
+				.contains("X-Client-Chosen=\"\"")
+				.contains("X-Copied=\"\"")
+				.contains("X-Configured=\"relay-own\""));
+	}
+
+	/**
 	 * The relay's own {@code server/discover}: a 2026 client's request with {@code X-Tenant: old} reaches the
 	 * session-era backend, which refuses it as such a server does; the relay's discover goes to the default tenant's
 	 * 2026-only server, which answers it: the relay does not take the server for a session-era one (2026 clients are
