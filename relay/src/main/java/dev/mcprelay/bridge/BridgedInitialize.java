@@ -47,13 +47,13 @@ final class BridgedInitialize {
 	private final ModernProbe probe;
 
 	BridgedInitialize(UpstreamTransport server, String serverId, ServerVersions versions, BridgeSessions sessions,
-			long maxBytes) {
+			long maxBytes, ModernProbe probe) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.sessions = sessions;
 		this.maxBytes = maxBytes;
-		this.probe = new ModernProbe(server, serverId, maxBytes);
+		this.probe = probe;
 	}
 
 	/**

@@ -2,7 +2,6 @@ package dev.mcprelay.bridge;
 
 import java.util.List;
 
-import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,8 +20,9 @@ import reactor.core.publisher.Mono;
  * request makes the relay bridge every 2026 client to it (direction 2, {@link PerRequestBridge#probe}): whether the
  * server speaks 2026-07-28 is decided by a request the relay shapes alone, never by the refused one, whose media type,
  * size, headers or versions its client chose (review 46c, finding 1: a {@code Content-Type: text/plain} made a server
- * of both generations answer 415, and the relay took it for a session-era server's refusal). Sent with the relay's
- * headers for the server (its credentials), the 2026-07-28 headers and a body of the relay's.
+ * of both generations answer 415, and the relay took it for a session-era server's refusal). Built by
+ * {@link OwnRequests}: the server's configured URL and credentials, the 2026-07-28 headers and a body of the relay's;
+ * no header of the client's, which could route it to another server behind a gateway (review 46i, F1).
  */
 final class ModernProbe {
 
@@ -30,12 +30,20 @@ final class ModernProbe {
 
 	private final UpstreamTransport server;
 
+	private final OwnRequests own;
+
 	private final String serverId;
 
 	private final long maxBytes;
 
+	/** A probe with no credentials of the server's ({@link ServerCredentials#NONE}). */
 	ModernProbe(UpstreamTransport server, String serverId, long maxBytes) {
+		this(server, new OwnRequests(ServerCredentials.NONE), serverId, maxBytes);
+	}
+
+	ModernProbe(UpstreamTransport server, OwnRequests own, String serverId, long maxBytes) {
 		this.server = server;
+		this.own = own;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 	}
@@ -58,19 +66,18 @@ final class ModernProbe {
 	}
 
 	/**
-	 * Asks the server, with the headers {@code request} (the relay's request for it) carries, whether it speaks
-	 * 2026-07-28; {@code versions} learns what its answer names. Never fails: an exchange that fails is
-	 * {@link Verdict#UNKNOWN}.
+	 * Asks the server {@code request} (a client's) is for whether it speaks 2026-07-28, with none of the request's
+	 * headers ({@link OwnRequests}); {@code versions} learns what its answer names. Never fails: an exchange that fails
+	 * (no credentials to be had among the causes) is {@link Verdict#UNKNOWN}.
 	 */
 	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions) {
 		ObjectNode discover = McpMeta.relaysOwnEnvelope(JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", ID).put("method", "server/discover"), ProtocolVersions.PER_REQUEST, "probe");
-		UpstreamRequest probe = new UpstreamRequest(request.serverId(), HttpMethod.POST, request.uri(),
-				ModernRequests.headersFor(request.headers(), "server/discover", null),
-				discover.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), request.callerId(), null);
 		java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
 				Verdict.UNKNOWN);
-		return server.send(probe, response -> verdictOf(response, versions).doOnNext(verdict::set).then())
+		return own.perRequest(request, discover)
+			.flatMap(probe -> server.send(probe, response -> verdictOf(response, versions).doOnNext(verdict::set)
+				.then()))
 			.onErrorResume(failed -> Mono.empty())
 			.then(Mono.fromSupplier(verdict::get));
 	}

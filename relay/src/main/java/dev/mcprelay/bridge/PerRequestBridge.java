@@ -89,10 +89,11 @@ final class PerRequestBridge {
 	 * @param flights what the server's bridged sessions have in flight on this replica, shared with the bridge a
 	 * reload makes for it: its held calls among them
 	 * @param unrelayed what hears a list change of the server's that a client's listen did not ask for
+	 * @param probes the relay's own {@code server/discover} of the server ({@link ModernProbe})
 	 */
 	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
 			ServerVersions versions, java.time.Duration idle, RelayMac mac, ServerFlights flights,
-			UnrelayedListChanges unrelayed) {
+			UnrelayedListChanges unrelayed, ModernProbe probes) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
@@ -100,7 +101,7 @@ final class PerRequestBridge {
 		this.versions = versions;
 		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed, sessions.openTimeout());
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
-		this.probes = new ModernProbe(server, serverId, maxBytes);
+		this.probes = probes;
 		this.forgotten = new ForgottenSessions(server, sessions.openTimeout());
 		this.gated = new GatedServerRequests(server);
 		this.retries = new HeldCallRetries(server, calls);

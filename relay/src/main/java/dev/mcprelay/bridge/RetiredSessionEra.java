@@ -53,13 +53,16 @@ final class RetiredSessionEra {
 	/** Half the client's deadline: how long after its request was sent a client may wait for the probe. */
 	private final long patienceNanos;
 
-	/** @param timeout the server's {@code timeouts.non-streaming}: the deadline of the client's exchange */
-	RetiredSessionEra(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes,
+	/**
+	 * @param probe the relay's own {@code initialize} of the server, shared with the bridge's other uses of it
+	 * @param timeout the server's {@code timeouts.non-streaming}: the deadline of the client's exchange
+	 */
+	RetiredSessionEra(UpstreamTransport server, String serverId, SessionEraProbe probe, long maxBytes,
 			Duration timeout) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
-		this.probe = new SessionEraProbe(server, serverId, versions, maxBytes, timeout);
+		this.probe = probe;
 		this.patienceNanos = timeout.toNanos() / 2;
 	}
 

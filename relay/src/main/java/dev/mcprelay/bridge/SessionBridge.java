@@ -81,9 +81,18 @@ final class SessionBridge {
 
 	private final BridgedInitialize initialize;
 
-	/** @param roundTimeout how long a round of input waits for the client's answers ({@link InputRounds}) */
+	/** A bridge whose own {@code server/discover} carries no credentials ({@link ServerCredentials#NONE}): for tests. */
 	SessionBridge(UpstreamTransport server, String serverId, ServerVersions versions, BridgeSessions sessions,
 			long maxBytes, java.time.Duration roundTimeout) {
+		this(server, serverId, versions, sessions, maxBytes, roundTimeout, new ModernProbe(server, serverId, maxBytes));
+	}
+
+	/**
+	 * @param roundTimeout how long a round of input waits for the client's answers ({@link InputRounds})
+	 * @param probe the relay's own {@code server/discover} of the server, which alone revises what is known of it
+	 */
+	SessionBridge(UpstreamTransport server, String serverId, ServerVersions versions, BridgeSessions sessions,
+			long maxBytes, java.time.Duration roundTimeout, ModernProbe probe) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
@@ -95,8 +104,8 @@ final class SessionBridge {
 		this.answers = flights.answers;
 		this.flights = flights;
 		this.rounds = new InputRounds(server, serverId, maxBytes, roundTimeout, answers);
-		this.stillModern = new RedeployedServers(server, serverId, versions, maxBytes);
-		this.initialize = new BridgedInitialize(server, serverId, versions, sessions, maxBytes);
+		this.stillModern = new RedeployedServers(probe, versions);
+		this.initialize = new BridgedInitialize(server, serverId, versions, sessions, maxBytes, probe);
 	}
 
 	/** How many of the clients' answers to server requests rounds wait for now, on this replica. */

@@ -18,17 +18,21 @@ import reactor.core.publisher.Mono;
 
 /**
  * Whether a server still speaks the session era, asked with an {@code initialize} of the relay's own
- * ({@link ProtocolVersions#LATEST_SESSION}, the relay's client info, no capabilities, the relay's headers for the
- * server) when it refused a 2025 client's request as of a version it no longer speaks ({@link RetiredSessionEra}). The
- * refused request is the client's: its headers, its {@code _meta}, even its session id are the client's choice, and a
- * server of both generations routes a request by them (the TypeScript SDK v2 takes a request whose {@code _meta}
- * carries a 2026 envelope to its 2026 path, which refuses a pre-2026 claim with -32022 naming only 2026-07-28). Only
- * the relay's own {@code initialize} decides, and only its refusal teaches the server's versions (review 46f, F1, F3).
+ * ({@link ProtocolVersions#LATEST_SESSION}, the relay's client info, no capabilities, built by {@link OwnRequests}: the
+ * server's configured URL and credentials, no header of any client's) when it refused a 2025 client's request as of a
+ * version it no longer speaks ({@link RetiredSessionEra}), or a 2025 client's {@code initialize} naming versions of
+ * the other generation ({@link VersionBridge}). The refused request is the client's: its headers, its {@code _meta},
+ * even its session id are the client's choice, and a server of both generations routes a request by them (the
+ * TypeScript SDK v2 takes a request whose {@code _meta} carries a 2026 envelope to its 2026 path, which refuses a
+ * pre-2026 claim with -32022 naming only 2026-07-28), as does a gateway in front of servers of both (by
+ * {@code X-Tenant}, say). Only the relay's own {@code initialize} decides, and only its refusal teaches the server's
+ * versions (review 46f, F1, F3; review 46i, F1).
  *
  * <p>The answer is {@link Verdict#RETIRED} when the server refuses that {@code initialize} naming versions
- * ({@code error.data.supported}) of which none is of the session era (they are learnt, {@link ServerVersions#learn},
- * within its bound); {@link Verdict#SPEAKS_SESSION_ERA} when it answers it with a result (the session that opened, if
- * the server keeps sessions, is ended at once: a DELETE); {@link Verdict#UNKNOWN} for anything else (no answer within
+ * ({@code error.data.supported}) of which none is of the session era; a refusal naming versions teaches them
+ * ({@link ServerVersions#learn}, within its bound) whichever they are; {@link Verdict#SPEAKS_SESSION_ERA} when it
+ * answers it with a result (the session that opened, if the server keeps sessions, is ended at once: a DELETE, built
+ * the same way); {@link Verdict#UNKNOWN} for anything else (no credentials to be had, no answer within
  * {@link #answerBound}, a failure, a refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL}
  * at most, and never two at once: every refusal within it shares the one verdict, so a client that repeats its
  * request costs the server nothing more. Never fails.
@@ -42,6 +46,8 @@ import reactor.core.publisher.Mono;
 final class SessionEraProbe {
 
 	private final UpstreamTransport server;
+
+	private final OwnRequests own;
 
 	private final String serverId;
 
@@ -66,14 +72,15 @@ final class SessionEraProbe {
 	private long askedAt;
 
 	/** @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long */
-	SessionEraProbe(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes,
+	SessionEraProbe(UpstreamTransport server, OwnRequests own, String serverId, ServerVersions versions, long maxBytes,
 			Duration timeout) {
-		this(server, serverId, versions, maxBytes, timeout, System::nanoTime);
+		this(server, own, serverId, versions, maxBytes, timeout, System::nanoTime);
 	}
 
-	SessionEraProbe(UpstreamTransport server, String serverId, ServerVersions versions, long maxBytes, Duration timeout,
-			LongSupplier nanoClock) {
+	SessionEraProbe(UpstreamTransport server, OwnRequests own, String serverId, ServerVersions versions, long maxBytes,
+			Duration timeout, LongSupplier nanoClock) {
 		this.server = server;
+		this.own = own;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBytes = maxBytes;
@@ -96,8 +103,8 @@ final class SessionEraProbe {
 	}
 
 	/**
-	 * The verdict on the server, asked with the headers of {@code relayed} (the relay's request for the server, a
-	 * client's) or, while the last exchange is in flight or within {@link ServerVersions#PROBE_INTERVAL} of its start,
+	 * The verdict on the server, asked of the server {@code relayed} (a client's request) is for, with none of its
+	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or within {@link ServerVersions#PROBE_INTERVAL} of its start,
 	 * the one it gives. Waits for it at most {@code wait} (none when zero or negative: the verdict already known, if
 	 * any); past that, {@link Verdict#UNKNOWN}, and the exchange goes on without the caller. Cancelling the result
 	 * cancels only the caller's wait. Never fails.
@@ -129,14 +136,17 @@ final class SessionEraProbe {
 	}
 
 	private Mono<Verdict> exchange(UpstreamRequest relayed) {
-		ModernClient relay = new ModernClient(null, JsonNodeFactory.instance.objectNode().put("name", "mcp-relay")
-			.put("version", "probe"), JsonNodeFactory.instance.objectNode());
-		UpstreamRequest initialize = SessionEraRequests.initialize(relayed, relay,
-				ProtocolVersions.LATEST_SESSION);
+		ObjectNode initialize = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
+			.put("id", "mcp-relay-initialize").put("method", "initialize");
+		ObjectNode params = initialize.putObject("params").put("protocolVersion", ProtocolVersions.LATEST_SESSION);
+		params.putObject("capabilities");
+		params.putObject("clientInfo").put("name", "mcp-relay").put("version", "probe");
 		return Mono.defer(() -> {
 			java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
 					Verdict.UNKNOWN);
-			return server.send(initialize, response -> verdictOf(relayed, response).doOnNext(verdict::set).then())
+			return own.sessionEra(relayed, initialize)
+				.flatMap(request -> server.send(request,
+						response -> verdictOf(relayed, response).doOnNext(verdict::set).then()))
 				.timeout(answerBound())
 				.onErrorResume(failed -> Mono.empty())
 				.then(Mono.fromSupplier(verdict::get));
@@ -159,12 +169,12 @@ final class SessionEraProbe {
 					.thenReturn(Verdict.SPEAKS_SESSION_ERA);
 			}
 			List<String> supported = Refusals.supportedVersions(read);
-			if (!response.statusCode().is2xxSuccessful() && !supported.isEmpty()
-					&& supported.stream().allMatch(ProtocolVersions::isPerRequest)) {
-				versions.learn(supported);
-				return Mono.just(Verdict.RETIRED);
+			if (response.statusCode().is2xxSuccessful() || supported.isEmpty()) {
+				return Mono.just(Verdict.UNKNOWN);
 			}
-			return Mono.just(Verdict.UNKNOWN);
+			versions.learn(supported);
+			return Mono.just(supported.stream().allMatch(ProtocolVersions::isPerRequest) ? Verdict.RETIRED
+					: Verdict.UNKNOWN);
 		});
 	}
 
@@ -173,9 +183,8 @@ final class SessionEraProbe {
 		if (sessionId == null) {
 			return Mono.empty();
 		}
-		UpstreamSession opened = new UpstreamSession(sessionId, version, JsonNodeFactory.instance.objectNode(),
-				JsonNodeFactory.instance.objectNode(), null);
-		return server.close(SessionEraRequests.end(relayed, opened), UpstreamResponse::releaseBody)
+		return own.end(relayed, sessionId, version)
+			.flatMap(delete -> server.close(delete, UpstreamResponse::releaseBody))
 			.onErrorResume(failed -> Mono.empty());
 	}
 

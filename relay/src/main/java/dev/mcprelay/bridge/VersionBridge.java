@@ -24,11 +24,14 @@ import reactor.core.publisher.Mono;
 /**
  * The transport of one Streamable HTTP server, between the relay and the relay's own Streamable HTTP transport
  * ({@code server}): it bridges a client whose generation the server does not speak, and relays every other request
- * untouched. It learns which protocol versions the server speaks ({@link ServerVersions}) from its answers to a
- * session-era client's {@code initialize}: the versions a refusal (a 4xx JSON answer) names in
- * {@code error.data.supported}. Such a refusal is read whole (within the server's {@code max-buffered-body}); when it
- * teaches that the client needs the bridge, the {@code initialize} is answered through it, else the refusal is handed
- * on exactly as it came; any other answer is not looked into.
+ * untouched. It learns which protocol versions the server speaks ({@link ServerVersions}) from the answers to the
+ * relay's own requests only ({@link SessionEraProbe}, {@link ModernProbe}: built from the server's configuration,
+ * {@link ServerCredentials}), never from an answer to a client's request, which went where the client's headers sent
+ * it (review 46i, F1: behind a gateway that routes by a client's header, one caller made the relay learn a wrong
+ * generation for every caller). A session-era client's {@code initialize} refused (a 4xx JSON answer) naming versions
+ * in {@code error.data.supported} is read whole (within the server's {@code max-buffered-body}) and makes the relay ask
+ * its own {@code initialize}; when what that teaches says the client needs the bridge, the {@code initialize} is
+ * answered through it, else the refusal is handed on exactly as it came; any other answer is not looked into.
  *
  * <p>What was learnt is revised when the server answers as one of the other generation (it was redeployed), within the
  * bound {@link ServerVersions} keeps: a server learnt as 2026-only that refuses the bridge's {@code server/discover} as
@@ -65,6 +68,15 @@ public final class VersionBridge implements UpstreamTransport {
 
 	private final RetiredSessionEra relayed;
 
+	/** The relay's own {@code initialize} of the server, one for every use of it (one exchange per interval). */
+	private final SessionEraProbe sessionEraProbe;
+
+	/** The relay's own {@code server/discover} of the server. */
+	private final ModernProbe modernProbe;
+
+	/** Half the client's deadline: how long after its request was sent a client may wait for the relay's probe. */
+	private final long patienceNanos;
+
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
 	 * @param versions what the relay knows of the server's versions
@@ -79,27 +91,36 @@ public final class VersionBridge implements UpstreamTransport {
 	 * {@code timeouts.non-streaming}; {@link UpstreamSessions})
 	 * @param unrelayed what hears each list change of the server's that the bridge relays to no client (the relay's
 	 * one listener of list changes)
+	 * @param credentials what the relay's own requests to learn about the server carry ({@link OwnRequests}): the
+	 * server's configured headers and credentials, nothing of a client's
 	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
 			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout,
-			UnrelayedListChanges unrelayed) {
+			UnrelayedListChanges unrelayed, ServerCredentials credentials) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBodyBytes = maxBodyBytes;
+		OwnRequests own = new OwnRequests(credentials);
+		this.modernProbe = new ModernProbe(server, own, serverId, maxBodyBytes);
+		this.sessionEraProbe = new SessionEraProbe(server, own, serverId, versions, maxBodyBytes, openTimeout);
+		this.patienceNanos = openTimeout.toNanos() / 2;
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId, flights),
-				maxBodyBytes, inputRoundTimeout);
+				maxBodyBytes, inputRoundTimeout, modernProbe);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
-				inputRoundTimeout, mac, flights.of(serverId), unrelayed);
-		this.relayed = new RetiredSessionEra(server, serverId, versions, maxBodyBytes, openTimeout);
+				inputRoundTimeout, mac, flights.of(serverId), unrelayed, modernProbe);
+		this.relayed = new RetiredSessionEra(server, serverId, sessionEraProbe, maxBodyBytes, openTimeout);
 	}
 
-	/** A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}): for tests. */
+	/**
+	 * A bridge whose unrelayed list changes nothing hears ({@link UnrelayedListChanges#NONE}) and whose own requests
+	 * carry no credentials ({@link ServerCredentials#NONE}): for tests.
+	 */
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
 			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout) {
 		this(server, serverId, versions, maxBodyBytes, store, flights, inputRoundTimeout, mac, openTimeout,
-				UnrelayedListChanges.NONE);
+				UnrelayedListChanges.NONE, ServerCredentials.NONE);
 	}
 
 	/**
@@ -148,19 +169,24 @@ public final class VersionBridge implements UpstreamTransport {
 	}
 
 	/**
-	 * A session-era client's {@code initialize}, relayed as it came; a refusal (a 4xx JSON answer) is read, and the
-	 * versions it names learnt: when they teach that the client needs the bridge, the {@code initialize} is answered
-	 * through it ({@code mayBridge}: not when the bridge just handed it here), else the refusal is handed on as it came.
+	 * A session-era client's {@code initialize}, relayed as it came; a refusal (a 4xx JSON answer) naming versions is
+	 * read, and makes the relay ask its own {@code initialize} ({@link #probedOnRefusal}): when what that teaches says
+	 * the client needs the bridge, the {@code initialize} is answered through it ({@code mayBridge}: not when the bridge
+	 * just handed it here), else the refusal is handed on as it came.
 	 */
 	private Mono<Void> relayInitialize(UpstreamRequest request, String clientVersion,
 			Function<UpstreamResponse, Mono<Void>> handler, boolean mayBridge) {
-		return server.send(request, response -> learnFromRefusal(response, request).flatMap(refused -> {
-			if (!mayBridge || !versions.bridges(clientVersion)) {
-				return handler.apply(refused);
-			}
-			// the refusal taught the relay that this client needs the bridge: its initialize is answered through it
-			return sessions.open(withoutOnWritten(request), handler, null);
-		}));
+		return Mono.defer(() -> {
+			long sent = System.nanoTime();
+			return server.send(request, response -> probedOnRefusal(response, request, sent).flatMap(refused -> {
+				if (!mayBridge || !versions.bridges(clientVersion)) {
+					return handler.apply(refused);
+				}
+				// the relay's own initialize taught that this client needs the bridge: its initialize is answered
+				// through it
+				return sessions.open(withoutOnWritten(request), handler, null);
+			}));
+		});
 	}
 
 	private static UpstreamRequest withoutOnWritten(UpstreamRequest request) {
@@ -232,19 +258,24 @@ public final class VersionBridge implements UpstreamTransport {
 	}
 
 	/**
-	 * {@code response} as it is to be handed on; a refusal with a JSON body is read first, and the versions it names
-	 * learnt, when {@code request} named only versions the relay knows ({@link NamedVersions}): the body handed on then
-	 * is the one that came, byte for byte, with the status and headers that came.
+	 * {@code response} (to a client's {@code initialize}, sent at {@code sent}) as it is to be handed on; a refusal with
+	 * a JSON body is read first, and when it names versions ({@code error.data.supported}) and {@code request} named
+	 * only versions the relay knows ({@link NamedVersions}), the relay asks its own {@code initialize}
+	 * ({@link SessionEraProbe}), which alone teaches: the refusal came from wherever the client's headers sent its
+	 * request (review 46i, F1). The client waits for that verdict until half its deadline has passed, then goes on
+	 * without it. The body handed on is the one that came, byte for byte, with the status and headers that came.
 	 */
-	private Mono<UpstreamResponse> learnFromRefusal(UpstreamResponse response, UpstreamRequest request) {
+	private Mono<UpstreamResponse> probedOnRefusal(UpstreamResponse response, UpstreamRequest request, long sent) {
 		if (!response.statusCode().is4xxClientError() || !isJson(response.contentType())) {
 			return Mono.just(response);
 		}
-		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).map(body -> {
-			if (NamedVersions.allKnown(request)) {
-				versions.learn(Refusals.supportedVersions(body));
+		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
+			UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
+			if (Refusals.supportedVersions(body).isEmpty() || !NamedVersions.allKnown(request)) {
+				return Mono.just(refused);
 			}
-			return LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body);
+			Duration wait = Duration.ofNanos(patienceNanos - (System.nanoTime() - sent));
+			return sessionEraProbe.ask(request, wait).thenReturn(refused);
 		});
 	}
 

@@ -136,6 +136,27 @@ public final class HeaderRules {
 	}
 
 	/**
+	 * The headers of a request the relay sends a server on its own behalf, to learn about the server (its protocol
+	 * versions, {@code dev.mcprelay.bridge.ServerCredentials}): what the server's configuration gives the relay itself,
+	 * its static {@code headers} ({@code value}) and its {@code authorization}; never a header of a client's request, nor
+	 * a configured header that copies one ({@code from-request-header}) or a caller's claim ({@code from-caller-claim}).
+	 * A new set each call.
+	 */
+	public static HttpHeaders ownRequestHeaders(Upstream upstream) {
+		HttpHeaders headers = new HttpHeaders();
+		for (HeaderProperties header : upstream.properties().headers()) {
+			if (header.value() != null) {
+				headers.set(header.name(), header.value());
+			}
+		}
+		String authorization = upstream.properties().authorization();
+		if (authorization != null) {
+			headers.set(HttpHeaders.AUTHORIZATION, authorization);
+		}
+		return headers;
+	}
+
+	/**
 	 * The headers of a request the relay sends upstream on its own account within a client's session (its answer to a
 	 * server request, its listing of the catalogue): the client's upstream headers, without those that describe the
 	 * client's own request ({@code Last-Event-ID}, {@code Mcp-Name}, {@code Mcp-Param-*}), asking for JSON or SSE, with

@@ -33,6 +33,7 @@ import dev.mcprelay.transport.UpstreamTransport;
 import dev.mcprelay.transport.UpstreamTransportException;
 import dev.mcprelay.transport.sse.HeldLimits;
 import dev.mcprelay.transport.sse.LegacySseTransport;
+import dev.mcprelay.upstream.UpstreamTokens;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import reactor.core.publisher.Mono;
@@ -93,10 +94,14 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	/** The relay's key, which signs what a version bridge gives a client to bring back (a held call's requestState). */
 	private final RelayMac mac;
 
+	/** The relay's own tokens for servers with {@code oauth2}, which its own requests to learn about a server carry. */
+	private final UpstreamTokens tokens;
+
 	UpstreamTransports(StreamableHttpTransport streamableHttp, HttpClient upstreamHttpClient,
 			UpstreamRegistry upstreams, MeterRegistry registry, HeldOverflows overflows,
 			ObjectProvider<UnmatchedAnswers> unmatched, SessionStore sessionStore, RelayProperties properties,
-			RelayMac mac, ObjectProvider<ListChangedWatch> listChanges) {
+			RelayMac mac, ObjectProvider<ListChangedWatch> listChanges, UpstreamTokens tokens) {
+		this.tokens = tokens;
 		this.mac = mac;
 		this.listChanges = listChanges;
 		this.unmatched = unmatched;
@@ -124,7 +129,8 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 				made.put(upstream, bridges.computeIfAbsent(upstream, server -> bridge(server, sessions)));
 			}
 			else {
-				made.put(upstream, versionBridges.computeIfAbsent(upstream, this::versionBridge));
+				made.put(upstream, versionBridges.computeIfAbsent(upstream, server -> versionBridge(server,
+						new ServerOwnCredentials(server, tokens.ownTokens(compilation, server.id())))));
 			}
 		}
 		return Collections.unmodifiableMap(made);
@@ -186,9 +192,10 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 
 	/**
 	 * The version bridge of Streamable HTTP server {@code upstream}; it shares what was learnt of the server's versions
-	 * with the bridge of the server's previous settings when they name the same URL and pin the same versions.
+	 * with the bridge of the server's previous settings when they name the same URL and pin the same versions. Its own
+	 * requests to learn about the server carry {@code credentials}.
 	 */
-	private VersionBridge versionBridge(Upstream upstream) {
+	private VersionBridge versionBridge(Upstream upstream, ServerOwnCredentials credentials) {
 		ServerVersions versions = versionBridges.entrySet().stream()
 			.filter(entry -> entry.getKey().id().equals(upstream.id())
 					&& entry.getKey().uri().equals(upstream.uri())
@@ -197,7 +204,7 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 			.orElseGet(() -> new ServerVersions(upstream.id(), upstream.properties().protocolVersions()));
 		return new VersionBridge(streamableHttp, upstream.id(), versions, upstream.maxBufferedBody().toBytes(),
 				sessionStore, bridgeFlights, upstream.streamingIdleTimeout(), mac, upstream.nonStreamingTimeout(),
-				(server, method) -> listChanges.getObject().heard(server, method));
+				(server, method) -> listChanges.getObject().heard(server, method), credentials);
 	}
 
 	/** The sessions open now on every bridge of server {@code id} (an old one ending, a new one beginning). */
@@ -210,14 +217,16 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 	 * The transport of {@code upstream}, as the snapshot it belongs to (the request's) configures it: Streamable HTTP
 	 * behind the server's version bridge, or the server's legacy SSE bridge. A request of a snapshot a reload has since
 	 * replaced, whose server it removed or changed, gets a version bridge of its own that knows the pinned versions
-	 * only. A legacy SSE server's request whose bridge a reload has since closed (it removed or
+	 * only, and whose own requests carry the server's static credentials but no {@code oauth2} token (its snapshot's
+	 * token source is not at hand: such a request is refused, and nothing learnt). A legacy SSE server's request whose bridge a reload has since closed (it removed or
 	 * changed the server) is never sent as Streamable HTTP: it fails as for a session that ended, which a client
 	 * answers by initializing anew, on the new settings.
 	 */
 	public UpstreamTransport of(Upstream upstream) {
 		if (upstream.properties().transport() != UpstreamTransportKind.SSE) {
 			VersionBridge versionBridge = versionBridges.get(upstream);
-			return versionBridge != null ? versionBridge : versionBridge(upstream);
+			return versionBridge != null ? versionBridge
+					: versionBridge(upstream, new ServerOwnCredentials(upstream, null));
 		}
 		LegacySseTransport bridge = bridges.get(upstream);
 		return bridge != null ? bridge : RETIRED;

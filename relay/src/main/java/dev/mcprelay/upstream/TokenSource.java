@@ -148,7 +148,12 @@ final class TokenSource {
 		return parameters;
 	}
 
-	Mono<OAuth2AccessToken> token(String callerToken) {
+	/** Whether the token is one exchanged for a caller's ({@code token-exchange}), not the relay's own. */
+	boolean exchangesCallerTokens() {
+		return settings.grant() == UpstreamGrant.TOKEN_EXCHANGE;
+	}
+
+		Mono<OAuth2AccessToken> token(String callerToken) {
 		if (settings.grant() == UpstreamGrant.TOKEN_EXCHANGE) {
 			if (callerToken == null) {
 				return Mono.error(new UpstreamAuthException(id, true,

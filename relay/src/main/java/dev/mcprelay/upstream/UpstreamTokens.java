@@ -103,7 +103,26 @@ public class UpstreamTokens implements SnapshotPart<Map<String, TokenSource>> {
 	 * @param bound how long to wait for a token at most (the server's {@code non-streaming} timeout)
 	 */
 	public Mono<String> tokenFor(ConfigurationSnapshot snapshot, String server, String callerToken, Duration bound) {
-		TokenSource source = of(snapshot).get(server);
+		return tokenOf(of(snapshot).get(server), server, callerToken, bound);
+	}
+
+	/**
+	 * The relay's own token for {@code server} as the snapshot being compiled gets it, for the requests the relay makes
+	 * on its own behalf (to learn about the server, {@code dev.mcprelay.bridge.ServerCredentials}): a function of the
+	 * bound of the wait, asked per request, which fails as {@link #tokenFor} does; {@code null} when the server gets no
+	 * token of the relay's own there: no {@code oauth2}, or {@code token-exchange} (a token exchanged for a caller's,
+	 * which no request of the relay's own carries).
+	 */
+	public java.util.function.Function<Duration, Mono<String>> ownTokens(SnapshotCompilation compilation,
+			String server) {
+		TokenSource source = compilation.part(this).get(server);
+		if (source == null || source.exchangesCallerTokens()) {
+			return null;
+		}
+		return bound -> tokenOf(source, server, null, bound);
+	}
+
+	private Mono<String> tokenOf(TokenSource source, String server, String callerToken, Duration bound) {
 		if (source == null) {
 			return Mono.empty();
 		}

@@ -30,7 +30,7 @@ class UpstreamTransportsTest {
 		ServerProperties legacy = properties.servers().get("legacy");
 		// no bridge for this Upstream: the snapshot that had it was replaced (the bridge closed and let go)
 		UpstreamTransports transports = new UpstreamTransports(null, null, null, new SimpleMeterRegistry(), null, null,
-				null, properties, null, null);
+				null, properties, null, null, null);
 		Upstream retired = new Upstream("legacy", legacy);
 		UpstreamRequest request = new UpstreamRequest("legacy", HttpMethod.POST, retired.uri(), new HttpHeaders(),
 				"{}".getBytes(), "-", null);

@@ -1,0 +1,70 @@
+package dev.mcprelay.bridge;
+
+import java.nio.charset.StandardCharsets;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.mcprelay.jsonrpc.ProtocolVersions;
+import dev.mcprelay.transport.UpstreamRequest;
+import reactor.core.publisher.Mono;
+
+/**
+ * The one place that builds the requests the relay makes on its own behalf to learn about a server (the
+ * {@code initialize} of {@link SessionEraProbe} and the DELETE that ends its session, the {@code server/discover} of
+ * {@link ModernProbe}): the server's configured URL, the server's {@link ServerCredentials} and the protocol's headers,
+ * nothing of the client whose request made the relay ask. What the answer teaches is learnt for every caller of the
+ * server ({@link ServerVersions}), so a client's headers must not choose where the request goes (review 46i, F1: behind
+ * a gateway that routes by {@code X-Tenant}, one caller made the relay learn "2026 only" for all). The request is sent
+ * for nobody ({@code callerId} {@code null}). A request whose credentials cannot be had fails, unsent.
+ */
+final class OwnRequests {
+
+	private final ServerCredentials credentials;
+
+	OwnRequests(ServerCredentials credentials) {
+		this.credentials = credentials;
+	}
+
+	/**
+	 * A POST of {@code message} in the session era (no session: an {@code initialize}), to the server
+	 * {@code relayed} is for (its configured URL; nothing else of {@code relayed} is read).
+	 */
+	Mono<UpstreamRequest> sessionEra(UpstreamRequest relayed, ObjectNode message) {
+		return credentials.headers().map(headers -> post(relayed, media(headers), message));
+	}
+
+	/** A 2026-07-28 POST of {@code message} (its method in {@code Mcp-Method}) to the server {@code relayed} is for. */
+	Mono<UpstreamRequest> perRequest(UpstreamRequest relayed, ObjectNode message) {
+		return credentials.headers().map(headers -> {
+			HttpHeaders own = media(headers);
+			own.set("MCP-Protocol-Version", ProtocolVersions.PER_REQUEST);
+			own.set("Mcp-Method", ModernRequests.headerValue(message.path("method").asText()));
+			return post(relayed, own, message);
+		});
+	}
+
+	/** The DELETE that ends the session {@code sessionId} (of {@code version}) an own request opened. */
+	Mono<UpstreamRequest> end(UpstreamRequest relayed, String sessionId, String version) {
+		return credentials.headers().map(headers -> {
+			headers.set("Mcp-Session-Id", sessionId);
+			headers.set("MCP-Protocol-Version", version);
+			return new UpstreamRequest(relayed.serverId(), HttpMethod.DELETE, relayed.uri(), headers, null, null,
+					null);
+		});
+	}
+
+	private static HttpHeaders media(HttpHeaders headers) {
+		headers.set(HttpHeaders.ACCEPT, "application/json, text/event-stream");
+		headers.set(HttpHeaders.CONTENT_TYPE, "application/json");
+		return headers;
+	}
+
+	private static UpstreamRequest post(UpstreamRequest relayed, HttpHeaders headers, ObjectNode message) {
+		return new UpstreamRequest(relayed.serverId(), HttpMethod.POST, relayed.uri(), headers,
+				message.toString().getBytes(StandardCharsets.UTF_8), null, null);
+	}
+
+}
