@@ -41,9 +41,22 @@ public final class JsonRpcIds {
 		return "j:" + id;
 	}
 
-	/** Whether {@code one} and {@code other} are one id, as {@link #key} compares them. */
+	/**
+	 * Whether {@code one} and {@code other} are one id, as {@link #key} compares them; without making the keys of two
+	 * strings or two integers of an {@code int} (every answer's id is compared so, once per message).
+	 */
 	public static boolean same(JsonNode one, JsonNode other) {
-		return one != null && other != null && key(one).equals(key(other));
+		if (one == null || other == null) {
+			return false;
+		}
+		if (one.isTextual() || other.isTextual()) {
+			// a string's key is its text behind "s:", which no other key starts with
+			return one.isTextual() && other.isTextual() && one.textValue().equals(other.textValue());
+		}
+		if (one.isInt() && other.isInt()) {
+			return one.intValue() == other.intValue();
+		}
+		return key(one).equals(key(other));
 	}
 
 }

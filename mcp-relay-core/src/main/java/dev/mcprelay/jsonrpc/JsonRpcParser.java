@@ -6,10 +6,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
@@ -27,6 +30,16 @@ import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 public final class JsonRpcParser {
 
 	private static final ObjectMapper MAPPER = JsonRpcJson.mapper();
+
+	/**
+	 * Builds a body's tree refusing a member name an object already holds as the tree is built (the new member
+	 * replaces nothing: {@code ObjectNode.replace} finds the old one, for free), instead of by the parser's own
+	 * detection, which keeps a set of names for every object of three names or more (a tools/call's message is one)
+	 * beside the tree's own map of them. The one is as strict as the other: a duplicate anywhere, however deep, is
+	 * refused as not JSON.
+	 */
+	private static final ObjectReader TREE_READER = MAPPER.reader()
+		.with(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
 
 	/** The {@code error.data} of the answer to a batch element that is no JSON-RPC message. */
 	private static final Map<String, String> INVALID_ELEMENT = Map.of("reason", "invalid_request");
@@ -88,8 +101,8 @@ public final class JsonRpcParser {
 			throws JsonRpcParseException {
 		JsonText.requireUtf8(body);
 		JsonNode root;
-		try (WeighingParser parser = new WeighingParser(MAPPER.createParser(body), body, budget)) {
-			root = MAPPER.readTree(parser);
+		try (WeighingParser parser = new WeighingParser(treeParser(body), body, budget)) {
+			root = TREE_READER.readTree(parser);
 			parser.settle();
 		}
 		catch (StreamConstraintsException ex) {
@@ -144,6 +157,14 @@ public final class JsonRpcParser {
 			requireIdOnRequestMethod(message, "");
 		}
 		return new JsonRpcPayload(body, List.of(message), false);
+	}
+
+	/**
+	 * Jackson's parser of {@code body} for {@link #TREE_READER}: without the parser's own duplicate detection, which
+	 * the tree's building does instead.
+	 */
+	private static JsonParser treeParser(byte[] body) throws IOException {
+		return MAPPER.createParser(body).disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 	}
 
 	/**

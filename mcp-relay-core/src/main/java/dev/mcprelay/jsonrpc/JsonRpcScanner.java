@@ -2,8 +2,11 @@ package dev.mcprelay.jsonrpc;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -38,8 +41,11 @@ public final class JsonRpcScanner {
 	 * Validates an upstream's body or an SSE event's data exactly as {@link JsonRpcParser#parse(byte[])} does,
 	 * without building its JSON tree: a streaming pass reads each message's {@code jsonrpc}, {@code id} and
 	 * {@code method}, checks the shape of the rest and skips it (still checking every number and duplicate key, as
-	 * the tree would). Each message reads its tree from the body when {@link JsonRpcMessage#node()} is first called,
-	 * which a response that no interceptor sees never does.
+	 * the tree would: a message's own members by the scan, which reads their names anyway, what they hold by
+	 * Jackson's detection, which keeps a set of names for each object of three names or more and so is not asked for
+	 * a message's own: a response's {@code jsonrpc}, {@code id} and {@code result}). Each message reads its tree from
+	 * the body when {@link JsonRpcMessage#node()} is first called, which a response that no interceptor sees never
+	 * does.
 	 *
 	 * @throws JsonRpcParseException for any body {@link JsonRpcParser#parse(byte[])} refuses, with the same message;
 	 * also for a body that is not UTF-8 JSON text ({@link JsonText}: ill-formed UTF-8, UTF-16 or UTF-32, a
@@ -50,7 +56,7 @@ public final class JsonRpcScanner {
 		JsonRpcParseException firstInvalid = null;
 		List<JsonRpcMessage> messages = new ArrayList<>(1);
 		boolean batch;
-		try (JsonParser parser = MAPPER.createParser(body)) {
+		try (JsonParser parser = MAPPER.createParser(body).disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)) {
 			BodyOffsets offsets = BodyOffsets.of(parser, body);
 			JsonToken root = parser.nextToken();
 			if (root == null) {
@@ -102,6 +108,10 @@ public final class JsonRpcScanner {
 			throws IOException, JsonRpcParseException {
 		int start = (int) offsets.byteOffset(parser.currentTokenLocation());
 		if (parser.currentToken() != JsonToken.START_OBJECT) {
+			if (parser.currentToken() == JsonToken.START_ARRAY) {
+				// a batch element that is an array: what it holds is checked by Jackson, as a member's value is
+				parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+			}
 			skipValue(parser);
 			throw MessageShape.invalid(where + "a JSON-RPC message is a JSON object");
 		}
@@ -112,9 +122,26 @@ public final class JsonRpcScanner {
 		boolean hasResult = false;
 		boolean hasError = false;
 		boolean errorIsObject = true;
+		int seen = 0;
+		Set<String> others = null;
 		while (parser.nextToken() == JsonToken.FIELD_NAME) {
 			String field = parser.currentName();
+			int member = memberBit(field);
+			if (member != 0 ? (seen & member) != 0 : others != null && others.contains(field)) {
+				throw new JsonParseException(parser, "Duplicate field '" + field + "'");
+			}
+			if (member != 0) {
+				seen |= member;
+			}
+			else {
+				others = others == null ? new HashSet<>(4) : others;
+				others.add(field);
+			}
 			JsonToken value = parser.nextToken();
+			if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
+				// what a member holds is checked by Jackson: a detector on this container, its children's under it
+				parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+			}
 			switch (field) {
 				case "jsonrpc" -> version = textOrMarker(parser);
 				case "method" -> method = textOrMarker(parser);
@@ -138,6 +165,19 @@ public final class JsonRpcScanner {
 		Kind kind = MessageShape.of(version, id, method, paramsIsContainer, hasResult, hasError, errorIsObject, where);
 		return new JsonRpcMessage(kind, kind == Kind.NOTIFICATION ? null : id,
 				kind == Kind.RESPONSE ? null : method.textValue(), hasError, body, start, end - start);
+	}
+
+	/** The bit of a message's member the rules name, by which the scan tells it was seen; 0 for any other member. */
+	private static int memberBit(String field) {
+		return switch (field) {
+			case "jsonrpc" -> 1;
+			case "method" -> 2;
+			case "id" -> 4;
+			case "params" -> 8;
+			case "result" -> 16;
+			case "error" -> 32;
+			default -> 0;
+		};
 	}
 
 	/**

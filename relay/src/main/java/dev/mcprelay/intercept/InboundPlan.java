@@ -1,6 +1,7 @@
 package dev.mcprelay.intercept;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 
 import org.springframework.http.HttpHeaders;
@@ -42,14 +43,27 @@ public final class InboundPlan {
 
 	InboundPlan(JsonRpcPayload payload, List<ObjectNode> forwarded, boolean changed, PendingRequests pending,
 			List<ObjectNode> answers, boolean refusedWhole, List<Verdict> stops, List<ObjectNode> notifications) {
-		this.notifications = List.copyOf(notifications);
+		this.notifications = owned(notifications);
 		this.payload = payload;
-		this.forwarded = List.copyOf(forwarded);
+		this.forwarded = owned(forwarded);
 		this.changed = changed;
 		this.pending = pending;
-		this.answers = List.copyOf(answers);
+		this.answers = owned(answers);
 		this.refusedWhole = refusedWhole;
-		this.stops = List.copyOf(stops);
+		this.stops = owned(stops);
+	}
+
+	/**
+	 * A list the plan's maker made for it and let go of, read-only from now on: of one element (a request's
+	 * forwarded message), a list of it, else not copied (a copy of each of the four lists was an array and a list per
+	 * request).
+	 */
+	private static <T> List<T> owned(List<T> list) {
+		return switch (list.size()) {
+			case 0 -> List.of();
+			case 1 -> List.of(list.get(0));
+			default -> Collections.unmodifiableList(list);
+		};
 	}
 
 	/** The body as the client sent it. */

@@ -26,7 +26,10 @@ public final class PendingRequests {
 	/** Sized for the one request most POSTs hold; a batch's grows it. */
 	private final Map<String, McpRequest> pending = new LinkedHashMap<>(4);
 
-	/** The keys of the ids answered; made with the first answer. */
+	/** The key of the first id answered; {@code null} before the first answer. */
+	private String firstAnswered;
+
+	/** The keys of the ids answered after the first; made with the second answer (a batch's), never for one request. */
 	private Set<String> answered;
 
 	private final CallContext context;
@@ -89,10 +92,15 @@ public final class PendingRequests {
 		String key = JsonRpcIds.key(id);
 		McpRequest request = pending.remove(key);
 		if (request != null) {
-			if (answered == null) {
-				answered = new HashSet<>(4);
+			if (firstAnswered == null) {
+				firstAnswered = key;
 			}
-			answered.add(key);
+			else {
+				if (answered == null) {
+					answered = new HashSet<>(4);
+				}
+				answered.add(key);
+			}
 		}
 		return request;
 	}
@@ -104,7 +112,11 @@ public final class PendingRequests {
 
 	/** Whether a request of this POST with {@code id} was answered already. */
 	synchronized boolean wasAnswered(JsonNode id) {
-		return id != null && answered != null && answered.contains(JsonRpcIds.key(id));
+		if (id == null || firstAnswered == null) {
+			return false;
+		}
+		String key = JsonRpcIds.key(id);
+		return firstAnswered.equals(key) || answered != null && answered.contains(key);
 	}
 
 	/**

@@ -255,10 +255,12 @@ public class RequestInterception {
 	 * answers (200) and the rest goes on.
 	 */
 	private static InboundPlan plan(JsonRpcPayload payload, List<Decision> decisions, PendingRequests pending) {
+		// the plan keeps these lists as they are (InboundPlan); none of them is made for nothing
 		List<ObjectNode> forwarded = new ArrayList<>(decisions.size());
-		List<ObjectNode> answers = new ArrayList<>(payload.invalidAnswers());
-		List<ObjectNode> notifications = new ArrayList<>(0);
-		List<Verdict> stops = new ArrayList<>(0);
+		List<ObjectNode> answers = payload.invalidAnswers().isEmpty() ? new ArrayList<>(0)
+				: new ArrayList<>(payload.invalidAnswers());
+		List<ObjectNode> notifications = List.of();
+		List<Verdict> stops = List.of();
 		boolean changed = !payload.isWhole();
 		boolean idless = true;
 		for (ObjectNode answer : answers) {
@@ -281,6 +283,7 @@ public class RequestInterception {
 				}
 				continue;
 			}
+			stops = stops.isEmpty() ? new ArrayList<>(2) : stops;
 			stops.add(verdict);
 			changed = true;
 			refused |= verdict.kind() != Verdict.Kind.RESPOND;
@@ -288,6 +291,7 @@ public class RequestInterception {
 			if (message.isRequest()) {
 				idless = false;
 				if (verdict.kind() == Verdict.Kind.RESPOND && !verdict.notifications().isEmpty()) {
+					notifications = notifications.isEmpty() ? new ArrayList<>() : notifications;
 					notifications.addAll(verdict.notifications());
 				}
 				answers.add(verdict.kind() == Verdict.Kind.RESPOND ? JsonRpcMessages.result(message.id(), verdict.result())

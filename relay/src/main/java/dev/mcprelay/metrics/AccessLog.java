@@ -32,6 +32,16 @@ class AccessLog {
 
 	private static final int LINE_CAPACITY = 288;
 
+	/**
+	 * The largest buffer a thread keeps for its next line: a line of escaped values may grow it past that (each value
+	 * is cut to {@value #MAX_VALUE_LENGTH} characters, so a line is at most some KB), and is then written from a buffer
+	 * that is dropped after it.
+	 */
+	private static final int MAX_KEPT_CAPACITY = 4 * 1024;
+
+	/** Each thread's buffer of a line being written, so that a line costs its {@code String} only. */
+	private static final ThreadLocal<StringBuilder> LINES = ThreadLocal.withInitial(() -> new StringBuilder(LINE_CAPACITY));
+
 	private final AccessLogProperties properties;
 
 	AccessLog(RelayProperties properties) {
@@ -56,12 +66,26 @@ class AccessLog {
 	}
 
 	/**
-	 * {@code key=value} pairs, written straight into one buffer: this runs once per request. The buffer starts at
-	 * {@value #LINE_CAPACITY} characters, which a usual line (a tools/call with the relay's own 32-digit request id is
-	 * about 220, 250 with a trace id) fits without the buffer growing (a copy of the line so far).
+	 * {@code key=value} pairs, written straight into one buffer: this runs once per request. The buffer is the thread's
+	 * own, kept from line to line (its {@value #LINE_CAPACITY} characters, which a usual line fits: a tools/call with the
+	 * relay's own 32-digit request id is about 220, 250 with a trace id), so that a line allocates only its
+	 * {@code String}; one grown past {@value #MAX_KEPT_CAPACITY} is not kept.
 	 */
 	private static String text(Object[] values) {
-		StringBuilder line = new StringBuilder(LINE_CAPACITY);
+		StringBuilder line = LINES.get();
+		line.setLength(0);
+		try {
+			appendFields(line, values);
+			return line.toString();
+		}
+		finally {
+			if (line.capacity() > MAX_KEPT_CAPACITY) {
+				LINES.remove();
+			}
+		}
+	}
+
+	private static void appendFields(StringBuilder line, Object[] values) {
 		for (int i = 0; i < FIELDS.length; i++) {
 			if (i > 0) {
 				line.append(' ');
@@ -81,7 +105,6 @@ class AccessLog {
 				appendQuotedIfNeeded(line, value.toString());
 			}
 		}
-		return line.toString();
 	}
 
 	private static String json(Object[] values) {

@@ -51,6 +51,27 @@ class JsonRpcParserTest {
 		});
 	}
 
+	/**
+	 * The tree refuses a member name its object already holds, however deep, as the parser's own detection did: a
+	 * body whose readers could each take another value under one name (the relay one, the upstream the other) is
+	 * never relayed. Alone or in a batch.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"method\":\"y\"}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"name\":\"b\"}}",
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":"
+					+ "{\"k\":[{\"deep\":1,\"deep\":2}]}}}",
+			"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"id\":3,\"method\":\"ping\"}]" })
+	void aMemberNameTwiceInOneObjectIsAParseErrorAtAnyDepth(String body) {
+		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+		assertThatThrownBy(() -> JsonRpcParser.parseClientBody(bytes))
+			.isInstanceOfSatisfying(JsonRpcParseException.class, ex -> {
+				assertThat(ex.notJson()).isTrue();
+				assertThat(ex.errorCode()).isEqualTo(-32700);
+			});
+		assertThatThrownBy(() -> JsonRpcParser.parse(bytes)).isInstanceOf(JsonRpcParseException.class);
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "[]", "null", "\"s\"", "{}", "{\"jsonrpc\":\"2.0\"}", "{\"jsonrpc\":2.0,\"method\":\"x\"}",
 			"{\"jsonrpc\":\"2.0\",\"method\":7}", "{\"jsonrpc\":\"2.0\",\"method\":\"\"}",
