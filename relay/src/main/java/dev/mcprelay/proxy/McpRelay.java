@@ -113,23 +113,33 @@ public class McpRelay {
 				if (mismatch != null) {
 					return EarlyAnswers.answerEarly(exchange, mismatch, payload);
 				}
-				return parameterHeaders.check(exchange.requestHeaderView(), payload, context, upstream.id())
-					.then(Mono.defer(() -> {
-						ExchangeTrace trace = telemetry.begin(payload, context);
-						record.trace(trace);
-						return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace)
-							.flatMap(plan -> {
-								record.refusals(plan.stops());
-								plan.pending().watch(trace);
-								return plan.forwardsAnything()
-										? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
-										: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
-							});
-					}));
+				if (ParameterHeaders.anyIn(exchange.requestHeaders())) {
+					return parameterHeaders.check(exchange.requestHeaderView(), payload, context, upstream.id())
+						.then(Mono.defer(() -> intercepted(upstream, exchange, context, payload, order)));
+				}
+				return intercepted(upstream, exchange, context, payload, order);
 			})).doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> RelayFailures.isUnknownSession(failure)
 				? answerByIds(route, exchange, failure)
 				: EarlyAnswers.answerEarly(exchange, failure, exchange.record().payload()));
+	}
+
+	/**
+	 * A POST whose headers agree with its body: its telemetry begins, the request stages run, and what they let go is
+	 * forwarded (or the plan is answered here when nothing goes upstream).
+	 */
+	private Mono<Void> intercepted(Upstream upstream, RelayExchange exchange, CallContext context,
+			JsonRpcPayload payload, SessionOrder.Ticket order) {
+		ExchangeRecord record = exchange.record();
+		ExchangeTrace trace = telemetry.begin(payload, context);
+		record.trace(trace);
+		return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace).flatMap(plan -> {
+			record.refusals(plan.stops());
+			plan.pending().watch(trace);
+			return plan.forwardsAnything()
+					? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
+					: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
+		});
 	}
 
 	/**

@@ -89,6 +89,22 @@ public final class ParameterHeaders {
 	}
 
 	/**
+	 * Whether the client sent any parameter header, read from the request's own headers without copying their names
+	 * (what every POST pays: nothing but the scan).
+	 */
+	public static boolean anyIn(io.netty.handler.codec.http.HttpHeaders headers) {
+		Iterator<Map.Entry<CharSequence, CharSequence>> entries = headers.iteratorCharSequence();
+		while (entries.hasNext()) {
+			CharSequence name = entries.next().getKey();
+			if (name.length() > PREFIX.length() && io.netty.util.AsciiString.regionMatches(name, true, 0, PREFIX, 0,
+					PREFIX.length())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * The arguments {@code tool} (an entry of a {@code tools/list} answer) declares for mirroring, by the lower-cased
 	 * name part of their header; empty when it declares none.
 	 */
