@@ -154,7 +154,10 @@ class MergedStreams {
 			endIfRetired(session);
 		}
 		else {
-			session.reopened();
+			// member streams opened from now on go on this GET's settings, not the first GET's: a member whose server a
+			// reload changed since is read again on its new settings (review 44f N2); one whose stream ended for good
+			// on the old ones left the session, and is opened below
+			session.reopened(MemberOrigin.kept(call));
 			// what this GET may carry is judged on its own admission, not the session's first: a reload may have
 			// withdrawn members from the caller since, whose streams end here (and are not opened again); a session
 			// that carried on in a version that added members (review 44j F4) reads those of them it joined
