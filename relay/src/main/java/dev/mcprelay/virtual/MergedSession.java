@@ -175,6 +175,20 @@ final class MergedSession {
 	}
 
 	/**
+	 * Opens {@code member}'s stream in {@code memberSession} ({@link #open}) unless this session reads it here already
+	 * ({@link #reads}): a member the session joined and does not read (it was not usable to the client's caller, or
+	 * its stream ended for good on settings a reload changed) joins the session's stream as a member joined late does.
+	 */
+	void openIfUnread(String member, MemberSession memberSession) {
+		synchronized (this) {
+			if (ended || reads(member)) {
+				return;
+			}
+		}
+		open(member, memberSession);
+	}
+
+	/**
 	 * Whether this session reads {@code member}'s stream here, or holds its place while the client's GET is away;
 	 * {@code false} for a member it never opened (not joined when it began, or not on the settings it began on).
 	 */
@@ -241,7 +255,8 @@ final class MergedSession {
 	 * what is held of it is dropped (counted {@link UndeliveredMessages#ACCESS_WITHDRAWN}; a member's request among it
 	 * is not answered to the member, which the caller may no longer reach). Runs before the GET attaches; changes
 	 * nothing when every member here is usable. The member stays joined to the session (its member session ends with
-	 * the virtual session), and a GET whose caller may use it again opens its stream then ({@link MergedStreams#open}).
+	 * the virtual session), and its stream is opened again ({@link #openIfUnread}) once its caller may use it again: by
+	 * the open GET when a reload gives it back, by a call to it, or by the client's next GET ({@link MergedStreams}).
 	 */
 	void keepOnly(Collection<String> usable) {
 		List<MemberStream> ending = new ArrayList<>();

@@ -64,6 +64,35 @@ class WithdrawnMemberStreamReloadTest {
 	}
 
 	/**
+	 * Review 44k K1: a member a reload gave back to the key after the client reopened its GET on the narrower set is
+	 * read on that GET at once (its stream opened as a member joined late), not only on a GET the client might open
+	 * later: its notifications reach the client, and a call to it goes on.
+	 */
+	@Test
+	void aMemberGivenBackIsReadOnTheGetTheClientHas() throws Exception {
+		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse before = get(narrow, session)) {
+			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			before.awaitEnd();
+		}
+		try (OpenSse reopened = get(narrow, session)) {
+			live.reload(config("[alpha, beta]"), ReloadOutcome.APPLIED);
+			Awaitility.await("alpha's stream is opened again on the GET the client has").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 2);
+			alpha.notifyToolsListChanged();
+			assertThat(reopened.next().path("method").asText()).as("alpha's events reach the key again")
+				.isEqualTo("notifications/tools/list_changed");
+			assertThat(session.post(RawHttp.toolsCall(7, "alpha_echo")).statusCode()).as("a call to alpha")
+				.isEqualTo(200);
+		}
+	}
+
+	/**
 	 * Review 44f N2: a member whose server a reload changed (its headers) is read again on the new settings once the
 	 * client opens its GET again, never on the old ones: its stream, ended for good on them, leaves the session, and
 	 * the new GET opens it on the settings it was admitted on.
