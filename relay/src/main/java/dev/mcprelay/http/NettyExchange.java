@@ -60,6 +60,8 @@ public final class NettyExchange implements RelayExchange {
 
 	private volatile Function<String, Mono<Void>> accessWithdrawnFrom = member -> Mono.never();
 
+	private volatile Function<String, Mono<Void>> accessGrantedTo = member -> Mono.never();
+
 	private volatile Supplier<Mono<Boolean>> accessWithdrawnNow = () -> NOT_WITHDRAWN;
 
 	private volatile Function<String, Mono<Boolean>> accessWithdrawnNowFrom = member -> NOT_WITHDRAWN;
@@ -233,6 +235,19 @@ public final class NettyExchange implements RelayExchange {
 	public void accessWithdrawn(Mono<Void> withdrawn, Function<String, Mono<Void>> fromMember) {
 		this.accessWithdrawn = withdrawn;
 		this.accessWithdrawnFrom = fromMember;
+	}
+
+	@Override
+	public Mono<Void> accessGrantedTo(String member) {
+		return accessGrantedTo.apply(member);
+	}
+
+	/**
+	 * Sets when a reload lets the request's caller use a member of its virtual server its admission did not grant
+	 * ({@link #accessGrantedTo}).
+	 */
+	public void accessGrantedTo(Function<String, Mono<Void>> toMember) {
+		this.accessGrantedTo = toMember;
 	}
 
 	@Override

@@ -123,6 +123,17 @@ public interface RelayExchange {
 	}
 
 	/**
+	 * Completes when a configuration reload made current after this request's admission lets its caller use
+	 * {@code member} of the virtual server the request came through, a member its admission did not grant it (given
+	 * back after a reload narrowed the caller's access, or given anew): what the request carries of the virtual server
+	 * may carry that member from then on (a merged GET opens its stream). Never completes by default (mode
+	 * {@code none}, whose callers may use every member, an exchange the front door did not admit).
+	 */
+	default Mono<Void> accessGrantedTo(String member) {
+		return Mono.never();
+	}
+
+	/**
 	 * Whether the configuration current now withdrew the caller's access the front door granted this request on its
 	 * headers to what it goes to: asked once a POST's body is read and again when its turn comes, before anything of
 	 * it is forwarded ({@code proxy.AccessCheckedBeforeForwarding}). For a virtual server's request, its access to the

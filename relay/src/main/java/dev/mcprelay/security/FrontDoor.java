@@ -151,6 +151,7 @@ public final class FrontDoor {
 				member -> withdrawn.fromMember(accepted, caller, route, admittedOn, member));
 		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn),
 				member -> withdrawn.nowFrom(accepted, caller, route, admittedOn, member));
+		exchange.accessGrantedTo(member -> withdrawn.grantedTo(accepted, caller, route, admittedOn, member));
 		return relay.get();
 	}
 

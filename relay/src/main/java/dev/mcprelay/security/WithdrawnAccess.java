@@ -73,6 +73,39 @@ final class WithdrawnAccess {
 	}
 
 	/**
+	 * Completes at the first snapshot made current after {@code admittedOn} that lets {@code accepted} (who is still
+	 * {@code caller}) use {@code member} of the virtual server {@code route} names, when {@code admittedOn} did not
+	 * (the reverse of {@link #fromMember}: a member given back to the caller, or given anew); never otherwise, nor
+	 * when the check cannot be made (nothing says the caller may use it).
+	 */
+	Mono<Void> grantedTo(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
+			String member) {
+		if (route.virtualServer() == null || usable(accepted, caller, route, admittedOn).contains(member)) {
+			return Mono.never();
+		}
+		CallerChecks acceptedBy = callers.of(admittedOn);
+		return acceptedBy.reviews().after(admittedOn.generation())
+			.concatMap(next -> callers.of(next).again(accepted, acceptedBy)
+				.map(again -> ServerAccess.callerOf(again).id().equals(caller.id())
+						&& usable(again, caller, route, next).contains(member))
+				.onErrorReturn(false))
+			.filter(granted -> granted)
+			.next()
+			.then();
+	}
+
+	/** The members of {@code route}'s virtual server {@code on} lets the caller use; none when it refuses the caller. */
+	private List<String> usable(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot on) {
+		try {
+			VirtualMembers members = access.decide(accepted, caller, route, on);
+			return members == null ? List.of() : members.members();
+		}
+		catch (AccessRefusal refused) {
+			return List.of();
+		}
+	}
+
+	/**
 	 * Whether the snapshot current now, if a reload made it current after {@code admittedOn}, takes away the whole of
 	 * the access {@code admittedOn} granted {@code accepted} (who is {@code caller}) on {@code route} (on a virtual
 	 * server's route, a narrowing is each member's to answer: {@link #nowFrom}). Asked once a request's body is read,

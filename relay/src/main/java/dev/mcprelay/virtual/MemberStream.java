@@ -12,6 +12,7 @@ import org.springframework.http.HttpMethod;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.proxy.SessionOrder;
 
 import reactor.core.Disposable;
@@ -86,6 +87,9 @@ final class MemberStream {
 	/** The first state the stream reached after OPENING, for the session's answer to the client's GET. */
 	private final Sinks.One<State> firstOutcome = Sinks.one();
 
+	/** The member's settings its GET was last sent on ({@code null} before the first): {@link #openedOn}. */
+	private volatile ServerProperties sentOn;
+
 	/** Guarded by {@code this}. */
 	private State state = State.OPENING;
 
@@ -122,6 +126,16 @@ final class MemberStream {
 
 	MemberSession memberSession() {
 		return memberSession;
+	}
+
+	/**
+	 * Whether the stream was opened on the member's settings in {@code origin}'s snapshot (or not sent yet): a stream
+	 * open on settings a reload changed since is opened again on the new ones when the client opens its GET again
+	 * ({@link MergedSession#reopened}).
+	 */
+	boolean openedOn(MemberOrigin origin) {
+		ServerProperties sent = sentOn;
+		return sent == null || sent.equals(origin.configuration().properties().servers().get(member));
 	}
 
 	/** Opens the stream. */
@@ -203,9 +217,10 @@ final class MemberStream {
 	/**
 	 * Opens the stream (again): unless the configuration now current no longer has the member in the session's virtual
 	 * server (a reload removed its server, or the virtual server's {@code members} no longer name it), whatever snapshot
-	 * the session began on, or has changed the member's server since that snapshot ({@link ServedMembers#stillServes});
-	 * then the stream ends for good (its ending was counted once, by what ended it), and the
-	 * member's server is never asked again by this session.
+	 * the session began on, or has changed the member's server since the snapshot of the client's latest GET
+	 * ({@link ServedMembers#stillServes}); then the stream ends for good (its ending was counted once, by what ended
+	 * it) and leaves the session ({@link MergedSession#endedForGood}): the member's server is not asked again on those
+	 * settings; the client's next GET opens it on its own.
 	 */
 	private void connect() {
 		if (!stillServed()) {
@@ -222,17 +237,19 @@ final class MemberStream {
 			attempt = new StreamAttempt();
 		}
 		String resumeAfter = session.position(key);
+		MemberOrigin origin = session.origin();
+		sentOn = origin.configuration().properties().servers().get(member);
 		request.update(session.parts()
 			.calls()
-			.send(session.origin(), member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled,
+			.send(origin, member, HttpMethod.GET, memberSession, resumeAfter, null, session::clientStalled,
 					session::clientAttached)
 			.subscribe(this::answered, this::failed));
 	}
 
 	/**
-	 * Whether the configuration now current still has the member in the session's virtual server, on the settings the
-	 * session's stream began on ({@link ServedMembers#stillServes}); if not, the stream ends for good (logged): its
-	 * server is never asked again by this session, neither for a stream nor for a session of its own.
+	 * Whether the configuration now current still has the member in the session's virtual server, on the settings of
+	 * the client's latest GET ({@link ServedMembers#stillServes}); if not, the stream ends for good (logged) and leaves
+	 * the session: its server is not asked again on those settings, neither for a stream nor for a session of its own.
 	 */
 	private boolean stillServed() {
 		if (session.parts().streams().served().stillServes(session, member)) {
@@ -241,6 +258,7 @@ final class MemberStream {
 		log.info("Virtual server '{}': member '{}' is no longer one of its members, or a reload changed its server; "
 				+ "its stream is not opened again on the settings it began with", session.virtualId(), member);
 		end();
+		session.endedForGood(this);
 		return false;
 	}
 
@@ -256,6 +274,7 @@ final class MemberStream {
 			log.info("Virtual server '{}': member '{}' is no longer one of its members; its stream is not opened again",
 					session.virtualId(), member);
 			end();
+			session.endedForGood(this);
 			answer.discard().subscribe(null, error -> {
 			});
 			return;

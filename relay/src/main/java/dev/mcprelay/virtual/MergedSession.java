@@ -59,7 +59,12 @@ final class MergedSession {
 
 	private final VirtualSession session;
 
-	private final MemberOrigin origin;
+	/**
+	 * On whose behalf, and on which settings, the member streams are opened: the origin of the client's latest GET
+	 * (of the join, before any), so that a GET the client opens after a reload opens them on the settings current then
+	 * ({@link #reopened}).
+	 */
+	private volatile MemberOrigin origin;
 
 	/** The streams read, by key ({@link MemberStream#key}); guarded by {@code this}. */
 	private final Map<String, MemberStream> members = new LinkedHashMap<>();
@@ -130,6 +135,7 @@ final class MergedSession {
 		return session;
 	}
 
+	/** The origin of the client's latest GET here (of the join, before any): what member streams are opened on. */
 	MemberOrigin origin() {
 		return origin;
 	}
@@ -169,6 +175,20 @@ final class MergedSession {
 	}
 
 	/**
+	 * Opens {@code member}'s stream in {@code memberSession} ({@link #open}) unless this session reads it here already
+	 * ({@link #reads}): a member the session joined and does not read (it was not usable to the client's caller, or
+	 * its stream ended for good on settings a reload changed) joins the session's stream as a member joined late does.
+	 */
+	void openIfUnread(String member, MemberSession memberSession) {
+		synchronized (this) {
+			if (ended || reads(member)) {
+				return;
+			}
+		}
+		open(member, memberSession);
+	}
+
+	/**
 	 * Whether this session reads {@code member}'s stream here, or holds its place while the client's GET is away;
 	 * {@code false} for a member it never opened (not joined when it began, or not on the settings it began on).
 	 */
@@ -197,11 +217,35 @@ final class MergedSession {
 	}
 
 	/**
-	 * The client opened its GET stream again: the GET attached before, if any, gets nothing more
-	 * ({@link ClientStream#supersede}), and what comes is held for the new one until it {@link #attach attaches}.
+	 * The client opened its GET stream again, admitted on {@code origin}: the GET attached before, if any, gets nothing
+	 * more ({@link ClientStream#supersede}), and what comes is held for the new one until it {@link #attach attaches};
+	 * member streams are opened on {@code origin}'s settings from now on (those current when the client opened it), and
+	 * a member's stream still open on settings a reload changed since is opened again on them, in the same member
+	 * session (a member that does not know it on its new server answers so, and is joined again:
+	 * {@link #memberSessionLost}): the member's stream comes back on its new settings (review 44f N2).
 	 */
-	void reopened() {
+	void reopened(MemberOrigin origin) {
+		this.origin = origin;
 		client.supersede();
+		List<MemberStream> changed;
+		synchronized (this) {
+			changed = members.values().stream()
+				.filter(stream -> !stream.callStream() && !stream.openedOn(origin))
+				.toList();
+		}
+		changed.forEach(stream -> open(stream.member(), stream.memberSession()));
+	}
+
+	/**
+	 * {@code stream} ended for good ({@link MemberStream}: a reload took its member out of the virtual server, or changed
+	 * its server since the settings the session's streams are opened on): the session no longer reads it, so that a
+	 * GET the client opens later opens it again if the member is still one, on that GET's settings
+	 * ({@link MergedStreams#open}). Its position is kept: the member session is the same.
+	 */
+	void endedForGood(MemberStream stream) {
+		synchronized (this) {
+			members.remove(stream.key(), stream);
+		}
 	}
 
 	/**
@@ -211,7 +255,8 @@ final class MergedSession {
 	 * what is held of it is dropped (counted {@link UndeliveredMessages#ACCESS_WITHDRAWN}; a member's request among it
 	 * is not answered to the member, which the caller may no longer reach). Runs before the GET attaches; changes
 	 * nothing when every member here is usable. The member stays joined to the session (its member session ends with
-	 * the virtual session), and a GET whose caller may use it again opens its stream then ({@link MergedStreams#open}).
+	 * the virtual session), and its stream is opened again ({@link #openIfUnread}) once its caller may use it again: by
+	 * the open GET when a reload gives it back, by a call to it, or by the client's next GET ({@link MergedStreams}).
 	 */
 	void keepOnly(Collection<String> usable) {
 		List<MemberStream> ending = new ArrayList<>();

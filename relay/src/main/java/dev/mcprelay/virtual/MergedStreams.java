@@ -21,6 +21,9 @@ import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -154,13 +157,15 @@ class MergedStreams {
 			endIfRetired(session);
 		}
 		else {
-			session.reopened();
+			// member streams opened from now on go on this GET's settings, not the first GET's: a member whose server a
+			// reload changed since is read again on its new settings (review 44f N2); one whose stream ended for good
+			// on the old ones left the session, and is opened below
+			session.reopened(MemberOrigin.kept(call));
 			// what this GET may carry is judged on its own admission, not the session's first: a reload may have
 			// withdrawn members from the caller since, whose streams end here (and are not opened again); a session
 			// that carried on in a version that added members (review 44j F4) reads those of them it joined
 			session.keepOnly(call.usable());
-			members.stream().filter(member -> !session.reads(member))
-				.forEach(member -> session.open(member, call.memberSession(member)));
+			members.forEach(member -> session.openIfUnread(member, call.memberSession(member)));
 		}
 		// a member not joined yet (down at the join) may well offer a stream once it joins: it joins this one then
 		boolean awaited = call.usable().stream().anyMatch(member -> !call.joined(member));
@@ -177,10 +182,31 @@ class MergedStreams {
 			// ends as shutdown begins, as a relayed GET does (the client reconnects elsewhere), and when a reload
 			// withdraws the caller's access, or removes or changes the virtual server: not when the session carries
 			// on in the changed one (opened under its settings on a replica that applied them first)
+			Disposable givenBack = readGivenBack(session, call);
 			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(
-					session.attach(call.exchange(), received), call.exchange(), call.server().id(),
-					call.server().version().endedFor(call.terms())));
+					session.attach(call.exchange(), received).doFinally(signal -> givenBack.dispose()),
+					call.exchange(), call.server().id(), call.server().version().endedFor(call.terms())));
 		});
+	}
+
+	/**
+	 * While the client's GET {@code call} lasts: each member its session joined that the GET's admission does not let
+	 * its caller use (a reload withdrew it, and the client opened this GET after: {@link MergedSession#keepOnly}) joins
+	 * the GET's stream as soon as a later reload gives it back to the caller ({@code RelayExchange.accessGrantedTo}),
+	 * as a member joined late does ({@link MergedSession#openIfUnread}; review 44k K1): its notifications and requests
+	 * reach the client on the GET it has, without waiting for it to open another.
+	 *
+	 * @return what ends the watch, once the GET ends
+	 */
+	private static Disposable readGivenBack(MergedSession session, VirtualCall call) {
+		List<Mono<Void>> watches = call.session().members().keySet().stream()
+			.filter(member -> !call.usable().contains(member))
+			.map(member -> call.exchange().accessGrantedTo(member)
+				.then(Mono.<Void>fromRunnable(() -> session.openIfUnread(member, call.memberSession(member)))))
+			.toList();
+		return watches.isEmpty() ? Disposables.disposed()
+				: Flux.merge(watches).subscribe(null, error -> log.debug("Virtual server '{}': a member given back "
+						+ "to the caller was not opened: {}", session.virtualId(), error.getMessage()));
 	}
 
 	/**
@@ -214,6 +240,12 @@ class MergedStreams {
 	 */
 	Mono<Mono<Void>> opened(VirtualCall call, String member) {
 		MergedSession session = call.stateless() ? null : sessions.get(key(call.server().id(), call.sessionId()));
+		if (session != null && call.joined(member) && call.usable().contains(member)) {
+			// a joined member whose stream this session does not read (its caller lost it and was given it back since
+			// the client's GET opened, review 44k K1; or its stream ended on settings a reload changed) is opened first,
+			// as one joined late is: the call never goes to a member with no stream here while the session has one
+			session.openIfUnread(member, call.memberSession(member));
+		}
 		MemberStream stream = session == null ? null : session.member(member);
 		if (stream == null) {
 			return Mono.just(Mono.never());

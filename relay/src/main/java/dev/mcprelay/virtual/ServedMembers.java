@@ -31,11 +31,12 @@ class ServedMembers {
 
 	/**
 	 * Whether {@code member} is still a member of {@code session}'s virtual server in the configuration current now,
-	 * on the settings the session's stream began on (its origin's snapshot): a member stream is opened, or opened again,
-	 * only then ({@link MemberStream}). A reload that removed the member's server, or the virtual server or its
-	 * version, ends the stream for good; so does one that changed the member's server (its url, headers, credentials):
-	 * a stream already open finishes on the settings it began with, but opening it again is a new request, which the
-	 * old settings (an old address, a revoked secret) must not make. The client's next GET opens it on the new ones.
+	 * on the settings of the client's latest GET (its origin's snapshot, {@link MergedSession#origin}): a member stream
+	 * is opened, or opened again, only then ({@link MemberStream}). A reload that removed the member's server, or the
+	 * virtual server or its version, ends the stream for good; so does one that changed the member's server (its url,
+	 * headers, credentials) since that GET: a stream already open finishes on the settings it began with, but opening
+	 * it again is a new request, which the old settings (an old address, a revoked secret) must not make. The client's
+	 * next GET opens it on the new ones.
 	 */
 	boolean stillServes(MergedSession session, String member) {
 		ConfigurationSnapshot current = configuration.current();

@@ -36,10 +36,12 @@ class WithdrawnMemberStreamReloadTest {
 	@Test
 	void aReopenedGetCarriesNothingOfTheMemberTheKeyLost() throws Exception {
 		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
 		McpSession session = McpSession.open(narrow, "v");
 		try (OpenSse before = get(narrow, session)) {
 			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
-				.until(() -> alpha.getsServed() == 1 && beta.getsServed() == 1);
+				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
 			alpha.notifyToolsListChanged();
 			assertThat(before.next().path("method").asText()).as("alpha's events reach the key while it may use alpha")
 				.isEqualTo("notifications/tools/list_changed");
@@ -61,6 +63,65 @@ class WithdrawnMemberStreamReloadTest {
 		}
 	}
 
+	/**
+	 * Review 44k K1: a member a reload gave back to the key after the client reopened its GET on the narrower set is
+	 * read on that GET at once (its stream opened as a member joined late), not only on a GET the client might open
+	 * later: its notifications reach the client, and a call to it goes on.
+	 */
+	@Test
+	void aMemberGivenBackIsReadOnTheGetTheClientHas() throws Exception {
+		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse before = get(narrow, session)) {
+			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			before.awaitEnd();
+		}
+		try (OpenSse reopened = get(narrow, session)) {
+			live.reload(config("[alpha, beta]"), ReloadOutcome.APPLIED);
+			Awaitility.await("alpha's stream is opened again on the GET the client has").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 2);
+			alpha.notifyToolsListChanged();
+			assertThat(reopened.next().path("method").asText()).as("alpha's events reach the key again")
+				.isEqualTo("notifications/tools/list_changed");
+			assertThat(session.post(RawHttp.toolsCall(7, "alpha_echo")).statusCode()).as("a call to alpha")
+				.isEqualTo(200);
+		}
+	}
+
+	/**
+	 * Review 44f N2: a member whose server a reload changed (its headers) is read again on the new settings once the
+	 * client opens its GET again, never on the old ones: its stream, ended for good on them, leaves the session, and
+	 * the new GET opens it on the settings it was admitted on.
+	 */
+	@Test
+	void aMemberWhoseServerAReloadChangedIsReadOnItsNewSettingsOnTheNextGet() throws Exception {
+		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse before = get(narrow, session)) {
+			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+			live.reload(config("[alpha, beta]", "second"), ReloadOutcome.APPLIED);
+		}
+		alpha.clearSeen();
+		try (OpenSse reopened = get(narrow, session)) {
+			Awaitility.await("alpha's stream is opened again, on its new settings").atMost(Duration.ofSeconds(20))
+				.until(() -> alphaGets().stream().anyMatch(get -> "second".equals(get.headers().getFirst("X-Secret"))));
+			assertThat(alphaGets()).as("never on the old ones")
+				.noneMatch(get -> "first".equals(get.headers().getFirst("X-Secret")));
+			Awaitility.await("alpha's stream is open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() >= alphaGets + 2);
+			alpha.notifyToolsListChanged();
+			assertThat(reopened.next().path("method").asText()).as("alpha's events reach the client again")
+				.isEqualTo("notifications/tools/list_changed");
+		}
+	}
+
 	private static OpenSse get(RawHttp http, McpSession session) {
 		return new OpenSse(http.open(http.request("v")
 			.header("Accept", "text/event-stream")
@@ -74,9 +135,15 @@ class WithdrawnMemberStreamReloadTest {
 	}
 
 	static String config(String servers) {
+		return config(servers, "first");
+	}
+
+	/** The configuration, alpha sent header {@code X-Secret} with {@code secret}. */
+	static String config(String servers, String secret) {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: api-key\n    api-keys:\n"
 				+ "      - client: narrow\n        key-sha256: \"" + Sha256.hex(NARROW) + "\"\n        servers: " + servers
-				+ "\n  servers:\n    alpha:\n      url: " + alpha.url("/mcp") + "\n    beta:\n      url: "
+				+ "\n  servers:\n    alpha:\n      url: " + alpha.url("/mcp")
+				+ "\n      headers:\n        - { name: X-Secret, value: \"" + secret + "\" }\n    beta:\n      url: "
 				+ beta.url("/mcp") + "\n  virtual-servers:\n    v:\n      members: [alpha, beta]\n";
 	}
 
