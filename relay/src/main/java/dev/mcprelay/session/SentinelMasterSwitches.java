@@ -2,6 +2,7 @@ package dev.mcprelay.session;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
@@ -106,6 +107,14 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private final CurrentHold hold = new CurrentHold(log);
 
+	/**
+	 * The client the Sentinels are subscribed to and asked through, without Lettuce's auto-reconnect
+	 * ({@link SentinelSubscription#ownClient}); set once the relay is ready, shut down when it stops.
+	 */
+	private volatile RedisClient client;
+
+	private final AtomicBoolean stopped = new AtomicBoolean();
+
 	SentinelMasterSwitches(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
 			ApplicationEventPublisher events, FollowedSentinels followedSentinels) {
 		LettuceConnectionFactory factory = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable()
@@ -136,7 +145,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		}
 		String master = redis.getSentinelConfiguration().getRequiredMaster().getName();
 		RedisClient client = SentinelSubscription.ownClient((RedisClient) redis.getRequiredNativeClient());
-		subscriptions.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS));
+		this.client = client;
 		subscriptions.add(Flux.<String>create(sink -> announcements = sink, FluxSink.OverflowStrategy.LATEST)
 			.concatMap(address -> follow(master, address), 0)
 			.subscribe());
@@ -202,7 +211,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		if (current.from() == null || announced.get() != null) {
 			return Mono.empty();
 		}
-		return sentinels.namedMaster(master)
+		return sentinels.namedMaster(client, master)
 			.publishOn(OffEventLoop.SCHEDULER)
 			.filter(named -> hold.get() == current && announced.get() == null && !named.equals(current.from()))
 			.doOnNext(named -> {
@@ -251,7 +260,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	 */
 	private Mono<Void> follow(String master, String address) {
 		return Mono.defer(() -> address.equals(followed.get()) ? Mono.<String>empty()
-				: sentinels.namedMaster(master).defaultIfEmpty(""))
+				: sentinels.namedMaster(client, master).defaultIfEmpty(""))
 			.subscribeOn(OffEventLoop.SCHEDULER)
 			.publishOn(OffEventLoop.SCHEDULER)
 			.doOnNext(named -> moveTo(master, address, named))
@@ -293,14 +302,27 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	void stopFollowing(ContextClosedEvent closed) {
 		// the context publishes its events through itself: a child context's closing is not the relay's
 		if (closed.getApplicationContext() == events) {
-			subscriptions.dispose();
+			stop();
 		}
 	}
 
 	@Override
 	public void destroy() {
-		subscriptions.dispose();
+		stop();
 		hold.release("the relay stops");
+	}
+
+	/**
+	 * Disposes the subscriptions (which stops watching their connections), and only then shuts the Sentinels' client
+	 * down, closing them: shut down first, it closed subscriptions still watched, each then logged as lost (review 45h
+	 * H-5). Idempotent.
+	 */
+	private void stop() {
+		subscriptions.dispose();
+		RedisClient own = client;
+		if (own != null && stopped.compareAndSet(false, true)) {
+			own.shutdownAsync(0, 2, TimeUnit.SECONDS);
+		}
 	}
 
 }
