@@ -139,7 +139,8 @@ public class FollowedSentinels {
 			return;
 		}
 		log.warn("Sentinel {} refused the relay's subscription, so the relay does not see its failovers through it "
-				+ "(tried again, backing off up to 30 s): {}", sentinel, reason);
+				+ "(tried again, backing off up to 4 s while it cannot be reached, 30 s while it refuses): {}", sentinel,
+				reason);
 	}
 
 	/**

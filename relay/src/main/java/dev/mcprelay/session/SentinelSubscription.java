@@ -126,8 +126,11 @@ final class SentinelSubscription {
 			}
 		}
 		for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-			if (cause instanceof IOException
-					|| (cause.getMessage() != null && cause.getMessage().contains("Connection closed"))) {
+			String message = cause.getMessage();
+			// Lettuce's words for a connection closed under a command: "Connection closed prematurely", "Connection
+			// disconnected"
+			if (cause instanceof IOException || (message != null
+					&& (message.contains("Connection closed") || message.contains("Connection disconnected")))) {
 				return true;
 			}
 		}

@@ -69,6 +69,10 @@ class SubscriptionBackoffTest {
 		assertThat(SentinelSubscription.unreachable(new SentinelSubscription.Lost("silent", false))).isFalse();
 		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisConnectionException("Unable to connect",
 				new java.net.ConnectException("Connection refused")))).isTrue();
+		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisException("Connection disconnected")))
+			.as("a connection closed under the handshake").isTrue();
+		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisException("Connection closed prematurely")))
+			.isTrue();
 		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisCommandExecutionException(
 				"NOPERM this user has no permissions"))).isFalse();
 	}
