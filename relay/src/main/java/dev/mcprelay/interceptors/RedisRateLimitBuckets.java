@@ -212,7 +212,8 @@ final class RedisRateLimitBuckets implements RateLimitBuckets, StoreReadiness, A
 		});
 		return held.then(Mono.defer(() -> connected))
 			.timeout(CONNECT_TIMEOUT)
-			.flatMap(open -> within(deadline, () -> call.apply(bucket(open, key, configuration))));
+			.flatMap(open -> within(deadline, () -> call.apply(bucket(open, key, configuration)))
+				.doOnError(hold::failed));
 	}
 
 	/** Redis's answer to {@code call}, asked only when the deadline leaves time for it, and waited for that long. */

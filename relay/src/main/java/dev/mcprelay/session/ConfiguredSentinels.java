@@ -2,6 +2,7 @@ package dev.mcprelay.session;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 
 import org.slf4j.Logger;
@@ -14,6 +15,8 @@ import dev.mcprelay.OffEventLoop;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import io.lettuce.core.codec.StringCodec;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -54,14 +57,21 @@ final class ConfiguredSentinels {
 	 * time (as Lettuce goes on to the next when a handshake times out; a WARN names the Sentinel left and why: for one
 	 * that did not answer, its bound, not Redis's, so that a hung Sentinel is told from a hung master). Empty when
 	 * none answers, so at most one timeout per Sentinel. Never fails. Each connection is opened off the event loops (as
-	 * connecting may block) and nothing waits for an answer: it is signalled on Lettuce's or the timeout's thread, and
-	 * each question's connection is closed, also when the caller cancels.
+	 * connecting may block) on {@code client}, which must not reconnect on its own ({@link SentinelSubscription#ownClient}),
+	 * and nothing waits for an answer: it is signalled on Lettuce's or the timeout's thread.
 	 */
-	Mono<String> namedMaster(String master) {
-		RedisClient client = (RedisClient) redis.getRequiredNativeClient();
-		return Flux.fromIterable(each())
-			.concatMap(sentinel -> Mono.usingWhen(
-					Mono.fromCompletionStage(() -> client.connectSentinelAsync(StringCodec.UTF8, sentinel)),
+	Mono<String> namedMaster(RedisClient client, String master) {
+		return namedMaster(client, each(), master);
+	}
+
+	/**
+	 * {@link #namedMaster(RedisClient, String)} of {@code sentinels}. Each question's connection is closed whatever
+	 * happens: also one whose handshake completes after the question gave it up (its timeout, or the caller's
+	 * cancelling), which used to stay open for ever, kept alive by Lettuce's reconnection (review 45h H-4).
+	 */
+	static Mono<String> namedMaster(RedisClient client, List<RedisURI> sentinels, String master) {
+		return Flux.fromIterable(sentinels)
+			.concatMap(sentinel -> Mono.usingWhen(connected(client, sentinel),
 					connection -> connection.reactive().getMasterAddrByName(master)
 						.cast(InetSocketAddress.class)
 						.map(named -> named.getHostString() + ':' + named.getPort()),
@@ -75,6 +85,21 @@ final class ConfiguredSentinels {
 					return Mono.empty();
 				}), 1)
 			.next();
+	}
+
+	/**
+	 * A connection to {@code sentinel}; cancelled before it is open, the connection is closed once it opens (the
+	 * connecting itself is not cancelled: Lettuce would complete it all the same, unseen).
+	 */
+	private static Mono<StatefulRedisSentinelConnection<String, String>> connected(RedisClient client,
+			RedisURI sentinel) {
+		return Mono.defer(() -> {
+			CompletableFuture<StatefulRedisSentinelConnection<String, String>> connecting = client
+				.connectSentinelAsync(StringCodec.UTF8, sentinel)
+				.toCompletableFuture();
+			return Mono.fromFuture(connecting, true)
+				.doOnCancel(() -> connecting.thenAccept(StatefulConnection::closeAsync));
+		});
 	}
 
 	/**

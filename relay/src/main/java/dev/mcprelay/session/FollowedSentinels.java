@@ -59,6 +59,17 @@ public class FollowedSentinels {
 	/** The Sentinels whose refusal of a {@code PING} was logged. */
 	private final Set<String> pingsRefused = ConcurrentHashMap.newKeySet();
 
+	/**
+	 * When the relay was last logged following no Sentinel ({@link #lost}), or null; cleared once that was said to end.
+	 */
+	private Long noneLoggedAt;
+
+	/** Whether following none was logged and its end not yet. Guarded by {@code this}. */
+	private boolean noneLogged;
+
+	/** Whether the relay follows no Sentinel after following one, logged or not. Guarded by {@code this}. */
+	private boolean none;
+
 	/** {@link System#nanoTime}, or a test's clock. */
 	private final LongSupplier clock;
 
@@ -79,6 +90,7 @@ public class FollowedSentinels {
 	void followed(String sentinel) {
 		Set<String> refusals = logged.remove(sentinel);
 		String before = sentinels.put(sentinel, "");
+		noneFollowedSaid(sentinel);
 		// after a loss not logged, only refusals logged since make the following again worth a line
 		if (!losses.computeIfAbsent(sentinel, unused -> new Losses()).followed(clock.getAsLong())
 				&& (refusals == null || refusals.isEmpty())) {
@@ -86,6 +98,30 @@ public class FollowedSentinels {
 		}
 		if (before != null && !before.isEmpty() && !before.equals("not subscribed yet")) {
 			log.info("The relay follows Sentinel {} again", sentinel);
+		}
+	}
+
+	/**
+	 * Says once when the relay, after following some Sentinel, follows none (each loss may be one not logged), and
+	 * when it follows one again; followed no Sentinel again within a minute of saying so, it is not said again (only
+	 * the health says it), so a flapping network logs a pair of lines a minute at most.
+	 */
+	private synchronized void noneFollowedSaid(String sentinel) {
+		boolean noneNow = count() == 0;
+		if (noneNow == none) {
+			return;
+		}
+		none = noneNow;
+		long now = clock.getAsLong();
+		if (noneNow && (noneLoggedAt == null || now - noneLoggedAt >= SubscriptionBackoff.LASTED.toNanos())) {
+			noneLoggedAt = now;
+			noneLogged = true;
+			log.warn("The relay follows no Sentinel now ({} the last to go), so it does not see a failover until one takes "
+					+ "its subscription again (the relayStore health says why each is not followed)", sentinel);
+		}
+		else if (!noneNow && noneLogged) {
+			noneLogged = false;
+			log.info("The relay follows a Sentinel again ({}), after following none", sentinel);
 		}
 	}
 
@@ -103,7 +139,8 @@ public class FollowedSentinels {
 			return;
 		}
 		log.warn("Sentinel {} refused the relay's subscription, so the relay does not see its failovers through it "
-				+ "(tried again, backing off up to 30 s): {}", sentinel, reason);
+				+ "(tried again, backing off up to 4 s while it cannot be reached, 30 s while it refuses): {}", sentinel,
+				reason);
 	}
 
 	/**
@@ -116,13 +153,17 @@ public class FollowedSentinels {
 		int quick = sentinelLosses.lost(clock.getAsLong());
 		if (quick > 0) {
 			sentinels.put(sentinel, "its subscription was lost (" + how + "), " + quick + " times in a row within a "
-					+ "minute of subscribing again: subscribing again, backing off up to 30 s");
+					+ "minute of subscribing again: subscribing again, backing off (up to 4 s while it cannot be reached, "
+					+ "30 s while it answers late)");
+			noneFollowedSaid(sentinel);
 			return;
 		}
 		sentinels.put(sentinel, "its subscription was lost (" + how + "): subscribing again");
+		noneFollowedSaid(sentinel);
 		int before = -quick;
 		log.warn("The relay's subscription to Sentinel {} was lost ({}), so the relay does not see its failovers through "
-				+ "it until it subscribes again (tried now, backing off up to 30 s){}", sentinel, how,
+				+ "it until it subscribes again (tried now, backing off up to 4 s while it cannot be reached, 30 s while it "
+				+ "answers late){}", sentinel, how,
 				before == 0 ? "" : "; since the last time this was logged, it was lost " + before
 						+ " more times, each within a minute of subscribing again (not logged)");
 	}

@@ -249,6 +249,7 @@ final class RedisSessionStore implements SessionStore {
 	}
 
 	private void failed(Throwable error) {
+		hold.failed(error);
 		onUnavailable.run();
 		long now = System.nanoTime();
 		long last = lastWarning.get();

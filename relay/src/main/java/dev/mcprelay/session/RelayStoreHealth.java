@@ -42,7 +42,11 @@ import reactor.core.publisher.Mono;
  * when every Sentinel asked refused the subscription, {@code sentinels} is also {@code unavailable}, with that reason
  * (so the relay is not ready if it never was; once ready it stays so, as below).
  *
- * <p>Once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
+ * <p>Through Sentinel, a relay whose store answered a write {@code READONLY} (its connections on an old master the
+ * Sentinels demoted in a failover it did not follow) is not ready ({@code writes} unavailable) until its connections go
+ * to the master the Sentinels name ({@link MasterCatchUp}): the other relays write to the master meanwhile.
+ *
+ * <p>Otherwise, once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
  * store (every direct server; rate limits as their {@code on-store-error} says), and every replica shares the same
  * Redis, so taking them out of rotation would turn a Redis outage into an outage of every MCP server. The health then
  * says which parts cannot reach the store ({@code unavailable}); the store's failures are counted in
@@ -69,6 +73,8 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 
 	private final FollowedSentinels sentinels;
 
+	private final ObjectProvider<SentinelMasterSwitches> switches;
+
 	private static final long LOG_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
 
 	/** The reasons last logged, and when: the same reasons are logged again only after a minute. */
@@ -79,12 +85,13 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 
 	RelayStoreHealth(RelayProperties properties, ObjectProvider<ReactiveStringRedisTemplate> redis,
 			ObjectProvider<StoreReadiness> parts, ObjectProvider<LettuceConnectionFactory> connections,
-			FollowedSentinels sentinels) {
+			FollowedSentinels sentinels, ObjectProvider<SentinelMasterSwitches> switches) {
 		this.shared = properties.sessions().store() == SessionStoreKind.REDIS;
 		this.redis = redis;
 		this.parts = parts;
 		this.connections = connections;
 		this.sentinels = sentinels;
+		this.switches = switches;
 	}
 
 	/** Opens the store's connections as soon as the application has started, before traffic. */
@@ -123,6 +130,11 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 				if (topology == RedisTopology.SENTINEL && sentinels.noneFollowed()) {
 					down.add(Map.entry("sentinels", sentinels.summary()));
 				}
+				SentinelMasterSwitches switched = topology == RedisTopology.SENTINEL ? switches.getIfAvailable() : null;
+				String readOnly = switched == null ? null : switched.refusingWrites();
+				if (readOnly != null) {
+					down.add(Map.entry("writes", readOnly));
+				}
 				if (down.isEmpty()) {
 					wasReady.set(true);
 					logged.set(new Logged(Map.of(), 0));
@@ -130,7 +142,8 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 				}
 				Map<String, String> reasons = new TreeMap<>();
 				down.forEach(part -> reasons.put(part.getKey(), part.getValue()));
-				boolean ready = wasReady.get();
+				// a relay left on a replica is not ready, whenever: other relays write to the master
+				boolean ready = wasReady.get() && readOnly == null;
 				warn(reasons, ready);
 				Health.Builder health = ready ? Health.up() : Health.down();
 				return health.withDetails(where)

@@ -2,6 +2,7 @@ package dev.mcprelay.session;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
@@ -50,6 +51,9 @@ import reactor.core.publisher.Mono;
  * asked, and a master they name other than the one the promotion was from is moved to as if announced; so they are
  * whenever a Sentinel is subscribed to again during a hold.</li>
  * </ul>
+ * Outside a hold, a failover the relay did not follow (it followed no Sentinel then) is caught up with by the
+ * {@link MasterCatchUp}: whenever a Sentinel takes a subscription, and whenever the store answers a write
+ * {@code READONLY}, the Sentinels are asked, and the connections moved if they name another master.
  * The relay asks the Sentinels in the order of {@code spring.data.redis.sentinel.nodes}, each within the client's
  * command timeout (2 s unless {@code spring.data.redis.timeout} is set), and the next one when one does not answer, as
  * Lettuce does when it connects ({@link ConfiguredSentinels}); no thread waits for their answer. Which Sentinels are
@@ -106,6 +110,17 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	private final CurrentHold hold = new CurrentHold(log);
 
+	/** The failovers missed outside a hold caught up with; null when the store does not use Sentinel. */
+	private final MasterCatchUp catchUp;
+
+	/**
+	 * The client the Sentinels are subscribed to and asked through, without Lettuce's auto-reconnect
+	 * ({@link SentinelSubscription#ownClient}); set once the relay is ready, shut down when it stops.
+	 */
+	private volatile RedisClient client;
+
+	private final AtomicBoolean stopped = new AtomicBoolean();
+
 	SentinelMasterSwitches(RelayProperties properties, ObjectProvider<LettuceConnectionFactory> redis,
 			ApplicationEventPublisher events, FollowedSentinels followedSentinels) {
 		LettuceConnectionFactory factory = properties.sessions().store() == SessionStoreKind.REDIS ? redis.getIfAvailable()
@@ -114,6 +129,12 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		this.sentinels = this.redis == null ? null : new ConfiguredSentinels(this.redis);
 		this.events = events;
 		this.followedSentinels = followedSentinels;
+		String master = this.redis == null ? null : this.redis.getSentinelConfiguration().getRequiredMaster().getName();
+		this.catchUp = this.redis == null ? null : new MasterCatchUp(master, sentinels, () -> client,
+				() -> hold.get() != null, named -> {
+					followed.set(named);
+					reset(master, named);
+				});
 	}
 
 	/** The hold of {@code switches}, where a bean follows the Sentinels; else a store that is never held. */
@@ -136,7 +157,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		}
 		String master = redis.getSentinelConfiguration().getRequiredMaster().getName();
 		RedisClient client = SentinelSubscription.ownClient((RedisClient) redis.getRequiredNativeClient());
-		subscriptions.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS));
+		this.client = client;
 		subscriptions.add(Flux.<String>create(sink -> announcements = sink, FluxSink.OverflowStrategy.LATEST)
 			.concatMap(address -> follow(master, address), 0)
 			.subscribe());
@@ -202,7 +223,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		if (current.from() == null || announced.get() != null) {
 			return Mono.empty();
 		}
-		return sentinels.namedMaster(master)
+		return sentinels.namedMaster(client, master)
 			.publishOn(OffEventLoop.SCHEDULER)
 			.filter(named -> hold.get() == current && announced.get() == null && !named.equals(current.from()))
 			.doOnNext(named -> {
@@ -214,17 +235,40 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	}
 
 	/**
-	 * A Sentinel took the relay's subscription (at start-up, or again after it was lost): while the store is held, a
-	 * switch announced while it was not followed would be missed, so the Sentinels are asked ({@link #missed}). Called on
-	 * the subscription's event loop; never blocks (the question runs off it).
+	 * A Sentinel took the relay's subscription (at start-up, or again after it was lost): a switch announced while it
+	 * was not followed would be missed, so the Sentinels are asked: while the store is held, for the hold
+	 * ({@link #missed}), else by the {@link MasterCatchUp}, which moves the connections if they name another master
+	 * than the relay's (review 45h H-1). Called on the subscription's event loop; never blocks (the question runs off
+	 * it).
 	 */
 	void subscribed(String master) {
 		SwitchHold current = hold.get();
-		if (current != null) {
-			missed(current, master).subscribeOn(OffEventLoop.SCHEDULER)
-				.subscribe(null, error -> log.warn("The store's connections could not be moved to the master the "
-						+ "Sentinels name: {}", error.toString()));
+		if (current == null) {
+			catchUp.subscribed();
+			return;
 		}
+		missed(current, master).subscribeOn(OffEventLoop.SCHEDULER)
+			.subscribe(null, error -> log.warn("The store's connections could not be moved to the master the "
+					+ "Sentinels name: {}", error.toString()));
+	}
+
+	/**
+	 * A call to the store failed: a {@code READONLY} answer (the connections on a demoted old master) has the
+	 * {@link MasterCatchUp} move them to the master the Sentinels name (review 45h H-2). Never blocks.
+	 */
+	@Override
+	public void failed(Throwable error) {
+		if (catchUp != null) {
+			catchUp.failed(error);
+		}
+	}
+
+	/**
+	 * Why the store refuses writes while the relay cannot move its connections off a replica ({@link MasterCatchUp});
+	 * null while it does not, or without Sentinel.
+	 */
+	String refusingWrites() {
+		return catchUp == null ? null : catchUp.refusingWrites();
 	}
 
 	/** Ends the current hold: the Sentinels gave the failover up ({@code channel}). */
@@ -251,7 +295,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	 */
 	private Mono<Void> follow(String master, String address) {
 		return Mono.defer(() -> address.equals(followed.get()) ? Mono.<String>empty()
-				: sentinels.namedMaster(master).defaultIfEmpty(""))
+				: sentinels.namedMaster(client, master).defaultIfEmpty(""))
 			.subscribeOn(OffEventLoop.SCHEDULER)
 			.publishOn(OffEventLoop.SCHEDULER)
 			.doOnNext(named -> moveTo(master, address, named))
@@ -281,6 +325,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 
 	/** Closes the store's connections, so that their next command asks the Sentinels, and tells its other users. */
 	private void reset(String master, String address) {
+		catchUp.moved(address);
 		redis.resetConnection();
 		events.publishEvent(new StoreMasterSwitched(master, address));
 	}
@@ -293,14 +338,30 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	void stopFollowing(ContextClosedEvent closed) {
 		// the context publishes its events through itself: a child context's closing is not the relay's
 		if (closed.getApplicationContext() == events) {
-			subscriptions.dispose();
+			stop();
 		}
 	}
 
 	@Override
 	public void destroy() {
-		subscriptions.dispose();
+		stop();
 		hold.release("the relay stops");
+	}
+
+	/**
+	 * Disposes the subscriptions (which stops watching their connections), and only then shuts the Sentinels' client
+	 * down, closing them: shut down first, it closed subscriptions still watched, each then logged as lost (review 45h
+	 * H-5). Idempotent.
+	 */
+	private void stop() {
+		subscriptions.dispose();
+		if (catchUp != null) {
+			catchUp.stop();
+		}
+		RedisClient own = client;
+		if (own != null && stopped.compareAndSet(false, true)) {
+			own.shutdownAsync(0, 2, TimeUnit.SECONDS);
+		}
 	}
 
 }

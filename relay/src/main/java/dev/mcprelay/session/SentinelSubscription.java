@@ -1,12 +1,15 @@
 package dev.mcprelay.session;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ThreadLocalRandom;
 
 import dev.mcprelay.OffEventLoop;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.StringCodec;
@@ -24,10 +27,12 @@ import reactor.util.retry.Retry;
  * Sentinel restarted or unreachable, or Redis dropped it because the user's channels were revoked), it is closed rather
  * than left to Lettuce's reconnection, which subscribes again on its own and, when the Sentinel refuses, only logs it
  * and keeps an open connection that receives nothing. The Sentinel is then {@link FollowedSentinels#lost not followed}
- * (WARN), and a new connection is subscribed, backing off from 1 s up to 30 s while it fails (each refusal reported to
- * {@link FollowedSentinels#refused}), until it is followed again; the backoff starts from 1 s again only after a
- * subscription that lasted a minute ({@link SubscriptionBackoff}), so a Sentinel whose subscriptions are each lost soon
- * after they are taken is tried less and less often.
+ * (WARN), and a new connection is subscribed, backing off from 1 s while it fails (each refusal reported to
+ * {@link FollowedSentinels#refused}), up to 4 s while the Sentinel cannot be reached, up to 30 s while it refuses or
+ * does not answer in time, until it is followed again; the backoff starts from 1 s again only once a subscription
+ * answers a check in time ({@link SubscriptionBackoff}), so a Sentinel whose subscriptions each go silent soon after
+ * they are taken is tried less and less often, and a Sentinel back after a restart or a cut path is followed again
+ * within seconds.
  *
  * <p>A subscribed connection carries nothing while the Sentinel has nothing to announce, so a path that stops carrying
  * packets without closing (a NAT or load balancer that forgot an idle flow, a partition, a stopped Sentinel) would look
@@ -77,12 +82,9 @@ final class SentinelSubscription {
 					.subscribeOn(OffEventLoop.SCHEDULER),
 				connection -> Flux.merge(lost(connection),
 						subscribed(connection, listener, channels, patterns).thenReturn(address)
-							.concatWith(answering(connection, sentinel.getTimeout(), address, followed))),
+							.concatWith(answering(connection, sentinel.getTimeout(), address, followed, backoff))),
 				connection -> Mono.fromCompletionStage(connection.closeAsync()))
-			.doOnNext(subscribed -> {
-				backoff.subscribed(System.nanoTime());
-				followed.followed(subscribed);
-			})
+			.doOnNext(followed::followed)
 			.doOnError(error -> {
 				if (error instanceof Lost lost) {
 					followed.lost(address, lost.getMessage());
@@ -91,16 +93,48 @@ final class SentinelSubscription {
 					followed.refused(address, error);
 				}
 			})
-			// from 1 s again only after a subscription that lasted (SubscriptionBackoff)
-			.retryWhen(Retry.from(failures -> failures
-				.concatMap(failure -> Mono.delay(jittered(backoff.next(System.nanoTime()))))))
+			// from 1 s again only after a subscription that answered a check in time (SubscriptionBackoff)
+			.retryWhen(Retry.from(failures -> failures.concatMap(failure -> {
+				boolean unreachable = unreachable(failure.failure());
+				return Mono.delay(jittered(backoff.next(unreachable), SubscriptionBackoff.max(unreachable)));
+			})))
 			.subscribe();
 	}
 
-	/** {@code wait} and up to half as much again (at most {@link SubscriptionBackoff#MAX}): relays do not retry in step. */
-	private static Duration jittered(Duration wait) {
+	/**
+	 * {@code wait} and up to half as much again; past {@code max}, {@code max} less up to a quarter of it: relays do
+	 * not retry in step, also at the longest wait (review 45h H-3: at the cap every relay waited exactly 30 s).
+	 */
+	static Duration jittered(Duration wait, Duration max) {
 		Duration jittered = wait.plusMillis(ThreadLocalRandom.current().nextLong(wait.toMillis() / 2 + 1));
-		return jittered.compareTo(SubscriptionBackoff.MAX) > 0 ? SubscriptionBackoff.MAX : jittered;
+		return jittered.compareTo(max) <= 0 ? jittered
+				: max.minusMillis(ThreadLocalRandom.current().nextLong(max.toMillis() / 4 + 1));
+	}
+
+	/**
+	 * Whether {@code failure} says the Sentinel could not be reached (its connection refused, reset or closed), as
+	 * opposed to a Sentinel that answered but refused, or did not answer in time.
+	 */
+	static boolean unreachable(Throwable failure) {
+		if (failure instanceof Lost lost) {
+			return lost.closed;
+		}
+		for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+			if (cause instanceof RedisCommandExecutionException || cause instanceof RedisCommandTimeoutException
+					|| cause instanceof TimeoutException) {
+				return false;
+			}
+		}
+		for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+			String message = cause.getMessage();
+			// Lettuce's words for a connection closed under a command: "Connection closed prematurely", "Connection
+			// disconnected"
+			if (cause instanceof IOException || (message != null
+					&& (message.contains("Connection closed") || message.contains("Connection disconnected")))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static Mono<Void> subscribed(StatefulRedisPubSubConnection<String, String> connection,
@@ -124,7 +158,7 @@ final class SentinelSubscription {
 	 * {@link FollowedSentinels#pingRefused}, which says once what to grant).
 	 */
 	private static <T> Mono<T> answering(StatefulRedisPubSubConnection<String, String> connection, Duration timeout,
-			String address, FollowedSentinels followed) {
+			String address, FollowedSentinels followed, SubscriptionBackoff backoff) {
 		return Mono.delay(checkInterval(timeout))
 			.then(Mono.defer(() -> Mono.fromCompletionStage(connection.async().ping()))
 				.onErrorResume(RedisCommandExecutionException.class, refused -> {
@@ -133,7 +167,8 @@ final class SentinelSubscription {
 				})
 				.timeout(timeout)
 				.onErrorMap(silent -> new Lost("it answered no PING within " + timeout.toMillis()
-						+ " ms: a stopped Sentinel, or a path that drops packets without closing the connection")))
+						+ " ms: a stopped Sentinel, or a path that drops packets without closing the connection", false))
+				.doOnNext(answered -> backoff.answered()))
 			.repeat()
 			.then(Mono.never());
 	}
@@ -145,14 +180,14 @@ final class SentinelSubscription {
 
 				@Override
 				public void onRedisDisconnected(RedisChannelHandler<?, ?> disconnected) {
-					sink.error(new Lost(CLOSED));
+					sink.error(new Lost(CLOSED, true));
 				}
 
 			};
 			connection.addListener(watch);
 			sink.onDispose(() -> connection.removeListener(watch));
 			if (!connection.isOpen()) {
-				sink.error(new Lost(CLOSED));
+				sink.error(new Lost(CLOSED, true));
 			}
 		});
 	}
@@ -163,8 +198,12 @@ final class SentinelSubscription {
 	 */
 	static final class Lost extends RuntimeException {
 
-		Lost(String how) {
+		/** Whether its connection was closed (else it went silent). */
+		final boolean closed;
+
+		Lost(String how, boolean closed) {
 			super(how, null, false, false);
+			this.closed = closed;
 		}
 
 	}

@@ -26,4 +26,12 @@ public interface StoreHold {
 	 */
 	Mono<Duration> released(Duration bound);
 
+	/**
+	 * A call to the store failed with {@code error}: through Sentinel, a {@code READONLY} answer has the relay move the
+	 * store's connections to the master the Sentinels name ({@link SentinelMasterSwitches#failed}). Never blocks,
+	 * never fails; nothing by default.
+	 */
+	default void failed(Throwable error) {
+	}
+
 }

@@ -4,42 +4,54 @@ import java.time.Duration;
 
 /**
  * How long {@link SentinelSubscription} waits before it subscribes to a Sentinel again: 1 s after the first failure,
- * doubling with each failure after it, up to 30 s. A subscription taken does not start it again from 1 s: only one that
- * {@link #LASTED lasted} a minute does (review 45g G-1: a Sentinel that answered each check just too late was dropped
- * and subscribed again every ~5 s for ever, as each subscription reset the backoff). Times are {@link System#nanoTime}
- * values, passed in, so the sequence is a function of them. Thread-safe; never fails.
+ * doubling with each failure after it, up to {@link #UNREACHABLE_MAX 4 s} while the Sentinel cannot be reached (its
+ * connection refused or closed: a Sentinel restarting, a path cut; trying again costs it nothing, and a relay not
+ * subscribed does not see its failovers, review 45h H-1), up to {@link #MAX 30 s} when it answers but not as it should
+ * (a refusal, no answer in time). A subscription taken does not start it again from 1 s: only one that
+ * {@link #answered answered} its check in time does (review 45g G-1: a Sentinel that answered each check just too late
+ * was dropped and subscribed again every ~5 s for ever, as each subscription reset the backoff; review 45h H-1: a
+ * subscription had to last a minute, so after an unstable minute a Sentinel that was back was tried again only 30 s
+ * later). Thread-safe; never fails.
  */
 final class SubscriptionBackoff {
 
 	/** The wait after the first failure. */
 	static final Duration FIRST = Duration.ofSeconds(1);
 
-	/** The longest wait. */
+	/** The longest wait after a Sentinel that answered but refused, or did not answer in time. */
 	static final Duration MAX = Duration.ofSeconds(30);
 
-	/** How long a subscription must have been kept for the next failure to wait {@link #FIRST} again. */
+	/** The longest wait after a Sentinel that could not be reached (connection refused or closed). */
+	static final Duration UNREACHABLE_MAX = Duration.ofSeconds(4);
+
+	/**
+	 * How long a subscription must have been kept for its loss to be logged again after one logged
+	 * ({@link FollowedSentinels}).
+	 */
 	static final Duration LASTED = Duration.ofMinutes(1);
 
-	/** Failures since the last subscription that lasted (or since the start). */
+	/** Failures since the last subscription that answered a check in time (or since the start). */
 	private int failures;
 
-	/** When the current subscription was taken, or null while there is none. */
-	private Long subscribedAt;
-
-	/** A subscription was taken at {@code now}. */
-	synchronized void subscribed(long now) {
-		subscribedAt = now;
+	/** The current subscription answered a check in time: the next failure waits {@link #FIRST} again. */
+	synchronized void answered() {
+		failures = 0;
 	}
 
-	/** A subscription attempt failed, or a subscription was lost, at {@code now}: how long to wait before the next. */
-	synchronized Duration next(long now) {
-		if (subscribedAt != null && now - subscribedAt >= LASTED.toNanos()) {
-			failures = 0;
-		}
-		subscribedAt = null;
+	/**
+	 * A subscription attempt failed, or a subscription was lost: how long to wait before the next; at most
+	 * {@link #UNREACHABLE_MAX} when the Sentinel could not be reached ({@code unreachable}), else {@link #MAX}.
+	 */
+	synchronized Duration next(boolean unreachable) {
 		Duration wait = FIRST.multipliedBy(1L << Math.min(failures, 5));
 		failures++;
-		return wait.compareTo(MAX) > 0 ? MAX : wait;
+		Duration max = max(unreachable);
+		return wait.compareTo(max) > 0 ? max : wait;
+	}
+
+	/** The longest wait after a failure of that kind. */
+	static Duration max(boolean unreachable) {
+		return unreachable ? UNREACHABLE_MAX : MAX;
 	}
 
 }

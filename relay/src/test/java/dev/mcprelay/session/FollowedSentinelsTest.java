@@ -3,6 +3,7 @@ package dev.mcprelay.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +76,33 @@ class FollowedSentinelsTest {
 			.asString()
 			.contains("its connection was closed")
 			.contains("it was lost 12 more times");
+	}
+
+	/**
+	 * Review 45h H-1: a relay whose every Sentinel subscription was lost within a minute of a logged loss said nothing
+	 * (each loss was one not logged), though it saw no failover. Now following none is logged when it begins, at most
+	 * once a minute, and its end with it.
+	 */
+	@Test
+	void followingNoSentinelIsLoggedOnceAMinute() {
+		long[] now = { 0 };
+		FollowedSentinels followed = new FollowedSentinels(() -> now[0]);
+		List<String> sentinels = List.of("127.0.0.1:26396", "127.0.0.1:26397");
+		sentinels.forEach(followed::asking);
+		sentinels.forEach(followed::followed);
+		int mark = CapturedLogs.all().size();
+		for (int flap = 0; flap < 5; flap++) {
+			now[0] += Duration.ofSeconds(2).toNanos();
+			sentinels.forEach(sentinel -> followed.lost(sentinel, "its connection was closed"));
+			now[0] += Duration.ofSeconds(2).toNanos();
+			sentinels.forEach(followed::followed);
+		}
+		assertThat(lines(mark, "WARN ", "follows no Sentinel now")).as("once within the minute").isEqualTo(1);
+		assertThat(lines(mark, "INFO ", "after following none")).isEqualTo(1);
+		now[0] += Duration.ofSeconds(61).toNanos();
+		sentinels.forEach(sentinel -> followed.lost(sentinel, "its connection was closed"));
+		assertThat(lines(mark, "WARN ", "follows no Sentinel now")).as("again a minute later").isEqualTo(2);
+		assertThat(followed.summary()).startsWith("0 of 2 followed: none");
 	}
 
 	private static long lines(int mark, String level, String text) {

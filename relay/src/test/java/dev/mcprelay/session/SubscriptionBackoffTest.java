@@ -3,42 +3,78 @@ package dev.mcprelay.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
 /**
  * Review 45g G-1: a Sentinel that answered each check just past the timeout was subscribed again every ~5 s for ever,
- * as each subscription taken reset the backoff to 1 s. Now a subscription lost soon after it was taken keeps the
- * backoff growing; only one that lasted a minute starts it again from 1 s.
+ * as each subscription taken reset the backoff to 1 s. Its subscriptions, each lost for want of an answer in time,
+ * keep the backoff growing up to 30 s. Review 45h H-1: a subscription had to last a minute to start the backoff from
+ * 1 s again, so after an unstable minute a Sentinel that was back was tried again only up to 30 s later: now one that
+ * answers a check in time starts it from 1 s again, and a Sentinel that cannot be reached (its connection refused or
+ * closed) is tried again every 4 s at most. Review 45h H-3: at the longest wait, relays do not retry in step.
  */
 class SubscriptionBackoffTest {
 
-	private static final long SECOND = Duration.ofSeconds(1).toNanos();
-
 	@Test
-	void subscriptionsLostSoonAfterTheyAreTakenKeepTheBackoffGrowingUpTo30s() {
+	void subscriptionsThatAnswerNoCheckInTimeKeepTheBackoffGrowingUpTo30s() {
 		SubscriptionBackoff backoff = new SubscriptionBackoff();
-		long now = 0;
 		StringBuilder waits = new StringBuilder();
 		for (int flap = 0; flap < 7; flap++) {
-			backoff.subscribed(now);
-			now += 4 * SECOND;
-			Duration wait = backoff.next(now);
-			waits.append(wait.toSeconds()).append(' ');
-			now += wait.toNanos();
+			waits.append(backoff.next(false).toSeconds()).append(' ');
 		}
 		assertThat(waits.toString().trim()).isEqualTo("1 2 4 8 16 30 30");
 	}
 
 	@Test
-	void aSubscriptionThatLastedAMinuteStartsTheBackoffAgainFrom1s() {
+	void aSentinelThatCannotBeReachedIsTriedAgainEvery4sAtMost() {
 		SubscriptionBackoff backoff = new SubscriptionBackoff();
-		assertThat(backoff.next(0)).as("refused").isEqualTo(Duration.ofSeconds(1));
-		assertThat(backoff.next(SECOND)).as("refused again").isEqualTo(Duration.ofSeconds(2));
-		backoff.subscribed(3 * SECOND);
-		assertThat(backoff.next(62 * SECOND)).as("lost after 59 s").isEqualTo(Duration.ofSeconds(4));
-		backoff.subscribed(66 * SECOND);
-		assertThat(backoff.next(126 * SECOND)).as("lost after 60 s").isEqualTo(Duration.ofSeconds(1));
+		StringBuilder waits = new StringBuilder();
+		for (int flap = 0; flap < 30; flap++) {
+			waits.append(backoff.next(true).toSeconds()).append(' ');
+		}
+		assertThat(waits.toString().trim()).startsWith("1 2 4 4 4").doesNotContain("8").doesNotContain("30");
+	}
+
+	@Test
+	void aSubscriptionThatAnswersACheckInTimeStartsTheBackoffAgainFrom1s() {
+		SubscriptionBackoff backoff = new SubscriptionBackoff();
+		for (int failure = 0; failure < 6; failure++) {
+			backoff.next(false);
+		}
+		assertThat(backoff.next(false)).isEqualTo(Duration.ofSeconds(30));
+		backoff.answered();
+		assertThat(backoff.next(false)).as("lost after a check answered in time").isEqualTo(Duration.ofSeconds(1));
+		assertThat(backoff.next(false)).isEqualTo(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void theLongestWaitIsJitteredBelowItsCap() {
+		Set<Duration> waits = new HashSet<>();
+		for (int attempt = 0; attempt < 50; attempt++) {
+			Duration wait = SentinelSubscription.jittered(SubscriptionBackoff.MAX, SubscriptionBackoff.MAX);
+			assertThat(wait).isBetween(SubscriptionBackoff.MAX.multipliedBy(3).dividedBy(4), SubscriptionBackoff.MAX);
+			waits.add(wait);
+		}
+		assertThat(waits).as("relays at the cap do not retry in step").hasSizeGreaterThan(10);
+		assertThat(SentinelSubscription.jittered(Duration.ofSeconds(2), SubscriptionBackoff.MAX))
+			.isBetween(Duration.ofSeconds(2), Duration.ofSeconds(3));
+	}
+
+	@Test
+	void aClosedConnectionIsUnreachableAnUnansweredCheckIsNot() {
+		assertThat(SentinelSubscription.unreachable(new SentinelSubscription.Lost("closed", true))).isTrue();
+		assertThat(SentinelSubscription.unreachable(new SentinelSubscription.Lost("silent", false))).isFalse();
+		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisConnectionException("Unable to connect",
+				new java.net.ConnectException("Connection refused")))).isTrue();
+		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisException("Connection disconnected")))
+			.as("a connection closed under the handshake").isTrue();
+		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisException("Connection closed prematurely")))
+			.isTrue();
+		assertThat(SentinelSubscription.unreachable(new io.lettuce.core.RedisCommandExecutionException(
+				"NOPERM this user has no permissions"))).isFalse();
 	}
 
 }
