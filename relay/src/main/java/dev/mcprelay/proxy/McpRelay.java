@@ -1,11 +1,15 @@
 package dev.mcprelay.proxy;
 
+import java.util.Map;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.stereotype.Component;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.http.RelayExchange;
@@ -113,11 +117,9 @@ public class McpRelay {
 				if (mismatch != null) {
 					return EarlyAnswers.answerEarly(exchange, mismatch, payload);
 				}
-				if (ParameterHeaders.anyIn(exchange.requestHeaders())) {
-					return parameterHeaders.check(exchange.requestHeaderView(), payload, context, upstream.id())
-						.then(Mono.defer(() -> intercepted(upstream, exchange, context, payload, order)));
-				}
-				return intercepted(upstream, exchange, context, payload, order);
+				Map<JsonNode, ParameterHeaderChecks.SentCall> sent = ParameterHeaders.anyIn(exchange.requestHeaders())
+						? ParameterHeaderChecks.sentCalls(payload) : null;
+				return intercepted(upstream, exchange, context, payload, sent, order);
 			})).doFinally(signal -> order.release());
 		}).onErrorResume(RelayFailure.class, failure -> RelayFailures.isUnknownSession(failure)
 				? answerByIds(route, exchange, failure)
@@ -125,20 +127,31 @@ public class McpRelay {
 	}
 
 	/**
-	 * A POST whose headers agree with its body: its telemetry begins, the request stages run, and what they let go is
-	 * forwarded (or the plan is answered here when nothing goes upstream).
+	 * A POST whose {@code Mcp-Method} and {@code Mcp-Name} agree with its body: its telemetry begins, the request stages
+	 * run, and what they let go is forwarded (or the plan is answered here when nothing goes upstream). Its
+	 * {@code Mcp-Param-*} headers ({@code sent}: its calls as the client sent them, {@code null} when it carries none)
+	 * are checked after the stages and before anything goes upstream
+	 * ({@link ParameterHeaderChecks}): a tool the stages hide from the caller is answered as one that does not exist
+	 * whatever its headers say, and a request the stages refuse (a rate limit) costs no tool listing.
 	 */
 	private Mono<Void> intercepted(Upstream upstream, RelayExchange exchange, CallContext context,
-			JsonRpcPayload payload, SessionOrder.Ticket order) {
+			JsonRpcPayload payload, Map<JsonNode, ParameterHeaderChecks.SentCall> sent, SessionOrder.Ticket order) {
 		ExchangeRecord record = exchange.record();
 		ExchangeTrace trace = telemetry.begin(payload, context);
 		record.trace(trace);
 		return requestInterception.apply(payload, context, upstream.nonStreamingTimeout(), trace).flatMap(plan -> {
 			record.refusals(plan.stops());
 			plan.pending().watch(trace);
-			return plan.forwardsAnything()
-					? forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))
-					: EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
+			if (!plan.forwardsAnything()) {
+				return EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
+			}
+			if (sent != null) {
+				return parameterHeaders.check(exchange.requestHeaderView(), sent, payload.batch(), plan, context,
+						upstream.id())
+					.then(Mono.defer(() -> forwarding.forward(
+							new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))));
+			}
+			return forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace));
 		});
 	}
 

@@ -1,5 +1,6 @@
 package dev.mcprelay.proxy;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
@@ -17,10 +19,11 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Checks a POST's {@code Mcp-Param-*} headers against the arguments they mirror ({@link ParameterHeaders}) before any
- * interceptor or upstream sees the request, right after {@code Mcp-Method} and {@code Mcp-Name}
- * ({@link MirroredHeaders}), and keeps the headers true to what is forwarded when an interceptor changed a mirrored
- * argument ({@link #mirrorForwarded}).
+ * Checks a POST's {@code Mcp-Param-*} headers against the arguments they mirror ({@link ParameterHeaders}) once the
+ * request stages have decided and before anything goes upstream, and keeps the headers true to what is forwarded when
+ * an interceptor changed a mirrored argument ({@link #mirrorForwarded}). Only the calls the stages let go are checked:
+ * a tool they hide from the caller (a policy, {@code tools.deny}) is answered as one that does not exist whatever its
+ * headers say, and a request they refuse (a rate limit) costs no tool listing.
  *
  * <p>
  * Only a request that carries a parameter header is checked, and only its {@code tools/call} messages: which argument
@@ -46,36 +49,54 @@ public class ParameterHeaderChecks {
 		this.declarations = declarations;
 	}
 
+	/** A {@code tools/call} as the client sent it: the tool's name and a copy of its arguments. */
+	public record SentCall(String tool, JsonNode arguments) {
+	}
+
 	/**
-	 * Checks the parameter headers of {@code headers} against each {@code tools/call} of {@code payload}.
+	 * The {@code tools/call} requests of {@code payload} as the client sent them, by id (their arguments copied, so
+	 * that what an interceptor changes later does not change what the headers are checked against): taken before the
+	 * request stages run, for {@link #check} after them. Only for a request that carries a parameter header.
+	 */
+	public static Map<JsonNode, SentCall> sentCalls(JsonRpcPayload payload) {
+		Map<JsonNode, SentCall> sent = new HashMap<>();
+		for (JsonRpcMessage message : payload.messages()) {
+			JsonNode params = message.node().path("params");
+			if (message.isRequest() && "tools/call".equals(message.method()) && params.path("name").isTextual()) {
+				sent.put(message.node().path("id"),
+						new SentCall(params.get("name").textValue(), params.path("arguments").deepCopy()));
+			}
+		}
+		return sent;
+	}
+
+	/**
+	 * Checks the parameter headers of {@code headers} against each {@code tools/call} in {@code sent} (as the client
+	 * sent it, {@link #sentCalls}) that {@code plan} forwards; {@code batch}: whether the request was a batch.
 	 *
 	 * @return empty when they agree (or there are none); a {@link RelayFailure} to answer with when a declared header
 	 * contradicts its argument (400, -32020, {@code header_mismatch}) or the tool list cannot be read
 	 */
-	public Mono<Void> check(HttpHeaders headers, JsonRpcPayload payload, CallContext context, String server) {
-		if (!ParameterHeaders.anyIn(headers)) {
-			return Mono.empty();
+	public Mono<Void> check(HttpHeaders headers, Map<JsonNode, SentCall> sent, boolean batch, InboundPlan plan,
+			CallContext context, String server) {
+		List<SentCall> calls = new ArrayList<>();
+		for (ObjectNode message : plan.forwardedMessages()) {
+			SentCall call = sent.get(message.path("id"));
+			if (call != null) {
+				calls.add(call);
+			}
 		}
-		List<JsonRpcMessage> calls = payload.messages()
-			.stream()
-			.filter(message -> message.isRequest() && "tools/call".equals(message.method())
-					&& message.node().path("params").path("name").isTextual())
-			.toList();
-		return Flux.fromIterable(calls).concatMap(call -> {
-			JsonNode params = call.node().path("params");
-			JsonNode arguments = params.path("arguments");
-			return declarations.of(context, params.get("name").textValue()).flatMap(found -> {
-				Map<String, ParameterHeaders.Mirrored> declared = found.orElse(Map.of());
-				RelayFailure mismatch = ParameterHeaders.mismatch(headers, arguments, declared, server);
-				if (mismatch != null) {
-					return Mono.error(mismatch);
-				}
-				if (!payload.batch() && !declared.isEmpty()) {
-					context.attributes().put(CHECKED, new Checked(declared, valuesOf(arguments, declared)));
-				}
-				return Mono.<Void>empty();
-			});
-		}).then();
+		return Flux.fromIterable(calls).concatMap(call -> declarations.of(context, call.tool()).flatMap(found -> {
+			Map<String, ParameterHeaders.Mirrored> declared = found.orElse(Map.of());
+			RelayFailure mismatch = ParameterHeaders.mismatch(headers, call.arguments(), declared, server);
+			if (mismatch != null) {
+				return Mono.error(mismatch);
+			}
+			if (!batch && !declared.isEmpty()) {
+				context.attributes().put(CHECKED, new Checked(declared, valuesOf(call.arguments(), declared)));
+			}
+			return Mono.<Void>empty();
+		})).then();
 	}
 
 	/**

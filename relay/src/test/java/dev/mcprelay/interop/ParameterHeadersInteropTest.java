@@ -28,9 +28,11 @@ import reactor.core.publisher.Mono;
  * SDK v2 fixture of the conformance suite ({@code interop/conformance-server.mjs}, ERA 2026), whose tool
  * {@code test_x_mcp_header} declares {@code region} with {@code "x-mcp-header": "Region"} (and {@code level} without):
  * a header that says what the argument says goes on; one that contradicts it, in any case of its name, or names an
- * argument the call lacks, is refused by the relay itself ({@code header_mismatch}, review 43g N-3) before any
- * interceptor or the server sees it; a header the tool does not declare goes on untouched; and when an interceptor
- * changes or removes the mirrored argument, the header the server gets says what it gets (the server checks it).
+ * argument the call lacks, is refused by the relay itself ({@code header_mismatch}, review 43g N-3) before the server
+ * sees it; a header the tool does not declare goes on untouched; when an interceptor changes or removes the mirrored
+ * argument, the header the server gets says what it gets (the server checks it); and a tool hidden from the caller
+ * ({@code tools.deny}) is answered as a tool that does not exist whatever its headers say (review 43h F-0: the check
+ * runs only on what the request stages let go).
  */
 class ParameterHeadersInteropTest {
 
@@ -52,7 +54,9 @@ class ParameterHeadersInteropTest {
 		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class,
 				RegionChanger.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.v2026.url=" + server.url(),
-					"mcp-relay.servers.v2026.protocol-versions=2026-07-28")
+					"mcp-relay.servers.v2026.protocol-versions=2026-07-28", "mcp-relay.servers.hidden.url=" + server.url(),
+					"mcp-relay.servers.hidden.protocol-versions=2026-07-28",
+					"mcp-relay.servers.hidden.tools.deny[0]=" + TOOL)
 			.run();
 	}
 
@@ -101,6 +105,17 @@ class ParameterHeadersInteropTest {
 			.doesNotContain("region");
 	}
 
+	@Test
+	void aHiddenToolIsAnsweredAsOneThatDoesNotExistWhateverItsHeadersSay() {
+		HttpResponse<String> hidden = sendTo("hidden", TOOL, call(13, "\"region\":\"us-west1\""), "Mcp-Param-Region",
+				"eu-west1");
+		HttpResponse<String> withoutHeader = sendTo("hidden", TOOL, call(13, "\"region\":\"us-west1\""));
+		assertThat(hidden.statusCode()).as(hidden.body()).isEqualTo(withoutHeader.statusCode());
+		assertThat(hidden.body()).as("nothing says the tool exists").doesNotContain("header_mismatch")
+			.doesNotContain("params.arguments.region")
+			.isEqualTo(withoutHeader.body());
+	}
+
 	private static String ran(String body, String... headers) {
 		HttpResponse<String> response = send(body, headers);
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
@@ -117,15 +132,18 @@ class ParameterHeadersInteropTest {
 		assertThat(error.at("/data/reason").asText()).as("the relay's refusal, not the server's: %s", error)
 			.isEqualTo("header_mismatch");
 		assertThat(error.get("message").asText()).contains("Mcp-Param-Region").contains("params.arguments.region");
-		assertThat(RegionChanger.seen).as("no interceptor saw it").doesNotContain(RawHttp.json(body).get("id").asInt());
 	}
 
 	private static HttpResponse<String> send(String body, String... headers) {
+		return sendTo("v2026", TOOL, body, headers);
+	}
+
+	private static HttpResponse<String> sendTo(String serverName, String tool, String body, String... headers) {
 		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
-		var request = http.post("v2026", body)
+		var request = http.post(serverName, body)
 			.header("MCP-Protocol-Version", "2026-07-28")
 			.header("Mcp-Method", "tools/call")
-			.header("Mcp-Name", TOOL);
+			.header("Mcp-Name", tool);
 		for (int i = 0; i < headers.length; i += 2) {
 			request.header(headers[i], headers[i + 1]);
 		}
@@ -141,8 +159,6 @@ class ParameterHeadersInteropTest {
 	@Configuration(proxyBeanMethods = false)
 	static class RegionChanger {
 
-		static final java.util.Set<Integer> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
 		@Bean
 		ToolsCallRequestInterceptor regionChanger() {
 			return new ToolsCallRequestInterceptor() {
@@ -154,7 +170,6 @@ class ParameterHeadersInteropTest {
 
 				@Override
 				public Mono<Outcome> interceptToolsCall(ToolsCallRequest call) {
-					seen.add(call.id().asInt());
 					Object level = call.arguments().get("level");
 					if (level instanceof Number number && number.intValue() == 7) {
 						call.setArgument("region", "eu-west1");
