@@ -78,16 +78,6 @@ public final class ParameterHeaders {
 		return name.regionMatches(true, 0, PREFIX, 0, PREFIX.length()) && name.length() > PREFIX.length();
 	}
 
-	/** Whether the client sent any parameter header. */
-	public static boolean anyIn(HttpHeaders headers) {
-		for (String name : headers.headerNames()) {
-			if (isParameterHeader(name)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
 	/**
 	 * Whether the client sent any parameter header, read from the request's own headers without copying their names
 	 * (what every POST pays: nothing but the scan).

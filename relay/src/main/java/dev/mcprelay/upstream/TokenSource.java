@@ -153,7 +153,7 @@ final class TokenSource {
 		return settings.grant() == UpstreamGrant.TOKEN_EXCHANGE;
 	}
 
-		Mono<OAuth2AccessToken> token(String callerToken) {
+	Mono<OAuth2AccessToken> token(String callerToken) {
 		if (settings.grant() == UpstreamGrant.TOKEN_EXCHANGE) {
 			if (callerToken == null) {
 				return Mono.error(new UpstreamAuthException(id, true,
