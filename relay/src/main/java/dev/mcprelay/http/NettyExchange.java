@@ -1,5 +1,6 @@
 package dev.mcprelay.http;
 
+import java.util.Collection;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -58,13 +59,15 @@ public final class NettyExchange implements RelayExchange {
 
 	private volatile Mono<Void> accessWithdrawn = Mono.never();
 
-	private volatile Function<String, Mono<Void>> accessWithdrawnFrom = member -> Mono.never();
+	private volatile Function<Supplier<? extends Collection<String>>, Mono<Void>> accessWithdrawnFromAny =
+			members -> Mono.never();
 
 	private volatile Function<String, Mono<Void>> accessGrantedTo = member -> Mono.never();
 
 	private volatile Supplier<Mono<Boolean>> accessWithdrawnNow = () -> NOT_WITHDRAWN;
 
-	private volatile Function<String, Mono<Boolean>> accessWithdrawnNowFrom = member -> NOT_WITHDRAWN;
+	private volatile Function<Supplier<? extends Collection<String>>, Mono<Boolean>> accessWithdrawnNowFromAny =
+			members -> NOT_WITHDRAWN;
 
 	/**
 	 * @param target the request target as received, split once ({@link RequestTarget})
@@ -223,18 +226,19 @@ public final class NettyExchange implements RelayExchange {
 	}
 
 	@Override
-	public Mono<Void> accessWithdrawnFrom(String member) {
-		return accessWithdrawnFrom.apply(member);
+	public Mono<Void> accessWithdrawnFromAny(Supplier<? extends Collection<String>> members) {
+		return accessWithdrawnFromAny.apply(members);
 	}
 
 	/**
 	 * Records when a reload withdraws the caller's access the front door granted: {@code withdrawn} for the request's
-	 * route ({@link #accessWithdrawn()}), {@code fromMember} for one member of its virtual server
-	 * ({@link #accessWithdrawnFrom}).
+	 * route ({@link #accessWithdrawn()}), {@code fromAny} for what carries some members of its virtual server
+	 * ({@link #accessWithdrawnFromAny}, {@link #accessWithdrawnFrom}).
 	 */
-	public void accessWithdrawn(Mono<Void> withdrawn, Function<String, Mono<Void>> fromMember) {
+	public void accessWithdrawn(Mono<Void> withdrawn,
+			Function<Supplier<? extends Collection<String>>, Mono<Void>> fromAny) {
 		this.accessWithdrawn = withdrawn;
-		this.accessWithdrawnFrom = fromMember;
+		this.accessWithdrawnFromAny = fromAny;
 	}
 
 	@Override
@@ -256,18 +260,19 @@ public final class NettyExchange implements RelayExchange {
 	}
 
 	@Override
-	public Mono<Boolean> accessWithdrawnNowFrom(String member) {
-		return accessWithdrawnNowFrom.apply(member);
+	public Mono<Boolean> accessWithdrawnNowFromAny(Supplier<? extends Collection<String>> members) {
+		return accessWithdrawnNowFromAny.apply(members);
 	}
 
 	/**
 	 * Records how the caller's access the front door granted is checked against the current configuration: {@code check}
-	 * for the request's route ({@link #accessWithdrawnNow()}), {@code fromMember} for one member of its virtual server
-	 * ({@link #accessWithdrawnNowFrom}).
+	 * for the request's route ({@link #accessWithdrawnNow()}), {@code fromAny} for what carries some members of its
+	 * virtual server ({@link #accessWithdrawnNowFromAny}, {@link #accessWithdrawnNowFrom}).
 	 */
-	public void accessWithdrawnNow(Supplier<Mono<Boolean>> check, Function<String, Mono<Boolean>> fromMember) {
+	public void accessWithdrawnNow(Supplier<Mono<Boolean>> check,
+			Function<Supplier<? extends Collection<String>>, Mono<Boolean>> fromAny) {
 		this.accessWithdrawnNow = check;
-		this.accessWithdrawnNowFrom = fromMember;
+		this.accessWithdrawnNowFromAny = fromAny;
 	}
 
 	@Override

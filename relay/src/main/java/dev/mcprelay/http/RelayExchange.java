@@ -1,5 +1,9 @@
 package dev.mcprelay.http;
 
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpMethod;
 
@@ -119,6 +123,16 @@ public interface RelayExchange {
 	 * (its merged stream carries every member). Never completes by default.
 	 */
 	default Mono<Void> accessWithdrawnFrom(String member) {
+		return accessWithdrawnFromAny(() -> List.of(member));
+	}
+
+	/**
+	 * Completes when a configuration reload withdrew the caller's access to the virtual server this request came
+	 * through, or to one of its members that {@code members} names when that reload is judged (asked then, each time):
+	 * what carries those members (a merged GET, which reads the members its session reads now, some opened after its
+	 * admission) ends then. {@link #accessWithdrawnFrom} is this for one member. Never completes by default.
+	 */
+	default Mono<Void> accessWithdrawnFromAny(Supplier<? extends Collection<String>> members) {
 		return Mono.never();
 	}
 
@@ -152,6 +166,15 @@ public interface RelayExchange {
 	 * still a member, no longer one it may use. {@code false} by default.
 	 */
 	default Mono<Boolean> accessWithdrawnNowFrom(String member) {
+		return accessWithdrawnNowFromAny(() -> List.of(member));
+	}
+
+	/**
+	 * Whether the configuration current now withdrew the caller's access to the virtual server this request came
+	 * through, or to one of the members {@code members} names (what would complete {@link #accessWithdrawnFromAny}).
+	 * {@code false} by default.
+	 */
+	default Mono<Boolean> accessWithdrawnNowFromAny(Supplier<? extends Collection<String>> members) {
 		return NOT_WITHDRAWN;
 	}
 

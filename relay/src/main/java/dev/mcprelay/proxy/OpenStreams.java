@@ -309,15 +309,16 @@ public class OpenStreams implements SmartLifecycle {
 	/**
 	 * A stream the relay serves itself to {@code exchange} (a virtual server's merged GET, {@code server} the virtual
 	 * server): it ends when shutdown begins, as a relayed GET does, so that the client reconnects elsewhere and
-	 * shutdown does not wait for it; and when a reload withdraws the caller's access that admitted the exchange
-	 * ({@link dev.mcprelay.http.RelayExchange#accessWithdrawn()}) or ends {@code server} ({@code serverEnded} completes
-	 * with why: {@code server_removed}, {@code session_ended}), closed cleanly, counted and recorded (outcome
-	 * {@code reloaded}, the reason) as a relayed stream is.
+	 * shutdown does not wait for it; and when a reload withdraws the caller's access to what it carries
+	 * ({@code withdrawn} completes: for a merged GET, {@link dev.mcprelay.http.RelayExchange#accessWithdrawnFromAny}
+	 * over the members it reads) or ends {@code server} ({@code serverEnded} completes with why: {@code server_removed},
+	 * {@code session_ended}), closed cleanly, counted and recorded (outcome {@code reloaded}, the reason) as a relayed
+	 * stream is.
 	 */
 	public <T> Flux<T> endingAtShutdown(Flux<T> stream, dev.mcprelay.http.RelayExchange exchange, String server,
-			Mono<String> serverEnded) {
+			Mono<Void> withdrawn, Mono<String> serverEnded) {
 		return stream.takeUntilOther(closing(false))
-			.takeUntilOther(exchange.accessWithdrawn()
+			.takeUntilOther(withdrawn
 				.doOnTerminate(() -> endedByReload(exchange, server, ReloadEnding.ACCESS_WITHDRAWN)))
 			.takeUntilOther(serverEnded.doOnNext(reason -> endedByReload(exchange, server, reason)));
 	}

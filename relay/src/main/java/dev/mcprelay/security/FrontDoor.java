@@ -148,9 +148,9 @@ public final class FrontDoor {
 		McpRoute route = exchange.route();
 		ConfigurationSnapshot admittedOn = exchange.configuration();
 		exchange.accessWithdrawn(withdrawn.of(accepted, caller, route, admittedOn),
-				member -> withdrawn.fromMember(accepted, caller, route, admittedOn, member));
+				members -> withdrawn.fromAny(accepted, caller, route, admittedOn, members));
 		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn),
-				member -> withdrawn.nowFrom(accepted, caller, route, admittedOn, member));
+				members -> withdrawn.nowFromAny(accepted, caller, route, admittedOn, members));
 		exchange.accessGrantedTo(member -> withdrawn.grantedTo(accepted, caller, route, admittedOn, member));
 		return relay.get();
 	}

@@ -1,8 +1,10 @@
 package dev.mcprelay.security;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,14 +28,16 @@ import reactor.core.publisher.Mono;
  * refused (a revoked API key, a token the new JWT settings do not accept), when it now authenticates another caller (a
  * key given to another client, a token named by another claim), or when that caller may no longer use the route's
  * server (a key's {@code servers}, the required scopes, a server's {@code allowed-scopes}). On a virtual server's
- * route it is withdrawn too when the caller may no longer use a member it was admitted to that is still a member
- * ({@link #narrowed}): the request's merged stream carries that member's messages, and ends so that the client opens
- * it again on the narrower set (a member removed from the virtual server is not the caller's loss, and ends what it
- * governs on its own). What goes through one member (a call streaming its answer through it) ends only when the caller
- * loses that member, or the whole access ({@link #fromMember}: {@code RelayExchange.accessWithdrawnFrom}): a call
- * through a member the caller may still use runs on. A check that cannot be made (the authorization server's keys
- * cannot be fetched) withdraws nothing: the credential was accepted, and nothing says it is no longer. A credential
- * the new snapshot's manager is the same as the request's accepted is not checked again.
+ * route what carries members is withdrawn too when the caller may no longer use one of the members it carries that is
+ * still a member, by one rule ({@link #fromAny}): a request, the members it was admitted to ({@link #of}); a merged GET,
+ * the members it reads at that reload, whichever admission opened them ({@code RelayExchange.accessWithdrawnFromAny}),
+ * so that it ends and the client opens it again on the narrower set (a member removed from the virtual server is not
+ * the caller's loss, and ends what it governs on its own). What goes through one member (a call streaming its answer
+ * through it) ends only when the caller loses that member, or the whole access ({@link #fromAny} for that member:
+ * {@code RelayExchange.accessWithdrawnFrom}): a call through a member the caller may still use runs on. A check that
+ * cannot be made (the authorization server's keys cannot be fetched) withdraws nothing: the credential was accepted,
+ * and nothing says it is no longer. A credential the new snapshot's manager is the same as the request's accepted is
+ * not checked again.
  *
  * <p>Runs on whatever thread made the snapshot current, or the one a key fetch completes on; never blocks. A request
  * in mode {@code none} has no such signal.
@@ -53,29 +57,31 @@ final class WithdrawnAccess {
 
 	/**
 	 * Completes when a snapshot made current after {@code admittedOn} no longer admits {@code accepted} (who is
-	 * {@code caller}) to {@code route}, or, on a virtual server's route, narrows the members it may use
-	 * ({@link #narrowed}); never otherwise.
+	 * {@code caller}) to {@code route}, or, on a virtual server's route, no longer lets it use a member it was admitted
+	 * to ({@link #fromAny} for the members {@code admittedOn} granted); never otherwise.
 	 */
 	Mono<Void> of(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn) {
-		return firstLoss(accepted, caller, route, admittedOn, loss -> !loss.isEmpty());
+		return fromAny(accepted, caller, route, admittedOn, () -> usable(accepted, caller, route, admittedOn));
 	}
 
 	/**
-	 * Completes when a snapshot made current after {@code admittedOn} no longer lets {@code accepted} (who is
-	 * {@code caller}) use {@code member} of the virtual server {@code route} names: it no longer admits the caller to
-	 * the virtual server at all, or {@code member}, still a member, is no longer one the caller may use. Never for the
-	 * loss of another member, nor for {@code member} leaving the virtual server (not the caller's loss: what the member
-	 * carried ends with its server, or with the virtual server's version).
+	 * Completes at the first snapshot made current after {@code admittedOn} that no longer admits {@code accepted} (who
+	 * is {@code caller}) to the virtual server {@code route} names at all, or on which a member {@code members} names at
+	 * that snapshot (asked then, after the credential is checked again), still a member, is not one the caller may use.
+	 * What a request carries of a virtual server is judged against the members it carries now, whichever admission
+	 * opened them (a merged GET reads a member given back, or joined late, after its own admission: that member counts
+	 * as soon as it is read). Never for the loss of another member, nor for a member leaving the virtual server (not the
+	 * caller's loss: what the member carried ends with its server, or with the virtual server's version).
 	 */
-	Mono<Void> fromMember(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
-			String member) {
-		return firstLoss(accepted, caller, route, admittedOn, loss -> loss.includes(member));
+	Mono<Void> fromAny(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
+			Supplier<? extends Collection<String>> members) {
+		return firstLoss(accepted, caller, route, admittedOn, loss -> loss.takesAny(members.get()));
 	}
 
 	/**
 	 * Completes at the first snapshot made current after {@code admittedOn} that lets {@code accepted} (who is still
 	 * {@code caller}) use {@code member} of the virtual server {@code route} names, when {@code admittedOn} did not
-	 * (the reverse of {@link #fromMember}: a member given back to the caller, or given anew); never otherwise, nor
+	 * (the reverse of {@link #fromAny} for {@code member}: a member given back to the caller, or given anew); never otherwise, nor
 	 * when the check cannot be made (nothing says the caller may use it).
 	 */
 	Mono<Void> grantedTo(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
@@ -108,7 +114,7 @@ final class WithdrawnAccess {
 	/**
 	 * Whether the snapshot current now, if a reload made it current after {@code admittedOn}, takes away the whole of
 	 * the access {@code admittedOn} granted {@code accepted} (who is {@code caller}) on {@code route} (on a virtual
-	 * server's route, a narrowing is each member's to answer: {@link #nowFrom}). Asked once a request's body is read,
+	 * server's route, a narrowing is each member's to answer: {@link #nowFromAny}). Asked once a request's body is read,
 	 * and again when its turn comes, before anything of it is forwarded: a request admitted on its headers before a
 	 * reload revoked its caller's access has done nothing yet, and is refused. {@code false} when no reload came since
 	 * {@code admittedOn} ({@link RelayExchange#NOT_WITHDRAWN}, at the cost of one volatile read), or when the check
@@ -119,13 +125,12 @@ final class WithdrawnAccess {
 	}
 
 	/**
-	 * {@link #now} for what goes through {@code member} of the virtual server {@code route} names: whether the snapshot
-	 * current now takes away the whole access, or {@code member}, as {@link #fromMember} completes for. A call to a
-	 * member the caller may still use goes on when it loses another.
+	 * {@link #now} for what carries the members {@code members} names (asked once the snapshot current now is known):
+	 * whether that snapshot takes away the whole access, or one of them, as {@link #fromAny} completes for.
 	 */
-	Mono<Boolean> nowFrom(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
-			String member) {
-		return lossNow(accepted, caller, route, admittedOn, loss -> loss.includes(member));
+	Mono<Boolean> nowFromAny(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
+			Supplier<? extends Collection<String>> members) {
+		return lossNow(accepted, caller, route, admittedOn, loss -> loss.takesAny(members.get()));
 	}
 
 	private Mono<Boolean> lossNow(Authentication accepted, Caller caller, McpRoute route,
@@ -158,8 +163,7 @@ final class WithdrawnAccess {
 				return Loss.WHOLE;
 			}
 			VirtualMembers usable = access.decide(again, now, route, next);
-			return usable == null ? Loss.NONE
-					: new Loss(false, narrowed(accepted, caller, route, admittedOn, usable, next));
+			return usable == null ? Loss.NONE : new Loss(false, unusable(route, usable, next));
 		})
 			.defaultIfEmpty(Loss.WHOLE)
 			.onErrorResume(AccessRefusal.class, refused -> Mono.just(Loss.WHOLE))
@@ -178,48 +182,30 @@ final class WithdrawnAccess {
 
 	/**
 	 * What one later snapshot takes away of a request's access: all of it ({@code whole}: the credential refused, now
-	 * another caller's, or the route refused), or the members of its virtual server the caller may no longer use, or
-	 * nothing.
+	 * another caller's, or the route refused), or, on a virtual server's route, the members of the virtual server on
+	 * that snapshot the caller may not use there ({@code unusable}), of which the request loses those it carries.
 	 */
-	private record Loss(boolean whole, List<String> members) {
+	private record Loss(boolean whole, List<String> unusable) {
 
 		static final Loss WHOLE = new Loss(true, List.of());
 
 		static final Loss NONE = new Loss(false, List.of());
 
-		boolean isEmpty() {
-			return !whole && members.isEmpty();
-		}
-
-		boolean includes(String member) {
-			return whole || members.contains(member);
+		/** Whether it takes away what carries {@code members}: the whole access, or one of them. */
+		boolean takesAny(Collection<String> members) {
+			return whole || members.stream().anyMatch(unusable::contains);
 		}
 
 	}
 
 	/**
-	 * The members of the virtual server the caller was admitted to on {@code admittedOn}, still members on
-	 * {@code next}, that are not among the members {@code usable} the caller may use on {@code next}. The admitted
-	 * members are decided again from {@code admittedOn} (the same decision the front door made; only when a reload
-	 * came).
+	 * The members of {@code route}'s virtual server on {@code next} that are not among the members {@code usable} the
+	 * caller may use on {@code next}.
 	 */
-	private List<String> narrowed(Authentication accepted, Caller caller, McpRoute route,
-			ConfigurationSnapshot admittedOn, VirtualMembers usable, ConfigurationSnapshot next) {
-		VirtualMembers admitted;
-		try {
-			admitted = access.decide(accepted, caller, route, admittedOn);
-		}
-		catch (AccessRefusal refused) {
-			return List.of();
-		}
-		List<String> stillMembers = access.membersOf(route.virtualServer(), next);
-		List<String> lost = new ArrayList<>();
-		for (String member : admitted.members()) {
-			if (stillMembers.contains(member) && !usable.members().contains(member)) {
-				lost.add(member);
-			}
-		}
-		return lost;
+	private List<String> unusable(McpRoute route, VirtualMembers usable, ConfigurationSnapshot next) {
+		List<String> unusable = new ArrayList<>(access.membersOf(route.virtualServer(), next));
+		unusable.removeAll(usable.members());
+		return unusable;
 	}
 
 }

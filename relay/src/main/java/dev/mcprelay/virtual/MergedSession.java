@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -99,6 +100,9 @@ final class MergedSession {
 	 */
 	private final Map<String, MemberSession> lostWhileAway = new LinkedHashMap<>();
 
+	/** The attached GET's access, which judges each stream opened here ({@link MergedGetAccess#recheck}), or none. */
+	private final AtomicReference<MergedGetAccess> judge = new AtomicReference<>();
+
 	/** @param positions where each member's stream starts: after these event ids (a client's {@code Last-Event-ID}) */
 	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
 			Map<String, String> positions) {
@@ -172,6 +176,20 @@ final class MergedSession {
 			replaced.end();
 		}
 		stream.start();
+		MergedGetAccess judging = judge.get();
+		if (judging != null) {
+			judging.recheck();
+		}
+	}
+
+	/** {@code access}, the attached GET's, judges the streams opened here from now on, until {@link #notJudgedBy}. */
+	void judgedBy(MergedGetAccess access) {
+		judge.set(access);
+	}
+
+	/** {@code access}'s GET ended: it judges nothing more here (unless another GET's took its place). */
+	void notJudgedBy(MergedGetAccess access) {
+		judge.compareAndSet(access, null);
 	}
 
 	/**
@@ -194,6 +212,18 @@ final class MergedSession {
 	 */
 	synchronized boolean reads(String member) {
 		return members.containsKey(member) || parked.containsKey(member);
+	}
+
+	/**
+	 * The members whose streams this session reads now, or whose place it holds while the client's GET is away (a
+	 * call's stream counts for its member): what the client's GET carries, which its caller's access is judged against
+	 * ({@link MergedGetAccess}).
+	 */
+	synchronized Set<String> readMembers() {
+		Set<String> read = new LinkedHashSet<>();
+		members.keySet().forEach(key -> read.add(MemberIds.memberOf(key)));
+		parked.keySet().forEach(key -> read.add(MemberIds.memberOf(key)));
+		return read;
 	}
 
 	/** {@code member}'s stream here, or {@code null}. */

@@ -21,9 +21,6 @@ import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import reactor.core.Disposable;
-import reactor.core.Disposables;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -180,33 +177,15 @@ class MergedStreams {
 			AnswerRelay.eventStreamHeaders(response.headers());
 			response.headers().set("Mcp-Session-Id", call.session().id());
 			// ends as shutdown begins, as a relayed GET does (the client reconnects elsewhere), and when a reload
-			// withdraws the caller's access, or removes or changes the virtual server: not when the session carries
-			// on in the changed one (opened under its settings on a replica that applied them first)
-			Disposable givenBack = readGivenBack(session, call);
+			// withdraws the caller's access to what it reads, or removes or changes the virtual server: not when the
+			// session carries on in the changed one (opened under its settings on a replica that applied them first);
+			// what it reads is judged as the session reads it now, a member given back by a later reload joining it
+			// ({@link MergedGetAccess}: reviews 44n N-H1, 44k K1), for as long as its body is read (44n N-M1)
+			MergedGetAccess access = new MergedGetAccess(session, call);
 			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(
-					session.attach(call.exchange(), received).doFinally(signal -> givenBack.dispose()),
-					call.exchange(), call.server().id(), call.server().version().endedFor(call.terms())));
+					access.governing(session.attach(call.exchange(), received)), call.exchange(), call.server().id(),
+					access.withdrawn(), call.server().version().endedFor(call.terms())));
 		});
-	}
-
-	/**
-	 * While the client's GET {@code call} lasts: each member its session joined that the GET's admission does not let
-	 * its caller use (a reload withdrew it, and the client opened this GET after: {@link MergedSession#keepOnly}) joins
-	 * the GET's stream as soon as a later reload gives it back to the caller ({@code RelayExchange.accessGrantedTo}),
-	 * as a member joined late does ({@link MergedSession#openIfUnread}; review 44k K1): its notifications and requests
-	 * reach the client on the GET it has, without waiting for it to open another.
-	 *
-	 * @return what ends the watch, once the GET ends
-	 */
-	private static Disposable readGivenBack(MergedSession session, VirtualCall call) {
-		List<Mono<Void>> watches = call.session().members().keySet().stream()
-			.filter(member -> !call.usable().contains(member))
-			.map(member -> call.exchange().accessGrantedTo(member)
-				.then(Mono.<Void>fromRunnable(() -> session.openIfUnread(member, call.memberSession(member)))))
-			.toList();
-		return watches.isEmpty() ? Disposables.disposed()
-				: Flux.merge(watches).subscribe(null, error -> log.debug("Virtual server '{}': a member given back "
-						+ "to the caller was not opened: {}", session.virtualId(), error.getMessage()));
 	}
 
 	/**

@@ -93,6 +93,67 @@ class WithdrawnMemberStreamReloadTest {
 	}
 
 	/**
+	 * Review 44n N-H1: a member given back on the client's open GET is governed as the members the GET was admitted
+	 * to: a later reload that takes it away again ends the GET ({@code access_withdrawn}, counted), and nothing of it
+	 * reaches the client after. The GET is judged against the members its session reads now, not its admission.
+	 */
+	@Test
+	void aMemberGivenBackOnTheOpenGetIsTakenAwayAgainByTheNextNarrowing() throws Exception {
+		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse before = get(narrow, session)) {
+			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			before.awaitEnd();
+		}
+		try (OpenSse reopened = get(narrow, session)) {
+			live.reload(config("[alpha, beta]"), ReloadOutcome.APPLIED);
+			Awaitility.await("alpha's stream is opened again on the GET the client has").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 2);
+			alpha.notifyToolsListChanged();
+			assertThat(reopened.next().path("method").asText()).as("alpha is read on the open GET")
+				.isEqualTo("notifications/tools/list_changed");
+			double ended = live.relay().streamsEnded("v");
+
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			List<?> carried = reopened.awaitEnd();
+			assertThat(live.relay().streamsEnded("v")).as("the GET's end, counted").isEqualTo(ended + 1);
+			alpha.notifyToolsListChanged();
+			assertThat(reopened.received()).as("nothing of alpha's after").hasSameSizeAs(carried);
+		}
+	}
+
+	/**
+	 * Review 44n N-H1, the same root: a member the session joins late (a call to it, once a reload let the key use
+	 * it) has its stream join the client's open GET; a later reload that takes it away again ends that GET.
+	 */
+	@Test
+	void aMemberJoinedLateOnTheOpenGetIsTakenAwayAgainByTheNextNarrowing() throws Exception {
+		live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse open = get(narrow, session)) {
+			Awaitility.await("beta's stream open").atMost(Duration.ofSeconds(20))
+				.until(() -> beta.getsServed() == betaGets + 1);
+			live.reload(config("[alpha, beta]"), ReloadOutcome.APPLIED);
+			assertThat(session.post(RawHttp.toolsCall(7, "alpha_echo")).statusCode()).as("a call joins alpha")
+				.isEqualTo(200);
+			Awaitility.await("alpha's stream joins the open GET").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 1);
+			double ended = live.relay().streamsEnded("v");
+
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			open.awaitEnd();
+			assertThat(live.relay().streamsEnded("v")).as("the GET's end, counted").isEqualTo(ended + 1);
+		}
+	}
+
+	/**
 	 * Review 44f N2: a member whose server a reload changed (its headers) is read again on the new settings once the
 	 * client opens its GET again, never on the old ones: its stream, ended for good on them, leaves the session, and
 	 * the new GET opens it on the settings it was admitted on.
