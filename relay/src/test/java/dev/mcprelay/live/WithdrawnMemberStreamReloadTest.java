@@ -2,6 +2,8 @@ package dev.mcprelay.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -13,6 +15,7 @@ import dev.mcprelay.Sha256;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
+import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 
 /**
  * A merged GET of a key a reload narrowed off one member of a virtual server (review 44i, D): the reload ends the
@@ -150,6 +153,50 @@ class WithdrawnMemberStreamReloadTest {
 			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
 			open.awaitEnd();
 			assertThat(live.relay().streamsEnded("v")).as("the GET's end, counted").isEqualTo(ended + 1);
+		}
+	}
+
+	/**
+	 * Review 44n N-M1: the watch for a member given back lives as long as the GET's body: GETs the client resets before
+	 * their body is written leave nothing behind, so that a reload that gives the member back later opens its stream
+	 * for no GET.
+	 */
+	@Test
+	void getsTheClientResetsLeaveNoWatchBehind() throws Exception {
+		RawHttp narrow = live.http("X-Api-Key", NARROW);
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse before = get(narrow, session)) {
+			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			before.awaitEnd();
+		}
+		try (OpenSse reopened = get(narrow, session)) {
+			// alpha's stream, which the key may no longer use, ended before the answer; beta's is open once it sends
+			// (the SDK's server sends a stream's headers with its first event): a GET is answered at once from now on
+			beta.notifyToolsListChanged();
+			assertThat(reopened.next().path("method").asText()).isEqualTo("notifications/tools/list_changed");
+		}
+		for (int i = 0; i < 10; i++) {
+			resetAfterItsRequest(session);
+		}
+		live.reload(config("[alpha, beta]"), ReloadOutcome.APPLIED);
+		Awaitility.await("alpha is not opened again: no client GET is open")
+			.pollDelay(Duration.ofMillis(100)).during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5))
+			.until(() -> alpha.getsServed() == alphaGets + 1);
+	}
+
+	/** A GET of {@code session} whose connection the client resets (RST) right after sending it. */
+	private static void resetAfterItsRequest(McpSession session) throws Exception {
+		try (Socket socket = new Socket("127.0.0.1", TwoRelaysOverRedis.port(live.relay().context()))) {
+			socket.setSoLinger(true, 0);
+			socket.getOutputStream().write(("GET /mcp/v HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: " + NARROW
+					+ "\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + session.id()
+					+ "\r\nMCP-Protocol-Version: " + McpSession.PROTOCOL_VERSION + "\r\n\r\n")
+				.getBytes(StandardCharsets.US_ASCII));
+			socket.getOutputStream().flush();
 		}
 	}
 
