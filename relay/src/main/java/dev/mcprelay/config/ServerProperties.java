@@ -2,6 +2,7 @@ package dev.mcprelay.config;
 
 import java.net.URI;
 import java.util.List;
+import java.util.Objects;
 
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -58,6 +59,21 @@ public record ServerProperties(
 		allowedScopes = allowedScopes == null ? List.of() : List.copyOf(allowedScopes);
 		protocolVersions = protocolVersions == null ? List.of() : List.copyOf(protocolVersions);
 		toolSearch = toolSearch == null ? new ToolSearchProperties(false, 5, List.of()) : toolSearch;
+	}
+
+	/**
+	 * Whether {@code other} reaches the same upstream in the same way: the settings that define the connection and
+	 * which upstream session is valid on it ({@code url}, {@code transport}, {@code authorization}, {@code headers},
+	 * {@code oauth2}, {@code protocol-versions}) are equal. The others (who may use the server: {@code allowed-scopes};
+	 * what the relay lets through or changes: {@code tools}, {@code arguments}, {@code tool-search},
+	 * {@code rejected-server-requests}; its limits: {@code timeouts}, {@code max-buffered-body}) do not make it another
+	 * server: a stream or session opened on these settings is as valid on {@code other}'s. {@code false} for
+	 * {@code null}.
+	 */
+	public boolean sameConnectionAs(ServerProperties other) {
+		return other != null && Objects.equals(url, other.url) && transport == other.transport
+				&& Objects.equals(authorization, other.authorization) && headers.equals(other.headers)
+				&& Objects.equals(oauth2, other.oauth2) && protocolVersions.equals(other.protocolVersions);
 	}
 
 	/** The upstream URL as a URI; only valid after RelayPropertiesValidator accepted it. */

@@ -129,13 +129,13 @@ final class MemberStream {
 	}
 
 	/**
-	 * Whether the stream was opened on the member's settings in {@code origin}'s snapshot (or not sent yet): a stream
-	 * open on settings a reload changed since is opened again on the new ones when the client opens its GET again
-	 * ({@link MergedSession#reopened}).
+	 * Whether the stream was opened on the member's connection in {@code origin}'s snapshot (or not sent yet;
+	 * {@link ServerProperties#sameConnectionAs}): a stream open on settings a reload changed since is opened again on
+	 * the new ones when the client opens its GET again ({@link MergedSession#reopened}).
 	 */
 	boolean openedOn(MemberOrigin origin) {
 		ServerProperties sent = sentOn;
-		return sent == null || sent.equals(origin.configuration().properties().servers().get(member));
+		return sent == null || sent.sameConnectionAs(origin.configuration().properties().servers().get(member));
 	}
 
 	/** Opens the stream. */

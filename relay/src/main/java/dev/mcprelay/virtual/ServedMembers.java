@@ -33,16 +33,19 @@ class ServedMembers {
 	 * Whether {@code member} is still a member of {@code session}'s virtual server in the configuration current now,
 	 * on the settings of the client's latest GET (its origin's snapshot, {@link MergedSession#origin}): a member stream
 	 * is opened, or opened again, only then ({@link MemberStream}). A reload that removed the member's server, or the
-	 * virtual server or its version, ends the stream for good; so does one that changed the member's server (its url,
-	 * headers, credentials) since that GET: a stream already open finishes on the settings it began with, but opening
-	 * it again is a new request, which the old settings (an old address, a revoked secret) must not make. The client's
-	 * next GET opens it on the new ones.
+	 * virtual server or its version, ends the stream for good; so does one that changed how the member's server is
+	 * reached (its url, headers, credentials: {@link ServerProperties#sameConnectionAs}) since that GET: a stream
+	 * already open finishes on the settings it began with, but opening it again is a new request, which the old
+	 * settings (an old address, a revoked secret) must not make. The client's next GET opens it on the new ones. A
+	 * reload that changed only who may use the server ({@code allowed-scopes}) or what the relay does with it is not
+	 * one: the member given back to a token by its {@code allowed-scopes} is opened as one given back by an API key's
+	 * {@code servers} (review 44n N-M2); who may read it is the GET's access to judge ({@link MergedGetAccess}).
 	 */
 	boolean stillServes(MergedSession session, String member) {
 		ConfigurationSnapshot current = configuration.current();
 		ServerProperties began = session.origin().configuration().properties().servers().get(member);
 		return stillHas(current, session, member)
-				&& (began == null || began.equals(current.properties().servers().get(member)));
+				&& (began == null || began.sameConnectionAs(current.properties().servers().get(member)));
 	}
 
 	/**
