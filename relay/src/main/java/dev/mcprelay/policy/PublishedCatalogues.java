@@ -54,8 +54,8 @@ import reactor.core.publisher.Mono;
  * definition. A rule that reads only names decides from what is kept, however old: the server answers a name it no
  * longer has.
  *
- * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all, are kept; the
- * catalogues used least recently are forgotten first, and read again when needed.
+ * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all (an item
+ * weighs one more per argument it declares for {@code Mcp-Param-*} headers), are kept; the least used forgotten first.
  */
 public class PublishedCatalogues implements ServerListChanges {
 
@@ -86,7 +86,7 @@ public class PublishedCatalogues implements ServerListChanges {
 
 	private final Cache<Key, PublishedItems> catalogues = Caffeine.newBuilder()
 		.maximumWeight(MAX_KEPT)
-		.weigher((Key key, PublishedItems items) -> 1 + items.size())
+		.weigher((Key key, PublishedItems items) -> (int) Math.min(Integer.MAX_VALUE, 1 + items.weight()))
 		.executor(Runnable::run)
 		.build();
 
