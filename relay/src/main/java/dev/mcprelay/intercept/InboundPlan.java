@@ -76,6 +76,14 @@ public final class InboundPlan {
 		return !forwarded.isEmpty();
 	}
 
+	/**
+	 * Whether what goes upstream may differ from what the client sent: an interceptor changed a message (its arguments,
+	 * say), or the stages answered or dropped some.
+	 */
+	public boolean changed() {
+		return changed;
+	}
+
 	/** The body to send upstream: the client's bytes when nothing changed, else the re-encoded messages. */
 	public byte[] upstreamBody() {
 		return changed ? encodedForwardedMessages() : payload.raw();

@@ -4,8 +4,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.mcprelay.proxy.ParameterHeaderChecks;
-import dev.mcprelay.proxy.RelayFailure;
-import dev.mcprelay.proxy.RelayFailures;
 import dev.mcprelay.proxy.SpringRequestHeaders;
 import dev.mcprelay.proxy.ToolDeclarations;
 import dev.mcprelay.proxy.Upstream;
@@ -45,18 +43,11 @@ class PolicyConfiguration {
 
 	/**
 	 * What a tool declares for mirroring into {@code Mcp-Param-*} headers, for the relay's check of those headers
-	 * ({@link ParameterHeaderChecks}): from the same catalogues, so that the declarations and the annotations of a
-	 * tool are the one definition the server published to the caller's view. A list that cannot be listed refuses the
-	 * request ({@link RelayFailures#parameterHeadersUncheckable}).
+	 * ({@link ParameterHeaderChecks}): from the same catalogues ({@link PublishedDeclarations}).
 	 */
 	@Bean
 	ToolDeclarations toolDeclarations(PublishedCatalogues catalogues) {
-		return (context, tool) -> catalogues.headersOf(context, tool)
-			.onErrorMap(failure -> !(failure instanceof RelayFailure),
-					failure -> RelayFailures.parameterHeadersUncheckable(context.server(),
-							failure instanceof PublishedCatalogues.Unavailable unavailable
-									? "the tools/list of server '" + context.server() + "' " + unavailable.why()
-									: "the tools/list of server '" + context.server() + "' is unavailable"));
+		return new PublishedDeclarations(catalogues);
 	}
 
 }

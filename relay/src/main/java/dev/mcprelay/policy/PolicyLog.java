@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.mcprelay.LogText;
+
 /**
  * The policy engine's log lines: client text quoted and escaped (a tool name a client chose cannot forge a line), and a
  * policy whose expression fails at run time logged at most once a minute (every failure is counted), so that a flood of
@@ -78,28 +80,9 @@ final class PolicyLog {
 		}
 	}
 
-	/** {@code text} in quotes, control characters, quotes and backslashes escaped, at most 200 characters. */
+	/** {@code text} as a log line may carry it ({@link LogText#quote}). */
 	static String quote(String text) {
-		if (text == null) {
-			return "-";
-		}
-		StringBuilder quoted = new StringBuilder(Math.min(text.length(), 200) + 2).append('"');
-		for (int i = 0; i < text.length() && i < 200; i++) {
-			char c = text.charAt(i);
-			if (c == '"' || c == '\\') {
-				quoted.append('\\').append(c);
-			}
-			else if (c < 0x20 || c == 0x7f) {
-				quoted.append(String.format("\\u%04x", (int) c));
-			}
-			else {
-				quoted.append(c);
-			}
-		}
-		if (text.length() > 200) {
-			quoted.append("...");
-		}
-		return quoted.append('"').toString();
+		return LogText.quote(text);
 	}
 
 }

@@ -20,7 +20,6 @@ import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.RejectError;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.config.ServerProperties;
-import dev.mcprelay.proxy.ParameterHeaders;
 import dev.mcprelay.proxy.ServerListChanges;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Mono;
@@ -55,8 +54,8 @@ import reactor.core.publisher.Mono;
  * definition. A rule that reads only names decides from what is kept, however old: the server answers a name it no
  * longer has.
  *
- * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all, are kept; the
- * catalogues used least recently are forgotten first, and read again when needed.
+ * <p>At most {@value PublishedItems#MAX_ITEMS} items per view and list, and {@value #MAX_KEPT} over all (an item
+ * weighs one more per argument it declares for {@code Mcp-Param-*} headers), are kept; the least used forgotten first.
  */
 public class PublishedCatalogues implements ServerListChanges {
 
@@ -87,7 +86,7 @@ public class PublishedCatalogues implements ServerListChanges {
 
 	private final Cache<Key, PublishedItems> catalogues = Caffeine.newBuilder()
 		.maximumWeight(MAX_KEPT)
-		.weigher((Key key, PublishedItems items) -> 1 + items.size())
+		.weigher((Key key, PublishedItems items) -> (int) Math.min(Integer.MAX_VALUE, 1 + items.weight()))
 		.executor(Runnable::run)
 		.build();
 
@@ -226,17 +225,18 @@ public class PublishedCatalogues implements ServerListChanges {
 	}
 
 	/**
-	 * The arguments the tool {@code name} of the server {@code context} addresses declares for mirroring into
-	 * {@code Mcp-Param-*} headers ({@link ParameterHeaders#declaredBy}), as it published the tool to the caller's view,
-	 * with the freshness of a rule that reads annotations (what is kept is listed again when older than the server's
-	 * {@code tools.annotations-max-age}): a header mapping, like an annotation, is part of the definition a decision
-	 * reads. Empty when the server did not publish the tool; {@link Unavailable} when the list could not be listed.
+	 * What is kept of {@code name} in the caller's view of {@code list}, of any age, with no listing: its definition;
+	 * empty when the view's catalogue was listed whole (not cut) without it; {@code null} when the view never saw it.
 	 */
-	public Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> headersOf(CallContext context, String name) {
-		return definition(context, TOOLS, name, true).map(found -> found.map(PublishedItems.Definition::headers));
+	Optional<PublishedItems.Definition> keptOfAnyAge(CallContext context, String list, String name) {
+		PublishedItems kept = catalogues.getIfPresent(new Key(viewOf(context), list));
+		PublishedItems.Definition definition = kept == null ? null : kept.definition(name);
+		return definition != null ? Optional.of(definition)
+				: kept != null && kept.complete() && !kept.cut() ? Optional.empty() : null;
 	}
 
-	private Mono<Optional<PublishedItems.Definition>> definition(CallContext context, String list, String name,
+	/** {@link #find}, the whole definition kept ({@link PublishedItems.Definition}). */
+	Mono<Optional<PublishedItems.Definition>> definition(CallContext context, String list, String name,
 			boolean annotations) {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());

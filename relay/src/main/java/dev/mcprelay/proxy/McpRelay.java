@@ -145,11 +145,11 @@ public class McpRelay {
 			if (!plan.forwardsAnything()) {
 				return EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
 			}
-			if (sent != null) {
-				return parameterHeaders.check(exchange.requestHeaderView(), sent, payload.batch(), plan, context,
-						upstream.id())
-					.then(Mono.defer(() -> forwarding.forward(
-							new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))));
+			Mono<Void> headersReady = parameterHeaders.beforeForwarding(exchange.requestHeaderView(), sent,
+					payload.batch(), plan, context, upstream.id());
+			if (headersReady != null) {
+				return headersReady.then(Mono.defer(() -> forwarding.forward(
+						new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))));
 			}
 			return forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace));
 		});

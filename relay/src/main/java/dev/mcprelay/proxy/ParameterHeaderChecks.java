@@ -15,6 +15,7 @@ import dev.mcprelay.api.CallContext;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
 import dev.mcprelay.intercept.InboundPlan;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
+import dev.mcprelay.jsonrpc.ProtocolVersions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -71,6 +72,36 @@ public class ParameterHeaderChecks {
 	}
 
 	/**
+	 * What must be done of the {@code Mcp-Param-*} headers of a request before {@code plan} goes upstream, or
+	 * {@code null} when nothing (the common case: no {@code Mcp-Param-*} header, nothing changed, costs nothing):
+	 * {@link #check} where the client sent such a header ({@code sent}: its calls, {@link #sentCalls}); else, where
+	 * the stages changed a single {@code tools/call} of a 2026-07-28 request ({@code arguments.inject}, an
+	 * interceptor), the called tool's declarations are read, so that {@link #mirrorForwarded} writes the header of
+	 * each declared argument that goes upstream: the client sent none, and a 2026-07-28 server refuses an argument its
+	 * header does not mirror (review 43h F-1). A tool list that cannot be read then leaves the request as it is (the
+	 * server answers what lacks its header); nothing is refused for it.
+	 */
+	public Mono<Void> beforeForwarding(HttpHeaders headers, Map<JsonNode, SentCall> sent, boolean batch,
+			InboundPlan plan, CallContext context, String server) {
+		if (sent != null) {
+			return check(headers, sent, batch, plan, context, server);
+		}
+		if (batch || !plan.changed() || plan.forwardedMessages().size() != 1
+				|| !ProtocolVersions.isPerRequest(headers.getFirst("MCP-Protocol-Version"))) {
+			return null;
+		}
+		ObjectNode call = plan.forwardedMessages().get(0);
+		JsonNode tool = call.path("params").path("name");
+		if (!"tools/call".equals(call.path("method").asText(null)) || !tool.isTextual()) {
+			return null;
+		}
+		return declarations.of(context, tool.textValue()).doOnNext(found -> found.filter(declared -> !declared.isEmpty())
+			.ifPresent(declared -> context.attributes().put(CHECKED, new Checked(declared, Map.of()))))
+			.onErrorResume(failure -> Mono.empty())
+			.then();
+	}
+
+	/**
 	 * Checks the parameter headers of {@code headers} against each {@code tools/call} in {@code sent} (as the client
 	 * sent it, {@link #sentCalls}) that {@code plan} forwards; {@code batch}: whether the request was a batch.
 	 *
@@ -102,7 +133,8 @@ public class ParameterHeaderChecks {
 	/**
 	 * Writes the parameter headers of the arguments an interceptor changed on {@code wire} (the headers going upstream)
 	 * as the forwarded arguments say ({@link ParameterHeaders#mirror}): only for a single {@code tools/call} whose
-	 * headers {@link #check} checked; the headers of arguments that go as the client sent them stay as they were.
+	 * declarations {@link #beforeForwarding} read; the headers of arguments that go as the client sent them stay as
+	 * they were (where the client sent no parameter header, every declared argument that goes upstream gets one).
 	 */
 	public static void mirrorForwarded(HttpHeaders wire, CallContext context, InboundPlan plan) {
 		if (plan == null || !(context.attributes().get(CHECKED) instanceof Checked checked)

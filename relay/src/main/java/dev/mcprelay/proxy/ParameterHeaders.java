@@ -33,7 +33,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * numerically, {@code 42.0} as {@code 42}, but only in plain decimal: {@code +42}, {@code 042}, {@code 4.2e1} and
  * {@code 0x2a} are no integer's decimal form, and something behind the relay may read them otherwise), a header for
  * an argument that is absent or null, a broken Base64 form, characters a header value may not hold, a name the tool
- * declares twice. A header no declaration names is none the relay recognizes: the specification has intermediaries
+ * declares twice, any header of a tool that declares a name no header can carry. A header no declaration names is
+ * none the relay recognizes: the specification has intermediaries
  * forward such a header untouched, and it mirrors nothing a server checks.
  *
  * <p>
@@ -96,19 +97,27 @@ public final class ParameterHeaders {
 
 	/**
 	 * The arguments {@code tool} (an entry of a {@code tools/list} answer) declares for mirroring, by the lower-cased
-	 * name part of their header; empty when it declares none.
+	 * name part of their header; empty when it declares none. Only an RFC 9110 token (what a header name may be, as
+	 * the SDKs require) is a name: a tool that declares anything else (a space, a line break, non-ASCII; what its
+	 * server chose) is invalid, as the specification makes it, and each header it does declare validly is kept with
+	 * no path, so that it is refused and never written (review 43h F-7); the names that are no token are dropped,
+	 * since no header can carry them.
 	 */
 	public static Map<String, Mirrored> declaredBy(JsonNode tool) {
 		Map<String, Mirrored> declared = new HashMap<>();
-		collect(tool.path("inputSchema"), List.of(), declared, 0);
+		if (collect(tool.path("inputSchema"), List.of(), declared, 0)) {
+			declared.replaceAll((name, mirrored) -> new Mirrored(mirrored.name(), null));
+		}
 		return declared.isEmpty() ? Map.of() : Map.copyOf(declared);
 	}
 
-	private static void collect(JsonNode schema, List<String> path, Map<String, Mirrored> declared, int depth) {
+	/** Collects the declarations under {@code schema}; whether any of them is invalid (a name that is no token). */
+	private static boolean collect(JsonNode schema, List<String> path, Map<String, Mirrored> declared, int depth) {
 		JsonNode properties = schema.get("properties");
 		if (depth > MAX_DEPTH || properties == null || !properties.isObject()) {
-			return;
+			return false;
 		}
+		boolean invalid = false;
 		Iterator<Map.Entry<String, JsonNode>> fields = properties.fields();
 		while (fields.hasNext()) {
 			Map.Entry<String, JsonNode> property = fields.next();
@@ -116,13 +125,32 @@ public final class ParameterHeaders {
 			at.addAll(path);
 			at.add(property.getKey());
 			JsonNode header = property.getValue().get("x-mcp-header");
-			if (header != null && header.isTextual() && !header.textValue().isEmpty()) {
+			if (header != null && header.isTextual() && isToken(header.textValue())) {
 				String name = header.textValue();
 				declared.merge(name.toLowerCase(Locale.ROOT), new Mirrored(name, List.copyOf(at)),
 						(first, second) -> new Mirrored(first.name(), null));
 			}
-			collect(property.getValue(), at, declared, depth + 1);
+			else if (header != null && header.isTextual()) {
+				invalid = true;
+			}
+			invalid |= collect(property.getValue(), at, declared, depth + 1);
 		}
+		return invalid;
+	}
+
+	/** Whether {@code name} is an RFC 9110 token: one or more of the visible ASCII characters a header name may hold. */
+	static boolean isToken(String name) {
+		if (name.isEmpty()) {
+			return false;
+		}
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+					|| "!#$%&'*+-.^_`|~".indexOf(c) >= 0)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -148,7 +176,9 @@ public final class ParameterHeaders {
 			for (String line : headers.getOrEmpty(name)) {
 				if (!matches(line, value)) {
 					return RelayFailures.headerMismatch(server, WRITTEN_PREFIX + mirrored.name(),
-							mirrored.path() == null ? "an argument (the tool declares this header twice)"
+							mirrored.path() == null
+								? "an argument (the tool declares headers invalidly: this one twice, or another that "
+										+ "is no header name)"
 									: "params.arguments." + String.join(".", mirrored.path()));
 				}
 			}

@@ -12,6 +12,7 @@ import org.springframework.stereotype.Component;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.LogText;
 import dev.mcprelay.api.Caller;
 import dev.mcprelay.http.ClientConnectionClosed;
 import dev.mcprelay.http.RelayResponse;
@@ -114,7 +115,7 @@ class UpstreamForwarding {
 			call.exchange().record().failed(failure.outcome(), failure.reason());
 			if (!(error instanceof RelayFailure)) {
 				log.warn("{} /mcp/{} failed: {} ({})", call.method(), upstream.id(), failure.reason(),
-						UpstreamFailures.describe(error));
+						LogText.quote(UpstreamFailures.describe(error)));
 			}
 			return answerFailure(call, failure);
 		});

@@ -32,7 +32,8 @@ import reactor.core.publisher.Mono;
  * sees it; a header the tool does not declare goes on untouched; when an interceptor changes or removes the mirrored
  * argument, the header the server gets says what it gets (the server checks it); and a tool hidden from the caller
  * ({@code tools.deny}) is answered as a tool that does not exist whatever its headers say (review 43h F-0: the check
- * runs only on what the request stages let go).
+ * runs only on what the request stages let go); an argument an interceptor or {@code arguments.inject} adds to a call
+ * that carried no parameter header goes with its header (review 43h F-1).
  */
 class ParameterHeadersInteropTest {
 
@@ -56,7 +57,10 @@ class ParameterHeadersInteropTest {
 			.properties("server.port=0", "server.address=127.0.0.1", "mcp-relay.servers.v2026.url=" + server.url(),
 					"mcp-relay.servers.v2026.protocol-versions=2026-07-28", "mcp-relay.servers.hidden.url=" + server.url(),
 					"mcp-relay.servers.hidden.protocol-versions=2026-07-28",
-					"mcp-relay.servers.hidden.tools.deny[0]=" + TOOL)
+					"mcp-relay.servers.hidden.tools.deny[0]=" + TOOL, "mcp-relay.servers.injects.url=" + server.url(),
+					"mcp-relay.servers.injects.protocol-versions=2026-07-28",
+					"mcp-relay.servers.injects.arguments.inject[0].name=region",
+					"mcp-relay.servers.injects.arguments.inject[0].from-request-header=X-Region")
 			.run();
 	}
 
@@ -103,6 +107,16 @@ class ParameterHeadersInteropTest {
 		// level 8: the interceptor removes region; the server refuses a header for an argument it does not get
 		assertThat(ran(call(12, "\"region\":\"us-west1\",\"level\":8"), "Mcp-Param-Region", "us-west1"))
 			.doesNotContain("region");
+	}
+
+	@Test
+	void anArgumentAddedToACallWithoutParameterHeadersGoesWithItsHeader() {
+		// review 43h F-1: only checked requests had their mirrored arguments' headers written
+		assertThat(ran(call(14, "\"level\":7"))).as("the interceptor adds region").contains("\"region\":\"eu-west1\"");
+		HttpResponse<String> injected = sendTo("injects", TOOL, call(15, "\"level\":1"), "X-Region", "eu-north1");
+		assertThat(injected.statusCode()).as(injected.body()).isEqualTo(200);
+		assertThat(RawHttp.messagesOf(injected).get(0).at("/result/content/0/text").asText())
+			.as("arguments.inject adds region: %s", injected.body()).contains("\"region\":\"eu-north1\"");
 	}
 
 	@Test

@@ -86,4 +86,15 @@ class PublishedItemsTest {
 		assertThat(tools.definition("deploy").annotations()).containsEntry("readOnlyHint", true);
 	}
 
+	/** Review 43h F-5: a definition weighs one, and one more for each argument it declares for mirroring. */
+	@Test
+	void aDefinitionWeighsItsDeclarationsToo() {
+		PublishedItems tools = new PublishedItems();
+		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"plain\"}"),
+				RawHttp.json("{\"name\":\"route\",\"inputSchema\":{\"properties\":{"
+						+ "\"a\":{\"x-mcp-header\":\"A\"},\"b\":{\"x-mcp-header\":\"B\"},"
+						+ "\"c\":{\"x-mcp-header\":\"C\"}}}}")), true)), System::nanoTime).block();
+		assertThat(tools.weight()).isEqualTo(1 + 4);
+	}
+
 }

@@ -44,6 +44,28 @@ class ParameterHeadersTest {
 		assertThat(ParameterHeaders.declaredBy(RawHttp.json("{\"name\":\"plain\"}"))).isEmpty();
 	}
 
+	@Test
+	void aToolThatDeclaresANameNoHeaderCanCarryIsInvalidItsHeadersRefusedAndNeverWritten() {
+		// review 43h F-7: such a name was written upstream (Netty refused it: 502, and its CR LF forged a log line)
+		for (String name : List.of("Port\\r\\nX-Evil: 1", "Po rt", "P\u00f6rt", "Port:", "")) {
+			JsonNode tool = RawHttp.json("{\"name\":\"t\",\"inputSchema\":{\"properties\":{"
+					+ "\"port\":{\"type\":\"integer\",\"x-mcp-header\":\"" + name + "\"},"
+					+ "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"}}}}");
+			Map<String, ParameterHeaders.Mirrored> declared = ParameterHeaders.declaredBy(tool);
+			assertThat(declared).as("%s: only token names are kept", name).containsOnlyKeys("region");
+			assertThat(declared.get("region").path()).as("%s: the tool is invalid", name).isNull();
+			JsonNode arguments = RawHttp.json("{\"port\":1,\"region\":\"eu\"}");
+			assertThat(ParameterHeaders.mismatch(headers("Mcp-Param-Region", "eu"), arguments, declared, "s"))
+				.as("%s: its headers are refused", name).isNotNull();
+			HttpHeaders wire = headers("Mcp-Param-Region", "eu");
+			ParameterHeaders.mirror(wire, arguments, declared);
+			assertThat(wire.headerNames()).as("%s: and never written", name).isEmpty();
+		}
+		assertThat(ParameterHeaders.isToken("X-Region_2.b!#$%&'*+^`|~")).isTrue();
+		assertThat(dev.mcprelay.LogText.quote("a\r\nX-Evil: \"1\"")).as("a log line carries no line break")
+			.isEqualTo("\"a\\u000d\\u000aX-Evil: \\\"1\\\"\"");
+	}
+
 	@ParameterizedTest(name = "header {0} against {1}: {2}")
 	@CsvSource(delimiter = '|', value = {
 			"22|22|true", "22.0|22|true", "22|22.0|true", "-7|-7|true", "=?base64?MjI=?=|22|true",

@@ -1,0 +1,197 @@
+package dev.mcprelay.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.policy.ServerListings;
+import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.testsupport.RawHttp;
+import dev.mcprelay.testsupport.ScriptedUpstream;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * What the {@code Mcp-Param-*} check lists of a server's tools, and when (review 43h F-2, F-3), against a scripted
+ * upstream whose {@code tools/list} can be made to hang or fail (no real server does that on demand): its tool
+ * {@code route} declares {@code port} as {@code Port}.
+ * <ul>
+ * <li>A definition the view saw decides the check at once however old: a relisting that hangs runs in the background
+ * (one per view), and calls are neither kept waiting nor refused; only a view that never saw the list is refused
+ * {@code header_uncheckable} when the list fails.</li>
+ * <li>A call a rate limit refuses lists nothing; a caller that varies a {@code from-request-header} view header in
+ * every call begins at most {@link ServerListings#BURST} listings of the server in a row, however many calls.</li>
+ * </ul>
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ParameterHeaderListingsTest {
+
+	static final ScriptedUpstream UPSTREAM = new ScriptedUpstream();
+
+	static final Duration MAX_AGE = Duration.ofMillis(300);
+
+	/** Whether {@code tools/list} on {@code /hang} is held (until {@link #LISTS_GO}). */
+	static volatile boolean listsHang;
+
+	static final Sinks.Empty<Void> LISTS_GO = Sinks.empty();
+
+	static {
+		UPSTREAM.scriptWithBody((request, response, body) -> {
+			if (body.isEmpty() || !body.contains("\"id\"")) {
+				return response.status(202).send();
+			}
+			JsonNode message = RawHttp.json(body);
+			String method = message.path("method").asText();
+			if (method.equals("initialize")) {
+				return ScriptedUpstream.initializeAnswer(response, body, "scripted", "s-1");
+			}
+			String id = message.get("id").toString();
+			String result;
+			if (method.equals("tools/list")) {
+				if (request.uri().contains("/fail")) {
+					return response.status(500).sendString(Mono.just("the catalogue is down"));
+				}
+				result = "{\"tools\":[{\"name\":\"route\",\"inputSchema\":{\"type\":\"object\",\"properties\":"
+						+ "{\"port\":{\"type\":\"integer\",\"x-mcp-header\":\"Port\"}}}}]}";
+				if (request.uri().contains("/hang") && listsHang) {
+					String answer = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result + "}";
+					return LISTS_GO.asMono().then(response.header("Content-Type", "application/json")
+						.sendString(Mono.just(answer)).then());
+				}
+			}
+			else if (method.equals("tools/call")) {
+				result = "{\"content\":[{\"type\":\"text\",\"text\":\"ran\"}]}";
+			}
+			else {
+				result = "{}";
+			}
+			return response.header("Content-Type", "application/json")
+				.sendString(Mono.just("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result + "}"));
+		});
+	}
+
+	@LocalServerPort
+	int port;
+
+	@DynamicPropertySource
+	static void relay(DynamicPropertyRegistry registry) {
+		registry.add("mcp-relay.security.mode", () -> "none");
+		registry.add("mcp-relay.servers.hangs.url", () -> UPSTREAM.url("/hang/mcp"));
+		registry.add("mcp-relay.servers.hangs.tools.annotations-max-age", () -> MAX_AGE.toMillis() + "ms");
+		registry.add("mcp-relay.servers.hangs.timeouts.non-streaming", () -> "20s");
+		registry.add("mcp-relay.servers.fails.url", () -> UPSTREAM.url("/fail/mcp"));
+		registry.add("mcp-relay.servers.fails.headers[0].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.fails.headers[0].from-request-header", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.tenants.url", () -> UPSTREAM.url("/tenants/mcp"));
+		registry.add("mcp-relay.servers.tenants.headers[0].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.tenants.headers[0].from-request-header", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.limited.url", () -> UPSTREAM.url("/limited/mcp"));
+		registry.add("mcp-relay.servers.limited.headers[0].name", () -> "X-Tenant");
+		registry.add("mcp-relay.servers.limited.headers[0].from-request-header", () -> "X-Tenant");
+		registry.add("mcp-relay.rate-limits[0].name", () -> "two-calls");
+		registry.add("mcp-relay.rate-limits[0].match.server", () -> "limited");
+		registry.add("mcp-relay.rate-limits[0].match.tool", () -> "route");
+		registry.add("mcp-relay.rate-limits[0].limit", () -> "2");
+		registry.add("mcp-relay.rate-limits[0].period", () -> "1h");
+	}
+
+	@AfterAll
+	static void stop() {
+		LISTS_GO.tryEmitEmpty();
+		UPSTREAM.close();
+	}
+
+	@Test
+	void aKeptDefinitionOfAnyAgeDecidesWhileTheListHangs() throws Exception {
+		McpSession session = McpSession.open(new RawHttp(port), "hangs");
+		assertThat(call(session, 1, 8080, "8080", null).has("result")).as("listed, checked, ran").isTrue();
+
+		Thread.sleep(MAX_AGE.toMillis() + 1);
+		listsHang = true;
+		int before = lists("/hang");
+		for (int id = 2; id < 6; id++) {
+			JsonNode ran = call(session, id, 8080, "8080", null);
+			assertThat(ran.has("result")).as("decided from the kept definition, not refused: %s", ran).isTrue();
+		}
+		JsonNode refused = call(session, 6, 8080, "22", null);
+		assertThat(refused.at("/error/data/reason").asText()).as("the kept declaration still holds: %s", refused)
+			.isEqualTo("header_mismatch");
+		assertThat(lists("/hang") - before).as("one relisting in the background, however many calls").isEqualTo(1);
+	}
+
+	@Test
+	void aViewThatNeverSawTheListIsUncheckableWhenTheListFails() {
+		McpSession session = McpSession.open(new RawHttp(port), "fails");
+		JsonNode refused = call(session, 1, 8080, "8080", "acme");
+		assertThat(refused.at("/error/data/reason").asText()).as("%s", refused).isEqualTo("header_uncheckable");
+		assertThat(call(session, 2, 8080, null, "acme").has("result")).as("no header: nothing to check").isTrue();
+	}
+
+	@Test
+	void aCallTheRateLimitRefusesListsNothing() {
+		McpSession session = McpSession.open(new RawHttp(port), "limited");
+		int ran = 0;
+		for (int id = 1; id <= 6; id++) {
+			JsonNode answer = call(session, id, 8080, "8080", UUID.randomUUID().toString());
+			ran += answer.has("result") ? 1 : 0;
+			if (!answer.has("result")) {
+				assertThat(answer.at("/error/data/reason").asText()).as("%s", answer).isEqualTo("rate_limited");
+			}
+		}
+		assertThat(ran).isEqualTo(2);
+		assertThat(lists("/limited")).as("a listing for each call that ran, none for a refused one").isEqualTo(2);
+	}
+
+	@Test
+	void aCallerThatVariesItsViewBeginsABoundedNumberOfListings() {
+		McpSession session = McpSession.open(new RawHttp(port), "tenants");
+		int calls = 3 * ServerListings.BURST;
+		int uncheckable = 0;
+		for (int id = 1; id <= calls; id++) {
+			JsonNode answer = call(session, id, 8080, "8080", UUID.randomUUID().toString());
+			if (!answer.has("result")) {
+				assertThat(answer.at("/error/data/reason").asText()).as("%s", answer).isEqualTo("header_uncheckable");
+				assertThat(answer.at("/error/message").asText()).contains("try again shortly");
+				uncheckable++;
+			}
+		}
+		assertThat(lists("/tenants")).as("%d calls, each in a view of its own", calls)
+			.isLessThanOrEqualTo(ServerListings.BURST + 1);
+		assertThat(uncheckable).isGreaterThanOrEqualTo(calls - ServerListings.BURST - 1);
+	}
+
+	/** {@code tools/call route} with {@code port}, its {@code Mcp-Param-Port} header and {@code X-Tenant} if given. */
+	private static JsonNode call(McpSession session, int id, int port, String header, String tenant) {
+		var request = session.request("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":"
+				+ "{\"name\":\"route\",\"arguments\":{\"port\":" + port + "}}}");
+		if (header != null) {
+			request.header("Mcp-Param-Port", header);
+		}
+		if (tenant != null) {
+			request.header("X-Tenant", tenant);
+		}
+		HttpResponse<String> response = new RawHttp(0).send(request);
+		List<JsonNode> messages = RawHttp.messagesOf(response);
+		assertThat(messages).as("%d %s", response.statusCode(), response.body()).isNotEmpty();
+		return messages.get(messages.size() - 1);
+	}
+
+	private static int lists(String path) {
+		return (int) UPSTREAM.seen().stream()
+			.filter(seen -> seen.uri().startsWith(path) && seen.body().contains("\"tools/list\""))
+			.count();
+	}
+
+}
