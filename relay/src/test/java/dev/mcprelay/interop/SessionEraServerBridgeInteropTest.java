@@ -24,7 +24,8 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  * ({@code interop/bridge-client-v2.mjs}: server/discover, no session, the envelope in each request's {@code _meta})
  * reaches the MCP Java SDK's Streamable HTTP server ({@link SdkMcpUpstream}), which speaks only session-era MCP and
  * refuses it directly. Through the relay, whether the server's versions are learnt (server {@code learnt}: the
- * server's refusal of the first 2026 request makes the relay open a session, whose {@code initialize} teaches them) or
+ * server's refusal of the first 2026 request makes the relay ask its own {@code server/discover}, refused, and its own
+ * {@code initialize}, which teaches them) or
  * pinned (server {@code pinned}), it gets the same answers as the same client speaking session-era MCP directly: tools
  * listed and called, prompts, resources. The server sees one session per caller, opened by the relay with the client's
  * info, and no 2026 envelope; a session the server ended is opened again. The client's {@code subscriptions/listen}
