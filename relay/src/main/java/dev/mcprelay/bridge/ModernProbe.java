@@ -49,7 +49,7 @@ final class ModernProbe {
 	 * {@link SessionEraProbe#LATE_ANSWER} for the server's answer.
 	 */
 	ModernProbe(UpstreamTransport server, String serverId, long maxBytes) {
-		this(server, new OwnRequests(ServerCredentials.NONE), serverId, maxBytes,
+		this(server, new OwnRequests(ServerCredentials.NONE, serverId), serverId, maxBytes,
 				SessionEraProbe.LATE_ANSWER, System::nanoTime);
 	}
 
@@ -112,6 +112,7 @@ final class ModernProbe {
 	}
 
 	private Mono<Verdict> verdictOf(UpstreamResponse response, ServerVersions versions) {
+		own.answered(response.statusCode());
 		MediaType type = response.contentType();
 		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
 				? BridgeBodies.read(response.body(), maxBytes, serverId)

@@ -148,6 +148,7 @@ final class SessionEraProbe {
 	}
 
 	private Mono<Answer> verdictOf(UpstreamRequest relayed, UpstreamResponse response) {
+		own.answered(response.statusCode());
 		MediaType type = response.contentType();
 		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
 				? BridgeBodies.read(response.body(), maxBytes, serverId)

@@ -113,7 +113,7 @@ public final class VersionBridge implements UpstreamTransport {
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBodyBytes = maxBodyBytes;
-		OwnRequests own = new OwnRequests(credentials);
+		OwnRequests own = new OwnRequests(credentials, serverId);
 		this.modernProbe = new ModernProbe(server, own, serverId, maxBodyBytes, openTimeout, nanoClock);
 		this.sessionEraProbe = new SessionEraProbe(server, own, serverId, versions, maxBodyBytes, openTimeout,
 				nanoClock);

@@ -12,7 +12,10 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -32,6 +35,7 @@ import dev.mcprelay.testsupport.TestUpstreams;
  * the server refuses, the relay asks its own {@code server/discover} at most once per
  * {@link ServerVersions#PROBE_INTERVAL} (it asked one per refused request, without bound).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class CallersOnlyCredentialInteropTest {
 
 	private static final String SECRET = "caller-credential-46k-SECRET";
@@ -110,8 +114,36 @@ class CallersOnlyCredentialInteropTest {
 				intervals).isLessThanOrEqualTo(1 + (int) intervals);
 	}
 
+	/**
+	 * N2: the relay says at start-up that it cannot learn the versions of an unpinned server whose credentials are only
+	 * the caller's, and once (not once per request) when the server refuses its own request with 401; the caller's
+	 * credential is in no log line.
+	 */
+	@Test
+	void theRelaySaysOnceThatItCannotLearnTheServersVersions(CapturedOutput output) throws Exception {
+		assertThat(warnings(output, "is given only the caller's credentials")).as("at start-up").hasSize(1)
+			.allSatisfy(line -> assertThat(line).contains("'copied'").contains("pin protocol-versions"));
+		RawHttp http = caller();
+		for (int i = 0; i < 3; i++) {
+			assertThat(http.send(modernCall(http, i)).statusCode()).isEqualTo(400);
+			Thread.sleep(ServerVersions.PROBE_INTERVAL.toMillis() / 2);
+		}
+		assertThat(guard.accessLog().stream().filter(line -> line.startsWith("POST 401")).count())
+			.as("the relay's own requests were refused more than once: %s", guard.accessLog()).isGreaterThan(1);
+		List<String> refusals = warnings(output, "refused the relay's own request");
+		assertThat(refusals).as("once for the server").hasSize(1);
+		assertThat(refusals.get(0)).contains("HTTP 401")
+			.contains("cannot learn the versions of 'copied' with the relay's own credentials: pin protocol-versions");
+		assertThat(output.getAll()).as("the caller's credential is never logged").doesNotContain(SECRET);
+	}
+
 	private RawHttp caller() {
 		return new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort(), "X-Upstream-Auth", SECRET);
+	}
+
+	/** The WARN lines of the relay's log that hold {@code text}. */
+	private static List<String> warnings(CapturedOutput output, String text) {
+		return output.getAll().lines().filter(line -> line.contains(" WARN ") && line.contains(text)).toList();
 	}
 
 	private static java.net.http.HttpRequest.Builder modernCall(RawHttp http, int id) {
