@@ -226,7 +226,8 @@ public final class VersionBridge implements UpstreamTransport {
 	 * bound of revisions allows an exchange to prove them wrong), a refusal (4xx) that is a session-era server's
 	 * ({@link Refusals#bySessionEraServer}) makes the relay ask its own requests ({@link ServerEraChecks#sessionEra}):
 	 * when they teach that the server speaks only the session era, the request goes through the bridge; else the
-	 * refusal is handed on as it came. A request
+	 * refusal is handed on as it came. A refusal that comes back after another request taught that the client needs the
+	 * bridge (the first clients of a server arrive together) goes through the bridge too (review 46j, N4). A request
 	 * whose media types the client got wrong ({@link ClientShapedRequests}) probes nothing: its refusal is the client's.
 	 * A refusal of the new generation's, or the server's own JSON-RPC answer to the request ({@link
 	 * Refusals#understood}: a server that understood the request is never probed, since one that speaks both
@@ -249,6 +250,10 @@ public final class VersionBridge implements UpstreamTransport {
 						|| !Refusals.bySessionEraServer(response.statusCode(), body)
 						|| !ClientShapedRequests.wellShaped(request)) {
 					return handler.apply(refused);
+				}
+				if (versions.bridges(clientVersion)) {
+					// another request taught the versions while this one was refused: the bridge answers it
+					return legacy.send(request, clientVersion, handler);
 				}
 				if (!versions.known().isEmpty() && !versions.mayProbe()) {
 					return handler.apply(refused);
