@@ -62,11 +62,15 @@ public class McpRelay {
 
 	private final ParameterHeaderChecks parameterHeaders;
 
+	private final BridgedParameterHeaders bridgedParameterHeaders;
+
 	McpRelay(UpstreamRegistry upstreams, OriginPolicy originPolicy, RequestInterception requestInterception,
 			SessionOrder sessionOrder, SessionStreams sessionStreams, CredentialHeaders credentialHeaders,
 			SessionBinding sessionBinding, McpTelemetry telemetry, UpstreamForwarding forwarding,
-			OpenStreams openStreams, ParameterHeaderChecks parameterHeaders) {
+			OpenStreams openStreams, ParameterHeaderChecks parameterHeaders,
+			BridgedParameterHeaders bridgedParameterHeaders) {
 		this.parameterHeaders = parameterHeaders;
+		this.bridgedParameterHeaders = bridgedParameterHeaders;
 		this.openStreams = openStreams;
 		this.telemetry = telemetry;
 		this.forwarding = forwarding;
@@ -145,13 +149,13 @@ public class McpRelay {
 			if (!plan.forwardsAnything()) {
 				return EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
 			}
-			if (sent != null) {
-				return parameterHeaders.check(exchange.requestHeaderView(), sent, payload.batch(), plan, context,
-						upstream.id())
-					.then(Mono.defer(() -> forwarding.forward(
-							new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))));
-			}
-			return forwarding.forward(new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace));
+			Mono<Void> checked = sent == null ? Mono.empty()
+					: parameterHeaders.check(exchange.requestHeaderView(), sent, payload.batch(), plan, context,
+							upstream.id());
+			// a 2025 client's call the bridge carries to a 2026 server: the headers its tool declares (review 43h F-6)
+			return checked.then(bridgedParameterHeaders.declare(sessionId(exchange), context, plan))
+				.then(Mono.defer(() -> forwarding.forward(
+						new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))));
 		});
 	}
 

@@ -154,6 +154,7 @@ class UpstreamForwarding {
 			}
 		});
 		ParameterHeaderChecks.mirrorForwarded(headers, call.context(), call.plan());
+		BridgedParameterHeaders.write(headers, call.context(), call.plan());
 		if (token != null) {
 			headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + token);
 		}
