@@ -88,9 +88,9 @@ final class ModernProbe {
 	/**
 	 * Asks the server {@code request} (a client's) is for whether it speaks 2026-07-28, with none of the request's
 	 * headers ({@link OwnRequests}); {@code versions} learns what its answer names; within
-	 * {@link ServerVersions#PROBE_INTERVAL} of the last exchange, or while it is in flight, its verdict. Never fails: an
-	 * exchange that fails (no credentials to be had among the causes) or finds no answer within {@link #answerBound} is
-	 * {@link Verdict#UNKNOWN}.
+	 * {@link ServerVersions#PROBE_INTERVAL} of the last exchange, or while it is in flight, its verdict. Never fails:
+	 * an exchange that fails (no credentials to be had among the causes) or finds no answer within
+	 * {@link #answerBound} is {@link Verdict#UNKNOWN}.
 	 */
 	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions) {
 		return shared.ask(new Asked(request, versions), null);

@@ -23,9 +23,9 @@ import reactor.core.publisher.Mono;
  * version it no longer speaks ({@link RetiredSessionEra}), a 2025 client's {@code initialize} naming versions of
  * the other generation ({@link VersionBridge}), or an exchange of a 2026 client's bridged to it answered as by a
  * server of the other generation ({@link ServerEraChecks}). The refused request is the client's: its headers, its
- * {@code _meta}, even its session id are the client's choice, and a server of both generations routes a request by them (the
- * TypeScript SDK v2 takes a request whose {@code _meta} carries a 2026 envelope to its 2026 path, which refuses a
- * pre-2026 claim with -32022 naming only 2026-07-28), as does a gateway in front of servers of both (by
+ * {@code _meta}, even its session id are the client's choice, and a server of both generations routes a request by
+ * them (the TypeScript SDK v2 takes a request whose {@code _meta} carries a 2026 envelope to its 2026 path, which
+ * refuses a pre-2026 claim with -32022 naming only 2026-07-28), as does a gateway in front of servers of both (by
  * {@code X-Tenant}, say). Only the relay's own {@code initialize} decides, and only its answer teaches the server's
  * versions: its refusal naming them, or the version it answered once the relay's own {@code server/discover} showed
  * that the server speaks no 2026-07-28 ({@link ServerEraChecks#sessionEra}) (review 46f, F1, F3; review 46i, F1;
