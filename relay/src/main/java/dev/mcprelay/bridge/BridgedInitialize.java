@@ -121,7 +121,7 @@ final class BridgedInitialize {
 				}
 				return refuse(id, answer, handler);
 			}
-			versions.learn(JsonTexts.of(discovered.path("supportedVersions")));
+			// nothing is learnt from it: the discovery carried the client's headers (review 46j, N1)
 			ObjectNode capabilities = discovered.get("capabilities") instanceof ObjectNode given ? given.deepCopy()
 					: JsonNodeFactory.instance.objectNode();
 			BridgedClient opened = new BridgedClient(client.version(), client.clientInfo(), client.capabilities(),

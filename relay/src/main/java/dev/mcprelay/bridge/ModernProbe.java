@@ -17,12 +17,14 @@ import reactor.core.publisher.Mono;
 
 /**
  * The relay's own {@code server/discover}, asked of a server of unknown versions before a 2026-07-28 client's refused
- * request makes the relay bridge every 2026 client to it (direction 2, {@link PerRequestBridge#probe}): whether the
+ * request makes the relay bridge every 2026 client to it (direction 2, {@link ServerEraChecks#sessionEra}): whether the
  * server speaks 2026-07-28 is decided by a request the relay shapes alone, never by the refused one, whose media type,
  * size, headers or versions its client chose (review 46c, finding 1: a {@code Content-Type: text/plain} made a server
  * of both generations answer 415, and the relay took it for a session-era server's refusal). Built by
  * {@link OwnRequests}: the server's configured URL and credentials, the 2026-07-28 headers and a body of the relay's;
- * no header of the client's, which could route it to another server behind a gateway (review 46i, F1).
+ * no header of the client's, which could route it to another server behind a gateway (review 46i, F1). One exchange
+ * per {@link ServerVersions#PROBE_INTERVAL} at most, never two at once, its verdict shared by every ask
+ * ({@link SharedVerdict}: review 46j, N3), and bounded by {@link #answerBound}.
  */
 final class ModernProbe {
 
@@ -36,16 +38,34 @@ final class ModernProbe {
 
 	private final long maxBytes;
 
-	/** A probe with no credentials of the server's ({@link ServerCredentials#NONE}). */
+	/** How long the exchange waits for the server's answer. */
+	private final java.time.Duration answerBound;
+
+	/** The one exchange per interval, shared by every ask. */
+	private final SharedVerdict<Asked, Verdict> shared;
+
+	/**
+	 * A probe with no credentials of the server's ({@link ServerCredentials#NONE}) that waits at most
+	 * {@link SessionEraProbe#LATE_ANSWER} for the server's answer.
+	 */
 	ModernProbe(UpstreamTransport server, String serverId, long maxBytes) {
-		this(server, new OwnRequests(ServerCredentials.NONE), serverId, maxBytes);
+		this(server, new OwnRequests(ServerCredentials.NONE, serverId), serverId, maxBytes,
+				SessionEraProbe.LATE_ANSWER, System::nanoTime);
 	}
 
-	ModernProbe(UpstreamTransport server, OwnRequests own, String serverId, long maxBytes) {
+	/** @param answerBound how long the exchange waits for the server's answer (its {@code timeouts.non-streaming}) */
+	ModernProbe(UpstreamTransport server, OwnRequests own, String serverId, long maxBytes,
+			java.time.Duration answerBound, java.util.function.LongSupplier nanoClock) {
 		this.server = server;
 		this.own = own;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
+		this.answerBound = answerBound;
+		this.shared = new SharedVerdict<>(this::exchange, Verdict.UNKNOWN, nanoClock);
+	}
+
+	/** What an exchange is made from: the request of the caller that started it (its server), and what learns. */
+	private record Asked(UpstreamRequest request, ServerVersions versions) {
 	}
 
 	/** What the server answered the relay's {@code server/discover}. */
@@ -67,10 +87,18 @@ final class ModernProbe {
 
 	/**
 	 * Asks the server {@code request} (a client's) is for whether it speaks 2026-07-28, with none of the request's
-	 * headers ({@link OwnRequests}); {@code versions} learns what its answer names. Never fails: an exchange that fails
-	 * (no credentials to be had among the causes) is {@link Verdict#UNKNOWN}.
+	 * headers ({@link OwnRequests}); {@code versions} learns what its answer names; within
+	 * {@link ServerVersions#PROBE_INTERVAL} of the last exchange, or while it is in flight, its verdict. Never fails:
+	 * an exchange that fails (no credentials to be had among the causes) or finds no answer within
+	 * {@link #answerBound} is {@link Verdict#UNKNOWN}.
 	 */
 	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions) {
+		return shared.ask(new Asked(request, versions), null);
+	}
+
+	private Mono<Verdict> exchange(Asked asked) {
+		UpstreamRequest request = asked.request();
+		ServerVersions versions = asked.versions();
 		ObjectNode discover = McpMeta.relaysOwnEnvelope(JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", ID).put("method", "server/discover"), ProtocolVersions.PER_REQUEST, "probe");
 		java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
@@ -78,11 +106,13 @@ final class ModernProbe {
 		return own.perRequest(request, discover)
 			.flatMap(probe -> server.send(probe, response -> verdictOf(response, versions).doOnNext(verdict::set)
 				.then()))
+			.timeout(answerBound)
 			.onErrorResume(failed -> Mono.empty())
 			.then(Mono.fromSupplier(verdict::get));
 	}
 
 	private Mono<Verdict> verdictOf(UpstreamResponse response, ServerVersions versions) {
+		own.answered(response.statusCode());
 		MediaType type = response.contentType();
 		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
 				? BridgeBodies.read(response.body(), maxBytes, serverId)

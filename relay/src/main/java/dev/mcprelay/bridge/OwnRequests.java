@@ -1,9 +1,11 @@
 package dev.mcprelay.bridge;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatusCode;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -22,10 +24,32 @@ import reactor.core.publisher.Mono;
  */
 final class OwnRequests {
 
+	private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OwnRequests.class);
+
 	private final ServerCredentials credentials;
 
-	OwnRequests(ServerCredentials credentials) {
+	private final String serverId;
+
+	/** Whether a refusal of the server's credentials was logged (once per server: review 46j, N2). */
+	private final AtomicBoolean refusalLogged = new AtomicBoolean();
+
+	OwnRequests(ServerCredentials credentials, String serverId) {
 		this.credentials = credentials;
+		this.serverId = serverId;
+	}
+
+	/**
+	 * Notes the status the server answered an own request with: the first 401 or 403 is logged at WARN, once for the
+	 * server (the relay cannot learn its versions with its own credentials, and it is to be pinned: a server whose only
+	 * credential is the caller's, a {@code from-request-header} copy or a token exchanged for the caller's, review 46j
+	 * N2). Nothing of the answer is logged but its status.
+	 */
+	void answered(HttpStatusCode status) {
+		int code = status.value();
+		if ((code == 401 || code == 403) && refusalLogged.compareAndSet(false, true)) {
+			log.warn("MCP server '{}' refused the relay's own request with HTTP {}: cannot learn the versions of '{}' "
+					+ "with the relay's own credentials: pin protocol-versions", serverId, code, serverId);
+		}
 	}
 
 	/**

@@ -68,7 +68,7 @@ final class PerRequestBridge {
 
 	private final HeldCalls calls;
 
-	private final ModernProbe probes;
+	private final ServerEraChecks checks;
 
 	private final ForgottenSessions forgotten;
 
@@ -89,11 +89,12 @@ final class PerRequestBridge {
 	 * @param flights what the server's bridged sessions have in flight on this replica, shared with the bridge a
 	 * reload makes for it: its held calls among them
 	 * @param unrelayed what hears a list change of the server's that a client's listen did not ask for
-	 * @param probes the relay's own {@code server/discover} of the server ({@link ModernProbe})
+	 * @param checks the relay's own requests, asked when an exchange in a client's session is refused as by a server
+	 * of the other generation ({@link ServerEraChecks#recheck})
 	 */
 	PerRequestBridge(UpstreamTransport server, String serverId, long maxBytes, UpstreamSessions sessions,
 			ServerVersions versions, java.time.Duration idle, RelayMac mac, ServerFlights flights,
-			UnrelayedListChanges unrelayed, ModernProbe probes) {
+			UnrelayedListChanges unrelayed, ServerEraChecks checks) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
@@ -101,7 +102,7 @@ final class PerRequestBridge {
 		this.versions = versions;
 		this.listens = new SessionEraListen(server, serverId, maxBytes, unrelayed, sessions.openTimeout());
 		this.calls = new HeldCalls(new RequestStates(mac), flights.held, serverId, idle);
-		this.probes = probes;
+		this.checks = checks;
 		this.forgotten = new ForgottenSessions(server, sessions.openTimeout());
 		this.gated = new GatedServerRequests(server);
 		this.retries = new HeldCallRetries(server, calls);
@@ -114,49 +115,10 @@ final class PerRequestBridge {
 	}
 
 	/**
-	 * Opens the session of the client of {@code request} (a 2026 request the server refused), to learn whether the
-	 * server speaks session-era MCP; completes either way, what it learnt in {@link ServerVersions}. {@code fresh}: with
-	 * a new {@code initialize} even when the store holds a session for the client (the server's versions are known, and
-	 * its refusal contradicted them: a session kept from before proves nothing).
-	 */
-	Mono<Void> probe(UpstreamRequest request, boolean fresh) {
-		ObjectNode message = BridgedAnswers.parse(request.body());
-		if (message == null) {
-			return Mono.empty();
-		}
-		ModernClient client = ModernClient.of(request.callerId(), message);
-		// first the relay's own server/discover: a server that answers it speaks 2026-07-28, whatever made it refuse
-		// the client's request (a server of both generations would answer the initialize too, and be taken for a
-		// session-era one); only a server that refuses it as a session-era server does is asked to initialize
-		return probes.ask(request, versions)
-			.flatMap(verdict -> verdict != ModernProbe.Verdict.SESSION_ERA ? Mono.<Void>empty()
-					: (fresh ? sessions.reopen(request, client) : sessions.find(request, client)).then())
-			.onErrorResume(refused -> Mono.empty());
-	}
-
-	/**
-	 * Whether {@code refusal}, a 4xx a server of unknown versions answered a 2026-07-28 request ({@code sent}) with, is
-	 * the server's own JSON-RPC answer to it: an error under the request's id, or of a code of the range 2026-07-28
-	 * added (-32020 to -32029: a header that disagrees with the body, a client capability the request needs, ...). Such
-	 * a server understood the request: the refusal is handed on, and no session is opened to probe it (a server that
-	 * speaks both generations would be taken for one of the session era, and every 2026 client bridged).
-	 */
-	static boolean understood(byte[] sent, byte[] refusal) {
-		ObjectNode request = BridgedAnswers.parse(sent);
-		ObjectNode answer = BridgedAnswers.parse(refusal);
-		if (answer == null || !answer.path("error").isObject()) {
-			return false;
-		}
-		int code = answer.path("error").path("code").asInt(0);
-		JsonNode id = request == null ? null : request.get("id");
-		return (code <= -32020 && code >= -32029) || (id != null && !id.isNull() && id.equals(answer.get("id")));
-	}
-
-	/**
 	 * A 2026-07-28 client's POST ({@code clientVersion}: the version it names). Should the server show, before
-	 * anything was handed on, that it speaks 2026-07-28 now (it refused the relay's {@code initialize}, or the request
-	 * in the session, naming the versions it supports, which {@link ServerVersions} learns), the request is relayed to
-	 * it as it came.
+	 * anything was handed on, that it speaks 2026-07-28 now (it refused the session's {@code initialize}, or the
+	 * request in the session, naming the versions it supports, and the relay's own {@code initialize} then taught
+	 * that: {@link ServerEraChecks#recheck}), the request is relayed to it as it came.
 	 */
 	Mono<Void> send(UpstreamRequest request, String clientVersion, Function<UpstreamResponse, Mono<Void>> handler) {
 		Runnable onWritten = once(request.onWritten());
@@ -387,8 +349,10 @@ final class PerRequestBridge {
 
 	/**
 	 * An error answer of the server's, its status and body as they came, without the server's session id; but a
-	 * refusal of the new generation's (the server speaks 2026-07-28 now: it was redeployed) teaches the versions it
-	 * names, and when the client no longer needs the bridge, its request is relayed as it came.
+	 * refusal of the new generation's (the server may speak 2026-07-28 now: it was redeployed) makes the relay ask its
+	 * own {@code initialize} ({@link ServerEraChecks#recheck}: the refusal came where the client's headers sent its
+	 * request, and teaches nothing itself, review 46j N1), and when what that teaches says the client no longer needs
+	 * the bridge, its request is relayed as it came.
 	 */
 	private Mono<Void> handOn(UpstreamResponse response, UpstreamRequest request, Runnable onWritten,
 			Function<UpstreamResponse, Mono<Void>> handler) {
@@ -397,15 +361,13 @@ final class PerRequestBridge {
 		headers.remove("Mcp-Session-Id");
 		headers.remove(HttpHeaders.CONTENT_LENGTH);
 		return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-			if (response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)
-					&& NamedVersions.allKnown(request)) {
-				versions.learn(Refusals.supportedVersions(body));
-				String clientVersion = VersionBridge.perRequestVersion(request);
-				if (clientVersion != null && !versions.bridges(clientVersion)) {
-					return direct(request, onWritten, handler);
-				}
-			}
-			return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body));
+			String clientVersion = VersionBridge.perRequestVersion(request);
+			Mono<Void> checked = response.statusCode().is4xxClientError() && Refusals.ofNewGeneration(body)
+					&& NamedVersions.allKnown(request) && clientVersion != null ? checks.recheck(request) : null;
+			return checked == null ? handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body))
+					: checked.then(Mono.defer(() -> !versions.bridges(clientVersion)
+							? direct(request, onWritten, handler)
+							: handler.apply(LocalUpstreamResponse.replay(response.statusCode(), headers, body))));
 		});
 	}
 

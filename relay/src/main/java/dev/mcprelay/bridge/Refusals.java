@@ -61,6 +61,24 @@ final class Refusals {
 		return error(body).path("code").asInt() == -32602 && (answered == null || id.equals(answered));
 	}
 
+	/**
+	 * Whether {@code refusal}, a 4xx a server of unknown versions answered a 2026-07-28 request ({@code sent}) with, is
+	 * the server's own JSON-RPC answer to it: an error under the request's id, or of a code of the range 2026-07-28
+	 * added (-32020 to -32029: a header that disagrees with the body, a client capability the request needs, ...). Such
+	 * a server understood the request: the refusal is handed on, and no session is opened to probe it (a server that
+	 * speaks both generations would be taken for one of the session era, and every 2026 client bridged).
+	 */
+	static boolean understood(byte[] sent, byte[] refusal) {
+		com.fasterxml.jackson.databind.node.ObjectNode request = BridgedAnswers.parse(sent);
+		com.fasterxml.jackson.databind.node.ObjectNode answer = BridgedAnswers.parse(refusal);
+		if (answer == null || !answer.path("error").isObject()) {
+			return false;
+		}
+		int code = answer.path("error").path("code").asInt(0);
+		JsonNode id = request == null ? null : request.get("id");
+		return (code <= -32020 && code >= -32029) || (id != null && !id.isNull() && id.equals(answer.get("id")));
+	}
+
 	private static String answerId(byte[] body) {
 		try {
 			JsonNode answer = body == null ? null : JsonRpcParser.mapper().readTree(body);

@@ -48,7 +48,7 @@ public final class ServerVersions {
 	static final Duration REVISION_WINDOW = Duration.ofMinutes(10);
 
 	/** The least time between two exchanges spent to prove that known versions are wrong. */
-	static final Duration PROBE_INTERVAL = Duration.ofSeconds(10);
+	public static final Duration PROBE_INTERVAL = Duration.ofSeconds(10);
 
 	private final String serverId;
 

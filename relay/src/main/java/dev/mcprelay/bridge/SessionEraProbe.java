@@ -20,13 +20,16 @@ import reactor.core.publisher.Mono;
  * Whether a server still speaks the session era, asked with an {@code initialize} of the relay's own
  * ({@link ProtocolVersions#LATEST_SESSION}, the relay's client info, no capabilities, built by {@link OwnRequests}: the
  * server's configured URL and credentials, no header of any client's) when it refused a 2025 client's request as of a
- * version it no longer speaks ({@link RetiredSessionEra}), or a 2025 client's {@code initialize} naming versions of
- * the other generation ({@link VersionBridge}). The refused request is the client's: its headers, its {@code _meta},
- * even its session id are the client's choice, and a server of both generations routes a request by them (the
- * TypeScript SDK v2 takes a request whose {@code _meta} carries a 2026 envelope to its 2026 path, which refuses a
- * pre-2026 claim with -32022 naming only 2026-07-28), as does a gateway in front of servers of both (by
- * {@code X-Tenant}, say). Only the relay's own {@code initialize} decides, and only its refusal teaches the server's
- * versions (review 46f, F1, F3; review 46i, F1).
+ * version it no longer speaks ({@link RetiredSessionEra}), a 2025 client's {@code initialize} naming versions of
+ * the other generation ({@link VersionBridge}), or an exchange of a 2026 client's bridged to it answered as by a
+ * server of the other generation ({@link ServerEraChecks}). The refused request is the client's: its headers, its
+ * {@code _meta}, even its session id are the client's choice, and a server of both generations routes a request by
+ * them (the TypeScript SDK v2 takes a request whose {@code _meta} carries a 2026 envelope to its 2026 path, which
+ * refuses a pre-2026 claim with -32022 naming only 2026-07-28), as does a gateway in front of servers of both (by
+ * {@code X-Tenant}, say). Only the relay's own {@code initialize} decides, and only its answer teaches the server's
+ * versions: its refusal naming them, or the version it answered once the relay's own {@code server/discover} showed
+ * that the server speaks no 2026-07-28 ({@link ServerEraChecks#sessionEra}) (review 46f, F1, F3; review 46i, F1;
+ * review 46j, N1).
  *
  * <p>The answer is {@link Verdict#RETIRED} when the server refuses that {@code initialize} naming versions
  * ({@code error.data.supported}) of which none is of the session era; a refusal naming versions teaches them
@@ -34,8 +37,8 @@ import reactor.core.publisher.Mono;
  * answers it with a result (the session that opened, if the server keeps sessions, is ended at once: a DELETE, built
  * the same way); {@link Verdict#UNKNOWN} for anything else (no credentials to be had, no answer within
  * {@link #answerBound}, a failure, a refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL}
- * at most, and never two at once: every refusal within it shares the one verdict, so a client that repeats its
- * request costs the server nothing more. Never fails.
+ * at most, and never two at once ({@link SharedVerdict}): every refusal within it shares the one verdict, so a client
+ * that repeats its request costs the server nothing more. Never fails.
  *
  * <p>The exchange is the relay's, not a client's (review 46h, N1): it is started on its own, no client's cancel or
  * deadline ends it, and each client waits for its verdict only as long as it is told ({@link #ask}), then goes on
@@ -57,19 +60,11 @@ final class SessionEraProbe {
 
 	private final Duration timeout;
 
-	private final LongSupplier nanoClock;
-
 	/** The least the exchange waits for the server's answer, however short {@code timeouts.non-streaming} is. */
 	static final Duration LATE_ANSWER = Duration.ofSeconds(30);
 
-	/** The last verdict asked for (shared while in flight, cached afterwards); guarded by {@code this}. */
-	private Mono<Verdict> last;
-
-	/** Whether the exchange of {@link #last} has ended; set by the exchange itself. */
-	private volatile boolean settled;
-
-	/** When {@link #last} was asked (nano time); guarded by {@code this}. */
-	private long askedAt;
+	/** The one exchange per interval, shared by every ask ({@link SharedVerdict}). */
+	private final SharedVerdict<UpstreamRequest, Answer> shared;
 
 	/** @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long */
 	SessionEraProbe(UpstreamTransport server, OwnRequests own, String serverId, ServerVersions versions, long maxBytes,
@@ -85,7 +80,7 @@ final class SessionEraProbe {
 		this.versions = versions;
 		this.maxBytes = maxBytes;
 		this.timeout = timeout;
-		this.nanoClock = nanoClock;
+		this.shared = new SharedVerdict<>(this::exchange, Answer.UNKNOWN, nanoClock);
 	}
 
 	/** What the server answered the relay's {@code initialize}. */
@@ -110,24 +105,23 @@ final class SessionEraProbe {
 	 * cancels only the caller's wait. Never fails.
 	 */
 	Mono<Verdict> ask(UpstreamRequest relayed, Duration wait) {
-		Mono<Verdict> verdict;
-		boolean known;
-		synchronized (this) {
-			long now = nanoClock.getAsLong();
-			if (last == null || settled && now - askedAt >= ServerVersions.PROBE_INTERVAL.toNanos()) {
-				askedAt = now;
-				settled = false;
-				last = exchange(relayed).doFinally(ended -> settled = true).cache();
-				last.subscribe();
-			}
-			verdict = last;
-			known = settled;
-		}
-		if (known) {
-			return verdict;
-		}
-		return wait.isNegative() || wait.isZero() ? Mono.just(Verdict.UNKNOWN)
-				: verdict.timeout(wait, Mono.just(Verdict.UNKNOWN));
+		return answer(relayed, wait).map(Answer::verdict);
+	}
+
+	/**
+	 * As {@link #ask}, with the version the server's {@code initialize} answered ({@link Verdict#SPEAKS_SESSION_ERA}),
+	 * which the caller may learn when another own request showed that the server speaks no 2026-07-28
+	 * ({@link ServerEraChecks}): an {@code initialize} answered proves nothing of a server of both generations.
+	 */
+	Mono<Answer> answer(UpstreamRequest relayed, Duration wait) {
+		return shared.ask(relayed, wait);
+	}
+
+	/** A verdict, and the version the server answered the {@code initialize} with ({@code null} unless it did). */
+	record Answer(Verdict verdict, String version) {
+
+		static final Answer UNKNOWN = new Answer(Verdict.UNKNOWN, null);
+
 	}
 
 	/** How long the exchange waits for the server's answer: the longer of {@code timeout} and {@link #LATE_ANSWER}. */
@@ -135,15 +129,15 @@ final class SessionEraProbe {
 		return timeout.compareTo(LATE_ANSWER) > 0 ? timeout : LATE_ANSWER;
 	}
 
-	private Mono<Verdict> exchange(UpstreamRequest relayed) {
+	private Mono<Answer> exchange(UpstreamRequest relayed) {
 		ObjectNode initialize = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", "mcp-relay-initialize").put("method", "initialize");
 		ObjectNode params = initialize.putObject("params").put("protocolVersion", ProtocolVersions.LATEST_SESSION);
 		params.putObject("capabilities");
 		params.putObject("clientInfo").put("name", "mcp-relay").put("version", "probe");
 		return Mono.defer(() -> {
-			java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
-					Verdict.UNKNOWN);
+			java.util.concurrent.atomic.AtomicReference<Answer> verdict = new java.util.concurrent.atomic.AtomicReference<>(
+					Answer.UNKNOWN);
 			return own.sessionEra(relayed, initialize)
 				.flatMap(request -> server.send(request,
 						response -> verdictOf(relayed, response).doOnNext(verdict::set).then()))
@@ -153,7 +147,8 @@ final class SessionEraProbe {
 		});
 	}
 
-	private Mono<Verdict> verdictOf(UpstreamRequest relayed, UpstreamResponse response) {
+	private Mono<Answer> verdictOf(UpstreamRequest relayed, UpstreamResponse response) {
+		own.answered(response.statusCode());
 		MediaType type = response.contentType();
 		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
 				? BridgeBodies.read(response.body(), maxBytes, serverId)
@@ -165,16 +160,17 @@ final class SessionEraProbe {
 			if (response.statusCode().is2xxSuccessful() && result != null
 					&& result.path("protocolVersion").isTextual()) {
 				String sessionId = response.headers().getFirst("Mcp-Session-Id");
-				return ended(relayed, sessionId, result.path("protocolVersion").asText())
-					.thenReturn(Verdict.SPEAKS_SESSION_ERA);
+				String version = result.path("protocolVersion").asText();
+				return ended(relayed, sessionId, version)
+					.thenReturn(new Answer(Verdict.SPEAKS_SESSION_ERA, version));
 			}
 			List<String> supported = Refusals.supportedVersions(read);
 			if (response.statusCode().is2xxSuccessful() || supported.isEmpty()) {
-				return Mono.just(Verdict.UNKNOWN);
+				return Mono.just(Answer.UNKNOWN);
 			}
 			versions.learn(supported);
-			return Mono.just(supported.stream().allMatch(ProtocolVersions::isPerRequest) ? Verdict.RETIRED
-					: Verdict.UNKNOWN);
+			return Mono.just(supported.stream().allMatch(ProtocolVersions::isPerRequest)
+					? new Answer(Verdict.RETIRED, null) : Answer.UNKNOWN);
 		});
 	}
 

@@ -1,6 +1,5 @@
 package dev.mcprelay.bridge;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,9 +35,11 @@ import reactor.core.publisher.Mono;
  * {@code timeouts.non-streaming}: one that fails or takes longer is forgotten, and the client's next request opens
  * anew. Two replicas opening at once each open one, and the later one is kept.
  *
- * <p>What the server answers the {@code initialize} teaches the relay its version ({@link ServerVersions#learn}); a
- * refusal (a 4xx JSON answer) teaches the versions it names in {@code error.data.supported}, and fails the opening
- * ({@code bridge_initialize_failed}).
+ * <p>What the server answers the {@code initialize} teaches nothing of the server's versions: it carries the client's
+ * headers, which may send it to another server behind a gateway (review 46j, N1). A refusal (a 4xx JSON answer) that
+ * names versions in {@code error.data.supported} makes the relay ask its own {@code initialize}
+ * ({@link ServerEraChecks#recheck}, rate-limited), whose answer alone teaches; the opening fails
+ * ({@code bridge_initialize_failed}) either way.
  */
 final class UpstreamSessions {
 
@@ -80,9 +81,22 @@ final class UpstreamSessions {
 	/** The most re-openings remembered ({@link #reopen(UpstreamRequest, ModernClient, UpstreamSession)}). */
 	static final int MAX_REOPENINGS = 1024;
 
-	/** @param openTimeout how long an opening waits for the server: its {@code timeouts.non-streaming} */
+	/** What the relay's own requests tell of the server, asked when an {@code initialize} is refused naming versions. */
+	private final ServerEraChecks checks;
+
+	/** Sessions whose refused openings ask nothing of the server ({@link ServerEraChecks#NONE}): for tests. */
 	UpstreamSessions(UpstreamTransport server, String serverId, ServerVersions versions, SessionStore store,
 			long maxBytes, java.time.Duration openTimeout) {
+		this(server, serverId, versions, store, maxBytes, openTimeout, ServerEraChecks.NONE);
+	}
+
+	/**
+	 * @param openTimeout how long an opening waits for the server: its {@code timeouts.non-streaming}
+	 * @param checks the relay's own requests, asked when an opening is refused naming versions
+	 */
+	UpstreamSessions(UpstreamTransport server, String serverId, ServerVersions versions, SessionStore store,
+			long maxBytes, java.time.Duration openTimeout, ServerEraChecks checks) {
+		this.checks = checks;
 		this.openTimeout = openTimeout;
 		this.server = server;
 		this.serverId = serverId;
@@ -97,19 +111,11 @@ final class UpstreamSessions {
 	}
 
 	/**
-	 * {@code client}'s session: the one the store holds, else a new one. A replica that knows nothing yet of the server's
-	 * versions learns the version of a session it finds (another replica, or this one before a restart, opened it
-	 * because the server speaks only the session era).
+	 * {@code client}'s session: the one the store holds, else a new one. A session found teaches nothing of the
+	 * server's versions: it was opened with the client's headers.
 	 */
 	Mono<UpstreamSession> find(UpstreamRequest relayed, ModernClient client) {
-		return kept(client)
-			.doOnNext(session -> {
-				if (versions.known().isEmpty()) {
-					versions.learn(List.of(session.version()));
-				}
-			})
-
-			.switchIfEmpty(Mono.defer(() -> open(relayed, client)));
+		return kept(client).switchIfEmpty(Mono.defer(() -> open(relayed, client)));
 	}
 
 	/** A new session for {@code client}, in place of one the server ended (it answered 404 in it). */
@@ -185,7 +191,7 @@ final class UpstreamSessions {
 		return Mono.defer(() -> {
 			AtomicReference<UpstreamSession> opened = new AtomicReference<>();
 			return server.send(SessionEraRequests.initialize(relayed, client, askedVersion()),
-					response -> answered(response).doOnNext(opened::set).then())
+					response -> answered(relayed, response).doOnNext(opened::set).then())
 				.then(Mono.fromSupplier(opened::get))
 				.switchIfEmpty(Mono.error(() -> failed("answered the relay's initialize with no result")))
 				.flatMap(session -> server.send(SessionEraRequests.initialized(relayed, session),
@@ -193,8 +199,8 @@ final class UpstreamSessions {
 		});
 	}
 
-	/** The session an {@code initialize}'s answer opened; the versions it teaches learnt. */
-	private Mono<UpstreamSession> answered(UpstreamResponse response) {
+	/** The session an {@code initialize}'s answer opened; nothing learnt from it (it carried the client's headers). */
+	private Mono<UpstreamSession> answered(UpstreamRequest relayed, UpstreamResponse response) {
 		MediaType type = response.contentType();
 		if (!response.statusCode().is2xxSuccessful()) {
 			int status = response.statusCode().value();
@@ -203,10 +209,10 @@ final class UpstreamSessions {
 				return response.releaseBody().then(Mono.error(failed("refused the relay's initialize with HTTP "
 						+ status)));
 			}
-			return BridgeBodies.read(response.body(), maxBytes, serverId).flatMap(body -> {
-				versions.learn(Refusals.supportedVersions(body));
-				return Mono.error(failed("refused the relay's initialize with HTTP " + status));
-			});
+			return BridgeBodies.read(response.body(), maxBytes, serverId)
+				.flatMap(body -> (Refusals.supportedVersions(body).isEmpty() ? Mono.<Void>empty()
+						: checks.recheck(relayed))
+					.then(Mono.error(failed("refused the relay's initialize with HTTP " + status))));
 		}
 		String sessionId = response.headers().getFirst("Mcp-Session-Id");
 		return firstResponse(response).flatMap(answer -> {
@@ -218,7 +224,6 @@ final class UpstreamSessions {
 						: "answered the relay's initialize with no result"));
 			}
 			String version = result.path("protocolVersion").asText();
-			versions.learn(List.of(version));
 			return Mono.just(new UpstreamSession(sessionId, version, result.path("capabilities"),
 					result.path("serverInfo"), result.path("instructions").asText(null)));
 		});

@@ -37,9 +37,10 @@ import reactor.core.publisher.Mono;
  * bound {@link ServerVersions} keeps: a server learnt as 2026-only that refuses the bridge's {@code server/discover} as
  * a session-era server does is relayed to as the client speaks (and a session the bridge gave a 2025 client ends at its
  * next request so refused: {@link RedeployedServers}); a server learnt as 2026-only that refuses a 2026 client's request
- * as a session-era server does is asked an {@code initialize} ({@link PerRequestBridge#probe}); a server learnt as
- * 2025-only that refuses a bridged request naming the versions it supports teaches them, and the request is relayed as
- * the client sent it.
+ * as a session-era server does is asked the relay's own {@code server/discover} and {@code initialize}
+ * ({@link ServerEraChecks#sessionEra}); a server learnt as 2025-only that refuses a bridged request naming the versions
+ * it supports is asked the relay's own {@code initialize} ({@link ServerEraChecks#recheck}), whose refusal teaches
+ * them, and the request is then relayed as the client sent it.
  *
  * <p>A 2025 client of a server that speaks only 2026-07-28 ({@link ServerVersions#bridges}) is bridged from its
  * {@code initialize} on, and every request of the session the bridge gives it (an id of {@link BridgeSessions}) goes
@@ -77,6 +78,9 @@ public final class VersionBridge implements UpstreamTransport {
 	/** Half the client's deadline: how long after its request was sent a client may wait for the relay's probe. */
 	private final long patienceNanos;
 
+	/** What the relay's own requests teach for 2026 clients (direction 2): asked when their requests are refused. */
+	private final ServerEraChecks checks;
+
 	/**
 	 * @param server the relay's Streamable HTTP transport, which every exchange with the server goes through
 	 * @param versions what the relay knows of the server's versions
@@ -97,19 +101,29 @@ public final class VersionBridge implements UpstreamTransport {
 	public VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
 			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout,
 			UnrelayedListChanges unrelayed, ServerCredentials credentials) {
+		this(server, serverId, versions, maxBodyBytes, store, flights, inputRoundTimeout, mac, openTimeout, unrelayed,
+				credentials, System::nanoTime);
+	}
+
+	/** @param nanoClock the clock of the relay's own requests' intervals ({@link SharedVerdict}): tests set it */
+	VersionBridge(UpstreamTransport server, String serverId, ServerVersions versions, long maxBodyBytes,
+			SessionStore store, BridgeFlights flights, Duration inputRoundTimeout, RelayMac mac, Duration openTimeout,
+			UnrelayedListChanges unrelayed, ServerCredentials credentials, java.util.function.LongSupplier nanoClock) {
 		this.server = server;
 		this.serverId = serverId;
 		this.versions = versions;
 		this.maxBodyBytes = maxBodyBytes;
-		OwnRequests own = new OwnRequests(credentials);
-		this.modernProbe = new ModernProbe(server, own, serverId, maxBodyBytes);
-		this.sessionEraProbe = new SessionEraProbe(server, own, serverId, versions, maxBodyBytes, openTimeout);
+		OwnRequests own = new OwnRequests(credentials, serverId);
+		this.modernProbe = new ModernProbe(server, own, serverId, maxBodyBytes, openTimeout, nanoClock);
+		this.sessionEraProbe = new SessionEraProbe(server, own, serverId, versions, maxBodyBytes, openTimeout,
+				nanoClock);
 		this.patienceNanos = openTimeout.toNanos() / 2;
+		this.checks = new ServerEraChecks(modernProbe, sessionEraProbe, versions, Duration.ofNanos(patienceNanos));
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId, flights),
 				maxBodyBytes, inputRoundTimeout, modernProbe);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
-				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout), versions,
-				inputRoundTimeout, mac, flights.of(serverId), unrelayed, modernProbe);
+				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout, checks), versions,
+				inputRoundTimeout, mac, flights.of(serverId), unrelayed, checks);
 		this.relayed = new RetiredSessionEra(server, serverId, sessionEraProbe, maxBodyBytes, openTimeout);
 	}
 
@@ -210,13 +224,15 @@ public final class VersionBridge implements UpstreamTransport {
 	 * A 2026-07-28 client's request: bridged when the server speaks only the session era; else relayed as it is. While
 	 * the server's versions are unknown, or known but contradicted now ({@link ServerVersions#mayProbe}: learnt, and the
 	 * bound of revisions allows an exchange to prove them wrong), a refusal (4xx) that is a session-era server's
-	 * ({@link Refusals#bySessionEraServer}) makes the relay open the client's upstream session
-	 * ({@link PerRequestBridge#probe}): a server that answers its {@code initialize} speaks the session era, and the
-	 * request goes through the bridge; else the refusal is handed on as it came. A request whose media types the client
-	 * got wrong ({@link ClientShapedRequests}) probes nothing: its refusal is the client's. A refusal of the new generation's
-	 * teaches the versions it names; so does the server's own JSON-RPC answer to the request ({@link
-	 * PerRequestBridge#understood}: a server that understood the request is never probed, since one that speaks both
-	 * generations would be taken for one of the session era).
+	 * ({@link Refusals#bySessionEraServer}) makes the relay ask its own requests ({@link ServerEraChecks#sessionEra}):
+	 * when they teach that the server speaks only the session era, the request goes through the bridge; else the
+	 * refusal is handed on as it came. A refusal that comes back after another request taught that the client needs the
+	 * bridge (the first clients of a server arrive together) goes through the bridge too (review 46j, N4). A request
+	 * whose media types the client got wrong ({@link ClientShapedRequests}) probes nothing: its refusal is the client's.
+	 * A refusal of the new generation's, or the server's own JSON-RPC answer to the request ({@link
+	 * Refusals#understood}: a server that understood the request is never probed, since one that speaks both
+	 * generations would be taken for one of the session era), is handed on and teaches nothing: it came where the
+	 * client's headers sent the request (review 46j, N1).
 	 */
 	private Mono<Void> sendPerRequest(UpstreamRequest request, String clientVersion,
 			Function<UpstreamResponse, Mono<Void>> handler) {
@@ -230,18 +246,19 @@ public final class VersionBridge implements UpstreamTransport {
 			return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
 				UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
 						body);
-				if (Refusals.ofNewGeneration(body) || PerRequestBridge.understood(request.body(), body)) {
-					if (NamedVersions.allKnown(request)) {
-						versions.learn(Refusals.supportedVersions(body));
-					}
+				if (Refusals.ofNewGeneration(body) || Refusals.understood(request.body(), body)
+						|| !Refusals.bySessionEraServer(response.statusCode(), body)
+						|| !ClientShapedRequests.wellShaped(request)) {
 					return handler.apply(refused);
 				}
-				boolean known = !versions.known().isEmpty();
-				if (!Refusals.bySessionEraServer(response.statusCode(), body)
-						|| !ClientShapedRequests.wellShaped(request) || (known && !versions.mayProbe())) {
+				if (versions.bridges(clientVersion)) {
+					// another request taught the versions while this one was refused: the bridge answers it
+					return legacy.send(request, clientVersion, handler);
+				}
+				if (!versions.known().isEmpty() && !versions.mayProbe()) {
 					return handler.apply(refused);
 				}
-				return legacy.probe(request, known).then(Mono.defer(() -> versions.bridges(clientVersion)
+				return checks.sessionEra(request).then(Mono.defer(() -> versions.bridges(clientVersion)
 						? legacy.send(request, clientVersion, handler) : handler.apply(refused)));
 			});
 		});

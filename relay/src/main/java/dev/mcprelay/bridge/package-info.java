@@ -22,7 +22,9 @@
  * server). Only when the server speaks no version of the client's generation is anything bridged. A client and a
  * server that share a version (or a server whose versions are not known yet) are relayed as before, byte for byte:
  * the bridge then only looks at the status of an {@code initialize}'s answer, and reads the body of a refusal (4xx,
- * JSON) to learn the versions it names ({@code error.data.supported}).
+ * JSON) for the versions it names ({@code error.data.supported}), which make the relay ask its own requests: what a
+ * server speaks is learnt only from the answers to requests the relay builds from the server's configuration
+ * ({@link OwnRequests}), never from an exchange that carries a client's headers (review 46i F1, review 46j N1).
  *
  * <h2>What it keeps</h2>
  * <ul>

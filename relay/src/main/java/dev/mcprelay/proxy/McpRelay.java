@@ -12,6 +12,7 @@ import org.springframework.stereotype.Component;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mcprelay.api.CallContext;
+import dev.mcprelay.bridge.VersionBridge;
 import dev.mcprelay.http.RelayExchange;
 import dev.mcprelay.intercept.CallConfiguration;
 import dev.mcprelay.intercept.RequestInterception;
@@ -146,7 +147,7 @@ public class McpRelay {
 				return EarlyAnswers.answerLocally(exchange, plan, sessionStreams, upstream.id());
 			}
 			Mono<Void> headersReady = parameterHeaders.beforeForwarding(exchange.requestHeaderView(), sent,
-					payload.batch(), plan, context, upstream.id());
+					payload.batch(), VersionBridge.isBridgedSession(sessionId(exchange)), plan, context, upstream.id());
 			if (headersReady != null) {
 				return headersReady.then(Mono.defer(() -> forwarding.forward(
 						new RelayCall(upstream, HttpMethod.POST, exchange, context, plan, order, trace))));

@@ -76,18 +76,20 @@ public class ParameterHeaderChecks {
 	 * {@code null} when nothing (the common case: no {@code Mcp-Param-*} header, nothing changed, costs nothing):
 	 * {@link #check} where the client sent such a header ({@code sent}: its calls, {@link #sentCalls}); else, where
 	 * the stages changed a single {@code tools/call} of a 2026-07-28 request ({@code arguments.inject}, an
-	 * interceptor), the called tool's declarations are read, so that {@link #mirrorForwarded} writes the header of
-	 * each declared argument that goes upstream: the client sent none, and a 2026-07-28 server refuses an argument its
-	 * header does not mirror (review 43h F-1). A tool list that cannot be read then leaves the request as it is (the
-	 * server answers what lacks its header); nothing is refused for it.
+	 * interceptor), or {@code bridged} (a 2025 client's single {@code tools/call} in a session the version bridge
+	 * carries to a 2026-07-28 server, whose client writes no such header), the called tool's declarations are read,
+	 * so that {@link #mirrorForwarded} writes the header of each declared argument that goes upstream: the client sent
+	 * none, and a 2026-07-28 server refuses an argument its header does not mirror (review 43h F-1, F-6). A tool list
+	 * that cannot be read then leaves the request as it is (the server answers what lacks its header); nothing is
+	 * refused for it.
 	 */
 	public Mono<Void> beforeForwarding(HttpHeaders headers, Map<JsonNode, SentCall> sent, boolean batch,
-			InboundPlan plan, CallContext context, String server) {
+			boolean bridged, InboundPlan plan, CallContext context, String server) {
 		if (sent != null) {
 			return check(headers, sent, batch, plan, context, server);
 		}
-		if (batch || !plan.changed() || plan.forwardedMessages().size() != 1
-				|| !ProtocolVersions.isPerRequest(headers.getFirst("MCP-Protocol-Version"))) {
+		if (batch || plan.forwardedMessages().size() != 1 || !(bridged
+				|| plan.changed() && ProtocolVersions.isPerRequest(headers.getFirst("MCP-Protocol-Version")))) {
 			return null;
 		}
 		ObjectNode call = plan.forwardedMessages().get(0);

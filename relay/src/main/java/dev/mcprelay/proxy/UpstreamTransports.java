@@ -129,8 +129,11 @@ public class UpstreamTransports implements DisposableBean, SnapshotPart<Map<Upst
 				made.put(upstream, bridges.computeIfAbsent(upstream, server -> bridge(server, sessions)));
 			}
 			else {
-				made.put(upstream, versionBridges.computeIfAbsent(upstream, server -> versionBridge(server,
-						new ServerOwnCredentials(server, tokens.ownTokens(compilation, server.id())))));
+				made.put(upstream, versionBridges.computeIfAbsent(upstream, server -> {
+					ServerOwnCredentials.warnWhenOnlyTheCallersCredential(server);
+					return versionBridge(server,
+							new ServerOwnCredentials(server, tokens.ownTokens(compilation, server.id())));
+				}));
 			}
 		}
 		return Collections.unmodifiableMap(made);

@@ -139,9 +139,11 @@ class DualEraServerProbeTest {
 			.as("the server's own answer: %s", initialize).isEqualTo("2025-11-25");
 		assertThat(versions.bridges("2025-11-25")).as("still relayed after: %s", versions.known()).isFalse();
 
+		// another server's probe (a probe's verdict is shared for PROBE_INTERVAL by every use of its server)
 		ServerVersions sessionEra = new ServerVersions("d", List.of());
 		sessionEra.learn(List.of("2025-11-25"));
-		probe.ask(request, sessionEra).toFuture().get(60, TimeUnit.SECONDS);
+		new ModernProbe(new StreamableHttpTransport(reactor.netty.http.client.HttpClient.create()), "d", 1024 * 1024)
+			.ask(request, sessionEra).toFuture().get(60, TimeUnit.SECONDS);
 		assertThat(sessionEra.known()).as("what was known stays").contains("2025-11-25", "2026-07-28");
 	}
 

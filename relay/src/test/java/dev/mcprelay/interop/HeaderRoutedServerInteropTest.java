@@ -37,9 +37,7 @@ import dev.mcprelay.testsupport.TestUpstreams;
  */
 class HeaderRoutedServerInteropTest {
 
-	private static final String META = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-			+ "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":"
-			+ "{\"name\":\"routed\",\"version\":\"1\"}}";
+	private static final String META = meta("routed");
 
 	private final List<AutoCloseable> started = new java.util.ArrayList<>();
 
@@ -111,6 +109,50 @@ class HeaderRoutedServerInteropTest {
 	}
 
 	/**
+	 * Review 46j, N1: the same through a 2026-07-28 client. The default tenant's backend speaks only the session era, so
+	 * dave, a 2026 client, is bridged (what the relay learnt came from its own {@code server/discover} and
+	 * {@code initialize}). Then, four rounds (one more than the bound of revisions allows in ten minutes): eve, another
+	 * 2026 client, sends with {@code X-Tenant: next}, so the {@code initialize} of her upstream session reaches the
+	 * 2026-only backend, which refuses it naming [2026-07-28]; and dave sends one request with {@code X-Tenant: next} in
+	 * the upstream session the relay keeps for him, which that backend refuses so too. Each only makes the relay ask
+	 * its own {@code initialize} (routed to the default backend, which answers it): nothing is learnt, and carol's new
+	 * 2025 sessions open and dave, without the header, is served in every round.
+	 */
+	@Test
+	void aTwentySixClientsRoutingHeaderDoesNotTeachWhatOtherCallersGet() throws Exception {
+		startRelay(Map.of("next", modernPort), sessionEraPort);
+		RawHttp plain = new RawHttp(relayPort());
+		RawHttp steered = new RawHttp(relayPort(), "X-Tenant", "next");
+		McpSession bob = McpSession.open(plain, "m");
+		assertThat(bob.id()).as("bob's session at the Java SDK's server").doesNotStartWith("mcp-bridge-");
+		assertThat(modernEcho(plain, 1, "dave")).as("dave, bridged").isEqualTo("dave");
+		assertThat(versions().known()).as("learnt from the relay's own requests").isNotEmpty()
+			.allMatch(version -> !version.startsWith("2026-"));
+		for (int round = 1; round <= 4; round++) {
+			HttpResponse<String> eve = steered.send(modernCall(steered, 10 + round, "eve " + round, meta("eve")));
+			assertThat(eve.statusCode()).as("round %s: eve's session cannot open at her backend: %s", round,
+					eve.body()).isGreaterThanOrEqualTo(400);
+			assertThat(versions().known()).as("round %s: nothing learnt from eve's session's initialize", round)
+				.isNotEmpty().noneMatch(version -> version.startsWith("2026-"));
+			HttpResponse<String> daveSteered = steered.send(modernCall(steered, 20 + round, "dave steered", META));
+			assertThat(daveSteered.statusCode()).as("round %s: dave's steered request is refused at that backend: %s",
+					round, daveSteered.body()).isGreaterThanOrEqualTo(400);
+			assertThat(versions().known()).as("round %s: nothing learnt from dave's request in his session", round)
+				.isNotEmpty().noneMatch(version -> version.startsWith("2026-"));
+			McpSession carol = McpSession.open(plain, "m");
+			assertThat(carol.id()).as("round %s: carol's new 2025 session at the Java SDK's server", round).isNotNull()
+				.doesNotStartWith("mcp-bridge-");
+			assertThat(echo(carol, 100 + round, "carol " + round)).isEqualTo("carol " + round);
+			assertThat(modernEcho(plain, 200 + round, "dave " + round)).isEqualTo("dave " + round);
+		}
+		assertThat(echo(bob, 300, "bob")).isEqualTo("bob");
+		List<String> initializes = linesWith("\\\"version\\\":\\\"probe\\\"");
+		assertThat(initializes).as("the relay's own initialize, asked: %s", router.accessLog()).isNotEmpty()
+			.allSatisfy(line -> assertThat(line).contains("upstream=127.0.0.1:" + sessionEraPort)
+				.contains("X-Tenant=\"\""));
+	}
+
+	/**
 	 * The relay's own {@code server/discover}: a 2026 client's request with {@code X-Tenant: old} reaches the
 	 * session-era backend, which refuses it as such a server does; the relay's discover goes to the default tenant's
 	 * 2026-only server, which answers it: the relay does not take the server for a session-era one (2026 clients are
@@ -164,7 +206,12 @@ class HeaderRoutedServerInteropTest {
 	}
 
 	private static java.net.http.HttpRequest.Builder modernCall(RawHttp http, int id, String text) {
-		return http.post("m", call(id, text, "," + META))
+		return modernCall(http, id, text, META);
+	}
+
+	/** A 2026-07-28 call of {@code echo} with {@code meta} (its client info: whose upstream session it goes in). */
+	private static java.net.http.HttpRequest.Builder modernCall(RawHttp http, int id, String text, String meta) {
+		return http.post("m", call(id, text, "," + meta))
 			.header("MCP-Protocol-Version", "2026-07-28")
 			.header("Mcp-Method", "tools/call")
 			.header("Mcp-Name", "echo");
@@ -176,6 +223,13 @@ class HeaderRoutedServerInteropTest {
 		assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
 		JsonNode result = RawHttp.messagesOf(answer).get(0);
 		return result.at("/result/content/0/text").asText(result.toString());
+	}
+
+	/** The 2026-07-28 envelope of a client named {@code name}. */
+	private static String meta(String name) {
+		return "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+				+ "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":"
+				+ "{\"name\":\"" + name + "\",\"version\":\"1\"}}";
 	}
 
 	private static String call(int id, String text, String meta) {

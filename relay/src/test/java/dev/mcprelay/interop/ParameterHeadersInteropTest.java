@@ -33,7 +33,9 @@ import reactor.core.publisher.Mono;
  * argument, the header the server gets says what it gets (the server checks it); and a tool hidden from the caller
  * ({@code tools.deny}) is answered as a tool that does not exist whatever its headers say (review 43h F-0: the check
  * runs only on what the request stages let go); an argument an interceptor or {@code arguments.inject} adds to a call
- * that carried no parameter header goes with its header (review 43h F-1).
+ * that carried no parameter header goes with its header (review 43h F-1). A 2025 client, bridged to that server, gets
+ * the headers its call's tool declares written for it, as a 2026 client writes them (review 43h F-6: the server
+ * refused its call).
  */
 class ParameterHeadersInteropTest {
 
@@ -128,6 +130,21 @@ class ParameterHeadersInteropTest {
 		assertThat(hidden.body()).as("nothing says the tool exists").doesNotContain("header_mismatch")
 			.doesNotContain("params.arguments.region")
 			.isEqualTo(withoutHeader.body());
+	}
+
+	@Test
+	void aTwentyTwentyFiveClientsBridgedCallGetsTheHeadersItsToolDeclares() {
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		dev.mcprelay.testsupport.McpSession session = dev.mcprelay.testsupport.McpSession.open(http, "v2026");
+		assertThat(session.id()).as("the bridge's session").startsWith("mcp-bridge-");
+		for (String region : new String[] { "us-east1", "Z\u00fcrich" }) {
+			HttpResponse<String> answer = session.post("{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\","
+					+ "\"params\":{\"name\":\"" + TOOL + "\",\"arguments\":{\"region\":\"" + region + "\"}}}");
+			assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+			JsonNode result = RawHttp.messagesOf(answer).get(0);
+			assertThat(result.has("result")).as("the server ran it: %s", answer.body()).isTrue();
+			assertThat(result.at("/result/content/0/text").asText()).contains(region);
+		}
 	}
 
 	private static String ran(String body, String... headers) {

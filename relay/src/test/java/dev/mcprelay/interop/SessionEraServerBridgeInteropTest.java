@@ -24,7 +24,8 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  * ({@code interop/bridge-client-v2.mjs}: server/discover, no session, the envelope in each request's {@code _meta})
  * reaches the MCP Java SDK's Streamable HTTP server ({@link SdkMcpUpstream}), which speaks only session-era MCP and
  * refuses it directly. Through the relay, whether the server's versions are learnt (server {@code learnt}: the
- * server's refusal of the first 2026 request makes the relay open a session, whose {@code initialize} teaches them) or
+ * server's refusal of the first 2026 request makes the relay ask its own {@code server/discover}, refused, and its own
+ * {@code initialize}, which teaches them) or
  * pinned (server {@code pinned}), it gets the same answers as the same client speaking session-era MCP directly: tools
  * listed and called, prompts, resources. The server sees one session per caller, opened by the relay with the client's
  * info, and no 2026 envelope; a session the server ended is opened again. The client's {@code subscriptions/listen}
@@ -55,6 +56,7 @@ class SessionEraServerBridgeInteropTest {
 		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
 			.properties("server.port=0", "server.address=127.0.0.1",
 					"mcp-relay.servers.learnt.url=" + sdk.url("/mcp"),
+					"mcp-relay.servers.together.url=" + sdk.url("/mcp"),
 					"mcp-relay.servers.pinned.url=" + sdk.url("/mcp"),
 					"mcp-relay.servers.pinned.protocol-versions=2025-06-18",
 					"mcp-relay.servers.raw.url=" + sdk.url("/mcp"),
@@ -228,6 +230,39 @@ class SessionEraServerBridgeInteropTest {
 		assertThat(bridge("streaming").versions().known()).as("learnt from the initialize answered as a stream")
 			.isNotEmpty()
 			.allMatch(version -> version.startsWith("2025-"));
+	}
+
+	/**
+	 * Review 46j, N4: the first 2026 clients of a session-era server of unknown versions ({@code together}) arrive
+	 * together; the server refuses each, and those refused after another one's refusal taught the relay that the
+	 * server speaks only the session era got that refusal (6 of 40). Now each goes through the bridge: all 40 answered
+	 * (each opening its own upstream session: 40 clients).
+	 */
+	@Test
+	void theFirstModernClientsOfAServerOfUnknownVersionsArrivingTogetherAreAllBridged() throws Exception {
+		RawHttp http = new RawHttp(port());
+		java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(40);
+		try {
+			List<java.util.concurrent.Future<java.net.http.HttpResponse<String>>> answers = new java.util.ArrayList<>();
+			for (int i = 0; i < 40; i++) {
+				int id = i;
+				answers.add(clients.submit(() -> http.send(modern(http, "together", "{\"jsonrpc\":\"2.0\",\"id\":" + id
+						+ ",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\"m"
+						+ id + "\"}," + META.replace("raw-2026", "together-" + id) + "}}", "tools/call", "echo")
+					// the relay answers within its timeouts.non-streaming (60 s): the clients wait that long, not
+					// RawHttp's 20 s (40 sessions opened at once on a machine shared by the build)
+					.timeout(java.time.Duration.ofSeconds(60)))));
+			}
+			for (int i = 0; i < 40; i++) {
+				java.net.http.HttpResponse<String> answer = answers.get(i).get();
+				assertThat(answer.statusCode()).as("client %s: %s", i, answer.body()).isEqualTo(200);
+				assertThat(RawHttp.messagesOf(answer).get(0).at("/result/content/0/text").asText()).isEqualTo("m" + i);
+			}
+		}
+		finally {
+			clients.shutdownNow();
+		}
+		assertThat(bridge("together").versions().bridges("2026-07-28")).isTrue();
 	}
 
 	@Test

@@ -44,6 +44,21 @@ public final class NginxHeaderRouter implements AutoCloseable {
 	 */
 	public static NginxHeaderRouter start(String header, Map<String, Integer> routes, int defaultPort,
 			List<String> logged) throws IOException, InterruptedException {
+		return start(header, routes, defaultPort, logged, "");
+	}
+
+	/**
+	 * Starts nginx in front of the server on {@code port} that refuses with 401 every request whose {@code header} does
+	 * not say {@code value}: a server whose only credential is one the relay copies from the caller (review 46j, N2).
+	 */
+	public static NginxHeaderRouter guarding(String header, String value, int port, List<String> logged)
+			throws IOException, InterruptedException {
+		return start(header, Map.of(), port, logged,
+				"if ($http_" + variable(header) + " != \"" + value + "\") { return 401; }");
+	}
+
+	private static NginxHeaderRouter start(String header, Map<String, Integer> routes, int defaultPort,
+			List<String> logged, String guard) throws IOException, InterruptedException {
 		Path nginx = NGINX.locateOrInstall();
 		int port = TestUpstreams.freePort();
 		Path folder = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "nginx-router-");
@@ -73,6 +88,7 @@ public final class NginxHeaderRouter implements AutoCloseable {
 				    access_log %1$s/logs/access.log routed;
 				    client_body_buffer_size 1m;
 				    location / {
+				      %7$s
 				      proxy_pass http://$routed_to;
 				      proxy_http_version 1.1;
 				      proxy_set_header Connection "";
@@ -84,7 +100,7 @@ public final class NginxHeaderRouter implements AutoCloseable {
 				}
 				""".formatted(folder, headers, variable(header), defaultPort, routes.entrySet().stream()
 					.map(route -> "    \"" + route.getKey() + "\" 127.0.0.1:" + route.getValue() + ";")
-					.collect(Collectors.joining("\n")), port));
+					.collect(Collectors.joining("\n")), port, guard));
 		Process process = new ProcessBuilder(nginx.toString(), "-p", folder.toString(), "-c", config.toString())
 			.redirectErrorStream(true)
 			.redirectOutput(folder.resolve("logs/console.log").toFile())
