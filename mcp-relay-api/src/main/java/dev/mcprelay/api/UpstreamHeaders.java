@@ -25,8 +25,11 @@ public final class UpstreamHeaders {
 			"keep-alive", "upgrade", "te", "trailer", "proxy-connection", "mcp-session-id", "mcp-protocol-version",
 			"mcp-method", "mcp-name", "last-event-id", "content-type", "accept");
 
-	/** Name to value; a {@code null} value removes the header. */
-	private final Map<String, String> changes = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+	/**
+	 * Name to value; a {@code null} value removes the header. Made on the first change: most requests have none, and
+	 * cost no map.
+	 */
+	private Map<String, String> changes;
 
 	UpstreamHeaders() {
 	}
@@ -42,13 +45,13 @@ public final class UpstreamHeaders {
 		if (value == null) {
 			throw new IllegalArgumentException("A header value cannot be null; use remove(\"" + name + "\")");
 		}
-		changes.put(name, value);
+		changes().put(name, value);
 	}
 
 	/** Sends no {@code name} header upstream for this request. */
 	public void remove(String name) {
 		requireUnmanaged(name);
-		changes.put(name, null);
+		changes().put(name, null);
 	}
 
 	/**
@@ -56,12 +59,21 @@ public final class UpstreamHeaders {
 	 * for a header to remove. The relay applies them this way; a test reads them this way.
 	 */
 	public void forEachChange(BiConsumer<String, String> change) {
-		changes.forEach(change);
+		if (changes != null) {
+			changes.forEach(change);
+		}
 	}
 
 	/** Whether no header was set or removed. */
 	public boolean isEmpty() {
-		return changes.isEmpty();
+		return changes == null || changes.isEmpty();
+	}
+
+	private Map<String, String> changes() {
+		if (changes == null) {
+			changes = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+		}
+		return changes;
 	}
 
 	private static void requireUnmanaged(String name) {

@@ -70,6 +70,9 @@ final class ConsoleLineEncoder {
 	/** The prefix's one date, when a kept prefix of another millisecond can be had by putting the date in. */
 	private final DateConverter date;
 
+	/** What each kept prefix was rendered for: its millisecond, and the rest of its key ({@link PrefixKey}). */
+	private final long[] millis = new long[KEPT];
+
 	private final PrefixKey[] keys = new PrefixKey[KEPT];
 
 	private final byte[][] prefixes = new byte[KEPT][];
@@ -80,6 +83,12 @@ final class ConsoleLineEncoder {
 	private final int[] dateStarts = new int[KEPT];
 
 	private final int[] dateEnds = new int[KEPT];
+
+	/**
+	 * Where a kept prefix's date is in its bytes, when each of its characters up to the date's end is one byte in the
+	 * charset ({@code -1}: not so), so that another millisecond's date of the same length is written over it in place.
+	 */
+	private final int[] dateByteStarts = new int[KEPT];
 
 	private int next;
 
@@ -230,19 +239,27 @@ final class ConsoleLineEncoder {
 	/**
 	 * The rendered converters before the message: kept; else a kept one of the same thread, level, logger and MDC
 	 * from another millisecond with this event's date put in place of its own (the prefix's one date converter, whose
-	 * text stands in the prefix as it wrote it: {@link DatePlace}), kept in its place; else rendered now and kept in
-	 * place of the oldest.
+	 * text stands in the prefix as it wrote it: {@link DatePlace}), written over the kept bytes when it is as long and
+	 * one byte a character, else kept anew in its place; else rendered now and kept in place of the oldest. A line of a
+	 * kept prefix allocates nothing here, and a new millisecond of one costs only its date's text: the returned array
+	 * is valid until the next call, which {@link #prepare}'s caller writes before it asks for another line.
 	 */
 	private byte[] prefixOf(ILoggingEvent event) {
-		PrefixKey key = new PrefixKey(event.getTimeStamp(), event.getLevel(), event.getThreadName(),
-				event.getLoggerName(), event.getMDCPropertyMap());
+		long time = event.getTimeStamp();
+		Level level = event.getLevel();
+		String thread = event.getThreadName();
+		String logger = event.getLoggerName();
+		Map<String, String> mdc = event.getMDCPropertyMap();
 		int sameButTime = -1;
 		for (int i = 0; i < KEPT; i++) {
-			if (key.equals(keys[i])) {
-				return prefixes[i];
-			}
-			if (sameButTime < 0 && dateStarts[i] >= 0 && key.sameButTime(keys[i])) {
-				sameButTime = i;
+			PrefixKey kept = keys[i];
+			if (kept != null && kept.sameButTime(level, thread, logger, mdc)) {
+				if (millis[i] == time) {
+					return prefixes[i];
+				}
+				if (sameButTime < 0 && dateStarts[i] >= 0) {
+					sameButTime = i;
+				}
 			}
 		}
 		String text;
@@ -251,6 +268,10 @@ final class ConsoleLineEncoder {
 		int slot;
 		if (sameButTime >= 0) {
 			String dateText = date.convert(event);
+			if (overwriteDate(sameButTime, dateText)) {
+				millis[sameButTime] = time;
+				return prefixes[sameButTime];
+			}
 			String kept = texts[sameButTime];
 			start = dateStarts[sameButTime];
 			end = start + dateText.length();
@@ -279,12 +300,40 @@ final class ConsoleLineEncoder {
 			next = (next + 1) % KEPT;
 		}
 		byte[] prefix = text.getBytes(charset);
-		keys[slot] = key;
+		millis[slot] = time;
+		keys[slot] = new PrefixKey(level, thread, logger, mdc);
 		prefixes[slot] = prefix;
 		texts[slot] = text;
 		dateStarts[slot] = start;
 		dateEnds[slot] = end;
+		dateByteStarts[slot] = start >= 0 && asciiCharset && ascii(text, 0, end) ? start : -1;
 		return prefix;
+	}
+
+	/**
+	 * Writes {@code dateText} over the date in the kept prefix of {@code slot}, when that prefix's date is one byte a
+	 * character ({@link #dateByteStarts}) and {@code dateText} is as long and ASCII; else changes nothing and says no.
+	 * The prefix's text keeps its old date, which stands where the new one does, as long.
+	 */
+	private boolean overwriteDate(int slot, String dateText) {
+		int at = dateByteStarts[slot];
+		if (at < 0 || dateText.length() != dateEnds[slot] - dateStarts[slot] || !ascii(dateText, 0, dateText.length())) {
+			return false;
+		}
+		byte[] prefix = prefixes[slot];
+		for (int i = 0; i < dateText.length(); i++) {
+			prefix[at + i] = (byte) dateText.charAt(i);
+		}
+		return true;
+	}
+
+	private static boolean ascii(String text, int from, int to) {
+		for (int i = from; i < to; i++) {
+			if (text.charAt(i) >= 0x80) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -336,13 +385,16 @@ final class ConsoleLineEncoder {
 				|| pattern.indexOf('A') >= 0);
 	}
 
-	/** What the prefix of a line depends on (a record's equality: the level by identity, the rest by value). */
-	private record PrefixKey(long millis, Level level, String thread, String logger, Map<String, String> mdc) {
+	/**
+	 * What the prefix of a line depends on besides its millisecond (kept apart, in {@link #millis}): the level by
+	 * identity, the rest by value.
+	 */
+	private record PrefixKey(Level level, String thread, String logger, Map<String, String> mdc) {
 
-		/** Whether {@code other}'s prefix differs from this one's by its date at most. */
-		boolean sameButTime(PrefixKey other) {
-			return other != null && level == other.level && thread.equals(other.thread) && logger.equals(other.logger)
-					&& Objects.equals(mdc, other.mdc);
+		/** Whether a line of these has this prefix, but for its date at most. */
+		boolean sameButTime(Level level, String thread, String logger, Map<String, String> mdc) {
+			return this.level == level && Objects.equals(this.thread, thread) && Objects.equals(this.logger, logger)
+					&& Objects.equals(this.mdc, mdc);
 		}
 
 	}

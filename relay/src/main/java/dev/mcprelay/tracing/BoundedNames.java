@@ -18,12 +18,16 @@ final class BoundedNames {
 
 	static final int MAX_PER_SERVER = 100;
 
-	/** Per server, per kind ({@code tools}, {@code prompts}): the admitted names. */
-	private final Map<String, Set<String>> byServerAndKind = new ConcurrentHashMap<>();
+	/**
+	 * Per kind ({@code tools}, {@code prompts}), per server: the admitted names. Looked up by the two keys as they
+	 * come, so that a call's tag value costs no key made for it.
+	 */
+	private final Map<String, Map<String, Set<String>>> byKindAndServer = new ConcurrentHashMap<>();
 
 	/** Admits the names of the {@code kind} ({@code tools} or {@code prompts}) the server listed in {@code list}. */
 	void admit(String server, String kind, JsonNode list) {
-		Set<String> known = byServerAndKind.computeIfAbsent(server + ' ' + kind, key -> ConcurrentHashMap.newKeySet());
+		Set<String> known = byKindAndServer.computeIfAbsent(kind, key -> new ConcurrentHashMap<>())
+			.computeIfAbsent(String.valueOf(server), key -> ConcurrentHashMap.newKeySet());
 		for (JsonNode item : list) {
 			if (known.size() >= MAX_PER_SERVER) {
 				return;
@@ -43,7 +47,8 @@ final class BoundedNames {
 		if (name == null) {
 			return "";
 		}
-		Set<String> known = byServerAndKind.get(server + ' ' + kind);
+		Map<String, Set<String>> ofKind = byKindAndServer.get(kind);
+		Set<String> known = ofKind == null ? null : ofKind.get(String.valueOf(server));
 		return known != null && known.contains(name) ? name : McpAttributes.OTHER;
 	}
 

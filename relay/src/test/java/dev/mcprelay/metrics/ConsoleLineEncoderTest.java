@@ -51,7 +51,8 @@ class ConsoleLineEncoderTest {
 
 	@ParameterizedTest(name = "{0}")
 	@ValueSource(strings = { "%m%n", "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n",
-			"%d %X{tenant} %X %contextName %p %c: %m%n%ex", "[%t] %replace(%logger){'\\.', '/'} %m%n" })
+			"%d %X{tenant} %X %contextName %p %c: %m%n%ex", "[%t] %replace(%logger){'\\.', '/'} %m%n",
+			"[%thread] %d{HH:mm:ss.SSS} %m%n" })
 	void patternsOfOnesOwnThatAllowItReusePrefixes(String pattern) {
 		Encoder<ILoggingEvent> console = patternEncoder(pattern);
 		ConsoleLineEncoder lines = ConsoleLineEncoder.of(console);
@@ -75,7 +76,8 @@ class ConsoleLineEncoderTest {
 	private static void assertSameLines(Encoder<ILoggingEvent> console, ConsoleLineEncoder lines) {
 		LoggerContext context = (LoggerContext) console.getContext();
 		Random random = new Random(42);
-		String[] threads = { "reactor-http-epoll-1", "reactor-http-epoll-2", "main", "a-thread-with-a-long-name-x" };
+		String[] threads = { "reactor-http-epoll-1", "reactor-http-epoll-2", "main", "a-thread-with-a-long-name-x",
+				"thrëad-ünïcødé" };
 		Level[] levels = { Level.INFO, Level.WARN, Level.ERROR, Level.DEBUG };
 		Logger[] loggers = { context.getLogger("mcp.relay.access"), context.getLogger("dev.mcprelay.proxy.McpRelay") };
 		List<Map<String, String>> mdcs = List.of(Map.of(), Map.of("tenant", "acme"), Map.of("tenant", "umbrella"),
