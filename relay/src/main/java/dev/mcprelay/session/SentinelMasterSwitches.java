@@ -134,7 +134,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 				() -> hold.get() != null, named -> {
 					followed.set(named);
 					reset(master, named);
-				});
+				}, new StoreWriteCheck(this.redis));
 	}
 
 	/** The hold of {@code switches}, where a bean follows the Sentinels; else a store that is never held. */
