@@ -174,10 +174,10 @@ final class MasterCatchUp {
 			later();
 			return;
 		}
-		Mono<Void> step = refusing.get() == null ? followed(using)
+		Mono.defer(() -> refusing.get() == null ? followed(using)
 				: movedWhileRefusing.get() == null ? refused(using)
-						: writeTaken().flatMap(taken -> taken ? Mono.<Void>empty() : refused(using));
-		step.subscribeOn(OffEventLoop.SCHEDULER)
+						: writeTaken().flatMap(taken -> taken ? Mono.<Void>empty() : refused(using)))
+			.subscribeOn(OffEventLoop.SCHEDULER)
 			.doFinally(signal -> {
 				askedAt.set(System.nanoTime());
 				asking.set(false);
@@ -263,7 +263,7 @@ final class MasterCatchUp {
 	 * (writes are taken again, logged), false when it failed (within {@link #INTERVAL}).
 	 */
 	private Mono<Boolean> writeTaken() {
-		return writeCheck.get()
+		return Mono.defer(writeCheck)
 			.timeout(INTERVAL)
 			.then(Mono.fromCallable(() -> {
 				String moved = movedWhileRefusing.getAndSet(null);

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.mcprelay.OffEventLoop;
@@ -22,7 +23,8 @@ final class StoreWriteCheck implements Supplier<Mono<Void>> {
 	/** The key deleted: never set by the relay. */
 	static final String KEY = "mcp-relay:write-check";
 
-	private final LettuceConnectionFactory redis;
+	/** Typed as the interface: the factory's own method returns a class not visible outside its package. */
+	private final ReactiveRedisConnectionFactory redis;
 
 	StoreWriteCheck(LettuceConnectionFactory redis) {
 		this.redis = redis;
