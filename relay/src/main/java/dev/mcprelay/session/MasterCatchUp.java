@@ -81,6 +81,9 @@ final class MasterCatchUp {
 	/** The verdict last logged as outweighing a Sentinel's other answer, so that it is said once. */
 	private final AtomicReference<String> outweighedSaid = new AtomicReference<>();
 
+	/** Whether the Sentinels named a master since the store began refusing writes. */
+	private final AtomicBoolean answeredWhileRefusing = new AtomicBoolean();
+
 	private final AtomicBoolean asking = new AtomicBoolean();
 
 	/** When the last question ended ({@link System#nanoTime}). */
@@ -142,6 +145,7 @@ final class MasterCatchUp {
 				+ "(an old master the Sentinels demoted in a failover this relay did not follow); asking the Sentinels "
 				+ "for the master")) {
 			movedWhileRefusing.set(null);
+			answeredWhileRefusing.set(false);
 			log.warn("The store answered a write READONLY, so its connections go to a replica, an old master demoted in "
 					+ "a failover this relay did not follow: the relay asks the Sentinels for the master of '{}' and moves "
 					+ "them there (asked at most every {} s until a write succeeds)", master, INTERVAL.toSeconds());
@@ -152,6 +156,16 @@ final class MasterCatchUp {
 	/** Why the store refuses writes, while it does ({@link #failed}); else null. */
 	String refusingWrites() {
 		return refusing.get();
+	}
+
+	/**
+	 * Whether the store refuses writes although the Sentinels answered since it began to: the relay's connections
+	 * could not be moved to a master that takes writes (the relay is then not ready). While no Sentinel can be asked,
+	 * the store refuses writes but this is false: every relay cut off from the Sentinels is in that state together
+	 * (review 45i I-3), as in a Redis outage.
+	 */
+	boolean refusingDespiteTheSentinels() {
+		return refusing.get() != null && answeredWhileRefusing.get();
 	}
 
 	/** How many questions were put to the Sentinels since the relay started. */
@@ -245,6 +259,7 @@ final class MasterCatchUp {
 				if (held.getAsBoolean() || refusing.get() == null) {
 					return;
 				}
+				answeredWhileRefusing.set(true);
 				String moved = movedWhileRefusing.get();
 				if (verdict.equals(moved)) {
 					log.debug("The Sentinels name {} the master of '{}', where the store's connections were moved, and "

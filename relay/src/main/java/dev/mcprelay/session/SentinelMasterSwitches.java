@@ -271,6 +271,11 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		return catchUp == null ? null : catchUp.refusingWrites();
 	}
 
+	/** Whether the store refuses writes although the Sentinels answered ({@link MasterCatchUp}). */
+	boolean refusingDespiteTheSentinels() {
+		return catchUp != null && catchUp.refusingDespiteTheSentinels();
+	}
+
 	/** Ends the current hold: the Sentinels gave the failover up ({@code channel}). */
 	void aborted(String channel) {
 		hold.release("the Sentinels gave the failover up (" + channel + ")");
