@@ -2,8 +2,11 @@ package dev.mcprelay.session;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConverters;
 
 import dev.mcprelay.OffEventLoop;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
@@ -25,20 +29,36 @@ import reactor.core.publisher.Mono;
  * The Sentinels of {@code spring.data.redis.sentinel.nodes} as Spring Data Redis connects to them (their credentials,
  * TLS, and the client's command timeout, 2 s unless {@code spring.data.redis.timeout} is set), in the order Lettuce
  * asks them for the master, and that question ({@link #namedMaster}) asked as Lettuce asks it, without holding a
- * thread while a Sentinel is waited for. Used by {@link SentinelMasterSwitches}; holds no state of its own.
+ * thread while a Sentinel is waited for, and the same question asked of all of them, their answers weighed
+ * ({@link #weighedMaster}). Used by {@link SentinelMasterSwitches} and its {@link MasterCatchUp}. Its only state is
+ * which Sentinels did not answer the last time they were asked: a Sentinel that names no master is logged at WARN
+ * once, when it stops answering, not at every question (review 45i I-1: ~60 WARNs a second while none could be
+ * reached), and again only after it answered in between.
  */
 final class ConfiguredSentinels {
 
 	private static final Logger log = LoggerFactory.getLogger(ConfiguredSentinels.class);
 
-	private final LettuceConnectionFactory redis;
+	private final Supplier<List<RedisURI>> each;
+
+	/** The Sentinels ({@code host:port}) whose failure to answer was logged, until they answer again. */
+	private final Set<String> silent = ConcurrentHashMap.newKeySet();
 
 	ConfiguredSentinels(LettuceConnectionFactory redis) {
-		this.redis = redis;
+		this(() -> each(redis));
+	}
+
+	/** The Sentinels {@code each} gives, in its order (a test's). */
+	ConfiguredSentinels(Supplier<List<RedisURI>> each) {
+		this.each = each;
 	}
 
 	/** Each Sentinel as a URI of its own, in the order of {@code nodes}, each with the client's command timeout. */
 	List<RedisURI> each() {
+		return each.get();
+	}
+
+	private static List<RedisURI> each(LettuceConnectionFactory redis) {
 		LettuceClientConfiguration client = redis.getClientConfiguration();
 		RedisURI uri = LettuceConverters.sentinelConfigurationToRedisURI(redis.getSentinelConfiguration());
 		for (RedisURI sentinel : uri.getSentinels()) {
@@ -61,7 +81,31 @@ final class ConfiguredSentinels {
 	 * and nothing waits for an answer: it is signalled on Lettuce's or the timeout's thread.
 	 */
 	Mono<String> namedMaster(RedisClient client, String master) {
-		return namedMaster(client, each(), master);
+		return namedMaster(client, each(), master, silent);
+	}
+
+	/**
+	 * The master the Sentinels name, all of them asked at once, each within its timeout, their answers weighed
+	 * ({@link MasterVerdict#of}): the latest configuration (the highest {@code config-epoch} of {@code SENTINEL MASTER}),
+	 * else what most of those that answered name. Empty when none answers, or their answers leave it open. Asked when
+	 * the first Sentinel's answer is not the relay's own evidence (review 45i I-4: one stale Sentinel listed first moved
+	 * a relay on the right master onto a replica). A Sentinel whose user may not run {@code SENTINEL MASTER} is asked
+	 * {@code GET-MASTER-ADDR-BY-NAME} instead, its answer counted without an epoch. Never fails; logs as
+	 * {@link #namedMaster} does.
+	 */
+	Mono<String> weighedMaster(RedisClient client, String master) {
+		return Flux.fromIterable(each())
+			.flatMap(sentinel -> asked(client, sentinel,
+					connection -> connection.reactive().master(master)
+						.map(described -> MasterVerdict.answer(described))
+						.onErrorResume(RedisCommandExecutionException.class,
+								refused -> connection.reactive().getMasterAddrByName(master)
+									.cast(InetSocketAddress.class)
+									.map(named -> new MasterVerdict.Answer(named.getHostString() + ':' + named.getPort(),
+											MasterVerdict.NO_EPOCH))),
+					master, silent))
+			.collectList()
+			.flatMap(answers -> Mono.justOrEmpty(MasterVerdict.of(answers)));
 	}
 
 	/**
@@ -70,21 +114,44 @@ final class ConfiguredSentinels {
 	 * cancelling), which used to stay open for ever, kept alive by Lettuce's reconnection (review 45h H-4).
 	 */
 	static Mono<String> namedMaster(RedisClient client, List<RedisURI> sentinels, String master) {
+		return namedMaster(client, sentinels, master, ConcurrentHashMap.newKeySet());
+	}
+
+	/** {@link #namedMaster(RedisClient, List, String)}, a failure logged at WARN only if {@code silent} had not. */
+	private static Mono<String> namedMaster(RedisClient client, List<RedisURI> sentinels, String master,
+			Set<String> silent) {
 		return Flux.fromIterable(sentinels)
-			.concatMap(sentinel -> Mono.usingWhen(connected(client, sentinel),
-					connection -> connection.reactive().getMasterAddrByName(master)
-						.cast(InetSocketAddress.class)
-						.map(named -> named.getHostString() + ':' + named.getPort()),
-					connection -> Mono.fromCompletionStage(connection.closeAsync()))
-				.subscribeOn(OffEventLoop.SCHEDULER)
-				.timeout(sentinel.getTimeout())
-				.onErrorResume(error -> {
-					log.warn("Sentinel {}:{} did not name the master of '{}' ({}): the next of "
-							+ "spring.data.redis.sentinel.nodes, if any, is asked", sentinel.getHost(), sentinel.getPort(),
-							master, why(error, sentinel));
-					return Mono.empty();
-				}), 1)
+			.concatMap(sentinel -> asked(client, sentinel, connection -> connection.reactive().getMasterAddrByName(master)
+				.cast(InetSocketAddress.class)
+				.map(named -> named.getHostString() + ':' + named.getPort()), master, silent), 1)
 			.next();
+	}
+
+	/**
+	 * {@code question} asked of {@code sentinel} on a connection of its own, closed whatever happens, within the
+	 * Sentinel's timeout; empty when it fails or times out, logged at WARN unless {@code silent} says it was already
+	 * (then at DEBUG), and {@code silent} told when it answers.
+	 */
+	private static <T> Mono<T> asked(RedisClient client, RedisURI sentinel,
+			java.util.function.Function<StatefulRedisSentinelConnection<String, String>, Mono<T>> question,
+			String master, Set<String> silent) {
+		String address = sentinel.getHost() + ':' + sentinel.getPort();
+		return Mono.usingWhen(connected(client, sentinel), question,
+				connection -> Mono.fromCompletionStage(connection.closeAsync()))
+			.subscribeOn(OffEventLoop.SCHEDULER)
+			.timeout(sentinel.getTimeout())
+			.doOnNext(answered -> silent.remove(address))
+			.onErrorResume(error -> {
+				if (silent.add(address)) {
+					log.warn("Sentinel {} did not name the master of '{}' ({}): the next of "
+							+ "spring.data.redis.sentinel.nodes, if any, is asked (not logged again for it until it "
+							+ "answers)", address, master, why(error, sentinel));
+				}
+				else {
+					log.debug("Sentinel {} did not name the master of '{}' ({})", address, master, why(error, sentinel));
+				}
+				return Mono.empty();
+			});
 	}
 
 	/**

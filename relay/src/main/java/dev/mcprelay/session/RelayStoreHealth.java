@@ -43,8 +43,12 @@ import reactor.core.publisher.Mono;
  * (so the relay is not ready if it never was; once ready it stays so, as below).
  *
  * <p>Through Sentinel, a relay whose store answered a write {@code READONLY} (its connections on an old master the
- * Sentinels demoted in a failover it did not follow) is not ready ({@code writes} unavailable) until its connections go
- * to the master the Sentinels name ({@link MasterCatchUp}): the other relays write to the master meanwhile.
+ * Sentinels demoted in a failover it did not follow) lists {@code writes} among the unavailable parts until a write
+ * succeeded after its connections were moved to the master the Sentinels name ({@link MasterCatchUp}). It is not ready
+ * meanwhile only once the Sentinels answered (the move failed, or no write succeeded after it): the other relays write
+ * to the master then. While it cannot ask any Sentinel it stays ready, as for a Redis outage: every relay cut off from
+ * the Sentinels during a failover is in that state at once, and taking them all out of rotation would leave none for
+ * what does not need the store (review 45i I-3).
  *
  * <p>Otherwise, once ready, a replica stays ready when Redis goes away later: it still serves everything that does not need the
  * store (every direct server; rate limits as their {@code on-store-error} says), and every replica shares the same
@@ -142,8 +146,8 @@ class RelayStoreHealth implements ReactiveHealthIndicator {
 				}
 				Map<String, String> reasons = new TreeMap<>();
 				down.forEach(part -> reasons.put(part.getKey(), part.getValue()));
-				// a relay left on a replica is not ready, whenever: other relays write to the master
-				boolean ready = wasReady.get() && readOnly == null;
+				// a relay left on a replica although the Sentinels answered is not ready: other relays write to the master
+				boolean ready = wasReady.get() && !(readOnly != null && switched.refusingDespiteTheSentinels());
 				warn(reasons, ready);
 				Health.Builder health = ready ? Health.up() : Health.down();
 				return health.withDetails(where)

@@ -134,7 +134,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 				() -> hold.get() != null, named -> {
 					followed.set(named);
 					reset(master, named);
-				});
+				}, new StoreWriteCheck(this.redis));
 	}
 
 	/** The hold of {@code switches}, where a bean follows the Sentinels; else a store that is never held. */
@@ -269,6 +269,11 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 	 */
 	String refusingWrites() {
 		return catchUp == null ? null : catchUp.refusingWrites();
+	}
+
+	/** Whether the store refuses writes although the Sentinels answered ({@link MasterCatchUp}). */
+	boolean refusingDespiteTheSentinels() {
+		return catchUp != null && catchUp.refusingDespiteTheSentinels();
 	}
 
 	/** Ends the current hold: the Sentinels gave the failover up ({@code channel}). */

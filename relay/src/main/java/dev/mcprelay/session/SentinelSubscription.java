@@ -30,9 +30,9 @@ import reactor.util.retry.Retry;
  * (WARN), and a new connection is subscribed, backing off from 1 s while it fails (each refusal reported to
  * {@link FollowedSentinels#refused}), up to 4 s while the Sentinel cannot be reached, up to 30 s while it refuses or
  * does not answer in time, until it is followed again; the backoff starts from 1 s again only once a subscription
- * answers a check in time ({@link SubscriptionBackoff}), so a Sentinel whose subscriptions each go silent soon after
- * they are taken is tried less and less often, and a Sentinel back after a restart or a cut path is followed again
- * within seconds.
+ * answers several checks in a row in time ({@link SubscriptionBackoff}), so a Sentinel whose subscriptions each go
+ * silent (or late now and then) soon after they are taken is tried less and less often, and a Sentinel back after a
+ * restart or a cut path is followed again within seconds.
  *
  * <p>A subscribed connection carries nothing while the Sentinel has nothing to announce, so a path that stops carrying
  * packets without closing (a NAT or load balancer that forgot an idle flow, a partition, a stopped Sentinel) would look
@@ -93,7 +93,7 @@ final class SentinelSubscription {
 					followed.refused(address, error);
 				}
 			})
-			// from 1 s again only after a subscription that answered a check in time (SubscriptionBackoff)
+			// from 1 s again only after a subscription that answered checks in time, several in a row (SubscriptionBackoff)
 			.retryWhen(Retry.from(failures -> failures.concatMap(failure -> {
 				boolean unreachable = unreachable(failure.failure());
 				return Mono.delay(jittered(backoff.next(unreachable), SubscriptionBackoff.max(unreachable)));

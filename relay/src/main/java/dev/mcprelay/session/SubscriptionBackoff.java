@@ -8,10 +8,11 @@ import java.time.Duration;
  * connection refused or closed: a Sentinel restarting, a path cut; trying again costs it nothing, and a relay not
  * subscribed does not see its failovers, review 45h H-1), up to {@link #MAX 30 s} when it answers but not as it should
  * (a refusal, no answer in time). A subscription taken does not start it again from 1 s: only one that
- * {@link #answered answered} its check in time does (review 45g G-1: a Sentinel that answered each check just too late
- * was dropped and subscribed again every ~5 s for ever, as each subscription reset the backoff; review 45h H-1: a
- * subscription had to last a minute, so after an unstable minute a Sentinel that was back was tried again only 30 s
- * later). Thread-safe; never fails.
+ * {@link #answered answered} {@link #IN_A_ROW} checks in a row in time does (review 45g G-1: a Sentinel that answered
+ * each check just too late was dropped and subscribed again every ~5 s for ever, as each subscription reset the
+ * backoff; review 45h H-1: a subscription had to last a minute, so after an unstable minute a Sentinel that was back was
+ * tried again only 30 s later; review 45i I-2: one check in time was enough, so a Sentinel whose answers straddle the
+ * bound, some in time and some late, was subscribed again every ~8 s for ever). Thread-safe; never fails.
  */
 final class SubscriptionBackoff {
 
@@ -30,12 +31,23 @@ final class SubscriptionBackoff {
 	 */
 	static final Duration LASTED = Duration.ofMinutes(1);
 
-	/** Failures since the last subscription that answered a check in time (or since the start). */
+	/** How many checks in a row a subscription answers in time before the backoff starts from {@link #FIRST} again. */
+	static final int IN_A_ROW = 5;
+
+	/** Failures since the last subscription that answered {@link #IN_A_ROW} checks in a row in time (or the start). */
 	private int failures;
 
-	/** The current subscription answered a check in time: the next failure waits {@link #FIRST} again. */
+	/** Checks the current subscription answered in time, in a row. */
+	private int inTime;
+
+	/**
+	 * The current subscription answered a check in time: once it has {@link #IN_A_ROW} in a row, the next failure waits
+	 * {@link #FIRST} again.
+	 */
 	synchronized void answered() {
-		failures = 0;
+		if (++inTime >= IN_A_ROW) {
+			failures = 0;
+		}
 	}
 
 	/**
@@ -43,6 +55,7 @@ final class SubscriptionBackoff {
 	 * {@link #UNREACHABLE_MAX} when the Sentinel could not be reached ({@code unreachable}), else {@link #MAX}.
 	 */
 	synchronized Duration next(boolean unreachable) {
+		inTime = 0;
 		Duration wait = FIRST.multipliedBy(1L << Math.min(failures, 5));
 		failures++;
 		Duration max = max(unreachable);

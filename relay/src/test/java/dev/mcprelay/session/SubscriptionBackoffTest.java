@@ -39,15 +39,34 @@ class SubscriptionBackoffTest {
 	}
 
 	@Test
-	void aSubscriptionThatAnswersACheckInTimeStartsTheBackoffAgainFrom1s() {
+	void aSubscriptionThatAnswersChecksInTimeInARowStartsTheBackoffAgainFrom1s() {
 		SubscriptionBackoff backoff = new SubscriptionBackoff();
 		for (int failure = 0; failure < 6; failure++) {
 			backoff.next(false);
 		}
 		assertThat(backoff.next(false)).isEqualTo(Duration.ofSeconds(30));
-		backoff.answered();
-		assertThat(backoff.next(false)).as("lost after a check answered in time").isEqualTo(Duration.ofSeconds(1));
+		for (int check = 0; check < SubscriptionBackoff.IN_A_ROW; check++) {
+			backoff.answered();
+		}
+		assertThat(backoff.next(false)).as("lost after checks answered in time in a row").isEqualTo(Duration.ofSeconds(1));
 		assertThat(backoff.next(false)).isEqualTo(Duration.ofSeconds(2));
+	}
+
+	/**
+	 * Review 45i I-2: a Sentinel whose answers straddle the bound (some checks in time, then one late) was subscribed
+	 * again every ~8 s for ever, as one check in time reset the backoff; it now keeps growing.
+	 */
+	@Test
+	void subscriptionsWhoseChecksAreOnlySometimesInTimeKeepTheBackoffGrowing() {
+		SubscriptionBackoff backoff = new SubscriptionBackoff();
+		StringBuilder waits = new StringBuilder();
+		for (int flap = 0; flap < 7; flap++) {
+			for (int check = 0; check < SubscriptionBackoff.IN_A_ROW - 1; check++) {
+				backoff.answered();
+			}
+			waits.append(backoff.next(false).toSeconds()).append(' ');
+		}
+		assertThat(waits.toString().trim()).isEqualTo("1 2 4 8 16 30 30");
 	}
 
 	@Test
