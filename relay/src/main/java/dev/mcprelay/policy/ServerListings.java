@@ -5,7 +5,6 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import org.springframework.stereotype.Component;
@@ -27,12 +26,6 @@ import reactor.core.publisher.Sinks;
  * <li>At most {@value #MAX_PER_CALLER} listings of one caller (its kind and id; for a token also its issuer and
  * subject), running or waiting, per server: one more is {@link Refused} at once, so that one caller varying its view
  * fills neither the server's listings nor the queue, and other callers' listings wait behind two of its at most.</li>
- * <li>At most {@value #BURST} listings of one server begun for one caller in a row, and then one each
- * {@link #EVERY} (a token bucket: {@value #BURST} a minute, however many requests the caller sends): one more is
- * {@link Refused} at once. Without it a caller that varies its view in every request (and, for the
- * {@code Mcp-Param-*} check, adds any such header) made each request a listing of the whole list, up to
- * {@link dev.mcprelay.proxy.UpstreamLister#MAX_PAGES} upstream requests (review 43h F-3); a caller whose views do not
- * change lists each at most once per {@code tools.annotations-max-age}, far below it.</li>
  * </ul>
  * Each feature lists one view at a time (later requests of a view wait for its listing), so a caller's listings are its
  * views. A waiting listing that is cancelled, or that times out, leaves the queue; a listing that ends, however it
@@ -47,24 +40,7 @@ public class ServerListings {
 	/** The most listings of one caller, running or waiting, per server. */
 	public static final int MAX_PER_CALLER = 2;
 
-	/** How many listings of one server one caller may begin in a row. */
-	public static final int BURST = 10;
-
-	/** How often one caller earns one more listing of one server, up to {@link #BURST}. */
-	public static final Duration EVERY = Duration.ofSeconds(6);
-
 	private final Map<String, Gate> gates = new ConcurrentHashMap<>();
-
-	/** The time as {@link System#nanoTime()} tells it: for tests that age the callers' budgets. */
-	private final LongSupplier clock;
-
-	public ServerListings() {
-		this(System::nanoTime);
-	}
-
-	ServerListings(LongSupplier clock) {
-		this.clock = clock;
-	}
 
 	/**
 	 * {@code listing}, run once the server {@code server} has room for it, for {@code caller}; {@link Refused} when the
@@ -74,14 +50,10 @@ public class ServerListings {
 	public <T> Mono<T> bounded(String server, Caller caller, Duration wait, Supplier<Mono<T>> listing) {
 		return Mono.defer(() -> {
 			Gate gate = gates.computeIfAbsent(server, any -> new Gate());
-			Ticket ticket = gate.enter(callerOf(caller), clock.getAsLong());
-			if (ticket == Gate.TOO_MANY) {
+			Ticket ticket = gate.enter(callerOf(caller));
+			if (ticket == null) {
 				return Mono.error(new Refused("is being listed for too many views of one caller at once ("
 						+ MAX_PER_CALLER + "); try again shortly"));
-			}
-			if (ticket == Gate.TOO_OFTEN) {
-				return Mono.error(new Refused("was listed for too many views of one caller lately (" + BURST
-						+ " in a row, then one each " + EVERY.toSeconds() + " s); try again shortly"));
 			}
 			return ticket.turn.asMono()
 				.timeout(wait, Mono.error(() -> new Refused("is being listed for too many views at once ("
@@ -134,52 +106,23 @@ public class ServerListings {
 
 	}
 
-	/** One server's listings: how many run, who waits (in order), each caller's count and budget. */
+	/** One server's listings: how many run, who waits (in order), and each caller's count. */
 	private static final class Gate {
 
-		/** The caller has {@value #MAX_PER_CALLER} listings running or waiting. */
-		static final Ticket TOO_MANY = new Ticket("");
-
-		/** The caller began {@value #BURST} listings lately. */
-		static final Ticket TOO_OFTEN = new Ticket("");
-
-		private static final long INTERVAL = EVERY.toNanos();
-
-		/** Past this many callers' budgets kept, those full again are forgotten. */
-		private static final int BUDGETS_SWEPT_PAST = 1024;
-
 		private int running;
-
-		/**
-		 * Each caller's budget, as the time it is full again (a generic cell rate algorithm's theoretical arrival
-		 * time); a caller whose budget is full has none kept, once there are many.
-		 */
-		private final Map<String, Long> fullAt = new HashMap<>();
 
 		private final ArrayDeque<Ticket> waiting = new ArrayDeque<>();
 
 		private final Map<String, Integer> perCaller = new HashMap<>();
 
-		/**
-		 * A ticket for {@code caller} at {@code now}, its turn come if there is room; {@link #TOO_MANY} if the caller
-		 * has too many listings at once, {@link #TOO_OFTEN} if it began too many lately.
-		 */
-		Ticket enter(String caller, long now) {
+		/** A ticket for {@code caller}, its turn come if there is room; {@code null} if the caller has too many. */
+		Ticket enter(String caller) {
 			Ticket ticket = new Ticket(caller);
 			synchronized (this) {
 				int held = perCaller.getOrDefault(caller, 0);
 				if (held >= MAX_PER_CALLER) {
-					return TOO_MANY;
+					return null;
 				}
-				Long full = fullAt.get(caller);
-				long from = full == null || full - now < 0 ? now : full;
-				if (from - now > (BURST - 1) * INTERVAL) {
-					return TOO_OFTEN;
-				}
-				if (fullAt.size() >= BUDGETS_SWEPT_PAST) {
-					fullAt.values().removeIf(at -> at - now <= 0);
-				}
-				fullAt.put(caller, from + INTERVAL);
 				perCaller.put(caller, held + 1);
 				if (running < MAX_RUNNING) {
 					running++;
