@@ -225,14 +225,19 @@ public class PublishedCatalogues implements ServerListChanges {
 	}
 
 	/**
-	 * What is kept of {@code name} in the caller's view of {@code list}, of any age, with no listing: its definition;
-	 * empty when the view's catalogue was listed whole (not cut) without it; {@code null} when the view never saw it.
+	 * What is kept of {@code name} in the caller's view of {@code list}, with no listing: its definition, of any age;
+	 * empty when the view's catalogue was listed whole (not cut) without it no longer ago than the server's
+	 * {@code tools.annotations-max-age}; {@code null} when the view never saw it, or saw only an older catalogue
+	 * without it (a tool the server added since is not known to declare nothing: review 43j N-8).
 	 */
 	Optional<PublishedItems.Definition> keptOfAnyAge(CallContext context, String list, String name) {
 		PublishedItems kept = catalogues.getIfPresent(new Key(viewOf(context), list));
 		PublishedItems.Definition definition = kept == null ? null : kept.definition(name);
-		return definition != null ? Optional.of(definition)
-				: kept != null && kept.complete() && !kept.cut() ? Optional.empty() : null;
+		if (definition != null) {
+			return Optional.of(definition);
+		}
+		return kept != null && kept.complete() && !kept.cut()
+				&& freshness.young(kept.listedAt(), freshness.maxAgeNanos(context, true)) ? Optional.empty() : null;
 	}
 
 	/** {@link #find}, the whole definition kept ({@link PublishedItems.Definition}). */

@@ -30,6 +30,7 @@ import reactor.core.publisher.Sinks;
  * <li>A definition the view saw decides the check at once however old: a relisting that hangs runs in the background
  * (one per view), and calls are neither kept waiting nor refused; only a view that never saw the list is refused
  * {@code header_uncheckable} when the list fails.</li>
+ * <li>A catalogue past its age that lacks the called tool is listed again before it decides (review 43j N-8).</li>
  * <li>A call a rate limit refuses lists nothing.</li>
  * </ul>
  */
@@ -44,6 +45,9 @@ class ParameterHeaderListingsTest {
 	static volatile boolean listsHang;
 
 	static final Sinks.Empty<Void> LISTS_GO = Sinks.empty();
+
+	/** Whether {@code tools/list} on {@code /grow} lists {@code added} too (declaring {@code port} as {@code Port}). */
+	static volatile boolean toolAdded;
 
 	static {
 		UPSTREAM.scriptWithBody((request, response, body) -> {
@@ -63,6 +67,10 @@ class ParameterHeaderListingsTest {
 				}
 				result = "{\"tools\":[{\"name\":\"route\",\"inputSchema\":{\"type\":\"object\",\"properties\":"
 						+ "{\"port\":{\"type\":\"integer\",\"x-mcp-header\":\"Port\"}}}}]}";
+				if (request.uri().contains("/grow") && toolAdded) {
+					result = result.replace("]}", ",{\"name\":\"added\",\"inputSchema\":{\"type\":\"object\","
+							+ "\"properties\":{\"port\":{\"type\":\"integer\",\"x-mcp-header\":\"Port\"}}}}]}");
+				}
 				if (request.uri().contains("/hang") && listsHang) {
 					String answer = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result + "}";
 					return LISTS_GO.asMono().then(response.header("Content-Type", "application/json")
@@ -89,6 +97,8 @@ class ParameterHeaderListingsTest {
 		registry.add("mcp-relay.servers.hangs.url", () -> UPSTREAM.url("/hang/mcp"));
 		registry.add("mcp-relay.servers.hangs.tools.annotations-max-age", () -> MAX_AGE.toMillis() + "ms");
 		registry.add("mcp-relay.servers.hangs.timeouts.non-streaming", () -> "20s");
+		registry.add("mcp-relay.servers.grows.url", () -> UPSTREAM.url("/grow/mcp"));
+		registry.add("mcp-relay.servers.grows.tools.annotations-max-age", () -> MAX_AGE.toMillis() + "ms");
 		registry.add("mcp-relay.servers.fails.url", () -> UPSTREAM.url("/fail/mcp"));
 		registry.add("mcp-relay.servers.fails.headers[0].name", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.fails.headers[0].from-request-header", () -> "X-Tenant");
@@ -126,6 +136,24 @@ class ParameterHeaderListingsTest {
 		assertThat(lists("/hang") - before).as("one relisting in the background, however many calls").isEqualTo(1);
 	}
 
+	/**
+	 * A catalogue older than {@code annotations-max-age} that lacks the called tool does not say the tool declares
+	 * nothing: the server may have added it since (review 43j N-8: its contradicting header went upstream unchecked,
+	 * past a policy on the body). The view lists again first, and the added tool's declaration decides.
+	 */
+	@Test
+	void anOldCatalogueWithoutTheToolDoesNotSayItDeclaresNothing() throws Exception {
+		McpSession session = McpSession.open(new RawHttp(port), "grows");
+		assertThat(call(session, 1, 8080, "8080", null).has("result")).as("listed without 'added', ran").isTrue();
+
+		toolAdded = true;
+		Thread.sleep(MAX_AGE.toMillis() + 1);
+		JsonNode refused = call(session, 2, "added", 1, "22", null);
+		assertThat(refused.at("/error/data/reason").asText()).as("the added tool's declaration decides: %s", refused)
+			.isEqualTo("header_mismatch");
+		assertThat(call(session, 3, "added", 22, "22", null).has("result")).as("its agreeing header runs").isTrue();
+	}
+
 	@Test
 	void aViewThatNeverSawTheListIsUncheckableWhenTheListFails() {
 		McpSession session = McpSession.open(new RawHttp(port), "fails");
@@ -151,8 +179,13 @@ class ParameterHeaderListingsTest {
 
 	/** {@code tools/call route} with {@code port}, its {@code Mcp-Param-Port} header and {@code X-Tenant} if given. */
 	private static JsonNode call(McpSession session, int id, int port, String header, String tenant) {
+		return call(session, id, "route", port, header, tenant);
+	}
+
+	/** {@code tools/call} of {@code tool} with {@code port}, its {@code Mcp-Param-Port} and {@code X-Tenant} if given. */
+	private static JsonNode call(McpSession session, int id, String tool, int port, String header, String tenant) {
 		var request = session.request("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":"
-				+ "{\"name\":\"route\",\"arguments\":{\"port\":" + port + "}}}");
+				+ "{\"name\":\"" + tool + "\",\"arguments\":{\"port\":" + port + "}}}");
 		if (header != null) {
 			request.header("Mcp-Param-Port", header);
 		}
