@@ -113,6 +113,14 @@ public final class ServerVersions {
 	}
 
 	/**
+	 * Whether the operator pinned versions of the session era (2025-11-25 and before): no session the bridge gave a
+	 * 2025 client can continue ({@code SessionBridge}), whichever request of it comes first.
+	 */
+	public boolean pinnedToSessionEra() {
+		return pinned && pinsSessionEra(List.copyOf(versions));
+	}
+
+	/**
 	 * Whether {@code pinned} (a server's {@code protocol-versions}) names a version of the session era (2025-11-25 and
 	 * before): the sessions the bridge gave 2025 clients of the server cannot continue under such a pin.
 	 */

@@ -125,20 +125,26 @@ final class SessionBridge {
 
 	/**
 	 * The client of {@code request}'s bridged session. A session whose server a reload has since pinned to versions of
-	 * the client's generation ({@link ServerVersions#pinnedToEraOf}) cannot continue: the server is now spoken to as
-	 * the client speaks, and holds no session of the client's. It is ended in the store, and the request fails as for
-	 * a session that ended ({@code session_ended}, 404): the client initializes again, and is relayed directly.
+	 * the session era ({@link ServerVersions#pinnedToSessionEra}: every session the bridge gives is a 2025 client's)
+	 * cannot continue: the server is now spoken to as the client speaks, and holds no session of the client's. It is
+	 * ended in the store, and the request fails as for a session that ended ({@code session_ended}, 404): the client
+	 * initializes again, and is relayed directly. Every later request of it is answered so too, not only the first
+	 * (which may be the relay's own in the session: a listing that reads what the called tool declares).
 	 */
 	private Mono<BridgedClient> session(UpstreamRequest request) {
-		return sessions.require(request.sessionId(), request.callerId()).flatMap(client -> {
-			if (!versions.pinnedToEraOf(client.version())) {
-				return Mono.just(client);
-			}
-			return sessions.end(request.sessionId(), request.callerId())
-				.then(Mono.error(() -> new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
-						"This MCP session of server '" + serverId + "' has ended: a configuration reload pinned the "
-								+ "server's protocol versions to the client's; initialize a new one.")));
-		});
+		if (!versions.pinnedToSessionEra()) {
+			return sessions.require(request.sessionId(), request.callerId());
+		}
+		UpstreamTransportException ended = new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
+				"This MCP session of server '" + serverId + "' has ended: a configuration reload pinned the server's "
+						+ "protocol versions to the client's; initialize a new one.");
+		// found (it is the caller's): ended in the store; not found (ended already, or never the caller's): nothing
+		// is changed, and the answer is the same
+		return sessions.require(request.sessionId(), request.callerId())
+			.flatMap(client -> sessions.end(request.sessionId(), request.callerId())
+				.then(Mono.<BridgedClient>error(ended)))
+			.onErrorMap(failure -> failure instanceof UpstreamTransportException unknown
+					&& unknown.kind() == Kind.UNKNOWN_SESSION, failure -> ended);
 	}
 
 	/** A POST of the client's in its bridged session. */
