@@ -148,6 +148,21 @@ public interface RelayExchange {
 	}
 
 	/**
+	 * Whether this request's caller may use {@code member} of the virtual server the request came through, judged on
+	 * the configuration current now by the credential the front door accepted: on the request's own admission when no
+	 * reload came since (a member it did not grant is not usable), else on the newest snapshot (a member given back is,
+	 * one withdrawn is not; a check that cannot be made withdraws nothing). What a merged GET reads is judged by this,
+	 * whichever request opens a member's stream on its session ({@code virtual.MergedGetAccess}). {@code true} by
+	 * default (mode {@code none}, whose callers may use every member; an exchange the front door did not admit).
+	 */
+	default Mono<Boolean> accessUsableNow(String member) {
+		return USABLE;
+	}
+
+	/** {@link #accessUsableNow}'s answer when nothing is judged: one instance. */
+	Mono<Boolean> USABLE = Mono.just(true);
+
+	/**
 	 * Whether the configuration current now withdrew the caller's access the front door granted this request on its
 	 * headers to what it goes to: asked once a POST's body is read and again when its turn comes, before anything of
 	 * it is forwarded ({@code proxy.AccessCheckedBeforeForwarding}). For a virtual server's request, its access to the
