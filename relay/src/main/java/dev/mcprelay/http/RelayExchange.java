@@ -210,4 +210,15 @@ public interface RelayExchange {
 		return Mono.never();
 	}
 
+	/**
+	 * Whether the caller's access to this exchange's server is judged by what the exchange belongs to beyond its
+	 * server, not by the server's own {@code allowed-scopes} at each reload: a virtual server's exchange with a member,
+	 * whose caller's loss of that member ends it by the virtual server ({@link #endedByReload()}, counted under the
+	 * virtual server; a member's stream the relay holds for a merged GET ends with what that GET reads), so that one
+	 * client stream is counted once, the same in every mode (review 44o O-L1). {@code false} by default.
+	 */
+	default boolean accessJudgedBeyondItsServer() {
+		return false;
+	}
+
 }
