@@ -64,6 +64,8 @@ public final class NettyExchange implements RelayExchange {
 
 	private volatile Function<String, Mono<Void>> accessGrantedTo = member -> Mono.never();
 
+	private volatile Function<String, Mono<Boolean>> accessUsableNow = member -> USABLE;
+
 	private volatile Supplier<Mono<Boolean>> accessWithdrawnNow = () -> NOT_WITHDRAWN;
 
 	private volatile Function<Supplier<? extends Collection<String>>, Mono<Boolean>> accessWithdrawnNowFromAny =
@@ -252,6 +254,19 @@ public final class NettyExchange implements RelayExchange {
 	 */
 	public void accessGrantedTo(Function<String, Mono<Void>> toMember) {
 		this.accessGrantedTo = toMember;
+	}
+
+	@Override
+	public Mono<Boolean> accessUsableNow(String member) {
+		return accessUsableNow.apply(member);
+	}
+
+	/**
+	 * Sets how the caller's use of a member of its virtual server is judged on the configuration current now
+	 * ({@link #accessUsableNow}).
+	 */
+	public void accessUsableNow(Function<String, Mono<Boolean>> ofMember) {
+		this.accessUsableNow = ofMember;
 	}
 
 	@Override

@@ -148,6 +148,21 @@ public interface RelayExchange {
 	}
 
 	/**
+	 * Whether this request's caller may use {@code member} of the virtual server the request came through, judged on
+	 * the configuration current now by the credential the front door accepted: on the request's own admission when no
+	 * reload came since (a member it did not grant is not usable), else on the newest snapshot (a member given back is,
+	 * one withdrawn is not; a check that cannot be made withdraws nothing). What a merged GET reads is judged by this,
+	 * whichever request opens a member's stream on its session ({@code virtual.MergedGetAccess}). {@code true} by
+	 * default (mode {@code none}, whose callers may use every member; an exchange the front door did not admit).
+	 */
+	default Mono<Boolean> accessUsableNow(String member) {
+		return USABLE;
+	}
+
+	/** {@link #accessUsableNow}'s answer when nothing is judged: one instance. */
+	Mono<Boolean> USABLE = Mono.just(true);
+
+	/**
 	 * Whether the configuration current now withdrew the caller's access the front door granted this request on its
 	 * headers to what it goes to: asked once a POST's body is read and again when its turn comes, before anything of
 	 * it is forwarded ({@code proxy.AccessCheckedBeforeForwarding}). For a virtual server's request, its access to the
@@ -193,6 +208,17 @@ public interface RelayExchange {
 	 */
 	default Mono<ReloadEnding> endedByReload() {
 		return Mono.never();
+	}
+
+	/**
+	 * Whether the caller's access to this exchange's server is judged by what the exchange belongs to beyond its
+	 * server, not by the server's own {@code allowed-scopes} at each reload: a virtual server's exchange with a member,
+	 * whose caller's loss of that member ends it by the virtual server ({@link #endedByReload()}, counted under the
+	 * virtual server; a member's stream the relay holds for a merged GET ends with what that GET reads), so that one
+	 * client stream is counted once, the same in every mode (review 44o O-L1). {@code false} by default.
+	 */
+	default boolean accessJudgedBeyondItsServer() {
+		return false;
 	}
 
 }

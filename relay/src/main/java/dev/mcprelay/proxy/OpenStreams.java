@@ -262,7 +262,8 @@ public class OpenStreams implements SmartLifecycle {
 	 * Completes with what ended {@code call} when a reload withdrew what governs it, whichever comes first: its server
 	 * removed ({@link Upstream#removed}, {@code server_removed}), its caller's access to it withdrawn by the server's
 	 * settings ({@link Upstream#withdrawnFrom}) or the front door's ({@code RelayExchange.accessWithdrawn()}: both
-	 * {@code access_withdrawn}), what the exchange belongs to beyond its server ended
+	 * {@code access_withdrawn}; the server's own settings not for an exchange whose access is judged beyond it,
+	 * {@code RelayExchange.accessJudgedBeyondItsServer()}), what the exchange belongs to beyond its server ended
 	 * ({@code RelayExchange.endedByReload()}: a virtual server's), or the session the relay bridged for it retired
 	 * ({@link Upstream#bridgeRetired}, {@code session_ended}). Never completes otherwise.
 	 */
@@ -271,8 +272,9 @@ public class OpenStreams implements SmartLifecycle {
 		String server = upstream.id();
 		return Mono.firstWithValue(
 				upstream.removed().then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.SERVER_REMOVED))),
-				upstream.withdrawnFrom(call.exchange().caller())
-					.then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))),
+				call.exchange().accessJudgedBeyondItsServer() ? Mono.<ReloadEnding>never()
+						: upstream.withdrawnFrom(call.exchange().caller())
+							.then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))),
 				call.exchange().accessWithdrawn()
 					.then(Mono.fromSupplier(() -> new ReloadEnding(server, ReloadEnding.ACCESS_WITHDRAWN))),
 				call.exchange().endedByReload(),

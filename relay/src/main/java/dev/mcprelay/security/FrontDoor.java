@@ -152,6 +152,7 @@ public final class FrontDoor {
 		exchange.accessWithdrawnNow(() -> withdrawn.now(accepted, caller, route, admittedOn),
 				members -> withdrawn.nowFromAny(accepted, caller, route, admittedOn, members));
 		exchange.accessGrantedTo(member -> withdrawn.grantedTo(accepted, caller, route, admittedOn, member));
+		exchange.accessUsableNow(member -> withdrawn.usableNow(accepted, caller, route, admittedOn, member));
 		return relay.get();
 	}
 

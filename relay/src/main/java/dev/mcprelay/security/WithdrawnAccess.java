@@ -100,6 +100,27 @@ final class WithdrawnAccess {
 			.then();
 	}
 
+	/**
+	 * Whether {@code accepted} (who is {@code caller}) may use {@code member} of the virtual server {@code route} names,
+	 * judged on the snapshot current now: {@code admittedOn} when no reload came since (the members it granted), else
+	 * the newest, as {@link #nowFromAny} judges it (the credential checked again; a member no longer in the virtual
+	 * server, or a check that cannot be made, is not taken away). The access of a merged GET to each member whose stream
+	 * opens on its session, whoever's request opens it.
+	 */
+	Mono<Boolean> usableNow(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
+			String member) {
+		if (route.virtualServer() == null) {
+			return RelayExchange.USABLE;
+		}
+		CallerChecks acceptedBy = callers.of(admittedOn);
+		ConfigurationSnapshot current = acceptedBy.reviews().latestAfter(admittedOn.generation());
+		if (current == null) {
+			return Mono.just(usable(accepted, caller, route, admittedOn).contains(member));
+		}
+		return loss(accepted, acceptedBy, caller, route, admittedOn, current)
+			.map(loss -> !loss.takesAny(List.of(member)));
+	}
+
 	/** The members of {@code route}'s virtual server {@code on} lets the caller use; none when it refuses the caller. */
 	private List<String> usable(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot on) {
 		try {

@@ -168,6 +168,12 @@ final class MemberExchange implements RelayExchange {
 		return endedByReload;
 	}
 
+	/** The virtual server judges the client's access to this member ({@link #endedByReload()}), not the member's. */
+	@Override
+	public boolean accessJudgedBeyondItsServer() {
+		return true;
+	}
+
 	/**
 	 * Whether the client's access to this member was withdrawn since its request was admitted (its whole access, or
 	 * this member: {@code RelayExchange.accessWithdrawnNowFrom}), for the member's relay to refuse the message before

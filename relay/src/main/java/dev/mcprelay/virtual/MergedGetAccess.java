@@ -9,7 +9,6 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 /**
  * What a client's merged GET may carry by its caller's access, for as long as its events flux lasts (one per GET,
@@ -17,9 +16,11 @@ import reactor.core.publisher.Sinks;
  * ({@link MergedSession#readMembers}), not those its admission granted, whichever admission opened them (the GET's,
  * a later reload's that gave a member back, a call's that joined or opened one late); losing any of them to a reload
  * ends the GET ({@link #withdrawn}: {@code access_withdrawn}, counted by {@code OpenStreams}), so that the client opens
- * it again on the narrower set. The judgement is made at each reload ({@code RelayExchange.accessWithdrawnFromAny})
- * and again, against the configuration current then, each time a member's stream opens on the session while the GET
- * is attached ({@link #recheck}): a member opened on a call admitted before a reload that took it away is not read on.
+ * it again on the narrower set. The judgement is made at each reload ({@code RelayExchange.accessWithdrawnFromAny}).
+ * A member's stream opened on the session while the GET is attached is read on it only if the GET's own access may
+ * use that member now ({@link #mayRead}, {@link GetReadGate}), whichever request opens it (a call admitted before a
+ * reload that took the member away, review 44o O-H1; a call of another credential of the same caller, O-H2): else the
+ * session does not read it and the GET runs on. What the session reads when the GET begins is judged so too.
  *
  * <p>While the events flux lasts, too, each member its session joined that the GET's admission does not let its caller
  * use is watched: a later reload that gives it back ({@code RelayExchange.accessGrantedTo}) has its stream join the
@@ -37,9 +38,6 @@ final class MergedGetAccess {
 
 	private final VirtualCall call;
 
-	/** Completes when a re-check finds the caller lost a member the session reads. */
-	private final Sinks.Empty<Void> lostOnRecheck = Sinks.empty();
-
 	MergedGetAccess(MergedSession session, VirtualCall call) {
 		this.session = session;
 		this.call = call;
@@ -47,10 +45,10 @@ final class MergedGetAccess {
 
 	/**
 	 * Completes when a reload withdrew the caller's access to the virtual server, or to a member the session reads at
-	 * that reload, or when a re-check finds so ({@link #recheck}); never otherwise.
+	 * that reload; never otherwise.
 	 */
 	Mono<Void> withdrawn() {
-		return call.exchange().accessWithdrawnFromAny(session::readMembers).or(lostOnRecheck.asMono());
+		return call.exchange().accessWithdrawnFromAny(session::readMembers);
 	}
 
 	/**
@@ -62,25 +60,29 @@ final class MergedGetAccess {
 	}
 
 	/**
-	 * Judges the GET against the members its session reads now on the configuration current now: a member opened on
-	 * the session after a reload that the open did not see took it away from the caller ends the GET.
+	 * Whether this GET may read {@code member}: its own caller's credential may use it on the configuration current
+	 * now (its admission's members when no reload came since; {@code RelayExchange.accessUsableNow}).
 	 */
-	void recheck() {
-		call.exchange().accessWithdrawnNowFromAny(session::readMembers)
-			.filter(lost -> lost)
-			.subscribe(lost -> lostOnRecheck.tryEmitEmpty(), error -> log.debug("Virtual server '{}': the caller's access "
-					+ "to the members its GET reads could not be checked again: {}", session.virtualId(),
-					error.getMessage()));
+	Mono<Boolean> mayRead(String member) {
+		return call.exchange().accessUsableNow(member);
 	}
 
 	private Disposable begin() {
-		session.judgedBy(this);
+		session.gate().judgedBy(this);
+		// what a request opened on the session between the GET's admission and now, unjudged (review 44o O-H2)
+		Flux.fromIterable(session.readMembers())
+			.filterWhen(member -> mayRead(member).map(may -> !may))
+			.collectList()
+			.filter(unreadable -> !unreadable.isEmpty())
+			.subscribe(unreadable -> session.stopReading(unreadable::contains), error -> log.debug("Virtual server "
+					+ "'{}': what the GET's session reads could not be judged: {}", session.virtualId(),
+					error.getMessage()));
 		return watchGivenBack();
 	}
 
 	private void letGo(Disposable watch) {
 		watch.dispose();
-		session.notJudgedBy(this);
+		session.gate().notJudgedBy(this);
 	}
 
 	/** The given-back watch: each joined member the GET's admission does not let the caller use, opened once it may. */

@@ -8,7 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -100,8 +100,8 @@ final class MergedSession {
 	 */
 	private final Map<String, MemberSession> lostWhileAway = new LinkedHashMap<>();
 
-	/** The attached GET's access, which judges each stream opened here ({@link MergedGetAccess#recheck}), or none. */
-	private final AtomicReference<MergedGetAccess> judge = new AtomicReference<>();
+	/** Which member streams open here while a client GET is attached: those its access may read. */
+	private final GetReadGate gate = new GetReadGate();
 
 	/** @param positions where each member's stream starts: after these event ids (a client's {@code Last-Event-ID}) */
 	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
@@ -155,10 +155,14 @@ final class MergedSession {
 	}
 
 	/**
-	 * Opens {@code member}'s stream in session {@code memberSession}, in place of the one it had (a member joined
-	 * again starts over: its old position means nothing to its new session).
+	 * Opens {@code member}'s stream in {@code memberSession} if the attached GET may read it ({@link GetReadGate}), in
+	 * place of the one it had (a member joined again starts over: its old position means nothing to its new session).
 	 */
 	void open(String member, MemberSession memberSession) {
+		gate.open(this, member, () -> openNow(member, memberSession));
+	}
+
+	private void openNow(String member, MemberSession memberSession) {
 		MemberStream stream = new MemberStream(this, member, memberSession);
 		MemberStream replaced;
 		synchronized (this) {
@@ -176,20 +180,11 @@ final class MergedSession {
 			replaced.end();
 		}
 		stream.start();
-		MergedGetAccess judging = judge.get();
-		if (judging != null) {
-			judging.recheck();
-		}
 	}
 
-	/** {@code access}, the attached GET's, judges the streams opened here from now on, until {@link #notJudgedBy}. */
-	void judgedBy(MergedGetAccess access) {
-		judge.set(access);
-	}
-
-	/** {@code access}'s GET ended: it judges nothing more here (unless another GET's took its place). */
-	void notJudgedBy(MergedGetAccess access) {
-		judge.compareAndSet(access, null);
+	/** Which member streams open here while a client GET is attached ({@link MergedGetAccess} sets it). */
+	GetReadGate gate() {
+		return gate;
 	}
 
 	/**
@@ -257,6 +252,7 @@ final class MergedSession {
 	void reopened(MemberOrigin origin) {
 		this.origin = origin;
 		client.supersede();
+		gate.superseded();
 		List<MemberStream> changed;
 		synchronized (this) {
 			changed = members.values().stream()
@@ -280,15 +276,19 @@ final class MergedSession {
 
 	/**
 	 * The client's GET, admitted now, may use only the members {@code usable} (a reload withdrew the others from its
-	 * caller): the streams of every other member end here for good, with the streams of its calls read again, it is not
-	 * read again when the client's GET attaches ({@link #clientArrived}) nor joined again when its session is lost, and
-	 * what is held of it is dropped (counted {@link UndeliveredMessages#ACCESS_WITHDRAWN}; a member's request among it
-	 * is not answered to the member, which the caller may no longer reach). Runs before the GET attaches; changes
-	 * nothing when every member here is usable. The member stays joined to the session (its member session ends with
-	 * the virtual session), and its stream is opened again ({@link #openIfUnread}) once its caller may use it again: by
-	 * the open GET when a reload gives it back, by a call to it, or by the client's next GET ({@link MergedStreams}).
+	 * caller): every other member's streams (its calls' too) end here for good, it is neither read again when the GET
+	 * attaches ({@link #clientArrived}) nor joined again when its session is lost, and what is held of it is dropped
+	 * (counted {@link UndeliveredMessages#ACCESS_WITHDRAWN}; a member's request among it is not answered to the member,
+	 * which the caller may no longer reach). Runs before the GET attaches. The member stays joined (its member session
+	 * ends with the virtual session); its stream opens again ({@link #openIfUnread}) once its caller may use it: by the
+	 * open GET when a reload gives it back, by a call to it, or by the client's next GET ({@link MergedStreams}).
 	 */
 	void keepOnly(Collection<String> usable) {
+		stopReading(member -> !usable.contains(member));
+	}
+
+	/** {@link #keepOnly} for the members {@code lost} names: the GET's access may not read them (any more). */
+	void stopReading(Predicate<String> lost) {
 		List<MemberStream> ending = new ArrayList<>();
 		List<HeldEvents.Event> dropped = new ArrayList<>();
 		synchronized (this) {
@@ -297,22 +297,22 @@ final class MergedSession {
 			}
 			Set<String> withdrawn = new LinkedHashSet<>();
 			members.values().removeIf(stream -> {
-				boolean lost = !usable.contains(stream.member());
-				if (lost) {
+				boolean out = lost.test(stream.member());
+				if (out) {
 					withdrawn.add(stream.member());
 					ending.add(stream);
 				}
-				return lost;
+				return out;
 			});
 			parked.keySet().removeIf(key -> {
-				boolean lost = !usable.contains(MemberIds.memberOf(key));
-				if (lost) {
+				boolean out = lost.test(MemberIds.memberOf(key));
+				if (out) {
 					withdrawn.add(MemberIds.memberOf(key));
 				}
-				return lost;
+				return out;
 			});
-			lostWhileAway.keySet().removeIf(member -> !usable.contains(member));
-			positions.keySet().removeIf(key -> !usable.contains(MemberIds.memberOf(key)));
+			lostWhileAway.keySet().removeIf(lost);
+			positions.keySet().removeIf(key -> lost.test(MemberIds.memberOf(key)));
 			withdrawn.forEach(member -> dropped.addAll(held.withdraw(member)));
 		}
 		ending.forEach(MemberStream::end);

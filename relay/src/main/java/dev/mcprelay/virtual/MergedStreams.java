@@ -219,12 +219,24 @@ class MergedStreams {
 	 */
 	Mono<Mono<Void>> opened(VirtualCall call, String member) {
 		MergedSession session = call.stateless() ? null : sessions.get(key(call.server().id(), call.sessionId()));
-		if (session != null && call.joined(member) && call.usable().contains(member)) {
-			// a joined member whose stream this session does not read (its caller lost it and was given it back since
-			// the client's GET opened, review 44k K1; or its stream ended on settings a reload changed) is opened first,
-			// as one joined late is: the call never goes to a member with no stream here while the session has one
-			session.openIfUnread(member, call.memberSession(member));
+		if (session == null || !call.joined(member) || !call.usable().contains(member)) {
+			return streamOpen(call, session, member);
 		}
+		// a joined member whose stream this session does not read (its caller lost it and was given it back since
+		// the client's GET opened, review 44k K1; or its stream ended on settings a reload changed) is opened first,
+		// as one joined late is: the call never goes to a member with no stream here while the session has one; but
+		// not for a call whose caller a reload took the member from since its admission (review 44o O-H1): its member
+		// exchange refuses it, and nothing opens on its behalf. An attached GET reads it only if its own access may.
+		return call.exchange().accessWithdrawnNowFrom(member).flatMap(lost -> {
+			if (!lost) {
+				session.openIfUnread(member, call.memberSession(member));
+			}
+			return streamOpen(call, session, member);
+		});
+	}
+
+	/** {@link #opened}, once the call's member stream is opened if it may be. */
+	private Mono<Mono<Void>> streamOpen(VirtualCall call, MergedSession session, String member) {
 		MemberStream stream = session == null ? null : session.member(member);
 		if (stream == null) {
 			return Mono.just(Mono.never());

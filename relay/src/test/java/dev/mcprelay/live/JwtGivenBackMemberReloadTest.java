@@ -2,6 +2,7 @@ package dev.mcprelay.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -22,7 +23,9 @@ import dev.mcprelay.testsupport.TestAuthorizationServer;
  * Review 44n N-M2: in {@code security.mode: jwt} a member is taken from a token and given back by its server's
  * {@code allowed-scopes}, a setting of who may use the server, not of how it is reached: the member given back is read
  * at once on the GET the client reopened on the narrower set (as one given back by an API key's {@code servers}), and
- * a call to it that asks the client for sampling completes; taken away again, it ends that GET. Real tokens from a real JWK Set, two MCP Java SDK members.
+ * a call to it that asks the client for sampling completes; taken away again, it ends that GET. And (review 44o O-H2)
+ * a merged GET carries only what its own token may use: a wider token of the same subject calling a member the GET's
+ * token may not use opens nothing of that member on it. Real tokens from a real JWK Set, two MCP Java SDK members.
  */
 class JwtGivenBackMemberReloadTest {
 
@@ -49,8 +52,16 @@ class JwtGivenBackMemberReloadTest {
 		try (OpenSse before = get(http, session)) {
 			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
 				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+			double endedV = live.relay().streamsEnded("v");
+			double endedAlpha = live.relay().streamsEnded("alpha");
 			live.reload(config("[b]"), ReloadOutcome.APPLIED);
 			before.awaitEnd();
+			// review 44o O-L1: the client's one GET, counted once under the virtual server, as an API key's narrowing
+			// counts it; the member's stream inside it is the relay's own
+			Awaitility.await("one GET ended, counted once").pollDelay(Duration.ofMillis(100))
+				.during(Duration.ofMillis(1000)).atMost(Duration.ofSeconds(5))
+				.until(() -> live.relay().streamsEnded("v") == endedV + 1
+						&& live.relay().streamsEnded("alpha") == endedAlpha);
 		}
 		try (OpenSse reopened = get(http, session)) {
 			live.reload(config("[a, b]"), ReloadOutcome.APPLIED);
@@ -80,6 +91,42 @@ class JwtGivenBackMemberReloadTest {
 			live.reload(config("[b]"), ReloadOutcome.APPLIED);
 			reopened.awaitEnd();
 		}
+	}
+
+	@Test
+	void aWiderTokenOfTheSameSubjectOpensNothingOnTheGetOfANarrowerOne() throws Exception {
+		RawHttp wide = live.http("Authorization", "Bearer " + auth.token(AUDIENCE, "u1", "mcp a", Map.of()));
+		RawHttp narrow = live.http("Authorization", "Bearer " + auth.token(AUDIENCE, "u1", "mcp", Map.of()));
+		int alphaGets = alpha.getsServed();
+		int betaGets = beta.getsServed();
+		McpSession session = McpSession.open(wide, "v");
+		Awaitility.await("both member streams open for the session").atMost(Duration.ofSeconds(20))
+			.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+		JsonNode refused = answer(narrow.send(narrow.post("v", RawHttp.toolsCall(6, "alpha_echo"))
+			.header("Mcp-Session-Id", session.id())
+			.header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)), 6);
+		assertThat(refused.at("/error/data/reason").asText()).as("the narrower token may not use alpha: %s", refused)
+			.isEqualTo("unknown_tool");
+		try (OpenSse narrowGet = get(narrow, session)) {
+			beta.notifyToolsListChanged();
+			assertThat(narrowGet.next().path("method").asText()).as("beta's events reach the narrower token's GET")
+				.isEqualTo("notifications/tools/list_changed");
+			int alphaGetsBefore = alpha.getsServed();
+
+			JsonNode answered = answer(session.post(RawHttp.toolsCall(7, "alpha_echo")), 7);
+			assertThat(answered.path("result").isObject()).as("the wider token's call to alpha: %s", answered).isTrue();
+			alpha.notifyToolsListChanged();
+			Awaitility.await("nothing of alpha's reaches the narrower token's GET, and alpha is not asked for a stream")
+				.pollDelay(Duration.ofMillis(100)).during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5))
+				.until(() -> narrowGet.received().size() == 1 && alpha.getsServed() == alphaGetsBefore);
+			assertThat(narrowGet.ended()).as("the GET runs on").isFalse();
+		}
+	}
+
+	/** The response with id {@code id} among {@code response}'s messages. */
+	private static JsonNode answer(HttpResponse<String> response, int id) {
+		return RawHttp.messagesOf(response).stream().filter(message -> message.path("id").asInt(-1) == id)
+			.findFirst().orElseThrow(() -> new AssertionError(response.statusCode() + " " + response.body()));
 	}
 
 	private static OpenSse get(RawHttp http, McpSession session) {
