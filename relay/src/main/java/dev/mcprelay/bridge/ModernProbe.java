@@ -53,7 +53,10 @@ final class ModernProbe {
 				SessionEraProbe.LATE_ANSWER, System::nanoTime);
 	}
 
-	/** @param answerBound how long the exchange waits for the server's answer (its {@code timeouts.non-streaming}) */
+	/**
+	 * @param answerBound how long the exchange waits for the server's answer (its {@code timeouts.non-streaming}, the
+	 * client's deadline: a client waits for the verdict at most half of it, {@link SharedVerdict#ask})
+	 */
 	ModernProbe(UpstreamTransport server, OwnRequests own, String serverId, long maxBytes,
 			java.time.Duration answerBound, java.util.function.LongSupplier nanoClock) {
 		this.server = server;
@@ -61,7 +64,7 @@ final class ModernProbe {
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.answerBound = answerBound;
-		this.shared = new SharedVerdict<>(this::exchange, Verdict.UNKNOWN, nanoClock);
+		this.shared = new SharedVerdict<>(this::exchange, Verdict.UNKNOWN, answerBound, nanoClock);
 	}
 
 	/** What an exchange is made from: the request of the caller that started it (its server), and what learns. */
@@ -88,12 +91,14 @@ final class ModernProbe {
 	/**
 	 * Asks the server {@code request} (a client's) is for whether it speaks 2026-07-28, with none of the request's
 	 * headers ({@link OwnRequests}); {@code versions} learns what its answer names; within
-	 * {@link ServerVersions#PROBE_INTERVAL} of the last exchange, or while it is in flight, its verdict. Never fails:
-	 * an exchange that fails (no credentials to be had among the causes) or finds no answer within
-	 * {@link #answerBound} is {@link Verdict#UNKNOWN}.
+	 * {@link ServerVersions#PROBE_INTERVAL} of the last exchange, or while it is in flight, its verdict. The client
+	 * whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it until half its deadline has
+	 * passed since ({@link SharedVerdict#ask}), then goes on with {@link Verdict#UNKNOWN} while the exchange goes on
+	 * (review 46k, K1). Never fails: an exchange that fails (no credentials to be had among the causes) or finds no
+	 * answer within {@link #answerBound} is {@link Verdict#UNKNOWN}.
 	 */
-	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions) {
-		return shared.ask(new Asked(request, versions), null);
+	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions, long sentNanos) {
+		return shared.ask(new Asked(request, versions), sentNanos);
 	}
 
 	private Mono<Verdict> exchange(Asked asked) {

@@ -66,7 +66,10 @@ final class SessionEraProbe {
 	/** The one exchange per interval, shared by every ask ({@link SharedVerdict}). */
 	private final SharedVerdict<UpstreamRequest, Answer> shared;
 
-	/** @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long */
+	/**
+	 * @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long, a client at
+	 * most half of it
+	 */
 	SessionEraProbe(UpstreamTransport server, OwnRequests own, String serverId, ServerVersions versions, long maxBytes,
 			Duration timeout) {
 		this(server, own, serverId, versions, maxBytes, timeout, System::nanoTime);
@@ -80,7 +83,7 @@ final class SessionEraProbe {
 		this.versions = versions;
 		this.maxBytes = maxBytes;
 		this.timeout = timeout;
-		this.shared = new SharedVerdict<>(this::exchange, Answer.UNKNOWN, nanoClock);
+		this.shared = new SharedVerdict<>(this::exchange, Answer.UNKNOWN, timeout, nanoClock);
 	}
 
 	/** What the server answered the relay's {@code initialize}. */
@@ -100,12 +103,13 @@ final class SessionEraProbe {
 	/**
 	 * The verdict on the server, asked of the server {@code relayed} (a client's request) is for, with none of its
 	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or within {@link ServerVersions#PROBE_INTERVAL} of its start,
-	 * the one it gives. Waits for it at most {@code wait} (none when zero or negative: the verdict already known, if
-	 * any); past that, {@link Verdict#UNKNOWN}, and the exchange goes on without the caller. Cancelling the result
-	 * cancels only the caller's wait. Never fails.
+	 * the one it gives. The client whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it
+	 * until half its deadline ({@code timeouts.non-streaming}) has passed since ({@link SharedVerdict#ask}); past that
+	 * (at once, if it has: the verdict already known, if any), {@link Verdict#UNKNOWN}, and the exchange goes on without
+	 * the caller. Cancelling the result cancels only the caller's wait. Never fails.
 	 */
-	Mono<Verdict> ask(UpstreamRequest relayed, Duration wait) {
-		return answer(relayed, wait).map(Answer::verdict);
+	Mono<Verdict> ask(UpstreamRequest relayed, long sentNanos) {
+		return answer(relayed, sentNanos).map(Answer::verdict);
 	}
 
 	/**
@@ -113,8 +117,8 @@ final class SessionEraProbe {
 	 * which the caller may learn when another own request showed that the server speaks no 2026-07-28
 	 * ({@link ServerEraChecks}): an {@code initialize} answered proves nothing of a server of both generations.
 	 */
-	Mono<Answer> answer(UpstreamRequest relayed, Duration wait) {
-		return shared.ask(relayed, wait);
+	Mono<Answer> answer(UpstreamRequest relayed, long sentNanos) {
+		return shared.ask(relayed, sentNanos);
 	}
 
 	/** A verdict, and the version the server answered the {@code initialize} with ({@code null} unless it did). */

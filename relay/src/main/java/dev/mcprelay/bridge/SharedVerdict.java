@@ -15,8 +15,11 @@ import reactor.core.publisher.Mono;
  * refused request, without bound).
  *
  * <p>The exchange is the relay's, not a caller's: it is started on its own, no caller's cancel ends it, and each caller
- * waits for its verdict only as long as it is told ({@link #ask}), then goes on with the {@code unknown} verdict. The
- * exchange must end by itself (it bounds its own wait for the server) and never fail.
+ * waits for its verdict at most its patience ({@link #ask}: half its deadline, counted from when its own request was
+ * sent: the one rule for every own request of the relay's, review 46k, K1: a 2026 client waited its whole deadline for
+ * a hanging {@code server/discover}, and got a 504 though the server had answered it at once), then goes on with the
+ * {@code unknown} verdict, as it would without the exchange. The exchange must end by itself (it bounds its own wait
+ * for the server) and never fail.
  *
  * @param <A> what the exchange is made from (the request of the caller that starts it: only its server is read)
  * @param <V> the verdict
@@ -26,6 +29,9 @@ final class SharedVerdict<A, V> {
 	private final Function<A, Mono<V>> exchange;
 
 	private final V unknown;
+
+	/** Half the client's deadline: how long after its request was sent a client waits for the verdict. */
+	private final long patienceNanos;
 
 	private final LongSupplier nanoClock;
 
@@ -41,20 +47,25 @@ final class SharedVerdict<A, V> {
 	/**
 	 * @param exchange makes the exchange anew (asked once per interval); its {@code Mono} ends by itself and never fails
 	 * @param unknown the verdict of a caller that stopped waiting
+	 * @param deadline the client's deadline (the server's {@code timeouts.non-streaming}): a client waits for the
+	 * verdict until half of it has passed since its request was sent
+	 * @param nanoClock the clock of the intervals (tests set it)
 	 */
-	SharedVerdict(Function<A, Mono<V>> exchange, V unknown, LongSupplier nanoClock) {
+	SharedVerdict(Function<A, Mono<V>> exchange, V unknown, Duration deadline, LongSupplier nanoClock) {
 		this.exchange = exchange;
 		this.unknown = unknown;
+		this.patienceNanos = deadline.toNanos() / 2;
 		this.nanoClock = nanoClock;
 	}
 
 	/**
 	 * The verdict: the one of the exchange in flight or started within {@link ServerVersions#PROBE_INTERVAL}, else of a
-	 * new one made from {@code from}. Waits for it at most {@code wait} ({@code null}: until the exchange ends; zero or negative: none, the
-	 * verdict already known, if any); past that, {@code unknown}, and the exchange goes on without the caller.
-	 * Cancelling the result cancels only the caller's wait. Never fails.
+	 * new one made from {@code from}. The caller whose request was sent at {@code sentNanos} ({@link System#nanoTime})
+	 * waits for it until half its deadline has passed since then; past that (at once, if it has passed: the verdict
+	 * already known, if any), {@code unknown}, and the exchange goes on without the caller. Cancelling the result
+	 * cancels only the caller's wait. Never fails.
 	 */
-	Mono<V> ask(A from, Duration wait) {
+	Mono<V> ask(A from, long sentNanos) {
 		Mono<V> verdict;
 		boolean known;
 		synchronized (this) {
@@ -68,9 +79,10 @@ final class SharedVerdict<A, V> {
 			verdict = last;
 			known = settled;
 		}
-		if (known || wait == null) {
+		if (known) {
 			return verdict;
 		}
+		Duration wait = Duration.ofNanos(patienceNanos - (System.nanoTime() - sentNanos));
 		return wait.isNegative() || wait.isZero() ? Mono.just(unknown) : verdict.timeout(wait, Mono.just(unknown));
 	}
 
