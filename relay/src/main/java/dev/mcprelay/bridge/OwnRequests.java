@@ -53,6 +53,16 @@ final class OwnRequests {
 	}
 
 	/**
+	 * Whether an answer of {@code status} is a passing state rather than the server's word on the request: a 5xx (a
+	 * gateway whose server restarts, say), 408 or 429. Such an answer, like a failed exchange or none in time, is
+	 * asked again soon ({@link SharedVerdict#RETRY}), not kept for the interval (review 46k, K5).
+	 */
+	static boolean passing(HttpStatusCode status) {
+		int code = status.value();
+		return status.is5xxServerError() || code == 408 || code == 429;
+	}
+
+	/**
 	 * A POST of {@code message} in the session era (no session: an {@code initialize}), to the server
 	 * {@code relayed} is for (its configured URL; nothing else of {@code relayed} is read).
 	 */

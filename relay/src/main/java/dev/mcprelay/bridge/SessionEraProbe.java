@@ -35,10 +35,11 @@ import reactor.core.publisher.Mono;
  * ({@code error.data.supported}) of which none is of the session era; a refusal naming versions teaches them
  * ({@link ServerVersions#learn}, within its bound) whichever they are; {@link Verdict#SPEAKS_SESSION_ERA} when it
  * answers it with a result (the session that opened, if the server keeps sessions, is ended at once: a DELETE, built
- * the same way); {@link Verdict#UNKNOWN} for anything else (no credentials to be had, no answer within
- * {@link #answerBound}, a failure, a refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL}
- * at most, and never two at once ({@link SharedVerdict}): every refusal within it shares the one verdict, so a client
- * that repeats its request costs the server nothing more. Never fails.
+ * the same way); {@link Verdict#UNANSWERED} when no word of the server's came (no credentials to be had, no answer
+ * within {@link #answerBound}, a failure, a 5xx: asked again soon); {@link Verdict#UNKNOWN} for anything else (a
+ * refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL} at most while the server
+ * answers it (sooner after {@link Verdict#UNANSWERED}), and never two at once ({@link SharedVerdict}): every refusal
+ * within it shares the one verdict, so a client that repeats its request costs the server nothing more. Never fails.
  *
  * <p>The exchange is the relay's, not a client's (review 46h, N1): it is started on its own, no client's cancel or
  * deadline ends it, and each client waits for its verdict only as long as it is told ({@link #ask}), then goes on
@@ -83,7 +84,8 @@ final class SessionEraProbe {
 		this.versions = versions;
 		this.maxBytes = maxBytes;
 		this.timeout = timeout;
-		this.shared = new SharedVerdict<>(this::exchange, Answer.UNKNOWN, timeout, nanoClock);
+		this.shared = new SharedVerdict<>(this::exchange, Answer.UNKNOWN,
+				answer -> answer.verdict() != Verdict.UNANSWERED, timeout, nanoClock);
 	}
 
 	/** What the server answered the relay's {@code initialize}. */
@@ -96,13 +98,20 @@ final class SessionEraProbe {
 		SPEAKS_SESSION_ERA,
 
 		/** Neither: nothing is learnt. */
-		UNKNOWN
+		UNKNOWN,
+
+		/**
+		 * No word of the server's (the exchange failed, no credentials to be had, no answer within
+		 * {@link #answerBound}, an answer that is a passing state, {@link OwnRequests#passing}): nothing is learnt, and
+		 * the next ask soon asks again ({@link SharedVerdict#RETRY}: review 46k, K5).
+		 */
+		UNANSWERED
 
 	}
 
 	/**
 	 * The verdict on the server, asked of the server {@code relayed} (a client's request) is for, with none of its
-	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or within {@link ServerVersions#PROBE_INTERVAL} of its start,
+	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or its verdict kept ({@link SharedVerdict}),
 	 * the one it gives. The client whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it
 	 * until half its deadline ({@code timeouts.non-streaming}) has passed since ({@link SharedVerdict#ask}); past that
 	 * (at once, if it has: the verdict already known, if any), {@link Verdict#UNKNOWN}, and the exchange goes on without
@@ -126,6 +135,8 @@ final class SessionEraProbe {
 
 		static final Answer UNKNOWN = new Answer(Verdict.UNKNOWN, null);
 
+		static final Answer UNANSWERED = new Answer(Verdict.UNANSWERED, null);
+
 	}
 
 	/** How long the exchange waits for the server's answer: the longer of {@code timeout} and {@link #LATE_ANSWER}. */
@@ -141,10 +152,13 @@ final class SessionEraProbe {
 		params.putObject("clientInfo").put("name", "mcp-relay").put("version", "probe");
 		return Mono.defer(() -> {
 			java.util.concurrent.atomic.AtomicReference<Answer> verdict = new java.util.concurrent.atomic.AtomicReference<>(
-					Answer.UNKNOWN);
+					Answer.UNANSWERED);
 			return own.sessionEra(relayed, initialize)
-				.flatMap(request -> server.send(request,
-						response -> verdictOf(relayed, response).doOnNext(verdict::set).then()))
+				.flatMap(request -> server.send(request, response -> {
+					boolean passing = OwnRequests.passing(response.statusCode());
+					verdict.set(passing ? Answer.UNANSWERED : Answer.UNKNOWN);
+					return passing ? response.releaseBody() : verdictOf(relayed, response).doOnNext(verdict::set).then();
+				}))
 				.timeout(answerBound())
 				.onErrorResume(failed -> Mono.empty())
 				.then(Mono.fromSupplier(verdict::get));
