@@ -69,8 +69,11 @@ final class ModernProbe {
 				answerBound, nanoClock);
 	}
 
-	/** What an exchange is made from: the request of the caller that started it (its server), and what learns. */
-	private record Asked(UpstreamRequest request, ServerVersions versions) {
+	/**
+	 * What an exchange is made from: the server's URL (of the request of the caller that started it, which is not kept:
+	 * review 46k, K4), and what learns.
+	 */
+	private record Asked(java.net.URI uri, ServerVersions versions) {
 	}
 
 	/** What the server answered the relay's {@code server/discover}. */
@@ -107,17 +110,16 @@ final class ModernProbe {
 	 * answer within {@link #answerBound} is {@link Verdict#UNANSWERED}.
 	 */
 	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions, long sentNanos) {
-		return shared.ask(new Asked(request, versions), sentNanos);
+		return shared.ask(new Asked(request.uri(), versions), sentNanos);
 	}
 
 	private Mono<Verdict> exchange(Asked asked) {
-		UpstreamRequest request = asked.request();
 		ServerVersions versions = asked.versions();
 		ObjectNode discover = McpMeta.relaysOwnEnvelope(JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", ID).put("method", "server/discover"), ProtocolVersions.PER_REQUEST, "probe");
 		java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
 				Verdict.UNANSWERED);
-		return own.perRequest(request, discover)
+		return own.perRequest(asked.uri(), discover)
 			.flatMap(probe -> server.send(probe, response -> {
 				verdict.set(OwnRequests.passing(response.statusCode()) ? Verdict.UNANSWERED : Verdict.UNKNOWN);
 				return verdictOf(response, versions).doOnNext(verdict::set).then();

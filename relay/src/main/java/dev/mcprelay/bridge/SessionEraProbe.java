@@ -1,5 +1,6 @@
 package dev.mcprelay.bridge;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -65,7 +66,7 @@ final class SessionEraProbe {
 	static final Duration LATE_ANSWER = Duration.ofSeconds(30);
 
 	/** The one exchange per interval, shared by every ask ({@link SharedVerdict}). */
-	private final SharedVerdict<UpstreamRequest, Answer> shared;
+	private final SharedVerdict<URI, Answer> shared;
 
 	/**
 	 * @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long, a client at
@@ -127,7 +128,7 @@ final class SessionEraProbe {
 	 * ({@link ServerEraChecks}): an {@code initialize} answered proves nothing of a server of both generations.
 	 */
 	Mono<Answer> answer(UpstreamRequest relayed, long sentNanos) {
-		return shared.ask(relayed, sentNanos);
+		return shared.ask(relayed.uri(), sentNanos);
 	}
 
 	/** A verdict, and the version the server answered the {@code initialize} with ({@code null} unless it did). */
@@ -144,7 +145,8 @@ final class SessionEraProbe {
 		return timeout.compareTo(LATE_ANSWER) > 0 ? timeout : LATE_ANSWER;
 	}
 
-	private Mono<Answer> exchange(UpstreamRequest relayed) {
+	/** The exchange, made from the server's URL alone: nothing of the client's request is kept (review 46k, K4). */
+	private Mono<Answer> exchange(URI uri) {
 		ObjectNode initialize = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", "mcp-relay-initialize").put("method", "initialize");
 		ObjectNode params = initialize.putObject("params").put("protocolVersion", ProtocolVersions.LATEST_SESSION);
@@ -153,11 +155,11 @@ final class SessionEraProbe {
 		return Mono.defer(() -> {
 			java.util.concurrent.atomic.AtomicReference<Answer> verdict = new java.util.concurrent.atomic.AtomicReference<>(
 					Answer.UNANSWERED);
-			return own.sessionEra(relayed, initialize)
+			return own.sessionEra(uri, initialize)
 				.flatMap(request -> server.send(request, response -> {
 					boolean passing = OwnRequests.passing(response.statusCode());
 					verdict.set(passing ? Answer.UNANSWERED : Answer.UNKNOWN);
-					return passing ? response.releaseBody() : verdictOf(relayed, response).doOnNext(verdict::set).then();
+					return passing ? response.releaseBody() : verdictOf(uri, response).doOnNext(verdict::set).then();
 				}))
 				.timeout(answerBound())
 				.onErrorResume(failed -> Mono.empty())
@@ -165,7 +167,7 @@ final class SessionEraProbe {
 		});
 	}
 
-	private Mono<Answer> verdictOf(UpstreamRequest relayed, UpstreamResponse response) {
+	private Mono<Answer> verdictOf(URI uri, UpstreamResponse response) {
 		own.answered(response.statusCode());
 		MediaType type = response.contentType();
 		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
@@ -179,7 +181,7 @@ final class SessionEraProbe {
 					&& result.path("protocolVersion").isTextual()) {
 				String sessionId = response.headers().getFirst("Mcp-Session-Id");
 				String version = result.path("protocolVersion").asText();
-				return ended(relayed, sessionId, version)
+				return ended(uri, sessionId, version)
 					.thenReturn(new Answer(Verdict.SPEAKS_SESSION_ERA, version));
 			}
 			List<String> supported = Refusals.supportedVersions(read);
@@ -193,11 +195,11 @@ final class SessionEraProbe {
 	}
 
 	/** Ends the session the relay's {@code initialize} opened (a DELETE), if the server keeps sessions. */
-	private Mono<Void> ended(UpstreamRequest relayed, String sessionId, String version) {
+	private Mono<Void> ended(URI uri, String sessionId, String version) {
 		if (sessionId == null) {
 			return Mono.empty();
 		}
-		return own.end(relayed, sessionId, version)
+		return own.end(uri, sessionId, version)
 			.flatMap(delete -> server.close(delete, UpstreamResponse::releaseBody))
 			.onErrorResume(failed -> Mono.empty());
 	}

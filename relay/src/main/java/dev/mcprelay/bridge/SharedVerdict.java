@@ -25,7 +25,8 @@ import reactor.core.publisher.Mono;
  * {@code unknown} verdict, as it would without the exchange. The exchange must end by itself (it bounds its own wait
  * for the server) and never fail.
  *
- * @param <A> what the exchange is made from (the request of the caller that starts it: only its server is read)
+ * @param <A> what the exchange is made from: of the server's (its URL), never a client's request, which the kept
+ * verdict would keep alive with its body and credential headers until the next exchange (review 46k, K4)
  * @param <V> the verdict
  */
 final class SharedVerdict<A, V> {
