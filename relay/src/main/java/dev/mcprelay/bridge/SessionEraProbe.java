@@ -112,8 +112,8 @@ final class SessionEraProbe {
 
 	/**
 	 * The verdict on the server, asked of the server {@code relayed} (a client's request) is for, with none of its
-	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or its verdict kept ({@link SharedVerdict}),
-	 * the one it gives. The client whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it
+	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or its verdict kept
+	 * ({@link SharedVerdict}), the one it gives. The client whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it
 	 * until half its deadline ({@code timeouts.non-streaming}) has passed since ({@link SharedVerdict#ask}); past that
 	 * (at once, if it has: the verdict already known, if any), {@link Verdict#UNKNOWN}, and the exchange goes on without
 	 * the caller. Cancelling the result cancels only the caller's wait. Never fails.

@@ -62,7 +62,8 @@ final class SharedVerdict<A, V> {
 	private int unanswered;
 
 	/**
-	 * @param exchange makes the exchange anew (asked once per interval); its {@code Mono} ends by itself and never fails
+	 * @param exchange makes the exchange anew (when no verdict is in flight or kept); its {@code Mono} ends by itself
+	 * (a failure or no value counts as {@code unknown})
 	 * @param unknown the verdict of a caller that stopped waiting
 	 * @param answered whether a verdict is the server's, kept for the interval; else it is the absence of one
 	 * @param deadline the client's deadline (the server's {@code timeouts.non-streaming}): a client waits for the
@@ -79,10 +80,10 @@ final class SharedVerdict<A, V> {
 	}
 
 	/**
-	 * The verdict: the one of the exchange in flight or kept, else of a new one made from {@code from}. The caller whose request was sent at {@code sentNanos} ({@link System#nanoTime})
-	 * waits for it until half its deadline has passed since then; past that (at once, if it has passed: the verdict
-	 * already known, if any), {@code unknown}, and the exchange goes on without the caller. Cancelling the result
-	 * cancels only the caller's wait. Never fails.
+	 * The verdict: the one of the exchange in flight or kept, else of a new one made from {@code from}. The caller
+	 * whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it until half its deadline has
+	 * passed since then; past that (at once, if it has passed: the verdict already known, if any), {@code unknown},
+	 * and the exchange goes on without the caller. Cancelling the result cancels only the caller's wait. Never fails.
 	 */
 	Mono<V> ask(A from, long sentNanos) {
 		Mono<V> verdict;
@@ -113,8 +114,8 @@ final class SharedVerdict<A, V> {
 			keptUntil = askedAt + ServerVersions.PROBE_INTERVAL.toNanos();
 		}
 		else {
-			long backoff = RETRY.toNanos() << Math.min(unanswered, 8);
-			unanswered++;
+			long backoff = RETRY.toNanos() << unanswered;
+			unanswered = Math.min(unanswered + 1, 8);
 			keptUntil = nanoClock.getAsLong() + Math.min(backoff, ServerVersions.PROBE_INTERVAL.toNanos());
 		}
 		settled = true;
