@@ -75,14 +75,20 @@ final class BridgedInitialize {
 					ProtocolVersions.sessionVersionFor(params.path("protocolVersion").asText(null)),
 					params.path("clientInfo"), params.path("capabilities"), JsonNodeFactory.instance.objectNode());
 			ObjectNode discover = SessionBridge.request("server/discover", DISCOVER_ID);
+			long sent = System.nanoTime();
 			return server.send(ModernRequests.of(request, discover, client, request.onWritten()),
-					response -> answerInitialize(initialize.get("id"), client, request, response, handler, unbridged));
+					response -> answerInitialize(initialize.get("id"), client, new Sent(request, sent), response,
+							handler, unbridged));
 		});
 	}
 
-	private Mono<Void> answerInitialize(JsonNode id, BridgedClient client, UpstreamRequest request,
-			UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler,
-			Supplier<Mono<Void>> unbridged) {
+	/** The client's {@code initialize}, and when the discovery made of it was sent ({@link System#nanoTime}). */
+	private record Sent(UpstreamRequest request, long nanos) {
+	}
+
+	private Mono<Void> answerInitialize(JsonNode id, BridgedClient client, Sent sent, UpstreamResponse response,
+			Function<UpstreamResponse, Mono<Void>> handler, Supplier<Mono<Void>> unbridged) {
+		UpstreamRequest request = sent.request();
 		MediaType type = response.contentType();
 		boolean json = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type);
 		boolean events = type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
@@ -95,7 +101,7 @@ final class BridgedInitialize {
 							+ "event stream."));
 			if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), null)) {
 				return response.releaseBody()
-					.then(redeployed(request, "it refused the relay's server/discover with HTTP " + status))
+					.then(redeployed(sent, "it refused the relay's server/discover with HTTP " + status))
 					.flatMap(forgotten -> forgotten ? unbridged.get() : failed);
 			}
 			return response.releaseBody().then(failed);
@@ -116,7 +122,7 @@ final class BridgedInitialize {
 				// below, what the relay knows of the server unrevised
 				if (unbridged != null && Refusals.bySessionEraServer(response.statusCode(), body)
 						&& !Refusals.ofRequestContent(body, DISCOVER_ID)) {
-					return redeployed(request, "it refused the relay's server/discover as a session-era server does")
+					return redeployed(sent, "it refused the relay's server/discover as a session-era server does")
 						.flatMap(forgotten -> forgotten ? unbridged.get() : refuse(id, answer, handler));
 				}
 				return refuse(id, answer, handler);
@@ -153,10 +159,11 @@ final class BridgedInitialize {
 	 * its size and content were the client's: a 413 for a 5 MiB {@code clientInfo}, review 46e N3) shows the server was
 	 * redeployed as a session-era one: only when the relay's own {@code server/discover} ({@link ModernProbe}, no
 	 * content of the client's) is refused as a session-era server does too; then the learnt versions are forgotten
-	 * ({@link ServerVersions#forget}, within its bound). Never fails.
+	 * ({@link ServerVersions#forget}, within its bound). The client waits for that at most half its deadline from when
+	 * the discovery was sent ({@link SharedVerdict#ask}), then is answered as without it (review 46k, K1). Never fails.
 	 */
-	private Mono<Boolean> redeployed(UpstreamRequest request, String why) {
-		return probe.ask(request, versions)
+	private Mono<Boolean> redeployed(Sent sent, String why) {
+		return probe.ask(sent.request(), versions, sent.nanos())
 			.map(verdict -> verdict == ModernProbe.Verdict.SESSION_ERA && versions.forget(why));
 	}
 

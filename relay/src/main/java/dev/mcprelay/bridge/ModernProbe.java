@@ -23,8 +23,9 @@ import reactor.core.publisher.Mono;
  * of both generations answer 415, and the relay took it for a session-era server's refusal). Built by
  * {@link OwnRequests}: the server's configured URL and credentials, the 2026-07-28 headers and a body of the relay's;
  * no header of the client's, which could route it to another server behind a gateway (review 46i, F1). One exchange
- * per {@link ServerVersions#PROBE_INTERVAL} at most, never two at once, its verdict shared by every ask
- * ({@link SharedVerdict}: review 46j, N3), and bounded by {@link #answerBound}.
+ * per {@link ServerVersions#PROBE_INTERVAL} at most while the server answers it (sooner after
+ * {@link Verdict#UNANSWERED}), never two at once, its verdict shared by every ask ({@link SharedVerdict}: review 46j,
+ * N3), and bounded by {@link #answerBound}.
  */
 final class ModernProbe {
 
@@ -53,7 +54,10 @@ final class ModernProbe {
 				SessionEraProbe.LATE_ANSWER, System::nanoTime);
 	}
 
-	/** @param answerBound how long the exchange waits for the server's answer (its {@code timeouts.non-streaming}) */
+	/**
+	 * @param answerBound how long the exchange waits for the server's answer (its {@code timeouts.non-streaming}, the
+	 * client's deadline: a client waits for the verdict at most half of it, {@link SharedVerdict#ask})
+	 */
 	ModernProbe(UpstreamTransport server, OwnRequests own, String serverId, long maxBytes,
 			java.time.Duration answerBound, java.util.function.LongSupplier nanoClock) {
 		this.server = server;
@@ -61,11 +65,15 @@ final class ModernProbe {
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.answerBound = answerBound;
-		this.shared = new SharedVerdict<>(this::exchange, Verdict.UNKNOWN, nanoClock);
+		this.shared = new SharedVerdict<>(this::exchange, Verdict.UNKNOWN, verdict -> verdict != Verdict.UNANSWERED,
+				answerBound, nanoClock);
 	}
 
-	/** What an exchange is made from: the request of the caller that started it (its server), and what learns. */
-	private record Asked(UpstreamRequest request, ServerVersions versions) {
+	/**
+	 * What an exchange is made from: the server's URL (of the request of the caller that started it, which is not kept:
+	 * review 46k, K4), and what learns.
+	 */
+	private record Asked(java.net.URI uri, ServerVersions versions) {
 	}
 
 	/** What the server answered the relay's {@code server/discover}. */
@@ -80,32 +88,42 @@ final class ModernProbe {
 		/** It refused it as a session-era server does ({@link Refusals#bySessionEraServer}). */
 		SESSION_ERA,
 
-		/** Neither (its credentials refused, an error, no answer): nothing is learnt. */
-		UNKNOWN
+		/** Neither (its credentials refused, another refusal): nothing is learnt. */
+		UNKNOWN,
+
+		/**
+		 * No word of the server's (the exchange failed, no answer within {@link #answerBound}, an answer that is a
+		 * passing state, {@link OwnRequests#passing}): nothing is learnt, and the next ask soon asks again
+		 * ({@link SharedVerdict#RETRY}).
+		 */
+		UNANSWERED
 
 	}
 
 	/**
 	 * Asks the server {@code request} (a client's) is for whether it speaks 2026-07-28, with none of the request's
-	 * headers ({@link OwnRequests}); {@code versions} learns what its answer names; within
-	 * {@link ServerVersions#PROBE_INTERVAL} of the last exchange, or while it is in flight, its verdict. Never fails:
-	 * an exchange that fails (no credentials to be had among the causes) or finds no answer within
-	 * {@link #answerBound} is {@link Verdict#UNKNOWN}.
+	 * headers ({@link OwnRequests}); {@code versions} learns what its answer names; while the last exchange is in
+	 * flight or its verdict kept ({@link SharedVerdict}), its verdict. The client
+	 * whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it until half its deadline has
+	 * passed since ({@link SharedVerdict#ask}), then goes on with {@link Verdict#UNKNOWN} while the exchange goes on
+	 * (review 46k, K1). Never fails: an exchange that fails (no credentials to be had among the causes) or finds no
+	 * answer within {@link #answerBound} is {@link Verdict#UNANSWERED}.
 	 */
-	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions) {
-		return shared.ask(new Asked(request, versions), null);
+	Mono<Verdict> ask(UpstreamRequest request, ServerVersions versions, long sentNanos) {
+		return shared.ask(new Asked(request.uri(), versions), sentNanos);
 	}
 
 	private Mono<Verdict> exchange(Asked asked) {
-		UpstreamRequest request = asked.request();
 		ServerVersions versions = asked.versions();
 		ObjectNode discover = McpMeta.relaysOwnEnvelope(JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", ID).put("method", "server/discover"), ProtocolVersions.PER_REQUEST, "probe");
 		java.util.concurrent.atomic.AtomicReference<Verdict> verdict = new java.util.concurrent.atomic.AtomicReference<>(
-				Verdict.UNKNOWN);
-		return own.perRequest(request, discover)
-			.flatMap(probe -> server.send(probe, response -> verdictOf(response, versions).doOnNext(verdict::set)
-				.then()))
+				Verdict.UNANSWERED);
+		return own.perRequest(asked.uri(), discover)
+			.flatMap(probe -> server.send(probe, response -> {
+				verdict.set(OwnRequests.passing(response.statusCode()) ? Verdict.UNANSWERED : Verdict.UNKNOWN);
+				return verdictOf(response, versions).doOnNext(verdict::set).then();
+			}))
 			.timeout(answerBound)
 			.onErrorResume(failed -> Mono.empty())
 			.then(Mono.fromSupplier(verdict::get));
@@ -119,6 +137,9 @@ final class ModernProbe {
 				: type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
 						? BridgedAnswers.firstAnswer(response, maxBytes) : response.releaseBody().then(Mono.empty());
 		return body.map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty()).map(read -> {
+			if (OwnRequests.passing(response.statusCode())) {
+				return Verdict.UNANSWERED;
+			}
 			byte[] answer = read.orElse(null);
 			ObjectNode message = answer == null ? null : BridgedAnswers.parse(answer);
 			JsonNode result = message == null ? null : message.get("result");

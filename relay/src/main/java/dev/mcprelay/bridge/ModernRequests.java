@@ -29,12 +29,12 @@ import dev.mcprelay.transport.UpstreamRequest;
 final class ModernRequests {
 
 	/**
-	 * The longest {@code Mcp-Name} the relay sends, as written ({@code =?base64?…?=} included): 2026-07-28 requires the
-	 * header on {@code tools/call}, {@code prompts/get} and {@code resources/read} and sets no bound, while servers bound
-	 * their request headers (Node.js, whose servers answer 431 past 16 KB of them all; Tomcat past 8 KB). Tool names
-	 * are far shorter (MCP asks for at most 128 characters); a resource URI may be longer, but rarely near this.
+	 * The longest {@code Mcp-Name} the relay sends, as written ({@code =?base64?…?=} included): the one bound of the
+	 * header values the relay writes ({@link dev.mcprelay.transport.WrittenHeaderBound}). 2026-07-28 requires the
+	 * header on {@code tools/call}, {@code prompts/get} and {@code resources/read}; tool names are far shorter (MCP asks
+	 * for at most 128 characters); a resource URI may be longer, but rarely near this.
 	 */
-	static final int MAX_NAME_HEADER_BYTES = 4096;
+	static final int MAX_NAME_HEADER_BYTES = dev.mcprelay.transport.WrittenHeaderBound.MAX_BYTES;
 
 	/** Headers of the client's session with the relay, not of its request to the server. */
 	private static final List<String> SESSION_HEADERS = List.of("Mcp-Session-Id", "Last-Event-ID",

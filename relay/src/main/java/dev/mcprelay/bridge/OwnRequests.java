@@ -1,5 +1,6 @@
 package dev.mcprelay.bridge;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,7 +21,9 @@ import reactor.core.publisher.Mono;
  * nothing of the client whose request made the relay ask. What the answer teaches is learnt for every caller of the
  * server ({@link ServerVersions}), so a client's headers must not choose where the request goes (review 46i, F1: behind
  * a gateway that routes by {@code X-Tenant}, one caller made the relay learn "2026 only" for all). The request is sent
- * for nobody ({@code callerId} {@code null}). A request whose credentials cannot be had fails, unsent.
+ * for nobody ({@code callerId} {@code null}), made from the server's URL alone, so that nothing of a client's request
+ * is kept by an exchange whose verdict outlives it (review 46k, K4). A request whose credentials cannot be had fails,
+ * unsent.
  */
 final class OwnRequests {
 
@@ -53,30 +56,39 @@ final class OwnRequests {
 	}
 
 	/**
-	 * A POST of {@code message} in the session era (no session: an {@code initialize}), to the server
-	 * {@code relayed} is for (its configured URL; nothing else of {@code relayed} is read).
+	 * Whether an answer of {@code status} is a passing state rather than the server's word on the request: a 5xx (a
+	 * gateway whose server restarts, say), 408 or 429. Such an answer, like a failed exchange or none in time, is
+	 * asked again soon ({@link SharedVerdict#RETRY}), not kept for the interval (review 46k, K5).
 	 */
-	Mono<UpstreamRequest> sessionEra(UpstreamRequest relayed, ObjectNode message) {
-		return credentials.headers().map(headers -> post(relayed, media(headers), message));
+	static boolean passing(HttpStatusCode status) {
+		int code = status.value();
+		return status.is5xxServerError() || code == 408 || code == 429;
 	}
 
-	/** A 2026-07-28 POST of {@code message} (its method in {@code Mcp-Method}) to the server {@code relayed} is for. */
-	Mono<UpstreamRequest> perRequest(UpstreamRequest relayed, ObjectNode message) {
+	/**
+	 * A POST of {@code message} in the session era (no session: an {@code initialize}), to the server's configured URL
+	 * {@code uri}.
+	 */
+	Mono<UpstreamRequest> sessionEra(URI uri, ObjectNode message) {
+		return credentials.headers().map(headers -> post(uri, media(headers), message));
+	}
+
+	/** A 2026-07-28 POST of {@code message} (its method in {@code Mcp-Method}) to the server's URL {@code uri}. */
+	Mono<UpstreamRequest> perRequest(URI uri, ObjectNode message) {
 		return credentials.headers().map(headers -> {
 			HttpHeaders own = media(headers);
 			own.set("MCP-Protocol-Version", ProtocolVersions.PER_REQUEST);
 			own.set("Mcp-Method", ModernRequests.headerValue(message.path("method").asText()));
-			return post(relayed, own, message);
+			return post(uri, own, message);
 		});
 	}
 
 	/** The DELETE that ends the session {@code sessionId} (of {@code version}) an own request opened. */
-	Mono<UpstreamRequest> end(UpstreamRequest relayed, String sessionId, String version) {
+	Mono<UpstreamRequest> end(URI uri, String sessionId, String version) {
 		return credentials.headers().map(headers -> {
 			headers.set("Mcp-Session-Id", sessionId);
 			headers.set("MCP-Protocol-Version", version);
-			return new UpstreamRequest(relayed.serverId(), HttpMethod.DELETE, relayed.uri(), headers, null, null,
-					null);
+			return new UpstreamRequest(serverId, HttpMethod.DELETE, uri, headers, null, null, null);
 		});
 	}
 
@@ -86,8 +98,8 @@ final class OwnRequests {
 		return headers;
 	}
 
-	private static UpstreamRequest post(UpstreamRequest relayed, HttpHeaders headers, ObjectNode message) {
-		return new UpstreamRequest(relayed.serverId(), HttpMethod.POST, relayed.uri(), headers,
+	private UpstreamRequest post(URI uri, HttpHeaders headers, ObjectNode message) {
+		return new UpstreamRequest(serverId, HttpMethod.POST, uri, headers,
 				message.toString().getBytes(StandardCharsets.UTF_8), null, null);
 	}
 

@@ -28,16 +28,17 @@ final class RedeployedServers {
 	 * Whether the server no longer speaks the 2026-07-28 the session is bridged to: what the relay knows of its versions
 	 * no longer calls for the bridge, or (once per {@link ServerVersions#PROBE_INTERVAL}, within the bound of revisions)
 	 * the server refuses the relay's {@code server/discover} as a session-era server does, which makes the relay forget
-	 * what it learnt. Never fails.
+	 * what it learnt. The client, whose request was sent at {@code sentNanos} ({@link System#nanoTime}), waits for that
+	 * exchange at most half its deadline ({@link SharedVerdict#ask}; review 46k, K1). Never fails.
 	 */
-	Mono<Boolean> noLongerModern(UpstreamRequest request, BridgedClient client) {
+	Mono<Boolean> noLongerModern(UpstreamRequest request, BridgedClient client, long sentNanos) {
 		if (!versions.bridges(client.version())) {
 			return Mono.just(true);
 		}
 		if (!versions.mayProbe()) {
 			return Mono.just(false);
 		}
-		return probe.ask(request, versions)
+		return probe.ask(request, versions, sentNanos)
 			.map(verdict -> (verdict == ModernProbe.Verdict.SESSION_ERA && versions.forget("it refused the relay's "
 					+ "server/discover as a session-era server does")) || !versions.bridges(client.version()));
 	}

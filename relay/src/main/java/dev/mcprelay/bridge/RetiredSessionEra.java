@@ -1,6 +1,5 @@
 package dev.mcprelay.bridge;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -50,20 +49,15 @@ final class RetiredSessionEra {
 
 	private final SessionEraProbe probe;
 
-	/** Half the client's deadline: how long after its request was sent a client may wait for the probe. */
-	private final long patienceNanos;
-
 	/**
 	 * @param probe the relay's own {@code initialize} of the server, shared with the bridge's other uses of it
-	 * @param timeout the server's {@code timeouts.non-streaming}: the deadline of the client's exchange
+	 * (which waits for it at most half the client's deadline)
 	 */
-	RetiredSessionEra(UpstreamTransport server, String serverId, SessionEraProbe probe, long maxBytes,
-			Duration timeout) {
+	RetiredSessionEra(UpstreamTransport server, String serverId, SessionEraProbe probe, long maxBytes) {
 		this.server = server;
 		this.serverId = serverId;
 		this.maxBytes = maxBytes;
 		this.probe = probe;
-		this.patienceNanos = timeout.toNanos() / 2;
 	}
 
 	/** Relays {@code request} (of a relayed session, not a bridged one) and hands the answer to {@code handler}. */
@@ -91,8 +85,7 @@ final class RetiredSessionEra {
 				return handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body));
 			}
 			// the client's request, shaped as it chose: only the relay's own initialize decides
-			Duration wait = Duration.ofNanos(patienceNanos - (System.nanoTime() - sent));
-			return probe.ask(request, wait).flatMap(verdict -> verdict != SessionEraProbe.Verdict.RETIRED
+			return probe.ask(request, sent).flatMap(verdict -> verdict != SessionEraProbe.Verdict.RETIRED
 					? handler.apply(LocalUpstreamResponse.replay(response.statusCode(), response.headers(), body))
 					: Mono.error(new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",
 							"MCP server '" + serverId + "' no longer speaks this session's protocol version "

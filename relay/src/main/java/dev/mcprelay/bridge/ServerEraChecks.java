@@ -1,6 +1,5 @@
 package dev.mcprelay.bridge;
 
-import java.time.Duration;
 import java.util.List;
 
 import dev.mcprelay.transport.UpstreamRequest;
@@ -19,10 +18,10 @@ import reactor.core.publisher.Mono;
 class ServerEraChecks {
 
 	/** Checks that ask nothing and learn nothing: for tests of what does not depend on them. */
-	static final ServerEraChecks NONE = new ServerEraChecks(null, null, null, Duration.ZERO) {
+	static final ServerEraChecks NONE = new ServerEraChecks(null, null, null) {
 
 		@Override
-		Mono<Void> sessionEra(UpstreamRequest relayed) {
+		Mono<Void> sessionEra(UpstreamRequest relayed, long sentNanos) {
 			return Mono.empty();
 		}
 
@@ -39,27 +38,25 @@ class ServerEraChecks {
 
 	private final ServerVersions versions;
 
-	/** How long a client waits for the relay's own {@code initialize}: then it goes on without its verdict. */
-	private final Duration patience;
-
-	/** @param patience how long a client waits for the relay's own {@code initialize} (half its deadline) */
-	ServerEraChecks(ModernProbe modern, SessionEraProbe sessionEra, ServerVersions versions, Duration patience) {
+	ServerEraChecks(ModernProbe modern, SessionEraProbe sessionEra, ServerVersions versions) {
 		this.modern = modern;
 		this.sessionEra = sessionEra;
 		this.versions = versions;
-		this.patience = patience;
 	}
 
 	/**
 	 * Whether the server speaks only the session era, as a 2026 client's refused request suggests: the relay's own
 	 * {@code server/discover} first (a server that answers it speaks 2026-07-28: a server of both generations would
 	 * answer an {@code initialize} too, and be taken for one of the session era); only when it is refused as a
-	 * session-era server refuses it, the relay's own {@code initialize}, whose answered version is learnt.
+	 * session-era server refuses it, the relay's own {@code initialize}, whose answered version is learnt. The client,
+	 * whose request was sent at {@code sentNanos}, waits for both together until half its deadline has passed since
+	 * ({@link SharedVerdict#ask}), then goes on as without them (review 46k, K1: it waited its whole deadline for a
+	 * {@code server/discover} that hung, and got a 504 though the server had answered its request at once).
 	 */
-	Mono<Void> sessionEra(UpstreamRequest relayed) {
-		return modern.ask(relayed, versions)
+	Mono<Void> sessionEra(UpstreamRequest relayed, long sentNanos) {
+		return modern.ask(relayed, versions, sentNanos)
 			.flatMap(verdict -> verdict != ModernProbe.Verdict.SESSION_ERA ? Mono.<Void>empty()
-					: sessionEra.answer(relayed, patience).doOnNext(answer -> {
+					: sessionEra.answer(relayed, sentNanos).doOnNext(answer -> {
 						if (answer.verdict() == SessionEraProbe.Verdict.SPEAKS_SESSION_ERA && answer.version() != null) {
 							versions.learn(List.of(answer.version()));
 						}
@@ -70,10 +67,11 @@ class ServerEraChecks {
 	 * An exchange of a 2026 client's in the session era (the {@code initialize} of its upstream session, a request in
 	 * it) was refused naming versions of the other generation: the server may have been redeployed as a 2026 one, or
 	 * a gateway sent the client's request elsewhere. The relay's own {@code initialize} decides: its refusal naming
-	 * versions teaches them ({@link SessionEraProbe}); its answer teaches nothing new.
+	 * versions teaches them ({@link SessionEraProbe}); its answer teaches nothing new. The client waits for it half its
+	 * deadline from now.
 	 */
 	Mono<Void> recheck(UpstreamRequest relayed) {
-		return sessionEra.ask(relayed, patience).then();
+		return sessionEra.ask(relayed, System.nanoTime()).then();
 	}
 
 }

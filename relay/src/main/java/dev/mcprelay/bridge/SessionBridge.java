@@ -197,8 +197,9 @@ final class SessionBridge {
 					maxBytes, new HttpHeaders(), any -> true, cancelled.asMono(), new BridgedAnswers.Turn(this::toSession,
 							answer -> SessionResults.asksForInput(answer) ? rounds.after(call, answer) : null, true),
 					handler);
+			long sent = System.nanoTime();
 			return server.send(ModernRequests.of(request, message, client, request.onWritten()),
-					response -> answered(response, request, client, relay))
+					response -> answered(response, request, sent, client, relay))
 				.doFinally(signal -> calls.remove(key, cancelled));
 		});
 	}
@@ -209,7 +210,7 @@ final class SessionBridge {
 	 * speaks 2026-07-28 ({@link RedeployedServers#noLongerModern}) ends the session: the client initializes again, and is relayed as it
 	 * speaks.
 	 */
-	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, BridgedClient client,
+	private Mono<Void> answered(UpstreamResponse response, UpstreamRequest request, long sent, BridgedClient client,
 			Function<UpstreamResponse, Mono<Void>> relay) {
 		if (!response.statusCode().is4xxClientError()) {
 			return relay.apply(response);
@@ -219,7 +220,7 @@ final class SessionBridge {
 			if (!Refusals.bySessionEraServer(response.statusCode(), body)) {
 				return relay.apply(refused);
 			}
-			return stillModern.noLongerModern(request, client).flatMap(revised -> !revised ? relay.apply(refused)
+			return stillModern.noLongerModern(request, client, sent).flatMap(revised -> !revised ? relay.apply(refused)
 					: sessions.end(request.sessionId(), request.callerId()).then(Mono.defer(() -> {
 						flights.endStream(request.sessionId());
 						return Mono.error(new UpstreamTransportException(Kind.UNKNOWN_SESSION, "session_ended",

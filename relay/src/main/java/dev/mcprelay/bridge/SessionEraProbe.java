@@ -1,5 +1,6 @@
 package dev.mcprelay.bridge;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -35,10 +36,11 @@ import reactor.core.publisher.Mono;
  * ({@code error.data.supported}) of which none is of the session era; a refusal naming versions teaches them
  * ({@link ServerVersions#learn}, within its bound) whichever they are; {@link Verdict#SPEAKS_SESSION_ERA} when it
  * answers it with a result (the session that opened, if the server keeps sessions, is ended at once: a DELETE, built
- * the same way); {@link Verdict#UNKNOWN} for anything else (no credentials to be had, no answer within
- * {@link #answerBound}, a failure, a refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL}
- * at most, and never two at once ({@link SharedVerdict}): every refusal within it shares the one verdict, so a client
- * that repeats its request costs the server nothing more. Never fails.
+ * the same way); {@link Verdict#UNANSWERED} when no word of the server's came (no credentials to be had, no answer
+ * within {@link #answerBound}, a failure, a 5xx: asked again soon); {@link Verdict#UNKNOWN} for anything else (a
+ * refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL} at most while the server
+ * answers it (sooner after {@link Verdict#UNANSWERED}), and never two at once ({@link SharedVerdict}): every refusal
+ * within it shares the one verdict, so a client that repeats its request costs the server nothing more. Never fails.
  *
  * <p>The exchange is the relay's, not a client's (review 46h, N1): it is started on its own, no client's cancel or
  * deadline ends it, and each client waits for its verdict only as long as it is told ({@link #ask}), then goes on
@@ -64,9 +66,12 @@ final class SessionEraProbe {
 	static final Duration LATE_ANSWER = Duration.ofSeconds(30);
 
 	/** The one exchange per interval, shared by every ask ({@link SharedVerdict}). */
-	private final SharedVerdict<UpstreamRequest, Answer> shared;
+	private final SharedVerdict<URI, Answer> shared;
 
-	/** @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long */
+	/**
+	 * @param timeout the server's {@code timeouts.non-streaming}: the exchange waits at least that long, a client at
+	 * most half of it
+	 */
 	SessionEraProbe(UpstreamTransport server, OwnRequests own, String serverId, ServerVersions versions, long maxBytes,
 			Duration timeout) {
 		this(server, own, serverId, versions, maxBytes, timeout, System::nanoTime);
@@ -80,7 +85,8 @@ final class SessionEraProbe {
 		this.versions = versions;
 		this.maxBytes = maxBytes;
 		this.timeout = timeout;
-		this.shared = new SharedVerdict<>(this::exchange, Answer.UNKNOWN, nanoClock);
+		this.shared = new SharedVerdict<>(this::exchange, Answer.UNKNOWN,
+				answer -> answer.verdict() != Verdict.UNANSWERED, timeout, nanoClock);
 	}
 
 	/** What the server answered the relay's {@code initialize}. */
@@ -93,19 +99,27 @@ final class SessionEraProbe {
 		SPEAKS_SESSION_ERA,
 
 		/** Neither: nothing is learnt. */
-		UNKNOWN
+		UNKNOWN,
+
+		/**
+		 * No word of the server's (the exchange failed, no credentials to be had, no answer within
+		 * {@link #answerBound}, an answer that is a passing state, {@link OwnRequests#passing}): nothing is learnt, and
+		 * the next ask soon asks again ({@link SharedVerdict#RETRY}: review 46k, K5).
+		 */
+		UNANSWERED
 
 	}
 
 	/**
 	 * The verdict on the server, asked of the server {@code relayed} (a client's request) is for, with none of its
-	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or within {@link ServerVersions#PROBE_INTERVAL} of its start,
-	 * the one it gives. Waits for it at most {@code wait} (none when zero or negative: the verdict already known, if
-	 * any); past that, {@link Verdict#UNKNOWN}, and the exchange goes on without the caller. Cancelling the result
-	 * cancels only the caller's wait. Never fails.
+	 * headers ({@link OwnRequests}), or, while the last exchange is in flight or its verdict kept
+	 * ({@link SharedVerdict}), the one it gives. The client whose request was sent at {@code sentNanos} ({@link System#nanoTime}) waits for it
+	 * until half its deadline ({@code timeouts.non-streaming}) has passed since ({@link SharedVerdict#ask}); past that
+	 * (at once, if it has: the verdict already known, if any), {@link Verdict#UNKNOWN}, and the exchange goes on without
+	 * the caller. Cancelling the result cancels only the caller's wait. Never fails.
 	 */
-	Mono<Verdict> ask(UpstreamRequest relayed, Duration wait) {
-		return answer(relayed, wait).map(Answer::verdict);
+	Mono<Verdict> ask(UpstreamRequest relayed, long sentNanos) {
+		return answer(relayed, sentNanos).map(Answer::verdict);
 	}
 
 	/**
@@ -113,14 +127,16 @@ final class SessionEraProbe {
 	 * which the caller may learn when another own request showed that the server speaks no 2026-07-28
 	 * ({@link ServerEraChecks}): an {@code initialize} answered proves nothing of a server of both generations.
 	 */
-	Mono<Answer> answer(UpstreamRequest relayed, Duration wait) {
-		return shared.ask(relayed, wait);
+	Mono<Answer> answer(UpstreamRequest relayed, long sentNanos) {
+		return shared.ask(relayed.uri(), sentNanos);
 	}
 
 	/** A verdict, and the version the server answered the {@code initialize} with ({@code null} unless it did). */
 	record Answer(Verdict verdict, String version) {
 
 		static final Answer UNKNOWN = new Answer(Verdict.UNKNOWN, null);
+
+		static final Answer UNANSWERED = new Answer(Verdict.UNANSWERED, null);
 
 	}
 
@@ -129,7 +145,8 @@ final class SessionEraProbe {
 		return timeout.compareTo(LATE_ANSWER) > 0 ? timeout : LATE_ANSWER;
 	}
 
-	private Mono<Answer> exchange(UpstreamRequest relayed) {
+	/** The exchange, made from the server's URL alone: nothing of the client's request is kept (review 46k, K4). */
+	private Mono<Answer> exchange(URI uri) {
 		ObjectNode initialize = JsonNodeFactory.instance.objectNode().put("jsonrpc", "2.0")
 			.put("id", "mcp-relay-initialize").put("method", "initialize");
 		ObjectNode params = initialize.putObject("params").put("protocolVersion", ProtocolVersions.LATEST_SESSION);
@@ -137,17 +154,20 @@ final class SessionEraProbe {
 		params.putObject("clientInfo").put("name", "mcp-relay").put("version", "probe");
 		return Mono.defer(() -> {
 			java.util.concurrent.atomic.AtomicReference<Answer> verdict = new java.util.concurrent.atomic.AtomicReference<>(
-					Answer.UNKNOWN);
-			return own.sessionEra(relayed, initialize)
-				.flatMap(request -> server.send(request,
-						response -> verdictOf(relayed, response).doOnNext(verdict::set).then()))
+					Answer.UNANSWERED);
+			return own.sessionEra(uri, initialize)
+				.flatMap(request -> server.send(request, response -> {
+					boolean passing = OwnRequests.passing(response.statusCode());
+					verdict.set(passing ? Answer.UNANSWERED : Answer.UNKNOWN);
+					return passing ? response.releaseBody() : verdictOf(uri, response).doOnNext(verdict::set).then();
+				}))
 				.timeout(answerBound())
 				.onErrorResume(failed -> Mono.empty())
 				.then(Mono.fromSupplier(verdict::get));
 		});
 	}
 
-	private Mono<Answer> verdictOf(UpstreamRequest relayed, UpstreamResponse response) {
+	private Mono<Answer> verdictOf(URI uri, UpstreamResponse response) {
 		own.answered(response.statusCode());
 		MediaType type = response.contentType();
 		Mono<byte[]> body = type != null && MediaType.APPLICATION_JSON.isCompatibleWith(type)
@@ -161,7 +181,7 @@ final class SessionEraProbe {
 					&& result.path("protocolVersion").isTextual()) {
 				String sessionId = response.headers().getFirst("Mcp-Session-Id");
 				String version = result.path("protocolVersion").asText();
-				return ended(relayed, sessionId, version)
+				return ended(uri, sessionId, version)
 					.thenReturn(new Answer(Verdict.SPEAKS_SESSION_ERA, version));
 			}
 			List<String> supported = Refusals.supportedVersions(read);
@@ -175,11 +195,11 @@ final class SessionEraProbe {
 	}
 
 	/** Ends the session the relay's {@code initialize} opened (a DELETE), if the server keeps sessions. */
-	private Mono<Void> ended(UpstreamRequest relayed, String sessionId, String version) {
+	private Mono<Void> ended(URI uri, String sessionId, String version) {
 		if (sessionId == null) {
 			return Mono.empty();
 		}
-		return own.end(relayed, sessionId, version)
+		return own.end(uri, sessionId, version)
 			.flatMap(delete -> server.close(delete, UpstreamResponse::releaseBody))
 			.onErrorResume(failed -> Mono.empty());
 	}

@@ -75,9 +75,6 @@ public final class VersionBridge implements UpstreamTransport {
 	/** The relay's own {@code server/discover} of the server. */
 	private final ModernProbe modernProbe;
 
-	/** Half the client's deadline: how long after its request was sent a client may wait for the relay's probe. */
-	private final long patienceNanos;
-
 	/** What the relay's own requests teach for 2026 clients (direction 2): asked when their requests are refused. */
 	private final ServerEraChecks checks;
 
@@ -117,14 +114,13 @@ public final class VersionBridge implements UpstreamTransport {
 		this.modernProbe = new ModernProbe(server, own, serverId, maxBodyBytes, openTimeout, nanoClock);
 		this.sessionEraProbe = new SessionEraProbe(server, own, serverId, versions, maxBodyBytes, openTimeout,
 				nanoClock);
-		this.patienceNanos = openTimeout.toNanos() / 2;
-		this.checks = new ServerEraChecks(modernProbe, sessionEraProbe, versions, Duration.ofNanos(patienceNanos));
+		this.checks = new ServerEraChecks(modernProbe, sessionEraProbe, versions);
 		this.sessions = new SessionBridge(server, serverId, versions, new BridgeSessions(store, serverId, flights),
 				maxBodyBytes, inputRoundTimeout, modernProbe);
 		this.legacy = new PerRequestBridge(server, serverId, maxBodyBytes,
 				new UpstreamSessions(server, serverId, versions, store, maxBodyBytes, openTimeout, checks), versions,
 				inputRoundTimeout, mac, flights.of(serverId), unrelayed, checks);
-		this.relayed = new RetiredSessionEra(server, serverId, sessionEraProbe, maxBodyBytes, openTimeout);
+		this.relayed = new RetiredSessionEra(server, serverId, sessionEraProbe, maxBodyBytes);
 	}
 
 	/**
@@ -239,28 +235,34 @@ public final class VersionBridge implements UpstreamTransport {
 		if (versions.bridges(clientVersion)) {
 			return legacy.send(request, clientVersion, handler);
 		}
-		return server.send(request, response -> {
-			if (!response.statusCode().is4xxClientError()) {
-				return handler.apply(response);
+		return Mono.defer(() -> {
+			long sent = System.nanoTime();
+			return server.send(request, response -> refusedPerRequest(request, clientVersion, sent, response, handler));
+		});
+	}
+
+	private Mono<Void> refusedPerRequest(UpstreamRequest request, String clientVersion, long sent,
+			UpstreamResponse response, Function<UpstreamResponse, Mono<Void>> handler) {
+		if (!response.statusCode().is4xxClientError()) {
+			return handler.apply(response);
+		}
+		return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
+			UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
+					body);
+			if (Refusals.ofNewGeneration(body) || Refusals.understood(request.body(), body)
+					|| !Refusals.bySessionEraServer(response.statusCode(), body)
+					|| !ClientShapedRequests.wellShaped(request)) {
+				return handler.apply(refused);
 			}
-			return BridgeBodies.read(response.body(), maxBodyBytes, serverId).flatMap(body -> {
-				UpstreamResponse refused = LocalUpstreamResponse.replay(response.statusCode(), response.headers(),
-						body);
-				if (Refusals.ofNewGeneration(body) || Refusals.understood(request.body(), body)
-						|| !Refusals.bySessionEraServer(response.statusCode(), body)
-						|| !ClientShapedRequests.wellShaped(request)) {
-					return handler.apply(refused);
-				}
-				if (versions.bridges(clientVersion)) {
-					// another request taught the versions while this one was refused: the bridge answers it
-					return legacy.send(request, clientVersion, handler);
-				}
-				if (!versions.known().isEmpty() && !versions.mayProbe()) {
-					return handler.apply(refused);
-				}
-				return checks.sessionEra(request).then(Mono.defer(() -> versions.bridges(clientVersion)
-						? legacy.send(request, clientVersion, handler) : handler.apply(refused)));
-			});
+			if (versions.bridges(clientVersion)) {
+				// another request taught the versions while this one was refused: the bridge answers it
+				return legacy.send(request, clientVersion, handler);
+			}
+			if (!versions.known().isEmpty() && !versions.mayProbe()) {
+				return handler.apply(refused);
+			}
+			return checks.sessionEra(request, sent).then(Mono.defer(() -> versions.bridges(clientVersion)
+					? legacy.send(request, clientVersion, handler) : handler.apply(refused)));
 		});
 	}
 
@@ -291,8 +293,7 @@ public final class VersionBridge implements UpstreamTransport {
 			if (Refusals.supportedVersions(body).isEmpty() || !NamedVersions.allKnown(request)) {
 				return Mono.just(refused);
 			}
-			Duration wait = Duration.ofNanos(patienceNanos - (System.nanoTime() - sent));
-			return sessionEraProbe.ask(request, wait).thenReturn(refused);
+			return sessionEraProbe.ask(request, sent).thenReturn(refused);
 		});
 	}
 

@@ -81,7 +81,8 @@ public class ParameterHeaderChecks {
 	 * so that {@link #mirrorForwarded} writes the header of each declared argument that goes upstream: the client sent
 	 * none, and a 2026-07-28 server refuses an argument its header does not mirror (review 43h F-1, F-6). A tool list
 	 * that cannot be read then leaves the request as it is (the server answers what lacks its header); nothing is
-	 * refused for it.
+	 * refused for it. A header that would be longer than {@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES}
+	 * refuses the call ({@link RelayFailures#parameterHeaderTooLong}: review 46k, K3).
 	 */
 	public Mono<Void> beforeForwarding(HttpHeaders headers, Map<JsonNode, SentCall> sent, boolean batch,
 			boolean bridged, InboundPlan plan, CallContext context, String server) {
@@ -97,10 +98,18 @@ public class ParameterHeaderChecks {
 		if (!"tools/call".equals(call.path("method").asText(null)) || !tool.isTextual()) {
 			return null;
 		}
-		return declarations.of(context, tool.textValue()).doOnNext(found -> found.filter(declared -> !declared.isEmpty())
-			.ifPresent(declared -> context.attributes().put(CHECKED, new Checked(declared, Map.of()))))
-			.onErrorResume(failure -> Mono.empty())
-			.then();
+		return declarations.of(context, tool.textValue()).onErrorResume(failure -> Mono.empty()).flatMap(found -> {
+			Map<String, ParameterHeaders.Mirrored> declared = found.orElse(Map.of());
+			if (declared.isEmpty()) {
+				return Mono.<Void>empty();
+			}
+			String tooLong = ParameterHeaders.tooLong(call.path("params").path("arguments"), declared);
+			if (tooLong != null) {
+				return Mono.error(RelayFailures.parameterHeaderTooLong(server, tooLong));
+			}
+			context.attributes().put(CHECKED, new Checked(declared, Map.of()));
+			return Mono.<Void>empty();
+		}).then();
 	}
 
 	/**

@@ -15,6 +15,8 @@ import org.springframework.http.HttpHeaders;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.mcprelay.transport.WrittenHeaderBound;
+
 /**
  * The {@code Mcp-Param-{Name}} request headers of MCP 2026-07-28 (SEP-2243, "Custom Headers from Tool Parameters"):
  * a tool marks an argument for mirroring with {@code "x-mcp-header": "Name"} in that property's schema inside its
@@ -249,6 +251,22 @@ public final class ParameterHeaders {
 				wire.set(WRITTEN_PREFIX + mirrored.name(), encoded);
 			}
 		}
+	}
+
+	/**
+	 * The first header of those {@code declared} names whose value, written from {@code arguments} ({@link #mirror}),
+	 * would be longer than {@link WrittenHeaderBound#MAX_BYTES} bytes, as {@code Mcp-Param-Name}; {@code null} when
+	 * none would (review 46k, K3). A long text is measured before it is encoded (its encoding is never shorter).
+	 */
+	public static String tooLong(JsonNode arguments, Map<String, Mirrored> declared) {
+		for (Mirrored mirrored : declared.values()) {
+			JsonNode value = mirrored.path() == null ? null : valueAt(arguments, mirrored.path());
+			if (value != null && (value.isTextual() && value.textValue().length() > WrittenHeaderBound.MAX_BYTES
+					|| String.valueOf(encode(value)).length() > WrittenHeaderBound.MAX_BYTES)) {
+				return WRITTEN_PREFIX + mirrored.name();
+			}
+		}
+		return null;
 	}
 
 	/** {@code value} as a header carries it, or {@code null} when it carries none (absent, null, object, array). */

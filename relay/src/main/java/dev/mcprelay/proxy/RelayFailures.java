@@ -158,6 +158,19 @@ public final class RelayFailures {
 	}
 
 	/**
+	 * The {@code Mcp-Param-*} header ({@code header}) the relay would write for a declared argument ({@code field}) of
+	 * a call would be longer than {@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} bytes (400, -32602,
+	 * {@code mcp_param_too_long}); nothing is forwarded: a server or gateway would refuse it with an HTTP error of its
+	 * own, no JSON-RPC answer (review 46k, K3).
+	 */
+	public static RelayFailure parameterHeaderTooLong(String server, String header) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_PARAMS, "mcp_param_too_long", server,
+				"The argument the tool declares for the " + header + " header is longer than the relay writes in a "
+						+ "header for MCP server '" + server + "' (at most "
+						+ dev.mcprelay.transport.WrittenHeaderBound.MAX_BYTES + " bytes as sent); send a shorter one.");
+	}
+
+	/**
 	 * A request's {@code Mcp-Param-*} headers cannot be checked against the arguments they mirror
 	 * ({@link ParameterHeaderChecks}): the server's tool list, which says which argument each header mirrors, could not
 	 * be read ({@code why}). Refused rather than passed unchecked (502, -32603); nothing is forwarded.

@@ -123,7 +123,7 @@ class DualEraServerProbeTest {
 		dev.mcprelay.transport.UpstreamRequest request = new dev.mcprelay.transport.UpstreamRequest("d",
 				org.springframework.http.HttpMethod.POST, URI.create(dual.url()), headers, new byte[0], "alice", null);
 
-		assertThat(probe.ask(request, versions).toFuture().get(60, TimeUnit.SECONDS))
+		assertThat(probe.ask(request, versions, System.nanoTime()).toFuture().get(60, TimeUnit.SECONDS))
 			.isEqualTo(ModernProbe.Verdict.SPEAKS_2026);
 		assertThat(versions.known()).as("what the probe proved").contains("2026-07-28");
 		assertThat(versions.bridges("2025-11-25")).as("2025 clients still relayed: %s", versions.known()).isFalse();
@@ -143,7 +143,7 @@ class DualEraServerProbeTest {
 		ServerVersions sessionEra = new ServerVersions("d", List.of());
 		sessionEra.learn(List.of("2025-11-25"));
 		new ModernProbe(new StreamableHttpTransport(reactor.netty.http.client.HttpClient.create()), "d", 1024 * 1024)
-			.ask(request, sessionEra).toFuture().get(60, TimeUnit.SECONDS);
+			.ask(request, sessionEra, System.nanoTime()).toFuture().get(60, TimeUnit.SECONDS);
 		assertThat(sessionEra.known()).as("what was known stays").contains("2025-11-25", "2026-07-28");
 	}
 

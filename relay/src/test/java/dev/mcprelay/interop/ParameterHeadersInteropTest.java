@@ -147,6 +147,32 @@ class ParameterHeadersInteropTest {
 		}
 	}
 
+	/**
+	 * Review 46k, K3: the header the bridge writes for a long declared argument had no bound: behind nginx the client
+	 * got nginx's HTML 400, direct a 431 from the server. Past the relay's bound of the headers it writes, the call is
+	 * answered -32602 {@code mcp_param_too_long} naming the header, and nothing goes to the server; at the bound, the
+	 * server runs it.
+	 */
+	@Test
+	void aBridgedCallWhoseHeaderWouldBeTooLongIsAnsweredByTheRelay() {
+		RawHttp http = new RawHttp(((WebServerApplicationContext) relay).getWebServer().getPort());
+		dev.mcprelay.testsupport.McpSession session = dev.mcprelay.testsupport.McpSession.open(http, "v2026");
+		String atTheBound = "x".repeat(dev.mcprelay.transport.WrittenHeaderBound.MAX_BYTES);
+		HttpResponse<String> ran = session.post("{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"" + TOOL + "\",\"arguments\":{\"region\":\"" + atTheBound + "\"}}}");
+		assertThat(RawHttp.messagesOf(ran).get(0).has("result")).as("the server ran it: %s", ran.body()).isTrue();
+
+		for (String region : new String[] { atTheBound + "x", "\u00e9".repeat(1600), "x".repeat(9000) }) {
+			HttpResponse<String> answer = session.post("{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/call\","
+					+ "\"params\":{\"name\":\"" + TOOL + "\",\"arguments\":{\"region\":\"" + region + "\"}}}");
+			JsonNode error = RawHttp.messagesOf(answer).get(0).path("error");
+			assertThat(error.path("code").asInt()).as("%s", answer.body()).isEqualTo(-32602);
+			assertThat(error.at("/data/reason").asText()).isEqualTo("mcp_param_too_long");
+			assertThat(error.path("message").asText()).contains("Mcp-Param-Region");
+			assertThat(RawHttp.messagesOf(answer).get(0).path("id").asInt()).isEqualTo(16);
+		}
+	}
+
 	private static String ran(String body, String... headers) {
 		HttpResponse<String> response = send(body, headers);
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
