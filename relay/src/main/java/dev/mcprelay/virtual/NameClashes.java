@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.LogText;
 import dev.mcprelay.metrics.RelayMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,7 +16,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * Two members of a virtual server that publish one name after prefixing: the member first in configuration order
  * keeps it, the other's item is left out of the merged list. Each clash is counted
  * ({@value RelayMeters#VIRTUAL_NAME_CLASHES}, tagged with the virtual server and the member left out) and logged once
- * per virtual server, member and name.
+ * per virtual server, member and name, the name quoted ({@link LogText#quote}: a server chose it, and a line break in
+ * it must not forge a log line, review 43j N-6).
  */
 @Component
 class NameClashes {
@@ -42,8 +44,8 @@ class NameClashes {
 			.register(registry)
 			.increment();
 		if (logged.size() < REMEMBERED && logged.add(virtualId + "\n" + kind + "\n" + name + "\n" + loser)) {
-			log.warn("Virtual server '{}': {} '{}' of member '{}' is left out: member '{}', earlier in members, has the "
-					+ "same name; give one of them a prefix", virtualId, kind, name, loser, winner);
+			log.warn("Virtual server '{}': {} {} of member '{}' is left out: member '{}', earlier in members, has the "
+					+ "same name; give one of them a prefix", virtualId, kind, LogText.quote(name), loser, winner);
 		}
 	}
 
