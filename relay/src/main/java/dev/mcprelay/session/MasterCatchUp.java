@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.mcprelay.LogText;
 import dev.mcprelay.OffEventLoop;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisReadOnlyException;
@@ -63,6 +64,9 @@ final class MasterCatchUp {
 	private final Consumer<String> move;
 
 	private final Supplier<Mono<Void>> writeCheck;
+
+	/** Whether a write check's failure other than {@code READONLY} was said since writes were last taken (once). */
+	private final AtomicBoolean checkFailureSaid = new AtomicBoolean();
 
 	/** The next step while the store refuses writes (at most one pending). */
 	private final Disposable.Swap retry = Disposables.swap();
@@ -286,9 +290,19 @@ final class MasterCatchUp {
 					log.info("The store's connections go to the master the Sentinels name, {}: a write succeeded there, "
 							+ "writes are taken again", moved);
 				}
+				checkFailureSaid.set(false);
 				return Boolean.TRUE;
 			}))
-			.onErrorReturn(Boolean.FALSE);
+			.onErrorResume(failure -> {
+				if (!readOnly(failure) && checkFailureSaid.compareAndSet(false, true)) {
+					log.warn("The store's write check ({} of {}) failed other than READONLY, so the relay cannot tell "
+							+ "whether writes are taken again, and stays unready while it cannot: {} (a store user needs "
+							+ "the relay's key patterns, docs/operations.md; asked again every {} s)", "DEL",
+							StoreWriteCheck.KEY, LogText.quote(String.valueOf(failure.getMessage())),
+							INTERVAL.toSeconds());
+				}
+				return Mono.just(Boolean.FALSE);
+			});
 	}
 
 	/** While the store refuses writes, the next step in {@link #INTERVAL} (at most one pending). */
