@@ -65,7 +65,8 @@ record MasterVerdict(List<Answer> answers, int asked) {
 	}
 
 	/**
-	 * When the answers name more than one master and decide nothing: each named with how many answers name it
+	 * When the answers name more than one master and decide nothing: each named with how many answers name it, most
+	 * named first, then by address, so that the same split reads the same whatever order the answers came in
 	 * ({@code "a:1 (1) vs b:2 (1)"}); else empty.
 	 */
 	Optional<String> disagreement() {
@@ -77,7 +78,9 @@ record MasterVerdict(List<Answer> answers, int asked) {
 		if (counted.size() < 2) {
 			return Optional.empty();
 		}
-		return Optional.of(counted.entrySet().stream().map(named -> named.getKey() + " (" + named.getValue() + ")")
+		return Optional.of(counted.entrySet().stream()
+			.sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+			.map(named -> named.getKey() + " (" + named.getValue() + ")")
 			.collect(Collectors.joining(" vs ")));
 	}
 

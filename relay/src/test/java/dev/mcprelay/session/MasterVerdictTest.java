@@ -64,7 +64,7 @@ class MasterVerdictTest {
 		long none = MasterVerdict.NO_EPOCH;
 		MasterVerdict split = new MasterVerdict(List.of(new Answer("b:2", none), new Answer("a:1", none)), 4);
 		assertThat(split.master()).isEmpty();
-		assertThat(split.disagreement()).contains("b:2 (1) vs a:1 (1)");
+		assertThat(split.disagreement()).contains("a:1 (1) vs b:2 (1)");
 		assertThat(alone.disagreement()).isEmpty();
 		assertThat(new MasterVerdict(List.of(), 4).disagreement()).isEmpty();
 	}
