@@ -1,6 +1,7 @@
 package dev.mcprelay.session;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -239,7 +240,7 @@ final class MasterCatchUp {
 				}
 				answeredWhileRefusing.set(true);
 				String moved = movedWhileRefusing.get();
-				java.util.Optional<String> split = evidence.disagreementWhileRefused(verdict);
+				Optional<String> split = evidence.disagreementWhileRefused(verdict);
 				if (verdict.master().isEmpty()) {
 					split.ifPresent(text -> refusing.set(READ_ONLY + ": its connections go to a replica; the Sentinels "
 							+ "disagree: " + text + " (no configuration epoch decides: grant their user +sentinel|master)"));
