@@ -44,6 +44,9 @@ final class ConfiguredSentinels {
 	/** The Sentinels ({@code host:port}) whose failure to answer was logged, until they answer again. */
 	private final Set<String> silent = ConcurrentHashMap.newKeySet();
 
+	/** The Sentinels ({@code host:port}) whose refusal of {@code SENTINEL MASTER} was logged, until they run it. */
+	private final Set<String> masterRefused = ConcurrentHashMap.newKeySet();
+
 	ConfiguredSentinels(LettuceConnectionFactory redis) {
 		this(() -> each(redis));
 	}
@@ -85,27 +88,41 @@ final class ConfiguredSentinels {
 	}
 
 	/**
-	 * The master the Sentinels name, all of them asked at once, each within its timeout, their answers weighed
-	 * ({@link MasterVerdict#of}): the latest configuration (the highest {@code config-epoch} of {@code SENTINEL MASTER}),
-	 * else what most of those that answered name. Empty when none answers, or their answers leave it open. Asked when
-	 * the first Sentinel's answer is not the relay's own evidence (review 45i I-4: one stale Sentinel listed first moved
-	 * a relay on the right master onto a replica). A Sentinel whose user may not run {@code SENTINEL MASTER} is asked
-	 * {@code GET-MASTER-ADDR-BY-NAME} instead, its answer counted without an epoch. Never fails; logs as
-	 * {@link #namedMaster} does.
+	 * The Sentinels' verdict on {@code master}, all of them asked at once, each within its timeout, their answers weighed
+	 * ({@link MasterVerdict}: the latest configuration, the highest {@code config-epoch} of {@code SENTINEL MASTER}, else
+	 * what most of those that answered name), with how many were asked. Asked when the first Sentinel's answer is not
+	 * the relay's own evidence (review 45i I-4: one stale Sentinel listed first moved a relay on the right master onto a
+	 * replica). A Sentinel whose user may not run {@code SENTINEL MASTER} is asked {@code GET-MASTER-ADDR-BY-NAME}
+	 * instead, its answer counted without an epoch; its refusal is logged at WARN once per Sentinel (until it runs it),
+	 * naming the grant (review 45j J-1: only in the Sentinels' ACL LOG). Never fails; logs as {@link #namedMaster} does.
 	 */
-	Mono<String> weighedMaster(RedisClient client, String master) {
-		return Flux.fromIterable(each())
+	Mono<MasterVerdict> weighedMaster(RedisClient client, String master) {
+		List<RedisURI> asked = each();
+		return Flux.fromIterable(asked)
 			.flatMap(sentinel -> asked(client, sentinel,
 					connection -> connection.reactive().master(master)
 						.map(described -> MasterVerdict.answer(described))
-						.onErrorResume(RedisCommandExecutionException.class,
-								refused -> connection.reactive().getMasterAddrByName(master)
-									.cast(InetSocketAddress.class)
-									.map(named -> new MasterVerdict.Answer(named.getHostString() + ':' + named.getPort(),
-											MasterVerdict.NO_EPOCH))),
+						.doOnNext(described -> masterRefused.remove(address(sentinel)))
+						.onErrorResume(RedisCommandExecutionException.class, refused -> {
+							if (String.valueOf(refused.getMessage()).startsWith("NOPERM")
+									&& masterRefused.add(address(sentinel))) {
+								log.warn("Sentinel {} refused SENTINEL MASTER ({}): its answer carries no configuration "
+										+ "epoch, so Sentinels that disagree (one of them stale) decide nothing; grant "
+										+ "its user +sentinel|master (docs/operations.md; not logged again for it until "
+										+ "it answers)", address(sentinel), refused.getMessage());
+							}
+							return connection.reactive().getMasterAddrByName(master)
+								.cast(InetSocketAddress.class)
+								.map(named -> new MasterVerdict.Answer(named.getHostString() + ':' + named.getPort(),
+										MasterVerdict.NO_EPOCH));
+						}),
 					master, silent))
 			.collectList()
-			.flatMap(answers -> Mono.justOrEmpty(MasterVerdict.of(answers)));
+			.map(answers -> new MasterVerdict(answers, asked.size()));
+	}
+
+	private static String address(RedisURI sentinel) {
+		return sentinel.getHost() + ':' + sentinel.getPort();
 	}
 
 	/**

@@ -37,9 +37,11 @@ public class FollowedSentinels {
 
 	/**
 	 * The commands a Sentinel ACL user needs, as an ACL rule: to subscribe, to check the subscription is alive
-	 * ({@link SentinelSubscription}; a refused {@code PING} is an answer all the same), and to ask for the master.
+	 * ({@link SentinelSubscription}; a refused {@code PING} is an answer all the same), to ask for the master, and to
+	 * ask for it with its configuration epoch ({@code SENTINEL MASTER}: without it, Sentinels that disagree decide
+	 * nothing, review 45j J-1).
 	 */
-	static final String COMMANDS = "+subscribe +psubscribe +ping +sentinel|get-master-addr-by-name";
+	static final String COMMANDS = "+subscribe +psubscribe +ping +sentinel|get-master-addr-by-name +sentinel|master";
 
 
 	private static final Logger log = LoggerFactory.getLogger(FollowedSentinels.class);

@@ -100,7 +100,7 @@ class StaleSentinelListedFirstTest {
 			Awaitility.await("the stale Sentinel takes both relays' subscriptions").atMost(Duration.ofSeconds(60))
 				.until(() -> both.stream().allMatch(relay -> relay.getBean(FollowedSentinels.class).count() == 4));
 			Awaitility.await("both relays asked the Sentinels").atMost(Duration.ofSeconds(60))
-				.until(() -> CapturedLogs.since(mark).stream().filter(line -> line.contains("MasterCatchUp")
+				.until(() -> CapturedLogs.since(mark).stream().filter(line -> line.contains("MasterEvidence")
 						&& line.contains("127.0.0.1:" + staleMastersPath.port() + " the master")).count() >= 2);
 			int before = traffic.confirmedCount();
 			traffic.awaitSessions(before + 5);
@@ -114,10 +114,10 @@ class StaleSentinelListedFirstTest {
 
 		List<String> logged = CapturedLogs.since(mark);
 		System.out.printf("a stale Sentinel listed first took the relays' subscriptions 3 times: %s%n",
-				logged.stream().filter(line -> line.contains("MasterCatchUp")).toList());
+				logged.stream().filter(line -> line.contains("MasterEvidence")).toList());
 		assertThat(logged).as("no move").noneMatch(line -> line.contains("now go there"));
 		assertThat(logged).as("the stale answer outweighed, said once per relay")
-			.filteredOn(line -> line.contains("MasterCatchUp") && line.contains("names 127.0.0.1:"
+			.filteredOn(line -> line.contains("MasterEvidence") && line.contains("names 127.0.0.1:"
 					+ staleMastersPath.port() + " the master") && line.contains("names 127.0.0.1:" + promoted))
 			.hasSize(2);
 		for (ConfigurableApplicationContext relay : both) {
