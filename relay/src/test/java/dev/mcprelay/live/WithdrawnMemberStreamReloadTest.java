@@ -76,13 +76,7 @@ class WithdrawnMemberStreamReloadTest {
 		RawHttp narrow = live.http("X-Api-Key", NARROW);
 		int alphaGets = alpha.getsServed();
 		int betaGets = beta.getsServed();
-		McpSession session = McpSession.open(narrow, "v");
-		try (OpenSse before = get(narrow, session)) {
-			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
-				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
-			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
-			before.awaitEnd();
-		}
+		McpSession session = narrowedWhileItsGetWasOpen(narrow, alphaGets, betaGets);
 		try (OpenSse reopened = get(narrow, session)) {
 			live.reload(config("[alpha, beta]"), ReloadOutcome.APPLIED);
 			Awaitility.await("alpha's stream is opened again on the GET the client has").atMost(Duration.ofSeconds(20))
@@ -105,13 +99,7 @@ class WithdrawnMemberStreamReloadTest {
 		RawHttp narrow = live.http("X-Api-Key", NARROW);
 		int alphaGets = alpha.getsServed();
 		int betaGets = beta.getsServed();
-		McpSession session = McpSession.open(narrow, "v");
-		try (OpenSse before = get(narrow, session)) {
-			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
-				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
-			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
-			before.awaitEnd();
-		}
+		McpSession session = narrowedWhileItsGetWasOpen(narrow, alphaGets, betaGets);
 		try (OpenSse reopened = get(narrow, session)) {
 			live.reload(config("[alpha, beta]"), ReloadOutcome.APPLIED);
 			Awaitility.await("alpha's stream is opened again on the GET the client has").atMost(Duration.ofSeconds(20))
@@ -166,13 +154,7 @@ class WithdrawnMemberStreamReloadTest {
 		RawHttp narrow = live.http("X-Api-Key", NARROW);
 		int alphaGets = alpha.getsServed();
 		int betaGets = beta.getsServed();
-		McpSession session = McpSession.open(narrow, "v");
-		try (OpenSse before = get(narrow, session)) {
-			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
-				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
-			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
-			before.awaitEnd();
-		}
+		McpSession session = narrowedWhileItsGetWasOpen(narrow, alphaGets, betaGets);
 		try (OpenSse reopened = get(narrow, session)) {
 			// alpha's stream, which the key may no longer use, ended before the answer; beta's is open once it sends
 			// (the SDK's server sends a stream's headers with its first event): a GET is answered at once from now on
@@ -228,6 +210,22 @@ class WithdrawnMemberStreamReloadTest {
 			assertThat(reopened.next().path("method").asText()).as("alpha's events reach the client again")
 				.isEqualTo("notifications/tools/list_changed");
 		}
+	}
+
+	/**
+	 * A session of {@code narrow}'s on {@code v} whose GET read both members ({@code alphaGets}, {@code betaGets}: the
+	 * GETs each member had served before) until a reload narrowed the key to beta and ended it.
+	 */
+	private static McpSession narrowedWhileItsGetWasOpen(RawHttp narrow, int alphaGets, int betaGets)
+			throws Exception {
+		McpSession session = McpSession.open(narrow, "v");
+		try (OpenSse before = get(narrow, session)) {
+			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
+				.until(() -> alpha.getsServed() == alphaGets + 1 && beta.getsServed() == betaGets + 1);
+			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
+			before.awaitEnd();
+		}
+		return session;
 	}
 
 	private static OpenSse get(RawHttp http, McpSession session) {
