@@ -113,16 +113,18 @@ class SharedUpstreamSessionsTest {
 			.get(60, TimeUnit.SECONDS)).path("result");
 		assertThat(asked.path("resultType").asText()).as("%s", asked).isEqualTo("input_required");
 		String key = asked.path("inputRequests").fieldNames().next();
-		String retry = "{\"jsonrpc\":\"2.0\",\"id\":ID,\"method\":\"tools/call\",\"params\":{\"name\":"
+		// the id goes in by its place, not by a placeholder: a requestState is Base64url, and may hold any two letters
+		java.util.function.IntFunction<String> retry = id -> "{\"jsonrpc\":\"2.0\",\"id\":" + id
+				+ ",\"method\":\"tools/call\",\"params\":{\"name\":"
 				+ "\"ask-model\",\"arguments\":{},\"inputResponses\":{\"" + key + "\":{\"role\":\"assistant\","
 				+ "\"content\":{\"type\":\"text\",\"text\":\"hello\"},\"model\":\"m\"}},\"requestState\":"
 				+ asked.path("requestState") + "," + SAMPLING_META + "}}";
 
-		JsonNode elsewhere = lastMessage(send(anotherReplica, retry.replace("ID", "2")).get(60, TimeUnit.SECONDS));
+		JsonNode elsewhere = lastMessage(send(anotherReplica, retry.apply(2)).get(60, TimeUnit.SECONDS));
 		assertThat(elsewhere.at("/error/code").asInt()).as("%s", elsewhere).isEqualTo(-32603);
 		assertThat(elsewhere.at("/error/data/reason").asText()).isEqualTo("input_required_expired");
 
-		JsonNode resumed = lastMessage(send(afterTheReload, retry.replace("ID", "3")).get(60, TimeUnit.SECONDS));
+		JsonNode resumed = lastMessage(send(afterTheReload, retry.apply(3)).get(60, TimeUnit.SECONDS));
 		assertThat(resumed.path("id").asInt()).as("%s", resumed).isEqualTo(3);
 		assertThat(resumed.at("/result/content/0/text").asText()).as("%s", resumed).isEqualTo("model said: hello");
 		assertThat(beforeTheReload.heldCalls() + afterTheReload.heldCalls()).as("nothing left held").isZero();
