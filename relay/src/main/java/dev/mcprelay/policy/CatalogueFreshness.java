@@ -18,9 +18,12 @@ import dev.mcprelay.config.ToolsProperties;
  */
 final class CatalogueFreshness {
 
+	/** The timeouts of a server whose properties are unknown: the defaults. */
+	private static final TimeoutProperties DEFAULT_TIMEOUTS = new TimeoutProperties(Duration.ofSeconds(60),
+			Duration.ofSeconds(60), Duration.ofSeconds(30));
+
 	/** How long a listing may take on a server whose properties are unknown: the default's {@code ownWork()}. */
-	private static final Duration DEFAULT_WAIT = new TimeoutProperties(Duration.ofSeconds(60), Duration.ofSeconds(60),
-			Duration.ofSeconds(30)).ownWork();
+	private static final Duration DEFAULT_WAIT = DEFAULT_TIMEOUTS.ownWork();
 
 	/** The longest age nanoseconds count; {@link Duration#toNanos()} of a longer one overflows. */
 	private static final Duration LONGEST_AGE = Duration.ofNanos(Long.MAX_VALUE);
@@ -74,6 +77,15 @@ final class CatalogueFreshness {
 	Duration listingBound(CallContext context) {
 		ServerProperties properties = servers.apply(context);
 		return properties == null ? DEFAULT_WAIT : properties.timeouts().ownWork();
+	}
+
+	/**
+	 * The part {@code 1/divisor} of the bound a request to the server {@code context} addresses runs under (its
+	 * {@code timeouts.non-streaming}; the default's for a server the snapshot does not know).
+	 */
+	Duration shareOfRequestBound(CallContext context, int divisor) {
+		ServerProperties properties = servers.apply(context);
+		return (properties == null ? DEFAULT_TIMEOUTS : properties.timeouts()).nonStreaming().dividedBy(divisor);
 	}
 
 }

@@ -17,7 +17,10 @@ import reactor.core.publisher.Mono;
  * server's listings ({@link ServerListings}), and bounded by {@link CatalogueFreshness#listingBound}. Whatever stops
  * it (the server fails or does not answer in time, the listings' bound refuses it) is {@link Unavailable}, logged by
  * {@link PolicyLog#unlisted}: the request it was for is refused as undecidable (fails closed), never decided from the
- * definitions it was to replace.
+ * definitions it was to replace. Such a failure is remembered for the same bound, for every feature that lists the
+ * view through {@link PublishedCatalogues} (the policies, the {@code Mcp-Param-*} check, the headers the relay writes):
+ * a request in that time begins no listing and is {@link Unavailable} at once (review 43j N-2: a list that hangs made
+ * every call of a view that never listed wait the whole bound, again and again).
  */
 final class CatalogueRelisting {
 
@@ -42,13 +45,24 @@ final class CatalogueRelisting {
 	 */
 	Mono<Void> relist(CallContext context, String list, PublishedItems kept) {
 		Duration bound = freshness.listingBound(context);
-		return kept.list(() -> bounded(context, list, bound), freshness.clock())
+		// the bound is the listing's own (inside what every waiter joins), so that a listing that hangs fails, and
+		// is remembered as failed, rather than being cancelled with its waiters; its turn among the server's listings
+		// must come within half of it (else Refused, not remembered: the server was not asked)
+		Mono<UpstreamLister.Listed> listing = Mono.defer(() -> bounded(context, list, bound.dividedBy(2)))
 			.timeout(bound, Mono.defer(() -> {
 				Unavailable late = new Unavailable(context.server(), list,
 						"did not answer within " + bound.toMillis() + " ms");
 				PolicyLog.unlisted(context.server(), list, late);
 				return Mono.error(late);
-			}))
+			}));
+		return kept.list(() -> listing, freshness.clock(), bound.toNanos(),
+				() -> new Unavailable(context.server(), list, "could not be listed less than " + bound.toMillis()
+						+ " ms ago, and is not listed again before then"))
+			.onErrorMap(ServerListings.Refused.class, refused -> {
+				Unavailable busy = new Unavailable(context.server(), list, refused.why());
+				PolicyLog.unlisted(context.server(), list, busy);
+				return busy;
+			})
 			.onErrorMap(failure -> !(failure instanceof Unavailable), failure -> {
 				PolicyLog.unlisted(context.server(), list, failure);
 				log.debug("The {} of server '{}' could not be listed for a policy", list, context.server(), failure);
@@ -59,15 +73,11 @@ final class CatalogueRelisting {
 	/**
 	 * A listing of {@code list} in the request of {@code context}, in its turn among the server's
 	 * ({@link ServerListings}: it waits for room within {@code wait}); a listing the bound refuses is
-	 * {@link Unavailable} (the request is refused, and may be tried again), and logged.
+	 * {@link ServerListings.Refused}, which {@link #relist} answers as {@link Unavailable} (the request is refused, and
+	 * may be tried again at once: nothing was asked of the server), and logs.
 	 */
 	private Mono<UpstreamLister.Listed> bounded(CallContext context, String list, Duration wait) {
-		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list))
-			.onErrorMap(ServerListings.Refused.class, refused -> {
-				Unavailable busy = new Unavailable(context.server(), list, refused.why());
-				PolicyLog.unlisted(context.server(), list, busy);
-				return busy;
-			});
+		return listings.bounded(context.server(), context.caller(), wait, () -> lister.listAll(context, list));
 	}
 
 }

@@ -240,6 +240,14 @@ public class PublishedCatalogues implements ServerListChanges {
 				&& freshness.young(kept.listedAt(), freshness.maxAgeNanos(context, true)) ? Optional.empty() : null;
 	}
 
+	/**
+	 * The part {@code 1/divisor} of the bound a request to the server {@code context} addresses runs under (its
+	 * {@code timeouts.non-streaming}), as its own snapshot configures it.
+	 */
+	java.time.Duration shareOfRequestBound(CallContext context, int divisor) {
+		return freshness.shareOfRequestBound(context, divisor);
+	}
+
 	/** {@link #find}, the whole definition kept ({@link PublishedItems.Definition}). */
 	Mono<Optional<PublishedItems.Definition>> definition(CallContext context, String list, String name,
 			boolean annotations) {

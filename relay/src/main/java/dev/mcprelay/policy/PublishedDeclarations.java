@@ -22,7 +22,9 @@ import reactor.core.publisher.Mono;
  * that a server whose {@code tools/list} hangs or fails keeps its calls checked against what it last published, never
  * makes them wait (review 43h F-2). Only a tool the view never saw is listed for in the caller's request, and a listing
  * that fails then refuses it ({@link RelayFailures#parameterHeadersUncheckable}, 502): nothing says what its headers
- * mirror.
+ * mirror. A listing that failed is remembered for the listing bound ({@link CatalogueRelisting}): the view's calls
+ * meanwhile are refused at once, not listed for each. Where the relay only writes the headers ({@link #toWrite}), the
+ * call waits for such a listing at most a short share of its bound, and goes on without them (review 43j N-2).
  */
 final class PublishedDeclarations implements ToolDeclarations {
 
@@ -34,18 +36,57 @@ final class PublishedDeclarations implements ToolDeclarations {
 
 	@Override
 	public Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> of(CallContext context, String tool) {
-		Optional<PublishedItems.Definition> kept = catalogues.keptOfAnyAge(context, PublishedCatalogues.TOOLS, tool);
+		Optional<Map<String, ParameterHeaders.Mirrored>> kept = kept(context, tool);
 		if (kept != null) {
-			catalogues.refreshInBackground(context, PublishedCatalogues.TOOLS, tool, true);
-			return Mono.just(kept.map(PublishedItems.Definition::headers));
+			return Mono.just(kept);
 		}
-		return catalogues.definition(context, PublishedCatalogues.TOOLS, tool, true)
-			.map(found -> found.map(PublishedItems.Definition::headers))
+		return listed(context, tool)
 			.onErrorMap(failure -> !(failure instanceof RelayFailure),
 					failure -> RelayFailures.parameterHeadersUncheckable(context.server(),
 							failure instanceof PublishedCatalogues.Unavailable unavailable
 									? "the tools/list of server '" + context.server() + "' " + unavailable.why()
 									: "the tools/list of server '" + context.server() + "' is unavailable"));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Decided as {@link #of} decides where something is kept; else the listing {@link #of} would wait for is begun
+	 * (or joined) with a subscriber of its own, so that it runs to its end, and is kept (or, failing, remembered),
+	 * whether or not the call still waits for it.
+	 */
+	@Override
+	public Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> toWrite(CallContext context, String tool) {
+		Optional<Map<String, ParameterHeaders.Mirrored>> kept = kept(context, tool);
+		if (kept != null) {
+			return Mono.just(kept);
+		}
+		Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> listing = listed(context, tool).cache();
+		listing.subscribe(null, failure -> {
+		});
+		return listing
+			.timeout(catalogues.shareOfRequestBound(context, ToolDeclarations.WRITE_WAIT_SHARE_DIVISOR),
+					Mono.fromSupplier(Optional::empty))
+			.onErrorResume(failure -> Mono.just(Optional.empty()));
+	}
+
+	/**
+	 * What is kept of {@code tool}'s declarations, of any age (a relisting begun in the background when old);
+	 * {@code null} when nothing kept decides.
+	 */
+	private Optional<Map<String, ParameterHeaders.Mirrored>> kept(CallContext context, String tool) {
+		Optional<PublishedItems.Definition> kept = catalogues.keptOfAnyAge(context, PublishedCatalogues.TOOLS, tool);
+		if (kept == null) {
+			return null;
+		}
+		catalogues.refreshInBackground(context, PublishedCatalogues.TOOLS, tool, true);
+		return kept.map(PublishedItems.Definition::headers);
+	}
+
+	/** {@code tool}'s declarations, listed in the caller's request. */
+	private Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> listed(CallContext context, String tool) {
+		return catalogues.definition(context, PublishedCatalogues.TOOLS, tool, true)
+			.map(found -> found.map(PublishedItems.Definition::headers));
 	}
 
 }

@@ -66,6 +66,9 @@ final class PublishedItems {
 
 	private static final long NEVER = Long.MIN_VALUE;
 
+	/** When the last listing failed ({@link #list}); {@link #NEVER} before, or once one answered since. */
+	private final AtomicLong failedAt = new AtomicLong(NEVER);
+
 	/** Keeps the definition of {@code item}, one entry of a list the server gave this view, seen at {@code now}. */
 	void published(JsonNode item, long now) {
 		JsonNode name = item.get("name");
@@ -142,23 +145,39 @@ final class PublishedItems {
 
 	/**
 	 * Lists the whole catalogue with {@code lister}, or joins the listing in flight; what it lists replaces what was
-	 * kept, seen at the time {@code clock} tells when the listing answers. A failure is every waiter's, and the next
-	 * call may list again.
+	 * kept, seen at the time {@code clock} tells when the listing answers. A failure is every waiter's, and is
+	 * remembered for {@code remember} nanoseconds: a call in that time begins no listing, and fails at once with
+	 * {@code remembered} (a list that hangs or fails makes one call in each such period wait for it, not every call:
+	 * review 43j N-2); a listing that answers forgets it. A listing cancelled by all its waiters is no failure, nor
+	 * is one the server's listings never let run ({@link ServerListings.Refused}: the caller had too many at once).
 	 */
-	Mono<Void> list(Supplier<Mono<UpstreamLister.Listed>> lister, LongSupplier clock) {
+	Mono<Void> list(Supplier<Mono<UpstreamLister.Listed>> lister, LongSupplier clock, long remember,
+			Supplier<? extends RuntimeException> remembered) {
 		return Mono.defer(() -> {
 			Mono<Void> inFlight = listing.get();
 			if (inFlight != null) {
 				return inFlight;
 			}
+			long failed = failedAt.get();
+			if (failed != NEVER && clock.getAsLong() - failed < remember) {
+				return Mono.error(remembered.get());
+			}
 			AtomicReference<Mono<Void>> self = new AtomicReference<>();
 			Mono<Void> started = Mono.defer(lister)
-				.doOnNext(listed -> replaceWith(listed, clock.getAsLong()))
+				.doOnNext(listed -> {
+					replaceWith(listed, clock.getAsLong());
+					failedAt.set(NEVER);
+				})
+				.doOnError(failure -> {
+					if (!(failure instanceof ServerListings.Refused)) {
+						failedAt.set(clock.getAsLong());
+					}
+				})
 				.then()
 				.doFinally(signal -> listing.compareAndSet(self.get(), null))
 				.share();
 			self.set(started);
-			return listing.compareAndSet(null, started) ? started : list(lister, clock);
+			return listing.compareAndSet(null, started) ? started : list(lister, clock, remember, remembered);
 		});
 	}
 

@@ -80,9 +80,11 @@ public class ParameterHeaderChecks {
 	 * carries to a 2026-07-28 server, whose client writes no such header), the called tool's declarations are read,
 	 * so that {@link #mirrorForwarded} writes the header of each declared argument that goes upstream: the client sent
 	 * none, and a 2026-07-28 server refuses an argument its header does not mirror (review 43h F-1, F-6). A tool list
-	 * that cannot be read then leaves the request as it is (the server answers what lacks its header); nothing is
-	 * refused for it. A header that would be longer than {@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES}
-	 * refuses the call ({@link RelayFailures#parameterHeaderTooLong}: review 46k, K3).
+	 * that cannot be read, or not within a short share of the call's bound ({@link ToolDeclarations#toWrite}), then
+	 * leaves the request as it is (the server answers what lacks its header); nothing is refused for it, and such a
+	 * call never waits the whole listing bound (review 43j N-2). A header that would be longer than
+	 * {@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} refuses the call
+	 * ({@link RelayFailures#parameterHeaderTooLong}: review 46k, K3).
 	 */
 	public Mono<Void> beforeForwarding(HttpHeaders headers, Map<JsonNode, SentCall> sent, boolean batch,
 			boolean bridged, InboundPlan plan, CallContext context, String server) {
@@ -98,7 +100,7 @@ public class ParameterHeaderChecks {
 		if (!"tools/call".equals(call.path("method").asText(null)) || !tool.isTextual()) {
 			return null;
 		}
-		return declarations.of(context, tool.textValue()).onErrorResume(failure -> Mono.empty()).flatMap(found -> {
+		return declarations.toWrite(context, tool.textValue()).onErrorResume(failure -> Mono.empty()).flatMap(found -> {
 			Map<String, ParameterHeaders.Mirrored> declared = found.orElse(Map.of());
 			if (declared.isEmpty()) {
 				return Mono.<Void>empty();

@@ -12,7 +12,6 @@ import reactor.core.publisher.Mono;
  * listing it in the caller's request when the view has not seen the tool or what is kept is older than the server's
  * {@code tools.annotations-max-age}.
  */
-@FunctionalInterface
 public interface ToolDeclarations {
 
 	/**
@@ -21,5 +20,17 @@ public interface ToolDeclarations {
 	 * {@link RelayFailure} when the server's tool list cannot be read (the request cannot be checked, and is refused).
 	 */
 	Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> of(CallContext context, String tool);
+
+	/**
+	 * {@link #of} for a call whose {@code Mcp-Param-*} headers the relay only writes (nothing the client sent is
+	 * checked, nothing is refused): never fails, and waits for a listing at most a short share of the call's bound
+	 * (a tenth, {@link #WRITE_WAIT_SHARE_DIVISOR}, of the server's {@code timeouts.non-streaming}); empty when the declarations are not
+	 * known by then (the call goes on without those headers), while the listing goes on in the background and is kept
+	 * for the next calls (review 43j N-2: such a call waited the whole own-work bound when the list hung).
+	 */
+	Mono<Optional<Map<String, ParameterHeaders.Mirrored>>> toWrite(CallContext context, String tool);
+
+	/** The share of a server's {@code timeouts.non-streaming} a call waits for the declarations {@link #toWrite} reads. */
+	int WRITE_WAIT_SHARE_DIVISOR = 10;
 
 }

@@ -34,7 +34,7 @@ class PublishedItemsTest {
 			waiting.add(tools.list(() -> {
 				listings.incrementAndGet();
 				return answer.asMono();
-			}, System::nanoTime).subscribe(null, null, done::incrementAndGet));
+			}, System::nanoTime, 0, IllegalStateException::new).subscribe(null, null, done::incrementAndGet));
 		}
 		assertThat(listings.get()).as("one listing for eight waiters").isEqualTo(1);
 		assertThat(tools.complete()).isFalse();
@@ -55,22 +55,57 @@ class PublishedItemsTest {
 		tools.list(() -> {
 			listings.incrementAndGet();
 			return Mono.error(new IllegalStateException("503"));
-		}, System::nanoTime).onErrorResume(failure -> Mono.empty()).block();
+		}, System::nanoTime, 0, IllegalStateException::new).onErrorResume(failure -> Mono.empty()).block();
 		assertThat(tools.complete()).isFalse();
 		tools.list(() -> {
 			listings.incrementAndGet();
 			return Mono.just(new UpstreamLister.Listed(List.<JsonNode>of(), true));
-		}, System::nanoTime).block();
+		}, System::nanoTime, 0, IllegalStateException::new).block();
 		assertThat(listings.get()).isEqualTo(2);
 		assertThat(tools.complete()).isTrue();
 		assertThat(tools.cut()).isFalse();
+	}
+
+	/**
+	 * Review 43j N-2: a listing that failed (or hung until its bound) is remembered for the period given, so that
+	 * the calls of that time fail at once instead of each listing, and waiting, again; past it, one lists again.
+	 */
+	@Test
+	void aFailedListingIsRememberedForItsPeriod() {
+		PublishedItems tools = new PublishedItems();
+		AtomicInteger listings = new AtomicInteger();
+		long[] now = { 1_000 };
+		java.util.function.Supplier<Mono<UpstreamLister.Listed>> failing = () -> {
+			listings.incrementAndGet();
+			return Mono.error(new IllegalStateException("503"));
+		};
+		List<String> failures = new ArrayList<>();
+		for (int call = 0; call < 3; call++) {
+			tools.list(failing, () -> now[0], 500, () -> new IllegalStateException("remembered"))
+				.onErrorResume(failure -> {
+					failures.add(failure.getMessage());
+					return Mono.empty();
+				})
+				.block();
+			now[0] += 100;
+		}
+		assertThat(listings.get()).as("one listing in the period, however many calls").isEqualTo(1);
+		assertThat(failures).containsExactly("503", "remembered", "remembered");
+
+		now[0] += 300;
+		tools.list(() -> {
+			listings.incrementAndGet();
+			return Mono.just(new UpstreamLister.Listed(List.<JsonNode>of(), true));
+		}, () -> now[0], 500, () -> new IllegalStateException("remembered")).block();
+		assertThat(listings.get()).as("listed again once the period passed").isEqualTo(2);
+		assertThat(tools.complete()).isTrue();
 	}
 
 	@Test
 	void aListingCutShortIsNotListedAgainAndSaysItWasCut() {
 		PublishedItems tools = new PublishedItems();
 		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"tool_0\"}")), false)),
-				System::nanoTime).block();
+				System::nanoTime, 0, IllegalStateException::new).block();
 		assertThat(tools.complete()).as("not listed again for every name").isTrue();
 		assertThat(tools.cut()).as("what it lacks may be past the cut").isTrue();
 	}
@@ -82,7 +117,7 @@ class PublishedItemsTest {
 		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(
 				RawHttp.json("{\"name\":\"deploy\",\"annotations\":{\"readOnlyHint\":true}}"),
 				RawHttp.json("{\"name\":\"deploy\",\"annotations\":{\"readOnlyHint\":false}}")), true)),
-				System::nanoTime).block();
+				System::nanoTime, 0, IllegalStateException::new).block();
 		assertThat(tools.definition("deploy").annotations()).containsEntry("readOnlyHint", true);
 	}
 
@@ -93,7 +128,7 @@ class PublishedItemsTest {
 		tools.list(() -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"plain\"}"),
 				RawHttp.json("{\"name\":\"route\",\"inputSchema\":{\"properties\":{"
 						+ "\"a\":{\"x-mcp-header\":\"A\"},\"b\":{\"x-mcp-header\":\"B\"},"
-						+ "\"c\":{\"x-mcp-header\":\"C\"}}}}")), true)), System::nanoTime).block();
+						+ "\"c\":{\"x-mcp-header\":\"C\"}}}}")), true)), System::nanoTime, 0, IllegalStateException::new).block();
 		assertThat(tools.weight()).isEqualTo(1 + 4);
 	}
 

@@ -71,6 +71,9 @@ class ParameterHeaderListingsTest {
 					result = result.replace("]}", ",{\"name\":\"added\",\"inputSchema\":{\"type\":\"object\","
 							+ "\"properties\":{\"port\":{\"type\":\"integer\",\"x-mcp-header\":\"Port\"}}}}]}");
 				}
+				if (request.uri().contains("/stall")) {
+					return LISTS_GO.asMono().then(response.status(500).send());
+				}
 				if (request.uri().contains("/hang") && listsHang) {
 					String answer = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result + "}";
 					return LISTS_GO.asMono().then(response.header("Content-Type", "application/json")
@@ -105,6 +108,15 @@ class ParameterHeaderListingsTest {
 		registry.add("mcp-relay.servers.limited.url", () -> UPSTREAM.url("/limited/mcp"));
 		registry.add("mcp-relay.servers.limited.headers[0].name", () -> "X-Tenant");
 		registry.add("mcp-relay.servers.limited.headers[0].from-request-header", () -> "X-Tenant");
+		for (String server : List.of("stalls", "injectfails")) {
+			registry.add("mcp-relay.servers." + server + ".url",
+					() -> UPSTREAM.url(server.equals("stalls") ? "/stall/mcp" : "/failinject/mcp"));
+			registry.add("mcp-relay.servers." + server + ".protocol-versions", () -> "2026-07-28");
+			registry.add("mcp-relay.servers." + server + ".headers[0].name", () -> "X-Tenant");
+			registry.add("mcp-relay.servers." + server + ".headers[0].from-request-header", () -> "X-Tenant");
+			registry.add("mcp-relay.servers." + server + ".arguments.inject[0].name", () -> "port");
+			registry.add("mcp-relay.servers." + server + ".arguments.inject[0].from-request-header", () -> "X-Port");
+		}
 		registry.add("mcp-relay.rate-limits[0].name", () -> "two-calls");
 		registry.add("mcp-relay.rate-limits[0].match.server", () -> "limited");
 		registry.add("mcp-relay.rate-limits[0].match.tool", () -> "route");
@@ -162,6 +174,49 @@ class ParameterHeaderListingsTest {
 		assertThat(call(session, 2, 8080, null, "acme").has("result")).as("no header: nothing to check").isTrue();
 	}
 
+	/**
+	 * Review 43j N-2: where the relay only writes the headers (arguments.inject changed a 2026-07-28 call, the client
+	 * sent no {@code Mcp-Param-*} header), a call of a view that never listed waits for a list that hangs at most a
+	 * tenth of {@code timeouts.non-streaming} (6 s of 60 s), never the listing bound (48 s), and goes on without the
+	 * header; the listing runs on once, for every call of the view.
+	 */
+	@Test
+	void aCallWhoseHeadersAreOnlyWrittenDoesNotWaitForAListThatHangs() {
+		long began = System.nanoTime();
+		for (int id = 1; id <= 3; id++) {
+			JsonNode ran = call2026("stalls", id, "hangs-" + id % 2, null);
+			assertThat(ran.at("/result/content/0/text").asText()).as("went on: %s", ran).isEqualTo("ran");
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - began);
+		assertThat(took).as("three calls, each waiting a share of the call's bound, not the listing bound of 48 s")
+			.isLessThan(Duration.ofSeconds(48));
+		assertThat(lists("/stall")).as("one listing per view, joined by the later call of the view").isEqualTo(2);
+		assertThat(UPSTREAM.seen().stream().filter(seen -> seen.uri().startsWith("/stall")
+				&& seen.body().contains("tools/call")).map(seen -> seen.headers().getFirst("Mcp-Param-Port")))
+			.as("no declaration known in time: no header written").containsOnlyNulls().hasSize(3);
+	}
+
+	/**
+	 * Review 43j N-2: a view's listing that failed is remembered for the listing bound, so that the calls of that
+	 * view meanwhile, whether they check a header (refused {@code header_uncheckable} at once) or only have one
+	 * written (going on without it), list nothing and wait for nothing.
+	 */
+	@Test
+	void aFailedListingIsNotListedAgainForEveryCallOfTheView() {
+		JsonNode refused = call2026("injectfails", 1, "acme", "8080");
+		assertThat(refused.at("/error/data/reason").asText()).as("%s", refused).isEqualTo("header_uncheckable");
+		JsonNode again = call2026("injectfails", 2, "acme", "8080");
+		assertThat(again.at("/error/data/reason").asText()).as("%s", again).isEqualTo("header_uncheckable");
+		for (int id = 3; id <= 5; id++) {
+			JsonNode ran = call2026("injectfails", id, "acme", null);
+			assertThat(ran.at("/result/content/0/text").asText()).as("went on: %s", ran).isEqualTo("ran");
+		}
+		assertThat(lists("/failinject")).as("the failure remembered for the view: one listing for five calls")
+			.isEqualTo(1);
+		assertThat(call2026("injectfails", 6, "other", null).has("result")).isTrue();
+		assertThat(lists("/failinject")).as("another view lists for itself").isEqualTo(2);
+	}
+
 	@Test
 	void aCallTheRateLimitRefusesListsNothing() {
 		McpSession session = McpSession.open(new RawHttp(port), "limited");
@@ -193,6 +248,30 @@ class ParameterHeaderListingsTest {
 			request.header("X-Tenant", tenant);
 		}
 		HttpResponse<String> response = new RawHttp(0).send(request);
+		List<JsonNode> messages = RawHttp.messagesOf(response);
+		assertThat(messages).as("%d %s", response.statusCode(), response.body()).isNotEmpty();
+		return messages.get(messages.size() - 1);
+	}
+
+	/**
+	 * A 2026-07-28 {@code tools/call route} to {@code server} with no {@code port} of its own, {@code X-Port: 8443}
+	 * for arguments.inject to add, {@code X-Tenant} and, if given, {@code Mcp-Param-Port}.
+	 */
+	private JsonNode call2026(String server, int id, String tenant, String header) {
+		RawHttp http = new RawHttp(port);
+		var request = http.post(server, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\","
+				+ "\"params\":{\"name\":\"route\",\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/"
+				+ "protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\","
+				+ "\"version\":\"1\"},\"io.modelcontextprotocol/clientCapabilities\":{}}}}")
+			.header("MCP-Protocol-Version", "2026-07-28")
+			.header("Mcp-Method", "tools/call")
+			.header("Mcp-Name", "route")
+			.header("X-Tenant", tenant)
+			.header("X-Port", "8443");
+		if (header != null) {
+			request.header("Mcp-Param-Port", header);
+		}
+		HttpResponse<String> response = http.send(request);
 		List<JsonNode> messages = RawHttp.messagesOf(response);
 		assertThat(messages).as("%d %s", response.statusCode(), response.body()).isNotEmpty();
 		return messages.get(messages.size() - 1);
