@@ -15,6 +15,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.McpMeta;
+import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.proxy.UpstreamLister;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -147,13 +149,22 @@ class VirtualLists {
 	 * the view of {@code call}'s request, before any policy decided them for a request (the caller of
 	 * {@link PublishedNames} decides them per request: {@link MemberListPolicies}), and whether that is the whole list: as the relay lists a server ({@link UpstreamLister}), at most
 	 * {@link UpstreamLister#MAX_PAGES} pages are read, and a list that goes on past them is said to be cut
-	 * ({@link UpstreamLister.Listed#whole()} false), never passed off as whole.
+	 * ({@link UpstreamLister.Listed#whole()} false), never passed off as whole. In a 2026-07-28 client's request each
+	 * page's request carries the relay's own {@code _meta} envelope ({@link McpMeta#relaysOwnEnvelope}).
 	 */
 	Mono<UpstreamLister.Listed> all(VirtualCall call, String method, String member) {
 		ObjectNode request = JsonRpcParser.mapper().createObjectNode();
 		request.put("jsonrpc", "2.0");
 		request.put("id", CATALOGUE_ID);
 		request.put("method", method);
+		// without a session (a 2026-07-28 client's request) the member gets the client's protocol version
+		// (MemberCalls), so a per-request version's listing carries the relay's own envelope, as every request the
+		// relay makes itself to a 2026-07-28 server does (McpMeta.relaysOwnEnvelope): a member refuses one without it
+		// with 400, and then lists nothing the virtual server can route to (review 43j N-9)
+		String version = call.stateless() ? call.exchange().requestHeaders().get("MCP-Protocol-Version") : null;
+		if (ProtocolVersions.isPerRequest(version)) {
+			McpMeta.relaysOwnEnvelope(request, version, "listing");
+		}
 		return Mono.defer(() -> {
 			List<JsonNode> items = new ArrayList<>();
 			return pages(call, request, member, null, 1, items).map(whole -> new UpstreamLister.Listed(items, whole));
