@@ -1,5 +1,8 @@
 package dev.mcprelay.proxy;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -76,7 +79,8 @@ public final class MirroredHeaders {
 	/**
 	 * The header's value, Base64-decoded when it is in the sentinel form; {@code null} when that form is broken: a
 	 * character outside the Base64 alphabet, or a length that is no multiple of four (padding left out), which the
-	 * 2026-07-28 conformance suite has a server refuse ({@code =?base64?SGVsbG8?=}) while a lenient decoder reads it.
+	 * 2026-07-28 conformance suite has a server refuse ({@code =?base64?SGVsbG8?=}) while a lenient decoder reads it,
+	 * or bytes that are no valid UTF-8.
 	 */
 	static String decode(String header) {
 		if (!header.startsWith(BASE64_PREFIX) || !header.endsWith(BASE64_SUFFIX)
@@ -88,9 +92,14 @@ public final class MirroredHeaders {
 			return null;
 		}
 		try {
-			return new String(Base64.getDecoder().decode(encoded), StandardCharsets.UTF_8);
+			// bytes that are no UTF-8 are broken too, never read as U+FFFD (which a body could say: review 43j N-7)
+			return StandardCharsets.UTF_8.newDecoder()
+				.onMalformedInput(CodingErrorAction.REPORT)
+				.onUnmappableCharacter(CodingErrorAction.REPORT)
+				.decode(ByteBuffer.wrap(Base64.getDecoder().decode(encoded)))
+				.toString();
 		}
-		catch (IllegalArgumentException ex) {
+		catch (IllegalArgumentException | CharacterCodingException ex) {
 			return null;
 		}
 	}

@@ -82,14 +82,15 @@ public class ParameterHeaderChecks {
 	 * none, and a 2026-07-28 server refuses an argument its header does not mirror (review 43h F-1, F-6). A tool list
 	 * that cannot be read, or not within a short share of the call's bound ({@link ToolDeclarations#toWrite}), then
 	 * leaves the request as it is (the server answers what lacks its header); nothing is refused for it, and such a
-	 * call never waits the whole listing bound (review 43j N-2). A header that would be longer than
-	 * {@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} refuses the call
-	 * ({@link RelayFailures#parameterHeaderTooLong}: review 46k, K3).
+	 * call never waits the whole listing bound (review 43j N-2). On both paths, a header the relay would write that it
+	 * cannot ({@link ParameterHeaders#unwritable}: longer than {@link dev.mcprelay.transport.WrittenHeaderBound}, or no
+	 * valid Unicode) refuses the call before anything goes upstream (review 46k K3, 43j N-5).
 	 */
 	public Mono<Void> beforeForwarding(HttpHeaders headers, Map<JsonNode, SentCall> sent, boolean batch,
 			boolean bridged, InboundPlan plan, CallContext context, String server) {
 		if (sent != null) {
-			return check(headers, sent, batch, plan, context, server);
+			return check(headers, sent, batch, plan, context, server)
+				.then(Mono.defer(() -> writable(context, plan, server)));
 		}
 		if (batch || plan.forwardedMessages().size() != 1 || !(bridged
 				|| plan.changed() && ProtocolVersions.isPerRequest(headers.getFirst("MCP-Protocol-Version")))) {
@@ -100,18 +101,24 @@ public class ParameterHeaderChecks {
 		if (!"tools/call".equals(call.path("method").asText(null)) || !tool.isTextual()) {
 			return null;
 		}
-		return declarations.toWrite(context, tool.textValue()).onErrorResume(failure -> Mono.empty()).flatMap(found -> {
-			Map<String, ParameterHeaders.Mirrored> declared = found.orElse(Map.of());
-			if (declared.isEmpty()) {
-				return Mono.<Void>empty();
-			}
-			String tooLong = ParameterHeaders.tooLong(call.path("params").path("arguments"), declared);
-			if (tooLong != null) {
-				return Mono.error(RelayFailures.parameterHeaderTooLong(server, tooLong));
-			}
-			context.attributes().put(CHECKED, new Checked(declared, Map.of()));
-			return Mono.<Void>empty();
-		}).then();
+		return declarations.toWrite(context, tool.textValue()).doOnNext(found -> found.filter(declared -> !declared.isEmpty())
+			.ifPresent(declared -> context.attributes().put(CHECKED, new Checked(declared, Map.of()))))
+			.onErrorResume(failure -> Mono.empty())
+			.then(Mono.defer(() -> writable(context, plan, server)));
+	}
+
+	/**
+	 * Empty when every header {@link #mirrorForwarded} will write for {@code plan} can be written; else the failure
+	 * to answer with ({@link ParameterHeaders#unwritable}: 400, -32602, {@code header_unwritable}), before anything
+	 * goes upstream (review 43j N-5, 46k K3).
+	 */
+	private static Mono<Void> writable(CallContext context, InboundPlan plan, String server) {
+		if (!(context.attributes().get(CHECKED) instanceof Checked checked) || plan.forwardedMessages().size() != 1) {
+			return Mono.empty();
+		}
+		JsonNode arguments = plan.forwardedMessages().get(0).path("params").path("arguments");
+		RelayFailure unwritable = ParameterHeaders.unwritable(arguments, toWrite(checked, arguments), server);
+		return unwritable == null ? Mono.empty() : Mono.error(unwritable);
 	}
 
 	/**
@@ -155,6 +162,14 @@ public class ParameterHeaderChecks {
 			return;
 		}
 		JsonNode arguments = plan.forwardedMessages().get(0).path("params").path("arguments");
+		Map<String, ParameterHeaders.Mirrored> changed = toWrite(checked, arguments);
+		if (!changed.isEmpty()) {
+			ParameterHeaders.mirror(wire, arguments, changed);
+		}
+	}
+
+	/** The declarations whose headers are written for {@code arguments} (those forwarded): those whose argument changed. */
+	private static Map<String, ParameterHeaders.Mirrored> toWrite(Checked checked, JsonNode arguments) {
 		Map<String, ParameterHeaders.Mirrored> changed = new HashMap<>();
 		checked.declared().forEach((name, mirrored) -> {
 			JsonNode now = mirrored.path() == null ? null : ParameterHeaders.valueAt(arguments, mirrored.path());
@@ -163,9 +178,7 @@ public class ParameterHeaderChecks {
 				changed.put(name, mirrored);
 			}
 		});
-		if (!changed.isEmpty()) {
-			ParameterHeaders.mirror(wire, arguments, changed);
-		}
+		return changed;
 	}
 
 	private static Map<String, JsonNode> valuesOf(JsonNode arguments, Map<String, ParameterHeaders.Mirrored> declared) {

@@ -254,19 +254,46 @@ public final class ParameterHeaders {
 	}
 
 	/**
-	 * The first header of those {@code declared} names whose value, written from {@code arguments} ({@link #mirror}),
-	 * would be longer than {@link WrittenHeaderBound#MAX_BYTES} bytes, as {@code Mcp-Param-Name}; {@code null} when
-	 * none would (review 46k, K3). A long text is measured before it is encoded (its encoding is never shorter).
+	 * Why the header of each argument {@code declared} names that {@link #mirror} would write from {@code arguments}
+	 * cannot be written, as the failure to answer with (400, -32602, {@code header_unwritable}); {@code null} when
+	 * every one can: a string that is no valid Unicode (a lone surrogate: its UTF-8 would be a replacement, and the
+	 * header would disagree with the body), or a value longer than {@link WrittenHeaderBound#MAX_BYTES} bytes so
+	 * written (the one bound of every header the relay writes: a server's header limit, Node's 16 KB for all of them,
+	 * would drop the request, answered as unreachable). A long text is measured before it is encoded (its encoding is
+	 * never shorter).
 	 */
-	public static String tooLong(JsonNode arguments, Map<String, Mirrored> declared) {
+	public static RelayFailure unwritable(JsonNode arguments, Map<String, Mirrored> declared, String server) {
 		for (Mirrored mirrored : declared.values()) {
 			JsonNode value = mirrored.path() == null ? null : valueAt(arguments, mirrored.path());
-			if (value != null && (value.isTextual() && value.textValue().length() > WrittenHeaderBound.MAX_BYTES
+			String why = null;
+			if (value != null && value.isTextual() && !isUnicode(value.textValue())) {
+				why = "the argument is no valid Unicode (an unpaired surrogate)";
+			}
+			else if (value != null && (value.isTextual() && value.textValue().length() > WrittenHeaderBound.MAX_BYTES
 					|| String.valueOf(encode(value)).length() > WrittenHeaderBound.MAX_BYTES)) {
-				return WRITTEN_PREFIX + mirrored.name();
+				why = "it would be longer than the " + WrittenHeaderBound.MAX_BYTES
+						+ " bytes the relay writes in a header";
+			}
+			if (why != null) {
+				return RelayFailures.parameterHeaderUnwritable(server, WRITTEN_PREFIX + mirrored.name(),
+						"params.arguments." + String.join(".", mirrored.path()), why);
 			}
 		}
 		return null;
+	}
+
+	/** Whether {@code text} is valid Unicode: every surrogate paired. */
+	private static boolean isUnicode(String text) {
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** {@code value} as a header carries it, or {@code null} when it carries none (absent, null, object, array). */

@@ -158,16 +158,16 @@ public final class RelayFailures {
 	}
 
 	/**
-	 * The {@code Mcp-Param-*} header ({@code header}) the relay would write for a declared argument ({@code field}) of
-	 * a call would be longer than {@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} bytes (400, -32602,
-	 * {@code mcp_param_too_long}); nothing is forwarded: a server or gateway would refuse it with an HTTP error of its
-	 * own, no JSON-RPC answer (review 46k, K3).
+	 * An argument the called tool declares for an {@code Mcp-Param-*} header cannot be carried in the header the relay
+	 * would write for it ({@link ParameterHeaders#unwritable}: longer than
+	 * {@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} bytes so written, or a string that is no valid
+	 * Unicode): refused (400, -32602, {@code header_unwritable}) before anything goes upstream, rather than sent
+	 * without it, with one that disagrees with the body, or with one a server or gateway refuses with an HTTP error of
+	 * its own and no JSON-RPC answer (review 43j N-5, 46k K3).
 	 */
-	public static RelayFailure parameterHeaderTooLong(String server, String header) {
-		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_PARAMS, "mcp_param_too_long", server,
-				"The argument the tool declares for the " + header + " header is longer than the relay writes in a "
-						+ "header for MCP server '" + server + "' (at most "
-						+ dev.mcprelay.transport.WrittenHeaderBound.MAX_BYTES + " bytes as sent); send a shorter one.");
+	public static RelayFailure parameterHeaderUnwritable(String server, String header, String field, String why) {
+		return new RelayFailure(HttpStatus.BAD_REQUEST, JsonRpcErrorCodes.INVALID_PARAMS, "header_unwritable", server,
+				"The " + header + " header that " + field + " needs cannot be written: " + why + ".");
 	}
 
 	/**

@@ -121,6 +121,22 @@ class ParameterHeadersInteropTest {
 			.as("arguments.inject adds region: %s", injected.body()).contains("\"region\":\"eu-north1\"");
 	}
 
+	/**
+	 * Review 43j N-5: an injected argument whose header would be longer than the relay writes
+	 * ({@link dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES}) refuses the call with a clear -32602 naming
+	 * the header and the argument, not a 502 "could not be reached" when the server drops the request.
+	 */
+	@Test
+	void anArgumentTooLargeForTheHeaderTheRelayWritesIsAClearError() {
+		HttpResponse<String> refused = sendTo("injects", TOOL, call(16, "\"level\":1"), "X-Region",
+				"r".repeat(dev.mcprelay.transport.WrittenHeaderBound.MAX_BYTES + 1));
+		assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+		JsonNode error = RawHttp.messagesOf(refused).get(0).get("error");
+		assertThat(error.get("code").asInt()).as("%s", error).isEqualTo(-32602);
+		assertThat(error.at("/data/reason").asText()).isEqualTo("header_unwritable");
+		assertThat(error.get("message").asText()).contains("Mcp-Param-Region").contains("params.arguments.region");
+	}
+
 	@Test
 	void aHiddenToolIsAnsweredAsOneThatDoesNotExistWhateverItsHeadersSay() {
 		HttpResponse<String> hidden = sendTo("hidden", TOOL, call(13, "\"region\":\"us-west1\""), "Mcp-Param-Region",
@@ -150,7 +166,7 @@ class ParameterHeadersInteropTest {
 	/**
 	 * Review 46k, K3: the header the bridge writes for a long declared argument had no bound: behind nginx the client
 	 * got nginx's HTML 400, direct a 431 from the server. Past the relay's bound of the headers it writes, the call is
-	 * answered -32602 {@code mcp_param_too_long} naming the header, and nothing goes to the server; at the bound, the
+	 * answered -32602 {@code header_unwritable} naming the header, and nothing goes to the server; at the bound, the
 	 * server runs it.
 	 */
 	@Test
@@ -167,7 +183,7 @@ class ParameterHeadersInteropTest {
 					+ "\"params\":{\"name\":\"" + TOOL + "\",\"arguments\":{\"region\":\"" + region + "\"}}}");
 			JsonNode error = RawHttp.messagesOf(answer).get(0).path("error");
 			assertThat(error.path("code").asInt()).as("%s", answer.body()).isEqualTo(-32602);
-			assertThat(error.at("/data/reason").asText()).isEqualTo("mcp_param_too_long");
+			assertThat(error.at("/data/reason").asText()).isEqualTo("header_unwritable");
 			assertThat(error.path("message").asText()).contains("Mcp-Param-Region");
 			assertThat(RawHttp.messagesOf(answer).get(0).path("id").asInt()).isEqualTo(16);
 		}

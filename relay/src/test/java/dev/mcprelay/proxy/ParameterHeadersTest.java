@@ -81,6 +81,42 @@ class ParameterHeadersTest {
 		assertThat(ParameterHeaders.matches(line, RawHttp.json(json))).isEqualTo(matches);
 	}
 
+	/**
+	 * Review 43j N-7: Base64 of bytes that are no UTF-8 ({@code a FF b}) is a broken value, never read as
+	 * {@code a\uFFFDb}, which a body could say.
+	 */
+	@Test
+	void aBase64ValueThatIsNoUtf8MatchesNothing() {
+		assertThat(ParameterHeaders.matches("=?base64?Yf9i?=", RawHttp.json("\"a\\ufffdb\""))).isFalse();
+		assertThat(MirroredHeaders.decode("=?base64?Yf9i?=")).isNull();
+		assertThat(ParameterHeaders.matches("=?base64?Ye+/vWI=?=", RawHttp.json("\"a\\ufffdb\"")))
+			.as("U+FFFD itself, in UTF-8").isTrue();
+	}
+
+	/**
+	 * Review 43j N-5: a header the relay would write for an argument longer than
+	 * {@value dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} bytes, or for a string with an unpaired surrogate (whose UTF-8
+	 * would be a replacement, so the header would disagree with the body), is refused with a clear -32602; a paired
+	 * surrogate and a value of exactly the bound are written.
+	 */
+	@Test
+	void aHeaderTheRelayCannotWriteTrulyRefusesTheCall() {
+		Map<String, ParameterHeaders.Mirrored> declared = Map.of("region",
+				ParameterHeaders.declaredBy(TOOL).get("region"));
+		String atBound = "r".repeat(dev.mcprelay.transport.WrittenHeaderBound.MAX_BYTES);
+		assertThat(ParameterHeaders.unwritable(RawHttp.json("{\"target\":{\"region\":\"" + atBound + "\"}}"),
+				declared, "s")).isNull();
+		assertThat(ParameterHeaders.unwritable(RawHttp.json("{\"target\":{\"region\":\"\\ud83d\\ude00\"}}"),
+				declared, "s")).as("a pair is Unicode").isNull();
+		for (String region : List.of(atBound + "r", "a\\ud800b", "a\\udc00", "\\ud800")) {
+			RelayFailure refused = ParameterHeaders.unwritable(
+					RawHttp.json("{\"target\":{\"region\":\"" + region + "\"}}"), declared, "s");
+			assertThat(refused).as(region.length() > 20 ? "too long" : region).isNotNull();
+			assertThat(refused.reason()).isEqualTo("header_unwritable");
+			assertThat(refused.getMessage()).contains("Mcp-Param-Region").contains("params.arguments.target.region");
+		}
+	}
+
 	@Test
 	void aLineWithCharactersAFieldValueMayNotHoldMatchesNothing() {
 		assertThat(ParameterHeaders.matches("us-west1\u0000", RawHttp.json("\"us-west1\\u0000\""))).isFalse();
