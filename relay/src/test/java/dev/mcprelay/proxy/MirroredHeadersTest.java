@@ -27,6 +27,9 @@ import dev.mcprelay.testsupport.TestUpstreams;
  */
 class MirroredHeadersTest extends RelayIntegrationTest {
 
+	/** The scripted upstream with the default timeouts: nothing here tests time. */
+	private static final String SCRIPTED = "scripted-default-timeouts";
+
 	private static final String ECHO_IN_BASE64 = "=?base64?ZWNobw==?=";
 
 	@BeforeEach
@@ -62,8 +65,8 @@ class MirroredHeadersTest extends RelayIntegrationTest {
 		String unicode = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"tööl\"}}";
 
 		HttpResponse<String> byUri = http()
-			.send(http().post("scripted", read).header("Mcp-Method", "resources/read").header("Mcp-Name", "memo://one"));
-		HttpResponse<String> byBase64 = http().send(http().post("scripted", unicode)
+			.send(http().post(SCRIPTED, read).header("Mcp-Method", "resources/read").header("Mcp-Name", "memo://one"));
+		HttpResponse<String> byBase64 = http().send(http().post(SCRIPTED, unicode)
 			.header("Mcp-Method", "tools/call")
 			.header("Mcp-Name", "=?base64?dMO2w7Zs?="));
 
@@ -90,7 +93,7 @@ class MirroredHeadersTest extends RelayIntegrationTest {
 	@MethodSource("contradictions")
 	void headersThatContradictTheBodyAreRefusedAndNothingIsForwarded(String what, String body, String mcpMethod,
 			String mcpName, String header) {
-		var request = http().post("scripted", body);
+		var request = http().post(SCRIPTED, body);
 		if (mcpMethod != null) {
 			request.header("Mcp-Method", mcpMethod);
 		}
@@ -119,7 +122,7 @@ class MirroredHeadersTest extends RelayIntegrationTest {
 	void aMirroredHeaderRepeatedWithAnotherValueIsRefusedAsAMismatch(String header, String first, String second) {
 		// one line may agree with the body: a gateway behind the relay that reads the other would be misled
 		HttpResponse<String> response = http()
-			.send(http().post("scripted", RawHttp.toolsCall(5, "echo")).header(header, first).header(header, second));
+			.send(http().post(SCRIPTED, RawHttp.toolsCall(5, "echo")).header(header, first).header(header, second));
 
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
 		JsonNode error = RawHttp.messagesOf(response).get(0).get("error");
@@ -131,7 +134,7 @@ class MirroredHeadersTest extends RelayIntegrationTest {
 
 	@Test
 	void aMirroredHeaderRepeatedWithTheBodysValueGoesUpstreamAsOneLine() {
-		HttpResponse<String> response = http().send(http().post("scripted", RawHttp.toolsCall(5, "echo"))
+		HttpResponse<String> response = http().send(http().post(SCRIPTED, RawHttp.toolsCall(5, "echo"))
 			.header("Mcp-Method", "tools/call")
 			.header("Mcp-Method", "tools/call")
 			.header("Mcp-Name", "echo")
@@ -147,7 +150,7 @@ class MirroredHeadersTest extends RelayIntegrationTest {
 	@Test
 	void theRefusalAnswersEachRequestByItsId() {
 		HttpResponse<String> response = http().send(http()
-			.post("scripted", "[" + RawHttp.toolsCall(11, "echo") + "," + RawHttp.toolsCall("twelve", "echo") + "]")
+			.post(SCRIPTED, "[" + RawHttp.toolsCall(11, "echo") + "," + RawHttp.toolsCall("twelve", "echo") + "]")
 			.header("Mcp-Method", "tools/list"));
 
 		List<JsonNode> answers = RawHttp.messagesOf(response);

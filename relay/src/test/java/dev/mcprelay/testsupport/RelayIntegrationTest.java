@@ -12,7 +12,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * <li>{@code sdk}: the SDK's Streamable HTTP server (SSE answers);</li>
  * <li>{@code sdk-json}: the SDK's stateless server (JSON answers); neither with a reserved argument prefix;</li>
  * <li>{@code scripted}: the scripted upstream, with 1s timeouts (2s for a client that stops reading) and a 64KB
- * body cap;</li>
+ * body cap, for the tests of those bounds;</li>
+ * <li>{@code scripted-default-timeouts}: the scripted upstream with the default timeouts, for tests that do not test
+ * time (a 1 s bound there is crossed by a busy machine, not by the relay);</li>
  * <li>{@code scripted-headers}: the scripted upstream with configured authorization and headers;</li>
  * <li>{@code refused}: a port nothing listens on.</li>
  * </ul>
@@ -42,6 +44,7 @@ public abstract class RelayIntegrationTest {
 		registry.add("mcp-relay.servers.scripted.timeouts.streaming-idle", () -> "1s");
 		registry.add("mcp-relay.servers.scripted.timeouts.client-write", () -> "2s");
 		registry.add("mcp-relay.servers.scripted.max-buffered-body", () -> "64KB");
+		registry.add("mcp-relay.servers.scripted-default-timeouts.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
 		registry.add("mcp-relay.servers.scripted-headers.url", () -> TestUpstreams.SCRIPTED.url("/mcp?key=" + QUERY_SECRET));
 		registry.add("mcp-relay.servers.scripted-headers.authorization", () -> UPSTREAM_TOKEN);
 		registry.add("mcp-relay.servers.scripted-headers.headers[0].name", () -> "X-Api-Key");
