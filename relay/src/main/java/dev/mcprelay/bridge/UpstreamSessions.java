@@ -67,7 +67,8 @@ final class UpstreamSessions {
 
 	/**
 	 * The re-openings asked, by store key and the session they replace, the last {@value #MAX_REOPENINGS}: every
-	 * exchange that finds one session forgotten shares one; guarded by itself.
+	 * exchange that finds one session forgotten shares one; guarded by itself. One under way is held as it runs; one
+	 * done, as the session it opened only (nothing of the request that asked it).
 	 */
 	private final Map<String, Mono<UpstreamSession>> reopenings = new java.util.LinkedHashMap<>(16, 0.75f, false) {
 
@@ -144,7 +145,13 @@ final class UpstreamSessions {
 			Mono<UpstreamSession> shared = reopenings.get(name);
 			if (shared == null) {
 				AtomicReference<Mono<UpstreamSession>> self = new AtomicReference<>();
-				shared = reopening.doOnError(failed -> {
+				// once opened, only the session is remembered: the cached re-opening holds the request that asked it
+				// (its body, up to max-buffered-body, and the caller's credential among its headers: review 46l N1)
+				shared = reopening.doOnNext(opened -> {
+					synchronized (reopenings) {
+						reopenings.replace(name, self.get(), Mono.just(opened));
+					}
+				}).doOnError(failed -> {
 					synchronized (reopenings) {
 						reopenings.remove(name, self.get());
 					}

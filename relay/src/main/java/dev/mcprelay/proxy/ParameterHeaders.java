@@ -259,8 +259,9 @@ public final class ParameterHeaders {
 	 * every one can: a string that is no valid Unicode (a lone surrogate: its UTF-8 would be a replacement, and the
 	 * header would disagree with the body), or a value longer than {@link WrittenHeaderBound#MAX_BYTES} bytes so
 	 * written (the one bound of every header the relay writes: a server's header limit, Node's 16 KB for all of them,
-	 * would drop the request, answered as unreachable). A long text is measured before it is encoded (its encoding is
-	 * never shorter).
+	 * would drop the request, answered as unreachable). A value is measured before it is written ({@link #plainLength}:
+	 * its encoding is never shorter), so that a short argument whose text is long (the number {@code 1e999999999}, a
+	 * billion digits written out) costs nothing to refuse.
 	 */
 	public static RelayFailure unwritable(JsonNode arguments, Map<String, Mirrored> declared, String server) {
 		for (Mirrored mirrored : declared.values()) {
@@ -269,7 +270,7 @@ public final class ParameterHeaders {
 			if (value != null && value.isTextual() && !isUnicode(value.textValue())) {
 				why = "the argument is no valid Unicode (an unpaired surrogate)";
 			}
-			else if (value != null && (value.isTextual() && value.textValue().length() > WrittenHeaderBound.MAX_BYTES
+			else if (value != null && (plainLength(value) > WrittenHeaderBound.MAX_BYTES
 					|| String.valueOf(encode(value)).length() > WrittenHeaderBound.MAX_BYTES)) {
 				why = "it would be longer than the " + WrittenHeaderBound.MAX_BYTES
 						+ " bytes the relay writes in a header";
@@ -296,9 +297,41 @@ public final class ParameterHeaders {
 		return true;
 	}
 
-	/** {@code value} as a header carries it, or {@code null} when it carries none (absent, null, object, array). */
-	static String encode(JsonNode value) {
+	/**
+	 * How many characters {@code value}'s text has before it is encoded (a string's, a boolean's, a number's plain
+	 * decimal form: never in exponent notation, as a header carries it), computed without writing it: a number as
+	 * short as {@code 1e999999999} is a billion digits written out. 0 for a value a header carries none of.
+	 */
+	static long plainLength(JsonNode value) {
 		if (value == null) {
+			return 0;
+		}
+		if (value.isTextual()) {
+			return value.textValue().length();
+		}
+		if (value.isBoolean()) {
+			return value.booleanValue() ? 4 : 5;
+		}
+		if (!value.isNumber()) {
+			return 0;
+		}
+		BigDecimal number = value.decimalValue();
+		long sign = number.signum() < 0 ? 1 : 0;
+		long digits = number.precision();
+		long scale = number.scale();
+		if (scale <= 0) {
+			return number.signum() == 0 ? 1 : sign + digits - scale;
+		}
+		return sign + (scale < digits ? digits + 1 : scale + 2);
+	}
+
+	/**
+	 * {@code value} as a header carries it, or {@code null} when it carries none (absent, null, object, array) or
+	 * when its text would be longer than {@link WrittenHeaderBound#MAX_BYTES} ({@link #unwritable} refuses such a call
+	 * before anything is written: this only keeps its text from ever being built).
+	 */
+	static String encode(JsonNode value) {
+		if (value == null || plainLength(value) > WrittenHeaderBound.MAX_BYTES) {
 			return null;
 		}
 		String plain;

@@ -144,6 +144,42 @@ class ForgottenSessionsTest {
 		assertThat(server.opened).as("one re-opening").hasValue(2);
 	}
 
+	/**
+	 * Review 46l, N1: a re-opening done is remembered as the session it opened, not as the exchange that asked it: that
+	 * exchange's request (its body, up to max-buffered-body, and the caller's credential) was held until 1,024 newer
+	 * re-openings pushed it out. The request below is unreachable once the re-opening answered.
+	 */
+	@Test
+	void aReOpeningDoneKeepsNothingOfTheRequestThatAskedIt() throws Exception {
+		SessionServer server = new SessionServer();
+		UpstreamSessions sessions = new UpstreamSessions(server, "f", new ServerVersions("f", List.of("2025-11-25")),
+				new BridgedStreamsTest.Kept(), 65536, Duration.ofSeconds(60));
+		ModernClient client = ModernClient.of("alice", (com.fasterxml.jackson.databind.node.ObjectNode) dev.mcprelay
+			.testsupport.RawHttp.json(LIST.replace("ID", "1")));
+		UpstreamSession first = sessions.find(relayed(), client).block(Duration.ofSeconds(30));
+		server.live.clear();
+		UpstreamRequest asking = relayed();
+		java.lang.ref.WeakReference<UpstreamRequest> asked = new java.lang.ref.WeakReference<>(asking);
+
+		UpstreamSession reopened = sessions.reopen(asking, client, first).block(Duration.ofSeconds(30));
+		asking = null;
+		for (int collections = 0; collections < 50 && asked.get() != null; collections++) {
+			System.gc();
+			Thread.sleep(20);
+		}
+
+		assertThat(asked.get()).as("the request that asked the re-opening is not kept").isNull();
+		assertThat(sessions.reopen(relayed(), client, first).block(Duration.ofSeconds(30)).sessionId())
+			.as("the re-opening is still shared").isEqualTo(reopened.sessionId());
+		assertThat(server.opened).hasValue(2);
+	}
+
+	private static UpstreamRequest relayed() {
+		return new UpstreamRequest("f", org.springframework.http.HttpMethod.POST,
+				java.net.URI.create("http://127.0.0.1:1/mcp"), new HttpHeaders(),
+				LIST.replace("ID", "1").getBytes(StandardCharsets.UTF_8), "alice", null);
+	}
+
 	private static final String NOPE = "{\"jsonrpc\":\"2.0\",\"id\":ID,\"method\":\"nope/x\",\"params\":{" + META
 			+ "}}";
 

@@ -95,9 +95,9 @@ class ParameterHeadersTest {
 
 	/**
 	 * Review 43j N-5: a header the relay would write for an argument longer than
-	 * {@value dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} bytes, or for a string with an unpaired surrogate (whose UTF-8
-	 * would be a replacement, so the header would disagree with the body), is refused with a clear -32602; a paired
-	 * surrogate and a value of exactly the bound are written.
+	 * {@value dev.mcprelay.transport.WrittenHeaderBound#MAX_BYTES} bytes, or for a string with an unpaired surrogate
+	 * (whose UTF-8 would be a replacement, so the header would disagree with the body), is refused with a clear
+	 * -32602; a paired surrogate and a value of exactly the bound are written.
 	 */
 	@Test
 	void aHeaderTheRelayCannotWriteTrulyRefusesTheCall() {
@@ -115,6 +115,35 @@ class ParameterHeadersTest {
 			assertThat(refused.reason()).isEqualTo("header_unwritable");
 			assertThat(refused.getMessage()).contains("Mcp-Param-Region").contains("params.arguments.target.region");
 		}
+	}
+
+	/**
+	 * Review 43l, L-2: a value is measured without being written. The number {@code 1E+2147483647} (a short argument)
+	 * is refused, not written out to two billion digits (which fails with an OutOfMemoryError when it is); and the
+	 * measure is the length of the text a header carries, for generated numbers of every shape.
+	 */
+	@Test
+	void aNumberWhoseTextIsTooLongIsRefusedWithoutBeingWrittenOut() {
+		Map<String, ParameterHeaders.Mirrored> declared = Map.of("region",
+				ParameterHeaders.declaredBy(TOOL).get("region"));
+		com.fasterxml.jackson.databind.node.JsonNodeFactory exact = com.fasterxml.jackson.databind.node.JsonNodeFactory
+			.withExactBigDecimals(true);
+		for (String huge : List.of("1E+2147483647", "1e999999999", "-4.2e5000", "0E-999999999")) {
+			com.fasterxml.jackson.databind.node.ObjectNode arguments = exact.objectNode();
+			arguments.putObject("target").set("region", exact.numberNode(new java.math.BigDecimal(huge)));
+			RelayFailure refused = ParameterHeaders.unwritable(arguments, declared, "s");
+			assertThat(refused).as(huge).isNotNull();
+			assertThat(refused.reason()).isEqualTo("header_unwritable");
+			assertThat(ParameterHeaders.encode(arguments.at("/target/region"))).as("never built").isNull();
+		}
+		java.util.Random random = new java.util.Random(43);
+		for (int i = 0; i < 2000; i++) {
+			java.math.BigDecimal number = new java.math.BigDecimal(new java.math.BigInteger(random.nextInt(200) + 1,
+					random), random.nextInt(400) - 200).multiply(java.math.BigDecimal.valueOf(random.nextBoolean() ? 1 : -1));
+			JsonNode node = exact.numberNode(number);
+			assertThat(ParameterHeaders.plainLength(node)).as("%s", number).isEqualTo(number.toPlainString().length());
+		}
+		assertThat(ParameterHeaders.plainLength(exact.numberNode(new java.math.BigDecimal("0e5")))).isEqualTo(1);
 	}
 
 	@Test
