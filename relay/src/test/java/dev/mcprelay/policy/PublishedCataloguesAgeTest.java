@@ -45,7 +45,7 @@ class PublishedCataloguesAgeTest {
 
 	private final List<Sinks.One<UpstreamLister.Listed>> answers = new ArrayList<>();
 
-	private final PublishedCatalogues catalogues = new PublishedCatalogues((context, list) -> {
+	private final PublishedCatalogues catalogues = new PublishedCatalogues((context, list, until) -> {
 		listings.incrementAndGet();
 		Sinks.One<UpstreamLister.Listed> answer = Sinks.one();
 		answers.add(answer);
@@ -133,7 +133,7 @@ class PublishedCataloguesAgeTest {
 	void anAgeLongerThanNanosecondsCountIsForeverAndNeverAnErrorAtRequestTime() {
 		ServerProperties ageless = BoundProperties.of(Map.of("servers.up.url", "http://127.0.0.1:1/mcp",
 				"servers.up.tools.annotations-max-age", "300000000000d")).servers().get("up");
-		PublishedCatalogues forever = new PublishedCatalogues((context, list) -> {
+		PublishedCatalogues forever = new PublishedCatalogues((context, list, until) -> {
 			listings.incrementAndGet();
 			return Mono.just(listed(true));
 		}, id -> ageless, new ServerListings(), now::get);
