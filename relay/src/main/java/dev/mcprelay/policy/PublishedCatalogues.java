@@ -32,12 +32,13 @@ import reactor.core.publisher.Mono;
  * unknown by the relay, as a refused one is. Kept from every {@code tools/list} and {@code prompts/list} answer that
  * passes the relay for a server such a rule governs (the latest wins), forgotten when the server says the list
  * changed, and, for a name the view has not seen, read by listing the server's list in the caller's request
- * ({@link Lister}) page after page only until a page names it (review 43h F-3), one such listing per view and name at
- * a time; a name no page names is listed for whole, once per catalogue (until the server says the list changed). A name the relay still does not know is {@code empty}: the server did not publish it, and the caller answers
- * as the server would. A listing that fails is {@link Unavailable}: the caller cannot decide, and refuses (fails
- * closed); it is logged at WARN once a minute per server and list. So is a name a catalogue cut short lacks (a list
- * longer than {@link UpstreamLister#MAX_PAGES} pages or {@value PublishedItems#MAX_ITEMS} items): it is kept as
- * listed (not listed again for every name), but what it lacks may be past the cut.
+ * ({@link Lister}) page after page until one names it (review 43h F-3), one such listing per view and name at a time;
+ * a name no page names is listed for whole, once per catalogue (until the server says the list changed). A name the
+ * relay still does not know is {@code empty}: the server did not publish it, and the caller answers as the server
+ * would. A listing that fails is {@link Unavailable}: the caller cannot decide, and refuses (fails closed); it is
+ * logged at WARN once a minute per server and list. So is a name a catalogue cut short lacks (a list longer than
+ * {@link UpstreamLister#MAX_PAGES} pages or {@value PublishedItems#MAX_ITEMS} items): it is kept as listed (not
+ * listed again for every name), but what it lacks may be past the cut.
  *
  * <p>Each {@code list_changed} begins a new generation of that list of that server: a listing, or a client's list,
  * that began before it is never kept (it may hold the catalogue from before the change; a call that waited for such
@@ -303,8 +304,7 @@ public class PublishedCatalogues implements ServerListChanges {
 	 * the bound the request runs under, so that a listing that hangs refuses the request as undecidable
 	 * ({@link Unavailable}, logged) rather than leaving it to the request's own timeout.
 	 */
-	private Mono<PublishedItems> listed(CallContext context, String list, Key key, PublishedItems kept,
-			String sought) {
+	private Mono<PublishedItems> listed(CallContext context, String list, Key key, PublishedItems kept, String sought) {
 		Mono<Void> listing = sought == null ? relisting.relist(context, list, kept)
 				: relisting.seek(context, list, sought, kept);
 		return listing.then(Mono.fromSupplier(() -> {

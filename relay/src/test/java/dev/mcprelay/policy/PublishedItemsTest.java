@@ -48,6 +48,47 @@ class PublishedItemsTest {
 		waiting.forEach(Disposable::dispose);
 	}
 
+	/**
+	 * Review 43h F-3: a name sought is listed for once however many calls seek it meanwhile, and a whole listing in
+	 * flight is joined instead; what a listing stopped at the name finds is kept without making the catalogue complete
+	 * (another name is sought again), and one that read every page without it is the whole list's.
+	 */
+	@Test
+	void aNameSoughtIsListedForOnceAndOnlyAListingWithoutItCompletesTheCatalogue() {
+		PublishedItems tools = new PublishedItems();
+		AtomicInteger listings = new AtomicInteger();
+		Sinks.One<UpstreamLister.Listed> answer = Sinks.one();
+		java.util.function.Supplier<Mono<UpstreamLister.Listed>> lister = () -> {
+			listings.incrementAndGet();
+			return answer.asMono();
+		};
+		AtomicInteger done = new AtomicInteger();
+		for (int i = 0; i < 5; i++) {
+			tools.seek("route", lister, System::nanoTime, 0, IllegalStateException::new)
+				.subscribe(null, null, done::incrementAndGet);
+		}
+		assertThat(listings.get()).as("one listing for five calls seeking one name").isEqualTo(1);
+		answer.tryEmitValue(new UpstreamLister.Listed(
+				List.of(RawHttp.json("{\"name\":\"tool_1\"}"), RawHttp.json("{\"name\":\"route\"}")), false));
+		assertThat(done.get()).isEqualTo(5);
+		assertThat(tools.definition("route")).as("found, kept").isNotNull();
+		assertThat(tools.definition("tool_1")).as("its page kept too").isNotNull();
+		assertThat(tools.complete()).as("stopped at the name: what it lacks is not known to be unpublished").isFalse();
+
+		Sinks.One<UpstreamLister.Listed> whole = Sinks.one();
+		tools.list(whole::asMono, System::nanoTime, 0, IllegalStateException::new).subscribe();
+		tools.seek("other", lister, System::nanoTime, 0, IllegalStateException::new).subscribe();
+		assertThat(listings.get()).as("the whole listing in flight is joined").isEqualTo(1);
+		whole.tryEmitValue(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"route\"}")), true));
+		assertThat(tools.complete()).isTrue();
+
+		PublishedItems none = new PublishedItems();
+		none.seek("nosuch", () -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"route\"}")),
+				false)), System::nanoTime, 0, IllegalStateException::new).block();
+		assertThat(none.complete()).as("no page named it: the whole list, cut").isTrue();
+		assertThat(none.cut()).isTrue();
+	}
+
 	@Test
 	void aFailedListingLeavesTheCatalogueToBeListedAgain() {
 		PublishedItems tools = new PublishedItems();
