@@ -18,10 +18,12 @@ import reactor.core.publisher.Mono;
  * server's listings ({@link ServerListings}), and bounded by {@link CatalogueFreshness#listingBound}. Whatever stops
  * it (the server fails or does not answer in time, the listings' bound refuses it) is {@link Unavailable}, logged by
  * {@link PolicyLog#unlisted}: the request it was for is refused as undecidable (fails closed), never decided from the
- * definitions it was to replace. Such a failure is remembered for the same bound, for every feature that lists the
- * view through {@link PublishedCatalogues} (the policies, the {@code Mcp-Param-*} check, the headers the relay writes):
- * a request in that time begins no listing and is {@link Unavailable} at once (review 43j N-2: a list that hangs made
- * every call of a view that never listed wait the whole bound, again and again).
+ * definitions it was to replace. A listing that hung to its bound is remembered for the same bound, for every feature
+ * that lists the view through {@link PublishedCatalogues} (the policies, the {@code Mcp-Param-*} check, the headers
+ * the relay writes): a request in that time begins no listing and is {@link Unavailable} at once (review 43j N-2: a
+ * list that hangs made every call of a view that never listed wait the whole bound, again and again). A failure that
+ * answered (an error status, a JSON-RPC error, a broken answer) is not remembered: it may be the request's own
+ * (review 43l L-1), and the next request lists again ({@link PublishedItems#list}).
  */
 final class CatalogueRelisting {
 
@@ -65,7 +67,7 @@ final class CatalogueRelisting {
 		// must come within half of it (else Refused, not remembered: the server was not asked)
 		Mono<UpstreamLister.Listed> listing = Mono.defer(() -> bounded(context, list, sought, bound.dividedBy(2)))
 			.timeout(bound, Mono.defer(() -> {
-				Unavailable late = new Unavailable(context.server(), list,
+				Unavailable late = Unavailable.hung(context.server(), list,
 						"did not answer within " + bound.toMillis() + " ms");
 				PolicyLog.unlisted(context.server(), list, late);
 				return Mono.error(late);

@@ -371,9 +371,30 @@ public class PublishedCatalogues implements ServerListChanges {
 
 		private final String why;
 
+		private final boolean hung;
+
 		Unavailable(String server, String list, String why) {
+			this(server, list, why, false);
+		}
+
+		private Unavailable(String server, String list, String why, boolean hung) {
 			super("The " + list + " of server '" + server + "' " + why, null, false, false);
 			this.why = why;
+			this.hung = hung;
+		}
+
+		/**
+		 * The list {@code list} of {@code server} did not answer the relay's listing within its bound ({@code why}
+		 * says how long): the server's silence, whoever's request the listing was made in, unlike a failure the
+		 * request's own session or headers may have caused (a 404 for a session the server forgot, a 400, a 500).
+		 */
+		static Unavailable hung(String server, String list, String why) {
+			return new Unavailable(server, list, why, true);
+		}
+
+		/** Whether the listing hung ({@link #hung(String, String, String)}): what a view remembers of a failure. */
+		boolean hung() {
+			return hung;
 		}
 
 		/** Why the list cannot decide: it {@code is unavailable}, or {@code is longer than ...}. */

@@ -88,6 +88,8 @@ final class PublishedItems {
 			complete = false;
 		}
 		kept.put(name.textValue(), Definition.of(item, now));
+		// a list of this view passed: the server answers its lists again, whatever a listing of the relay's met before
+		failedAt.set(NEVER);
 	}
 
 	/**
@@ -151,11 +153,16 @@ final class PublishedItems {
 
 	/**
 	 * Lists the whole catalogue with {@code lister}, or joins the listing in flight; what it lists replaces what was
-	 * kept, seen at the time {@code clock} tells when the listing answers. A failure is every waiter's, and is
+	 * kept, seen at the time {@code clock} tells when the listing answers. A failure is every waiter's; a listing
+	 * that hung ({@link PublishedCatalogues.Unavailable#hung()}: the server did not answer within the bound) is
 	 * remembered for {@code remember} nanoseconds: a call in that time begins no listing, and fails at once with
-	 * {@code remembered} (a list that hangs or fails makes one call in each such period wait for it, not every call:
-	 * review 43j N-2); a listing that answers forgets it. A listing cancelled by all its waiters is no failure, nor
-	 * is one the server's listings never let run ({@link ServerListings.Refused}: the caller had too many at once).
+	 * {@code remembered} (a list that hangs makes one call in each such period wait for it, not every call: review
+	 * 43j N-2). Any other failure is not remembered: it answered at once, so the next call may list again without
+	 * waiting long, and it may be the request's own (the session or headers the listing was made with: a forgotten
+	 * session, a made-up one), which must not refuse the view's other requests (review 43l L-1). A listing that
+	 * answers forgets a hang, and so does a list of the view that passes the relay ({@link #published}). A listing
+	 * cancelled by all its waiters is no failure, nor is one the server's listings never let run
+	 * ({@link ServerListings.Refused}: the caller had too many at once).
 	 */
 	Mono<Void> list(Supplier<Mono<UpstreamLister.Listed>> lister, LongSupplier clock, long remember,
 			Supplier<? extends RuntimeException> remembered) {
@@ -205,7 +212,7 @@ final class PublishedItems {
 					failedAt.set(NEVER);
 				})
 				.doOnError(failure -> {
-					if (!(failure instanceof ServerListings.Refused)) {
+					if (failure instanceof PublishedCatalogues.Unavailable unavailable && unavailable.hung()) {
 						failedAt.set(clock.getAsLong());
 					}
 				})
