@@ -27,13 +27,13 @@ class PolicyConfiguration {
 	@Bean
 	PublishedCatalogues publishedCatalogues(UpstreamLister lister, UpstreamRegistry upstreams,
 			ServerListings listings) {
-		return new PublishedCatalogues((context, list) -> {
+		return new PublishedCatalogues((context, list, until) -> {
 			Upstream upstream = upstreams.addressedBy(context);
 			if (upstream == null) {
 				return Mono.error(new IllegalStateException("No server '" + context.server() + "' is configured"));
 			}
 			return lister.list(upstream, list, SpringRequestHeaders.toHttpHeaders(context.headers()),
-					context.caller(), context.upstreamHeaders())
+					context.caller(), context.upstreamHeaders(), until)
 				.timeout(upstream.nonStreamingTimeout());
 		}, context -> {
 			Upstream upstream = upstreams.addressedBy(context);

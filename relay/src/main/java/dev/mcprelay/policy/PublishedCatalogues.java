@@ -32,12 +32,13 @@ import reactor.core.publisher.Mono;
  * unknown by the relay, as a refused one is. Kept from every {@code tools/list} and {@code prompts/list} answer that
  * passes the relay for a server such a rule governs (the latest wins), forgotten when the server says the list
  * changed, and, for a name the view has not seen, read by listing the server's list in the caller's request
- * ({@link Lister}): at most once per catalogue (until the server says the list changed), one listing per view at a
- * time. A name the relay still does not know is {@code empty}: the server did not publish it, and the caller answers
- * as the server would. A listing that fails is {@link Unavailable}: the caller cannot decide, and refuses (fails
- * closed); it is logged at WARN once a minute per server and list. So is a name a catalogue cut short lacks (a list
- * longer than {@link UpstreamLister#MAX_PAGES} pages or {@value PublishedItems#MAX_ITEMS} items): it is kept as
- * listed (not listed again for every name), but what it lacks may be past the cut.
+ * ({@link Lister}) page after page until one names it (review 43h F-3), one such listing per view and name at a time;
+ * a name no page names is listed for whole, once per catalogue (until the server says the list changed). A name the
+ * relay still does not know is {@code empty}: the server did not publish it, and the caller answers as the server
+ * would. A listing that fails is {@link Unavailable}: the caller cannot decide, and refuses (fails closed); it is
+ * logged at WARN once a minute per server and list. So is a name a catalogue cut short lacks (a list longer than
+ * {@link UpstreamLister#MAX_PAGES} pages or {@value PublishedItems#MAX_ITEMS} items): it is kept as listed (not
+ * listed again for every name), but what it lacks may be past the cut.
  *
  * <p>Each {@code list_changed} begins a new generation of that list of that server: a listing, or a client's list,
  * that began before it is never kept (it may hold the catalogue from before the change; a call that waited for such
@@ -133,12 +134,12 @@ public class PublishedCatalogues implements ServerListChanges {
 	public interface Lister {
 
 		/**
-		 * Every item of the list {@code list} ({@code tools/list}, {@code prompts/list}) of the server {@code context}
-		 * addresses, as the server sent them, and whether that is the whole list (one cut at
-		 * {@link UpstreamLister#MAX_PAGES} pages is not); bounded in time by the lister, an error when the server cannot
-		 * be asked.
+		 * The items of the list {@code list} ({@code tools/list}, {@code prompts/list}) of the server {@code context}
+		 * addresses, as the server sent them, page after page until one names {@code until} ({@code null}: every page),
+		 * and whether that is the whole list (one cut at {@link UpstreamLister#MAX_PAGES} pages, or stopped at
+		 * {@code until}'s, is not); bounded in time by the lister, an error when the server cannot be asked.
 		 */
-		Mono<UpstreamLister.Listed> listAll(CallContext context, String list);
+		Mono<UpstreamLister.Listed> listAll(CallContext context, String list, String until);
 
 	}
 
@@ -257,9 +258,11 @@ public class PublishedCatalogues implements ServerListChanges {
 		long maxAge = freshness.maxAgeNanos(context, annotations);
 		if (known != null ? freshness.young(known.seenAt(), maxAge)
 				: kept.complete() && freshness.young(kept.listedAt(), maxAge)) {
-			return found(context, list, kept, known);
+			return kept.found(context.server(), list, name);
 		}
-		return listed(context, list, key, kept).flatMap(listed -> found(context, list, listed, listed.definition(name)));
+		// an old definition is listed again whole (the catalogue's refresh); a name not seen is only sought
+		return listed(context, list, key, kept, known != null ? null : name)
+			.flatMap(listed -> listed.found(context.server(), list, name));
 	}
 
 	/**
@@ -278,7 +281,7 @@ public class PublishedCatalogues implements ServerListChanges {
 			Optional<Map<String, Object>> known = known(context, list, name, annotations);
 			if (known == null) {
 				Key key = new Key(viewOf(context), list);
-				return listed(context, list, key, catalogues.get(key, any -> new PublishedItems())).map(listed -> {
+				return listed(context, list, key, catalogues.get(key, any -> new PublishedItems()), null).map(listed -> {
 					Map<String, Map<String, Object>> relisted = new HashMap<>();
 					for (String each : names) {
 						PublishedItems.Definition definition = listed.definition(each);
@@ -296,12 +299,15 @@ public class PublishedCatalogues implements ServerListChanges {
 
 	/**
 	 * {@code kept}, the caller's view of {@code list} (kept under {@code key}), once listed again in the caller's
-	 * request (or the listing in flight joined), within {@link CatalogueFreshness#listingBound}: strictly inside
+	 * request (or the listing in flight joined), whole or, where {@code sought} is not {@code null}, only until a page
+	 * names it ({@link CatalogueRelisting#seek}), within {@link CatalogueFreshness#listingBound}: strictly inside
 	 * the bound the request runs under, so that a listing that hangs refuses the request as undecidable
 	 * ({@link Unavailable}, logged) rather than leaving it to the request's own timeout.
 	 */
-	private Mono<PublishedItems> listed(CallContext context, String list, Key key, PublishedItems kept) {
-		return relisting.relist(context, list, kept).then(Mono.fromSupplier(() -> {
+	private Mono<PublishedItems> listed(CallContext context, String list, Key key, PublishedItems kept, String sought) {
+		Mono<Void> listing = sought == null ? relisting.relist(context, list, kept)
+				: relisting.seek(context, list, sought, kept);
+		return listing.then(Mono.fromSupplier(() -> {
 			// weighed again while kept; never put back once a list_changed forgot it (it may predate the change)
 			catalogues.asMap().computeIfPresent(key, (same, current) -> current);
 			return kept;
@@ -324,7 +330,7 @@ public class PublishedCatalogues implements ServerListChanges {
 		Key key = new Key(viewOf(context), list);
 		PublishedItems kept = catalogues.get(key, any -> new PublishedItems());
 		if (kept.mayListInBackground(freshness.now(), freshness.listingBound(context).toNanos())) {
-			listed(context, list, key, kept).subscribe(null, failure -> {
+			listed(context, list, key, kept, null).subscribe(null, failure -> {
 			});
 		}
 	}
@@ -365,9 +371,30 @@ public class PublishedCatalogues implements ServerListChanges {
 
 		private final String why;
 
+		private final boolean hung;
+
 		Unavailable(String server, String list, String why) {
+			this(server, list, why, false);
+		}
+
+		private Unavailable(String server, String list, String why, boolean hung) {
 			super("The " + list + " of server '" + server + "' " + why, null, false, false);
 			this.why = why;
+			this.hung = hung;
+		}
+
+		/**
+		 * The list {@code list} of {@code server} did not answer the relay's listing within its bound ({@code why}
+		 * says how long): the server's silence, whoever's request the listing was made in, unlike a failure the
+		 * request's own session or headers may have caused (a 404 for a session the server forgot, a 400, a 500).
+		 */
+		static Unavailable hung(String server, String list, String why) {
+			return new Unavailable(server, list, why, true);
+		}
+
+		/** Whether the listing hung ({@link #hung(String, String, String)}): what a view remembers of a failure. */
+		boolean hung() {
+			return hung;
 		}
 
 		/** Why the list cannot decide: it {@code is unavailable}, or {@code is longer than ...}. */
@@ -390,20 +417,6 @@ public class PublishedCatalogues implements ServerListChanges {
 		/** The reason of a request the policies cannot decide. */
 		public static final String UNDECIDABLE = "policy_undecidable";
 
-	}
-
-	/**
-	 * {@code definition}, as found in {@code kept}; a name a catalogue cut short lacks is no name the server did not
-	 * publish: the policies cannot decide it ({@link Unavailable}).
-	 */
-	private static Mono<Optional<PublishedItems.Definition>> found(CallContext context, String list,
-			PublishedItems kept, PublishedItems.Definition definition) {
-		if (definition == null && kept.cut()) {
-			return Mono.error(new Unavailable(context.server(), list, "is longer than the relay reads ("
-					+ UpstreamLister.MAX_PAGES + " pages, " + PublishedItems.MAX_ITEMS + " items) and does not name "
-					+ "it in what was read"));
-		}
-		return Mono.just(Optional.ofNullable(definition));
 	}
 
 	private UpstreamView viewOf(CallContext context) {

@@ -20,11 +20,12 @@ import reactor.core.publisher.Mono;
  * older than the server's {@code tools.annotations-max-age} is listed again in the background
  * ({@link PublishedCatalogues#refreshInBackground}: one listing per view each listing bound, its failure logged), so
  * that a server whose {@code tools/list} hangs or fails keeps its calls checked against what it last published, never
- * makes them wait (review 43h F-2). Only a tool the view never saw is listed for in the caller's request, and a listing
- * that fails then refuses it ({@link RelayFailures#parameterHeadersUncheckable}, 502): nothing says what its headers
- * mirror. A listing that failed is remembered for the listing bound ({@link CatalogueRelisting}): the view's calls
- * meanwhile are refused at once, not listed for each. Where the relay only writes the headers ({@link #toWrite}), the
- * call waits for such a listing at most a short share of its bound, and goes on without them (review 43j N-2).
+ * makes them wait (review 43h F-2). Only a tool the view never saw is listed for in the caller's request, the pages up
+ * to the one that names it ({@link PublishedItems#seek}; review 43h F-3), and a listing that fails then refuses it
+ * ({@link RelayFailures#parameterHeadersUncheckable}, 502): nothing says what its headers mirror. A listing that failed
+ * is remembered for the listing bound ({@link CatalogueRelisting}): the view's calls meanwhile are refused at once, not
+ * listed for each. Where the relay only writes the headers ({@link #toWrite}), the call waits for such a listing at
+ * most a short share of its bound, and goes on without them (review 43j N-2).
  */
 final class PublishedDeclarations implements ToolDeclarations {
 

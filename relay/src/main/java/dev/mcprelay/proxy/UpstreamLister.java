@@ -42,7 +42,7 @@ public class UpstreamLister {
 
 	/**
 	 * What a listing found: its items, and whether they are the whole list ({@code false}: the list went on past
-	 * {@link #MAX_PAGES} pages, and what was not read is missing).
+	 * {@link #MAX_PAGES} pages, or past the page that named the item sought, and what was not read is missing).
 	 */
 	public record Listed(List<JsonNode> items, boolean whole) {
 	}
@@ -90,29 +90,46 @@ public class UpstreamLister {
 	 */
 	public Mono<Listed> list(Upstream upstream, String method, HttpHeaders clientHeaders, Caller caller,
 			UpstreamHeaders changes) {
+		return list(upstream, method, clientHeaders, caller, changes, null);
+	}
+
+	/**
+	 * As {@link #list(Upstream, String, HttpHeaders, Caller, UpstreamHeaders)}, but reading pages only until one names
+	 * an item {@code until} (that page is read whole; {@code null}: every page): what a caller that needs one item's
+	 * definition reads, not the whole catalogue (review 43h F-3: a caller varying its view made each call a listing of
+	 * every page). A listing that stopped there while the server had more pages is not {@link Listed#whole()}; one
+	 * that does not find {@code until} reads the whole list, as the other does.
+	 */
+	public Mono<Listed> list(Upstream upstream, String method, HttpHeaders clientHeaders, Caller caller,
+			UpstreamHeaders changes, String until) {
 		String field = ITEMS.get(method);
 		if (field == null) {
 			return Mono.error(new IllegalArgumentException("The relay does not list " + method + " whole"));
 		}
 		List<JsonNode> items = new ArrayList<>();
 		boolean[] cut = new boolean[1];
-		return page(upstream, method, field, clientHeaders, caller, changes, null, items, 1, cut)
+		return page(upstream, method, field, clientHeaders, caller, changes, null, items, 1, cut, until)
 			.then(Mono.fromSupplier(() -> new Listed(items, !cut[0])));
 	}
 
 	private Mono<Void> page(Upstream upstream, String method, String field, HttpHeaders clientHeaders, Caller caller,
-			UpstreamHeaders changes, String cursor, List<JsonNode> items, int number, boolean[] cut) {
+			UpstreamHeaders changes, String cursor, List<JsonNode> items, int number, boolean[] cut, String until) {
 		return listPage(upstream, method, clientHeaders, caller, changes, cursor).flatMap(result -> {
-			result.path(field).forEach(items::add);
+			boolean found = false;
+			for (JsonNode item : result.path(field)) {
+				items.add(item);
+				found |= until != null && until.equals(item.path("name").textValue());
+			}
 			String next = result.path("nextCursor").isTextual() ? result.get("nextCursor").asText() : null;
 			if (next == null || next.isEmpty()) {
 				return Mono.empty();
 			}
-			if (number >= MAX_PAGES) {
+			if (found || number >= MAX_PAGES) {
 				cut[0] = true;
 				return Mono.empty();
 			}
-			return page(upstream, method, field, clientHeaders, caller, changes, next, items, number + 1, cut);
+			return page(upstream, method, field, clientHeaders, caller, changes, next, items, number + 1, cut,
+					until);
 		});
 	}
 

@@ -210,6 +210,11 @@ class VirtualLists {
 				: requests.request(call, member, asked);
 		return asking.flatMap(reply -> {
 			ObjectNode response = reply.response();
+			if (ListCache.listsNone(response)) {
+				// the member has no such list: it lists none, and is not unavailable (review 43j N-4)
+				return Mono.just(new MemberPage(member, List.of(), null, JsonRpcParser.mapper().createObjectNode(),
+						reply.notices(), whole));
+			}
 			if (!(response.get("result") instanceof ObjectNode result)) {
 				return Mono.error(new MemberUnavailable(member, "answered " + request.get("method").asText()
 						+ " with an error: " + response.path("error").path("message").asText("no message")));

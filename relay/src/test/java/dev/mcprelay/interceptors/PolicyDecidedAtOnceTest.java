@@ -49,7 +49,7 @@ class PolicyDecidedAtOnceTest {
 
 	private final PolicyEnforcement enforcement = new PolicyEnforcement(
 			Policies.of(PROPERTIES, new SimpleMeterRegistry()),
-			new PublishedCatalogues((context, list) -> Mono.fromSupplier(() -> {
+			new PublishedCatalogues((context, list, until) -> Mono.fromSupplier(() -> {
 				listings.incrementAndGet();
 				return new UpstreamLister.Listed(List.of(tool("echo"), tool("search"), tool("get")), true);
 			}), context -> PROPERTIES.servers().get(context.server())), PROPERTIES, List.of());

@@ -59,7 +59,7 @@ class RelayOwnToolOfTheRequestSnapshotTest {
 		beans.addBean("live", live);
 		ConfigurationSnapshot before = live.current();
 		PolicyEnforcement enforcement = new PolicyEnforcement(compiler.of(before),
-				new PublishedCatalogues((context, list) -> Mono.just(new UpstreamLister.Listed(
+				new PublishedCatalogues((context, list, until) -> Mono.just(new UpstreamLister.Listed(
 						List.of(JsonNodeFactory.instance.objectNode().put("name", "search_available_tools")), true)),
 						context -> before.properties().servers().get(context.server())),
 				before.properties(), List.of(toolSearch));

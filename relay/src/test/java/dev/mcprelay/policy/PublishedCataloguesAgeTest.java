@@ -31,8 +31,8 @@ import reactor.core.publisher.Sinks;
  * {@code tools.annotations-max-age} (cold review L, finding 2: with no stream open to say {@code list_changed} on, a
  * tool that turned destructive upstream was decided from its old definition until the client listed again): past it,
  * the next such call lists again first, one listing for every call that waits, and a listing that fails refuses
- * rather than deciding from the old definition (and is remembered for the listing bound, so that the calls meanwhile
- * are refused without listing again); a client's list passing through keeps what it lists young; a rule
+ * rather than deciding from the old definition (one that hung is remembered for the listing bound, so that the calls
+ * meanwhile are refused without listing again); a client's list passing through keeps what it lists young; a rule
  * that reads only names decides from what is kept, however old. The time is the test's.
  */
 class PublishedCataloguesAgeTest {
@@ -45,7 +45,7 @@ class PublishedCataloguesAgeTest {
 
 	private final List<Sinks.One<UpstreamLister.Listed>> answers = new ArrayList<>();
 
-	private final PublishedCatalogues catalogues = new PublishedCatalogues((context, list) -> {
+	private final PublishedCatalogues catalogues = new PublishedCatalogues((context, list, until) -> {
 		listings.incrementAndGet();
 		Sinks.One<UpstreamLister.Listed> answer = Sinks.one();
 		answers.add(answer);
@@ -96,18 +96,26 @@ class PublishedCataloguesAgeTest {
 		answers.get(1).tryEmitError(new IllegalStateException("503"));
 		assertThat(refused.get()).isInstanceOf(PublishedCatalogues.Unavailable.class);
 
-		// review 43j N-2: the failure is remembered for the listing bound (the default's 48 s here): a call meanwhile
-		// is refused at once, asking the server nothing; the first call past it lists again
+		// review 43l L-1: a failure that answered is not remembered (it may be the request's own): the next call
+		// lists again
+		AtomicReference<Throwable> hung = new AtomicReference<>();
+		catalogues.find(alice, "tools/list", "deploy", true).subscribe(null, hung::set);
+		assertThat(listings.get()).as("a 503 is not remembered").isEqualTo(3);
+		answers.get(2).tryEmitError(PublishedCatalogues.Unavailable.hung("up", "tools/list", "did not answer"));
+		assertThat(hung.get()).isInstanceOf(PublishedCatalogues.Unavailable.class);
+
+		// review 43j N-2: a listing that hung is remembered for the listing bound (the default's 48 s here): a call
+		// meanwhile is refused at once, asking the server nothing; the first call past it lists again
 		AtomicReference<Throwable> remembered = new AtomicReference<>();
 		catalogues.find(alice, "tools/list", "deploy", true).subscribe(null, remembered::set);
 		assertThat(remembered.get()).isInstanceOf(PublishedCatalogues.Unavailable.class);
-		assertThat(listings.get()).as("refused from the failure remembered").isEqualTo(2);
+		assertThat(listings.get()).as("refused from the hang remembered").isEqualTo(3);
 
 		now.addAndGet(java.time.Duration.ofSeconds(48).toNanos());
 		AtomicReference<Optional<Map<String, Object>>> again = new AtomicReference<>();
 		catalogues.find(alice, "tools/list", "deploy", true).subscribe(again::set);
-		assertThat(listings.get()).as("the next call past the bound lists again").isEqualTo(3);
-		answers.get(2).tryEmitValue(listed(false));
+		assertThat(listings.get()).as("the next call past the bound lists again").isEqualTo(4);
+		answers.get(3).tryEmitValue(listed(false));
 		assertThat(again.get()).hasValue(Map.of("readOnlyHint", false));
 	}
 
@@ -133,7 +141,7 @@ class PublishedCataloguesAgeTest {
 	void anAgeLongerThanNanosecondsCountIsForeverAndNeverAnErrorAtRequestTime() {
 		ServerProperties ageless = BoundProperties.of(Map.of("servers.up.url", "http://127.0.0.1:1/mcp",
 				"servers.up.tools.annotations-max-age", "300000000000d")).servers().get("up");
-		PublishedCatalogues forever = new PublishedCatalogues((context, list) -> {
+		PublishedCatalogues forever = new PublishedCatalogues((context, list, until) -> {
 			listings.incrementAndGet();
 			return Mono.just(listed(true));
 		}, id -> ageless, new ServerListings(), now::get);

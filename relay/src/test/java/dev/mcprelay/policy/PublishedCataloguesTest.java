@@ -33,7 +33,7 @@ class PublishedCataloguesTest {
 
 	private final List<Sinks.One<UpstreamLister.Listed>> answers = new ArrayList<>();
 
-	private final PublishedCatalogues catalogues = new PublishedCatalogues((context, list) -> {
+	private final PublishedCatalogues catalogues = new PublishedCatalogues((context, list, until) -> {
 		listings.incrementAndGet();
 		Sinks.One<UpstreamLister.Listed> answer = Sinks.one();
 		answers.add(answer);

@@ -48,6 +48,47 @@ class PublishedItemsTest {
 		waiting.forEach(Disposable::dispose);
 	}
 
+	/**
+	 * Review 43h F-3: a name sought is listed for once however many calls seek it meanwhile, and a whole listing in
+	 * flight is joined instead; what a listing stopped at the name finds is kept without making the catalogue complete
+	 * (another name is sought again), and one that read every page without it is the whole list's.
+	 */
+	@Test
+	void aNameSoughtIsListedForOnceAndOnlyAListingWithoutItCompletesTheCatalogue() {
+		PublishedItems tools = new PublishedItems();
+		AtomicInteger listings = new AtomicInteger();
+		Sinks.One<UpstreamLister.Listed> answer = Sinks.one();
+		java.util.function.Supplier<Mono<UpstreamLister.Listed>> lister = () -> {
+			listings.incrementAndGet();
+			return answer.asMono();
+		};
+		AtomicInteger done = new AtomicInteger();
+		for (int i = 0; i < 5; i++) {
+			tools.seek("route", lister, System::nanoTime, 0, IllegalStateException::new)
+				.subscribe(null, null, done::incrementAndGet);
+		}
+		assertThat(listings.get()).as("one listing for five calls seeking one name").isEqualTo(1);
+		answer.tryEmitValue(new UpstreamLister.Listed(
+				List.of(RawHttp.json("{\"name\":\"tool_1\"}"), RawHttp.json("{\"name\":\"route\"}")), false));
+		assertThat(done.get()).isEqualTo(5);
+		assertThat(tools.definition("route")).as("found, kept").isNotNull();
+		assertThat(tools.definition("tool_1")).as("its page kept too").isNotNull();
+		assertThat(tools.complete()).as("stopped at the name: what it lacks is not known to be unpublished").isFalse();
+
+		Sinks.One<UpstreamLister.Listed> whole = Sinks.one();
+		tools.list(whole::asMono, System::nanoTime, 0, IllegalStateException::new).subscribe();
+		tools.seek("other", lister, System::nanoTime, 0, IllegalStateException::new).subscribe();
+		assertThat(listings.get()).as("the whole listing in flight is joined").isEqualTo(1);
+		whole.tryEmitValue(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"route\"}")), true));
+		assertThat(tools.complete()).isTrue();
+
+		PublishedItems none = new PublishedItems();
+		none.seek("nosuch", () -> Mono.just(new UpstreamLister.Listed(List.of(RawHttp.json("{\"name\":\"route\"}")),
+				false)), System::nanoTime, 0, IllegalStateException::new).block();
+		assertThat(none.complete()).as("no page named it: the whole list, cut").isTrue();
+		assertThat(none.cut()).isTrue();
+	}
+
 	@Test
 	void aFailedListingLeavesTheCatalogueToBeListedAgain() {
 		PublishedItems tools = new PublishedItems();
@@ -67,17 +108,17 @@ class PublishedItemsTest {
 	}
 
 	/**
-	 * Review 43j N-2: a listing that failed (or hung until its bound) is remembered for the period given, so that
-	 * the calls of that time fail at once instead of each listing, and waiting, again; past it, one lists again.
+	 * Review 43j N-2: a listing that hung until its bound is remembered for the period given, so that the calls of
+	 * that time fail at once instead of each listing, and waiting, again; past it, one lists again.
 	 */
 	@Test
-	void aFailedListingIsRememberedForItsPeriod() {
+	void aHungListingIsRememberedForItsPeriod() {
 		PublishedItems tools = new PublishedItems();
 		AtomicInteger listings = new AtomicInteger();
 		long[] now = { 1_000 };
 		java.util.function.Supplier<Mono<UpstreamLister.Listed>> failing = () -> {
 			listings.incrementAndGet();
-			return Mono.error(new IllegalStateException("503"));
+			return Mono.error(PublishedCatalogues.Unavailable.hung("s", "tools/list", "503"));
 		};
 		List<String> failures = new ArrayList<>();
 		for (int call = 0; call < 3; call++) {
@@ -90,7 +131,7 @@ class PublishedItemsTest {
 			now[0] += 100;
 		}
 		assertThat(listings.get()).as("one listing in the period, however many calls").isEqualTo(1);
-		assertThat(failures).containsExactly("503", "remembered", "remembered");
+		assertThat(failures).containsExactly("The tools/list of server 's' 503", "remembered", "remembered");
 
 		now[0] += 300;
 		tools.list(() -> {
@@ -99,6 +140,38 @@ class PublishedItemsTest {
 		}, () -> now[0], 500, () -> new IllegalStateException("remembered")).block();
 		assertThat(listings.get()).as("listed again once the period passed").isEqualTo(2);
 		assertThat(tools.complete()).isTrue();
+	}
+
+	/**
+	 * Review 43l L-1: a failure that answered (an error status, a JSON-RPC error: possibly the request's own, a session
+	 * the server forgot or one made up) is not remembered for the view, so the view's next request lists again; and a
+	 * hang is forgotten as soon as a list of the view passes the relay (the server answers lists again).
+	 */
+	@Test
+	void onlyAHangIsRememberedAndAListThatPassesForgetsIt() {
+		PublishedItems tools = new PublishedItems();
+		AtomicInteger listings = new AtomicInteger();
+		long[] now = { 1_000 };
+		for (RuntimeException failure : List.of(new IllegalStateException("404 session not found"),
+				new PublishedCatalogues.Unavailable("s", "tools/list", "is unavailable"))) {
+			tools.list(() -> {
+				listings.incrementAndGet();
+				return Mono.error(failure);
+			}, () -> now[0], 500, () -> new IllegalStateException("remembered")).onErrorResume(f -> Mono.empty())
+				.block();
+		}
+		tools.list(() -> {
+			listings.incrementAndGet();
+			return Mono.error(PublishedCatalogues.Unavailable.hung("s", "tools/list", "did not answer"));
+		}, () -> now[0], 500, () -> new IllegalStateException("remembered")).onErrorResume(f -> Mono.empty()).block();
+		assertThat(listings.get()).as("each failure that answered listed again").isEqualTo(3);
+
+		tools.published(RawHttp.json("{\"name\":\"echo\"}"), now[0]);
+		tools.list(() -> {
+			listings.incrementAndGet();
+			return Mono.just(new UpstreamLister.Listed(List.<JsonNode>of(), true));
+		}, () -> now[0], 500, () -> new IllegalStateException("remembered")).block();
+		assertThat(listings.get()).as("a list that passed forgot the hang at once").isEqualTo(4);
 	}
 
 	@Test

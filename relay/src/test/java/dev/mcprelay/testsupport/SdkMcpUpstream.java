@@ -52,7 +52,9 @@ import jakarta.servlet.http.HttpServletRequest;
  * {@link #releaseProgress()} before sending the rest, and {@code ask-model}, which asks the client for a completion
  * ({@code sampling/createMessage} on the call's stream) and answers with what the model said, or with the error it
  * got ({@code isError}); {@code /stateless} offers {@code slow}, which answers after
- * {@link #SLOW_TOOL_DELAY}. Every request's method, path and headers are recorded.
+ * {@link #SLOW_TOOL_DELAY}. {@code /tools-only} is a stateless server with {@code /stateless}'s tools and nothing
+ * else (no resources capability: it answers {@code resources/list} and {@code resources/templates/list} -32601, method
+ * not found, as such servers do). Every request's method, path and headers are recorded.
  */
 public final class SdkMcpUpstream implements AutoCloseable {
 
@@ -115,6 +117,8 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	private final McpSyncServer streamable;
 
 	private final McpStatelessSyncServer stateless;
+
+	private final McpStatelessSyncServer toolsOnly;
 
 	public SdkMcpUpstream() {
 		this(false, 0);
@@ -196,6 +200,14 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.resourceTemplates(new McpStatelessServerFeatures.SyncResourceTemplateSpecification(MEMO_TEMPLATE,
 					(context, request) -> read(request)))
 			.build();
+		HttpServletStatelessServerTransport toolsOnlyTransport = HttpServletStatelessServerTransport.builder()
+			.messageEndpoint("/tools-only")
+			.build();
+		this.toolsOnly = McpServer.sync(toolsOnlyTransport)
+			.serverInfo("sdk-tools-only-upstream", "1.0.0")
+			.capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+			.tools(statelessTools)
+			.build();
 		try {
 			tomcat.setBaseDir(Files.createTempDirectory("sdk-upstream").toString());
 			tomcat.setPort(port);
@@ -206,6 +218,8 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			context.addServletMappingDecoded("/mcp", "streamable");
 			Tomcat.addServlet(context, "stateless", statelessTransport).setAsyncSupported(true);
 			context.addServletMappingDecoded("/stateless", "stateless");
+			Tomcat.addServlet(context, "tools-only", toolsOnlyTransport).setAsyncSupported(true);
+			context.addServletMappingDecoded("/tools-only", "tools-only");
 			tomcat.start();
 		}
 		catch (IOException | LifecycleException ex) {
@@ -312,6 +326,7 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	public void close() throws Exception {
 		streamable.closeGracefully();
 		stateless.closeGracefully();
+		toolsOnly.closeGracefully();
 		tomcat.stop();
 		tomcat.destroy();
 	}
