@@ -66,9 +66,12 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final UpstreamRegistry upstreams;
 
+	private final VirtualSessionEnds ends;
+
 	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
 			ObjectProvider<MergedStreams> streams, OpenStreams openStreams, VirtualSessions sessions,
-			VirtualServers servers, UpstreamRegistry upstreams) {
+			VirtualServers servers, UpstreamRegistry upstreams, VirtualSessionEnds ends) {
+		this.ends = ends;
 		this.upstreams = upstreams;
 		this.store = store;
 		this.calls = calls;
@@ -112,10 +115,10 @@ class OrphanedMemberSessions implements DisposableBean {
 		final String sessionId;
 
 		/**
-		 * The version of the virtual server the session runs on here: it ends with it, unless it carries on in the
-		 * version that replaced it ({@link #carriesOn}).
+		 * The virtual server the session runs on here: it ends with its version, unless it carries on in the one that
+		 * replaced it ({@link #moveOn}).
 		 */
-		volatile VirtualServerVersion version;
+		volatile VirtualServer server;
 
 		/** The terms the session is stored with ({@link VirtualSessionTerms}). */
 		final String terms;
@@ -136,23 +139,19 @@ class OrphanedMemberSessions implements DisposableBean {
 		Tracked(VirtualServer server, String sessionId, String terms, MemberOrigin origin,
 				Map<String, MemberSession> members) {
 			this.virtualId = server.id();
-			this.version = server.version();
+			this.server = server;
 			this.terms = terms;
 			this.sessionId = sessionId;
 			this.origin = origin;
 			this.members = new LinkedHashMap<>(members);
 		}
 
-		/**
-		 * A reload ended the version the session ran on: whether the session carries on in the one that replaced it
-		 * (opened under its settings on a replica that applied them first: {@link SessionServer}), now its version.
-		 */
-		boolean carriesOn() {
-			VirtualServer on = SessionServer.runningFor(version.successorFor(terms), terms);
-			if (on == null) {
+		/** Moves the session on from {@code from} to {@code to}: whether it ran on {@code from} (else it moved). */
+		synchronized boolean moveOn(VirtualServer from, VirtualServer to) {
+			if (server != from) {
 				return false;
 			}
-			version = on.version();
+			server = to;
 			return true;
 		}
 
@@ -165,8 +164,8 @@ class OrphanedMemberSessions implements DisposableBean {
 	void opened(VirtualCall call, String sessionId, Map<String, MemberSession> members) {
 		Tracked entry = new Tracked(call.server(), sessionId, call.server().terms(), MemberOrigin.kept(call), members);
 		tracked.put(key(call.server().id(), sessionId), entry);
-		if (entry.version.isEnded() && !entry.carriesOn()) {
-			retire(List.of(entry));
+		if (entry.server.version().isEnded()) {
+			endOrCarryOn(entry, entry.server);
 		}
 	}
 
@@ -188,17 +187,43 @@ class OrphanedMemberSessions implements DisposableBean {
 	 * A reload removed or changed {@code server}: each session of that version joined here ends as a client's DELETE
 	 * ends it (its stream here, a DELETE to each member), and the store keeps it as ended, so that its client's next
 	 * request, on any replica, is answered 404 {@code session_ended} ({@link VirtualSessions#retire}); but one that
-	 * carries on in the changed virtual server ({@link Tracked#carriesOn}) is kept, on the new version.
+	 * carries on in the changed virtual server is kept, on the new version, unless the store says it ended meanwhile
+	 * ({@link #endOrCarryOn}).
 	 */
 	private void retired(VirtualServer server) {
-		List<Tracked> ending = tracked.values().stream()
-			.filter(entry -> entry.version == server.version() && !entry.carriesOn())
+		List<Tracked> ofVersion = tracked.values().stream()
+			.filter(entry -> entry.server.version() == server.version())
 			.toList();
+		List<Tracked> ending = ofVersion.stream()
+			.filter(entry -> server.version().successorFor(entry.terms) == null)
+			.toList();
+		ofVersion.stream().filter(entry -> !ending.contains(entry)).forEach(entry -> endOrCarryOn(entry, server));
 		if (!ending.isEmpty()) {
 			log.info("Virtual server '{}': its {} session(s) joined here end ({}); their member sessions are sent DELETE",
 					server.id(), ending.size(), server.version().endedBy());
 		}
 		retire(ending);
+	}
+
+	/**
+	 * The version {@code entry}'s session ran on here ({@code on}'s) ended: the session ends ({@link #retire}), or
+	 * carries on in the successor, as {@link VirtualSessionEnds} says (by its terms; for one that outlives them, once
+	 * the store said whether another replica ended it meanwhile: the verdict its streams here follow too).
+	 */
+	private void endOrCarryOn(Tracked entry, VirtualServer on) {
+		ends.next(on, entry.sessionId, entry.terms).subscribe(next -> {
+			if (next.isEmpty()) {
+				if (on.version().successorFor(entry.terms) != null) {
+					log.info("Virtual server '{}': a session joined here that ended elsewhere meanwhile (another replica "
+							+ "ended it as it applied newer settings) ends here too; its member sessions are sent DELETE",
+							entry.virtualId);
+				}
+				retire(List.of(entry));
+			}
+			else if (entry.moveOn(on, next.get()) && next.get().version().isEnded()) {
+				endOrCarryOn(entry, next.get()); // a later reload ended the successor while the store answered
+			}
+		});
 	}
 
 	private void retire(List<Tracked> ending) {

@@ -13,9 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +39,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * beta, gamma]}), which ends the session (the store marks it ended). The replica behind then applies C, never having
  * run B: the terms cannot tell it whether B is newer than C, but the store says the session ended, and its GET stream
  * and its call both end at once on that one verdict, the call with a JSON-RPC error {@code session_ended} (not its
- * result), each counted once in {@code mcp_relay_streams_ended_total}; and the session's next request is answered 404
+ * result), each counted once in {@code mcp_relay_streams_ended_total}; the member session it joined is sent its DELETE
+ * there at once (not at the session's next request); and the session's next request is answered 404
  * {@code session_ended} on either replica, as often as it is asked.
  */
 class SessionEndedElsewhereReloadTest {
@@ -66,6 +69,7 @@ class SessionEndedElsewhereReloadTest {
 				forget(alpha, lastJoined(alpha));
 				HttpResponse<String> listed = behind.http().send(inSession(behind, sessionB, TOOLS_LIST));
 				assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+				String joinedBehind = lastJoined(alpha);
 				OpenSse get = track(opened, get(behind, sessionB));
 				alpha.notifyToolsListChanged();
 				assertThat(get.next().path("method").asText()).as("alpha reaches the GET stream behind")
@@ -92,6 +96,10 @@ class SessionEndedElsewhereReloadTest {
 				assertThat(sessionEndedStreams(behind)).as("the GET stream and the call, each counted once")
 					.isEqualTo(endedBefore + 2);
 				System.out.println("N-L1: the call ended " + callEndedMillis + " ms after the reload applied behind");
+				Awaitility.await("the replica behind ends the member session it joined, before any request of the session")
+					.atMost(Duration.ofSeconds(30))
+					.until(() -> alpha.seen().stream().anyMatch(seen -> "DELETE".equals(seen.method())
+							&& joinedBehind.equals(seen.headers().getFirst("Mcp-Session-Id"))));
 
 				for (MountedRelay relay : List.of(ahead, behind, ahead, behind)) {
 					HttpResponse<String> next = relay.http().send(inSession(relay, sessionB, TOOLS_LIST));
