@@ -54,30 +54,19 @@ final class MergedSessionReloads {
 	}
 
 	/**
-	 * {@code session}'s version ended: as {@link VirtualSessionEnds#next} says (at once by its terms; else once the
+	 * {@code session}'s version ended: as {@link VirtualSessionEnds#follow} says (at once by its terms; else once the
 	 * store said whether another replica ended it meanwhile, the answer its GET and calls got first), it ends, or
 	 * carries on in the successor, its client told to list again (once, also if the successor ended meanwhile).
 	 */
 	private void endOrCarryOn(MergedSession session) {
-		VirtualServer on = session.server();
-		String terms = session.virtualSession().terms();
-		ends.next(on, session.sessionId(), terms).subscribe(next -> {
-			if (next.isEmpty()) {
-				if (on.version().successorFor(terms) != null) {
-					log.info("Virtual server '{}' was changed by a configuration reload: a session that ended "
-							+ "elsewhere meanwhile (another replica ended it as it applied newer settings) ends here too",
-							session.virtualId());
-				}
-				session.end(UndeliveredMessages.SESSION_ENDED);
-				return;
+		ends.follow(session.server(), session.sessionId(), session.virtualSession().terms(), elsewhere -> {
+			if (elsewhere) {
+				log.info("Virtual server '{}' was changed by a configuration reload: a session that ended elsewhere "
+						+ "meanwhile (another replica ended it as it applied newer settings) ends here too",
+						session.virtualId());
 			}
-			if (!session.carryOn(on, next.get())) {
-				return; // another step moved it already
-			}
-			if (next.get().version().isEnded()) {
-				endOrCarryOn(session); // a later reload ended the successor while the store answered
-				return;
-			}
+			session.end(UndeliveredMessages.SESSION_ENDED);
+		}, session::carryOn, next -> {
 			log.info("Virtual server '{}' was changed by a configuration reload: a session opened under its new "
 					+ "settings (on a replica that applied them first) keeps its stream here, told that its lists "
 					+ "may have changed", session.virtualId());

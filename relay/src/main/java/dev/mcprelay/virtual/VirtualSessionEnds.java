@@ -1,6 +1,8 @@
 package dev.mcprelay.virtual;
 
 import java.util.Optional;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +45,7 @@ class VirtualSessionEnds {
 		return endedFor(call.server(), call.sessionId(), call.terms());
 	}
 
-	/** {@link #endedFor(VirtualCall)} for session {@code sessionId}, stored with {@code terms}, running on {@code server}. */
+	/** {@link #endedFor(VirtualCall)} for session {@code sessionId}, stored with {@code terms}, on {@code server}. */
 	Mono<String> endedFor(VirtualServer server, String sessionId, String terms) {
 		return next(server, sessionId, terms).flatMap(next -> next.isPresent()
 				? endedFor(next.get(), sessionId, terms)
@@ -65,6 +67,31 @@ class VirtualSessionEnds {
 			}
 			return version.liveAfterEnd(sessionId, () -> live(server.id(), sessionId))
 				.map(live -> live ? Optional.of(successor) : Optional.<VirtualServer>empty());
+		});
+	}
+
+	/**
+	 * Follows session {@code sessionId} (stored with {@code terms}) from {@code on}, whose version a reload ended, as
+	 * {@link #next} says, for what keeps it here (its streams, the member sessions joined here): {@code ended} runs
+	 * when it ended ({@code true}: as the store says, another replica ended it; {@code false}: by its terms); else
+	 * {@code moveOn} moves it from {@code on} to the successor ({@code false}: another step moved it already, and
+	 * nothing more is done here), and once it runs on a version no reload ended, {@code carriedOn} runs with it (a
+	 * successor a later reload ended meanwhile is followed on from).
+	 */
+	void follow(VirtualServer on, String sessionId, String terms, Consumer<Boolean> ended,
+			BiPredicate<VirtualServer, VirtualServer> moveOn, Consumer<VirtualServer> carriedOn) {
+		next(on, sessionId, terms).subscribe(next -> {
+			if (next.isEmpty()) {
+				ended.accept(on.version().successorFor(terms) != null);
+			}
+			else if (moveOn.test(on, next.get())) {
+				if (next.get().version().isEnded()) {
+					follow(next.get(), sessionId, terms, ended, moveOn, carriedOn);
+				}
+				else {
+					carriedOn.accept(next.get());
+				}
+			}
 		});
 	}
 
