@@ -52,7 +52,11 @@ class MemberCalls {
 
 	private final ExchangeObservations observations;
 
-	MemberCalls(McpRelay relay, McpRouting routing, ExchangeObservations observations) {
+	/** When a reload ends a request's session here: its member exchanges end then. */
+	private final VirtualSessionEnds ends;
+
+	MemberCalls(McpRelay relay, McpRouting routing, ExchangeObservations observations, VirtualSessionEnds ends) {
+		this.ends = ends;
 		this.relay = relay;
 		this.routing = routing;
 		this.observations = observations;
@@ -62,9 +66,9 @@ class MemberCalls {
 	 * Sends {@code method} to {@code member} for the client's request {@code call}, with the members it may use as the
 	 * request says ({@link VirtualCall#access()}); a client that stops reading the answer (the member's relay saw it
 	 * take nothing for {@code timeouts.client-write}) has its connection closed, as a client of the member itself
-	 * would. The member's exchange ends, as one of a removed server's does, when a reload ends the virtual server's
-	 * version the request runs on or withdraws the client's access to {@code member} ({@link MemberOrigin#endingOf}):
-	 * not when it withdraws another member only.
+	 * would. The member's exchange ends, as one of a removed server's does, when a reload ends the request's session
+	 * here (or the virtual server's version a request without one runs on: {@link VirtualSessionEnds}) or withdraws the
+	 * client's access to {@code member} ({@link MemberOrigin#endingOf}): not when it withdraws another member only.
 	 *
 	 * @param session the virtual session's session with the member ({@link MemberSession#NONE} before it has one)
 	 * @param lastEventId the member's event id to resume after (GET), or {@code null}
@@ -88,8 +92,8 @@ class MemberCalls {
 			String lastEventId, MemberMessage body) {
 		RelayExchange client = call.exchange();
 		return send(new MemberOrigin(client.requestHeaders(), client.caller(), call.access(), client.configuration(),
-				MemberOrigin.endingOf(call, member), () -> client.accessWithdrawnNowFrom(member)), member, method,
-				session, lastEventId, body, () -> closeStalled(client), () -> true);
+				MemberOrigin.endingOf(call, member, ends.endedFor(call)), () -> client.accessWithdrawnNowFrom(member)),
+				member, method, session, lastEventId, body, () -> closeStalled(client), () -> true);
 	}
 
 	/**

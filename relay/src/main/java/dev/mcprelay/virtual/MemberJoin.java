@@ -42,7 +42,10 @@ class MemberJoin {
 
 	private final MemberLists lists;
 
-	MemberJoin(MemberCalls calls, UpstreamRegistry upstreams, MemberLists lists) {
+	private final VirtualSessionEnds ends;
+
+	MemberJoin(MemberCalls calls, UpstreamRegistry upstreams, MemberLists lists, VirtualSessionEnds ends) {
+		this.ends = ends;
 		this.calls = calls;
 		this.upstreams = upstreams;
 		this.lists = lists;
@@ -81,7 +84,7 @@ class MemberJoin {
 	 * client's own {@code notifications/initialized} follows later. Fails with {@link MemberUnavailable}.
 	 */
 	Mono<Joined> initialize(VirtualCall call, String member, ObjectNode initialize) {
-		return handshake(MemberOrigin.of(call, member), member, initialize, false);
+		return handshake(MemberOrigin.of(call, member, ends.endedFor(call)), member, initialize, false);
 	}
 
 	private Mono<Joined> handshake(MemberOrigin origin, String member, ObjectNode initialize, boolean initialized) {

@@ -34,11 +34,14 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 
 	private static final Supplier<Mono<Boolean>> NEVER_WITHDRAWN = () -> RelayExchange.NOT_WITHDRAWN;
 
-	/** The origin of {@code call}'s messages to {@code member} while its request lasts. */
-	static MemberOrigin of(VirtualCall call, String member) {
+	/**
+	 * The origin of {@code call}'s messages to {@code member} while its request lasts; {@code sessionEnded} says when
+	 * a reload ends its session here ({@link VirtualSessionEnds#endedFor}).
+	 */
+	static MemberOrigin of(VirtualCall call, String member, Mono<String> sessionEnded) {
 		RelayExchange client = call.exchange();
 		return new MemberOrigin(client.requestHeaders(), client.caller(), access(call), client.configuration(),
-				endingOf(call, member), () -> client.accessWithdrawnNowFrom(member));
+				endingOf(call, member, sessionEnded), () -> client.accessWithdrawnNowFrom(member));
 	}
 
 	/** The origin of {@code call}'s messages, kept beyond its request: the headers copied. */
@@ -50,17 +53,17 @@ record MemberOrigin(HttpHeaders headers, Caller caller, VirtualMembers access,
 	}
 
 	/**
-	 * When a reload ends {@code call}'s exchanges with {@code member}, named for its virtual server: the version of the
-	 * virtual server it runs on ended its session ({@code server_removed}, {@code session_ended}: not a session that
-	 * carries on in the version that replaced it, {@link VirtualServerVersion#endedFor}), or the access to {@code member}
+	 * When a reload ends {@code call}'s exchanges with {@code member}, named for its virtual server: the reload ended
+	 * its session here, {@code sessionEnded} ({@code server_removed}, {@code session_ended}: not a session that carries
+	 * on in the version that replaced it, unless the store says another replica ended it meanwhile: the verdict its
+	 * merged GET follows too, {@link VirtualSessionEnds#endedFor}), or the access to {@code member}
 	 * the front door granted the client's caller was withdrawn ({@code access_withdrawn}: its access to the virtual
 	 * server, or to that member; {@link dev.mcprelay.http.RelayExchange#accessWithdrawnFrom}), whichever comes first. A
 	 * caller that loses another member of the virtual server keeps its exchanges with this one.
 	 */
-	static Mono<ReloadEnding> endingOf(VirtualCall call, String member) {
+	static Mono<ReloadEnding> endingOf(VirtualCall call, String member, Mono<String> sessionEnded) {
 		String virtualId = call.server().id();
-		return Mono.firstWithValue(
-				call.server().version().endedFor(call.terms()).map(reason -> new ReloadEnding(virtualId, reason)),
+		return Mono.firstWithValue(sessionEnded.map(reason -> new ReloadEnding(virtualId, reason)),
 				call.exchange().accessWithdrawnFrom(member)
 					.then(Mono.fromSupplier(() -> new ReloadEnding(virtualId, ReloadEnding.ACCESS_WITHDRAWN))));
 	}

@@ -107,7 +107,7 @@ final class MergedSession {
 	MergedSession(Parts parts, VirtualServer server, VirtualSession session, MemberOrigin origin,
 			Map<String, String> positions) {
 		this.parts = parts;
-		this.server = new SessionServer(server, session.terms());
+		this.server = new SessionServer(server);
 		this.session = session;
 		this.origin = origin;
 		this.positions = new LinkedHashMap<>(positions);
@@ -121,9 +121,9 @@ final class MergedSession {
 		return server.now();
 	}
 
-	/** After a reload ended the version it ran on: whether it carries on in the one that replaced it. */
-	boolean carryOn() {
-		return server.carryOn();
+	/** After a reload ended the version of {@code from}: moves it on to {@code to}, unless it left {@code from}. */
+	boolean carryOn(VirtualServer from, VirtualServer to) {
+		return server.moveOn(from, to);
 	}
 
 	String virtualId() {

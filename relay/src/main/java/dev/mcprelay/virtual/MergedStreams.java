@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,24 +87,26 @@ class MergedStreams {
 
 	private final ServedMembers served;
 
-	private final MemberLists lists;
+	/** When a reload ends a session here: its GET streams end then, and its streams here ({@link #reloads}). */
+	private final VirtualSessionEnds ends;
 
-	private final VirtualSessions virtualSessions;
+	/** What reloads do to the sessions' streams here. */
+	private final MergedSessionReloads reloads;
 
 	MergedStreams(MemberCalls calls, AnswerRelay answers, UndeliveredMessages undelivered, MemberJoins joins,
 			OpenStreams openStreams, StreamHandover handover, VirtualServers servers, ServedMembers served,
-			MemberLists lists, VirtualSessions virtualSessions) {
+			MemberLists lists, VirtualSessionEnds ends) {
 		this.parts = new MergedSession.Parts(calls, answers, undelivered, this);
-		this.lists = lists;
-		this.virtualSessions = virtualSessions;
+		this.ends = ends;
+		this.reloads = new MergedSessionReloads(sessions.values(), ends, lists);
 		this.joins = joins;
 		this.openStreams = openStreams;
 		this.handover = handover;
 		this.servers = servers;
 		this.served = served;
 		handover.onClaimed(this::released);
-		servers.onRetired(this::retired);
-		servers.onMembersChanged(this::regrouped);
+		servers.onRetired(reloads::retired);
+		servers.onMembersChanged(reloads::regrouped);
 	}
 
 	/**
@@ -119,7 +120,7 @@ class MergedStreams {
 				MemberOrigin.kept(call), Map.of()));
 		if (created[0] != null) {
 			joinedMembers(call).forEach(member -> created[0].open(member, call.memberSession(member)));
-			endIfRetired(created[0]);
+			reloads.endIfRetired(created[0]);
 		}
 	}
 
@@ -151,7 +152,7 @@ class MergedStreams {
 			// another replica may hold the members' streams (from the join, or an earlier GET): it lets them go
 			handover.claim(key);
 			members.forEach(member -> session.open(member, call.memberSession(member)));
-			endIfRetired(session);
+			reloads.endIfRetired(session);
 		}
 		else {
 			// member streams opened from now on go on this GET's settings, not the first GET's: a member whose server a
@@ -178,13 +179,14 @@ class MergedStreams {
 			response.headers().set("Mcp-Session-Id", call.session().id());
 			// ends as shutdown begins, as a relayed GET does (the client reconnects elsewhere), and when a reload
 			// withdraws the caller's access to what it reads, or removes or changes the virtual server: not when the
-			// session carries on in the changed one (opened under its settings on a replica that applied them first);
+			// session carries on in the changed one (opened under its settings on a replica that applied them first,
+			// and not ended there since: the one verdict its calls follow too, {@link VirtualSessionEnds});
 			// what it reads is judged as the session reads it now, a member given back by a later reload joining it
 			// ({@link MergedGetAccess}: reviews 44n N-H1, 44k K1), for as long as its body is read (44n N-M1)
 			MergedGetAccess access = new MergedGetAccess(session, call);
 			return parts.answers().writeEvents(response, openStreams.endingAtShutdown(
 					access.governing(session.attach(call.exchange(), received)), call.exchange(), call.server().id(),
-					access.withdrawn(), call.server().version().endedFor(call.terms())));
+					access.withdrawn(), ends.endedFor(call)));
 		});
 	}
 
@@ -296,80 +298,6 @@ class MergedStreams {
 		MergedSession session = sessions.get(key(virtualId, sessionId));
 		if (session != null) {
 			session.end(UndeliveredMessages.SESSION_ENDED);
-		}
-	}
-
-	/**
-	 * A reload removed or changed {@code server}: the streams here of its sessions on that version end (their GETs
-	 * heard it first, and were counted), what they held counted as the session's end's ({@code session_ended}); but
-	 * a session that carries on in the changed virtual server ({@link SessionServer}: opened under its new settings on
-	 * a replica that applied them first) keeps its stream, moved onto the new version, and its client is told that
-	 * every list it announced may have changed, so that it lists them again on the new settings.
-	 */
-	private void retired(VirtualServer server) {
-		sessions.values().stream()
-			.filter(session -> session.server().version() == server.version())
-			.forEach(this::endOrCarryOn);
-	}
-
-	/**
-	 * {@code session}'s version ended: it ends too, or carries on in the successor, its client told to list again;
-	 * but a session the store no longer holds live ({@link VirtualSessions#live}: a reload on another replica ended it
-	 * meanwhile, as its settings were not the newest there; or it ended otherwise) ends here too, once the store says
-	 * so. The store unavailable, it carries on: its client's next request asks the store again.
-	 */
-	private void endOrCarryOn(MergedSession session) {
-		if (!session.carryOn()) {
-			session.end(UndeliveredMessages.SESSION_ENDED);
-			return;
-		}
-		virtualSessions.live(session.virtualId(), session.sessionId())
-			.onErrorReturn(true)
-			.subscribe(live -> {
-				if (!live) {
-					log.info("Virtual server '{}' was changed by a configuration reload: a session that ended "
-							+ "elsewhere meanwhile (another replica ended it as it applied newer settings) ends here too",
-							session.virtualId());
-					session.end(UndeliveredMessages.SESSION_ENDED);
-					return;
-				}
-				log.info("Virtual server '{}' was changed by a configuration reload: a session opened under its new "
-						+ "settings (on a replica that applied them first) keeps its stream here, told that its lists "
-						+ "may have changed", session.virtualId());
-				tellChanged(session, list -> true);
-			});
-	}
-
-	/**
-	 * A reload changed {@code server}'s members but not its version ({@code changed} joined or left it): the open
-	 * streams of its sessions here tell their clients each list that may have changed with them
-	 * ({@code notifications/<list>/list_changed}, held for a client whose GET is away), so that they list it again and
-	 * see the members it has now. A list is told when the session's {@code initialize} result announced it and a member
-	 * that joined or left offers it (or has not been seen to join here, so may: {@link MemberLists#mayOffer}). A
-	 * session stored without what it announced is told its tool list only.
-	 */
-	private void regrouped(VirtualServer server, List<String> changed) {
-		sessions.values().stream()
-			.filter(session -> session.server().version() == server.version())
-			.forEach(session -> tellChanged(session,
-					list -> changed.stream().anyMatch(member -> lists.mayOffer(member, list))));
-	}
-
-	/** Tells {@code session}'s client that each of its lists that {@code mayHaveChanged} may have changed. */
-	private static void tellChanged(MergedSession session, Predicate<String> mayHaveChanged) {
-		List<ObjectNode> told = MemberLists.changed(session.virtualSession().announced(), mayHaveChanged);
-		if (!told.isEmpty()) {
-			session.tell(told);
-		}
-	}
-
-	/**
-	 * {@code session}, new here, if a reload ended its virtual server's version before it began: it ends, or carries
-	 * on in the successor ({@link #endOrCarryOn}).
-	 */
-	private void endIfRetired(MergedSession session) {
-		if (session.server().version().isEnded()) {
-			endOrCarryOn(session);
 		}
 	}
 

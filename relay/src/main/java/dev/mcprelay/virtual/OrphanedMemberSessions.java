@@ -56,7 +56,7 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final Duration period;
 
-	private final Map<String, Tracked> tracked = new ConcurrentHashMap<>();
+	private final Map<String, JoinedSession> tracked = new ConcurrentHashMap<>();
 
 	private final ObjectProvider<MergedStreams> streams;
 
@@ -66,9 +66,12 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final UpstreamRegistry upstreams;
 
+	private final VirtualSessionEnds ends;
+
 	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
 			ObjectProvider<MergedStreams> streams, OpenStreams openStreams, VirtualSessions sessions,
-			VirtualServers servers, UpstreamRegistry upstreams) {
+			VirtualServers servers, UpstreamRegistry upstreams, VirtualSessionEnds ends) {
+		this.ends = ends;
 		this.upstreams = upstreams;
 		this.store = store;
 		this.calls = calls;
@@ -88,7 +91,7 @@ class OrphanedMemberSessions implements DisposableBean {
 	 * left open at the member until it expires there.
 	 */
 	private Mono<Void> endAll() {
-		List<Tracked> all = List.copyOf(tracked.values());
+		List<JoinedSession> all = List.copyOf(tracked.values());
 		tracked.clear();
 		if (!all.isEmpty()) {
 			log.info("Shutting down: the {} virtual session(s) of this relay end with it; their member sessions are sent "
@@ -104,69 +107,16 @@ class OrphanedMemberSessions implements DisposableBean {
 				: half.compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : half;
 	}
 
-	/** One session whose members this replica joined. */
-	private static final class Tracked {
-
-		final String virtualId;
-
-		final String sessionId;
-
-		/**
-		 * The version of the virtual server the session runs on here: it ends with it, unless it carries on in the
-		 * version that replaced it ({@link #carriesOn}).
-		 */
-		volatile VirtualServerVersion version;
-
-		/** The terms the session is stored with ({@link VirtualSessionTerms}). */
-		final String terms;
-
-		final MemberOrigin origin;
-
-		/** Guarded by {@code this}. */
-		final Map<String, MemberSession> members;
-
-		/**
-		 * The origin each member was joined with, when not {@link #origin} (joined late, or again). Guarded by
-		 * {@code this}.
-		 */
-		final Map<String, MemberOrigin> joinedWith = new LinkedHashMap<>();
-
-		volatile long lastUse = System.nanoTime();
-
-		Tracked(VirtualServer server, String sessionId, String terms, MemberOrigin origin,
-				Map<String, MemberSession> members) {
-			this.virtualId = server.id();
-			this.version = server.version();
-			this.terms = terms;
-			this.sessionId = sessionId;
-			this.origin = origin;
-			this.members = new LinkedHashMap<>(members);
-		}
-
-		/**
-		 * A reload ended the version the session ran on: whether the session carries on in the one that replaced it
-		 * (opened under its settings on a replica that applied them first: {@link SessionServer}), now its version.
-		 */
-		boolean carriesOn() {
-			VirtualServer on = SessionServer.runningFor(version.successorFor(terms), terms);
-			if (on == null) {
-				return false;
-			}
-			version = on.version();
-			return true;
-		}
-
-	}
-
 	/**
 	 * {@code call} opened its session with {@code members}; on a version of the virtual server a reload has ended
 	 * since the request began, the session ends at once ({@link #retired}), unless it carries on in the successor.
 	 */
 	void opened(VirtualCall call, String sessionId, Map<String, MemberSession> members) {
-		Tracked entry = new Tracked(call.server(), sessionId, call.server().terms(), MemberOrigin.kept(call), members);
+		JoinedSession entry = new JoinedSession(call.server(), sessionId, call.server().terms(), MemberOrigin.kept(call),
+				members);
 		tracked.put(key(call.server().id(), sessionId), entry);
-		if (entry.version.isEnded() && !entry.carriesOn()) {
-			retire(List.of(entry));
+		if (entry.server.version().isEnded()) {
+			endOrCarryOn(entry, entry.server);
 		}
 	}
 
@@ -176,8 +126,8 @@ class OrphanedMemberSessions implements DisposableBean {
 	 */
 	void joined(VirtualServer server, String sessionId, String terms, MemberOrigin origin, String member,
 			MemberSession session) {
-		Tracked entry = tracked.computeIfAbsent(key(server.id(), sessionId),
-				key -> new Tracked(server, sessionId, terms, origin, Map.of()));
+		JoinedSession entry = tracked.computeIfAbsent(key(server.id(), sessionId),
+				key -> new JoinedSession(server, sessionId, terms, origin, Map.of()));
 		synchronized (entry) {
 			entry.members.put(member, session);
 			entry.joinedWith.put(member, origin);
@@ -188,12 +138,17 @@ class OrphanedMemberSessions implements DisposableBean {
 	 * A reload removed or changed {@code server}: each session of that version joined here ends as a client's DELETE
 	 * ends it (its stream here, a DELETE to each member), and the store keeps it as ended, so that its client's next
 	 * request, on any replica, is answered 404 {@code session_ended} ({@link VirtualSessions#retire}); but one that
-	 * carries on in the changed virtual server ({@link Tracked#carriesOn}) is kept, on the new version.
+	 * carries on in the changed virtual server is kept, on the new version, unless the store says it ended meanwhile
+	 * ({@link #endOrCarryOn}).
 	 */
 	private void retired(VirtualServer server) {
-		List<Tracked> ending = tracked.values().stream()
-			.filter(entry -> entry.version == server.version() && !entry.carriesOn())
+		List<JoinedSession> ofVersion = tracked.values().stream()
+			.filter(entry -> entry.server.version() == server.version())
 			.toList();
+		List<JoinedSession> ending = ofVersion.stream()
+			.filter(entry -> server.version().successorFor(entry.terms) == null)
+			.toList();
+		ofVersion.stream().filter(entry -> !ending.contains(entry)).forEach(entry -> endOrCarryOn(entry, server));
 		if (!ending.isEmpty()) {
 			log.info("Virtual server '{}': its {} session(s) joined here end ({}); their member sessions are sent DELETE",
 					server.id(), ending.size(), server.version().endedBy());
@@ -201,7 +156,24 @@ class OrphanedMemberSessions implements DisposableBean {
 		retire(ending);
 	}
 
-	private void retire(List<Tracked> ending) {
+	/**
+	 * The version {@code entry}'s session ran on here ({@code on}'s) ended: the session ends ({@link #retire}), or
+	 * carries on in the successor, as {@link VirtualSessionEnds} says (by its terms; for one that outlives them, once
+	 * the store said whether another replica ended it meanwhile: the verdict its streams here follow too,
+	 * {@link VirtualSessionEnds#follow}).
+	 */
+	private void endOrCarryOn(JoinedSession entry, VirtualServer on) {
+		ends.follow(on, entry.sessionId, entry.terms, elsewhere -> {
+			if (elsewhere) {
+				log.info("Virtual server '{}': a session joined here that another replica ended meanwhile ends here too; "
+						+ "its member sessions are sent DELETE", entry.virtualId);
+			}
+			retire(List.of(entry));
+		}, entry::moveOn, next -> {
+		});
+	}
+
+	private void retire(List<JoinedSession> ending) {
 		Flux.fromIterable(ending)
 			.filter(entry -> tracked.remove(key(entry.virtualId, entry.sessionId), entry))
 			.flatMap(entry -> sessions.retire(entry.virtualId, entry.sessionId)
@@ -212,7 +184,7 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	/** The session was served here now. */
 	void used(String virtualId, String sessionId) {
-		Tracked entry = tracked.get(key(virtualId, sessionId));
+		JoinedSession entry = tracked.get(key(virtualId, sessionId));
 		if (entry != null) {
 			entry.lastUse = System.nanoTime();
 		}
@@ -225,7 +197,7 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	/** A request found the session gone: its members' sessions end now. */
 	void gone(String virtualId, String sessionId) {
-		Tracked entry = tracked.remove(key(virtualId, sessionId));
+		JoinedSession entry = tracked.remove(key(virtualId, sessionId));
 		if (entry != null) {
 			endMembers(entry).subscribe();
 		}
@@ -248,7 +220,7 @@ class OrphanedMemberSessions implements DisposableBean {
 			.then();
 	}
 
-	private Mono<Void> endMembers(Tracked entry) {
+	private Mono<Void> endMembers(JoinedSession entry) {
 		Map<String, MemberSession> members;
 		Map<String, MemberOrigin> joinedWith;
 		synchronized (entry) {

@@ -3,21 +3,18 @@ package dev.mcprelay.virtual;
 /**
  * The virtual server a session's stream on this replica ({@link MergedSession}) runs on: the one it began on, until a
  * reload on this replica ends that version; then the version that replaced it, when the session carries on in it (its
- * stored terms are the successor's, or ones this replica never ran: {@link VirtualServerVersion#successorFor}), which
- * is where the session's requests run from then on. A session opened on another replica under newer settings, served
- * here on the older ones meanwhile, keeps its stream when this replica catches up; one of the settings replaced ends.
- * Moved only by the reload's own step ({@link #carryOn}), read by any thread.
+ * stored terms are the successor's, or ones this replica never ran: {@link VirtualServerVersion#successorFor}, and the
+ * store holds it live: {@link VirtualSessionEnds}), which is where the session's requests run from then on. A session
+ * opened on another replica under newer settings, served here on the older ones meanwhile, keeps its stream when this
+ * replica catches up (unless that replica ended it since); one of the settings replaced ends.
+ * Moved only by the reload's own step ({@link #moveOn}), read by any thread.
  */
 final class SessionServer {
 
-	private final String terms;
-
 	private volatile VirtualServer server;
 
-	/** @param terms the session's stored terms ({@code null}: stored by an earlier relay, ends with its version) */
-	SessionServer(VirtualServer server, String terms) {
+	SessionServer(VirtualServer server) {
 		this.server = server;
-		this.terms = terms;
 	}
 
 	/** The virtual server the session runs on now. */
@@ -26,15 +23,14 @@ final class SessionServer {
 	}
 
 	/**
-	 * Follows the reloads that ended the version the session runs on: whether it carries on (moved onto the version
-	 * that replaced it), or ended with it. Nothing changes while the version runs.
+	 * Moves the session on from {@code from}, whose version a reload ended, to {@code to}, the virtual server it
+	 * carries on in ({@link VirtualSessionEnds#next}): whether it was on {@code from} (else another step moved it).
 	 */
-	boolean carryOn() {
-		VirtualServer next = runningFor(server, terms);
-		if (next == null) {
+	synchronized boolean moveOn(VirtualServer from, VirtualServer to) {
+		if (server != from) {
 			return false;
 		}
-		server = next;
+		server = to;
 		return true;
 	}
 

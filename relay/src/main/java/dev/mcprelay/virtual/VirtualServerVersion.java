@@ -3,9 +3,11 @@ package dev.mcprelay.virtual;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -87,13 +89,35 @@ public final class VirtualServerVersion {
 	 * {@code session_ended}; {@code null} terms: a request without a session, or a session stored by an earlier relay)
 	 * that runs on this version: when this version ends, unless the session carries on in its successor
 	 * ({@link #successorFor}), then when the successor's end ends it, and so on; never else. Costs a subscription to
-	 * this version's end, nothing more, while no reload ended it.
+	 * this version's end, nothing more, while no reload ended it. This is the verdict of the terms alone: a session's
+	 * streams follow {@link VirtualSessionEnds}, which also asks the store whether another replica ended a session that
+	 * carries on by its terms.
 	 */
 	public Mono<String> endedFor(String terms) {
 		return end.asMono().flatMap(reason -> {
 			VirtualServer next = successorFor(terms);
 			return next == null ? Mono.just(reason) : next.version().endedFor(terms);
 		});
+	}
+
+	/**
+	 * What the session store said of each session that outlived this version by its terms ({@link #successorFor}),
+	 * asked as this version ended: whether it is still live there (not ended by another replica meanwhile). Asked
+	 * once per session and shared by all that follow it ({@link VirtualSessionEnds}); kept while this version is.
+	 */
+	private final Map<String, Mono<Boolean>> liveAfterEnd = new ConcurrentHashMap<>();
+
+	/** Completes with why a reload ended this version, once it did (at once if it has). */
+	Mono<String> ended() {
+		return end.asMono();
+	}
+
+	/**
+	 * Whether session {@code sessionId} is still live in the store, as {@code ask} said the first time it was asked
+	 * after this version ended: the one answer every stream of the session on this replica follows.
+	 */
+	Mono<Boolean> liveAfterEnd(String sessionId, Supplier<Mono<Boolean>> ask) {
+		return liveAfterEnd.computeIfAbsent(sessionId, id -> ask.get().cache());
 	}
 
 	/**

@@ -104,7 +104,8 @@ class VirtualSessionLifecycle {
 	 * {@code call}'s session, unless the virtual server changed since it was opened ({@link VirtualSessionTerms}: this
 	 * replica replaced the version whose settings the session was opened under). Such a session ends here as on
 	 * the replica that joined its members (which may have stopped, or not heard of it): its stream here, a DELETE to
-	 * each member session, the session forgotten; the request is answered 404 {@code session_ended}, so that its client
+	 * each member session, the session marked ended in the store ({@link VirtualSessions#retire}: its next request is
+	 * answered alike on every replica); the request is answered 404 {@code session_ended}, so that its client
 	 * initializes again, on the new settings.
 	 */
 	Mono<VirtualCall> holding(VirtualCall call) {
@@ -116,8 +117,7 @@ class VirtualSessionLifecycle {
 		streams.end(call.server().id(), call.session().id());
 		orphans.deleted(call.server().id(), call.session().id());
 		return endMembers(call, call.session().members())
-			.then(sessions.end(call.server().id(), call.session().id(), call.callerId())
-				.onErrorResume(error -> Mono.empty()))
+			.then(sessions.retire(call.server().id(), call.session().id()).onErrorResume(error -> Mono.empty()))
 			.then(Mono.error(() -> RelayFailures.sessionEnded(call.server().id())));
 	}
 

@@ -78,17 +78,18 @@ class VirtualSessions {
 	 * Session {@code id}, for {@code callerId}; fails with 404 when the store holds none for that caller. {@code gone}
 	 * runs first when the store holds no session under {@code id} at all (it expired, was evicted or ended), never when
 	 * it holds one of another caller's: that session is not this request's to end. A session a reload ended
-	 * ({@link #retire}) is forgotten and answered 404 {@code session_ended}, so that the client initializes again.
+	 * ({@link #retire}) is answered 404 {@code session_ended} ({@code gone} runs first), so that the client initializes
+	 * again: on every replica, as often as it is asked, until it expires (the store keeps it so, counted among its
+	 * caller's sessions until then).
 	 */
 	Mono<VirtualSession> find(String virtualId, String id, String callerId, Runnable gone) {
 		SessionKey key = new SessionKey(virtualId, id);
 		return store.find(key)
 			.switchIfEmpty(Mono.fromRunnable(gone))
 			.filter(state -> Objects.equals(state.callerId(), callerId) && state.members().containsKey(INITIALIZE))
+			// kept marked until it expires (not forgotten at its first 404): every replica answers it alike
 			.flatMap(state -> !state.members().containsKey(ENDED) ? Mono.just(state)
-					: Mono.fromRunnable(gone)
-						.then(store.end(key, callerId).onErrorResume(error -> Mono.empty()))
-						.then(Mono.<SessionState>error(() -> RelayFailures.sessionEnded(virtualId))))
+					: Mono.fromRunnable(gone).then(Mono.<SessionState>error(() -> RelayFailures.sessionEnded(virtualId))))
 			.map(state -> {
 				Map<String, MemberSession> members = new LinkedHashMap<>();
 				state.members().forEach((member, stored) -> {

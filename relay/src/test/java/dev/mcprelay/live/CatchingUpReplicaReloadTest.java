@@ -33,8 +33,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * its client lists them again, on the new settings), its call runs to its answer, nothing of them counted as ended,
  * and the session holds on both replicas, and its GET stream, opened again there, reads beta too (which the older
  * settings did not have); the same replica's own session of the older settings ends as a changed virtual server's
- * sessions do, its GET stream and call with {@code session_ended}, its next request 404. And a session the replica
- * ahead ended meanwhile (review 44j F2) ends on the replica behind too when it catches up, as the store says.
+ * sessions do, its GET stream and call with {@code session_ended}, its next request 404. (A session the replica
+ * ahead ended meanwhile: {@link SessionEndedElsewhereReloadTest}.) The helpers are shared with that class.
  */
 class CatchingUpReplicaReloadTest {
 
@@ -176,52 +176,8 @@ class CatchingUpReplicaReloadTest {
 		}
 	}
 
-	/**
-	 * A session the replica ahead ended (review 44j F2): opened there under settings B, served on the replica behind
-	 * (which runs A) with its merged GET stream there; the replica ahead moves on to C, which ends the session (it was
-	 * not opened under C: the store marks it ended). The replica behind then applies C, never having run B: it cannot
-	 * tell from the terms whether B is newer than C, but the store says the session ended, so its GET stream there ends
-	 * rather than carry on (told that its lists changed) until its client's next request.
-	 */
-	@Test
-	void theReplicaCatchingUpEndsTheStreamOfASessionTheReplicaAheadEndedMeanwhile(@TempDir Path root) throws Exception {
-		List<OpenSse> opened = new ArrayList<>();
-		try (SdkMcpUpstream upstream = new SdkMcpUpstream(); SdkMcpUpstream beta = new SdkMcpUpstream();
-				SdkMcpUpstream gamma = new SdkMcpUpstream(); RedisServerProcess redis = RedisServerProcess.start()) {
-			String[] shared = redis.relayArguments().toArray(String[]::new);
-			String c = "    hub:\n      members: [alpha, beta, gamma]\n";
-			try (MountedRelay ahead = MountedRelay.start(Files.createDirectory(root.resolve("ahead")),
-					config(upstream, beta, gamma, OLDER), shared);
-					MountedRelay behind = MountedRelay.start(Files.createDirectory(root.resolve("behind")),
-							config(upstream, beta, gamma, OLDER), shared)) {
-				ahead.awaitOutcome(() -> ahead.swap(config(upstream, beta, gamma, NEWER)), ReloadOutcome.APPLIED);
-				String sessionB = McpSession.open(ahead.http(), "hub").id();
-				HttpResponse<String> listed = behind.http().send(inSession(behind, sessionB, TOOLS_LIST));
-				assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
-				OpenSse get = track(opened, get(behind, sessionB));
-				upstream.notifyToolsListChanged();
-				assertThat(get.next().path("method").asText()).as("alpha reaches the GET stream behind")
-					.isEqualTo("notifications/tools/list_changed");
-
-				ahead.awaitOutcome(() -> ahead.swap(config(upstream, beta, gamma, c)), ReloadOutcome.APPLIED);
-				// (no request of the session goes to the replica ahead: answering it 404, that replica would forget it)
-				behind.awaitOutcome(() -> behind.swap(config(upstream, beta, gamma, c)), ReloadOutcome.APPLIED);
-
-				List<JsonNode> carried = get.awaitEnd();
-				assertThat(carried).as("the GET stream ends, and is not told to list again on settings its session "
-						+ "never had").extracting(event -> event.path("method").asText())
-					.containsExactly("notifications/tools/list_changed");
-			}
-			finally {
-				for (OpenSse stream : opened) {
-					stream.close();
-				}
-			}
-		}
-	}
-
 	/** The member session of the last session that joined {@code upstream}. */
-	private static String lastJoined(SdkMcpUpstream upstream) {
+	static String lastJoined(SdkMcpUpstream upstream) {
 		return upstream.seen().stream()
 			.filter(seen -> seen.body().contains("notifications/initialized"))
 			.map(seen -> seen.headers().getFirst("Mcp-Session-Id"))
@@ -230,27 +186,27 @@ class CatchingUpReplicaReloadTest {
 	}
 
 	/** Ends member session {@code sessionId} at {@code upstream} itself, as its restart would. */
-	private static void forget(SdkMcpUpstream upstream, String sessionId) throws Exception {
+	static void forget(SdkMcpUpstream upstream, String sessionId) throws Exception {
 		HttpResponse<Void> deleted = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(upstream.url(
 				"/mcp"))).header("Mcp-Session-Id", sessionId).header("MCP-Protocol-Version", McpSession.PROTOCOL_VERSION)
 			.DELETE().build(), HttpResponse.BodyHandlers.discarding());
 		assertThat(deleted.statusCode()).as("the member session's DELETE at the upstream").isEqualTo(200);
 	}
 
-	private static final String TOOLS_LIST = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
+	static final String TOOLS_LIST = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
 
-	private static OpenSse track(List<OpenSse> opened, OpenSse stream) {
+	static OpenSse track(List<OpenSse> opened, OpenSse stream) {
 		opened.add(stream);
 		return stream;
 	}
 
 	/** Session {@code sessionId}'s merged GET stream on {@code relay}. */
-	private static OpenSse get(MountedRelay relay, String sessionId) {
+	static OpenSse get(MountedRelay relay, String sessionId) {
 		return new OpenSse(relay.http().open(inSession(relay, sessionId, null)));
 	}
 
 	/** A call of {@code tool} (a member's {@code progress}) in session {@code sessionId} on {@code relay}, streaming. */
-	private static OpenSse progressCall(MountedRelay relay, String sessionId, int id, String tool) throws Exception {
+	static OpenSse progressCall(MountedRelay relay, String sessionId, int id, String tool) throws Exception {
 		OpenSse call = new OpenSse(relay.http().open(inSession(relay, sessionId,
 				"{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\","
 						+ "\"arguments\":{},\"_meta\":{\"progressToken\":\"p-" + id + "\"}}}")));
@@ -259,7 +215,7 @@ class CatchingUpReplicaReloadTest {
 	}
 
 	/** A request in session {@code sessionId} of {@code hub} on {@code relay}: a POST of {@code body}, else a GET. */
-	private static HttpRequest.Builder inSession(MountedRelay relay, String sessionId, String body) {
+	static HttpRequest.Builder inSession(MountedRelay relay, String sessionId, String body) {
 		HttpRequest.Builder request = body == null
 				? relay.http().request("hub").header("Accept", "text/event-stream").GET()
 				: relay.http().post("hub", body);
@@ -277,7 +233,7 @@ class CatchingUpReplicaReloadTest {
 	}
 
 	/** Members alpha, beta and, unless {@code null}, gamma; the virtual servers {@code virtualServers}. */
-	private static String config(SdkMcpUpstream upstream, SdkMcpUpstream beta, SdkMcpUpstream gamma,
+	static String config(SdkMcpUpstream upstream, SdkMcpUpstream beta, SdkMcpUpstream gamma,
 			String virtualServers) {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: none\n  sessions:\n"
 				+ "    store: redis\n  servers:\n    alpha:\n      url: " + upstream.url("/mcp") + "\n    beta:\n      url: "
