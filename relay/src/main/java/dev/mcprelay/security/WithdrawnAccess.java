@@ -36,8 +36,10 @@ import reactor.core.publisher.Mono;
  * through it) ends only when the caller loses that member, or the whole access ({@link #fromAny} for that member:
  * {@code RelayExchange.accessWithdrawnFrom}): a call through a member the caller may still use runs on. A check that
  * cannot be made (the authorization server's keys cannot be fetched) withdraws nothing: the credential was accepted,
- * and nothing says it is no longer. A credential the new snapshot's manager is the same as the request's accepted is
- * not checked again.
+ * and nothing says it is no longer. A token refused by the new settings only because it has expired since it was
+ * accepted (the relay does not end a stream at its token's {@code exp}) is judged as it was accepted, its scopes on the
+ * new snapshot (review 44p P-M3): expiry is no revocation, while a narrowing by the configuration still applies. A
+ * credential the new snapshot's manager is the same as the request's accepted is not checked again.
  *
  * <p>Runs on whatever thread made the snapshot current, or the one a key fetch completes on; never blocks. A request
  * in mode {@code none} has no such signal.
@@ -194,7 +196,8 @@ final class WithdrawnAccess {
 						unchecked.getMessage());
 				return Mono.just(Loss.UNCHECKED);
 			})
-			.onErrorResume(AuthenticationException.class, refused -> Mono.just(Loss.WHOLE))
+			.onErrorResume(AuthenticationException.class, refused -> Mono.just(
+					JwtDecoding.merelyExpired(refused) ? judged(accepted, caller, route, next) : Loss.WHOLE))
 			.onErrorResume(failure -> {
 				log.warn("A caller's access could not be checked against configuration {}; its streams run on",
 						next.generation(), failure);
