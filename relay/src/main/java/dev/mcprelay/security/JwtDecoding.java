@@ -14,6 +14,7 @@ import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
 import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
+import org.springframework.security.oauth2.jwt.JwtValidationException;
 import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
@@ -96,6 +97,24 @@ final class JwtDecoding {
 		return token -> token.getClaims().get(claim) instanceof String id && !id.isBlank()
 				? OAuth2TokenValidatorResult.success() : OAuth2TokenValidatorResult.failure(noCaller);
 	}
+
+	/**
+	 * Whether {@code refused}, a token's refusal by a decoder of {@link #decoder}, is only for its expiry: its signature
+	 * checked and every other claim accepted, every error the validators found the one of {@code exp} being past
+	 * (Spring Security's {@code JwtTimestampValidator}, described {@value #EXPIRED}...).
+	 */
+	static boolean merelyExpired(Throwable refused) {
+		for (Throwable cause = refused; cause != null; cause = cause.getCause()) {
+			if (cause instanceof JwtValidationException invalid) {
+				return !invalid.getErrors().isEmpty() && invalid.getErrors().stream()
+					.allMatch(error -> error.getDescription() != null && error.getDescription().startsWith(EXPIRED));
+			}
+		}
+		return false;
+	}
+
+	/** How Spring Security's timestamp validator begins the description of a token whose {@code exp} is past. */
+	static final String EXPIRED = "Jwt expired at ";
 
 	/** How a token refused for its missing caller claim is described. */
 	static final String NAMES_NO_CALLER = "is missing, blank or not a string: it must name the caller";

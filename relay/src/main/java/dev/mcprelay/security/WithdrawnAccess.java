@@ -36,8 +36,10 @@ import reactor.core.publisher.Mono;
  * through it) ends only when the caller loses that member, or the whole access ({@link #fromAny} for that member:
  * {@code RelayExchange.accessWithdrawnFrom}): a call through a member the caller may still use runs on. A check that
  * cannot be made (the authorization server's keys cannot be fetched) withdraws nothing: the credential was accepted,
- * and nothing says it is no longer. A credential the new snapshot's manager is the same as the request's accepted is
- * not checked again.
+ * and nothing says it is no longer. A token refused by the new settings only because it has expired since it was
+ * accepted (the relay does not end a stream at its token's {@code exp}) is judged as it was accepted, its scopes on the
+ * new snapshot (review 44p P-M3): expiry is no revocation, while a narrowing by the configuration still applies. A
+ * credential the new snapshot's manager is the same as the request's accepted is not checked again.
  *
  * <p>Runs on whatever thread made the snapshot current, or the one a key fetch completes on; never blocks. A request
  * in mode {@code none} has no such signal.
@@ -104,8 +106,11 @@ final class WithdrawnAccess {
 	 * Whether {@code accepted} (who is {@code caller}) may use {@code member} of the virtual server {@code route} names,
 	 * judged on the snapshot current now: {@code admittedOn} when no reload came since (the members it granted), else
 	 * the newest, as {@link #nowFromAny} judges it (the credential checked again; a member no longer in the virtual
-	 * server, or a check that cannot be made, is not taken away). The access of a merged GET to each member whose stream
-	 * opens on its session, whoever's request opens it.
+	 * server is not taken away). When the check cannot be made (the new key set cannot be fetched, or any other
+	 * failure), what the credential was admitted with is the most it may use: a member {@code admittedOn} granted it that
+	 * the newest snapshot grants the same credential too; never a member it was not admitted to (review 44p P-M1: the
+	 * check that cannot be made ends nothing, and grants nothing either). The access of a merged GET to each member
+	 * whose stream opens on its session, whoever's request opens it.
 	 */
 	Mono<Boolean> usableNow(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
 			String member) {
@@ -118,7 +123,9 @@ final class WithdrawnAccess {
 			return Mono.just(usable(accepted, caller, route, admittedOn).contains(member));
 		}
 		return loss(accepted, acceptedBy, caller, route, admittedOn, current)
-			.map(loss -> !loss.takesAny(List.of(member)));
+			.map(loss -> loss.checked() ? !loss.takesAny(List.of(member))
+					: usable(accepted, caller, route, admittedOn).contains(member)
+							&& usable(accepted, caller, route, current).contains(member));
 	}
 
 	/** The members of {@code route}'s virtual server {@code on} lets the caller use; none when it refuses the caller. */
@@ -180,37 +187,52 @@ final class WithdrawnAccess {
 			ConfigurationSnapshot admittedOn, ConfigurationSnapshot next) {
 		return callers.of(next).again(accepted, acceptedBy).map(again -> {
 			Caller now = ServerAccess.callerOf(again);
-			if (!now.id().equals(caller.id())) {
-				return Loss.WHOLE;
-			}
-			VirtualMembers usable = access.decide(again, now, route, next);
-			return usable == null ? Loss.NONE : new Loss(false, unusable(route, usable, next));
+			return now.id().equals(caller.id()) ? judged(again, now, route, next) : Loss.WHOLE;
 		})
 			.defaultIfEmpty(Loss.WHOLE)
 			.onErrorResume(AccessRefusal.class, refused -> Mono.just(Loss.WHOLE))
 			.onErrorResume(AuthenticationServiceException.class, unchecked -> {
 				log.debug("A caller's access could not be checked against configuration {}: {}", next.generation(),
 						unchecked.getMessage());
-				return Mono.just(Loss.NONE);
+				return Mono.just(Loss.UNCHECKED);
 			})
-			.onErrorResume(AuthenticationException.class, refused -> Mono.just(Loss.WHOLE))
+			.onErrorResume(AuthenticationException.class, refused -> Mono.just(
+					JwtDecoding.merelyExpired(refused) ? judged(accepted, caller, route, next) : Loss.WHOLE))
 			.onErrorResume(failure -> {
 				log.warn("A caller's access could not be checked against configuration {}; its streams run on",
 						next.generation(), failure);
-				return Mono.just(Loss.NONE);
+				return Mono.just(Loss.UNCHECKED);
 			});
+	}
+
+	/**
+	 * What {@code next} takes away of the access of {@code credential} (who is {@code caller}) on {@code route}: the
+	 * whole when it refuses the route, else the members of the virtual server {@code credential} may not use there.
+	 */
+	private Loss judged(Authentication credential, Caller caller, McpRoute route, ConfigurationSnapshot next) {
+		try {
+			VirtualMembers usable = access.decide(credential, caller, route, next);
+			return usable == null ? Loss.NONE : new Loss(false, unusable(route, usable, next), true);
+		}
+		catch (AccessRefusal refused) {
+			return Loss.WHOLE;
+		}
 	}
 
 	/**
 	 * What one later snapshot takes away of a request's access: all of it ({@code whole}: the credential refused, now
 	 * another caller's, or the route refused), or, on a virtual server's route, the members of the virtual server on
 	 * that snapshot the caller may not use there ({@code unusable}), of which the request loses those it carries.
+	 * {@code checked} is false when the credential could not be checked again ({@link #UNCHECKED}): nothing is taken
+	 * away, and nothing is known to be usable beyond what the credential was admitted with.
 	 */
-	private record Loss(boolean whole, List<String> unusable) {
+	private record Loss(boolean whole, List<String> unusable, boolean checked) {
 
-		static final Loss WHOLE = new Loss(true, List.of());
+		static final Loss WHOLE = new Loss(true, List.of(), true);
 
-		static final Loss NONE = new Loss(false, List.of());
+		static final Loss NONE = new Loss(false, List.of(), true);
+
+		static final Loss UNCHECKED = new Loss(false, List.of(), false);
 
 		/** Whether it takes away what carries {@code members}: the whole access, or one of them. */
 		boolean takesAny(Collection<String> members) {

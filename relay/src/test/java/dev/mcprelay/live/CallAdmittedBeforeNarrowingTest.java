@@ -2,12 +2,6 @@ package dev.mcprelay.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import org.awaitility.Awaitility;
@@ -19,7 +13,6 @@ import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
-import dev.mcprelay.testsupport.TwoRelaysOverRedis;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -100,7 +93,7 @@ class CallAdmittedBeforeNarrowingTest {
 		try (OpenSse open = get(http, session)) {
 			Awaitility.await("both member streams open").atMost(Duration.ofSeconds(20))
 				.until(() -> alpha.getsServed() == before.alpha() + 1 && beta.getsServed() == before.beta() + 1);
-			SlowCall call = SlowCall.begin(session, RawHttp.toolsCall(7, "alpha_echo"));
+			SlowCall call = SlowCall.begin(live, session, "X-Api-Key: " + KEY, RawHttp.toolsCall(7, "alpha_echo"));
 			live.reload(config("[beta]"), ReloadOutcome.APPLIED);
 			open.awaitEnd();
 			return call;
@@ -126,51 +119,6 @@ class CallAdmittedBeforeNarrowingTest {
 				+ "      - client: slow\n        key-sha256: \"" + Sha256.hex(KEY) + "\"\n        servers: " + servers
 				+ "\n  servers:\n    alpha:\n      url: " + alpha.url("/mcp") + "\n    beta:\n      url: "
 				+ beta.url("/mcp") + "\n  virtual-servers:\n    v:\n      members: [alpha, beta]\n";
-	}
-
-	/** A POST whose headers and first bytes of body are sent at once, the rest when {@link #finish} is called. */
-	private static final class SlowCall implements AutoCloseable {
-
-		private static final int SENT_FIRST = 10;
-
-		private final Socket socket;
-
-		private final byte[] body;
-
-		private SlowCall(Socket socket, byte[] body) {
-			this.socket = socket;
-			this.body = body;
-		}
-
-		static SlowCall begin(McpSession session, String json) throws IOException {
-			byte[] body = json.getBytes(StandardCharsets.UTF_8);
-			Socket socket = new Socket();
-			socket.connect(new InetSocketAddress("127.0.0.1", TwoRelaysOverRedis.port(live.relay().context())), 5000);
-			socket.setSoTimeout(30_000);
-			OutputStream out = socket.getOutputStream();
-			out.write(("POST /mcp/v HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: " + KEY
-					+ "\r\nContent-Type: application/json\r\nAccept: " + RawHttp.ACCEPT_BOTH + "\r\nMcp-Session-Id: "
-					+ session.id() + "\r\nMCP-Protocol-Version: " + McpSession.PROTOCOL_VERSION
-					+ "\r\nConnection: close\r\nContent-Length: " + body.length + "\r\n\r\n")
-				.getBytes(StandardCharsets.US_ASCII));
-			out.write(body, 0, SENT_FIRST);
-			out.flush();
-			return new SlowCall(socket, body);
-		}
-
-		/** Sends the rest of the body; the whole answer, up to the connection's close. */
-		String finish() throws IOException {
-			socket.getOutputStream().write(body, SENT_FIRST, body.length - SENT_FIRST);
-			socket.getOutputStream().flush();
-			InputStream in = socket.getInputStream();
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-
-		@Override
-		public void close() throws IOException {
-			socket.close();
-		}
-
 	}
 
 }
