@@ -99,26 +99,45 @@ final class ConfiguredSentinels {
 	Mono<MasterVerdict> weighedMaster(RedisClient client, String master) {
 		List<RedisURI> asked = each();
 		return Flux.fromIterable(asked)
-			.flatMap(sentinel -> asked(client, sentinel,
-					connection -> connection.reactive().master(master)
-						.map(described -> MasterVerdict.answer(described))
-						.doOnNext(described -> masterRefused.remove(address(sentinel)))
-						.onErrorResume(RedisCommandExecutionException.class, refused -> {
-							if (String.valueOf(refused.getMessage()).startsWith("NOPERM")
-									&& masterRefused.add(address(sentinel))) {
-								log.warn("Sentinel {} refused SENTINEL MASTER ({}): its answer carries no configuration "
-										+ "epoch, so Sentinels that disagree (one of them stale) decide nothing; grant "
-										+ "its user +sentinel|master (docs/operations.md; not logged again for it until "
-										+ "it answers)", address(sentinel), refused.getMessage());
-							}
-							return connection.reactive().getMasterAddrByName(master)
-								.cast(InetSocketAddress.class)
-								.map(named -> new MasterVerdict.Answer(named.getHostString() + ':' + named.getPort(),
-										MasterVerdict.NO_EPOCH));
-						}),
-					master, silent))
+			.flatMap(sentinel -> asked(client, sentinel, connection -> described(connection, sentinel, master), master,
+					silent))
 			.collectList()
 			.map(answers -> new MasterVerdict(answers, asked.size()));
+	}
+
+	/**
+	 * The first Sentinel that answers, asked as {@link #namedMaster(RedisClient, String)} asks (the master Lettuce
+	 * connects to), but {@code SENTINEL MASTER} where its user may, so that the answer carries the configuration epoch
+	 * the store's connections follow ({@link MasterEvidence}; review 45k K-1). Empty when none answers; never fails.
+	 */
+	Mono<MasterVerdict.Answer> firstAnswer(RedisClient client, String master) {
+		return Flux.fromIterable(each())
+			.concatMap(sentinel -> asked(client, sentinel, connection -> described(connection, sentinel, master), master,
+					silent), 1)
+			.next();
+	}
+
+	/**
+	 * {@code sentinel}'s answer: {@code SENTINEL MASTER}, its epoch included; refused that ({@code NOPERM}), {@code
+	 * GET-MASTER-ADDR-BY-NAME} without an epoch, the refusal logged at WARN once per Sentinel until it runs it.
+	 */
+	private Mono<MasterVerdict.Answer> described(StatefulRedisSentinelConnection<String, String> connection,
+			RedisURI sentinel, String master) {
+		return connection.reactive().master(master)
+			.map(described -> MasterVerdict.answer(described))
+			.doOnNext(described -> masterRefused.remove(address(sentinel)))
+			.onErrorResume(RedisCommandExecutionException.class, refused -> {
+				if (String.valueOf(refused.getMessage()).startsWith("NOPERM") && masterRefused.add(address(sentinel))) {
+					log.warn("Sentinel {} refused SENTINEL MASTER ({}): its answer carries no configuration epoch, so "
+							+ "Sentinels that disagree (one of them stale) decide nothing; grant its user "
+							+ "+sentinel|master (docs/operations.md; not logged again for it until it answers)",
+							address(sentinel), refused.getMessage());
+				}
+				return connection.reactive().getMasterAddrByName(master)
+					.cast(InetSocketAddress.class)
+					.map(named -> new MasterVerdict.Answer(named.getHostString() + ':' + named.getPort(),
+							MasterVerdict.NO_EPOCH));
+			});
 	}
 
 	private static String address(RedisURI sentinel) {

@@ -27,11 +27,13 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li>a Sentinel's subscription taken, at start-up or again after it was lost ({@link #subscribed}): a failover
  * announced while the relay followed no Sentinel went unseen (review 45h H-1). The first Sentinel that answers is asked
- * (its first answer is only remembered, as the master the connections went to); when it names another master, all
- * are asked and weighed, and the connections move only if their verdict is another master that more than half of the
- * configured Sentinels name, or the node the connections go to refuses a write {@code READONLY} ({@link
- * MasterEvidence#movesOff}; review 45i I-4: one stale Sentinel listed first, review 45j J-4: the only one reachable,
- * moved a relay on the right master onto a replica);</li>
+ * (its first answer is only remembered, as the master the connections went to, with its configuration epoch); when it
+ * names another master, all are asked and weighed, and the connections move only if their verdict is another master
+ * named with a later configuration epoch than the one the connections follow, or (epochs unknown) by more than half of
+ * the configured Sentinels, or the node the connections go to refuses a write {@code READONLY} (or {@code NOREPLICAS}
+ * where epochs do not say the verdict is older) ({@link MasterEvidence#movesOff}; review 45i I-4: one stale Sentinel
+ * listed first, review 45j J-4: the only one reachable, moved a relay on the right master onto a replica; review 45k
+ * K-1: the only one reachable had seen a failover whose old master still took writes, and was outweighed);</li>
  * <li>the store answering a write {@code READONLY} ({@link #failed}): its connections go to a replica, the demoted old
  * master, which Lettuce reconnects to when it cannot reach a Sentinel (review 45h H-2). From then on the store {@link
  * #refusingWrites refuses writes} (the readiness says so), the Sentinels are asked (weighed) and the connections moved
@@ -115,6 +117,7 @@ final class MasterCatchUp {
 	 */
 	void moved(String address) {
 		current.set(address);
+		evidence.follows(address, null);
 		movedAt.set(System.nanoTime());
 		if (refusing.get() != null) {
 			movedWhileRefusing.set(address);
@@ -207,12 +210,13 @@ final class MasterCatchUp {
 	private Mono<Void> followed(RedisClient using) {
 		return evidence.firstNamed(using)
 			.flatMap(named -> {
-				String known = current.get();
-				if (known == null) {
-					current.compareAndSet(null, named);
+				if (current.compareAndSet(null, named.address())) {
+					evidence.follows(named.address(), named);
 					return Mono.empty();
 				}
-				if (known.equals(named)) {
+				String known = current.get();
+				if (known.equals(named.address())) {
+					evidence.agrees(named);
 					return Mono.empty();
 				}
 				return evidence.movesOff(using, named, known).doOnNext(target -> {

@@ -18,10 +18,12 @@ import reactor.core.publisher.Mono;
 
 /**
  * The evidence {@link MasterCatchUp} weighs before it moves the store's connections: the Sentinels' answers ({@link
- * ConfiguredSentinels}) and the store's own answer to a write through those connections ({@link StoreWriteCheck}: a
- * master takes it, a replica refuses it {@code READONLY}). It decides nothing about the connections itself; it tells
- * where they should go, logs what outweighed what (each once), and counts the questions. Never fails; a Sentinel or
- * check that does not answer is evidence of nothing.
+ * ConfiguredSentinels}), the configuration epoch of the configuration the connections follow (remembered here: the
+ * latest epoch an answer named their master with), and the store's own answer to a write through those connections
+ * ({@link StoreWriteCheck}: a master takes it, a replica refuses it {@code READONLY}, a master short of replicas
+ * {@code NOREPLICAS}). It decides nothing about the connections itself; it tells where they should go, logs what
+ * outweighed what (each once per state), and counts the questions. Never fails; a Sentinel or check that does not
+ * answer is evidence of nothing.
  */
 final class MasterEvidence {
 
@@ -33,6 +35,11 @@ final class MasterEvidence {
 		TAKEN,
 		/** It was refused {@code READONLY}: the node they go to is a replica. */
 		READ_ONLY,
+		/**
+		 * It was refused {@code NOREPLICAS}: the node they go to is a master that may not take writes (too few replicas
+		 * for {@code min-replicas-to-write}: the old side of a partition, review 45k K-1).
+		 */
+		NO_REPLICAS,
 		/** It failed otherwise (no answer, a refusal of the user): nothing is known. */
 		UNKNOWN
 	}
@@ -48,7 +55,16 @@ final class MasterEvidence {
 	/** How many questions were put to the Sentinels (for tests: the rate is bounded whatever the traffic). */
 	private final AtomicLong questions = new AtomicLong();
 
-	/** The verdict last logged as outweighed by the relay's own evidence, so that it is said once. */
+	/**
+	 * The configuration the store's connections follow: the master they go to, and the latest configuration epoch an
+	 * answer named it with ({@link MasterVerdict#NO_EPOCH} while none did); null until the first answer.
+	 */
+	private final AtomicReference<MasterVerdict.Answer> followed = new AtomicReference<>();
+
+	/** The verdict last weighed: the epoch a move on it follows. */
+	private final AtomicReference<MasterVerdict> lastWeighed = new AtomicReference<>();
+
+	/** The verdict last logged as outweighed by the relay's own evidence, so that it is said once per state. */
 	private final AtomicReference<String> outweighedSaid = new AtomicReference<>();
 
 	/** The disagreement of the Sentinels last logged, so that it is said once. */
@@ -73,12 +89,83 @@ final class MasterEvidence {
 		return questions.get();
 	}
 
-	/** The master the first Sentinel that answers names (where Lettuce connects the next connection to). */
-	Mono<String> firstNamed(RedisClient using) {
+	/**
+	 * The master the first Sentinel that answers names (where Lettuce connects the next connection to), with the
+	 * configuration epoch it has it from ({@link ConfiguredSentinels#firstAnswer}).
+	 */
+	Mono<MasterVerdict.Answer> firstNamed(RedisClient using) {
 		return Mono.defer(() -> {
 			questions.incrementAndGet();
-			return sentinels.namedMaster(using, master);
+			return sentinels.firstAnswer(using, master);
 		}).publishOn(OffEventLoop.SCHEDULER);
+	}
+
+	/**
+	 * The store's connections go to {@code address} (first known there, or moved): the configuration they follow is
+	 * the one {@code answer} (if it names that address), else the last verdict weighed, names it with; when neither
+	 * says an epoch and they moved, the epoch of the configuration they followed before (a lower bound: every failover
+	 * raises it). A change of master forgets what was said of the one before.
+	 */
+	void follows(String address, MasterVerdict.Answer answer) {
+		long epoch = answer != null && answer.address().equals(address) ? answer.epoch() : MasterVerdict.NO_EPOCH;
+		MasterVerdict weighed = lastWeighed.get();
+		if (epoch == MasterVerdict.NO_EPOCH && weighed != null) {
+			epoch = weighed.epochOf(address);
+		}
+		long named = epoch;
+		MasterVerdict.Answer before = followed.getAndUpdate(now -> now == null ? new MasterVerdict.Answer(address, named)
+				: new MasterVerdict.Answer(address, Math.max(now.epoch(), named)));
+		if (before != null && !before.address().equals(address)) {
+			outweighedSaid.set(null);
+		}
+	}
+
+	/**
+	 * The first Sentinel to answer names {@code answer}'s master where the store's connections go: its epoch, if later,
+	 * is the one they follow, and what was said of another master is forgotten (the state changed).
+	 */
+	void agrees(MasterVerdict.Answer answer) {
+		follows(answer.address(), answer);
+		outweighedSaid.set(null);
+	}
+
+	/** The configuration epoch of the configuration the store's connections follow; {@link MasterVerdict#NO_EPOCH}. */
+	long followedEpoch() {
+		MasterVerdict.Answer now = followed.get();
+		return now == null ? MasterVerdict.NO_EPOCH : now.epoch();
+	}
+
+	/**
+	 * The one weighing of a verdict naming {@code target}, not where the connections go, against the configuration
+	 * they follow (at {@code followedEpoch}), before the store is asked: whether it moves them. When both epochs are
+	 * known they decide: a later one outweighs the relay's own evidence (a failover it did not follow, even when the old
+	 * master still takes writes: review 45k K-1), an earlier or equal one does not (a stale Sentinel: review 45j J-4);
+	 * else (a user without {@code +sentinel|master}) it moves them if more than half of the configured Sentinels name
+	 * {@code target} (Sentinel's own rule for a failover). Pure.
+	 */
+	static boolean outweighs(MasterVerdict verdict, String target, long followedEpoch) {
+		Optional<Boolean> byEpochs = laterEpoch(verdict, target, followedEpoch);
+		return byEpochs.orElseGet(() -> verdict.heldByMostOfTheConfigured(target));
+	}
+
+	/**
+	 * Whether the store's answer to a write outweighs the rest: {@code READONLY} always (the node is no longer a
+	 * master); {@code NOREPLICAS} as {@code READONLY} unless the epochs say the verdict is older than the configuration
+	 * followed (a master that refuses writes, but no later one named: moving to a stale Sentinel's master would not
+	 * help). Pure.
+	 */
+	static boolean refusalMoves(Written written, MasterVerdict verdict, String target, long followedEpoch) {
+		return written == Written.READ_ONLY || (written == Written.NO_REPLICAS
+				&& laterEpoch(verdict, target, followedEpoch).orElse(true));
+	}
+
+	/** Whether {@code target} is named with a later epoch than {@code followedEpoch}; empty when either is unknown. */
+	private static Optional<Boolean> laterEpoch(MasterVerdict verdict, String target, long followedEpoch) {
+		long named = verdict.epochOf(target);
+		if (named == MasterVerdict.NO_EPOCH || followedEpoch == MasterVerdict.NO_EPOCH) {
+			return Optional.empty();
+		}
+		return Optional.of(named > followedEpoch);
 	}
 
 	/** The Sentinels' verdict, every one asked, their answers weighed ({@link MasterVerdict}). */
@@ -86,19 +173,21 @@ final class MasterEvidence {
 		return Mono.defer(() -> {
 			questions.incrementAndGet();
 			return sentinels.weighedMaster(using, master);
-		}).publishOn(OffEventLoop.SCHEDULER);
+		}).doOnNext(lastWeighed::set).publishOn(OffEventLoop.SCHEDULER);
 	}
 
 	/**
 	 * While the store takes writes, the first Sentinel to answer named {@code named}, not {@code current} where the
 	 * connections go: the master they should move to, or empty when they stay. One answer is one voice, maybe stale
 	 * (review 45j J-4: the only Sentinel a relay on the right master could reach was stale, and moved it onto a
-	 * replica): every Sentinel is asked, and the connections move only if their verdict is another master and either
-	 * more than half of the configured Sentinels name it or the node the connections go to refuses a write
-	 * {@code READONLY} (it is no longer a master). Staying is logged at WARN once per verdict.
+	 * replica), maybe the only one to have seen a failover (review 45k K-1: the old master, not demoted, still took
+	 * writes): every Sentinel is asked, and the connections move only if their verdict is another master that {@link
+	 * #outweighs} the configuration they follow, or the node they go to refuses a write ({@link #refusalMoves}).
+	 * Staying is logged at WARN once per state (what is named, where the connections go, what the write showed).
 	 */
-	Mono<String> movesOff(RedisClient using, String named, String current) {
+	Mono<String> movesOff(RedisClient using, MasterVerdict.Answer named, String current) {
 		return weighed(using).flatMap(verdict -> {
+			follows(current, new MasterVerdict.Answer(current, verdict.epochOf(current)));
 			Optional<String> decided = verdict.master();
 			if (decided.isEmpty()) {
 				verdict.disagreement().ifPresent(split -> saidOnce(disagreementSaid, split, () -> log.warn("The Sentinels "
@@ -109,27 +198,36 @@ final class MasterEvidence {
 			}
 			String target = decided.get();
 			if (target.equals(current)) {
-				saidOnce(outweighedSaid, target, () -> log.warn("The first Sentinel to answer names {} the master of "
-						+ "'{}', but the Sentinels' latest configuration (or most of them) names {}, where the relay's "
-						+ "connections go: they stay (a Sentinel with a stale view, listed first?)", named, master, target));
+				saidOnce(outweighedSaid, named.address() + '>' + target, () -> log.warn("The first Sentinel to answer "
+						+ "names {} the master of '{}', but the Sentinels' latest configuration (or most of them) names {}, "
+						+ "where the relay's connections go: they stay (a Sentinel with a stale view, listed first?)",
+						named.address(), master, target));
 				return Mono.empty();
 			}
-			if (verdict.heldByMostOfTheConfigured(target)) {
+			long followedEpoch = followedEpoch();
+			if (outweighs(verdict, target, followedEpoch)) {
 				return Mono.just(target);
 			}
 			return written().flatMap(written -> {
-				if (written == Written.READ_ONLY) {
+				if (refusalMoves(written, verdict, target, followedEpoch)) {
 					return Mono.just(target);
 				}
-				saidOnce(outweighedSaid, target, () -> log.warn("The Sentinels that answered name {} the master of '{}' "
-						+ "({} of the {} configured), not {} where the relay's connections go, which {}: they stay until "
-						+ "more than half of the configured Sentinels name {} or a write there is refused READONLY "
+				saidOnce(outweighedSaid, target + '>' + current + '>' + written, () -> log.warn("The Sentinels that "
+						+ "answered name {} the master of '{}' ({} of the {} configured, {}), not {} where the relay's "
+						+ "connections go ({}), which {}: they stay until a Sentinel names {} with a later configuration "
+						+ "epoch, more than half of the configured Sentinels name it, or a write there is refused "
 						+ "(Sentinels with a stale view, the only ones reachable?)", target, master, verdict.named(target),
-						verdict.asked(), current, written == Written.TAKEN ? "takes writes" : "did not answer a write",
+						verdict.asked(), epoch(verdict.epochOf(target)), current, epoch(followedEpoch),
+						written == Written.TAKEN ? "takes writes"
+								: written == Written.NO_REPLICAS ? "refuses writes NOREPLICAS" : "did not answer a write",
 						target));
 				return Mono.empty();
 			});
 		});
+	}
+
+	private static String epoch(long epoch) {
+		return epoch == MasterVerdict.NO_EPOCH ? "no configuration epoch known" : "configuration epoch " + epoch;
 	}
 
 	/**
@@ -163,6 +261,9 @@ final class MasterEvidence {
 				if (readOnly(failure)) {
 					return Mono.just(Written.READ_ONLY);
 				}
+				if (noReplicas(failure)) {
+					return Mono.just(Written.NO_REPLICAS);
+				}
 				if (checkFailureSaid.compareAndSet(false, true)) {
 					log.warn("The store's write check ({} of {}) failed other than READONLY, so the relay cannot tell "
 							+ "whether writes are taken: {} (a store user needs the relay's key patterns, "
@@ -176,12 +277,23 @@ final class MasterEvidence {
 	/** Forgets what was said: the store takes writes again. */
 	void settled() {
 		disagreementSaid.set(null);
+		outweighedSaid.set(null);
 	}
 
 	private static void saidOnce(AtomicReference<String> said, String what, Runnable say) {
 		if (!what.equals(said.getAndSet(what))) {
 			say.run();
 		}
+	}
+
+	/** Whether {@code error} (or a cause) is Redis's {@code NOREPLICAS} answer (a master short of good replicas). */
+	static boolean noReplicas(Throwable error) {
+		for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith("NOREPLICAS")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Whether {@code error} (or a cause) is Redis's {@code READONLY} answer. */

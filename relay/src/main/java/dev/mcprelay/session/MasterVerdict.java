@@ -59,6 +59,15 @@ record MasterVerdict(List<Answer> answers, int asked) {
 		return named(address) * 2 > asked;
 	}
 
+	/**
+	 * The latest configuration epoch an answer names {@code address} with: {@link #NO_EPOCH} when none names it with
+	 * one.
+	 */
+	long epochOf(String address) {
+		return answers.stream().filter(answer -> answer.address().equals(address)).mapToLong(Answer::epoch).max()
+			.orElse(NO_EPOCH);
+	}
+
 	/** How many answers name {@code address}. */
 	long named(String address) {
 		return answers.stream().filter(answer -> answer.address().equals(address)).count();
