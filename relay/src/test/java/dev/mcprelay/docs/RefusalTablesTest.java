@@ -134,6 +134,8 @@ class RefusalTablesTest {
 			"a member's stream ends or breaks", // no refusal: reopened after a back-off (StreamBackoffTest)
 			// no refusal: the member left out with a warning, as one that is down (MemberFailedAnswerTest)
 			"a member answers a list, `initialize`, `logging/setLevel` or discovery with an HTTP status other than 2xx",
+			// no refusal: the member lists none, kept as a list is (VirtualMemberWithoutAListTest)
+			"a member answers a list with -32601, method not found",
 			// the others' result with a warning; an error of the members' own (or -32603) when none took it
 			"`logging/setLevel` that some members refuse", // (VirtualServerFailuresInteropTest)
 			"`subscriptions/listen` that some members refuse", // (VirtualServerV2InteropTest)
