@@ -15,6 +15,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * body cap, for the tests of those bounds;</li>
  * <li>{@code scripted-default-timeouts}: the scripted upstream with the default timeouts, for tests that do not test
  * time (a 1 s bound there is crossed by a busy machine, not by the relay);</li>
+ * <li>{@code scripted-stalled-client}: the scripted upstream with a 1 s streaming-idle bound and a 2 s client-write
+ * bound, and the default for the answer's head (a 1 s bound there is crossed by a busy machine, not by the relay);</li>
+ * <li>{@code scripted-patient-client}: the same with a 30 s client-write bound, for a client that pauses longer than
+ * the idle bound and, by a wide margin on any machine, shorter than the client-write bound;</li>
  * <li>{@code scripted-headers}: the scripted upstream with configured authorization and headers;</li>
  * <li>{@code refused}: a port nothing listens on.</li>
  * </ul>
@@ -45,6 +49,12 @@ public abstract class RelayIntegrationTest {
 		registry.add("mcp-relay.servers.scripted.timeouts.client-write", () -> "2s");
 		registry.add("mcp-relay.servers.scripted.max-buffered-body", () -> "64KB");
 		registry.add("mcp-relay.servers.scripted-default-timeouts.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
+		registry.add("mcp-relay.servers.scripted-stalled-client.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
+		registry.add("mcp-relay.servers.scripted-stalled-client.timeouts.streaming-idle", () -> "1s");
+		registry.add("mcp-relay.servers.scripted-stalled-client.timeouts.client-write", () -> "2s");
+		registry.add("mcp-relay.servers.scripted-patient-client.url", () -> TestUpstreams.SCRIPTED.url("/mcp"));
+		registry.add("mcp-relay.servers.scripted-patient-client.timeouts.streaming-idle", () -> "1s");
+		registry.add("mcp-relay.servers.scripted-patient-client.timeouts.client-write", () -> "30s");
 		registry.add("mcp-relay.servers.scripted-headers.url", () -> TestUpstreams.SCRIPTED.url("/mcp?key=" + QUERY_SECRET));
 		registry.add("mcp-relay.servers.scripted-headers.authorization", () -> UPSTREAM_TOKEN);
 		registry.add("mcp-relay.servers.scripted-headers.headers[0].name", () -> "X-Api-Key");
