@@ -20,6 +20,7 @@ import dev.mcprelay.jsonrpc.JsonRpcParseException;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
 import dev.mcprelay.jsonrpc.JsonRpcPayload;
 import dev.mcprelay.jsonrpc.McpMeta;
+import dev.mcprelay.jsonrpc.NoSuchList;
 import dev.mcprelay.sse.SseEvent;
 import dev.mcprelay.sse.SseEventSplitter;
 import dev.mcprelay.transport.UpstreamRequest;
@@ -161,7 +162,7 @@ public class UpstreamLister {
 					headers, body, caller.id(), null);
 			JsonNode[] result = new JsonNode[1];
 			return transports.of(upstream)
-				.send(upstreamRequest, response -> read(upstream, method, response, id)
+				.send(upstreamRequest, response -> read(upstream, method, response, id, cursor == null)
 					.doOnNext(found -> result[0] = found)
 					.then())
 				.timeout(upstream.nonStreamingTimeout())
@@ -171,8 +172,14 @@ public class UpstreamLister {
 		});
 	}
 
-	/** The result of the response with {@code id}, read from a JSON or SSE body; an error response fails. */
-	private static Mono<JsonNode> read(Upstream upstream, String method, UpstreamResponse response, String id) {
+	/**
+	 * The result of the response with {@code id}, read from a JSON or SSE body; an error response fails, but for a
+	 * {@code firstPage} answered -32601: the server has no such list ({@link NoSuchList}), read as an empty one, which
+	 * is kept as a list is (review 43n M-3: a tools-reading policy called it unavailable and asked again at every call,
+	 * where a virtual server's list said it lists none).
+	 */
+	private static Mono<JsonNode> read(Upstream upstream, String method, UpstreamResponse response, String id,
+			boolean firstPage) {
 		if (!response.statusCode().is2xxSuccessful()) {
 			return response.releaseBody().then(Mono.error(RelayFailures.upstreamErrorStatus(upstream.id(),
 					response.statusCode().value())));
@@ -187,6 +194,9 @@ public class UpstreamLister {
 						JsonRpcPayload payload = JsonRpcParser.parse(message);
 						for (JsonRpcMessage candidate : payload.messages()) {
 							if (candidate.isResponse() && id.equals(candidate.id().asText())) {
+								if (candidate.isError() && firstPage && NoSuchList.saidBy(candidate.node())) {
+									return Mono.just(JsonRpcParser.mapper().createObjectNode());
+								}
 								if (candidate.isError()) {
 									return Mono.error(RelayFailures.upstreamInvalidResponse(upstream.id(),
 											"it refused the relay's " + method + ": "

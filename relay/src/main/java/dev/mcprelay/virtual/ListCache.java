@@ -12,13 +12,12 @@ import java.util.function.Supplier;
 
 import org.springframework.stereotype.Component;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 
-import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
+import dev.mcprelay.jsonrpc.NoSuchList;
 import dev.mcprelay.policy.UpstreamView;
 import reactor.core.publisher.Mono;
 
@@ -70,8 +69,9 @@ class ListCache {
 
 	/**
 	 * The member's response for {@code key}: the one kept, or the one {@code ask} gets (one request at a time per page;
-	 * kept when it is a result, or says the member has no such list: {@link #listsNone}). Any other error is not kept:
-	 * the next request asks again.
+	 * kept when it is a result, or says the member has no such list, {@link NoSuchList}, which is kept as a result is
+	 * for {@link #MAX_AGE}: not kept, it was asked again at every {@code resources/read} the virtual server routed,
+	 * review 43j N-4). Any other error is not kept: the next request asks again.
 	 */
 	Mono<MemberRequests.Reply> get(Key key, Supplier<Mono<MemberRequests.Reply>> ask) {
 		return Mono.defer(() -> {
@@ -82,7 +82,7 @@ class ListCache {
 			AtomicReference<Mono<MemberRequests.Reply>> created = new AtomicReference<>();
 			return asking.computeIfAbsent(key, k -> {
 				Mono<MemberRequests.Reply> once = ask.get().doOnNext(reply -> {
-					if (reply.response().get("result") instanceof ObjectNode || listsNone(reply.response())) {
+					if (reply.response().get("result") instanceof ObjectNode || NoSuchList.saidBy(reply.response())) {
 						pages.put(key, JsonRpcErrors.toBytes(reply.response()));
 					}
 				}).doFinally(signal -> asking.remove(key, created.get())).cache();
@@ -90,17 +90,6 @@ class ListCache {
 				return once;
 			});
 		});
-	}
-
-	/**
-	 * Whether {@code response}, a member's answer to one of its lists, says it has no such list: -32601, method not
-	 * found (a server without resources answers so to {@code resources/templates/list}; some with resources but no
-	 * templates too). It lists none ({@link VirtualLists}), and is kept as a result is, for {@link #MAX_AGE}: not
-	 * kept, it was asked again at every {@code resources/read} the virtual server routed (review 43j N-4).
-	 */
-	static boolean listsNone(ObjectNode response) {
-		JsonNode code = response.path("error").path("code");
-		return code.isIntegralNumber() && code.intValue() == JsonRpcErrorCodes.METHOD_NOT_FOUND;
 	}
 
 	/** Forgets {@code member}'s pages of list {@code method} ({@code null}: every list), and tells the listeners. */

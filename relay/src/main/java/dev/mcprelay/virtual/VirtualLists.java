@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrorCodes;
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.jsonrpc.NoSuchList;
 import dev.mcprelay.jsonrpc.McpMeta;
 import dev.mcprelay.jsonrpc.ProtocolVersions;
 import dev.mcprelay.proxy.UpstreamLister;
@@ -210,7 +211,7 @@ class VirtualLists {
 				: requests.request(call, member, asked);
 		return asking.flatMap(reply -> {
 			ObjectNode response = reply.response();
-			if (ListCache.listsNone(response)) {
+			if (NoSuchList.saidBy(response)) {
 				// the member has no such list: it lists none, and is not unavailable (review 43j N-4)
 				return Mono.just(new MemberPage(member, List.of(), null, JsonRpcParser.mapper().createObjectNode(),
 						reply.notices(), whole));

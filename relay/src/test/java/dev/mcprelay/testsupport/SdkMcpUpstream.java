@@ -54,7 +54,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * got ({@code isError}); {@code /stateless} offers {@code slow}, which answers after
  * {@link #SLOW_TOOL_DELAY}. {@code /tools-only} is a stateless server with {@code /stateless}'s tools and nothing
  * else (no resources capability: it answers {@code resources/list} and {@code resources/templates/list} -32601, method
- * not found, as such servers do). Every request's method, path and headers are recorded.
+ * not found, as such servers do); {@code /prompts-only} one with {@code greeting} and nothing else (it answers
+ * {@code tools/list} -32601). Every request's method, path and headers are recorded.
  */
 public final class SdkMcpUpstream implements AutoCloseable {
 
@@ -119,6 +120,8 @@ public final class SdkMcpUpstream implements AutoCloseable {
 	private final McpStatelessSyncServer stateless;
 
 	private final McpStatelessSyncServer toolsOnly;
+
+	private final McpStatelessSyncServer promptsOnly;
 
 	public SdkMcpUpstream() {
 		this(false, 0);
@@ -208,6 +211,15 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			.capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
 			.tools(statelessTools)
 			.build();
+		HttpServletStatelessServerTransport promptsOnlyTransport = HttpServletStatelessServerTransport.builder()
+			.messageEndpoint("/prompts-only")
+			.build();
+		this.promptsOnly = McpServer.sync(promptsOnlyTransport)
+			.serverInfo("sdk-prompts-only-upstream", "1.0.0")
+			.capabilities(McpSchema.ServerCapabilities.builder().prompts(true).build())
+			.prompts(new McpStatelessServerFeatures.SyncPromptSpecification(GREETING,
+					(context, request) -> greet(request)))
+			.build();
 		try {
 			tomcat.setBaseDir(Files.createTempDirectory("sdk-upstream").toString());
 			tomcat.setPort(port);
@@ -220,6 +232,8 @@ public final class SdkMcpUpstream implements AutoCloseable {
 			context.addServletMappingDecoded("/stateless", "stateless");
 			Tomcat.addServlet(context, "tools-only", toolsOnlyTransport).setAsyncSupported(true);
 			context.addServletMappingDecoded("/tools-only", "tools-only");
+			Tomcat.addServlet(context, "prompts-only", promptsOnlyTransport).setAsyncSupported(true);
+			context.addServletMappingDecoded("/prompts-only", "prompts-only");
 			tomcat.start();
 		}
 		catch (IOException | LifecycleException ex) {
@@ -327,6 +341,7 @@ public final class SdkMcpUpstream implements AutoCloseable {
 		streamable.closeGracefully();
 		stateless.closeGracefully();
 		toolsOnly.closeGracefully();
+		promptsOnly.closeGracefully();
 		tomcat.stop();
 		tomcat.destroy();
 	}
