@@ -151,7 +151,7 @@ public interface RelayExchange {
 	 * Whether this request's caller may use {@code member} of the virtual server the request came through, judged on
 	 * the configuration current now by the credential the front door accepted: on the request's own admission when no
 	 * reload came since (a member it did not grant is not usable), else on the newest snapshot (a member given back is,
-	 * one withdrawn is not; a check that cannot be made withdraws nothing). What a merged GET reads is judged by this,
+	 * one withdrawn is not; a credential whose check cannot be made is judged as it was accepted, and is given nothing back). What a merged GET reads is judged by this,
 	 * whichever request opens a member's stream on its session ({@code virtual.MergedGetAccess}). {@code true} by
 	 * default (mode {@code none}, whose callers may use every member; an exchange the front door did not admit).
 	 */

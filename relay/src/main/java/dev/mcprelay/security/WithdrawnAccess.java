@@ -34,9 +34,11 @@ import reactor.core.publisher.Mono;
  * so that it ends and the client opens it again on the narrower set (a member removed from the virtual server is not
  * the caller's loss, and ends what it governs on its own). What goes through one member (a call streaming its answer
  * through it) ends only when the caller loses that member, or the whole access ({@link #fromAny} for that member:
- * {@code RelayExchange.accessWithdrawnFrom}): a call through a member the caller may still use runs on. A check that
- * cannot be made (the authorization server's keys cannot be fetched) withdraws nothing: the credential was accepted,
- * and nothing says it is no longer. A token refused by the new settings only because it has expired since it was
+ * {@code RelayExchange.accessWithdrawnFrom}): a call through a member the caller may still use runs on. A credential
+ * whose check cannot be made (the authorization server's keys cannot be fetched) is judged as it was accepted, its
+ * scopes on the new snapshot: the credential was accepted, and nothing says it is no longer, but what the configuration
+ * took away it loses (review 44q Q-M1: a reload that narrowed a member's {@code allowed-scopes} while the keys could
+ * not be fetched left that member's streams running). A token refused by the new settings only because it has expired since it was
  * accepted (the relay does not end a stream at its token's {@code exp}) is judged as it was accepted, its scopes on the
  * new snapshot (review 44p P-M3): expiry is no revocation, while a narrowing by the configuration still applies. A
  * credential the new snapshot's manager is the same as the request's accepted is not checked again.
@@ -109,7 +111,7 @@ final class WithdrawnAccess {
 	 * server is not taken away). When the check cannot be made (the new key set cannot be fetched, or any other
 	 * failure), what the credential was admitted with is the most it may use: a member {@code admittedOn} granted it that
 	 * the newest snapshot grants the same credential too; never a member it was not admitted to (review 44p P-M1: the
-	 * check that cannot be made ends nothing, and grants nothing either). The access of a merged GET to each member
+	 * check that cannot be made grants nothing). The access of a merged GET to each member
 	 * whose stream opens on its session, whoever's request opens it.
 	 */
 	Mono<Boolean> usableNow(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn,
@@ -145,8 +147,8 @@ final class WithdrawnAccess {
 	 * server's route, a narrowing is each member's to answer: {@link #nowFromAny}). Asked once a request's body is read,
 	 * and again when its turn comes, before anything of it is forwarded: a request admitted on its headers before a
 	 * reload revoked its caller's access has done nothing yet, and is refused. {@code false} when no reload came since
-	 * {@code admittedOn} ({@link RelayExchange#NOT_WITHDRAWN}, at the cost of one volatile read), or when the check
-	 * cannot be made (as {@link #of} withdraws nothing then).
+	 * {@code admittedOn} ({@link RelayExchange#NOT_WITHDRAWN}, at the cost of one volatile read). When the check cannot
+	 * be made, the credential is judged as it was accepted, on the snapshot current now.
 	 */
 	Mono<Boolean> now(Authentication accepted, Caller caller, McpRoute route, ConfigurationSnapshot admittedOn) {
 		return lossNow(accepted, caller, route, admittedOn, Loss::whole);
@@ -194,14 +196,14 @@ final class WithdrawnAccess {
 			.onErrorResume(AuthenticationServiceException.class, unchecked -> {
 				log.debug("A caller's access could not be checked against configuration {}: {}", next.generation(),
 						unchecked.getMessage());
-				return Mono.just(Loss.UNCHECKED);
+				return Mono.just(judged(accepted, caller, route, next).unchecked());
 			})
 			.onErrorResume(AuthenticationException.class, refused -> Mono.just(
 					JwtDecoding.merelyExpired(refused) ? judged(accepted, caller, route, next) : Loss.WHOLE))
 			.onErrorResume(failure -> {
-				log.warn("A caller's access could not be checked against configuration {}; its streams run on",
-						next.generation(), failure);
-				return Mono.just(Loss.UNCHECKED);
+				log.warn("A caller's access could not be checked against configuration {}; it is judged as it was "
+						+ "accepted", next.generation(), failure);
+				return Mono.just(judged(accepted, caller, route, next).unchecked());
 			});
 	}
 
@@ -223,8 +225,9 @@ final class WithdrawnAccess {
 	 * What one later snapshot takes away of a request's access: all of it ({@code whole}: the credential refused, now
 	 * another caller's, or the route refused), or, on a virtual server's route, the members of the virtual server on
 	 * that snapshot the caller may not use there ({@code unusable}), of which the request loses those it carries.
-	 * {@code checked} is false when the credential could not be checked again ({@link #UNCHECKED}): nothing is taken
-	 * away, and nothing is known to be usable beyond what the credential was admitted with.
+	 * {@code checked} is false when the credential could not be checked again ({@link #unchecked}): what is taken away
+	 * is what the configuration takes from the credential as it was accepted, and nothing is known to be usable beyond
+	 * what it was admitted with.
 	 */
 	private record Loss(boolean whole, List<String> unusable, boolean checked) {
 
@@ -232,7 +235,10 @@ final class WithdrawnAccess {
 
 		static final Loss NONE = new Loss(false, List.of(), true);
 
-		static final Loss UNCHECKED = new Loss(false, List.of(), false);
+		/** This loss, judged of a credential that could not be checked again (its accepted form judged instead). */
+		Loss unchecked() {
+			return new Loss(whole, unusable, false);
+		}
 
 		/** Whether it takes away what carries {@code members}: the whole access, or one of them. */
 		boolean takesAny(Collection<String> members) {

@@ -26,7 +26,9 @@ import dev.mcprelay.testsupport.TestAuthorizationServer;
  * call of a wider token of the same subject, admitted before, opens alpha, which the GET's narrower token was never
  * granted: nothing of alpha reaches that GET (the check that cannot be made ends nothing, and grants nothing either).
  * And (P-M3) a GET whose token has merely expired since is judged by the grant it was accepted with: a member joined
- * again after a restart is read on it. Real tokens from a real JWK Set, two MCP Java SDK members.
+ * again after a restart is read on it. And (review 44q Q-M1) a token that cannot be checked again still loses what the
+ * reload's configuration takes from its scopes as they were: its GET and its call to a member narrowed away end.
+ * Real tokens from a real JWK Set, two MCP Java SDK members.
  */
 class JwtGetGateUncheckedTokenTest {
 
@@ -73,6 +75,39 @@ class JwtGetGateUncheckedTokenTest {
 					.pollDelay(Duration.ofMillis(100)).during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5))
 					.until(() -> narrowGet.received().size() == 1 && alpha.getsServed() == alphaGetsBefore);
 				assertThat(narrowGet.ended()).as("the GET runs on: a check that cannot be made ends nothing").isFalse();
+			}
+			finally {
+				auth.down(false);
+			}
+		}
+	}
+
+	/**
+	 * Review 44q Q-M1: one reload makes a new decoder while the authorization server is down and narrows alpha's
+	 * {@code allowed-scopes} away from the token: the token cannot be checked again, but the narrowing applies to it as
+	 * it was accepted, so its merged GET, which read alpha, ends, and its call to alpha admitted before is refused.
+	 */
+	@Test
+	void aTokenThatCannotBeCheckedAgainLosesWhatTheReloadNarrowedAway() throws Exception {
+		String token = auth.token(AUDIENCE, "u1", "mcp a", Map.of());
+		RawHttp http = live.http("Authorization", "Bearer " + token);
+		int alphaGets = alpha.getsServed();
+		McpSession session = McpSession.open(http, "v");
+		Awaitility.await("alpha's stream opens for the session").atMost(Duration.ofSeconds(20))
+			.until(() -> alpha.getsServed() == alphaGets + 1);
+		try (OpenSse get = get(http, session)) {
+			alpha.notifyToolsListChanged();
+			assertThat(get.next().path("method").asText()).as("alpha's events reach the GET")
+				.isEqualTo("notifications/tools/list_changed");
+			try (SlowCall call = SlowCall.begin(live, session, "Authorization: Bearer " + token,
+					RawHttp.toolsCall(7, "alpha_echo"))) {
+				auth.down(true);
+				live.reload(config("7m", "[b]"), ReloadOutcome.APPLIED);
+
+				Awaitility.await("the GET that read alpha ends").atMost(Duration.ofSeconds(20)).until(get::ended);
+				assertThat(call.finish()).as("the call to alpha, admitted before, is refused")
+					.contains("access_withdrawn")
+					.doesNotContain("\"result\"");
 			}
 			finally {
 				auth.down(false);
@@ -133,10 +168,15 @@ class JwtGetGateUncheckedTokenTest {
 
 	/** The configuration, alpha open to tokens with scope {@code a}, the key set refreshed every {@code refresh}. */
 	static String config(String refresh) {
+		return config(refresh, "[a]");
+	}
+
+	/** The configuration, alpha open to tokens with the scopes {@code alphaScopes}. */
+	static String config(String refresh, String alphaScopes) {
 		return "server:\n  port: 0\n  address: 127.0.0.1\nmcp-relay:\n  security:\n    mode: jwt\n    jwt:\n"
 				+ "      issuer-uri: " + auth.issuer() + "\n      audience: " + AUDIENCE
 				+ "\n      jwk-set-refresh-interval: " + refresh + "\n  servers:\n    alpha:\n"
-				+ "      url: " + alpha.url("/mcp") + "\n      allowed-scopes: [a]\n    beta:\n"
+				+ "      url: " + alpha.url("/mcp") + "\n      allowed-scopes: " + alphaScopes + "\n    beta:\n"
 				+ "      url: " + beta.url("/mcp") + "\n  virtual-servers:\n    v:\n      members: [alpha, beta]\n";
 	}
 
