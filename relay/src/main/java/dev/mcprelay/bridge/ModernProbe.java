@@ -93,8 +93,8 @@ final class ModernProbe {
 
 		/**
 		 * No word of the server's (the exchange failed, no answer within {@link #answerBound}, an answer that is a
-		 * passing state, {@link OwnRequests#passing}): nothing is learnt, and the next ask soon asks again
-		 * ({@link SharedVerdict#RETRY}).
+		 * passing state or a 2xx/3xx with no JSON-RPC message, {@link OwnRequests#serversWord}): nothing is learnt,
+		 * and the next ask soon asks again ({@link SharedVerdict#RETRY}).
 		 */
 		UNANSWERED
 
@@ -121,7 +121,8 @@ final class ModernProbe {
 				Verdict.UNANSWERED);
 		return own.perRequest(asked.uri(), discover)
 			.flatMap(probe -> server.send(probe, response -> {
-				verdict.set(OwnRequests.passing(response.statusCode()) ? Verdict.UNANSWERED : Verdict.UNKNOWN);
+				verdict.set(OwnRequests.serversWord(response.statusCode(), null) ? Verdict.UNKNOWN
+						: Verdict.UNANSWERED);
 				return verdictOf(response, versions).doOnNext(verdict::set).then();
 			}))
 			.timeout(answerBound)
@@ -137,11 +138,11 @@ final class ModernProbe {
 				: type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)
 						? BridgedAnswers.firstAnswer(response, maxBytes) : response.releaseBody().then(Mono.empty());
 		return body.map(java.util.Optional::of).defaultIfEmpty(java.util.Optional.empty()).map(read -> {
-			if (OwnRequests.passing(response.statusCode())) {
-				return Verdict.UNANSWERED;
-			}
 			byte[] answer = read.orElse(null);
 			ObjectNode message = answer == null ? null : BridgedAnswers.parse(answer);
+			if (!OwnRequests.serversWord(response.statusCode(), message)) {
+				return Verdict.UNANSWERED;
+			}
 			JsonNode result = message == null ? null : message.get("result");
 			if (response.statusCode().is2xxSuccessful() && result != null && result.isObject()) {
 				List<String> named = JsonTexts.of(result.path("supportedVersions"));

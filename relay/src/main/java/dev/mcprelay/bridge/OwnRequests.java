@@ -66,6 +66,20 @@ final class OwnRequests {
 	}
 
 	/**
+	 * Whether an answer of {@code status} carrying {@code message} (the JSON object its body held, {@code null} for none
+	 * or one not read yet) is the server's word on an own request, to be kept as its verdict: a JSON-RPC result or
+	 * error, or a 4xx the refusal rules read ({@link Refusals}); never a passing state ({@link #passing}). A 2xx or 3xx
+	 * that carries no JSON-RPC message (a gateway's maintenance page answered 200, a redirect) is no answer: asked again
+	 * soon, like a 503 (review 46l, N4).
+	 */
+	static boolean serversWord(HttpStatusCode status, ObjectNode message) {
+		if (passing(status)) {
+			return false;
+		}
+		return status.is4xxClientError() || (message != null && (message.has("result") || message.has("error")));
+	}
+
+	/**
 	 * A POST of {@code message} in the session era (no session: an {@code initialize}), to the server's configured URL
 	 * {@code uri}.
 	 */

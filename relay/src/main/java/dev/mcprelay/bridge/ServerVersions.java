@@ -1,6 +1,8 @@
 package dev.mcprelay.bridge;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
@@ -73,7 +75,7 @@ public final class ServerVersions {
 	 */
 	private volatile boolean sessionEraUnproven;
 
-	/** Whether a revision past the bound was logged since the last one made; guarded by {@code this}. */
+	/** Whether reaching the bound was logged since the last revision made ({@link #boundReached}); guarded by {@code this}. */
 	private boolean refusalLogged;
 
 	/** @param pinned the server's {@code protocol-versions}, empty when the relay is to learn them */
@@ -229,11 +231,15 @@ public final class ServerVersions {
 
 	/**
 	 * Whether an exchange may be spent now to prove the known versions wrong (an answer contradicted them): not for
-	 * pinned or unknown versions, not past the bound of revisions, and once per {@link #PROBE_INTERVAL}; a
-	 * {@code true} counts as that exchange.
+	 * pinned or unknown versions, not past the bound of revisions (the first time, logged at WARN), and once per
+	 * {@link #PROBE_INTERVAL}; a {@code true} counts as that exchange.
 	 */
 	public synchronized boolean mayProbe() {
-		if (pinned || versions.isEmpty() || !withinBound()) {
+		if (pinned || versions.isEmpty()) {
+			return false;
+		}
+		if (!withinBound()) {
+			boundReached();
 			return false;
 		}
 		long now = nanoClock.getAsLong();
@@ -248,18 +254,33 @@ public final class ServerVersions {
 	/** Counts a revision when the bound allows one now; holds {@code this}. */
 	private boolean revise() {
 		if (!withinBound()) {
-			if (!refusalLogged) {
-				refusalLogged = true;
-				log.warn("MCP server '{}' answered against its protocol versions {} again: they were revised {} times "
-						+ "in {}, and stay as they are for now (a server that changes generation this often, or "
-						+ "servers of both behind one URL: pin them with protocol-versions)", serverId,
-						new TreeSet<>(versions), MAX_REVISIONS, REVISION_WINDOW);
-			}
+			boundReached();
 			return false;
 		}
 		revisions.addLast(nanoClock.getAsLong());
 		refusalLogged = false;
 		return true;
+	}
+
+	/**
+	 * Logs, once until the next revision made, that an answer contradicted the known versions past the bound, whether
+	 * it stopped the check of the refusal ({@link #mayProbe}) or the revision itself ({@link #revise}): the server,
+	 * its versions as known, and until when they stay so (review 46l, N3: the check stopped first, and nothing was
+	 * logged). Holds {@code this}, past {@link #withinBound}.
+	 */
+	private void boundReached() {
+		if (refusalLogged) {
+			return;
+		}
+		refusalLogged = true;
+		Duration left = Duration.ofNanos(Math.max(0,
+				revisions.peekFirst() + REVISION_WINDOW.toNanos() - nanoClock.getAsLong()));
+		log.warn("MCP server '{}' answered against its protocol versions {} again: they were revised {} times in {}, "
+				+ "and stay as they are, unchecked, until {} ({} s from now); meanwhile its clients get its answers as "
+				+ "it gives them, its refusals included, and the sessions bridged to it are not ended (a server that "
+				+ "changes generation this often, or servers of both behind one URL: pin them with protocol-versions)",
+				serverId, new TreeSet<>(versions), MAX_REVISIONS, REVISION_WINDOW,
+				Instant.now().plus(left).truncatedTo(ChronoUnit.SECONDS), left.toSeconds());
 	}
 
 	/** Whether fewer than {@value #MAX_REVISIONS} revisions were made in the window that ends now; holds {@code this}. */

@@ -37,7 +37,8 @@ import reactor.core.publisher.Mono;
  * ({@link ServerVersions#learn}, within its bound) whichever they are; {@link Verdict#SPEAKS_SESSION_ERA} when it
  * answers it with a result (the session that opened, if the server keeps sessions, is ended at once: a DELETE, built
  * the same way); {@link Verdict#UNANSWERED} when no word of the server's came (no credentials to be had, no answer
- * within {@link #answerBound}, a failure, a 5xx: asked again soon); {@link Verdict#UNKNOWN} for anything else (a
+ * within {@link #answerBound}, a failure, a 5xx, a 2xx or 3xx with no JSON-RPC message such as a gateway's maintenance
+ * page: asked again soon, {@link OwnRequests#serversWord}); {@link Verdict#UNKNOWN} for anything else (a
  * refusal that names nothing). One exchange per {@link ServerVersions#PROBE_INTERVAL} at most while the server
  * answers it (sooner after {@link Verdict#UNANSWERED}), and never two at once ({@link SharedVerdict}): every refusal
  * within it shares the one verdict, so a client that repeats its request costs the server nothing more. Never fails.
@@ -103,8 +104,9 @@ final class SessionEraProbe {
 
 		/**
 		 * No word of the server's (the exchange failed, no credentials to be had, no answer within
-		 * {@link #answerBound}, an answer that is a passing state, {@link OwnRequests#passing}): nothing is learnt, and
-		 * the next ask soon asks again ({@link SharedVerdict#RETRY}: review 46k, K5).
+		 * {@link #answerBound}, an answer that is a passing state or a 2xx/3xx with no JSON-RPC message,
+		 * {@link OwnRequests#serversWord}): nothing is learnt, and the next ask soon asks again
+		 * ({@link SharedVerdict#RETRY}: review 46k, K5; review 46l, N4).
 		 */
 		UNANSWERED
 
@@ -158,7 +160,8 @@ final class SessionEraProbe {
 			return own.sessionEra(uri, initialize)
 				.flatMap(request -> server.send(request, response -> {
 					boolean passing = OwnRequests.passing(response.statusCode());
-					verdict.set(passing ? Answer.UNANSWERED : Answer.UNKNOWN);
+					verdict.set(OwnRequests.serversWord(response.statusCode(), null) ? Answer.UNKNOWN
+							: Answer.UNANSWERED);
 					return passing ? response.releaseBody() : verdictOf(uri, response).doOnNext(verdict::set).then();
 				}))
 				.timeout(answerBound())
@@ -176,6 +179,9 @@ final class SessionEraProbe {
 						? BridgedAnswers.firstAnswer(response, maxBytes) : response.releaseBody().then(Mono.empty());
 		return body.flatMap(read -> {
 			ObjectNode answer = BridgedAnswers.parse(read);
+			if (!OwnRequests.serversWord(response.statusCode(), answer)) {
+				return Mono.just(Answer.UNANSWERED);
+			}
 			JsonNode result = answer == null ? null : answer.get("result");
 			if (response.statusCode().is2xxSuccessful() && result != null
 					&& result.path("protocolVersion").isTextual()) {

@@ -14,6 +14,13 @@ import reactor.netty.resources.ConnectionProvider;
  * instrumented customizers, so that no upstream URL (which may carry a key in its query) becomes a metric tag; it
  * never follows redirects, never asks for compression, pools connections for long-lived streams, and reads an
  * event stream a socket read at a time ({@link EventStreamReadBatching}).
+ *
+ * <p>The pool of an upstream address is not disposed when inactive ({@code disposeInactivePoolsInBackground}): it keeps
+ * the configuration of the acquisition that created it, but that holds nothing of a request once its exchange ended
+ * ({@code UpstreamExchange}, review 46l N2), and there is one pool per upstream address the configuration named; an
+ * inactive pool costs a few objects, disposing it would only move the first request's retention to the next quiet
+ * spell (the configuration is kept by every open connection as well) and make a rarely used upstream open a pool
+ * again.
  */
 @Configuration(proxyBeanMethods = false)
 class UpstreamClientConfiguration {

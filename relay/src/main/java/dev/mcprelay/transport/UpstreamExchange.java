@@ -33,7 +33,17 @@ import reactor.netty.http.client.HttpClientResponse;
  * attempt in progress; no attempt follows.
  *
  * <p>The instance is the request's writer (one allocation, as the lambda it replaces) and holds whether it ran; its
- * {@link Mono} is meant to be subscribed once (subscribed again, it retries less, never more).
+ * {@link Mono} is meant to be subscribed once.
+ *
+ * <p>Reactor Netty keeps the writer beyond the exchange: the pool of an upstream address is made with the configuration
+ * of the acquisition that created it, whose body is this writer, and keeps it for the life of the process (review 46l,
+ * N2). So the exchange drops what it was made from (headers, body, {@code onWritten}, reader: the caller's credential
+ * and request) when it ends, whichever way (answered, failed, cancelled), and a configuration that outlives it keeps an
+ * empty shell. They are held as one {@link Parts}, read once by each of their readers: the writer, on the connection's
+ * event loop, when a connection took the request; the retry, on the thread that saw the failure, before the exchange
+ * ends. An exchange that is answered or fails has been written (or never will be), so dropping them then takes nothing
+ * from a live request; one cancelled before a connection took it has nothing to send, and its writer, if Reactor Netty
+ * still runs it, writes nothing and fails.
  */
 final class UpstreamExchange implements BiFunction<HttpClientRequest, NettyOutbound, Publisher<Void>> {
 
@@ -45,13 +55,8 @@ final class UpstreamExchange implements BiFunction<HttpClientRequest, NettyOutbo
 
 	private final HttpClient.RequestSender sender;
 
-	private final HttpHeaders headers;
-
-	private final byte[] body;
-
-	private final Runnable onWritten;
-
-	private final BiFunction<? super HttpClientResponse, ? super ByteBufFlux, ? extends Publisher<Void>> reader;
+	/** What the exchange is made from, until it ends; then {@code null}. */
+	private volatile Parts parts;
 
 	private final int attempt;
 
@@ -61,25 +66,50 @@ final class UpstreamExchange implements BiFunction<HttpClientRequest, NettyOutbo
 	UpstreamExchange(HttpClient.RequestSender sender, HttpHeaders headers, byte[] body, Runnable onWritten,
 			BiFunction<? super HttpClientResponse, ? super ByteBufFlux, ? extends Publisher<Void>> reader,
 			int attempt) {
+		this(sender, new Parts(headers, body, onWritten, reader), attempt);
+	}
+
+	private UpstreamExchange(HttpClient.RequestSender sender, Parts parts, int attempt) {
 		this.sender = sender;
-		this.headers = headers;
-		this.body = body;
-		this.onWritten = onWritten;
-		this.reader = reader;
+		this.parts = parts;
 		this.attempt = attempt;
 	}
 
-	/** The exchange: completes when the reader's publisher completes; fails as {@link UpstreamExchange} says. */
+	/**
+	 * The exchange: completes when the reader's publisher completes; fails as {@link UpstreamExchange} says. When it
+	 * ends (after any attempt made again), the exchange drops what it was made from ({@link #holdsRequest}).
+	 */
 	Mono<Void> mono() {
-		return sender.send(this).response(reader).then().onErrorResume(this::retryOrFail);
+		Parts request = parts;
+		if (request == null) {
+			return Mono.error(new IllegalStateException("the upstream exchange has ended: it is subscribed once"));
+		}
+		return sender.send(this)
+			.response(request.reader())
+			.then()
+			.onErrorResume(this::retryOrFail)
+			.doFinally(ended -> parts = null);
 	}
 
-	/** Writes the request on the connection Reactor Netty acquired for it. */
+	/** Whether the exchange still holds what it was made from: until it ends. */
+	boolean holdsRequest() {
+		return parts != null;
+	}
+
+	/**
+	 * Writes the request on the connection Reactor Netty acquired for it; writes nothing, and fails, when the exchange
+	 * ended (was cancelled) before.
+	 */
 	@Override
 	public Publisher<Void> apply(HttpClientRequest request, NettyOutbound outbound) {
+		Parts taken = parts;
+		if (taken == null) {
+			return Mono.error(new IllegalStateException("the upstream exchange ended before a connection took it"));
+		}
 		written = true;
 		io.netty.handler.codec.http.HttpHeaders out = request.requestHeaders();
-		WireHeaders.replaceAll(out, WireHeaders.nettyOf(headers));
+		WireHeaders.replaceAll(out, WireHeaders.nettyOf(taken.headers()));
+		byte[] body = taken.body();
 		Mono<Void> sent;
 		if (body == null) {
 			sent = outbound.then();
@@ -89,13 +119,15 @@ final class UpstreamExchange implements BiFunction<HttpClientRequest, NettyOutbo
 			out.set(HttpHeaderNames.CONTENT_LENGTH, body.length);
 			sent = outbound.sendByteArray(Mono.just(body)).then();
 		}
+		Runnable onWritten = taken.onWritten();
 		return onWritten == null ? sent : sent.doOnSuccess(done -> onWritten.run());
 	}
 
 	/** The next attempt when {@link #retries} says so, else the failure as it came. */
 	private Mono<Void> retryOrFail(Throwable error) {
-		if (retries(error, written, attempt)) {
-			return new UpstreamExchange(sender, headers, body, onWritten, reader, attempt + 1).mono();
+		Parts request = parts;
+		if (request != null && retries(error, written, attempt)) {
+			return new UpstreamExchange(sender, request, attempt + 1).mono();
 		}
 		return Mono.error(error);
 	}
@@ -117,6 +149,11 @@ final class UpstreamExchange implements BiFunction<HttpClientRequest, NettyOutbo
 	static boolean foundOnlyDeadConnections(Throwable error) {
 		return error.getClass() == IOException.class && error.getCause() == null && error.getMessage() != null
 				&& error.getMessage().startsWith(DEAD_POOLED_CONNECTIONS);
+	}
+
+	/** What an exchange is made from: the request's headers, its body ({@code null} for none), and the callbacks. */
+	private record Parts(HttpHeaders headers, byte[] body, Runnable onWritten,
+			BiFunction<? super HttpClientResponse, ? super ByteBufFlux, ? extends Publisher<Void>> reader) {
 	}
 
 }

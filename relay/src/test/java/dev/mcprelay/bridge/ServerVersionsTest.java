@@ -112,6 +112,61 @@ class ServerVersionsTest {
 		assertThat(pinned.known()).containsExactly("2026-07-28");
 	}
 
+	/**
+	 * Review 46l, N3: past the bound, the check of a refusal is stopped before any revision is tried, so the WARN the
+	 * docs promise was never logged. It is logged once, when the bound first stops a check, naming the server and
+	 * until when its versions stay unchecked; once more only after a later revision reached the bound again.
+	 */
+	@Test
+	void theBoundStoppingACheckIsLoggedOnceAtWarn() {
+		ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+			.getLogger(ServerVersions.class);
+		ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = new ch.qos.logback.core.read.ListAppender<>();
+		logged.start();
+		logger.addAppender(logged);
+		try {
+			java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000);
+			ServerVersions versions = new ServerVersions("redeployed-often", List.of(), now::get);
+			versions.learn(List.of("2026-07-28"));
+			versions.learn(List.of("2025-11-25"));
+			versions.learn(List.of("2026-07-28"));
+			now.addAndGet(java.time.Duration.ofMinutes(1).toNanos());
+			versions.learn(List.of("2025-11-25"));
+			assertThat(warnings(logged)).as("three revisions: within the bound").isEmpty();
+
+			now.addAndGet(ServerVersions.PROBE_INTERVAL.toNanos());
+			assertThat(versions.mayProbe()).as("the fourth redeploy's refusal is not checked").isFalse();
+			now.addAndGet(ServerVersions.PROBE_INTERVAL.toNanos());
+			assertThat(versions.mayProbe()).isFalse();
+			versions.learn(List.of("2026-07-28"));
+
+			assertThat(warnings(logged)).as("logged once, by the check the bound stopped").hasSize(1);
+			String line = warnings(logged).get(0);
+			assertThat(line).contains("'redeployed-often'", "[2025-11-25]", "revised 3 times", "unchecked, until ",
+					"(530 s from now)", "pin them with protocol-versions");
+
+			now.addAndGet(ServerVersions.REVISION_WINDOW.toNanos());
+			assertThat(versions.mayProbe()).as("the window passed").isTrue();
+			versions.learn(List.of("2026-07-28"));
+			versions.learn(List.of("2025-11-25"));
+			versions.learn(List.of("2026-07-28"));
+			now.addAndGet(ServerVersions.PROBE_INTERVAL.toNanos());
+			assertThat(versions.mayProbe()).isFalse();
+			assertThat(warnings(logged)).as("reached again after new revisions: logged again").hasSize(2);
+		}
+		finally {
+			logger.detachAppender(logged);
+		}
+	}
+
+	private static List<String> warnings(
+			ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged) {
+		return logged.list.stream()
+			.filter(event -> event.getLevel() == ch.qos.logback.classic.Level.WARN)
+			.map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+			.toList();
+	}
+
 	@Test
 	void anExchangeToProveKnownVersionsWrongIsSpentOncePerInterval() {
 		java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000);

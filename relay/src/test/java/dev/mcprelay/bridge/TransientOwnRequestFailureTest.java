@@ -65,6 +65,43 @@ class TransientOwnRequestFailureTest {
 		assertThat(server.asked.get()).isEqualTo(3);
 	}
 
+	/**
+	 * Review 46l, N4: a gateway's maintenance page answered 200 {@code text/html} is no word of the server's either:
+	 * it was kept for the interval, as if the server had refused, where a 503 page is asked again after a second.
+	 */
+	@Test
+	void aDiscoverAnsweredByA200PageIsAskedAgainAfterASecond() throws Exception {
+		Scripted server = new Scripted(PAGE, NOT_JSON_RPC, 400);
+		ModernProbe probe = new ModernProbe(server, new OwnRequests(ServerCredentials.NONE, "t"), "t", 65536,
+				Duration.ofSeconds(6), clock::get);
+		ServerVersions versions = new ServerVersions("t", List.of());
+
+		assertThat(ask(probe, versions)).isEqualTo(ModernProbe.Verdict.UNANSWERED);
+		clock.addAndGet(SharedVerdict.RETRY.toNanos());
+		assertThat(ask(probe, versions)).as("asked again a second later; a 200 JSON that is no JSON-RPC message: none")
+			.isEqualTo(ModernProbe.Verdict.UNANSWERED);
+		assertThat(server.asked.get()).isEqualTo(2);
+		clock.addAndGet(SharedVerdict.RETRY.toNanos() * 2);
+		assertThat(ask(probe, versions)).as("the server's own word, once it answers")
+			.isEqualTo(ModernProbe.Verdict.SESSION_ERA);
+		assertThat(server.asked.get()).isEqualTo(3);
+	}
+
+	@Test
+	void anInitializeAnsweredByA200PageIsAskedAgainAfterASecond() throws Exception {
+		Scripted server = new Scripted(PAGE, 200);
+		ServerVersions versions = new ServerVersions("t", List.of());
+		SessionEraProbe probe = new SessionEraProbe(server, new OwnRequests(ServerCredentials.NONE, "t"), "t",
+				versions, 65536, Duration.ofSeconds(6), clock::get);
+
+		assertThat(probe.ask(request(), System.nanoTime()).block(Duration.ofSeconds(60)))
+			.isEqualTo(SessionEraProbe.Verdict.UNANSWERED);
+		clock.addAndGet(SharedVerdict.RETRY.toNanos());
+		assertThat(probe.ask(request(), System.nanoTime()).block(Duration.ofSeconds(60)))
+			.isEqualTo(SessionEraProbe.Verdict.SPEAKS_SESSION_ERA);
+		assertThat(server.asked.get()).isEqualTo(2);
+	}
+
 	@Test
 	void aRefusalOfTheServersIsKeptForTheInterval() throws Exception {
 		Scripted server = new Scripted(401, 400);
@@ -104,10 +141,17 @@ class TransientOwnRequestFailureTest {
 		return new UpstreamRequest("t", HttpMethod.POST, URL, new HttpHeaders(), new byte[0], "alice", null);
 	}
 
+	/** A gateway's maintenance page, answered 200 {@code text/html}. */
+	private static final int PAGE = -200;
+
+	/** A 200 whose JSON body is no JSON-RPC message. */
+	private static final int NOT_JSON_RPC = -201;
+
 	/**
 	 * A session-era server behind a gateway: its n-th own request of the relay's is answered the n-th status given
 	 * (the last one from then on): 503 and 401 with no body, 400 -32601 (the method is unknown), 200 an
-	 * {@code initialize}'s result of 2025-11-25 (no session).
+	 * {@code initialize}'s result of 2025-11-25 (no session); {@link #PAGE} and {@link #NOT_JSON_RPC} a 200 of the
+	 * gateway's.
 	 */
 	private static final class Scripted implements PostOnlyUpstream {
 
@@ -122,10 +166,13 @@ class TransientOwnRequestFailureTest {
 		@Override
 		public Mono<Void> send(UpstreamRequest request, Function<UpstreamResponse, Mono<Void>> handler) {
 			return Mono.defer(() -> {
-				int status = statuses[Math.min(asked.getAndIncrement(), statuses.length - 1)];
+				int scripted = statuses[Math.min(asked.getAndIncrement(), statuses.length - 1)];
+				int status = scripted < 0 ? 200 : scripted;
 				HttpHeaders headers = new HttpHeaders();
-				headers.setContentType(MediaType.APPLICATION_JSON);
-				String body = switch (status) {
+				headers.setContentType(scripted == PAGE ? MediaType.TEXT_HTML : MediaType.APPLICATION_JSON);
+				String body = switch (scripted) {
+					case PAGE -> "<html>Down for maintenance</html>";
+					case NOT_JSON_RPC -> "{\"status\":\"maintenance\"}";
 					case 400 -> "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32601,\"message\":\"no\"}}";
 					case 200 -> "{\"jsonrpc\":\"2.0\",\"id\":\"mcp-relay-initialize\",\"result\":{\"protocolVersion\":"
 							+ "\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}";
