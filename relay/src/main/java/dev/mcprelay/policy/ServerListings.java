@@ -77,6 +77,12 @@ public class ServerListings {
 		});
 	}
 
+	/** How many listings of {@code server} wait for a turn of their caller's own (past {@link #MAX_PER_CALLER}). */
+	int waitingForTheirCallersTurn(String server) {
+		Gate gate = gates.get(server);
+		return gate == null ? 0 : gate.waitingForTheirCallersTurn();
+	}
+
 	/** Who a listing is for: the caller, as its views tell it apart (a digest, never the credential's claims). */
 	private static String callerOf(Caller caller) {
 		Caller who = caller == null ? Caller.ANONYMOUS : caller;
@@ -210,6 +216,10 @@ public class ServerListings {
 			if (own != null) {
 				own.turn.tryEmitEmpty();
 			}
+		}
+
+		synchronized int waitingForTheirCallersTurn() {
+			return callers.values().stream().mapToInt(queue -> queue.waiting.size()).sum();
 		}
 
 		/** Why {@code ticket}, still waiting after {@code wait}, is refused: which queue it was in. */
