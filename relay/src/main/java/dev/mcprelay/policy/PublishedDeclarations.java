@@ -25,7 +25,9 @@ import reactor.core.publisher.Mono;
  * ({@link RelayFailures#parameterHeadersUncheckable}, 502): nothing says what its headers mirror. A listing that failed
  * is remembered for the listing bound ({@link CatalogueRelisting}): the view's calls meanwhile are refused at once, not
  * listed for each. Where the relay only writes the headers ({@link #toWrite}), the call waits for such a listing at
- * most a short share of its bound, and goes on without them (review 43j N-2).
+ * most a short share of its bound, its turn among the server's listings included ({@link ServerListings}: a caller's
+ * listings past its share wait for a turn of its own, review 43l L-3), and goes on without them when it was not read
+ * by then (review 43j N-2), or was refused (the caller's waiting listings full, or the listing failed).
  */
 final class PublishedDeclarations implements ToolDeclarations {
 

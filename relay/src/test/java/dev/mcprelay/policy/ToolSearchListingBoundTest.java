@@ -27,8 +27,8 @@ import dev.mcprelay.testsupport.RawHttp;
  * Tool search's listings of a server are bounded by the one mechanism the policies' are ({@link ServerListings}; cold
  * review B, finding 3: ten searches of one key, each with a fresh {@code X-Tenant} the server is configured to get,
  * made ten listings of the whole catalogue at once): one caller varying its view has at most
- * {@value ServerListings#MAX_PER_CALLER} listings of the server in flight, the rest refused at once, and another
- * caller's listing still runs. So are a virtual server's searches over its members (cold review D, finding 1: eight
+ * {@value ServerListings#MAX_PER_CALLER} listings of the server in flight, {@value ServerListings#MAX_WAITING_PER_CALLER}
+ * more waiting for its own turn (review 43l L-3), the rest refused at once, and another caller's listing still runs. So are a virtual server's searches over its members (cold review D, finding 1: eight
  * searches of one view made eight listings, and a member paging without end was read for a thousand pages and then
  * searched as if whole): one listing per view of a member, the member's listings bounded, a list longer than the
  * relay reads refused as {@code policy_undecidable} after {@link dev.mcprelay.proxy.UpstreamLister#MAX_PAGES} pages.
@@ -43,6 +43,9 @@ class ToolSearchListingBoundTest {
 
 	/** The member of virtual server {@code vinf}, whose tool list never ends. */
 	static final PolicyTestServer ENDLESS = new PolicyTestServer();
+
+	/** Bob's views at once: his two listings, his waiting ones, and two more, refused at once. */
+	static final int BOBS = ServerListings.MAX_PER_CALLER + ServerListings.MAX_WAITING_PER_CALLER + 2;
 
 	@LocalServerPort
 	int port;
@@ -73,11 +76,11 @@ class ToolSearchListingBoundTest {
 
 	@Test
 	void aVirtualServersSearchesListEachViewOfAMemberOnceWithinTheMembersBound() throws Exception {
-		ExecutorService clients = Executors.newFixedThreadPool(12);
+		ExecutorService clients = Executors.newFixedThreadPool(BOBS + 8);
 		try {
 			MEMBER.holdLists();
 			List<McpSession> bobs = new ArrayList<>();
-			for (int view = 0; view < 4; view++) {
+			for (int view = 0; view < BOBS; view++) {
 				bobs.add(McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-" + view), "vts"));
 			}
 			List<McpSession> alices = new ArrayList<>();
@@ -89,7 +92,8 @@ class ToolSearchListingBoundTest {
 			for (McpSession bob : bobs) {
 				bobsSearches.add(CompletableFuture.supplyAsync(() -> bob.post(search()), clients));
 			}
-			// two of bob's views list (held by the member); the other two are refused without a listing
+			// two of bob's views list (held by the member), six wait for his turn; the other two are refused without a
+			// listing
 			while (bobsSearches.stream().filter(CompletableFuture::isDone).count() < 2) {
 				CompletableFuture.anyOf(bobsSearches.stream().filter(search -> !search.isDone())
 					.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
@@ -118,7 +122,10 @@ class ToolSearchListingBoundTest {
 			for (CompletableFuture<HttpResponse<String>> search : bobsSearches) {
 				search.get(30, TimeUnit.SECONDS);
 			}
-			assertThat(MEMBER.count("tools/list")).as("listings of the member: bob's two, alice's one").isEqualTo(3);
+			assertThat(bobsSearches.stream().filter(search -> last(search.join()).has("result")).count())
+				.as("bob's searches that waited for his turn").isEqualTo(BOBS - 2);
+			assertThat(MEMBER.count("tools/list")).as("listings of the member: bob's eight, alice's one")
+				.isEqualTo(BOBS - 2 + 1);
 		}
 		finally {
 			MEMBER.releaseLists();
@@ -139,11 +146,11 @@ class ToolSearchListingBoundTest {
 
 	@Test
 	void oneCallerVaryingItsViewListsTwiceAtMostAndAnotherStillLists() throws Exception {
-		ExecutorService clients = Executors.newFixedThreadPool(6);
+		ExecutorService clients = Executors.newFixedThreadPool(BOBS + 2);
 		try {
 			SERVER.holdLists();
 			List<McpSession> bobs = new ArrayList<>();
-			for (int view = 0; view < 4; view++) {
+			for (int view = 0; view < BOBS; view++) {
 				bobs.add(McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-" + view), "tss"));
 			}
 			McpSession alice = McpSession.open(ApiKeyCallers.http(port, "alice", "X-Tenant", "alice"),
@@ -153,7 +160,8 @@ class ToolSearchListingBoundTest {
 			for (McpSession bob : bobs) {
 				searches.add(CompletableFuture.supplyAsync(() -> bob.post(search()), clients));
 			}
-			// two of bob's views list (held by the server); the other two are refused without a listing
+			// two of bob's views list (held by the server), six wait for his turn; the other two are refused without a
+			// listing
 			while (searches.stream().filter(CompletableFuture::isDone).count() < 2) {
 				CompletableFuture.anyOf(searches.stream().filter(search -> !search.isDone())
 					.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
@@ -177,7 +185,10 @@ class ToolSearchListingBoundTest {
 			for (CompletableFuture<HttpResponse<String>> search : searches) {
 				search.get(30, TimeUnit.SECONDS);
 			}
-			assertThat(SERVER.count("tools/list")).as("listings upstream: bob's two, alice's one").isEqualTo(3);
+			assertThat(searches.stream().filter(search -> last(search.join()).has("result")).count())
+				.as("bob's searches that waited for his turn").isEqualTo(BOBS - 2);
+			assertThat(SERVER.count("tools/list")).as("listings upstream: bob's eight, alice's one")
+				.isEqualTo(BOBS - 2 + 1);
 		}
 		finally {
 			SERVER.releaseLists();

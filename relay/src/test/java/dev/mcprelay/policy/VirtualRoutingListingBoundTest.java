@@ -28,9 +28,9 @@ import dev.mcprelay.testsupport.RawHttp;
  * lists each member within the bound every listing of it shares ({@link ServerListings}; cold review G, finding 2:
  * one read with a fresh view header made 100 {@code resources/list} requests upstream, and twelve concurrent reads of
  * one caller ran twelve listings at once, outside the bound): one caller has at most
- * {@value ServerListings#MAX_PER_CALLER} listings of the member running, one more is refused at once
- * ({@code listing_refused}, never answered as an unknown URI), another caller's still run, and the reads of one view
- * wait for that view's one listing.
+ * {@value ServerListings#MAX_PER_CALLER} listings of the member running, {@value ServerListings#MAX_WAITING_PER_CALLER}
+ * more waiting for its own turn (review 43l L-3), one more is refused at once ({@code listing_refused}, never answered
+ * as an unknown URI), another caller's still run, and the reads of one view wait for that view's one listing.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class VirtualRoutingListingBoundTest {
@@ -39,6 +39,9 @@ class VirtualRoutingListingBoundTest {
 
 	@LocalServerPort
 	int port;
+
+	@org.springframework.beans.factory.annotation.Autowired
+	ServerListings listings;
 
 	@DynamicPropertySource
 	static void relay(DynamicPropertyRegistry registry) {
@@ -56,14 +59,19 @@ class VirtualRoutingListingBoundTest {
 
 	@Test
 	void readsRoutedByTheMembersListsListItWithinItsBound() throws Exception {
-		ExecutorService clients = Executors.newFixedThreadPool(10);
+		ExecutorService clients = Executors.newFixedThreadPool(16);
 		try {
 			MEMBER.holdLists("resources/list", "resources/templates/list");
 			List<McpSession> bobs = new ArrayList<>();
 			for (int session = 0; session < 8; session++) {
 				bobs.add(McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-0"), "vr"));
 			}
-			McpSession bobElsewhere = McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-1"), "vr");
+			// each of bob's other views' reads waits for two listings (the member's resources and templates)
+			List<McpSession> bobsWaiting = new ArrayList<>();
+			for (int view = 1; view <= ServerListings.MAX_WAITING_PER_CALLER / 2; view++) {
+				bobsWaiting.add(McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-" + view), "vr"));
+			}
+			McpSession bobElsewhere = McpSession.open(ApiKeyCallers.http(port, "bob", "X-Tenant", "bob-last"), "vr");
 			McpSession alice = McpSession.open(ApiKeyCallers.http(port, "alice", "X-Tenant", "alice"), "vr");
 			MEMBER.clear();
 
@@ -75,7 +83,15 @@ class VirtualRoutingListingBoundTest {
 			awaitListings("resources/list", 1);
 			awaitListings("resources/templates/list", 1);
 
-			// bob's two listings run: a read in another of his views is refused at once, not listed
+			// bob's two listings run, his other views' wait for his turn: a read in one more view is refused at once,
+			// not listed
+			List<CompletableFuture<HttpResponse<String>>> bobsWaitingReads = new ArrayList<>();
+			for (McpSession bob : bobsWaiting) {
+				bobsWaitingReads.add(CompletableFuture.supplyAsync(() -> bob.post(read()), clients));
+			}
+			org.awaitility.Awaitility.await()
+				.atMost(java.time.Duration.ofSeconds(30))
+				.until(() -> listings.waitingForTheirCallersTurn("rm") == ServerListings.MAX_WAITING_PER_CALLER);
 			JsonNode refused = last(CompletableFuture.supplyAsync(() -> bobElsewhere.post(read()), clients)
 				.get(30, TimeUnit.SECONDS));
 			assertThat(refused.at("/error/data/reason").asText()).as(refused.toString()).isEqualTo("listing_refused");
@@ -96,8 +112,15 @@ class VirtualRoutingListingBoundTest {
 			JsonNode alicesAnswer = last(alicesRead.get(30, TimeUnit.SECONDS));
 			assertThat(alicesAnswer.at("/result/contents/0/text").asText()).as(alicesAnswer.toString())
 				.isEqualTo("content of res://public");
-			assertThat(MEMBER.count("resources/list")).as("listings: bob's view's one, alice's one").isEqualTo(2);
-			assertThat(MEMBER.count("resources/templates/list")).isEqualTo(2);
+			for (CompletableFuture<HttpResponse<String>> read : bobsWaitingReads) {
+				JsonNode answer = last(read.get(30, TimeUnit.SECONDS));
+				assertThat(answer.at("/result/contents/0/text").asText()).as("read in its turn: %s", answer)
+					.isEqualTo("content of res://public");
+			}
+			int views = 1 + bobsWaiting.size() + 1;
+			assertThat(MEMBER.count("resources/list")).as("listings: each of bob's views' one, alice's one")
+				.isEqualTo(views);
+			assertThat(MEMBER.count("resources/templates/list")).isEqualTo(views);
 
 			// bob's listings ended: his other view is listed now
 			JsonNode later = last(bobElsewhere.post(read()));
