@@ -197,24 +197,31 @@ class MergedStreams {
 	/**
 	 * {@code member} joined a virtual session (late, or again) in {@code memberSession}, by the request {@code by}: its
 	 * stream joins the session's here, if there is one, and {@code notices} go to the client on the session's GET
-	 * stream when one is attached (or when {@code by} is the session's own stream, which found the member's session
-	 * lost while one was). Otherwise the request that joined the member carries them before its answer, whatever the
-	 * session's age: a client with no GET open never reads what is held for one.
+	 * stream when one is attached that may read the member (or when {@code by} is the session's own stream, which found
+	 * the member's session lost while one was). Otherwise the request that joined the member carries them before its
+	 * answer, whatever the session's age: a client with no GET open never reads what is held for one, and a GET that
+	 * may not read the member ({@link GetReadGate}) gets nothing of it, its notices neither (review 44p P-L2); when the
+	 * session's own stream joined it then, the first request that shares that join (a call to the member that found its
+	 * session lost too) carries them ({@link MemberJoins.Joined#noticesFor}).
 	 *
 	 * @return whether the session's stream here took the notices
 	 */
-	boolean joined(String virtualId, String sessionId, String member, MemberSession memberSession,
+	Mono<Boolean> joined(String virtualId, String sessionId, String member, MemberSession memberSession,
 			List<ObjectNode> notices, Object by) {
 		MergedSession session = sessions.get(key(virtualId, sessionId));
 		if (session == null) {
-			return false;
+			return Mono.just(false);
 		}
-		session.open(member, memberSession);
-		if (by == session) {
-			session.tell(notices);
-			return true;
-		}
-		return session.tellIfAttached(notices);
+		return session.opening(member, memberSession).map(carried -> {
+			if (!carried) {
+				return false;
+			}
+			if (by == session) {
+				session.tell(notices);
+				return true;
+			}
+			return session.tellIfAttached(notices);
+		});
 	}
 
 	/**

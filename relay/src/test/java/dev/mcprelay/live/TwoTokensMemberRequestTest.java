@@ -110,6 +110,23 @@ class TwoTokensMemberRequestTest {
 		}
 	}
 
+	@Test
+	void theNoticesOfAMemberJoinedAgainGoWithTheCallThatJoinedItNotToAGetThatMayNotReadIt() throws Exception {
+		McpSession session = McpSession.open(token("mcp a"), "v");
+		try (OpenSse narrowGet = narrowGet(session)) {
+			alpha.close();
+			alpha = new AsideAskingMcpUpstream(ALPHA_PORT);
+
+			List<JsonNode> messages = RawHttp.messagesOf(session.post(RawHttp.toolsCall(7, "alpha_echo")));
+
+			assertThat(messages).as("the call's answer").anyMatch(message -> message.at("/params/data").asText()
+				.contains("Member 'alpha' had lost its session"));
+			assertThat(messages.get(messages.size() - 1).path("id").asInt()).isEqualTo(7);
+			assertThat(narrowGet.received()).as("the narrower token's GET")
+				.noneMatch(message -> message.toString().contains("Member 'alpha'"));
+		}
+	}
+
 	/** The session's GET, opened with the narrower token, once it is attached (it carries beta's event). */
 	private OpenSse narrowGet(McpSession session) throws InterruptedException {
 		RawHttp narrow = token("mcp");
