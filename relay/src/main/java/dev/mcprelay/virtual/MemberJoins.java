@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
@@ -73,11 +74,25 @@ class MemberJoins {
 	 */
 	record Joined(MemberSession session, List<ObjectNode> notices, Object by) {
 
-		/** What request {@code token} tells the client: the notices when it joined the member, else nothing. */
+		/**
+		 * What request {@code token} tells the client: the notices when it joined the member, else nothing; notices
+		 * the session's own stream joined the member with and could not tell ({@link Untold}) go with the first
+		 * request that waited on the same join (a call to the member that found its session lost too).
+		 */
 		List<ObjectNode> noticesFor(Object token) {
+			if (by instanceof Untold untold) {
+				return untold.taken().compareAndSet(false, true) ? notices : List.of();
+			}
 			return by == token ? notices : List.of();
 		}
 
+	}
+
+	/**
+	 * The joiner of notices that the session's own stream joined a member with and that no GET took: the attached one
+	 * may not read the member (review 44p P-L2); the first request that shares the join carries them.
+	 */
+	private record Untold(AtomicBoolean taken) {
 	}
 
 	/**
@@ -121,7 +136,7 @@ class MemberJoins {
 			.flatMap(live -> sessions.loggingLevel(server.id(), session.id()).defaultIfEmpty(""))
 			.flatMap(level -> join.join(origin, member, session.initialize(), level.isEmpty() ? null : level))
 			.flatMap(joined -> sessions.join(server.id(), session.id(), member, joined.session())
-				.then(Mono.fromCallable(() -> {
+				.then(Mono.defer(() -> {
 					orphans.joined(server, session.id(), session.terms(), origin, member, joined.session());
 					List<ObjectNode> notices = again ? notices(member, joined.result()) : List.of();
 					if (again) {
@@ -129,9 +144,10 @@ class MemberJoins {
 						log.info("Virtual server '{}': member '{}' no longer knew its session (it restarted?) and was "
 								+ "joined again", server.id(), member);
 					}
-					boolean told = streams.getObject().joined(server.id(), session.id(), member, joined.session(),
-							notices, token);
-					return new Joined(joined.session(), told ? List.of() : notices, token);
+					return streams.getObject()
+						.joined(server.id(), session.id(), member, joined.session(), notices, token)
+						.map(told -> new Joined(joined.session(), told ? List.of() : notices,
+								!told && token instanceof MergedSession ? new Untold(new AtomicBoolean()) : token));
 				})));
 	}
 

@@ -74,7 +74,8 @@ final class MergedGetAccess {
 			.filterWhen(member -> mayRead(member).map(may -> !may))
 			.collectList()
 			.filter(unreadable -> !unreadable.isEmpty())
-			.subscribe(unreadable -> session.stopReading(unreadable::contains), error -> log.debug("Virtual server "
+			.subscribe(unreadable -> session.stopReading(unreadable::contains,
+					UndeliveredMessages.GET_MAY_NOT_READ), error -> log.debug("Virtual server "
 					+ "'{}': what the GET's session reads could not be judged: {}", session.virtualId(),
 					error.getMessage()));
 		return watchGivenBack();

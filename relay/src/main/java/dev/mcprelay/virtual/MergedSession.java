@@ -155,11 +155,20 @@ final class MergedSession {
 	}
 
 	/**
-	 * Opens {@code member}'s stream in {@code memberSession} if the attached GET may read it ({@link GetReadGate}), in
-	 * place of the one it had (a member joined again starts over: its old position means nothing to its new session).
+	 * Opens {@code member}'s stream in {@code memberSession}, in place of the one it had (a member joined again starts
+	 * over: its old position means nothing to its new session): carried on the attached GET if that GET may read it,
+	 * else refused there ({@link GetReadGate}).
 	 */
 	void open(String member, MemberSession memberSession) {
-		gate.open(this, member, () -> openNow(member, memberSession));
+		opening(member, memberSession);
+	}
+
+	/**
+	 * {@link #open}, telling whether the stream is carried to the client: {@code false} when the attached GET refused
+	 * it (its requests are answered to the member, {@link #offer}). The stream opens whether or not this is subscribed.
+	 */
+	Mono<Boolean> opening(String member, MemberSession memberSession) {
+		return gate.open(this, member, () -> openNow(member, memberSession));
 	}
 
 	private void openNow(String member, MemberSession memberSession) {
@@ -218,6 +227,7 @@ final class MergedSession {
 		Set<String> read = new LinkedHashSet<>();
 		members.keySet().forEach(key -> read.add(MemberIds.memberOf(key)));
 		parked.keySet().forEach(key -> read.add(MemberIds.memberOf(key)));
+		read.removeIf(gate::refuses);
 		return read;
 	}
 
@@ -278,19 +288,26 @@ final class MergedSession {
 	 * The client's GET, admitted now, may use only the members {@code usable} (a reload withdrew the others from its
 	 * caller): every other member's streams (its calls' too) end here for good, it is neither read again when the GET
 	 * attaches ({@link #clientArrived}) nor joined again when its session is lost, and what is held of it is dropped
-	 * (counted {@link UndeliveredMessages#ACCESS_WITHDRAWN}; a member's request among it is not answered to the member,
-	 * which the caller may no longer reach). Runs before the GET attaches. The member stays joined (its member session
-	 * ends with the virtual session); its stream opens again ({@link #openIfUnread}) once its caller may use it: by the
-	 * open GET when a reload gives it back, by a call to it, or by the client's next GET ({@link MergedStreams}).
+	 * (counted {@link UndeliveredMessages#GET_MAY_NOT_READ}; a member's request among it is answered to the member with
+	 * an error: whether a reload took the member from this GET's credential or it was never that credential's, a call of
+	 * another credential that may use it may be waiting on it, review 44p P-M2). Runs before the GET attaches. The member
+	 * stays joined (its member session ends with the virtual session); its stream opens again ({@link #openIfUnread})
+	 * once a request may use it: by the open GET when a reload gives it back, by a call to it (refused on a GET that
+	 * may not read it, {@link GetReadGate}), or by the client's next GET ({@link MergedStreams}).
 	 */
 	void keepOnly(Collection<String> usable) {
-		stopReading(member -> !usable.contains(member));
+		stopReading(member -> !usable.contains(member), UndeliveredMessages.GET_MAY_NOT_READ);
 	}
 
-	/** {@link #keepOnly} for the members {@code lost} names: the GET's access may not read them (any more). */
-	void stopReading(Predicate<String> lost) {
+	/**
+	 * {@link #keepOnly} for the members {@code lost} names: the GET's access may not read them (any more); what was held
+	 * of them is counted under {@code reason}, a request answered to its member unless the reason says not to
+	 * ({@link UndeliveredMessages#count}).
+	 */
+	void stopReading(Predicate<String> lost, String reason) {
 		List<MemberStream> ending = new ArrayList<>();
 		List<HeldEvents.Event> dropped = new ArrayList<>();
+		Map<String, MemberSession> memberSessions = new LinkedHashMap<>();
 		synchronized (this) {
 			if (ended) {
 				return;
@@ -301,13 +318,15 @@ final class MergedSession {
 				if (out) {
 					withdrawn.add(stream.member());
 					ending.add(stream);
+					memberSessions.putIfAbsent(stream.member(), stream.memberSession());
 				}
 				return out;
 			});
-			parked.keySet().removeIf(key -> {
-				boolean out = lost.test(MemberIds.memberOf(key));
+			parked.entrySet().removeIf(entry -> {
+				boolean out = lost.test(MemberIds.memberOf(entry.getKey()));
 				if (out) {
-					withdrawn.add(MemberIds.memberOf(key));
+					withdrawn.add(MemberIds.memberOf(entry.getKey()));
+					memberSessions.putIfAbsent(MemberIds.memberOf(entry.getKey()), entry.getValue());
 				}
 				return out;
 			});
@@ -317,7 +336,7 @@ final class MergedSession {
 		}
 		ending.forEach(MemberStream::end);
 		if (!dropped.isEmpty()) {
-			parts.undelivered().count(this, dropped, UndeliveredMessages.ACCESS_WITHDRAWN, Map.of());
+			parts.undelivered().count(this, dropped, reason, memberSessions);
 			held.drain();
 		}
 	}
@@ -453,6 +472,21 @@ final class MergedSession {
 		String key = stream.key();
 		boolean result = stream.callStream() && MemberStream.isResponse(event);
 		boolean room;
+		boolean refused = false;
+		synchronized (this) {
+			if (ended || members.get(key) != stream) {
+				return false;
+			}
+			if (gate.refuses(stream.member())) {
+				refused = true;
+			}
+		}
+		if (refused) {
+			// the attached GET may not read this member: a request is answered to the member now (review 44p P-M2)
+			parts.undelivered().count(this, List.of(new HeldEvents.Event(stream.member(), event, null, null)),
+					UndeliveredMessages.GET_MAY_NOT_READ, Map.of(stream.member(), stream.memberSession()));
+			return true;
+		}
 		synchronized (this) {
 			if (ended || members.get(key) != stream) {
 				return false;

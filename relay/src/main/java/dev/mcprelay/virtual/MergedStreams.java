@@ -32,6 +32,10 @@ import reactor.core.publisher.Mono;
  * gets the acknowledgement and can call anything, and holds what the members send until the client's GET takes it;
  * and a call goes to a member only once that member's stream here is open ({@link #opened}), so a member never has a
  * request for the client before it has a stream to send it on, whichever of the client's GET and call comes first.
+ * That stream opens also when the client's attached GET may not read the member (its credential may not use it; a
+ * call of another credential of the same caller that may): it is then refused on that GET ({@link GetReadGate}), and a
+ * request the member sends on it is answered to the member at once with an error, counted
+ * ({@link UndeliveredMessages#GET_MAY_NOT_READ}), never carried to that GET nor left unanswered (review 44p P-M2).
  *
  * <p><b>How long a call waits for a member's stream</b> depends on what the relay saw of the member (per member id,
  * on this replica): one seen to answer a GET with its headers alone ({@link #answeredAlone}) opens its stream as it
@@ -193,24 +197,31 @@ class MergedStreams {
 	/**
 	 * {@code member} joined a virtual session (late, or again) in {@code memberSession}, by the request {@code by}: its
 	 * stream joins the session's here, if there is one, and {@code notices} go to the client on the session's GET
-	 * stream when one is attached (or when {@code by} is the session's own stream, which found the member's session
-	 * lost while one was). Otherwise the request that joined the member carries them before its answer, whatever the
-	 * session's age: a client with no GET open never reads what is held for one.
+	 * stream when one is attached that may read the member (or when {@code by} is the session's own stream, which found
+	 * the member's session lost while one was). Otherwise the request that joined the member carries them before its
+	 * answer, whatever the session's age: a client with no GET open never reads what is held for one, and a GET that
+	 * may not read the member ({@link GetReadGate}) gets nothing of it, its notices neither (review 44p P-L2); when the
+	 * session's own stream joined it then, the first request that shares that join (a call to the member that found its
+	 * session lost too) carries them ({@link MemberJoins.Joined#noticesFor}).
 	 *
 	 * @return whether the session's stream here took the notices
 	 */
-	boolean joined(String virtualId, String sessionId, String member, MemberSession memberSession,
+	Mono<Boolean> joined(String virtualId, String sessionId, String member, MemberSession memberSession,
 			List<ObjectNode> notices, Object by) {
 		MergedSession session = sessions.get(key(virtualId, sessionId));
 		if (session == null) {
-			return false;
+			return Mono.just(false);
 		}
-		session.open(member, memberSession);
-		if (by == session) {
-			session.tell(notices);
-			return true;
-		}
-		return session.tellIfAttached(notices);
+		return session.opening(member, memberSession).map(carried -> {
+			if (!carried) {
+				return false;
+			}
+			if (by == session) {
+				session.tell(notices);
+				return true;
+			}
+			return session.tellIfAttached(notices);
+		});
 	}
 
 	/**
@@ -228,7 +239,8 @@ class MergedStreams {
 		// the client's GET opened, review 44k K1; or its stream ended on settings a reload changed) is opened first,
 		// as one joined late is: the call never goes to a member with no stream here while the session has one; but
 		// not for a call whose caller a reload took the member from since its admission (review 44o O-H1): its member
-		// exchange refuses it, and nothing opens on its behalf. An attached GET reads it only if its own access may.
+		// exchange refuses it, and nothing opens on its behalf. An attached GET reads it only if its own access may;
+		// else it is refused there, what the member asks the client answered to the member (review 44p P-M2).
 		return call.exchange().accessWithdrawnNowFrom(member).flatMap(lost -> {
 			if (!lost) {
 				session.openIfUnread(member, call.memberSession(member));

@@ -37,9 +37,16 @@ import io.micrometer.core.instrument.MeterRegistry;
  * member then answered the GET with its headers alone: it had no stream for the requests it sent the client during
  * the call, and dropped them. The relay never sees those, so what is counted, as {@code kind} {@code call}, is each
  * call that went ahead of the stream (one still waiting for the member is answered with {@link MemberHadNoStream}).</li>
- * <li>{@code access_withdrawn}: a reload withdrew the member from the caller, whose next GET found the message held
- * ({@link MergedSession#keepOnly}); a lost request is not answered to the member: nothing more goes to a member on
- * behalf of a caller that lost it.</li>
+ * <li>{@code get_may_not_read}: the client's GET may not carry the member's messages (its own credential may not use
+ * the member now: another credential of the same caller, a wider token of the same subject, opened the member's stream,
+ * or a reload took the member from the GET's): a message the member sent while that GET was attached
+ * ({@link GetReadGate}: the member's stream is refused there), or one held for the client that a GET which may not
+ * read it found ({@link MergedSession#keepOnly}, at its start). A lost request is answered to the member at once, so
+ * that the call that made the member ask (of a credential that may use it) ends with the member's answer instead of
+ * waiting for the member to give up (review 44p P-M2).</li>
+ * <li>{@code access_withdrawn}: a reload withdrew the member from the GET's caller just as its stream opened on that
+ * GET ({@link GetReadGate}: the judgement made before the open did not see the reload); a lost request is not answered
+ * to the member: nothing more goes to a member on behalf of a caller that lost it.</li>
  * </ul>
  */
 @Component
@@ -56,8 +63,14 @@ class UndeliveredMessages {
 	static final String STREAM_NOT_OPEN = "stream_not_open";
 
 	/**
-	 * A reload withdrew the member from the caller of the session's GET ({@link MergedSession#keepOnly}): what it held
-	 * of the member's is dropped, and no message goes to that member on the caller's behalf.
+	 * The client's GET may not read the member ({@link GetReadGate}, {@link MergedSession#keepOnly}): what the member
+	 * sent is dropped, a request answered to the member at once.
+	 */
+	static final String GET_MAY_NOT_READ = "get_may_not_read";
+
+	/**
+	 * A reload withdrew the member from the caller of the session's GET as its stream opened there ({@link GetReadGate}):
+	 * what it held of the member's is dropped, and no message goes to that member on the caller's behalf.
 	 */
 	static final String ACCESS_WITHDRAWN = "access_withdrawn";
 
@@ -80,7 +93,8 @@ class UndeliveredMessages {
 	 * Counts what {@code session} left undelivered ({@code left}, by member): all of it when no client came or the
 	 * session ended; when the client's stream ended, only what its next stream cannot ask the member for again (events
 	 * without an id). The relay's own messages are not counted. Each lost request is answered to its member
-	 * ({@link #answerLost}), in its session of {@code memberSessions}, unless the session ended.
+	 * ({@link #answerLost}), in its session of {@code memberSessions}, unless the session ended or a reload withdrew the
+	 * member from the caller ({@link #ACCESS_WITHDRAWN}).
 	 */
 	void count(MergedSession session, List<HeldEvents.Event> left, String reason,
 			Map<String, MemberSession> memberSessions) {
@@ -89,7 +103,7 @@ class UndeliveredMessages {
 		for (HeldEvents.Event event : left) {
 			if (event.message() && (all || !event.resumable())) {
 				byMember.computeIfAbsent(event.member(), member -> new int[2])[event.serverRequest() ? 0 : 1]++;
-				if (event.serverRequest() && !SESSION_ENDED.equals(reason)
+				if (event.serverRequest() && !SESSION_ENDED.equals(reason) && !ACCESS_WITHDRAWN.equals(reason)
 						&& memberSessions.containsKey(event.member())) {
 					answerLost(session, memberSessions.get(event.member()), event, reason);
 				}
@@ -164,6 +178,10 @@ class UndeliveredMessages {
 					+ "where the client's Last-Event-ID says it stopped; this replica held it and let go";
 			case CLIENT_GONE -> "the client's GET stream ended first and no other came in time, and the member's events "
 					+ "carry no id to resume by";
+			case GET_MAY_NOT_READ -> "the client's GET stream is opened with a credential that may not use this member "
+					+ "(another credential of the same caller may); open the GET with that credential to get what the "
+					+ "member asks the client";
+			case ACCESS_WITHDRAWN -> "a reload withdrew the member from the caller of the client's GET stream";
 			default -> "the session ended first";
 		};
 	}

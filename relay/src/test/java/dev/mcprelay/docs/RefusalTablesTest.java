@@ -93,6 +93,8 @@ class RefusalTablesTest {
 					+ "this count yet)",
 			"client_gone", "a tag of that meter (UndeliveredMessages), no answer to a request",
 			"session_ended", "a tag of that meter (UndeliveredMessages), no answer to a request",
+			"get_may_not_read", "a tag of that meter, answered to the member, not the client: "
+					+ "TwoTokensMemberRequestTest reads both",
 			"stream_not_open", "a tag of that meter and the error.data.reason of a call that went ahead of a member's "
 					+ "stream: ServerRequestDeliveryInteropTest provokes both with a member 6 s late to open its stream",
 			"mcp_relay_client_stalls_total", "a connection closed, no answer: VirtualServerFailuresInteropTest reads it");

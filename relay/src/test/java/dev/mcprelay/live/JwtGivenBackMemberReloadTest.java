@@ -115,10 +115,13 @@ class JwtGivenBackMemberReloadTest {
 
 			JsonNode answered = answer(session.post(RawHttp.toolsCall(7, "alpha_echo")), 7);
 			assertThat(answered.path("result").isObject()).as("the wider token's call to alpha: %s", answered).isTrue();
+			// the call had alpha's stream opened, refused on the narrower token's GET (review 44p P-M2: what alpha
+			// asks the client there is answered to alpha, never carried to that GET)
+			assertThat(alpha.getsServed()).as("alpha is asked for a stream for the call").isGreaterThan(alphaGetsBefore);
 			alpha.notifyToolsListChanged();
-			Awaitility.await("nothing of alpha's reaches the narrower token's GET, and alpha is not asked for a stream")
+			Awaitility.await("nothing of alpha's reaches the narrower token's GET")
 				.pollDelay(Duration.ofMillis(100)).during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5))
-				.until(() -> narrowGet.received().size() == 1 && alpha.getsServed() == alphaGetsBefore);
+				.until(() -> narrowGet.received().size() == 1);
 			assertThat(narrowGet.ended()).as("the GET runs on").isFalse();
 		}
 	}
