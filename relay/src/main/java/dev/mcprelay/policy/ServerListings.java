@@ -37,8 +37,11 @@ import reactor.core.publisher.Sinks;
  * catalogues, the server's {@code timeouts.non-streaming} for tool search's and a virtual server's), and is then
  * {@link Refused}; a request that waits for less (one whose {@code Mcp-Param-*} headers the relay writes waits a tenth
  * of {@code timeouts.non-streaming}) goes on before, without the listing, which keeps its place for the view's next
- * requests ({@link PublishedDeclarations#toWrite}). Each feature lists one view at a time (later requests of a view
- * wait for its listing), so a caller's listings are its views. A waiting listing that is cancelled (every request
+ * requests ({@link PublishedDeclarations#toWrite}). A view's requests for one name join one listing, and a whole
+ * listing of the view in flight; requests for distinct names the view has not seen list each until a page names
+ * theirs ({@code PublishedItems}), so one view of a caller may hold several of its places, and its listings past them
+ * wait their turns as any of the caller's (review 43n M-1: refused at once, about half of an agent's parallel first
+ * calls were refused). A waiting listing that is cancelled (every request
  * that waited for it gone) or times out leaves its queue and frees its place; a listing that ends, however it ends,
  * hands its place to the first waiting one. Thread-safe; nothing blocks.
  */
