@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcParser;
+import dev.mcprelay.proxy.BufferedBodies;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
@@ -160,7 +161,14 @@ final class SessionBridge {
 				// answer a round of input waits for goes to it, and a cancellation ends the request it names
 				if (body instanceof ObjectNode other) {
 					if (!other.has("method")) {
-						answers.answer(request.sessionId(), other);
+						// kept, if a round waits for it, in the caller's share of the budget past this POST's 202: no
+						// room, and the POST is refused (relay_overloaded), the round still waiting for it
+						return Mono.deferContextual(context -> {
+							answers.answer(request.sessionId(), other, request.body(),
+									bytes -> BufferedBodies.keep(context, bytes));
+							request.onWritten().run();
+							return handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
+						});
 					}
 					else if ("notifications/cancelled".equals(other.path("method").asText())) {
 						cancel(callKey(request.sessionId(), other.path("params").path("requestId")));

@@ -92,6 +92,21 @@ public final class BufferedBodies {
 		return new Lease(caller);
 	}
 
+	/**
+	 * Takes {@code bytes} of the budget for something the relay keeps of the request whose context this is past that
+	 * request's exchange (a bridged client's answer that a round of input keeps until its last answer comes: the POST
+	 * that brought it is answered 202 at once), in the share of that request's caller, until the returned
+	 * {@link Kept} is closed; whoever keeps it closes it on every path by which it lets go of what it keeps.
+	 * Outside a client's request (no lease in {@code context}) nothing is taken.
+	 *
+	 * @throws RelayFailure {@code relay_overloaded} (503) when the budget or the caller's share has no room for it:
+	 * nothing is taken
+	 */
+	public static Kept keep(ContextView context, long bytes) {
+		Lease lease = leaseOf(context);
+		return lease == null ? Kept.NOTHING : lease.keep(bytes);
+	}
+
 	/** The lease of the exchange whose context this is, or {@code null} outside a client's request. */
 	static Lease leaseOf(ContextView context) {
 		return context.getOrDefault(Lease.class, null);
@@ -185,12 +200,24 @@ public final class BufferedBodies {
 		callers.computeIfPresent(caller, (key, holding) -> holding - bytes <= 0 ? null : holding - bytes);
 	}
 
+	/** What the relay keeps of a request past its exchange ({@link #keep}): closing it gives it back, once. */
+	public interface Kept extends AutoCloseable {
+
+		/** Holds nothing: for what is kept outside a client's request. */
+		Kept NOTHING = () -> {
+		};
+
+		@Override
+		void close();
+
+	}
+
 	/**
 	 * What one client request's exchange holds of the budget. Thread-safe: a request's bodies may be read on
 	 * different threads (the client's, the upstream's, a virtual server's members'); once closed, it takes nothing
 	 * and gives nothing back twice.
 	 */
-	public final class Lease implements AutoCloseable {
+	public final class Lease implements Kept {
 
 		private final Supplier<String> callerOf;
 
@@ -250,6 +277,23 @@ public final class BufferedBodies {
 				taken -= given;
 				BufferedBodies.this.give(caller, given);
 			}
+		}
+
+		/**
+		 * A lease of this one's caller, apart from it, that holds {@code bytes} until it is closed ({@link #keep}).
+		 *
+		 * @throws RelayFailure {@code relay_overloaded} when there is no room for them: nothing is taken
+		 */
+		Lease keep(long bytes) {
+			String known;
+			synchronized (this) {
+				known = caller();
+			}
+			Lease kept = new Lease(() -> known);
+			if (!kept.take(bytes)) {
+				throw RelayFailures.relayOverloaded();
+			}
+			return kept;
 		}
 
 		/** {@link BufferedBodies#startReading}, for a body read within this lease. */
