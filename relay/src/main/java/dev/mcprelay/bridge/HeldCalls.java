@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.mcprelay.proxy.BufferedBodies;
 import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.sse.SseEventWriter;
 import reactor.core.Disposable;
@@ -35,6 +36,13 @@ import reactor.util.concurrent.Queues;
  * {@value #MAX_PER_CALLER}; a round holds at most {@value #ROUND_EVENTS} events the client has not read yet
  * (the server waits for its answer meanwhile, so few come), past which the call fails. A round's {@code requestState}
  * continues that round only: one of an earlier round of the same call is answered {@code input_required_expired}.
+ *
+ * <p>What a held call keeps of its request (the request as sent, which its exchange with the server holds, and as the
+ * relay's stages read it for the server's later requests: {@link Held#keep}) counts in its caller's share of the
+ * memory budget for bodies, as twice its body, until the call ends in any way ({@link Held#finish}); it keeps nothing
+ * more of the client's request (not its body in the notification's request, {@link BridgedCancellations.Sent}, nor
+ * the call's plan through the gate of the server's later requests), so that the share bounds what a caller's held calls keep, and the caller's
+ * next request is refused ({@code relay_overloaded}) when they fill it.
  *
  * <p>Held calls are kept in memory on the replica that holds the exchange with the server, per server
  * ({@link BridgeFlights}), not per bridge: the retry reaches the call through the bridge a reload made for the server.
@@ -240,6 +248,9 @@ final class HeldCalls {
 		/** The request as the server knows it: told cancelled when the call ends before its answer. */
 		final BridgedCancellations.Sent sent;
 
+		/** What the call keeps of its caller's share of the memory budget for bodies until it ends ({@link #keep}). */
+		private BufferedBodies.Kept kept = BufferedBodies.Kept.NOTHING;
+
 		Held(Map<String, Held> waiting, String owner, String caller, JsonNode clientId, UpstreamSession session,
 				BridgedCancellations.Sent sent) {
 			this.waiting = waiting;
@@ -298,6 +309,7 @@ final class HeldCalls {
 		 */
 		void finish() {
 			ended = true;
+			letGo();
 			waiting.remove(id, this);
 			sent.abandon();
 			round.tryEmitComplete();
@@ -306,6 +318,31 @@ final class HeldCalls {
 			if (held != null) {
 				held.dispose();
 			}
+		}
+
+		/**
+		 * What the call keeps of its request while it lives, and its client between rounds (the request as relayed,
+		 * which its exchange with the server holds, and as the relay's stages read it, for the server's later
+		 * requests), counted in its caller's share ({@link BufferedBodies#carry}) until the call ends; closed at once
+		 * when it ended already.
+		 */
+		void keep(BufferedBodies.Kept what) {
+			synchronized (this) {
+				if (!ended) {
+					kept = what;
+					return;
+				}
+			}
+			what.close();
+		}
+
+		private void letGo() {
+			BufferedBodies.Kept held;
+			synchronized (this) {
+				held = kept;
+				kept = BufferedBodies.Kept.NOTHING;
+			}
+			held.close();
 		}
 
 		private static Sinks.Many<byte[]> newRound() {

@@ -107,6 +107,19 @@ public final class BufferedBodies {
 		return lease == null ? Kept.NOTHING : lease.keep(bytes);
 	}
 
+	/**
+	 * Moves up to {@code bytes} of what the lease of the request whose context this is holds (no more than it holds)
+	 * to a {@link Kept} of that request's caller, held until it is closed: for what the relay keeps of a request past
+	 * its exchange that the request holds already (a bridged call held for its client's retry keeps the request it
+	 * relayed). Nothing is taken anew, so nothing is refused: what is kept leaves less room to the caller's next
+	 * requests, which are refused ({@code relay_overloaded}) when their share is full. Outside a client's request, or
+	 * once its exchange ended, nothing is moved.
+	 */
+	public static Kept carry(ContextView context, long bytes) {
+		Lease lease = leaseOf(context);
+		return lease == null ? Kept.NOTHING : lease.carry(bytes);
+	}
+
 	/** The lease of the exchange whose context this is, or {@code null} outside a client's request. */
 	static Lease leaseOf(ContextView context) {
 		return context.getOrDefault(Lease.class, null);
@@ -292,6 +305,23 @@ public final class BufferedBodies {
 			Lease kept = new Lease(() -> known);
 			if (!kept.take(bytes)) {
 				throw RelayFailures.relayOverloaded();
+			}
+			return kept;
+		}
+
+		/** A lease of this one's caller holding up to {@code bytes} of what this one holds, moved to it ({@link #carry}). */
+		Lease carry(long bytes) {
+			Lease kept;
+			synchronized (this) {
+				String known = caller();
+				kept = new Lease(() -> known);
+				long moved = closed ? 0 : Math.min(bytes, taken);
+				taken -= moved;
+				synchronized (kept) {
+					kept.caller = known;
+					kept.callerKnown = true;
+					kept.taken = moved;
+				}
 			}
 			return kept;
 		}
