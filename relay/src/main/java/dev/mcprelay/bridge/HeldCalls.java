@@ -186,6 +186,10 @@ final class HeldCalls {
 			Sinks.Many<byte[]> round = held.round;
 			round.tryEmitNext(SseEventWriter.message(answer.toString()));
 			round.tryEmitComplete();
+			// the call lets go of the ended round, whose sink keeps the client's stream that read it and all that
+			// stream's request held (its body, its plan: review 46m, M2); an event the server sends meanwhile fails the
+			// call on the spent round, as it did on the ended one
+			held.round = Held.spent();
 			// the clock runs until a retry takes the call, not until the server accepted the answer it carries
 			return taken.asMono()
 				.timeout(idle)
@@ -343,6 +347,13 @@ final class HeldCalls {
 				kept = BufferedBodies.Kept.NOTHING;
 			}
 			held.close();
+		}
+
+		/** A round of its own that ended already. */
+		static Sinks.Many<byte[]> spent() {
+			Sinks.Many<byte[]> spent = newRound();
+			spent.tryEmitComplete();
+			return spent;
 		}
 
 		private static Sinks.Many<byte[]> newRound() {

@@ -256,12 +256,14 @@ final class PerRequestBridge {
 			}, answer -> answer.has("method") && answer.has("id")
 					? gated.decide(gate.get(), answer, relayed, session, asked -> calls.ask(held, asked))
 					: othersAnswer(answer, minted), true);
+			// the round's events, taken before the server's first request can end the round (and let go of it)
+			Flux<byte[]> events = held.events();
 			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
 				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
 						+ "' broke off its answer", "upstream_stream_broken").toString()));
 				held.finish();
 			}, held::finish);
-			return handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(), held.events()));
+			return handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(), events));
 		}).doOnCancel(() -> {
 			if (!held.asking) {
 				held.finish();
