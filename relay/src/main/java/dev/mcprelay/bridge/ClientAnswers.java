@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcParser;
-import dev.mcprelay.proxy.BufferedBodies;
 import dev.mcprelay.session.SessionIds;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -31,7 +30,7 @@ import reactor.core.publisher.Sinks;
  *
  * <p>What a round keeps is bounded: an answer that came while the round waits for others is kept as the bytes the
  * client sent (not their parsed tree), each counted in its caller's share of the memory budget for bodies
- * ({@link BufferedBodies#keep}) from its coming until the round goes on (every answer came: they are parsed and given
+ * ({@link CallerShare#keep}) from its coming until the round goes on (every answer came: they are parsed and given
  * back) or ends (its time bound, its stream cancelled, its session ended): an answer the budget has no room for is
  * refused to the POST that brought it ({@code relay_overloaded}, 503), and the round waits for it still; and a session
  * has at most {@value #MAX_ROUNDS_PER_SESSION} rounds waiting on a replica ({@link #expect} refuses one more).
@@ -88,11 +87,11 @@ final class ClientAnswers {
 	/**
 	 * Hands {@code response} (a JSON-RPC response the client of {@code sessionId} sent, {@code body} as it sent it) to
 	 * the round waiting for it; whether one was. What the round keeps of it until it goes on is taken by {@code keep}
-	 * ({@link BufferedBodies#keep}) for the body's bytes, only for an answer a round waits for.
+	 * ({@link CallerShare#keep}) for the body's bytes, only for an answer a round waits for.
 	 *
 	 * @throws RuntimeException what {@code keep} throws (no room): the answer is not taken, and its round still waits
 	 */
-	boolean answer(String sessionId, ObjectNode response, byte[] body, LongFunction<BufferedBodies.Kept> keep) {
+	boolean answer(String sessionId, ObjectNode response, byte[] body, LongFunction<CallerShare.Kept> keep) {
 		JsonNode id = response.get("id");
 		if (id == null || !id.isTextual() || !id.asText().startsWith(ID_PREFIX)) {
 			return false;
@@ -102,7 +101,7 @@ final class ClientAnswers {
 		if (round == null) {
 			return false;
 		}
-		BufferedBodies.Kept kept = keep.apply(body.length);
+		CallerShare.Kept kept = keep.apply(body.length);
 		if (!waiting.remove(key, round)) {
 			kept.close();
 			return false;
@@ -113,7 +112,7 @@ final class ClientAnswers {
 	/** {@link #answer(String, ObjectNode, byte[], LongFunction)} of an answer counted in no budget: for tests. */
 	boolean answer(String sessionId, ObjectNode response) {
 		return answer(sessionId, response, response.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8),
-				bytes -> BufferedBodies.Kept.NOTHING);
+				bytes -> CallerShare.Kept.NOTHING);
 	}
 
 	/** How many answers are awaited now, on this replica. */
@@ -131,7 +130,7 @@ final class ClientAnswers {
 	}
 
 	/** An answer a round keeps until its others come: the bytes the client sent, and what counts them. */
-	private record Given(byte[] body, BufferedBodies.Kept kept) {
+	private record Given(byte[] body, CallerShare.Kept kept) {
 	}
 
 	/** One round's requests and the answers it keeps, until every one came or it ends. */
@@ -158,7 +157,7 @@ final class ClientAnswers {
 		 * The answer to request {@code id}; when it is the last, every answer is parsed, what was kept given back, and
 		 * the round goes on. An answer that comes once the round ended is given back at once.
 		 */
-		boolean give(String id, byte[] body, BufferedBodies.Kept kept) {
+		boolean give(String id, byte[] body, CallerShare.Kept kept) {
 			Map<String, ObjectNode> all;
 			synchronized (this) {
 				if (ended || given.containsKey(id)) {

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.proxy.BufferedBodies;
 import dev.mcprelay.session.SessionIds;
 import dev.mcprelay.sse.SseEventWriter;
 import reactor.core.Disposable;
@@ -253,7 +252,7 @@ final class HeldCalls {
 		final BridgedCancellations.Sent sent;
 
 		/** What the call keeps of its caller's share of the memory budget for bodies until it ends ({@link #keep}). */
-		private BufferedBodies.Kept kept = BufferedBodies.Kept.NOTHING;
+		private CallerShare.Kept kept = CallerShare.Kept.NOTHING;
 
 		Held(Map<String, Held> waiting, String owner, String caller, JsonNode clientId, UpstreamSession session,
 				BridgedCancellations.Sent sent) {
@@ -327,10 +326,10 @@ final class HeldCalls {
 		/**
 		 * What the call keeps of its request while it lives, and its client between rounds (the request as relayed,
 		 * which its exchange with the server holds, and as the relay's stages read it, for the server's later
-		 * requests), counted in its caller's share ({@link BufferedBodies#carry}) until the call ends; closed at once
+		 * requests), counted in its caller's share ({@link CallerShare#carry}) until the call ends; closed at once
 		 * when it ended already.
 		 */
-		void keep(BufferedBodies.Kept what) {
+		void keep(CallerShare.Kept what) {
 			synchronized (this) {
 				if (!ended) {
 					kept = what;
@@ -341,10 +340,10 @@ final class HeldCalls {
 		}
 
 		private void letGo() {
-			BufferedBodies.Kept held;
+			CallerShare.Kept held;
 			synchronized (this) {
 				held = kept;
-				kept = BufferedBodies.Kept.NOTHING;
+				kept = CallerShare.Kept.NOTHING;
 			}
 			held.close();
 		}

@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.mcprelay.proxy.BufferedBodies;
 import dev.mcprelay.security.RelayMac;
 import dev.mcprelay.sse.SseEventWriter;
 import dev.mcprelay.transport.LocalUpstreamResponse;
@@ -238,7 +237,7 @@ final class PerRequestBridge {
 			gate.set(ServerRequestGate.of(context));
 			// what the call keeps of its request while it is held counts in its caller's share until it ends (review
 			// 46m, M2): moved from its request's lease, as twice its body (the bytes and their tree, as read)
-			held.keep(BufferedBodies.carry(context, request.body() == null ? 0 : 2L * request.body().length));
+			held.keep(CallerShare.of(context).carry(request.body() == null ? 0 : 2L * request.body().length));
 			return responded.asMono();
 		}).flatMap(response -> {
 			MediaType type = response.contentType();

@@ -15,7 +15,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.jsonrpc.JsonRpcParser;
-import dev.mcprelay.proxy.BufferedBodies;
 import dev.mcprelay.transport.LocalUpstreamResponse;
 import dev.mcprelay.transport.UpstreamRequest;
 import dev.mcprelay.transport.UpstreamResponse;
@@ -165,7 +164,7 @@ final class SessionBridge {
 						// room, and the POST is refused (relay_overloaded), the round still waiting for it
 						return Mono.deferContextual(context -> {
 							answers.answer(request.sessionId(), other, request.body(),
-									bytes -> BufferedBodies.keep(context, bytes));
+									CallerShare.of(context)::keep);
 							request.onWritten().run();
 							return handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
 						});

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.bridge.CallerShare;
 import dev.mcprelay.config.BufferedBodiesValidator;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.metrics.RelayMeters;
@@ -90,34 +91,6 @@ public final class BufferedBodies {
 	 */
 	public Lease lease(Supplier<String> caller) {
 		return new Lease(caller);
-	}
-
-	/**
-	 * Takes {@code bytes} of the budget for something the relay keeps of the request whose context this is past that
-	 * request's exchange (a bridged client's answer that a round of input keeps until its last answer comes: the POST
-	 * that brought it is answered 202 at once), in the share of that request's caller, until the returned
-	 * {@link Kept} is closed; whoever keeps it closes it on every path by which it lets go of what it keeps.
-	 * Outside a client's request (no lease in {@code context}) nothing is taken.
-	 *
-	 * @throws RelayFailure {@code relay_overloaded} (503) when the budget or the caller's share has no room for it:
-	 * nothing is taken
-	 */
-	public static Kept keep(ContextView context, long bytes) {
-		Lease lease = leaseOf(context);
-		return lease == null ? Kept.NOTHING : lease.keep(bytes);
-	}
-
-	/**
-	 * Moves up to {@code bytes} of what the lease of the request whose context this is holds (no more than it holds)
-	 * to a {@link Kept} of that request's caller, held until it is closed: for what the relay keeps of a request past
-	 * its exchange that the request holds already (a bridged call held for its client's retry keeps the request it
-	 * relayed). Nothing is taken anew, so nothing is refused: what is kept leaves less room to the caller's next
-	 * requests, which are refused ({@code relay_overloaded}) when their share is full. Outside a client's request, or
-	 * once its exchange ended, nothing is moved.
-	 */
-	public static Kept carry(ContextView context, long bytes) {
-		Lease lease = leaseOf(context);
-		return lease == null ? Kept.NOTHING : lease.carry(bytes);
 	}
 
 	/** The lease of the exchange whose context this is, or {@code null} outside a client's request. */
@@ -213,24 +186,13 @@ public final class BufferedBodies {
 		callers.computeIfPresent(caller, (key, holding) -> holding - bytes <= 0 ? null : holding - bytes);
 	}
 
-	/** What the relay keeps of a request past its exchange ({@link #keep}): closing it gives it back, once. */
-	public interface Kept extends AutoCloseable {
-
-		/** Holds nothing: for what is kept outside a client's request. */
-		Kept NOTHING = () -> {
-		};
-
-		@Override
-		void close();
-
-	}
-
 	/**
 	 * What one client request's exchange holds of the budget. Thread-safe: a request's bodies may be read on
 	 * different threads (the client's, the upstream's, a virtual server's members'); once closed, it takes nothing
-	 * and gives nothing back twice.
+	 * and gives nothing back twice. It is its caller's share as the version bridge sees it ({@link CallerShare}: what the
+	 * bridge keeps past the exchange is a lease of the same caller apart from this one), and what the bridge keeps.
 	 */
-	public final class Lease implements Kept {
+	public final class Lease implements CallerShare, CallerShare.Kept {
 
 		private final Supplier<String> callerOf;
 
@@ -246,9 +208,12 @@ public final class BufferedBodies {
 			this.callerOf = callerOf;
 		}
 
-		/** {@code context} with this lease in it, for the bodies read within. */
+		/**
+		 * {@code context} with this lease in it, for the bodies read within, and as the caller's share for what the
+		 * version bridge keeps past the exchange ({@link CallerShare#KEY}).
+		 */
 		public Context into(Context context) {
-			return context.put(Lease.class, this);
+			return context.put(Lease.class, this).put(CallerShare.KEY, this);
 		}
 
 		/**
@@ -293,11 +258,13 @@ public final class BufferedBodies {
 		}
 
 		/**
-		 * A lease of this one's caller, apart from it, that holds {@code bytes} until it is closed ({@link #keep}).
+		 * A lease of this one's caller, apart from it, that holds {@code bytes} until it is closed
+		 * ({@link CallerShare#keep}).
 		 *
 		 * @throws RelayFailure {@code relay_overloaded} when there is no room for them: nothing is taken
 		 */
-		Lease keep(long bytes) {
+		@Override
+		public Lease keep(long bytes) {
 			String known;
 			synchronized (this) {
 				known = caller();
@@ -309,8 +276,12 @@ public final class BufferedBodies {
 			return kept;
 		}
 
-		/** A lease of this one's caller holding up to {@code bytes} of what this one holds, moved to it ({@link #carry}). */
-		Lease carry(long bytes) {
+		/**
+		 * A lease of this one's caller holding up to {@code bytes} of what this one holds, moved to it
+		 * ({@link CallerShare#carry}).
+		 */
+		@Override
+		public Lease carry(long bytes) {
 			Lease kept;
 			synchronized (this) {
 				String known = caller();
