@@ -80,7 +80,10 @@ final class BridgedCancellations {
 
 		private Sent(String id, UpstreamRequest relayed, UpstreamSession session) {
 			this.id = id;
-			this.relayed = relayed;
+			// its address, headers and caller, for the notification: not its body, which a held call would keep for as
+			// long as it waits for its client's retry (review 46m, M2)
+			this.relayed = new UpstreamRequest(relayed.serverId(), relayed.method(), relayed.uri(), relayed.headers(),
+					null, relayed.callerId(), null);
 			this.session = session;
 		}
 

@@ -36,6 +36,13 @@ import reactor.util.concurrent.Queues;
  * (the server waits for its answer meanwhile, so few come), past which the call fails. A round's {@code requestState}
  * continues that round only: one of an earlier round of the same call is answered {@code input_required_expired}.
  *
+ * <p>What a held call keeps of its request (the request as sent, which its exchange with the server holds, and as the
+ * relay's stages read it for the server's later requests: {@link Held#keep}) counts in its caller's share of the
+ * memory budget for bodies, as twice its body, until the call ends in any way ({@link Held#finish}); it keeps nothing
+ * more of the client's request (not its body in the notification's request, {@link BridgedCancellations.Sent}, nor
+ * the call's plan through the gate of the server's later requests), so that the share bounds what a caller's held calls keep, and the caller's
+ * next request is refused ({@code relay_overloaded}) when they fill it.
+ *
  * <p>Held calls are kept in memory on the replica that holds the exchange with the server, per server
  * ({@link BridgeFlights}), not per bridge: the retry reaches the call through the bridge a reload made for the server.
  * The {@code requestState} is signed with the relay's key ({@code sessions.secret}, shared by replicas), so a retry
@@ -178,6 +185,10 @@ final class HeldCalls {
 			Sinks.Many<byte[]> round = held.round;
 			round.tryEmitNext(SseEventWriter.message(answer.toString()));
 			round.tryEmitComplete();
+			// the call lets go of the ended round, whose sink keeps the client's stream that read it and all that
+			// stream's request held (its body, its plan: review 46m, M2); an event the server sends meanwhile fails the
+			// call on the spent round, as it did on the ended one
+			held.round = Held.spent();
 			// the clock runs until a retry takes the call, not until the server accepted the answer it carries
 			return taken.asMono()
 				.timeout(idle)
@@ -240,6 +251,9 @@ final class HeldCalls {
 		/** The request as the server knows it: told cancelled when the call ends before its answer. */
 		final BridgedCancellations.Sent sent;
 
+		/** What the call keeps of its caller's share of the memory budget for bodies until it ends ({@link #keep}). */
+		private CallerShare.Kept kept = CallerShare.Kept.NOTHING;
+
 		Held(Map<String, Held> waiting, String owner, String caller, JsonNode clientId, UpstreamSession session,
 				BridgedCancellations.Sent sent) {
 			this.waiting = waiting;
@@ -298,6 +312,7 @@ final class HeldCalls {
 		 */
 		void finish() {
 			ended = true;
+			letGo();
 			waiting.remove(id, this);
 			sent.abandon();
 			round.tryEmitComplete();
@@ -306,6 +321,38 @@ final class HeldCalls {
 			if (held != null) {
 				held.dispose();
 			}
+		}
+
+		/**
+		 * What the call keeps of its request while it lives, and its client between rounds (the request as relayed,
+		 * which its exchange with the server holds, and as the relay's stages read it, for the server's later
+		 * requests), counted in its caller's share ({@link CallerShare#carry}) until the call ends; closed at once
+		 * when it ended already.
+		 */
+		void keep(CallerShare.Kept what) {
+			synchronized (this) {
+				if (!ended) {
+					kept = what;
+					return;
+				}
+			}
+			what.close();
+		}
+
+		private void letGo() {
+			CallerShare.Kept held;
+			synchronized (this) {
+				held = kept;
+				kept = CallerShare.Kept.NOTHING;
+			}
+			held.close();
+		}
+
+		/** A round of its own that ended already. */
+		static Sinks.Many<byte[]> spent() {
+			Sinks.Many<byte[]> spent = newRound();
+			spent.tryEmitComplete();
+			return spent;
 		}
 
 		private static Sinks.Many<byte[]> newRound() {

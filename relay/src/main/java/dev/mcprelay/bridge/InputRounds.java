@@ -33,7 +33,9 @@ import reactor.core.publisher.Sinks;
  * {@code requestState} (a server shedding load) is sent again after {@value #PACING_MS} ms.
  *
  * <p>Bounds: at most {@value #MAX_ROUNDS} rounds per request, then the request is answered with a JSON-RPC error
- * ({@code input_required_rounds_exceeded}); each round waits for the client's answers at most {@code roundTimeout}
+ * ({@code input_required_rounds_exceeded}); a session has at most {@value ClientAnswers#MAX_ROUNDS_PER_SESSION}
+ * rounds waiting at once, one more answered with a JSON-RPC error ({@code input_rounds_full}), and what a round keeps of
+ * the answers that came counts in the caller's share of the memory budget for bodies ({@link ClientAnswers}); each round waits for the client's answers at most {@code roundTimeout}
  * (the server's {@code timeouts.streaming-idle}), the stream kept alive with a comment every third of it meanwhile,
  * then answers the request with a JSON-RPC error ({@code input_required_timeout}). A client that answers a server
  * request with a JSON-RPC error ends the request with one ({@code input_request_failed}): 2026-07-28 carries only
@@ -120,6 +122,11 @@ final class InputRounds {
 			return Mono.delay(Duration.ofMillis(PACING_MS)).thenMany(retry(call, Map.of(), state, round));
 		}
 		ClientAnswers.Expected expected = answers.expect(call.sessionId(), keys);
+		if (expected == null) {
+			return Flux.just(error(id, "input_rounds_full", "This session has " + ClientAnswers.MAX_ROUNDS_PER_SESSION
+					+ " requests waiting for its answers to the server's requests for input already; answer them "
+					+ "first"));
+		}
 		Flux<byte[]> asked = Flux.fromIterable(keys).map(key -> {
 			JsonNode request = requests.get(key);
 			ObjectNode message = JsonNodeFactory.instance.objectNode();

@@ -221,13 +221,23 @@ final class PerRequestBridge {
 		}).subscribe(null, failed -> {
 			responded.tryEmitError(failed);
 			held.finish();
-		}, responded::tryEmitEmpty);
+		}, () -> {
+			// an exchange that ended without an answer ends the call too (what it keeps is given back)
+			responded.tryEmitEmpty();
+			held.finish();
+		});
 		String method = message.path("method").asText();
 		// the relay's server-to-client stages, which the client's exchange brings: a server's request meets them first
 		java.util.concurrent.atomic.AtomicReference<ServerRequestGate> gate = new java.util.concurrent.atomic
 			.AtomicReference<>(ServerRequestGate.NONE);
+		// the request as relayed, without its body: what the server's later requests on the call's stream need of it
+		UpstreamRequest relayed = new UpstreamRequest(request.serverId(), request.method(), request.uri(),
+				request.headers(), null, request.callerId(), null);
 		return Mono.deferContextual(context -> {
 			gate.set(ServerRequestGate.of(context));
+			// what the call keeps of its request while it is held counts in its caller's share until it ends (review
+			// 46m, M2): moved from its request's lease, as twice its body (the bytes and their tree, as read)
+			held.keep(CallerShare.of(context).carry(request.body() == null ? 0 : 2L * request.body().length));
 			return responded.asMono();
 		}).flatMap(response -> {
 			MediaType type = response.contentType();
@@ -243,14 +253,16 @@ final class PerRequestBridge {
 				}
 				return answer;
 			}, answer -> answer.has("method") && answer.has("id")
-					? gated.decide(gate.get(), answer, request, session, asked -> calls.ask(held, asked))
+					? gated.decide(gate.get(), answer, relayed, session, asked -> calls.ask(held, asked))
 					: othersAnswer(answer, minted), true);
+			// the round's events, taken before the server's first request can end the round (and let go of it)
+			Flux<byte[]> events = held.events();
 			BridgedAnswers.asEvents(response, serverId, maxBytes, turn).subscribe(held::emit, failed -> {
 				held.emit(SseEventWriter.message(error(held.clientId, -32603, "MCP server '" + serverId
 						+ "' broke off its answer", "upstream_stream_broken").toString()));
 				held.finish();
 			}, held::finish);
-			return handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(), held.events()));
+			return handler.apply(LocalUpstreamResponse.eventStream(new HttpHeaders(), events));
 		}).doOnCancel(() -> {
 			if (!held.asking) {
 				held.finish();

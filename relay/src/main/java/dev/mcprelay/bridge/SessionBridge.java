@@ -160,7 +160,14 @@ final class SessionBridge {
 				// answer a round of input waits for goes to it, and a cancellation ends the request it names
 				if (body instanceof ObjectNode other) {
 					if (!other.has("method")) {
-						answers.answer(request.sessionId(), other);
+						// kept, if a round waits for it, in the caller's share of the budget past this POST's 202: no
+						// room, and the POST is refused (relay_overloaded), the round still waiting for it
+						return Mono.deferContextual(context -> {
+							answers.answer(request.sessionId(), other, request.body(),
+									CallerShare.of(context)::keep);
+							request.onWritten().run();
+							return handler.apply(LocalUpstreamResponse.empty(HttpStatus.ACCEPTED));
+						});
 					}
 					else if ("notifications/cancelled".equals(other.path("method").asText())) {
 						cancel(callKey(request.sessionId(), other.path("params").path("requestId")));

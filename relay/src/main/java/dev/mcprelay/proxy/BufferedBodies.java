@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
+import dev.mcprelay.bridge.CallerShare;
 import dev.mcprelay.config.BufferedBodiesValidator;
 import dev.mcprelay.config.RelayProperties;
 import dev.mcprelay.metrics.RelayMeters;
@@ -188,9 +189,10 @@ public final class BufferedBodies {
 	/**
 	 * What one client request's exchange holds of the budget. Thread-safe: a request's bodies may be read on
 	 * different threads (the client's, the upstream's, a virtual server's members'); once closed, it takes nothing
-	 * and gives nothing back twice.
+	 * and gives nothing back twice. It is its caller's share as the version bridge sees it ({@link CallerShare}: what the
+	 * bridge keeps past the exchange is a lease of the same caller apart from this one), and what the bridge keeps.
 	 */
-	public final class Lease implements AutoCloseable {
+	public final class Lease implements CallerShare, CallerShare.Kept {
 
 		private final Supplier<String> callerOf;
 
@@ -206,9 +208,12 @@ public final class BufferedBodies {
 			this.callerOf = callerOf;
 		}
 
-		/** {@code context} with this lease in it, for the bodies read within. */
+		/**
+		 * {@code context} with this lease in it, for the bodies read within, and as the caller's share for what the
+		 * version bridge keeps past the exchange ({@link CallerShare#KEY}).
+		 */
 		public Context into(Context context) {
-			return context.put(Lease.class, this);
+			return context.put(Lease.class, this).put(CallerShare.KEY, this);
 		}
 
 		/**
@@ -250,6 +255,46 @@ public final class BufferedBodies {
 				taken -= given;
 				BufferedBodies.this.give(caller, given);
 			}
+		}
+
+		/**
+		 * A lease of this one's caller, apart from it, that holds {@code bytes} until it is closed
+		 * ({@link CallerShare#keep}).
+		 *
+		 * @throws RelayFailure {@code relay_overloaded} when there is no room for them: nothing is taken
+		 */
+		@Override
+		public Lease keep(long bytes) {
+			String known;
+			synchronized (this) {
+				known = caller();
+			}
+			Lease kept = new Lease(() -> known);
+			if (!kept.take(bytes)) {
+				throw RelayFailures.relayOverloaded();
+			}
+			return kept;
+		}
+
+		/**
+		 * A lease of this one's caller holding up to {@code bytes} of what this one holds, moved to it
+		 * ({@link CallerShare#carry}).
+		 */
+		@Override
+		public Lease carry(long bytes) {
+			Lease kept;
+			synchronized (this) {
+				String known = caller();
+				kept = new Lease(() -> known);
+				long moved = closed ? 0 : Math.min(bytes, taken);
+				taken -= moved;
+				synchronized (kept) {
+					kept.caller = known;
+					kept.callerKnown = true;
+					kept.taken = moved;
+				}
+			}
+			return kept;
 		}
 
 		/** {@link BufferedBodies#startReading}, for a body read within this lease. */

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.mcprelay.api.jsonrpc.JsonRpcErrors;
 import dev.mcprelay.api.jsonrpc.JsonRpcMessage;
+import dev.mcprelay.api.CallContext;
+import dev.mcprelay.intercept.PendingRequests;
 import dev.mcprelay.intercept.ResponseInterception;
 import dev.mcprelay.jsonrpc.JsonRpcScanner;
 import dev.mcprelay.transport.ServerRequestGate;
@@ -32,10 +34,16 @@ class ServerRequestGates {
 
 	/** The gate of {@code call}'s exchange. */
 	ServerRequestGate of(RelayCall call) {
+		// what the stages need of the call, not the call: a gate lives as long as the call's exchange with the server,
+		// a bridged call held for its client's retry among them, and the call holds its body and its plan (review
+		// 46m, M2)
+		CallContext context = call.context();
+		PendingRequests pending = call.pending();
+		Upstream upstream = call.upstream();
 		return request -> Mono
 			.fromCallable(() -> JsonRpcScanner.scan(JsonRpcErrors.toBytes(request)))
-			.flatMap(payload -> responseInterception.apply(payload, call.context(), call.pending(), true,
-					call.upstream().nonStreamingTimeout()))
+			.flatMap(payload -> responseInterception.apply(payload, context, pending, true,
+					upstream.nonStreamingTimeout()))
 			.map(messages -> {
 				ObjectNode carried = messages.messages().stream().filter(JsonRpcMessage::isRequest)
 					.map(JsonRpcMessage::node).findFirst().map(ObjectNode::deepCopy).orElse(null);
@@ -43,7 +51,7 @@ class ServerRequestGates {
 					carried.set("id", request.get("id"));
 				}
 				ObjectNode answer = messages.upstreamAnswers().isEmpty() ? null : messages.upstreamAnswers().get(0);
-				List<ObjectNode> notices = call.upstream().notifiesRejectedServerRequests()
+				List<ObjectNode> notices = upstream.notifiesRejectedServerRequests()
 						? messages.rejectionNotices() : List.of();
 				return new ServerRequestGate.Decision(answer == null ? carried : null, answer, notices);
 			});

@@ -93,6 +93,39 @@ class ClientAnswersTest {
 		assertThat(answers.awaited()).isZero();
 	}
 
+	/**
+	 * Review 46m, M1: nothing bounded the rounds of a session that wait, each keeping the answers that came. A session
+	 * has {@value ClientAnswers#MAX_ROUNDS_PER_SESSION} at most; one more waits for nothing (its request is answered
+	 * input_rounds_full), and a round that ends makes room; another session is not bounded by this one's. What a round
+	 * kept is given back when it ends, and an answer that comes after gives back at once what it took.
+	 */
+	@Test
+	void aSessionHasABoundedNumberOfRoundsWaitingAndWhatTheyKeepIsGivenBack() {
+		ClientAnswers answers = new ClientAnswers();
+		List<ClientAnswers.Expected> rounds = new java.util.ArrayList<>();
+		for (int i = 0; i < ClientAnswers.MAX_ROUNDS_PER_SESSION; i++) {
+			rounds.add(answers.expect("s1", List.of("a", "b")));
+		}
+		assertThat(rounds).doesNotContainNull();
+		assertThat(answers.expect("s1", List.of("a"))).as("one more round of the session").isNull();
+		assertThat(answers.expect("s2", List.of("a"))).as("another session's").isNotNull();
+
+		java.util.concurrent.atomic.AtomicInteger kept = new java.util.concurrent.atomic.AtomicInteger();
+		ClientAnswers.Expected first = rounds.get(0);
+		assertThat(answers.answer("s1", response(first.ids().get("a"), "yes"), new byte[10], bytes -> {
+			kept.addAndGet((int) bytes);
+			return () -> kept.addAndGet((int) -bytes);
+		})).isTrue();
+		assertThat(kept).as("the answer kept while the round waits for the other").hasValue(10);
+		first.forget().run();
+		assertThat(kept).as("given back when the round ends").hasValue(0);
+		assertThat(answers.answer("s1", response(first.ids().get("b"), "late"), new byte[10], bytes -> {
+			throw new AssertionError("taken for an answer no round waits for");
+		})).isFalse();
+		assertThat(answers.roundsOf("s1")).isEqualTo(ClientAnswers.MAX_ROUNDS_PER_SESSION - 1);
+		assertThat(answers.expect("s1", List.of("a"))).as("the ended round made room").isNotNull();
+	}
+
 	private static ObjectNode response(String id, String text) {
 		ObjectNode response = JsonRpcParser.mapper().createObjectNode().put("jsonrpc", "2.0").put("id", id);
 		response.putObject("result").put("text", text);

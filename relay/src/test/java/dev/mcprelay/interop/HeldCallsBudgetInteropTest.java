@@ -1,0 +1,135 @@
+package dev.mcprelay.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mcprelay.McpRelayApplication;
+import dev.mcprelay.Sha256;
+import dev.mcprelay.metrics.RelayMeters;
+import dev.mcprelay.testsupport.RawHttp;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Review 46m's M2: a 2026-07-28 client's call that a 2025 server asks something in is held for the client's retry,
+ * past the exchange of the request that brought it; what it keeps of that request counts in the caller's share of
+ * {@code max-buffered-bodies} (the gauge shows it) until the call ends, answered after a retry or expired, and a call
+ * past the share is refused ({@code relay_overloaded}) while another caller is served. The server is the TypeScript SDK
+ * 1.x ({@code interop/ask-server.mjs}), whose tool {@code ask} elicits on the call's stream.
+ */
+class HeldCallsBudgetInteropTest {
+
+	/** A call's padding: two held calls (twice their body each) and a third one's reading pass alice's 3 MB share. */
+	private static final String PAD = "p".repeat(600_000);
+
+	private static AskServer server;
+
+	private static ConfigurableApplicationContext relay;
+
+	@BeforeAll
+	static void start() throws Exception {
+		server = new AskServer();
+		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
+			.run("--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.servers.v1.url=" + server.url(),
+					"--mcp-relay.servers.v1.protocol-versions=2025-11-25",
+					"--mcp-relay.servers.v1.timeouts.streaming-idle=15s",
+					"--mcp-relay.servers.v1.max-buffered-body=1MB", "--mcp-relay.max-buffered-bodies=6MB",
+					"--mcp-relay.max-buffered-bodies-per-caller=3MB", "--mcp-relay.security.mode=api-key",
+					"--mcp-relay.security.api-keys[0].client=alice",
+					"--mcp-relay.security.api-keys[0].key-sha256=" + Sha256.hex("alice-key-0123456789"),
+					"--mcp-relay.security.api-keys[0].servers[0]=*", "--mcp-relay.security.api-keys[1].client=bob",
+					"--mcp-relay.security.api-keys[1].key-sha256=" + Sha256.hex("bob-key-0123456789"),
+					"--mcp-relay.security.api-keys[1].servers[0]=*");
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (relay != null) {
+			relay.close();
+		}
+		if (server != null) {
+			server.close();
+		}
+	}
+
+	@Test
+	void heldCallsCountInTheCallersShareUntilTheyEndAndTheOnePastItIsRefused() throws Exception {
+		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
+		RawHttp alice = new RawHttp(port, "X-Api-Key", "alice-key-0123456789");
+		RawHttp bob = new RawHttp(port, "X-Api-Key", "bob-key-0123456789");
+
+		JsonNode first = asked(alice.send(ask(alice, 1, "")));
+		assertThat(held()).as("the held call's request, past its exchange").isGreaterThanOrEqualTo(2.0 * PAD.length());
+		String key = first.at("/result/inputRequests").fieldNames().next();
+		String retry = ",\"inputResponses\":{\"" + key + "\":{\"action\":\"accept\",\"content\":{\"yes\":true}}},"
+				+ "\"requestState\":\"" + first.at("/result/requestState").asText() + "\"";
+		JsonNode answered = RawHttp.messagesOf(alice.send(ask(alice, 2, retry))).get(0);
+		assertThat(answered.at("/result/content/0/text").asText()).as("%s", answered).startsWith("answered");
+		waitFor(() -> held() == 0);
+		assertThat(held()).as("the call ended with its answer: nothing kept").isZero();
+
+		asked(alice.send(ask(alice, 3, "")));
+		asked(alice.send(ask(alice, 4, "")));
+		assertThat(held()).as("two held calls").isGreaterThanOrEqualTo(4.0 * PAD.length());
+		HttpResponse<String> refused = alice.send(ask(alice, 5, ""));
+		assertThat(refused.statusCode()).as("the call past alice's share: %s", refused.body()).isEqualTo(503);
+		assertThat(RawHttp.json(refused.body()).at("/error/data/reason").asText()).isEqualTo("relay_overloaded");
+		JsonNode echoed = RawHttp.messagesOf(bob.send(modern(bob, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":"
+				+ "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}," + AskServer.meta("b")
+				+ "}}", "echo"))).get(0);
+		assertThat(echoed.at("/result/content/0/text").asText()).as("another caller is served: %s", echoed)
+			.isEqualTo("hi");
+
+		// never retried: they expire at the server's streaming-idle (15 s)
+		waitFor(() -> held() == 0 && bridge().heldCalls() == 0);
+		assertThat(bridge().heldCalls()).isZero();
+		assertThat(held()).as("the expired calls keep nothing").isZero();
+	}
+
+	private static JsonNode asked(HttpResponse<String> response) {
+		JsonNode asked = RawHttp.messagesOf(response).get(0);
+		assertThat(asked.at("/result/resultType").asText()).as("%s", asked).isEqualTo("input_required");
+		return asked;
+	}
+
+	private static HttpRequest.Builder ask(RawHttp caller, int id, String more) {
+		return modern(caller, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":"
+				+ "\"ask\",\"arguments\":{\"pad\":\"" + PAD + "\"}" + more + "," + AskServer.meta("a") + "}}", "ask");
+	}
+
+	private static HttpRequest.Builder modern(RawHttp http, String body, String name) {
+		return http.post("v1", body).header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "tools/call")
+			.header("Mcp-Name", name);
+	}
+
+	private static double held() {
+		return relay.getBean(MeterRegistry.class).get(RelayMeters.BUFFERED_BODIES).gauge().value();
+	}
+
+	/** Waits for what ends on the relay after an answer was read (an exchange, a call's expiry), or for 40 s. */
+	private static void waitFor(BooleanSupplier done) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+		while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+	}
+
+	private static dev.mcprelay.bridge.VersionBridge bridge() {
+		dev.mcprelay.proxy.Upstream upstream = relay.getBean(dev.mcprelay.proxy.UpstreamRegistry.class).find("v1");
+		return (dev.mcprelay.bridge.VersionBridge) relay.getBean(dev.mcprelay.proxy.UpstreamTransports.class)
+			.of(upstream);
+	}
+
+}
