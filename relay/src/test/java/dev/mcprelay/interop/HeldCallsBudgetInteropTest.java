@@ -10,14 +10,10 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.mcprelay.McpRelayApplication;
-import dev.mcprelay.Sha256;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.RawHttp;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,17 +37,8 @@ class HeldCallsBudgetInteropTest {
 	@BeforeAll
 	static void start() throws Exception {
 		server = new AskServer();
-		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
-			.run("--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.servers.v1.url=" + server.url(),
-					"--mcp-relay.servers.v1.protocol-versions=2025-11-25",
-					"--mcp-relay.servers.v1.timeouts.streaming-idle=15s",
-					"--mcp-relay.servers.v1.max-buffered-body=1MB", "--mcp-relay.max-buffered-bodies=6MB",
-					"--mcp-relay.max-buffered-bodies-per-caller=3MB", "--mcp-relay.security.mode=api-key",
-					"--mcp-relay.security.api-keys[0].client=alice",
-					"--mcp-relay.security.api-keys[0].key-sha256=" + Sha256.hex("alice-key-0123456789"),
-					"--mcp-relay.security.api-keys[0].servers[0]=*", "--mcp-relay.security.api-keys[1].client=bob",
-					"--mcp-relay.security.api-keys[1].key-sha256=" + Sha256.hex("bob-key-0123456789"),
-					"--mcp-relay.security.api-keys[1].servers[0]=*");
+		relay = TwoCallersOnATightBudget.start("v1", server.url(), "--mcp-relay.servers.v1.protocol-versions=2025-11-25",
+				"--mcp-relay.servers.v1.timeouts.streaming-idle=15s");
 	}
 
 	@AfterAll
@@ -66,9 +53,8 @@ class HeldCallsBudgetInteropTest {
 
 	@Test
 	void heldCallsCountInTheCallersShareUntilTheyEndAndTheOnePastItIsRefused() throws Exception {
-		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
-		RawHttp alice = new RawHttp(port, "X-Api-Key", "alice-key-0123456789");
-		RawHttp bob = new RawHttp(port, "X-Api-Key", "bob-key-0123456789");
+		RawHttp alice = TwoCallersOnATightBudget.alice(relay);
+		RawHttp bob = TwoCallersOnATightBudget.bob(relay);
 
 		JsonNode first = asked(alice.send(ask(alice, 1, "")));
 		assertThat(held()).as("the held call's request, past its exchange").isGreaterThanOrEqualTo(2.0 * PAD.length());

@@ -15,15 +15,11 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import dev.mcprelay.McpRelayApplication;
-import dev.mcprelay.Sha256;
 import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.RawHttp;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -56,16 +52,7 @@ class KeptInputAnswersInteropTest {
 		NodePeers.requireNode();
 		NodePeers.installFromLockfile();
 		server = NodePeers.startServer("two-questions-2026-server.mjs");
-		relay = new SpringApplicationBuilder(McpRelayApplication.class, dev.mcprelay.testsupport.OwnEventLoops.class)
-			.run("--server.port=0", "--server.address=127.0.0.1", "--mcp-relay.servers.two.url=" + server.url(),
-					"--mcp-relay.servers.two.protocol-versions=2026-07-28",
-					"--mcp-relay.servers.two.max-buffered-body=1MB", "--mcp-relay.max-buffered-bodies=6MB",
-					"--mcp-relay.max-buffered-bodies-per-caller=3MB", "--mcp-relay.security.mode=api-key",
-					"--mcp-relay.security.api-keys[0].client=alice",
-					"--mcp-relay.security.api-keys[0].key-sha256=" + Sha256.hex("alice-key-0123456789"),
-					"--mcp-relay.security.api-keys[0].servers[0]=*", "--mcp-relay.security.api-keys[1].client=bob",
-					"--mcp-relay.security.api-keys[1].key-sha256=" + Sha256.hex("bob-key-0123456789"),
-					"--mcp-relay.security.api-keys[1].servers[0]=*");
+		relay = TwoCallersOnATightBudget.start("two", server.url(), "--mcp-relay.servers.two.protocol-versions=2026-07-28");
 	}
 
 	@AfterAll
@@ -80,9 +67,8 @@ class KeptInputAnswersInteropTest {
 
 	@Test
 	void keptAnswersCountInTheCallersShareWhileKeptAndTheOnePastItIsRefused() throws Exception {
-		int port = ((WebServerApplicationContext) relay).getWebServer().getPort();
-		RawHttp alice = new RawHttp(port, "X-Api-Key", "alice-key-0123456789");
-		RawHttp bob = new RawHttp(port, "X-Api-Key", "bob-key-0123456789");
+		RawHttp alice = TwoCallersOnATightBudget.alice(relay);
+		RawHttp bob = TwoCallersOnATightBudget.bob(relay);
 		String session = alice.send(alice.post("two", INITIALIZE)).headers().firstValue("Mcp-Session-Id")
 			.orElseThrow();
 		List<Round> rounds = new ArrayList<>();
