@@ -77,7 +77,8 @@ final class UpstreamExchange implements BiFunction<HttpClientRequest, NettyOutbo
 
 	/**
 	 * The exchange: completes when the reader's publisher completes; fails as {@link UpstreamExchange} says. When it
-	 * ends (after any attempt made again), the exchange drops what it was made from ({@link #holdsRequest}).
+	 * ends (after any attempt made again), the exchange drops what it was made from ({@link #holdsRequest}) before
+	 * its subscriber is told.
 	 */
 	Mono<Void> mono() {
 		Parts request = parts;
@@ -88,7 +89,16 @@ final class UpstreamExchange implements BiFunction<HttpClientRequest, NettyOutbo
 			.response(request.reader())
 			.then()
 			.onErrorResume(this::retryOrFail)
-			.doFinally(ended -> parts = null);
+			.doOnTerminate(this::drop)
+			.doOnCancel(this::drop);
+	}
+
+	/**
+	 * Drops what the exchange was made from. Runs before the end reaches the subscriber (not after, as
+	 * {@code doFinally} would): whoever sees the exchange answered or failed sees it empty.
+	 */
+	private void drop() {
+		parts = null;
 	}
 
 	/** Whether the exchange still holds what it was made from: until it ends. */
