@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
  * weight that verdict carries against the relay's own evidence: {@code answers} are those of the {@code asked}
  * configured Sentinels that answered.
  * <ul>
+ * <li>{@link #master}: the one more than half of the configured Sentinels name, whatever the epochs (review 45l);
+ * else {@link #of}.</li>
  * <li>{@link #of}: when more than half of the answers carry a {@code config-epoch} ({@code SENTINEL MASTER}), the one
  * those answers name with the highest epoch (each failover a Sentinel learns raises it, so one that missed a failover
  * names the old master with a lower one; review 45i I-4); otherwise, or when the answers with the highest epoch
@@ -49,9 +51,15 @@ record MasterVerdict(List<Answer> answers, int asked) {
 		return new Answer(described.get("ip") + ':' + described.get("port"), epoch);
 	}
 
-	/** The master the answers name ({@link #of}); empty when none answered or they decide nothing. */
+	/**
+	 * The master named by more than half of the configured Sentinels, whatever the epochs (review 45l L-1/L-2: an epoch
+	 * never overrides a reachable majority that agrees); else the one the answers name ({@link #of}); empty when none
+	 * answered or they decide nothing.
+	 */
 	Optional<String> master() {
-		return of(answers);
+		Optional<String> most = answers.stream().map(Answer::address).distinct()
+			.filter(this::heldByMostOfTheConfigured).findFirst();
+		return most.isPresent() ? most : of(answers);
 	}
 
 	/** Whether more than half of the configured Sentinels (not only of those that answered) name {@code address}. */
