@@ -34,6 +34,8 @@ import reactor.core.publisher.Mono;
  * where epochs do not say the verdict is older) ({@link MasterEvidence#movesOff}; review 45i I-4: one stale Sentinel
  * listed first, review 45j J-4: the only one reachable, moved a relay on the right master onto a replica; review 45k
  * K-1: the only one reachable had seen a failover whose old master still took writes, and was outweighed);</li>
+ * <li>the store answering a write {@code NOREPLICAS} in traffic ({@link #failed}): asked as for a subscription taken,
+ * at most once per {@link #INTERVAL} (review 45l L-4: it used to count only when a subscription was taken);</li>
  * <li>the store answering a write {@code READONLY} ({@link #failed}): its connections go to a replica, the demoted old
  * master, which Lettuce reconnects to when it cannot reach a Sentinel (review 45h H-2). From then on the store {@link
  * #refusingWrites refuses writes} (the readiness says so), the Sentinels are asked (weighed) and the connections moved
@@ -153,11 +155,21 @@ final class MasterCatchUp {
 
 	/**
 	 * A call to the store failed with {@code error}: a {@code READONLY} answer makes the store refuse writes until its
-	 * connections go to the master the Sentinels name and a write succeeded there; anything else is not this class's
-	 * business.
+	 * connections go to the master the Sentinels name and a write succeeded there; a {@code NOREPLICAS} answer (a
+	 * master short of replicas: maybe the old side of a failover the relay did not follow, review 45l L-4) asks the
+	 * Sentinels as a subscription taken does, at most once per {@link #INTERVAL}, and the connections move only as
+	 * {@link MasterEvidence#movesOff} weighs it (its own replica away, no failover: they stay, and the relay stays ready);
+	 * anything else is not this class's business.
 	 */
 	void failed(Throwable error) {
-		if (!readOnly(error) || System.nanoTime() - movedAt.get() < INTERVAL.toNanos()) {
+		if (System.nanoTime() - movedAt.get() < INTERVAL.toNanos()) {
+			return;
+		}
+		if (MasterEvidence.noReplicas(error) && refusing.get() == null) {
+			ask(false);
+			return;
+		}
+		if (!readOnly(error)) {
 			return;
 		}
 		if (refusing.compareAndSet(null, READ_ONLY + ": its connections go to a replica (an old master the Sentinels "
