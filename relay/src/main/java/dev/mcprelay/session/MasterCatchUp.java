@@ -106,8 +106,14 @@ final class MasterCatchUp {
 	 */
 	MasterCatchUp(String master, ConfiguredSentinels sentinels, Supplier<RedisClient> client, BooleanSupplier held,
 			Consumer<String> move, Supplier<Mono<Void>> writeCheck) {
+		this(master, sentinels, MasterLineage.withoutCredentials(), client, held, move, writeCheck);
+	}
+
+	/** @param lineage how a minority's target proves it is this deployment's master (review 45l L-1) */
+	MasterCatchUp(String master, ConfiguredSentinels sentinels, MasterLineage lineage, Supplier<RedisClient> client,
+			BooleanSupplier held, Consumer<String> move, Supplier<Mono<Void>> writeCheck) {
 		this.master = master;
-		this.evidence = new MasterEvidence(master, sentinels, writeCheck, INTERVAL);
+		this.evidence = new MasterEvidence(master, sentinels, lineage, writeCheck, INTERVAL);
 		this.client = client;
 		this.held = held;
 		this.move = move;
@@ -132,7 +138,7 @@ final class MasterCatchUp {
 
 	/**
 	 * Asks the Sentinels, once, for the configuration epoch the connections now follow at {@code address} ({@link
-	 * MasterEvidence#named}; review 45l L-0: after two failovers followed, the epoch remembered was still that of the
+	 * MasterEvidence#named}), then {@code address} for its replication lineage ({@link MasterLineage}; review 45l L-0: after two failovers followed, the epoch remembered was still that of the
 	 * first, so a Sentinel that missed only the last moved the relay). Until they answer, and if none names that
 	 * address, the epoch is unknown: only more than half of the configured Sentinels, or a refused write, move the
 	 * connections then. A failure is logged at DEBUG (it leaves the epoch unknown).
@@ -143,9 +149,11 @@ final class MasterCatchUp {
 			return;
 		}
 		evidence.weighed(using)
+			.doOnNext(verdict -> evidence.named(address, verdict))
+			.then(evidence.lineageRead(using, address))
 			.subscribeOn(OffEventLoop.SCHEDULER)
-			.subscribe(verdict -> evidence.named(address, verdict), error -> log.debug("The Sentinels could not be "
-					+ "asked for the configuration epoch of {}: {}", address, error.toString()));
+			.subscribe(null, error -> log.debug("The Sentinels could not be asked for the configuration epoch of {}: {}",
+					address, error.toString()));
 	}
 
 	/** A Sentinel took the relay's subscription while the store was not held: asks whether a failover was missed. */
@@ -243,12 +251,12 @@ final class MasterCatchUp {
 			.flatMap(named -> {
 				if (current.compareAndSet(null, named.address())) {
 					evidence.follows(named.address(), named);
-					return Mono.empty();
+					return evidence.lineageRead(using, named.address()).then(Mono.<String>empty());
 				}
 				String known = current.get();
 				if (known.equals(named.address())) {
 					evidence.agrees(named);
-					return Mono.empty();
+					return evidence.lineageRead(using, known).then(Mono.<String>empty());
 				}
 				return evidence.movesOff(using, named, known).doOnNext(target -> {
 					if (held.getAsBoolean() || refusing.get() != null) {

@@ -62,6 +62,8 @@ final class MasterEvidence {
 
 	private final ConfiguredSentinels sentinels;
 
+	private final MasterLineage lineage;
+
 	private final Supplier<Mono<Void>> writeCheck;
 
 	private final Duration bound;
@@ -78,6 +80,9 @@ final class MasterEvidence {
 	/** The verdict last logged as outweighed by the relay's own evidence, so that it is said once per state. */
 	private final AtomicReference<String> outweighedSaid = new AtomicReference<>();
 
+	/** The minority's target last logged as not proven this deployment's master ({@link MasterLineage}), once. */
+	private final AtomicReference<String> unprovenSaid = new AtomicReference<>();
+
 	/** The disagreement of the Sentinels last logged, so that it is said once. */
 	private final AtomicReference<String> disagreementSaid = new AtomicReference<>();
 
@@ -89,10 +94,22 @@ final class MasterEvidence {
 	 * @param bound how long a write check may take
 	 */
 	MasterEvidence(String master, ConfiguredSentinels sentinels, Supplier<Mono<Void>> writeCheck, Duration bound) {
+		this(master, sentinels, MasterLineage.withoutCredentials(), writeCheck, bound);
+	}
+
+	/** @param lineage what the relay saw of its master's replication, and the proof a minority's target must give */
+	MasterEvidence(String master, ConfiguredSentinels sentinels, MasterLineage lineage, Supplier<Mono<Void>> writeCheck,
+			Duration bound) {
 		this.master = master;
 		this.sentinels = sentinels;
+		this.lineage = lineage;
 		this.writeCheck = writeCheck;
 		this.bound = bound;
+	}
+
+	/** Reads the replication lineage of {@code address}, the master the connections follow ({@link MasterLineage}). */
+	Mono<Void> lineageRead(RedisClient using, String address) {
+		return lineage.read(using, address);
 	}
 
 	/** How many questions were put to the Sentinels. */
@@ -227,11 +244,42 @@ final class MasterEvidence {
 				return Mono.empty();
 			}
 			long followedEpoch = followedEpoch();
-			if (outweighs(verdict, target, followedEpoch)) {
+			if (verdict.heldByMostOfTheConfigured(target)) {
 				return Mono.just(target);
 			}
+			if (!outweighs(verdict, target, followedEpoch)) {
+				return stayUnlessRefused(verdict, target, current, followedEpoch, false);
+			}
+			return lineage.refusal(using, target)
+				.map(Optional::of)
+				.defaultIfEmpty(Optional.empty())
+				.flatMap(refused -> {
+					if (refused.isEmpty()) {
+						return Mono.just(target);
+					}
+					String why = refused.get();
+					saidOnce(unprovenSaid, target + '>' + current + '#' + why, () -> log.warn("Sentinel {} names {} the "
+							+ "master of '{}' with a later configuration epoch ({}) than the one the relay's connections "
+							+ "follow at {} ({}), but {}: they stay at {} (fewer than half of the configured Sentinels "
+							+ "move them only to a node that proves it is this deployment's master; a Sentinel of another "
+							+ "deployment, or one with a copied or stale state, in spring.data.redis.sentinel.nodes?)",
+							verdict.sentinelsNaming(target), target, master, verdict.epochOf(target), current,
+							epoch(followedEpoch), why, current));
+					return stayUnlessRefused(verdict, target, current, followedEpoch, true);
+				});
+		});
+	}
+
+	/**
+	 * A minority's verdict naming {@code target} did not outweigh the configuration followed: the store is asked, and
+	 * the connections move only if it refuses a write ({@link #refusalMoves}); else they stay (WARN once per state).
+	 */
+	private Mono<String> stayUnlessRefused(MasterVerdict verdict, String target, String current, long followedEpoch,
+			boolean unproven) {
+		{
 			return written().flatMap(written -> {
-				if (refusalMoves(written, verdict, target, followedEpoch)) {
+				if (refusalMoves(written, verdict, target, followedEpoch)
+						&& !(unproven && written == Written.NO_REPLICAS)) {
 					return Mono.just(target);
 				}
 				saidOnce(outweighedSaid, target + '>' + current + '>' + written, () -> log.warn("The Sentinels that "
@@ -245,7 +293,7 @@ final class MasterEvidence {
 						target));
 				return Mono.empty();
 			});
-		});
+		}
 	}
 
 	private static String epoch(long epoch) {

@@ -31,8 +31,21 @@ record MasterVerdict(List<Answer> answers, int asked) {
 	/** The epoch of an answer to {@code GET-MASTER-ADDR-BY-NAME}, which says none. */
 	static final long NO_EPOCH = -1;
 
-	/** One Sentinel's answer: the master's {@code host:port}, and the configuration epoch it has it from. */
-	record Answer(String address, long epoch) {
+	/**
+	 * One Sentinel's answer: the master's {@code host:port}, the configuration epoch it has it from, and the Sentinel's
+	 * own {@code host:port} (null where not known).
+	 */
+	record Answer(String address, long epoch, String sentinel) {
+
+		Answer(String address, long epoch) {
+			this(address, epoch, null);
+		}
+
+		/** This answer, said by {@code sentinel}. */
+		Answer from(String sentinel) {
+			return new Answer(address, epoch, sentinel);
+		}
+
 	}
 
 	MasterVerdict {
@@ -74,6 +87,12 @@ record MasterVerdict(List<Answer> answers, int asked) {
 	long epochOf(String address) {
 		return answers.stream().filter(answer -> answer.address().equals(address)).mapToLong(Answer::epoch).max()
 			.orElse(NO_EPOCH);
+	}
+
+	/** The Sentinels whose answers name {@code address}, as far as known ({@code a:1, b:2}). */
+	String sentinelsNaming(String address) {
+		return answers.stream().filter(answer -> answer.address().equals(address) && answer.sentinel() != null)
+			.map(Answer::sentinel).collect(Collectors.joining(", "));
 	}
 
 	/** How many answers name {@code address}. */

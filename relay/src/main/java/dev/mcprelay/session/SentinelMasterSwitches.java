@@ -130,7 +130,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		this.events = events;
 		this.followedSentinels = followedSentinels;
 		String master = this.redis == null ? null : this.redis.getSentinelConfiguration().getRequiredMaster().getName();
-		this.catchUp = this.redis == null ? null : new MasterCatchUp(master, sentinels, () -> client,
+		this.catchUp = this.redis == null ? null : new MasterCatchUp(master, sentinels, MasterLineage.of(this.redis), () -> client,
 				() -> hold.get() != null, named -> {
 					followed.set(named);
 					reset(master, named);
