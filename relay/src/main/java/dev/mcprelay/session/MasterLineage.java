@@ -24,7 +24,8 @@ import reactor.core.publisher.Mono;
  * What the relay saw of the replication lineage of the master its store's connections follow, and whether another
  * node proves it is this deployment's master (review 45l L-1: one Sentinel's later configuration epoch moved a relay
  * onto another deployment's Redis, or onto a replica). Read with the store's own credentials on a connection of its own
- * ({@code INFO replication}, {@code ROLE}), closed whatever happens, within the client's command timeout.
+ * ({@code INFO replication}: its {@code role} is what {@code ROLE} answers), closed whatever happens, within the
+ * client's command timeout; the answer is handed on off the event loops.
  * <ul>
  * <li>{@link #read}: after the connections went to a master, its {@code master_replid} and the replicas it lists are
  * remembered (nothing is forgotten when it does not answer: the last read stays).</li>
@@ -126,7 +127,9 @@ final class MasterLineage {
 				connection -> Mono.fromCompletionStage(connection.closeAsync()))
 			.subscribeOn(OffEventLoop.SCHEDULER)
 			.timeout(uri.getTimeout())
-			.onErrorResume(error -> Mono.empty());
+			.onErrorResume(error -> Mono.empty())
+			// what follows (a move closes the store's connections, which may block) never runs on an event loop
+			.publishOn(OffEventLoop.SCHEDULER);
 	}
 
 	private static Mono<StatefulRedisConnection<String, String>> connected(RedisClient client, RedisURI uri) {
