@@ -57,13 +57,15 @@ class MinoritySentinelOfAnotherLineageTest {
 		ours = RedisServerProcess.start(TestUpstreams.freePort(), List.of("--repl-diskless-sync-delay", "0"));
 		replica = RedisServerProcess.start(TestUpstreams.freePort(),
 				List.of("--replicaof", "127.0.0.1", String.valueOf(ours.port())));
+		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "up"
+				.equals(RedisWire.field(RedisWire.text(replica.port(), "INFO", "replication"), "master_link_status")));
+		// started after the replica's full sync, which left an RDB with our replid where a server without a directory
+		// of its own found and loaded it (2 of 4 runs moved onto this "foreign" master: it proved our lineage)
 		foreign = RedisServerProcess.start(TestUpstreams.freePort());
 		oursSentinel = sentinel(ours.port(), 0);
 		foreignSentinel = sentinel(foreign.port(), 80);
 		client = RedisClient.create();
 		own = SentinelSubscription.ownClient(client);
-		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> "up"
-				.equals(RedisWire.field(RedisWire.text(replica.port(), "INFO", "replication"), "master_link_status")));
 	}
 
 	private static RedisServerProcess sentinel(int monitored, long epoch) throws Exception {
@@ -106,6 +108,12 @@ class MinoritySentinelOfAnotherLineageTest {
 		// our Sentinel gone before the stale one starts (it would adopt the stale one's epoch 50 from its hello)
 		oursSentinel.close();
 		oursSentinel = null;
+
+		String foreignReplication = RedisWire.text(foreign.port(), "INFO", "replication");
+		assertThat(List.of(RedisWire.field(foreignReplication, "master_replid"),
+				RedisWire.field(foreignReplication, "master_replid2")))
+			.as("the foreign master's replication history shares nothing with ours")
+			.doesNotContain(lineage.seen().replid());
 
 		int mark = CapturedLogs.all().size();
 		sentinels.set(reachable(foreignSentinel));
