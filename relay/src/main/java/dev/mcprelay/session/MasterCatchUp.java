@@ -47,7 +47,9 @@ import reactor.core.publisher.Mono;
  * nothing (a split without epochs) leave the connections where they are, said once (review 45j J-1).</li>
  * </ul>
  * At most one question to the Sentinels per {@link #INTERVAL}, whatever the traffic (review 45i I-1), except for a
- * subscription just taken; one at a time, none during a hold (asked again after it while the store refuses writes),
+ * subscription just taken; one at a time (a subscription taken while one is under way is asked once it ends: the
+ * question under way may have asked its Sentinel before it answered again), none during a hold (asked again after it
+ * while the store refuses writes),
  * and a {@code READONLY} answered within {@link #INTERVAL} of a move (a call in flight on the connections moved away
  * from) is ignored. Never blocks the caller; never fails (a failure is logged).
  */
@@ -91,6 +93,9 @@ final class MasterCatchUp {
 	private final AtomicBoolean answeredWhileRefusing = new AtomicBoolean();
 
 	private final AtomicBoolean asking = new AtomicBoolean();
+
+	/** Whether a subscription was taken that no question has started for yet (asked when the one under way ends). */
+	private final AtomicBoolean subscribedSince = new AtomicBoolean();
 
 	/** When the last question ended ({@link System#nanoTime}). */
 	private final AtomicLong askedAt = new AtomicLong(System.nanoTime() - INTERVAL.toNanos());
@@ -214,7 +219,8 @@ final class MasterCatchUp {
 
 	/**
 	 * Asks the Sentinels, unless a question is under way, the store is held, or (unless {@code subscription}) the last
-	 * question ended within {@link #INTERVAL}: then, while the store refuses writes, once that interval has passed.
+	 * question ended within {@link #INTERVAL}: then, while the store refuses writes, once that interval has passed, and
+	 * for a {@code subscription} taken while a question is under way, once that question ends.
 	 * While the store refuses writes after a move, checks a write first: taken, done; else asks.
 	 */
 	private void ask(boolean subscription) {
@@ -222,11 +228,18 @@ final class MasterCatchUp {
 		if (using == null) {
 			return;
 		}
-		if (held.getAsBoolean() || (!subscription && System.nanoTime() - askedAt.get() < INTERVAL.toNanos())
-				|| !asking.compareAndSet(false, true)) {
+		if (held.getAsBoolean() || (!subscription && System.nanoTime() - askedAt.get() < INTERVAL.toNanos())) {
 			later();
 			return;
 		}
+		if (subscription) {
+			subscribedSince.set(true);
+		}
+		if (!asking.compareAndSet(false, true)) {
+			later();
+			return;
+		}
+		subscribedSince.set(false);
 		Mono.defer(() -> refusing.get() == null ? followed(using)
 				: movedWhileRefusing.get() == null ? refused(using, false)
 						: evidence.written().flatMap(written -> written == MasterEvidence.Written.TAKEN ? taken()
@@ -235,7 +248,12 @@ final class MasterCatchUp {
 			.doFinally(signal -> {
 				askedAt.set(System.nanoTime());
 				asking.set(false);
-				later();
+				if (subscribedSince.getAndSet(false)) {
+					ask(true);
+				}
+				else {
+					later();
+				}
 			})
 			.subscribe(null, error -> log.warn("The store's connections could not be moved to the master the "
 					+ "Sentinels name: {}", error.toString()));
