@@ -245,6 +245,8 @@ final class MasterEvidence {
 			}
 			long followedEpoch = followedEpoch();
 			if (verdict.heldByMostOfTheConfigured(target)) {
+				log.debug("More than half of the configured Sentinels name {} the master of '{}' ({} of {}): the store's "
+						+ "connections move there from {}", target, master, verdict.named(target), verdict.asked(), current);
 				return Mono.just(target);
 			}
 			if (!outweighs(verdict, target, followedEpoch)) {

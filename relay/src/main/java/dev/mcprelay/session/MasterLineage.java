@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -36,6 +38,8 @@ import reactor.core.publisher.Mono;
  * Never fails; a node that does not answer proves nothing.
  */
 final class MasterLineage {
+
+	private static final Logger log = LoggerFactory.getLogger(MasterLineage.class);
 
 	/** What was read of the master followed: its replid and the {@code host:port} of its replicas. */
 	record Seen(String address, String replid, Set<String> replicas) {
@@ -87,7 +91,12 @@ final class MasterLineage {
 	Mono<Void> read(RedisClient client, String address) {
 		return replication(client, address)
 			.filter(info -> "master".equals(info.get("role")))
-			.doOnNext(info -> followed.set(new Seen(address, info.getOrDefault("master_replid", ""), replicas(info))))
+			.doOnNext(info -> {
+				Seen seen = new Seen(address, info.getOrDefault("master_replid", ""), replicas(info));
+				followed.set(seen);
+				log.debug("Read the replication of {}, the master followed: replid {}, replicas {}", address,
+						seen.replid(), seen.replicas());
+			})
 			.then();
 	}
 
@@ -109,6 +118,10 @@ final class MasterLineage {
 				if (seen.replicas().contains(target) || (!seen.replid().isEmpty()
 						&& (seen.replid().equals(info.get("master_replid"))
 								|| seen.replid().equals(info.get("master_replid2"))))) {
+					log.debug("{} proves it is this deployment's master: listed as a replica of {}: {}; its master_replid "
+							+ "{}, master_replid2 {}; the replid read of {}: {}", target, seen.address(),
+							seen.replicas().contains(target), info.get("master_replid"), info.get("master_replid2"),
+							seen.address(), seen.replid());
 					return Optional.<String>empty();
 				}
 				return Optional.of(target + "'s replication history is not that of " + seen.address() + " (another "
