@@ -124,7 +124,7 @@ final class ConfiguredSentinels {
 	private Mono<MasterVerdict.Answer> described(StatefulRedisSentinelConnection<String, String> connection,
 			RedisURI sentinel, String master) {
 		return connection.reactive().master(master)
-			.map(described -> MasterVerdict.answer(described))
+			.map(described -> MasterVerdict.answer(described).from(address(sentinel)))
 			.doOnNext(described -> masterRefused.remove(address(sentinel)))
 			.onErrorResume(RedisCommandExecutionException.class, refused -> {
 				if (String.valueOf(refused.getMessage()).startsWith("NOPERM") && masterRefused.add(address(sentinel))) {
@@ -136,7 +136,7 @@ final class ConfiguredSentinels {
 				return connection.reactive().getMasterAddrByName(master)
 					.cast(InetSocketAddress.class)
 					.map(named -> new MasterVerdict.Answer(named.getHostString() + ':' + named.getPort(),
-							MasterVerdict.NO_EPOCH));
+							MasterVerdict.NO_EPOCH, address(sentinel)));
 			});
 	}
 

@@ -34,6 +34,8 @@ import reactor.core.publisher.Mono;
  * where epochs do not say the verdict is older) ({@link MasterEvidence#movesOff}; review 45i I-4: one stale Sentinel
  * listed first, review 45j J-4: the only one reachable, moved a relay on the right master onto a replica; review 45k
  * K-1: the only one reachable had seen a failover whose old master still took writes, and was outweighed);</li>
+ * <li>the store answering a write {@code NOREPLICAS} in traffic ({@link #failed}): asked as for a subscription taken,
+ * at most once per {@link #INTERVAL} (review 45l L-4: it used to count only when a subscription was taken);</li>
  * <li>the store answering a write {@code READONLY} ({@link #failed}): its connections go to a replica, the demoted old
  * master, which Lettuce reconnects to when it cannot reach a Sentinel (review 45h H-2). From then on the store {@link
  * #refusingWrites refuses writes} (the readiness says so), the Sentinels are asked (weighed) and the connections moved
@@ -45,7 +47,9 @@ import reactor.core.publisher.Mono;
  * nothing (a split without epochs) leave the connections where they are, said once (review 45j J-1).</li>
  * </ul>
  * At most one question to the Sentinels per {@link #INTERVAL}, whatever the traffic (review 45i I-1), except for a
- * subscription just taken; one at a time, none during a hold (asked again after it while the store refuses writes),
+ * subscription just taken; one at a time (a subscription taken while one is under way is asked once it ends: the
+ * question under way may have asked its Sentinel before it answered again), none during a hold (asked again after it
+ * while the store refuses writes),
  * and a {@code READONLY} answered within {@link #INTERVAL} of a move (a call in flight on the connections moved away
  * from) is ignored. Never blocks the caller; never fails (a failure is logged).
  */
@@ -90,6 +94,9 @@ final class MasterCatchUp {
 
 	private final AtomicBoolean asking = new AtomicBoolean();
 
+	/** Whether a subscription was taken that no question has started for yet (asked when the one under way ends). */
+	private final AtomicBoolean subscribedSince = new AtomicBoolean();
+
 	/** When the last question ended ({@link System#nanoTime}). */
 	private final AtomicLong askedAt = new AtomicLong(System.nanoTime() - INTERVAL.toNanos());
 
@@ -104,8 +111,14 @@ final class MasterCatchUp {
 	 */
 	MasterCatchUp(String master, ConfiguredSentinels sentinels, Supplier<RedisClient> client, BooleanSupplier held,
 			Consumer<String> move, Supplier<Mono<Void>> writeCheck) {
+		this(master, sentinels, MasterLineage.withoutCredentials(), client, held, move, writeCheck);
+	}
+
+	/** @param lineage how a minority's target proves it is this deployment's master (review 45l L-1) */
+	MasterCatchUp(String master, ConfiguredSentinels sentinels, MasterLineage lineage, Supplier<RedisClient> client,
+			BooleanSupplier held, Consumer<String> move, Supplier<Mono<Void>> writeCheck) {
 		this.master = master;
-		this.evidence = new MasterEvidence(master, sentinels, writeCheck, INTERVAL);
+		this.evidence = new MasterEvidence(master, sentinels, lineage, writeCheck, INTERVAL);
 		this.client = client;
 		this.held = held;
 		this.move = move;
@@ -119,12 +132,33 @@ final class MasterCatchUp {
 		current.set(address);
 		evidence.follows(address, null);
 		movedAt.set(System.nanoTime());
+		followedEpochAsked(address);
 		if (refusing.get() != null) {
 			movedWhileRefusing.set(address);
 			refusing.set(READ_ONLY + "; its connections were moved toward " + address + ", the master the Sentinels "
 					+ "name, and are checked with a write every " + INTERVAL.toSeconds() + " s until one succeeds");
 			later();
 		}
+	}
+
+	/**
+	 * Asks the Sentinels, once, for the configuration epoch the connections now follow at {@code address} ({@link
+	 * MasterEvidence#named}), then {@code address} for its replication lineage ({@link MasterLineage}; review 45l L-0: after two failovers followed, the epoch remembered was still that of the
+	 * first, so a Sentinel that missed only the last moved the relay). Until they answer, and if none names that
+	 * address, the epoch is unknown: only more than half of the configured Sentinels, or a refused write, move the
+	 * connections then. A failure is logged at DEBUG (it leaves the epoch unknown).
+	 */
+	private void followedEpochAsked(String address) {
+		RedisClient using = client.get();
+		if (using == null) {
+			return;
+		}
+		evidence.weighed(using)
+			.doOnNext(verdict -> evidence.named(address, verdict))
+			.then(evidence.lineageRead(using, address))
+			.subscribeOn(OffEventLoop.SCHEDULER)
+			.subscribe(null, error -> log.debug("The Sentinels could not be asked for the configuration epoch of {}: {}",
+					address, error.toString()));
 	}
 
 	/** A Sentinel took the relay's subscription while the store was not held: asks whether a failover was missed. */
@@ -134,11 +168,21 @@ final class MasterCatchUp {
 
 	/**
 	 * A call to the store failed with {@code error}: a {@code READONLY} answer makes the store refuse writes until its
-	 * connections go to the master the Sentinels name and a write succeeded there; anything else is not this class's
-	 * business.
+	 * connections go to the master the Sentinels name and a write succeeded there; a {@code NOREPLICAS} answer (a
+	 * master short of replicas: maybe the old side of a failover the relay did not follow, review 45l L-4) asks the
+	 * Sentinels as a subscription taken does, at most once per {@link #INTERVAL}, and the connections move only as
+	 * {@link MasterEvidence#movesOff} weighs it (its own replica away, no failover: they stay, and the relay stays ready);
+	 * anything else is not this class's business.
 	 */
 	void failed(Throwable error) {
-		if (!readOnly(error) || System.nanoTime() - movedAt.get() < INTERVAL.toNanos()) {
+		if (System.nanoTime() - movedAt.get() < INTERVAL.toNanos()) {
+			return;
+		}
+		if (MasterEvidence.noReplicas(error) && refusing.get() == null) {
+			ask(false);
+			return;
+		}
+		if (!readOnly(error)) {
 			return;
 		}
 		if (refusing.compareAndSet(null, READ_ONLY + ": its connections go to a replica (an old master the Sentinels "
@@ -175,7 +219,8 @@ final class MasterCatchUp {
 
 	/**
 	 * Asks the Sentinels, unless a question is under way, the store is held, or (unless {@code subscription}) the last
-	 * question ended within {@link #INTERVAL}: then, while the store refuses writes, once that interval has passed.
+	 * question ended within {@link #INTERVAL}: then, while the store refuses writes, once that interval has passed, and
+	 * for a {@code subscription} taken while a question is under way, once that question ends.
 	 * While the store refuses writes after a move, checks a write first: taken, done; else asks.
 	 */
 	private void ask(boolean subscription) {
@@ -183,11 +228,18 @@ final class MasterCatchUp {
 		if (using == null) {
 			return;
 		}
-		if (held.getAsBoolean() || (!subscription && System.nanoTime() - askedAt.get() < INTERVAL.toNanos())
-				|| !asking.compareAndSet(false, true)) {
+		if (held.getAsBoolean() || (!subscription && System.nanoTime() - askedAt.get() < INTERVAL.toNanos())) {
 			later();
 			return;
 		}
+		if (subscription) {
+			subscribedSince.set(true);
+		}
+		if (!asking.compareAndSet(false, true)) {
+			later();
+			return;
+		}
+		subscribedSince.set(false);
 		Mono.defer(() -> refusing.get() == null ? followed(using)
 				: movedWhileRefusing.get() == null ? refused(using, false)
 						: evidence.written().flatMap(written -> written == MasterEvidence.Written.TAKEN ? taken()
@@ -196,7 +248,12 @@ final class MasterCatchUp {
 			.doFinally(signal -> {
 				askedAt.set(System.nanoTime());
 				asking.set(false);
-				later();
+				if (subscribedSince.getAndSet(false)) {
+					ask(true);
+				}
+				else {
+					later();
+				}
 			})
 			.subscribe(null, error -> log.warn("The store's connections could not be moved to the master the "
 					+ "Sentinels name: {}", error.toString()));
@@ -212,12 +269,12 @@ final class MasterCatchUp {
 			.flatMap(named -> {
 				if (current.compareAndSet(null, named.address())) {
 					evidence.follows(named.address(), named);
-					return Mono.empty();
+					return evidence.lineageRead(using, named.address()).then(Mono.<String>empty());
 				}
 				String known = current.get();
 				if (known.equals(named.address())) {
 					evidence.agrees(named);
-					return Mono.empty();
+					return evidence.lineageRead(using, known).then(Mono.<String>empty());
 				}
 				return evidence.movesOff(using, named, known).doOnNext(target -> {
 					if (held.getAsBoolean() || refusing.get() != null) {

@@ -18,12 +18,26 @@ import reactor.core.publisher.Mono;
 
 /**
  * The evidence {@link MasterCatchUp} weighs before it moves the store's connections: the Sentinels' answers ({@link
- * ConfiguredSentinels}), the configuration epoch of the configuration the connections follow (remembered here: the
- * latest epoch an answer named their master with), and the store's own answer to a write through those connections
- * ({@link StoreWriteCheck}: a master takes it, a replica refuses it {@code READONLY}, a master short of replicas
- * {@code NOREPLICAS}). It decides nothing about the connections itself; it tells where they should go, logs what
- * outweighed what (each once per state), and counts the questions. Never fails; a Sentinel or check that does not
- * answer is evidence of nothing.
+ * ConfiguredSentinels}), the configuration epoch of the configuration the connections follow, and the store's own
+ * answer to a write through those connections ({@link StoreWriteCheck}: a master takes it, a replica refuses it
+ * {@code READONLY}, a master short of replicas {@code NOREPLICAS}). The rule (review 45l):
+ * <ul>
+ * <li>The epoch remembered is that of the configuration the connections follow NOW, not a lifetime maximum: after every
+ * announced switch followed and every catch-up move it is set from the Sentinels' answers that name the address
+ * followed ({@code SENTINEL MASTER} {@code config-epoch}, {@link #named}), or unknown when none says; it may go down
+ * (Sentinels redeployed with fresh state: L-2), and a relay that followed a failover is not moved by a Sentinel that
+ * missed it (L-0).</li>
+ * <li>More than half of the configured Sentinels naming one master move the connections there whatever the epochs
+ * (Sentinel's own rule; epochs never override it: L-1, L-2).</li>
+ * <li>A minority naming another master with a later epoch than the one followed moves them (a failover the relay
+ * missed whose old master still takes writes: review 45k K-1); an earlier or equal one does not (a stale Sentinel:
+ * review 45j J-4).</li>
+ * <li>A write refused {@code READONLY} moves them; {@code NOREPLICAS} as well unless the epochs say the verdict is
+ * older than the configuration followed.</li>
+ * </ul>
+ * It decides nothing about the connections itself; it tells where they should go, logs what outweighed what (each
+ * once per state), and counts the questions. Never fails; a Sentinel or check that does not answer is evidence of
+ * nothing.
  */
 final class MasterEvidence {
 
@@ -48,6 +62,8 @@ final class MasterEvidence {
 
 	private final ConfiguredSentinels sentinels;
 
+	private final MasterLineage lineage;
+
 	private final Supplier<Mono<Void>> writeCheck;
 
 	private final Duration bound;
@@ -61,11 +77,11 @@ final class MasterEvidence {
 	 */
 	private final AtomicReference<MasterVerdict.Answer> followed = new AtomicReference<>();
 
-	/** The verdict last weighed: the epoch a move on it follows. */
-	private final AtomicReference<MasterVerdict> lastWeighed = new AtomicReference<>();
-
 	/** The verdict last logged as outweighed by the relay's own evidence, so that it is said once per state. */
 	private final AtomicReference<String> outweighedSaid = new AtomicReference<>();
+
+	/** The minority's target last logged as not proven this deployment's master ({@link MasterLineage}), once. */
+	private final AtomicReference<String> unprovenSaid = new AtomicReference<>();
 
 	/** The disagreement of the Sentinels last logged, so that it is said once. */
 	private final AtomicReference<String> disagreementSaid = new AtomicReference<>();
@@ -78,10 +94,22 @@ final class MasterEvidence {
 	 * @param bound how long a write check may take
 	 */
 	MasterEvidence(String master, ConfiguredSentinels sentinels, Supplier<Mono<Void>> writeCheck, Duration bound) {
+		this(master, sentinels, MasterLineage.withoutCredentials(), writeCheck, bound);
+	}
+
+	/** @param lineage what the relay saw of its master's replication, and the proof a minority's target must give */
+	MasterEvidence(String master, ConfiguredSentinels sentinels, MasterLineage lineage, Supplier<Mono<Void>> writeCheck,
+			Duration bound) {
 		this.master = master;
 		this.sentinels = sentinels;
+		this.lineage = lineage;
 		this.writeCheck = writeCheck;
 		this.bound = bound;
+	}
+
+	/** Reads the replication lineage of {@code address}, the master the connections follow ({@link MasterLineage}). */
+	Mono<Void> lineageRead(RedisClient using, String address) {
+		return lineage.read(using, address);
 	}
 
 	/** How many questions were put to the Sentinels. */
@@ -101,31 +129,41 @@ final class MasterEvidence {
 	}
 
 	/**
-	 * The store's connections go to {@code address} (first known there, or moved): the configuration they follow is
-	 * the one {@code answer} (if it names that address), else the last verdict weighed, names it with; when neither
-	 * says an epoch and they moved, the epoch of the configuration they followed before (a lower bound: every failover
-	 * raises it). A change of master forgets what was said of the one before.
+	 * The store's connections go to {@code address} (first known there, or moved): the configuration they follow is the
+	 * one {@code answer} names it with if it names that address, else of unknown epoch ({@link MasterVerdict#NO_EPOCH})
+	 * until {@link #named} says (review 45l L-0/L-2: the epoch is that of the configuration followed now, not a
+	 * lifetime maximum; it may go down, as when the Sentinels are redeployed with fresh state). A change of master
+	 * forgets what was said of the one before.
 	 */
 	void follows(String address, MasterVerdict.Answer answer) {
 		long epoch = answer != null && answer.address().equals(address) ? answer.epoch() : MasterVerdict.NO_EPOCH;
-		MasterVerdict weighed = lastWeighed.get();
-		if (epoch == MasterVerdict.NO_EPOCH && weighed != null) {
-			epoch = weighed.epochOf(address);
-		}
-		long named = epoch;
-		MasterVerdict.Answer before = followed.getAndUpdate(now -> now == null ? new MasterVerdict.Answer(address, named)
-				: new MasterVerdict.Answer(address, Math.max(now.epoch(), named)));
+		MasterVerdict.Answer before = followed.getAndSet(new MasterVerdict.Answer(address, epoch));
 		if (before != null && !before.address().equals(address)) {
 			outweighedSaid.set(null);
 		}
 	}
 
 	/**
-	 * The first Sentinel to answer names {@code answer}'s master where the store's connections go: its epoch, if later,
-	 * is the one they follow, and what was said of another master is forgotten (the state changed).
+	 * The Sentinels were asked after the store's connections went to {@code address} (an announced switch followed, a
+	 * catch-up move): the configuration they follow is the one {@code verdict}'s answers name that address with (the
+	 * latest epoch among them), or of unknown epoch when none does. Nothing changes if the connections went elsewhere
+	 * since.
+	 */
+	void named(String address, MasterVerdict verdict) {
+		long epoch = verdict.epochOf(address);
+		followed.updateAndGet(now -> now != null && now.address().equals(address)
+				? new MasterVerdict.Answer(address, epoch) : now);
+	}
+
+	/**
+	 * The first Sentinel to answer names {@code answer}'s master where the store's connections go: its epoch, if it
+	 * gives one, is the one they follow now (earlier or later), and what was said of another master is forgotten (the
+	 * state changed).
 	 */
 	void agrees(MasterVerdict.Answer answer) {
-		follows(answer.address(), answer);
+		if (answer.epoch() != MasterVerdict.NO_EPOCH || followedEpoch() == MasterVerdict.NO_EPOCH) {
+			follows(answer.address(), answer);
+		}
 		outweighedSaid.set(null);
 	}
 
@@ -137,15 +175,14 @@ final class MasterEvidence {
 
 	/**
 	 * The one weighing of a verdict naming {@code target}, not where the connections go, against the configuration
-	 * they follow (at {@code followedEpoch}), before the store is asked: whether it moves them. When both epochs are
-	 * known they decide: a later one outweighs the relay's own evidence (a failover it did not follow, even when the old
-	 * master still takes writes: review 45k K-1), an earlier or equal one does not (a stale Sentinel: review 45j J-4);
-	 * else (a user without {@code +sentinel|master}) it moves them if more than half of the configured Sentinels name
-	 * {@code target} (Sentinel's own rule for a failover). Pure.
+	 * they follow (at {@code followedEpoch}), before the store is asked: whether it moves them. More than half of the
+	 * configured Sentinels naming {@code target} move them whatever the epochs (review 45l L-2: a lifetime epoch held a
+	 * relay against 3 of 3); else a later epoch than the one followed does (a failover the relay did not follow, even
+	 * when the old master still takes writes: review 45k K-1); an earlier or equal one, or none known, does not (a stale
+	 * Sentinel: review 45j J-4). Pure.
 	 */
 	static boolean outweighs(MasterVerdict verdict, String target, long followedEpoch) {
-		Optional<Boolean> byEpochs = laterEpoch(verdict, target, followedEpoch);
-		return byEpochs.orElseGet(() -> verdict.heldByMostOfTheConfigured(target));
+		return verdict.heldByMostOfTheConfigured(target) || laterEpoch(verdict, target, followedEpoch).orElse(false);
 	}
 
 	/**
@@ -173,7 +210,7 @@ final class MasterEvidence {
 		return Mono.defer(() -> {
 			questions.incrementAndGet();
 			return sentinels.weighedMaster(using, master);
-		}).doOnNext(lastWeighed::set).publishOn(OffEventLoop.SCHEDULER);
+		}).publishOn(OffEventLoop.SCHEDULER);
 	}
 
 	/**
@@ -187,7 +224,9 @@ final class MasterEvidence {
 	 */
 	Mono<String> movesOff(RedisClient using, MasterVerdict.Answer named, String current) {
 		return weighed(using).flatMap(verdict -> {
-			follows(current, new MasterVerdict.Answer(current, verdict.epochOf(current)));
+			if (verdict.epochOf(current) != MasterVerdict.NO_EPOCH) {
+				named(current, verdict);
+			}
 			Optional<String> decided = verdict.master();
 			if (decided.isEmpty()) {
 				verdict.disagreement().ifPresent(split -> saidOnce(disagreementSaid, split, () -> log.warn("The Sentinels "
@@ -205,11 +244,44 @@ final class MasterEvidence {
 				return Mono.empty();
 			}
 			long followedEpoch = followedEpoch();
-			if (outweighs(verdict, target, followedEpoch)) {
+			if (verdict.heldByMostOfTheConfigured(target)) {
+				log.debug("More than half of the configured Sentinels name {} the master of '{}' ({} of {}): the store's "
+						+ "connections move there from {}", target, master, verdict.named(target), verdict.asked(), current);
 				return Mono.just(target);
 			}
+			if (!outweighs(verdict, target, followedEpoch)) {
+				return stayUnlessRefused(verdict, target, current, followedEpoch, false);
+			}
+			return lineage.refusal(using, target)
+				.map(Optional::of)
+				.defaultIfEmpty(Optional.empty())
+				.flatMap(refused -> {
+					if (refused.isEmpty()) {
+						return Mono.just(target);
+					}
+					String why = refused.get();
+					saidOnce(unprovenSaid, target + '>' + current + '#' + why, () -> log.warn("Sentinel {} names {} the "
+							+ "master of '{}' with a later configuration epoch ({}) than the one the relay's connections "
+							+ "follow at {} ({}), but {}: they stay at {} (fewer than half of the configured Sentinels "
+							+ "move them only to a node that proves it is this deployment's master; a Sentinel of another "
+							+ "deployment, or one with a copied or stale state, in spring.data.redis.sentinel.nodes?)",
+							verdict.sentinelsNaming(target), target, master, verdict.epochOf(target), current,
+							epoch(followedEpoch), why, current));
+					return stayUnlessRefused(verdict, target, current, followedEpoch, true);
+				});
+		});
+	}
+
+	/**
+	 * A minority's verdict naming {@code target} did not outweigh the configuration followed: the store is asked, and
+	 * the connections move only if it refuses a write ({@link #refusalMoves}); else they stay (WARN once per state).
+	 */
+	private Mono<String> stayUnlessRefused(MasterVerdict verdict, String target, String current, long followedEpoch,
+			boolean unproven) {
+		{
 			return written().flatMap(written -> {
-				if (refusalMoves(written, verdict, target, followedEpoch)) {
+				if (refusalMoves(written, verdict, target, followedEpoch)
+						&& !(unproven && written == Written.NO_REPLICAS)) {
 					return Mono.just(target);
 				}
 				saidOnce(outweighedSaid, target + '>' + current + '>' + written, () -> log.warn("The Sentinels that "
@@ -223,7 +295,7 @@ final class MasterEvidence {
 						target));
 				return Mono.empty();
 			});
-		});
+		}
 	}
 
 	private static String epoch(long epoch) {

@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
  * weight that verdict carries against the relay's own evidence: {@code answers} are those of the {@code asked}
  * configured Sentinels that answered.
  * <ul>
+ * <li>{@link #master}: the one more than half of the configured Sentinels name, whatever the epochs (review 45l);
+ * else {@link #of}.</li>
  * <li>{@link #of}: when more than half of the answers carry a {@code config-epoch} ({@code SENTINEL MASTER}), the one
  * those answers name with the highest epoch (each failover a Sentinel learns raises it, so one that missed a failover
  * names the old master with a lower one; review 45i I-4); otherwise, or when the answers with the highest epoch
@@ -29,8 +31,21 @@ record MasterVerdict(List<Answer> answers, int asked) {
 	/** The epoch of an answer to {@code GET-MASTER-ADDR-BY-NAME}, which says none. */
 	static final long NO_EPOCH = -1;
 
-	/** One Sentinel's answer: the master's {@code host:port}, and the configuration epoch it has it from. */
-	record Answer(String address, long epoch) {
+	/**
+	 * One Sentinel's answer: the master's {@code host:port}, the configuration epoch it has it from, and the Sentinel's
+	 * own {@code host:port} (null where not known).
+	 */
+	record Answer(String address, long epoch, String sentinel) {
+
+		Answer(String address, long epoch) {
+			this(address, epoch, null);
+		}
+
+		/** This answer, said by {@code sentinel}. */
+		Answer from(String sentinel) {
+			return new Answer(address, epoch, sentinel);
+		}
+
 	}
 
 	MasterVerdict {
@@ -49,9 +64,15 @@ record MasterVerdict(List<Answer> answers, int asked) {
 		return new Answer(described.get("ip") + ':' + described.get("port"), epoch);
 	}
 
-	/** The master the answers name ({@link #of}); empty when none answered or they decide nothing. */
+	/**
+	 * The master named by more than half of the configured Sentinels, whatever the epochs (review 45l L-1/L-2: an epoch
+	 * never overrides a reachable majority that agrees); else the one the answers name ({@link #of}); empty when none
+	 * answered or they decide nothing.
+	 */
 	Optional<String> master() {
-		return of(answers);
+		Optional<String> most = answers.stream().map(Answer::address).distinct()
+			.filter(this::heldByMostOfTheConfigured).findFirst();
+		return most.isPresent() ? most : of(answers);
 	}
 
 	/** Whether more than half of the configured Sentinels (not only of those that answered) name {@code address}. */
@@ -66,6 +87,12 @@ record MasterVerdict(List<Answer> answers, int asked) {
 	long epochOf(String address) {
 		return answers.stream().filter(answer -> answer.address().equals(address)).mapToLong(Answer::epoch).max()
 			.orElse(NO_EPOCH);
+	}
+
+	/** The Sentinels whose answers name {@code address}, as far as known ({@code a:1, b:2}). */
+	String sentinelsNaming(String address) {
+		return answers.stream().filter(answer -> answer.address().equals(address) && answer.sentinel() != null)
+			.map(Answer::sentinel).collect(Collectors.joining(", "));
 	}
 
 	/** How many answers name {@code address}. */

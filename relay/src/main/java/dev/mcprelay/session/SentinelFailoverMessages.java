@@ -50,10 +50,16 @@ final class SentinelFailoverMessages extends RedisPubSubAdapter<String, String> 
 		}
 	}
 
+	/**
+	 * A failover given up: handed on with the address of the master it was about ({@code master <name> <ip> <port>}),
+	 * so that only one about the master being failed over ends the hold (review 45l L-3: a misconfigured Sentinel's own
+	 * aborted attempt, naming another address, ended a real failover's hold).
+	 */
 	@Override
 	public void message(String pattern, String channel, String message) {
 		if (message.startsWith("master " + master + ' ')) {
-			switches.aborted(channel);
+			String[] parts = message.split(" ");
+			switches.aborted(channel, parts.length >= 4 ? parts[2] + ':' + parts[3] : null);
 		}
 	}
 

@@ -130,7 +130,7 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		this.events = events;
 		this.followedSentinels = followedSentinels;
 		String master = this.redis == null ? null : this.redis.getSentinelConfiguration().getRequiredMaster().getName();
-		this.catchUp = this.redis == null ? null : new MasterCatchUp(master, sentinels, () -> client,
+		this.catchUp = this.redis == null ? null : new MasterCatchUp(master, sentinels, MasterLineage.of(this.redis), () -> client,
 				() -> hold.get() != null, named -> {
 					followed.set(named);
 					reset(master, named);
@@ -276,8 +276,18 @@ public class SentinelMasterSwitches implements StoreHold, DisposableBean {
 		return catchUp != null && catchUp.refusingDespiteTheSentinels();
 	}
 
-	/** Ends the current hold: the Sentinels gave the failover up ({@code channel}). */
-	void aborted(String channel) {
+	/**
+	 * Ends the current hold if the failover given up ({@code channel}) is about the master it holds for: {@code
+	 * about}, the address the message names, is the hold's {@link SwitchHold#from} (or either is not known). A Sentinel's
+	 * own aborted attempt on another address (a misconfigured one: review 45l L-3) is ignored, logged at DEBUG.
+	 */
+	void aborted(String channel, String about) {
+		SwitchHold current = hold.get();
+		if (current != null && current.from() != null && about != null && !current.from().equals(about)) {
+			log.debug("A Sentinel gave up a failover of {} ({}), not of {} which the store is held for: still held", about,
+					channel, current.from());
+			return;
+		}
 		hold.release("the Sentinels gave the failover up (" + channel + ")");
 	}
 

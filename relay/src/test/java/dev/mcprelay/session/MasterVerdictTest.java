@@ -75,4 +75,17 @@ class MasterVerdictTest {
 			.isEqualTo(new Answer("127.0.0.1:6380", 7));
 	}
 
+
+	/**
+	 * Review 45l L-1/L-2: a later epoch from one Sentinel does not outvote more than half of the configured Sentinels
+	 * that agree (a foreign or stale Sentinel's epoch 80 against three of ours at 5).
+	 */
+	@Test
+	void anEpochDoesNotOutvoteMostOfTheConfigured() {
+		assertThat(new MasterVerdict(List.of(new Answer("a:1", 5), new Answer("a:1", 5), new Answer("a:1", 5),
+				new Answer("f:9", 80)), 4).master()).contains("a:1");
+		assertThat(new MasterVerdict(List.of(new Answer("a:1", 5), new Answer("f:9", 80)), 4).master())
+			.as("one of four each: the epochs decide").contains("f:9");
+	}
+
 }

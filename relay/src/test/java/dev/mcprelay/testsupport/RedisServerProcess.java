@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A real Redis server (Debian's {@code redis-server}) on 127.0.0.1 at a free port, with no persistence, for tests
+ * A real Redis server (Debian's {@code redis-server}) on 127.0.0.1 at a free port, with no persistence and (unless
+ * its options give a {@code --dir}) an empty working directory of its own, so that it never loads an RDB file another
+ * server wrote (a replica keeps the one a full sync sent it), for tests
  * that need shared state between relays: a standalone server ({@link SharedRedis}), or one part of a Cluster or of a
  * Sentinel deployment ({@link RedisClusterProcesses}, {@link RedisSentinelProcesses}) with the options they add. When
  * {@code redis-server} is not installed, it is installed with {@code apt-get} (as root, which CI and a fresh machine of
@@ -99,6 +102,9 @@ public final class RedisServerProcess implements SharedRedis {
 		command.addAll(leading);
 		command.addAll(List.of("--port", String.valueOf(port), "--bind",
 				"127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"));
+		if (leading.isEmpty()) {
+			command.addAll(List.of("--dir", freshDirectory(port).toString()));
+		}
 		command.addAll(options);
 		Process process = new ProcessBuilder(command)
 			.redirectErrorStream(true)
@@ -117,6 +123,17 @@ public final class RedisServerProcess implements SharedRedis {
 		}
 		redis.close();
 		throw new AssertionError("redis-server did not answer PING on 127.0.0.1:" + port + " within 20s; see " + log);
+	}
+
+	/**
+	 * An empty directory of its own for a data server started on {@code port}: with the shared working directory a
+	 * replica left the RDB its master's full sync sent it there ({@code dump.rdb}, kept even with {@code --save ""}),
+	 * and the next server started loaded it, with that master's replication ID as its {@code master_replid2} and its
+	 * keys (MinoritySentinelOfAnotherLineageTest: the "foreign" master proved it was ours).
+	 */
+	private static Path freshDirectory(int port) throws IOException {
+		Path target = Files.createDirectories(Path.of("target").toAbsolutePath());
+		return Files.createTempDirectory(target, "redis-data-" + port + "-");
 	}
 
 	public int port() {
