@@ -34,7 +34,11 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 
 	private final List<MessageTrace> messages;
 
-	private byte[] upstreamBody;
+	/** Whether the messages' trips upstream started ({@link #upstreamBody}): a request sent again is the same trip. */
+	private boolean tripsStarted;
+
+	/** Whether trace context was spliced into the messages that go upstream, so that they go re-encoded. */
+	private boolean spliced;
 
 	private TraceContext upstreamContext;
 
@@ -103,22 +107,32 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 	 * their trip upstream (the first time only: a request sent again with a fresh token is the same trip). When
 	 * tracing, {@code traceparent} (and {@code tracestate}) of the first message's trip go in the HTTP headers, and
 	 * each sampled message that goes carries its own in {@code params._meta}, spliced into the message (nothing else
-	 * in it changes); otherwise the body is the plan's as it is.
+	 * in it changes); otherwise the body is the plan's as it is. The body is the plan's, encoded anew for a request
+	 * sent again: the trace keeps no copy of it, nor of the client's messages once their trips started (a call held
+	 * past its exchange keeps this trace for its server's later requests: review 46m, M2).
 	 *
 	 * @param host the upstream's host, for the spans
 	 * @param port the upstream's port, for the spans
 	 */
 	public byte[] upstreamBody(InboundPlan plan, HttpHeaders headers, String host, int port) {
-		if (upstreamBody == null) {
-			upstreamBody = startTrips(plan, host, port);
+		if (!tripsStarted) {
+			spliced = startTrips(plan, host, port);
+			tripsStarted = true;
+			// nothing tells a message apart by its tree from now on (the request stages ran): a call held past the
+			// exchange, whose server's later requests this trace still watches, keeps no copy of the client's request
+			// here (review 46m, M2)
+			for (MessageTrace trace : messages) {
+				trace.letGoOfMessage();
+			}
 		}
 		if (upstreamContext != null) {
 			telemetry.inject(upstreamContext, headers, HttpHeaders::set);
 		}
-		return upstreamBody;
+		return spliced ? plan.encodedForwardedMessages() : plan.upstreamBody();
 	}
 
-	private byte[] startTrips(InboundPlan plan, String host, int port) {
+	/** Starts the trips of the messages of {@code plan} that go upstream; whether trace context was spliced in. */
+	private boolean startTrips(InboundPlan plan, String host, int port) {
 		boolean spliced = false;
 		for (ObjectNode forwarded : plan.forwardedMessages()) {
 			MessageTrace trace = find(forwarded);
@@ -143,7 +157,7 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 				}
 			}
 		}
-		return spliced ? plan.encodedForwardedMessages() : plan.upstreamBody();
+		return spliced;
 	}
 
 	/**
@@ -164,7 +178,7 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 	/** The request {@code id} answers. */
 	private MessageTrace answered(JsonNode id) {
 		for (MessageTrace trace : messages) {
-			if (trace.facts().requestId() != null && PendingRequests.sameId(trace.message().id(), id)) {
+			if (trace.facts().requestId() != null && PendingRequests.sameId(trace.requestIdNode(), id)) {
 				return trace;
 			}
 		}
@@ -242,7 +256,7 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 
 	private MessageTrace find(JsonRpcMessage message) {
 		for (MessageTrace trace : messages) {
-			if (trace.message() == message) {
+			if (trace.is(message)) {
 				return trace;
 			}
 		}
@@ -251,7 +265,7 @@ public final class ExchangeTrace implements AnswerWatcher, ChainWatcher {
 
 	private MessageTrace find(ObjectNode node) {
 		for (MessageTrace trace : messages) {
-			if (trace.message().node() == node) {
+			if (trace.isOf(node)) {
 				return trace;
 			}
 		}

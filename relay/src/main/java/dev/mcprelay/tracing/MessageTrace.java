@@ -86,7 +86,11 @@ final class MessageTrace {
 
 	private final McpTelemetry telemetry;
 
-	private final JsonRpcMessage message;
+	/** The client's message, until its trip upstream starts ({@link #letGoOfMessage}); then {@code null}. */
+	private volatile JsonRpcMessage message;
+
+	/** The message's JSON-RPC id as it went upstream, kept for its answer once the trace let go of the message. */
+	private volatile JsonNode id;
 
 	private final Facts facts;
 
@@ -116,8 +120,35 @@ final class MessageTrace {
 		this.serverSpan = serverSpan;
 	}
 
-	JsonRpcMessage message() {
-		return message;
+	/** Whether this traces {@code message}, the very object; never once the trace let go of its message. */
+	boolean is(JsonRpcMessage message) {
+		JsonRpcMessage own = this.message;
+		return own != null && own == message;
+	}
+
+	/** Whether this traces the message whose tree is {@code node}, the very object; never once it let go of it. */
+	boolean isOf(ObjectNode node) {
+		JsonRpcMessage own = this.message;
+		return own != null && own.node() == node;
+	}
+
+	/** The message's JSON-RPC id (its message's, read live while the trace has it); {@code null} for a notification. */
+	JsonNode requestIdNode() {
+		JsonRpcMessage own = this.message;
+		return own != null ? own.id() : id;
+	}
+
+	/**
+	 * The message's trip upstream started, and nothing tells it apart by its tree any more: the trace lets go of the
+	 * client's message (its bytes and its tree), and keeps what it recorded of it ({@link Facts}) and its id. A trace
+	 * may outlive its exchange (the watcher of a call held for its client's retry), but never holds its request.
+	 */
+	void letGoOfMessage() {
+		JsonRpcMessage own = this.message;
+		if (own != null) {
+			id = own.id();
+			message = null;
+		}
 	}
 
 	Facts facts() {

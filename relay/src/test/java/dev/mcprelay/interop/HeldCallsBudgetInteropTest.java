@@ -30,6 +30,11 @@ class HeldCallsBudgetInteropTest {
 	/** A call's padding: two held calls (twice their body each) and a third one's reading pass alice's 3 MB share. */
 	private static final String PAD = "p".repeat(600_000);
 
+	/** The letter of {@link #aHeldCallKeepsNoCopyOfItsRequestThatItsShareDoesNotCount}'s padding, and its length. */
+	private static final char MARK = 'Q';
+
+	private static final int MARKED_LENGTH = 600_000;
+
 	private static AskServer server;
 
 	private static ConfigurableApplicationContext relay;
@@ -82,6 +87,49 @@ class HeldCallsBudgetInteropTest {
 		waitFor(() -> held() == 0 && bridge().heldCalls() == 0);
 		assertThat(bridge().heldCalls()).isZero();
 		assertThat(held()).as("the expired calls keep nothing").isZero();
+	}
+
+	/**
+	 * Review 46m's M2, the third copy: the held call's exchange trace, which the relay's stages keep watching the
+	 * server's later requests with, kept the client's request, its bytes and its tree, uncounted. Once the call is held
+	 * and the request's exchange ended, the live heap holds the request no more often than the caller's share counts it
+	 * (twice its body): here once, as the server was sent it.
+	 */
+	@Test
+	void aHeldCallKeepsNoCopyOfItsRequestThatItsShareDoesNotCount() throws Exception {
+		RawHttp bob = TwoCallersOnATightBudget.bob(relay);
+		waitFor(() -> held() == 0);
+		double requests = requests();
+
+		JsonNode first = asked(bob.send(marked(bob, 7, "")));
+		waitFor(() -> requests() > requests);
+		assertThat(requests()).as("the request's exchange ended").isGreaterThan(requests);
+
+		long copies = LiveHeapRuns.of(MARK, MARKED_LENGTH);
+		assertThat(copies).as("the request as the held exchange sent it").isGreaterThanOrEqualTo(1);
+		assertThat((double) copies * MARKED_LENGTH)
+			.as("%d copies of the held call's request in the live heap, counted %s bytes", copies, held())
+			.isLessThanOrEqualTo(held());
+
+		String key = first.at("/result/inputRequests").fieldNames().next();
+		String retry = ",\"inputResponses\":{\"" + key + "\":{\"action\":\"accept\",\"content\":{\"yes\":true}}},"
+				+ "\"requestState\":\"" + first.at("/result/requestState").asText() + "\"";
+		JsonNode answered = RawHttp.messagesOf(bob.send(marked(bob, 8, retry))).get(0);
+		assertThat(answered.at("/result/content/0/text").asText()).as("%s", answered).startsWith("answered");
+		waitFor(() -> held() == 0);
+		assertThat(held()).as("the call ended with its answer: nothing kept").isZero();
+	}
+
+	/** A call of {@code ask} whose padding is {@value #MARKED_LENGTH} {@code MARK}s, made anew: the test keeps none. */
+	private static HttpRequest.Builder marked(RawHttp caller, int id, String more) {
+		return modern(caller, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":"
+				+ "\"ask\",\"arguments\":{\"pad\":\"" + String.valueOf(MARK).repeat(MARKED_LENGTH) + "\"}" + more + ","
+				+ AskServer.meta("b") + "}}", "ask");
+	}
+
+	private static double requests() {
+		return relay.getBean(MeterRegistry.class).find(RelayMeters.REQUESTS).counters().stream()
+			.mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
 	}
 
 	private static JsonNode asked(HttpResponse<String> response) {
