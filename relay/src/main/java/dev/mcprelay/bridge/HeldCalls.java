@@ -36,12 +36,13 @@ import reactor.util.concurrent.Queues;
  * (the server waits for its answer meanwhile, so few come), past which the call fails. A round's {@code requestState}
  * continues that round only: one of an earlier round of the same call is answered {@code input_required_expired}.
  *
- * <p>What a held call keeps of its request (the request as sent, which its exchange with the server holds, and as the
- * relay's stages read it for the server's later requests: {@link Held#keep}) counts in its caller's share of the
- * memory budget for bodies, as twice its body, until the call ends in any way ({@link Held#finish}); it keeps nothing
- * more of the client's request (not its body in the notification's request, {@link BridgedCancellations.Sent}, nor
- * the call's plan through the gate of the server's later requests), so that the share bounds what a caller's held calls keep, and the caller's
- * next request is refused ({@code relay_overloaded}) when they fill it.
+ * <p>What a held call keeps of its request (the request as sent, which its exchange with the server holds:
+ * {@link Held#keep}) counts in its caller's share of the memory budget for bodies, as twice its body, until the call
+ * ends in any way ({@link Held#finish}); it keeps nothing more of the client's request (not its body in the
+ * notification's request, {@link BridgedCancellations.Sent}, nor the call's plan through the gate of the server's later
+ * requests, nor the client's bytes or tree through the exchange's trace that the gate's stages still tell of those
+ * requests: review 46m, M2, measured once per held call), so that the share bounds what a caller's held calls keep,
+ * and the caller's next request is refused ({@code relay_overloaded}) when they fill it.
  *
  * <p>Held calls are kept in memory on the replica that holds the exchange with the server, per server
  * ({@link BridgeFlights}), not per bridge: the retry reaches the call through the bridge a reload made for the server.
