@@ -19,6 +19,7 @@ import dev.mcprelay.config.ServerProperties;
 import dev.mcprelay.http.RelayResponse;
 import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.SessionOrder;
+import dev.mcprelay.session.SessionKey;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import reactor.core.publisher.Mono;
 
@@ -349,6 +350,14 @@ class MergedStreams {
 		joins.join(session.server(), session.virtualSession(), now, member, lost, session)
 			.subscribe(null, error -> log.info("Virtual server '{}': member '{}' no longer knows its session and was not "
 					+ "joined again: {}", session.virtualId(), member, error.getMessage()));
+	}
+
+	/**
+	 * The sessions with a stream here (a merged GET, a call streaming through a member), by virtual server and id: the
+	 * ones {@link OrphanedMemberSessions} asks the store about at each of its ticks.
+	 */
+	List<SessionKey> streaming() {
+		return sessions.values().stream().map(session -> new SessionKey(session.virtualId(), session.sessionId())).toList();
 	}
 
 	/** The sessions with a stream here; for tests. */

@@ -19,7 +19,6 @@ import dev.mcprelay.proxy.OpenStreams;
 import dev.mcprelay.proxy.Upstream;
 import dev.mcprelay.proxy.UpstreamRegistry;
 import dev.mcprelay.session.SessionKey;
-import dev.mcprelay.session.SessionStore;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -29,10 +28,11 @@ import reactor.core.publisher.Mono;
  * ({@code sessions.idle-timeout}), it was evicted (its caller opened more than {@code sessions.max-per-caller}, or
  * the memory store was full), or another replica ended it. Every replica keeps the sessions whose members it joined
  * (with the caller and headers they were joined with), and the time it last served them; every {@link #period} it asks
- * the store, without renewing anything ({@link SessionStore#exists}), about those it has not served for that long, and
- * sends each member of a session the store no longer holds a DELETE, as the client's own DELETE would have, and ends
- * the session's stream here ({@link MergedStreams#end}; its members are not joined again). A request
- * that finds its session gone does the same at once. What is kept per session is its member sessions and a copy of the
+ * the store, without renewing anything ({@link VirtualSessions#live}), about those it has not served for that long and
+ * about every session with a stream here, and sends each member of a session the store no longer holds live (gone, or
+ * marked ended by a reload on another replica) a DELETE, as the client's own DELETE would have, and ends the session's
+ * streams here ({@link MergedStreams#end}; its members are not joined again). A request that finds its session gone
+ * does the same at once. What is kept per session is its member sessions and a copy of the
  * joining request's headers, for as long as the store holds the session. With the memory store, the sessions end
  * with the process: shutdown sends every member session joined here its DELETE once the calls in flight have ended,
  * never under a call still running ({@link OpenStreams#atShutdown}). Each member session is ended on the settings it
@@ -50,8 +50,6 @@ class OrphanedMemberSessions implements DisposableBean {
 	/** The most sessions asked about at once. */
 	private static final int CONCURRENT_CHECKS = 16;
 
-	private final SessionStore store;
-
 	private final MemberCalls calls;
 
 	private final Duration period;
@@ -68,12 +66,11 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	private final VirtualSessionEnds ends;
 
-	OrphanedMemberSessions(SessionStore store, MemberCalls calls, RelayProperties properties,
+	OrphanedMemberSessions(MemberCalls calls, RelayProperties properties,
 			ObjectProvider<MergedStreams> streams, OpenStreams openStreams, VirtualSessions sessions,
 			VirtualServers servers, UpstreamRegistry upstreams, VirtualSessionEnds ends) {
 		this.ends = ends;
 		this.upstreams = upstreams;
-		this.store = store;
 		this.calls = calls;
 		this.streams = streams;
 		this.sessions = sessions;
@@ -195,12 +192,23 @@ class OrphanedMemberSessions implements DisposableBean {
 		tracked.remove(key(virtualId, sessionId));
 	}
 
-	/** A request found the session gone: its members' sessions end now. */
+	/**
+	 * A request found the session gone (expired, evicted, or ended on another replica): its streams here and the
+	 * member sessions joined here end now. A replica that never joined a member of the session may still carry its
+	 * streams (review 44q Q-L2): they end too.
+	 */
 	void gone(String virtualId, String sessionId) {
+		ended(virtualId, sessionId).subscribe();
+	}
+
+	/** {@link #gone}, as a {@link Mono} that completes once the member sessions were sent their DELETE. */
+	private Mono<Void> ended(String virtualId, String sessionId) {
 		JoinedSession entry = tracked.remove(key(virtualId, sessionId));
 		if (entry != null) {
-			endMembers(entry).subscribe();
+			return endMembers(entry);
 		}
+		streams.getObject().end(virtualId, sessionId);
+		return Mono.empty();
 	}
 
 	/** The sessions kept; for tests. */
@@ -208,14 +216,24 @@ class OrphanedMemberSessions implements DisposableBean {
 		return tracked.size();
 	}
 
+	/**
+	 * One tick: asks the store whether each session joined here and not served for a period, and each session with a
+	 * stream here, is still live ({@link VirtualSessions#live}: held, and not marked ended by a reload on any replica);
+	 * each that is not ends here as {@link #gone} says. A session with a stream here is asked at every tick, served or
+	 * not: its stream is not a request, and nothing else here would learn that another replica ended it (review 44q
+	 * Q-L2). A store that cannot answer leaves the session as it is until the next tick.
+	 */
 	private Mono<Void> sweep() {
 		long now = System.nanoTime();
-		return Flux.fromIterable(tracked.values())
-			// each tick asks about every session not served for a period: one that expired is found by the next tick
+		Flux<SessionKey> idleJoined = Flux.fromIterable(tracked.values())
+			// one that expired is found by the first tick after a period without a request
 			.filter(entry -> now - entry.lastUse >= period.toNanos())
-			.flatMap(entry -> store.exists(new SessionKey(entry.virtualId, entry.sessionId))
-				.flatMap(exists -> exists || !tracked.remove(key(entry.virtualId, entry.sessionId), entry)
-						? Mono.<Void>empty() : endMembers(entry))
+			.map(entry -> new SessionKey(entry.virtualId, entry.sessionId));
+		Flux<SessionKey> streaming = Flux.defer(() -> Flux.fromIterable(streams.getObject().streaming()));
+		return Flux.concat(idleJoined, streaming)
+			.distinct()
+			.flatMap(session -> sessions.live(session.server(), session.id())
+				.flatMap(live -> live ? Mono.<Void>empty() : ended(session.server(), session.id()))
 				.onErrorResume(error -> Mono.empty()), CONCURRENT_CHECKS)
 			.then();
 	}
