@@ -12,10 +12,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.mcprelay.Sha256;
+import dev.mcprelay.metrics.RelayMeters;
 import dev.mcprelay.testsupport.McpSession;
 import dev.mcprelay.testsupport.RawSocketHttp;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
 import dev.mcprelay.testsupport.TwoRelaysOverRedis;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Review 44f's N1: a POST the front door admitted on its headers, whose body completes only after a reload withdrew
@@ -88,7 +91,12 @@ class BodyAfterRevocationReloadTest {
 
 	@Test
 	void aVirtualServersCallWhoseBodyEndsAfterItsKeyLostTheMemberIsRefusedAndNeverForwarded() throws Exception {
+		double initialized = recorded("duo", "notifications/initialized");
 		McpSession session = McpSession.open(live.http("X-Api-Key", ALICE), "duo");
+		// a request is recorded as its exchange ends, which may be just after its client has the answer: the
+		// session's own notifications/initialized (202, forwarded) is counted before the counts are taken
+		Awaitility.await("the session's notifications/initialized recorded").atMost(Duration.ofSeconds(10))
+			.until(() -> recorded("duo", "notifications/initialized") > initialized);
 		try (HeldPost held = held("duo", session.id(), 12, "alpha_echo")) {
 			upstream.clearSeen();
 
@@ -153,6 +161,14 @@ class BodyAfterRevocationReloadTest {
 	private static HeldPost held(String server, String sessionId, String message) throws Exception {
 		return HeldPost.begin(TwoRelaysOverRedis.port(live.relay().context()), "X-Api-Key", ALICE, server, sessionId,
 				message);
+	}
+
+	/** The requests of {@code rpcMethod} to {@code server} recorded ({@code mcp.relay.requests}, any outcome). */
+	private static double recorded(String server, String rpcMethod) {
+		return live.relay().context().getBean(MeterRegistry.class).find(RelayMeters.REQUESTS)
+			.tag(RelayMeters.SERVER, server)
+			.tag(RelayMeters.RPC_METHOD, rpcMethod)
+			.counters().stream().mapToDouble(Counter::count).sum();
 	}
 
 	private static void assertNoCallForwarded() {
