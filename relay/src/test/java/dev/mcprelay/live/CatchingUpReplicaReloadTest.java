@@ -176,6 +176,31 @@ class CatchingUpReplicaReloadTest {
 		}
 	}
 
+	/**
+	 * A session of {@code hub} opened on the replica {@code ahead} (which runs settings B), served by {@code behind}:
+	 * alpha forgot the member session {@code ahead} joined, so {@code behind} joined it again ({@code joinedBehind}),
+	 * and the session's merged GET stream is open on {@code behind}, reading alpha.
+	 */
+	record ServedBehind(String id, String joinedBehind, OpenSse get) {
+	}
+
+	/** Opens {@link ServedBehind}; its GET stream goes in {@code opened}, to be closed. */
+	static ServedBehind servedBehind(MountedRelay ahead, MountedRelay behind, SdkMcpUpstream alpha,
+			List<OpenSse> opened) throws Exception {
+		String session = McpSession.open(ahead.http(), "hub").id();
+		// alpha forgets the member session the replica ahead joined, and the replica behind joins it again: the
+		// session's streams behind run in a member session the replica ahead's end of the session does not DELETE
+		forget(alpha, lastJoined(alpha));
+		HttpResponse<String> listed = behind.http().send(inSession(behind, session, TOOLS_LIST));
+		assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+		String joinedBehind = lastJoined(alpha);
+		OpenSse get = track(opened, get(behind, session));
+		alpha.notifyToolsListChanged();
+		assertThat(get.next().path("method").asText()).as("alpha reaches the GET stream behind")
+			.isEqualTo("notifications/tools/list_changed");
+		return new ServedBehind(session, joinedBehind, get);
+	}
+
 	/** The member session of the last session that joined {@code upstream}. */
 	static String lastJoined(SdkMcpUpstream upstream) {
 		return upstream.seen().stream()

@@ -1,12 +1,9 @@
 package dev.mcprelay.live;
 
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.TOOLS_LIST;
+import static dev.mcprelay.live.CatchingUpReplicaReloadTest.servedBehind;
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.config;
-import static dev.mcprelay.live.CatchingUpReplicaReloadTest.forget;
-import static dev.mcprelay.live.CatchingUpReplicaReloadTest.get;
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.inSession;
-import static dev.mcprelay.live.CatchingUpReplicaReloadTest.lastJoined;
-import static dev.mcprelay.live.CatchingUpReplicaReloadTest.track;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
@@ -20,7 +17,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.live.CatchingUpReplicaReloadTest.ServedBehind;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
@@ -57,15 +54,9 @@ class SessionEndedAfterTheCatchUpTest {
 					MountedRelay behind = MountedRelay.start(Files.createDirectory(root.resolve("behind")),
 							settings(alpha, beta, gamma, A), shared)) {
 				ahead.awaitOutcome(() -> ahead.swap(settings(alpha, beta, gamma, B)), ReloadOutcome.APPLIED);
-				String sessionB = McpSession.open(ahead.http(), "hub").id();
-				forget(alpha, lastJoined(alpha));
-				HttpResponse<String> listed = behind.http().send(inSession(behind, sessionB, TOOLS_LIST));
-				assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
-				String joinedBehind = lastJoined(alpha);
-				OpenSse get = track(opened, get(behind, sessionB));
-				alpha.notifyToolsListChanged();
-				assertThat(get.next().path("method").asText()).as("alpha reaches the GET stream behind")
-					.isEqualTo("notifications/tools/list_changed");
+				ServedBehind served = servedBehind(ahead, behind, alpha, opened);
+				String sessionB = served.id();
+				OpenSse get = served.get();
 
 				behind.awaitOutcome(() -> behind.swap(settings(alpha, beta, gamma, C)), ReloadOutcome.APPLIED);
 				assertThat(get.ended()).as("the session carries on behind: the store holds it live").isFalse();
@@ -79,7 +70,7 @@ class SessionEndedAfterTheCatchUpTest {
 				get.awaitEnd();
 				Awaitility.await("the member session joined behind is sent its DELETE").atMost(Duration.ofSeconds(30))
 					.until(() -> alpha.seen().stream().anyMatch(seen -> "DELETE".equals(seen.method())
-							&& joinedBehind.equals(seen.headers().getFirst("Mcp-Session-Id"))));
+							&& served.joinedBehind().equals(seen.headers().getFirst("Mcp-Session-Id"))));
 				HttpResponse<String> next = behind.http().send(inSession(behind, sessionB, TOOLS_LIST));
 				assertThat(next.statusCode()).as(next.body()).isEqualTo(404);
 				assertThat(RawHttp.json(next.body()).at("/error/data/reason").asText())

@@ -1,11 +1,9 @@
 package dev.mcprelay.live;
 
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.TOOLS_LIST;
+import static dev.mcprelay.live.CatchingUpReplicaReloadTest.servedBehind;
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.config;
-import static dev.mcprelay.live.CatchingUpReplicaReloadTest.forget;
-import static dev.mcprelay.live.CatchingUpReplicaReloadTest.get;
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.inSession;
-import static dev.mcprelay.live.CatchingUpReplicaReloadTest.lastJoined;
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.progressCall;
 import static dev.mcprelay.live.CatchingUpReplicaReloadTest.track;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.mcprelay.testsupport.McpSession;
+import dev.mcprelay.live.CatchingUpReplicaReloadTest.ServedBehind;
 import dev.mcprelay.testsupport.RawHttp;
 import dev.mcprelay.testsupport.RedisServerProcess;
 import dev.mcprelay.testsupport.SdkMcpUpstream;
@@ -63,17 +61,10 @@ class SessionEndedElsewhereReloadTest {
 					MountedRelay behind = MountedRelay.start(Files.createDirectory(root.resolve("behind")),
 							config(alpha, beta, gamma, A), shared)) {
 				ahead.awaitOutcome(() -> ahead.swap(config(alpha, beta, gamma, B)), ReloadOutcome.APPLIED);
-				String sessionB = McpSession.open(ahead.http(), "hub").id();
-				// alpha forgets the member session the replica ahead joined, and the replica behind joins it again: the
-				// call streams in a member session the replica ahead's end of the session does not DELETE
-				forget(alpha, lastJoined(alpha));
-				HttpResponse<String> listed = behind.http().send(inSession(behind, sessionB, TOOLS_LIST));
-				assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
-				String joinedBehind = lastJoined(alpha);
-				OpenSse get = track(opened, get(behind, sessionB));
-				alpha.notifyToolsListChanged();
-				assertThat(get.next().path("method").asText()).as("alpha reaches the GET stream behind")
-					.isEqualTo("notifications/tools/list_changed");
+				ServedBehind served = servedBehind(ahead, behind, alpha, opened);
+				String sessionB = served.id();
+				String joinedBehind = served.joinedBehind();
+				OpenSse get = served.get();
 				OpenSse call = track(opened, progressCall(behind, sessionB, 21, "alpha_progress"));
 
 				ahead.awaitOutcome(() -> ahead.swap(config(alpha, beta, gamma, C)), ReloadOutcome.APPLIED);
