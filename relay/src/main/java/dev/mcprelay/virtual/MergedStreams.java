@@ -353,8 +353,8 @@ class MergedStreams {
 	}
 
 	/**
-	 * The sessions with a stream here (a merged GET, a call streaming through a member), by virtual server and id: the
-	 * ones {@link OrphanedMemberSessions} asks the store about at each of its ticks.
+	 * The sessions with a merged GET stream here, by virtual server and id: the ones {@link OrphanedMemberSessions} asks
+	 * the store about at each of its ticks. A call streaming through a member is not among them (review 44s S-L1).
 	 */
 	List<SessionKey> streaming() {
 		return sessions.values().stream().map(session -> new SessionKey(session.virtualId(), session.sessionId())).toList();

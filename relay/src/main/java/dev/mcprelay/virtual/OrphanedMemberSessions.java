@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
  * the memory store was full), or another replica ended it. Every replica keeps the sessions whose members it joined
  * (with the caller and headers they were joined with), and the time it last served them; every {@link #period} it asks
  * the store, without renewing anything ({@link VirtualSessions#live}), about those it has not served for that long and
- * about every session with a stream here, and sends each member of a session the store no longer holds live (gone, or
+ * about every session with a merged GET stream here, and sends each member of a session the store no longer holds live (gone, or
  * marked ended by a reload on another replica) a DELETE, as the client's own DELETE would have, and ends the session's
  * streams here ({@link MergedStreams#end}; its members are not joined again). A request that finds its session gone
  * does the same at once. What is kept per session is its member sessions and a copy of the
@@ -218,10 +218,11 @@ class OrphanedMemberSessions implements DisposableBean {
 
 	/**
 	 * One tick: asks the store whether each session joined here and not served for a period, and each session with a
-	 * stream here, is still live ({@link VirtualSessions#live}: held, and not marked ended by a reload on any replica);
-	 * each that is not ends here as {@link #gone} says. A session with a stream here is asked at every tick, served or
-	 * not: its stream is not a request, and nothing else here would learn that another replica ended it (review 44q
-	 * Q-L2). A store that cannot answer leaves the session as it is until the next tick.
+	 * merged GET stream here, is still live ({@link VirtualSessions#live}: held, and not marked ended by a reload on any replica);
+	 * each that is not ends here as {@link #gone} says. A session with a merged GET stream here is asked at every tick,
+	 * served or not: its stream is not a request, and nothing else here would learn that another replica ended it
+	 * (review 44q Q-L2; a call streaming through a member of a session joined on another replica is not ended so,
+	 * review 44s S-L1). A store that cannot answer leaves the session as it is until the next tick.
 	 */
 	private Mono<Void> sweep() {
 		long now = System.nanoTime();

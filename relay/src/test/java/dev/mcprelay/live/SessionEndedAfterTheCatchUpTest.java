@@ -28,8 +28,8 @@ import dev.mcprelay.testsupport.SdkMcpUpstream;
  * replica ahead then moves from B to C, which ends the session (the store marks it ended). No reload on the replica
  * behind ends anything now, and no request of the session comes: its merged GET stream (reading alpha through a member
  * session it joined itself) ends at the next tick of its check of sessions ({@link OrphanedMemberSessions}: every
- * session with a stream here is asked whether it is still live, and a session marked ended is not; a call streaming
- * through a member follows the same end, {@link MergedStreams#end}), and the member session it joined is sent its
+ * session with a merged GET stream here is asked whether it is still live, and a session marked ended is not; a call
+ * streaming through a member is not ended so, review 44s S-L1), and the member session it joined is sent its
  * DELETE. The session's next request is answered {@code session_ended}, which shows the end came from the mark, not
  * from the session expiring ({@code idle-timeout} 40 s, a check every 20 s; an expired session is answered as
  * unknown). Before, the check asked only whether the store held the session, true for one kept marked: the stream ran
